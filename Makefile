@@ -1,0 +1,45 @@
+# pecli — everything a user or CI types. Needs only python3 (3.11+) on the PATH.
+# The virtual environment is built on first use from the pinned versions in constraints.txt,
+# so the committed figures do not change under a new matplotlib release.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
+FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg
+
+.PHONY: install figures test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) install -c constraints.txt -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(PIP) install -c constraints.txt -e '.[test,lint]'
+	@touch $@
+
+install: $(VENV)/.installed  ## install pecli (and its pinned dependencies) into .venv
+
+figures: $(VENV)/.installed  ## regenerate the committed figures in figures/
+	$(BIN)/pecli plot-waves -o figures/waves.png
+	$(BIN)/pecli plot-waves -o figures/waves.svg
+	$(BIN)/pecli heatmap --d 128 --n 100 -o figures/heatmap.png
+	$(BIN)/pecli heatmap --d 128 --n 100 -o figures/heatmap.svg
+
+test: $(VENV)/.installed-dev  ## run the whole test suite
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev  ## ruff and mypy
+	$(BIN)/ruff check pecli tests benchmarks
+	$(BIN)/ruff format --check pecli tests benchmarks
+	$(BIN)/mypy pecli
+
+bench: $(VENV)/.installed-dev  ## the benchmarks (ratios, see README)
+	$(BIN)/python benchmarks/run.py
+
+clean:  ## remove the virtual environment and caches
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

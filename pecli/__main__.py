@@ -1,0 +1,5 @@
+"""``python -m pecli``."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,100 @@
+"""The Typer application and the one place where errors become exit statuses (SPEC §5).
+
+* usage errors (bad option values, :class:`~pecli.errors.ParameterError` from the library)
+  print one line on stderr and exit with status 2;
+* runtime failures (``OSError`` while writing, …) print one line and exit with status 1;
+* Ctrl-C exits with 130 and a closed stdout pipe (``pecli … | head``) with 141, quietly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from typer._click import exceptions as click_exceptions  # typer vendors click (0.29+)
+from typer.core import TyperGroup
+
+from .. import __version__
+from ..errors import ParameterError
+from ..io import OutputClosed
+
+EXIT_USAGE = 2
+EXIT_RUNTIME = 1
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a C tool killed by the signal reports
+
+
+def _fail(prog: str, message: str, status: int) -> None:
+    sys.stderr.write(f"{prog}: error: {message}\n")
+    sys.stderr.flush()
+    sys.exit(status)
+
+
+def parameter_message(error: ParameterError) -> str:
+    """``Invalid value for '--d': must be an even integer >= 2 (got 3)``."""
+    option = "--" + error.parameter.replace("_", "-")
+    return f"Invalid value for '{option}': {error.rule} (got {error.value})"
+
+
+class PecliGroup(TyperGroup):
+    """Runs a command and turns every failure into one line and an exit status."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        prog = kwargs.get("prog_name") or "pecli"
+        try:
+            status = super().main(*args, **kwargs)
+        except click_exceptions.ClickException as error:
+            ctx = getattr(error, "ctx", None)
+            command = ctx.command_path if ctx is not None else prog
+            _fail(command, error.format_message(), error.exit_code)
+        except ParameterError as error:
+            _fail(prog, parameter_message(error), EXIT_USAGE)
+        except OutputClosed:
+            sys.exit(EXIT_BROKEN_PIPE)
+        except typer.Abort:
+            _fail(prog, "interrupted", EXIT_INTERRUPTED)
+        except OSError as error:
+            _fail(
+                prog,
+                f"{error.strerror or error}: {error.filename or ''}".rstrip(": "),
+                EXIT_RUNTIME,
+            )
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+app = typer.Typer(
+    cls=PecliGroup,
+    name="pecli",
+    help="Compute, export and draw the sinusoidal positional encoding of Transformers.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"pecli {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", callback=_version, is_eager=True
+    ),
+) -> None:
+    """pecli: the sinusoidal positional encoding (Vaswani et al. 2017, §3.5) as a tool.
+
+    Tables start at position 1 with interleaved sin/cos components, as in the article;
+    use --start 0 for the 0-based tables of PyTorch and most frameworks.
+    """
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="pecli")

@@ -1,0 +1,140 @@
+"""``pecli plot-waves`` and ``pecli heatmap``: the article's two figures (SPEC §4).
+
+matplotlib is imported inside the commands, so the rest of pecli never pays for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
+import numpy as np
+import typer
+
+from .. import io
+from ..encoding import DEFAULT_BASE, component_names, encoding_table
+from ..errors import ParameterError, check_position
+from ._app import app
+from .options import Base, D, DataOutput, N, Start
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+FigureOutput = Annotated[
+    str | None,
+    typer.Option(
+        "-o",
+        "--output",
+        help="Figure file; the suffix picks the format (png, svg, pdf).",
+        show_default=False,
+    ),
+]
+
+
+def _parse_pairs(text: str) -> list[int]:
+    try:
+        pairs = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ParameterError(
+            "pairs", "must be comma-separated integers, e.g. 1,10,50", text
+        ) from None
+    if not pairs or min(pairs) < 1:
+        raise ParameterError("pairs", "must be integers >= 1", text)
+    return pairs
+
+
+class _Outputs:
+    """The figure file and the optional data file of a plotting command, checked up front."""
+
+    def __init__(self, output: str | None, default_name: str, data: str | None) -> None:
+        self.figure = default_name if output is None else output
+        self.figure_format = io.resolve_format(
+            self.figure, None, formats=io.FIGURE_FORMATS, default="png"
+        )
+        io.check_output(self.figure, self.figure_format)
+        self.data = data
+        if data is not None:
+            self.data_format = io.resolve_format(data, None, parameter="data")
+            io.check_output(data, self.data_format, parameter="data")
+
+    def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
+        """Write the data (if asked), then the figure, and name the files on stderr."""
+        if self.data is not None:
+            io.write_table(
+                [table],
+                output=self.data,
+                fmt=self.data_format,
+                shape=table.shape,
+                dtype=table.dtype,
+                columns=columns,
+            )
+            sys.stderr.write(f"pecli: wrote {self.data}\n")
+        io.save_figure(build(), self.figure, self.figure_format)
+        if not io.is_stdout(self.figure):
+            sys.stderr.write(f"pecli: wrote {self.figure}\n")
+
+
+@app.command("plot-waves")
+def plot_waves(
+    d: D = 512,
+    base: Base = DEFAULT_BASE,
+    pairs: Annotated[
+        str, typer.Option("--pairs", help="Pair indices i, comma-separated.")
+    ] = "1,10,50,100",
+    start: Annotated[float, typer.Option("--start", help="First position on the x axis.")] = 0.0,
+    stop: Annotated[float, typer.Option("--stop", help="Last position on the x axis.")] = 250.0,
+    points: Annotated[
+        int, typer.Option("--points", help="Number of sample positions, >= 2.")
+    ] = 2501,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+) -> None:
+    """Draw the sine component of chosen pairs i against position (SPEC §4.1).
+
+    Each curve is pe(pos)[2i-1] = sin(pos / C^(2(i-1)/d)), sampled at --points positions
+    from --start to --stop; the legend gives each wavelength. Writes waves.png without -o.
+
+    Example: pecli plot-waves --d 512 --pairs 1,10,50,100 -o figures/waves.svg
+    """
+    from .. import figures
+
+    outputs = _Outputs(output, "waves.png", data)
+    wanted = _parse_pairs(pairs)
+    first, last = check_position("start", start), check_position("stop", stop)
+    if last <= first:
+        raise ParameterError("stop", "must be greater than --start", stop)
+    if points < 2:
+        raise ParameterError("points", "must be an integer >= 2", points)
+    positions = np.linspace(first, last, points)
+    curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base)
+    outputs.write(
+        lambda: figures.waves_figure(positions, curves, pairs=wanted, d=d, base=base),
+        np.column_stack([positions, curves]),
+        ["position", *(f"sin_{i}" for i in wanted)],
+    )
+
+
+@app.command()
+def heatmap(
+    d: D = 128,
+    n: N = 100,
+    base: Base = DEFAULT_BASE,
+    start: Start = 1,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+) -> None:
+    """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (SPEC §4.2).
+
+    x = position, y = component with component 1 at the bottom, colours on the fixed
+    range [-1, 1]. Writes heatmap.png without -o; --data also exports the (n, d) table.
+
+    Example: pecli heatmap --d 128 --n 100 -o heatmap.png
+    """
+    from .. import figures
+
+    outputs = _Outputs(output, "heatmap.png", data)
+    table = encoding_table(d=d, n=n, start=start, base=base, dtype="float64")
+    outputs.write(
+        lambda: figures.heatmap_figure(table, start=start, base=base), table, component_names(d)
+    )

@@ -1,0 +1,134 @@
+"""The article's figures, built on :class:`matplotlib.figure.Figure` (never pyplot).
+
+Each builder takes plain arrays or numbers, returns a new ``Figure`` and touches no global
+state; the caller saves it (:func:`pecli.io.save_figure`). Importing this module imports
+matplotlib, so the command line imports it only in plotting commands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .encoding import DEFAULT_BASE, angular_frequencies, wavelengths
+from .errors import ParameterError
+
+__all__ = ["heatmap_figure", "wave_curves", "waves_figure"]
+
+#: Figure size in inches and resolution of the committed figures.
+FIGSIZE = (9.0, 4.5)
+DPI = 100
+
+
+def wave_curves(
+    positions: np.ndarray, *, d: int, pairs: list[int], base: float = DEFAULT_BASE
+) -> np.ndarray:
+    """The sine component of each pair as a function of position: the curves of SPEC §4.1.
+
+    Parameters
+    ----------
+    positions : numpy.ndarray
+        Real positions, shape ``(m,)``.
+    d : int, keyword-only
+        Width of the encoding, even and >= 2.
+    pairs : list of int, keyword-only
+        Pair indices ``i`` (1-based, ``1 <= i <= d/2``).
+    base : float, keyword-only
+        The base ``C``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(m, len(pairs))``, float64: column ``k`` is ``pe(pos)[2 i_k - 1]``.
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) for an invalid ``d``, ``base`` or a pair outside ``1 … d/2``.
+
+    """
+    omega = angular_frequencies(d, base=base)
+    for i in pairs:
+        if not 1 <= i <= d // 2:
+            raise ParameterError("pairs", f"must be between 1 and d/2 = {d // 2}", i)
+    pos = np.asarray(positions, dtype=np.float64)
+    curves: np.ndarray = np.sin(pos[:, None] * omega[[i - 1 for i in pairs]][None, :])
+    return curves
+
+
+def waves_figure(
+    positions: np.ndarray, curves: np.ndarray, *, pairs: list[int], d: int, base: float
+) -> Figure:
+    """Line plot of :func:`wave_curves`, one line per pair, legend naming ``i`` and ``λ_i``.
+
+    Parameters
+    ----------
+    positions : numpy.ndarray
+        Shape ``(m,)``, the x values.
+    curves : numpy.ndarray
+        Shape ``(m, len(pairs))``, the y values in ``[-1, 1]``.
+    pairs, d, base : keyword-only
+        As given to :func:`wave_curves`; used for the legend and title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    """
+    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    lam = wavelengths(d, base=base)
+    for column, i in enumerate(pairs):
+        label = f"i = {i} (λ = {lam[i - 1]:.4g})"
+        ax.plot(positions, curves[:, column], label=label, linewidth=1.2)
+    ax.set_xlim(positions[0], positions[-1])
+    ax.set_ylim(-1.1, 1.1)
+    ax.set_xlabel("position")
+    ax.set_ylabel(r"$pe(pos)_{2i-1} = \sin(pos\,\omega_i)$")
+    ax.set_title(f"Sine components of the positional encoding, d = {d}, C = {base:g}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="pair")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT_BASE) -> Figure:
+    """Heatmap of a table: positions on x, component index on y with component 1 at the bottom.
+
+    The drawn image is ``table.T`` (shape ``(d, n)``), drawn with ``origin="lower"`` on the
+    fixed colour range ``[-1, 1]`` of a diverging colormap, with a colorbar (SPEC §4.2).
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        Shape ``(n, d)``, rows ``pe(start) … pe(start + n - 1)``.
+    start : float, keyword-only
+        Position of the first row, for the x axis.
+    base : float, keyword-only
+        The base ``C``, for the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    """
+    n, d = table.shape
+    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    extent = (start - 0.5, start + n - 0.5, 0.5, d + 0.5)
+    image = ax.imshow(
+        np.asarray(table, dtype=np.float64).T,
+        origin="lower",
+        aspect="auto",
+        cmap="RdBu_r",
+        vmin=-1.0,
+        vmax=1.0,
+        extent=extent,
+        interpolation="nearest",
+    )
+    ax.set_xlabel("position")
+    ax.set_ylabel("component")
+    ax.set_title(
+        f"Positional encoding pe({start:g}) … pe({start + n - 1:g}), d = {d}, C = {base:g}"
+    )
+    fig.colorbar(image, ax=ax, label="value")
+    return fig

@@ -1,0 +1,229 @@
+"""Writing tables and figures: formats, stdout, atomic files. No maths here.
+
+Rules (SPEC §5): ``-`` or no output means stdout; the format follows the file suffix unless
+given; CSV has a plain header line, commas, ``.`` decimals and the shortest text that parses
+back to each stored value; ``.npy`` is C-ordered little-endian; a file is written to a
+temporary name in its own folder and renamed only when complete, so a failed or interrupted
+run leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import numpy as np
+
+from .errors import ParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "FIGURE_FORMATS",
+    "TABLE_FORMATS",
+    "OutputClosed",
+    "atomic_output",
+    "check_output",
+    "resolve_format",
+    "save_figure",
+    "write_table",
+]
+
+TABLE_FORMATS = ("csv", "npy")
+FIGURE_FORMATS = ("png", "svg", "pdf")
+STDOUT = "-"
+
+
+def is_stdout(output: str | os.PathLike[str] | None) -> bool:
+    """True when ``output`` means standard output (``None`` or ``"-"``)."""
+    return output is None or str(output) == STDOUT
+
+
+def resolve_format(
+    output: str | os.PathLike[str] | None,
+    fmt: str | None,
+    *,
+    formats: tuple[str, ...] = TABLE_FORMATS,
+    default: str = "csv",
+    parameter: str = "output",
+) -> str:
+    """The output format: ``fmt`` if given, else the file suffix, else ``default`` for stdout.
+
+    Raises
+    ------
+    ParameterError
+        If ``fmt`` or the suffix is not one of ``formats``.
+
+    """
+    if fmt is not None:
+        if fmt not in formats:
+            raise ParameterError("format", f"must be one of {', '.join(formats)}", fmt)
+        return fmt
+    if is_stdout(output):
+        return default
+    suffix = Path(str(output)).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        rule = f"must end in {', '.join('.' + f for f in formats)} (or give --format)"
+        raise ParameterError(parameter, rule, str(output))
+    return suffix
+
+
+def check_output(
+    output: str | os.PathLike[str] | None, fmt: str, *, parameter: str = "output"
+) -> None:
+    """Refuse, before any work, an output that cannot be written.
+
+    Raises
+    ------
+    ParameterError
+        If the folder of a file does not exist or is not writable, if the path is a folder,
+        or if binary data (npy, png, pdf) would go to a terminal.
+
+    """
+    if is_stdout(output):
+        if fmt not in ("csv", "svg") and sys.stdout.isatty():
+            rule = f"is a terminal; {fmt} is binary: redirect stdout or give a file name"
+            raise ParameterError(parameter, rule, STDOUT)
+        return
+    path = Path(str(output))
+    folder = path.parent
+    if path.is_dir():
+        raise ParameterError(parameter, "is a folder, not a file", str(output))
+    if not folder.is_dir():
+        raise ParameterError(
+            parameter, f"must be in an existing folder ({folder} is not)", str(output)
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ParameterError(
+            parameter, f"must be in a writable folder ({folder} is not)", str(output)
+        )
+
+
+@contextlib.contextmanager
+def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
+    """Open ``output`` for binary writing; a file appears only if the block succeeds.
+
+    For a file, writes go to a temporary file in the same folder, which is renamed over
+    ``output`` on success and removed on any exception (``KeyboardInterrupt`` included), so
+    an existing file is replaced only by a complete one. For stdout, yields its buffer.
+    """
+    if is_stdout(output):
+        try:
+            yield sys.stdout.buffer
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+            raise OutputClosed from None
+        return
+    path = Path(str(output))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+class OutputClosed(Exception):
+    """The reader of stdout went away (``pecli … | head``); nothing more can be written."""
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null so that no later flush can fail or complain."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _npy_header(handle: IO[bytes], shape: tuple[int, ...], dtype: np.dtype) -> None:
+    header = {"descr": dtype.newbyteorder("<").str, "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(handle, header)
+
+
+def _csv_bytes(block: np.ndarray, columns: list[str], header: bool) -> bytes:
+    import polars as pl  # imported here: only CSV output pays for it
+
+    frame = pl.DataFrame(block, schema=columns, orient="row")
+    return frame.write_csv(include_header=header).encode("ascii")
+
+
+def write_table(
+    blocks: Iterable[np.ndarray],
+    *,
+    output: str | os.PathLike[str] | None,
+    fmt: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    columns: list[str],
+    header: bool = True,
+) -> None:
+    """Write a table, given as row blocks, as CSV or npy to a file or stdout.
+
+    Parameters
+    ----------
+    blocks : iterable of numpy.ndarray
+        Row blocks of shape ``(r, shape[1])`` whose heights add up to ``shape[0]``.
+    output : str, path or None, keyword-only
+        File name, or ``"-"`` / ``None`` for stdout.
+    fmt : {"csv", "npy"}, keyword-only
+        Output format.
+    shape : tuple of int, keyword-only
+        Shape of the whole table (the npy header is written before the first block).
+    dtype : numpy.dtype, keyword-only
+        Stored dtype; npy is written little-endian.
+    columns : list of str, keyword-only
+        CSV header names, one per column.
+    header : bool, keyword-only
+        Whether CSV output starts with the header line.
+
+    Raises
+    ------
+    ValueError
+        If the blocks do not add up to ``shape``; the file is then not created.
+
+    """
+    stored = np.dtype(dtype).newbyteorder("<")
+    rows = 0
+    with atomic_output(output) as handle:
+        if fmt == "npy":
+            _npy_header(handle, shape, stored)
+        for block in blocks:
+            if fmt == "npy":
+                handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
+            else:
+                handle.write(_csv_bytes(block, columns, header and rows == 0))
+            rows += block.shape[0]
+        if rows != shape[0]:
+            raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
+
+
+def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str) -> None:
+    """Save ``figure`` as png, svg or pdf, byte-identical for identical figures (SPEC §4.3).
+
+    Dates are left out of the SVG and PDF metadata and the SVG ids get a fixed salt.
+    """
+    from matplotlib import rc_context
+
+    metadata: dict[str, dict[str, None]] = {
+        "png": {},
+        "svg": {"Date": None},
+        "pdf": {"CreationDate": None, "ModDate": None},
+    }
+    with rc_context({"svg.hashsalt": "pecli"}), atomic_output(output) as handle:
+        figure.savefig(handle, format=fmt, metadata=metadata[fmt])

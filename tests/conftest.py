@@ -1,0 +1,23 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture
+def run_cli():
+    """Invoke the Typer app in-process; returns the CliRunner result."""
+    from typer.testing import CliRunner
+
+    from pecli.cli import app
+
+    runner = CliRunner()
+
+    def run(*args: str, **kwargs):
+        return runner.invoke(app, list(args), **kwargs)
+
+    return run

@@ -1,0 +1,147 @@
+"""The core against SPEC §1 golden values, mpmath and a plain loop over the formula."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from reference import loop_table, mp_pe, mp_table
+
+from pecli import (
+    ParameterError,
+    angular_frequencies,
+    component_names,
+    encoding_table,
+    positional_encoding,
+    table_blocks,
+    wavelengths,
+)
+
+F32_HALF_ULP_AT_1 = 2.0**-25  # 2.98e-8: the largest rounding error of a float32 in [0.5, 1]
+
+
+@pytest.mark.parametrize(
+    ("pos", "expected"),
+    [
+        (1, [0.8414709848, 0.5403023059, 0.0099998333, 0.9999500004]),
+        (0, [0.0, 1.0, 0.0, 1.0]),
+        (2, [0.9092974268, -0.4161468365, 0.0199986667, 0.9998000067]),
+    ],
+)
+def test_golden_rows_d4(pos, expected):
+    row = positional_encoding(pos, d=4, dtype="float64")[0]
+    np.testing.assert_allclose(row, expected, rtol=0, atol=1e-10)
+
+
+def test_golden_pe100_d128():
+    row = positional_encoding(100, d=128, dtype="float64")[0]
+    got = row[[0, 1, 126, 127]]  # components 1, 2, 127, 128
+    np.testing.assert_allclose(
+        got, [-0.5063656411, 0.8623188723, 0.0115475632, 0.9999333247], atol=1e-10
+    )
+
+
+def test_golden_wavelengths_d512():
+    lam = wavelengths(512)[[0, 9, 49, 99]]
+    np.testing.assert_allclose(lam, [6.2831853, 8.6857009, 36.6272969, 221.3374328], atol=1e-7)
+
+
+def test_frequencies_and_wavelengths_are_reciprocal():
+    omega = angular_frequencies(64, base=500.0)
+    assert omega[0] == 1.0
+    np.testing.assert_allclose(wavelengths(64, base=500.0) * omega, 2 * np.pi, rtol=1e-15)
+    np.testing.assert_allclose(omega[-1], 500.0 ** (-62 / 64), rtol=1e-15)
+
+
+def test_default_table_starts_at_position_1():
+    table = encoding_table(d=4, n=2, dtype="float64")
+    np.testing.assert_array_equal(table, positional_encoding([1, 2], d=4, dtype="float64"))
+
+
+@pytest.mark.parametrize(("d", "base"), [(2, 10000.0), (8, 10000.0), (16, 100.0), (10, 1e6)])
+def test_table_float64_matches_mpmath(d, base):
+    positions = np.arange(-3, 40, dtype=np.float64)
+    got = positional_encoding(positions, d=d, base=base, dtype="float64")
+    exact = mp_table(positions, d, base)
+    # a few float64 ulps: one rounding each in ω, pos·ω and sin/cos
+    np.testing.assert_allclose(got, exact, rtol=0, atol=4e-16 * 40)
+
+
+@pytest.mark.parametrize("start", [0, 1, 1000, 123_456, 9_999_950])
+def test_float32_within_half_ulp_up_to_1e7(start):
+    d, base = 16, 10000.0
+    positions = start + np.arange(50)
+    got = encoding_table(d=d, n=50, start=start, base=base, dtype="float32")
+    exact = mp_table(positions, d, base)
+    assert got.dtype == np.float32
+    assert np.max(np.abs(got.astype(np.float64) - exact)) <= F32_HALF_ULP_AT_1
+
+
+def test_float32_is_float64_rounded_once():
+    f64 = encoding_table(d=32, n=300, start=0, dtype="float64")
+    f32 = encoding_table(d=32, n=300, start=0, dtype="float32")
+    np.testing.assert_array_equal(f32, f64.astype(np.float32))
+
+
+@pytest.mark.parametrize(("d", "base"), [(6, 10000.0), (64, 10000.0), (12, 3.5)])
+def test_table_matches_plain_loop(d, base):
+    positions = [0.0, 1.0, 2.5, 17.0, 99.0, -4.0]
+    got = positional_encoding(positions, d=d, base=base, dtype="float64")
+    np.testing.assert_allclose(got, loop_table(positions, d, base), rtol=0, atol=1e-13)
+
+
+def test_mp_reference_itself_matches_hand_values():
+    # sin 1 and cos 1 to 10 digits, independent of both implementations
+    assert math.isclose(float(mp_pe(1, 2)[0]), 0.8414709848, abs_tol=1e-10)
+    assert math.isclose(float(mp_pe(1, 2)[1]), 0.5403023059, abs_tol=1e-10)
+
+
+def test_blocks_concatenate_to_table():
+    whole = encoding_table(d=8, n=103, start=-5)
+    blocks = list(table_blocks(d=8, n=103, start=-5, rows=10))
+    assert [len(b) for b in blocks] == [10] * 10 + [3]
+    np.testing.assert_array_equal(np.concatenate(blocks), whole)
+
+
+def test_component_names_interleaved():
+    assert component_names(6) == ["sin_1", "cos_1", "sin_2", "cos_2", "sin_3", "cos_3"]
+
+
+def test_output_is_c_ordered_of_requested_dtype():
+    table = encoding_table(d=8, n=5, dtype=np.float64)
+    assert table.flags.c_contiguous and table.dtype == np.float64 and table.shape == (5, 8)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"d": 3, "n": 2}, "d"),
+        ({"d": 0, "n": 2}, "d"),
+        ({"d": -4, "n": 2}, "d"),
+        ({"d": 4.0, "n": 2}, "d"),
+        ({"d": True, "n": 2}, "d"),
+        ({"d": 4, "n": 0}, "n"),
+        ({"d": 4, "n": -1}, "n"),
+        ({"d": 4, "n": 2, "base": 0}, "base"),
+        ({"d": 4, "n": 2, "base": -10.0}, "base"),
+        ({"d": 4, "n": 2, "base": float("nan")}, "base"),
+        ({"d": 4, "n": 2, "base": float("inf")}, "base"),
+        ({"d": 4, "n": 2, "start": float("nan")}, "start"),
+        ({"d": 4, "n": 2, "dtype": "int32"}, "dtype"),
+        ({"d": 4, "n": 2, "dtype": "float16"}, "dtype"),
+    ],
+)
+def test_invalid_arguments_name_the_argument(kwargs, parameter):
+    with pytest.raises(ParameterError) as info:
+        encoding_table(**kwargs)
+    assert info.value.parameter == parameter
+    assert isinstance(info.value, ValueError)
+    assert parameter in str(info.value)
+
+
+def test_invalid_positions():
+    with pytest.raises(ParameterError, match="positions"):
+        positional_encoding([1.0, np.inf], d=4)
+    with pytest.raises(ParameterError, match="positions"):
+        positional_encoding([[1.0]], d=4)

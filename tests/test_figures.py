@@ -1,0 +1,122 @@
+"""The article's figures (SPEC §4): drawn data, orientation and byte-identical rebuilds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from reference import mp_pe
+
+from pecli import encoding_table
+from pecli.figures import heatmap_figure, wave_curves, waves_figure
+
+
+def test_heatmap_draws_components_by_positions_with_component_1_at_the_bottom():
+    fig = heatmap_figure(encoding_table(d=128, n=100, dtype="float64"), start=1)
+    ax = fig.axes[0]
+    image = ax.images[0]
+    drawn = np.asarray(image.get_array())
+    assert drawn.shape == (128, 100)
+    assert image.origin == "lower"  # row 0 of the array is drawn at the bottom
+    assert math.isclose(drawn[0, 0], math.sin(1), abs_tol=1e-15)  # SPEC §4.2 bottom left
+    assert math.isclose(drawn[127, 99], 0.9999333247, abs_tol=1e-10)  # top right
+    assert image.get_clim() == (-1.0, 1.0)
+    left, right, bottom, top = image.get_extent()
+    assert (left + 0.5, right - 0.5, bottom + 0.5, top - 0.5) == (1, 100, 1, 128)
+    assert ax.get_xlabel() == "position" and ax.get_ylabel() == "component"
+    assert len(fig.axes) == 2  # the colorbar
+
+
+def test_wave_lines_match_spec_at_position_100():
+    positions = np.linspace(0, 250, 2501)
+    pairs = [1, 10, 50, 100]
+    fig = waves_figure(
+        positions, wave_curves(positions, d=512, pairs=pairs), pairs=pairs, d=512, base=1e4
+    )
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 4
+    expected = [-0.5063656411, -0.0826907135, -0.9922746965, 0.2982480962]
+    for line, i, value in zip(lines, pairs, expected, strict=True):
+        x, y = line.get_xdata(), line.get_ydata()
+        k = int(np.argmin(np.abs(x - 100)))
+        assert x[k] == 100.0
+        assert math.isclose(y[k], value, abs_tol=1e-10)
+        assert math.isclose(y[k], float(mp_pe(100, 512)[2 * i - 2]), abs_tol=1e-12)
+        assert f"i = {i}" in line.get_label()
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
+@pytest.mark.parametrize("command", [["heatmap", "--d", "128", "--n", "100"], ["plot-waves"]])
+def test_two_builds_are_byte_identical(run_cli, tmp_path, command, suffix):
+    first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
+    assert run_cli(*command, "-o", str(first)).exit_code == 0
+    assert run_cli(*command, "-o", str(second)).exit_code == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert first.stat().st_size > 1000
+
+
+def test_plot_without_output_writes_default_name_and_says_so(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("heatmap", "--d", "8", "--n", "5")
+    assert result.exit_code == 0
+    assert (tmp_path / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "heatmap.png" in result.stderr
+
+
+def test_data_export_of_both_figures(run_cli, tmp_path):
+    result = run_cli(
+        "heatmap",
+        "--d",
+        "8",
+        "--n",
+        "5",
+        "-o",
+        str(tmp_path / "h.svg"),
+        "--data",
+        str(tmp_path / "h.npy"),
+    )
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(
+        np.load(tmp_path / "h.npy"), encoding_table(d=8, n=5, dtype="float64")
+    )
+    result = run_cli(
+        "plot-waves",
+        "--pairs",
+        "1,2",
+        "--stop",
+        "10",
+        "--points",
+        "11",
+        "-o",
+        str(tmp_path / "w.png"),
+        "--data",
+        str(tmp_path / "w.csv"),
+    )
+    assert result.exit_code == 0, result.output
+    data = np.genfromtxt(tmp_path / "w.csv", delimiter=",", names=True)
+    assert data.dtype.names == ("position", "sin_1", "sin_2")
+    np.testing.assert_allclose(
+        data["sin_2"], np.sin(np.arange(11) / 10000 ** (2 / 512)), atol=1e-15
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["plot-waves", "--pairs", "0,3"], "--pairs"),
+        (["plot-waves", "--pairs", "1,x"], "--pairs"),
+        (["plot-waves", "--pairs", "300"], "--pairs"),
+        (["plot-waves", "--stop", "-1"], "--stop"),
+        (["plot-waves", "--points", "1"], "--points"),
+        (["heatmap", "-o", "h.jpg2"], "--output"),
+        (["heatmap", "--data", "h.xlsx"], "--data"),
+        (["heatmap", "--d", "7"], "--d"),
+    ],
+)
+def test_plot_usage_errors(run_cli, tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and option in result.stderr
+    assert list(tmp_path.iterdir()) == []
