@@ -33,8 +33,8 @@ test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy
-	$(BIN)/ruff check pecli tests benchmarks
-	$(BIN)/ruff format --check pecli tests benchmarks
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy pecli
 
 bench: $(VENV)/.installed-dev  ## the benchmarks (ratios, see README)
