@@ -164,11 +164,22 @@ def positional_encoding(
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    angles = pos[:, None] * omega[None, :]
     table = np.empty((pos.size, omega.size * 2), dtype=out_dtype)
-    table[:, 0::2] = np.sin(angles)
-    table[:, 1::2] = np.cos(angles)
+    _fill_sin_cos(table[:, 0::2], table[:, 1::2], pos, omega)
     return table
+
+
+def _fill_sin_cos(
+    sin_out: np.ndarray, cos_out: np.ndarray, positions: np.ndarray, omega: np.ndarray
+) -> None:
+    """Write ``sin(pos·ω)`` and ``cos(pos·ω)``, evaluated in float64, into two ``(m, h)`` views.
+
+    The views may be strided (interleaved layout) and of any float dtype: each value is
+    rounded once, on assignment.
+    """
+    angles = positions[:, None] * omega[None, :]
+    sin_out[...] = np.sin(angles)
+    cos_out[...] = np.cos(angles)
 
 
 def encoding_table(

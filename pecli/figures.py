@@ -1,7 +1,7 @@
 """The article's figures, built on :class:`matplotlib.figure.Figure` (never pyplot).
 
 Each builder takes plain arrays or numbers, returns a new ``Figure`` and touches no global
-state; the caller saves it (:func:`pecli.io.save_figure`). Importing this module imports
+state; the caller saves it (:func:`pecli.writing.save_figure`). Importing this module imports
 matplotlib, so the command line imports it only in plotting commands.
 """
 

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import ParameterError
-from ..io import OutputClosed
+from ..writing import OutputClosed
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import io
+from .. import writing
 from ..encoding import DEFAULT_BASE, component_names, table_blocks
 from ..errors import check_dtype
 from ._app import app
@@ -28,10 +28,10 @@ def compute(
 
     Example: pecli compute --d 4 --n 2 --format csv
     """
-    kind = io.resolve_format(output, fmt.value if fmt else None)
-    io.check_output(output, kind)
+    kind = writing.resolve_format(output, fmt.value if fmt else None)
+    writing.check_output(output, kind)
     blocks = table_blocks(d=d, n=n, start=start, base=base, dtype=dtype.value)
-    io.write_table(
+    writing.write_table(
         blocks,
         output=output,
         fmt=kind,

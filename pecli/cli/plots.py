@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
-from .. import io
+from .. import writing
 from ..encoding import DEFAULT_BASE, component_names, encoding_table
 from ..errors import ParameterError, check_position
 from ._app import app
@@ -49,19 +49,19 @@ class _Outputs:
 
     def __init__(self, output: str | None, default_name: str, data: str | None) -> None:
         self.figure = default_name if output is None else output
-        self.figure_format = io.resolve_format(
-            self.figure, None, formats=io.FIGURE_FORMATS, default="png"
+        self.figure_format = writing.resolve_format(
+            self.figure, None, formats=writing.FIGURE_FORMATS, default="png"
         )
-        io.check_output(self.figure, self.figure_format)
+        writing.check_output(self.figure, self.figure_format)
         self.data = data
         if data is not None:
-            self.data_format = io.resolve_format(data, None, parameter="data")
-            io.check_output(data, self.data_format, parameter="data")
+            self.data_format = writing.resolve_format(data, None, parameter="data")
+            writing.check_output(data, self.data_format, parameter="data")
 
     def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
         """Write the data (if asked), then the figure, and name the files on stderr."""
         if self.data is not None:
-            io.write_table(
+            writing.write_table(
                 [table],
                 output=self.data,
                 fmt=self.data_format,
@@ -70,8 +70,8 @@ class _Outputs:
                 columns=columns,
             )
             sys.stderr.write(f"pecli: wrote {self.data}\n")
-        io.save_figure(build(), self.figure, self.figure_format)
-        if not io.is_stdout(self.figure):
+        writing.save_figure(build(), self.figure, self.figure_format)
+        if not writing.is_stdout(self.figure):
             sys.stderr.write(f"pecli: wrote {self.figure}\n")
 
 
