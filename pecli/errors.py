@@ -12,7 +12,15 @@ import numbers
 
 import numpy as np
 
-__all__ = ["ParameterError", "check_base", "check_d", "check_dtype", "check_n", "check_position"]
+__all__ = [
+    "ParameterError",
+    "RuntimeFailure",
+    "check_base",
+    "check_d",
+    "check_dtype",
+    "check_n",
+    "check_position",
+]
 
 #: Output dtypes pecli offers, by name.
 DTYPES = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
@@ -38,6 +46,13 @@ class ParameterError(ValueError):
         self.rule = rule
         self.value = value
         super().__init__(f"{parameter} {rule} (got {value!r})")
+
+
+class RuntimeFailure(Exception):
+    """A run cannot go on for a reason outside the arguments (no room on the disk, …).
+
+    The command line prints its message as one line and exits with status 1.
+    """
 
 
 def _as_int(value: object) -> int | None:

@@ -13,7 +13,14 @@ from matplotlib.figure import Figure
 from .encoding import DEFAULT_BASE, angular_frequencies, wavelengths
 from .errors import ParameterError
 
-__all__ = ["heatmap_figure", "wave_curves", "waves_figure"]
+__all__ = ["check_heatmap_size", "heatmap_figure", "wave_curves", "waves_figure"]
+
+#: Largest heatmap drawn: more positions or components than this are far more columns or
+#: rows than the figure has pixels, and the table would only exhaust memory.
+MAX_HEATMAP_POSITIONS = 10_000
+MAX_HEATMAP_COMPONENTS = 8_192
+#: Largest number of sample positions of a wave plot.
+MAX_WAVE_POINTS = 1_000_000
 
 #: Figure size in inches and resolution of the committed figures.
 FIGSIZE = (9.0, 4.5)
@@ -91,6 +98,21 @@ def waves_figure(
     return fig
 
 
+def check_heatmap_size(*, n: int, d: int) -> None:
+    """Refuse heatmaps larger than :data:`MAX_HEATMAP_POSITIONS` × :data:`MAX_HEATMAP_COMPONENTS`.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``n`` or ``d`` and the bound.
+
+    """
+    if n > MAX_HEATMAP_POSITIONS:
+        raise ParameterError("n", f"must be <= {MAX_HEATMAP_POSITIONS} for a heatmap", n)
+    if d > MAX_HEATMAP_COMPONENTS:
+        raise ParameterError("d", f"must be <= {MAX_HEATMAP_COMPONENTS} for a heatmap", d)
+
+
 def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT_BASE) -> Figure:
     """Heatmap of a table: positions on x, component index on y with component 1 at the bottom.
 
@@ -112,6 +134,7 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
 
     """
     n, d = table.shape
+    check_heatmap_size(n=n, d=d)
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
     ax = fig.add_subplot()
     extent = (start - 0.5, start + n - 0.5, 0.5, d + 0.5)

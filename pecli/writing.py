@@ -10,7 +10,9 @@ run leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -19,7 +21,7 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ParameterError, RuntimeFailure
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -30,8 +32,10 @@ __all__ = [
     "OutputClosed",
     "atomic_output",
     "check_output",
+    "check_room",
     "resolve_format",
     "save_figure",
+    "table_bytes",
     "write_table",
 ]
 
@@ -105,6 +109,55 @@ def check_output(
         )
 
 
+def table_bytes(
+    fmt: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    *,
+    sample: np.ndarray | None = None,
+    columns: list[str] | None = None,
+    header: bool = True,
+) -> int:
+    """Size in bytes of a table written by :func:`write_table`: exact for npy, estimated for CSV.
+
+    The CSV estimate formats ``sample`` (a few rows spread over the table, so that their
+    text has the length of typical rows) and scales its mean row length to ``shape[0]`` rows.
+    """
+    if fmt == "npy":
+        buffer = io.BytesIO()
+        _npy_header(buffer, shape, np.dtype(dtype))
+        return buffer.tell() + shape[0] * shape[1] * np.dtype(dtype).itemsize
+    if sample is None or columns is None:
+        raise ValueError("a CSV size estimate needs sample rows and column names")
+    head, body = io.BytesIO(), io.BytesIO()
+    if header:
+        _write_csv(head, sample[:0], columns, True)
+    _write_csv(body, sample, columns, False)
+    return head.tell() + round(body.tell() * shape[0] / max(len(sample), 1))
+
+
+def check_room(output: str | os.PathLike[str] | None, needed: int) -> None:
+    """Refuse to start writing ``needed`` bytes to a file system that has less room.
+
+    Raises
+    ------
+    RuntimeFailure
+        If the folder of ``output`` has fewer than ``needed`` bytes free (both are named).
+
+    """
+    if is_stdout(output):
+        return
+    folder = Path(str(output)).parent
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        from rich.filesize import decimal
+
+        raise RuntimeFailure(
+            f"not enough room for {output}: it needs {decimal(needed)} "
+            f"({needed} bytes) and {folder} has {decimal(free)} ({free} bytes) free"
+        )
+
+
 @contextlib.contextmanager
 def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     """Open ``output`` for binary writing; a file appears only if the block succeeds.
@@ -156,11 +209,20 @@ def _npy_header(handle: IO[bytes], shape: tuple[int, ...], dtype: np.dtype) -> N
     np.lib.format.write_array_header_1_0(handle, header)
 
 
-def _csv_bytes(block: np.ndarray, columns: list[str], header: bool) -> bytes:
+#: CSV is handed to polars this many rows at a time: its buffers grow with the chunk.
+CSV_CHUNK_ROWS = 1024
+
+
+def _write_csv(handle: IO[bytes], block: np.ndarray, columns: list[str], header: bool) -> None:
     import polars as pl  # imported here: only CSV output pays for it
 
-    frame = pl.DataFrame(block, schema=columns, orient="row")
-    return frame.write_csv(include_header=header).encode("ascii")
+    text = io.BytesIO()  # polars hides the OSError type of a closed pipe: we write ourselves
+    for row in range(0, max(len(block), 1), CSV_CHUNK_ROWS):
+        frame = pl.DataFrame(block[row : row + CSV_CHUNK_ROWS], schema=columns, orient="row")
+        frame.write_csv(text, include_header=header and row == 0)
+        with text.getbuffer() as view:
+            handle.write(view[: text.tell()])
+        text.seek(0)
 
 
 def write_table(
@@ -207,7 +269,7 @@ def write_table(
             if fmt == "npy":
                 handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
             else:
-                handle.write(_csv_bytes(block, columns, header and rows == 0))
+                _write_csv(handle, block, columns, header and rows == 0)
             rows += block.shape[0]
         if rows != shape[0]:
             raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")

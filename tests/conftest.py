@@ -1,4 +1,5 @@
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -21,3 +22,10 @@ def run_cli():
         return runner.invoke(app, list(args), **kwargs)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def pecli_cmd() -> list[str]:
+    """The installed console script (beside this Python), else ``python -m pecli``."""
+    script = shutil.which("pecli", path=os.path.dirname(sys.executable))
+    return [script] if script else [sys.executable, "-m", "pecli"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 import sys
 
@@ -135,14 +134,9 @@ def test_version(run_cli):
     assert result.exit_code == 0 and result.stdout.strip() == f"pecli {__version__}"
 
 
-def installed_pecli() -> list[str]:
-    script = shutil.which("pecli", path=os.path.dirname(sys.executable))
-    return [script] if script else [sys.executable, "-m", "pecli"]
-
-
-def test_installed_console_script(tmp_path):
+def test_installed_console_script(pecli_cmd):
     ok = subprocess.run(
-        [*installed_pecli(), "compute", "--d", "4", "--n", "2", "--format", "csv"],
+        [*pecli_cmd, "compute", "--d", "4", "--n", "2", "--format", "csv"],
         capture_output=True,
         text=True,
         check=False,
@@ -153,7 +147,7 @@ def test_installed_console_script(tmp_path):
         np.loadtxt(ok.stdout.splitlines()[1:], delimiter=","), GOLDEN_12, atol=3e-8
     )
     bad = subprocess.run(
-        [*installed_pecli(), "compute", "--d", "5"], capture_output=True, text=True, check=False
+        [*pecli_cmd, "compute", "--d", "5"], capture_output=True, text=True, check=False
     )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and "'--d'" in bad.stderr and "even" in bad.stderr

@@ -3,11 +3,14 @@
 * usage errors (bad option values, :class:`~pecli.errors.ParameterError` from the library)
   print one line on stderr and exit with status 2;
 * runtime failures (``OSError`` while writing, …) print one line and exit with status 1;
-* Ctrl-C exits with 130 and a closed stdout pipe (``pecli … | head``) with 141, quietly.
+* runtime failures raised as :class:`~pecli.errors.RuntimeFailure` print their message;
+* Ctrl-C exits with 130, SIGTERM with 143 and a closed stdout pipe (``pecli … | head``)
+  with 141, quietly; partial output files are removed in each case.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Any
 
@@ -16,12 +19,13 @@ from typer._click import exceptions as click_exceptions  # typer vendors click (
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..errors import ParameterError
+from ..errors import ParameterError, RuntimeFailure
 from ..writing import OutputClosed
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a C tool killed by the signal reports
 
 
@@ -51,6 +55,8 @@ class PecliGroup(TyperGroup):
             _fail(command, error.format_message(), error.exit_code)
         except ParameterError as error:
             _fail(prog, parameter_message(error), EXIT_USAGE)
+        except RuntimeFailure as error:
+            _fail(prog, str(error), EXIT_RUNTIME)
         except OutputClosed:
             sys.exit(EXIT_BROKEN_PIPE)
         except typer.Abort:
@@ -95,6 +101,12 @@ def _root(
     """
 
 
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM unwinds like Ctrl-C, so that partial output files are removed."""
+    raise SystemExit(EXIT_TERMINATED)
+
+
 def main() -> None:
     """Console-script entry point."""
+    signal.signal(signal.SIGTERM, _terminate)
     app(prog_name="pecli")

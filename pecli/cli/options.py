@@ -48,3 +48,6 @@ DataOutput = Annotated[
     str | None,
     typer.Option("--data", help="Also write the plotted data to this .csv or .npy file."),
 ]
+Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress bar and no messages on stderr.")
+]

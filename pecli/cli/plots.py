@@ -16,7 +16,7 @@ from .. import writing
 from ..encoding import DEFAULT_BASE, component_names, encoding_table
 from ..errors import ParameterError, check_position
 from ._app import app
-from .options import Base, D, DataOutput, N, Start
+from .options import Base, D, DataOutput, N, Quiet, Start
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -47,7 +47,10 @@ def _parse_pairs(text: str) -> list[int]:
 class _Outputs:
     """The figure file and the optional data file of a plotting command, checked up front."""
 
-    def __init__(self, output: str | None, default_name: str, data: str | None) -> None:
+    def __init__(
+        self, output: str | None, default_name: str, data: str | None, quiet: bool
+    ) -> None:
+        self.quiet = quiet
         self.figure = default_name if output is None else output
         self.figure_format = writing.resolve_format(
             self.figure, None, formats=writing.FIGURE_FORMATS, default="png"
@@ -69,10 +72,13 @@ class _Outputs:
                 dtype=table.dtype,
                 columns=columns,
             )
-            sys.stderr.write(f"pecli: wrote {self.data}\n")
+            self._say(self.data)
         writing.save_figure(build(), self.figure, self.figure_format)
-        if not writing.is_stdout(self.figure):
-            sys.stderr.write(f"pecli: wrote {self.figure}\n")
+        self._say(self.figure)
+
+    def _say(self, written: str) -> None:
+        if not self.quiet and not writing.is_stdout(written):
+            sys.stderr.write(f"pecli: wrote {written}\n")
 
 
 @app.command("plot-waves")
@@ -89,6 +95,7 @@ def plot_waves(
     ] = 2501,
     output: FigureOutput = None,
     data: DataOutput = None,
+    quiet: Quiet = False,
 ) -> None:
     """Draw the sine component of chosen pairs i against position (SPEC §4.1).
 
@@ -99,13 +106,15 @@ def plot_waves(
     """
     from .. import figures
 
-    outputs = _Outputs(output, "waves.png", data)
+    outputs = _Outputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs)
     first, last = check_position("start", start), check_position("stop", stop)
     if last <= first:
         raise ParameterError("stop", "must be greater than --start", stop)
-    if points < 2:
-        raise ParameterError("points", "must be an integer >= 2", points)
+    if not 2 <= points <= figures.MAX_WAVE_POINTS:
+        raise ParameterError(
+            "points", f"must be an integer from 2 to {figures.MAX_WAVE_POINTS}", points
+        )
     positions = np.linspace(first, last, points)
     curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base)
     outputs.write(
@@ -123,6 +132,7 @@ def heatmap(
     start: Start = 1,
     output: FigureOutput = None,
     data: DataOutput = None,
+    quiet: Quiet = False,
 ) -> None:
     """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (SPEC §4.2).
 
@@ -133,7 +143,8 @@ def heatmap(
     """
     from .. import figures
 
-    outputs = _Outputs(output, "heatmap.png", data)
+    outputs = _Outputs(output, "heatmap.png", data, quiet)
+    figures.check_heatmap_size(n=n, d=d)
     table = encoding_table(d=d, n=n, start=start, base=base, dtype="float64")
     outputs.write(
         lambda: figures.heatmap_figure(table, start=start, base=base), table, component_names(d)

@@ -1,0 +1,297 @@
+"""pecli as a Unix tool: pipes, signals, atomic files, locale, terminals, disk room, memory.
+
+Most of these run the installed ``pecli`` in a subprocess, because a real pipe, signal,
+terminal or file system is what they are about.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import resource
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pecli import encoding_table
+from pecli.writing import write_table
+
+
+def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=120, **kwargs)
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+
+def test_stray_value_after_a_flag_is_a_usage_error(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("compute", "--d", "4", "--n", "2", "--header", "False", "-o", "t.csv")
+    assert result.exit_code == 2 and "False" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_negative_start_parses_as_a_value(run_cli):
+    result = run_cli("compute", "--d", "4", "--n", "3", "--start", "-3", "--no-header")
+    assert result.exit_code == 0, result.stderr
+    values = np.loadtxt(result.stdout.splitlines(), delimiter=",")
+    expected = [[np.sin(p), np.cos(p), np.sin(p / 100), np.cos(p / 100)] for p in (-3, -2, -1)]
+    np.testing.assert_allclose(values, expected, atol=3e-8)
+
+
+def test_dash_means_stdout_never_a_file(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("compute", "--d", "4", "--n", "1", "-o", "-")
+    assert result.exit_code == 0 and result.stdout.startswith("sin_1,")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_destination_is_one_line_and_leaves_nothing(pecli_cmd, tmp_path):
+    # a "folder" that is a file, and a folder no one may create files in (/proc, even root)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for target in (blocker / "t.csv", Path("/proc/pecli-test.csv")):
+        result = run([*pecli_cmd, "compute", "--d", "4", "-o", str(target)])
+        assert result.returncode in (1, 2), result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_binary_output_is_not_written_to_a_terminal(pecli_cmd):
+    main, secondary = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [*pecli_cmd, "compute", "--d", "4", "--format", "npy"],
+            stdout=secondary,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(secondary)
+        os.close(main)
+    assert proc.returncode == 2
+    assert "terminal" in proc.stderr and "npy" in proc.stderr
+
+
+def test_output_does_not_depend_on_the_locale(pecli_cmd):
+    outputs = set()
+    for loc in ("C", "de_DE.UTF-8", "fr_FR.UTF-8"):
+        env = {**os.environ, "LC_ALL": loc, "LANG": loc, "LC_NUMERIC": loc}
+        result = run([*pecli_cmd, "compute", "--d", "8", "--n", "5"], env=env)
+        assert result.returncode == 0
+        outputs.add(result.stdout)
+    (text,) = outputs
+    assert "," in text and all(len(line.split(",")) == 8 for line in text.splitlines())
+    assert "0.84147096" in text  # '.' decimal point
+
+
+# -- pipes and interruptions ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_head_closes_the_pipe_and_pecli_ends_quietly(pecli_cmd, unbuffered):
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    cmd = [*pecli_cmd, "compute", "--d", "512", "--n", "100000", "--format", "csv"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what head does after its first line
+    stderr = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 141  # documented: 128 + SIGPIPE
+    assert first.startswith(b"sin_1,cos_1,")
+    assert stderr == ""
+
+
+def start_long_run(pecli_cmd, target: Path) -> subprocess.Popen[bytes]:
+    cmd = [*pecli_cmd, "compute", "--d", "512", "--n", "5000000", "-o", str(target)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not list(target.parent.glob(f".{target.name}.*.part")):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.3)  # well into the write
+    return proc
+
+
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupt_leaves_no_partial_file_and_keeps_the_old_one(pecli_cmd, tmp_path, sig, status):
+    target = tmp_path / "big.npy"
+    target.write_bytes(b"previous result")
+    proc = start_long_run(pecli_cmd, target)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.returncode == status
+    assert b"Traceback" not in stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["big.npy"]
+    assert target.read_bytes() == b"previous result"
+
+
+def test_failed_write_keeps_the_old_file(monkeypatch, tmp_path):
+    target = tmp_path / "t.npy"
+    target.write_bytes(b"old")
+
+    def blocks():
+        yield np.zeros((2, 4), np.float32)
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        write_table(
+            blocks(), output=target, fmt="npy", shape=(4, 4), dtype=np.dtype("f4"), columns=[]
+        )
+    assert [p.name for p in tmp_path.iterdir()] == ["t.npy"] and target.read_bytes() == b"old"
+
+
+# -- streaming --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["npy", "csv"])
+def test_streamed_bytes_equal_the_in_memory_bytes(tmp_path, fmt):
+    table = encoding_table(d=16, n=101, start=0)
+    names = [f"c{k}" for k in range(16)]
+    one, many = tmp_path / f"one.{fmt}", tmp_path / f"many.{fmt}"
+    common = {"fmt": fmt, "shape": table.shape, "dtype": table.dtype, "columns": names}
+    write_table([table], output=one, **common)
+    write_table(np.array_split(table, 13), output=many, **common)
+    assert one.read_bytes() == many.read_bytes()
+
+
+def test_shards_concatenate_to_the_whole_table(run_cli, tmp_path):
+    for name, args in {"whole": ["--n", "5000"], "a": ["--n", "2345"]}.items():
+        assert (
+            run_cli("compute", "--d", "64", *args, "-o", str(tmp_path / f"{name}.npy")).exit_code
+            == 0
+        )
+    args = ["--d", "64", "--n", "2655", "--start", "2346", "-o", str(tmp_path / "b.npy")]
+    assert run_cli("compute", *args).exit_code == 0
+    shards = [np.load(tmp_path / f"{name}.npy") for name in ("a", "b")]
+    np.testing.assert_array_equal(np.concatenate(shards), np.load(tmp_path / "whole.npy"))
+
+
+def peak_rss_mib(cmd: list[str], **kwargs) -> float:
+    code = (
+        "import resource, subprocess, sys;"
+        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *cmd], capture_output=True, text=True, check=True, **kwargs
+    )
+    return float(out.stdout)
+
+
+def test_peak_memory_stays_flat_in_n(pecli_cmd, tmp_path):
+    # 200,000 × 512 float32 is a 410 MB file; an in-memory table (plus float64 temporaries)
+    # would need well over 1 GB. Streaming keeps the process near its start-up size.
+    small = peak_rss_mib(
+        [*pecli_cmd, "compute", "--d", "512", "--n", "1000", "-o", str(tmp_path / "s.npy")]
+    )
+    big = peak_rss_mib(
+        [*pecli_cmd, "compute", "--d", "512", "--n", "200000", "-o", str(tmp_path / "b.npy")]
+    )
+    assert (tmp_path / "b.npy").stat().st_size > 200000 * 512 * 4
+    assert big < small + 120, (small, big)
+    csv = peak_rss_mib([*pecli_cmd, "compute", "--d", "512", "--n", "40000", "--format", "csv"])
+    assert csv < small + 160, (small, csv)
+
+
+# -- room on the disk -----------------------------------------------------------------------
+
+
+def test_no_room_is_refused_up_front_naming_both_sizes(run_cli, tmp_path, monkeypatch):
+    import shutil
+
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=1_000_000))
+    result = run_cli("compute", "--d", "512", "--n", "1000", "-o", str(tmp_path / "t.npy"))
+    assert result.exit_code == 1
+    assert "2048128 bytes" in result.stderr and "1000000 bytes" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+    csv = run_cli("compute", "--d", "512", "--n", "1000", "-o", str(tmp_path / "t.csv"))
+    assert csv.exit_code == 1 and "1000000 bytes" in csv.stderr
+    assert (
+        run_cli("compute", "--d", "512", "--n", "100", "-o", str(tmp_path / "t.npy")).exit_code == 0
+    )
+
+
+def test_no_room_on_a_real_small_file_system(pecli_cmd, tmp_path):
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True
+    ).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        result = run(
+            [*pecli_cmd, "compute", "--d", "512", "--n", "1000", "-o", str(mount / "t.npy")]
+        )
+        assert result.returncode == 1 and "not enough room" in result.stderr
+        assert list(mount.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+# -- progress --------------------------------------------------------------------------------
+
+
+def run_with_terminal_stderr(cmd: list[str], stdout_path: Path) -> tuple[int, bytes]:
+    """Run with stderr on a pseudo-terminal; return (status, what the terminal received)."""
+    main, secondary = pty.openpty()
+    with stdout_path.open("wb") as out:
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=secondary, env={**os.environ, "COLUMNS": "100"}
+        )
+    os.close(secondary)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([main], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(main)
+    return proc.wait(timeout=60), seen
+
+
+def test_progress_bar_only_on_a_terminal_and_never_in_the_data(pecli_cmd, tmp_path):
+    cmd = [*pecli_cmd, "compute", "--d", "512", "--n", "300000", "--format", "npy"]
+    status, terminal = run_with_terminal_stderr(cmd, tmp_path / "a.npy")
+    assert status == 0
+    assert b"compute" in terminal and b"rows" in terminal
+    np.testing.assert_array_equal(np.load(tmp_path / "a.npy")[:3], encoding_table(d=512, n=3))
+    status, terminal = run_with_terminal_stderr([*cmd, "--quiet"], tmp_path / "b.npy")
+    assert status == 0 and terminal == b""
+    assert (tmp_path / "a.npy").read_bytes() == (tmp_path / "b.npy").read_bytes()
+    piped = run(
+        [*pecli_cmd, "compute", "--d", "512", "--n", "300000", "-o", str(tmp_path / "c.npy")]
+    )
+    assert piped.returncode == 0 and piped.stderr == ""
+
+
+# -- figures -----------------------------------------------------------------------------------
+
+
+def test_huge_heatmap_is_refused_before_any_work(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = run_cli("heatmap", "--d", "128", "--n", "5000000")
+    assert result.exit_code == 2 and "'--n'" in result.stderr and "heatmap" in result.stderr
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB
+    assert list(tmp_path.iterdir()) == []
