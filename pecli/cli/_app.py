@@ -15,7 +15,11 @@ import sys
 from typing import Any
 
 import typer
-from typer._click import exceptions as click_exceptions  # typer vendors click (0.29+)
+
+try:  # typer >= 0.26 vendors click; earlier releases use click itself
+    from typer._click import exceptions as click_exceptions  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
 from typer.core import TyperGroup
 
 from .. import __version__
