@@ -21,7 +21,12 @@ DPI = 100
 
 
 def wave_curves(
-    positions: np.ndarray, *, d: int, pairs: list[int], base: float = DEFAULT_BASE
+    positions: np.ndarray,
+    *,
+    d: int,
+    pairs: list[int],
+    base: float = DEFAULT_BASE,
+    schedule: str = "paper",
 ) -> np.ndarray:
     """The sine component of each pair as a function of position: the curves of SPEC §4.1.
 
@@ -35,6 +40,8 @@ def wave_curves(
         Pair indices ``i`` (1-based, ``1 <= i <= d/2``).
     base : float, keyword-only
         The base ``C``.
+    schedule : str, keyword-only
+        Frequency schedule (``paper``, ``tensor2tensor``, ``shift:S``).
 
     Returns
     -------
@@ -47,7 +54,7 @@ def wave_curves(
         (a ``ValueError``) for an invalid ``d``, ``base`` or a pair outside ``1 … d/2``.
 
     """
-    omega = angular_frequencies(d, base=base)
+    omega = angular_frequencies(d, base=base, schedule=schedule)
     for i in pairs:
         if not 1 <= i <= d // 2:
             raise ParameterError("pairs", f"must be between 1 and d/2 = {d // 2}", i)
@@ -57,7 +64,14 @@ def wave_curves(
 
 
 def waves_figure(
-    positions: np.ndarray, curves: np.ndarray, *, pairs: list[int], d: int, base: float
+    positions: np.ndarray,
+    curves: np.ndarray,
+    *,
+    pairs: list[int],
+    d: int,
+    base: float,
+    schedule: str = "paper",
+    layout: str = "interleaved",
 ) -> Figure:
     """Line plot of :func:`wave_curves`, one line per pair, legend naming ``i`` and ``λ_i``.
 
@@ -67,8 +81,10 @@ def waves_figure(
         Shape ``(m,)``, the x values.
     curves : numpy.ndarray
         Shape ``(m, len(pairs))``, the y values in ``[-1, 1]``.
-    pairs, d, base : keyword-only
+    pairs, d, base, schedule : keyword-only
         As given to :func:`wave_curves`; used for the legend and title.
+    layout : str, keyword-only
+        The layout, for the y label (the component number of a sine depends on it).
 
     Returns
     -------
@@ -77,15 +93,17 @@ def waves_figure(
     """
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
     ax = fig.add_subplot()
-    lam = wavelengths(d, base=base)
+    lam = wavelengths(d, base=base, schedule=schedule)
     for column, i in enumerate(pairs):
         label = f"i = {i} (λ = {lam[i - 1]:.4g})"
         ax.plot(positions, curves[:, column], label=label, linewidth=1.2)
     ax.set_xlim(positions[0], positions[-1])
     ax.set_ylim(-1.1, 1.1)
     ax.set_xlabel("position")
-    ax.set_ylabel(r"$pe(pos)_{2i-1} = \sin(pos\,\omega_i)$")
-    ax.set_title(f"Sine components of the positional encoding, d = {d}, C = {base:g}")
+    component = {"interleaved": "2i-1", "sin-cos": "i", "cos-sin": "d/2+i"}[layout]
+    ax.set_ylabel(rf"$pe(pos)_{{{component}}} = \sin(pos\,\omega_i)$")
+    extra = "" if schedule == "paper" else f", {schedule} schedule"
+    ax.set_title(f"Sine components of the positional encoding, d = {d}, C = {base:g}{extra}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="pair")
     ax.grid(alpha=0.3)
     return fig

@@ -6,7 +6,25 @@ from .. import writing
 from ..encoding import DEFAULT_BASE, component_names, table_blocks
 from ..errors import check_dtype
 from ._app import app
-from .options import Base, D, Dtype, DtypeOpt, FormatOpt, Header, N, Start, TableOutput
+from .options import (
+    Base,
+    ConventionName,
+    ConventionOpt,
+    ConventionStart,
+    D,
+    DownscaleFreqShift,
+    Dtype,
+    DtypeOpt,
+    FlipSinToCos,
+    FormatOpt,
+    Header,
+    LayoutOpt,
+    N,
+    PaddingIdx,
+    ScheduleOpt,
+    TableOutput,
+    resolve_convention,
+)
 
 
 @app.command()
@@ -14,29 +32,39 @@ def compute(
     d: D = 512,
     n: N = 100,
     base: Base = DEFAULT_BASE,
-    start: Start = 1,
+    start: ConventionStart = None,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
     fmt: FormatOpt = None,
     header: Header = True,
+    convention: ConventionOpt = ConventionName.vaswani,
+    layout: LayoutOpt = None,
+    schedule: ScheduleOpt = None,
+    padding_idx: PaddingIdx = None,
+    flip_sin_to_cos: FlipSinToCos = None,
+    downscale_freq_shift: DownscaleFreqShift = None,
 ) -> None:
     """Compute the table pe(start) … pe(start + n - 1) and write it as CSV or npy.
 
     Rows are positions; columns are the components sin_1, cos_1, sin_2, cos_2, …
-    (interleaved, 1-based pair index in the CSV header). Values are computed in float64
-    and rounded to --dtype once.
+    (interleaved, 1-based pair index in the CSV header; --convention / --layout change the
+    order and the header follows). Values are computed in float64 and rounded to --dtype once.
 
     Example: pecli compute --d 4 --n 2 --format csv
     """
+    conv = resolve_convention(
+        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
+        schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
+    )  # fmt: skip
     kind = writing.resolve_format(output, fmt.value if fmt else None)
     writing.check_output(output, kind)
-    blocks = table_blocks(d=d, n=n, start=start, base=base, dtype=dtype.value)
+    blocks = table_blocks(d=d, n=n, base=base, dtype=dtype.value, **conv.table_kwargs())
     writing.write_table(
         blocks,
         output=output,
         fmt=kind,
         shape=(n, d),
         dtype=check_dtype(dtype.value),
-        columns=component_names(d),
+        columns=component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d),
         header=header,
     )
