@@ -7,13 +7,18 @@ matplotlib, so the command line imports it only in plotting commands.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from matplotlib.figure import Figure
 
 from .encoding import DEFAULT_BASE, angular_frequencies, wavelengths
 from .errors import ParameterError
 
-__all__ = ["heatmap_figure", "wave_curves", "waves_figure"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .precision import PrecisionReport
+
+__all__ = ["heatmap_figure", "precision_figure", "wave_curves", "waves_figure"]
 
 #: Figure size in inches and resolution of the committed figures.
 FIGSIZE = (9.0, 4.5)
@@ -149,4 +154,42 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
         f"Positional encoding pe({start:g}) … pe({start + n - 1:g}), d = {d}, C = {base:g}"
     )
     fig.colorbar(image, ax=ax, label="value")
+    return fig
+
+
+def precision_figure(report: PrecisionReport) -> Figure:
+    """Error against position of a framework-style table and of pecli's, log scale.
+
+    Parameters
+    ----------
+    report : pecli.precision.PrecisionReport
+        Per-row errors (:func:`pecli.precision.precision_report`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    """
+    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    floor = 1e-18  # exact rows (error 0) are drawn at the bottom of the log scale
+    ax.plot(
+        report.positions, np.maximum(report.framework_error, floor), linewidth=0.8,
+        label=f"framework style, {report.dtype} arithmetic",
+    )  # fmt: skip
+    ax.plot(
+        report.positions, np.maximum(report.pecli_error, floor), linewidth=0.8,
+        label=f"pecli: float64, rounded once to {report.dtype}",
+    )  # fmt: skip
+    ax.axhline(report.threshold, color="grey", linestyle="--", linewidth=0.8, label="threshold")
+    if report.positions[0] <= report.largest_exact <= report.positions[-1]:
+        ax.axvline(report.largest_exact, color="black", linestyle=":", linewidth=0.8,
+                   label=f"last exact position ({report.largest_exact})")  # fmt: skip
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=1e-10)
+    ax.set_xlabel("position")
+    ax.set_ylabel("max |error| in the row")
+    ax.set_title(f"Precision of the positional encoding table, {report.dtype} vs float64")
+    ax.legend(loc="lower right", fontsize="small")
+    ax.grid(alpha=0.3)
     return fig

@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -131,12 +132,29 @@ def _round_base(base: float) -> float:
     return float(round(base / 10**exponent) * 10**exponent)
 
 
-def _readings(k: float, h: int) -> list[tuple[str, float]]:
-    """The equivalent (schedule, base) readings of ``k``, the rounder base first."""
+#: A base within this log-distance of a two-digit number counts as round.
+ROUND = 1e-4
+
+
+def _readings(k: float, h: int, named: Callable[[str], list[str]]) -> list[tuple[str, float]]:
+    """The equivalent (schedule, base) readings of ``k``, best first.
+
+    The rounder base first (all bases within :data:`ROUND` of a two-digit number tie),
+    then readings that name a preset, then the base nearest 10000.
+    """
     options = [("paper", math.exp(k * h))]
     if h > 1:
         options.append(("tensor2tensor", math.exp(k * (h - 1))))
-    return sorted(options, key=lambda o: (max(_roundness(o[1]), 1e-4), abs(math.log(o[1] / 1e4))))
+    return sorted(
+        options,
+        key=lambda o: (max(_roundness(o[1]), ROUND), not named(o[0]), abs(math.log(o[1] / 1e4))),
+    )
+
+
+@dataclass
+class _Zeros:
+    padding: list[int]
+    odd: bool
 
 
 @dataclass
@@ -147,11 +165,12 @@ class _Fit:
     base_fit: float
     start: float
     equivalent: str
+    presets: list[str]
     residual: float = math.inf
     score: float = math.inf
 
 
-def _fit_layout(table: np.ndarray, live: np.ndarray, layout: str) -> _Fit:
+def _fit_layout(table: np.ndarray, live: np.ndarray, layout: str, zeros: _Zeros) -> _Fit:
     """Fit schedule, base and start for one layout (raises ValueError when it cannot)."""
     rows = live[:FIT_ROWS].astype(np.float64)
     sines, cosines = layout_views(table[live[:FIT_ROWS]], layout)
@@ -169,9 +188,18 @@ def _fit_layout(table: np.ndarray, live: np.ndarray, layout: str) -> _Fit:
     for _ in range(2):
         start = _start(theta, rows, np.exp(-k * j))
         k = _refine_k(theta, start + rows, k) if h > 1 else 0.0
-    (schedule, base_fit), *others = _readings(k, h)
+    start += 0.0  # no -0
+
+    def named(schedule: str) -> list[str]:
+        return _presets(layout, schedule, start, zeros)
+
+    (schedule, base_fit), *others = _readings(k, h, named)
     equivalent = ", ".join(f"{name} schedule with C = {c:.6g}" for name, c in others)
-    return _Fit(layout, schedule, _round_base(base_fit), base_fit, start, equivalent)
+    presets = named(schedule) + [
+        f"{p} (as {name}, C = {c:.6g})" for name, c in others if _roundness(c) <= ROUND
+        for p in named(name)
+    ]  # fmt: skip
+    return _Fit(layout, schedule, _round_base(base_fit), base_fit, start, equivalent, presets)
 
 
 def _residual(
@@ -203,12 +231,6 @@ def _round_to(values: np.ndarray, storage: str) -> np.ndarray:
     return rounded
 
 
-@dataclass
-class _Zeros:
-    padding: list[int]
-    odd: bool
-
-
 def _best_fit(table: np.ndarray, storage: str) -> tuple[_Fit | None, list[Candidate], _Zeros]:
     """Try every layout on ``table`` (rows = positions); the best fit and all candidates."""
     d = table.shape[1]
@@ -220,7 +242,7 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[_Fit | None, list[Candid
         try:
             if d % 2 == 1 and not odd:
                 raise ValueError("odd width without a zero last column")
-            fit = _fit_layout(table, live, layout)
+            fit = _fit_layout(table, live, layout, found)
             fit.residual, fit.score = _residual(table, fit, found.padding, odd, storage)
             if fit.score > 1 and fit.base != fit.base_fit:  # the rounded base may be too coarse
                 fit.base = fit.base_fit
@@ -287,34 +309,37 @@ def identify_table(table: np.ndarray) -> Identification:
     result.padding_rows, result.residual, result.tolerance = found.padding, fit.residual, score
     d = values.shape[0] if transposed else values.shape[1]
     result.zero_columns = [d - 1] if found.odd else []
-    result.presets = _presets(result, found.odd)
+    result.presets = fit.presets
     result.command = _command(result, d, values.shape[1] if transposed else values.shape[0])
     return result
 
 
-def _presets(found: Identification, odd: bool) -> list[str]:
+def _presets(layout: str, schedule: str, start: float, zeros: _Zeros) -> list[str]:
     """The presets (with diffusers' flags) that give this table; empty for a custom one."""
-    padding = found.padding_rows[0] if len(found.padding_rows) == 1 else None
-    if len(found.padding_rows) > 1:
+    if len(zeros.padding) > 1:
         return []
+    padding = zeros.padding[0] if zeros.padding else None
     names = []
     for preset in PRESETS.values():
-        if preset.start != found.start or preset.padding_idx != padding:
+        if preset.start != start or preset.padding_idx != padding:
             continue
-        if odd and not preset.pad_odd_d:
+        if zeros.odd and not preset.pad_odd_d:
             continue
-        if preset.name == "diffusers" and found.layout != "interleaved":
-            flags = ["--flip-sin-to-cos"] if found.layout == "cos-sin" else []
-            flags += ["--downscale-freq-shift 0"] if found.schedule == "paper" else []
+        if preset.name == "diffusers" and layout != "interleaved":
+            flags = ["--flip-sin-to-cos"] if layout == "cos-sin" else []
+            flags += ["--downscale-freq-shift 0"] if schedule == "paper" else []
             names.append(" ".join(["diffusers", *flags]))
-        elif (preset.schedule, preset.layout) == (found.schedule, found.layout):
+        elif (preset.schedule, preset.layout) == (schedule, layout):
             names.append(preset.name)
     return names
 
 
 def _command(found: Identification, d: int, n: int) -> str:
     """A ``pecli compute`` command line that writes this table (before storage rounding)."""
-    parts = [f"pecli compute --d {d} --n {n} --base {found.base:.10g}"]
+    size = f"--d {d} --n {n} --base {found.base:.10g}"
+    if found.presets and "(as" not in found.presets[0]:
+        return f"pecli compute --convention {found.presets[0]} {size}"
+    parts = [f"pecli compute {size}"]
     parts.append(f"--start {found.start:g} --layout {found.layout} --schedule {found.schedule}")
     if len(found.padding_rows) == 1:
         parts.append(f"--padding-idx {found.padding_rows[0]}")
