@@ -24,11 +24,11 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .angles import ROUND, readings, refine_k, round_base, roundness, slopes_k, start_position
 from .conventions import PRESETS, layout_views
 from .encoding import table_blocks
 from .errors import LAYOUTS
@@ -76,81 +76,6 @@ class Identification:
     candidates: list[Candidate] = field(default_factory=list)
 
 
-def _wrap(angle: np.ndarray) -> np.ndarray:
-    wrapped: np.ndarray = (angle + np.pi) % (2 * np.pi) - np.pi
-    return wrapped
-
-
-def _slopes_k(theta: np.ndarray, rows: np.ndarray) -> float:
-    """``k`` from the slope of each pair's unwrapped angle against the row."""
-    steps = _wrap(np.diff(theta, axis=0))
-    unwrapped = np.vstack([theta[:1], theta[:1] + np.cumsum(steps, axis=0)])
-    centred = rows - rows.mean()
-    slope = centred @ (unwrapped - unwrapped.mean(axis=0)) / (centred @ centred)
-    j = np.arange(theta.shape[1], dtype=np.float64)
-    span = rows[-1] - rows[0]
-    usable = (j >= 1) & (slope * span > 0.05)
-    if abs(slope[0] - 1.0) > 0.05 or not usable.any():
-        raise ValueError("angles do not grow like (start + row) ω_j with ω_0 = 1")
-    w = slope[usable] ** 2
-    return float(np.sum(w * j[usable] * -np.log(slope[usable])) / np.sum(w * j[usable] ** 2))
-
-
-def _start(theta: np.ndarray, rows: np.ndarray, omega: np.ndarray) -> float:
-    """The first position, from each pair's intercept, lowest frequency first."""
-    intercept = _wrap(theta - rows[:, None] * omega[None, :])
-    b = np.angle(np.exp(1j * intercept).mean(axis=0))
-    estimate = b[-1] / omega[-1]
-    for bj, wj in zip(b[::-1], omega[::-1], strict=True):
-        estimate = (bj + 2 * np.pi * np.round((estimate * wj - bj) / (2 * np.pi))) / wj
-    nearest = float(np.round(estimate))
-    return nearest if abs(estimate - nearest) < 0.05 else float(estimate)
-
-
-def _refine_k(theta: np.ndarray, positions: np.ndarray, k: float) -> float:
-    """Gauss-Newton on ``k`` over every entry, with wrapped residuals."""
-    j = np.arange(theta.shape[1], dtype=np.float64)
-    for _ in range(6):
-        model = positions[:, None] * np.exp(-k * j)[None, :]
-        jac = -j[None, :] * model
-        denom = float(np.sum(jac * jac))
-        if denom == 0:
-            break
-        k += float(np.sum(jac * _wrap(theta - model)) / denom)
-    return k
-
-
-def _roundness(base: float) -> float:
-    """Distance in log from ``base`` to the nearest number with two significant digits."""
-    exponent = math.floor(math.log10(base)) - 1
-    rounded = round(base / 10**exponent) * 10**exponent
-    return abs(math.log(base / rounded))
-
-
-def _round_base(base: float) -> float:
-    exponent = math.floor(math.log10(base)) - 1
-    return float(round(base / 10**exponent) * 10**exponent)
-
-
-#: A base within this log-distance of a two-digit number counts as round.
-ROUND = 1e-4
-
-
-def _readings(k: float, h: int, named: Callable[[str], list[str]]) -> list[tuple[str, float]]:
-    """The equivalent (schedule, base) readings of ``k``, best first.
-
-    The rounder base first (all bases within :data:`ROUND` of a two-digit number tie),
-    then readings that name a preset, then the base nearest 10000.
-    """
-    options = [("paper", math.exp(k * h))]
-    if h > 1:
-        options.append(("tensor2tensor", math.exp(k * (h - 1))))
-    return sorted(
-        options,
-        key=lambda o: (max(_roundness(o[1]), ROUND), not named(o[0]), abs(math.log(o[1] / 1e4))),
-    )
-
-
 @dataclass
 class _Zeros:
     padding: list[int]
@@ -183,23 +108,23 @@ def _fit_layout(table: np.ndarray, live: np.ndarray, layout: str, zeros: _Zeros)
         raise ValueError("fewer than 3 non-zero rows")
     theta = np.arctan2(sines, cosines)
     h = theta.shape[1]
-    k = _slopes_k(theta, rows) if h > 1 else 0.0
+    k = slopes_k(theta, rows) if h > 1 else 0.0
     j = np.arange(h, dtype=np.float64)
     for _ in range(2):
-        start = _start(theta, rows, np.exp(-k * j))
-        k = _refine_k(theta, start + rows, k) if h > 1 else 0.0
+        start = start_position(theta, rows, np.exp(-k * j))
+        k = refine_k(theta, start + rows, k) if h > 1 else 0.0
     start += 0.0  # no -0
 
     def named(schedule: str) -> list[str]:
         return _presets(layout, schedule, start, zeros)
 
-    (schedule, base_fit), *others = _readings(k, h, named)
+    (schedule, base_fit), *others = readings(k, h, named)
     equivalent = ", ".join(f"{name} schedule with C = {c:.6g}" for name, c in others)
     presets = named(schedule) + [
-        f"{p} (as {name}, C = {c:.6g})" for name, c in others if _roundness(c) <= ROUND
+        f"{p} (as {name}, C = {c:.6g})" for name, c in others if roundness(c) <= ROUND
         for p in named(name)
     ]  # fmt: skip
-    return _Fit(layout, schedule, _round_base(base_fit), base_fit, start, equivalent, presets)
+    return _Fit(layout, schedule, round_base(base_fit), base_fit, start, equivalent, presets)
 
 
 def _residual(
