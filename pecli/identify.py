@@ -118,6 +118,8 @@ def _fit_layout(table: np.ndarray, live: np.ndarray, layout: str, zeros: _Zeros)
     def named(schedule: str) -> list[str]:
         return _presets(layout, schedule, start, zeros)
 
+    if h == 1:  # only ω_0 = 1: any base and schedule give this table
+        return _Fit(layout, "paper", 1e4, math.nan, start, "any base (d = 2)", named("paper"))
     (schedule, base_fit), *others = readings(k, h, named)
     equivalent = ", ".join(f"{name} schedule with C = {c:.6g}" for name, c in others)
     presets = named(schedule) + [
@@ -169,7 +171,8 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[_Fit | None, list[Candid
                 raise ValueError("odd width without a zero last column")
             fit = _fit_layout(table, live, layout, found)
             fit.residual, fit.score = _residual(table, fit, found.padding, odd, storage)
-            if fit.score > 1 and fit.base != fit.base_fit:  # the rounded base may be too coarse
+            coarse = math.isfinite(fit.base_fit) and fit.base != fit.base_fit
+            if fit.score > 1 and coarse:  # the rounded base may be too coarse
                 fit.base = fit.base_fit
                 fit.residual, fit.score = _residual(table, fit, found.padding, odd, storage)
         except ValueError as reason:
