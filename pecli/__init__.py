@@ -9,6 +9,7 @@ References
 
 """
 
+from .conventions import PRESETS, Convention, convention, layout_views
 from .encoding import (
     DEFAULT_BASE,
     angular_frequencies,
@@ -24,11 +25,15 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_BASE",
+    "PRESETS",
+    "Convention",
     "ParameterError",
     "__version__",
     "angular_frequencies",
     "component_names",
+    "convention",
     "encoding_table",
+    "layout_views",
     "positional_encoding",
     "table_blocks",
     "wavelengths",

@@ -13,126 +13,68 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .errors import ParameterError, check_base, check_d, check_dtype, check_n, check_position
+from .conventions import component_names, layout_views
+from .errors import (
+    ParameterError,
+    check_dtype,
+    check_n,
+    check_padding_idx,
+    check_position,
+    check_width,
+)
+from .frequencies import DEFAULT_BASE, _frequencies, angular_frequencies, wavelengths
 
 __all__ = [
     "DEFAULT_BASE",
     "angular_frequencies",
     "component_names",
     "encoding_table",
+    "layout_views",
     "positional_encoding",
     "table_blocks",
     "wavelengths",
 ]
 
-#: The base ``C`` of Vaswani et al. (2017).
-DEFAULT_BASE = 10000.0
-
-
-def _exponents(d: int) -> np.ndarray:
-    """``2(i-1)/d`` for the pairs ``i = 1 … d/2``, float64."""
-    return 2.0 * np.arange(d // 2, dtype=np.float64) / d
-
-
-def angular_frequencies(d: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Angular frequency of each pair, in radians per position.
-
-    ``ω_i = C^(-2(i-1)/d)`` for ``i = 1 … d/2``, so ``ω_1 = 1`` and ``ω_{d/2} ≈ 1/C``.
-
-    Parameters
-    ----------
-    d : int
-        Width of the encoding (``d_model``), even and >= 2.
-    base : float, keyword-only
-        The base ``C``, finite and > 0 (10000 in the paper).
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(d // 2,)``, float64; entry ``i - 1`` is ``ω_i``.
-
-    Raises
-    ------
-    ParameterError
-        (a ``ValueError``) if ``d`` is odd or < 2, or ``base`` is not finite and > 0.
-
-    References
-    ----------
-    Vaswani et al., "Attention Is All You Need", 2017, §3.5.
-
-    Examples
-    --------
-    >>> angular_frequencies(4)
-    array([1.  , 0.01])
-
-    """
-    d = check_d(d)
-    base = check_base(base)
-    omega: np.ndarray = np.power(base, -_exponents(d))
-    return omega
-
-
-def wavelengths(d: int, *, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Wavelength of each pair, in positions: ``λ_i = 2π / ω_i = 2π · C^(2(i-1)/d)``.
-
-    The wavelengths form a geometric progression from ``2π`` to ``2π · C^((d-2)/d)``.
-
-    Parameters
-    ----------
-    d : int
-        Width of the encoding, even and >= 2.
-    base : float, keyword-only
-        The base ``C``, finite and > 0.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(d // 2,)``, float64, in positions.
-
-    Raises
-    ------
-    ParameterError
-        (a ``ValueError``) for an invalid ``d`` or ``base``.
-
-    References
-    ----------
-    Vaswani et al., "Attention Is All You Need", 2017, §3.5.
-
-    Examples
-    --------
-    >>> wavelengths(512)[[0, 9]].round(7)
-    array([6.2831853, 8.6857009])
-
-    """
-    d = check_d(d)
-    base = check_base(base)
-    lam: np.ndarray = 2.0 * np.pi * np.power(base, _exponents(d))
-    return lam
-
 
 def positional_encoding(
-    positions: ArrayLike, *, d: int, base: float = DEFAULT_BASE, dtype: DTypeLike = np.float32
+    positions: ArrayLike,
+    *,
+    d: int,
+    base: float = DEFAULT_BASE,
+    dtype: DTypeLike = np.float32,
+    schedule: str | float = "paper",
+    layout: str = "interleaved",
+    pad_odd_d: bool = False,
 ) -> np.ndarray:
     """Encode arbitrary real positions: one row ``pe(pos)`` per position.
 
     ``pe(pos)[2i-1] = sin(pos · ω_i)`` and ``pe(pos)[2i] = cos(pos · ω_i)`` (1-based
-    components), i.e. sines in the even 0-based columns and cosines in the odd ones.
+    components), i.e. sines in the even 0-based columns and cosines in the odd ones. Other
+    layouts put the same values in sine/cosine blocks (SPEC §3).
 
     Parameters
     ----------
     positions : array_like
         Real positions, scalar or 1-D, finite.
     d : int, keyword-only
-        Width of the encoding, even and >= 2.
+        Width of the encoding, even and >= 2 (odd allowed with ``pad_odd_d``).
     base : float, keyword-only
         The base ``C``, finite and > 0.
     dtype : {float32, float64}, keyword-only
         Output dtype; the computation is float64 whatever this is.
+    schedule : {"paper", "tensor2tensor", "shift:S"} or float, keyword-only
+        Frequency schedule (see :func:`angular_frequencies`).
+    layout : {"interleaved", "sin-cos", "cos-sin"}, keyword-only
+        Columns of the sines and cosines (see :func:`pecli.conventions.layout_views`).
+    pad_odd_d : bool, keyword-only
+        Accept an odd ``d``: ``d // 2`` pairs and a last, all-zero column (tensor2tensor,
+        fairseq, diffusers).
 
     Returns
     -------
@@ -142,8 +84,8 @@ def positional_encoding(
     Raises
     ------
     ParameterError
-        (a ``ValueError``) for an invalid ``d``, ``base`` or ``dtype``, a non-finite
-        position, or positions that are not 0-D or 1-D.
+        (a ``ValueError``) for an invalid ``d``, ``base``, ``dtype``, ``schedule`` or
+        ``layout``, a non-finite position, or positions that are not 0-D or 1-D.
 
     References
     ----------
@@ -154,9 +96,12 @@ def positional_encoding(
     >>> positional_encoding([0, 1], d=4, dtype="float64").round(6)
     array([[0.      , 1.      , 0.      , 1.      ],
            [0.841471, 0.540302, 0.01    , 0.99995 ]])
+    >>> positional_encoding(1, d=5, layout="sin-cos", pad_odd_d=True, dtype="float64").round(6)
+    array([[0.841471, 0.01    , 0.540302, 0.99995 , 0.      ]])
 
     """
-    omega = angular_frequencies(d, base=base)
+    d = check_width(d, pad_odd_d=pad_odd_d)
+    omega = _frequencies(d, base, schedule)
     out_dtype = check_dtype(dtype)
     pos = np.asarray(positions, dtype=np.float64)
     if pos.ndim > 1:
@@ -164,8 +109,8 @@ def positional_encoding(
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    table = np.empty((pos.size, omega.size * 2), dtype=out_dtype)
-    _fill_sin_cos(table[:, 0::2], table[:, 1::2], pos, omega)
+    table = np.zeros((pos.size, d), dtype=out_dtype)
+    _fill_sin_cos(*layout_views(table, layout), pos, omega)
     return table
 
 
@@ -189,16 +134,22 @@ def encoding_table(
     start: float = 1,
     base: float = DEFAULT_BASE,
     dtype: DTypeLike = np.float32,
+    schedule: str | float = "paper",
+    layout: str = "interleaved",
+    padding_idx: int | None = None,
+    pad_odd_d: bool = False,
 ) -> np.ndarray:
     """The table ``pe(start), pe(start + 1), …, pe(start + n - 1)``, one row per position.
 
     Positions start at 1 by default, as in the article; ``start=0`` gives the 0-based
-    tables of PyTorch and the other frameworks.
+    tables of PyTorch and the other frameworks. :func:`pecli.conventions.convention` gives
+    the knobs of other libraries (``encoding_table(d=8, n=4, **convention("fairseq")
+    .table_kwargs())``).
 
     Parameters
     ----------
     d : int, keyword-only
-        Width of the encoding, even and >= 2.
+        Width of the encoding, even and >= 2 (odd allowed with ``pad_odd_d``).
     n : int, keyword-only
         Number of positions (rows), >= 1.
     start : float, keyword-only
@@ -207,6 +158,11 @@ def encoding_table(
         The base ``C``, finite and > 0.
     dtype : {float32, float64}, keyword-only
         Output dtype.
+    schedule, layout, pad_odd_d : keyword-only
+        As in :func:`positional_encoding`.
+    padding_idx : int or None, keyword-only
+        A row index ``0 … n-1`` whose row is all zeros (fairseq's padding row; with
+        ``start=0`` real positions then start at ``padding_idx + 1``).
 
     Returns
     -------
@@ -216,20 +172,30 @@ def encoding_table(
     Raises
     ------
     ParameterError
-        (a ``ValueError``) for an invalid ``d``, ``n``, ``start``, ``base`` or ``dtype``.
+        (a ``ValueError``) for an invalid ``d``, ``n``, ``start``, ``base``, ``dtype``,
+        ``schedule``, ``layout`` or ``padding_idx``.
 
     References
     ----------
-    Vaswani et al., "Attention Is All You Need", 2017, §3.5.
+    Vaswani et al., "Attention Is All You Need", 2017, §3.5; tensor2tensor's
+    ``get_timing_signal_1d``; fairseq's ``SinusoidalPositionalEmbedding``.
 
     Examples
     --------
     >>> encoding_table(d=4, n=2, dtype="float64").round(6)
     array([[ 0.841471,  0.540302,  0.01    ,  0.99995 ],
            [ 0.909297, -0.416147,  0.019999,  0.9998  ]])
+    >>> encoding_table(d=4, n=3, start=0, layout="sin-cos", padding_idx=1, dtype="float64")
+    array([[ 0.        ,  0.        ,  1.        ,  1.        ],
+           [ 0.        ,  0.        ,  0.        ,  0.        ],
+           [ 0.90929743,  0.01999867, -0.41614684,  0.99980001]])
 
     """
-    return np.concatenate(list(table_blocks(d=d, n=n, start=start, base=base, dtype=dtype, rows=n)))
+    blocks = table_blocks(
+        d=d, n=n, start=start, base=base, dtype=dtype, schedule=schedule, layout=layout,
+        padding_idx=padding_idx, pad_odd_d=pad_odd_d, rows=n,
+    )  # fmt: skip
+    return np.concatenate(list(blocks))
 
 
 def table_blocks(
@@ -239,6 +205,10 @@ def table_blocks(
     start: float = 1,
     base: float = DEFAULT_BASE,
     dtype: DTypeLike = np.float32,
+    schedule: str | float = "paper",
+    layout: str = "interleaved",
+    padding_idx: int | None = None,
+    pad_odd_d: bool = False,
     rows: int = 4096,
 ) -> Iterator[np.ndarray]:
     """The table of :func:`encoding_table` as an iterator of row blocks, for streaming.
@@ -248,7 +218,7 @@ def table_blocks(
 
     Parameters
     ----------
-    d, n, start, base, dtype : keyword-only
+    d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d : keyword-only
         As in :func:`encoding_table`.
     rows : int, keyword-only
         Largest block height, >= 1.
@@ -264,40 +234,26 @@ def table_blocks(
         (a ``ValueError``) for an invalid argument, raised by the call itself.
 
     """
-    d = check_d(d)
+    d = check_width(d, pad_odd_d=pad_odd_d)
     n = check_n(n)
     first = check_position("start", start)
-    base = check_base(base)
+    _frequencies(d, base, schedule)  # checks base and schedule now
+    layout_views(np.empty((0, d)), layout)  # checks layout now
     out_dtype = check_dtype(dtype)
-    return _blocks(d, n, first, base, out_dtype, check_n(rows, "rows"))
+    pad = check_padding_idx(padding_idx, n)
+    encode = functools.partial(
+        positional_encoding, d=d, base=base, dtype=out_dtype, schedule=schedule, layout=layout,
+        pad_odd_d=pad_odd_d,
+    )  # fmt: skip
+    return _blocks(encode, n, first, pad, check_n(rows, "rows"))
 
 
 def _blocks(
-    d: int, n: int, first: float, base: float, dtype: np.dtype, rows: int
+    encode: Callable[[np.ndarray], np.ndarray], n: int, first: float, pad: int | None, rows: int
 ) -> Iterator[np.ndarray]:
     for row in range(0, n, rows):
         offsets = np.arange(row, min(row + rows, n), dtype=np.float64)
-        yield positional_encoding(first + offsets, d=d, base=base, dtype=dtype)
-
-
-def component_names(d: int) -> list[str]:
-    """Column names of a table: ``sin_1, cos_1, sin_2, cos_2, …`` (suffix = pair index ``i``).
-
-    Parameters
-    ----------
-    d : int
-        Width of the encoding, even and >= 2.
-
-    Returns
-    -------
-    list of str
-        ``d`` names; 1-based component ``2i-1`` is ``sin_i`` and ``2i`` is ``cos_i``.
-
-    Examples
-    --------
-    >>> component_names(4)
-    ['sin_1', 'cos_1', 'sin_2', 'cos_2']
-
-    """
-    d = check_d(d)
-    return [f"{kind}_{i}" for i in range(1, d // 2 + 1) for kind in ("sin", "cos")]
+        block = encode(first + offsets)
+        if pad is not None and row <= pad < row + len(offsets):
+            block[pad - row] = 0
+        yield block

@@ -13,13 +13,20 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "LAYOUTS",
+    "SCHEDULES",
     "ParameterError",
     "RuntimeFailure",
     "check_base",
     "check_d",
     "check_dtype",
+    "check_layout",
     "check_n",
+    "check_padding_idx",
     "check_position",
+    "check_schedule",
+    "check_width",
+    "schedule_name",
 ]
 
 #: Output dtypes pecli offers, by name.
@@ -110,3 +117,67 @@ def check_dtype(dtype: object) -> np.dtype:
     if resolved not in DTYPES.values():
         raise ParameterError("dtype", "must be float32 or float64", dtype)
     return resolved  # type: ignore[return-value]
+
+
+#: Layouts of the sines and cosines in a row (SPEC §3).
+LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
+#: Named frequency schedules and their shift ``s`` in ``ω_j = C^(-j/(h-s))`` (SPEC §3).
+SCHEDULES = {"paper": 0.0, "tensor2tensor": 1.0}
+
+
+def check_layout(layout: object) -> str:
+    """Return the layout name; raise :class:`ParameterError` unless one of :data:`LAYOUTS`."""
+    if layout not in LAYOUTS:
+        raise ParameterError("layout", f"must be one of {', '.join(LAYOUTS)}", layout)
+    return str(layout)
+
+
+def check_schedule(schedule: object) -> float:
+    """The shift ``s`` of a schedule: ``paper`` (0), ``tensor2tensor`` (1) or ``shift:S``.
+
+    A number is taken as the shift itself. Raises :class:`ParameterError` for anything else
+    or a shift that is not finite.
+    """
+    rule = "must be paper, tensor2tensor or shift:S with a finite number S"
+    if isinstance(schedule, str) and schedule in SCHEDULES:
+        return SCHEDULES[schedule]
+    text = schedule[len("shift:") :] if isinstance(schedule, str) else schedule
+    if isinstance(schedule, str) and not schedule.startswith("shift:"):
+        raise ParameterError("schedule", rule, schedule)
+    try:
+        shift = float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ParameterError("schedule", rule, schedule) from None
+    if not math.isfinite(shift) or isinstance(schedule, bool):
+        raise ParameterError("schedule", rule, schedule)
+    return shift
+
+
+def schedule_name(shift: float) -> str:
+    """The name of the schedule with shift ``s``: ``paper``, ``tensor2tensor`` or ``shift:S``."""
+    for name, value in SCHEDULES.items():
+        if shift == value:
+            return name
+    return f"shift:{shift:g}"
+
+
+def check_width(d: object, *, pad_odd_d: bool) -> int:
+    """Like :func:`check_d`, but an odd ``d >= 3`` is allowed when ``pad_odd_d`` is true."""
+    if not pad_odd_d:
+        return check_d(d)
+    value = _as_int(d)
+    if value is None or value < 2:
+        raise ParameterError("d", "must be an integer >= 2", d)
+    return value
+
+
+def check_padding_idx(padding_idx: object, n: int) -> int | None:
+    """Return the padding row (or None); raise unless an integer in ``0 … n-1``."""
+    if padding_idx is None:
+        return None
+    value = _as_int(padding_idx)
+    if value is None or not 0 <= value < n:
+        raise ParameterError(
+            "padding_idx", f"must be a row index between 0 and n - 1 = {n - 1}", padding_idx
+        )
+    return value

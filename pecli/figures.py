@@ -7,13 +7,24 @@ matplotlib, so the command line imports it only in plotting commands.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from matplotlib.figure import Figure
 
 from .encoding import DEFAULT_BASE, angular_frequencies, wavelengths
 from .errors import ParameterError
 
-__all__ = ["check_heatmap_size", "heatmap_figure", "wave_curves", "waves_figure"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .precision import PrecisionReport
+
+__all__ = [
+    "check_heatmap_size",
+    "heatmap_figure",
+    "precision_figure",
+    "wave_curves",
+    "waves_figure",
+]
 
 #: Largest heatmap drawn: more positions or components than this are far more columns or
 #: rows than the figure has pixels, and the table would only exhaust memory.
@@ -28,7 +39,12 @@ DPI = 100
 
 
 def wave_curves(
-    positions: np.ndarray, *, d: int, pairs: list[int], base: float = DEFAULT_BASE
+    positions: np.ndarray,
+    *,
+    d: int,
+    pairs: list[int],
+    base: float = DEFAULT_BASE,
+    schedule: str = "paper",
 ) -> np.ndarray:
     """The sine component of each pair as a function of position: the curves of SPEC §4.1.
 
@@ -42,6 +58,8 @@ def wave_curves(
         Pair indices ``i`` (1-based, ``1 <= i <= d/2``).
     base : float, keyword-only
         The base ``C``.
+    schedule : str, keyword-only
+        Frequency schedule (``paper``, ``tensor2tensor``, ``shift:S``).
 
     Returns
     -------
@@ -54,7 +72,7 @@ def wave_curves(
         (a ``ValueError``) for an invalid ``d``, ``base`` or a pair outside ``1 … d/2``.
 
     """
-    omega = angular_frequencies(d, base=base)
+    omega = angular_frequencies(d, base=base, schedule=schedule)
     for i in pairs:
         if not 1 <= i <= d // 2:
             raise ParameterError("pairs", f"must be between 1 and d/2 = {d // 2}", i)
@@ -64,7 +82,14 @@ def wave_curves(
 
 
 def waves_figure(
-    positions: np.ndarray, curves: np.ndarray, *, pairs: list[int], d: int, base: float
+    positions: np.ndarray,
+    curves: np.ndarray,
+    *,
+    pairs: list[int],
+    d: int,
+    base: float,
+    schedule: str = "paper",
+    layout: str = "interleaved",
 ) -> Figure:
     """Line plot of :func:`wave_curves`, one line per pair, legend naming ``i`` and ``λ_i``.
 
@@ -74,8 +99,10 @@ def waves_figure(
         Shape ``(m,)``, the x values.
     curves : numpy.ndarray
         Shape ``(m, len(pairs))``, the y values in ``[-1, 1]``.
-    pairs, d, base : keyword-only
+    pairs, d, base, schedule : keyword-only
         As given to :func:`wave_curves`; used for the legend and title.
+    layout : str, keyword-only
+        The layout, for the y label (the component number of a sine depends on it).
 
     Returns
     -------
@@ -84,15 +111,17 @@ def waves_figure(
     """
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
     ax = fig.add_subplot()
-    lam = wavelengths(d, base=base)
+    lam = wavelengths(d, base=base, schedule=schedule)
     for column, i in enumerate(pairs):
         label = f"i = {i} (λ = {lam[i - 1]:.4g})"
         ax.plot(positions, curves[:, column], label=label, linewidth=1.2)
     ax.set_xlim(positions[0], positions[-1])
     ax.set_ylim(-1.1, 1.1)
     ax.set_xlabel("position")
-    ax.set_ylabel(r"$pe(pos)_{2i-1} = \sin(pos\,\omega_i)$")
-    ax.set_title(f"Sine components of the positional encoding, d = {d}, C = {base:g}")
+    component = {"interleaved": "2i-1", "sin-cos": "i", "cos-sin": "d/2+i"}[layout]
+    ax.set_ylabel(rf"$pe(pos)_{{{component}}} = \sin(pos\,\omega_i)$")
+    extra = "" if schedule == "paper" else f", {schedule} schedule"
+    ax.set_title(f"Sine components of the positional encoding, d = {d}, C = {base:g}{extra}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="pair")
     ax.grid(alpha=0.3)
     return fig
@@ -154,4 +183,42 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
         f"Positional encoding pe({start:g}) … pe({start + n - 1:g}), d = {d}, C = {base:g}"
     )
     fig.colorbar(image, ax=ax, label="value")
+    return fig
+
+
+def precision_figure(report: PrecisionReport) -> Figure:
+    """Error against position of a framework-style table and of pecli's, log scale.
+
+    Parameters
+    ----------
+    report : pecli.precision.PrecisionReport
+        Per-row errors (:func:`pecli.precision.precision_report`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    """
+    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    ax = fig.add_subplot()
+    floor = 1e-18  # exact rows (error 0) are drawn at the bottom of the log scale
+    ax.plot(
+        report.positions, np.maximum(report.framework_error, floor), linewidth=0.8,
+        label=f"framework style, {report.dtype} arithmetic",
+    )  # fmt: skip
+    ax.plot(
+        report.positions, np.maximum(report.pecli_error, floor), linewidth=0.8,
+        label=f"pecli: float64, rounded once to {report.dtype}",
+    )  # fmt: skip
+    ax.axhline(report.threshold, color="grey", linestyle="--", linewidth=0.8, label="threshold")
+    if report.positions[0] <= report.largest_exact <= report.positions[-1]:
+        ax.axvline(report.largest_exact, color="black", linestyle=":", linewidth=0.8,
+                   label=f"last exact position ({report.largest_exact})")  # fmt: skip
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=1e-10)
+    ax.set_xlabel("position")
+    ax.set_ylabel("max |error| in the row")
+    ax.set_title(f"Precision of the positional encoding table, {report.dtype} vs float64")
+    ax.legend(loc="lower right", fontsize="small")
+    ax.grid(alpha=0.3)
     return fig

@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import writing
-from ..encoding import DEFAULT_BASE, component_names, positional_encoding, table_blocks
+from ..encoding import DEFAULT_BASE, component_names, encoding_table, table_blocks
 from ..errors import check_dtype
 from ._app import app
-from .options import Base, D, Dtype, DtypeOpt, FormatOpt, Header, N, Quiet, Start, TableOutput
+from .options import (
+    Base,
+    ConventionName,
+    ConventionOpt,
+    ConventionStart,
+    D,
+    DownscaleFreqShift,
+    Dtype,
+    DtypeOpt,
+    FlipSinToCos,
+    FormatOpt,
+    Header,
+    LayoutOpt,
+    N,
+    PaddingIdx,
+    Quiet,
+    ScheduleOpt,
+    TableOutput,
+    resolve_convention,
+)
 from .progress import track_rows
 
 
@@ -17,27 +38,40 @@ def compute(
     d: D = 512,
     n: N = 100,
     base: Base = DEFAULT_BASE,
-    start: Start = 1,
+    start: ConventionStart = None,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
     fmt: FormatOpt = None,
     header: Header = True,
     quiet: Quiet = False,
+    convention: ConventionOpt = ConventionName.vaswani,
+    layout: LayoutOpt = None,
+    schedule: ScheduleOpt = None,
+    padding_idx: PaddingIdx = None,
+    flip_sin_to_cos: FlipSinToCos = None,
+    downscale_freq_shift: DownscaleFreqShift = None,
 ) -> None:
     """Compute the table pe(start) … pe(start + n - 1) and write it as CSV or npy.
 
     Rows are positions; columns are the components sin_1, cos_1, sin_2, cos_2, …
-    (interleaved, 1-based pair index in the CSV header). Values are computed in float64
-    and rounded to --dtype once. The table is streamed in row blocks, so any --n fits in
-    memory; shards made with --start concatenate to the whole table exactly.
+    (interleaved, 1-based pair index in the CSV header; --convention / --layout change the
+    order and the header follows). Values are computed in float64 and rounded to --dtype once.
+    The table is streamed in row blocks, so any --n fits in memory; shards made with --start
+    concatenate to the whole table exactly.
 
     Example: pecli compute --d 4 --n 2 --format csv
     """
+    conv = resolve_convention(
+        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
+        schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
+    )  # fmt: skip
     kind = writing.resolve_format(output, fmt.value if fmt else None)
     writing.check_output(output, kind)
-    blocks = table_blocks(d=d, n=n, start=start, base=base, dtype=dtype.value)
-    stored, columns = check_dtype(dtype.value), component_names(d)
-    writing.check_room(output, _size(kind, d, n, start, base, stored, columns, header))
+    table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}
+    blocks = table_blocks(n=n, **table)
+    stored = check_dtype(dtype.value)
+    columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
+    writing.check_room(output, _size(kind, n, table, columns, header))
     writing.write_table(
         track_rows(blocks, total_rows=n, description="compute", quiet=quiet),
         output=output,
@@ -49,17 +83,15 @@ def compute(
     )
 
 
-def _size(
-    kind: str,
-    d: int,
-    n: int,
-    start: int,
-    base: float,
-    dtype: np.dtype,
-    columns: list[str],
-    header: bool,
-) -> int:
+def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool) -> int:
     """Bytes the table takes in ``kind``; CSV is estimated from rows spread over the table."""
-    positions = np.unique(np.linspace(start, start + n - 1, 64).round())
-    sample = positional_encoding(positions, d=d, base=base, dtype=dtype) if kind == "csv" else None
-    return writing.table_bytes(kind, (n, d), dtype, sample=sample, columns=columns, header=header)
+    sample = None
+    if kind == "csv":
+        first = table["start"]
+        starts = np.unique(np.linspace(first, first + n - 1, 64).round())
+        rows = [encoding_table(n=1, **{**table, "start": s, "padding_idx": None}) for s in starts]
+        sample = np.concatenate(rows)
+    dtype = check_dtype(table["dtype"])
+    return writing.table_bytes(
+        kind, (n, table["d"]), dtype, sample=sample, columns=columns, header=header
+    )

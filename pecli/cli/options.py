@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from .. import conventions
+from ..conventions import Convention
+
 
 class Dtype(StrEnum):
     """Output dtypes."""
@@ -51,3 +54,83 @@ DataOutput = Annotated[
 Quiet = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar and no messages on stderr.")
 ]
+
+
+class ConventionName(StrEnum):
+    """Named conventions (SPEC §3); ``pecli conventions`` lists them."""
+
+    vaswani = "vaswani"
+    pytorch = "pytorch"
+    tensor2tensor = "tensor2tensor"
+    fairseq = "fairseq"
+    hf_marian = "hf-marian"
+    diffusers = "diffusers"
+    whisper = "whisper"
+
+
+class Layout(StrEnum):
+    """Where the sines and cosines go in a row."""
+
+    interleaved = "interleaved"
+    sin_cos = "sin-cos"
+    cos_sin = "cos-sin"
+
+
+ConventionOpt = Annotated[
+    ConventionName,
+    typer.Option("--convention", help="Preset of another library; other options override it."),
+]
+LayoutOpt = Annotated[
+    Layout | None,
+    typer.Option("--layout", help="Columns of sines and cosines. [default: the convention's]"),
+]
+ScheduleOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--schedule",
+        help="Frequencies: paper, tensor2tensor or shift:S (ω_j = C^(-j/(d/2-S))). "
+        "[default: the convention's]",
+    ),
+]
+ConventionStart = Annotated[
+    int | None,
+    typer.Option("--start", help="First position. [default: the convention's: 1 for vaswani, 0]"),
+]
+PaddingIdx = Annotated[
+    int | None,
+    typer.Option("--padding-idx", help="Row index made all zeros (fairseq; 1 with its preset)."),
+]
+FlipSinToCos = Annotated[
+    bool | None,
+    typer.Option(
+        "--flip-sin-to-cos/--no-flip-sin-to-cos",
+        help="diffusers only: cosines first.",
+        show_default=False,
+    ),
+]
+DownscaleFreqShift = Annotated[
+    float | None,
+    typer.Option("--downscale-freq-shift", help="diffusers only: the shift s (default 1)."),
+]
+
+
+def resolve_convention(
+    convention: ConventionName,
+    *,
+    flip_sin_to_cos: bool | None = None,
+    downscale_freq_shift: float | None = None,
+    schedule: str | None = None,
+    layout: Layout | None = None,
+    start: int | None = None,
+    padding_idx: int | None = None,
+) -> Convention:
+    """The one place where the convention options of a command become a :class:`Convention`."""
+    return conventions.convention(
+        convention.value,
+        flip_sin_to_cos=flip_sin_to_cos,
+        downscale_freq_shift=downscale_freq_shift,
+        schedule=schedule,
+        layout=None if layout is None else layout.value,
+        start=start,
+        padding_idx=padding_idx,
+    )

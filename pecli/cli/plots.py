@@ -16,7 +16,22 @@ from .. import writing
 from ..encoding import DEFAULT_BASE, component_names, encoding_table
 from ..errors import ParameterError, check_position
 from ._app import app
-from .options import Base, D, DataOutput, N, Quiet, Start
+from .options import (
+    Base,
+    ConventionName,
+    ConventionOpt,
+    ConventionStart,
+    D,
+    DataOutput,
+    DownscaleFreqShift,
+    FlipSinToCos,
+    LayoutOpt,
+    N,
+    PaddingIdx,
+    Quiet,
+    ScheduleOpt,
+    resolve_convention,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -96,16 +111,26 @@ def plot_waves(
     output: FigureOutput = None,
     data: DataOutput = None,
     quiet: Quiet = False,
+    convention: ConventionOpt = ConventionName.vaswani,
+    layout: LayoutOpt = None,
+    schedule: ScheduleOpt = None,
+    flip_sin_to_cos: FlipSinToCos = None,
+    downscale_freq_shift: DownscaleFreqShift = None,
 ) -> None:
     """Draw the sine component of chosen pairs i against position (SPEC §4.1).
 
     Each curve is pe(pos)[2i-1] = sin(pos / C^(2(i-1)/d)), sampled at --points positions
     from --start to --stop; the legend gives each wavelength. Writes waves.png without -o.
+    A convention changes the frequencies (schedule) and the component numbers (layout).
 
     Example: pecli plot-waves --d 512 --pairs 1,10,50,100 -o figures/waves.svg
     """
     from .. import figures
 
+    conv = resolve_convention(
+        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
+        schedule=schedule, layout=layout,
+    )  # fmt: skip
     outputs = _Outputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs)
     first, last = check_position("start", start), check_position("stop", stop)
@@ -116,9 +141,12 @@ def plot_waves(
             "points", f"must be an integer from 2 to {figures.MAX_WAVE_POINTS}", points
         )
     positions = np.linspace(first, last, points)
-    curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base)
+    sched = conv.schedule
+    curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base, schedule=sched)
     outputs.write(
-        lambda: figures.waves_figure(positions, curves, pairs=wanted, d=d, base=base),
+        lambda: figures.waves_figure(
+            positions, curves, pairs=wanted, d=d, base=base, schedule=sched, layout=conv.layout
+        ),
         np.column_stack([positions, curves]),
         ["position", *(f"sin_{i}" for i in wanted)],
     )
@@ -129,10 +157,16 @@ def heatmap(
     d: D = 128,
     n: N = 100,
     base: Base = DEFAULT_BASE,
-    start: Start = 1,
+    start: ConventionStart = None,
     output: FigureOutput = None,
     data: DataOutput = None,
     quiet: Quiet = False,
+    convention: ConventionOpt = ConventionName.vaswani,
+    layout: LayoutOpt = None,
+    schedule: ScheduleOpt = None,
+    padding_idx: PaddingIdx = None,
+    flip_sin_to_cos: FlipSinToCos = None,
+    downscale_freq_shift: DownscaleFreqShift = None,
 ) -> None:
     """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (SPEC §4.2).
 
@@ -143,9 +177,14 @@ def heatmap(
     """
     from .. import figures
 
+    conv = resolve_convention(
+        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
+        schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
+    )  # fmt: skip
     outputs = _Outputs(output, "heatmap.png", data, quiet)
     figures.check_heatmap_size(n=n, d=d)
-    table = encoding_table(d=d, n=n, start=start, base=base, dtype="float64")
+    table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
+    columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
     outputs.write(
-        lambda: figures.heatmap_figure(table, start=start, base=base), table, component_names(d)
+        lambda: figures.heatmap_figure(table, start=conv.start, base=base), table, columns
     )

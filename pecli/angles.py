@@ -1,0 +1,105 @@
+"""Angle fits behind :mod:`pecli.identify`: frequencies, first position and base readings.
+
+Given the angles ``θ_j(r) = atan2(sin, cos)`` of each pair ``j`` in row ``r`` of a table, the model
+is ``θ_j(r) = (start + r) · exp(-k j)`` (mod 2π), with ``k = ln C / (h - s)`` (SPEC §3).
+
+References
+----------
+.. [1] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
+
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = [
+    "ROUND",
+    "readings",
+    "refine_k",
+    "round_base",
+    "roundness",
+    "slopes_k",
+    "start_position",
+    "wrap",
+]
+
+
+def wrap(angle: np.ndarray) -> np.ndarray:
+    """Angles reduced to ``[-π, π)``."""
+    wrapped: np.ndarray = (angle + np.pi) % (2 * np.pi) - np.pi
+    return wrapped
+
+
+def slopes_k(theta: np.ndarray, rows: np.ndarray) -> float:
+    """``k`` from the slope of each pair's unwrapped angle against the row."""
+    steps = wrap(np.diff(theta, axis=0))
+    unwrapped = np.vstack([theta[:1], theta[:1] + np.cumsum(steps, axis=0)])
+    centred = rows - rows.mean()
+    slope = centred @ (unwrapped - unwrapped.mean(axis=0)) / (centred @ centred)
+    j = np.arange(theta.shape[1], dtype=np.float64)
+    span = rows[-1] - rows[0]
+    usable = (j >= 1) & (slope * span > 0.05)
+    if abs(slope[0] - 1.0) > 0.05 or not usable.any():
+        raise ValueError("angles do not grow like (start + row) ω_j with ω_0 = 1")
+    w = slope[usable] ** 2
+    return float(np.sum(w * j[usable] * -np.log(slope[usable])) / np.sum(w * j[usable] ** 2))
+
+
+def start_position(theta: np.ndarray, rows: np.ndarray, omega: np.ndarray) -> float:
+    """The first position, from each pair's intercept, lowest frequency first."""
+    intercept = wrap(theta - rows[:, None] * omega[None, :])
+    b = np.angle(np.exp(1j * intercept).mean(axis=0))
+    estimate = b[-1] / omega[-1]
+    for bj, wj in zip(b[::-1], omega[::-1], strict=True):
+        estimate = (bj + 2 * np.pi * np.round((estimate * wj - bj) / (2 * np.pi))) / wj
+    nearest = float(np.round(estimate))
+    return nearest if abs(estimate - nearest) < 0.05 else float(estimate)
+
+
+def refine_k(theta: np.ndarray, positions: np.ndarray, k: float) -> float:
+    """Gauss-Newton on ``k`` over every entry, with wrapped residuals."""
+    j = np.arange(theta.shape[1], dtype=np.float64)
+    for _ in range(6):
+        model = positions[:, None] * np.exp(-k * j)[None, :]
+        jac = -j[None, :] * model
+        denom = float(np.sum(jac * jac))
+        if denom == 0:
+            break
+        k += float(np.sum(jac * wrap(theta - model)) / denom)
+    return k
+
+
+def roundness(base: float) -> float:
+    """Distance in log from ``base`` to the nearest number with two significant digits."""
+    exponent = math.floor(math.log10(base)) - 1
+    rounded = round(base / 10**exponent) * 10**exponent
+    return abs(math.log(base / rounded))
+
+
+def round_base(base: float) -> float:
+    """``base`` rounded to two significant digits."""
+    exponent = math.floor(math.log10(base)) - 1
+    return float(round(base / 10**exponent) * 10**exponent)
+
+
+#: A base within this log-distance of a two-digit number counts as round.
+ROUND = 1e-4
+
+
+def readings(k: float, h: int, named: Callable[[str], list[str]]) -> list[tuple[str, float]]:
+    """The equivalent (schedule, base) readings of ``k``, best first.
+
+    The rounder base first (all bases within :data:`ROUND` of a two-digit number tie),
+    then readings that name a preset, then the base nearest 10000.
+    """
+    options = [("paper", math.exp(k * h))]
+    if h > 1:
+        options.append(("tensor2tensor", math.exp(k * (h - 1))))
+    return sorted(
+        options,
+        key=lambda o: (max(roundness(o[1]), ROUND), not named(o[0]), abs(math.log(o[1] / 1e4))),
+    )

@@ -1,0 +1,218 @@
+"""``pecli conventions``, ``pecli identify`` and ``pecli precision``: other libraries' dialects.
+
+rich (and matplotlib for ``precision -o``) are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from .. import writing
+from ..conventions import PRESETS
+from ..encoding import DEFAULT_BASE
+from ..errors import ParameterError
+from ._app import app
+from .options import (
+    Base,
+    ConventionName,
+    ConventionOpt,
+    ConventionStart,
+    D,
+    DownscaleFreqShift,
+    FlipSinToCos,
+    LayoutOpt,
+    N,
+    PaddingIdx,
+    ScheduleOpt,
+    resolve_convention,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.table import Table
+
+    from ..identify import Identification
+    from ..precision import PrecisionReport
+
+
+class ComputeDtype(StrEnum):
+    """Arithmetic of the framework-style table."""
+
+    float32 = "float32"
+    float16 = "float16"
+    bfloat16 = "bfloat16"
+
+
+def _print(*renderables: Any) -> None:
+    from rich.console import Console
+
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    for renderable in renderables:
+        console.print(renderable)
+
+
+def _table(title: str, *columns: str) -> Table:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column)
+    return table
+
+
+@app.command()
+def conventions() -> None:
+    """List the named conventions (--convention NAME) and who uses each (SPEC §3).
+
+    Example: pecli conventions
+    """
+    table = _table(
+        "Conventions", "name", "schedule", "layout", "start", "padding", "odd d", "users"
+    )
+    for c in PRESETS.values():
+        padding = "-" if c.padding_idx is None else f"row {c.padding_idx}"
+        odd = "zero column" if c.pad_odd_d else "error"
+        table.add_row(c.name, c.schedule, c.layout, str(c.start), padding, odd, c.users)
+    _print(table)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _show_identification(found: Identification) -> None:
+    table = _table(f"pecli identify: {'match' if found.matched else 'no match'}", "what", "found")
+    rows = {
+        "convention": ", ".join(found.presets) or "custom (no named preset)",
+        "layout": found.layout,
+        "schedule": found.schedule,
+        "base C": f"{found.base:.10g} (fit {found.base_fit:.8g})",
+        "equivalent": found.equivalent or "-",
+        "first position": f"{found.start:g}",
+        "padding rows": ", ".join(map(str, found.padding_rows)) or "-",
+        "zero columns": ", ".join(map(str, found.zero_columns)) or "-",
+        "storage": found.storage,
+        "orientation": "transposed (d × n)" if found.transposed else "rows = positions",
+        "residual": f"{found.residual:.3g} (relative to tolerance: {found.tolerance:.3g})",
+        "rebuild with": found.command,
+    }
+    for what, text in rows.items():
+        table.add_row(what, text)
+    _print(table)
+
+
+def _show_candidates(found: Identification) -> None:
+    table = _table("Closest candidates", "reading", "max |error|", "relative to tolerance")
+    for candidate in found.candidates[:5]:
+        table.add_row(candidate.description, f"{candidate.residual:.3g}", f"{candidate.score:.3g}")
+    _print(table)
+
+
+@app.command()
+def identify(
+    file: Annotated[
+        str, typer.Argument(help="Table to identify (.npy or .csv), rows = positions.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Recognise the convention of a table: layout, schedule, base C, first position, storage.
+
+    Exit status 1, with the closest candidates, when no reading reproduces the table
+    within tolerance (one unit in the storage's last place plus float32 arithmetic).
+
+    Example: pecli identify pe.npy --json
+    """
+    from ..identify import identify_table
+    from ..reading import read_table
+
+    try:
+        table = read_table(file)
+    except ParameterError as error:
+        raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
+    found = identify_table(table)
+    if as_json:
+        typer.echo(json.dumps(_jsonable(dataclasses.asdict(found)), indent=2))
+    elif found.matched:
+        _show_identification(found)
+    else:
+        _show_candidates(found)
+    if not found.matched:
+        sys.stderr.write(f"pecli: error: {file} matches no convention within tolerance\n")
+        raise typer.Exit(1)
+
+
+def _show_precision(report: PrecisionReport) -> None:
+    title = f"Max |error| per position range, {report.dtype} arithmetic vs float64"
+    table = _table(title, "positions", f"framework ({report.dtype})", "pecli (rounded once)")
+    for first, last, framework, pecli in report.ranges():
+        table.add_row(f"{first:g} … {last:g}", f"{framework:.3g}", f"{pecli:.3g}")
+    crossing = "none" if report.first_exceeding is None else f"{report.first_exceeding:g}"
+    _print(
+        table,
+        f"first position with error > {report.threshold:g}: {crossing}",
+        f"largest position exact in {report.dtype}: {report.largest_exact}",
+    )
+
+
+@app.command()
+def precision(
+    d: D = 512,
+    n: N = 100000,
+    base: Base = DEFAULT_BASE,
+    compute_dtype: Annotated[
+        ComputeDtype, typer.Option("--compute-dtype", help="Framework arithmetic to emulate.")
+    ] = ComputeDtype.float32,
+    threshold: Annotated[float, typer.Option("--threshold", help="Error to flag, > 0.")] = 1e-3,
+    output: Annotated[
+        str | None,
+        typer.Option("-o", "--output", help="Also draw error vs position (png, svg, pdf)."),
+    ] = None,
+    convention: ConventionOpt = ConventionName.vaswani,
+    layout: LayoutOpt = None,
+    schedule: ScheduleOpt = None,
+    start: ConventionStart = None,
+    padding_idx: PaddingIdx = None,
+    flip_sin_to_cos: FlipSinToCos = None,
+    downscale_freq_shift: DownscaleFreqShift = None,
+) -> None:
+    """Error of the table computed the way frameworks do (float32 angles, fp16, bf16).
+
+    Compares against pecli's float64 table: max error per position range, first position
+    above --threshold, largest position exact in the dtype (256 bf16, 2048 fp16).
+
+    Example: pecli precision --d 512 --n 100000 --compute-dtype bfloat16 -o error.png
+    """
+    from ..precision import precision_report
+
+    conv = resolve_convention(
+        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
+        schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
+    )  # fmt: skip
+    kind = (
+        "png"
+        if output is None
+        else writing.resolve_format(output, None, formats=writing.FIGURE_FORMATS)
+    )
+    if output is not None:
+        writing.check_output(output, kind)
+    report = precision_report(
+        d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold
+    )
+    _show_precision(report)
+    if output is not None:
+        from .. import figures
+
+        writing.save_figure(figures.precision_figure(report), output, kind)
+        sys.stderr.write(f"pecli: wrote {output}\n")

@@ -1,0 +1,129 @@
+"""Angular frequencies and wavelengths of the encoding, for each frequency schedule (SPEC §3).
+
+The paper's schedule is ``ω_i = C^(-2(i-1)/d)``; written with ``h = d/2`` and ``j = i - 1``
+it is ``ω_j = C^(-j/h)``, and the other schedules shift the denominator: ``C^(-j/(h-s))``
+(tensor2tensor: ``s = 1``; diffusers: any ``downscale_freq_shift`` ``s``).
+
+References
+----------
+.. [1] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
+
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ParameterError, check_base, check_schedule, check_width
+
+__all__ = ["DEFAULT_BASE", "angular_frequencies", "wavelengths"]
+
+#: The base ``C`` of Vaswani et al. (2017).
+DEFAULT_BASE = 10000.0
+
+
+def _exponents(d: int, schedule: object) -> np.ndarray:
+    """``j / (h - s)`` for ``j = 0 … h-1``, ``h = d // 2``, float64 (``2(i-1)/d`` for paper).
+
+    For the paper schedule and an even ``d`` this is bit for bit ``2(i-1)/d``: both are the
+    correctly rounded quotient of the same rational number.
+    """
+    shift = check_schedule(schedule)
+    h = d // 2
+    if h - shift <= 0:
+        rule = f"needs d/2 - shift > 0 (d = {d}, shift = {shift:g})"
+        raise ParameterError("schedule", rule, schedule)
+    return np.arange(h, dtype=np.float64) / (h - shift)
+
+
+def angular_frequencies(
+    d: int, *, base: float = DEFAULT_BASE, schedule: str | float = "paper"
+) -> np.ndarray:
+    """Angular frequency of each pair, in radians per position.
+
+    ``ω_i = C^(-2(i-1)/d)`` for ``i = 1 … d/2``, so ``ω_1 = 1`` and ``ω_{d/2} ≈ 1/C`` (the
+    paper schedule). The other schedules of SPEC §3 are ``ω_j = C^(-j/(h-s))`` with
+    ``h = d/2``, ``j = i - 1``: shift ``s = 1`` is tensor2tensor's (last frequency ``1/C``).
+
+    Parameters
+    ----------
+    d : int
+        Width of the encoding (``d_model``), even and >= 2.
+    base : float, keyword-only
+        The base ``C``, finite and > 0 (10000 in the paper).
+    schedule : {"paper", "tensor2tensor", "shift:S"} or float, keyword-only
+        The frequency schedule; a number is the shift ``s`` itself.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d // 2,)``, float64; entry ``i - 1`` is ``ω_i``.
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) if ``d`` is odd or < 2, ``base`` is not finite and > 0, or the
+        schedule is unknown or has ``d/2 - s <= 0``.
+
+    References
+    ----------
+    Vaswani et al., "Attention Is All You Need", 2017, §3.5.
+
+    Examples
+    --------
+    >>> angular_frequencies(4)
+    array([1.  , 0.01])
+    >>> angular_frequencies(4, schedule="tensor2tensor")
+    array([1.e+00, 1.e-04])
+
+    """
+    return _frequencies(check_width(d, pad_odd_d=False), base, schedule)
+
+
+def _frequencies(d: int, base: float, schedule: object) -> np.ndarray:
+    """``ω_j`` for ``j = 0 … d//2 - 1`` (``d`` already checked; may be odd)."""
+    base = check_base(base)
+    omega: np.ndarray = np.power(base, -_exponents(d, schedule))
+    return omega
+
+
+def wavelengths(
+    d: int, *, base: float = DEFAULT_BASE, schedule: str | float = "paper"
+) -> np.ndarray:
+    """Wavelength of each pair, in positions: ``λ_i = 2π / ω_i = 2π · C^(2(i-1)/d)``.
+
+    The wavelengths form a geometric progression from ``2π`` to ``2π · C^((d-2)/d)``.
+
+    Parameters
+    ----------
+    d : int
+        Width of the encoding, even and >= 2.
+    base : float, keyword-only
+        The base ``C``, finite and > 0.
+    schedule : str or float, keyword-only
+        As in :func:`angular_frequencies`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d // 2,)``, float64, in positions.
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) for an invalid ``d`` or ``base``.
+
+    References
+    ----------
+    Vaswani et al., "Attention Is All You Need", 2017, §3.5.
+
+    Examples
+    --------
+    >>> wavelengths(512)[[0, 9]].round(7)
+    array([6.2831853, 8.6857009])
+
+    """
+    d = check_width(d, pad_odd_d=False)
+    base = check_base(base)
+    lam: np.ndarray = 2.0 * np.pi * np.power(base, _exponents(d, schedule))
+    return lam

@@ -1,0 +1,230 @@
+"""How much a table computed the way frameworks do loses against pecli's float64 reference.
+
+Frameworks build the table in float32 (positions, frequencies, angles, sin and cos all float32)
+or, inside fp16 / bf16 models, entirely in half precision. pecli evaluates angles and sin/cos in
+float64 and rounds once (SPEC §1, numerics). This module emulates the frameworks' arithmetic —
+``ω_j = exp(j · (-ln C / (h - s)))``, ``θ = pos · ω`` and ``sin θ``, ``cos θ``, every step rounded
+to the dtype — and measures the error of each row against the float64 table. bfloat16 comes
+from ``ml_dtypes``.
+
+References
+----------
+.. [1] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
+.. [2] IEEE 754-2008 (binary16); Google Brain bfloat16 (8-bit significand).
+
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from .conventions import Convention, layout_views
+from .encoding import table_blocks
+from .errors import ParameterError, check_n, check_schedule, check_width
+
+__all__ = [
+    "DTYPES",
+    "PrecisionReport",
+    "framework_blocks",
+    "largest_exact_integer",
+    "precision_report",
+    "storage_precision",
+    "unit_roundoff",
+]
+
+#: The float dtypes tables are computed or stored in, coarsest last.
+DTYPES: dict[str, Any] = {
+    "float64": np.dtype(np.float64),
+    "float32": np.dtype(np.float32),
+    "float16": np.dtype(np.float16),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+}
+#: The framework arithmetic dtypes :func:`precision_report` emulates.
+ARITHMETIC = ("float32", "float16", "bfloat16")
+
+
+def _check_dtype(dtype: str) -> str:
+    if dtype not in ARITHMETIC:
+        raise ParameterError("compute_dtype", f"must be one of {', '.join(ARITHMETIC)}", dtype)
+    return dtype
+
+
+def unit_roundoff(dtype: str) -> float:
+    """Half the gap between 1 and the next number, ``2^-(p)`` for ``p`` significand bits.
+
+    >>> unit_roundoff("float16"), unit_roundoff("bfloat16")
+    (0.00048828125, 0.00390625)
+
+    """
+    return float(ml_dtypes.finfo(DTYPES[dtype]).eps) / 2  # type: ignore[no-untyped-call]
+
+
+def largest_exact_integer(dtype: str) -> int:
+    """The largest N such that every integer position 0 … N is exact in ``dtype``: ``2^p``.
+
+    >>> largest_exact_integer("bfloat16"), largest_exact_integer("float16")
+    (256, 2048)
+
+    """
+    bits = int(ml_dtypes.finfo(DTYPES[dtype]).nmant) + 1  # type: ignore[no-untyped-call]
+    return int(2**bits)
+
+
+def storage_precision(values: np.ndarray) -> str:
+    """The coarsest dtype in which every value is exact: bfloat16, float16, float32, float64.
+
+    This is the rounding signature of a table that was stored in that dtype.
+
+    >>> storage_precision(np.array([0.5, 0.1]))
+    'float64'
+    >>> storage_precision(np.float16([0.1, 0.7]).astype(np.float64))
+    'float16'
+
+    """
+    values = np.asarray(values, dtype=np.float64)
+    for name in ("bfloat16", "float16", "float32"):
+        with np.errstate(over="ignore"):
+            back = values.astype(DTYPES[name]).astype(np.float64)
+        if np.array_equal(back, values):
+            return name
+    return "float64"
+
+
+def framework_blocks(
+    *, d: int, n: int, convention: Convention, base: float, dtype: str, rows: int = 4096
+) -> Iterator[np.ndarray]:
+    """The table as a framework computes it in ``dtype``, as float64 row blocks.
+
+    Positions, ``ω_j = exp(j · (-ln C / (h - s)))``, angles and sin/cos are each rounded to
+    ``dtype`` (PyTorch's tutorial, fairseq and diffusers order of operations).
+
+    Parameters
+    ----------
+    d, n : int, keyword-only
+        Width and number of rows.
+    convention : Convention, keyword-only
+        Schedule, layout, start, padding row and odd-``d`` handling.
+    base : float, keyword-only
+        The base ``C``.
+    dtype : {"float32", "float16", "bfloat16"}, keyword-only
+        The arithmetic dtype.
+    rows : int, keyword-only
+        Block height.
+
+    Returns
+    -------
+    iterator of numpy.ndarray
+        Blocks ``(r, d)`` of float64 holding the ``dtype`` values.
+
+    """
+    arith = DTYPES[_check_dtype(dtype)]
+    d = check_width(d, pad_odd_d=convention.pad_odd_d)
+    h = d // 2
+    scale = np.asarray(-math.log(base) / (h - check_schedule(convention.schedule)), dtype=arith)
+    omega = np.exp(np.arange(h).astype(arith) * scale)
+    for row in range(0, check_n(n), rows):
+        offsets = np.arange(row, min(row + rows, n))
+        angles = (convention.start + offsets).astype(arith)[:, None] * omega[None, :]
+        block = np.zeros((len(offsets), d))
+        sines, cosines = layout_views(block, convention.layout)
+        sines[...], cosines[...] = np.sin(angles), np.cos(angles)
+        if convention.padding_idx is not None and row <= convention.padding_idx < row + len(block):
+            block[convention.padding_idx - row] = 0
+        yield block
+
+
+@dataclass
+class PrecisionReport:
+    """Per-row errors of the framework-style table and of pecli's, against float64."""
+
+    dtype: str
+    positions: np.ndarray
+    framework_error: np.ndarray
+    pecli_error: np.ndarray
+    threshold: float
+    first_exceeding: float | None
+    largest_exact: int
+
+    def ranges(self) -> list[tuple[float, float, float, float]]:
+        """``(first, last position, max framework error, max pecli error)`` per decade."""
+        magnitude = np.floor(np.log10(np.maximum(np.abs(self.positions), 1)))
+        out = []
+        for decade in np.unique(magnitude):
+            rows = magnitude == decade
+            p = self.positions[rows]
+            out.append(
+                (float(p.min()), float(p.max()), float(self.framework_error[rows].max()),
+                 float(self.pecli_error[rows].max()))
+            )  # fmt: skip
+        return out
+
+
+def precision_report(
+    *,
+    d: int,
+    n: int,
+    convention: Convention,
+    base: float,
+    dtype: str = "float32",
+    threshold: float = 1e-3,
+) -> PrecisionReport:
+    """Compare the framework-style table in ``dtype`` with pecli's float64 reference.
+
+    Parameters
+    ----------
+    d, n : int, keyword-only
+        Width and number of rows.
+    convention : Convention, keyword-only
+        The knobs (see :func:`pecli.conventions.convention`).
+    base : float, keyword-only
+        The base ``C``.
+    dtype : {"float32", "float16", "bfloat16"}, keyword-only
+        Arithmetic of the framework-style table (``float32``: angles in float32).
+    threshold : float, keyword-only
+        Error, > 0, whose first crossing is reported.
+
+    Returns
+    -------
+    PrecisionReport
+        Per row: the largest ``|framework - reference|`` and the largest error of pecli's
+        table in ``dtype`` (the reference rounded once).
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) for an invalid argument.
+
+    Examples
+    --------
+    >>> from pecli import convention
+    >>> report = precision_report(d=8, n=300, convention=convention("pytorch"), base=1e4,
+    ...                           dtype="bfloat16", threshold=0.05)
+    >>> report.largest_exact, report.first_exceeding is not None
+    (256, True)
+    >>> bool(report.pecli_error.max() < 4e-3)
+    True
+
+    """
+    if not (math.isfinite(threshold) and threshold > 0):
+        raise ParameterError("threshold", "must be a finite number > 0", threshold)
+    kwargs = convention.table_kwargs()
+    reference = table_blocks(d=d, n=n, base=base, dtype="float64", **kwargs)
+    framework = framework_blocks(d=d, n=n, convention=convention, base=base, dtype=dtype)
+    framework_error, pecli_error = [], []
+    for exact, computed in zip(reference, framework, strict=True):
+        framework_error.append(np.abs(computed - exact).max(axis=1))
+        once = exact.astype(DTYPES[dtype]).astype(np.float64)
+        pecli_error.append(np.abs(once - exact).max(axis=1))
+    errors = np.concatenate(framework_error)
+    positions = convention.start + np.arange(n, dtype=np.float64)
+    over = np.flatnonzero(errors > threshold)
+    first = float(positions[over[0]]) if over.size else None
+    pecli = np.concatenate(pecli_error)
+    return PrecisionReport(dtype, positions, errors, pecli, threshold, first,
+                           largest_exact_integer(dtype))  # fmt: skip

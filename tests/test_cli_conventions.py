@@ -1,0 +1,112 @@
+"""--convention and the low-level knobs on compute, heatmap and plot-waves; pecli conventions."""
+
+from __future__ import annotations
+
+import libraries as lib
+import numpy as np
+import pytest
+
+
+def test_conventions_lists_every_preset(run_cli):
+    result = run_cli("conventions")
+    assert result.exit_code == 0
+    for name in ("vaswani", "pytorch", "tensor2tensor", "fairseq", "hf-marian", "diffusers"):
+        assert name in result.stdout
+    assert "whisper" in result.stdout.lower()
+
+
+def test_compute_with_a_preset_writes_the_library_table(run_cli, tmp_path):
+    out = tmp_path / "f.npy"
+    result = run_cli("compute", "--convention", "fairseq", "--d", "33", "--n", "40", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    np.testing.assert_allclose(np.load(out), lib.fairseq(40, 33, 1), atol=3e-8)
+
+
+def test_explicit_options_override_the_preset(run_cli):
+    result = run_cli(
+        "compute", "--convention", "hf-marian", "--d", "4", "--n", "1", "--start", "1",
+        "--layout", "cos-sin", "--schedule", "tensor2tensor",
+    )  # fmt: skip
+    header, row = result.stdout.strip().splitlines()
+    assert header == "cos_1,cos_2,sin_1,sin_2"
+    expected = [np.cos(1), np.cos(1e-4), np.sin(1), np.sin(1e-4)]
+    np.testing.assert_allclose([float(v) for v in row.split(",")], expected, rtol=1e-7)
+
+
+def test_diffusers_flags_on_compute(run_cli):
+    result = run_cli(
+        "compute", "--convention", "diffusers", "--flip-sin-to-cos", "--downscale-freq-shift",
+        "0", "--d", "6", "--n", "3", "--dtype", "float64", "--no-header",
+    )  # fmt: skip
+    got = np.loadtxt(result.stdout.splitlines(), delimiter=",")
+    np.testing.assert_allclose(got, lib.diffusers(np.arange(3), 6, True, 0), atol=1e-15)
+
+
+def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
+    data = tmp_path / "h.csv"
+    result = run_cli(
+        "heatmap", "--convention", "whisper", "--d", "8", "--n", "5", "-o",
+        str(tmp_path / "h.png"), "--data", str(data),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = data.read_text().splitlines()
+    assert lines[0].startswith("sin_1,sin_2,sin_3,sin_4,cos_1")
+    got = np.loadtxt(lines[1:], delimiter=",")
+    np.testing.assert_allclose(got, lib.whisper(5, 8), atol=1e-15)
+    waves = tmp_path / "w.csv"
+    result = run_cli(
+        "plot-waves", "--schedule", "tensor2tensor", "--d", "8", "--pairs", "4",
+        "--points", "3", "--stop", "2", "-o", str(tmp_path / "w.png"), "--data", str(waves),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    got = np.loadtxt(waves.read_text().splitlines()[1:], delimiter=",")
+    np.testing.assert_allclose(got[:, 1], np.sin(np.array([0, 1, 2]) * 1e-4), rtol=1e-12)
+
+
+@pytest.mark.parametrize("command", ["compute", "heatmap"])
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--convention", "bert"], "--convention"),
+        (["--layout", "blocked"], "--layout"),
+        (["--schedule", "t2t"], "--schedule"),
+        (["--schedule", "shift:x"], "--schedule"),
+        (["--schedule", "shift:inf"], "--schedule"),
+        (["--schedule", "shift:4", "--d", "8"], "--schedule"),
+        (["--padding-idx", "-1"], "--padding-idx"),
+        (["--padding-idx", "100"], "--padding-idx"),
+        (["--padding-idx", "x"], "--padding-idx"),
+        (["--start", "1.5"], "--start"),
+        (["--flip-sin-to-cos"], "--flip-sin-to-cos"),
+        (["--downscale-freq-shift", "0"], "--downscale-freq-shift"),
+        (["--convention", "diffusers", "--downscale-freq-shift", "nan"], "--downscale-freq-shift"),
+        (["--convention", "whisper", "--d", "9"], "--d"),
+    ],
+)
+def test_bad_knobs_are_one_line_with_status_2(
+    run_cli, tmp_path, monkeypatch, command, args, option
+):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(
+        command,
+        "--n",
+        "10",
+        *args,
+        "-o",
+        str(tmp_path / f"x.{'png' if command == 'heatmap' else 'csv'}"),
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and option in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [(["--schedule", "x"], "--schedule"), (["--layout", "x"], "--layout")],
+)
+def test_plot_waves_bad_knobs(run_cli, tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("plot-waves", *args)
+    assert result.exit_code == 2 and option in result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,149 @@
+"""identify over a generated matrix: presets × d × base × start × storage dtype."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import libraries as lib
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pecli import convention, encoding_table
+from pecli.identify import identify_table
+
+STORAGE = {
+    "float64": np.float64,
+    "float32": np.float32,
+    "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,
+}
+PRESET_NAMES = [
+    "vaswani",
+    "pytorch",
+    "tensor2tensor",
+    "fairseq",
+    "hf-marian",
+    "diffusers",
+    "whisper",
+]
+
+
+def matrix():
+    """Every preset × storage, with d, base and start varied across the cases."""
+    widths, bases, starts = [8, 64, 1024, 9, 130], [100.0, 1e4, 1e6, 500.0], [None, 0, 3, 17]
+    for k, (name, storage) in enumerate(itertools.product(PRESET_NAMES, STORAGE)):
+        for m in range(4):
+            d = widths[(k + m) % len(widths)]
+            if d % 2 and not convention(name).pad_odd_d:
+                d += 1
+            yield name, d, bases[(k + 2 * m) % len(bases)], starts[(k + m) % 4], storage
+
+
+@pytest.mark.parametrize(("name", "d", "base", "start", "storage"), list(matrix()))
+def test_identifies_every_table_of_the_matrix(name, d, base, start, storage):
+    conv = convention(name, start=start)
+    table = encoding_table(d=d, n=120, base=base, dtype="float64", **conv.table_kwargs())
+    found = identify_table(table.astype(STORAGE[storage]))
+    assert found.matched and not found.transposed
+    assert found.storage == storage
+    assert (found.layout, found.start) == (conv.layout, conv.start)
+    assert (found.schedule, found.base) == (conv.schedule, base)
+    assert found.padding_rows == ([] if conv.padding_idx is None else [conv.padding_idx])
+    assert found.zero_columns == ([d - 1] if d % 2 else [])
+    if conv.name != "custom":  # a named preset is named (diffusers = tensor2tensor here)
+        assert any(p.split()[0] == name for p in found.presets), found.presets
+
+
+def test_equivalent_readings_are_both_reported():
+    # tensor2tensor with C = 1000 at d = 8 is exactly hf-marian's paper schedule with C = 10000
+    found = identify_table(lib.tensor2tensor(40, 8, max_timescale=1000.0))
+    assert found.matched
+    assert "C = 10000" in found.equivalent or "C = 1000" in found.equivalent
+    assert {p.split()[0] for p in found.presets} >= {"tensor2tensor", "hf-marian"}
+
+
+@pytest.mark.parametrize("d", [16, 512])
+def test_transposed_tables_are_recognised(d):
+    table = encoding_table(d=d, n=64, start=0, layout="cos-sin", dtype="float32")
+    found = identify_table(table.T)
+    assert found.matched and found.transposed and found.layout == "cos-sin"
+    assert found.shape == (d, 64)
+
+
+def test_recovers_an_unlisted_base_numerically():
+    table = encoding_table(d=256, n=200, start=0, base=7321.0, dtype="float64")
+    found = identify_table(table)
+    assert found.matched and found.schedule == "paper"
+    assert found.base_fit == pytest.approx(7321.0, rel=1e-9)
+
+
+def test_tables_from_the_libraries_own_formulas():
+    assert identify_table(lib.fairseq(60, 33, padding_idx=1)).presets[0] == "fairseq"
+    assert "whisper" in identify_table(lib.whisper(50, 384).astype(np.float16)).presets
+    sd = identify_table(lib.diffusers(np.arange(80), 320, True, 0).astype(np.float32))
+    assert sd.presets == ["diffusers --flip-sin-to-cos --downscale-freq-shift 0"]
+
+
+def test_framework_float32_arithmetic_still_matches():
+    # the PyTorch tutorial computed in float32 up to position 3000: errors near 1e-4
+    position = np.arange(3000, dtype=np.float32)[:, None]
+    div = np.exp(np.arange(0, 64, 2, dtype=np.float32) * np.float32(-np.log(10000.0) / 64))
+    table = np.zeros((3000, 64), dtype=np.float32)
+    table[:, 0::2], table[:, 1::2] = np.sin(position * div), np.cos(position * div)
+    found = identify_table(table)
+    assert found.matched and found.presets == ["pytorch"] and found.residual > 1e-5
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        np.random.default_rng(0).uniform(-1, 1, (40, 16)),
+        encoding_table(d=16, n=40) * 1.01,  # off the unit circle by 2 %: no longer pe
+        np.concatenate([encoding_table(d=16, n=20), encoding_table(d=16, n=20, start=500)]),
+    ],
+)
+def test_no_match_lists_closest_candidates(table):
+    found = identify_table(table)
+    assert not found.matched
+    assert found.candidates and found.candidates[0].score > 1
+    assert [c.score for c in found.candidates] == sorted(c.score for c in found.candidates)
+
+
+def test_cli_identify_npy_csv_bf16_and_json(run_cli, tmp_path):
+    out = tmp_path / "pe.csv"
+    assert (
+        run_cli(
+            "compute", "--convention", "fairseq", "--d", "64", "--n", "30", "-o", str(out)
+        ).exit_code
+        == 0
+    )
+    result = run_cli("identify", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["presets"][0] == "fairseq" and report["padding_rows"] == [1]
+    bf16 = tmp_path / "pe.npy"
+    np.save(bf16, encoding_table(d=32, n=50).astype(ml_dtypes.bfloat16))
+    result = run_cli("identify", str(bf16))
+    assert result.exit_code == 0 and "bfloat16" in result.stdout and "vaswani" in result.stdout
+
+
+def test_cli_identify_no_match_exits_1(run_cli, tmp_path):
+    path = tmp_path / "noise.npy"
+    np.save(path, np.random.default_rng(1).normal(size=(30, 8)))
+    result = run_cli("identify", str(path))
+    assert result.exit_code == 1
+    assert "Closest candidates" in result.stdout
+    assert result.stderr.count("\n") == 1 and "matches no convention" in result.stderr
+
+
+@pytest.mark.parametrize("content", [None, "a,b\nx,y\n", "1,2\n3\n"])
+def test_cli_identify_bad_file_exits_2(run_cli, tmp_path, content):
+    path = tmp_path / "t.csv"
+    if content is not None:
+        path.write_text(content)
+    result = run_cli("identify", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "'FILE'" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,96 @@
+"""precision: SPEC §1's numerics note, exact-position limits and the command."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from reference import mp_table
+
+from pecli import convention, encoding_table
+from pecli.precision import framework_blocks, precision_report
+
+
+def test_float32_angles_at_position_100000_err_near_6e_3():
+    # SPEC §1 numerics: angles in float32 at position 100000, d = 512
+    report = precision_report(
+        d=512, n=11, convention=convention("vaswani", start=99_995), base=1e4, dtype="float32"
+    )
+    at_100000 = report.framework_error[report.positions == 100_000][0]
+    assert 3e-3 < at_100000 < 1.2e-2
+    assert 3e-3 < report.framework_error.mean() < 1.2e-2
+    assert report.pecli_error.max() <= 2.0**-25  # rounding once to float32
+
+
+def test_pecli_float32_at_100000_is_within_3e_8_of_mpmath():
+    positions = 99_995 + np.arange(11)
+    got = encoding_table(d=512, n=11, start=99_995, dtype="float32")[:, :32]
+    exact = mp_table(positions, 512)[:, :32]
+    assert np.max(np.abs(got - exact)) <= 3e-8
+
+
+def test_framework_float32_matches_a_hand_written_pytorch_tutorial():
+    # written from the tutorial: div_term = exp(arange(0, d, 2) * (-ln 10000 / d)) in float32
+    d, n = 64, 500
+    position = np.arange(n, dtype=np.float32)[:, None]
+    div = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-np.log(10000.0) / d))
+    expected = np.zeros((n, d), dtype=np.float32)
+    expected[:, 0::2], expected[:, 1::2] = np.sin(position * div), np.cos(position * div)
+    got = np.concatenate(
+        list(
+            framework_blocks(d=d, n=n, convention=convention("pytorch"), base=1e4, dtype="float32")
+        )
+    )
+    np.testing.assert_array_equal(got, expected.astype(np.float64))
+
+
+@pytest.mark.parametrize(("dtype", "exact"), [("bfloat16", 256), ("float16", 2048)])
+def test_largest_exact_position(dtype, exact):
+    kind = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    integers = np.arange(exact + 2, dtype=np.float64)
+    back = integers.astype(kind).astype(np.float64)
+    assert np.all(back[: exact + 1] == integers[: exact + 1]) and back[exact + 1] != exact + 1
+    report = precision_report(d=16, n=10, convention=convention("pytorch"), base=1e4, dtype=dtype)
+    assert report.largest_exact == exact
+
+
+def test_half_precision_errors_grow_and_cross_the_threshold():
+    report = precision_report(
+        d=64, n=3000, convention=convention("pytorch"), base=1e4, dtype="bfloat16", threshold=0.1
+    )
+    ranges = report.ranges()
+    assert [r[0] for r in ranges] == [0, 10, 100, 1000]
+    assert ranges[-1][2] > ranges[0][2] and ranges[-1][2] > 0.5
+    first = report.first_exceeding
+    assert first is not None and report.framework_error[int(first)] > 0.1
+    assert np.all(report.framework_error[: int(first)] <= 0.1)
+    assert report.pecli_error.max() <= 2.0**-8  # bf16 half-ulp at 1
+
+
+def test_cli_precision_table_and_figure(run_cli, tmp_path):
+    out = tmp_path / "err.png"
+    result = run_cli(
+        "precision", "--d", "64", "--n", "3000", "--compute-dtype", "float16", "-o", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    assert "1000 … 3000" in result.stdout and "2048" in result.stdout
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--compute-dtype", "int8"], "--compute-dtype"),
+        (["--threshold", "0"], "--threshold"),
+        (["--threshold", "nan"], "--threshold"),
+        (["--d", "7"], "--d"),
+        (["-o", "err.txt"], "--output"),
+        (["--convention", "bert"], "--convention"),
+    ],
+)
+def test_cli_precision_usage_errors(run_cli, tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("precision", "--n", "10", *args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and option in result.stderr
+    assert list(tmp_path.iterdir()) == []
