@@ -10,6 +10,7 @@ run leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import tempfile
@@ -32,6 +33,7 @@ __all__ = [
     "check_output",
     "resolve_format",
     "save_figure",
+    "write_records",
     "write_table",
 ]
 
@@ -227,3 +229,23 @@ def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str)
     }
     with rc_context({"svg.hashsalt": "pecli"}), atomic_output(output) as handle:
         figure.savefig(handle, format=fmt, metadata=metadata[fmt])
+
+
+def write_records(
+    columns: dict[str, np.ndarray], *, output: str | os.PathLike[str] | None, fmt: str
+) -> None:
+    """Write named columns of equal length (ints or floats) as CSV or JSON.
+
+    CSV has a header line and the shortest round-trip text of each value; JSON is a list
+    of one object per row, floats written by ``repr`` (also shortest round-trip).
+    """
+    if fmt == "json":
+        lists = [np.asarray(values).tolist() for values in columns.values()]
+        rows = [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
+        text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    else:
+        import polars as pl
+
+        text = pl.DataFrame(columns).write_csv()
+    with atomic_output(output) as handle:
+        handle.write(text.encode("utf-8"))
