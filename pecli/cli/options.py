@@ -48,3 +48,9 @@ DataOutput = Annotated[
     str | None,
     typer.Option("--data", help="Also write the plotted data to this .csv or .npy file."),
 ]
+InputFile = Annotated[
+    str | None,
+    typer.Option(
+        "-i", "--input", help="Input .npy or CSV file (format read from the content), - for stdin."
+    ),
+]
