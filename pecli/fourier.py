@@ -158,7 +158,8 @@ def fourier_features(
     n, m = points.shape
     offset = m if include_input else 0
     out = np.empty((n, offset + 2 * m * freqs.size), dtype=out_dtype)
-    out[:, :offset] = points
+    if include_input:
+        out[:, :offset] = points
     # angles[:, l, j] = f_l · s · x_j; the view below puts sin and cos blocks per frequency
     angles = points[:, None, :] * (freqs * factor)[None, :, None]
     grouped = out[:, offset:].reshape(n, freqs.size, 2, m)

@@ -66,6 +66,18 @@ def test_fourier_coordinates_from_a_file_to_npy(run_cli, tmp_path):
         np.testing.assert_array_equal(got[r], np.array(expected, dtype=np.float32))
 
 
+def test_fourier_coordinates_from_csv_with_header(run_cli, tmp_path):
+    (tmp_path / "p.csv").write_text("u,v\n0.5,-1.5\n")
+    result = run_cli("fourier", "-i", str(tmp_path / "p.csv"), "--k", "2")
+    assert result.exit_code == 0, result.output
+    header, values = table(result.stdout)
+    assert header == ["sin_1_x1", "sin_1_x2", "cos_1_x1", "cos_1_x2",
+                      "sin_2_x1", "sin_2_x2", "cos_2_x1", "cos_2_x2"]  # fmt: skip
+    g05, g15 = GAMMA_05_K3[:4], GAMMA_M15_K2  # γ per coordinate, interleaved by frequency
+    expected = [g05[0], g15[0], g05[1], g15[1], g05[2], g15[2], g05[3], g15[3]]
+    np.testing.assert_allclose(values, [expected], atol=1e-10)
+
+
 def test_fourier_from_stdin_pipe():
     done = subprocess.run(
         [*installed_pecli(), "fourier", "-i", "-", "--k", "3", "--no-header"],

@@ -66,6 +66,15 @@ def test_coordinates_are_grouped_by_frequency_with_input_first():
     ]  # fmt: skip
 
 
+def test_coordinates_without_input():
+    points = np.array([[0.5, -1.5]])
+    got = fourier_features(points, k=2)
+    a, b = points[0]
+    expected = [math.sin(a), math.sin(b), math.cos(a), math.cos(b),
+                math.sin(2 * a), math.sin(2 * b), math.cos(2 * a), math.cos(2 * b)]  # fmt: skip
+    np.testing.assert_allclose(got, [expected], rtol=0, atol=1e-15)
+
+
 def test_scalar_and_one_column_give_gamma():
     assert fourier_features(0.5, k=3).shape == (1, 6)
     np.testing.assert_array_equal(
