@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import math
+import mmap
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -130,10 +131,42 @@ def _read_npy(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     if os.path.getsize(path) < needed:
         raise ParameterError(parameter, "is a truncated .npy file", path)
     if math.prod(shape) == 0:
-        array = np.empty(shape, dtype=dtype)
-    else:
-        array = np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
-    return Matrix(shape, None, _array_blocks(array, parameter))
+        return Matrix(shape, None, _array_blocks(np.empty(shape, dtype=dtype), parameter))
+    return Matrix(shape, None, _mapped_blocks(path, offset, shape, dtype, order, parameter))
+
+
+def _mapped_blocks(
+    path: str,
+    offset: int,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    order: Literal["C", "F"],
+    parameter: str,
+) -> Blocks:
+    """Row blocks of a memory-mapped ``.npy`` file.
+
+    In C order the pages of the rows already done are handed back to the kernel
+    (``MADV_DONTNEED``; they stay in the page cache), so the process's resident memory
+    stays about one block however large the file is.
+    """
+    with open(path, "rb") as handle:
+        mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    flat = np.frombuffer(mapping, dtype=dtype, count=math.prod(shape), offset=offset)
+    table = _as_2d(flat.reshape(shape, order=order))
+    row_bytes = table.shape[1] * dtype.itemsize
+    can_release = order == "C" and hasattr(mmap, "MADV_DONTNEED")
+
+    def blocks(rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        released = 0  # pages [0, released) handed back already
+        for first in range(0, table.shape[0], rows):
+            yield first, _checked(table[first : first + rows], first, parameter)
+            done = (offset + min(first + rows, table.shape[0]) * row_bytes) // mmap.PAGESIZE
+            if can_release and done > released:
+                start, length = released * mmap.PAGESIZE, (done - released) * mmap.PAGESIZE
+                mapping.madvise(mmap.MADV_DONTNEED, start, length)
+                released = done
+
+    return blocks
 
 
 def _as_2d(array: np.ndarray) -> np.ndarray:
