@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .errors import ParameterError, check_n
@@ -85,11 +86,11 @@ def _times(frequency: float) -> str:
     return "" if frequency == 1 else f"{frequency:g}"
 
 
-def _period_ticks(ax: object, x: np.ndarray, period: float) -> None:
+def _period_ticks(ax: Axes, x: np.ndarray, period: float) -> None:
     """Dotted lines at every multiple of the period inside the x range, on the given axes."""
     first, last = math.ceil(x[0] / period - 1e-9), math.floor(x[-1] / period + 1e-9)
     for j in range(first, last + 1):
-        ax.axvline(j * period, color="0.4", linestyle=":", linewidth=0.9)  # type: ignore[attr-defined]
+        ax.axvline(j * period, color="0.4", linestyle=":", linewidth=0.9)
 
 
 def periodicity_figure(
@@ -132,21 +133,7 @@ def periodicity_figure(
     top.set_ylabel("feature value")
     top.set_title(f"Fourier features γ(x), k = {len(names) // 2}, and a random network f(γ(x))")
     top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="γ")
-    bottom.plot(x, output, color="black", linewidth=1.4, label="f(γ(x))")
-    bottom.set_xlabel("x")
-    bottom.set_ylabel("f(γ(x))")
-    low, high = float(np.min(output)), float(np.max(output))
-    pad = 0.25 * (high - low) + 1e-3
-    bottom.set_ylim(low - pad, high + 1.5 * pad)
-    start = math.ceil(x[0] / period - 1e-9) * period
-    bottom.annotate(
-        "",
-        xy=(start + period, high + pad),
-        xytext=(start, high + pad),
-        arrowprops={"arrowstyle": "<->", "color": "tab:red"},
-    )
-    label = "period 2π" if math.isclose(period, 2 * math.pi) else f"period {period:.4g}"
-    bottom.text(start + period / 2, high + 1.1 * pad, label, ha="center", color="tab:red")
+    _draw_output(bottom, x, output, period)
     for ax in (top, bottom):
         _period_ticks(ax, x, period)
         ax.grid(alpha=0.3)
@@ -155,6 +142,21 @@ def periodicity_figure(
         bottom.set_xticks([j * math.pi for j in halves], [_pi_label(j) for j in halves])
     bottom.set_xlim(x[0], x[-1])
     return fig
+
+
+def _draw_output(ax: Axes, x: np.ndarray, output: np.ndarray, period: float) -> None:
+    """The network's output, with an arrow spanning one period above it."""
+    ax.plot(x, output, color="black", linewidth=1.4, label="f(γ(x))")
+    ax.set_xlabel("x")
+    ax.set_ylabel("f(γ(x))")
+    low, high = float(np.min(output)), float(np.max(output))
+    pad = 0.25 * (high - low) + 1e-3
+    ax.set_ylim(low - pad, high + 1.5 * pad)
+    start = math.ceil(x[0] / period - 1e-9) * period
+    arrow = {"arrowstyle": "<->", "color": "tab:red"}
+    ax.annotate("", xy=(start + period, high + pad), xytext=(start, high + pad), arrowprops=arrow)
+    label = "period 2π" if math.isclose(period, 2 * math.pi) else f"period {period:.4g}"
+    ax.text(start + period / 2, high + 1.1 * pad, label, ha="center", color="tab:red")
 
 
 def _pi_label(j: int) -> str:
