@@ -287,3 +287,29 @@ def test_add_does_not_import_matplotlib_or_rich(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_add_reads_a_big_endian_npy_on_stdin_in_either_order(run_cli, order):
+    x = np.arange(40.0).reshape(10, 4)
+    buffer = io.BytesIO()
+    np.save(buffer, x.astype(">f8", order=order))
+    result = run_cli("add", "--format", "npy", "--dtype", "float64", input=buffer.getvalue())
+    assert result.exit_code == 0, result.output
+    y = np.load(io.BytesIO(result.stdout_bytes), allow_pickle=False)
+    np.testing.assert_allclose(y, x + loop_table(list(range(1, 11)), 4), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_npy_stream_is_read_block_by_block(order):
+    from pecli.reading import _read_stream
+
+    x = np.arange(70, dtype="<i4").reshape(10, 7)
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(x, order=order))
+    buffer.seek(0)
+    matrix = _read_stream(buffer, None, "input")
+    assert matrix.shape == (10, 7) and matrix.columns is None
+    blocks = list(matrix.blocks(rows=4))
+    assert [first for first, _ in blocks] == [0, 4, 8]
+    np.testing.assert_array_equal(np.concatenate([b for _, b in blocks]), x)
