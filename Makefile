@@ -6,7 +6,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
-FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg
+FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg \
+          figures/fourier.png figures/fourier.svg
 
 .PHONY: install figures test lint bench clean
 
@@ -28,6 +29,8 @@ figures: $(VENV)/.installed  ## regenerate the committed figures in figures/
 	$(BIN)/pecli plot-waves -o figures/waves.svg
 	$(BIN)/pecli heatmap --d 128 --n 100 -o figures/heatmap.png
 	$(BIN)/pecli heatmap --d 128 --n 100 -o figures/heatmap.svg
+	$(BIN)/pecli plot-fourier --k 3 -o figures/fourier.png
+	$(BIN)/pecli plot-fourier --k 3 -o figures/fourier.svg
 
 test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest

@@ -1,14 +1,23 @@
 """pecli: the sinusoidal positional encoding of Transformers, computed, exported and drawn.
 
 The library is pure NumPy (arrays in, arrays out); the command line (:mod:`pecli.cli`) is a
-thin wrapper over it, and figures (:mod:`pecli.figures`) import matplotlib only when used.
+thin wrapper over it, and figures (:mod:`pecli.figures`, :mod:`pecli.fourier_figure`) import
+matplotlib only when used.
+
+* the encoding: :func:`positional_encoding`, :func:`encoding_table`, :func:`table_blocks`,
+  :func:`angular_frequencies`, :func:`wavelengths` (SPEC §1);
+* applying it to data, ``x_pos + pe(pos)``: :func:`add_encoding` (also as :func:`add`);
+* the Fourier feature map γ: :func:`fourier_features`, :func:`fourier_frequencies` (SPEC §2).
 
 References
 ----------
 .. [1] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
+.. [2] B. Mildenhall et al., "NeRF: Representing Scenes as Neural Radiance Fields for View
+   Synthesis", ECCV 2020, §5.1.
 
 """
 
+from .apply import add_encoding
 from .conventions import PRESETS, Convention, convention, layout_views
 from .encoding import (
     DEFAULT_BASE,
@@ -20,8 +29,12 @@ from .encoding import (
     wavelengths,
 )
 from .errors import ParameterError
+from .fourier import feature_names, fourier_features, fourier_frequencies
 
 __version__ = "0.1.0"
+
+#: The name used by the issue and the command line (``pecli add``): :func:`add_encoding`.
+add = add_encoding
 
 __all__ = [
     "DEFAULT_BASE",
@@ -29,10 +42,15 @@ __all__ = [
     "Convention",
     "ParameterError",
     "__version__",
+    "add",
+    "add_encoding",
     "angular_frequencies",
     "component_names",
     "convention",
     "encoding_table",
+    "feature_names",
+    "fourier_features",
+    "fourier_frequencies",
     "layout_views",
     "positional_encoding",
     "table_blocks",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import sys
@@ -36,6 +37,7 @@ __all__ = [
     "resolve_format",
     "save_figure",
     "table_bytes",
+    "write_records",
     "write_table",
 ]
 
@@ -289,3 +291,23 @@ def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str)
     }
     with rc_context({"svg.hashsalt": "pecli"}), atomic_output(output) as handle:
         figure.savefig(handle, format=fmt, metadata=metadata[fmt])
+
+
+def write_records(
+    columns: dict[str, np.ndarray], *, output: str | os.PathLike[str] | None, fmt: str
+) -> None:
+    """Write named columns of equal length (ints or floats) as CSV or JSON.
+
+    CSV has a header line and the shortest round-trip text of each value; JSON is a list
+    of one object per row, floats written by ``repr`` (also shortest round-trip).
+    """
+    if fmt == "json":
+        lists = [np.asarray(values).tolist() for values in columns.values()]
+        rows = [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
+        text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    else:
+        import polars as pl
+
+        text = pl.DataFrame(columns).write_csv()
+    with atomic_output(output) as handle:
+        handle.write(text.encode("utf-8"))

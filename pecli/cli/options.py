@@ -134,3 +134,11 @@ def resolve_convention(
         start=start,
         padding_idx=padding_idx,
     )
+
+
+InputFile = Annotated[
+    str | None,
+    typer.Option(
+        "-i", "--input", help="Input .npy or CSV file (format read from the content), - for stdin."
+    ),
+]

@@ -59,7 +59,7 @@ def _parse_pairs(text: str) -> list[int]:
     return pairs
 
 
-class _Outputs:
+class PlotOutputs:
     """The figure file and the optional data file of a plotting command, checked up front."""
 
     def __init__(
@@ -131,7 +131,7 @@ def plot_waves(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
         schedule=schedule, layout=layout,
     )  # fmt: skip
-    outputs = _Outputs(output, "waves.png", data, quiet)
+    outputs = PlotOutputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs)
     first, last = check_position("start", start), check_position("stop", stop)
     if last <= first:
@@ -181,7 +181,7 @@ def heatmap(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
         schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
     )  # fmt: skip
-    outputs = _Outputs(output, "heatmap.png", data, quiet)
+    outputs = PlotOutputs(output, "heatmap.png", data, quiet)
     figures.check_heatmap_size(n=n, d=d)
     table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
     columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)

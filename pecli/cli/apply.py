@@ -1,0 +1,50 @@
+"""``pecli add``: add the encoding to a data matrix, row r getting pe(start + r - 1)."""
+
+from __future__ import annotations
+
+from .. import reading, writing
+from ..apply import add_encoding, check_data_shape
+from ..encoding import DEFAULT_BASE
+from ..errors import check_base, check_dtype
+from ._app import app
+from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Start, TableOutput
+
+
+@app.command()
+def add(
+    input_file: InputFile = "-",
+    start: Start = 1,
+    base: Base = DEFAULT_BASE,
+    dtype: DtypeOpt = Dtype.float32,
+    output: TableOutput = "-",
+    fmt: FormatOpt = None,
+    header: Header = True,
+) -> None:
+    """Add the positional encoding to an (n, d) data matrix: x_pos + pe(pos).
+
+    Row r (1-based) gets pe(start + r - 1); d is the number of columns and must be even.
+    Reads .npy or CSV (with or without a header line) from --input or stdin; a large .npy
+    is memory-mapped and processed in row blocks. The sum is computed in float64 and
+    rounded to --dtype once; the output follows the rules of compute.
+
+    Example: pecli add -i embeddings.npy --start 0 -o encoded.npy
+    """
+    kind = writing.resolve_format(output, fmt.value if fmt else None)
+    writing.check_output(output, kind)
+    base, out_dtype = check_base(base), check_dtype(dtype.value)
+    matrix = reading.read_matrix(input_file or "-")
+    n, d = matrix.shape[0], check_data_shape(matrix.shape, "input")
+    blocks = (
+        add_encoding(block, start=start + first, base=base, dtype=out_dtype)
+        for first, block in matrix.blocks()
+    )
+    columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
+    writing.write_table(
+        blocks,
+        output=output,
+        fmt=kind,
+        shape=(n, d),
+        dtype=out_dtype,
+        columns=columns,
+        header=header,
+    )

@@ -1,0 +1,187 @@
+"""``pecli fourier`` and ``pecli plot-fourier``: the Fourier feature map γ (SPEC §2).
+
+matplotlib is imported inside ``plot-fourier`` only.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from functools import partial
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from .. import reading, writing
+from ..errors import ParameterError, check_dtype, check_position
+from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
+from ._app import app
+from .options import DataOutput, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, TableOutput
+from .plots import FigureOutput, PlotOutputs
+
+
+class Frequencies(StrEnum):
+    """Frequency schedules of γ."""
+
+    harmonic = "harmonic"
+    octave = "octave"
+
+
+K = Annotated[int, typer.Option("--k", help="Number of frequencies k (2k features per value).")]
+FrequenciesOpt = Annotated[
+    Frequencies,
+    typer.Option("--frequencies", help="harmonic: 1 … k (the article); octave: 2^0 … 2^(k-1)."),
+]
+Scale = Annotated[
+    str, typer.Option("--scale", help="Factor on x: a number, pi, 2pi or e.g. 0.5pi.")
+]
+Values = Annotated[
+    list[str] | None,
+    typer.Argument(help="Values x (negative ones too, e.g. -1.5 or after --).", show_default=False),
+]
+Linspace = Annotated[
+    tuple[float, float, int] | None,
+    typer.Option(
+        "--linspace",
+        help="NUM evenly spaced values from START to STOP.",
+        metavar="START STOP NUM",
+        show_default=False,
+    ),
+]
+
+
+def _value(text: str) -> float:
+    """A value given as an argument; unknown options end up here too, so name them."""
+    try:
+        value = float(text)
+    except ValueError:
+        rule = "is neither a number nor an option of fourier" if text.startswith("-") else ""
+        message = f"{text!r} {rule or 'is not a number'}"
+        raise typer.BadParameter(message, param_hint="'VALUES...'") from None
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"must be finite numbers (got {text})", param_hint="'VALUES...'")
+    return value
+
+
+def _points(
+    values: list[str] | None, input_file: str | None, linspace: tuple[float, float, int] | None
+) -> reading.Matrix:
+    """The input points from exactly one of the three sources, as a :class:`reading.Matrix`."""
+    given = [values is not None and len(values) > 0, input_file is not None, linspace is not None]
+    if sum(given) != 1:
+        hint = "'VALUES...', '--input' or '--linspace'"
+        raise typer.BadParameter("give exactly one source of values", param_hint=hint)
+    if input_file is not None:
+        matrix = reading.read_matrix(input_file)
+        if len(matrix.shape) > 2 or math.prod(matrix.shape) == 0:
+            rule = "must hold N values or an (N, m) matrix of coordinates"
+            raise ParameterError("input", rule, f"shape {matrix.shape}")
+        return matrix
+    if linspace is not None:
+        start, stop, num = linspace
+        check_position("linspace", start), check_position("linspace", stop)
+        if num < 1:
+            raise ParameterError("linspace", "NUM must be an integer >= 1", num)
+        array = np.linspace(start, stop, num)
+    else:
+        array = np.array([_value(text) for text in values or []], dtype=np.float64)
+    return reading.matrix_from_array(array)
+
+
+@app.command(context_settings={"ignore_unknown_options": True})
+def fourier(
+    values: Values = None,
+    input_file: InputFile = None,
+    linspace: Linspace = None,
+    k: K = 3,
+    frequencies: FrequenciesOpt = Frequencies.harmonic,
+    scale: Scale = "1",
+    include_input: Annotated[
+        bool, typer.Option("--include-input", help="Put the raw x first (as the NeRF code).")
+    ] = False,
+    dtype: DtypeOpt = Dtype.float64,
+    output: TableOutput = "-",
+    fmt: FormatOpt = None,
+    header: Header = True,
+) -> None:
+    """Fourier features γ(x) = [sin x, cos x, …, sin kx, cos kx] of values (SPEC §2).
+
+    Values come as arguments, from --input (.npy or CSV; one value or m coordinates per
+    row; - for stdin) or from --linspace. Output is (N, 2k), or (N, m·2k [+ m]) for m
+    coordinates, grouped by frequency: [sin(f·x_1..m), cos(f·x_1..m)] for each f.
+
+    Example: pecli fourier --k 3 -- 0.5 -1.5
+    """
+    kind = writing.resolve_format(output, fmt.value if fmt else None)
+    writing.check_output(output, kind)
+    gamma = partial(
+        fourier_features,
+        k=k,
+        frequencies=frequencies.value,
+        scale=parse_scale(scale),
+        include_input=include_input,
+        dtype=check_dtype(dtype.value),
+    )
+    fourier_frequencies(k, frequencies=frequencies.value)
+    matrix = _points(values, input_file, linspace)
+    n = matrix.shape[0] if matrix.shape else 1
+    m = matrix.shape[1] if len(matrix.shape) == 2 else 1
+    names = feature_names(m, k, include_input=include_input)
+    writing.write_table(
+        (gamma(block) for _, block in matrix.blocks()),
+        output=output,
+        fmt=kind,
+        shape=(n, len(names)),
+        dtype=check_dtype(dtype.value),
+        columns=names,
+        header=header,
+    )
+
+
+def _check_range(option: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        raise ParameterError(option, f"must be an integer from {low} to {high} in a figure", value)
+
+
+@app.command("plot-fourier")
+def plot_fourier(
+    k: K = 3,
+    frequencies: FrequenciesOpt = Frequencies.harmonic,
+    scale: Scale = "1",
+    periods: Annotated[int, typer.Option("--periods", help="Periods drawn, >= 2.")] = 3,
+    points: Annotated[int, typer.Option("--points", help="Sample points, >= 2.")] = 1501,
+    hidden: Annotated[int, typer.Option("--hidden", help="Hidden width of f.")] = 32,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random network f.")] = 0,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+    quiet: Quiet = False,
+) -> None:
+    """Draw γ(x) over several periods and, below, a random network f applied to γ(x).
+
+    f is a fixed tanh network with two hidden layers (seeded), so f∘γ repeats with the
+    period 2π/scale of the features, which the figure marks. Writes fourier.png without -o;
+    --data also exports x, the features and f(γ(x)).
+
+    Example: pecli plot-fourier --k 3 -o figures/fourier.svg
+    """
+    from .. import figures, fourier_figure
+
+    outputs = PlotOutputs(output, "fourier.png", data, quiet)
+    factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
+    _check_range("periods", periods, 2, 1000)
+    _check_range("points", points, 2, figures.MAX_WAVE_POINTS)
+    _check_range("hidden", hidden, 1, 4096)
+    _check_range("k", k, 1, 64)
+    network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)
+    period = 2 * math.pi / factor
+    x = np.linspace(0.0, periods * period, points)
+    features = fourier_features(x, k=k, frequencies=frequencies.value, scale=factor)
+    output_f = network(features)
+    outputs.write(
+        lambda: fourier_figure.periodicity_figure(
+            x, features, output_f, frequencies=freqs, period=period
+        ),
+        np.column_stack([x, features, output_f]),
+        ["x", *feature_names(1, k), "f"],
+    )

@@ -1,0 +1,89 @@
+"""``pecli wavelengths``: ω_i and λ_i of every pair, as a rich table, CSV or JSON."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from enum import StrEnum
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from .. import writing
+from ..encoding import DEFAULT_BASE, angular_frequencies, wavelengths
+from ._app import app
+from .options import Base, D
+
+FORMATS = ("table", "csv", "json")
+
+
+class ReportFormat(StrEnum):
+    """Formats of the wavelengths report."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float, terminal: bool) -> str:
+    """The columns as a rich table, rendered to text (coloured only on a terminal)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Pairs of the encoding, d = {d}, C = {base:g}")
+    for name in ("pair i", "components", "ω_i (rad / position)", "λ_i (positions)"):
+        table.add_column(name, justify="right")
+    for i, odd, even, omega, lam in zip(*columns.values(), strict=True):
+        table.add_row(str(i), f"{odd}, {even}", f"{omega:.10g}", f"{lam:.10g}")
+    width = shutil.get_terminal_size().columns if terminal else 80
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=terminal,
+        color_system="auto" if terminal else None,
+        width=width,
+    )
+    console.print(table)
+    return buffer.getvalue()
+
+
+@app.command("wavelengths")
+def wavelengths_command(
+    d: D = 512,
+    base: Base = DEFAULT_BASE,
+    fmt: Annotated[
+        ReportFormat | None,
+        typer.Option("--format", help="table, csv or json. [default: the suffix, else table]"),
+    ] = None,
+    output: Annotated[
+        str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
+    ] = "-",
+) -> None:
+    """The angular frequency ω_i and wavelength λ_i = 2π C^(2(i-1)/d) of every pair i.
+
+    Pair i owns components 2i-1 (sine) and 2i (cosine); its wavelength, in positions,
+    grows geometrically from 2π to about 2πC.
+
+    Example: pecli wavelengths --d 512 --format csv
+    """
+    kind = writing.resolve_format(
+        output, fmt.value if fmt else None, formats=FORMATS, default="table"
+    )
+    writing.check_output(output, kind)
+    pairs = np.arange(1, d // 2 + 1) if d > 0 else np.arange(0)
+    columns = {
+        "pair": pairs,
+        "sin_component": 2 * pairs - 1,
+        "cos_component": 2 * pairs,
+        "omega": angular_frequencies(d, base=base),
+        "wavelength": wavelengths(d, base=base),
+    }
+    if kind != "table":
+        writing.write_records(columns, output=output, fmt=kind)
+        return
+    terminal = writing.is_stdout(output) and sys.stdout.isatty()
+    text = _rich_table(columns, d=d, base=base, terminal=terminal)
+    with writing.atomic_output(output) as handle:
+        handle.write(text.encode("utf-8"))

@@ -1,0 +1,165 @@
+"""Fourier features γ (SPEC §2): golden values, mpmath, grouping, and periodicity of f ∘ γ."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pecli import ParameterError, feature_names, fourier_features, fourier_frequencies
+from pecli.fourier import parse_scale
+
+GAMMA_05_K3 = [0.4794255386, 0.8775825619, 0.8414709848, 0.5403023059, 0.9974949866, 0.0707372017]
+GAMMA_M15_K2 = [-0.9974949866, 0.0707372017, -0.1411200081, -0.9899924966]
+
+
+def test_golden_values_of_spec_2():
+    np.testing.assert_allclose(fourier_features(0.5, k=3)[0], GAMMA_05_K3, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(fourier_features(-1.5, k=2)[0], GAMMA_M15_K2, rtol=0, atol=1e-10)
+
+
+def mp_gamma(x: float, freqs: list[float], scale: float = 1.0) -> list[float]:
+    out = []
+    for f in freqs:
+        angle = mpmath.mpf(f) * mpmath.mpf(scale) * mpmath.mpf(x)
+        out += [float(mpmath.sin(angle)), float(mpmath.cos(angle))]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("frequencies", "freqs"), [("harmonic", [1, 2, 3, 4, 5]), ("octave", [1, 2, 4, 8, 16])]
+)
+def test_features_match_mpmath(frequencies, freqs):
+    xs = [-7.25, -1.0, 0.0, 0.3, 2.0, 11.5]
+    got = fourier_features(xs, k=5, frequencies=frequencies)
+    expected = np.array([mp_gamma(x, freqs) for x in xs])
+    assert got.shape == (6, 10) and got.dtype == np.float64
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-14)
+
+
+def test_frequency_schedules():
+    np.testing.assert_array_equal(fourier_frequencies(3), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(
+        fourier_frequencies(10, frequencies="octave"), 2.0 ** np.arange(10)
+    )
+
+
+def test_coordinates_are_grouped_by_frequency_with_input_first():
+    points = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.75]])
+    got = fourier_features(points, k=2, frequencies="octave", include_input=True)
+    assert got.shape == (2, 3 + 3 * 2 * 2)
+    for r, (x1, x2, x3) in enumerate(points):  # written out from SPEC §2, NeRF code order
+        expected = [x1, x2, x3]
+        for f in (1.0, 2.0):
+            expected += [math.sin(f * x1), math.sin(f * x2), math.sin(f * x3)]
+            expected += [math.cos(f * x1), math.cos(f * x2), math.cos(f * x3)]
+        np.testing.assert_allclose(got[r], expected, rtol=0, atol=1e-15)
+    assert feature_names(3, 2, include_input=True) == [
+        "x1", "x2", "x3",
+        "sin_1_x1", "sin_1_x2", "sin_1_x3", "cos_1_x1", "cos_1_x2", "cos_1_x3",
+        "sin_2_x1", "sin_2_x2", "sin_2_x3", "cos_2_x1", "cos_2_x2", "cos_2_x3",
+    ]  # fmt: skip
+
+
+def test_coordinates_without_input():
+    points = np.array([[0.5, -1.5]])
+    got = fourier_features(points, k=2)
+    a, b = points[0]
+    expected = [math.sin(a), math.sin(b), math.cos(a), math.cos(b),
+                math.sin(2 * a), math.sin(2 * b), math.cos(2 * a), math.cos(2 * b)]  # fmt: skip
+    np.testing.assert_allclose(got, [expected], rtol=0, atol=1e-15)
+
+
+def test_scalar_and_one_column_give_gamma():
+    assert fourier_features(0.5, k=3).shape == (1, 6)
+    np.testing.assert_array_equal(
+        fourier_features([[0.5], [-1.5]], k=2), fourier_features([0.5, -1.5], k=2)
+    )
+
+
+def test_scale_pi_is_the_nerf_paper_form():
+    got = fourier_features(0.3, k=3, frequencies="octave", scale=math.pi)[0]
+    np.testing.assert_allclose(got, mp_gamma(0.3, [1, 2, 4], scale=float(mpmath.pi)), atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1", 1.0), ("0.5", 0.5), ("pi", math.pi), ("2pi", 2 * math.pi), ("0.5*pi", math.pi / 2),
+     ("π", math.pi), ("2 PI", 2 * math.pi), ("1e-3", 0.001)],
+)  # fmt: skip
+def test_parse_scale(text, value):
+    assert parse_scale(text) == value
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "pi2", "x", "", "nan", "inf", "2pipi"])
+def test_parse_scale_refuses(text):
+    with pytest.raises(ParameterError) as info:
+        parse_scale(text)
+    assert info.value.parameter == "scale"
+
+
+def tanh_network(widths: list[int], seed: int):
+    """A random network written here from scratch (not pecli's), R^widths[0] -> R."""
+    rng = np.random.default_rng(seed)
+    layers = [
+        (rng.normal(size=(a, b)) / math.sqrt(a), rng.normal(size=b))
+        for a, b in itertools.pairwise(widths)
+    ]
+
+    def f(h):
+        for j, (w, b) in enumerate(layers):
+            h = h @ w + b
+            h = np.tanh(h) if j < len(layers) - 1 else h
+        return h[:, 0]
+
+    return f
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    k=st.integers(1, 8),
+    frequencies=st.sampled_from(["harmonic", "octave"]),
+    seed=st.integers(0, 2**32 - 1),
+    shifts=st.integers(-3, 3),
+)
+def test_network_on_gamma_is_2pi_periodic(k, frequencies, seed, shifts):
+    f = tanh_network([2 * k, 24, 24, 1], seed)
+    x = np.linspace(-10.0, 10.0, 201)
+    here = f(fourier_features(x, k=k, frequencies=frequencies))
+    there = f(fourier_features(x + 2 * math.pi * shifts, k=k, frequencies=frequencies))
+    assert np.max(np.abs(there - here)) <= 1e-12
+    # and the network is not trivially constant, so the check could fail
+    assert np.ptp(here) > 1e-3
+
+
+def test_scale_pi_gives_period_2():
+    f = tanh_network([6, 16, 1], seed=7)
+    x = np.linspace(-3, 3, 101)
+    here = f(fourier_features(x, k=3, scale=math.pi))
+    np.testing.assert_allclose(f(fourier_features(x + 2, k=3, scale=math.pi)), here, atol=1e-12)
+    assert np.max(np.abs(f(fourier_features(x + 1, k=3, scale=math.pi)) - here)) > 1e-2
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter"),
+    [
+        (lambda: fourier_features(1.0, k=0), "k"),
+        (lambda: fourier_features(1.0, k=2.5), "k"),
+        (lambda: fourier_features(1.0, k=2, frequencies="cubic"), "frequencies"),
+        (lambda: fourier_features(1.0, k=2000, frequencies="octave"), "k"),
+        (lambda: fourier_features(1.0, k=2, scale=0), "scale"),
+        (lambda: fourier_features(1.0, k=2, dtype="int8"), "dtype"),
+        (lambda: fourier_features([1.0, np.nan], k=2), "x"),
+        (lambda: fourier_features(np.zeros((2, 2, 2)), k=2), "x"),
+        (lambda: fourier_features(np.array(["a"]), k=2), "x"),
+    ],
+)
+def test_invalid_arguments(call, parameter):
+    with pytest.raises(ParameterError) as info:
+        call()
+    assert info.value.parameter == parameter

@@ -1,0 +1,124 @@
+"""The periodicity figure (``pecli plot-fourier``): drawn data, period marks, identical rebuilds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pecli.fourier_figure import periodicity_figure, random_network
+
+TWO_PI = 2 * math.pi
+
+
+def forward(network, inputs):
+    """The network's forward pass, written here from its weights."""
+    h = inputs
+    for j, (w, b) in enumerate(zip(network.weights, network.biases, strict=True)):
+        h = h @ w + b
+        if j < len(network.weights) - 1:
+            h = np.tanh(h)
+    return h[:, 0]
+
+
+def gamma_loop(x, k):
+    return np.array([[f(level * v) for level in range(1, k + 1) for f in (math.sin, math.cos)]
+                     for v in x])  # fmt: skip
+
+
+@pytest.fixture
+def drawn():
+    x = np.linspace(0.0, 3 * TWO_PI, 1501)  # 500 samples per period
+    features = gamma_loop(x, 3)
+    network = random_network(6, hidden=32, seed=0)
+    output = network(features)
+    fig = periodicity_figure(x, features, output, frequencies=np.array([1.0, 2, 3]), period=TWO_PI)
+    return x, features, network, output, fig
+
+
+def test_top_panel_draws_the_features(drawn):
+    x, features, _, _, fig = drawn
+    lines = [line for line in fig.axes[0].get_lines() if len(line.get_xdata()) > 2]
+    labels = ["sin(x)", "cos(x)", "sin(2x)", "cos(2x)", "sin(3x)", "cos(3x)"]
+    assert [line.get_label() for line in lines] == labels
+    for column, line in enumerate(lines):
+        np.testing.assert_array_equal(line.get_xdata(), x)
+        np.testing.assert_allclose(line.get_ydata(), features[:, column], rtol=0, atol=1e-15)
+    assert math.isclose(lines[0].get_ydata()[125], math.sin(x[125]), abs_tol=1e-15)
+
+
+def test_bottom_panel_draws_a_periodic_network_output(drawn):
+    _, features, network, _, fig = drawn
+    line = fig.axes[1].get_lines()[0]
+    y = np.asarray(line.get_ydata())
+    np.testing.assert_allclose(y, forward(network, features), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(y[500:], y[:-500], rtol=0, atol=1e-12)  # shifted by one period
+    assert np.ptp(y) > 0.1  # visibly not flat
+    assert np.max(np.abs(y[250:750] - y[:500])) > 0.1  # and not periodic with half the period
+
+
+def test_period_is_marked(drawn):
+    *_, fig = drawn
+    for ax in fig.axes:
+        verticals = sorted(
+            line.get_xdata()[0]
+            for line in ax.get_lines()
+            if len(line.get_xdata()) == 2 and line.get_xdata()[0] == line.get_xdata()[1]
+        )
+        np.testing.assert_allclose(verticals, [0, TWO_PI, 2 * TWO_PI, 3 * TWO_PI])
+    texts = [t.get_text() for t in fig.axes[1].texts]
+    assert "period 2π" in texts
+    arrow = next(a for a in fig.axes[1].texts if a.get_text() == "")
+    assert math.isclose(arrow.xy[0] - arrow.xyann[0], TWO_PI)
+    ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
+    assert ticks == ["0", "π", "2π", "3π", "4π", "5π", "6π"]
+
+
+def test_random_network_is_fixed_by_its_seed():
+    a, b, c = random_network(4, seed=5), random_network(4, seed=5), random_network(4, seed=6)
+    for wa, wb in zip(a.weights, b.weights, strict=True):
+        np.testing.assert_array_equal(wa, wb)
+    assert not np.array_equal(a.weights[0], c.weights[0])
+    assert [w.shape for w in a.weights] == [(4, 32), (32, 32), (32, 1)]
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
+def test_two_builds_are_byte_identical(run_cli, tmp_path, suffix):
+    first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
+    assert run_cli("plot-fourier", "-o", str(first)).exit_code == 0
+    assert run_cli("plot-fourier", "-o", str(second)).exit_code == 0
+    assert first.read_bytes() == second.read_bytes() and first.stat().st_size > 1000
+
+
+def test_data_export_octave_scale_pi(run_cli, tmp_path):
+    result = run_cli(
+        "plot-fourier", "--k", "2", "--frequencies", "octave", "--scale", "pi", "--periods", "2",
+        "--points", "9", "-o", str(tmp_path / "f.svg"), "--data", str(tmp_path / "f.csv"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = np.genfromtxt(tmp_path / "f.csv", delimiter=",", names=True)
+    assert data.dtype.names == ("x", "sin_1", "cos_1", "sin_2", "cos_2", "f")
+    np.testing.assert_allclose(data["x"], np.linspace(0, 4, 9), atol=1e-15)  # period 2
+    np.testing.assert_allclose(data["cos_2"], np.cos(2 * np.pi * data["x"]), atol=1e-14)
+    np.testing.assert_allclose(data["f"][4:], data["f"][:5], atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--periods", "1"], "--periods"),
+        (["--points", "1"], "--points"),
+        (["--k", "0"], "--k"),
+        (["--seed", "-1"], "--seed"),
+        (["--hidden", "0"], "--hidden"),
+        (["--scale", "x"], "--scale"),
+        (["-o", "f.gif"], "--output"),
+    ],
+)
+def test_plot_fourier_usage_errors(run_cli, tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("plot-fourier", *args)
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and option in result.stderr
+    assert list(tmp_path.iterdir()) == []
