@@ -295,3 +295,14 @@ def test_huge_heatmap_is_refused_before_any_work(run_cli, tmp_path, monkeypatch)
     assert result.exit_code == 2 and "'--n'" in result.stderr and "heatmap" in result.stderr
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB
     assert list(tmp_path.iterdir()) == []
+
+
+def test_add_shows_progress_on_a_terminal_only(pecli_cmd, tmp_path):
+    data = tmp_path / "x.npy"
+    np.save(data, np.zeros((300000, 8), np.float32))
+    cmd = [*pecli_cmd, "add", "-i", str(data), "--format", "npy"]
+    status, terminal = run_with_terminal_stderr(cmd, tmp_path / "y.npy")
+    assert status == 0 and b"add" in terminal and b"rows" in terminal
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), encoding_table(d=8, n=300000))
+    status, terminal = run_with_terminal_stderr([*cmd, "--quiet"], tmp_path / "z.npy")
+    assert status == 0 and terminal == b""

@@ -7,7 +7,8 @@ from ..apply import add_encoding, check_data_shape
 from ..encoding import DEFAULT_BASE
 from ..errors import check_base, check_dtype
 from ._app import app
-from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Start, TableOutput
+from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
+from .progress import track_rows
 
 
 @app.command()
@@ -19,6 +20,7 @@ def add(
     output: TableOutput = "-",
     fmt: FormatOpt = None,
     header: Header = True,
+    quiet: Quiet = False,
 ) -> None:
     """Add the positional encoding to an (n, d) data matrix: x_pos + pe(pos).
 
@@ -39,8 +41,10 @@ def add(
         for first, block in matrix.blocks()
     )
     columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
+    if kind == "npy":
+        writing.check_room(output, writing.table_bytes(kind, (n, d), out_dtype))
     writing.write_table(
-        blocks,
+        track_rows(blocks, total_rows=n, description="add", quiet=quiet),
         output=output,
         fmt=kind,
         shape=(n, d),
