@@ -28,10 +28,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .angles import ROUND, readings, refine_k, round_base, roundness, slopes_k, start_position
 from .conventions import PRESETS, layout_views
 from .encoding import table_blocks
 from .errors import LAYOUTS
+from .identify_fits import (
+    ROUND,
+    readings,
+    refine_k,
+    round_base,
+    roundness,
+    slopes_k,
+    start_position,
+)
 from .precision import storage_precision, unit_roundoff
 
 __all__ = ["Candidate", "Identification", "identify_table"]
