@@ -87,7 +87,9 @@ def sin_cos(angle: DoubleDouble) -> tuple[np.ndarray, np.ndarray]:
 @functools.lru_cache(maxsize=32)
 def _exact_frequencies(base: float, denominator: float, count: int) -> tuple[decimal.Decimal, ...]:
     ctx = decimal.Context(prec=45)
-    ratio = ctx.exp(ctx.divide(-ctx.ln(decimal.Decimal(base)), decimal.Decimal(denominator)))
+    # ctx.minus, not unary minus: operators use the thread's context (28 digits by default)
+    log_ratio = ctx.divide(ctx.minus(ctx.ln(decimal.Decimal(base))), decimal.Decimal(denominator))
+    ratio = ctx.exp(log_ratio)
     values = [decimal.Decimal(1)]
     for _ in range(count - 1):
         values.append(ctx.multiply(values[-1], ratio))
@@ -125,7 +127,11 @@ def frequency_residuals(omega: np.ndarray, *, base: float, denominator: float) -
 
     """
     exact = _exact_frequencies(float(base), float(denominator), int(np.size(omega)))
+    ctx = decimal.Context(prec=45)
     return np.array(
-        [float(e - decimal.Decimal(float(w))) for e, w in zip(exact, omega, strict=True)],
+        [
+            float(ctx.subtract(e, decimal.Decimal(float(w))))
+            for e, w in zip(exact, omega, strict=True)
+        ],
         dtype=np.float64,
     )
