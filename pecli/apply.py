@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from .encoding import DEFAULT_BASE, positional_encoding
+from .encoding import DEFAULT_BASE, encoding_table
 from .errors import ParameterError, check_dtype, check_position
 
 __all__ = ["add_encoding", "check_data_dtype", "check_data_shape", "first_non_finite"]
@@ -115,6 +115,5 @@ def add_encoding(
         row, column = bad
         where = f"{values[row, column]} at row {row + 1}, column {column + 1}"
         raise ParameterError("x", "must hold finite numbers only", where)
-    positions = first + np.arange(values.shape[0], dtype=np.float64)
-    total = values + positional_encoding(positions, d=d, base=base, dtype=np.float64)
-    return np.ascontiguousarray(total, dtype=out_dtype)
+    table = encoding_table(d=d, n=values.shape[0], start=first, base=base, dtype=np.float64)
+    return np.ascontiguousarray(values + table, dtype=out_dtype)

@@ -2,8 +2,11 @@
 
 Conventions (SPEC §1, the article's): width ``d`` is even, components are numbered from 1,
 pair ``i = 1 … d/2`` has the angular frequency ``ω_i = C^(-2(i-1)/d)`` and owns components
-``2i-1`` (sine) and ``2i`` (cosine), interleaved. Angles and sin/cos are evaluated in float64;
-the result is rounded to the output dtype once, at the end.
+``2i-1`` (sine) and ``2i`` (cosine), interleaved. Angles ``pos·ω`` are carried as
+double-doubles (:mod:`pecli.angles`) and sin/cos evaluated in float64, so every value is within
+a few float64 ulps of the exact one at any position; it is rounded to the output dtype once.
+Tables of consecutive positions go through the fast kernel of :mod:`pecli.kernels`, in memory
+and streamed alike, and give the same bits however they are split into blocks.
 
 References
 ----------
@@ -13,12 +16,13 @@ References
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from . import angles, kernels
 from .conventions import component_names, layout_views
 from .errors import (
     ParameterError,
@@ -28,9 +32,15 @@ from .errors import (
     check_position,
     check_width,
 )
-from .frequencies import DEFAULT_BASE, _frequencies, angular_frequencies, wavelengths
+from .frequencies import (
+    DEFAULT_BASE,
+    angular_frequencies,
+    frequencies_with_residuals,
+    wavelengths,
+)
 
 __all__ = [
+    "BLOCK_CELLS",
     "DEFAULT_BASE",
     "angular_frequencies",
     "component_names",
@@ -40,6 +50,9 @@ __all__ = [
     "table_blocks",
     "wavelengths",
 ]
+
+#: Values per streamed block by default: peak memory stays a few blocks whatever ``n`` is.
+BLOCK_CELLS = 1 << 22
 
 
 def positional_encoding(
@@ -101,7 +114,7 @@ def positional_encoding(
 
     """
     d = check_width(d, pad_odd_d=pad_odd_d)
-    omega = _frequencies(d, base, schedule)
+    omega, residual = frequencies_with_residuals(d, base, schedule)
     out_dtype = check_dtype(dtype)
     pos = np.asarray(positions, dtype=np.float64)
     if pos.ndim > 1:
@@ -110,21 +123,9 @@ def positional_encoding(
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
     table = np.zeros((pos.size, d), dtype=out_dtype)
-    _fill_sin_cos(*layout_views(table, layout), pos, omega)
+    sin_out, cos_out = layout_views(table, layout)
+    sin_out[...], cos_out[...] = angles.sin_cos(angles.product(pos[:, None], omega, residual))
     return table
-
-
-def _fill_sin_cos(
-    sin_out: np.ndarray, cos_out: np.ndarray, positions: np.ndarray, omega: np.ndarray
-) -> None:
-    """Write ``sin(pos·ω)`` and ``cos(pos·ω)``, evaluated in float64, into two ``(m, h)`` views.
-
-    The views may be strided (interleaved layout) and of any float dtype: each value is
-    rounded once, on assignment.
-    """
-    angles = positions[:, None] * omega[None, :]
-    sin_out[...] = np.sin(angles)
-    cos_out[...] = np.cos(angles)
 
 
 def encoding_table(
@@ -191,11 +192,10 @@ def encoding_table(
            [ 0.90929743,  0.01999867, -0.41614684,  0.99980001]])
 
     """
-    blocks = table_blocks(
-        d=d, n=n, start=start, base=base, dtype=dtype, schedule=schedule, layout=layout,
-        padding_idx=padding_idx, pad_odd_d=pad_odd_d, rows=n,
-    )  # fmt: skip
-    return np.concatenate(list(blocks))
+    spec = _TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d)
+    table = np.empty((n, spec.d), dtype=spec.dtype)
+    spec.fill(table, 0)
+    return table
 
 
 def table_blocks(
@@ -209,7 +209,7 @@ def table_blocks(
     layout: str = "interleaved",
     padding_idx: int | None = None,
     pad_odd_d: bool = False,
-    rows: int = 4096,
+    rows: int | None = None,
 ) -> Iterator[np.ndarray]:
     """The table of :func:`encoding_table` as an iterator of row blocks, for streaming.
 
@@ -220,8 +220,9 @@ def table_blocks(
     ----------
     d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d : keyword-only
         As in :func:`encoding_table`.
-    rows : int, keyword-only
-        Largest block height, >= 1.
+    rows : int, keyword-only, optional
+        Largest block height, >= 1; by default blocks of about :data:`BLOCK_CELLS` values
+        (16 MB of float32), enough for the kernel to use two threads.
 
     Returns
     -------
@@ -234,26 +235,50 @@ def table_blocks(
         (a ``ValueError``) for an invalid argument, raised by the call itself.
 
     """
-    d = check_width(d, pad_odd_d=pad_odd_d)
-    n = check_n(n)
-    first = check_position("start", start)
-    _frequencies(d, base, schedule)  # checks base and schedule now
-    layout_views(np.empty((0, d)), layout)  # checks layout now
-    out_dtype = check_dtype(dtype)
-    pad = check_padding_idx(padding_idx, n)
-    encode = functools.partial(
-        positional_encoding, d=d, base=base, dtype=out_dtype, schedule=schedule, layout=layout,
-        pad_odd_d=pad_odd_d,
-    )  # fmt: skip
-    return _blocks(encode, n, first, pad, check_n(rows, "rows"))
+    spec = _TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d)
+    return _blocks(spec, n, check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.d))
 
 
-def _blocks(
-    encode: Callable[[np.ndarray], np.ndarray], n: int, first: float, pad: int | None, rows: int
-) -> Iterator[np.ndarray]:
+def _blocks(spec: _TableSpec, n: int, rows: int) -> Iterator[np.ndarray]:
     for row in range(0, n, rows):
-        offsets = np.arange(row, min(row + rows, n), dtype=np.float64)
-        block = encode(first + offsets)
-        if pad is not None and row <= pad < row + len(offsets):
-            block[pad - row] = 0
+        block = np.empty((min(rows, n - row), spec.d), dtype=spec.dtype)
+        spec.fill(block, row)
         yield block
+
+
+@dataclass(frozen=True)
+class _TableSpec:
+    """The checked arguments of a table, and the one routine that fills any run of its rows."""
+
+    d: int
+    n: int
+    first: float
+    omega: np.ndarray
+    residual: np.ndarray
+    dtype: np.dtype
+    layout: str
+    pad: int | None
+
+    @classmethod
+    def checked(
+        cls, d: object, n: object, start: object, base: float, dtype: DTypeLike,
+        schedule: str | float, layout: str, padding_idx: int | None, pad_odd_d: bool,
+    ) -> _TableSpec:  # fmt: skip
+        width = check_width(d, pad_odd_d=pad_odd_d)
+        rows = check_n(n)
+        first = check_position("start", start)
+        omega, residual = frequencies_with_residuals(width, base, schedule)
+        layout_views(np.empty((0, width)), layout)  # checks the layout now
+        out_dtype = check_dtype(dtype)
+        pad = check_padding_idx(padding_idx, rows)
+        return cls(width, rows, first, omega, residual, out_dtype, layout, pad)
+
+    def fill(self, out: np.ndarray, row0: int) -> None:
+        """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
+        sin_out, cos_out = layout_views(out, self.layout)
+        kernels.fill_sin_cos_consecutive(
+            sin_out, cos_out, self.first, self.omega, omega_residual=self.residual, offset=row0
+        )
+        out[:, 2 * self.omega.size :] = 0  # the zero column of an odd d
+        if self.pad is not None and row0 <= self.pad < row0 + len(out):
+            out[self.pad - row0] = 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .angles import frequency_residuals
 from .errors import ParameterError, check_base, check_schedule, check_width
 
 __all__ = ["DEFAULT_BASE", "angular_frequencies", "wavelengths"]
@@ -85,6 +86,20 @@ def _frequencies(d: int, base: float, schedule: object) -> np.ndarray:
     base = check_base(base)
     omega: np.ndarray = np.power(base, -_exponents(d, schedule))
     return omega
+
+
+def frequencies_with_residuals(
+    d: int, base: float, schedule: object
+) -> tuple[np.ndarray, np.ndarray]:
+    """``ω_j`` in float64 and what float64 rounded off each (``d`` already checked).
+
+    ``omega + residual`` is ``C^(-j/(h-s))`` to about 1e-32 relative, for angles ``p·ω``
+    carried as double-doubles (:mod:`pecli.angles`).
+    """
+    omega = _frequencies(d, base, schedule)
+    denominator = d // 2 - check_schedule(schedule)
+    residual = frequency_residuals(omega, base=check_base(base), denominator=denominator)
+    return omega, residual
 
 
 def wavelengths(

@@ -27,6 +27,16 @@ def mp_pe(pos: float, d: int, base: float = 10000.0) -> list[mpmath.mpf]:
     return row
 
 
+def mp_pe_shift(pos: float, d: int, base: float, shift: float) -> list[mpmath.mpf]:
+    """pe(pos) for the schedule ω_j = C^(-j/(h-s)) (SPEC §3), interleaved."""
+    h = d // 2
+    row = []
+    for j in range(h):
+        angle = mpmath.mpf(pos) * mpmath.power(mpmath.mpf(base), -mpmath.mpf(j) / (h - shift))
+        row += [mpmath.sin(angle), mpmath.cos(angle)]
+    return row
+
+
 def mp_table(positions, d: int, base: float = 10000.0) -> np.ndarray:
     """mpmath table rounded once to float64 (the correctly rounded float64 table)."""
     return np.array([[float(v) for v in mp_pe(p, d, base)] for p in positions])

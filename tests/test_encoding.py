@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from reference import loop_table, mp_pe, mp_table
+from reference import loop_table, mp_pe, mp_pe_shift, mp_table
 
 from pecli import (
     ParameterError,
@@ -55,8 +55,10 @@ def test_frequencies_and_wavelengths_are_reciprocal():
 
 
 def test_default_table_starts_at_position_1():
+    # the table (fast kernel) and arbitrary positions (direct evaluation) agree to an ulp
     table = encoding_table(d=4, n=2, dtype="float64")
-    np.testing.assert_array_equal(table, positional_encoding([1, 2], d=4, dtype="float64"))
+    np.testing.assert_allclose(table, positional_encoding([1, 2], d=4, dtype="float64"), atol=2e-16)
+    np.testing.assert_allclose(table, mp_table([1, 2], 4), rtol=0, atol=2.3e-16)
 
 
 @pytest.mark.parametrize(("d", "base"), [(2, 10000.0), (8, 10000.0), (16, 100.0), (10, 1e6)])
@@ -64,8 +66,22 @@ def test_table_float64_matches_mpmath(d, base):
     positions = np.arange(-3, 40, dtype=np.float64)
     got = positional_encoding(positions, d=d, base=base, dtype="float64")
     exact = mp_table(positions, d, base)
-    # a few float64 ulps: one rounding each in ω, pos·ω and sin/cos
-    np.testing.assert_allclose(got, exact, rtol=0, atol=4e-16 * 40)
+    # angles are double-doubles: a couple of float64 ulps at most
+    np.testing.assert_allclose(got, exact, rtol=0, atol=5e-16)
+
+
+@pytest.mark.parametrize("schedule", ["paper", "tensor2tensor"])
+def test_float64_stays_within_ulps_at_large_real_positions(schedule):
+    positions = [1e7, 9_999_999.5, 1234567.25, -7654321.0, 3.0e6 + 1 / 3]
+    got = positional_encoding(positions, d=64, dtype="float64", schedule=schedule)
+    shift = 0 if schedule == "paper" else 1
+    exact = np.array([[float(v) for v in mp_pe_shift(p, 64, 10000.0, shift)] for p in positions])
+    np.testing.assert_allclose(got, exact, rtol=0, atol=5e-16)
+    table = encoding_table(d=64, n=5, start=9_999_996, dtype="float64", schedule=schedule)
+    exact = np.array(
+        [[float(v) for v in mp_pe_shift(p, 64, 1e4, shift)] for p in range(9_999_996, 10**7 + 1)]
+    )
+    np.testing.assert_allclose(table, exact, rtol=0, atol=5e-16)
 
 
 @pytest.mark.parametrize("start", [0, 1, 1000, 123_456, 9_999_950])
