@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
+from . import csv_stream
 from .errors import ParameterError, RuntimeFailure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,11 +132,10 @@ def table_bytes(
         return buffer.tell() + shape[0] * shape[1] * np.dtype(dtype).itemsize
     if sample is None or columns is None:
         raise ValueError("a CSV size estimate needs sample rows and column names")
-    head, body = io.BytesIO(), io.BytesIO()
-    if header:
-        _write_csv(head, sample[:0], columns, True)
-    _write_csv(body, sample, columns, False)
-    return head.tell() + round(body.tell() * shape[0] / max(len(sample), 1))
+    body = io.BytesIO()
+    csv_stream.write_csv(body, [sample], columns=columns, dtype=dtype, header=False)
+    head = len(csv_stream.header_line(columns)) if header else 0
+    return head + round(body.tell() * shape[0] / max(len(sample), 1))
 
 
 def check_room(output: str | os.PathLike[str] | None, needed: int) -> None:
@@ -169,10 +169,13 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     an existing file is replaced only by a complete one. For stdout, yields its buffer.
     """
     if is_stdout(output):
+        guard = _PipeGuard(sys.stdout.buffer)
         try:
-            yield sys.stdout.buffer
-            sys.stdout.buffer.flush()
-        except BrokenPipeError:
+            yield guard  # type: ignore[misc]
+            guard.flush()
+        except OSError as error:
+            if not (isinstance(error, BrokenPipeError) or guard.broken):
+                raise
             _silence_stdout()
             raise OutputClosed from None
         return
@@ -187,6 +190,28 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+class _PipeGuard:
+    """Stdout's buffer, remembering a closed pipe even if a library re-raises it as OSError."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.broken = False
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self.raw.write(data)
+        except BrokenPipeError:
+            self.broken = True
+            raise
+
+    def flush(self) -> None:
+        try:
+            self.raw.flush()
+        except BrokenPipeError:
+            self.broken = True
+            raise
 
 
 class OutputClosed(Exception):
@@ -209,22 +234,6 @@ def _umask() -> int:
 def _npy_header(handle: IO[bytes], shape: tuple[int, ...], dtype: np.dtype) -> None:
     header = {"descr": dtype.newbyteorder("<").str, "fortran_order": False, "shape": shape}
     np.lib.format.write_array_header_1_0(handle, header)
-
-
-#: CSV is handed to polars this many rows at a time: its buffers grow with the chunk.
-CSV_CHUNK_ROWS = 1024
-
-
-def _write_csv(handle: IO[bytes], block: np.ndarray, columns: list[str], header: bool) -> None:
-    import polars as pl  # imported here: only CSV output pays for it
-
-    text = io.BytesIO()  # polars hides the OSError type of a closed pipe: we write ourselves
-    for row in range(0, max(len(block), 1), CSV_CHUNK_ROWS):
-        frame = pl.DataFrame(block[row : row + CSV_CHUNK_ROWS], schema=columns, orient="row")
-        frame.write_csv(text, include_header=header and row == 0)
-        with text.getbuffer() as view:
-            handle.write(view[: text.tell()])
-        text.seek(0)
 
 
 def write_table(
@@ -265,14 +274,15 @@ def write_table(
     stored = np.dtype(dtype).newbyteorder("<")
     rows = 0
     with atomic_output(output) as handle:
-        if fmt == "npy":
+        if fmt == "csv":
+            rows = csv_stream.write_csv(
+                handle, blocks, columns=columns, dtype=stored, header=header
+            )
+        else:
             _npy_header(handle, shape, stored)
-        for block in blocks:
-            if fmt == "npy":
+            for block in blocks:
                 handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
-            else:
-                _write_csv(handle, block, columns, header and rows == 0)
-            rows += block.shape[0]
+                rows += block.shape[0]
         if rows != shape[0]:
             raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
 

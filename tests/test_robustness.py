@@ -113,7 +113,8 @@ def test_head_closes_the_pipe_and_pecli_ends_quietly(pecli_cmd, unbuffered):
 
 
 def start_long_run(pecli_cmd, target: Path) -> subprocess.Popen[bytes]:
-    cmd = [*pecli_cmd, "compute", "--d", "512", "--n", "5000000", "-o", str(target)]
+    n = "5000000" if target.suffix == ".npy" else "1000000"
+    cmd = [*pecli_cmd, "compute", "--d", "512", "--n", n, "-o", str(target)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while not list(target.parent.glob(f".{target.name}.*.part")):
@@ -124,9 +125,12 @@ def start_long_run(pecli_cmd, target: Path) -> subprocess.Popen[bytes]:
     return proc
 
 
+@pytest.mark.parametrize("suffix", ["npy", "csv"])
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_interrupt_leaves_no_partial_file_and_keeps_the_old_one(pecli_cmd, tmp_path, sig, status):
-    target = tmp_path / "big.npy"
+def test_interrupt_leaves_no_partial_file_and_keeps_the_old_one(
+    pecli_cmd, tmp_path, sig, status, suffix
+):
+    target = tmp_path / f"big.{suffix}"
     target.write_bytes(b"previous result")
     proc = start_long_run(pecli_cmd, target)
     proc.send_signal(sig)
@@ -134,7 +138,7 @@ def test_interrupt_leaves_no_partial_file_and_keeps_the_old_one(pecli_cmd, tmp_p
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.returncode == status
     assert b"Traceback" not in stderr
-    assert [p.name for p in tmp_path.iterdir()] == ["big.npy"]
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
     assert target.read_bytes() == b"previous result"
 
 
@@ -306,3 +310,11 @@ def test_add_shows_progress_on_a_terminal_only(pecli_cmd, tmp_path):
     np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), encoding_table(d=8, n=300000))
     status, terminal = run_with_terminal_stderr([*cmd, "--quiet"], tmp_path / "z.npy")
     assert status == 0 and terminal == b""
+
+
+def test_csv_header_keeps_duplicate_names_and_quotes_commas(tmp_path):
+    table = np.array([[0.5, -1.25, 3.0, 1e-7]], dtype=np.float32)
+    out = tmp_path / "t.csv"
+    columns = ["a", "a", "x,y", "b"]
+    write_table([table], output=out, fmt="csv", shape=(1, 4), dtype=table.dtype, columns=columns)
+    assert out.read_text() == 'a,a,"x,y",b\n0.5,-1.25,3.0,1e-7\n'
