@@ -161,3 +161,20 @@ def test_compute_does_not_import_matplotlib_or_polars_for_npy(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_bug_is_still_one_line_with_status_1(run_cli, monkeypatch):
+    import pecli.cli.compute as command
+
+    def broken(**kwargs):
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(command, "table_blocks", broken)
+    result = run_cli("compute", "--d", "4")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "pecli: error: internal error: ZeroDivisionError: simulated bug "
+        "(PECLI_TRACEBACK=1 shows where)"
+    ]
+    monkeypatch.setenv("PECLI_TRACEBACK", "1")
+    assert isinstance(run_cli("compute", "--d", "4").exception, ZeroDivisionError)

@@ -2,7 +2,8 @@
 
 * usage errors (bad option values, :class:`~pecli.errors.ParameterError` from the library)
   print one line on stderr and exit with status 2;
-* runtime failures (``OSError`` while writing, …) print one line and exit with status 1;
+* runtime failures (``OSError`` while writing, …) print one line and exit with status 1,
+  and so does a bug (an unexpected exception), whose traceback ``PECLI_TRACEBACK=1`` shows;
 * runtime failures raised as :class:`~pecli.errors.RuntimeFailure` print their message;
 * Ctrl-C exits with 130, SIGTERM with 143 and a closed stdout pipe (``pecli … | head``)
   with 141, quietly; partial output files are removed in each case.
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Any
@@ -71,6 +73,11 @@ class PecliGroup(TyperGroup):
                 f"{error.strerror or error}: {error.filename or ''}".rstrip(": "),
                 EXIT_RUNTIME,
             )
+        except Exception as error:  # a bug: still one line; the traceback on request
+            if os.environ.get("PECLI_TRACEBACK"):
+                raise
+            where = "PECLI_TRACEBACK=1 shows where"
+            _fail(prog, f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME)
         sys.exit(status if isinstance(status, int) else 0)
 
 
