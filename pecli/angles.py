@@ -18,10 +18,13 @@ References
 
 from __future__ import annotations
 
-import decimal
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import decimal
 
 __all__ = ["DoubleDouble", "add", "frequency_residuals", "product", "sin_cos"]
 
@@ -86,6 +89,8 @@ def sin_cos(angle: DoubleDouble) -> tuple[np.ndarray, np.ndarray]:
 
 @functools.lru_cache(maxsize=32)
 def _exact_frequencies(base: float, denominator: float, count: int) -> tuple[decimal.Decimal, ...]:
+    import decimal  # imported here: start-up time counts
+
     ctx = decimal.Context(prec=45)
     # ctx.minus, not unary minus: operators use the thread's context (28 digits by default)
     log_ratio = ctx.divide(ctx.minus(ctx.ln(decimal.Decimal(base))), decimal.Decimal(denominator))
@@ -126,6 +131,8 @@ def frequency_residuals(omega: np.ndarray, *, base: float, denominator: float) -
     True
 
     """
+    import decimal
+
     exact = _exact_frequencies(float(base), float(denominator), int(np.size(omega)))
     ctx = decimal.Context(prec=45)
     return np.array(

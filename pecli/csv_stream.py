@@ -10,7 +10,6 @@ commands that write no CSV never pay for it. No maths here.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
@@ -25,6 +24,8 @@ CHUNK_VALUES = 1 << 19
 
 def header_line(columns: list[str]) -> bytes:
     """The header line, quoted only where a name needs it (by the standard :mod:`csv` rules)."""
+    import csv
+
     text = io.StringIO()
     csv.writer(text, lineterminator="\n").writerow(columns)
     return text.getvalue().encode("utf-8")

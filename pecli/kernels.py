@@ -39,7 +39,6 @@ import functools
 import itertools
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -134,6 +133,8 @@ def fill_sin_cos_consecutive(
     if len(ranges) == 1:
         work(*ranges[0])
         return
+    from concurrent.futures import ThreadPoolExecutor  # only tables large enough to split
+
     with ThreadPoolExecutor(len(ranges)) as pool:
         for done in [pool.submit(work, n0, n1) for n0, n1 in ranges]:
             done.result()

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -150,6 +147,8 @@ def check_room(output: str | os.PathLike[str] | None, needed: int) -> None:
     if is_stdout(output):
         return
     folder = Path(str(output)).parent
+    import shutil
+
     free = shutil.disk_usage(folder).free
     if needed > free:
         from rich.filesize import decimal
@@ -180,6 +179,8 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
             raise OutputClosed from None
         return
     path = Path(str(output))
+    import tempfile  # imported here, like json and shutil: start-up time counts
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -314,6 +315,8 @@ def write_records(
     if fmt == "json":
         lists = [np.asarray(values).tolist() for values in columns.values()]
         rows = [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
+        import json
+
         text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
     else:
         import polars as pl

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import reading, writing
+from .. import writing
 from ..apply import add_encoding, check_data_shape
 from ..encoding import DEFAULT_BASE
 from ..errors import check_base, check_dtype
@@ -34,6 +34,8 @@ def add(
     kind = writing.resolve_format(output, fmt.value if fmt else None)
     writing.check_output(output, kind)
     base, out_dtype = check_base(base), check_dtype(dtype.value)
+    from .. import reading  # mmap, csv: only commands that read input pay for them
+
     matrix = reading.read_matrix(input_file or "-")
     n, d = matrix.shape[0], check_data_shape(matrix.shape, "input")
     blocks = (

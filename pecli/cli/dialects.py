@@ -6,7 +6,6 @@ rich (and matplotlib for ``precision -o``) are imported inside the commands.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import sys
 from enum import StrEnum
@@ -143,6 +142,8 @@ def identify(
         raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
     found = identify_table(table)
     if as_json:
+        import json
+
         typer.echo(json.dumps(_jsonable(dataclasses.asdict(found)), indent=2))
     elif found.matched:
         _show_identification(found)

@@ -8,15 +8,18 @@ from __future__ import annotations
 import math
 from enum import StrEnum
 from functools import partial
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
 
-from .. import reading, writing
+from .. import writing
 from ..errors import ParameterError, check_dtype, check_position
 from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 from ._app import app
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .. import reading
 from .options import DataOutput, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, TableOutput
 from .plots import FigureOutput, PlotOutputs
 
@@ -68,6 +71,8 @@ def _points(
     values: list[str] | None, input_file: str | None, linspace: tuple[float, float, int] | None
 ) -> reading.Matrix:
     """The input points from exactly one of the three sources, as a :class:`reading.Matrix`."""
+    from .. import reading  # mmap, csv: only commands that read input pay for them
+
     given = [values is not None and len(values) > 0, input_file is not None, linspace is not None]
     if sum(given) != 1:
         hint = "'VALUES...', '--input' or '--linspace'"
