@@ -17,24 +17,47 @@ References
 
 """
 
-from .apply import add_encoding
-from .conventions import PRESETS, Convention, convention, layout_views
-from .encoding import (
-    DEFAULT_BASE,
-    angular_frequencies,
-    component_names,
-    encoding_table,
-    positional_encoding,
-    table_blocks,
-    wavelengths,
+from typing import TYPE_CHECKING
+
+import lazy_loader
+
+if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve to
+    from .apply import add, add_encoding
+    from .conventions import PRESETS, Convention, convention, layout_views
+    from .encoding import (
+        DEFAULT_BASE,
+        angular_frequencies,
+        component_names,
+        encoding_table,
+        positional_encoding,
+        table_blocks,
+        wavelengths,
+    )
+    from .errors import ParameterError
+    from .fourier import feature_names, fourier_features, fourier_frequencies
+
+# Submodules load on first use (SPEC 1 of scientific-python), so ``pecli --help`` and other
+# commands import only the parts they run.
+__getattr__, __dir__, _ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "apply": ["add", "add_encoding"],
+        "conventions": ["PRESETS", "Convention", "convention", "layout_views"],
+        "encoding": [
+            "DEFAULT_BASE",
+            "angular_frequencies",
+            "component_names",
+            "encoding_table",
+            "positional_encoding",
+            "table_blocks",
+            "wavelengths",
+        ],
+        "errors": ["ParameterError"],
+        "fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
+    },
 )
-from .errors import ParameterError
-from .fourier import feature_names, fourier_features, fourier_frequencies
 
 __version__ = "0.1.0"
-
-#: The name used by the issue and the command line (``pecli add``): :func:`add_encoding`.
-add = add_encoding
 
 __all__ = [
     "DEFAULT_BASE",

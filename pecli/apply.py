@@ -11,13 +11,17 @@ References
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
+    from numpy.typing import ArrayLike, DTypeLike
 
 from .encoding import DEFAULT_BASE, encoding_table
 from .errors import ParameterError, check_dtype, check_position
 
-__all__ = ["add_encoding", "check_data_dtype", "check_data_shape", "first_non_finite"]
+__all__ = ["add", "add_encoding", "check_data_dtype", "check_data_shape", "first_non_finite"]
 
 #: dtype kinds accepted as data: signed and unsigned integers, floats.
 REAL_KINDS = "iuf"
@@ -117,3 +121,7 @@ def add_encoding(
         raise ParameterError("x", "must hold finite numbers only", where)
     table = encoding_table(d=d, n=values.shape[0], start=first, base=base, dtype=np.float64)
     return np.ascontiguousarray(values + table, dtype=out_dtype)
+
+
+#: The name used by the command line (``pecli add``): :func:`add_encoding`.
+add = add_encoding

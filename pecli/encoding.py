@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
+    from numpy.typing import ArrayLike, DTypeLike
 
 from . import angles, kernels
 from .conventions import component_names, layout_views

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
+    from numpy.typing import ArrayLike, DTypeLike
 
 from .errors import ParameterError, check_dtype, check_n
 

@@ -164,7 +164,7 @@ def test_compute_does_not_import_matplotlib_or_polars_for_npy(tmp_path):
 
 
 def test_a_bug_is_still_one_line_with_status_1(run_cli, monkeypatch):
-    import pecli.cli.compute as command
+    import pecli.encoding as command
 
     def broken(**kwargs):
         raise ZeroDivisionError("simulated bug")

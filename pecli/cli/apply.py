@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from .. import writing
-from ..apply import add_encoding, check_data_shape
-from ..encoding import DEFAULT_BASE
 from ..errors import check_base, check_dtype
+from ..frequencies import DEFAULT_BASE
 from ._app import app
 from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
 from .progress import track_rows
@@ -35,6 +34,7 @@ def add(
     writing.check_output(output, kind)
     base, out_dtype = check_base(base), check_dtype(dtype.value)
     from .. import reading  # mmap, csv: only commands that read input pay for them
+    from ..apply import add_encoding, check_data_shape
 
     matrix = reading.read_matrix(input_file or "-")
     n, d = matrix.shape[0], check_data_shape(matrix.shape, "input")

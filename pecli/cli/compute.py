@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from .. import writing
-from ..encoding import DEFAULT_BASE, component_names, encoding_table, table_blocks
 from ..errors import check_dtype
+from ..frequencies import DEFAULT_BASE
 from ._app import app
 from .options import (
     Base,
@@ -61,6 +61,8 @@ def compute(
 
     Example: pecli compute --d 4 --n 2 --format csv
     """
+    from ..encoding import component_names, table_blocks  # the core, once a command runs
+
     conv = resolve_convention(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
         schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
@@ -85,6 +87,8 @@ def compute(
 
 def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool) -> int:
     """Bytes the table takes in ``kind``; CSV is estimated from rows spread over the table."""
+    from ..encoding import encoding_table
+
     sample = None
     if kind == "csv":
         first = table["start"]

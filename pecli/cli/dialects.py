@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .. import writing
-from ..conventions import PRESETS
-from ..encoding import DEFAULT_BASE
 from ..errors import ParameterError
+from ..frequencies import DEFAULT_BASE
 from ._app import app
 from .options import (
     Base,
@@ -71,6 +70,8 @@ def conventions() -> None:
 
     Example: pecli conventions
     """
+    from ..conventions import PRESETS
+
     table = _table(
         "Conventions", "name", "schedule", "layout", "start", "padding", "odd d", "users"
     )

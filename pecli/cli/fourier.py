@@ -15,7 +15,6 @@ import typer
 
 from .. import writing
 from ..errors import ParameterError, check_dtype, check_position
-from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 from ._app import app
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,6 +117,8 @@ def fourier(
 
     Example: pecli fourier --k 3 -- 0.5 -1.5
     """
+    from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
+
     kind = writing.resolve_format(output, fmt.value if fmt else None)
     writing.check_output(output, kind)
     gamma = partial(
@@ -171,6 +172,7 @@ def plot_fourier(
     Example: pecli plot-fourier --k 3 -o figures/fourier.svg
     """
     from .. import figures, fourier_figure
+    from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 
     outputs = PlotOutputs(output, "fourier.png", data, quiet)
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .. import conventions
-from ..conventions import Convention
+if TYPE_CHECKING:  # pragma: no cover
+    from ..conventions import Convention
 
 
 class Dtype(StrEnum):
@@ -125,7 +125,9 @@ def resolve_convention(
     padding_idx: int | None = None,
 ) -> Convention:
     """The one place where the convention options of a command become a :class:`Convention`."""
-    return conventions.convention(
+    from ..conventions import convention as make  # the core, once a command runs
+
+    return make(
         convention.value,
         flip_sin_to_cos=flip_sin_to_cos,
         downscale_freq_shift=downscale_freq_shift,

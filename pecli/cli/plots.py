@@ -13,8 +13,8 @@ import numpy as np
 import typer
 
 from .. import writing
-from ..encoding import DEFAULT_BASE, component_names, encoding_table
 from ..errors import ParameterError, check_position
+from ..frequencies import DEFAULT_BASE
 from ._app import app
 from .options import (
     Base,
@@ -176,6 +176,7 @@ def heatmap(
     Example: pecli heatmap --d 128 --n 100 -o heatmap.png
     """
     from .. import figures
+    from ..encoding import component_names, encoding_table
 
     conv = resolve_convention(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,

@@ -12,7 +12,7 @@ import numpy as np
 import typer
 
 from .. import writing
-from ..encoding import DEFAULT_BASE, angular_frequencies, wavelengths
+from ..frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ._app import app
 from .options import Base, D
 
