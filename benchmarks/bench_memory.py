@@ -38,10 +38,10 @@ def peak_rss(args: list[str], stdout: str) -> tuple[float, float]:
     return int(out.stdout) / 1024, time.perf_counter() - begin
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="stop at 200,000 rows")
-    quick = parser.parse_args().quick
+    quick = parser.parse_args(argv).quick
     sizes = [1_000, 200_000] if quick else [1_000, 200_000, 2_000_000]
     folder = Path(tempfile.mkdtemp(prefix="pecli-bench-", dir=os.environ.get("BENCH_TMP")))
     rows = []
@@ -60,6 +60,7 @@ def main() -> None:
             rows.append((f"csv stdout, n = {n:,}", float("nan"), mb, seconds))
     finally:
         shutil.rmtree(folder)
+    print("\nmemory: one process per run")
     print(f"{'pecli compute --d 512':<28} {'file MB':>10} {'peak RSS MB':>12} {'wall s':>8}")
     for label, size, mb, seconds in rows:
         print(f"{label:<28} {size:>10.0f} {mb:>12.1f} {seconds:>8.1f}")

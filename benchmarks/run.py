@@ -1,4 +1,9 @@
-"""Run the benchmarks of issue 6 (`make bench`): python benchmarks/run.py [--quick]."""
+"""Every benchmark in one run (`make bench`): python benchmarks/run.py [--quick].
+
+Table compute, CSV export, start-up and figure, peak memory; each prints its own table of
+ratios against the anchors measured in the same run. ``make bench`` takes a few minutes
+(the memory benchmark writes and deletes a 4 GB file); ``--quick`` is a smoke run.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import os
 import platform
 
 import bench_csv
+import bench_memory
+import bench_startup
 import bench_table
 
 
@@ -22,6 +29,8 @@ def main() -> None:
     quick = ["--quick"] if args.quick else []
     bench_table.main([*quick, "--repeats", str(args.repeats)])
     bench_csv.main([*quick, "--repeats", str(args.repeats)])
+    bench_startup.main(["--repeats", "5" if args.quick else "21"])
+    bench_memory.main(quick)
 
 
 if __name__ == "__main__":
