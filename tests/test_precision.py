@@ -94,3 +94,16 @@ def test_cli_precision_usage_errors(run_cli, tmp_path, monkeypatch, args, option
     assert result.exit_code == 2, result.output
     assert result.stderr.count("\n") == 1 and option in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_spans_many_blocks_and_matches_spec_at_100000(run_cli):
+    # the default --n 100000 spans many blocks; SPEC's numerics note: ~6e-3 near 100000
+    report = precision_report(
+        d=512, n=100_000, convention=convention("vaswani"), base=1e4, dtype="float32"
+    )
+    assert report.framework_error.shape == (100_000,)
+    assert 3e-3 < report.framework_error[-1] < 1e-2
+    assert report.pecli_error.max() <= 2.0**-25
+    result = run_cli("precision")
+    assert result.exit_code == 0, result.stderr
+    assert "first position with error > 0.001" in result.stdout
