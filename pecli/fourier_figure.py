@@ -83,6 +83,10 @@ def random_network(inputs: int, *, hidden: int = 32, layers: int = 2, seed: int 
 
 
 def _times(frequency: float) -> str:
+    """``2`` for 2, ``π`` for π, ``2π`` for 2π, ``0.5`` for 0.5: the factor before x."""
+    multiple = frequency / math.pi
+    if frequency != 1 and abs(multiple - round(multiple, 3)) < 1e-12:
+        return "π" if math.isclose(multiple, 1) else f"{round(multiple, 3):g}π"
     return "" if frequency == 1 else f"{frequency:g}"
 
 
@@ -112,7 +116,8 @@ def periodicity_figure(
     output : numpy.ndarray
         Shape ``(N,)``, ``f(γ(x))``.
     frequencies : numpy.ndarray, keyword-only
-        Shape ``(k,)``, the frequencies of γ, for the legend (``sin(2x)``, ``cos(2x)``, …).
+        Shape ``(k,)``, the angular frequencies of γ (scale included), for the legend
+        (``sin(2x)``, ``cos(2x)``, ``sin(πx)``, …).
     period : float, keyword-only
         The period of γ, ``2π / scale``; dotted lines mark its multiples and an arrow one
         full period on the lower panel.

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from pecli.fourier import fourier_features
 from pecli.fourier_figure import periodicity_figure, random_network
 
 TWO_PI = 2 * math.pi
@@ -122,3 +123,12 @@ def test_plot_fourier_usage_errors(run_cli, tmp_path, monkeypatch, args, option)
     assert result.exit_code == 2, result.output
     assert len(result.stderr.strip().splitlines()) == 1 and option in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_legend_names_the_scaled_frequencies():
+    x = np.linspace(0, 4, 201)
+    freqs = np.array([1.0, 2.0]) * np.pi  # --scale pi
+    features = fourier_features(x, k=2, scale=np.pi)
+    fig = periodicity_figure(x, features, features[:, 0], frequencies=freqs, period=2.0)
+    labels = [line.get_label() for line in fig.axes[0].get_lines()][:4]  # then the period lines
+    assert labels == ["sin(πx)", "cos(πx)", "sin(2πx)", "cos(2πx)"]

@@ -187,7 +187,7 @@ def plot_fourier(
     output_f = network(features)
     outputs.write(
         lambda: fourier_figure.periodicity_figure(
-            x, features, output_f, frequencies=freqs, period=period
+            x, features, output_f, frequencies=freqs * factor, period=period
         ),
         np.column_stack([x, features, output_f]),
         ["x", *feature_names(1, k), "f"],
