@@ -32,8 +32,8 @@ def _exponents(d: int, schedule: object) -> np.ndarray:
     shift = check_schedule(schedule)
     h = d // 2
     if h - shift <= 0:
-        rule = f"needs d/2 - shift > 0 (d = {d}, shift = {shift:g})"
-        raise ParameterError("schedule", rule, schedule)
+        rule = f"must be > {2 * shift:g} for the {schedule} schedule (d/2 - shift must be > 0)"
+        raise ParameterError("d", rule, d)
     return np.arange(h, dtype=np.float64) / (h - shift)
 
 

@@ -77,7 +77,7 @@ class Identification:
     padding_rows: list[int] = field(default_factory=list)
     zero_columns: list[int] = field(default_factory=list)
     residual: float = math.inf
-    tolerance: float = 0.0
+    relative_residual: float = math.inf  # residual / allowed error: <= 1 is a match
     presets: list[str] = field(default_factory=list)
     equivalent: str = ""
     command: str = ""
@@ -242,7 +242,11 @@ def identify_table(table: np.ndarray) -> Identification:
     result.matched, result.transposed = score <= 1.0, transposed
     result.layout, result.schedule, result.start = fit.layout, fit.schedule, fit.start
     result.base, result.base_fit, result.equivalent = fit.base, fit.base_fit, fit.equivalent
-    result.padding_rows, result.residual, result.tolerance = found.padding, fit.residual, score
+    result.padding_rows, result.residual, result.relative_residual = (
+        found.padding,
+        fit.residual,
+        score,
+    )
     d = values.shape[0] if transposed else values.shape[1]
     result.zero_columns = [d - 1] if found.odd else []
     result.presets = fit.presets

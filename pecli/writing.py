@@ -54,6 +54,7 @@ def resolve_format(
     fmt: str | None,
     *,
     formats: tuple[str, ...] = TABLE_FORMATS,
+    format_option: bool = True,
     default: str = "csv",
     parameter: str = "output",
 ) -> str:
@@ -73,7 +74,8 @@ def resolve_format(
         return default
     suffix = Path(str(output)).suffix.lower().lstrip(".")
     if suffix not in formats:
-        rule = f"must end in {', '.join('.' + f for f in formats)} (or give --format)"
+        rule = f"must end in {', '.join('.' + f for f in formats)}"
+        rule += " (or give --format)" if format_option else ""
         raise ParameterError(parameter, rule, str(output))
     return suffix
 

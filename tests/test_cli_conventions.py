@@ -72,7 +72,7 @@ def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
         (["--schedule", "t2t"], "--schedule"),
         (["--schedule", "shift:x"], "--schedule"),
         (["--schedule", "shift:inf"], "--schedule"),
-        (["--schedule", "shift:4", "--d", "8"], "--schedule"),
+        (["--schedule", "shift:4", "--d", "8"], "--d"),  # the rule names the schedule too
         (["--padding-idx", "-1"], "--padding-idx"),
         (["--padding-idx", "100"], "--padding-idx"),
         (["--padding-idx", "x"], "--padding-idx"),

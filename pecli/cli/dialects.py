@@ -105,7 +105,7 @@ def _show_identification(found: Identification) -> None:
         "zero columns": ", ".join(map(str, found.zero_columns)) or "-",
         "storage": found.storage,
         "orientation": "transposed (d × n)" if found.transposed else "rows = positions",
-        "residual": f"{found.residual:.3g} (relative to tolerance: {found.tolerance:.3g})",
+        "residual": f"{found.residual:.3g} (relative to tolerance: {found.relative_residual:.3g})",
         "rebuild with": found.command,
     }
     for what, text in rows.items():
@@ -205,7 +205,9 @@ def precision(
     kind = (
         "png"
         if output is None
-        else writing.resolve_format(output, None, formats=writing.FIGURE_FORMATS)
+        else writing.resolve_format(
+            output, None, formats=writing.FIGURE_FORMATS, format_option=False
+        )
     )
     if output is not None:
         writing.check_output(output, kind)

@@ -68,12 +68,14 @@ class PlotOutputs:
         self.quiet = quiet
         self.figure = default_name if output is None else output
         self.figure_format = writing.resolve_format(
-            self.figure, None, formats=writing.FIGURE_FORMATS, default="png"
+            self.figure, None, formats=writing.FIGURE_FORMATS, default="png", format_option=False
         )
         writing.check_output(self.figure, self.figure_format)
         self.data = data
         if data is not None:
-            self.data_format = writing.resolve_format(data, None, parameter="data")
+            self.data_format = writing.resolve_format(
+                data, None, parameter="data", format_option=False
+            )
             writing.check_output(data, self.data_format, parameter="data")
 
     def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
