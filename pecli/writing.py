@@ -155,10 +155,12 @@ def check_room(output: str | os.PathLike[str] | None, needed: int) -> None:
     if needed > free:
         from rich.filesize import decimal
 
-        raise RuntimeFailure(
-            f"not enough room for {output}: it needs {decimal(needed)} "
-            f"({needed} bytes) and {folder} has {decimal(free)} ({free} bytes) free"
-        )
+        def size(count: int) -> str:
+            text = decimal(count)
+            return text if text.endswith(" bytes") else f"{text} ({count} bytes)"
+
+        message = f"not enough room for {output}: it needs {size(needed)}"
+        raise RuntimeFailure(f"{message} and {folder} has {size(free)} free")
 
 
 @contextlib.contextmanager

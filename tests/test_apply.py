@@ -236,7 +236,7 @@ def test_bad_input_is_one_line_with_status_2_and_no_output(run_cli, tmp_path, na
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.stderr
-    assert lines[0].startswith("pecli: error: Invalid value for '--input': ")
+    assert lines[0].startswith("pecli add: error: Invalid value for '--input': ")
     assert message in lines[0]
     assert list(out.parent.iterdir()) == []
     assert not (tmp_path / "UNPICKLED").exists(), trap

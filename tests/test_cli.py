@@ -173,7 +173,7 @@ def test_a_bug_is_still_one_line_with_status_1(run_cli, monkeypatch):
     result = run_cli("compute", "--d", "4")
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
-        "pecli: error: internal error: ZeroDivisionError: simulated bug "
+        "pecli compute: error: internal error: ZeroDivisionError: simulated bug "
         "(PECLI_TRACEBACK=1 shows where)"
     ]
     monkeypatch.setenv("PECLI_TRACEBACK", "1")

@@ -47,38 +47,54 @@ def parameter_message(error: ParameterError) -> str:
     return f"Invalid value for '{option}': {error.rule} (got {error.value})"
 
 
+def _is_bug(error: Exception) -> bool:
+    return not isinstance(
+        error, click_exceptions.ClickException | ParameterError | RuntimeFailure | OSError
+    )
+
+
+def _explain(error: Exception) -> tuple[str, int]:
+    """The one-line message and the exit status of a failure (SPEC §5)."""
+    if isinstance(error, click_exceptions.ClickException):
+        return error.format_message(), error.exit_code
+    if isinstance(error, ParameterError):
+        return parameter_message(error), EXIT_USAGE
+    if isinstance(error, RuntimeFailure):
+        return str(error), EXIT_RUNTIME
+    if isinstance(error, typer.Abort):
+        return "interrupted", EXIT_INTERRUPTED
+    if isinstance(error, OSError):
+        return f"{error.strerror or error}: {error.filename or ''}".rstrip(": "), EXIT_RUNTIME
+    where = "PECLI_TRACEBACK=1 shows where"  # a bug: still one line; the traceback on request
+    return f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME
+
+
 class PecliGroup(TyperGroup):
     """Runs a command and turns every failure into one line and an exit status."""
 
+    running = ""  # the subcommand being run, for the error prefix ("pecli compute: error:")
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        self.running = name or ""
+        return name, command, rest
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
-        prog = kwargs.get("prog_name") or "pecli"
         try:
             status = super().main(*args, **kwargs)
-        except click_exceptions.ClickException as error:
-            ctx = getattr(error, "ctx", None)
-            command = ctx.command_path if ctx is not None else prog
-            _fail(command, error.format_message(), error.exit_code)
-        except ParameterError as error:
-            _fail(prog, parameter_message(error), EXIT_USAGE)
-        except RuntimeFailure as error:
-            _fail(prog, str(error), EXIT_RUNTIME)
         except OutputClosed:
             sys.exit(EXIT_BROKEN_PIPE)
-        except typer.Abort:
-            _fail(prog, "interrupted", EXIT_INTERRUPTED)
-        except OSError as error:
-            _fail(
-                prog,
-                f"{error.strerror or error}: {error.filename or ''}".rstrip(": "),
-                EXIT_RUNTIME,
-            )
-        except Exception as error:  # a bug: still one line; the traceback on request
-            if os.environ.get("PECLI_TRACEBACK"):
+        except Exception as error:
+            if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
-            where = "PECLI_TRACEBACK=1 shows where"
-            _fail(prog, f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME)
+            message, code = _explain(error)
+            _fail(self._prog(kwargs), message, code)
         sys.exit(status if isinstance(status, int) else 0)
+
+    def _prog(self, kwargs: dict[str, Any]) -> str:
+        prog = kwargs.get("prog_name") or "pecli"
+        return f"{prog} {self.running}" if self.running else prog
 
 
 app = typer.Typer(
