@@ -36,7 +36,7 @@ FrequenciesOpt = Annotated[
     typer.Option("--frequencies", help="harmonic: 1 … k (the article); octave: 2^0 … 2^(k-1)."),
 ]
 Scale = Annotated[
-    str, typer.Option("--scale", help="Factor on x: a number, pi, 2pi or e.g. 0.5pi.")
+    str, typer.Option("--scale", help="Factor on x, > 0: a number, pi, 2pi or e.g. 0.5pi.")
 ]
 Values = Annotated[
     list[str] | None,

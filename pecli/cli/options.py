@@ -25,7 +25,10 @@ class TableFormat(StrEnum):
     npy = "npy"
 
 
-D = Annotated[int, typer.Option("--d", help="Width d (d_model) of the encoding; even, >= 2.")]
+D = Annotated[
+    int,
+    typer.Option("--d", help="Width d (d_model); even, >= 2 (odd only with presets that pad it)."),
+]
 N = Annotated[int, typer.Option("--n", help="Number of positions (rows), >= 1.")]
 Base = Annotated[
     float, typer.Option("--base", help="Base C of the frequencies ω_i = C^(-2(i-1)/d); > 0.")
@@ -94,7 +97,7 @@ ScheduleOpt = Annotated[
 ]
 ConventionStart = Annotated[
     int | None,
-    typer.Option("--start", help="First position. [default: the convention's: 1 for vaswani, 0]"),
+    typer.Option("--start", help="First position. [default: 1 for vaswani, 0 for the others]"),
 ]
 PaddingIdx = Annotated[
     int | None,

@@ -26,7 +26,6 @@ from .options import (
     DownscaleFreqShift,
     FlipSinToCos,
     LayoutOpt,
-    N,
     PaddingIdx,
     Quiet,
     ScheduleOpt,
@@ -157,7 +156,7 @@ def plot_waves(
 @app.command()
 def heatmap(
     d: D = 128,
-    n: N = 100,
+    n: Annotated[int, typer.Option("--n", help="Number of positions (columns), 1 to 10000.")] = 100,
     base: Base = DEFAULT_BASE,
     start: ConventionStart = None,
     output: FigureOutput = None,
