@@ -16,6 +16,7 @@ $(BIN)/python:
 
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 	$(PIP) install -c constraints.txt -e .
+	$(BIN)/python -m compileall -q pecli  # start-up: even where PYTHONDONTWRITEBYTECODE is set
 	@touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
