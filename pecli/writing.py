@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 TABLE_FORMATS = ("csv", "npy")
+BINARY_FORMATS = ("npy", "png", "pdf")
 FIGURE_FORMATS = ("png", "svg", "pdf")
 STDOUT = "-"
 
@@ -80,6 +82,16 @@ def resolve_format(
     return suffix
 
 
+def is_special(output: str | os.PathLike[str] | None) -> bool:
+    """True for an existing output that is not a regular file (a device, FIFO or socket)."""
+    if is_stdout(output):
+        return False
+    try:
+        return not stat.S_ISREG(os.stat(str(output)).st_mode) and not os.path.isdir(str(output))
+    except OSError:
+        return False
+
+
 def check_output(
     output: str | os.PathLike[str] | None, fmt: str, *, parameter: str = "output"
 ) -> None:
@@ -93,7 +105,7 @@ def check_output(
 
     """
     if is_stdout(output):
-        if fmt not in ("csv", "svg") and sys.stdout.isatty():
+        if fmt in BINARY_FORMATS and sys.stdout.isatty():
             rule = f"is a terminal; {fmt} is binary: redirect stdout or give a file name"
             raise ParameterError(parameter, rule, STDOUT)
         return
@@ -146,9 +158,9 @@ def check_room(output: str | os.PathLike[str] | None, needed: int) -> None:
         If the folder of ``output`` has fewer than ``needed`` bytes free (both are named).
 
     """
-    if is_stdout(output):
+    if is_stdout(output) or is_special(output):
         return
-    folder = Path(str(output)).parent
+    folder = Path(os.path.realpath(str(output))).parent
     import shutil
 
     free = shutil.disk_usage(folder).free
@@ -169,7 +181,9 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
 
     For a file, writes go to a temporary file in the same folder, which is renamed over
     ``output`` on success and removed on any exception (``KeyboardInterrupt`` included), so
-    an existing file is replaced only by a complete one. For stdout, yields its buffer.
+    an existing file is replaced only by a complete one; a symbolic link keeps pointing at
+    the file it names, which is the one replaced. A device, FIFO or socket (``/dev/null``,
+    a named pipe) is written directly: it cannot be replaced. For stdout, yields its buffer.
     """
     if is_stdout(output):
         guard = _PipeGuard(sys.stdout.buffer)
@@ -182,7 +196,11 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
             _silence_stdout()
             raise OutputClosed from None
         return
-    path = Path(str(output))
+    if is_special(output):
+        with open(str(output), "wb") as device:
+            yield device
+        return
+    path = Path(os.path.realpath(str(output)))  # through symbolic links, dangling ones too
     import tempfile  # imported here, like json and shutil: start-up time counts
 
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)

@@ -318,3 +318,22 @@ def test_csv_header_keeps_duplicate_names_and_quotes_commas(tmp_path):
     columns = ["a", "a", "x,y", "b"]
     write_table([table], output=out, fmt="csv", shape=(1, 4), dtype=table.dtype, columns=columns)
     assert out.read_text() == 'a,a,"x,y",b\n0.5,-1.25,3.0,1e-7\n'
+
+
+def test_special_outputs_are_written_not_replaced(run_cli, tmp_path):
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    assert run_cli("compute", "--d", "4", "--n", "2", "-o", str(fifo)).exit_code == 0
+    received = reader.communicate(timeout=30)[0].decode()
+    assert received.startswith("sin_1,cos_1,sin_2,cos_2\n0.84147096,")
+    assert fifo.is_fifo()
+    target = tmp_path / "real.csv"
+    target.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target.name)
+    assert run_cli("compute", "--d", "4", "--n", "1", "-o", str(link)).exit_code == 0
+    assert link.is_symlink() and target.read_text().startswith("sin_1,")
+    result = run_cli("compute", "--d", "4", "--n", "1", "--format", "csv", "-o", os.devnull)
+    assert result.exit_code == 0 and Path(os.devnull).is_char_device()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "pipe.csv", "real.csv"]
