@@ -11,6 +11,7 @@ commands that write no CSV never pay for it. No maths here.
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -72,6 +73,10 @@ def write_csv(
             rows[0] += len(block)
             yield from _frames(pl, block, schema, dtype)
 
+    blocks = iter(blocks)
+    first = next(blocks, None)  # computed before the header: an error leaves no output at all
+    if first is not None:
+        blocks = itertools.chain([first], blocks)
     if header:
         handle.write(header_line(columns))
     register_io_source(io_source=frames, schema=schema).sink_csv(handle, include_header=False)

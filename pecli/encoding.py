@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
 from . import angles, kernels
 from .conventions import component_names, layout_views
 from .errors import (
+    MAX_POSITION,
     ParameterError,
     check_dtype,
     check_n,
@@ -270,6 +271,8 @@ class _TableSpec:
         width = check_width(d, pad_odd_d=pad_odd_d)
         rows = check_n(n)
         first = check_position("start", start)
+        if abs(first + rows - 1) > MAX_POSITION:
+            raise ParameterError("start", "+ n - 1 (the last position) must be within ±2^53", start)
         omega, residual = frequencies_with_residuals(width, base, schedule)
         layout_views(np.empty((0, width)), layout)  # checks the layout now
         out_dtype = check_dtype(dtype)

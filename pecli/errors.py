@@ -69,41 +69,52 @@ def _as_int(value: object) -> int | None:
     return None
 
 
+#: Largest width d: far above any model's, and small enough that one row stays cheap.
+MAX_D = 1 << 17
+#: Largest |position|: beyond 2^53 consecutive integers are no longer all float64 numbers.
+MAX_POSITION = 2.0**53
+#: Bounds of the base C, so that every frequency C^(-j/h) is a finite float64.
+BASE_RANGE = (1e-300, 1e300)
+
+
 def check_d(d: object) -> int:
-    """Return ``d`` as an int; raise :class:`ParameterError` unless it is an even integer >= 2."""
+    """Return ``d`` as an int; raise :class:`ParameterError` unless even, from 2 to MAX_D."""
     value = _as_int(d)
-    if value is None or value < 2 or value % 2:
-        raise ParameterError("d", "must be an even integer >= 2", d)
+    if value is None or not 2 <= value <= MAX_D or value % 2:
+        raise ParameterError("d", f"must be an even integer from 2 to {MAX_D}", d)
     return value
 
 
 def check_n(n: object, name: str = "n") -> int:
-    """Return ``n`` as an int; raise :class:`ParameterError` unless it is an integer >= 1."""
+    """Return ``n`` as an int; raise :class:`ParameterError` unless an integer from 1 to 2^53."""
     value = _as_int(n)
-    if value is None or value < 1:
-        raise ParameterError(name, "must be an integer >= 1", n)
+    if value is None or not 1 <= value <= MAX_POSITION:
+        raise ParameterError(name, "must be an integer from 1 to 2^53", n)
     return value
 
 
 def check_base(base: object) -> float:
-    """Return the base ``C`` as a float; raise :class:`ParameterError` unless finite and > 0."""
+    """Return the base ``C`` as a float; raise :class:`ParameterError` unless in BASE_RANGE."""
+    low, high = BASE_RANGE
+    rule = f"must be a number from {low:g} to {high:g}"
     try:
         value = float(base)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ParameterError("base", "must be a finite number > 0", base) from None
-    if not math.isfinite(value) or value <= 0:
-        raise ParameterError("base", "must be a finite number > 0", base)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError("base", rule, base) from None
+    if not low <= value <= high:  # NaN fails too
+        raise ParameterError("base", rule, base)
     return value
 
 
 def check_position(name: str, value: object) -> float:
-    """Return a position as a float; raise :class:`ParameterError` unless it is finite."""
+    """Return a position as a float; raise :class:`ParameterError` unless |position| <= 2^53."""
+    rule = "must be a finite number within ±2^53 (where integer positions are exact)"
     try:
         position = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ParameterError(name, "must be a finite number", value) from None
-    if not math.isfinite(position):
-        raise ParameterError(name, "must be a finite number", value)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(name, rule, value) from None
+    if not abs(position) <= MAX_POSITION:
+        raise ParameterError(name, rule, value)
     return position
 
 
@@ -166,8 +177,8 @@ def check_width(d: object, *, pad_odd_d: bool) -> int:
     if not pad_odd_d:
         return check_d(d)
     value = _as_int(d)
-    if value is None or value < 2:
-        raise ParameterError("d", "must be an integer >= 2", d)
+    if value is None or not 2 <= value <= MAX_D:
+        raise ParameterError("d", f"must be an integer from 2 to {MAX_D}", d)
     return value
 
 

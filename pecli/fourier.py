@@ -40,6 +40,10 @@ FREQUENCY_KINDS = ("harmonic", "octave")
 MAX_OCTAVES = 1024
 
 
+#: Most frequencies of γ (2k features per coordinate).
+MAX_K = 1 << 16
+
+
 def fourier_frequencies(k: int, *, frequencies: str = "harmonic") -> np.ndarray:
     """The ``k`` frequencies of γ: ``1, 2, …, k`` or ``2^0, 2^1, …, 2^(k-1)``.
 
@@ -71,6 +75,8 @@ def fourier_frequencies(k: int, *, frequencies: str = "harmonic") -> np.ndarray:
 
     """
     k = check_n(k, "k")
+    if k > MAX_K:
+        raise ParameterError("k", f"must be an integer from 1 to {MAX_K}", k)
     if frequencies not in FREQUENCY_KINDS:
         raise ParameterError("frequencies", "must be harmonic or octave", frequencies)
     if frequencies == "harmonic":
@@ -164,7 +170,11 @@ def fourier_features(
     if include_input:
         out[:, :offset] = points
     # angles[:, l, j] = f_l · s · x_j; the view below puts sin and cos blocks per frequency
-    angles = points[:, None, :] * (freqs * factor)[None, :, None]
+    with np.errstate(over="ignore"):
+        angles = points[:, None, :] * (freqs * factor)[None, :, None]
+    if not np.all(np.isfinite(angles)):
+        rule = "times the frequencies and the scale must stay finite (|x| too large)"
+        raise ParameterError("x", rule, float(np.max(np.abs(points))))
     grouped = out[:, offset:].reshape(n, freqs.size, 2, m)
     grouped[:, :, 0, :] = np.sin(angles)
     grouped[:, :, 1, :] = np.cos(angles)

@@ -41,9 +41,13 @@ def _fail(prog: str, message: str, status: int) -> None:
     sys.exit(status)
 
 
+#: Library argument names that are positional arguments, not options, on the command line.
+_ARGUMENTS = {"x": "VALUES...", "file": "FILE"}
+
+
 def parameter_message(error: ParameterError) -> str:
     """``Invalid value for '--d': must be an even integer >= 2 (got 3)``."""
-    option = "--" + error.parameter.replace("_", "-")
+    option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
     return f"Invalid value for '{option}': {error.rule} (got {error.value})"
 
 

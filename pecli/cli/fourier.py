@@ -53,6 +53,10 @@ Linspace = Annotated[
 ]
 
 
+#: Most values of --linspace (they are built in memory, 8 bytes each).
+MAX_LINSPACE = 10_000_000
+
+
 def _value(text: str) -> float:
     """A value given as an argument; unknown options end up here too, so name them."""
     try:
@@ -85,8 +89,12 @@ def _points(
     if linspace is not None:
         start, stop, num = linspace
         check_position("linspace", start), check_position("linspace", stop)
-        if num < 1:
-            raise ParameterError("linspace", "NUM must be an integer >= 1", num)
+        if not 1 <= num <= MAX_LINSPACE:
+            raise ParameterError(
+                "linspace", f"NUM must be an integer from 1 to {MAX_LINSPACE}", num
+            )
+        if not math.isfinite(stop - start):
+            raise ParameterError("linspace", "STOP - START must be finite", f"{start} {stop}")
         array = np.linspace(start, stop, num)
     else:
         array = np.array([_value(text) for text in values or []], dtype=np.float64)
@@ -171,14 +179,14 @@ def plot_fourier(
 
     Example: pecli plot-fourier --k 3 -o figures/fourier.svg
     """
-    from .. import figures, fourier_figure
+    from .. import fourier_figure
     from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 
     outputs = PlotOutputs(output, "fourier.png", data, quiet)
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
     _check_range("periods", periods, 2, 1000)
-    _check_range("points", points, 2, figures.MAX_WAVE_POINTS)
-    _check_range("hidden", hidden, 1, 4096)
+    _check_range("points", points, 2, 100_000)  # the network's hidden layer: points × hidden
+    _check_range("hidden", hidden, 1, 256)
     _check_range("k", k, 1, 64)
     network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)
     period = 2 * math.pi / factor
