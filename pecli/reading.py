@@ -171,7 +171,9 @@ def _mapped_blocks(
 
 def _as_2d(array: np.ndarray) -> np.ndarray:
     """0-D → (1, 1), 1-D → (n, 1), 2-D as is, N-D → (n, rest)."""
-    return array.reshape(array.shape[0] if array.ndim else 1, -1)
+    if array.ndim == 0:
+        return array.reshape(1, 1)
+    return array.reshape(array.shape[0], math.prod(array.shape[1:]))
 
 
 def _checked(block: np.ndarray, first_row: int, parameter: str) -> np.ndarray:
@@ -271,6 +273,10 @@ def _locate_csv_error(lines: list[tuple[int, str]], width: int, parameter: str) 
                 raise ParameterError(parameter, "must hold numbers only", where)
 
 
+#: Largest table read whole (for identify): 2^26 values, 256 MiB of float32.
+MAX_TABLE_VALUES = 1 << 26
+
+
 def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
     """Load a whole 2-D table from ``.npy`` or CSV, keeping a ``.npy`` file's float dtype.
 
@@ -310,9 +316,13 @@ def _load_npy_keeping_dtype(source: str, parameter: str) -> np.ndarray:
     import ml_dtypes
 
     try:
-        table: np.ndarray = np.load(source, allow_pickle=False)
+        table: np.ndarray = np.load(source, allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError, EOFError) as error:
         raise ParameterError(parameter, f"must be a valid .npy file ({error})", source) from None
+    if table.size > MAX_TABLE_VALUES:  # checked on the header, before reading the data
+        rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
+        raise ParameterError(parameter, rule, f"shape {table.shape}")
+    table = np.array(table)  # read it now, off the memory map
     if table.dtype.kind == "V" and table.dtype.itemsize == 2 and not table.dtype.names:
         return table.view(ml_dtypes.bfloat16)
     if table.dtype.kind not in "fiu":

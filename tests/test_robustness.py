@@ -126,7 +126,9 @@ def start_long_run(pecli_cmd, target: Path) -> subprocess.Popen[bytes]:
 
 
 @pytest.mark.parametrize("suffix", ["npy", "csv"])
-@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
 def test_interrupt_leaves_no_partial_file_and_keeps_the_old_one(
     pecli_cmd, tmp_path, sig, status, suffix
 ):

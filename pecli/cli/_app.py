@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import warnings
 from typing import Any
 
 import typer
@@ -31,7 +32,6 @@ from ..writing import OutputClosed
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
 EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a C tool killed by the signal reports
 
 
@@ -87,6 +87,8 @@ class PecliGroup(TyperGroup):
         kwargs["standalone_mode"] = False
         try:
             status = super().main(*args, **kwargs)
+            if _received["signal"]:
+                sys.exit(128 + _received["signal"])
         except OutputClosed:
             sys.exit(EXIT_BROKEN_PIPE)
         except Exception as error:
@@ -132,12 +134,23 @@ def _root(
     """
 
 
+_received = {"signal": 0}
+
+
 def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM unwinds like Ctrl-C, so that partial output files are removed."""
-    raise SystemExit(EXIT_TERMINATED)
+    """SIGTERM and SIGHUP unwind like Ctrl-C, so that partial output files are removed.
+
+    KeyboardInterrupt is what libraries that run long loops (polars' CSV sink) watch for;
+    the exit status still tells which signal it was (128 + its number).
+    """
+    _received["signal"] = signum
+    raise KeyboardInterrupt
 
 
 def main() -> None:
     """Console-script entry point."""
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)  # a closed terminal: unwind, remove partial files
+    # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
+    warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
     app(prog_name="pecli")

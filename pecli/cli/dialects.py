@@ -206,10 +206,12 @@ def precision(
         "png"
         if output is None
         else writing.resolve_format(
-            output, None, formats=writing.FIGURE_FORMATS, format_option=False
+            output, None, formats=writing.FIGURE_FORMATS, default="png", format_option=False
         )
     )
     if output is not None:
+        if writing.is_stdout(output):
+            raise ParameterError("output", "must be a file name: the table goes to stdout", output)
         writing.check_output(output, kind)
     report = precision_report(
         d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold

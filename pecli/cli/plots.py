@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
@@ -76,9 +77,17 @@ class PlotOutputs:
                 data, None, parameter="data", format_option=False
             )
             writing.check_output(data, self.data_format, parameter="data")
+            if writing.is_stdout(data) and writing.is_stdout(self.figure):
+                rule = "cannot share stdout with the figure: give one of them a file name"
+                raise ParameterError("data", rule, data)
 
     def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
-        """Write the data (if asked), then the figure, and name the files on stderr."""
+        """Build the figure, write the data (if asked), then the figure; name them on stderr.
+
+        The figure is built first, so that a failure there leaves no data file; if saving
+        the figure fails, the data file this run wrote is removed again.
+        """
+        figure = build()
         if self.data is not None:
             writing.write_table(
                 [table],
@@ -88,8 +97,14 @@ class PlotOutputs:
                 dtype=table.dtype,
                 columns=columns,
             )
+        try:
+            writing.save_figure(figure, self.figure, self.figure_format)
+        except BaseException:
+            if self.data is not None and not writing.is_stdout(self.data):
+                Path(self.data).unlink(missing_ok=True)
+            raise
+        if self.data is not None:
             self._say(self.data)
-        writing.save_figure(build(), self.figure, self.figure_format)
         self._say(self.figure)
 
     def _say(self, written: str) -> None:

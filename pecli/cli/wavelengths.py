@@ -12,6 +12,7 @@ import numpy as np
 import typer
 
 from .. import writing
+from ..errors import check_d
 from ..frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ._app import app
 from .options import Base, D
@@ -72,7 +73,8 @@ def wavelengths_command(
         output, fmt.value if fmt else None, formats=FORMATS, default="table"
     )
     writing.check_output(output, kind)
-    pairs = np.arange(1, d // 2 + 1) if d > 0 else np.arange(0)
+    d = check_d(d)  # before anything is sized by it
+    pairs = np.arange(1, d // 2 + 1)
     columns = {
         "pair": pairs,
         "sin_component": 2 * pairs - 1,
