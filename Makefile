@@ -42,6 +42,7 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 	$(BIN)/mypy pecli
 
 bench: $(VENV)/.installed-dev  ## the benchmarks (ratios, see README)
+	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured
 	$(BIN)/python benchmarks/run.py
 
 clean:  ## remove the virtual environment and caches
