@@ -152,15 +152,22 @@ def test_installed_console_script(pecli_cmd):
     assert bad.stderr.count("\n") == 1 and "'--d'" in bad.stderr and "even" in bad.stderr
 
 
-def test_compute_does_not_import_matplotlib_or_polars_for_npy(tmp_path):
+@pytest.mark.parametrize("args", [["compute", "-o", "{tmp}/x.npy"], ["--help"], ["--version"]])
+def test_commands_that_draw_nothing_import_no_matplotlib_polars_or_core(tmp_path, args):
+    argv = [a.format(tmp=tmp_path) for a in args]
+    heavy = ("matplotlib", "polars", "rich", "pecli.identify", "pecli.fourier")
     code = (
         "import sys; from pecli.cli import app; from typer.testing import CliRunner;"
-        f"r = CliRunner().invoke(app, ['compute', '-o', r'{tmp_path / 'x.npy'}']);"
+        f"r = CliRunner().invoke(app, {argv!r});"
         "assert r.exit_code == 0, r.output;"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'polars')))"
+        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+    if args[0].startswith("--"):  # not even the table code
+        code = code.replace(repr(heavy), repr(("pecli.encoding", "pecli.kernels")))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.stdout.strip() == "[]", out.stderr
 
 
 def test_a_bug_is_still_one_line_with_status_1(run_cli, monkeypatch):
