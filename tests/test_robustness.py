@@ -113,7 +113,7 @@ def test_head_closes_the_pipe_and_pecli_ends_quietly(pecli_cmd, unbuffered):
 
 
 def start_long_run(pecli_cmd, target: Path) -> subprocess.Popen[bytes]:
-    n = "5000000" if target.suffix == ".npy" else "1000000"
+    n = "5000000" if target.suffix == ".npy" else "300000"
     cmd = [*pecli_cmd, "compute", "--d", "512", "--n", n, "-o", str(target)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -208,8 +208,13 @@ def test_peak_memory_stays_flat_in_n(pecli_cmd, tmp_path):
     )
     assert (tmp_path / "b.npy").stat().st_size > 200000 * 512 * 4
     assert big < small + 120, (small, big)
-    csv = peak_rss_mib([*pecli_cmd, "compute", "--d", "512", "--n", "40000", "--format", "csv"])
-    assert csv < small + 160, (small, csv)
+    # CSV: polars' buffers take ~100 MB more than npy, but do not grow with the table
+    # (an in-memory 40,000 x 512 CSV would hold ~220 MB of text on top)
+    csv = [
+        peak_rss_mib([*pecli_cmd, "compute", "--d", "512", "--n", n, "--format", "csv"])
+        for n in ("1000", "40000")
+    ]
+    assert csv[1] < csv[0] + 150, csv
 
 
 # -- room on the disk -----------------------------------------------------------------------
