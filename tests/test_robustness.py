@@ -344,3 +344,26 @@ def test_special_outputs_are_written_not_replaced(run_cli, tmp_path):
     result = run_cli("compute", "--d", "4", "--n", "1", "--format", "csv", "-o", os.devnull)
     assert result.exit_code == 0 and Path(os.devnull).is_char_device()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "pipe.csv", "real.csv"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["conventions"], ["precision", "--n", "100"], ["wavelengths", "--d", "4096"], ["--help"]],
+)
+def test_closed_pipe_is_141_for_tables_and_help_too(pecli_cmd, args):
+    proc = subprocess.Popen([*pecli_cmd, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is written
+    stderr = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 141
+    assert stderr == b""
+
+
+def test_a_real_failure_with_stdout_on_devnull_keeps_its_status(pecli_cmd, tmp_path):
+    np.save(tmp_path / "noise.npy", np.random.default_rng(0).random((20, 8)))
+    with open(os.devnull, "wb") as devnull:
+        proc = subprocess.run(
+            [*pecli_cmd, "identify", str(tmp_path / "noise.npy")], stdout=devnull, check=False
+        )
+    assert proc.returncode == 1  # matches nothing: 1, not the closed-pipe 141

@@ -51,6 +51,17 @@ def parameter_message(error: ParameterError) -> str:
     return f"Invalid value for '{option}': {error.rule} (got {error.value})"
 
 
+def _pipe_was_closed() -> bool:
+    """Whether typer or rich reacted to a closed stdout (a wrapper, or fd 1 on /dev/null)."""
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        return True
+    try:
+        now, devnull = os.fstat(1), os.stat(os.devnull)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (devnull.st_dev, devnull.st_ino)
+
+
 def _is_bug(error: Exception) -> bool:
     return not isinstance(
         error, click_exceptions.ClickException | ParameterError | RuntimeFailure | OSError
@@ -91,6 +102,12 @@ class PecliGroup(TyperGroup):
                 sys.exit(128 + _received["signal"])
         except OutputClosed:
             sys.exit(EXIT_BROKEN_PIPE)
+        except SystemExit as done:
+            # typer (help) and rich (tables) handle a closed pipe themselves: they silence
+            # stdout and exit with 1; the status should still say "pipe closed"
+            if done.code == 1 and _pipe_was_closed():
+                sys.exit(EXIT_BROKEN_PIPE)
+            raise
         except Exception as error:
             if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
