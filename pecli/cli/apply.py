@@ -7,7 +7,7 @@ from ..errors import check_base, check_dtype
 from ..frequencies import DEFAULT_BASE
 from ._app import app
 from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
-from .progress import track_rows
+from .progress import write_streamed
 
 
 @app.command()
@@ -43,14 +43,8 @@ def add(
         for first, block in matrix.blocks()
     )
     columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
-    if kind == "npy":
-        writing.check_room(output, writing.table_bytes(kind, (n, d), out_dtype))
-    writing.write_table(
-        track_rows(blocks, total_rows=n, description="add", quiet=quiet),
-        output=output,
-        fmt=kind,
-        shape=(n, d),
-        dtype=out_dtype,
-        columns=columns,
-        header=header,
-    )
+    size = writing.table_bytes(kind, (n, d), out_dtype) if kind == "npy" else None
+    write_streamed(
+        blocks, output=output, fmt=kind, shape=(n, d), dtype=out_dtype, columns=columns,
+        header=header, quiet=quiet, description="add", size=size,
+    )  # fmt: skip

@@ -30,7 +30,7 @@ from .options import (
     TableOutput,
     resolve_convention,
 )
-from .progress import track_rows
+from .progress import write_streamed
 
 
 @app.command()
@@ -73,28 +73,23 @@ def compute(
     blocks = table_blocks(n=n, **table)
     stored = check_dtype(dtype.value)
     columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
-    writing.check_room(output, _size(kind, n, table, columns, header))
-    writing.write_table(
-        track_rows(blocks, total_rows=n, description="compute", quiet=quiet),
-        output=output,
-        fmt=kind,
-        shape=(n, d),
-        dtype=stored,
-        columns=columns,
-        header=header,
-    )
+    write_streamed(
+        blocks, output=output, fmt=kind, shape=(n, d), dtype=stored, columns=columns,
+        header=header, quiet=quiet, description="compute",
+        size=_size(kind, n, table, columns, header),
+    )  # fmt: skip
 
 
 def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool) -> int:
     """Bytes the table takes in ``kind``; CSV is estimated from rows spread over the table."""
-    from ..encoding import encoding_table
+    from ..encoding import positional_encoding
 
     sample = None
-    if kind == "csv":
+    if kind == "csv":  # 64 rows spread over the table (the padding row would be shorter)
         first = table["start"]
-        starts = np.unique(np.linspace(first, first + n - 1, 64).round())
-        rows = [encoding_table(n=1, **{**table, "start": s, "padding_idx": None}) for s in starts]
-        sample = np.concatenate(rows)
+        positions = np.unique(np.linspace(first, first + n - 1, 64).round())
+        knobs = {k: table[k] for k in ("d", "base", "dtype", "schedule", "layout", "pad_odd_d")}
+        sample = positional_encoding(positions, **knobs)
     dtype = check_dtype(table["dtype"])
     return writing.table_bytes(
         kind, (n, table["d"]), dtype, sample=sample, columns=columns, header=header

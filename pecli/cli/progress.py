@@ -1,4 +1,6 @@
-"""A rich progress bar on stderr for long table writes, shown only to a person at a terminal.
+"""Streamed table output for the commands: room check, progress bar, write.
+
+The rich progress bar goes to stderr and is shown only to a person at a terminal.
 
 Never on stdout, never when stderr is piped or redirected, never with ``--quiet``: the data
 stream is untouched either way. rich is imported only when a bar is actually shown.
@@ -10,6 +12,30 @@ import sys
 from collections.abc import Iterable, Iterator
 
 import numpy as np
+
+from .. import writing
+
+
+def write_streamed(
+    blocks: Iterable[np.ndarray],
+    *,
+    output: str,
+    fmt: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    columns: list[str],
+    header: bool,
+    quiet: bool,
+    description: str,
+    size: int | None,
+) -> None:
+    """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
+    if size is not None:
+        writing.check_room(output, size)
+    tracked = track_rows(blocks, total_rows=shape[0], description=description, quiet=quiet)
+    writing.write_table(
+        tracked, output=output, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
+    )
 
 
 def track_rows(
