@@ -80,7 +80,7 @@ def add_encoding(
     start : float, keyword-only
         Position of the first row (1 as in the article; 0 for the frameworks).
     base : float, keyword-only
-        The base ``C``, finite and > 0.
+        The base ``C``, from 1e-300 to 1e300.
     dtype : {float32, float64}, keyword-only
         Output dtype; the sum is computed in float64 and rounded once.
 

@@ -71,7 +71,7 @@ def component_names(d: int, layout: str = "interleaved", *, pad_odd_d: bool = Fa
     Parameters
     ----------
     d : int
-        Width of the encoding, even and >= 2 (odd allowed with ``pad_odd_d``).
+        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d``).
     layout : {"interleaved", "sin-cos", "cos-sin"}
         Order of the columns.
     pad_odd_d : bool, keyword-only

@@ -80,9 +80,9 @@ def positional_encoding(
     positions : array_like
         Real positions, scalar or 1-D, finite.
     d : int, keyword-only
-        Width of the encoding, even and >= 2 (odd allowed with ``pad_odd_d``).
+        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d``).
     base : float, keyword-only
-        The base ``C``, finite and > 0.
+        The base ``C``, from 1e-300 to 1e300.
     dtype : {float32, float64}, keyword-only
         Output dtype; the computation is float64 whatever this is.
     schedule : {"paper", "tensor2tensor", "shift:S"} or float, keyword-only
@@ -154,13 +154,13 @@ def encoding_table(
     Parameters
     ----------
     d : int, keyword-only
-        Width of the encoding, even and >= 2 (odd allowed with ``pad_odd_d``).
+        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d``).
     n : int, keyword-only
         Number of positions (rows), >= 1.
     start : float, keyword-only
-        First position, finite.
+        First position; it and the last position within ±2^53.
     base : float, keyword-only
-        The base ``C``, finite and > 0.
+        The base ``C``, from 1e-300 to 1e300.
     dtype : {float32, float64}, keyword-only
         Output dtype.
     schedule, layout, pad_odd_d : keyword-only

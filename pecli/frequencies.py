@@ -49,9 +49,9 @@ def angular_frequencies(
     Parameters
     ----------
     d : int
-        Width of the encoding (``d_model``), even and >= 2.
+        Width of the encoding (``d_model``), even, 2 … 131072.
     base : float, keyword-only
-        The base ``C``, finite and > 0 (10000 in the paper).
+        The base ``C``, from 1e-300 to 1e300 (10000 in the paper).
     schedule : {"paper", "tensor2tensor", "shift:S"} or float, keyword-only
         The frequency schedule; a number is the shift ``s`` itself.
 
@@ -114,7 +114,7 @@ def wavelengths(
     d : int
         Width of the encoding, even and >= 2.
     base : float, keyword-only
-        The base ``C``, finite and > 0.
+        The base ``C``, from 1e-300 to 1e300.
     schedule : str or float, keyword-only
         As in :func:`angular_frequencies`.
 
