@@ -28,12 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
 from . import angles, kernels
 from .conventions import component_names, layout_views
 from .errors import (
-    MAX_POSITION,
     ParameterError,
     check_dtype,
     check_n,
     check_padding_idx,
-    check_position,
+    check_positions,
     check_width,
 )
 from .frequencies import (
@@ -270,9 +269,7 @@ class _TableSpec:
     ) -> _TableSpec:  # fmt: skip
         width = check_width(d, pad_odd_d=pad_odd_d)
         rows = check_n(n)
-        first = check_position("start", start)
-        if abs(first + rows - 1) > MAX_POSITION:
-            raise ParameterError("start", "+ n - 1 (the last position) must be within ±2^53", start)
+        first = check_positions(start, rows)
         omega, residual = frequencies_with_residuals(width, base, schedule)
         layout_views(np.empty((0, width)), layout)  # checks the layout now
         out_dtype = check_dtype(dtype)

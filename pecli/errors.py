@@ -109,13 +109,25 @@ def check_base(base: object) -> float:
 def check_position(name: str, value: object) -> float:
     """Return a position as a float; raise :class:`ParameterError` unless |position| <= 2^53."""
     rule = "must be a finite number within ±2^53 (where integer positions are exact)"
+    exact = _as_int(value)  # an int is compared exactly, before float() rounds it
     try:
         position = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
         raise ParameterError(name, rule, value) from None
-    if not abs(position) <= MAX_POSITION:
+    if not abs(position) <= MAX_POSITION or (exact is not None and abs(exact) > MAX_POSITION):
         raise ParameterError(name, rule, value)
     return position
+
+
+def check_positions(start: object, n: int) -> float:
+    """Return ``start`` as a float; raise unless it and ``start + n - 1`` are within ±2^53."""
+    first = check_position("start", start)
+    exact = _as_int(start)
+    last = exact + n - 1 if exact is not None else first + n - 1
+    if abs(last) > MAX_POSITION:
+        rule = f"must leave the last position start + n - 1 = {last} within ±2^53"
+        raise ParameterError("start", rule, start)
+    return first
 
 
 def check_dtype(dtype: object) -> np.dtype:

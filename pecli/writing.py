@@ -57,6 +57,7 @@ def resolve_format(
     *,
     formats: tuple[str, ...] = TABLE_FORMATS,
     format_option: bool = True,
+    suffixes: tuple[str, ...] | None = None,
     default: str = "csv",
     parameter: str = "output",
 ) -> str:
@@ -75,8 +76,9 @@ def resolve_format(
     if is_stdout(output):
         return default
     suffix = Path(str(output)).suffix.lower().lstrip(".")
-    if suffix not in formats:
-        rule = f"must end in {', '.join('.' + f for f in formats)}"
+    allowed = formats if suffixes is None else suffixes  # what a file name may end in
+    if suffix not in allowed:
+        rule = f"must end in {', '.join('.' + f for f in allowed)}"
         rule += " (or give --format)" if format_option else ""
         raise ParameterError(parameter, rule, str(output))
     return suffix

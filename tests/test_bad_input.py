@@ -57,3 +57,30 @@ def test_fp16_overflow_counts_as_an_error_not_nan(run_cli):
     assert result.exit_code == 0, result.stderr
     assert "first position with error > 0.001: 100000" in result.stdout
     assert "nan" not in result.stdout and result.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compute", "--d", "4", "--n", "2", "--start", "9007199254740993", "-o", "pe.npy"],
+        ["compute", "--d", "4", "--n", "2", "--start", "9007199254740992", "-o", "pe.csv"],
+        ["heatmap", "--d", "4", "--n", "2", "--start", "9007199254740993", "-o", "h.png"],
+        ["precision", "--d", "4", "--n", "2", "--start", "9007199254740993"],
+    ],
+)
+def test_positions_beyond_2_53_are_refused_exactly(run_cli, tmp_path, monkeypatch, args):
+    # 2^53 + 1 rounds to 2^53 in float64: the check must use the integer itself
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(*args)
+    assert result.exit_code == 2 and "'--start'" in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == [] and result.stdout == ""
+
+
+def test_add_checks_the_last_position_of_the_whole_input(run_cli, tmp_path):
+    np.save(tmp_path / "x.npy", np.zeros((3, 4)))
+    result = run_cli("add", "-i", str(tmp_path / "x.npy"), "--start", "9007199254740991")
+    assert result.exit_code == 2
+    assert (
+        "start + n - 1 = 9007199254740993" in result.stderr
+        and "(got 9007199254740991)" in result.stderr
+    )

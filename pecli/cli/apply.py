@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import writing
-from ..errors import check_base, check_dtype
+from ..errors import check_base, check_dtype, check_positions
 from ..frequencies import DEFAULT_BASE
 from ._app import app
 from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
@@ -38,6 +38,7 @@ def add(
 
     matrix = reading.read_matrix(input_file or "-")
     n, d = matrix.shape[0], check_data_shape(matrix.shape, "input")
+    check_positions(start, n)  # the whole range, before row blocks shift the start
     blocks = (
         add_encoding(block, start=start + first, base=base, dtype=out_dtype)
         for first, block in matrix.blocks()

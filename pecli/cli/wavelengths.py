@@ -70,7 +70,11 @@ def wavelengths_command(
     Example: pecli wavelengths --d 512 --format csv
     """
     kind = writing.resolve_format(
-        output, fmt.value if fmt else None, formats=FORMATS, default="table"
+        output,
+        fmt.value if fmt else None,
+        formats=FORMATS,
+        default="table",
+        suffixes=("csv", "json"),
     )
     writing.check_output(output, kind)
     d = check_d(d)  # before anything is sized by it
