@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -33,6 +34,18 @@ EXIT_USAGE = 2
 EXIT_RUNTIME = 1
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a C tool killed by the signal reports
+
+
+def _exit_now(status: int) -> None:
+    """Leave at once after a signal, once partial files are removed and the streams flushed.
+
+    A library's worker threads (polars' CSV sink) may still be winding down; the interpreter's
+    shutdown would cancel them in the middle of a call, which aborts the process.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    os._exit(status)
 
 
 def _fail(prog: str, message: str, status: int) -> None:
@@ -98,8 +111,8 @@ class PecliGroup(TyperGroup):
         kwargs["standalone_mode"] = False
         try:
             status = super().main(*args, **kwargs)
-            if _received["signal"]:
-                sys.exit(128 + _received["signal"])
+            if _received["signal"] or status == EXIT_INTERRUPTED:
+                _exit_now(128 + _received["signal"] if _received["signal"] else EXIT_INTERRUPTED)
         except OutputClosed:
             sys.exit(EXIT_BROKEN_PIPE)
         except SystemExit as done:
@@ -170,4 +183,7 @@ def main() -> None:
     signal.signal(signal.SIGHUP, _terminate)  # a closed terminal: unwind, remove partial files
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
-    app(prog_name="pecli")
+    try:
+        app(prog_name="pecli")
+    except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs
+        _exit_now(128 + (_received["signal"] or signal.SIGINT))
