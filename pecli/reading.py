@@ -30,7 +30,7 @@ import numpy as np
 from .apply import check_data_dtype, first_non_finite
 from .errors import ParameterError
 
-__all__ = ["Matrix", "matrix_from_array", "read_matrix", "read_table"]
+__all__ = ["Matrix", "matrix_from_array", "read_matrix"]
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -107,7 +107,9 @@ def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     try:
         text = (prefix + stream.read()).decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ParameterError(parameter, "must be .npy or CSV text", "binary data") from None
+        text = "\0"
+    if "\0" in text:  # not text, though it may decode (a run of zero bytes does)
+        raise ParameterError(parameter, "must be .npy or CSV text", "binary data")
     return _parse_csv(text, parameter)
 
 
@@ -271,60 +273,3 @@ def _locate_csv_error(lines: list[tuple[int, str]], width: int, parameter: str) 
             if not _is_number(cell):
                 where = f"{cell.strip()!r} on line {number}, column {column}"
                 raise ParameterError(parameter, "must hold numbers only", where)
-
-
-#: Largest table read whole (for identify): 2^26 values, 256 MiB of float32.
-MAX_TABLE_VALUES = 1 << 26
-
-
-def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
-    """Load a whole 2-D table from ``.npy`` or CSV, keeping a ``.npy`` file's float dtype.
-
-    For :mod:`pecli.identify`, which needs the storage dtype: a ``.npy`` of 2-byte void items
-    is read as bfloat16 (how NumPy saves ``ml_dtypes.bfloat16`` arrays). CSV goes through
-    :func:`read_matrix` (float64, errors located by line and column).
-
-    Returns
-    -------
-    numpy.ndarray
-        2-D, non-empty, finite; the file's float dtype (``.npy``) or float64 (CSV).
-
-    Raises
-    ------
-    ParameterError
-        If the file is missing or does not hold a finite, non-empty 2-D numeric table.
-
-    """
-    source = os.fspath(path)
-    if not os.path.isfile(source):
-        raise ParameterError(parameter, "must be an existing .npy or .csv file", source)
-    with open(source, "rb") as handle:
-        is_npy = handle.read(len(NPY_MAGIC)) == NPY_MAGIC
-    if is_npy:
-        table = _load_npy_keeping_dtype(source, parameter)
-    else:
-        matrix = read_matrix(source, parameter=parameter)
-        table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
-    if table.ndim != 2 or table.size == 0:
-        raise ParameterError(parameter, "must hold a non-empty 2-D table", f"shape {table.shape}")
-    if not np.all(np.isfinite(table.astype(np.float64))):
-        raise ParameterError(parameter, "must hold finite numbers only", source)
-    return table
-
-
-def _load_npy_keeping_dtype(source: str, parameter: str) -> np.ndarray:
-    import ml_dtypes
-
-    try:
-        table: np.ndarray = np.load(source, allow_pickle=False, mmap_mode="r")
-    except (ValueError, OSError, EOFError) as error:
-        raise ParameterError(parameter, f"must be a valid .npy file ({error})", source) from None
-    if table.size > MAX_TABLE_VALUES:  # checked on the header, before reading the data
-        rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
-        raise ParameterError(parameter, rule, f"shape {table.shape}")
-    table = np.array(table)  # read it now, off the memory map
-    if table.dtype.kind == "V" and table.dtype.itemsize == 2 and not table.dtype.names:
-        return table.view(ml_dtypes.bfloat16)
-    if table.dtype.kind not in "fiu":
-        raise ParameterError(parameter, "must hold real numbers", f"dtype {table.dtype}")
-    return table if table.dtype.kind == "f" else table.astype(np.float64)

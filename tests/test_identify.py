@@ -147,3 +147,54 @@ def test_cli_identify_bad_file_exits_2(run_cli, tmp_path, content):
     assert result.exit_code == 2, result.output
     assert result.stderr.count("\n") == 1 and "'FILE'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# -- identify reads stdin ---------------------------------------------------------------------
+
+
+def test_cli_identify_reads_npy_on_stdin_keeping_its_dtype(pecli_cmd):
+    import io
+    import subprocess
+
+    buffer = io.BytesIO()
+    np.save(buffer, lib.tensor2tensor(80, 64).astype(np.float16))  # written by the library
+    proc = subprocess.run(
+        [*pecli_cmd, "identify", "-", "--json"], input=buffer.getvalue(), capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert (report["schedule"], report["layout"]) == ("tensor2tensor", "sin-cos")
+    assert (report["start"], report["storage"]) == (0, "float16")
+
+
+def test_cli_identify_reads_csv_on_stdin(run_cli):
+    table = lib.pytorch_tutorial(60, 32).astype(np.float32)
+    text = ",".join(f"c{j}" for j in range(32)) + "\n"
+    text += "\n".join(",".join(f"{v:.9g}" for v in row) for row in table) + "\n"
+    result = run_cli("identify", "-", "--json", input=text)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["layout"], report["start"], report["base"]) == ("interleaved", 0, 10000)
+
+
+def test_cli_identify_stdin_limits_and_cleans_up(run_cli, monkeypatch, tmp_path):
+    import tempfile
+
+    from pecli import reading_table
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(reading_table, "MAX_STDIN_BYTES", 1 << 20)
+    big = "0.5,0.25\n" * 200_000  # 1.8 MB
+    result = run_cli("identify", "-", input=big)
+    assert result.exit_code == 2 and "at most" in result.stderr and "stdin" in result.stderr
+    noise = "\n".join("0.3,0.1,0.7,0.2" for _ in range(20))
+    result = run_cli("identify", "-", input=noise)
+    assert result.exit_code == 1 and "the table on stdin matches no" in result.stderr
+    assert list(tmp_path.iterdir()) == []  # the copies of stdin are gone
+
+
+def test_zero_bytes_are_binary_data_not_a_csv_header(run_cli, tmp_path):
+    path = tmp_path / "zeros.npy"
+    path.write_bytes(bytes(5000))
+    result = run_cli("identify", str(path))
+    assert result.exit_code == 2 and "must be .npy or CSV text (got binary data)" in result.stderr

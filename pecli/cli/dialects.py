@@ -123,7 +123,7 @@ def _show_candidates(found: Identification) -> None:
 @app.command()
 def identify(
     file: Annotated[
-        str, typer.Argument(help="Table to identify (.npy or .csv), rows = positions.")
+        str, typer.Argument(help="Table to identify (.npy or CSV; - for stdin), rows = positions.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
@@ -135,7 +135,7 @@ def identify(
     Example: pecli identify pe.npy --json
     """
     from ..identify import identify_table
-    from ..reading import read_table
+    from ..reading_table import read_table
 
     try:
         table = read_table(file)
@@ -151,7 +151,8 @@ def identify(
     else:
         _show_candidates(found)
     if not found.matched:
-        sys.stderr.write(f"pecli: error: {file} matches no convention within tolerance\n")
+        name = "the table on stdin" if file == "-" else file
+        sys.stderr.write(f"pecli identify: error: {name} matches no convention within tolerance\n")
         raise typer.Exit(1)
 
 

@@ -1,0 +1,122 @@
+"""Reading one whole table, keeping its stored dtype, from a file or stdin (for ``identify``).
+
+:mod:`pecli.identify` needs the storage dtype (float16, bfloat16, float32 …) and all the
+rows at once, so this reads whole tables, up to :data:`MAX_TABLE_VALUES` values; streamed,
+float64 reading for ``add`` is :mod:`pecli.reading`. The format is recognised from the
+content, as there. Stdin is copied to a temporary file first (at most
+:data:`MAX_STDIN_BYTES`), then read like a file. No maths here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+
+import numpy as np
+
+from .errors import ParameterError
+from .reading import NPY_MAGIC, STDIN, read_matrix
+
+__all__ = ["MAX_STDIN_BYTES", "MAX_TABLE_VALUES", "read_table"]
+
+#: Largest table read whole: 2^26 values, 256 MiB of float32.
+MAX_TABLE_VALUES = 1 << 26
+
+#: Most bytes taken from stdin: a table of MAX_TABLE_VALUES values as CSV fits.
+MAX_STDIN_BYTES = 1 << 30
+
+
+def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
+    """Load a whole 2-D table from ``.npy`` or CSV, keeping a ``.npy`` file's float dtype.
+
+    A ``.npy`` of 2-byte void items is read as bfloat16 (how NumPy saves
+    ``ml_dtypes.bfloat16`` arrays). CSV goes through :func:`pecli.reading.read_matrix`
+    (float64, errors located by line and column).
+
+    Parameters
+    ----------
+    path : str or path
+        A file name, or ``"-"`` for stdin (a pipe or a file, not a terminal).
+    parameter : str, keyword-only
+        The name errors are reported under.
+
+    Returns
+    -------
+    numpy.ndarray
+        2-D, non-empty, finite; the stored float dtype (``.npy``) or float64 (CSV).
+
+    Raises
+    ------
+    ParameterError
+        If the file is missing, stdin is a terminal or holds more than
+        :data:`MAX_STDIN_BYTES`, or the data is not a finite, non-empty 2-D numeric table
+        of at most :data:`MAX_TABLE_VALUES` values.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> name = os.path.join(tempfile.mkdtemp(), "t.npy")
+    >>> np.save(name, np.ones((3, 4), np.float16))
+    >>> read_table(name).dtype
+    dtype('float16')
+
+    """
+    source = os.fspath(path)
+    if source == STDIN:
+        with _stdin_as_file(parameter) as copy:
+            return _read_file(copy, "-", parameter)
+    if not os.path.isfile(source):
+        raise ParameterError(parameter, "must be an existing .npy or .csv file (or -)", source)
+    return _read_file(source, source, parameter)
+
+
+def _read_file(source: str, name: str, parameter: str) -> np.ndarray:
+    with open(source, "rb") as handle:
+        is_npy = handle.read(len(NPY_MAGIC)) == NPY_MAGIC
+    if is_npy:
+        table = _load_npy_keeping_dtype(source, name, parameter)
+    else:
+        matrix = read_matrix(source, parameter=parameter)
+        table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
+    if table.ndim != 2 or table.size == 0:
+        raise ParameterError(parameter, "must hold a non-empty 2-D table", f"shape {table.shape}")
+    if not np.all(np.isfinite(table.astype(np.float64))):
+        raise ParameterError(parameter, "must hold finite numbers only", name)
+    return table
+
+
+def _load_npy_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
+    import ml_dtypes
+
+    try:
+        table: np.ndarray = np.load(source, allow_pickle=False, mmap_mode="r")
+    except (ValueError, OSError, EOFError) as error:
+        raise ParameterError(parameter, f"must be a valid .npy file ({error})", name) from None
+    if table.size > MAX_TABLE_VALUES:  # checked on the header, before reading the data
+        rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
+        raise ParameterError(parameter, rule, f"shape {table.shape}")
+    table = np.array(table)  # read it now, off the memory map
+    if table.dtype.kind == "V" and table.dtype.itemsize == 2 and not table.dtype.names:
+        return table.view(ml_dtypes.bfloat16)
+    if table.dtype.kind not in "fiu":
+        raise ParameterError(parameter, "must hold real numbers", f"dtype {table.dtype}")
+    return table if table.dtype.kind == "f" else table.astype(np.float64)
+
+
+@contextlib.contextmanager
+def _stdin_as_file(parameter: str) -> Iterator[str]:
+    """Copy stdin to a temporary file (removed afterwards) and yield its name."""
+    if sys.stdin is None or sys.stdin.isatty():
+        raise ParameterError(parameter, "is a terminal: pipe a table in or give a file name", "-")
+    with tempfile.TemporaryDirectory(prefix="pecli-") as folder:
+        copy = os.path.join(folder, "stdin")
+        with open(copy, "wb") as handle:
+            while chunk := sys.stdin.buffer.read(1 << 20):
+                handle.write(chunk)
+                if handle.tell() > MAX_STDIN_BYTES:
+                    rule = f"must be at most {MAX_STDIN_BYTES:,} bytes on stdin (a few rows do)"
+                    raise ParameterError(parameter, rule, "more")
+        yield copy
