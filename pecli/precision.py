@@ -17,7 +17,7 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,6 +174,7 @@ def precision_report(
     base: float,
     dtype: str = "float32",
     threshold: float = 1e-3,
+    track: Callable[[Iterator[np.ndarray]], Iterable[np.ndarray]] | None = None,
 ) -> PrecisionReport:
     """Compare the framework-style table in ``dtype`` with pecli's float64 reference.
 
@@ -189,6 +190,9 @@ def precision_report(
         Arithmetic of the framework-style table (``float32``: angles in float32).
     threshold : float, keyword-only
         Error, > 0, whose first crossing is reported.
+    track : callable, keyword-only, optional
+        Wraps the iterator of reference row blocks (of 4096 rows) and yields them unchanged:
+        how a caller shows progress.
 
     Returns
     -------
@@ -216,7 +220,11 @@ def precision_report(
         raise ParameterError("threshold", "must be a finite number > 0", threshold)
     kwargs = convention.table_kwargs()
     rows = 4096  # the same blocks on both sides, so they pair up row for row
-    reference = table_blocks(d=d, n=n, base=base, dtype="float64", rows=rows, **kwargs)
+    reference: Iterable[np.ndarray] = table_blocks(
+        d=d, n=n, base=base, dtype="float64", rows=rows, **kwargs
+    )
+    if track is not None:
+        reference = track(iter(reference))
     framework = framework_blocks(d=d, n=n, convention=convention, base=base, dtype=dtype, rows=rows)
     framework_error, pecli_error = [], []
     for exact, computed in zip(reference, framework, strict=True):

@@ -370,3 +370,12 @@ def test_a_real_failure_with_stdout_on_devnull_keeps_its_status(pecli_cmd, tmp_p
             [*pecli_cmd, "identify", str(tmp_path / "noise.npy")], stdout=devnull, check=False
         )
     assert proc.returncode == 1  # matches nothing: 1, not the closed-pipe 141
+
+
+def test_precision_shows_progress_on_a_terminal_only(pecli_cmd, tmp_path):
+    cmd = [*pecli_cmd, "precision", "--d", "64", "--n", "200000"]
+    status, terminal = run_with_terminal_stderr(cmd, tmp_path / "report.txt")
+    assert status == 0 and b"precision" in terminal and b"rows" in terminal
+    assert "first position with error > 0.001" in (tmp_path / "report.txt").read_text()
+    piped = run(cmd)
+    assert piped.returncode == 0 and piped.stderr == ""

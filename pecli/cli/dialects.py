@@ -6,6 +6,7 @@ rich (and matplotlib for ``precision -o``) are imported inside the commands.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
 from enum import StrEnum
@@ -31,6 +32,7 @@ from .options import (
     ScheduleOpt,
     resolve_convention,
 )
+from .progress import track_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.table import Table
@@ -203,23 +205,27 @@ def precision(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
         schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
     )  # fmt: skip
-    kind = (
-        "png"
-        if output is None
-        else writing.resolve_format(
-            output, None, formats=writing.FIGURE_FORMATS, default="png", format_option=False
-        )
-    )
-    if output is not None:
-        if writing.is_stdout(output):
-            raise ParameterError("output", "must be a file name: the table goes to stdout", output)
-        writing.check_output(output, kind)
+    kind = _figure_kind(output)
     report = precision_report(
-        d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold
-    )
+        d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold,
+        track=functools.partial(track_rows, total_rows=n, description="precision", quiet=False),
+    )  # fmt: skip
     _show_precision(report)
-    if output is not None:
+    if output is not None and kind is not None:
         from .. import figures
 
         writing.save_figure(figures.precision_figure(report), output, kind)
         sys.stderr.write(f"pecli: wrote {output}\n")
+
+
+def _figure_kind(output: str | None) -> str | None:
+    """The figure format of ``-o``, checked before any work (None: no figure)."""
+    if output is None:
+        return None
+    if writing.is_stdout(output):
+        raise ParameterError("output", "must be a file name: the table goes to stdout", output)
+    kind = writing.resolve_format(
+        output, None, formats=writing.FIGURE_FORMATS, default="png", format_option=False
+    )
+    writing.check_output(output, kind)
+    return kind
