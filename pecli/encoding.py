@@ -4,9 +4,11 @@ Conventions (SPEC §1, the article's): width ``d`` is even, components are numbe
 pair ``i = 1 … d/2`` has the angular frequency ``ω_i = C^(-2(i-1)/d)`` and owns components
 ``2i-1`` (sine) and ``2i`` (cosine), interleaved. Angles ``pos·ω`` are carried as
 double-doubles (:mod:`pecli.angles`) and sin/cos evaluated in float64, so every value is within
-a few float64 ulps of the exact one at any position; it is rounded to the output dtype once.
-Tables of consecutive positions go through the fast kernel of :mod:`pecli.kernels`, in memory
-and streamed alike, and give the same bits however they are split into blocks.
+about one float64 ulp of the exact one at any position; it is rounded to the output dtype once.
+float32 tables of consecutive positions go through the fast kernel of :mod:`pecli.kernels`
+(5e-16 absolute, so correctly rounded in float32); float64 tables and arbitrary positions are
+evaluated directly (one ulp of each value, also near zero). In memory and streamed alike, a
+table is the same bits however it is split into blocks.
 
 References
 ----------
@@ -25,7 +27,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
     from numpy.typing import ArrayLike, DTypeLike
 
-from . import angles, kernels
+from . import kernels
 from .conventions import component_names, layout_views
 from .errors import (
     ParameterError,
@@ -127,7 +129,7 @@ def positional_encoding(
         raise ParameterError("positions", "must all be finite", "non-finite values")
     table = np.zeros((pos.size, d), dtype=out_dtype)
     sin_out, cos_out = layout_views(table, layout)
-    sin_out[...], cos_out[...] = angles.sin_cos(angles.product(pos[:, None], omega, residual))
+    kernels.fill_sin_cos_direct(sin_out, cos_out, pos, omega, residual)
     return table
 
 
@@ -279,9 +281,13 @@ class _TableSpec:
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
         sin_out, cos_out = layout_views(out, self.layout)
-        kernels.fill_sin_cos_consecutive(
-            sin_out, cos_out, self.first, self.omega, omega_residual=self.residual, offset=row0
-        )
+        if self.dtype == np.float64:  # direct: within one float64 ulp of each value (SPEC §1)
+            rows = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
+            kernels.fill_sin_cos_direct(sin_out, cos_out, rows, self.omega, self.residual)
+        else:  # the kernel: within 5e-16 before rounding, so float32 is correctly rounded
+            kernels.fill_sin_cos_consecutive(
+                sin_out, cos_out, self.first, self.omega, omega_residual=self.residual, offset=row0
+            )
         out[:, 2 * self.omega.size :] = 0  # the zero column of an odd d
         if self.pad is not None and row0 <= self.pad < row0 + len(out):
             out[self.pad - row0] = 0

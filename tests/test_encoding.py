@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from reference import loop_table, mp_pe, mp_pe_shift, mp_table
@@ -161,3 +162,27 @@ def test_invalid_positions():
         positional_encoding([1.0, np.inf], d=4)
     with pytest.raises(ParameterError, match="positions"):
         positional_encoding([[1.0]], d=4)
+
+
+def test_float64_table_within_one_ulp_of_each_value_even_near_zero():
+    # SPEC §1: one unit in the last place of the output dtype. Near a zero of sin or cos an
+    # absolute error of a few 1e-16 would be thousands of ulps of the value itself.
+    d, start, n = 64, 9_999_000, 1000
+    table = encoding_table(d=d, n=n, start=start, dtype="float64")
+    rng = np.random.default_rng(7)
+    near_zero = np.argwhere(np.abs(table) < 1e-2)
+    cells = [*near_zero[rng.choice(len(near_zero), 120, replace=False)]]
+    cells += [*zip(rng.integers(0, n, 120), rng.integers(0, d, 120), strict=True)]
+    assert len(near_zero) > 120
+    rows = {}
+    for r, c in cells:
+        exact = rows.setdefault(r, mp_pe(start + r, d))[c]
+        error = abs(mpmath.mpf(float(table[r, c])) - exact)
+        assert error <= np.spacing(abs(float(exact))), (r, c, float(table[r, c]), exact)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "sin-cos"])
+def test_float64_table_is_positional_encoding_bit_for_bit(layout):
+    table = encoding_table(d=48, n=3000, start=-1234, layout=layout, dtype="float64")
+    rows = positional_encoding(np.arange(-1234, 3000 - 1234), d=48, layout=layout, dtype="float64")
+    np.testing.assert_array_equal(table, rows)

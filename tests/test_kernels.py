@@ -190,3 +190,17 @@ def test_bad_calls_are_rejected():
         fill_sin_cos_consecutive(out[:, 0::2], out[:, 1::2], 0.0, omega, workers=0)
     with pytest.raises(ParameterError, match="first_position"):
         fill_sin_cos_consecutive(out[:, 0::2], out[:, 1::2], float("inf"), omega)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_direct_fill_is_the_same_bits_however_split(workers):
+    from pecli.kernels import fill_sin_cos_direct
+
+    omega, res = frequencies(256, 10000.0)
+    positions = np.arange(5000, dtype=np.float64) * 7.25 - 3.5
+    whole = np.empty((5000, 256))
+    fill_sin_cos_direct(whole[:, 0::2], whole[:, 1::2], positions, omega, res, workers=1)
+    split = np.empty((5000, 256))
+    fill_sin_cos_direct(split[:, 0::2], split[:, 1::2], positions, omega, res, workers=workers)
+    np.testing.assert_array_equal(whole, split)
+    np.testing.assert_allclose(whole[:40], mp_table(positions[:40], 256), rtol=0, atol=3e-16)
