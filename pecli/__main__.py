@@ -1,5 +1,5 @@
 """``python -m pecli``."""
 
-from .cli import main
+from ._entry import main
 
 main()
