@@ -63,7 +63,12 @@ class Candidate:
 
 @dataclass
 class Identification:
-    """What :func:`identify_table` found; ``matched`` says whether it reproduces the table."""
+    """What :func:`identify_table` found; ``matched`` says whether it reproduces the table.
+
+    ``padding_rows`` are 0-based row indices, as ``--padding-idx`` takes them (fairseq's
+    ``padding_idx``); ``zero_components`` are 1-based component numbers, as in SPEC's
+    ``pe(pos)[1 … d]`` (the zero column that pads an odd ``d`` is component ``d``).
+    """
 
     matched: bool
     shape: tuple[int, int]
@@ -75,7 +80,7 @@ class Identification:
     base_fit: float = math.nan
     start: float = math.nan
     padding_rows: list[int] = field(default_factory=list)
-    zero_columns: list[int] = field(default_factory=list)
+    zero_components: list[int] = field(default_factory=list)
     residual: float = math.inf
     relative_residual: float = math.inf  # residual / allowed error: <= 1 is a match
     presets: list[str] = field(default_factory=list)
@@ -248,7 +253,7 @@ def identify_table(table: np.ndarray) -> Identification:
         score,
     )
     d = values.shape[0] if transposed else values.shape[1]
-    result.zero_columns = [d - 1] if found.odd else []
+    result.zero_components = [d] if found.odd else []
     result.presets = fit.presets
     result.command = _command(result, d, values.shape[1] if transposed else values.shape[0])
     return result
@@ -275,14 +280,16 @@ def _presets(layout: str, schedule: str, start: float, zeros: _Zeros) -> list[st
 
 
 def _command(found: Identification, d: int, n: int) -> str:
-    """A ``pecli compute`` command line that writes this table (before storage rounding)."""
+    """A ``pecli compute`` command that writes this table (before float16 / bfloat16 rounding)."""
     size = f"--d {d} --n {n} --base {found.base:.10g}"
+    if found.storage == "float64":
+        size += " --dtype float64"
     if found.presets and "(as" not in found.presets[0]:
         return f"pecli compute --convention {found.presets[0]} {size}"
     parts = [f"pecli compute {size}"]
     parts.append(f"--start {found.start:g} --layout {found.layout} --schedule {found.schedule}")
     if len(found.padding_rows) == 1:
         parts.append(f"--padding-idx {found.padding_rows[0]}")
-    if found.zero_columns:
+    if found.zero_components:
         parts.append("--convention tensor2tensor")
     return " ".join(parts)

@@ -238,6 +238,9 @@ def _parse_csv(text: str, parameter: str) -> Matrix:
     if not lines:
         raise ParameterError(parameter, "must hold at least one row", "an empty input")
     first = next(csv.reader([lines[0][1]]))
+    for separator, name in ((";", "semicolons"), ("\t", "tabs")):
+        if len(first) == 1 and separator in first[0]:
+            raise ParameterError(parameter, "must be comma-separated", f"cells split by {name}")
     columns = None
     if not any(_is_number(cell) for cell in first):
         columns = [cell.strip() for cell in first]

@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -81,6 +82,7 @@ def _read_file(source: str, name: str, parameter: str) -> np.ndarray:
     else:
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
+        table = _as_stored(table)
     if table.ndim != 2 or table.size == 0:
         raise ParameterError(parameter, "must hold a non-empty 2-D table", f"shape {table.shape}")
     if not np.all(np.isfinite(table.astype(np.float64))):
@@ -104,6 +106,38 @@ def _load_npy_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarra
     if table.dtype.kind not in "fiu":
         raise ParameterError(parameter, "must hold real numbers", f"dtype {table.dtype}")
     return table if table.dtype.kind == "f" else table.astype(np.float64)
+
+
+#: Values whose text is checked to tell the storage dtype of a CSV table.
+TEXT_SAMPLE = 4096
+
+
+def _as_stored(values: np.ndarray) -> np.ndarray:
+    """CSV values in the narrowest dtype whose shortest round-trip text they were written as.
+
+    A float32 table written as shortest float32 text ("0.84147096") parses to float64 numbers
+    that are not float32 values; this finds the dtype back (float16, bfloat16, float32) from
+    a sample spread over the table and returns the values in it, else the float64 values.
+    """
+    import ml_dtypes
+
+    flat = values.reshape(-1)
+    sample = flat[:: max(1, flat.size // TEXT_SAMPLE)][:TEXT_SAMPLE]
+    for dtype, digits in ((np.float16, 5), (ml_dtypes.bfloat16, 4), (np.float32, 9)):
+        with np.errstate(over="ignore"):
+            stored = sample.astype(dtype)
+        if all(_shortest_text(x, dtype, digits) == v for x, v in zip(stored, sample, strict=True)):
+            return values.astype(dtype)
+    return values
+
+
+def _shortest_text(value: Any, dtype: Any, digits: int) -> float:
+    """The number written by the shortest decimal text that reads back as ``value`` in dtype."""
+    for places in range(digits):
+        text = float(f"{float(value):.{places}e}")
+        if dtype(text) == value:
+            return text
+    return float(value)
 
 
 @contextlib.contextmanager

@@ -195,6 +195,8 @@ def _bad_inputs(tmp_path):
         "empty.csv": "",
         "headeronly.csv": "a,b\n",
         "mixedheader.csv": "a,1\n2,3\n",
+        "semicolons.csv": "1;2\n3;4\n",
+        "zeros.npy": "\0" * 4000,
     }
     for name, text in texts.items():
         (tmp_path / name).write_text(text)
@@ -224,6 +226,8 @@ BAD = [
     ("headeronly.csv", "must hold at least one row (got a header only)"),
     ("mixedheader.csv", "must hold numbers only (got 'a' on line 1, column 1)"),
     ("missing.npy", "must be an existing file (or - for stdin)"),
+    ("semicolons.csv", "must be comma-separated (got cells split by semicolons)"),
+    ("zeros.npy", "must be .npy or CSV text (got binary data)"),
 ]
 
 

@@ -51,7 +51,7 @@ def test_identifies_every_table_of_the_matrix(name, d, base, start, storage):
     assert (found.layout, found.start) == (conv.layout, conv.start)
     assert (found.schedule, found.base) == (conv.schedule, base)
     assert found.padding_rows == ([] if conv.padding_idx is None else [conv.padding_idx])
-    assert found.zero_columns == ([d - 1] if d % 2 else [])
+    assert found.zero_components == ([d] if d % 2 else [])  # 1-based: component d
     if conv.name != "custom":  # a named preset is named (diffusers = tensor2tensor here)
         assert any(p.split()[0] == name for p in found.presets), found.presets
 
@@ -198,3 +198,18 @@ def test_zero_bytes_are_binary_data_not_a_csv_header(run_cli, tmp_path):
     path.write_bytes(bytes(5000))
     result = run_cli("identify", str(path))
     assert result.exit_code == 2 and "must be .npy or CSV text (got binary data)" in result.stderr
+
+
+@pytest.mark.parametrize("storage", ["float32", "float16", "float64"])
+def test_csv_storage_is_the_dtype_whose_shortest_text_was_written(run_cli, storage):
+    # a float32 table written as shortest float32 text ("0.84147096") parses to float64
+    # numbers that are not float32 values: the storage is found from the text
+    table = lib.pytorch_tutorial(40, 16).astype(storage)
+    text = "\n".join(",".join(np.format_float_positional(v, unique=True) for v in r) for r in table)
+    result = run_cli("identify", "-", "--json", input=text + "\n")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["storage"] == storage
+    # the tutorial's float64 arithmetic is a few ulps off; rounded to 16 bits or less, exact
+    assert report["residual"] <= (1e-14 if storage == "float64" else 0.0)
+    assert ("--dtype float64" in report["command"]) == (storage == "float64")

@@ -107,3 +107,10 @@ def test_report_spans_many_blocks_and_matches_spec_at_100000(run_cli):
     result = run_cli("precision")
     assert result.exit_code == 0, result.stderr
     assert "first position with error > 0.001" in result.stdout
+
+
+def test_cli_precision_ranges_are_written_as_positions(run_cli):
+    result = run_cli("precision", "--d", "8", "--n", "1000000")
+    assert result.exit_code == 0, result.stderr
+    assert "100000 … 999999" in result.stdout and "1000000 … 1000000" in result.stdout
+    assert "e+" not in result.stdout

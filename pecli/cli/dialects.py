@@ -68,7 +68,7 @@ def _table(title: str, *columns: str) -> Table:
 
 @app.command()
 def conventions() -> None:
-    """List the named conventions (--convention NAME) and who uses each (SPEC §3).
+    """List the named conventions (--convention NAME) and who uses each.
 
     Example: pecli conventions
     """
@@ -103,8 +103,8 @@ def _show_identification(found: Identification) -> None:
         "base C": f"{found.base:.10g} (fit {found.base_fit:.8g})",
         "equivalent": found.equivalent or "-",
         "first position": f"{found.start:g}",
-        "padding rows": ", ".join(map(str, found.padding_rows)) or "-",
-        "zero columns": ", ".join(map(str, found.zero_columns)) or "-",
+        "padding rows (0-based)": ", ".join(map(str, found.padding_rows)) or "-",
+        "zero components": ", ".join(map(str, found.zero_components)) or "-",
         "storage": found.storage,
         "orientation": "transposed (d × n)" if found.transposed else "rows = positions",
         "residual": f"{found.residual:.3g} (relative to tolerance: {found.relative_residual:.3g})",
@@ -158,11 +158,16 @@ def identify(
         raise typer.Exit(1)
 
 
+def _position(value: float) -> str:
+    """A position as written on the command line: 1000000, not 1e+06."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:g}"
+
+
 def _show_precision(report: PrecisionReport) -> None:
     title = f"Max |error| per position range, {report.dtype} arithmetic vs float64"
     table = _table(title, "positions", f"framework ({report.dtype})", "pecli (rounded once)")
     for first, last, framework, pecli in report.ranges():
-        table.add_row(f"{first:g} … {last:g}", f"{framework:.3g}", f"{pecli:.3g}")
+        table.add_row(f"{_position(first)} … {_position(last)}", f"{framework:.3g}", f"{pecli:.3g}")
     crossing = "none" if report.first_exceeding is None else f"{report.first_exceeding:g}"
     _print(
         table,

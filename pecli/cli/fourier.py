@@ -117,7 +117,7 @@ def fourier(
     fmt: FormatOpt = None,
     header: Header = True,
 ) -> None:
-    """Fourier features γ(x) = [sin x, cos x, …, sin kx, cos kx] of values (SPEC §2).
+    """Fourier features γ(x) = [sin x, cos x, …, sin kx, cos kx] of values (NeRF, §5.1).
 
     Values come as arguments, from --input (.npy or CSV; one value or m coordinates per
     row; - for stdin) or from --linspace. Output is (N, 2k), or (N, m·2k [+ m]) for m

@@ -29,6 +29,7 @@ D = Annotated[
     int,
     typer.Option("--d", help="Width d (d_model); even, >= 2 (odd only with presets that pad it)."),
 ]
+EvenD = Annotated[int, typer.Option("--d", help="Width d (d_model); even, >= 2.")]
 N = Annotated[int, typer.Option("--n", help="Number of positions (rows), >= 1.")]
 Base = Annotated[
     float, typer.Option("--base", help="Base C of the frequencies ω_i = C^(-2(i-1)/d); > 0.")

@@ -25,6 +25,7 @@ from .options import (
     D,
     DataOutput,
     DownscaleFreqShift,
+    EvenD,
     FlipSinToCos,
     LayoutOpt,
     PaddingIdx,
@@ -114,7 +115,7 @@ class PlotOutputs:
 
 @app.command("plot-waves")
 def plot_waves(
-    d: D = 512,
+    d: EvenD = 512,
     base: Base = DEFAULT_BASE,
     pairs: Annotated[
         str, typer.Option("--pairs", help="Pair indices i, comma-separated.")
@@ -133,7 +134,7 @@ def plot_waves(
     flip_sin_to_cos: FlipSinToCos = None,
     downscale_freq_shift: DownscaleFreqShift = None,
 ) -> None:
-    """Draw the sine component of chosen pairs i against position (SPEC §4.1).
+    """Draw the sine component of chosen pairs i against position (the article's first figure).
 
     Each curve is pe(pos)[2i-1] = sin(pos / C^(2(i-1)/d)), sampled at --points positions
     from --start to --stop; the legend gives each wavelength. Writes waves.png without -o.
@@ -184,7 +185,7 @@ def heatmap(
     flip_sin_to_cos: FlipSinToCos = None,
     downscale_freq_shift: DownscaleFreqShift = None,
 ) -> None:
-    """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (SPEC §4.2).
+    """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (the article's second figure).
 
     x = position, y = component with component 1 at the bottom, colours on the fixed
     range [-1, 1]. Writes heatmap.png without -o; --data also exports the (n, d) table.

@@ -15,7 +15,7 @@ from .. import writing
 from ..errors import check_d
 from ..frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ._app import app
-from .options import Base, D
+from .options import Base, EvenD
 
 FORMATS = ("table", "csv", "json")
 
@@ -52,7 +52,7 @@ def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float, terminal
 
 @app.command("wavelengths")
 def wavelengths_command(
-    d: D = 512,
+    d: EvenD = 512,
     base: Base = DEFAULT_BASE,
     fmt: Annotated[
         ReportFormat | None,
