@@ -24,6 +24,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
     from numpy.typing import ArrayLike, DTypeLike
 
+from . import angles
 from .errors import ParameterError, check_dtype, check_n
 
 __all__ = [
@@ -39,6 +40,9 @@ FREQUENCY_KINDS = ("harmonic", "octave")
 #: Largest k for octaves: 2^(k-1) must stay a finite float64.
 MAX_OCTAVES = 1024
 
+
+#: π minus its float64 value ``math.pi``, so that a scale written as "pi" is exactly π.
+PI_TAIL = 1.2246467991473532e-16
 
 #: Most frequencies of γ (2k features per coordinate).
 MAX_K = 1 << 16
@@ -109,7 +113,7 @@ def fourier_features(
     *,
     k: int,
     frequencies: str = "harmonic",
-    scale: float = 1.0,
+    scale: float | str = 1.0,
     include_input: bool = False,
     dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
@@ -119,7 +123,9 @@ def fourier_features(
     with the frequencies ``f_l`` of :func:`fourier_frequencies` and the scale ``s``. For
     ``m`` coordinates each block is ``[sin(f_l s x_1 … x_m), cos(f_l s x_1 … x_m)]``
     (grouped by frequency, as in the NeRF code); ``include_input`` puts the raw ``x_1 … x_m``
-    first. Angles and sin/cos are evaluated in float64, rounded to ``dtype`` once.
+    first. The angles ``f_l s x`` are carried as double-doubles (:mod:`pecli.angles`) and sin/cos
+    evaluated in float64, so each value is within about one float64 ulp of the exact one, at
+    large angles too; it is rounded to ``dtype`` once.
 
     Parameters
     ----------
@@ -130,9 +136,11 @@ def fourier_features(
         Number of frequencies, >= 1.
     frequencies : {"harmonic", "octave"}, keyword-only
         ``1 … k`` (the article) or ``2^0 … 2^(k-1)`` (NeRF).
-    scale : float, keyword-only
-        Factor ``s`` on x, finite and > 0 (``np.pi`` gives the NeRF paper's ``2^l π``).
-        With harmonic or octave frequencies the features have period ``2π / s``.
+    scale : float or str, keyword-only
+        Factor ``s`` on x, finite and > 0, taken exactly as given; a text such as ``"pi"`` or
+        ``"0.5pi"`` (:func:`parse_scale`) means the exact multiple of π, so ``sin(π·1)`` is 0
+        (the NeRF paper's ``2^l π``; ``np.pi`` is the float64 nearest π, ``sin`` of which is
+        1.2e-16). With harmonic or octave frequencies the features have period ``2π / s``.
     include_input : bool, keyword-only
         Put the raw coordinates first.
     dtype : {float32, float64}, keyword-only
@@ -161,7 +169,7 @@ def fourier_features(
 
     """
     freqs = fourier_frequencies(k, frequencies=frequencies)
-    factor = _check_scale(scale)
+    scale_hi, scale_lo = _scale_parts(scale)
     out_dtype = check_dtype(dtype)
     points = _as_points(x)
     n, m = points.shape
@@ -169,16 +177,28 @@ def fourier_features(
     out = np.empty((n, offset + 2 * m * freqs.size), dtype=out_dtype)
     if include_input:
         out[:, :offset] = points
-    # angles[:, l, j] = f_l · s · x_j; the view below puts sin and cos blocks per frequency
-    with np.errstate(over="ignore"):
-        angles = points[:, None, :] * (freqs * factor)[None, :, None]
-    if not np.all(np.isfinite(angles)):
+    # angle[:, l, j] = f_l · s · x_j as a double-double; the view puts sin/cos per frequency
+    with np.errstate(over="ignore", invalid="ignore"):
+        omega, residual = angles.product(freqs, np.array(scale_hi), np.array(scale_lo))
+        hi, lo = angles.product(points[:, None, :], omega[:, None], residual[:, None])
+    if not np.all(np.isfinite(hi)):
         rule = "times the frequencies and the scale must stay finite (|x| too large)"
         raise ParameterError("x", rule, float(np.max(np.abs(points))))
+    lo = np.where(np.isfinite(lo), lo, 0.0)  # beyond ~1e299 the tail is lost, not the value
     grouped = out[:, offset:].reshape(n, freqs.size, 2, m)
-    grouped[:, :, 0, :] = np.sin(angles)
-    grouped[:, :, 1, :] = np.cos(angles)
+    grouped[:, :, 0, :], grouped[:, :, 1, :] = angles.sin_cos((hi, lo))
     return out
+
+
+def _scale_parts(scale: float | str) -> tuple[float, float]:
+    """The scale as a double-double ``(hi, lo)``: exact for a number, exact π-multiples too."""
+    if not isinstance(scale, str):
+        return _check_scale(scale), 0.0
+    factor, times_pi = _parse(scale)
+    if not times_pi:
+        return factor, 0.0
+    hi, lo = angles.product(np.array(factor), np.array(math.pi), np.array(PI_TAIL))
+    return float(hi), float(lo)
 
 
 def _check_scale(scale: object) -> float:
@@ -208,6 +228,12 @@ def parse_scale(text: str) -> float:
     (True, 0.25)
 
     """
+    factor, times_pi = _parse(text)
+    return factor * math.pi if times_pi else factor
+
+
+def _parse(text: str) -> tuple[float, bool]:
+    """``(factor, times_pi)`` of a scale text, checked."""
     match = _SCALE.match(text.lower())
     rule = "must be a number > 0, pi, 2pi or a number times pi (e.g. 0.5pi)"
     if match is None or not (match["factor"] or match["pi"]):
@@ -219,7 +245,7 @@ def parse_scale(text: str) -> float:
     value = factor * (math.pi if match["pi"] else 1.0)
     if not math.isfinite(value) or value <= 0:
         raise ParameterError("scale", rule, text)
-    return value
+    return factor, bool(match["pi"])
 
 
 def feature_names(m: int, k: int, *, include_input: bool = False) -> list[str]:

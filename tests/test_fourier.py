@@ -163,3 +163,39 @@ def test_invalid_arguments(call, parameter):
     with pytest.raises(ParameterError) as info:
         call()
     assert info.value.parameter == parameter
+
+
+@pytest.mark.parametrize(
+    ("scale", "mp_scale"),
+    [
+        (1.0, lambda: 1),
+        (0.1, lambda: 0.1),
+        ("pi", lambda: +mpmath.pi),
+        ("0.5pi", lambda: mpmath.pi / 2),
+    ],
+)
+@pytest.mark.parametrize("frequencies", ["harmonic", "octave"])
+def test_large_angles_are_within_two_ulps_of_each_value(scale, mp_scale, frequencies):
+    # angles up to ~1e10: f·s·x rounded to float64 first would be off by ~1e-6 there
+    xs = [1000.3, -12345.678, 300000.1]
+    got = fourier_features(xs, k=16, frequencies=frequencies, scale=scale)
+    freqs = fourier_frequencies(16, frequencies=frequencies)
+    with mpmath.workdps(40):
+        _assert_within_two_ulps(xs, freqs, got, mpmath.mpf(mp_scale()))  # at 40 digits
+
+
+def _assert_within_two_ulps(xs, freqs, got, mp_scale):
+    for x, row in zip(xs, got, strict=True):
+        for f, sin_value, cos_value in zip(freqs, row[0::2], row[1::2], strict=True):
+            angle = mpmath.mpf(f) * mp_scale * mpmath.mpf(x)
+            for value, exact in ((sin_value, mpmath.sin(angle)), (cos_value, mpmath.cos(angle))):
+                error = abs(mpmath.mpf(float(value)) - exact)
+                assert error <= 2 * np.spacing(abs(float(exact))), (x, f, value, exact)
+
+
+def test_scale_pi_as_text_is_exact_pi():
+    got = fourier_features([1.0, 2.0, 0.5, -3.0, 1e6 + 1], k=4, scale="pi")
+    # sin(lπ·x) for integer x and l, and cos for half-integer lx, are exactly 0; the rest ±1
+    assert set(np.unique(got)) <= {-1.0, 0.0, 1.0}
+    np.testing.assert_array_equal(got[0], [0, -1, 0, 1, 0, -1, 0, 1])
+    assert fourier_features(1.0, k=1, scale=math.pi)[0, 0] == pytest.approx(1.2246e-16, rel=1e-4)

@@ -129,11 +129,12 @@ def fourier(
 
     kind = writing.resolve_format(output, fmt.value if fmt else None)
     writing.check_output(output, kind)
+    parse_scale(scale)  # checked now, before any input is read; γ takes the text (exact π)
     gamma = partial(
         fourier_features,
         k=k,
         frequencies=frequencies.value,
-        scale=parse_scale(scale),
+        scale=scale,
         include_input=include_input,
         dtype=check_dtype(dtype.value),
     )
@@ -191,7 +192,7 @@ def plot_fourier(
     network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)
     period = 2 * math.pi / factor
     x = np.linspace(0.0, periods * period, points)
-    features = fourier_features(x, k=k, frequencies=frequencies.value, scale=factor)
+    features = fourier_features(x, k=k, frequencies=frequencies.value, scale=scale)
     output_f = network(features)
     outputs.write(
         lambda: fourier_figure.periodicity_figure(
