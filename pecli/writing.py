@@ -296,20 +296,34 @@ def write_table(
         If the blocks do not add up to ``shape``; the file is then not created.
 
     """
+    with atomic_output(output) as handle:
+        write_table_to(
+            handle, blocks, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
+        )
+
+
+def write_table_to(
+    handle: IO[bytes],
+    blocks: Iterable[np.ndarray],
+    *,
+    fmt: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    columns: list[str],
+    header: bool = True,
+) -> None:
+    """:func:`write_table` into an open binary ``handle`` (for several files made at once)."""
     stored = np.dtype(dtype).newbyteorder("<")
     rows = 0
-    with atomic_output(output) as handle:
-        if fmt == "csv":
-            rows = csv_stream.write_csv(
-                handle, blocks, columns=columns, dtype=stored, header=header
-            )
-        else:
-            _npy_header(handle, shape, stored)
-            for block in blocks:
-                handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
-                rows += block.shape[0]
-        if rows != shape[0]:
-            raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
+    if fmt == "csv":
+        rows = csv_stream.write_csv(handle, blocks, columns=columns, dtype=stored, header=header)
+    else:
+        _npy_header(handle, shape, stored)
+        for block in blocks:
+            handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
+            rows += block.shape[0]
+    if rows != shape[0]:
+        raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
 
 
 def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str) -> None:
@@ -317,6 +331,12 @@ def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str)
 
     Dates are left out of the SVG and PDF metadata and the SVG ids get a fixed salt.
     """
+    with atomic_output(output) as handle:
+        save_figure_to(handle, figure, fmt)
+
+
+def save_figure_to(handle: IO[bytes], figure: Figure, fmt: str) -> None:
+    """:func:`save_figure` into an open binary ``handle``."""
     from matplotlib import rc_context
 
     metadata: dict[str, dict[str, None]] = {
@@ -324,7 +344,7 @@ def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str)
         "svg": {"Date": None},
         "pdf": {"CreationDate": None, "ModDate": None},
     }
-    with rc_context({"svg.hashsalt": "pecli"}), atomic_output(output) as handle:
+    with rc_context({"svg.hashsalt": "pecli"}):
         figure.savefig(handle, format=fmt, metadata=metadata[fmt])
 
 

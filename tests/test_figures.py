@@ -120,3 +120,20 @@ def test_plot_usage_errors(run_cli, tmp_path, monkeypatch, args, option):
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1 and option in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_figure_keeps_the_previous_figure_and_data(run_cli, tmp_path, monkeypatch):
+    from pecli import writing
+
+    figure, data = tmp_path / "h.png", tmp_path / "h.npy"
+    figure.write_bytes(b"old figure")
+    data.write_bytes(b"old data")
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writing, "save_figure_to", disk_full)
+    result = run_cli("heatmap", "--d", "8", "--n", "5", "-o", str(figure), "--data", str(data))
+    assert result.exit_code == 1 and "No space left" in result.stderr
+    assert (figure.read_bytes(), data.read_bytes()) == (b"old figure", b"old data")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npy", "h.png"]

@@ -5,9 +5,9 @@ matplotlib is imported inside the commands, so the rest of pecli never pays for 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
@@ -83,27 +83,21 @@ class PlotOutputs:
                 raise ParameterError("data", rule, data)
 
     def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
-        """Build the figure, write the data (if asked), then the figure; name them on stderr.
+        """Build the figure, then write it and the data (if asked) together; name them.
 
-        The figure is built first, so that a failure there leaves no data file; if saving
-        the figure fails, the data file this run wrote is removed again.
+        Both go to temporary files that replace the old ones only once both are complete,
+        so a failure or an interrupt leaves the previous figure and data file as they were.
         """
         figure = build()
-        if self.data is not None:
-            writing.write_table(
-                [table],
-                output=self.data,
-                fmt=self.data_format,
-                shape=table.shape,
-                dtype=table.dtype,
-                columns=columns,
-            )
-        try:
-            writing.save_figure(figure, self.figure, self.figure_format)
-        except BaseException:
-            if self.data is not None and not writing.is_stdout(self.data):
-                Path(self.data).unlink(missing_ok=True)
-            raise
+        with contextlib.ExitStack() as files:
+            figure_file = files.enter_context(writing.atomic_output(self.figure))
+            if self.data is not None:
+                data_file = files.enter_context(writing.atomic_output(self.data))
+                writing.write_table_to(
+                    data_file, [table], fmt=self.data_format, shape=table.shape,
+                    dtype=table.dtype, columns=columns,
+                )  # fmt: skip
+            writing.save_figure_to(figure_file, figure, self.figure_format)
         if self.data is not None:
             self._say(self.data)
         self._say(self.figure)
