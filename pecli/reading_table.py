@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -25,6 +26,9 @@ __all__ = ["MAX_STDIN_BYTES", "MAX_TABLE_VALUES", "read_table"]
 
 #: Largest table read whole: 2^26 values, 256 MiB of float32.
 MAX_TABLE_VALUES = 1 << 26
+
+#: Largest CSV text read whole: ~6 million float32 values, a few GB while parsed.
+MAX_CSV_BYTES = 64 << 20
 
 #: Most bytes taken from stdin: a table of MAX_TABLE_VALUES values as CSV fits.
 MAX_STDIN_BYTES = 1 << 30
@@ -53,8 +57,8 @@ def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
     ------
     ParameterError
         If the file is missing, stdin is a terminal or holds more than
-        :data:`MAX_STDIN_BYTES`, or the data is not a finite, non-empty 2-D numeric table
-        of at most :data:`MAX_TABLE_VALUES` values.
+        :data:`MAX_STDIN_BYTES`, a CSV is larger than :data:`MAX_CSV_BYTES`, or the data is
+        not a finite, non-empty 2-D numeric table of at most :data:`MAX_TABLE_VALUES` values.
 
     Examples
     --------
@@ -66,9 +70,9 @@ def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
 
     """
     source = os.fspath(path)
-    if source == STDIN:
-        with _stdin_as_file(parameter) as copy:
-            return _read_file(copy, "-", parameter)
+    if source == STDIN or _is_stream(source):
+        with _stream_as_file(source, parameter) as copy:
+            return _read_file(copy, source, parameter)
     if not os.path.isfile(source):
         raise ParameterError(parameter, "must be an existing .npy or .csv file (or -)", source)
     return _read_file(source, source, parameter)
@@ -80,6 +84,9 @@ def _read_file(source: str, name: str, parameter: str) -> np.ndarray:
     if is_npy:
         table = _load_npy_keeping_dtype(source, name, parameter)
     else:
+        if os.path.getsize(source) > MAX_CSV_BYTES:  # parsed whole: memory is ~40x the text
+            rule = f"must be at most {MAX_CSV_BYTES / 2**20:g} MiB as CSV (a few hundred rows do)"
+            raise ParameterError(parameter, rule, f"{os.path.getsize(source):,} bytes")
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
         table = _as_stored(table)
@@ -140,17 +147,28 @@ def _shortest_text(value: Any, dtype: Any, digits: int) -> float:
     return float(value)
 
 
+def _is_stream(source: str) -> bool:
+    """A named pipe or a /dev/fd path (``<(command)``): read once, like stdin."""
+    try:
+        mode = os.stat(source).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 @contextlib.contextmanager
-def _stdin_as_file(parameter: str) -> Iterator[str]:
-    """Copy stdin to a temporary file (removed afterwards) and yield its name."""
-    if sys.stdin is None or sys.stdin.isatty():
+def _stream_as_file(source: str, parameter: str) -> Iterator[str]:
+    """Copy stdin or a pipe to a temporary file (removed afterwards) and yield its name."""
+    if source == STDIN and (sys.stdin is None or sys.stdin.isatty()):
         raise ParameterError(parameter, "is a terminal: pipe a table in or give a file name", "-")
-    with tempfile.TemporaryDirectory(prefix="pecli-") as folder:
+    with contextlib.ExitStack() as opened:
+        stream = sys.stdin.buffer if source == STDIN else opened.enter_context(open(source, "rb"))
+        folder = opened.enter_context(tempfile.TemporaryDirectory(prefix="pecli-"))
         copy = os.path.join(folder, "stdin")
         with open(copy, "wb") as handle:
-            while chunk := sys.stdin.buffer.read(1 << 20):
+            while chunk := stream.read(1 << 20):
                 handle.write(chunk)
                 if handle.tell() > MAX_STDIN_BYTES:
-                    rule = f"must be at most {MAX_STDIN_BYTES:,} bytes on stdin (a few rows do)"
+                    rule = f"must be at most {MAX_STDIN_BYTES:,} bytes from a pipe (a few rows do)"
                     raise ParameterError(parameter, rule, "more")
         yield copy

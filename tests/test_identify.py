@@ -186,7 +186,7 @@ def test_cli_identify_stdin_limits_and_cleans_up(run_cli, monkeypatch, tmp_path)
     monkeypatch.setattr(reading_table, "MAX_STDIN_BYTES", 1 << 20)
     big = "0.5,0.25\n" * 200_000  # 1.8 MB
     result = run_cli("identify", "-", input=big)
-    assert result.exit_code == 2 and "at most" in result.stderr and "stdin" in result.stderr
+    assert result.exit_code == 2 and "at most 1,048,576 bytes from a pipe" in result.stderr
     noise = "\n".join("0.3,0.1,0.7,0.2" for _ in range(20))
     result = run_cli("identify", "-", input=noise)
     assert result.exit_code == 1 and "the table on stdin matches no" in result.stderr
@@ -213,3 +213,33 @@ def test_csv_storage_is_the_dtype_whose_shortest_text_was_written(run_cli, stora
     # the tutorial's float64 arithmetic is a few ulps off; rounded to 16 bits or less, exact
     assert report["residual"] <= (1e-14 if storage == "float64" else 0.0)
     assert ("--dtype float64" in report["command"]) == (storage == "float64")
+
+
+def test_csv_too_large_to_parse_whole_is_refused_before_parsing(run_cli, tmp_path, monkeypatch):
+    from pecli import reading_table
+
+    monkeypatch.setattr(reading_table, "MAX_CSV_BYTES", 1000)
+    path = tmp_path / "big.csv"
+    path.write_text("0.5,0.25\n" * 200)  # 1800 bytes
+    result = run_cli("identify", str(path))
+    assert result.exit_code == 2 and "must be at most 0.000953674 MiB as CSV" in result.stderr
+
+
+def test_cli_identify_reads_a_named_pipe(pecli_cmd, tmp_path):
+    import os
+    import subprocess
+    import threading
+
+    fifo = tmp_path / "table.npy"
+    os.mkfifo(fifo)
+
+    def feed():
+        with fifo.open("wb") as handle:
+            np.save(handle, lib.pytorch_tutorial(30, 16).astype(np.float32))
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    proc = subprocess.run([*pecli_cmd, "identify", str(fifo), "--json"], capture_output=True)
+    writer.join(timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["storage"] == "float32"
