@@ -226,6 +226,7 @@ def test_csv_too_large_to_parse_whole_is_refused_before_parsing(run_cli, tmp_pat
 
 
 def test_cli_identify_reads_a_named_pipe(pecli_cmd, tmp_path):
+    import io
     import os
     import subprocess
     import threading
@@ -233,9 +234,11 @@ def test_cli_identify_reads_a_named_pipe(pecli_cmd, tmp_path):
     fifo = tmp_path / "table.npy"
     os.mkfifo(fifo)
 
+    buffer = io.BytesIO()
+    np.save(buffer, lib.pytorch_tutorial(30, 16).astype(np.float32))
+
     def feed():
-        with fifo.open("wb") as handle:
-            np.save(handle, lib.pytorch_tutorial(30, 16).astype(np.float32))
+        fifo.write_bytes(buffer.getvalue())
 
     writer = threading.Thread(target=feed)
     writer.start()
