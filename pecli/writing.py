@@ -225,11 +225,20 @@ class _PipeGuard:
         self.broken = False
 
     def write(self, data: bytes) -> int:
+        """Write all of ``data``: an unbuffered stdout (``python -u``) may take only a part."""
+        view, done = memoryview(data).cast("B"), 0
         try:
-            return self.raw.write(data)
+            while done < len(view):
+                written = self.raw.write(view[done:])
+                if written is None:  # a non-blocking stdout that is full: wait until it drains
+                    import select
+
+                    select.select([], [self.raw.fileno()], [])
+                done += written or 0
         except BrokenPipeError:
             self.broken = True
             raise
+        return done
 
     def flush(self) -> None:
         try:

@@ -379,3 +379,21 @@ def test_precision_shows_progress_on_a_terminal_only(pecli_cmd, tmp_path):
     assert "first position with error > 0.001" in (tmp_path / "report.txt").read_text()
     piped = run(cmd)
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_reader_leaving_in_the_middle_of_a_large_write_is_141(pecli_cmd, fmt, unbuffered):
+    # one ~450 KB write into a 64 KiB pipe: the kernel takes part of it, then the reader goes;
+    # an unbuffered stdout (python -u) reports the partial write instead of failing
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    cmd = [*pecli_cmd, "wavelengths", "--d", "16384", "--format", fmt]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    time.sleep(0.5)  # the writer is blocked on the full pipe
+    assert len(proc.stdout.read(100)) == 100
+    proc.stdout.close()
+    stderr = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 141
+    assert stderr == b""
