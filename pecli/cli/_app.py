@@ -111,8 +111,8 @@ class PecliGroup(TyperGroup):
         kwargs["standalone_mode"] = False
         try:
             status = super().main(*args, **kwargs)
-            if _received["signal"] or status == EXIT_INTERRUPTED:
-                _exit_now(128 + _received["signal"] if _received["signal"] else EXIT_INTERRUPTED)
+            if _received["signal"]:  # also when a handler's KeyboardInterrupt was swallowed
+                sys.exit(128 + _received["signal"])
         except OutputClosed:
             sys.exit(EXIT_BROKEN_PIPE)
         except SystemExit as done:
@@ -122,6 +122,8 @@ class PecliGroup(TyperGroup):
                 sys.exit(EXIT_BROKEN_PIPE)
             raise
         except Exception as error:
+            if _received["signal"]:  # a failure that followed a signal: the signal is the news
+                sys.exit(128 + _received["signal"])
             if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
             message, code = _explain(error)
@@ -168,7 +170,7 @@ _received = {"signal": 0}
 
 
 def _terminate(signum: int, frame: object) -> None:
-    """SIGTERM and SIGHUP unwind like Ctrl-C, so that partial output files are removed.
+    """SIGINT, SIGTERM and SIGHUP unwind as KeyboardInterrupt: partial output files are removed.
 
     KeyboardInterrupt is what libraries that run long loops (polars' CSV sink) watch for;
     the exit status still tells which signal it was (128 + its number).
@@ -177,13 +179,39 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _unraisable(report: Any) -> None:
+    """Keep quiet about a signal's KeyboardInterrupt that fired inside a callback.
+
+    Python cannot raise it there ("Exception ignored in …"); :func:`signal_received` still
+    ends the run at the next block, and the exit status still names the signal.
+    """
+    if isinstance(report.exc_value, KeyboardInterrupt) and _received["signal"]:
+        return
+    sys.__unraisablehook__(report)
+
+
+def signal_received() -> int:
+    """The signal that asked pecli to stop (0: none), even if its KeyboardInterrupt was lost.
+
+    A handler's exception is swallowed when it fires inside a weakref callback or ``__del__``
+    ("Exception ignored in …"); long loops check this between blocks.
+    """
+    return _received["signal"]
+
+
 def main() -> None:
     """Console-script entry point."""
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGHUP, _terminate)  # a closed terminal: unwind, remove partial files
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
+    sys.unraisablehook = _unraisable
     try:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: terminal closed
+            if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup, background jobs: ignored
+                signal.signal(signum, _terminate)
         app(prog_name="pecli")
     except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs
         _exit_now(128 + (_received["signal"] or signal.SIGINT))
+    except SystemExit as done:  # after a signal, leave without the interpreter's shutdown
+        if _received["signal"] or done.code == EXIT_INTERRUPTED:
+            _exit_now(128 + _received["signal"] if _received["signal"] else EXIT_INTERRUPTED)
+        raise
