@@ -94,7 +94,8 @@ def add_encoding(
     ParameterError
         (a ``ValueError``, parameter ``"x"``) if ``x`` is not 2-D, has an odd number of
         columns, no rows, a non-real dtype or a NaN / infinity (the message gives the first
-        one's row and column, 1-based); for an invalid ``start``, ``base`` or ``dtype``.
+        one's row and column, 1-based); for an invalid ``start``, ``base`` or ``dtype``, or a
+        sum beyond the range of a float32 ``dtype``.
 
     References
     ----------
@@ -120,7 +121,12 @@ def add_encoding(
         where = f"{values[row, column]} at row {row + 1}, column {column + 1}"
         raise ParameterError("x", "must hold finite numbers only", where)
     table = encoding_table(d=d, n=values.shape[0], start=first, base=base, dtype=np.float64)
-    return np.ascontiguousarray(values + table, dtype=out_dtype)
+    with np.errstate(over="ignore"):
+        result = np.ascontiguousarray(values + table, dtype=out_dtype)
+    if not np.all(np.isfinite(result)):  # finite float64 sums beyond float32's ±3.4e38
+        largest = float(np.max(np.abs(values + table)))
+        raise ParameterError("dtype", "must be float64 for values beyond ±3.4e38", f"{largest:g}")
+    return result
 
 
 #: The name used by the command line (``pecli add``): :func:`add_encoding`.

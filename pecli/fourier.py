@@ -176,7 +176,11 @@ def fourier_features(
     offset = m if include_input else 0
     out = np.empty((n, offset + 2 * m * freqs.size), dtype=out_dtype)
     if include_input:
-        out[:, :offset] = points
+        with np.errstate(over="ignore"):
+            out[:, :offset] = points
+        if not np.all(np.isfinite(out[:, :offset])):
+            rule = "must be float64 to include inputs beyond ±3.4e38"
+            raise ParameterError("dtype", rule, float(np.max(np.abs(points))))
     # angle[:, l, j] = f_l · s · x_j as a double-double; the view puts sin/cos per frequency
     with np.errstate(over="ignore", invalid="ignore"):
         omega, residual = angles.product(freqs, np.array(scale_hi), np.array(scale_lo))

@@ -314,3 +314,14 @@ def test_npy_stream_is_read_block_by_block(order):
     blocks = list(matrix.blocks(rows=4))
     assert [first for first, _ in blocks] == [0, 4, 8]
     np.testing.assert_array_equal(np.concatenate([b for _, b in blocks]), x)
+
+
+def test_sums_beyond_float32_need_float64(run_cli, tmp_path):
+    np.save(tmp_path / "big.npy", np.full((3, 4), 1e300))
+    out = tmp_path / "out.npy"
+    result = run_cli("add", "-i", str(tmp_path / "big.npy"), "-o", str(out))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "'--dtype': must be float64 for values beyond ±3.4e38 (got 1e+300)" in result.stderr
+    assert not out.exists()
+    result = run_cli("add", "-i", str(tmp_path / "big.npy"), "-o", str(out), "--dtype", "float64")
+    assert result.exit_code == 0 and np.all(np.load(out) == 1e300)

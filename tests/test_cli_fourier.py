@@ -182,3 +182,11 @@ def test_wavelengths_into_head_is_quiet(pecli_cmd):
         check=False,
     )
     assert done.returncode == 0 and done.stderr == "" and len(done.stdout.splitlines()) == 2
+
+
+def test_overflowing_choices_name_their_option(run_cli, tmp_path):
+    result = run_cli("fourier", "--include-input", "--dtype", "float32", "--k", "1", "1e300")
+    assert result.exit_code == 2 and "'--dtype': must be float64" in result.stderr
+    result = run_cli("plot-fourier", "--scale", "1e-308", "-o", str(tmp_path / "f.png"))
+    assert result.exit_code == 2 and "'--scale'" in result.stderr
+    assert result.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []

@@ -203,6 +203,8 @@ def main() -> None:
     """Console-script entry point."""
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
+    # NumPy's overflow notes: every result is checked for finiteness and reported as one line
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
     sys.unraisablehook = _unraisable
     try:
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: terminal closed

@@ -191,6 +191,8 @@ def plot_fourier(
     _check_range("k", k, 1, 64)
     network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)
     period = 2 * math.pi / factor
+    if not math.isfinite(periods * period):
+        raise ParameterError("scale", "must leave --periods periods 2π/scale finite", scale)
     x = np.linspace(0.0, periods * period, points)
     features = fourier_features(x, k=k, frequencies=frequencies.value, scale=scale)
     output_f = network(features)
