@@ -111,8 +111,11 @@ def check_output(
             rule = f"is a terminal; {fmt} is binary: redirect stdout or give a file name"
             raise ParameterError(parameter, rule, STDOUT)
         return
-    path = Path(str(output))
+    path = Path(os.path.realpath(str(output)))  # where atomic_output writes, through links
     folder = path.parent
+    if folder.is_dir() and len(os.fsencode(path.name)) > _name_max(folder):
+        rule = f"must have a file name of at most {_name_max(folder)} bytes"
+        raise ParameterError(parameter, rule, f"{len(os.fsencode(path.name))} bytes")
     if path.is_dir():
         raise ParameterError(parameter, "is a folder, not a file", str(output))
     if not folder.is_dir():
@@ -123,6 +126,14 @@ def check_output(
         raise ParameterError(
             parameter, f"must be in a writable folder ({folder} is not)", str(output)
         )
+
+
+def _name_max(folder: Path) -> int:
+    """Longest file name the folder's file system takes, in bytes (255 almost everywhere)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 def table_bytes(
@@ -205,7 +216,9 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     path = Path(os.path.realpath(str(output)))  # through symbolic links, dangling ones too
     import tempfile  # imported here, like json and shutil: start-up time counts
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    short = len(os.fsencode(path.name)) + 16 <= _name_max(path.parent)  # .NAME.XXXXXXXX.part
+    prefix = f".{path.name}." if short else ".pecli-"
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".part", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle

@@ -415,3 +415,15 @@ def test_a_swallowed_signal_still_stops_the_run(run_cli, tmp_path, monkeypatch, 
     report = types.SimpleNamespace(exc_value=KeyboardInterrupt(), exc_type=KeyboardInterrupt)
     _app._unraisable(report)  # the lost interrupt is not reported on stderr
     assert capsys.readouterr().err == ""
+
+
+def test_long_names_and_links_are_checked_like_plain_paths(run_cli, tmp_path):
+    longest = tmp_path / ("a" * 251 + ".csv")  # 255 bytes: legal, too long for .NAME.*.part
+    assert run_cli("compute", "--d", "4", "--n", "2", "-o", str(longest)).exit_code == 0
+    assert longest.read_text().startswith("sin_1,") and list(tmp_path.iterdir()) == [longest]
+    result = run_cli("compute", "--d", "4", "--n", "2", "-o", str(tmp_path / ("b" * 252 + ".csv")))
+    assert result.exit_code == 2 and "at most 255 bytes" in result.stderr
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "missing" / "x.csv")
+    result = run_cli("compute", "--d", "4", "--n", "2", "-o", str(link))
+    assert result.exit_code == 2 and "'--output': must be in an existing folder" in result.stderr
