@@ -26,6 +26,7 @@ __all__ = [
     "check_position",
     "check_schedule",
     "check_width",
+    "number_text",
     "schedule_name",
 ]
 
@@ -177,11 +178,23 @@ def check_schedule(schedule: object) -> float:
 
 
 def schedule_name(shift: float) -> str:
-    """The name of the schedule with shift ``s``: ``paper``, ``tensor2tensor`` or ``shift:S``."""
+    """The name of the schedule with shift ``s``: ``paper``, ``tensor2tensor`` or ``shift:S``.
+
+    ``S`` is written in full (the shortest text that reads back as the same float64).
+
+    >>> schedule_name(1.0), schedule_name(0.1234567), schedule_name(3.0)
+    ('tensor2tensor', 'shift:0.1234567', 'shift:3')
+    """
     for name, value in SCHEDULES.items():
         if shift == value:
             return name
-    return f"shift:{shift:g}"
+    return f"shift:{number_text(shift)}"
+
+
+def number_text(value: float) -> str:
+    """The shortest text that reads back as ``value``, without a trailing ``.0``."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
 
 
 def check_width(d: object, *, pad_odd_d: bool) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .angles import frequency_residuals
-from .errors import ParameterError, check_base, check_schedule, check_width
+from .errors import ParameterError, check_base, check_schedule, check_width, number_text
 
 __all__ = ["DEFAULT_BASE", "angular_frequencies", "wavelengths"]
 
@@ -32,7 +32,7 @@ def _exponents(d: int, schedule: object) -> np.ndarray:
     shift = check_schedule(schedule)
     h = d // 2
     if h - shift <= 0:
-        rule = f"must be > {2 * shift:g} for the {schedule} schedule (d/2 - shift must be > 0)"
+        rule = f"must be > {number_text(2 * shift)} for the {schedule} schedule (d/2 - S > 0)"
         raise ParameterError("d", rule, d)
     return np.arange(h, dtype=np.float64) / (h - shift)
 

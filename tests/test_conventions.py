@@ -171,3 +171,18 @@ def test_invalid_knobs_name_the_argument(call, parameter):
     with pytest.raises(ParameterError) as info:
         call()
     assert info.value.parameter == parameter
+
+
+def test_a_shift_on_the_command_line_is_taken_in_full(run_cli):
+    # shift:0.1234567 used to become shift:0.123457 (six digits), 4e-6 off at position 1000
+    result = run_cli(
+        "compute", "--d", "8", "--n", "1", "--start", "1000", "--schedule", "shift:0.1234567",
+        "--dtype", "float64", "--format", "csv",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    got = np.array(result.stdout.splitlines()[1].split(","), dtype=np.float64)
+    omega = 10000.0 ** (-np.arange(4) / (4 - 0.1234567))
+    expected = np.empty(8)
+    expected[0::2], expected[1::2] = np.sin(1000 * omega), np.cos(1000 * omega)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    assert run_cli("compute", "--d", "6", "--n", "2", "--schedule", "shift:2.999999").exit_code == 0
