@@ -20,6 +20,7 @@ import csv
 import math
 import mmap
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -224,12 +225,16 @@ def _stream_blocks(
     return blocks
 
 
+#: A number as NumPy's CSV reader takes it: ASCII digits, no "_" separators ("1_0", "١" are
+#: numbers to Python's float() but not to np.loadtxt).
+_NUMBER = re.compile(
+    r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*",
+    re.ASCII | re.IGNORECASE,
+)
+
+
 def _is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
+    return _NUMBER.fullmatch(cell) is not None
 
 
 def _parse_csv(text: str, parameter: str) -> Matrix:

@@ -196,6 +196,7 @@ def _bad_inputs(tmp_path):
         "headeronly.csv": "a,b\n",
         "mixedheader.csv": "a,1\n2,3\n",
         "semicolons.csv": "1;2\n3;4\n",
+        "underscore.csv": "1,2\n1_0,4\n",
         "zeros.npy": "\0" * 4000,
     }
     for name, text in texts.items():
@@ -227,6 +228,7 @@ BAD = [
     ("mixedheader.csv", "must hold numbers only (got 'a' on line 1, column 1)"),
     ("missing.npy", "must be an existing file (or - for stdin)"),
     ("semicolons.csv", "must be comma-separated (got cells split by semicolons)"),
+    ("underscore.csv", "must hold numbers only (got '1_0' on line 2, column 1)"),
     ("zeros.npy", "must be .npy or CSV text (got binary data)"),
 ]
 
