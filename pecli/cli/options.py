@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..errors import MAX_D
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..conventions import Convention
 
@@ -27,9 +29,11 @@ class TableFormat(StrEnum):
 
 D = Annotated[
     int,
-    typer.Option("--d", help="Width d (d_model); even, >= 2 (odd only with presets that pad it)."),
+    typer.Option(
+        "--d", help=f"Width d (d_model); even, 2 to {MAX_D} (odd only with presets that pad it)."
+    ),
 ]
-EvenD = Annotated[int, typer.Option("--d", help="Width d (d_model); even, >= 2.")]
+EvenD = Annotated[int, typer.Option("--d", help=f"Width d (d_model); even, 2 to {MAX_D}.")]
 N = Annotated[int, typer.Option("--n", help="Number of positions (rows), >= 1.")]
 Base = Annotated[
     float, typer.Option("--base", help="Base C of the frequencies ω_i = C^(-2(i-1)/d); > 0.")
