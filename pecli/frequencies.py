@@ -84,7 +84,11 @@ def angular_frequencies(
 def _frequencies(d: int, base: float, schedule: object) -> np.ndarray:
     """``ω_j`` for ``j = 0 … d//2 - 1`` (``d`` already checked; may be odd)."""
     base = check_base(base)
-    omega: np.ndarray = np.power(base, -_exponents(d, schedule))
+    with np.errstate(over="ignore", under="ignore"):
+        omega: np.ndarray = np.power(base, -_exponents(d, schedule))
+    if not np.all(np.isfinite(omega) & (omega < 1e300)):  # C < 1 with d/2 - S near 0
+        rule = "must keep every frequency C^(-j/(d/2 - S)) below 1e300 (with this d and schedule)"
+        raise ParameterError("base", rule, base)
     return omega
 
 

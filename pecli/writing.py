@@ -230,6 +230,35 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
         raise
 
 
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back for a few renames; they are raised right after.
+
+    Used when two files replace their old versions together, so that a signal cannot fall
+    between the two renames. The handlers are swapped for a recorder (a signal mask would not
+    do: another thread may take the signal); only the main thread can do this.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    previous = {
+        signum: signal.signal(signum, lambda number, _frame: arrived.append(number))
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if arrived:
+            signal.raise_signal(arrived[0])
+
+
 class _PipeGuard:
     """Stdout's buffer, remembering a closed pipe even if a library re-raises it as OSError."""
 

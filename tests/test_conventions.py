@@ -186,3 +186,12 @@ def test_a_shift_on_the_command_line_is_taken_in_full(run_cli):
     expected[0::2], expected[1::2] = np.sin(1000 * omega), np.cos(1000 * omega)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
     assert run_cli("compute", "--d", "6", "--n", "2", "--schedule", "shift:2.999999").exit_code == 0
+
+
+def test_frequencies_beyond_float64_are_a_usage_error(run_cli):
+    # C < 1 with d/2 - S near 0: C^(-j/(d/2 - S)) overflows (was NaN columns, status 0)
+    for shift in ("1.9999", "1.9999999"):
+        result = run_cli("compute", "--d", "4", "--n", "2", "--base", "0.5", "--schedule",
+                         f"shift:{shift}", "--format", "csv")  # fmt: skip
+        assert result.exit_code == 2 and "'--base'" in result.stderr, result.stderr
+        assert result.stdout == ""

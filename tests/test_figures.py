@@ -137,3 +137,21 @@ def test_a_failed_figure_keeps_the_previous_figure_and_data(run_cli, tmp_path, m
     assert result.exit_code == 1 and "No space left" in result.stderr
     assert (figure.read_bytes(), data.read_bytes()) == (b"old figure", b"old data")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npy", "h.png"]
+
+
+def test_figure_and_data_are_renamed_together_even_if_a_signal_arrives(tmp_path):
+    # a signal between the two renames used to leave new data beside the old figure
+    import os
+    import signal
+
+    from pecli import writing
+
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda number, frame: seen.append(number))
+    try:
+        with writing.signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert seen == []  # held while the renames run
+        assert seen == [signal.SIGTERM]  # and delivered right after
+    finally:
+        signal.signal(signal.SIGTERM, previous)

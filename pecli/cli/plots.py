@@ -98,6 +98,8 @@ class PlotOutputs:
                     dtype=table.dtype, columns=columns,
                 )  # fmt: skip
             writing.save_figure_to(figure_file, figure, self.figure_format)
+            with writing.signals_held():  # both renames happen, or (on an error) neither
+                files.close()
         if self.data is not None:
             self._say(self.data)
         self._say(self.figure)
