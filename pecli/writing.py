@@ -113,9 +113,10 @@ def check_output(
         return
     path = Path(os.path.realpath(str(output)))  # where atomic_output writes, through links
     folder = path.parent
-    if folder.is_dir() and len(os.fsencode(path.name)) > _name_max(folder):
-        rule = f"must have a file name of at most {_name_max(folder)} bytes"
-        raise ParameterError(parameter, rule, f"{len(os.fsencode(path.name))} bytes")
+    name_bytes = len(os.fsencode(path.name))
+    if folder.is_dir() and name_bytes > (longest := _name_max(folder)):
+        rule = f"must have a file name of at most {longest} bytes"
+        raise ParameterError(parameter, rule, f"{name_bytes} bytes")
     if path.is_dir():
         raise ParameterError(parameter, "is a folder, not a file", str(output))
     if not folder.is_dir():

@@ -214,6 +214,6 @@ def main() -> None:
     except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs
         _exit_now(128 + (_received["signal"] or signal.SIGINT))
     except SystemExit as done:  # after a signal, leave without the interpreter's shutdown
-        if _received["signal"] or done.code == EXIT_INTERRUPTED:
-            _exit_now(128 + _received["signal"] if _received["signal"] else EXIT_INTERRUPTED)
+        if _received["signal"] or done.code == EXIT_INTERRUPTED:  # the group set the status
+            _exit_now(int(done.code or 0))
         raise

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .. import writing
-from ..errors import ParameterError
+from ..errors import ParameterError, RuntimeFailure
 from ..frequencies import DEFAULT_BASE
 from ._app import app
 from .options import (
@@ -154,8 +154,7 @@ def identify(
         _show_candidates(found)
     if not found.matched:
         name = "the table on stdin" if file == "-" else file
-        sys.stderr.write(f"pecli identify: error: {name} matches no convention within tolerance\n")
-        raise typer.Exit(1)
+        raise RuntimeFailure(f"{name} matches no convention within tolerance")  # status 1
 
 
 def _position(value: float) -> str:
