@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from pecli import component_names, encoding_table
-from pecli.writing import write_table
+from pecli.io.writing import write_table
 
 
 def savetxt(table: np.ndarray, names: list[str], path: Path) -> None:

@@ -6,7 +6,7 @@ Rows, measured side by side in one run, interleaved, median of several repeats:
 * pytorch formula  the PyTorch tutorial's formula in NumPy float32
 * float64 -> cast  the exact-but-slow anchor: float64 angles, sin, cos, then cast to float32
 * pecli            pecli.encoding_table(d=512, n=1_000_000, start=0), the Python API
-* kernel, 1 thread pecli.kernels.fill_sin_cos_consecutive on one core, for scale
+* kernel, 1 thread pecli.core.kernels.fill_sin_cos_consecutive on one core, for scale
 
 Accuracy: maximum |entry - exact| on spot rows (first, last, middle and random rows), exact =
 mpmath at 40 digits, and how many of those entries differ from the correctly rounded float32.
@@ -25,9 +25,9 @@ import mpmath
 import numpy as np
 
 from pecli import encoding_table
-from pecli.angles import frequency_residuals
-from pecli.encoding import angular_frequencies
-from pecli.kernels import fill_sin_cos_consecutive
+from pecli.core.angles import frequency_residuals
+from pecli.core.encoding import angular_frequencies
+from pecli.core.kernels import fill_sin_cos_consecutive
 
 mpmath.mp.dps = 40
 BASE = 10000.0

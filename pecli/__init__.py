@@ -5,9 +5,10 @@ thin wrapper over it, and figures (:mod:`pecli.figures`, :mod:`pecli.fourier_fig
 matplotlib only when used.
 
 * the encoding: :func:`positional_encoding`, :func:`encoding_table`, :func:`table_blocks`,
-  :func:`angular_frequencies`, :func:`wavelengths` (SPEC §1);
+  :func:`angular_frequencies`, :func:`wavelengths` (docs/encoding.md);
 * applying it to data, ``x_pos + pe(pos)``: :func:`add_encoding` (also as :func:`add`);
-* the Fourier feature map γ: :func:`fourier_features`, :func:`fourier_frequencies` (SPEC §2).
+* the Fourier feature map γ: :func:`fourier_features`, :func:`fourier_frequencies`
+  (docs/fourier.md).
 
 References
 ----------
@@ -22,9 +23,9 @@ from typing import TYPE_CHECKING
 import lazy_loader
 
 if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve to
-    from .apply import add, add_encoding
-    from .conventions import PRESETS, Convention, convention, layout_views
-    from .encoding import (
+    from .core.apply import add, add_encoding
+    from .core.conventions import PRESETS, Convention, convention, layout_views
+    from .core.encoding import (
         DEFAULT_BASE,
         angular_frequencies,
         component_names,
@@ -33,17 +34,17 @@ if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve t
         table_blocks,
         wavelengths,
     )
-    from .errors import ParameterError
-    from .fourier import feature_names, fourier_features, fourier_frequencies
+    from .core.errors import ParameterError
+    from .core.fourier import feature_names, fourier_features, fourier_frequencies
 
 # Submodules load on first use (SPEC 1 of scientific-python), so ``pecli --help`` and other
 # commands import only the parts they run.
 __getattr__, __dir__, _ = lazy_loader.attach(
     __name__,
     submod_attrs={
-        "apply": ["add", "add_encoding"],
-        "conventions": ["PRESETS", "Convention", "convention", "layout_views"],
-        "encoding": [
+        "core.apply": ["add", "add_encoding"],
+        "core.conventions": ["PRESETS", "Convention", "convention", "layout_views"],
+        "core.encoding": [
             "DEFAULT_BASE",
             "angular_frequencies",
             "component_names",
@@ -52,8 +53,8 @@ __getattr__, __dir__, _ = lazy_loader.attach(
             "table_blocks",
             "wavelengths",
         ],
-        "errors": ["ParameterError"],
-        "fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
+        "core.errors": ["ParameterError"],
+        "core.fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
     },
 )
 

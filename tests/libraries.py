@@ -1,4 +1,4 @@
-"""Each library's table, written here from that library's documented definition (SPEC §3).
+"""Each library's table, written from that library's documented definition (docs/conventions.md).
 
 Plain NumPy in float64, one function per library, following the library's own formula and
 order of operations. Nothing here imports pecli.

@@ -28,7 +28,7 @@ def mp_pe(pos: float, d: int, base: float = 10000.0) -> list[mpmath.mpf]:
 
 
 def mp_pe_shift(pos: float, d: int, base: float, shift: float) -> list[mpmath.mpf]:
-    """pe(pos) for the schedule ω_j = C^(-j/(h-s)) (SPEC §3), interleaved."""
+    """pe(pos) for the schedule ω_j = C^(-j/(h-s)) (docs/conventions.md), interleaved."""
     h = d // 2
     row = []
     for j in range(h):
@@ -43,7 +43,7 @@ def mp_table(positions, d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def loop_table(positions, d: int, base: float = 10000.0) -> np.ndarray:
-    """A plain double loop straight from the formula of SPEC §1, in float64 via math."""
+    """A plain double loop straight from the formula of docs/encoding.md, in float64 via math."""
     out = np.zeros((len(positions), d))
     for r, pos in enumerate(positions):
         for k in range(1, d + 1):  # 1-based component

@@ -13,7 +13,7 @@ from reference import loop_table
 
 from pecli import ParameterError, add, add_encoding, encoding_table
 
-GOLDEN_12 = [  # SPEC §1: pe(1), pe(2) for d = 4
+GOLDEN_12 = [  # docs/encoding.md: pe(1), pe(2) for d = 4
     [0.8414709848, 0.5403023059, 0.0099998333, 0.9999500004],
     [0.9092974268, -0.4161468365, 0.0199986667, 0.9998000067],
 ]
@@ -107,7 +107,7 @@ def test_add_reads_any_order_and_byte_order(run_cli, tmp_path, order, dtype):
 def test_large_npy_is_memory_mapped_and_streamed_in_blocks(tmp_path, monkeypatch, order, dtype):
     import mmap
 
-    from pecli.reading import read_matrix
+    from pecli.io.reading import read_matrix
 
     maps = []
     real_mmap = mmap.mmap
@@ -305,7 +305,7 @@ def test_add_reads_a_big_endian_npy_on_stdin_in_either_order(run_cli, order):
 
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_npy_stream_is_read_block_by_block(order):
-    from pecli.reading import _read_stream
+    from pecli.io.reading import _read_stream
 
     x = np.arange(70, dtype="<i4").reshape(10, 7)
     buffer = io.BytesIO()

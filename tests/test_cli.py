@@ -1,4 +1,4 @@
-"""The command line: compute's outputs, exit statuses and messages (SPEC §5)."""
+"""The command line: compute's outputs, exit statuses and messages (docs/cli.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from reference import mp_table
 
 from pecli import encoding_table
 
-GOLDEN_12 = [  # SPEC §1: pe(1), pe(2) for d = 4
+GOLDEN_12 = [  # docs/encoding.md: pe(1), pe(2) for d = 4
     [0.8414709848, 0.5403023059, 0.0099998333, 0.9999500004],
     [0.9092974268, -0.4161468365, 0.0199986667, 0.9998000067],
 ]
@@ -155,7 +155,7 @@ def test_installed_console_script(pecli_cmd):
 @pytest.mark.parametrize("args", [["compute", "-o", "{tmp}/x.npy"], ["--help"], ["--version"]])
 def test_commands_that_draw_nothing_import_no_matplotlib_polars_or_core(tmp_path, args):
     argv = [a.format(tmp=tmp_path) for a in args]
-    heavy = ("matplotlib", "polars", "rich", "pecli.identify", "pecli.fourier")
+    heavy = ("matplotlib", "polars", "rich", "pecli.analysis.identify", "pecli.core.fourier")
     code = (
         "import sys; from pecli.cli import app; from typer.testing import CliRunner;"
         f"r = CliRunner().invoke(app, {argv!r});"
@@ -165,13 +165,13 @@ def test_commands_that_draw_nothing_import_no_matplotlib_polars_or_core(tmp_path
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     if args[0].startswith("--"):  # not even the table code
-        code = code.replace(repr(heavy), repr(("pecli.encoding", "pecli.kernels")))
+        code = code.replace(repr(heavy), repr(("pecli.core.encoding", "pecli.core.kernels")))
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert out.stdout.strip() == "[]", out.stderr
 
 
 def test_a_bug_is_still_one_line_with_status_1(run_cli, monkeypatch):
-    import pecli.encoding as command
+    import pecli.core.encoding as command
 
     def broken(**kwargs):
         raise ZeroDivisionError("simulated bug")

@@ -1,4 +1,4 @@
-"""Presets, layouts and schedules against SPEC §3 and each library's own definition."""
+"""Presets, layouts and schedules against docs/conventions.md and each library's own definition."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pecli import (
     table_blocks,
 )
 
-# SPEC §3: d = 8, C = 10000, position 1 (six decimals)
+# docs/conventions.md: d = 8, C = 10000, position 1 (six decimals)
 REFERENCE_ROWS = {
     ("paper", "interleaved"): "0.841471 0.540302 0.099833 0.995004 0.010000 0.999950 0.001000 1",
     ("paper", "sin-cos"): "0.841471 0.099833 0.010000 0.001000 0.540302 0.995004 0.999950 1",

@@ -1,4 +1,4 @@
-"""The core against SPEC §1 golden values, mpmath and a plain loop over the formula."""
+"""The core against docs/encoding.md golden values, mpmath and a plain loop over the formula."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_invalid_positions():
 
 
 def test_float64_table_within_one_ulp_of_each_value_even_near_zero():
-    # SPEC §1: one unit in the last place of the output dtype. Near a zero of sin or cos an
+    # docs/encoding.md: one unit in the last place of the output dtype. Near a zero of sin or cos an
     # absolute error of a few 1e-16 would be thousands of ulps of the value itself.
     d, start, n = 64, 9_999_000, 1000
     table = encoding_table(d=d, n=n, start=start, dtype="float64")

@@ -1,4 +1,4 @@
-"""The article's figures (SPEC §4): drawn data, orientation and byte-identical rebuilds."""
+"""The article's figures (docs/figures.md): drawn data, orientation and byte-identical rebuilds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from reference import mp_pe
 
 from pecli import encoding_table
-from pecli.figures import heatmap_figure, wave_curves, waves_figure
+from pecli.figures.article import heatmap_figure, wave_curves, waves_figure
 
 
 def test_heatmap_draws_components_by_positions_with_component_1_at_the_bottom():
@@ -19,7 +19,9 @@ def test_heatmap_draws_components_by_positions_with_component_1_at_the_bottom():
     drawn = np.asarray(image.get_array())
     assert drawn.shape == (128, 100)
     assert image.origin == "lower"  # row 0 of the array is drawn at the bottom
-    assert math.isclose(drawn[0, 0], math.sin(1), abs_tol=1e-15)  # SPEC §4.2 bottom left
+    assert math.isclose(
+        drawn[0, 0], math.sin(1), abs_tol=1e-15
+    )  # bottom left (docs/figures.md#heatmap)
     assert math.isclose(drawn[127, 99], 0.9999333247, abs_tol=1e-10)  # top right
     assert image.get_clim() == (-1.0, 1.0)
     left, right, bottom, top = image.get_extent()
@@ -123,7 +125,7 @@ def test_plot_usage_errors(run_cli, tmp_path, monkeypatch, args, option):
 
 
 def test_a_failed_figure_keeps_the_previous_figure_and_data(run_cli, tmp_path, monkeypatch):
-    from pecli import writing
+    from pecli.io import writing
 
     figure, data = tmp_path / "h.png", tmp_path / "h.npy"
     figure.write_bytes(b"old figure")
@@ -144,12 +146,12 @@ def test_figure_and_data_are_renamed_together_even_if_a_signal_arrives(tmp_path)
     import os
     import signal
 
-    from pecli import writing
+    from pecli.io import guard
 
     seen = []
     previous = signal.signal(signal.SIGTERM, lambda number, frame: seen.append(number))
     try:
-        with writing.signals_held():
+        with guard.signals_held():
             os.kill(os.getpid(), signal.SIGTERM)
             assert seen == []  # held while the renames run
         assert seen == [signal.SIGTERM]  # and delivered right after

@@ -1,4 +1,4 @@
-"""Fourier features γ (SPEC §2): golden values, mpmath, grouping, and periodicity of f ∘ γ."""
+"""Fourier features γ (docs/fourier.md): golden values, mpmath, grouping, periodicity of f ∘ γ."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pecli import ParameterError, feature_names, fourier_features, fourier_frequencies
-from pecli.fourier import parse_scale
+from pecli.core.fourier import parse_scale
 
 GAMMA_05_K3 = [0.4794255386, 0.8775825619, 0.8414709848, 0.5403023059, 0.9974949866, 0.0707372017]
 GAMMA_M15_K2 = [-0.9974949866, 0.0707372017, -0.1411200081, -0.9899924966]
@@ -53,7 +53,7 @@ def test_coordinates_are_grouped_by_frequency_with_input_first():
     points = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.75]])
     got = fourier_features(points, k=2, frequencies="octave", include_input=True)
     assert got.shape == (2, 3 + 3 * 2 * 2)
-    for r, (x1, x2, x3) in enumerate(points):  # written out from SPEC §2, NeRF code order
+    for r, (x1, x2, x3) in enumerate(points):  # written out from docs/fourier.md, NeRF code order
         expected = [x1, x2, x3]
         for f in (1.0, 2.0):
             expected += [math.sin(f * x1), math.sin(f * x2), math.sin(f * x3)]

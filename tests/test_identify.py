@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pecli import convention, encoding_table
-from pecli.identify import identify_table
+from pecli.analysis.identify import identify_table
 
 STORAGE = {
     "float64": np.float64,
@@ -180,7 +180,7 @@ def test_cli_identify_reads_csv_on_stdin(run_cli):
 def test_cli_identify_stdin_limits_and_cleans_up(run_cli, monkeypatch, tmp_path):
     import tempfile
 
-    from pecli import reading_table
+    from pecli.io import reading_table
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(reading_table, "MAX_STDIN_BYTES", 1 << 20)
@@ -216,7 +216,7 @@ def test_csv_storage_is_the_dtype_whose_shortest_text_was_written(run_cli, stora
 
 
 def test_csv_too_large_to_parse_whole_is_refused_before_parsing(run_cli, tmp_path, monkeypatch):
-    from pecli import reading_table
+    from pecli.io import reading_table
 
     monkeypatch.setattr(reading_table, "MAX_CSV_BYTES", 1000)
     path = tmp_path / "big.csv"

@@ -1,4 +1,4 @@
-"""Accuracy of the fast table kernel (pecli.kernels), against mpmath and the direct formula.
+"""Accuracy of the fast table kernel (pecli.core.kernels), against mpmath and the direct formula.
 
 Not timed: speed is measured in benchmarks/bench_table.py.
 """
@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import mp_omega, mp_table
 
-from pecli.angles import frequency_residuals
-from pecli.errors import ParameterError
-from pecli.kernels import fill_sin_cos_consecutive
+from pecli.core.angles import frequency_residuals
+from pecli.core.errors import ParameterError
+from pecli.core.kernels import fill_sin_cos_consecutive
 
 HALF_ULP32_OF_1 = 2.0**-25  # 2.98e-8: half a float32 ulp in [0.5, 1), the correctly rounded bound
 
@@ -194,7 +194,7 @@ def test_bad_calls_are_rejected():
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_direct_fill_is_the_same_bits_however_split(workers):
-    from pecli.kernels import fill_sin_cos_direct
+    from pecli.core.kernels import fill_sin_cos_direct
 
     omega, res = frequencies(256, 10000.0)
     positions = np.arange(5000, dtype=np.float64) * 7.25 - 3.5

@@ -1,4 +1,4 @@
-"""precision: SPEC §1's numerics note, exact-position limits and the command."""
+"""precision: the numerics of docs/encoding.md#numerics, exact-position limits and the command."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 from reference import mp_table
 
 from pecli import convention, encoding_table
-from pecli.precision import framework_blocks, precision_report
+from pecli.analysis.precision import framework_blocks, precision_report
 
 
 def test_float32_angles_at_position_100000_err_near_6e_3():
-    # SPEC §1 numerics: angles in float32 at position 100000, d = 512
+    # docs/encoding.md#numerics: angles in float32 at position 100000, d = 512
     report = precision_report(
         d=512, n=11, convention=convention("vaswani", start=99_995), base=1e4, dtype="float32"
     )
@@ -97,7 +97,7 @@ def test_cli_precision_usage_errors(run_cli, tmp_path, monkeypatch, args, option
 
 
 def test_report_spans_many_blocks_and_matches_spec_at_100000(run_cli):
-    # the default --n 100000 spans many blocks; SPEC's numerics note: ~6e-3 near 100000
+    # the default --n 100000 spans many blocks; docs/encoding.md#numerics: ~6e-3 near 100000
     report = precision_report(
         d=512, n=100_000, convention=convention("vaswani"), base=1e4, dtype="float32"
     )

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from pecli import encoding_table
-from pecli.writing import write_table
+from pecli.io.writing import write_table
 
 
 def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess[str]:

@@ -1,10 +1,10 @@
-"""The Typer application and the one place where errors become exit statuses (SPEC §5).
+"""The Typer application and the one place where errors become exit statuses (docs/cli.md).
 
-* usage errors (bad option values, :class:`~pecli.errors.ParameterError` from the library)
+* usage errors (bad option values, :class:`~pecli.core.errors.ParameterError` from the library)
   print one line on stderr and exit with status 2;
 * runtime failures (``OSError`` while writing, …) print one line and exit with status 1,
   and so does a bug (an unexpected exception), whose traceback ``PECLI_TRACEBACK=1`` shows;
-* runtime failures raised as :class:`~pecli.errors.RuntimeFailure` print their message;
+* runtime failures raised as :class:`~pecli.core.errors.RuntimeFailure` print their message;
 * Ctrl-C exits with 130, SIGTERM with 143 and a closed stdout pipe (``pecli … | head``)
   with 141, quietly; partial output files are removed in each case.
 """
@@ -27,8 +27,8 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..errors import ParameterError, RuntimeFailure
-from ..writing import OutputClosed
+from ..core.errors import ParameterError, RuntimeFailure
+from ..io.guard import OutputClosed
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -82,7 +82,7 @@ def _is_bug(error: Exception) -> bool:
 
 
 def _explain(error: Exception) -> tuple[str, int]:
-    """The one-line message and the exit status of a failure (SPEC §5)."""
+    """The one-line message and the exit status of a failure (docs/cli.md)."""
     if isinstance(error, click_exceptions.ClickException):
         return error.format_message(), error.exit_code
     if isinstance(error, ParameterError):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .. import writing
-from ..errors import check_base, check_dtype, check_positions
-from ..frequencies import DEFAULT_BASE
+from ..core.errors import check_base, check_dtype, check_positions
+from ..core.frequencies import DEFAULT_BASE
+from ..io import formats
 from ._app import app
 from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
 from .progress import write_streamed
@@ -30,11 +30,11 @@ def add(
 
     Example: pecli add -i embeddings.npy --start 0 -o encoded.npy
     """
-    kind = writing.resolve_format(output, fmt.value if fmt else None)
-    writing.check_output(output, kind)
+    kind = formats.resolve_format(output, fmt.value if fmt else None)
+    formats.check_output(output, kind)
     base, out_dtype = check_base(base), check_dtype(dtype.value)
-    from .. import reading  # mmap, csv: only commands that read input pay for them
-    from ..apply import add_encoding, check_data_shape
+    from ..core.apply import add_encoding, check_data_shape
+    from ..io import reading  # mmap, csv: only commands that read input pay for them
 
     matrix = reading.read_matrix(input_file or "-")
     n, d = matrix.shape[0], check_data_shape(matrix.shape, "input")
@@ -44,7 +44,7 @@ def add(
         for first, block in matrix.blocks()
     )
     columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
-    size = writing.table_bytes(kind, (n, d), out_dtype) if kind == "npy" else None
+    size = formats.table_bytes(kind, (n, d), out_dtype) if kind == "npy" else None
     write_streamed(
         blocks, output=output, fmt=kind, shape=(n, d), dtype=out_dtype, columns=columns,
         header=header, quiet=quiet, description="add", size=size,

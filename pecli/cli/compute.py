@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import writing
-from ..errors import check_dtype
-from ..frequencies import DEFAULT_BASE
+from ..core.errors import check_dtype
+from ..core.frequencies import DEFAULT_BASE
+from ..io import formats
 from ._app import app
 from .options import (
     Base,
@@ -61,14 +61,14 @@ def compute(
 
     Example: pecli compute --d 4 --n 2 --format csv
     """
-    from ..encoding import component_names, table_blocks  # the core, once a command runs
+    from ..core.encoding import component_names, table_blocks  # the core, once a command runs
 
     conv = resolve_convention(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
         schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
     )  # fmt: skip
-    kind = writing.resolve_format(output, fmt.value if fmt else None)
-    writing.check_output(output, kind)
+    kind = formats.resolve_format(output, fmt.value if fmt else None)
+    formats.check_output(output, kind)
     table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}
     blocks = table_blocks(n=n, **table)
     stored = check_dtype(dtype.value)
@@ -82,7 +82,7 @@ def compute(
 
 def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool) -> int:
     """Bytes the table takes in ``kind``; CSV is estimated from rows spread over the table."""
-    from ..encoding import positional_encoding
+    from ..core.encoding import positional_encoding
 
     sample = None
     if kind == "csv":  # 64 rows spread over the table (the padding row would be shorter)
@@ -91,6 +91,6 @@ def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: 
         knobs = {k: table[k] for k in ("d", "base", "dtype", "schedule", "layout", "pad_odd_d")}
         sample = positional_encoding(positions, **knobs)
     dtype = check_dtype(table["dtype"])
-    return writing.table_bytes(
+    return formats.table_bytes(
         kind, (n, table["d"]), dtype, sample=sample, columns=columns, header=header
     )

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .. import writing
-from ..errors import ParameterError, RuntimeFailure
-from ..frequencies import DEFAULT_BASE
+from ..core.errors import ParameterError, RuntimeFailure
+from ..core.frequencies import DEFAULT_BASE
+from ..io import formats, writing
 from ._app import app
 from .options import (
     Base,
@@ -37,8 +37,8 @@ from .progress import track_rows
 if TYPE_CHECKING:  # pragma: no cover
     from rich.table import Table
 
-    from ..identify import Identification
-    from ..precision import PrecisionReport
+    from ..analysis.identify import Identification
+    from ..analysis.precision import PrecisionReport
 
 
 class ComputeDtype(StrEnum):
@@ -72,7 +72,7 @@ def conventions() -> None:
 
     Example: pecli conventions
     """
-    from ..conventions import PRESETS
+    from ..core.conventions import PRESETS
 
     table = _table(
         "Conventions", "name", "schedule", "layout", "start", "padding", "odd d", "users"
@@ -136,8 +136,8 @@ def identify(
 
     Example: pecli identify pe.npy --json
     """
-    from ..identify import identify_table
-    from ..reading_table import read_table
+    from ..analysis.identify import identify_table
+    from ..io.reading_table import read_table
 
     try:
         table = read_table(file)
@@ -203,7 +203,7 @@ def precision(
 
     Example: pecli precision --d 512 --n 100000 --compute-dtype bfloat16 -o error.png
     """
-    from ..precision import precision_report
+    from ..analysis.precision import precision_report
 
     conv = resolve_convention(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
@@ -216,7 +216,7 @@ def precision(
     )  # fmt: skip
     _show_precision(report)
     if output is not None and kind is not None:
-        from .. import figures
+        from ..figures import article as figures
 
         writing.save_figure(figures.precision_figure(report), output, kind)
         sys.stderr.write(f"pecli: wrote {output}\n")
@@ -226,10 +226,10 @@ def _figure_kind(output: str | None) -> str | None:
     """The figure format of ``-o``, checked before any work (None: no figure)."""
     if output is None:
         return None
-    if writing.is_stdout(output):
+    if formats.is_stdout(output):
         raise ParameterError("output", "must be a file name: the table goes to stdout", output)
-    kind = writing.resolve_format(
-        output, None, formats=writing.FIGURE_FORMATS, default="png", format_option=False
+    kind = formats.resolve_format(
+        output, None, formats=formats.FIGURE_FORMATS, default="png", format_option=False
     )
-    writing.check_output(output, kind)
+    formats.check_output(output, kind)
     return kind

@@ -1,4 +1,4 @@
-"""``pecli fourier`` and ``pecli plot-fourier``: the Fourier feature map γ (SPEC §2).
+"""``pecli fourier`` and ``pecli plot-fourier``: the Fourier feature map γ (docs/fourier.md).
 
 matplotlib is imported inside ``plot-fourier`` only.
 """
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
-from .. import writing
-from ..errors import ParameterError, check_dtype, check_position
+from ..core.errors import ParameterError, check_dtype, check_position
+from ..io import formats, writing
 from ._app import app
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .. import reading
+    from ..io import reading
 from .options import DataOutput, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, TableOutput
 from .plots import FigureOutput, PlotOutputs
 
@@ -74,7 +74,7 @@ def _points(
     values: list[str] | None, input_file: str | None, linspace: tuple[float, float, int] | None
 ) -> reading.Matrix:
     """The input points from exactly one of the three sources, as a :class:`reading.Matrix`."""
-    from .. import reading  # mmap, csv: only commands that read input pay for them
+    from ..io import reading  # mmap, csv: only commands that read input pay for them
 
     given = [values is not None and len(values) > 0, input_file is not None, linspace is not None]
     if sum(given) != 1:
@@ -125,10 +125,10 @@ def fourier(
 
     Example: pecli fourier --k 3 -- 0.5 -1.5
     """
-    from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
+    from ..core.fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 
-    kind = writing.resolve_format(output, fmt.value if fmt else None)
-    writing.check_output(output, kind)
+    kind = formats.resolve_format(output, fmt.value if fmt else None)
+    formats.check_output(output, kind)
     parse_scale(scale)  # checked now, before any input is read; γ takes the text (exact π)
     gamma = partial(
         fourier_features,
@@ -180,8 +180,8 @@ def plot_fourier(
 
     Example: pecli plot-fourier --k 3 -o figures/fourier.svg
     """
-    from .. import fourier_figure
-    from ..fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
+    from ..core.fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
+    from ..figures import fourier as fourier_figure
 
     outputs = PlotOutputs(output, "fourier.png", data, quiet)
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)

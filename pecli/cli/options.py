@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..errors import MAX_D
+from ..core.errors import MAX_D
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..conventions import Convention
+    from ..core.conventions import Convention
 
 
 class Dtype(StrEnum):
@@ -65,7 +65,7 @@ Quiet = Annotated[
 
 
 class ConventionName(StrEnum):
-    """Named conventions (SPEC §3); ``pecli conventions`` lists them."""
+    """Named conventions (docs/conventions.md); ``pecli conventions`` lists them."""
 
     vaswani = "vaswani"
     pytorch = "pytorch"
@@ -133,7 +133,7 @@ def resolve_convention(
     padding_idx: int | None = None,
 ) -> Convention:
     """The one place where the convention options of a command become a :class:`Convention`."""
-    from ..conventions import convention as make  # the core, once a command runs
+    from ..core.conventions import convention as make  # the core, once a command runs
 
     return make(
         convention.value,

@@ -1,4 +1,4 @@
-"""``pecli plot-waves`` and ``pecli heatmap``: the article's two figures (SPEC §4).
+"""``pecli plot-waves`` and ``pecli heatmap``: the article's two figures (docs/figures.md).
 
 matplotlib is imported inside the commands, so the rest of pecli never pays for it.
 """
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
-from .. import writing
-from ..errors import ParameterError, check_position
-from ..frequencies import DEFAULT_BASE
+from ..core.errors import ParameterError, check_position
+from ..core.frequencies import DEFAULT_BASE
+from ..io import formats, guard, writing
 from ._app import app
 from .options import (
     Base,
@@ -68,17 +68,17 @@ class PlotOutputs:
     ) -> None:
         self.quiet = quiet
         self.figure = default_name if output is None else output
-        self.figure_format = writing.resolve_format(
-            self.figure, None, formats=writing.FIGURE_FORMATS, default="png", format_option=False
+        self.figure_format = formats.resolve_format(
+            self.figure, None, formats=formats.FIGURE_FORMATS, default="png", format_option=False
         )
-        writing.check_output(self.figure, self.figure_format)
+        formats.check_output(self.figure, self.figure_format)
         self.data = data
         if data is not None:
-            self.data_format = writing.resolve_format(
+            self.data_format = formats.resolve_format(
                 data, None, parameter="data", format_option=False
             )
-            writing.check_output(data, self.data_format, parameter="data")
-            if writing.is_stdout(data) and writing.is_stdout(self.figure):
+            formats.check_output(data, self.data_format, parameter="data")
+            if formats.is_stdout(data) and formats.is_stdout(self.figure):
                 rule = "cannot share stdout with the figure: give one of them a file name"
                 raise ParameterError("data", rule, data)
 
@@ -90,22 +90,22 @@ class PlotOutputs:
         """
         figure = build()
         with contextlib.ExitStack() as files:
-            figure_file = files.enter_context(writing.atomic_output(self.figure))
+            figure_file = files.enter_context(guard.atomic_output(self.figure))
             if self.data is not None:
-                data_file = files.enter_context(writing.atomic_output(self.data))
+                data_file = files.enter_context(guard.atomic_output(self.data))
                 writing.write_table_to(
                     data_file, [table], fmt=self.data_format, shape=table.shape,
                     dtype=table.dtype, columns=columns,
                 )  # fmt: skip
             writing.save_figure_to(figure_file, figure, self.figure_format)
-            with writing.signals_held():  # both renames happen, or (on an error) neither
+            with guard.signals_held():  # both renames happen, or (on an error) neither
                 files.close()
         if self.data is not None:
             self._say(self.data)
         self._say(self.figure)
 
     def _say(self, written: str) -> None:
-        if not self.quiet and not writing.is_stdout(written):
+        if not self.quiet and not formats.is_stdout(written):
             sys.stderr.write(f"pecli: wrote {written}\n")
 
 
@@ -138,7 +138,7 @@ def plot_waves(
 
     Example: pecli plot-waves --d 512 --pairs 1,10,50,100 -o figures/waves.svg
     """
-    from .. import figures
+    from ..figures import article as figures
 
     conv = resolve_convention(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
@@ -188,8 +188,8 @@ def heatmap(
 
     Example: pecli heatmap --d 128 --n 100 -o heatmap.png
     """
-    from .. import figures
-    from ..encoding import component_names, encoding_table
+    from ..core.encoding import component_names, encoding_table
+    from ..figures import article as figures
 
     conv = resolve_convention(
         convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,

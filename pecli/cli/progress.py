@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from .. import writing
+from ..io import formats, writing
 
 
 def write_streamed(
@@ -31,7 +31,7 @@ def write_streamed(
 ) -> None:
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     if size is not None:
-        writing.check_room(output, size)
+        formats.check_room(output, size)
     checked = _stop_on_signal(blocks)
     tracked = track_rows(checked, total_rows=shape[0], description=description, quiet=quiet)
     writing.write_table(

@@ -11,9 +11,9 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from .. import writing
-from ..errors import check_d
-from ..frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
+from ..core.errors import check_d
+from ..core.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
+from ..io import formats, guard, writing
 from ._app import app
 from .options import Base, EvenD
 
@@ -69,14 +69,14 @@ def wavelengths_command(
 
     Example: pecli wavelengths --d 512 --format csv
     """
-    kind = writing.resolve_format(
+    kind = formats.resolve_format(
         output,
         fmt.value if fmt else None,
         formats=FORMATS,
         default="table",
         suffixes=("csv", "json"),
     )
-    writing.check_output(output, kind)
+    formats.check_output(output, kind)
     d = check_d(d)  # before anything is sized by it
     pairs = np.arange(1, d // 2 + 1)
     columns = {
@@ -89,7 +89,7 @@ def wavelengths_command(
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
         return
-    terminal = writing.is_stdout(output) and sys.stdout.isatty()
+    terminal = formats.is_stdout(output) and sys.stdout.isatty()
     text = _rich_table(columns, d=d, base=base, terminal=terminal)
-    with writing.atomic_output(output) as handle:
+    with guard.atomic_output(output) as handle:
         handle.write(text.encode("utf-8"))

@@ -1,7 +1,7 @@
 """Applying the encoding to data: ``x_pos ↦ x_pos + pe(pos)``, pure NumPy.
 
 Row ``r`` (1-based) of an ``(n, d)`` data matrix gets ``pe(start + r - 1)`` added to it
-(SPEC §1). The sum is evaluated in float64 and rounded to the output dtype once.
+(docs/encoding.md). The sum is evaluated in float64 and rounded to the output dtype once.
 
 References
 ----------

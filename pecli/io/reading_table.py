@@ -1,8 +1,8 @@
 """Reading one whole table, keeping its stored dtype, from a file or stdin (for ``identify``).
 
-:mod:`pecli.identify` needs the storage dtype (float16, bfloat16, float32 …) and all the
+:mod:`pecli.analysis.identify` needs the storage dtype (float16, bfloat16, float32 …) and all the
 rows at once, so this reads whole tables, up to :data:`MAX_TABLE_VALUES` values; streamed,
-float64 reading for ``add`` is :mod:`pecli.reading`. The format is recognised from the
+float64 reading for ``add`` is :mod:`pecli.io.reading`. The format is recognised from the
 content, as there. Stdin is copied to a temporary file first (at most
 :data:`MAX_STDIN_BYTES`), then read like a file. No maths here.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ParameterError
+from ..core.errors import ParameterError
 from .reading import NPY_MAGIC, STDIN, read_matrix
 
 __all__ = ["MAX_STDIN_BYTES", "MAX_TABLE_VALUES", "read_table"]
@@ -38,7 +38,7 @@ def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
     """Load a whole 2-D table from ``.npy`` or CSV, keeping a ``.npy`` file's float dtype.
 
     A ``.npy`` of 2-byte void items is read as bfloat16 (how NumPy saves
-    ``ml_dtypes.bfloat16`` arrays). CSV goes through :func:`pecli.reading.read_matrix`
+    ``ml_dtypes.bfloat16`` arrays). CSV goes through :func:`pecli.io.reading.read_matrix`
     (float64, errors located by line and column).
 
     Parameters

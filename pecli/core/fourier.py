@@ -1,4 +1,4 @@
-"""Fourier features ``γ(x) = [sin x, cos x, …, sin kx, cos kx]``, pure NumPy (SPEC §2).
+"""Fourier features ``γ(x) = [sin x, cos x, …, sin kx, cos kx]``, pure NumPy (docs/fourier.md).
 
 Put in front of any network ``f``, the features make ``f ∘ γ`` 2π-periodic (for integer
 frequencies). The frequencies are the harmonics ``1 … k`` (the article's) or the octaves
@@ -123,8 +123,8 @@ def fourier_features(
     with the frequencies ``f_l`` of :func:`fourier_frequencies` and the scale ``s``. For
     ``m`` coordinates each block is ``[sin(f_l s x_1 … x_m), cos(f_l s x_1 … x_m)]``
     (grouped by frequency, as in the NeRF code); ``include_input`` puts the raw ``x_1 … x_m``
-    first. The angles ``f_l s x`` are carried as double-doubles (:mod:`pecli.angles`) and sin/cos
-    evaluated in float64, so each value is within about one float64 ulp of the exact one, at
+    first. The angles ``f_l s x`` are carried as double-doubles (:mod:`pecli.core.angles`) and
+    sin/cos evaluated in float64, so each value is within about one float64 ulp of the exact one, at
     large angles too; it is rounded to ``dtype`` once.
 
     Parameters

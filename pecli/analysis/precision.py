@@ -2,7 +2,8 @@
 
 Frameworks build the table in float32 (positions, frequencies, angles, sin and cos all float32)
 or, inside fp16 / bf16 models, entirely in half precision. pecli evaluates angles and sin/cos in
-float64 and rounds once (SPEC §1, numerics). This module emulates the frameworks' arithmetic —
+float64 and rounds once (docs/encoding.md#numerics). This module emulates the frameworks'
+arithmetic —
 ``ω_j = exp(j · (-ln C / (h - s)))``, ``θ = pos · ω`` and ``sin θ``, ``cos θ``, every step rounded
 to the dtype — and measures the error of each row against the float64 table. bfloat16 comes
 from ``ml_dtypes``.
@@ -24,9 +25,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .conventions import Convention, layout_views
-from .encoding import table_blocks
-from .errors import ParameterError, check_n, check_schedule, check_width
+from ..core.conventions import Convention, layout_views
+from ..core.encoding import table_blocks
+from ..core.errors import ParameterError, check_n, check_schedule, check_width
 
 __all__ = [
     "DTYPES",
@@ -183,7 +184,7 @@ def precision_report(
     d, n : int, keyword-only
         Width and number of rows.
     convention : Convention, keyword-only
-        The knobs (see :func:`pecli.conventions.convention`).
+        The knobs (see :func:`pecli.core.conventions.convention`).
     base : float, keyword-only
         The base ``C``.
     dtype : {"float32", "float16", "bfloat16"}, keyword-only

@@ -1,7 +1,7 @@
 """The article's figures, built on :class:`matplotlib.figure.Figure` (never pyplot).
 
 Each builder takes plain arrays or numbers, returns a new ``Figure`` and touches no global
-state; the caller saves it (:func:`pecli.writing.save_figure`). Importing this module imports
+state; the caller saves it (:func:`pecli.io.writing.save_figure`). Importing this module imports
 matplotlib, so the command line imports it only in plotting commands.
 """
 
@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from .encoding import DEFAULT_BASE, angular_frequencies, wavelengths
-from .errors import ParameterError
+from ..core.encoding import DEFAULT_BASE, angular_frequencies, wavelengths
+from ..core.errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .precision import PrecisionReport
+    from ..analysis.precision import PrecisionReport
 
 __all__ = [
     "check_heatmap_size",
@@ -46,7 +46,7 @@ def wave_curves(
     base: float = DEFAULT_BASE,
     schedule: str = "paper",
 ) -> np.ndarray:
-    """The sine component of each pair as a function of position: the curves of SPEC §4.1.
+    """The sine component of each pair against position (docs/figures.md#sine-curves).
 
     Parameters
     ----------
@@ -146,7 +146,8 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
     """Heatmap of a table: positions on x, component index on y with component 1 at the bottom.
 
     The drawn image is ``table.T`` (shape ``(d, n)``), drawn with ``origin="lower"`` on the
-    fixed colour range ``[-1, 1]`` of a diverging colormap, with a colorbar (SPEC §4.2).
+    fixed colour range ``[-1, 1]`` of a diverging colormap, with a colorbar
+    (docs/figures.md#heatmap).
 
     Parameters
     ----------
@@ -191,8 +192,8 @@ def precision_figure(report: PrecisionReport) -> Figure:
 
     Parameters
     ----------
-    report : pecli.precision.PrecisionReport
-        Per-row errors (:func:`pecli.precision.precision_report`).
+    report : pecli.analysis.precision.PrecisionReport
+        Per-row errors (:func:`pecli.analysis.precision.precision_report`).
 
     Returns
     -------

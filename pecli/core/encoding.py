@@ -1,11 +1,11 @@
 """The sinusoidal positional encoding of Transformers: pure NumPy, arrays in and out.
 
-Conventions (SPEC §1, the article's): width ``d`` is even, components are numbered from 1,
+Conventions (docs/encoding.md, the article's): width ``d`` is even, components are numbered from 1,
 pair ``i = 1 … d/2`` has the angular frequency ``ω_i = C^(-2(i-1)/d)`` and owns components
 ``2i-1`` (sine) and ``2i`` (cosine), interleaved. Angles ``pos·ω`` are carried as
-double-doubles (:mod:`pecli.angles`) and sin/cos evaluated in float64, so every value is within
+double-doubles (:mod:`pecli.core.angles`) and sin/cos evaluated in float64, so every value is within
 about one float64 ulp of the exact one at any position; it is rounded to the output dtype once.
-float32 tables of consecutive positions go through the fast kernel of :mod:`pecli.kernels`
+float32 tables of consecutive positions go through the fast kernel of :mod:`pecli.core.kernels`
 (5e-16 absolute, so correctly rounded in float32); float64 tables and arbitrary positions are
 evaluated directly (one ulp of each value, also near zero). In memory and streamed alike, a
 table is the same bits however it is split into blocks.
@@ -74,7 +74,7 @@ def positional_encoding(
 
     ``pe(pos)[2i-1] = sin(pos · ω_i)`` and ``pe(pos)[2i] = cos(pos · ω_i)`` (1-based
     components), i.e. sines in the even 0-based columns and cosines in the odd ones. Other
-    layouts put the same values in sine/cosine blocks (SPEC §3).
+    layouts put the same values in sine/cosine blocks (docs/conventions.md).
 
     Parameters
     ----------
@@ -89,7 +89,7 @@ def positional_encoding(
     schedule : {"paper", "tensor2tensor", "shift:S"} or float, keyword-only
         Frequency schedule (see :func:`angular_frequencies`).
     layout : {"interleaved", "sin-cos", "cos-sin"}, keyword-only
-        Columns of the sines and cosines (see :func:`pecli.conventions.layout_views`).
+        Columns of the sines and cosines (see :func:`pecli.core.conventions.layout_views`).
     pad_odd_d : bool, keyword-only
         Accept an odd ``d``: ``d // 2`` pairs and a last, all-zero column (tensor2tensor,
         fairseq, diffusers).
@@ -148,7 +148,7 @@ def encoding_table(
     """The table ``pe(start), pe(start + 1), …, pe(start + n - 1)``, one row per position.
 
     Positions start at 1 by default, as in the article; ``start=0`` gives the 0-based
-    tables of PyTorch and the other frameworks. :func:`pecli.conventions.convention` gives
+    tables of PyTorch and the other frameworks. :func:`pecli.core.conventions.convention` gives
     the knobs of other libraries (``encoding_table(d=8, n=4, **convention("fairseq")
     .table_kwargs())``).
 
@@ -281,7 +281,7 @@ class _TableSpec:
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
         sin_out, cos_out = layout_views(out, self.layout)
-        if self.dtype == np.float64:  # direct: within one float64 ulp of each value (SPEC §1)
+        if self.dtype == np.float64:  # direct: one float64 ulp of each value (docs/encoding.md)
             rows = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
             kernels.fill_sin_cos_direct(sin_out, cos_out, rows, self.omega, self.residual)
         else:  # the kernel: within 5e-16 before rounding, so float32 is correctly rounded

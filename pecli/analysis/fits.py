@@ -1,7 +1,7 @@
-"""Angle fits behind :mod:`pecli.identify`: frequencies, first position and base readings.
+"""Angle fits behind :mod:`pecli.analysis.identify`: frequencies, first position and base readings.
 
 Given the angles ``θ_j(r) = atan2(sin, cos)`` of each pair ``j`` in row ``r`` of a table, the model
-is ``θ_j(r) = (start + r) · exp(-k j)`` (mod 2π), with ``k = ln C / (h - s)`` (SPEC §3).
+is ``θ_j(r) = (start + r) · exp(-k j)`` (mod 2π), with ``k = ln C / (h - s)`` (docs/conventions.md).
 
 References
 ----------

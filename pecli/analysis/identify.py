@@ -12,7 +12,7 @@ The fit, for rows = positions (and again for the transposed table):
 4. ``k = ln C / (h - s)`` alone is what a table determines: the paper schedule with base ``C``
    and tensor2tensor's with ``C^((h-1)/h)`` are the same table. The reading whose base is the
    rounder number is reported first, the other as equivalent;
-5. the table is rebuilt with :func:`pecli.encoding.table_blocks`, rounded to the storage
+5. the table is rebuilt with :func:`pecli.core.encoding.table_blocks`, rounded to the storage
    precision, and compared entry by entry.
 
 References
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .conventions import PRESETS, layout_views
-from .encoding import table_blocks
-from .errors import LAYOUTS
-from .identify_fits import (
+from ..core.conventions import PRESETS, layout_views
+from ..core.encoding import table_blocks
+from ..core.errors import LAYOUTS
+from .fits import (
     ROUND,
     readings,
     refine_k,
@@ -66,7 +66,7 @@ class Identification:
     """What :func:`identify_table` found; ``matched`` says whether it reproduces the table.
 
     ``padding_rows`` are 0-based row indices, as ``--padding-idx`` takes them (fairseq's
-    ``padding_idx``); ``zero_components`` are 1-based component numbers, as in SPEC's
+    ``padding_idx``); ``zero_components`` are 1-based component numbers, as in docs/encoding.md's
     ``pe(pos)[1 … d]`` (the zero column that pads an odd ``d`` is component ``d``).
     """
 
@@ -217,7 +217,7 @@ def identify_table(table: np.ndarray) -> Identification:
 
     References
     ----------
-    Vaswani et al., "Attention Is All You Need", 2017, §3.5; SPEC §3 (the conventions).
+    Vaswani et al., "Attention Is All You Need", 2017, §3.5; docs/conventions.md (the conventions).
 
     Examples
     --------

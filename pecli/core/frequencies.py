@@ -1,4 +1,4 @@
-"""Angular frequencies and wavelengths of the encoding, for each frequency schedule (SPEC §3).
+"""Angular frequencies and wavelengths of the encoding, per schedule (docs/conventions.md).
 
 The paper's schedule is ``ω_i = C^(-2(i-1)/d)``; written with ``h = d/2`` and ``j = i - 1``
 it is ``ω_j = C^(-j/h)``, and the other schedules shift the denominator: ``C^(-j/(h-s))``
@@ -43,7 +43,7 @@ def angular_frequencies(
     """Angular frequency of each pair, in radians per position.
 
     ``ω_i = C^(-2(i-1)/d)`` for ``i = 1 … d/2``, so ``ω_1 = 1`` and ``ω_{d/2} ≈ 1/C`` (the
-    paper schedule). The other schedules of SPEC §3 are ``ω_j = C^(-j/(h-s))`` with
+    paper schedule). The other schedules of docs/conventions.md are ``ω_j = C^(-j/(h-s))`` with
     ``h = d/2``, ``j = i - 1``: shift ``s = 1`` is tensor2tensor's (last frequency ``1/C``).
 
     Parameters
@@ -98,7 +98,7 @@ def frequencies_with_residuals(
     """``ω_j`` in float64 and what float64 rounded off each (``d`` already checked).
 
     ``omega + residual`` is ``C^(-j/(h-s))`` to about 1e-32 relative, for angles ``p·ω``
-    carried as double-doubles (:mod:`pecli.angles`).
+    carried as double-doubles (:mod:`pecli.core.angles`).
     """
     omega = _frequencies(d, base, schedule)
     denominator = d // 2 - check_schedule(schedule)

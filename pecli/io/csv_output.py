@@ -1,6 +1,6 @@
 """CSV output of a table given as row blocks, through polars' streaming CSV sink.
 
-The rules of SPEC §5: a plain header line, commas, ``.`` decimals whatever the locale, and the
+The rules of docs/cli.md: a plain header line, commas, ``.`` decimals whatever the locale, and the
 shortest text that parses back to each stored value (polars writes the shortest round-trip
 text of float32 and float64 values). The blocks are handed to polars one by one as an I/O
 source of its streaming engine, so memory stays flat and polars formats with all its threads;

@@ -143,9 +143,9 @@ def check_dtype(dtype: object) -> np.dtype:
     return resolved  # type: ignore[return-value]
 
 
-#: Layouts of the sines and cosines in a row (SPEC §3).
+#: Layouts of the sines and cosines in a row (docs/conventions.md).
 LAYOUTS = ("interleaved", "sin-cos", "cos-sin")
-#: Named frequency schedules and their shift ``s`` in ``ω_j = C^(-j/(h-s))`` (SPEC §3).
+#: Named frequency schedules and their shift ``s`` in ``ω_j = C^(-j/(h-s))`` (docs/conventions.md).
 SCHEDULES = {"paper": 0.0, "tensor2tensor": 1.0}
 
 

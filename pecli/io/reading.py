@@ -10,7 +10,7 @@
   cells is a number); it is parsed whole, so its errors name the line and column.
 * NaN and infinities are refused with their row (or line) and column.
 
-Every problem raises :class:`~pecli.errors.ParameterError` for ``parameter`` (the command
+Every problem raises :class:`~pecli.core.errors.ParameterError` for ``parameter`` (the command
 line's ``--input``), so the command line reports it as a usage error.
 """
 
@@ -28,8 +28,8 @@ from typing import IO, Literal
 
 import numpy as np
 
-from .apply import check_data_dtype, first_non_finite
-from .errors import ParameterError
+from ..core.apply import check_data_dtype, first_non_finite
+from ..core.errors import ParameterError
 
 __all__ = ["Matrix", "matrix_from_array", "read_matrix"]
 

@@ -21,7 +21,7 @@ super-block. With ``z(θ) = sin θ + i·cos θ`` and ``e(φ) = cos φ - i·sin �
   for other views, through a small scratch block.
 
 Nothing is rotated twice, so the error does not grow with ``n``: each value is the product of
-three directly evaluated factors. Every angle is a double-double (:mod:`pecli.angles`), so
+three directly evaluated factors. Every angle is a double-double (:mod:`pecli.core.angles`), so
 the factors are within ~1.5 float64 ulps of 1 at any position; measured total error before
 the final rounding: below 5e-16 over positions up to 1e7 (tests/test_kernels.py). A row's
 value depends only on ``first``, ``n`` and ``ω`` — not on how rows are split into calls or
@@ -89,7 +89,7 @@ def fill_sin_cos_consecutive(
         Shape ``(h,)``: angular frequencies, radians per position (used as float64).
     omega_residual : numpy.ndarray, keyword-only, optional
         Shape ``(h,)``, float64: exact frequency minus ``omega``
-        (:func:`pecli.angles.frequency_residuals`); zeros if omitted.
+        (:func:`pecli.core.angles.frequency_residuals`); zeros if omitted.
     offset : int, keyword-only
         Added to every row number; a table filled in pieces with ``offset`` = the first row
         of each piece is bit-identical to the table filled at once.
@@ -145,8 +145,8 @@ def fill_sin_cos_direct(
 ) -> None:
     """Write ``sin(p·ω)`` and ``cos(p·ω)`` for any positions, each evaluated directly.
 
-    The angle is a double-double (:func:`pecli.angles.product`) and sin/cos come from
-    :func:`pecli.angles.sin_cos`: each value is within about one float64 ulp of its own
+    The angle is a double-double (:func:`pecli.core.angles.product`) and sin/cos come from
+    :func:`pecli.core.angles.sin_cos`: each value is within about one float64 ulp of its own
     magnitude (measured below 1 ulp up to position 1e7), which the kernel of
     :func:`fill_sin_cos_consecutive` (5e-16 absolute) is not near zero. About 4x slower.
 

@@ -1,9 +1,10 @@
 """How other libraries lay out the same encoding: layouts, column names and named presets.
 
 A *layout* only says which columns of a row receive the sines and which the cosines
-(SPEC §3): interleaved ``[sin ω_0, cos ω_0, sin ω_1, …]``, sin-cos blocks ``[all sines | all
-cosines]`` or cos-sin blocks. A *convention* adds the frequency schedule, the first position,
-an optional all-zero padding row (fairseq) and what happens to an odd width ``d``.
+(docs/conventions.md): interleaved ``[sin ω_0, cos ω_0, sin ω_1, …]``, sin-cos blocks
+``[all sines | all cosines]`` or cos-sin blocks. A *convention* adds the frequency schedule,
+the first position, an optional all-zero padding row (fairseq) and what happens
+to an odd width ``d``.
 
 References
 ----------
@@ -41,7 +42,7 @@ def layout_views(table: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray
     table : numpy.ndarray
         Shape ``(..., d)``; with an odd ``d`` the last column belongs to neither view.
     layout : {"interleaved", "sin-cos", "cos-sin"}
-        Where the sines and cosines go (SPEC §3).
+        Where the sines and cosines go (docs/conventions.md).
 
     Returns
     -------
@@ -144,7 +145,7 @@ def _preset(name: str, schedule: str, layout: str, start: int, users: str, **kw:
     return Convention(name, schedule, layout, start, users=users, **kw)
 
 
-#: The named conventions of SPEC §3, by name.
+#: The named conventions of docs/conventions.md, by name.
 PRESETS: dict[str, Convention] = {
     c.name: c
     for c in (

@@ -1,0 +1,188 @@
+"""Output formats and output checks made before any work: suffixes, terminals, folders, room.
+
+Rules (docs/cli.md): ``-`` or no output means stdout; the format follows the file suffix unless
+given; binary data never goes to a terminal; a file whose folder is missing or read-only, or
+whose name is too long, is refused before anything is computed. No maths, no writing here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from ..core.errors import ParameterError, RuntimeFailure
+from . import csv_output
+
+__all__ = [
+    "FIGURE_FORMATS",
+    "STDOUT",
+    "TABLE_FORMATS",
+    "check_output",
+    "check_room",
+    "is_special",
+    "is_stdout",
+    "name_max",
+    "npy_header",
+    "resolve_format",
+    "table_bytes",
+]
+
+TABLE_FORMATS = ("csv", "npy")
+BINARY_FORMATS = ("npy", "png", "pdf")
+FIGURE_FORMATS = ("png", "svg", "pdf")
+STDOUT = "-"
+
+
+def is_stdout(output: str | os.PathLike[str] | None) -> bool:
+    """True when ``output`` means standard output (``None`` or ``"-"``)."""
+    return output is None or str(output) == STDOUT
+
+
+def resolve_format(
+    output: str | os.PathLike[str] | None,
+    fmt: str | None,
+    *,
+    formats: tuple[str, ...] = TABLE_FORMATS,
+    format_option: bool = True,
+    suffixes: tuple[str, ...] | None = None,
+    default: str = "csv",
+    parameter: str = "output",
+) -> str:
+    """The output format: ``fmt`` if given, else the file suffix, else ``default`` for stdout.
+
+    Raises
+    ------
+    ParameterError
+        If ``fmt`` or the suffix is not one of ``formats``.
+
+    """
+    if fmt is not None:
+        if fmt not in formats:
+            raise ParameterError("format", f"must be one of {', '.join(formats)}", fmt)
+        return fmt
+    if is_stdout(output):
+        return default
+    suffix = Path(str(output)).suffix.lower().lstrip(".")
+    allowed = formats if suffixes is None else suffixes  # what a file name may end in
+    if suffix not in allowed:
+        rule = f"must end in {', '.join('.' + f for f in allowed)}"
+        rule += " (or give --format)" if format_option else ""
+        raise ParameterError(parameter, rule, str(output))
+    return suffix
+
+
+def is_special(output: str | os.PathLike[str] | None) -> bool:
+    """True for an existing output that is not a regular file (a device, FIFO or socket)."""
+    if is_stdout(output):
+        return False
+    try:
+        return not stat.S_ISREG(os.stat(str(output)).st_mode) and not os.path.isdir(str(output))
+    except OSError:
+        return False
+
+
+def check_output(
+    output: str | os.PathLike[str] | None, fmt: str, *, parameter: str = "output"
+) -> None:
+    """Refuse, before any work, an output that cannot be written.
+
+    Raises
+    ------
+    ParameterError
+        If the folder of a file does not exist or is not writable, if the path is a folder,
+        or if binary data (npy, png, pdf) would go to a terminal.
+
+    """
+    if is_stdout(output):
+        if fmt in BINARY_FORMATS and sys.stdout.isatty():
+            rule = f"is a terminal; {fmt} is binary: redirect stdout or give a file name"
+            raise ParameterError(parameter, rule, STDOUT)
+        return
+    path = Path(os.path.realpath(str(output)))  # where atomic_output writes, through links
+    folder = path.parent
+    name_bytes = len(os.fsencode(path.name))
+    if folder.is_dir() and name_bytes > (longest := name_max(folder)):
+        rule = f"must have a file name of at most {longest} bytes"
+        raise ParameterError(parameter, rule, f"{name_bytes} bytes")
+    if path.is_dir():
+        raise ParameterError(parameter, "is a folder, not a file", str(output))
+    if not folder.is_dir():
+        raise ParameterError(
+            parameter, f"must be in an existing folder ({folder} is not)", str(output)
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ParameterError(
+            parameter, f"must be in a writable folder ({folder} is not)", str(output)
+        )
+
+
+def name_max(folder: Path) -> int:
+    """Longest file name the folder's file system takes, in bytes (255 almost everywhere)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+def table_bytes(
+    fmt: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    *,
+    sample: np.ndarray | None = None,
+    columns: list[str] | None = None,
+    header: bool = True,
+) -> int:
+    """Size in bytes of a table written by :func:`write_table`: exact for npy, estimated for CSV.
+
+    The CSV estimate formats ``sample`` (a few rows spread over the table, so that their
+    text has the length of typical rows) and scales its mean row length to ``shape[0]`` rows.
+    """
+    if fmt == "npy":
+        buffer = io.BytesIO()
+        npy_header(buffer, shape, np.dtype(dtype))
+        return buffer.tell() + shape[0] * shape[1] * np.dtype(dtype).itemsize
+    if sample is None or columns is None:
+        raise ValueError("a CSV size estimate needs sample rows and column names")
+    body = io.BytesIO()
+    csv_output.write_csv(body, [sample], columns=columns, dtype=dtype, header=False)
+    head = len(csv_output.header_line(columns)) if header else 0
+    return head + round(body.tell() * shape[0] / max(len(sample), 1))
+
+
+def check_room(output: str | os.PathLike[str] | None, needed: int) -> None:
+    """Refuse to start writing ``needed`` bytes to a file system that has less room.
+
+    Raises
+    ------
+    RuntimeFailure
+        If the folder of ``output`` has fewer than ``needed`` bytes free (both are named).
+
+    """
+    if is_stdout(output) or is_special(output):
+        return
+    folder = Path(os.path.realpath(str(output))).parent
+    import shutil
+
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        from rich.filesize import decimal
+
+        def size(count: int) -> str:
+            text = decimal(count)
+            return text if text.endswith(" bytes") else f"{text} ({count} bytes)"
+
+        message = f"not enough room for {output}: it needs {size(needed)}"
+        raise RuntimeFailure(f"{message} and {folder} has {size(free)} free")
+
+
+def npy_header(handle: IO[bytes], shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """Write the version 1.0 ``.npy`` header of a C-ordered little-endian array to ``handle``."""
+    header = {"descr": dtype.newbyteorder("<").str, "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(handle, header)

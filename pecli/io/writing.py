@@ -1,0 +1,134 @@
+"""Writing tables, figures and records in their formats, through :mod:`pecli.io.guard`'s files.
+
+CSV has a plain header line, commas, ``.`` decimals and the shortest text that parses back to
+each stored value; ``.npy`` is C-ordered little-endian; figures are byte-reproducible
+(docs/cli.md, docs/figures.md). No maths here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import IO, TYPE_CHECKING
+
+import numpy as np
+
+from . import csv_output
+from .formats import npy_header
+from .guard import atomic_output
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = ["save_figure", "save_figure_to", "write_records", "write_table", "write_table_to"]
+
+
+def write_table(
+    blocks: Iterable[np.ndarray],
+    *,
+    output: str | os.PathLike[str] | None,
+    fmt: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    columns: list[str],
+    header: bool = True,
+) -> None:
+    """Write a table, given as row blocks, as CSV or npy to a file or stdout.
+
+    Parameters
+    ----------
+    blocks : iterable of numpy.ndarray
+        Row blocks of shape ``(r, shape[1])`` whose heights add up to ``shape[0]``.
+    output : str, path or None, keyword-only
+        File name, or ``"-"`` / ``None`` for stdout.
+    fmt : {"csv", "npy"}, keyword-only
+        Output format.
+    shape : tuple of int, keyword-only
+        Shape of the whole table (the npy header is written before the first block).
+    dtype : numpy.dtype, keyword-only
+        Stored dtype; npy is written little-endian.
+    columns : list of str, keyword-only
+        CSV header names, one per column.
+    header : bool, keyword-only
+        Whether CSV output starts with the header line.
+
+    Raises
+    ------
+    ValueError
+        If the blocks do not add up to ``shape``; the file is then not created.
+
+    """
+    with atomic_output(output) as handle:
+        write_table_to(
+            handle, blocks, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
+        )
+
+
+def write_table_to(
+    handle: IO[bytes],
+    blocks: Iterable[np.ndarray],
+    *,
+    fmt: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    columns: list[str],
+    header: bool = True,
+) -> None:
+    """:func:`write_table` into an open binary ``handle`` (for several files made at once)."""
+    stored = np.dtype(dtype).newbyteorder("<")
+    rows = 0
+    if fmt == "csv":
+        rows = csv_output.write_csv(handle, blocks, columns=columns, dtype=stored, header=header)
+    else:
+        npy_header(handle, shape, stored)
+        for block in blocks:
+            handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
+            rows += block.shape[0]
+    if rows != shape[0]:
+        raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
+
+
+def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str) -> None:
+    """Save ``figure`` as png, svg or pdf, byte-identical for identical figures.
+
+    See docs/figures.md#figure-files.
+
+    Dates are left out of the SVG and PDF metadata and the SVG ids get a fixed salt.
+    """
+    with atomic_output(output) as handle:
+        save_figure_to(handle, figure, fmt)
+
+
+def save_figure_to(handle: IO[bytes], figure: Figure, fmt: str) -> None:
+    """:func:`save_figure` into an open binary ``handle``."""
+    from matplotlib import rc_context
+
+    metadata: dict[str, dict[str, None]] = {
+        "png": {},
+        "svg": {"Date": None},
+        "pdf": {"CreationDate": None, "ModDate": None},
+    }
+    with rc_context({"svg.hashsalt": "pecli"}):
+        figure.savefig(handle, format=fmt, metadata=metadata[fmt])
+
+
+def write_records(
+    columns: dict[str, np.ndarray], *, output: str | os.PathLike[str] | None, fmt: str
+) -> None:
+    """Write named columns of equal length (ints or floats) as CSV or JSON.
+
+    CSV has a header line and the shortest round-trip text of each value; JSON is a list
+    of one object per row, floats written by ``repr`` (also shortest round-trip).
+    """
+    if fmt == "json":
+        lists = [np.asarray(values).tolist() for values in columns.values()]
+        rows = [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
+        import json
+
+        text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    else:
+        import polars as pl
+
+        text = pl.DataFrame(columns).write_csv()
+    with atomic_output(output) as handle:
+        handle.write(text.encode("utf-8"))
