@@ -399,21 +399,22 @@ def test_reader_leaving_in_the_middle_of_a_large_write_is_141(pecli_cmd, fmt, un
     assert stderr == b""
 
 
-def test_a_swallowed_signal_still_stops_the_run(run_cli, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("name", ["t.npy", "t.csv"])  # blocks in this thread; polars' worker
+def test_a_swallowed_signal_still_stops_the_run(run_cli, tmp_path, monkeypatch, capsys, name):
     # a handler's KeyboardInterrupt raised inside a weakref callback or __del__ is lost
     # ("Exception ignored in …"); the recorded signal still stops streaming and sets the status
     import types
 
-    from pecli.cli import _app
+    from pecli.io import guard
 
-    monkeypatch.setitem(_app._received, "signal", int(signal.SIGTERM))
-    target = tmp_path / "t.npy"
+    monkeypatch.setitem(guard._received, "signal", int(signal.SIGTERM))
+    target = tmp_path / name
     target.write_bytes(b"old")
     result = run_cli("compute", "--d", "8", "--n", "10", "-o", str(target))
     assert result.exit_code == 143
-    assert target.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["t.npy"]
+    assert target.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == [name]
     report = types.SimpleNamespace(exc_value=KeyboardInterrupt(), exc_type=KeyboardInterrupt)
-    _app._unraisable(report)  # the lost interrupt is not reported on stderr
+    guard._unraisable(report)  # the lost interrupt is not reported on stderr
     assert capsys.readouterr().err == ""
 
 

@@ -11,9 +11,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sys
 import warnings
 from typing import Any
@@ -28,24 +26,11 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
-from ..io.guard import OutputClosed
+from ..io import guard
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
 EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a C tool killed by the signal reports
-
-
-def _exit_now(status: int) -> None:
-    """Leave at once after a signal, once partial files are removed and the streams flushed.
-
-    A library's worker threads (polars' CSV sink) may still be winding down; the interpreter's
-    shutdown would cancel them in the middle of a call, which aborts the process.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
-            stream.flush()
-    os._exit(status)
 
 
 def _fail(prog: str, message: str, status: int) -> None:
@@ -62,17 +47,6 @@ def parameter_message(error: ParameterError) -> str:
     """``Invalid value for '--d': must be an even integer >= 2 (got 3)``."""
     option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
     return f"Invalid value for '{option}': {error.rule} (got {error.value})"
-
-
-def _pipe_was_closed() -> bool:
-    """Whether typer or rich reacted to a closed stdout (a wrapper, or fd 1 on /dev/null)."""
-    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
-        return True
-    try:
-        now, devnull = os.fstat(1), os.stat(os.devnull)
-    except OSError:
-        return False
-    return (now.st_dev, now.st_ino) == (devnull.st_dev, devnull.st_ino)
 
 
 def _is_bug(error: Exception) -> bool:
@@ -111,19 +85,19 @@ class PecliGroup(TyperGroup):
         kwargs["standalone_mode"] = False
         try:
             status = super().main(*args, **kwargs)
-            if _received["signal"]:  # also when a handler's KeyboardInterrupt was swallowed
-                sys.exit(128 + _received["signal"])
-        except OutputClosed:
-            sys.exit(EXIT_BROKEN_PIPE)
+            if guard.signal_status():  # also when a handler's KeyboardInterrupt was swallowed
+                sys.exit(guard.signal_status())
+        except guard.OutputClosed:
+            sys.exit(guard.EXIT_BROKEN_PIPE)
         except SystemExit as done:
             # typer (help) and rich (tables) handle a closed pipe themselves: they silence
             # stdout and exit with 1; the status should still say "pipe closed"
-            if done.code == 1 and _pipe_was_closed():
-                sys.exit(EXIT_BROKEN_PIPE)
+            if done.code == 1 and guard.pipe_was_closed():
+                sys.exit(guard.EXIT_BROKEN_PIPE)
             raise
         except Exception as error:
-            if _received["signal"]:  # a failure that followed a signal: the signal is the news
-                sys.exit(128 + _received["signal"])
+            if guard.signal_status():  # a failure that followed a signal: the signal is the news
+                sys.exit(guard.signal_status())
             if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
             message, code = _explain(error)
@@ -166,54 +140,18 @@ def _root(
     """
 
 
-_received = {"signal": 0}
-
-
-def _terminate(signum: int, frame: object) -> None:
-    """SIGINT, SIGTERM and SIGHUP unwind as KeyboardInterrupt: partial output files are removed.
-
-    KeyboardInterrupt is what libraries that run long loops (polars' CSV sink) watch for;
-    the exit status still tells which signal it was (128 + its number).
-    """
-    _received["signal"] = signum
-    raise KeyboardInterrupt
-
-
-def _unraisable(report: Any) -> None:
-    """Keep quiet about a signal's KeyboardInterrupt that fired inside a callback.
-
-    Python cannot raise it there ("Exception ignored in …"); :func:`signal_received` still
-    ends the run at the next block, and the exit status still names the signal.
-    """
-    if isinstance(report.exc_value, KeyboardInterrupt) and _received["signal"]:
-        return
-    sys.__unraisablehook__(report)
-
-
-def signal_received() -> int:
-    """The signal that asked pecli to stop (0: none), even if its KeyboardInterrupt was lost.
-
-    A handler's exception is swallowed when it fires inside a weakref callback or ``__del__``
-    ("Exception ignored in …"); long loops check this between blocks.
-    """
-    return _received["signal"]
-
-
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: signals unwind (:mod:`pecli.io.guard`), then the group runs."""
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
     # NumPy's overflow notes: every result is checked for finiteness and reported as one line
     warnings.filterwarnings("ignore", category=RuntimeWarning)
-    sys.unraisablehook = _unraisable
+    guard.unwind_on_signal()
     try:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGHUP: terminal closed
-            if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup, background jobs: ignored
-                signal.signal(signum, _terminate)
         app(prog_name="pecli")
     except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs
-        _exit_now(128 + (_received["signal"] or signal.SIGINT))
+        guard.exit_now(guard.signal_status(EXIT_INTERRUPTED))
     except SystemExit as done:  # after a signal, leave without the interpreter's shutdown
-        if _received["signal"] or done.code == EXIT_INTERRUPTED:  # the group set the status
-            _exit_now(int(done.code or 0))
+        if guard.signal_status() or done.code == EXIT_INTERRUPTED:  # the group set the status
+            guard.exit_now(int(done.code or 0))
         raise

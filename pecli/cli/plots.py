@@ -78,7 +78,7 @@ class PlotOutputs:
                 data, None, parameter="data", format_option=False
             )
             formats.check_output(data, self.data_format, parameter="data")
-            if formats.is_stdout(data) and formats.is_stdout(self.figure):
+            if guard.is_stdout(data) and guard.is_stdout(self.figure):
                 rule = "cannot share stdout with the figure: give one of them a file name"
                 raise ParameterError("data", rule, data)
 
@@ -105,7 +105,7 @@ class PlotOutputs:
         self._say(self.figure)
 
     def _say(self, written: str) -> None:
-        if not self.quiet and not formats.is_stdout(written):
+        if not self.quiet and not guard.is_stdout(written):
             sys.stderr.write(f"pecli: wrote {written}\n")
 
 

@@ -32,24 +32,10 @@ def write_streamed(
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     if size is not None:
         formats.check_room(output, size)
-    checked = _stop_on_signal(blocks)
-    tracked = track_rows(checked, total_rows=shape[0], description=description, quiet=quiet)
+    tracked = track_rows(blocks, total_rows=shape[0], description=description, quiet=quiet)
     writing.write_table(
         tracked, output=output, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
     )
-
-
-def _stop_on_signal(blocks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
-    """Pass blocks through; once a signal arrived, stop at the next one.
-
-    If the handler's KeyboardInterrupt was swallowed somewhere, the run still ends here.
-    """
-    from ._app import signal_received
-
-    for block in blocks:
-        if signal_received():
-            raise KeyboardInterrupt
-        yield block
 
 
 def track_rows(

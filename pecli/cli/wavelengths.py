@@ -89,7 +89,7 @@ def wavelengths_command(
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
         return
-    terminal = formats.is_stdout(output) and sys.stdout.isatty()
+    terminal = guard.is_stdout(output) and sys.stdout.isatty()
     text = _rich_table(columns, d=d, base=base, terminal=terminal)
     with guard.atomic_output(output) as handle:
         handle.write(text.encode("utf-8"))

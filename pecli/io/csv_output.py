@@ -5,8 +5,8 @@ shortest text that parses back to each stored value (polars writes the shortest 
 text of float32 and float64 values). The blocks are handed to polars one by one as an I/O
 source of its streaming engine, so memory stays flat and polars formats with all its threads;
 benchmarks/bench_csv.py measures it against ``np.savetxt``. The sink runs in a worker thread
-while the calling thread waits, so that signal handlers (Ctrl-C, SIGTERM) run at once and
-stop the source at its next chunk instead of after the whole table. polars is imported only
+that :func:`pecli.io.guard.run_stoppable` waits on, so that a signal (Ctrl-C, SIGTERM) stops
+the source at its next chunk instead of after the whole table. polars is imported only
 here, so commands that write no CSV never pay for it. No maths here.
 """
 
@@ -15,10 +15,12 @@ from __future__ import annotations
 import io
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 import numpy as np
+
+from . import guard
 
 __all__ = ["header_line", "write_csv"]
 
@@ -87,31 +89,8 @@ def write_csv(
     if header:
         handle.write(header_line(columns))
     query = register_io_source(io_source=frames, schema=schema)
-    _run_stoppable(lambda: query.sink_csv(handle, include_header=False), stop)
+    guard.run_stoppable(lambda: query.sink_csv(handle, include_header=False), stop)
     return rows[0]
-
-
-def _run_stoppable(work: Callable[[], object], stop: threading.Event) -> None:
-    """Run ``work`` in a worker thread; if the wait is interrupted, ``stop`` it, then re-raise."""
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            work()
-        except BaseException as error:  # handed to the calling thread
-            failure.append(error)
-
-    worker = threading.Thread(target=run, name="pecli-csv", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():  # a signal may reach another thread and not wake this wait:
-            worker.join(0.05)  # waking often lets the main thread run the handlers soon
-    except BaseException:
-        stop.set()
-        worker.join()  # the source ends at its next chunk and the sink returns
-        raise
-    if failure:
-        raise failure[0]
 
 
 def _frames(pl: Any, block: np.ndarray, schema: dict[str, Any], dtype: np.dtype) -> Iterator[Any]:

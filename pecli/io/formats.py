@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import os
-import stat
 import sys
 from pathlib import Path
 from typing import IO
@@ -18,16 +17,13 @@ import numpy as np
 
 from ..core.errors import ParameterError, RuntimeFailure
 from . import csv_output
+from .guard import STDOUT, is_special, is_stdout, name_max
 
 __all__ = [
     "FIGURE_FORMATS",
-    "STDOUT",
     "TABLE_FORMATS",
     "check_output",
     "check_room",
-    "is_special",
-    "is_stdout",
-    "name_max",
     "npy_header",
     "resolve_format",
     "table_bytes",
@@ -36,12 +32,6 @@ __all__ = [
 TABLE_FORMATS = ("csv", "npy")
 BINARY_FORMATS = ("npy", "png", "pdf")
 FIGURE_FORMATS = ("png", "svg", "pdf")
-STDOUT = "-"
-
-
-def is_stdout(output: str | os.PathLike[str] | None) -> bool:
-    """True when ``output`` means standard output (``None`` or ``"-"``)."""
-    return output is None or str(output) == STDOUT
 
 
 def resolve_format(
@@ -77,16 +67,6 @@ def resolve_format(
     return suffix
 
 
-def is_special(output: str | os.PathLike[str] | None) -> bool:
-    """True for an existing output that is not a regular file (a device, FIFO or socket)."""
-    if is_stdout(output):
-        return False
-    try:
-        return not stat.S_ISREG(os.stat(str(output)).st_mode) and not os.path.isdir(str(output))
-    except OSError:
-        return False
-
-
 def check_output(
     output: str | os.PathLike[str] | None, fmt: str, *, parameter: str = "output"
 ) -> None:
@@ -120,14 +100,6 @@ def check_output(
         raise ParameterError(
             parameter, f"must be in a writable folder ({folder} is not)", str(output)
         )
-
-
-def name_max(folder: Path) -> int:
-    """Longest file name the folder's file system takes, in bytes (255 almost everywhere)."""
-    try:
-        return os.pathconf(folder, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        return 255
 
 
 def table_bytes(

@@ -1,22 +1,201 @@
-"""Atomic output files, stdout and closed pipes: a failed or interrupted run leaves nothing.
+"""How a run ends: signals, closed pipes and atomic output, in one place (docs/cli.md).
 
-A file is written to a temporary name in its own folder and renamed only when complete
-(docs/cli.md); stdout writes loop over partial writes and turn a closed pipe into
-:class:`OutputClosed`. No maths here.
+* **Signals** (SIGINT, SIGTERM, SIGHUP). This is the only module that installs handlers. While
+  the command line loads, a signal ends the process at once (:func:`leave_on_signal`); once a
+  command runs, a signal is recorded and unwinds as ``KeyboardInterrupt``
+  (:func:`unwind_on_signal`), so partial files are removed; :func:`signal_status` turns the
+  recorded signal into the exit status ``128 + signal``.
+* **Stopping streamed writers**, one record checked by both ways of writing: row blocks
+  pass through :func:`checked`; a worker thread (polars' CSV sink) is waited on by
+  :func:`run_stoppable`, which tells it to end at its next chunk. A signal whose
+  ``KeyboardInterrupt`` was swallowed (in a weakref callback) still stops the run.
+* **stdout**: writes loop over partial writes; a closed pipe is :class:`OutputClosed` (141).
+* **Files** are written to a temporary name in their own folder and renamed only when
+  complete (:func:`atomic_output`); a device, FIFO or socket is written directly.
+
+Only the standard library is imported here, so the console script can install the start-up
+handlers before numpy and typer load. No maths here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import stat
 import sys
-from collections.abc import Iterator
-from pathlib import Path
-from typing import IO
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any, TypeVar
 
-from .formats import is_special, is_stdout, name_max
+__all__ = [
+    "EXIT_BROKEN_PIPE",
+    "STDOUT",
+    "OutputClosed",
+    "atomic_output",
+    "checked",
+    "exit_now",
+    "is_special",
+    "is_stdout",
+    "leave_on_signal",
+    "name_max",
+    "pipe_was_closed",
+    "run_stoppable",
+    "signal_status",
+    "signals_held",
+    "unwind_on_signal",
+]
 
-__all__ = ["OutputClosed", "atomic_output", "signals_held"]
+STDOUT = "-"
+#: 128 + SIGPIPE, what a C tool killed by a closed pipe reports.
+EXIT_BROKEN_PIPE = 128 + 13
+#: The signals that stop a run: Ctrl-C, ``kill``, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+_received = {"signal": 0}
+T = TypeVar("T")
+
+
+def _install(handler: Any) -> dict[int, Any]:
+    """Install ``handler`` for :data:`STOP_SIGNALS`; return the previous handlers.
+
+    A signal the parent ignores (``nohup``, a background job of a script) stays ignored.
+    """
+    return {
+        signum: signal.signal(signum, handler)
+        for signum in STOP_SIGNALS
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
+
+
+def _leave(signum: int, frame: object) -> None:
+    os._exit(128 + signum)
+
+
+def leave_on_signal() -> None:
+    """Until a command runs, end the process at once on a signal (nothing is open yet)."""
+    _install(_leave)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    _received["signal"] = signum
+    raise KeyboardInterrupt  # what long library loops (polars' sink) watch for
+
+
+def _unraisable(report: Any) -> None:
+    """Keep quiet about a signal's ``KeyboardInterrupt`` that fired inside a callback."""
+    if isinstance(report.exc_value, KeyboardInterrupt) and _received["signal"]:
+        return
+    sys.__unraisablehook__(report)
+
+
+def unwind_on_signal() -> None:
+    """While a command runs: record a signal and unwind as ``KeyboardInterrupt``."""
+    sys.unraisablehook = _unraisable
+    _install(_interrupt)
+
+
+def signal_status(default: int = 0) -> int:
+    """The exit status a signal asks for, ``128 + signal``; ``default`` if none arrived.
+
+    ``default`` is for a ``KeyboardInterrupt`` that no recorded signal explains (Ctrl-C
+    before the handlers were installed): ``signal_status(130)``.
+    """
+    return 128 + _received["signal"] if _received["signal"] else default
+
+
+def exit_now(status: int) -> None:
+    """Leave at once with ``status``, after flushing stdout and stderr.
+
+    After a signal, a library's worker threads (polars' CSV sink) may still be winding down;
+    the interpreter's shutdown would cancel them mid-call, which aborts.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # closed or missing
+            stream.flush()
+    os._exit(status)
+
+
+def checked(blocks: Iterable[T]) -> Iterator[T]:
+    """Pass blocks through; once a signal arrived, raise ``KeyboardInterrupt`` at the next."""
+    for block in blocks:
+        if _received["signal"]:
+            raise KeyboardInterrupt
+        yield block
+
+
+def run_stoppable(work: Callable[[], object], stop: threading.Event) -> None:
+    """Run ``work`` in a worker thread while this thread waits, ready for signals.
+
+    ``work`` must end soon after ``stop`` is set. The wait wakes every 0.05 s (a signal may
+    reach another thread); on a signal ``stop`` is set, the worker awaited and the
+    interruption re-raised. An exception of ``work`` is re-raised here.
+    """
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as error:  # handed to the calling thread
+            failure.append(error)
+
+    worker = threading.Thread(target=run, name="pecli-writer", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+            if _received["signal"]:  # its KeyboardInterrupt was swallowed somewhere
+                raise KeyboardInterrupt
+    except BaseException:
+        stop.set()
+        worker.join()
+        raise
+    if failure:
+        raise failure[0]
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold the stop signals back for a few renames; they are raised right after.
+
+    Two files replace their old versions together: no signal falls between the renames. The
+    handlers become a recorder (a mask would not do: another thread may take the signal).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    previous = _install(lambda number, _frame: arrived.append(number))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if arrived:
+            signal.raise_signal(arrived[0])
+
+
+def is_stdout(output: str | os.PathLike[str] | None) -> bool:
+    """True when ``output`` means standard output (``None`` or ``"-"``)."""
+    return output is None or str(output) == STDOUT
+
+
+def is_special(output: str | os.PathLike[str] | None) -> bool:
+    """True for an existing output that is not a regular file (a device, FIFO or socket)."""
+    if is_stdout(output):
+        return False
+    try:
+        return not stat.S_ISREG(os.stat(str(output)).st_mode) and not os.path.isdir(str(output))
+    except OSError:
+        return False
+
+
+def name_max(folder: str | os.PathLike[str]) -> int:
+    """Longest file name the folder's file system takes, in bytes (255 almost everywhere)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 @contextlib.contextmanager
@@ -26,34 +205,32 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     For a file, writes go to a temporary file in the same folder, which is renamed over
     ``output`` on success and removed on any exception (``KeyboardInterrupt`` included), so
     an existing file is replaced only by a complete one; a symbolic link keeps pointing at
-    the file it names, which is the one replaced. A device, FIFO or socket (``/dev/null``,
-    a named pipe) is written directly: it cannot be replaced. For stdout, yields its buffer.
+    the file it names, which is the one replaced. The file's mode follows the umask. A
+    device, FIFO or socket (``/dev/null``, a named pipe) is written directly: it cannot be
+    replaced. For stdout, yields its buffer; a closed pipe raises :class:`OutputClosed`.
     """
     if is_stdout(output):
-        guard = _PipeGuard(sys.stdout.buffer)
-        try:
-            yield guard  # type: ignore[misc]
-            guard.flush()
-        except OSError as error:
-            if not (isinstance(error, BrokenPipeError) or guard.broken):
-                raise
-            _silence_stdout()
-            raise OutputClosed from None
+        with _stdout() as pipe:
+            yield pipe
         return
     if is_special(output):
         with open(str(output), "wb") as device:
             yield device
         return
-    path = Path(os.path.realpath(str(output)))  # through symbolic links, dangling ones too
-    import tempfile  # imported here, like json and shutil: start-up time counts
+    path = os.path.realpath(str(output))  # through symbolic links, dangling ones too
+    folder, name = os.path.split(path)
+    import tempfile  # imported here: start-up time counts
 
-    short = len(os.fsencode(path.name)) + 16 <= name_max(path.parent)  # .NAME.XXXXXXXX.part
-    prefix = f".{path.name}." if short else ".pecli-"
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".part", dir=path.parent)
+    short = len(os.fsencode(name)) + 16 <= name_max(folder)  # .NAME.XXXXXXXX.part
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{name}." if short else ".pecli-", suffix=".part", dir=folder
+    )
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
-        os.chmod(tmp, 0o666 & ~_umask())
+        mask = os.umask(0o022)  # read it back: os.umask only sets
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -61,33 +238,24 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
         raise
 
 
+class OutputClosed(Exception):
+    """The reader of stdout went away (``pecli … | head``); nothing more can be written."""
+
+
 @contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP back for a few renames; they are raised right after.
-
-    Used when two files replace their old versions together, so that a signal cannot fall
-    between the two renames. The handlers are swapped for a recorder (a signal mask would not
-    do: another thread may take the signal); only the main thread can do this.
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    arrived: list[int] = []
-    previous = {
-        signum: signal.signal(signum, lambda number, _frame: arrived.append(number))
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-        if signal.getsignal(signum) is not signal.SIG_IGN
-    }
+def _stdout() -> Iterator[IO[bytes]]:
+    """Stdout's buffer; a closed pipe points fd 1 at /dev/null and raises OutputClosed."""
+    pipe = _PipeGuard(sys.stdout.buffer)
     try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        if arrived:
-            signal.raise_signal(arrived[0])
+        yield pipe  # type: ignore[misc]
+        pipe.flush()
+    except OSError as error:
+        if not (isinstance(error, BrokenPipeError) or pipe.broken):
+            raise
+        devnull = os.open(os.devnull, os.O_WRONLY)  # no later flush can fail or complain
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        raise OutputClosed from None
 
 
 class _PipeGuard:
@@ -121,18 +289,12 @@ class _PipeGuard:
             raise
 
 
-class OutputClosed(Exception):
-    """The reader of stdout went away (``pecli … | head``); nothing more can be written."""
-
-
-def _silence_stdout() -> None:
-    """Point fd 1 at /dev/null so that no later flush can fail or complain."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def pipe_was_closed() -> bool:
+    """Whether typer or rich reacted to a closed stdout (a wrapper, or fd 1 on /dev/null)."""
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        return True
+    try:
+        now, devnull = os.fstat(1), os.stat(os.devnull)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (devnull.st_dev, devnull.st_ino)

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from . import csv_output
+from . import csv_output, guard
 from .formats import npy_header
 from .guard import atomic_output
 
@@ -81,7 +81,7 @@ def write_table_to(
         rows = csv_output.write_csv(handle, blocks, columns=columns, dtype=stored, header=header)
     else:
         npy_header(handle, shape, stored)
-        for block in blocks:
+        for block in guard.checked(blocks):  # CSV stops through guard.run_stoppable
             handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
             rows += block.shape[0]
     if rows != shape[0]:
