@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.conventions import PRESETS, layout_views
+from ..core.dtypes import float_dtype
 from ..core.encoding import table_blocks
-from ..core.errors import LAYOUTS
+from ..core.rules import LAYOUTS
 from .fits import (
     ROUND,
     readings,
@@ -165,9 +166,7 @@ def _residual(
 
 
 def _round_to(values: np.ndarray, storage: str) -> np.ndarray:
-    from .precision import DTYPES
-
-    rounded: np.ndarray = values.astype(DTYPES[storage]).astype(np.float64)
+    rounded: np.ndarray = values.astype(float_dtype(storage)).astype(np.float64)
     return rounded
 
 

@@ -20,17 +20,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import ml_dtypes
 import numpy as np
 
 from ..core.conventions import Convention, layout_views
+from ..core.dtypes import FLOAT_DTYPES, float_dtype
 from ..core.encoding import table_blocks
-from ..core.errors import ParameterError, check_n, check_schedule, check_width
+from ..core.errors import ParameterError
+from ..core.rules import check_n, check_schedule, check_width
 
 __all__ = [
-    "DTYPES",
     "PrecisionReport",
     "framework_blocks",
     "largest_exact_integer",
@@ -39,13 +39,6 @@ __all__ = [
     "unit_roundoff",
 ]
 
-#: The float dtypes tables are computed or stored in, coarsest last.
-DTYPES: dict[str, Any] = {
-    "float64": np.dtype(np.float64),
-    "float32": np.dtype(np.float32),
-    "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-}
 #: The framework arithmetic dtypes :func:`precision_report` emulates.
 ARITHMETIC = ("float32", "float16", "bfloat16")
 
@@ -63,7 +56,7 @@ def unit_roundoff(dtype: str) -> float:
     (0.00048828125, 0.00390625)
 
     """
-    return float(ml_dtypes.finfo(DTYPES[dtype]).eps) / 2  # type: ignore[no-untyped-call]
+    return float(ml_dtypes.finfo(float_dtype(dtype)).eps) / 2  # type: ignore[no-untyped-call]
 
 
 def largest_exact_integer(dtype: str) -> int:
@@ -73,7 +66,7 @@ def largest_exact_integer(dtype: str) -> int:
     (256, 2048)
 
     """
-    bits = int(ml_dtypes.finfo(DTYPES[dtype]).nmant) + 1  # type: ignore[no-untyped-call]
+    bits = int(ml_dtypes.finfo(float_dtype(dtype)).nmant) + 1  # type: ignore[no-untyped-call]
     return int(2**bits)
 
 
@@ -89,9 +82,10 @@ def storage_precision(values: np.ndarray) -> str:
 
     """
     values = np.asarray(values, dtype=np.float64)
-    for name in ("bfloat16", "float16", "float32"):
+    name: str
+    for name in reversed(FLOAT_DTYPES[1:]):  # coarsest first
         with np.errstate(over="ignore"):
-            back = values.astype(DTYPES[name]).astype(np.float64)
+            back = values.astype(float_dtype(name)).astype(np.float64)
         if np.array_equal(back, values):
             return name
     return "float64"
@@ -124,7 +118,7 @@ def framework_blocks(
         Blocks ``(r, d)`` of float64 holding the ``dtype`` values.
 
     """
-    arith = DTYPES[_check_dtype(dtype)]
+    arith = float_dtype(_check_dtype(dtype))
     d = check_width(d, pad_odd_d=convention.pad_odd_d)
     h = d // 2
     scale = np.asarray(-math.log(base) / (h - check_schedule(convention.schedule)), dtype=arith)
@@ -230,7 +224,7 @@ def precision_report(
     framework_error, pecli_error = [], []
     for exact, computed in zip(reference, framework, strict=True):
         framework_error.append(np.abs(computed - exact).max(axis=1))
-        once = exact.astype(DTYPES[dtype]).astype(np.float64)
+        once = exact.astype(float_dtype(dtype)).astype(np.float64)
         pecli_error.append(np.abs(once - exact).max(axis=1))
     errors = np.concatenate(framework_error)
     errors[np.isnan(errors)] = np.inf  # overflowed (fp16 beyond 65504): no accuracy at all

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..core.errors import check_base, check_dtype, check_positions
 from ..core.frequencies import DEFAULT_BASE
+from ..core.rules import check_base, check_dtype, check_positions
 from ..io import formats
 from ._app import app
 from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
@@ -33,7 +33,8 @@ def add(
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
     base, out_dtype = check_base(base), check_dtype(dtype.value)
-    from ..core.apply import add_encoding, check_data_shape
+    from ..core.apply import add_encoding
+    from ..core.rules import check_data_shape
     from ..io import reading  # mmap, csv: only commands that read input pay for them
 
     matrix = reading.read_matrix(input_file or "-")

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import check_dtype
 from ..core.frequencies import DEFAULT_BASE
+from ..core.rules import check_dtype
 from ..io import formats
 from ._app import app
 from .options import (

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
-from ..core.errors import ParameterError, check_dtype, check_position
+from ..core.errors import ParameterError
+from ..core.rules import check_dtype, check_position
 from ..io import formats, writing
 from ._app import app
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..core.errors import MAX_D
+from ..core.rules import MAX_D
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.conventions import Convention

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
-from ..core.errors import ParameterError, check_position
+from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
+from ..core.rules import check_position
 from ..io import formats, guard, writing
 from ._app import app
 from .options import (

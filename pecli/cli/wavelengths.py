@@ -11,8 +11,8 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from ..core.errors import check_d
 from ..core.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
+from ..core.rules import check_d
 from ..io import formats, guard, writing
 from ._app import app
 from .options import Base, EvenD

@@ -19,50 +19,10 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
     from numpy.typing import ArrayLike, DTypeLike
 
 from .encoding import DEFAULT_BASE, encoding_table
-from .errors import ParameterError, check_dtype, check_position
+from .errors import ParameterError
+from .rules import check_data_dtype, check_data_shape, check_dtype, check_finite, check_position
 
-__all__ = ["add", "add_encoding", "check_data_dtype", "check_data_shape", "first_non_finite"]
-
-#: dtype kinds accepted as data: signed and unsigned integers, floats.
-REAL_KINDS = "iuf"
-
-
-def check_data_dtype(dtype: np.dtype, parameter: str = "x") -> None:
-    """Raise :class:`ParameterError` unless ``dtype`` holds plain real numbers.
-
-    Object, structured, complex, boolean, string and date dtypes are refused, so that
-    nothing is ever unpickled and nothing is silently reinterpreted.
-    """
-    if dtype.names is not None or dtype.kind not in REAL_KINDS:
-        rule = "must hold real numbers (integers or floats); objects are never unpickled"
-        raise ParameterError(parameter, rule, f"dtype {dtype}")
-
-
-def check_data_shape(shape: tuple[int, ...], parameter: str = "x") -> int:
-    """Return ``d`` for an ``(n, d)`` shape; raise :class:`ParameterError` otherwise.
-
-    The matrix must be 2-D, have at least one row, and an even number ``d >= 2`` of
-    columns, because the encoding pairs a sine and a cosine per frequency.
-    """
-    if len(shape) != 2:
-        rule = "must be a 2-D (n, d) matrix, one row per position"
-        raise ParameterError(parameter, rule, f"{len(shape)}-D array of shape {shape}")
-    n, d = shape
-    if n < 1:
-        raise ParameterError(parameter, "must hold at least one row", f"shape {shape}")
-    if d < 2 or d % 2:
-        rule = "must have an even number of columns d >= 2 (the encoding's width)"
-        raise ParameterError(parameter, rule, f"{d} columns")
-    return d
-
-
-def first_non_finite(block: np.ndarray) -> tuple[int, int] | None:
-    """0-based ``(row, column)`` of the first NaN or infinity in a 2-D block, or None."""
-    bad = ~np.isfinite(block)
-    if not bad.any():
-        return None
-    row, column = np.argwhere(bad)[0]
-    return int(row), int(column)
+__all__ = ["add", "add_encoding"]
 
 
 def add_encoding(
@@ -115,11 +75,7 @@ def add_encoding(
     first = check_position("start", start)
     out_dtype = check_dtype(dtype)
     values = np.asarray(data, dtype=np.float64)
-    bad = first_non_finite(values)
-    if bad is not None:
-        row, column = bad
-        where = f"{values[row, column]} at row {row + 1}, column {column + 1}"
-        raise ParameterError("x", "must hold finite numbers only", where)
+    check_finite(values, "x")
     table = encoding_table(d=d, n=values.shape[0], start=first, base=base, dtype=np.float64)
     with np.errstate(over="ignore"):
         result = np.ascontiguousarray(values + table, dtype=out_dtype)

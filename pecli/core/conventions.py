@@ -22,14 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import (
-    ParameterError,
-    check_layout,
-    check_position,
-    check_schedule,
-    check_width,
-    schedule_name,
-)
+from .errors import ParameterError
+from .rules import check_layout, check_position, check_schedule, check_width, schedule_name
 
 __all__ = ["PRESETS", "Convention", "component_names", "convention", "layout_views"]
 

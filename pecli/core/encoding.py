@@ -29,20 +29,14 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
 
 from . import kernels
 from .conventions import component_names, layout_views
-from .errors import (
-    ParameterError,
-    check_dtype,
-    check_n,
-    check_padding_idx,
-    check_positions,
-    check_width,
-)
+from .errors import ParameterError
 from .frequencies import (
     DEFAULT_BASE,
     angular_frequencies,
     frequencies_with_residuals,
     wavelengths,
 )
+from .rules import check_dtype, check_n, check_padding_idx, check_positions, check_width
 
 __all__ = [
     "BLOCK_CELLS",

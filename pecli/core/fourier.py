@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
     from numpy.typing import ArrayLike, DTypeLike
 
 from . import angles
-from .errors import ParameterError, check_dtype, check_n
+from .errors import ParameterError
+from .rules import check_dtype, check_finite, check_n
 
 __all__ = [
     "FREQUENCY_KINDS",
@@ -101,10 +102,7 @@ def _as_points(x: ArrayLike) -> np.ndarray:
     points = np.asarray(values, dtype=np.float64)
     if points.ndim < 2:
         points = points.reshape(-1, 1)
-    if not np.all(np.isfinite(points)):
-        row, column = np.argwhere(~np.isfinite(points))[0]
-        where = f"{points[row, column]} at row {row + 1}, column {column + 1}"
-        raise ParameterError("x", "must hold finite numbers only", where)
+    check_finite(points, "x")
     return points
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .angles import frequency_residuals
-from .errors import ParameterError, check_base, check_schedule, check_width, number_text
+from .errors import ParameterError
+from .rules import check_base, check_schedule, check_width, number_text
 
 __all__ = ["DEFAULT_BASE", "angular_frequencies", "wavelengths"]
 

@@ -21,7 +21,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..core.errors import ParameterError, check_n
+from ..core.errors import ParameterError
+from ..core.rules import check_n
 
 __all__ = ["TanhNetwork", "periodicity_figure", "random_network"]
 

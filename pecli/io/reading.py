@@ -28,8 +28,8 @@ from typing import IO, Literal
 
 import numpy as np
 
-from ..core.apply import check_data_dtype, first_non_finite
 from ..core.errors import ParameterError
+from ..core.rules import check_data_dtype, check_finite
 
 __all__ = ["Matrix", "matrix_from_array", "read_matrix"]
 
@@ -182,11 +182,7 @@ def _as_2d(array: np.ndarray) -> np.ndarray:
 def _checked(block: np.ndarray, first_row: int, parameter: str) -> np.ndarray:
     """``block`` as C-ordered native float64, refusing NaN and infinities."""
     values = np.ascontiguousarray(block, dtype=np.float64)
-    bad = first_non_finite(values)
-    if bad is not None:
-        row, column = bad
-        where = f"{values[row, column]} at row {first_row + row + 1}, column {column + 1}"
-        raise ParameterError(parameter, "must hold finite numbers only", where)
+    check_finite(values, parameter, rows=first_row)
     return values
 
 
@@ -262,11 +258,7 @@ def _parse_csv(text: str, parameter: str) -> Matrix:
         raise ParameterError(parameter, "must be CSV numbers", str(error)) from None
     if values.shape[1] != width:
         _locate_csv_error(lines, width, parameter)
-    bad = first_non_finite(values)
-    if bad is not None:
-        row, column = bad
-        where = f"{values[row, column]} on line {lines[row][0]}, column {column + 1}"
-        raise ParameterError(parameter, "must hold finite numbers only", where)
+    check_finite(values, parameter, rows=[number for number, _ in lines])
     return Matrix(values.shape, columns, _array_blocks(values, parameter))
 
 
