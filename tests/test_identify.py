@@ -180,10 +180,10 @@ def test_cli_identify_reads_csv_on_stdin(run_cli):
 def test_cli_identify_stdin_limits_and_cleans_up(run_cli, monkeypatch, tmp_path):
     import tempfile
 
-    from pecli.io import reading_table
+    from pecli.io import reading
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(reading_table, "MAX_STDIN_BYTES", 1 << 20)
+    monkeypatch.setattr(reading, "MAX_STDIN_BYTES", 1 << 20)
     big = "0.5,0.25\n" * 200_000  # 1.8 MB
     result = run_cli("identify", "-", input=big)
     assert result.exit_code == 2 and "at most 1,048,576 bytes from a pipe" in result.stderr
@@ -216,9 +216,9 @@ def test_csv_storage_is_the_dtype_whose_shortest_text_was_written(run_cli, stora
 
 
 def test_csv_too_large_to_parse_whole_is_refused_before_parsing(run_cli, tmp_path, monkeypatch):
-    from pecli.io import reading_table
+    from pecli.io import reading
 
-    monkeypatch.setattr(reading_table, "MAX_CSV_BYTES", 1000)
+    monkeypatch.setattr(reading, "MAX_CSV_BYTES", 1000)
     path = tmp_path / "big.csv"
     path.write_text("0.5,0.25\n" * 200)  # 1800 bytes
     result = run_cli("identify", str(path))

@@ -137,7 +137,7 @@ def identify(
     Example: pecli identify pe.npy --json
     """
     from ..analysis.identify import identify_table
-    from ..io.reading_table import read_table
+    from ..io.reading import read_table
 
     try:
         table = read_table(file)

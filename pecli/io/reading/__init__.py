@@ -1,10 +1,20 @@
-"""Reading one whole table, keeping its stored dtype, from a file or stdin (for ``identify``).
+"""Reading input: ``.npy`` or CSV, from a file or stdin, in blocks or whole. No maths here.
 
-:mod:`pecli.analysis.identify` needs the storage dtype (float16, bfloat16, float32 …) and all the
-rows at once, so this reads whole tables, up to :data:`MAX_TABLE_VALUES` values; streamed,
-float64 reading for ``add`` is :mod:`pecli.io.reading`. The format is recognised from the
-content, as there. Stdin is copied to a temporary file first (at most
-:data:`MAX_STDIN_BYTES`), then read like a file. No maths here.
+* The format is recognised from the content, not the name: the ``.npy`` magic string, else
+  CSV text. Pickles and ``.npz`` archives are refused; nothing is ever unpickled.
+* ``.npy`` headers are parsed before any data is touched; only real (integer or float)
+  dtypes are accepted. A ``.npy`` file is read through a memory map, in row blocks, so it
+  may be larger than memory; Fortran order and big-endian data are read correctly. A
+  ``.npy`` on stdin is read block by block as it arrives (all at once if Fortran-ordered).
+* CSV is comma-separated with an optional header line (recognised because none of its
+  cells is a number); it is parsed whole, so its errors name the line and column.
+* NaN and infinities are refused with their row (or line) and column.
+
+:func:`read_matrix` streams float64 row blocks (``add``, ``fourier``); :func:`read_table`
+loads one whole table in its stored dtype (``identify``). The formats are read in
+:mod:`.npy` and :mod:`.csv_text`, the block iterator is :mod:`.matrix`. Every problem raises
+:class:`~pecli.core.errors.ParameterError` for ``parameter`` (the command line's ``--input``),
+so the command line reports it as a usage error.
 """
 
 from __future__ import annotations
@@ -15,23 +25,82 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterator
-from typing import Any
+from typing import IO
 
 import numpy as np
 
-from ..core.errors import ParameterError
-from .reading import NPY_MAGIC, STDIN, read_matrix
+from ...core.errors import ParameterError
+from ...core.rules import check_data_dtype
+from .csv_text import as_stored, parse_csv
+from .matrix import Matrix, array_blocks
+from .npy import MAX_TABLE_VALUES, load_keeping_dtype, read_npy
 
-__all__ = ["MAX_STDIN_BYTES", "MAX_TABLE_VALUES", "read_table"]
+__all__ = [
+    "MAX_CSV_BYTES",
+    "MAX_STDIN_BYTES",
+    "MAX_TABLE_VALUES",
+    "Matrix",
+    "matrix_from_array",
+    "read_matrix",
+    "read_table",
+]
 
-#: Largest table read whole: 2^26 values, 256 MiB of float32.
-MAX_TABLE_VALUES = 1 << 26
+NPY_MAGIC = b"\x93NUMPY"
+ZIP_MAGIC = b"PK\x03\x04"
+PICKLE_OPCODE = b"\x80"
+STDIN = "-"
 
 #: Largest CSV text read whole: ~6 million float32 values, a few GB while parsed.
 MAX_CSV_BYTES = 64 << 20
 
 #: Most bytes taken from stdin: a table of MAX_TABLE_VALUES values as CSV fits.
 MAX_STDIN_BYTES = 1 << 30
+
+
+def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
+    """Open ``source`` (a file name, or ``-`` for stdin) and check its header.
+
+    Raises
+    ------
+    ParameterError
+        For a missing file, a terminal on stdin, a pickle or ``.npz``, a broken ``.npy``
+        header, a non-real dtype, or (CSV) ragged rows, non-numeric cells or non-finite
+        values; the value names the line / row and column where it can.
+
+    """
+    if source == STDIN:
+        if sys.stdin.isatty():
+            rule = "is a terminal: pipe data in or give a file name"
+            raise ParameterError(parameter, rule, source)
+        return _read_stream(sys.stdin.buffer, None, parameter)
+    if not os.path.isfile(source):
+        raise ParameterError(parameter, "must be an existing file (or - for stdin)", source)
+    with open(source, "rb") as handle:
+        return _read_stream(handle, source, parameter)
+
+
+def matrix_from_array(array: np.ndarray, *, parameter: str = "values") -> Matrix:
+    """Wrap an in-memory array (of real numbers) as a :class:`Matrix`."""
+    check_data_dtype(array.dtype, parameter)
+    return Matrix(array.shape, None, array_blocks(array, parameter))
+
+
+def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
+    prefix = stream.read(len(NPY_MAGIC))
+    if prefix == NPY_MAGIC:
+        return read_npy(stream, path, parameter)
+    if prefix.startswith(ZIP_MAGIC):
+        raise ParameterError(parameter, "must be .npy or CSV, not an .npz archive", path or "-")
+    if prefix.startswith(PICKLE_OPCODE):
+        rule = "must be .npy or CSV; pickled data is never loaded"
+        raise ParameterError(parameter, rule, "a pickle")
+    try:
+        text = (prefix + stream.read()).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = "\0"
+    if "\0" in text:  # not text, though it may decode (a run of zero bytes does)
+        raise ParameterError(parameter, "must be .npy or CSV text", "binary data")
+    return parse_csv(text, parameter)
 
 
 def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
@@ -82,69 +151,19 @@ def _read_file(source: str, name: str, parameter: str) -> np.ndarray:
     with open(source, "rb") as handle:
         is_npy = handle.read(len(NPY_MAGIC)) == NPY_MAGIC
     if is_npy:
-        table = _load_npy_keeping_dtype(source, name, parameter)
+        table = load_keeping_dtype(source, name, parameter)
     else:
         if os.path.getsize(source) > MAX_CSV_BYTES:  # parsed whole: memory is ~40x the text
             rule = f"must be at most {MAX_CSV_BYTES / 2**20:g} MiB as CSV (a few hundred rows do)"
             raise ParameterError(parameter, rule, f"{os.path.getsize(source):,} bytes")
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
-        table = _as_stored(table)
+        table = as_stored(table)
     if table.ndim != 2 or table.size == 0:
         raise ParameterError(parameter, "must hold a non-empty 2-D table", f"shape {table.shape}")
     if not np.all(np.isfinite(table.astype(np.float64))):
         raise ParameterError(parameter, "must hold finite numbers only", name)
     return table
-
-
-def _load_npy_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
-    import ml_dtypes
-
-    try:
-        table: np.ndarray = np.load(source, allow_pickle=False, mmap_mode="r")
-    except (ValueError, OSError, EOFError) as error:
-        raise ParameterError(parameter, f"must be a valid .npy file ({error})", name) from None
-    if table.size > MAX_TABLE_VALUES:  # checked on the header, before reading the data
-        rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
-        raise ParameterError(parameter, rule, f"shape {table.shape}")
-    table = np.array(table)  # read it now, off the memory map
-    if table.dtype.kind == "V" and table.dtype.itemsize == 2 and not table.dtype.names:
-        return table.view(ml_dtypes.bfloat16)
-    if table.dtype.kind not in "fiu":
-        raise ParameterError(parameter, "must hold real numbers", f"dtype {table.dtype}")
-    return table if table.dtype.kind == "f" else table.astype(np.float64)
-
-
-#: Values whose text is checked to tell the storage dtype of a CSV table.
-TEXT_SAMPLE = 4096
-
-
-def _as_stored(values: np.ndarray) -> np.ndarray:
-    """CSV values in the narrowest dtype whose shortest round-trip text they were written as.
-
-    A float32 table written as shortest float32 text ("0.84147096") parses to float64 numbers
-    that are not float32 values; this finds the dtype back (float16, bfloat16, float32) from
-    a sample spread over the table and returns the values in it, else the float64 values.
-    """
-    import ml_dtypes
-
-    flat = values.reshape(-1)
-    sample = flat[:: max(1, flat.size // TEXT_SAMPLE)][:TEXT_SAMPLE]
-    for dtype, digits in ((np.float16, 5), (ml_dtypes.bfloat16, 4), (np.float32, 9)):
-        with np.errstate(over="ignore"):
-            stored = sample.astype(dtype)
-        if all(_shortest_text(x, dtype, digits) == v for x, v in zip(stored, sample, strict=True)):
-            return values.astype(dtype)
-    return values
-
-
-def _shortest_text(value: Any, dtype: Any, digits: int) -> float:
-    """The number written by the shortest decimal text that reads back as ``value`` in dtype."""
-    for places in range(digits):
-        text = float(f"{float(value):.{places}e}")
-        if dtype(text) == value:
-            return text
-    return float(value)
 
 
 def _is_stream(source: str) -> bool:
