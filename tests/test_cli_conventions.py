@@ -110,3 +110,35 @@ def test_plot_waves_bad_knobs(run_cli, tmp_path, monkeypatch, args, option):
     result = run_cli("plot-waves", *args)
     assert result.exit_code == 2 and option in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def _options(command: str) -> dict[str, tuple[tuple[str, ...], str | None]]:
+    import typer.main
+
+    from pecli.cli import app
+
+    group = typer.main.get_command(app)
+    params = group.commands[command].params  # type: ignore[attr-defined]
+    return {p.name: (tuple(p.opts), getattr(p, "help", None)) for p in params}
+
+
+CONVENTION_OPTIONS = {
+    "convention", "layout", "schedule", "start", "padding_idx", "flip_sin_to_cos",
+    "downscale_freq_shift",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "missing"),
+    [("compute", set()), ("heatmap", set()), ("precision", set()),
+     ("plot-waves", {"start", "padding_idx"})],
+)  # fmt: skip
+def test_convention_options_are_declared_once_and_shared(command, missing):
+    """Every command that takes a convention offers the same options with the same help."""
+    reference = _options("compute")
+    options = _options(command)
+    for name in CONVENTION_OPTIONS - missing:
+        assert options[name] == reference[name], name
+    if missing:  # plot-waves' --start is its x axis, not the table's first position
+        assert "padding_idx" not in options
+        assert options["start"] != reference["start"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -10,46 +10,38 @@ from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_dtype
 from ..io import formats
 from ._app import app
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.conventions import Convention
+
 from .options import (
     Base,
-    ConventionName,
-    ConventionOpt,
-    ConventionStart,
     D,
-    DownscaleFreqShift,
     Dtype,
     DtypeOpt,
-    FlipSinToCos,
     FormatOpt,
     Header,
-    LayoutOpt,
     N,
-    PaddingIdx,
     Quiet,
-    ScheduleOpt,
     TableOutput,
-    resolve_convention,
+    convention_options,
 )
 from .progress import write_streamed
 
 
 @app.command()
+@convention_options()
 def compute(
     d: D = 512,
     n: N = 100,
     base: Base = DEFAULT_BASE,
-    start: ConventionStart = None,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
     fmt: FormatOpt = None,
     header: Header = True,
     quiet: Quiet = False,
-    convention: ConventionOpt = ConventionName.vaswani,
-    layout: LayoutOpt = None,
-    schedule: ScheduleOpt = None,
-    padding_idx: PaddingIdx = None,
-    flip_sin_to_cos: FlipSinToCos = None,
-    downscale_freq_shift: DownscaleFreqShift = None,
+    *,
+    conv: Convention,
 ) -> None:
     """Compute the table pe(start) … pe(start + n - 1) and write it as CSV or npy.
 
@@ -63,10 +55,6 @@ def compute(
     """
     from ..core.encoding import component_names, table_blocks  # the core, once a command runs
 
-    conv = resolve_convention(
-        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
-        schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
-    )  # fmt: skip
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
     table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}

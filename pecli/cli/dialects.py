@@ -20,17 +20,9 @@ from ..io import formats, guard, writing
 from ._app import app
 from .options import (
     Base,
-    ConventionName,
-    ConventionOpt,
-    ConventionStart,
     D,
-    DownscaleFreqShift,
-    FlipSinToCos,
-    LayoutOpt,
     N,
-    PaddingIdx,
-    ScheduleOpt,
-    resolve_convention,
+    convention_options,
 )
 from .progress import track_rows
 
@@ -39,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..analysis.identify import Identification
     from ..analysis.precision import PrecisionReport
+    from ..core.conventions import Convention
 
 
 class ComputeDtype(StrEnum):
@@ -176,6 +169,7 @@ def _show_precision(report: PrecisionReport) -> None:
 
 
 @app.command()
+@convention_options()
 def precision(
     d: D = 512,
     n: N = 100000,
@@ -188,13 +182,8 @@ def precision(
         str | None,
         typer.Option("-o", "--output", help="Also draw error vs position (png, svg, pdf)."),
     ] = None,
-    convention: ConventionOpt = ConventionName.vaswani,
-    layout: LayoutOpt = None,
-    schedule: ScheduleOpt = None,
-    start: ConventionStart = None,
-    padding_idx: PaddingIdx = None,
-    flip_sin_to_cos: FlipSinToCos = None,
-    downscale_freq_shift: DownscaleFreqShift = None,
+    *,
+    conv: Convention,
 ) -> None:
     """Error of the table computed the way frameworks do (float32 angles, fp16, bf16).
 
@@ -205,10 +194,6 @@ def precision(
     """
     from ..analysis.precision import precision_report
 
-    conv = resolve_convention(
-        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
-        schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
-    )  # fmt: skip
     kind = _figure_kind(output)
     report = precision_report(
         d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold,

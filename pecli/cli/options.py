@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
+from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -120,6 +124,54 @@ DownscaleFreqShift = Annotated[
     float | None,
     typer.Option("--downscale-freq-shift", help="diffusers only: the shift s (default 1)."),
 ]
+
+
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+#: The convention options, in the order ``--help`` lists them: (parameter, option, default).
+_CONVENTION_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("convention", ConventionOpt, ConventionName.vaswani),
+    ("layout", LayoutOpt, None),
+    ("schedule", ScheduleOpt, None),
+    ("start", ConventionStart, None),
+    ("padding_idx", PaddingIdx, None),
+    ("flip_sin_to_cos", FlipSinToCos, None),
+    ("downscale_freq_shift", DownscaleFreqShift, None),
+)
+
+
+def convention_options(*, positions: bool = True) -> Callable[[Command], Command]:
+    """Give a command the convention options, declared once here; it receives ``conv``.
+
+    The decorated function declares a parameter ``conv``; the command line shows the
+    options ``--convention``, ``--layout``, ``--schedule``, ``--flip-sin-to-cos`` and
+    ``--downscale-freq-shift`` in its place (and ``--start`` and ``--padding-idx`` when
+    ``positions`` is true), and the function is called with the resulting
+    :class:`~pecli.core.conventions.Convention` as ``conv``.
+    """
+    wanted = [o for o in _CONVENTION_OPTIONS if positions or o[0] not in ("start", "padding_idx")]
+
+    def decorate(command: Command) -> Command:
+        hints = typing.get_type_hints(command, localns={"Convention": object}, include_extras=True)
+        params: list[inspect.Parameter] = []
+        for param in inspect.signature(command).parameters.values():
+            if param.name == "conv":
+                params += [inspect.Parameter(name, _KEYWORD, default=default, annotation=alias)
+                           for name, alias, default in wanted]  # fmt: skip
+            else:
+                params.append(param.replace(kind=_KEYWORD, annotation=hints[param.name]))
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> Any:
+            knobs = {name: kwargs.pop(name) for name, _, _ in wanted}
+            return command(conv=resolve_convention(**knobs), **kwargs)
+
+        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        run.__annotations__ = {param.name: param.annotation for param in params}
+        return run  # type: ignore[return-value]
+
+    return decorate
 
 
 def resolve_convention(

@@ -20,23 +20,17 @@ from ..io import formats, guard, writing
 from ._app import app
 from .options import (
     Base,
-    ConventionName,
-    ConventionOpt,
-    ConventionStart,
     D,
     DataOutput,
-    DownscaleFreqShift,
     EvenD,
-    FlipSinToCos,
-    LayoutOpt,
-    PaddingIdx,
     Quiet,
-    ScheduleOpt,
-    resolve_convention,
+    convention_options,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
+
+    from ..core.conventions import Convention
 
 FigureOutput = Annotated[
     str | None,
@@ -111,6 +105,7 @@ class PlotOutputs:
 
 
 @app.command("plot-waves")
+@convention_options(positions=False)
 def plot_waves(
     d: EvenD = 512,
     base: Base = DEFAULT_BASE,
@@ -125,11 +120,8 @@ def plot_waves(
     output: FigureOutput = None,
     data: DataOutput = None,
     quiet: Quiet = False,
-    convention: ConventionOpt = ConventionName.vaswani,
-    layout: LayoutOpt = None,
-    schedule: ScheduleOpt = None,
-    flip_sin_to_cos: FlipSinToCos = None,
-    downscale_freq_shift: DownscaleFreqShift = None,
+    *,
+    conv: Convention,
 ) -> None:
     """Draw the sine component of chosen pairs i against position (the article's first figure).
 
@@ -141,10 +133,6 @@ def plot_waves(
     """
     from ..figures import article as figures
 
-    conv = resolve_convention(
-        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
-        schedule=schedule, layout=layout,
-    )  # fmt: skip
     outputs = PlotOutputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs)
     first, last = check_position("start", start), check_position("stop", stop)
@@ -167,20 +155,16 @@ def plot_waves(
 
 
 @app.command()
+@convention_options()
 def heatmap(
     d: D = 128,
     n: Annotated[int, typer.Option("--n", help="Number of positions (columns), 1 to 10000.")] = 100,
     base: Base = DEFAULT_BASE,
-    start: ConventionStart = None,
     output: FigureOutput = None,
     data: DataOutput = None,
     quiet: Quiet = False,
-    convention: ConventionOpt = ConventionName.vaswani,
-    layout: LayoutOpt = None,
-    schedule: ScheduleOpt = None,
-    padding_idx: PaddingIdx = None,
-    flip_sin_to_cos: FlipSinToCos = None,
-    downscale_freq_shift: DownscaleFreqShift = None,
+    *,
+    conv: Convention,
 ) -> None:
     """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (the article's second figure).
 
@@ -192,10 +176,6 @@ def heatmap(
     from ..core.encoding import component_names, encoding_table
     from ..figures import article as figures
 
-    conv = resolve_convention(
-        convention, flip_sin_to_cos=flip_sin_to_cos, downscale_freq_shift=downscale_freq_shift,
-        schedule=schedule, layout=layout, start=start, padding_idx=padding_idx,
-    )  # fmt: skip
     outputs = PlotOutputs(output, "heatmap.png", data, quiet)
     figures.check_heatmap_size(n=n, d=d)
     table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
