@@ -36,13 +36,11 @@ References
 from __future__ import annotations
 
 import functools
-import itertools
-import os
 from collections.abc import Callable
 
 import numpy as np
 
-from . import angles
+from . import angles, threads
 from .errors import ParameterError
 
 __all__ = ["fill_sin_cos_consecutive", "fill_sin_cos_direct"]
@@ -55,8 +53,6 @@ MAX_BLOCK_ROWS = 256
 STEPS = 64
 #: Cells per chunk of direct evaluation: its float64 temporaries stay about 1 MiB each.
 DIRECT_CELLS = 1 << 17
-#: Below this many (row, pair) cells per thread a second thread costs more than it saves.
-CELLS_PER_WORKER = 1 << 19
 
 _Writer = Callable[[int, int, np.ndarray, np.ndarray], None]
 
@@ -131,7 +127,10 @@ def fill_sin_cos_consecutive(
         write = _writer(sin_out, cos_out, anchor.shape)
         _fill_range(write, anchor, steps, start, (w, res), n0, n1, offset)
 
-    _run_split(work, _split_rows(offset, offset + m, rows * STEPS, _worker_count(workers, m * h)))
+    threads.run_split(
+        work,
+        threads.split_rows(offset, offset + m, rows * STEPS, threads.worker_count(workers, m * h)),
+    )
 
 
 def fill_sin_cos_direct(
@@ -179,19 +178,7 @@ def fill_sin_cos_direct(
             angle = angles.product(positions[row:stop, None], omega, omega_residual)
             sin_out[row:stop], cos_out[row:stop] = angles.sin_cos(angle)
 
-    _run_split(work, _split_rows(0, m, step, _worker_count(workers, m * h)))
-
-
-def _run_split(work: Callable[[int, int], None], ranges: list[tuple[int, int]]) -> None:
-    """``work(n0, n1)`` for each range, in threads when there is more than one."""
-    if len(ranges) == 1:
-        work(*ranges[0])
-        return
-    from concurrent.futures import ThreadPoolExecutor  # only tables large enough to split
-
-    with ThreadPoolExecutor(len(ranges)) as pool:
-        for done in [pool.submit(work, n0, n1) for n0, n1 in ranges]:
-            done.result()
+    threads.run_split(work, threads.split_rows(0, m, step, threads.worker_count(workers, m * h)))
 
 
 def _check(
@@ -208,23 +195,6 @@ def _check(
     if not np.isfinite(first):
         raise ParameterError("first_position", "must be finite", first)
     return sin_out.shape[0], h
-
-
-def _worker_count(workers: int | None, cells: int) -> int:
-    if workers is not None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ParameterError("workers", "must be an integer >= 1", workers)
-        return workers
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(cpus or 1, cells // CELLS_PER_WORKER))
-
-
-def _split_rows(n0: int, n1: int, unit: int, parts: int) -> list[tuple[int, int]]:
-    """Cut ``[n0, n1)`` into at most ``parts`` ranges whose inner bounds are multiples of unit."""
-    units = -(-n1 // unit) - n0 // unit
-    cuts = {n0, n1} | {(n0 // unit + units * k // parts) * unit for k in range(1, parts)}
-    inner = sorted(c for c in cuts if n0 <= c <= n1)
-    return list(itertools.pairwise(inner))
 
 
 @functools.lru_cache(maxsize=8)
