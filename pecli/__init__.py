@@ -1,8 +1,9 @@
 """pecli: the sinusoidal positional encoding of Transformers, computed, exported and drawn.
 
-The library is pure NumPy (arrays in, arrays out); the command line (:mod:`pecli.cli`) is a
-thin wrapper over it, and figures (:mod:`pecli.figures`, :mod:`pecli.fourier_figure`) import
-matplotlib only when used.
+The maths (:mod:`pecli.core`) is pure NumPy, arrays in and arrays out; above it sit input and
+output (:mod:`pecli.io`), analyses (:mod:`pecli.analysis`), figures (:mod:`pecli.figures`,
+which import matplotlib only when used) and the command line (:mod:`pecli.cli`), a thin
+wrapper (docs/architecture.md).
 
 * the encoding: :func:`positional_encoding`, :func:`encoding_table`, :func:`table_blocks`,
   :func:`angular_frequencies`, :func:`wavelengths` (docs/encoding.md);
@@ -37,8 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve t
     from .core.errors import ParameterError
     from .core.fourier import feature_names, fourier_features, fourier_frequencies
 
-# Submodules load on first use (SPEC 1 of scientific-python), so ``pecli --help`` and other
-# commands import only the parts they run.
+# Submodules load on first use (lazy_loader, scientific-python's SPEC 1 on lazy loading), so
+# ``pecli --help`` and other commands import only the parts they run.
 __getattr__, __dir__, _ = lazy_loader.attach(
     __name__,
     submod_attrs={

@@ -125,7 +125,7 @@ def test_fourier_usage_errors(run_cli, tmp_path, monkeypatch, args, hint, messag
 
 # ---- wavelengths ----------------------------------------------------------------------
 
-SPEC_WAVELENGTHS = {1: 6.2831853, 10: 8.6857009, 50: 36.6272969, 100: 221.3374328}
+GOLDEN_WAVELENGTHS = {1: 6.2831853, 10: 8.6857009, 50: 36.6272969, 100: 221.3374328}
 
 
 def test_wavelengths_csv_has_the_golden_values(run_cli):
@@ -135,7 +135,7 @@ def test_wavelengths_csv_has_the_golden_values(run_cli):
     assert lines[0] == "pair,sin_component,cos_component,omega,wavelength"
     assert len(lines) == 1 + 256
     rows = {int(line.split(",")[0]): line.split(",") for line in lines[1:]}
-    for i, lam in SPEC_WAVELENGTHS.items():
+    for i, lam in GOLDEN_WAVELENGTHS.items():
         assert rows[i][1:3] == [str(2 * i - 1), str(2 * i)]
         assert math.isclose(float(rows[i][4]), lam, abs_tol=1e-7)
         assert math.isclose(float(rows[i][3]) * float(rows[i][4]), 2 * math.pi, rel_tol=1e-15)
