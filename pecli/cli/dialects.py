@@ -16,7 +16,7 @@ import typer
 
 from ..core.errors import ParameterError, RuntimeFailure
 from ..core.frequencies import DEFAULT_BASE
-from ..io import formats, guard, writing
+from ..io import formats, paths, writing
 from ._app import app
 from .options import (
     Base,
@@ -211,7 +211,7 @@ def _figure_kind(output: str | None) -> str | None:
     """The figure format of ``-o``, checked before any work (None: no figure)."""
     if output is None:
         return None
-    if guard.is_stdout(output):
+    if paths.is_stdout(output):
         raise ParameterError("output", "must be a file name: the table goes to stdout", output)
     kind = formats.resolve_format(
         output, None, formats=formats.FIGURE_FORMATS, default="png", format_option=False

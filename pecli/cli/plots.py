@@ -16,7 +16,7 @@ import typer
 from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_position
-from ..io import formats, guard, writing
+from ..io import formats, guard, paths, writing
 from ._app import app
 from .options import (
     Base,
@@ -73,7 +73,7 @@ class PlotOutputs:
                 data, None, parameter="data", format_option=False
             )
             formats.check_output(data, self.data_format, parameter="data")
-            if guard.is_stdout(data) and guard.is_stdout(self.figure):
+            if paths.is_stdout(data) and paths.is_stdout(self.figure):
                 rule = "cannot share stdout with the figure: give one of them a file name"
                 raise ParameterError("data", rule, data)
 
@@ -100,7 +100,7 @@ class PlotOutputs:
         self._say(self.figure)
 
     def _say(self, written: str) -> None:
-        if not self.quiet and not guard.is_stdout(written):
+        if not self.quiet and not paths.is_stdout(written):
             sys.stderr.write(f"pecli: wrote {written}\n")
 
 

@@ -13,7 +13,7 @@ import typer
 
 from ..core.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ..core.rules import check_d
-from ..io import formats, guard, writing
+from ..io import formats, guard, paths, writing
 from ._app import app
 from .options import Base, EvenD
 
@@ -89,7 +89,7 @@ def wavelengths_command(
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
         return
-    terminal = guard.is_stdout(output) and sys.stdout.isatty()
+    terminal = paths.is_stdout(output) and sys.stdout.isatty()
     text = _rich_table(columns, d=d, base=base, terminal=terminal)
     with guard.atomic_output(output) as handle:
         handle.write(text.encode("utf-8"))

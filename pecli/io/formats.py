@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.errors import ParameterError, RuntimeFailure
 from . import csv_output
-from .guard import STDOUT, is_special, is_stdout, name_max
+from .paths import STDOUT, is_special, is_stdout, name_max
 
 __all__ = [
     "FIGURE_FORMATS",
@@ -46,6 +46,9 @@ def resolve_format(
 ) -> str:
     """The output format: ``fmt`` if given, else the file suffix, else ``default`` for stdout.
 
+    A name written through rather than replaced (``/dev/stdout``, a FIFO) without a known
+    suffix takes ``default`` too.
+
     Raises
     ------
     ParameterError
@@ -60,6 +63,8 @@ def resolve_format(
         return default
     suffix = Path(str(output)).suffix.lower().lstrip(".")
     allowed = formats if suffixes is None else suffixes  # what a file name may end in
+    if suffix not in allowed and is_special(output):  # /dev/stdout, /dev/fd/3, a FIFO: as stdout
+        return default
     if suffix not in allowed:
         rule = f"must end in {', '.join('.' + f for f in allowed)}"
         rule += " (or give --format)" if format_option else ""

@@ -22,23 +22,20 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import stat
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
+from .paths import descriptor, is_special, is_stdout, name_max
+
 __all__ = [
     "EXIT_BROKEN_PIPE",
-    "STDOUT",
     "OutputClosed",
     "atomic_output",
     "checked",
     "exit_now",
-    "is_special",
-    "is_stdout",
     "leave_on_signal",
-    "name_max",
     "pipe_was_closed",
     "run_stoppable",
     "signal_status",
@@ -46,7 +43,6 @@ __all__ = [
     "unwind_on_signal",
 ]
 
-STDOUT = "-"
 #: 128 + SIGPIPE, what a C tool killed by a closed pipe reports.
 EXIT_BROKEN_PIPE = 128 + 13
 #: The signals that stop a run: Ctrl-C, ``kill``, a closed terminal.
@@ -175,29 +171,6 @@ def signals_held() -> Iterator[None]:
             signal.raise_signal(arrived[0])
 
 
-def is_stdout(output: str | os.PathLike[str] | None) -> bool:
-    """True when ``output`` means standard output (``None`` or ``"-"``)."""
-    return output is None or str(output) == STDOUT
-
-
-def is_special(output: str | os.PathLike[str] | None) -> bool:
-    """True for an existing output that is not a regular file (a device, FIFO or socket)."""
-    if is_stdout(output):
-        return False
-    try:
-        return not stat.S_ISREG(os.stat(str(output)).st_mode) and not os.path.isdir(str(output))
-    except OSError:
-        return False
-
-
-def name_max(folder: str | os.PathLike[str]) -> int:
-    """Longest file name the folder's file system takes, in bytes (255 almost everywhere)."""
-    try:
-        return os.pathconf(folder, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        return 255
-
-
 @contextlib.contextmanager
 def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     """Open ``output`` for binary writing; a file appears only if the block succeeds.
@@ -205,17 +178,20 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     For a file, writes go to a temporary file in the same folder, which is renamed over
     ``output`` on success and removed on any exception (``KeyboardInterrupt`` included), so
     an existing file is replaced only by a complete one; a symbolic link keeps pointing at
-    the file it names, which is the one replaced. The file's mode follows the umask. A
-    device, FIFO or socket (``/dev/null``, a named pipe) is written directly: it cannot be
-    replaced. For stdout, yields its buffer; a closed pipe raises :class:`OutputClosed`.
+    the file it names, which is the one replaced. The file's mode follows the umask.
+    Anything else is written through, never replaced (:func:`pecli.io.paths.is_special`):
+    a name of one of this process's descriptors (``/dev/stdout``, ``/dev/fd/N``) writes to
+    that descriptor at its current offset; a device, FIFO or socket is opened and written.
+    For stdout, yields its buffer; a closed pipe raises :class:`OutputClosed`.
     """
-    if is_stdout(output):
+    fd = descriptor(output)
+    if is_stdout(output) or fd == 1:
         with _stdout() as pipe:
             yield pipe
         return
-    if is_special(output):
-        with open(str(output), "wb") as device:
-            yield device
+    if fd is not None or is_special(output):
+        with _through(output, fd) as handle:
+            yield handle
         return
     path = os.path.realpath(str(output))  # through symbolic links, dangling ones too
     folder, name = os.path.split(path)
@@ -236,6 +212,13 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _through(output: str | os.PathLike[str] | None, fd: int | None) -> IO[bytes]:
+    """A descriptor (duplicated: closing it leaves the original open) or a special file."""
+    if fd is None:
+        return open(str(output), "wb")
+    return os.fdopen(os.dup(fd), "wb")
 
 
 class OutputClosed(Exception):
