@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import unicodedata
 from pathlib import Path
@@ -164,7 +163,10 @@ def _covers(entry: str, module: str) -> bool:
 
     A folder (``pecli/core/``) is not enough: each module needs its own row.
     """
-    return entry == module or (any(c in entry for c in "*?[") and fnmatch.fnmatch(module, entry))
+    if not any(c in entry for c in "*?["):
+        return entry == module
+    pattern = re.escape(entry).replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
+    return re.fullmatch(pattern, module) is not None  # a wildcard never crosses a /
 
 
 def test_layout_table_found():
@@ -319,3 +321,9 @@ def test_cli_md_parsing_sees_options():
     assert {"--d", "-o", "--no-header"} <= mentioned_options(SECTIONS["compute"])
     assert "-j" not in mentioned_options("`ω_j = C^(-j/(h-S))`")
     assert mentioned_options("`pecli compute -x 1 | head -n 3`, `-y`") == {"-x", "-y"}
+
+
+def test_layout_wildcards_stay_in_their_folder():
+    assert _covers("pecli/*/__init__.py", "pecli/io/__init__.py")
+    assert not _covers("pecli/*/__init__.py", "pecli/io/reading/__init__.py")
+    assert not _covers("pecli/core/", "pecli/core/kernels.py")
