@@ -44,7 +44,7 @@ _ARGUMENTS = {"x": "VALUES...", "file": "FILE"}
 
 
 def parameter_message(error: ParameterError) -> str:
-    """``Invalid value for '--d': must be an even integer >= 2 (got 3)``."""
+    """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``."""
     option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
     return f"Invalid value for '{option}': {error.rule} (got {error.value})"
 

@@ -19,7 +19,7 @@ class ParameterError(ValueError):
         The argument's name in the Python API (``"d"``, ``"n"``, ``"base"``, ...); the
         command-line option of the same name is ``--<parameter>``.
     rule : str
-        The rule, phrased to follow the name (``"must be an even integer >= 2"``).
+        The rule, phrased to follow the name (``"must be an integer from 1 to 2^53"``).
     value : object
         The rejected value.
 
