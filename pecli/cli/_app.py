@@ -81,6 +81,13 @@ class PecliGroup(TyperGroup):
         self.running = name or ""
         return name, command, rest
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """``pecli`` alone prints the help on stdout and succeeds, as most tools do."""
+        if not args and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help())
+            ctx.exit(0)
+        return super().parse_args(ctx, args)  # type: ignore[no-any-return]
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         try:

@@ -43,6 +43,10 @@ FigureOutput = Annotated[
 ]
 
 
+#: The article's pairs i (its first figure).
+DEFAULT_PAIRS = "1,10,50,100"
+
+
 def _parse_pairs(text: str) -> list[int]:
     try:
         pairs = [int(part) for part in text.split(",")]
@@ -111,7 +115,7 @@ def plot_waves(
     base: Base = DEFAULT_BASE,
     pairs: Annotated[
         str, typer.Option("--pairs", help="Pair indices i, comma-separated.")
-    ] = "1,10,50,100",
+    ] = DEFAULT_PAIRS,
     start: Annotated[float, typer.Option("--start", help="First position on the x axis.")] = 0.0,
     stop: Annotated[float, typer.Option("--stop", help="Last position on the x axis.")] = 250.0,
     points: Annotated[
@@ -135,6 +139,11 @@ def plot_waves(
 
     outputs = PlotOutputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs)
+    if pairs == DEFAULT_PAIRS and max(wanted) > d // 2:  # the user typed --d, not --pairs
+        rule = (
+            f"must be at least {2 * max(wanted)} for the default --pairs {pairs} (or give --pairs)"
+        )
+        raise ParameterError("d", rule, d)
     first, last = check_position("start", start), check_position("stop", stop)
     if last <= first:
         raise ParameterError("stop", "must be greater than --start", stop)

@@ -136,10 +136,12 @@ def check_heatmap_size(*, n: int, d: int) -> None:
         Naming ``n`` or ``d`` and the bound.
 
     """
-    if n > MAX_HEATMAP_POSITIONS:
-        raise ParameterError("n", f"must be <= {MAX_HEATMAP_POSITIONS} for a heatmap", n)
-    if d > MAX_HEATMAP_COMPONENTS:
-        raise ParameterError("d", f"must be <= {MAX_HEATMAP_COMPONENTS} for a heatmap", d)
+    if not 1 <= n <= MAX_HEATMAP_POSITIONS:
+        rule = f"must be an integer from 1 to {MAX_HEATMAP_POSITIONS} for a heatmap"
+        raise ParameterError("n", rule, n)
+    if not 2 <= d <= MAX_HEATMAP_COMPONENTS:
+        rule = f"must be an integer from 2 to {MAX_HEATMAP_COMPONENTS} for a heatmap"
+        raise ParameterError("d", rule, d)
 
 
 def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT_BASE) -> Figure:

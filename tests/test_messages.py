@@ -1,0 +1,41 @@
+"""Messages that blame what the user typed, and ``pecli`` with no command (issue 12, items 6-7)."""
+
+from __future__ import annotations
+
+import subprocess
+
+
+def _one_line(result, option: str) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"'{option}'" in lines[0], result.stderr
+    return lines[0]
+
+
+def test_an_existing_folder_as_output_is_called_a_folder(run_cli, tmp_path):
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    for command in (["compute"], ["wavelengths", "--d", "4"], ["heatmap", "--d", "8", "--n", "2"]):
+        line = _one_line(run_cli(*command, "-o", str(folder)), "--output")
+        assert "is a folder" in line and "must end in" not in line
+    assert list(folder.iterdir()) == []
+
+
+def test_heatmap_states_its_own_bounds(run_cli):
+    assert "from 1 to 10000 for a heatmap" in _one_line(run_cli("heatmap", "--n", "0"), "--n")
+    assert "from 1 to 10000" in _one_line(run_cli("heatmap", "--n", "10001"), "--n")
+    assert "from 2 to 8192" in _one_line(run_cli("heatmap", "--d", "8194"), "--d")
+
+
+def test_plot_waves_blames_d_when_the_pairs_are_the_default(run_cli, tmp_path):
+    line = _one_line(run_cli("plot-waves", "--d", "64", "-o", str(tmp_path / "w.png")), "--d")
+    assert "at least 200" in line and "1,10,50,100" in line
+    typed = run_cli("plot-waves", "--d", "64", "--pairs", "40", "-o", str(tmp_path / "w.png"))
+    _one_line(typed, "--pairs")  # typed by the user: still blamed
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pecli_alone_prints_the_help_and_succeeds(pecli_cmd):
+    result = subprocess.run(pecli_cmd, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("Usage: pecli") and "compute" in result.stdout
