@@ -109,3 +109,17 @@ def test_a_regular_file_is_still_replaced_atomically(pecli_cmd, tmp_path):
     assert result.returncode == 0, result.stderr
     assert target.stat().st_ino != inode  # renamed over, as before
     np.testing.assert_allclose(np.load(target)[0], [0.84147096, 0.5403023, 0.009999833, 0.99995])
+
+
+def test_a_replaced_file_keeps_its_mode(pecli_cmd, tmp_path):
+    """A private table stays private when it is rebuilt (issue 12, 3f): mode 0600 is kept."""
+    target = tmp_path / "t.csv"
+    target.write_text("old\n")
+    target.chmod(0o600)
+    result = subprocess.run(
+        [*pecli_cmd, "compute", "--d", "4", "--n", "1", "-o", str(target)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert target.read_text() == TABLE
+    assert target.stat().st_mode & 0o777 == 0o600

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -178,7 +179,8 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     For a file, writes go to a temporary file in the same folder, which is renamed over
     ``output`` on success and removed on any exception (``KeyboardInterrupt`` included), so
     an existing file is replaced only by a complete one; a symbolic link keeps pointing at
-    the file it names, which is the one replaced. The file's mode follows the umask.
+    the file it names, which is the one replaced. A replaced file keeps its mode; a new
+    one follows the umask.
     Anything else is written through, never replaced (:func:`pecli.io.paths.is_special`):
     a name of one of this process's descriptors (``/dev/stdout``, ``/dev/fd/N``) writes to
     that descriptor at its current offset; a device, FIFO or socket is opened and written.
@@ -204,14 +206,22 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
-        mask = os.umask(0o022)  # read it back: os.umask only sets
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
+        os.chmod(tmp, _mode(path))
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _mode(path: str) -> int:
+    """The mode a replaced file keeps; a new file follows the umask (``0o666 & ~umask``)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0o022)  # read it back: os.umask only sets
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _through(output: str | os.PathLike[str] | None, fd: int | None) -> IO[bytes]:
