@@ -1,8 +1,10 @@
-"""Messages that blame what the user typed, and ``pecli`` with no command (issue 12, items 6-7)."""
+"""Messages that blame what the user typed; pecli alone; broken settings (issue 12, 3f, 6, 7)."""
 
 from __future__ import annotations
 
 import subprocess
+
+import pytest
 
 
 def _one_line(result, option: str) -> str:
@@ -39,3 +41,47 @@ def test_pecli_alone_prints_the_help_and_succeeds(pecli_cmd):
     result = subprocess.run(pecli_cmd, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.startswith("Usage: pecli") and "compute" in result.stdout
+
+
+def _run(pecli_cmd, *args: str, env: dict[str, str], cwd=None):
+    return subprocess.run(
+        [*pecli_cmd, *args], capture_output=True, text=True, timeout=60, check=False,
+        env={**__import__("os").environ, **env}, cwd=cwd,
+    )  # fmt: skip
+
+
+def test_a_zero_d_npy_is_a_usage_error(run_cli, tmp_path):
+    import numpy as np
+
+    np.save(tmp_path / "z.npy", np.float64(3))
+    line = _one_line(run_cli("add", "-i", str(tmp_path / "z.npy")), "--input")
+    assert "2-D" in line and "0-D" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "words"),
+    [
+        (("heatmap", "--d", "8", "--n", "2", "-o", "h.png"), {"MPLBACKEND": "nonsense"},
+         "MPLBACKEND='nonsense' is not a matplotlib backend"),
+        (("compute", "--d", "4", "--n", "2"), {"POLARS_MAX_THREADS": "0"},
+         "POLARS_MAX_THREADS must be a positive integer"),
+    ],
+)  # fmt: skip
+def test_a_broken_environment_setting_is_named_in_one_line(pecli_cmd, tmp_path, args, env, words):
+    result = _run(pecli_cmd, *args, env=env, cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (("conventions",), {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}),
+        (("compute", "--help"), {"PYTHONIOENCODING": "latin-1"}),
+    ],
+)
+def test_a_narrow_terminal_encoding_still_prints(pecli_cmd, args, env):
+    result = _run(pecli_cmd, *args, env=env)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert "vaswani" in result.stdout or "pe(start)" in result.stdout

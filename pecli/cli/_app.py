@@ -154,6 +154,9 @@ def main() -> None:
     # NumPy's overflow notes: every result is checked for finiteness and reported as one line
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     guard.unwind_on_signal()
+    for stream in (sys.stdout, sys.stderr):  # LC_ALL=C: "?" for "…", not UnicodeEncodeError
+        if stream is not None and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     try:
         app(prog_name="pecli")
     except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs

@@ -38,7 +38,8 @@ def add(
     from ..io import reading  # mmap, csv: only commands that read input pay for them
 
     matrix = reading.read_matrix(input_file or "-")
-    n, d = matrix.shape[0], check_data_shape(matrix.shape, "input")
+    d = check_data_shape(matrix.shape, "input")  # before shape[0]: a 0-D .npy has none
+    n = matrix.shape[0]
     check_positions(start, n)  # the whole range, before row blocks shift the start
     blocks = (
         add_encoding(block, start=start + first, base=base, dtype=out_dtype)

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
 import threading
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 import numpy as np
 
+from ..core.errors import RuntimeFailure
 from . import guard
 
-__all__ = ["header_line", "write_csv"]
+__all__ = ["header_line", "import_polars", "write_csv"]
 
 #: Values per DataFrame handed to polars (1024 rows at d = 512): memory stays a few chunks.
 CHUNK_VALUES = 1 << 19
@@ -66,7 +68,7 @@ def write_csv(
         Whatever the blocks raise, unchanged (polars passes it through).
 
     """
-    import polars as pl
+    pl = import_polars()
     from polars.io.plugins import register_io_source
 
     kind = pl.Float32 if np.dtype(dtype) == np.float32 else pl.Float64
@@ -74,7 +76,7 @@ def write_csv(
     rows = [0]
     stop = threading.Event()
 
-    def frames(*_: Any) -> Iterator[pl.DataFrame]:  # polars passes projection hints: unused
+    def frames(*_: Any) -> Iterator[Any]:  # polars passes projection hints: unused
         for block in blocks:
             rows[0] += len(block)
             for frame in _frames(pl, block, schema, dtype):
@@ -91,6 +93,25 @@ def write_csv(
     query = register_io_source(io_source=frames, schema=schema)
     guard.run_stoppable(lambda: query.sink_csv(handle, include_header=False), stop)
     return rows[0]
+
+
+def import_polars() -> Any:
+    """Import polars, first refusing a thread setting that would make it panic.
+
+    Raises
+    ------
+    RuntimeFailure
+        If ``POLARS_MAX_THREADS`` is set to anything but a positive integer (polars aborts
+        with a Rust panic on ``0``).
+
+    """
+    value = os.environ.get("POLARS_MAX_THREADS")
+    if value is not None and not (value.strip().isdecimal() and int(value) > 0):
+        message = f"POLARS_MAX_THREADS must be a positive integer or unset (got {value!r})"
+        raise RuntimeFailure(message)
+    import polars
+
+    return polars
 
 
 def _frames(pl: Any, block: np.ndarray, schema: dict[str, Any], dtype: np.dtype) -> Iterator[Any]:

@@ -127,8 +127,6 @@ def write_records(
 
         text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
     else:
-        import polars as pl
-
-        text = pl.DataFrame(columns).write_csv()
+        text = csv_output.import_polars().DataFrame(columns).write_csv()
     with atomic_output(output) as handle:
         handle.write(text.encode("utf-8"))
