@@ -1,4 +1,9 @@
-"""identify over a generated matrix: presets × d × base × start × storage dtype."""
+"""identify over a generated matrix: presets × d × base × start × storage dtype.
+
+The tables identify is given are built by slow_formulas.py, slow loops transcribed from each
+library's own code, never by pecli's generator: a mistake shared by the generator and the
+recogniser would otherwise cancel out.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ import libraries as lib
 import ml_dtypes
 import numpy as np
 import pytest
+import slow_formulas as slow
 
-from pecli import convention, encoding_table
+from pecli import convention
 from pecli.analysis.identify import identify_table
 
 STORAGE = {
@@ -44,7 +50,7 @@ def matrix():
 @pytest.mark.parametrize(("name", "d", "base", "start", "storage"), list(matrix()))
 def test_identifies_every_table_of_the_matrix(name, d, base, start, storage):
     conv = convention(name, start=start)
-    table = encoding_table(d=d, n=120, base=base, dtype="float64", **conv.table_kwargs())
+    table = np.array(slow.preset_table(name, 120, d, base, start))  # float64, by the library
     found = identify_table(table.astype(STORAGE[storage]))
     assert found.matched and not found.transposed
     assert found.storage == storage
@@ -66,14 +72,15 @@ def test_equivalent_readings_are_both_reported():
 
 @pytest.mark.parametrize("d", [16, 512])
 def test_transposed_tables_are_recognised(d):
-    table = encoding_table(d=d, n=64, start=0, layout="cos-sin", dtype="float32")
-    found = identify_table(table.T)
+    # cos-sin blocks from 0 with the paper's frequencies: Stable Diffusion's timestep table
+    table = np.array(slow.diffusers(range(64), d, flip_sin_to_cos=True, downscale_freq_shift=0))
+    found = identify_table(table.astype(np.float32).T)
     assert found.matched and found.transposed and found.layout == "cos-sin"
     assert found.shape == (d, 64)
 
 
 def test_recovers_an_unlisted_base_numerically():
-    table = encoding_table(d=256, n=200, start=0, base=7321.0, dtype="float64")
+    table = np.array(slow.pytorch_tutorial(200, 256, base=7321.0))
     found = identify_table(table)
     assert found.matched and found.schedule == "paper"
     assert found.base_fit == pytest.approx(7321.0, rel=1e-9)
@@ -100,8 +107,8 @@ def test_framework_float32_arithmetic_still_matches():
     "table",
     [
         np.random.default_rng(0).uniform(-1, 1, (40, 16)),
-        encoding_table(d=16, n=40) * 1.01,  # off the unit circle by 2 %: no longer pe
-        np.concatenate([encoding_table(d=16, n=20), encoding_table(d=16, n=20, start=500)]),
+        np.array(slow.vaswani(40, 16)) * 1.01,  # off the unit circle by 2 %: no longer pe
+        np.array(slow.vaswani(20, 16) + slow.vaswani(20, 16, start=500)),
     ],
 )
 def test_no_match_lists_closest_candidates(table):
@@ -123,8 +130,10 @@ def test_cli_identify_npy_csv_bf16_and_json(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["presets"][0] == "fairseq" and report["padding_rows"] == [1]
+    written = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.float32)  # fairseq's table
+    np.testing.assert_array_equal(written, np.float32(slow.fairseq(30, 64)))
     bf16 = tmp_path / "pe.npy"
-    np.save(bf16, encoding_table(d=32, n=50).astype(ml_dtypes.bfloat16))
+    np.save(bf16, np.array(slow.vaswani(50, 32)).astype(ml_dtypes.bfloat16))
     result = run_cli("identify", str(bf16))
     assert result.exit_code == 0 and "bfloat16" in result.stdout and "vaswani" in result.stdout
 
