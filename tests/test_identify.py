@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shlex
 
 import libraries as lib
 import ml_dtypes
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 import slow_formulas as slow
 
-from pecli import convention
+from pecli import PRESETS, convention
 from pecli.analysis.identify import identify_table
 
 STORAGE = {
@@ -255,3 +256,83 @@ def test_cli_identify_reads_a_named_pipe(pecli_cmd, tmp_path):
     writer.join(timeout=30)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["storage"] == "float32"
+
+
+# -- what identify must not be talked into -----------------------------------------------------
+
+
+def with_zero_column(table):
+    return [[*row, 0.0] for row in table]
+
+
+#: Odd-width tables (d = 33) ending in a zero column, and the presets that make each one.
+ODD_TABLES = {
+    "tensor2tensor": (slow.tensor2tensor(60, 33), ["tensor2tensor", "diffusers"]),
+    "fairseq": (slow.fairseq(60, 33, padding_idx=1), ["fairseq"]),
+    "diffusers": (slow.diffusers(range(60), 33), ["tensor2tensor", "diffusers"]),
+    "stable-diffusion": (
+        slow.diffusers(range(60), 33, flip_sin_to_cos=True, downscale_freq_shift=0),
+        ["diffusers --flip-sin-to-cos --downscale-freq-shift 0"],
+    ),
+    # tables of presets that refuse an odd d, padded by hand: the same numbers, other shape
+    "whisper + zero column": (
+        with_zero_column(slow.whisper(60, 32)),
+        ["tensor2tensor", "diffusers"],
+    ),
+    "article + zero column": (with_zero_column(slow.vaswani(60, 32)), []),
+    "pytorch + zero column": (with_zero_column(slow.pytorch_tutorial(60, 32)), []),
+    "hf-marian + zero column": (
+        with_zero_column(slow.hf_marian(60, 32)),
+        ["diffusers --downscale-freq-shift 0"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ODD_TABLES))
+def test_odd_width_is_never_named_after_a_preset_that_refuses_it(run_cli, case):
+    rows, expected = ODD_TABLES[case]
+    table = np.array(rows)
+    found = identify_table(table)
+    assert found.matched and found.zero_components == [33]
+    named = {p.split()[0] for p in found.presets}
+    refusing = {name for name, preset in PRESETS.items() if not preset.pad_odd_d}
+    assert {"whisper", "hf-marian", "vaswani", "pytorch"} <= refusing
+    assert not named & refusing, found.presets
+    assert found.presets == expected
+    # the command identify suggests runs, and writes this very table
+    command = shlex.split(found.command)
+    assert command[0] == "pecli"
+    result = run_cli(*command[1:], "--no-header")
+    assert result.exit_code == 0, result.output
+    np.testing.assert_allclose(
+        np.loadtxt(result.stdout.splitlines(), delimiter=","), table, atol=1e-13
+    )
+
+
+def test_odd_width_marian_is_not_claimed():
+    # HF Marian with an odd d has one more sine than cosines and no zero column; no preset
+    # makes it (hf-marian refuses odd d), so nothing may match it
+    found = identify_table(np.array(slow.hf_marian(60, 33)))
+    assert not found.matched and found.presets == []
+
+
+def test_errors_beyond_float32_arithmetic_are_not_a_match():
+    # 3e-5 is far more than float32 arithmetic gives near positions 10 … 100 (2^-22 per unit
+    # of position: 2.4e-5 at position 100), so these few entries must spoil the match
+    table = np.array(slow.vaswani(100, 64))
+    for row, column in [(9, 3), (50, 7), (77, 40), (98, 63)]:
+        table[row, column] += 3e-5 if column % 2 else -3e-5
+    found = identify_table(table)
+    assert not found.matched and found.relative_residual > 1
+
+
+@pytest.mark.parametrize(("factor", "matched"), [(0.8, True), (1.25, False)])
+def test_the_allowed_error_is_2_to_the_minus_22_per_unit_of_position(factor, matched):
+    # documented: one unit in the last place of the storage plus 2^-22 (1 + position); in
+    # float64 the first term is negligible, so the bound shows at positions 11 and 1000
+    table = np.array(slow.vaswani(1000, 64))
+    table[999, 10] += factor * 2.0**-22 * 1001
+    table[10, 11] -= factor * 2.0**-22 * 12
+    found = identify_table(table)
+    assert found.matched is matched
+    assert found.relative_residual == pytest.approx(factor, rel=1e-3)
