@@ -448,6 +448,7 @@ def test_long_names_and_links_are_checked_like_plain_paths(run_cli, tmp_path):
             ["h.csv", "h.png"],
         ),
     ],
+    ids=["npy-022", "npy-027", "csv-027", "wavelengths-077", "figure-and-data-027"],
 )
 def test_new_files_follow_the_umask(pecli_cmd, tmp_path, umask, args, names):
     # as any Unix tool: 0666 less the umask (the temporary file is 0600 until it is renamed)
