@@ -7,9 +7,13 @@ recogniser would otherwise cancel out.
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
+import math
 import shlex
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import libraries as lib
 import ml_dtypes
@@ -18,7 +22,9 @@ import pytest
 import slow_formulas as slow
 
 from pecli import PRESETS, convention
-from pecli.analysis.identify import identify_table
+
+if TYPE_CHECKING:
+    from click.testing import Result
 
 STORAGE = {
     "float64": np.float64,
@@ -35,6 +41,32 @@ PRESET_NAMES = [
     "diffusers",
     "whisper",
 ]
+
+
+def identify_table(table) -> SimpleNamespace:
+    """``pecli identify - --json`` on ``table`` sent as .npy: the public face of identify.
+
+    (Through the command line, not ``pecli.analysis``, whose modules may move.) The report's
+    keys become attributes; ``inf`` scores, written as null, come back as ``inf``.
+    """
+    from typer.testing import CliRunner
+
+    from pecli.cli import app
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(table))
+    result: Result = CliRunner().invoke(app, ["identify", "-", "--json"], input=buffer.getvalue())
+    assert result.exit_code in (0, 1), result.output
+    report = json.loads(result.stdout)
+    assert report["matched"] == (result.exit_code == 0)
+    report["shape"] = tuple(report["shape"])
+    for key in ("residual", "relative_residual"):
+        report[key] = math.inf if report[key] is None else report[key]
+    report["candidates"] = [
+        SimpleNamespace(**{**c, "score": math.inf if c["score"] is None else c["score"]})
+        for c in report["candidates"]
+    ]
+    return SimpleNamespace(**report)
 
 
 def matrix():
