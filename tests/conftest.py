@@ -8,6 +8,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+#: The checkout these tests belong to. Subprocesses (``pecli_cmd``, ``python -c``) inherit
+#: this PYTHONPATH, so they run this tree's pecli and not whichever one is installed
+#: (an editable install may point at another worktree). The tests import it first too.
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+)
+
 
 @pytest.fixture
 def run_cli():

@@ -1,17 +1,30 @@
-"""identify over a generated matrix: presets × d × base × start × storage dtype."""
+"""identify over a generated matrix: presets × d × base × start × storage dtype.
+
+The tables identify is given are built by slow_formulas.py, slow loops transcribed from each
+library's own code, never by pecli's generator: a mistake shared by the generator and the
+recogniser would otherwise cancel out.
+"""
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
+import math
+import shlex
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import libraries as lib
 import ml_dtypes
 import numpy as np
 import pytest
+import slow_formulas as slow
 
-from pecli import convention, encoding_table
-from pecli.analysis.identify import identify_table
+from pecli import PRESETS, convention
+
+if TYPE_CHECKING:
+    from click.testing import Result
 
 STORAGE = {
     "float64": np.float64,
@@ -30,6 +43,32 @@ PRESET_NAMES = [
 ]
 
 
+def identify_table(table) -> SimpleNamespace:
+    """``pecli identify - --json`` on ``table`` sent as .npy: the public face of identify.
+
+    (Through the command line, not ``pecli.analysis``, whose modules may move.) The report's
+    keys become attributes; ``inf`` scores, written as null, come back as ``inf``.
+    """
+    from typer.testing import CliRunner
+
+    from pecli.cli import app
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(table))
+    result: Result = CliRunner().invoke(app, ["identify", "-", "--json"], input=buffer.getvalue())
+    assert result.exit_code in (0, 1), result.output
+    report = json.loads(result.stdout)
+    assert report["matched"] == (result.exit_code == 0)
+    report["shape"] = tuple(report["shape"])
+    for key in ("residual", "relative_residual"):
+        report[key] = math.inf if report[key] is None else report[key]
+    report["candidates"] = [
+        SimpleNamespace(**{**c, "score": math.inf if c["score"] is None else c["score"]})
+        for c in report["candidates"]
+    ]
+    return SimpleNamespace(**report)
+
+
 def matrix():
     """Every preset × storage, with d, base and start varied across the cases."""
     widths, bases, starts = [8, 64, 1024, 9, 130], [100.0, 1e4, 1e6, 500.0], [None, 0, 3, 17]
@@ -44,7 +83,7 @@ def matrix():
 @pytest.mark.parametrize(("name", "d", "base", "start", "storage"), list(matrix()))
 def test_identifies_every_table_of_the_matrix(name, d, base, start, storage):
     conv = convention(name, start=start)
-    table = encoding_table(d=d, n=120, base=base, dtype="float64", **conv.table_kwargs())
+    table = np.array(slow.preset_table(name, 120, d, base, start))  # float64, by the library
     found = identify_table(table.astype(STORAGE[storage]))
     assert found.matched and not found.transposed
     assert found.storage == storage
@@ -66,14 +105,15 @@ def test_equivalent_readings_are_both_reported():
 
 @pytest.mark.parametrize("d", [16, 512])
 def test_transposed_tables_are_recognised(d):
-    table = encoding_table(d=d, n=64, start=0, layout="cos-sin", dtype="float32")
-    found = identify_table(table.T)
+    # cos-sin blocks from 0 with the paper's frequencies: Stable Diffusion's timestep table
+    table = np.array(slow.diffusers(range(64), d, flip_sin_to_cos=True, downscale_freq_shift=0))
+    found = identify_table(table.astype(np.float32).T)
     assert found.matched and found.transposed and found.layout == "cos-sin"
     assert found.shape == (d, 64)
 
 
 def test_recovers_an_unlisted_base_numerically():
-    table = encoding_table(d=256, n=200, start=0, base=7321.0, dtype="float64")
+    table = np.array(slow.pytorch_tutorial(200, 256, base=7321.0))
     found = identify_table(table)
     assert found.matched and found.schedule == "paper"
     assert found.base_fit == pytest.approx(7321.0, rel=1e-9)
@@ -100,8 +140,8 @@ def test_framework_float32_arithmetic_still_matches():
     "table",
     [
         np.random.default_rng(0).uniform(-1, 1, (40, 16)),
-        encoding_table(d=16, n=40) * 1.01,  # off the unit circle by 2 %: no longer pe
-        np.concatenate([encoding_table(d=16, n=20), encoding_table(d=16, n=20, start=500)]),
+        np.array(slow.vaswani(40, 16)) * 1.01,  # off the unit circle by 2 %: no longer pe
+        np.array(slow.vaswani(20, 16) + slow.vaswani(20, 16, start=500)),
     ],
 )
 def test_no_match_lists_closest_candidates(table):
@@ -123,8 +163,10 @@ def test_cli_identify_npy_csv_bf16_and_json(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["presets"][0] == "fairseq" and report["padding_rows"] == [1]
+    written = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.float32)  # fairseq's table
+    np.testing.assert_array_equal(written, np.float32(slow.fairseq(30, 64)))
     bf16 = tmp_path / "pe.npy"
-    np.save(bf16, encoding_table(d=32, n=50).astype(ml_dtypes.bfloat16))
+    np.save(bf16, np.array(slow.vaswani(50, 32)).astype(ml_dtypes.bfloat16))
     result = run_cli("identify", str(bf16))
     assert result.exit_code == 0 and "bfloat16" in result.stdout and "vaswani" in result.stdout
 
@@ -246,3 +288,83 @@ def test_cli_identify_reads_a_named_pipe(pecli_cmd, tmp_path):
     writer.join(timeout=30)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["storage"] == "float32"
+
+
+# -- what identify must not be talked into -----------------------------------------------------
+
+
+def with_zero_column(table):
+    return [[*row, 0.0] for row in table]
+
+
+#: Odd-width tables (d = 33) ending in a zero column, and the presets that make each one.
+ODD_TABLES = {
+    "tensor2tensor": (slow.tensor2tensor(60, 33), ["tensor2tensor", "diffusers"]),
+    "fairseq": (slow.fairseq(60, 33, padding_idx=1), ["fairseq"]),
+    "diffusers": (slow.diffusers(range(60), 33), ["tensor2tensor", "diffusers"]),
+    "stable-diffusion": (
+        slow.diffusers(range(60), 33, flip_sin_to_cos=True, downscale_freq_shift=0),
+        ["diffusers --flip-sin-to-cos --downscale-freq-shift 0"],
+    ),
+    # tables of presets that refuse an odd d, padded by hand: the same numbers, other shape
+    "whisper + zero column": (
+        with_zero_column(slow.whisper(60, 32)),
+        ["tensor2tensor", "diffusers"],
+    ),
+    "article + zero column": (with_zero_column(slow.vaswani(60, 32)), []),
+    "pytorch + zero column": (with_zero_column(slow.pytorch_tutorial(60, 32)), []),
+    "hf-marian + zero column": (
+        with_zero_column(slow.hf_marian(60, 32)),
+        ["diffusers --downscale-freq-shift 0"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ODD_TABLES))
+def test_odd_width_is_never_named_after_a_preset_that_refuses_it(run_cli, case):
+    rows, expected = ODD_TABLES[case]
+    table = np.array(rows)
+    found = identify_table(table)
+    assert found.matched and found.zero_components == [33]
+    named = {p.split()[0] for p in found.presets}
+    refusing = {name for name, preset in PRESETS.items() if not preset.pad_odd_d}
+    assert {"whisper", "hf-marian", "vaswani", "pytorch"} <= refusing
+    assert not named & refusing, found.presets
+    assert found.presets == expected
+    # the command identify suggests runs, and writes this very table
+    command = shlex.split(found.command)
+    assert command[0] == "pecli"
+    result = run_cli(*command[1:], "--no-header")
+    assert result.exit_code == 0, result.output
+    np.testing.assert_allclose(
+        np.loadtxt(result.stdout.splitlines(), delimiter=","), table, atol=1e-13
+    )
+
+
+def test_odd_width_marian_is_not_claimed():
+    # HF Marian with an odd d has one more sine than cosines and no zero column; no preset
+    # makes it (hf-marian refuses odd d), so nothing may match it
+    found = identify_table(np.array(slow.hf_marian(60, 33)))
+    assert not found.matched and found.presets == []
+
+
+def test_errors_beyond_float32_arithmetic_are_not_a_match():
+    # 3e-5 is far more than float32 arithmetic gives near positions 10 … 100 (2^-22 per unit
+    # of position: 2.4e-5 at position 100), so these few entries must spoil the match
+    table = np.array(slow.vaswani(100, 64))
+    for row, column in [(9, 3), (50, 7), (77, 40), (98, 63)]:
+        table[row, column] += 3e-5 if column % 2 else -3e-5
+    found = identify_table(table)
+    assert not found.matched and found.relative_residual > 1
+
+
+@pytest.mark.parametrize(("factor", "matched"), [(0.8, True), (1.25, False)])
+def test_the_allowed_error_is_2_to_the_minus_22_per_unit_of_position(factor, matched):
+    # documented: one unit in the last place of the storage plus 2^-22 (1 + position); in
+    # float64 the first term is negligible, so the bound shows at positions 11 and 1000
+    table = np.array(slow.vaswani(1000, 64))
+    table[999, 10] += factor * 2.0**-22 * 1001
+    table[10, 11] -= factor * 2.0**-22 * 12
+    found = identify_table(table)
+    assert found.matched is matched
+    assert found.relative_residual == pytest.approx(factor, rel=1e-3)

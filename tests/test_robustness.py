@@ -11,6 +11,7 @@ import pty
 import resource
 import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import slow_formulas as slow
 
 from pecli import encoding_table
 from pecli.io.writing import write_table
@@ -428,3 +430,85 @@ def test_long_names_and_links_are_checked_like_plain_paths(run_cli, tmp_path):
     link.symlink_to(tmp_path / "missing" / "x.csv")
     result = run_cli("compute", "--d", "4", "--n", "2", "-o", str(link))
     assert result.exit_code == 2 and "'--output': must be in an existing folder" in result.stderr
+
+
+# -- file modes, memory of add, signals during fourier ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("umask", "args", "names"),
+    [
+        (0o022, ["compute", "--d", "4", "--n", "3", "-o", "t.npy"], ["t.npy"]),
+        (0o027, ["compute", "--d", "4", "--n", "3", "-o", "t.npy"], ["t.npy"]),
+        (0o027, ["compute", "--d", "4", "--n", "3", "-o", "t.csv"], ["t.csv"]),  # polars' sink
+        (0o077, ["wavelengths", "--d", "8", "-o", "w.csv"], ["w.csv"]),
+        (
+            0o027,
+            ["heatmap", "--d", "8", "--n", "5", "-o", "h.png", "--data", "h.csv"],
+            ["h.csv", "h.png"],
+        ),
+    ],
+    ids=["npy-022", "npy-027", "csv-027", "wavelengths-077", "figure-and-data-027"],
+)
+def test_new_files_follow_the_umask(pecli_cmd, tmp_path, umask, args, names):
+    # as any Unix tool: 0666 less the umask (the temporary file is 0600 until it is renamed)
+    result = run([*pecli_cmd, *args], cwd=tmp_path, umask=umask)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    for name in names:
+        mode = stat.S_IMODE((tmp_path / name).stat().st_mode)
+        assert mode == 0o666 & ~umask, (name, oct(mode))
+
+
+def test_add_on_a_large_npy_keeps_one_block_resident(pecli_cmd, tmp_path):
+    # a 300 MiB float32 input is memory-mapped and read in ~4 MiB blocks; pages already done
+    # are handed back (MADV_DONTNEED), so the peak resident size must not grow with the file
+    n, d = 150 * 1024, 512
+    big = tmp_path / "big.npy"
+    data = np.lib.format.open_memmap(big, mode="w+", dtype=np.float32, shape=(n, d))
+    for first in range(0, n, 8192):  # real pages in the page cache, not a sparse file
+        data[first : first + 8192] = np.arange(first, min(first + 8192, n), dtype=np.float32)[
+            :, None
+        ]
+    data.flush()
+    del data
+    small = tmp_path / "small.npy"
+    np.save(small, np.ones((1024, d), np.float32))
+    file_mib = big.stat().st_size / 2**20
+    assert file_mib > 290
+    baseline = peak_rss_mib([*pecli_cmd, "add", "-i", str(small), "-o", str(tmp_path / "s.npy")])
+    out = tmp_path / "out.npy"
+    peak = peak_rss_mib([*pecli_cmd, "add", "-i", str(big), "-o", str(out)])
+    assert peak - baseline < 0.25 * file_mib, (baseline, peak, file_mib)
+    result = np.load(out, mmap_mode="r")
+    assert result.shape == (n, d)
+    (last_pe,) = slow.vaswani(1, d, start=n)  # row n gets pe(n) (--start 1)
+    np.testing.assert_allclose(result[-1], np.float32(n - 1 + np.array(last_pe)), rtol=0, atol=0.02)
+
+
+def test_fourier_csv_stops_at_once_on_sigterm_and_leaves_nothing(pecli_cmd, tmp_path):
+    # 10,000,000 values × 16 features: about 25 s and 3 GB of CSV if it ran to the end
+    target = tmp_path / "gamma.csv"
+    cmd = [*pecli_cmd, "fourier", "--linspace", "0", "1", "10000000", "--k", "8"]
+    proc = subprocess.Popen(
+        [*cmd, "-o", str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.stat().st_size > 1 << 20 for p in tmp_path.glob(".gamma.csv.*.part")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no CSV data after 60 s"
+            time.sleep(0.02)  # polars' sink is writing rows: 1 MiB past the header line
+        proc.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        try:
+            _, stderr = proc.communicate(timeout=2)
+        except subprocess.TimeoutExpired:
+            pytest.fail("fourier still writing 2 s after SIGTERM")
+        took = time.monotonic() - sent
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 143, stderr
+    assert took < 2 and b"Traceback" not in stderr
+    assert list(tmp_path.iterdir()) == []  # neither gamma.csv nor its .part file
