@@ -129,23 +129,28 @@ def run_stoppable(work: Callable[[], object], stop: threading.Event) -> None:
     interruption re-raised. An exception of ``work`` is re-raised here.
     """
     failure: list[BaseException] = []
+    done = threading.Event()  # not Thread.join: an interrupted join may mark a running
+    #                           thread stopped (CPython 3.11, bpo-45274)
 
     def run() -> None:
         try:
             work()
         except BaseException as error:  # handed to the calling thread
             failure.append(error)
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=run, name="pecli-writer", daemon=True)
-    worker.start()
+    threading.Thread(target=run, name="pecli-writer", daemon=True).start()
     try:
-        while worker.is_alive():
-            worker.join(0.05)
+        while not done.wait(0.05) or _received["signal"]:
             if _received["signal"]:  # its KeyboardInterrupt was swallowed somewhere
                 raise KeyboardInterrupt
     except BaseException:
         stop.set()
-        worker.join()
+        while True:  # the worker ends at its next chunk; a second signal must not skip this
+            with contextlib.suppress(KeyboardInterrupt):
+                if done.wait(0.05):
+                    break
         raise
     if failure:
         raise failure[0]
