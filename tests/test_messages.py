@@ -85,3 +85,57 @@ def test_a_narrow_terminal_encoding_still_prints(pecli_cmd, args, env):
     result = _run(pecli_cmd, *args, env=env)
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert "vaswani" in result.stdout or "pe(start)" in result.stdout
+
+
+def _on_a_terminal(pecli_cmd, *args: str) -> bytes:
+    """Run with stdout and stderr on one pseudo-terminal, as typed at a prompt; its bytes."""
+    import os
+    import pty
+
+    main, secondary = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [*pecli_cmd, *args],
+            stdout=secondary,
+            stderr=secondary,
+            env={**os.environ, "COLUMNS": "80"},
+        )
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the terminal's other side closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        os.close(main)
+    return b"".join(chunks)
+
+
+def test_no_progress_bar_is_drawn_into_data_on_the_terminal(pecli_cmd, tmp_path):
+    shown = _on_a_terminal(pecli_cmd, "compute", "--d", "64", "--n", "300000")
+    assert b"rows" not in shown and shown.count(b"\n") == 300001
+    # writing a file from a terminal still shows the bar (on stderr)
+    assert b"rows" in _on_a_terminal(
+        pecli_cmd, "compute", "--d", "512", "--n", "300000", "-o", str(tmp_path / "t.npy")
+    )
+
+
+def test_a_usage_error_found_while_csv_streams_exits_cleanly(pecli_cmd, tmp_path):
+    """A NaN deep in the input is found while polars writes: status 2, never an abort (134)."""
+    import numpy as np
+
+    data = np.zeros((200_000, 64))
+    data[150_001, 3] = np.nan
+    np.save(tmp_path / "deep.npy", data)
+    for _ in range(4):
+        result = subprocess.run(
+            [*pecli_cmd, "add", "-i", str(tmp_path / "deep.npy")],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.count("\n") == 1 and "row 150002, column 4" in result.stderr

@@ -122,6 +122,7 @@ app = typer.Typer(
     help="Compute, export and draw the sinusoidal positional encoding of Transformers.",
     no_args_is_help=True,
     add_completion=False,
+    suggest_commands=False,  # click suggests already: "Did you mean …?" once
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -164,4 +165,6 @@ def main() -> None:
     except SystemExit as done:  # after a signal, leave without the interpreter's shutdown
         if guard.signal_status() or done.code == EXIT_INTERRUPTED:  # the group set the status
             guard.exit_now(int(done.code or 0))
+        if done.code and "polars" in sys.modules:  # a failed CSV run: polars' threads may
+            guard.exit_now(int(done.code))  # still wind down; the shutdown would abort them
         raise

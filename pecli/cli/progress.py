@@ -2,7 +2,8 @@
 
 The rich progress bar goes to stderr and is shown only to a person at a terminal.
 
-Never on stdout, never when stderr is piped or redirected, never with ``--quiet``: the data
+Never on stdout, never when stderr is piped or redirected, never when the data itself goes
+to the terminal (the bar would be drawn between its lines), never with ``--quiet``: the data
 stream is untouched either way. rich is imported only when a bar is actually shown.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from ..io import formats, writing
+from ..io import formats, paths, writing
 
 
 def write_streamed(
@@ -32,7 +33,10 @@ def write_streamed(
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     if size is not None:
         formats.check_room(output, size)
-    tracked = track_rows(blocks, total_rows=shape[0], description=description, quiet=quiet)
+    on_screen = (paths.is_stdout(output) or paths.descriptor(output) == 1) and sys.stdout.isatty()
+    tracked = track_rows(
+        blocks, total_rows=shape[0], description=description, quiet=quiet or on_screen
+    )
     writing.write_table(
         tracked, output=output, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
     )
