@@ -20,6 +20,7 @@ so the command line reports it as a usage error.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import stat
 import sys
@@ -73,10 +74,30 @@ def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
             rule = "is a terminal: pipe data in or give a file name"
             raise ParameterError(parameter, rule, source)
         return _read_stream(sys.stdin.buffer, None, parameter)
+    if _is_stream(source):  # <(command), a FIFO, /dev/stdin on a pipe: read once, in order
+        return _read_named_stream(source, parameter)
     if not os.path.isfile(source):
         raise ParameterError(parameter, "must be an existing file (or - for stdin)", source)
     with open(source, "rb") as handle:
         return _read_stream(handle, source, parameter)
+
+
+def _read_named_stream(source: str, parameter: str) -> Matrix:
+    """A pipe opened by name; it stays open until its last row block has been read."""
+    handle = open(source, "rb")  # noqa: SIM115  (closed by the blocks, below)
+    try:
+        if handle.isatty():
+            raise ParameterError(parameter, "is a terminal: pipe data in or give a file", source)
+        matrix = _read_stream(handle, None, parameter)
+    except BaseException:
+        handle.close()
+        raise
+
+    def blocks(rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        with handle:
+            yield from matrix.read_blocks(rows)
+
+    return dataclasses.replace(matrix, read_blocks=blocks)
 
 
 def matrix_from_array(array: np.ndarray, *, parameter: str = "values") -> Matrix:
