@@ -139,3 +139,45 @@ def test_a_usage_error_found_while_csv_streams_exits_cleanly(pecli_cmd, tmp_path
         )  # fmt: skip
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1 and "row 150002, column 4" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["new.csv/", "sub/"])
+def test_an_output_ending_in_a_slash_is_refused(run_cli, tmp_path, name):
+    (tmp_path / "sub").mkdir()
+    line = _one_line(
+        run_cli("compute", "--d", "4", "--n", "2", "-o", f"{tmp_path}/{name}"), "--output"
+    )
+    assert "folder" in line or "end in /" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "bound", "beyond"),
+    [
+        (["compute"], "--d", "131072", "131074"),
+        (["heatmap"], "--d", "8192", "8194"),
+        (["heatmap"], "--n", "10000", "10001"),
+        (["plot-waves"], "--points", "1000000", "1000001"),
+        (["plot-fourier"], "--periods", "1000", "1001"),
+        (["plot-fourier"], "--points", "100000", "100001"),
+        (["plot-fourier"], "--hidden", "256", "257"),
+        (["plot-fourier"], "--k", "64", "65"),
+        (["fourier", "1"], "--k", "65536", "65537"),
+        (["fourier", "1"], "--k", "65536", "0"),
+    ],
+)  # fmt: skip
+def test_help_states_the_bound_the_command_enforces(
+    run_cli, tmp_path, command, option, bound, beyond
+):
+    import typer.main
+
+    from pecli.cli import app
+
+    params = typer.main.get_command(app).commands[command[0]].params  # type: ignore[attr-defined]
+    (help_text,) = [p.help for p in params if option in p.opts]
+    assert bound in help_text.replace(",", "")
+    output = tmp_path / (
+        "x.png" if command[0] in ("heatmap", "plot-waves", "plot-fourier") else "x.csv"
+    )
+    line = _one_line(run_cli(*command, option, beyond, "-o", str(output)), option)
+    assert bound in line

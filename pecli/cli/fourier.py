@@ -31,7 +31,14 @@ class Frequencies(StrEnum):
     octave = "octave"
 
 
-K = Annotated[int, typer.Option("--k", help="Number of frequencies k (2k features per value).")]
+K = Annotated[
+    int,
+    typer.Option(
+        "--k",
+        help="Number of frequencies k (2k features per value); 1 to 65536, "
+        "1024 with octave, 64 for plot-fourier.",
+    ),
+]
 FrequenciesOpt = Annotated[
     Frequencies,
     typer.Option("--frequencies", help="harmonic: 1 … k (the article); octave: 2^0 … 2^(k-1)."),
@@ -165,9 +172,9 @@ def plot_fourier(
     k: K = 3,
     frequencies: FrequenciesOpt = Frequencies.harmonic,
     scale: Scale = "1",
-    periods: Annotated[int, typer.Option("--periods", help="Periods drawn, >= 2.")] = 3,
-    points: Annotated[int, typer.Option("--points", help="Sample points, >= 2.")] = 1501,
-    hidden: Annotated[int, typer.Option("--hidden", help="Hidden width of f.")] = 32,
+    periods: Annotated[int, typer.Option("--periods", help="Periods drawn, 2 to 1000.")] = 3,
+    points: Annotated[int, typer.Option("--points", help="Sample points, 2 to 100000.")] = 1501,
+    hidden: Annotated[int, typer.Option("--hidden", help="Hidden width of f, 1 to 256.")] = 32,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random network f.")] = 0,
     output: FigureOutput = None,
     data: DataOutput = None,

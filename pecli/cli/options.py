@@ -40,7 +40,8 @@ D = Annotated[
 EvenD = Annotated[int, typer.Option("--d", help=f"Width d (d_model); even, 2 to {MAX_D}.")]
 N = Annotated[int, typer.Option("--n", help="Number of positions (rows), >= 1.")]
 Base = Annotated[
-    float, typer.Option("--base", help="Base C of the frequencies ω_i = C^(-2(i-1)/d); > 0.")
+    float,
+    typer.Option("--base", help="Base C of the frequencies ω_i = C^(-2(i-1)/d); 1e-300 to 1e300."),
 ]
 Start = Annotated[
     int, typer.Option("--start", help="First position (1 as in the article; 0 for frameworks).")

@@ -20,7 +20,6 @@ from ..io import formats, guard, paths, writing
 from ._app import app
 from .options import (
     Base,
-    D,
     DataOutput,
     EvenD,
     Quiet,
@@ -119,7 +118,7 @@ def plot_waves(
     start: Annotated[float, typer.Option("--start", help="First position on the x axis.")] = 0.0,
     stop: Annotated[float, typer.Option("--stop", help="Last position on the x axis.")] = 250.0,
     points: Annotated[
-        int, typer.Option("--points", help="Number of sample positions, >= 2.")
+        int, typer.Option("--points", help="Number of sample positions, 2 to 1000000.")
     ] = 2501,
     output: FigureOutput = None,
     data: DataOutput = None,
@@ -166,7 +165,9 @@ def plot_waves(
 @app.command()
 @convention_options()
 def heatmap(
-    d: D = 128,
+    d: Annotated[
+        int, typer.Option("--d", help="Width d (d_model), 2 to 8192 for a heatmap.")
+    ] = 128,
     n: Annotated[int, typer.Option("--n", help="Number of positions (columns), 1 to 10000.")] = 100,
     base: Base = DEFAULT_BASE,
     output: FigureOutput = None,

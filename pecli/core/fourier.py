@@ -79,9 +79,7 @@ def fourier_frequencies(k: int, *, frequencies: str = "harmonic") -> np.ndarray:
     (array([1., 2., 3., 4.]), array([1., 2., 4., 8.]))
 
     """
-    k = check_n(k, "k")
-    if k > MAX_K:
-        raise ParameterError("k", f"must be an integer from 1 to {MAX_K}", k)
+    k = check_n(k, "k", most=MAX_K)
     if frequencies not in FREQUENCY_KINDS:
         raise ParameterError("frequencies", "must be harmonic or octave", frequencies)
     if frequencies == "harmonic":

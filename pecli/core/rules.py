@@ -63,11 +63,14 @@ def check_d(d: object) -> int:
     return value
 
 
-def check_n(n: object, name: str = "n") -> int:
-    """Return ``n`` as an int; raise :class:`ParameterError` unless an integer from 1 to 2^53."""
+def check_n(n: object, name: str = "n", *, most: int | None = None) -> int:
+    """Return ``n`` as an int; raise :class:`ParameterError` unless an integer from 1 to ``most``.
+
+    Without ``most`` the bound is 2^53, the last position where every integer is exact.
+    """
     value = _as_int(n)
-    if value is None or not 1 <= value <= MAX_POSITION:
-        raise ParameterError(name, "must be an integer from 1 to 2^53", n)
+    if value is None or not 1 <= value <= (MAX_POSITION if most is None else most):
+        raise ParameterError(name, f"must be an integer from 1 to {most or '2^53'}", n)
     return value
 
 

@@ -63,6 +63,8 @@ def resolve_format(
         return default
     if os.path.isdir(str(output)):  # before its missing suffix is blamed
         raise ParameterError(parameter, "is a folder, not a file", str(output))
+    if str(output).endswith(("/", os.sep)):  # "t.csv/" would silently write t.csv
+        raise ParameterError(parameter, "must name a file, not end in /", str(output))
     suffix = Path(str(output)).suffix.lower().lstrip(".")
     allowed = formats if suffixes is None else suffixes  # what a file name may end in
     if suffix not in allowed and is_special(output):  # /dev/stdout, /dev/fd/3, a FIFO: as stdout
