@@ -195,3 +195,10 @@ def test_frequencies_beyond_float64_are_a_usage_error(run_cli):
                          f"shift:{shift}", "--format", "csv")  # fmt: skip
         assert result.exit_code == 2 and "'--base'" in result.stderr, result.stderr
         assert result.stdout == ""
+
+
+def test_the_command_line_offers_every_preset():
+    """--convention offers exactly the presets of the library, no more, no fewer."""
+    from pecli.cli.options import ConventionName
+
+    assert {name.value for name in ConventionName} == set(PRESETS)
