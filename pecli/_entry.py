@@ -11,8 +11,9 @@ from __future__ import annotations
 
 def main() -> None:
     """Run ``pecli``."""
-    from .io import guard
+    from .io import guard, streams
 
+    streams.stand_in_for_closed()  # before any file is opened: none may take fd 0, 1 or 2
     guard.leave_on_signal()
     from .cli import main as run
 

@@ -26,7 +26,7 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
-from ..io import guard
+from ..io import guard, streams
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -95,12 +95,12 @@ class PecliGroup(TyperGroup):
             if guard.signal_status():  # also when a handler's KeyboardInterrupt was swallowed
                 sys.exit(guard.signal_status())
         except guard.OutputClosed:
-            sys.exit(guard.EXIT_BROKEN_PIPE)
+            self._pipe_closed(kwargs)
         except SystemExit as done:
             # typer (help) and rich (tables) handle a closed pipe themselves: they silence
             # stdout and exit with 1; the status should still say "pipe closed"
             if done.code == 1 and guard.pipe_was_closed():
-                sys.exit(guard.EXIT_BROKEN_PIPE)
+                self._pipe_closed(kwargs)
             raise
         except Exception as error:
             if guard.signal_status():  # a failure that followed a signal: the signal is the news
@@ -110,6 +110,12 @@ class PecliGroup(TyperGroup):
             message, code = _explain(error)
             _fail(self._prog(kwargs), message, code)
         sys.exit(status if isinstance(status, int) else 0)
+
+    def _pipe_closed(self, kwargs: dict[str, Any]) -> None:
+        """A reader that went away is quiet (141); a stdout closed from the start is named."""
+        if streams.closed(1):
+            _fail(self._prog(kwargs), "stdout is closed (>&-): give -o FILE or open it", 1)
+        sys.exit(guard.EXIT_BROKEN_PIPE)
 
     def _prog(self, kwargs: dict[str, Any]) -> str:
         prog = kwargs.get("prog_name") or "pecli"

@@ -32,6 +32,7 @@ import numpy as np
 
 from ...core.errors import ParameterError
 from ...core.rules import check_data_dtype
+from .. import streams
 from .csv_text import as_stored, parse_csv
 from .matrix import Matrix, array_blocks
 from .npy import MAX_TABLE_VALUES, load_keeping_dtype, read_npy
@@ -70,6 +71,7 @@ def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
 
     """
     if source == STDIN:
+        _check_stdin_open(parameter)
         if sys.stdin.isatty():
             rule = "is a terminal: pipe data in or give a file name"
             raise ParameterError(parameter, rule, source)
@@ -98,6 +100,12 @@ def _read_named_stream(source: str, parameter: str) -> Matrix:
             yield from matrix.read_blocks(rows)
 
     return dataclasses.replace(matrix, read_blocks=blocks)
+
+
+def _check_stdin_open(parameter: str) -> None:
+    if streams.closed(0) or sys.stdin is None:
+        rule = "is stdin, which is closed (<&-): give a file name or pipe data in"
+        raise ParameterError(parameter, rule, STDIN)
 
 
 def matrix_from_array(array: np.ndarray, *, parameter: str = "values") -> Matrix:
@@ -199,6 +207,8 @@ def _is_stream(source: str) -> bool:
 @contextlib.contextmanager
 def _stream_as_file(source: str, parameter: str) -> Iterator[str]:
     """Copy stdin or a pipe to a temporary file (removed afterwards) and yield its name."""
+    if source == STDIN:
+        _check_stdin_open(parameter)
     if source == STDIN and (sys.stdin is None or sys.stdin.isatty()):
         raise ParameterError(parameter, "is a terminal: pipe a table in or give a file name", "-")
     with contextlib.ExitStack() as opened:

@@ -1,0 +1,65 @@
+"""Closed standard streams (``>&-``, ``2>&-``, ``<&-``): made safe at start-up, named when used.
+
+A process started with descriptor 0, 1 or 2 closed would hand that number to the next file it
+opens, so a table meant for stdout could land in an output file. Before anything else is
+opened, :func:`stand_in_for_closed` gives each closed one a stand-in:
+
+* stdin: ``/dev/null``; reading ``-`` then fails with "stdin is closed" (:func:`closed`);
+* stdout: a pipe whose reader is gone, so the first write fails and the command line says
+  "stdout is closed" with status 1 instead of writing nowhere;
+* stderr: ``/dev/null``; messages are lost, exit statuses still tell what happened.
+
+Standard library only (the console script calls this before numpy and typer load).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["closed", "stand_in_for_closed"]
+
+_closed: set[int] = set()
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _place(fd: int, stand_in: int) -> None:
+    if stand_in != fd:
+        os.dup2(stand_in, fd)
+        os.close(stand_in)
+
+
+def stand_in_for_closed() -> None:
+    """Give each closed standard descriptor a stand-in and Python a stream object for it."""
+    for fd in (0, 1, 2):
+        if _is_open(fd):
+            continue
+        _closed.add(fd)
+        if fd == 1:
+            reader, writer = os.pipe()
+            os.close(reader)  # every write now fails with EPIPE, which names the problem
+            _place(fd, writer)
+        else:
+            _place(fd, os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY))
+    if 0 in _closed and sys.stdin is None:
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115  (the process's own stdin)
+    if 1 in _closed and sys.stdout is None:
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+    if 2 in _closed and sys.stderr is None:
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+
+
+def closed(fd: int) -> bool:
+    """Whether standard descriptor ``fd`` (0, 1 or 2) was closed when pecli started.
+
+    >>> closed(0) in (True, False)
+    True
+    """
+    return fd in _closed
