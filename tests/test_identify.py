@@ -226,6 +226,7 @@ def test_cli_identify_stdin_limits_and_cleans_up(run_cli, monkeypatch, tmp_path)
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(reading, "MAX_STDIN_BYTES", 1 << 20)
+    monkeypatch.setattr(reading, "MAX_CSV_BYTES", 1 << 20)  # CSV on a pipe: the smaller bound
     big = "0.5,0.25\n" * 200_000  # 1.8 MB
     result = run_cli("identify", "-", input=big)
     assert result.exit_code == 2 and "at most 1,048,576 bytes from a pipe" in result.stderr
