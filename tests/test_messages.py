@@ -181,3 +181,22 @@ def test_help_states_the_bound_the_command_enforces(
     )
     line = _one_line(run_cli(*command, option, beyond, "-o", str(output)), option)
     assert bound in line
+
+
+def test_add_takes_its_file_as_an_argument_or_with_i(run_cli, tmp_path):
+    data = tmp_path / "x.csv"
+    data.write_text("1,2\n3,4\n")
+    by_argument = run_cli("add", str(data))
+    assert by_argument.exit_code == 0, by_argument.stderr
+    assert by_argument.stdout == run_cli("add", "-i", str(data)).stdout
+    assert by_argument.stdout == run_cli("add", "-", input="1,2\n3,4\n").stdout
+    assert by_argument.stdout.splitlines()[1] == "1.841471,2.5403023"
+    line = _one_line(run_cli("add", str(data), "-i", str(tmp_path / "other.csv")), "--input")
+    assert "given twice" in line
+
+
+def test_fourier_says_where_a_file_goes(run_cli, tmp_path):
+    data = tmp_path / "x.csv"
+    data.write_text("1\n")
+    result = run_cli("fourier", "--k", "1", str(data))
+    assert result.exit_code == 2 and "is a file" in result.stderr and "-i" in result.stderr

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+
+from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_base, check_dtype, check_positions
 from ..io import formats
@@ -12,7 +17,11 @@ from .progress import write_streamed
 
 @app.command()
 def add(
-    input_file: InputFile = "-",
+    file: Annotated[
+        str | None,
+        typer.Argument(help="Input .npy or CSV file, - for stdin (as -i).", show_default=False),
+    ] = None,
+    input_file: InputFile = None,
     start: Start = 1,
     base: Base = DEFAULT_BASE,
     dtype: DtypeOpt = Dtype.float32,
@@ -24,12 +33,14 @@ def add(
     """Add the positional encoding to an (n, d) data matrix: x_pos + pe(pos).
 
     Row r (1-based) gets pe(start + r - 1); d is the number of columns and must be even.
-    Reads .npy or CSV (with or without a header line) from --input or stdin; a large .npy
+    Reads .npy or CSV (with or without a header line) from FILE (or -i FILE) or stdin; a large .npy
     is memory-mapped and processed in row blocks. The sum is computed in float64 and
     rounded to --dtype once; the output follows the rules of compute.
 
-    Example: pecli add -i embeddings.npy --start 0 -o encoded.npy
+    Example: pecli add embeddings.npy --start 0 -o encoded.npy
     """
+    if file is not None and input_file is not None and file != input_file:
+        raise ParameterError("input", "is given twice: as FILE and with -i; give one", file)
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
     base, out_dtype = check_base(base), check_dtype(dtype.value)
@@ -37,7 +48,7 @@ def add(
     from ..core.rules import check_data_shape
     from ..io import reading  # mmap, csv: only commands that read input pay for them
 
-    matrix = reading.read_matrix(input_file or "-")
+    matrix = reading.read_matrix(file or input_file or "-")
     d = check_data_shape(matrix.shape, "input")  # before shape[0]: a 0-D .npy has none
     n = matrix.shape[0]
     check_positions(start, n)  # the whole range, before row blocks shift the start

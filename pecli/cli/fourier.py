@@ -6,6 +6,7 @@ matplotlib is imported inside ``plot-fourier`` only.
 from __future__ import annotations
 
 import math
+import os
 from enum import StrEnum
 from functools import partial
 from typing import TYPE_CHECKING, Annotated
@@ -71,6 +72,8 @@ def _value(text: str) -> float:
         value = float(text)
     except ValueError:
         rule = "is neither a number nor an option of fourier" if text.startswith("-") else ""
+        if not rule and os.path.exists(text):  # a file given where values go
+            rule = "is a file: values go here, a file of values after -i"
         message = f"{text!r} {rule or 'is not a number'}"
         raise typer.BadParameter(message, param_hint="'VALUES...'") from None
     if not math.isfinite(value):
