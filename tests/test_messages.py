@@ -200,3 +200,40 @@ def test_fourier_says_where_a_file_goes(run_cli, tmp_path):
     data.write_text("1\n")
     result = run_cli("fourier", "--k", "1", str(data))
     assert result.exit_code == 2 and "is a file" in result.stderr and "-i" in result.stderr
+
+
+WRITERS = [
+    ["compute", "--d", "4", "--n", "2", "-o", "out.csv"],
+    ["add", "in.csv", "-o", "out.npy"],
+    ["fourier", "1", "2", "-o", "out.csv"],
+    ["wavelengths", "--d", "4", "-o", "out.json"],
+    ["heatmap", "--d", "8", "--n", "3", "-o", "out.png"],
+    ["plot-waves", "--points", "11", "-o", "out.png"],
+    ["plot-fourier", "--points", "11", "-o", "out.png"],
+    ["precision", "--d", "8", "--n", "50", "-o", "out.png"],
+]
+
+
+@pytest.mark.parametrize("args", WRITERS, ids=lambda a: a[0])
+def test_every_command_that_writes_a_file_says_so_unless_quiet(
+    run_cli, tmp_path, monkeypatch, args
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.csv").write_text("1,2\n3,4\n")
+    said = run_cli(*args)
+    assert said.exit_code == 0, said.stderr
+    assert said.stderr == f"pecli: wrote {args[-1]}\n"
+    quiet = run_cli(*args, "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_a_default_figure_name_says_it_replaced_a_file(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first = run_cli("heatmap", "--d", "8", "--n", "3")
+    assert first.stderr == "pecli: wrote heatmap.png\n"
+    again = run_cli("heatmap", "--d", "8", "--n", "3")
+    assert (
+        again.stderr == "pecli: wrote heatmap.png (no -o given: replaced the file of that name)\n"
+    )
+    named = run_cli("heatmap", "--d", "8", "--n", "3", "-o", "heatmap.png")
+    assert named.stderr == "pecli: wrote heatmap.png\n"  # named by the user: no warning

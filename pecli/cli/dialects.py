@@ -22,9 +22,10 @@ from .options import (
     Base,
     D,
     N,
+    Quiet,
     convention_options,
 )
-from .progress import track_rows
+from .progress import say_written, track_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.table import Table
@@ -182,6 +183,7 @@ def precision(
         str | None,
         typer.Option("-o", "--output", help="Also draw error vs position (png, svg, pdf)."),
     ] = None,
+    quiet: Quiet = False,
     *,
     conv: Convention,
 ) -> None:
@@ -197,14 +199,14 @@ def precision(
     kind = _figure_kind(output)
     report = precision_report(
         d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold,
-        track=functools.partial(track_rows, total_rows=n, description="precision", quiet=False),
+        track=functools.partial(track_rows, total_rows=n, description="precision", quiet=quiet),
     )  # fmt: skip
     _show_precision(report)
     if output is not None and kind is not None:
         from ..figures import article as figures
 
         writing.save_figure(figures.precision_figure(report), output, kind)
-        sys.stderr.write(f"pecli: wrote {output}\n")
+        say_written(output, quiet=quiet)
 
 
 def _figure_kind(output: str | None) -> str | None:

@@ -18,6 +18,7 @@ from ..core.errors import ParameterError
 from ..core.rules import check_dtype, check_position
 from ..io import formats, writing
 from ._app import app
+from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..io import reading
@@ -127,6 +128,7 @@ def fourier(
     output: TableOutput = "-",
     fmt: FormatOpt = None,
     header: Header = True,
+    quiet: Quiet = False,
 ) -> None:
     """Fourier features γ(x) = [sin x, cos x, …, sin kx, cos kx] of values (NeRF, §5.1).
 
@@ -163,6 +165,7 @@ def fourier(
         columns=names,
         header=header,
     )
+    say_written(output, quiet=quiet)
 
 
 def _check_range(option: str, value: int, low: int, high: int) -> None:

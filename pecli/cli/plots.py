@@ -6,7 +6,7 @@ matplotlib is imported inside the commands, so the rest of pecli never pays for 
 from __future__ import annotations
 
 import contextlib
-import sys
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
@@ -25,6 +25,7 @@ from .options import (
     Quiet,
     convention_options,
 )
+from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -66,6 +67,7 @@ class PlotOutputs:
     ) -> None:
         self.quiet = quiet
         self.figure = default_name if output is None else output
+        self.replacing_unnamed = output is None and os.path.lexists(default_name)
         self.figure_format = formats.resolve_format(
             self.figure, None, formats=formats.FIGURE_FORMATS, default="png", format_option=False
         )
@@ -98,13 +100,8 @@ class PlotOutputs:
             writing.save_figure_to(figure_file, figure, self.figure_format)
             with guard.signals_held():  # both renames happen, or (on an error) neither
                 files.close()
-        if self.data is not None:
-            self._say(self.data)
-        self._say(self.figure)
-
-    def _say(self, written: str) -> None:
-        if not self.quiet and not paths.is_stdout(written):
-            sys.stderr.write(f"pecli: wrote {written}\n")
+        say_written(self.data, quiet=self.quiet)
+        say_written(self.figure, quiet=self.quiet, unnamed=self.replacing_unnamed)
 
 
 @app.command("plot-waves")

@@ -1,4 +1,4 @@
-"""Streamed table output for the commands: room check, progress bar, write.
+"""Streamed table output for the commands: room check, progress bar, write, "wrote NAME".
 
 The rich progress bar goes to stderr and is shown only to a person at a terminal.
 
@@ -40,6 +40,19 @@ def write_streamed(
     writing.write_table(
         tracked, output=output, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
     )
+    say_written(output, quiet=quiet)
+
+
+def say_written(output: str | None, *, quiet: bool, unnamed: bool = False) -> None:
+    """``pecli: wrote NAME`` on stderr once a file is complete; nothing for stdout or a device.
+
+    ``unnamed``: the name is a command's default (no ``-o``) and a file of that name was
+    there before, which the message then says was replaced.
+    """
+    if quiet or output is None or paths.is_stdout(output) or paths.is_special(output):
+        return
+    note = " (no -o given: replaced the file of that name)" if unnamed else ""
+    sys.stderr.write(f"pecli: wrote {output}{note}\n")
 
 
 def track_rows(

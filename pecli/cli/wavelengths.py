@@ -15,7 +15,8 @@ from ..core.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ..core.rules import check_d
 from ..io import formats, guard, paths, writing
 from ._app import app
-from .options import Base, EvenD
+from .options import Base, EvenD, Quiet
+from .progress import say_written
 
 FORMATS = ("table", "csv", "json")
 
@@ -61,6 +62,7 @@ def wavelengths_command(
     output: Annotated[
         str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
     ] = "-",
+    quiet: Quiet = False,
 ) -> None:
     """The angular frequency ω_i and wavelength λ_i = 2π C^(2(i-1)/d) of every pair i.
 
@@ -88,8 +90,9 @@ def wavelengths_command(
     }
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
-        return
-    terminal = paths.is_stdout(output) and sys.stdout.isatty()
-    text = _rich_table(columns, d=d, base=base, terminal=terminal)
-    with guard.atomic_output(output) as handle:
-        handle.write(text.encode("utf-8"))
+    else:
+        terminal = paths.is_stdout(output) and sys.stdout.isatty()
+        text = _rich_table(columns, d=d, base=base, terminal=terminal)
+        with guard.atomic_output(output) as handle:
+            handle.write(text.encode("utf-8"))
+    say_written(output, quiet=quiet)
