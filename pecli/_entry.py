@@ -11,9 +11,10 @@ from __future__ import annotations
 
 def main() -> None:
     """Run ``pecli``."""
-    from .io import guard, streams
+    from .io import guard, paths, streams
 
     streams.stand_in_for_closed()  # before any file is opened: none may take fd 0, 1 or 2
+    paths.remember_open_descriptors()  # -o /dev/fd/N: only those the caller handed over
     guard.leave_on_signal()
     from .cli import main as run
 

@@ -123,3 +123,87 @@ def test_a_replaced_file_keeps_its_mode(pecli_cmd, tmp_path):
     assert result.returncode == 0, result.stderr
     assert target.read_text() == TABLE
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+def _bash(script: str, cwd) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [("heatmap --d 4 --n 3 -o h.png --data /dev/fd/7", "--data"),
+     ("compute --d 4 --n 2 -o /dev/fd/7", "--output"),
+     ("compute --d 4 --n 2 -o /dev/fd/99999999999999999999", "--output")],
+)  # fmt: skip
+def test_a_descriptor_the_caller_did_not_open_is_refused(pecli_cmd, tmp_path, args, option):
+    """Else /dev/fd/N could name pecli's own files, such as the figure's temporary file."""
+    (tmp_path / "h.png").write_bytes(b"old figure")
+    result = _bash(f"exec 7>&-; {shlex.join(pecli_cmd)} {args}", tmp_path)
+    assert result.returncode == 2 and f"'{option}'" in result.stderr, result.stderr
+    assert "not open" in result.stderr and result.stderr.count("\n") == 1
+    assert (tmp_path / "h.png").read_bytes() == b"old figure"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.png"]
+
+
+def test_a_descriptor_open_for_reading_is_refused(pecli_cmd, tmp_path):
+    (tmp_path / "in.txt").write_text("keep\n")
+    result = _bash(f"{shlex.join(pecli_cmd)} compute --d 4 -o /dev/fd/7 7< in.txt", tmp_path)
+    assert result.returncode == 2 and "open for reading only" in result.stderr
+    assert (tmp_path / "in.txt").read_text() == "keep\n"
+
+
+def test_another_process_descriptor_is_appended_to(pecli_cmd, tmp_path):
+    pecli = shlex.join(pecli_cmd)
+    # not the shell's last command, so the shell stays and /proc/$$ is another process
+    script = f"exec >> log.txt; echo a; {pecli} compute --d 4 --n 1 -o /proc/$$/fd/1; echo b"
+    result = _bash(script, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "log.txt").read_text() == f"a\n{TABLE}b\n"  # not truncated
+
+
+@pytest.mark.parametrize(
+    "args",
+    ["heatmap --d 4 --n 2 -o - --data /dev/stdout", "heatmap --d 4 --n 2 -o /dev/fd/1 --data -",
+     "precision --d 8 --n 100 -o /dev/stdout"],
+)  # fmt: skip
+def test_stdout_is_not_shared_through_its_names(pecli_cmd, tmp_path, args):
+    result = _bash(f"{shlex.join(pecli_cmd)} {args} > out", tmp_path)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert (tmp_path / "out").read_bytes() == b""
+
+
+def test_binary_is_not_written_to_a_terminal_through_its_names(pecli_cmd):
+    import pty
+
+    main, secondary = pty.openpty()
+    try:
+        for name in ("/dev/stdout", "/dev/fd/1", os.ttyname(secondary)):
+            proc = subprocess.run(
+                [*pecli_cmd, "compute", "--d", "4", "--format", "npy", "-o", name],
+                stdout=secondary, stderr=subprocess.PIPE, text=True, timeout=60, check=False,
+            )  # fmt: skip
+            assert proc.returncode == 2 and "terminal" in proc.stderr, (name, proc.stderr)
+    finally:
+        os.close(secondary)
+        os.close(main)
+
+
+def test_a_loop_of_links_is_refused_and_kept(pecli_cmd, tmp_path):
+    (tmp_path / "c.csv").symlink_to("d.csv")
+    (tmp_path / "d.csv").symlink_to("c.csv")
+    result = subprocess.run(
+        [*pecli_cmd, "compute", "--d", "4", "-o", str(tmp_path / "c.csv")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and "loop of symbolic links" in result.stderr
+    assert (tmp_path / "c.csv").is_symlink()
+
+
+def test_a_closed_reader_behind_a_descriptor_is_141(pecli_cmd, tmp_path):
+    pecli = shlex.join(pecli_cmd)
+    table = f"{pecli} compute --d 512 --n 200000 -o /dev/fd/3 3>&1 >/dev/null"
+    script = f"{table} | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}"
+    result = _bash(script, tmp_path)
+    assert result.stdout.strip() == "141" and result.stderr == ""

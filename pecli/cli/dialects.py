@@ -213,7 +213,7 @@ def _figure_kind(output: str | None) -> str | None:
     """The figure format of ``-o``, checked before any work (None: no figure)."""
     if output is None:
         return None
-    if paths.is_stdout(output):
+    if paths.is_stdout_alias(output):
         raise ParameterError("output", "must be a file name: the table goes to stdout", output)
     kind = formats.resolve_format(
         output, None, formats=formats.FIGURE_FORMATS, default="png", format_option=False

@@ -78,7 +78,7 @@ class PlotOutputs:
                 data, None, parameter="data", format_option=False
             )
             formats.check_output(data, self.data_format, parameter="data")
-            if paths.is_stdout(data) and paths.is_stdout(self.figure):
+            if paths.is_stdout_alias(data) and paths.is_stdout_alias(self.figure):
                 rule = "cannot share stdout with the figure: give one of them a file name"
                 raise ParameterError("data", rule, data)
 

@@ -7,16 +7,16 @@ whose name is too long, is refused before anything is computed. No maths, no wri
 
 from __future__ import annotations
 
+import errno
 import io
 import os
-import sys
 from pathlib import Path
 from typing import IO
 
 import numpy as np
 
 from ..core.errors import ParameterError, RuntimeFailure
-from . import csv_output
+from . import csv_output, paths
 from .paths import STDOUT, is_special, is_stdout, name_max
 
 __all__ = [
@@ -88,11 +88,18 @@ def check_output(
         or if binary data (npy, png, pdf) would go to a terminal.
 
     """
-    if is_stdout(output):
-        if fmt in BINARY_FORMATS and sys.stdout.isatty():
+    if is_stdout(output) or is_special(output):  # written through: nothing is created
+        if fmt in BINARY_FORMATS and paths.is_terminal(output):
             rule = f"is a terminal; {fmt} is binary: redirect stdout or give a file name"
-            raise ParameterError(parameter, rule, STDOUT)
+            raise ParameterError(parameter, rule, str(output or STDOUT))
+        if problem := paths.descriptor_problem(output):
+            raise ParameterError(parameter, problem, str(output))
         return
+    try:
+        os.stat(str(output))
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # realpath would stop in the loop and replace a link
+            raise ParameterError(parameter, "is a loop of symbolic links", str(output)) from None
     path = Path(os.path.realpath(str(output)))  # where atomic_output writes, through links
     folder = path.parent
     name_bytes = len(os.fsencode(path.name))

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
-from .paths import descriptor, is_special, is_stdout, name_max
+from .paths import descriptor, is_special, is_stdout, name_max, open_through
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
@@ -193,11 +193,11 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     """
     fd = descriptor(output)
     if is_stdout(output) or fd == 1:
-        with _stdout() as pipe:
+        with _guarded(sys.stdout.buffer, stdout=True) as pipe:
             yield pipe
         return
     if fd is not None or is_special(output):
-        with _through(output, fd) as handle:
+        with _guarded(open_through(output), stdout=False) as handle:
             yield handle
         return
     path = os.path.realpath(str(output))  # through symbolic links, dangling ones too
@@ -229,35 +229,36 @@ def _mode(path: str) -> int:
         return 0o666 & ~mask
 
 
-def _through(output: str | os.PathLike[str] | None, fd: int | None) -> IO[bytes]:
-    """A descriptor (duplicated: closing it leaves the original open) or a special file."""
-    if fd is None:
-        return open(str(output), "wb")
-    return os.fdopen(os.dup(fd), "wb")
-
-
 class OutputClosed(Exception):
     """The reader of stdout went away (``pecli … | head``); nothing more can be written."""
 
 
 @contextlib.contextmanager
-def _stdout() -> Iterator[IO[bytes]]:
-    """Stdout's buffer; a closed pipe points fd 1 at /dev/null and raises OutputClosed."""
-    pipe = _PipeGuard(sys.stdout.buffer)
+def _guarded(raw: IO[bytes], *, stdout: bool) -> Iterator[IO[bytes]]:
+    """A stream whose closed reader raises OutputClosed; stdout's fd 1 then goes to /dev/null.
+
+    Any other stream (``/dev/fd/3``, a FIFO) is closed at the end.
+    """
+    pipe = _PipeGuard(raw)
     try:
         yield pipe  # type: ignore[misc]
         pipe.flush()
     except OSError as error:
         if not (isinstance(error, BrokenPipeError) or pipe.broken):
             raise
-        devnull = os.open(os.devnull, os.O_WRONLY)  # no later flush can fail or complain
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        if stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)  # no later flush can fail or complain
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
         raise OutputClosed from None
+    finally:
+        if not stdout:
+            with contextlib.suppress(OSError):  # a closed reader: nothing left to flush
+                raw.close()
 
 
 class _PipeGuard:
-    """Stdout's buffer, remembering a closed pipe even if a library re-raises it as OSError."""
+    """A pipe's buffer, remembering a closed reader even if a library re-raises it as OSError."""
 
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw = raw

@@ -17,14 +17,38 @@ from __future__ import annotations
 import os
 import re
 import stat
+from typing import IO
 
-__all__ = ["STDOUT", "descriptor", "is_special", "is_stdout", "name_max"]
+__all__ = [
+    "STDOUT",
+    "descriptor",
+    "descriptor_problem",
+    "is_special",
+    "is_stdout",
+    "is_stdout_alias",
+    "is_terminal",
+    "name_max",
+    "open_through",
+    "remember_open_descriptors",
+]
 
 STDOUT = "-"
 #: A folder of open descriptors in /proc (of a process, or of one of its threads).
 _FD_FOLDER = re.compile(r"/proc/(\d+|self|thread-self)(/task/\d+)?/fd")
 #: Symbolic links followed at most (the kernel's own limit is 40).
 _MAX_LINKS = 40
+#: The descriptors open when the command line started (None: not recorded, the library).
+_inherited: set[int] | None = None
+
+
+def remember_open_descriptors() -> None:
+    """Record which descriptors the caller handed over, before pecli opens any of its own.
+
+    ``-o /dev/fd/3`` is then refused unless the shell opened 3 (``3> file``): otherwise the
+    number could name one of pecli's own files, such as the temporary file of a figure.
+    """
+    global _inherited
+    _inherited = {int(name) for name in os.listdir("/proc/self/fd") if name.isdigit()}
 
 
 def is_stdout(output: str | os.PathLike[str] | None) -> bool:
@@ -38,7 +62,7 @@ def _fd_link(output: str | os.PathLike[str]) -> tuple[int, int] | None:
     for _ in range(_MAX_LINKS):
         folder, name = os.path.realpath(os.path.dirname(path)), os.path.basename(path)
         found = _FD_FOLDER.fullmatch(folder)
-        if found and name.isdigit():
+        if found and name.isascii() and name.isdigit():
             owner = found.group(1)
             return (int(owner) if owner.isdigit() else os.getpid()), int(name)
         path = os.path.join(folder, name)
@@ -80,6 +104,69 @@ def is_special(output: str | os.PathLike[str] | None) -> bool:
     except OSError:
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def is_stdout_alias(output: str | os.PathLike[str] | None) -> bool:
+    """True for stdout itself and for names of descriptor 1 (``/dev/stdout``, ``/dev/fd/1``)."""
+    return is_stdout(output) or descriptor(output) == 1
+
+
+def descriptor_problem(output: str | os.PathLike[str] | None) -> str | None:
+    """Why ``output``, a name of one of this process's descriptors, cannot be written to.
+
+    None when it can (or when ``output`` names no descriptor).
+    """
+    fd = descriptor(output)
+    if fd is None:
+        return None
+    handed_over = fd in _inherited if _inherited is not None else _flags(fd) is not None
+    if not handed_over:
+        return f"must name an open descriptor; {fd} is not open (open it: {fd}> FILE)"
+    flags = _flags(fd)
+    if flags is None or flags & os.O_ACCMODE == os.O_RDONLY:
+        return f"must name a descriptor open for writing; {fd} is open for reading only"
+    return None
+
+
+def _flags(fd: int) -> int | None:
+    import fcntl
+
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETFL)
+    except (OSError, OverflowError, ValueError):
+        return None
+
+
+def is_terminal(output: str | os.PathLike[str] | None) -> bool:
+    """Whether a written-through output is a terminal (``/dev/tty``, ``/dev/stdout`` on one)."""
+    fd = descriptor(output)
+    if is_stdout(output) or fd is not None:
+        return os.isatty(1 if fd is None else fd)
+    try:
+        probe = os.open(str(output), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return os.isatty(probe)
+    finally:
+        os.close(probe)
+
+
+def open_through(output: str | os.PathLike[str] | None) -> IO[bytes]:
+    """Open an output that is written through (:func:`is_special`) for binary writing.
+
+    One of this process's descriptors is duplicated, so writes go on at its offset and
+    closing the copy leaves it open; a regular file behind another process's descriptor is
+    appended to, never truncated; a device, FIFO or socket is opened for writing.
+    """
+    fd = descriptor(output)
+    if fd is not None:
+        return os.fdopen(os.dup(fd), "wb")
+    try:
+        regular = stat.S_ISREG(os.stat(str(output)).st_mode)
+    except OSError:
+        regular = False
+    return open(str(output), "ab" if regular else "wb")
 
 
 def name_max(folder: str | os.PathLike[str]) -> int:
