@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from reference import loop_table, mp_pe, mp_pe_shift, mp_table
 
+import pecli
 from pecli import (
     ParameterError,
     angular_frequencies,
@@ -186,3 +187,29 @@ def test_float64_table_is_positional_encoding_bit_for_bit(layout):
     table = encoding_table(d=48, n=3000, start=-1234, layout=layout, dtype="float64")
     rows = positional_encoding(np.arange(-1234, 3000 - 1234), d=48, layout=layout, dtype="float64")
     np.testing.assert_array_equal(table, rows)
+
+
+@pytest.mark.parametrize("dtype", ["floa32", None, "int8", "complex64", "float16"])
+def test_an_unknown_dtype_is_refused_not_read_as_float64(dtype):
+    with pytest.raises(pecli.ParameterError, match="dtype must be float32 or float64"):
+        pecli.encoding_table(d=4, n=2, dtype=dtype)
+
+
+@pytest.mark.parametrize("positions", [[], ["a"], [1j], [[1, 2], [3]]])
+def test_positions_that_are_not_real_numbers_are_a_parameter_error(positions):
+    with pytest.raises(pecli.ParameterError, match="positions"):
+        pecli.positional_encoding(positions, d=8)
+
+
+@pytest.mark.parametrize("start", [-5, -1, -1000])
+def test_position_zero_is_exact_wherever_the_table_starts(start):
+    """pe(0) = [0, 1, 0, 1, …] exactly, so shards join to the whole table (issue 12, 3f)."""
+    table = pecli.encoding_table(d=64, n=-start + 3, start=start, dtype="float32")
+    expected = np.tile(np.array([0.0, 1.0], np.float32), 32)
+    np.testing.assert_array_equal(table[-start], expected)
+    whole = pecli.encoding_table(d=64, n=-start + 3, start=start)
+    parts = [
+        pecli.encoding_table(d=64, n=-start, start=start),
+        pecli.encoding_table(d=64, n=3, start=0),
+    ]
+    np.testing.assert_array_equal(whole, np.concatenate(parts))

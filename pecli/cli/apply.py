@@ -48,7 +48,10 @@ def add(
     from ..core.rules import check_data_shape
     from ..io import reading  # mmap, csv: only commands that read input pay for them
 
-    matrix = reading.read_matrix(file or input_file or "-")
+    source = file if file is not None else input_file
+    if source == "":
+        raise ParameterError("input", "must be a file name, or - for stdin", "''")
+    matrix = reading.read_matrix(source or "-")
     d = check_data_shape(matrix.shape, "input")  # before shape[0]: a 0-D .npy has none
     n = matrix.shape[0]
     check_positions(start, n)  # the whole range, before row blocks shift the start

@@ -33,7 +33,7 @@ def write_streamed(
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     if size is not None:
         formats.check_room(output, size)
-    on_screen = (paths.is_stdout(output) or paths.descriptor(output) == 1) and sys.stdout.isatty()
+    on_screen = (paths.is_stdout(output) or paths.is_special(output)) and paths.is_terminal(output)
     tracked = track_rows(
         blocks, total_rows=shape[0], description=description, quiet=quiet or on_screen
     )

@@ -115,7 +115,13 @@ def positional_encoding(
     d = check_width(d, pad_odd_d=pad_odd_d)
     omega, residual = frequencies_with_residuals(d, base, schedule)
     out_dtype = check_dtype(dtype)
-    pos = np.asarray(positions, dtype=np.float64)
+    rule = "must be real numbers: a scalar or a non-empty 1-D array"
+    try:
+        pos = np.asarray(positions, dtype=np.float64)
+    except (TypeError, ValueError):  # text, complex numbers, ragged lists
+        raise ParameterError("positions", rule, repr(positions)[:80]) from None
+    if pos.size == 0:
+        raise ParameterError("positions", rule, "an empty array")
     if pos.ndim > 1:
         raise ParameterError("positions", "must be a scalar or a 1-D array", pos.shape)
     pos = pos.reshape(-1)
@@ -282,6 +288,9 @@ class _TableSpec:
             kernels.fill_sin_cos_consecutive(
                 sin_out, cos_out, self.first, self.omega, omega_residual=self.residual, offset=row0
             )
+        zero = -self.first - row0  # position 0, where every angle is 0: exactly [0, 1, 0, 1, …]
+        if zero.is_integer() and 0 <= zero < len(out):  # (angle addition leaves ~1e-18 there)
+            sin_out[int(zero)], cos_out[int(zero)] = 0, 1
         out[:, 2 * self.omega.size :] = 0  # the zero column of an odd d
         if self.pad is not None and row0 <= self.pad < row0 + len(out):
             out[self.pad - row0] = 0

@@ -8,6 +8,7 @@ schedules live here too, and :func:`check_finite` words every "first non-finite 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 
@@ -113,14 +114,14 @@ def check_positions(start: object, n: int) -> float:
 
 def check_dtype(dtype: object) -> np.dtype:
     """Return the output dtype; raise :class:`ParameterError` unless float32 or float64."""
-    resolved: np.dtype | None
-    try:
-        resolved = np.dtype(dtype)  # type: ignore[call-overload]
-    except TypeError:
-        resolved = None
-    if resolved not in OUTPUT_DTYPES.values():
+    resolved: np.dtype | None = None
+    if dtype is not None:  # np.dtype(None) is float64: a forgotten argument, not a choice
+        with contextlib.suppress(TypeError, ValueError):
+            resolved = np.dtype(dtype)  # type: ignore[call-overload]
+    # "is None" first: numpy compares a dtype equal to None (it reads None as float64)
+    if resolved is None or not any(resolved == known for known in OUTPUT_DTYPES.values()):
         raise ParameterError("dtype", "must be float32 or float64", dtype)
-    return resolved  # type: ignore[return-value]
+    return resolved
 
 
 #: Layouts of the sines and cosines in a row (docs/conventions.md).

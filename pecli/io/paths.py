@@ -142,7 +142,9 @@ def is_terminal(output: str | os.PathLike[str] | None) -> bool:
     fd = descriptor(output)
     if is_stdout(output) or fd is not None:
         return os.isatty(1 if fd is None else fd)
-    try:
+    try:  # only a character device can be one; opening a FIFO would wake its reader
+        if not stat.S_ISCHR(os.stat(str(output)).st_mode):
+            return False
         probe = os.open(str(output), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
     except OSError:
         return False
