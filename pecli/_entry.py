@@ -15,7 +15,20 @@ def main() -> None:
 
     streams.stand_in_for_closed()  # before any file is opened: none may take fd 0, 1 or 2
     paths.remember_open_descriptors()  # -o /dev/fd/N: only those the caller handed over
+    _fit_memory_limit()
     guard.leave_on_signal()
     from .cli import main as run
 
     run()
+
+
+def _fit_memory_limit() -> None:
+    """Under an address-space limit (``ulimit -v``), one OpenBLAS thread: each reserves buffers.
+
+    Set before numpy loads, and only if the caller chose nothing (docs/cli.md#memory-limits).
+    """
+    import os
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import warnings
@@ -61,6 +62,11 @@ def _explain(error: Exception) -> tuple[str, int]:
         return error.format_message(), error.exit_code
     if isinstance(error, ParameterError):
         return parameter_message(error), EXIT_USAGE
+    mapping = isinstance(error, ImportError) and "failed to map segment" in str(error)
+    if isinstance(error, MemoryError) or mapping or getattr(error, "errno", None) == errno.ENOMEM:
+        return f"out of memory: {error or 'a memory limit was reached'}", EXIT_RUNTIME
+    if isinstance(error, RuntimeError) and "can't start new thread" in str(error):
+        return "cannot start threads: a limit on processes or memory was reached", EXIT_RUNTIME
     if isinstance(error, RuntimeFailure):
         return str(error), EXIT_RUNTIME
     if isinstance(error, typer.Abort):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import itertools
 import os
+import sys
 import threading
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
@@ -96,22 +97,71 @@ def write_csv(
 
 
 def import_polars() -> Any:
-    """Import polars, first refusing a thread setting that would make it panic.
+    """Import polars, set up to live within the process's limits (docs/cli.md#memory-limits).
+
+    polars' allocator (jemalloc) starts a background thread that, under a memory limit,
+    cannot start and floods stderr: it is turned off. Under an address-space limit
+    (``ulimit -v``) polars gets as many threads as fit, each taking about
+    :data:`CSV_THREAD_BYTES`; below :data:`CSV_BASE_BYTES` it cannot run at all, and rather
+    than abort (a Rust panic, status 134) the command fails at once.
 
     Raises
     ------
     RuntimeFailure
         If ``POLARS_MAX_THREADS`` is set to anything but a positive integer (polars aborts
-        with a Rust panic on ``0``).
+        with a Rust panic on ``0``), or the address-space limit is below
+        :data:`CSV_BASE_BYTES`.
 
     """
     value = os.environ.get("POLARS_MAX_THREADS")
     if value is not None and not (value.strip().isdecimal() and int(value) > 0):
         message = f"POLARS_MAX_THREADS must be a positive integer or unset (got {value!r})"
         raise RuntimeFailure(message)
+    if "polars" not in sys.modules:  # these settings are read when polars starts
+        os.environ.setdefault("_RJEM_MALLOC_CONF", "background_thread:false")
+        threads = _threads_within_limit()
+        if value is None and threads is not None:
+            os.environ["POLARS_MAX_THREADS"] = str(threads)
     import polars
 
     return polars
+
+
+#: Address space polars takes beyond what the process already uses, with one thread, and per
+#: further thread, with a margin for the kernel's threads (measured with ``prlimit --as``:
+#: ``compute`` passes at 900 MB with one thread, 1.3 GB with two, 1.5 GB with four, but not
+#: always at 800 MB with one).
+CSV_BASE_BYTES = 800 << 20
+CSV_THREAD_BYTES = 250 << 20
+
+
+def _threads_within_limit() -> int | None:
+    """The polars threads that fit the address-space limit; None without a limit."""
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return None
+    room = limit - _address_space_used()  # an input mapped by add counts too
+    if room < CSV_BASE_BYTES:
+        raise RuntimeFailure(
+            f"out of memory: CSV output needs about {CSV_BASE_BYTES >> 20} MB more address "
+            f"space than the {limit >> 20} MB ulimit -v leaves; raise it, or write .npy"
+        )
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cpus or 1, 1 + (room - CSV_BASE_BYTES) // CSV_THREAD_BYTES))
+
+
+def _address_space_used() -> int:
+    """The process's virtual size in bytes (``VmSize``), 0 where /proc cannot tell."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def _frames(pl: Any, block: np.ndarray, schema: dict[str, Any], dtype: np.dtype) -> Iterator[Any]:

@@ -8,6 +8,7 @@ loaded keeping its stored float dtype (bfloat16 too). No maths here.
 
 from __future__ import annotations
 
+import errno
 import math
 import mmap
 import os
@@ -116,6 +117,8 @@ def load_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
     try:
         table: np.ndarray = np.load(source, allow_pickle=False, mmap_mode="r")
     except (ValueError, OSError, EOFError) as error:
+        if getattr(error, "errno", None) == errno.ENOMEM:  # a memory limit, not a bad file
+            raise MemoryError(str(error)) from None
         raise ParameterError(parameter, f"must be a valid .npy file ({error})", name) from None
     if table.size > MAX_TABLE_VALUES:  # checked on the header, before reading the data
         rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
