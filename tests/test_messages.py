@@ -237,3 +237,11 @@ def test_a_default_figure_name_says_it_replaced_a_file(run_cli, tmp_path, monkey
     )
     named = run_cli("heatmap", "--d", "8", "--n", "3", "-o", "heatmap.png")
     assert named.stderr == "pecli: wrote heatmap.png\n"  # named by the user: no warning
+
+
+def test_a_huge_csv_cell_is_a_usage_error(run_cli, tmp_path):
+    big = tmp_path / "long.csv"
+    big.write_text("1," + "2" * 140_000 + "\n")
+    for args in (("add", str(big)), ("identify", str(big))):
+        result = run_cli(*args)
+        assert result.exit_code == 2 and "field limit" in result.stderr, result.stderr

@@ -36,7 +36,10 @@ def parse_csv(text: str, parameter: str) -> Matrix:
     lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
     if not lines:
         raise ParameterError(parameter, "must hold at least one row", "an empty input")
-    first = next(csv.reader([lines[0][1]]))
+    try:
+        first = next(csv.reader([lines[0][1]]))
+    except csv.Error as error:  # a cell over the csv module's 131,072 characters
+        raise ParameterError(parameter, "must be CSV with cells of numbers", str(error)) from None
     for separator, name in ((";", "semicolons"), ("\t", "tabs")):
         if len(first) == 1 and separator in first[0]:
             raise ParameterError(parameter, "must be comma-separated", f"cells split by {name}")
