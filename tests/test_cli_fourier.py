@@ -190,3 +190,12 @@ def test_overflowing_choices_name_their_option(run_cli, tmp_path):
     result = run_cli("plot-fourier", "--scale", "1e-308", "-o", str(tmp_path / "f.png"))
     assert result.exit_code == 2 and "'--scale'" in result.stderr
     assert result.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_octave_columns_are_named_by_their_frequency(run_cli):
+    """sin_4 is sin(4x): octave frequencies 1, 2, 4 name the columns (issue 12, item 8)."""
+    result = run_cli("fourier", "--k", "3", "--frequencies", "octave", "0.5")
+    header, row = result.stdout.splitlines()
+    assert header == "sin_1,cos_1,sin_2,cos_2,sin_4,cos_4"
+    values = dict(zip(header.split(","), map(float, row.split(",")), strict=True))
+    assert values["sin_4"] == pytest.approx(math.sin(2.0), abs=1e-15)

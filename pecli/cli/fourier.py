@@ -155,7 +155,7 @@ def fourier(
     matrix = _points(values, input_file, linspace)
     n = matrix.shape[0] if matrix.shape else 1
     m = matrix.shape[1] if len(matrix.shape) == 2 else 1
-    names = feature_names(m, k, include_input=include_input)
+    names = feature_names(m, k, include_input=include_input, frequencies=frequencies.value)
     writing.write_table(
         (gamma(block) for _, block in matrix.blocks()),
         output=output,
@@ -215,5 +215,5 @@ def plot_fourier(
             x, features, output_f, frequencies=freqs * factor, period=period
         ),
         np.column_stack([x, features, output_f]),
-        ["x", *feature_names(1, k), "f"],
+        ["x", *feature_names(1, k, frequencies=frequencies.value), "f"],
     )

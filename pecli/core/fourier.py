@@ -248,11 +248,14 @@ def _parse(text: str) -> tuple[float, bool]:
     return factor, bool(match["pi"])
 
 
-def feature_names(m: int, k: int, *, include_input: bool = False) -> list[str]:
-    """Column names of :func:`fourier_features`: ``sin_1, cos_1, …`` (suffix = frequency index).
+def feature_names(
+    m: int, k: int, *, include_input: bool = False, frequencies: str = "harmonic"
+) -> list[str]:
+    """Column names of :func:`fourier_features`: ``sin_f, cos_f, …`` for each frequency ``f``.
 
-    For ``m > 1`` coordinates each name also gives the coordinate, ``sin_1_x2``; the raw
-    input columns are ``x`` (or ``x1 … xm``).
+    The suffix is the frequency itself (``sin_4`` is ``sin 4x``), so octave columns read
+    ``sin_1, sin_2, sin_4, …``. For ``m > 1`` coordinates each name also gives the
+    coordinate, ``sin_1_x2``; the raw input columns are ``x`` (or ``x1 … xm``).
 
     Examples
     --------
@@ -260,13 +263,15 @@ def feature_names(m: int, k: int, *, include_input: bool = False) -> list[str]:
     ['x', 'sin_1', 'cos_1', 'sin_2', 'cos_2']
     >>> feature_names(2, 1)
     ['sin_1_x1', 'sin_1_x2', 'cos_1_x1', 'cos_1_x2']
+    >>> feature_names(1, 3, frequencies="octave")
+    ['sin_1', 'cos_1', 'sin_2', 'cos_2', 'sin_4', 'cos_4']
 
     """
     coords = ["x"] if m == 1 else [f"x{j}" for j in range(1, m + 1)]
     suffixes = [""] if m == 1 else [f"_{c}" for c in coords]
     features = [
-        f"{kind}_{level}{s}"
-        for level in range(1, k + 1)
+        f"{kind}_{int(f)}{s}"
+        for f in fourier_frequencies(k, frequencies=frequencies)
         for kind in ("sin", "cos")
         for s in suffixes
     ]
