@@ -245,3 +245,22 @@ def test_a_huge_csv_cell_is_a_usage_error(run_cli, tmp_path):
     for args in (("add", str(big)), ("identify", str(big))):
         result = run_cli(*args)
         assert result.exit_code == 2 and "field limit" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [["conventions"], ["wavelengths", "--d", "8"], ["identify", "T"]], ids=lambda a: a[0]
+)
+def test_piped_tables_are_plain_aligned_text(pecli_cmd, tmp_path, args):
+    """Piped, no box drawing and no trailing spaces: grep and awk see clean lines (item 8)."""
+    table = tmp_path / "t.npy"
+    made = [*pecli_cmd, "compute", "--d", "8", "--n", "300", "-o", str(table), "-q"]
+    subprocess.run(made, check=True, timeout=60)
+    args = [str(table) if a == "T" else a for a in args]
+    result = subprocess.run(
+        [*pecli_cmd, *args], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) >= 3 and all(line == line.rstrip() for line in lines)
+    assert not any(ch in result.stdout for ch in "┏━┃│└\x1b")
+    assert "━".encode() in _on_a_terminal(pecli_cmd, *args)  # a person at a terminal: boxes

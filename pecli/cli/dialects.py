@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,6 +16,7 @@ import typer
 from ..core.errors import ParameterError, RuntimeFailure
 from ..core.frequencies import DEFAULT_BASE
 from ..io import formats, paths, writing
+from . import text
 from ._app import app
 from .options import (
     Base,
@@ -44,11 +44,7 @@ class ComputeDtype(StrEnum):
 
 
 def _print(*renderables: Any) -> None:
-    from rich.console import Console
-
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
-    for renderable in renderables:
-        console.print(renderable)
+    text.show(*renderables)
 
 
 def _table(title: str, *columns: str) -> Table:
@@ -104,8 +100,8 @@ def _show_identification(found: Identification) -> None:
         "residual": f"{found.residual:.3g} (relative to tolerance: {found.relative_residual:.3g})",
         "rebuild with": found.command,
     }
-    for what, text in rows.items():
-        table.add_row(what, text)
+    for what, value in rows.items():
+        table.add_row(what, value)
     _print(table)
 
 

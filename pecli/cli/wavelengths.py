@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import io
-import shutil
-import sys
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
 
 from ..core.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ..core.rules import check_d
-from ..io import formats, guard, paths, writing
+from ..io import formats, writing
+from . import text
 from ._app import app
 from .options import Base, EvenD, Quiet
 from .progress import say_written
@@ -29,9 +27,8 @@ class ReportFormat(StrEnum):
     json = "json"
 
 
-def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float, terminal: bool) -> str:
-    """The columns as a rich table, rendered to text (coloured only on a terminal)."""
-    from rich.console import Console
+def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float) -> Any:
+    """The columns as a rich table."""
     from rich.table import Table
 
     table = Table(title=f"Pairs of the encoding, d = {d}, C = {base:g}")
@@ -39,16 +36,7 @@ def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float, terminal
         table.add_column(name, justify="right")
     for i, odd, even, omega, lam in zip(*columns.values(), strict=True):
         table.add_row(str(i), f"{odd}, {even}", f"{omega:.10g}", f"{lam:.10g}")
-    width = shutil.get_terminal_size().columns if terminal else 80
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=terminal,
-        color_system="auto" if terminal else None,
-        width=width,
-    )
-    console.print(table)
-    return buffer.getvalue()
+    return table
 
 
 @app.command("wavelengths")
@@ -91,8 +79,5 @@ def wavelengths_command(
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
-        terminal = paths.is_stdout(output) and sys.stdout.isatty()
-        text = _rich_table(columns, d=d, base=base, terminal=terminal)
-        with guard.atomic_output(output) as handle:
-            handle.write(text.encode("utf-8"))
+        text.show(_rich_table(columns, d=d, base=base), output=output)
     say_written(output, quiet=quiet)
