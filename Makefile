@@ -25,13 +25,19 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 
 install: $(VENV)/.installed  ## install pecli (and its pinned dependencies) into .venv
 
-figures: $(VENV)/.installed  ## regenerate the committed figures in figures/
-	$(BIN)/pecli plot-waves -o figures/waves.png
-	$(BIN)/pecli plot-waves -o figures/waves.svg
-	$(BIN)/pecli heatmap --d 128 --n 100 -o figures/heatmap.png
-	$(BIN)/pecli heatmap --d 128 --n 100 -o figures/heatmap.svg
-	$(BIN)/pecli plot-fourier --k 3 -o figures/fourier.png
-	$(BIN)/pecli plot-fourier --k 3 -o figures/fourier.svg
+# A figure is rebuilt only when the code or the pinned versions are newer than it.
+FIGURE_INPUTS := constraints.txt pyproject.toml $(wildcard pecli/*.py pecli/*/*.py pecli/*/*/*.py)
+
+figures: $(FIGS)  ## regenerate the committed figures in figures/ whose inputs changed
+
+figures/waves.png figures/waves.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-waves -o $@
+
+figures/heatmap.png figures/heatmap.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli heatmap --d 128 --n 100 -o $@
+
+figures/fourier.png figures/fourier.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-fourier --k 3 -o $@
 
 test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest

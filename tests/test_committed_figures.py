@@ -24,9 +24,12 @@ FIGURES = {
 
 
 def makefile_commands() -> list[str]:
+    """Each figure file's command, from the Makefile's rules ``A B: … \\n\\t… -o $@``."""
     text = (ROOT / "Makefile").read_text()
-    recipe = text.split("\nfigures:", 1)[1].split("\n\n", 1)[0]
-    return re.findall(r"\$\(BIN\)/pecli (.+)", recipe)
+    rules = re.findall(
+        r"^(figures/\S+) (figures/\S+):.*\n\t\$\(BIN\)/pecli (.+) -o \$@$", text, re.M
+    )
+    return [f"{command} -o {target}" for *targets, command in rules for target in targets]
 
 
 def test_the_makefile_builds_exactly_these_figures():
