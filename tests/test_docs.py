@@ -200,8 +200,8 @@ def _cli():
 
 
 GROUP, COMMANDS = _cli()
-#: Options every command and the group have.
-GLOBAL = {"--help", "-h", "--version"}
+#: Options every command has, and the group's own (--version, the completion options).
+GLOBAL = {"--help", "-h"} | {name for param in GROUP.params for name in param.opts}
 
 
 def _names(param) -> list[str]:

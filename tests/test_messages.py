@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -264,3 +265,21 @@ def test_piped_tables_are_plain_aligned_text(pecli_cmd, tmp_path, args):
     assert len(lines) >= 3 and all(line == line.rstrip() for line in lines)
     assert not any(ch in result.stdout for ch in "┏━┃│└\x1b")
     assert "━".encode() in _on_a_terminal(pecli_cmd, *args)  # a person at a terminal: boxes
+
+
+def test_shell_completion_offers_commands_and_convention_names(pecli_cmd):
+    """``pecli --install-completion`` exists and completes names (issue 12, item 4)."""
+    script = subprocess.run(
+        [*pecli_cmd, "--show-completion", "bash"], capture_output=True, text=True, timeout=60
+    )
+    assert script.returncode == 0 and "_pecli_completion" in script.stdout
+
+    def complete(words: str, cword: int) -> list[str]:
+        env = {**os.environ, "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+        env["_PECLI_COMPLETE"] = "complete_bash"
+        done = subprocess.run(pecli_cmd, env=env, capture_output=True, text=True, timeout=60)
+        return done.stdout.split()
+
+    assert "heatmap" in complete("pecli heat", 1)
+    assert complete("pecli compute --convention ", 3)[:3] == ["vaswani", "pytorch", "tensor2tensor"]
+    assert complete("pecli compute --dtype ", 3) == ["float32", "float64"]
