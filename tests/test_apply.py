@@ -104,24 +104,33 @@ def test_add_reads_any_order_and_byte_order(run_cli, tmp_path, order, dtype):
 
 
 @pytest.mark.parametrize(("order", "dtype"), [("C", ">f4"), ("F", "<f8"), ("C", "<i2")])
-def test_large_npy_is_memory_mapped_and_streamed_in_blocks(tmp_path, monkeypatch, order, dtype):
+def test_large_npy_is_streamed_in_blocks(tmp_path, monkeypatch, order, dtype):
+    """C order: one pread per block, none at open; Fortran order: a read-only memory map."""
     import mmap
+    import os
 
     from pecli.io.reading import read_matrix
 
-    maps = []
-    real_mmap = mmap.mmap
+    maps, reads = [], []
+    real_mmap, real_pread = mmap.mmap, os.pread
 
-    def spy(*args, **kwargs):
+    def spy_map(*args, **kwargs):
         maps.append(kwargs)
         return real_mmap(*args, **kwargs)
 
+    def spy_read(fd, size, offset):
+        reads.append(size)
+        return real_pread(fd, size, offset)
+
     x = np.arange(6000).reshape(1000, 6).astype(dtype, order=order)
     np.save(tmp_path / "x.npy", x)
-    monkeypatch.setattr(mmap, "mmap", spy)
+    monkeypatch.setattr(mmap, "mmap", spy_map)
+    monkeypatch.setattr(os, "pread", spy_read)
     matrix = read_matrix(str(tmp_path / "x.npy"))
-    assert maps == [{"access": mmap.ACCESS_READ}]  # mapped read-only, not read in
+    assert reads == [] and maps == ([] if order == "C" else [{"access": mmap.ACCESS_READ}])
     blocks = list(matrix.blocks(rows=300))
+    if order == "C":
+        assert reads == [300 * 6 * x.itemsize] * 3 + [100 * 6 * x.itemsize]
     assert [first for first, _ in blocks] == [0, 300, 600, 900]
     assert all(b.dtype == np.float64 and b.flags.c_contiguous for _, b in blocks)
     np.testing.assert_array_equal(np.concatenate([b for _, b in blocks]), x)

@@ -34,7 +34,7 @@ def add(
 
     Row r (1-based) gets pe(start + r - 1); d is the number of columns and must be even.
     Reads .npy or CSV (with or without a header line) from FILE (or -i FILE) or stdin; a large .npy
-    is memory-mapped and processed in row blocks. The sum is computed in float64 and
+    is read and processed in row blocks. The sum is computed in float64 and
     rounded to --dtype once; the output follows the rules of compute.
 
     Example: pecli add embeddings.npy --start 0 -o encoded.npy

@@ -48,7 +48,40 @@ def read_npy(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
         raise ParameterError(parameter, "is a truncated .npy file", path)
     if math.prod(shape) == 0:
         return Matrix(shape, None, array_blocks(np.empty(shape, dtype=dtype), parameter))
+    if order == "C":
+        return Matrix(shape, None, file_blocks(path, offset, shape, dtype, parameter))
     return Matrix(shape, None, mapped_blocks(path, offset, shape, dtype, order, parameter))
+
+
+def file_blocks(
+    path: str, offset: int, shape: tuple[int, ...], dtype: np.dtype, parameter: str
+) -> Blocks:
+    """Row blocks of a C-ordered ``.npy`` file, each read with one ``pread``.
+
+    Only one block is in memory, and a file cut short while it is read (rewritten, truncated)
+    is an error naming it, where a memory map would end the process with SIGBUS; so is one
+    that vanished before its rows were read. Once open, a removed file is read to its end.
+    """
+    rows_total = shape[0] if shape else 1
+    width = math.prod(shape[1:])
+    row_bytes = width * dtype.itemsize
+
+    def blocks(rows: int) -> Iterator[tuple[int, np.ndarray]]:
+        try:
+            handle = open(path, "rb")  # noqa: SIM115  (closed by the with, below)
+        except OSError:
+            raise ParameterError(parameter, "vanished before its rows were read", path) from None
+        with handle:
+            for first in range(0, rows_total, rows):
+                count = min(rows, rows_total - first)
+                data = os.pread(handle.fileno(), count * row_bytes, offset + first * row_bytes)
+                if len(data) != count * row_bytes:
+                    rule = "changed while it was read: it ends before its header's shape"
+                    raise ParameterError(parameter, rule, path)
+                block = np.frombuffer(data, dtype=dtype).reshape(count, width)
+                yield first, checked_block(block, first, parameter)
+
+    return blocks
 
 
 def mapped_blocks(
@@ -59,7 +92,7 @@ def mapped_blocks(
     order: Literal["C", "F"],
     parameter: str,
 ) -> Blocks:
-    """Row blocks of a memory-mapped ``.npy`` file.
+    """Row blocks of a memory-mapped ``.npy`` file (Fortran order: a row spans the file).
 
     In C order the pages of the rows already done are handed back to the kernel
     (``MADV_DONTNEED``; they stay in the page cache), so the process's resident memory
