@@ -283,3 +283,12 @@ def test_shell_completion_offers_commands_and_convention_names(pecli_cmd):
     assert "heatmap" in complete("pecli heat", 1)
     assert complete("pecli compute --convention ", 3)[:3] == ["vaswani", "pytorch", "tensor2tensor"]
     assert complete("pecli compute --dtype ", 3) == ["float32", "float64"]
+
+
+def test_an_unwritable_matplotlib_folder_adds_no_warnings(pecli_cmd, tmp_path):
+    env = {**os.environ, "MPLCONFIGDIR": "/proc/pecli-no-such-folder"}
+    result = subprocess.run(
+        [*pecli_cmd, "heatmap", "--d", "8", "--n", "3", "-o", str(tmp_path / "h.png")],
+        capture_output=True, text=True, timeout=60, env=env, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0 and result.stderr == f"pecli: wrote {tmp_path / 'h.png'}\n"

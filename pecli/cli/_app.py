@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import sys
 import warnings
@@ -166,6 +167,8 @@ def main() -> None:
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
     # NumPy's overflow notes: every result is checked for finiteness and reported as one line
     warnings.filterwarnings("ignore", category=RuntimeWarning)
+    # matplotlib logs its cache troubles (a read-only MPLCONFIGDIR): not the user's errors
+    logging.getLogger("matplotlib").addHandler(logging.NullHandler())
     guard.unwind_on_signal()
     for stream in (sys.stdout, sys.stderr):  # LC_ALL=C: "?" for "…", not UnicodeEncodeError
         if stream is not None and hasattr(stream, "reconfigure"):
