@@ -47,3 +47,24 @@ def test_a_short_file_found_while_reading_is_named(tmp_path):
     os.truncate(source, source.stat().st_size - 8 * 8 * 10)
     with pytest.raises(ParameterError, match="changed while it was read"):
         list(matrix.blocks(rows=100))
+
+
+def test_an_output_folder_renamed_mid_run_keeps_no_part_file(pecli_cmd, tmp_path):
+    """The temporary file is removed through the folder's descriptor, wherever it went."""
+    import signal
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    proc = subprocess.Popen(
+        [*pecli_cmd, "compute", "--d", "512", "--n", "400000", "-o", str(folder / "t.npy"), "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    time.sleep(0.5)
+    folder.rename(tmp_path / "moved")
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    if proc.returncode == 0:  # finished first: the file is complete, in the moved folder
+        assert [p.name for p in (tmp_path / "moved").iterdir()] == ["t.npy"]
+        return
+    assert proc.returncode == 143
+    assert list((tmp_path / "moved").iterdir()) == []

@@ -1,20 +1,18 @@
 """How a run ends: signals, closed pipes and atomic output, in one place (docs/cli.md).
 
-* **Signals** (SIGINT, SIGTERM, SIGHUP). This is the only module that installs handlers. While
-  the command line loads, a signal ends the process at once (:func:`leave_on_signal`); once a
-  command runs, a signal is recorded and unwinds as ``KeyboardInterrupt``
-  (:func:`unwind_on_signal`), so partial files are removed; :func:`signal_status` turns the
-  recorded signal into the exit status ``128 + signal``.
+* **Signals** (SIGINT, SIGTERM, SIGHUP), the only module installing handlers: while pecli
+  loads, a signal ends it at once (:func:`leave_on_signal`); once a command runs, it unwinds
+  as ``KeyboardInterrupt`` (:func:`unwind_on_signal`), removing partial files, and
+  :func:`signal_status` gives the exit status ``128 + signal``.
 * **Stopping streamed writers**, one record checked by both ways of writing: row blocks
   pass through :func:`checked`; a worker thread (polars' CSV sink) is waited on by
   :func:`run_stoppable`, which tells it to end at its next chunk. A signal whose
   ``KeyboardInterrupt`` was swallowed (in a weakref callback) still stops the run.
 * **stdout**: writes loop over partial writes; a closed pipe is :class:`OutputClosed` (141).
 * **Files** are written to a temporary name in their own folder and renamed only when
-  complete (:func:`atomic_output`); a device, FIFO or socket is written directly.
+  complete (:func:`atomic_output`); anything else is written through.
 
-Only the standard library is imported here, so the console script can install the start-up
-handlers before numpy and typer load. No maths here.
+Standard library only: the console script installs its handlers before numpy loads.
 """
 
 from __future__ import annotations
@@ -208,15 +206,18 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     fd, tmp = tempfile.mkstemp(
         prefix=f".{name}." if short else ".pecli-", suffix=".part", dir=folder
     )
-    try:
+    part, where = os.path.basename(tmp), os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:  # through the folder's descriptor: a folder renamed meanwhile keeps no .part file
         with os.fdopen(fd, "wb") as handle:
             yield handle
-        os.chmod(tmp, _mode(path))
-        os.replace(tmp, path)
+            os.fchmod(handle.fileno(), _mode(path))
+        os.replace(part, name, src_dir_fd=where, dst_dir_fd=where)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+            os.unlink(part, dir_fd=where)
         raise
+    finally:
+        os.close(where)
 
 
 def _mode(path: str) -> int:
