@@ -68,3 +68,19 @@ def test_an_output_folder_renamed_mid_run_keeps_no_part_file(pecli_cmd, tmp_path
         return
     assert proc.returncode == 143
     assert list((tmp_path / "moved").iterdir()) == []
+
+
+def test_a_lying_npy_header_on_stdin_is_called_truncated(pecli_cmd, tmp_path):
+    """A header promising 4 PiB on a pipe is not a 'not enough room' failure (issue 12, 3f)."""
+    import io
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f4", "fortran_order": False, "shape": (2**40, 1024)}
+    )
+    result = subprocess.run(
+        [*pecli_cmd, "add", "--format", "npy", "-o", str(tmp_path / "out.npy")],
+        input=header.getvalue() + bytes(16384), capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and b"truncated .npy stream" in result.stderr
+    assert list(tmp_path.iterdir()) == []

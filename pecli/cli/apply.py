@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -39,19 +40,15 @@ def add(
 
     Example: pecli add embeddings.npy --start 0 -o encoded.npy
     """
-    if file is not None and input_file is not None and file != input_file:
-        raise ParameterError("input", "is given twice: as FILE and with -i; give one", file)
+    source = _source(file, input_file)
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
     base, out_dtype = check_base(base), check_dtype(dtype.value)
     from ..core.apply import add_encoding
     from ..core.rules import check_data_shape
-    from ..io import reading  # mmap, csv: only commands that read input pay for them
+    from ..io import reading  # csv, mmap: only commands that read input pay for them
 
-    source = file if file is not None else input_file
-    if source == "":
-        raise ParameterError("input", "must be a file name, or - for stdin", "''")
-    matrix = reading.read_matrix(source or "-")
+    matrix = reading.read_matrix(source)
     d = check_data_shape(matrix.shape, "input")  # before shape[0]: a 0-D .npy has none
     n = matrix.shape[0]
     check_positions(start, n)  # the whole range, before row blocks shift the start
@@ -60,8 +57,19 @@ def add(
         for first, block in matrix.blocks()
     )
     columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
-    size = formats.table_bytes(kind, (n, d), out_dtype) if kind == "npy" else None
+    from_file = os.path.isfile(source)  # a pipe's .npy header is not checked yet
+    size = formats.table_bytes(kind, (n, d), out_dtype) if kind == "npy" and from_file else None
     write_streamed(
         blocks, output=output, fmt=kind, shape=(n, d), dtype=out_dtype, columns=columns,
         header=header, quiet=quiet, description="add", size=size,
     )  # fmt: skip
+
+
+def _source(file: str | None, input_file: str | None) -> str:
+    """The input named by FILE or -i (not both), ``-`` (stdin) when neither is given."""
+    if file is not None and input_file is not None and file != input_file:
+        raise ParameterError("input", "is given twice: as FILE and with -i; give one", file)
+    source = file if file is not None else input_file
+    if source == "":
+        raise ParameterError("input", "must be a file name, or - for stdin", "''")
+    return source or "-"
