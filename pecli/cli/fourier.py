@@ -143,28 +143,18 @@ def fourier(
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
     parse_scale(scale)  # checked now, before any input is read; γ takes the text (exact π)
-    gamma = partial(
-        fourier_features,
-        k=k,
-        frequencies=frequencies.value,
-        scale=scale,
-        include_input=include_input,
-        dtype=check_dtype(dtype.value),
-    )
-    fourier_frequencies(k, frequencies=frequencies.value)
+    stored, kind_f = check_dtype(dtype.value), frequencies.value
+    gamma = partial(fourier_features, k=k, frequencies=kind_f, scale=scale,
+                    include_input=include_input, dtype=stored)  # fmt: skip
+    fourier_frequencies(k, frequencies=kind_f)
     matrix = _points(values, input_file, linspace)
     n = matrix.shape[0] if matrix.shape else 1
     m = matrix.shape[1] if len(matrix.shape) == 2 else 1
-    names = feature_names(m, k, include_input=include_input, frequencies=frequencies.value)
+    names = feature_names(m, k, include_input=include_input, frequencies=kind_f)
     writing.write_table(
-        (gamma(block) for _, block in matrix.blocks()),
-        output=output,
-        fmt=kind,
-        shape=(n, len(names)),
-        dtype=check_dtype(dtype.value),
-        columns=names,
-        header=header,
-    )
+        (gamma(block) for _, block in matrix.blocks()), output=output, fmt=kind,
+        shape=(n, len(names)), dtype=stored, columns=names, header=header,
+    )  # fmt: skip
     say_written(output, quiet=quiet)
 
 

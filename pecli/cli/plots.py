@@ -47,7 +47,17 @@ FigureOutput = Annotated[
 DEFAULT_PAIRS = "1,10,50,100"
 
 
-def _parse_pairs(text: str) -> list[int]:
+def _positions(start: float, stop: float, points: int, most: int) -> np.ndarray:
+    """``points`` sample positions from ``start`` to ``stop``, checked."""
+    first, last = check_position("start", start), check_position("stop", stop)
+    if last <= first:
+        raise ParameterError("stop", "must be greater than --start", stop)
+    if not 2 <= points <= most:
+        raise ParameterError("points", f"must be an integer from 2 to {most}", points)
+    return np.linspace(first, last, points)
+
+
+def _parse_pairs(text: str, d: int) -> list[int]:
     try:
         pairs = [int(part) for part in text.split(",")]
     except ValueError:
@@ -56,6 +66,9 @@ def _parse_pairs(text: str) -> list[int]:
         ) from None
     if not pairs or min(pairs) < 1:
         raise ParameterError("pairs", "must be integers >= 1", text)
+    if text == DEFAULT_PAIRS and max(pairs) > d // 2:  # the user typed --d, not --pairs
+        rule = f"must be at least {2 * max(pairs)} for the default --pairs {text} (or give them)"
+        raise ParameterError("d", rule, d)
     return pairs
 
 
@@ -134,20 +147,8 @@ def plot_waves(
     from ..figures import article as figures
 
     outputs = PlotOutputs(output, "waves.png", data, quiet)
-    wanted = _parse_pairs(pairs)
-    if pairs == DEFAULT_PAIRS and max(wanted) > d // 2:  # the user typed --d, not --pairs
-        rule = (
-            f"must be at least {2 * max(wanted)} for the default --pairs {pairs} (or give --pairs)"
-        )
-        raise ParameterError("d", rule, d)
-    first, last = check_position("start", start), check_position("stop", stop)
-    if last <= first:
-        raise ParameterError("stop", "must be greater than --start", stop)
-    if not 2 <= points <= figures.MAX_WAVE_POINTS:
-        raise ParameterError(
-            "points", f"must be an integer from 2 to {figures.MAX_WAVE_POINTS}", points
-        )
-    positions = np.linspace(first, last, points)
+    wanted = _parse_pairs(pairs, d)
+    positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)
     sched = conv.schedule
     curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base, schedule=sched)
     outputs.write(
