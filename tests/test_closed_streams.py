@@ -10,14 +10,12 @@ import subprocess
 
 import numpy as np
 import pytest
+from shell import bash
 
 
 def _bash(pecli_cmd, args: str, redirect: str, cwd) -> subprocess.CompletedProcess[str]:
     # the shell's own stderr stays open: 2>&- applies to pecli alone
-    script = f"{shlex.join(pecli_cmd)} {args} {redirect}"
-    return subprocess.run(
-        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
+    return bash(f"{shlex.join(pecli_cmd)} {args} {redirect}", cwd, timeout=120)
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,9 @@ import subprocess
 
 import numpy as np
 import pytest
+from shell import bash
 
 CSV = "1,2\n3,4\n"
-
-
-def _bash(script: str, cwd) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
-    )
 
 
 @pytest.mark.parametrize(
@@ -28,7 +23,7 @@ def _bash(script: str, cwd) -> subprocess.CompletedProcess[str]:
 def test_add_reads_a_pipe_given_by_name(pecli_cmd, tmp_path, how):
     (tmp_path / "x.csv").write_text(CSV)
     np.save(tmp_path / "x.npy", np.array([[1.0, 2.0], [3.0, 4.0]]))
-    result = _bash(how.replace("pecli", shlex.join(pecli_cmd)), tmp_path)
+    result = bash(how.replace("pecli", shlex.join(pecli_cmd)), tmp_path)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "x_1,x_2" and len(lines) == 3
@@ -43,7 +38,7 @@ def test_fourier_reads_a_fifo(pecli_cmd, tmp_path):
 
     os.mkfifo(tmp_path / "values")
     script = f"printf '0\\n1\\n' > values & {shlex.join(pecli_cmd)} fourier --k 1 -i values"
-    result = _bash(script, tmp_path)
+    result = bash(script, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[1:] == ["0.0,1.0", "0.8414709848078965,0.5403023058681398"]
 

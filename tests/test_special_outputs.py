@@ -14,16 +14,11 @@ import threading
 
 import numpy as np
 import pytest
+from shell import bash
 
 from pecli.io import paths
 
 TABLE = "sin_1,cos_1,sin_2,cos_2\n0.84147096,0.5403023,0.009999833,0.99995\n"
-
-
-def _shell(script: str, cwd) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
-    )
 
 
 @pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "link"])
@@ -34,7 +29,7 @@ def test_a_name_of_stdout_writes_into_the_users_file(pecli_cmd, tmp_path, name):
     (tmp_path / "link").symlink_to("/dev/stdout")
     pecli = shlex.join(pecli_cmd)
     script = f"{{ echo a; {pecli} compute --d 4 --n 1 --format csv -o {name}; echo b; }} > log.txt"
-    result = _shell(script, tmp_path)
+    result = bash(script, tmp_path)
     assert result.returncode == 0, result.stderr
     assert log.read_text() == f"a\n{TABLE}b\n"
     assert log.stat().st_ino == inode
@@ -44,7 +39,7 @@ def test_a_name_of_stdout_writes_into_the_users_file(pecli_cmd, tmp_path, name):
 def test_another_descriptor_is_written_at_its_offset(pecli_cmd, tmp_path):
     pecli = shlex.join(pecli_cmd)
     script = f"exec 3> three.txt; echo a >&3; {pecli} compute --d 4 --n 1 -o /dev/fd/3; echo b >&3"
-    result = _shell(script, tmp_path)
+    result = bash(script, tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "three.txt").read_text() == f"a\n{TABLE}b\n"
 
@@ -125,12 +120,6 @@ def test_a_replaced_file_keeps_its_mode(pecli_cmd, tmp_path):
     assert target.stat().st_mode & 0o777 == 0o600
 
 
-def _bash(script: str, cwd) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
-    )
-
-
 @pytest.mark.parametrize(
     ("args", "option"),
     [("heatmap --d 4 --n 3 -o h.png --data /dev/fd/7", "--data"),
@@ -140,7 +129,7 @@ def _bash(script: str, cwd) -> subprocess.CompletedProcess[str]:
 def test_a_descriptor_the_caller_did_not_open_is_refused(pecli_cmd, tmp_path, args, option):
     """Else /dev/fd/N could name pecli's own files, such as the figure's temporary file."""
     (tmp_path / "h.png").write_bytes(b"old figure")
-    result = _bash(f"exec 7>&-; {shlex.join(pecli_cmd)} {args}", tmp_path)
+    result = bash(f"exec 7>&-; {shlex.join(pecli_cmd)} {args}", tmp_path)
     assert result.returncode == 2 and f"'{option}'" in result.stderr, result.stderr
     assert "not open" in result.stderr and result.stderr.count("\n") == 1
     assert (tmp_path / "h.png").read_bytes() == b"old figure"
@@ -149,7 +138,7 @@ def test_a_descriptor_the_caller_did_not_open_is_refused(pecli_cmd, tmp_path, ar
 
 def test_a_descriptor_open_for_reading_is_refused(pecli_cmd, tmp_path):
     (tmp_path / "in.txt").write_text("keep\n")
-    result = _bash(f"{shlex.join(pecli_cmd)} compute --d 4 -o /dev/fd/7 7< in.txt", tmp_path)
+    result = bash(f"{shlex.join(pecli_cmd)} compute --d 4 -o /dev/fd/7 7< in.txt", tmp_path)
     assert result.returncode == 2 and "open for reading only" in result.stderr
     assert (tmp_path / "in.txt").read_text() == "keep\n"
 
@@ -158,7 +147,7 @@ def test_another_process_descriptor_is_appended_to(pecli_cmd, tmp_path):
     pecli = shlex.join(pecli_cmd)
     # not the shell's last command, so the shell stays and /proc/$$ is another process
     script = f"exec >> log.txt; echo a; {pecli} compute --d 4 --n 1 -o /proc/$$/fd/1; echo b"
-    result = _bash(script, tmp_path)
+    result = bash(script, tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "log.txt").read_text() == f"a\n{TABLE}b\n"  # not truncated
 
@@ -169,7 +158,7 @@ def test_another_process_descriptor_is_appended_to(pecli_cmd, tmp_path):
      "precision --d 8 --n 100 -o /dev/stdout"],
 )  # fmt: skip
 def test_stdout_is_not_shared_through_its_names(pecli_cmd, tmp_path, args):
-    result = _bash(f"{shlex.join(pecli_cmd)} {args} > out", tmp_path)
+    result = bash(f"{shlex.join(pecli_cmd)} {args} > out", tmp_path)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert (tmp_path / "out").read_bytes() == b""
 
@@ -205,5 +194,5 @@ def test_a_closed_reader_behind_a_descriptor_is_141(pecli_cmd, tmp_path):
     pecli = shlex.join(pecli_cmd)
     table = f"{pecli} compute --d 512 --n 200000 -o /dev/fd/3 3>&1 >/dev/null"
     script = f"{table} | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}"
-    result = _bash(script, tmp_path)
+    result = bash(script, tmp_path)
     assert result.stdout.strip() == "141" and result.stderr == ""
