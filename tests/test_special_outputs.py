@@ -124,12 +124,13 @@ def test_a_replaced_file_keeps_its_mode(pecli_cmd, tmp_path):
     ("args", "option"),
     [("heatmap --d 4 --n 3 -o h.png --data /dev/fd/7", "--data"),
      ("compute --d 4 --n 2 -o /dev/fd/7", "--output"),
+     ("compute --d 4 --n 2 -o /dev/fd/3", "--output"),  # the number a listing would take
      ("compute --d 4 --n 2 -o /dev/fd/99999999999999999999", "--output")],
 )  # fmt: skip
 def test_a_descriptor_the_caller_did_not_open_is_refused(pecli_cmd, tmp_path, args, option):
     """Else /dev/fd/N could name pecli's own files, such as the figure's temporary file."""
     (tmp_path / "h.png").write_bytes(b"old figure")
-    result = bash(f"exec 7>&-; {shlex.join(pecli_cmd)} {args}", tmp_path)
+    result = bash(f"exec 3>&- 7>&-; {shlex.join(pecli_cmd)} {args}", tmp_path)
     assert result.returncode == 2 and f"'{option}'" in result.stderr, result.stderr
     assert "not open" in result.stderr and result.stderr.count("\n") == 1
     assert (tmp_path / "h.png").read_bytes() == b"old figure"

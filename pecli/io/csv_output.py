@@ -145,8 +145,9 @@ def _threads_within_limit() -> int | None:
     room = limit - _address_space_used()  # an input mapped by add counts too
     if room < CSV_BASE_BYTES:
         raise RuntimeFailure(
-            f"out of memory: CSV output needs about {CSV_BASE_BYTES >> 20} MB more address "
-            f"space than the {limit >> 20} MB ulimit -v leaves; raise it, or write .npy"
+            f"out of memory: CSV output (polars) needs about {CSV_BASE_BYTES >> 20} MB of "
+            f"address space and ulimit -v ({limit >> 20} MB) leaves {max(room, 0) >> 20} MB; "
+            "raise the limit or choose another format"
         )
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(cpus or 1, 1 + (room - CSV_BASE_BYTES) // CSV_THREAD_BYTES))

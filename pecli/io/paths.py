@@ -48,7 +48,11 @@ def remember_open_descriptors() -> None:
     number could name one of pecli's own files, such as the temporary file of a figure.
     """
     global _inherited
-    _inherited = {int(name) for name in os.listdir("/proc/self/fd") if name.isdigit()}
+    listing = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)  # takes a number itself
+    try:
+        _inherited = {int(name) for name in os.listdir(listing) if name.isdigit()} - {listing}
+    finally:
+        os.close(listing)
 
 
 def is_stdout(output: str | os.PathLike[str] | None) -> bool:
