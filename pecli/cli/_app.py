@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import sys
 import warnings
@@ -121,7 +120,8 @@ class PecliGroup(TyperGroup):
     def _pipe_closed(self, kwargs: dict[str, Any]) -> None:
         """A reader that went away is quiet (141); a stdout closed from the start is named."""
         if streams.closed(1):
-            _fail(self._prog(kwargs), "stdout is closed (>&-): give -o FILE or open it", 1)
+            message = "stdout is closed (>&-): give -o FILE or open it"
+            _fail(self._prog(kwargs), message, EXIT_RUNTIME)
         sys.exit(guard.EXIT_BROKEN_PIPE)
 
     def _prog(self, kwargs: dict[str, Any]) -> str:
@@ -161,14 +161,25 @@ def _root(
     """
 
 
+def figures(name: str) -> Any:
+    """The module ``pecli.figures.<name>``, for a command that draws.
+
+    matplotlib logs its cache troubles (a read-only ``MPLCONFIGDIR``) as warnings on stderr;
+    they are not the user's errors. ``logging`` is imported here, not at start-up.
+    """
+    import importlib
+    import logging
+
+    logging.getLogger("matplotlib").addHandler(logging.NullHandler())
+    return importlib.import_module(f"pecli.figures.{name}")
+
+
 def main() -> None:
     """Console-script entry point: signals unwind (:mod:`pecli.io.guard`), then the group runs."""
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
     # NumPy's overflow notes: every result is checked for finiteness and reported as one line
     warnings.filterwarnings("ignore", category=RuntimeWarning)
-    # matplotlib logs its cache troubles (a read-only MPLCONFIGDIR): not the user's errors
-    logging.getLogger("matplotlib").addHandler(logging.NullHandler())
     guard.unwind_on_signal()
     for stream in (sys.stdout, sys.stderr):  # LC_ALL=C: "?" for "…", not UnicodeEncodeError
         if stream is not None and hasattr(stream, "reconfigure"):

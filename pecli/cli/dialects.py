@@ -18,6 +18,7 @@ from ..core.frequencies import DEFAULT_BASE
 from ..io import formats, paths, writing
 from . import text
 from ._app import app
+from ._app import figures as load_figures
 from .options import (
     Base,
     D,
@@ -199,7 +200,7 @@ def precision(
     )  # fmt: skip
     _show_precision(report)
     if output is not None and kind is not None:
-        from ..figures import article as figures
+        figures = load_figures("article")
 
         writing.save_figure(figures.precision_figure(report), output, kind)
         say_written(output, quiet=quiet)

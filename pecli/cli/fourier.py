@@ -18,6 +18,7 @@ from ..core.errors import ParameterError
 from ..core.rules import check_dtype, check_position
 from ..io import formats, writing
 from ._app import app
+from ._app import figures as load_figures
 from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -185,7 +186,8 @@ def plot_fourier(
     Example: pecli plot-fourier --k 3 -o figures/fourier.svg
     """
     from ..core.fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
-    from ..figures import fourier as fourier_figure
+
+    fourier_figure = load_figures("fourier")
 
     outputs = PlotOutputs(output, "fourier.png", data, quiet)
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)

@@ -18,6 +18,7 @@ from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_position
 from ..io import formats, guard, paths, writing
 from ._app import app
+from ._app import figures as load_figures
 from .options import (
     Base,
     DataOutput,
@@ -144,7 +145,7 @@ def plot_waves(
 
     Example: pecli plot-waves --d 512 --pairs 1,10,50,100 -o figures/waves.svg
     """
-    from ..figures import article as figures
+    figures = load_figures("article")
 
     outputs = PlotOutputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs, d)
@@ -182,7 +183,8 @@ def heatmap(
     Example: pecli heatmap --d 128 --n 100 -o heatmap.png
     """
     from ..core.encoding import component_names, encoding_table
-    from ..figures import article as figures
+
+    figures = load_figures("article")
 
     outputs = PlotOutputs(output, "heatmap.png", data, quiet)
     figures.check_heatmap_size(n=n, d=d)
