@@ -44,10 +44,6 @@ class ComputeDtype(StrEnum):
     bfloat16 = "bfloat16"
 
 
-def _print(*renderables: Any) -> None:
-    text.show(*renderables)
-
-
 def _table(title: str, *columns: str) -> Table:
     from rich.table import Table
 
@@ -72,7 +68,7 @@ def conventions() -> None:
         padding = "-" if c.padding_idx is None else f"row {c.padding_idx}"
         odd = "zero column" if c.pad_odd_d else "error"
         table.add_row(c.name, c.schedule, c.layout, str(c.start), padding, odd, c.users)
-    _print(table)
+    text.show(table)
 
 
 def _jsonable(value: Any) -> Any:
@@ -103,14 +99,14 @@ def _show_identification(found: Identification) -> None:
     }
     for what, value in rows.items():
         table.add_row(what, value)
-    _print(table)
+    text.show(table)
 
 
 def _show_candidates(found: Identification) -> None:
     table = _table("Closest candidates", "reading", "max |error|", "relative to tolerance")
     for candidate in found.candidates[:5]:
         table.add_row(candidate.description, f"{candidate.residual:.3g}", f"{candidate.score:.3g}")
-    _print(table)
+    text.show(table)
 
 
 @app.command()
@@ -159,7 +155,7 @@ def _show_precision(report: PrecisionReport) -> None:
     for first, last, framework, pecli in report.ranges():
         table.add_row(f"{_position(first)} … {_position(last)}", f"{framework:.3g}", f"{pecli:.3g}")
     crossing = "none" if report.first_exceeding is None else f"{report.first_exceeding:g}"
-    _print(
+    text.show(
         table,
         f"first position with error > {report.threshold:g}: {crossing}",
         f"largest position exact in {report.dtype}: {report.largest_exact}",

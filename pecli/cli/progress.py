@@ -33,7 +33,7 @@ def write_streamed(
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     if size is not None:
         formats.check_room(output, size)
-    on_screen = (paths.is_stdout(output) or paths.is_special(output)) and paths.is_terminal(output)
+    on_screen = paths.is_terminal(output)  # the bar would be drawn between the data's lines
     tracked = track_rows(
         blocks, total_rows=shape[0], description=description, quiet=quiet or on_screen
     )
@@ -49,7 +49,7 @@ def say_written(output: str | None, *, quiet: bool, unnamed: bool = False) -> No
     ``unnamed``: the name is a command's default (no ``-o``) and a file of that name was
     there before, which the message then says was replaced.
     """
-    if quiet or output is None or paths.is_stdout(output) or paths.is_special(output):
+    if quiet or paths.is_stdout(output) or paths.is_special(output):
         return
     note = " (no -o given: replaced the file of that name)" if unnamed else ""
     sys.stderr.write(f"pecli: wrote {output}{note}\n")

@@ -13,7 +13,7 @@ import shutil
 import sys
 from typing import Any
 
-from ..io import guard
+from ..io import guard, paths
 
 
 def render(*renderables: Any, terminal: bool) -> str:
@@ -37,8 +37,6 @@ def render(*renderables: Any, terminal: bool) -> str:
 
 def show(*renderables: Any, output: str | None = None) -> None:
     """Write the renderables to ``output`` (stdout by default) in the form that suits it."""
-    from ..io import paths
-
     terminal = paths.is_stdout_alias(output) and sys.stdout.isatty()
     text = render(*renderables, terminal=terminal)
     with guard.atomic_output(output) as handle:

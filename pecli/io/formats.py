@@ -67,9 +67,9 @@ def resolve_format(
         raise ParameterError(parameter, "must name a file, not end in /", str(output))
     suffix = Path(str(output)).suffix.lower().lstrip(".")
     allowed = formats if suffixes is None else suffixes  # what a file name may end in
-    if suffix not in allowed and is_special(output):  # /dev/stdout, /dev/fd/3, a FIFO: as stdout
-        return default
     if suffix not in allowed:
+        if is_special(output):  # /dev/stdout, /dev/fd/3, a FIFO: a format as for stdout
+            return default
         rule = f"must end in {', '.join('.' + f for f in allowed)}"
         rule += " (or give --format)" if format_option else ""
         raise ParameterError(parameter, rule, str(output))

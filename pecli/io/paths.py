@@ -123,11 +123,10 @@ def descriptor_problem(output: str | os.PathLike[str] | None) -> str | None:
     fd = descriptor(output)
     if fd is None:
         return None
-    handed_over = fd in _inherited if _inherited is not None else _flags(fd) is not None
-    if not handed_over:
-        return f"must name an open descriptor; {fd} is not open (open it: {fd}> FILE)"
     flags = _flags(fd)
-    if flags is None or flags & os.O_ACCMODE == os.O_RDONLY:
+    if flags is None or (_inherited is not None and fd not in _inherited):
+        return f"must name an open descriptor; {fd} is not open (open it: {fd}> FILE)"
+    if flags & os.O_ACCMODE == os.O_RDONLY:
         return f"must name a descriptor open for writing; {fd} is open for reading only"
     return None
 

@@ -48,12 +48,9 @@ def stand_in_for_closed() -> None:
             _place(fd, writer)
         else:
             _place(fd, os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY))
-    if 0 in _closed and sys.stdin is None:
-        sys.stdin = open(0, closefd=False)  # noqa: SIM115  (the process's own stdin)
-    if 1 in _closed and sys.stdout is None:
-        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
-    if 2 in _closed and sys.stderr is None:
-        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        if fd in _closed and getattr(sys, name) is None:  # Python made no stream for it
+            setattr(sys, name, open(fd, mode, closefd=False))  # noqa: SIM115
 
 
 def closed(fd: int) -> bool:

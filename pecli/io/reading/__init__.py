@@ -123,16 +123,10 @@ def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     if prefix.startswith(PICKLE_OPCODE):
         rule = "must be .npy or CSV; pickled data is never loaded"
         raise ParameterError(parameter, rule, "a pickle")
-    data = bytearray(prefix)
-    while chunk := stream.read(1 << 16):  # checked as it arrives: /dev/zero, `yes 1,2`
-        if b"\0" in chunk or b"\0" in prefix:  # text has no NUL bytes
-            raise ParameterError(parameter, "must be .npy or CSV text", "binary data")
-        data += chunk
-        if len(data) > MAX_CSV_BYTES:  # parsed whole: memory is ~40x the text
-            rule = f"must be at most {MAX_CSV_BYTES >> 20} MiB as CSV (larger data: use .npy)"
-            raise ParameterError(parameter, rule, "more")
+    rule = f"must be at most {MAX_CSV_BYTES >> 20} MiB as CSV (larger data: use .npy)"
+    data = b"".join(_bounded(stream, prefix, MAX_CSV_BYTES, rule, parameter, text=True))
     try:
-        text = bytes(data).decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = "\0"
     if "\0" in text:  # not text, though it may decode (a run of zero bytes does)
@@ -223,15 +217,30 @@ def _stream_as_file(source: str, parameter: str) -> Iterator[str]:
         stream = sys.stdin.buffer if source == STDIN else opened.enter_context(open(source, "rb"))
         folder = opened.enter_context(tempfile.TemporaryDirectory(prefix="pecli-"))
         copy = os.path.join(folder, "stdin")
+        first = stream.read(1 << 20)
+        text = not first.startswith(NPY_MAGIC)  # CSV is refused once beyond what it may be
+        limit = MAX_CSV_BYTES if text else MAX_STDIN_BYTES
+        rule = f"must be at most {limit:,} bytes from a pipe (a few rows do)"
         with open(copy, "wb") as handle:
-            limit = MAX_STDIN_BYTES  # .npy; CSV is refused once beyond what it may be
-            while chunk := stream.read(1 << 20):
-                if handle.tell() == 0 and not chunk.startswith(NPY_MAGIC[: len(chunk)]):
-                    limit = MAX_CSV_BYTES
-                if limit == MAX_CSV_BYTES and b"\0" in chunk:  # /dev/zero: no need to wait
-                    raise ParameterError(parameter, "must be .npy or CSV text", "binary data")
+            for chunk in _bounded(stream, first, limit, rule, parameter, text=text):
                 handle.write(chunk)
-                if handle.tell() > limit:
-                    rule = f"must be at most {limit:,} bytes from a pipe (a few rows do)"
-                    raise ParameterError(parameter, rule, "more")
         yield copy
+
+
+def _bounded(
+    stream: IO[bytes], first: bytes, limit: int, rule: str, parameter: str, *, text: bool
+) -> Iterator[bytes]:
+    """``first``, then the rest of ``stream``, checked as it arrives (``/dev/zero``, ``yes``).
+
+    Raises :class:`ParameterError` with ``rule`` past ``limit`` bytes and, for ``text``, at
+    the first NUL byte (text has none), instead of reading an endless stream to its end.
+    """
+    total, chunk = 0, first
+    while chunk:
+        if text and b"\0" in chunk:
+            raise ParameterError(parameter, "must be .npy or CSV text", "binary data")
+        total += len(chunk)
+        if total > limit:
+            raise ParameterError(parameter, rule, "more")
+        yield chunk
+        chunk = stream.read(1 << 20)
