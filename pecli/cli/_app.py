@@ -188,9 +188,7 @@ def main() -> None:
         app(prog_name="pecli")
     except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs
         guard.exit_now(guard.signal_status(EXIT_INTERRUPTED))
-    except SystemExit as done:  # after a signal, leave without the interpreter's shutdown
-        if guard.signal_status() or done.code == EXIT_INTERRUPTED:  # the group set the status
-            guard.exit_now(int(done.code or 0))
-        if done.code and "polars" in sys.modules:  # a failed CSV run: polars' threads may
-            guard.exit_now(int(done.code))  # still wind down; the shutdown would abort them
+    except SystemExit as done:  # after a signal or a failure, leave without the shutdown:
+        if guard.signal_status() or done.code:  # a library's worker threads (polars) may still
+            guard.exit_now(int(done.code or 0))  # be winding down, and it would abort them
         raise

@@ -71,11 +71,7 @@ def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
 
     """
     if source == STDIN:
-        _check_stdin_open(parameter)
-        if sys.stdin.isatty():
-            rule = "is a terminal: pipe data in or give a file name"
-            raise ParameterError(parameter, rule, source)
-        return _read_stream(sys.stdin.buffer, None, parameter)
+        return _read_stream(_stdin(parameter), None, parameter)
     if _is_stream(source):  # <(command), a FIFO, /dev/stdin on a pipe: read once, in order
         return _read_named_stream(source, parameter)
     if not os.path.isfile(source):
@@ -102,10 +98,14 @@ def _read_named_stream(source: str, parameter: str) -> Matrix:
     return dataclasses.replace(matrix, read_blocks=blocks)
 
 
-def _check_stdin_open(parameter: str) -> None:
+def _stdin(parameter: str) -> IO[bytes]:
+    """Standard input's bytes; a closed stdin or a terminal is refused, naming ``parameter``."""
     if streams.closed(0) or sys.stdin is None:
         rule = "is stdin, which is closed (<&-): give a file name or pipe data in"
         raise ParameterError(parameter, rule, STDIN)
+    if sys.stdin.isatty():
+        raise ParameterError(parameter, "is a terminal: pipe data in or give a file name", STDIN)
+    return sys.stdin.buffer
 
 
 def matrix_from_array(array: np.ndarray, *, parameter: str = "values") -> Matrix:
@@ -209,12 +209,8 @@ def _is_stream(source: str) -> bool:
 @contextlib.contextmanager
 def _stream_as_file(source: str, parameter: str) -> Iterator[str]:
     """Copy stdin or a pipe to a temporary file (removed afterwards) and yield its name."""
-    if source == STDIN:
-        _check_stdin_open(parameter)
-    if source == STDIN and (sys.stdin is None or sys.stdin.isatty()):
-        raise ParameterError(parameter, "is a terminal: pipe a table in or give a file name", "-")
     with contextlib.ExitStack() as opened:
-        stream = sys.stdin.buffer if source == STDIN else opened.enter_context(open(source, "rb"))
+        stream = _stdin(parameter) if source == STDIN else opened.enter_context(open(source, "rb"))
         folder = opened.enter_context(tempfile.TemporaryDirectory(prefix="pecli-"))
         copy = os.path.join(folder, "stdin")
         first = stream.read(1 << 20)
