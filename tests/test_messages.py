@@ -292,3 +292,19 @@ def test_an_unwritable_matplotlib_folder_adds_no_warnings(pecli_cmd, tmp_path):
         capture_output=True, text=True, timeout=60, env=env, check=False,
     )  # fmt: skip
     assert result.returncode == 0 and result.stderr == f"pecli: wrote {tmp_path / 'h.png'}\n"
+
+
+def test_a_schedule_too_wide_for_d_states_the_smallest_d(run_cli):
+    """d = 3 has one pair, and tensor2tensor divides by pairs - 1: the least d is 4, not '> 2'."""
+    line = _one_line(run_cli("compute", "--d", "3", "--n", "2", "--convention", "fairseq"), "--d")
+    assert "at least 4" in line
+    assert run_cli("compute", "--d", "4", "--n", "3", "--convention", "fairseq").exit_code == 0
+
+
+def test_a_crowded_legend_adds_no_python_warning(pecli_cmd, tmp_path):
+    pairs = ",".join(str(i) for i in range(1, 41))
+    result = subprocess.run(
+        [*pecli_cmd, "plot-waves", "-q", "--pairs", pairs, "-o", str(tmp_path / "w.png")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0 and result.stderr == ""

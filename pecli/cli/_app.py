@@ -178,6 +178,10 @@ def main() -> None:
     """Console-script entry point: signals unwind (:mod:`pecli.io.guard`), then the group runs."""
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
+    # … also when matplotlib attributes them to the caller (a legend too wide for its figure)
+    warnings.filterwarnings(
+        "ignore", message=".*(constrained_layout|tight_layout)", category=UserWarning
+    )
     # NumPy's overflow notes: every result is checked for finiteness and reported as one line
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     guard.unwind_on_signal()

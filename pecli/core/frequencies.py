@@ -12,11 +12,13 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .angles import frequency_residuals
 from .errors import ParameterError
-from .rules import check_base, check_schedule, check_width, number_text
+from .rules import check_base, check_schedule, check_width
 
 __all__ = ["DEFAULT_BASE", "angular_frequencies", "wavelengths"]
 
@@ -32,8 +34,9 @@ def _exponents(d: int, schedule: object) -> np.ndarray:
     """
     shift = check_schedule(schedule)
     h = d // 2
-    if h - shift <= 0:
-        rule = f"must be > {number_text(2 * shift)} for the {schedule} schedule (d/2 - S > 0)"
+    if h - shift <= 0:  # the smallest d with d // 2 > S
+        least = 2 * (math.floor(shift) + 1)
+        rule = f"must be at least {least} for the {schedule} schedule (d // 2 - S > 0)"
         raise ParameterError("d", rule, d)
     return np.arange(h, dtype=np.float64) / (h - shift)
 

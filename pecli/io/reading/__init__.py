@@ -163,10 +163,12 @@ def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
     Examples
     --------
     >>> import numpy as np, tempfile, os
-    >>> name = os.path.join(tempfile.mkdtemp(), "t.npy")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> name = os.path.join(folder.name, "t.npy")
     >>> np.save(name, np.ones((3, 4), np.float16))
     >>> read_table(name).dtype
     dtype('float16')
+    >>> folder.cleanup()
 
     """
     source = os.fspath(path)
