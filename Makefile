@@ -9,7 +9,7 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg \
           figures/fourier.png figures/fourier.svg
 
-.PHONY: install figures test lint bench clean
+.PHONY: install figures test lint bench clean library-fixtures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,17 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 bench: $(VENV)/.installed-dev  ## the benchmarks (ratios, see README)
 	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured
 	$(BIN)/python benchmarks/run.py
+
+# The real libraries (torch, transformers, diffusers, ...) live in their own venv: make test
+# and CI only read the fixtures they wrote (tests/fixtures/libraries/, provenance beside each).
+LIBVENV ?= .venv-libraries
+$(LIBVENV)/.installed: requirements-libraries.txt
+	$(PYTHON) -m venv $(LIBVENV)
+	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install -r requirements-libraries.txt
+	@touch $@
+
+library-fixtures: $(LIBVENV)/.installed  ## regenerate tests/fixtures/libraries from the real libraries
+	$(LIBVENV)/bin/python tools/library_fixtures/run.py $(AREAS)
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis
