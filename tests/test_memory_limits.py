@@ -6,8 +6,11 @@ Each case is one bounded subprocess (``prlimit --as``); before this, CSV output 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -49,3 +52,42 @@ def test_csv_runs_with_fewer_threads_under_a_larger_limit(pecli_cmd, tmp_path):
     result = _capped(pecli_cmd, 1300, "compute", "--d", "512", "--n", "20000", "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr[:300]
     assert result.stdout.count(b"\n") == 20001 and result.stderr == b""
+
+
+PIDS_ROOT = Path("/sys/fs/cgroup/pids")
+
+
+@pytest.fixture
+def pids_cgroup():
+    """A pids cgroup (v1) of our own: ``ulimit -u`` does not bind root, ``pids.max`` does."""
+    group = PIDS_ROOT / f"pecli-test-{os.getpid()}"
+    try:
+        group.mkdir()
+    except OSError as error:
+        pytest.skip(f"cannot make a pids cgroup here ({error})")
+    yield group
+    for _ in range(50):  # the cgroup is removable once its processes have gone
+        try:
+            group.rmdir()
+            break
+        except OSError:
+            time.sleep(0.1)
+
+
+@pytest.mark.parametrize("pids_max", [12, 40])
+def test_csv_under_a_thread_limit_fails_at_once_or_runs(pecli_cmd, tmp_path, pids_cgroup, pids_max):
+    (pids_cgroup / "pids.max").write_text(str(pids_max))
+
+    def enter() -> None:  # in the child, before exec: only pecli is in the cgroup
+        (pids_cgroup / "cgroup.procs").write_text(str(os.getpid()))
+
+    args = ["compute", "--d", "64", "--n", "100000", "-q", "--format", "csv"]
+    result = subprocess.run(
+        [*pecli_cmd, *args], cwd=tmp_path, capture_output=True, timeout=60, preexec_fn=enter
+    )
+    if pids_max == 40:  # room for polars' 15 threads: the whole table
+        assert result.returncode == 0, result.stderr[:300]
+        assert result.stdout.count(b"\n") == 100001 and result.stderr == b""
+    else:  # before: polars' runtime waited forever for a thread it could not start
+        assert result.returncode == 1 and result.stdout == b""
+        assert result.stderr.count(b"\n") == 1 and b"cannot start threads" in result.stderr

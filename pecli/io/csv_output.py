@@ -109,8 +109,10 @@ def import_polars() -> Any:
     ------
     RuntimeFailure
         If ``POLARS_MAX_THREADS`` is set to anything but a positive integer (polars aborts
-        with a Rust panic on ``0``), or the address-space limit is below
-        :data:`CSV_BASE_BYTES`.
+        with a Rust panic on ``0``), the address-space limit is below
+        :data:`CSV_BASE_BYTES`, or fewer than :data:`CSV_THREADS` threads can start
+        (``ulimit -u``, a cgroup's ``pids.max``: polars' runtime then waits forever for a
+        thread it could not start). Threads are probed only without an address-space limit.
 
     """
     value = os.environ.get("POLARS_MAX_THREADS")
@@ -122,6 +124,8 @@ def import_polars() -> Any:
         threads = _threads_within_limit()
         if value is None and threads is not None:
             os.environ["POLARS_MAX_THREADS"] = str(threads)
+        if threads is None:  # each probe thread leaves a 64 MB malloc arena: not under ulimit -v
+            _check_thread_room(CSV_THREADS)
     import polars
 
     return polars
@@ -133,6 +137,34 @@ def import_polars() -> Any:
 #: always at 800 MB with one).
 CSV_BASE_BYTES = 800 << 20
 CSV_THREAD_BYTES = 250 << 20
+
+
+#: Threads that must be able to start before polars is imported: a CSV run peaks at 15
+#: threads in all (2 cores); a probe of 16 beside the caller's leaves a margin.
+CSV_THREADS = 16
+
+
+def _check_thread_room(count: int) -> None:
+    """Start ``count`` idle threads and stop them; fail in one line if they cannot start."""
+    release = threading.Event()
+    started: list[threading.Thread] = []
+    stack = threading.stack_size(1 << 16)  # small stacks: no address space kept under ulimit -v
+    try:
+        for _ in range(count):
+            started.append(threading.Thread(target=release.wait, daemon=True))
+            started[-1].start()
+    except RuntimeError as error:  # "can't start new thread"
+        raise RuntimeFailure(
+            f"cannot start threads: CSV output (polars) needs about {count} and only "
+            f"{len(started) - 1} could start ({error}; ulimit -u or a pids limit); raise "
+            "the limit or choose another format"
+        ) from None
+    finally:
+        threading.stack_size(stack)
+        release.set()
+        for thread in started:
+            if thread.is_alive():
+                thread.join()
 
 
 def _threads_within_limit() -> int | None:
