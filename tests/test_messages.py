@@ -308,3 +308,27 @@ def test_a_crowded_legend_adds_no_python_warning(pecli_cmd, tmp_path):
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert result.returncode == 0 and result.stderr == ""
+
+
+@pytest.mark.parametrize(("flag", "named"), [([], "FILE"), (["-i"], "--input")])
+def test_add_names_its_input_as_it_was_typed(run_cli, tmp_path, flag, named):
+    (tmp_path / "bad.csv").write_text("a,b\n1,x\n")
+    line = _one_line(run_cli("add", *flag, str(tmp_path / "bad.csv")), named)
+    assert "(got 'x' on line 2, column 2)" in line  # before: '--input' for the positional FILE
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    ("args", "redirect", "named"),
+    [("compute --d 8 --n 100 -o /dev/full", "", "/dev/full"),
+     ("compute --d 8 --n 100 --format npy -o /dev/full", "", "/dev/full"),
+     ("compute --d 8 --n 100", "> /dev/full", "stdout"),
+     ("wavelengths --d 8 -o /dev/full", "", "/dev/full")],
+)  # fmt: skip
+def test_a_full_device_is_named_in_the_message(pecli_cmd, tmp_path, args, redirect, named):
+    script = f"{' '.join(pecli_cmd)} {args} {redirect}"
+    result = subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.endswith(f"error: No space left on device: {named}\n"), result.stderr

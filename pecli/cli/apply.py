@@ -41,6 +41,7 @@ def add(
     Example: pecli add embeddings.npy --start 0 -o encoded.npy
     """
     source = _source(file, input_file)
+    named = "file" if file is not None else "input"  # errors name FILE or --input as typed
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
     base, out_dtype = check_base(base), check_dtype(dtype.value)
@@ -48,8 +49,8 @@ def add(
     from ..core.rules import check_data_shape
     from ..io import reading  # csv, mmap: only commands that read input pay for them
 
-    matrix = reading.read_matrix(source)
-    d = check_data_shape(matrix.shape, "input")  # before shape[0]: a 0-D .npy has none
+    matrix = reading.read_matrix(source, parameter=named)
+    d = check_data_shape(matrix.shape, named)  # before shape[0]: a 0-D .npy has none
     n = matrix.shape[0]
     check_positions(start, n)  # the whole range, before row blocks shift the start
     blocks = (

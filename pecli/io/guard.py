@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
-from .paths import descriptor, is_special, is_stdout, name_max, open_through
+from .paths import descriptor, is_special, is_stdout, name_max, naming_errors, open_through
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
@@ -191,11 +191,11 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     """
     fd = descriptor(output)
     if is_stdout(output) or fd == 1:
-        with _guarded(sys.stdout.buffer, stdout=True) as pipe:
+        with naming_errors("stdout"), _guarded(sys.stdout.buffer, stdout=True) as pipe:
             yield pipe
         return
     if fd is not None or is_special(output):
-        with _guarded(open_through(output), stdout=False) as handle:
+        with naming_errors(output), _guarded(open_through(output), stdout=False) as handle:
             yield handle
         return
     path = os.path.realpath(str(output))  # through symbolic links, dangling ones too
@@ -208,7 +208,7 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     )
     part, where = os.path.basename(tmp), os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:  # through the folder's descriptor: a folder renamed meanwhile keeps no .part file
-        with os.fdopen(fd, "wb") as handle:
+        with naming_errors(output), os.fdopen(fd, "wb") as handle:
             yield handle
             os.fchmod(handle.fileno(), _mode(path))
         os.replace(part, name, src_dir_fd=where, dst_dir_fd=where)

@@ -14,9 +14,11 @@ Standard library only (loaded before numpy). No maths here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
+from collections.abc import Iterator
 from typing import IO
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "is_stdout_alias",
     "is_terminal",
     "name_max",
+    "naming_errors",
     "open_through",
     "remember_open_descriptors",
 ]
@@ -180,3 +183,24 @@ def name_max(folder: str | os.PathLike[str]) -> int:
         return os.pathconf(folder, "PC_NAME_MAX")
     except (OSError, ValueError):
         return 255
+
+
+@contextlib.contextmanager
+def naming_errors(output: str | os.PathLike[str]) -> Iterator[None]:
+    """A write error (``ENOSPC`` on ``/dev/full``) names the output it failed on.
+
+    Some writers (polars) re-raise the system's error as a bare ``OSError("[Errno 28] …")``:
+    its text is kept without the ``[Errno N]`` prefix.
+    """
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        if error.filename is None and error.strerror is not None:
+            error.filename = os.fspath(output)
+            raise
+        if error.filename is None:
+            text = re.sub(r"^\[Errno \d+\] ", "", str(error))
+            raise OSError(f"{text}: {os.fspath(output)}") from error
+        raise
