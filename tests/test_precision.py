@@ -114,3 +114,9 @@ def test_cli_precision_ranges_are_written_as_positions(run_cli):
     assert result.exit_code == 0, result.stderr
     assert "100000 … 999999" in result.stdout and "1000000 … 1000000" in result.stdout
     assert "e+" not in result.stdout
+
+
+def test_precision_refuses_more_rows_than_it_can_keep_before_any_work(run_cli):
+    result = run_cli("precision", "--n", str(2**53))  # before: ran for days, then out of memory
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "'--n': must be at most 100,000,000 for precision" in result.stderr
