@@ -4,11 +4,14 @@ Each command runs as a fresh process, the candidates interleaved round by round,
 median wall time of the rounds is reported with its ratio to the floor:
 
 * ``pecli --help``, ``pecli --version`` and ``pecli compute --d 512 --n 100 -o x.npy``
-  against ``python -c "import numpy, typer"`` (target: <= 1.3x);
+  against ``python -c "import numpy, typer"`` (target: <= 1.2x), in this environment (the
+  pinned versions) and, with ``--plain``, in a second one made by a plain ``pip install .``
+  (the newest versions pyproject.toml allows, as users get them; built once in
+  benchmarks/results/plain-venv);
 * ``pecli heatmap --d 128 --n 100 -o h.png`` against a script that imports
   ``matplotlib.figure`` and renders the same image (target: <= 1.2x).
 
-Run: python benchmarks/bench_startup.py [--repeats N]
+Run: python benchmarks/bench_startup.py [--repeats N] [--plain]
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import time
 from pathlib import Path
 
 PYTHON = sys.executable
-PECLI = str(Path(PYTHON).with_name("pecli"))
+ROOT = Path(__file__).resolve().parents[1]
+PLAIN = ROOT / "benchmarks" / "results" / "plain-venv"
 
 FIGURE_FLOOR = """
 import numpy as np
@@ -41,27 +45,47 @@ fig.savefig(__import__("sys").argv[1])
 """
 
 
-def groups(folder: Path) -> list[tuple[str, list[str], dict[str, list[str]], float]]:
+def plain_python() -> str:
+    """The interpreter of a venv made by ``pip install .`` without constraints (built once)."""
+    python = PLAIN / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(PLAIN)], check=True)
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        subprocess.run([*pip, str(ROOT)], check=True)
+    return str(python)
+
+
+def startup(folder: Path, python: str, title: str) -> tuple[str, list[str], dict, float]:
+    """The start-up group for the pecli installed beside ``python``."""
+    pecli = str(Path(python).with_name("pecli"))
+    return (
+        title,
+        [python, "-c", "import numpy, typer"],
+        {
+            "pecli --help": [pecli, "--help"],
+            "pecli --version": [pecli, "--version"],
+            "pecli compute --d 512 --n 100 -o x.npy": [
+                pecli, "compute", "--d", "512", "--n", "100", "-o", str(folder / "x.npy"),
+            ],
+        },
+        1.2,
+    )  # fmt: skip
+
+
+def groups(folder: Path, plain: bool) -> list[tuple[str, list[str], dict[str, list[str]], float]]:
     """(title, floor command, {label: command}, target ratio) for each target."""
+    pecli = str(Path(PYTHON).with_name("pecli"))
+    versions = [startup(folder, PYTHON, "start-up (pinned versions)")]
+    if plain:
+        versions.append(startup(folder, plain_python(), "start-up (plain pip install .)"))
     return [
-        (
-            "start-up",
-            [PYTHON, "-c", "import numpy, typer"],
-            {
-                "pecli --help": [PECLI, "--help"],
-                "pecli --version": [PECLI, "--version"],
-                "pecli compute --d 512 --n 100 -o x.npy": [
-                    PECLI, "compute", "--d", "512", "--n", "100", "-o", str(folder / "x.npy"),
-                ],
-            },
-            1.3,
-        ),
+        *versions,
         (
             "figure",
             [PYTHON, "-c", FIGURE_FLOOR, str(folder / "floor.png")],
             {
                 "pecli heatmap --d 128 --n 100 -o h.png": [
-                    PECLI, "heatmap", "--d", "128", "--n", "100", "-o", str(folder / "h.png"),
+                    pecli, "heatmap", "--d", "128", "--n", "100", "-o", str(folder / "h.png"),
                 ],
             },
             1.2,
@@ -78,9 +102,10 @@ def wall(cmd: list[str]) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--plain", action="store_true", help="also a plain pip install .")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        for title, floor, candidates, target in groups(Path(tmp)):
+        for title, floor, candidates, target in groups(Path(tmp), args.plain):
             everything = {"floor": floor, **candidates}
             for cmd in everything.values():  # warm-up: caches, font cache, .pyc files
                 wall(cmd)

@@ -29,7 +29,8 @@ def main() -> None:
     quick = ["--quick"] if args.quick else []
     bench_table.main([*quick, "--repeats", str(args.repeats)])
     bench_csv.main([*quick, "--repeats", str(args.repeats)])
-    bench_startup.main(["--repeats", "5" if args.quick else "21"])
+    plain = [] if args.quick else ["--plain"]  # also a venv of the newest allowed versions
+    bench_startup.main(["--repeats", "5" if args.quick else "21", *plain])
     bench_memory.main(quick)
 
 
