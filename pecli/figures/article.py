@@ -71,11 +71,11 @@ def heatmap_figure(
 
     The drawn image is ``table.T`` (shape ``(d, n)``), drawn with ``origin="lower"`` on the
     fixed colour range ``[-1, 1]`` of a diverging colormap, with a colorbar
-    (docs/figures.md#heatmap). A table with more cells than the image has pixels is
-    resampled with an anti-aliasing filter applied to the values (matplotlib's ``auto``
-    interpolation at the ``data`` stage), so each pixel shows a local mean of its cells
-    instead of one sampled cell, and no moiré appears; smaller tables show every cell as
-    a sharp block.
+    (docs/figures.md#heatmap). Where every cell gets at least a pixel each cell is a
+    sharp block; a table with more positions or components than the axes has pixels is
+    resampled with an anti-aliasing (Hann) filter applied to the values, so each pixel
+    shows a local mean of its cells instead of one sampled cell, and no moiré appears.
+    The choice is made at the figure's own size and dpi.
 
     Parameters
     ----------
@@ -106,8 +106,8 @@ def heatmap_figure(
         vmin=-1.0,
         vmax=1.0,
         extent=extent,
-        interpolation="auto",  # nearest when every cell gets pixels, else anti-aliased
-        interpolation_stage="data",  # average values, not the colours of +1 and -1
+        interpolation="nearest",
+        interpolation_stage="data",  # filters average values, not the colours of +1 and -1
     )
     ax.set_xlabel("position")
     ax.set_ylabel("component")
@@ -115,6 +115,10 @@ def heatmap_figure(
         f"Positional encoding pe({start:g}) … pe({start + n - 1:g}), d = {d}, C = {base:g}"
     )
     fig.colorbar(image, ax=ax, label="value")
+    fig.draw_without_rendering()  # the layout: how many pixels the axes has
+    box = ax.get_window_extent()
+    if n > box.width or d > box.height:  # fewer pixels than cells: a filter, not a sample
+        image.set_interpolation("hanning")
     return fig
 
 

@@ -33,16 +33,17 @@ ARTICLE_PAIRS = (1, 10, 50, 100)
 def default_pairs(d: int) -> list[int]:
     """The article's pairs scaled to ``d``: same wavelengths as at d = 512, all within d/2.
 
-    Pair ``i`` at ``d = 512`` has the exponent ``(i - 1)/256``; ``round((i/256)·d/2)`` keeps
-    it close at any ``d``. Repeats move up by one, and pairs beyond ``d/2`` are dropped.
+    Pair ``i`` has the wavelength ``2π·C^((i-1)/(d/2))``; at ``d = 512`` the exponent is
+    ``(i - 1)/256``, so ``1 + round((i - 1)·(d/2)/256)`` keeps it at any ``d``. Repeats move
+    up by one, and pairs beyond ``d/2`` are dropped.
 
-    >>> default_pairs(512), default_pairs(64), default_pairs(4), default_pairs(2)
-    ([1, 10, 50, 100], [1, 2, 6, 12], [1, 2], [1])
+    >>> default_pairs(512), default_pairs(1024), default_pairs(64), default_pairs(4)
+    ([1, 10, 50, 100], [1, 19, 99, 199], [1, 2, 7, 13], [1, 2])
     """
     h = d // 2
     pairs: list[int] = []
     for i in ARTICLE_PAIRS:
-        scaled = max(1, round(i * h / 256), pairs[-1] + 1 if pairs else 1)
+        scaled = max(1 + round((i - 1) * h / 256), pairs[-1] + 1 if pairs else 1)
         if scaled <= h:
             pairs.append(scaled)
     return pairs
