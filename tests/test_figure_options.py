@@ -210,8 +210,8 @@ def _block_errors(fig, table, block=16):
     errors = []
     for y in range(0, values.shape[0] - block + 1, block):
         for x in range(0, values.shape[1] - block + 1, block):
-            (p0, c0), (p1, c1) = to_data.transform([(left + x, bottom + y),
-                                                    (left + x + block, bottom + y + block)])  # fmt: skip
+            corners = [(left + x, bottom + y), (left + x + block, bottom + y + block)]
+            (p0, c0), (p1, c1) = to_data.transform(corners)
             cols = (np.arange(1, n + 1) >= p0) & (np.arange(1, n + 1) < p1)
             rows = (np.arange(1, d + 1) >= c0) & (np.arange(1, d + 1) < c1)
             cells = table[np.ix_(cols, rows)].mean()

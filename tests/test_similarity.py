@@ -1,4 +1,4 @@
-"""The similarity of pe(p) and pe(p + k) (pecli.core.similarity) against mpmath and pecli's table."""
+"""The similarity of pe(p) and pe(p + k) (pecli.core.similarity): mpmath, pecli's own rows."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def test_against_mpmath_paper_schedule(k):
 
 
 @pytest.mark.parametrize(("schedule", "shift", "base", "d"), [
-    ("tensor2tensor", 1.0, 10000.0, 64), ("shift:0.5", 0.5, 500000.0, 128), ("paper", 0.0, 100.0, 8),
+    ("tensor2tensor", 1.0, 10000.0, 64),
+    ("shift:0.5", 0.5, 500000.0, 128),
+    ("paper", 0.0, 100.0, 8),
 ])  # fmt: skip
 def test_against_mpmath_other_schedules(schedule, shift, base, d):
     ks = [1, 5, 77, 4096]
