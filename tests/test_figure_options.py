@@ -240,3 +240,11 @@ def test_a_small_heatmap_draws_every_cell_as_a_sharp_block():
     cells = table[np.rint(position).astype(int) - 1, np.rint(component).astype(int) - 1]
     off = np.abs(values.ravel() - cells) > 2 / 255  # one colour step of the colormap
     assert off.mean() < 0.02, off.mean()  # only pixels on a cell border may differ
+
+
+@pytest.mark.parametrize("name", list(DRAWING))
+def test_every_drawing_command_s_help_shows_an_example(run_cli, name):
+    result = run_cli(name, "--help")
+    assert result.exit_code == 0
+    assert f"Example: pecli {name}" in result.output
+    assert "--dpi" in result.output and "--size" in result.output
