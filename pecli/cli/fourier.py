@@ -202,7 +202,9 @@ def plot_fourier(
 
     fourier_figure = load_figures("fourier")
 
-    outputs = PlotOutputs(output, "fourier.png", data, quiet, size=size, dpi=dpi)
+    outputs = PlotOutputs(
+        output, "fourier.png", data, quiet, size=size, dpi=dpi, default_size=(9.0, 6.0)
+    )
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
     _check_range("periods", periods, 2, 1000)
     _check_range("points", points, 2, 100_000)  # the network's hidden layer: points × hidden

@@ -88,8 +88,9 @@ class PlotOutputs:
         *,
         size: tuple[float, float] | None = None,
         dpi: float | None = None,
+        default_size: tuple[float, float] = (9.0, 4.5),
     ) -> None:
-        check_figure_size(size, dpi)  # before any work (the figure checks its own default too)
+        check_figure_size(size, dpi, default_size=default_size)  # before any work
         self.quiet = quiet
         self.figure = default_name if output is None else output
         self.replacing_unnamed = output is None and os.path.lexists(default_name)
