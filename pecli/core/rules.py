@@ -197,7 +197,7 @@ def check_figure_size(
     Each side is 1 … 100 inches, ``dpi`` 10 … 1200, and the image at most 50 million pixels.
     """
     if dpi is not None and not DPI_RANGE[0] <= dpi <= DPI_RANGE[1]:  # NaN fails too
-        raise ParameterError("dpi", "must be a number from 10 to 1200 (dots per inch)", dpi)
+        raise ParameterError("dpi", "must be a number from 10 to 1200 (dots per inch)", f"{dpi:g}")
     if size is not None and not all(SIZE_RANGE[0] <= side <= SIZE_RANGE[1] for side in size):
         rule = "must be two numbers W H from 1 to 100 (inches)"
         raise ParameterError("size", rule, " ".join(f"{side:g}" for side in size))
@@ -205,7 +205,7 @@ def check_figure_size(
     dots = default_dpi if dpi is None else dpi
     if width * height * dots**2 > MAX_PIXELS:
         rule = f"gives {width:g} × {height:g} inches at {dots:g} dpi: at most 50 million pixels"
-        parameter, value = ("dpi", dots) if size is None else ("size", f"{width:g} {height:g}")
+        parameter, value = ("dpi", f"{dots:g}") if size is None else ("size", f"{width:g} {height:g}")
         raise ParameterError(parameter, rule, value)
     return (float(width), float(height)), float(dots)
 
