@@ -205,8 +205,9 @@ def check_figure_size(
     dots = default_dpi if dpi is None else dpi
     if width * height * dots**2 > MAX_PIXELS:
         rule = f"gives {width:g} × {height:g} inches at {dots:g} dpi: at most 50 million pixels"
-        parameter, value = ("dpi", f"{dots:g}") if size is None else ("size", f"{width:g} {height:g}")
-        raise ParameterError(parameter, rule, value)
+        if size is None:
+            raise ParameterError("dpi", rule, f"{dots:g}")
+        raise ParameterError("size", rule, f"{width:g} {height:g}")
     return (float(width), float(height)), float(dots)
 
 
