@@ -7,7 +7,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg \
-          figures/fourier.png figures/fourier.svg
+          figures/fourier.png figures/fourier.svg figures/similarity.png figures/similarity.svg
+# (the 2-D grid figure, figures/grid.png figures/grid.svg, joins FIGS with its rule below)
 
 .PHONY: install figures test lint bench clean library-fixtures
 
@@ -38,6 +39,11 @@ figures/heatmap.png figures/heatmap.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 
 figures/fourier.png figures/fourier.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-fourier --k 3 -o $@
+
+figures/similarity.png figures/similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-similarity --base 100 --base 10000 -o $@
+
+# figures/grid.png figures/grid.svg: the 2-D grid figure (pecli plot-grid), added with it
 
 test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest

@@ -20,6 +20,7 @@ FIGURES = {
     "waves": ["plot-waves"],
     "heatmap": ["heatmap", "--d", "128", "--n", "100"],
     "fourier": ["plot-fourier", "--k", "3"],
+    "similarity": ["plot-similarity", "--base", "100", "--base", "10000"],
 }
 
 

@@ -30,11 +30,11 @@ def test_heatmap_states_its_own_bounds(run_cli):
     assert "from 2 to 8192" in _one_line(run_cli("heatmap", "--d", "8194"), "--d")
 
 
-def test_plot_waves_blames_d_when_the_pairs_are_the_default(run_cli, tmp_path):
-    line = _one_line(run_cli("plot-waves", "--d", "64", "-o", str(tmp_path / "w.png")), "--d")
-    assert "at least 200" in line and "1,10,50,100" in line
+def test_plot_waves_blames_pairs_the_user_typed(run_cli, tmp_path):
+    # without --pairs, pecli chooses pairs that fit d (tests/test_figure_options.py)
     typed = run_cli("plot-waves", "--d", "64", "--pairs", "40", "-o", str(tmp_path / "w.png"))
-    _one_line(typed, "--pairs")  # typed by the user: still blamed
+    line = _one_line(typed, "--pairs")
+    assert "between 1 and d/2 = 32" in line
     assert list(tmp_path.iterdir()) == []
 
 
@@ -209,8 +209,10 @@ WRITERS = [
     ["fourier", "1", "2", "-o", "out.csv"],
     ["wavelengths", "--d", "4", "-o", "out.json"],
     ["heatmap", "--d", "8", "--n", "3", "-o", "out.png"],
-    ["plot-waves", "--points", "11", "-o", "out.png"],
+    ["plot-waves", "--pairs", "1,10", "--points", "11", "-o", "out.png"],
     ["plot-fourier", "--points", "11", "-o", "out.png"],
+    ["plot-similarity", "--max-offset", "10", "-o", "out.png"],
+    ["plot-spectrum", "--d", "8", "-o", "out.png"],
     ["precision", "--d", "8", "--n", "50", "-o", "out.png"],
 ]
 
@@ -302,7 +304,7 @@ def test_a_schedule_too_wide_for_d_states_the_smallest_d(run_cli):
 
 
 def test_a_crowded_legend_adds_no_python_warning(pecli_cmd, tmp_path):
-    pairs = ",".join(str(i) for i in range(1, 41))
+    pairs = ",".join(str(i) for i in range(1, 33))  # the most in one figure: two columns
     result = subprocess.run(
         [*pecli_cmd, "plot-waves", "-q", "--pairs", pairs, "-o", str(tmp_path / "w.png")],
         capture_output=True, text=True, timeout=60, check=False,

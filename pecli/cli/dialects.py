@@ -15,6 +15,7 @@ import typer
 
 from ..core.errors import ParameterError, RuntimeFailure
 from ..core.frequencies import DEFAULT_BASE
+from ..core.rules import check_figure_size
 from ..io import formats, paths, writing
 from . import text
 from ._app import app
@@ -22,8 +23,10 @@ from ._app import figures as load_figures
 from .options import (
     Base,
     D,
+    Dpi,
     N,
     Quiet,
+    Size,
     convention_options,
 )
 from .progress import say_written, track_rows
@@ -176,6 +179,8 @@ def precision(
         str | None,
         typer.Option("-o", "--output", help="Also draw error vs position (png, svg, pdf)."),
     ] = None,
+    dpi: Dpi = None,
+    size: Size = None,
     quiet: Quiet = False,
     *,
     conv: Convention,
@@ -189,7 +194,7 @@ def precision(
     """
     from ..analysis.precision import precision_report
 
-    kind = _figure_kind(output)
+    kind = _figure_kind(output, size, dpi)
     report = precision_report(
         d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold,
         track=functools.partial(track_rows, total_rows=n, description="precision", quiet=quiet),
@@ -198,12 +203,16 @@ def precision(
     if output is not None and kind is not None:
         figures = load_figures("article")
 
-        writing.save_figure(figures.precision_figure(report), output, kind)
+        figure = figures.precision_figure(report, size=size, dpi=dpi)
+        writing.save_figure(figure, output, kind)
         say_written(output, quiet=quiet)
 
 
-def _figure_kind(output: str | None) -> str | None:
-    """The figure format of ``-o``, checked before any work (None: no figure)."""
+def _figure_kind(
+    output: str | None, size: tuple[float, float] | None, dpi: float | None
+) -> str | None:
+    """The figure format of ``-o``, checked before any work with its size (None: no figure)."""
+    check_figure_size(size, dpi)
     if output is None:
         return None
     if paths.is_stdout_alias(output):

@@ -23,7 +23,18 @@ from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..io import reading
-from .options import DataOutput, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, TableOutput
+from .options import (
+    DataOutput,
+    Dpi,
+    Dtype,
+    DtypeOpt,
+    FormatOpt,
+    Header,
+    InputFile,
+    Quiet,
+    Size,
+    TableOutput,
+)
 from .plots import FigureOutput, PlotOutputs
 
 
@@ -175,6 +186,8 @@ def plot_fourier(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random network f.")] = 0,
     output: FigureOutput = None,
     data: DataOutput = None,
+    dpi: Dpi = None,
+    size: Size = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw γ(x) over several periods and, below, a random network f applied to γ(x).
@@ -189,7 +202,9 @@ def plot_fourier(
 
     fourier_figure = load_figures("fourier")
 
-    outputs = PlotOutputs(output, "fourier.png", data, quiet)
+    outputs = PlotOutputs(
+        output, "fourier.png", data, quiet, size=size, dpi=dpi, default_size=(9.0, 6.0)
+    )
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
     _check_range("periods", periods, 2, 1000)
     _check_range("points", points, 2, 100_000)  # the network's hidden layer: points × hidden
@@ -204,7 +219,7 @@ def plot_fourier(
     output_f = network(features)
     outputs.write(
         lambda: fourier_figure.periodicity_figure(
-            x, features, output_f, frequencies=freqs * factor, period=period
+            x, features, output_f, frequencies=freqs * factor, period=period, size=size, dpi=dpi
         ),
         np.column_stack([x, features, output_f]),
         ["x", *feature_names(1, k, frequencies=frequencies.value), "f"],

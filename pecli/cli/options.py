@@ -67,6 +67,21 @@ DataOutput = Annotated[
 Quiet = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar and no messages on stderr.")
 ]
+Dpi = Annotated[
+    float | None,
+    typer.Option(
+        "--dpi", help="Resolution of the figure, 10 to 1200 dots per inch. [default: 100]"
+    ),
+]
+Size = Annotated[
+    tuple[float, float] | None,
+    typer.Option(
+        "--size",
+        metavar="W H",
+        help="Width and height of the figure in inches, 1 to 100 each. [default: the figure's]",
+        show_default=False,
+    ),
+]
 
 
 class ConventionName(StrEnum):
@@ -89,6 +104,30 @@ class Layout(StrEnum):
     cos_sin = "cos-sin"
 
 
+Conventions = Annotated[
+    list[ConventionName] | None,
+    typer.Option(
+        "--convention",
+        help="A preset's frequency schedule; repeat for several curves. [default: vaswani]",
+        show_default=False,
+    ),
+]
+Schedules = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--schedule",
+        help="A frequency schedule (paper, tensor2tensor, shift:S); repeat for several curves.",
+        show_default=False,
+    ),
+]
+Bases = Annotated[
+    list[float] | None,
+    typer.Option(
+        "--base",
+        help="Base C, 1e-300 to 1e300; repeat for several curves. [default: 10000]",
+        show_default=False,
+    ),
+]
 ConventionOpt = Annotated[
     ConventionName,
     typer.Option("--convention", help="Preset of another library; other options override it."),

@@ -6,6 +6,7 @@ matplotlib is imported inside the commands, so the rest of pecli never pays for 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
@@ -15,17 +16,11 @@ import typer
 
 from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
-from ..core.rules import check_position
+from ..core.rules import check_figure_size, check_position
 from ..io import formats, guard, paths, writing
 from ._app import app
 from ._app import figures as load_figures
-from .options import (
-    Base,
-    DataOutput,
-    EvenD,
-    Quiet,
-    convention_options,
-)
+from .options import Base, DataOutput, Dpi, EvenD, Quiet, Size, convention_options
 from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,10 +39,6 @@ FigureOutput = Annotated[
 ]
 
 
-#: The article's pairs i (its first figure).
-DEFAULT_PAIRS = "1,10,50,100"
-
-
 def _positions(start: float, stop: float, points: int, most: int) -> np.ndarray:
     """``points`` sample positions from ``start`` to ``stop``, checked."""
     first, last = check_position("start", start), check_position("stop", stop)
@@ -55,10 +46,25 @@ def _positions(start: float, stop: float, points: int, most: int) -> np.ndarray:
         raise ParameterError("stop", "must be greater than --start", stop)
     if not 2 <= points <= most:
         raise ParameterError("points", f"must be an integer from 2 to {most}", points)
-    return np.linspace(first, last, points)
+    positions = np.linspace(first, last, points)
+    if not np.all(np.diff(positions) > 0):  # --stop 5e-324: every sample is the same number
+        rule = f"must leave room for --points {points} distinct positions after --start"
+        raise ParameterError("stop", rule, stop)
+    return positions
 
 
-def _parse_pairs(text: str, d: int) -> list[int]:
+def _parse_pairs(text: str | None, d: int, quiet: bool) -> list[int]:
+    """The pairs asked for, or the article's scaled to ``d`` (named on stderr unless quiet)."""
+    from ..figures.waves import ARTICLE_PAIRS, default_pairs
+
+    if text is None:
+        pairs = default_pairs(d)
+        if not quiet:
+            article = ", ".join(map(str, ARTICLE_PAIRS))
+            drawn = ", ".join(map(str, pairs))
+            origin = "the article's" if d == 512 else f"the article's {article} scaled to d = {d}"
+            typer.echo(f"pecli: drew pairs {drawn} ({origin})", err=True)
+        return pairs
     try:
         pairs = [int(part) for part in text.split(",")]
     except ValueError:
@@ -67,9 +73,6 @@ def _parse_pairs(text: str, d: int) -> list[int]:
         ) from None
     if not pairs or min(pairs) < 1:
         raise ParameterError("pairs", "must be integers >= 1", text)
-    if text == DEFAULT_PAIRS and max(pairs) > d // 2:  # the user typed --d, not --pairs
-        rule = f"must be at least {2 * max(pairs)} for the default --pairs {text} (or give them)"
-        raise ParameterError("d", rule, d)
     return pairs
 
 
@@ -77,8 +80,17 @@ class PlotOutputs:
     """The figure file and the optional data file of a plotting command, checked up front."""
 
     def __init__(
-        self, output: str | None, default_name: str, data: str | None, quiet: bool
+        self,
+        output: str | None,
+        default_name: str,
+        data: str | None,
+        quiet: bool,
+        *,
+        size: tuple[float, float] | None = None,
+        dpi: float | None = None,
+        default_size: tuple[float, float] = (9.0, 4.5),
     ) -> None:
+        check_figure_size(size, dpi, default_size=default_size)  # before any work
         self.quiet = quiet
         self.figure = default_name if output is None else output
         self.replacing_unnamed = output is None and os.path.lexists(default_name)
@@ -124,15 +136,26 @@ def plot_waves(
     d: EvenD = 512,
     base: Base = DEFAULT_BASE,
     pairs: Annotated[
-        str, typer.Option("--pairs", help="Pair indices i, comma-separated.")
-    ] = DEFAULT_PAIRS,
+        str | None,
+        typer.Option(
+            "--pairs",
+            help="Pair indices i, comma-separated, at most 32. "
+            "[default: 1,10,50,100 at d = 512; the same wavelengths at other d]",
+            show_default=False,
+        ),
+    ] = None,
     start: Annotated[float, typer.Option("--start", help="First position on the x axis.")] = 0.0,
     stop: Annotated[float, typer.Option("--stop", help="Last position on the x axis.")] = 250.0,
     points: Annotated[
         int, typer.Option("--points", help="Number of sample positions, 2 to 1000000.")
     ] = 2501,
+    panels: Annotated[
+        bool, typer.Option("--panels", help="One panel per pair, stacked (not one axes).")
+    ] = False,
     output: FigureOutput = None,
     data: DataOutput = None,
+    dpi: Dpi = None,
+    size: Size = None,
     quiet: Quiet = False,
     *,
     conv: Convention,
@@ -140,25 +163,25 @@ def plot_waves(
     """Draw the sine component of chosen pairs i against position (the article's first figure).
 
     Each curve is pe(pos)[2i-1] = sin(pos / C^(2(i-1)/d)), sampled at --points positions
-    from --start to --stop; the legend gives each wavelength. Writes waves.png without -o.
+    from --start to --stop; the legend gives each wavelength. Without --pairs the pairs are
+    the article's 1, 10, 50, 100 scaled to d (named on stderr). Writes waves.png without -o.
     A convention changes the frequencies (schedule) and the component numbers (layout).
 
-    Example: pecli plot-waves --d 512 --pairs 1,10,50,100 -o figures/waves.svg
+    Example: pecli plot-waves --d 64 --pairs 1,4,16 --panels -o waves.svg
     """
-    figures = load_figures("article")
+    figures = load_figures("waves")
 
-    outputs = PlotOutputs(output, "waves.png", data, quiet)
-    wanted = _parse_pairs(pairs, d)
+    outputs = PlotOutputs(output, "waves.png", data, quiet, size=size, dpi=dpi)
     positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)
+    wanted = _parse_pairs(pairs, d, quiet)
     sched = conv.schedule
     curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base, schedule=sched)
-    outputs.write(
-        lambda: figures.waves_figure(
-            positions, curves, pairs=wanted, d=d, base=base, schedule=sched, layout=conv.layout
-        ),
-        np.column_stack([positions, curves]),
-        ["position", *(f"sin_{i}" for i in wanted)],
-    )
+    draw = functools.partial(
+        figures.waves_figure, positions, curves, pairs=wanted, d=d, base=base, schedule=sched,
+        layout=conv.layout, panels=panels, size=size, dpi=dpi,
+    )  # fmt: skip
+    columns = ["position", *(f"sin_{i}" for i in wanted)]
+    outputs.write(draw, np.column_stack([positions, curves]), columns)
 
 
 @app.command()
@@ -171,6 +194,8 @@ def heatmap(
     base: Base = DEFAULT_BASE,
     output: FigureOutput = None,
     data: DataOutput = None,
+    dpi: Dpi = None,
+    size: Size = None,
     quiet: Quiet = False,
     *,
     conv: Convention,
@@ -178,18 +203,21 @@ def heatmap(
     """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (the article's second figure).
 
     x = position, y = component with component 1 at the bottom, colours on the fixed
-    range [-1, 1]. Writes heatmap.png without -o; --data also exports the (n, d) table.
+    range [-1, 1]; tables larger than the image are anti-aliased (each pixel a local mean).
+    Writes heatmap.png without -o; --data also exports the (n, d) table.
 
-    Example: pecli heatmap --d 128 --n 100 -o heatmap.png
+    Example: pecli heatmap --d 512 --n 2048 --size 12 6 --dpi 150 -o heatmap.png
     """
     from ..core.encoding import component_names, encoding_table
 
     figures = load_figures("article")
 
-    outputs = PlotOutputs(output, "heatmap.png", data, quiet)
-    figures.check_heatmap_size(n=n, d=d)
+    outputs = PlotOutputs(output, "heatmap.png", data, quiet, size=size, dpi=dpi)
+    figures.check_heatmap_size(n=n, d=d, pad_odd_d=conv.pad_odd_d)
     table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
     columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
     outputs.write(
-        lambda: figures.heatmap_figure(table, start=conv.start, base=base), table, columns
+        lambda: figures.heatmap_figure(table, start=conv.start, base=base, size=size, dpi=dpi),
+        table,
+        columns,
     )

@@ -1,4 +1,6 @@
-"""The article's figures, built on :class:`matplotlib.figure.Figure` (never pyplot).
+"""The article's heatmap and the precision plot, as :class:`matplotlib.figure.Figure` objects.
+
+The sine curves are in :mod:`pecli.figures.waves` (re-exported here). Never pyplot:
 
 Each builder takes plain arrays or numbers, returns a new ``Figure`` and touches no global
 state; the caller saves it (:func:`pecli.io.writing.save_figure`). Importing this module imports
@@ -12,13 +14,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..core.encoding import DEFAULT_BASE, angular_frequencies, wavelengths
+from ..core.encoding import DEFAULT_BASE
 from ..core.errors import ParameterError
+from .style import new_figure
+from .waves import MAX_WAVE_POINTS, wave_curves, waves_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.precision import PrecisionReport
 
 __all__ = [
+    "MAX_WAVE_POINTS",
     "check_heatmap_size",
     "heatmap_figure",
     "precision_figure",
@@ -30,126 +35,47 @@ __all__ = [
 #: rows than the figure has pixels, and the table would only exhaust memory.
 MAX_HEATMAP_POSITIONS = 10_000
 MAX_HEATMAP_COMPONENTS = 8_192
-#: Largest number of sample positions of a wave plot.
-MAX_WAVE_POINTS = 1_000_000
-
-#: Figure size in inches and resolution of the committed figures.
-FIGSIZE = (9.0, 4.5)
-DPI = 100
 
 
-def wave_curves(
-    positions: np.ndarray,
-    *,
-    d: int,
-    pairs: list[int],
-    base: float = DEFAULT_BASE,
-    schedule: str = "paper",
-) -> np.ndarray:
-    """The sine component of each pair against position (docs/figures.md#sine-curves).
-
-    Parameters
-    ----------
-    positions : numpy.ndarray
-        Real positions, shape ``(m,)``.
-    d : int, keyword-only
-        Width of the encoding, even and >= 2.
-    pairs : list of int, keyword-only
-        Pair indices ``i`` (1-based, ``1 <= i <= d/2``).
-    base : float, keyword-only
-        The base ``C``.
-    schedule : str, keyword-only
-        Frequency schedule (``paper``, ``tensor2tensor``, ``shift:S``).
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(m, len(pairs))``, float64: column ``k`` is ``pe(pos)[2 i_k - 1]``.
-
-    Raises
-    ------
-    ParameterError
-        (a ``ValueError``) for an invalid ``d``, ``base`` or a pair outside ``1 … d/2``.
-
-    """
-    omega = angular_frequencies(d, base=base, schedule=schedule)
-    for i in pairs:
-        if not 1 <= i <= d // 2:
-            raise ParameterError("pairs", f"must be between 1 and d/2 = {d // 2}", i)
-    pos = np.asarray(positions, dtype=np.float64)
-    curves: np.ndarray = np.sin(pos[:, None] * omega[[i - 1 for i in pairs]][None, :])
-    return curves
-
-
-def waves_figure(
-    positions: np.ndarray,
-    curves: np.ndarray,
-    *,
-    pairs: list[int],
-    d: int,
-    base: float,
-    schedule: str = "paper",
-    layout: str = "interleaved",
-) -> Figure:
-    """Line plot of :func:`wave_curves`, one line per pair, legend naming ``i`` and ``λ_i``.
-
-    Parameters
-    ----------
-    positions : numpy.ndarray
-        Shape ``(m,)``, the x values.
-    curves : numpy.ndarray
-        Shape ``(m, len(pairs))``, the y values in ``[-1, 1]``.
-    pairs, d, base, schedule : keyword-only
-        As given to :func:`wave_curves`; used for the legend and title.
-    layout : str, keyword-only
-        The layout, for the y label (the component number of a sine depends on it).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    """
-    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
-    ax = fig.add_subplot()
-    lam = wavelengths(d, base=base, schedule=schedule)
-    for column, i in enumerate(pairs):
-        label = f"i = {i} (λ = {lam[i - 1]:.4g})"
-        ax.plot(positions, curves[:, column], label=label, linewidth=1.2)
-    ax.set_xlim(positions[0], positions[-1])
-    ax.set_ylim(-1.1, 1.1)
-    ax.set_xlabel("position")
-    component = {"interleaved": "2i-1", "sin-cos": "i", "cos-sin": "d/2+i"}[layout]
-    ax.set_ylabel(rf"$pe(pos)_{{{component}}} = \sin(pos\,\omega_i)$")
-    extra = "" if schedule == "paper" else f", {schedule} schedule"
-    ax.set_title(f"Sine components of the positional encoding, d = {d}, C = {base:g}{extra}")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="pair")
-    ax.grid(alpha=0.3)
-    return fig
-
-
-def check_heatmap_size(*, n: int, d: int) -> None:
+def check_heatmap_size(*, n: int, d: int, pad_odd_d: bool = True) -> None:
     """Refuse heatmaps larger than :data:`MAX_HEATMAP_POSITIONS` × :data:`MAX_HEATMAP_COMPONENTS`.
 
+    ``d`` must be even unless ``pad_odd_d`` (a preset that appends a zero column to odd ``d``).
+
     Raises
     ------
     ParameterError
-        Naming ``n`` or ``d`` and the bound.
+        Naming ``n`` or ``d`` and the heatmap's own bound.
 
     """
     if not 1 <= n <= MAX_HEATMAP_POSITIONS:
         rule = f"must be an integer from 1 to {MAX_HEATMAP_POSITIONS} for a heatmap"
         raise ParameterError("n", rule, n)
-    if not 2 <= d <= MAX_HEATMAP_COMPONENTS:
-        rule = f"must be an integer from 2 to {MAX_HEATMAP_COMPONENTS} for a heatmap"
+    if not 2 <= d <= MAX_HEATMAP_COMPONENTS or (d % 2 and not pad_odd_d):
+        kind = "an integer" if pad_odd_d else "an even integer"
+        rule = f"must be {kind} from 2 to {MAX_HEATMAP_COMPONENTS} for a heatmap"
+        if not pad_odd_d:
+            rule += " (odd only with presets that pad it)"
         raise ParameterError("d", rule, d)
 
 
-def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT_BASE) -> Figure:
+def heatmap_figure(
+    table: np.ndarray,
+    *,
+    start: float = 1,
+    base: float = DEFAULT_BASE,
+    size: tuple[float, float] | None = None,
+    dpi: float | None = None,
+) -> Figure:
     """Heatmap of a table: positions on x, component index on y with component 1 at the bottom.
 
     The drawn image is ``table.T`` (shape ``(d, n)``), drawn with ``origin="lower"`` on the
     fixed colour range ``[-1, 1]`` of a diverging colormap, with a colorbar
-    (docs/figures.md#heatmap).
+    (docs/figures.md#heatmap). Where every cell gets at least a pixel each cell is a
+    sharp block; a table with more positions or components than the axes has pixels is
+    resampled with an anti-aliasing (Hann) filter applied to the values, so each pixel
+    shows a local mean of its cells instead of one sampled cell, and no moiré appears.
+    The choice is made at the figure's own size and dpi.
 
     Parameters
     ----------
@@ -159,6 +85,8 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
         Position of the first row, for the x axis.
     base : float, keyword-only
         The base ``C``, for the title.
+    size, dpi : keyword-only
+        Inches and dots per inch; by default 9 × 4.5 in at 100 dpi.
 
     Returns
     -------
@@ -167,7 +95,7 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
     """
     n, d = table.shape
     check_heatmap_size(n=n, d=d)
-    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    fig = new_figure(size, dpi)
     ax = fig.add_subplot()
     extent = (start - 0.5, start + n - 0.5, 0.5, d + 0.5)
     image = ax.imshow(
@@ -179,6 +107,7 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
         vmax=1.0,
         extent=extent,
         interpolation="nearest",
+        interpolation_stage="data",  # filters average values, not the colours of +1 and -1
     )
     ax.set_xlabel("position")
     ax.set_ylabel("component")
@@ -186,23 +115,34 @@ def heatmap_figure(table: np.ndarray, *, start: float = 1, base: float = DEFAULT
         f"Positional encoding pe({start:g}) … pe({start + n - 1:g}), d = {d}, C = {base:g}"
     )
     fig.colorbar(image, ax=ax, label="value")
+    fig.draw_without_rendering()  # the layout: how many pixels the axes has
+    box = ax.get_window_extent()
+    if n > box.width or d > box.height:  # fewer pixels than cells: a filter, not a sample
+        image.set_interpolation("hanning")
     return fig
 
 
-def precision_figure(report: PrecisionReport) -> Figure:
+def precision_figure(
+    report: PrecisionReport,
+    *,
+    size: tuple[float, float] | None = None,
+    dpi: float | None = None,
+) -> Figure:
     """Error against position of a framework-style table and of pecli's, log scale.
 
     Parameters
     ----------
     report : pecli.analysis.precision.PrecisionReport
         Per-row errors (:func:`pecli.analysis.precision.precision_report`).
+    size, dpi : keyword-only
+        Inches and dots per inch; by default 9 × 4.5 in at 100 dpi.
 
     Returns
     -------
     matplotlib.figure.Figure
 
     """
-    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    fig = new_figure(size, dpi)
     ax = fig.add_subplot()
     floor = 1e-18  # exact rows (error 0) are drawn at the bottom of the log scale
     ax.plot(

@@ -23,11 +23,12 @@ from matplotlib.figure import Figure
 
 from ..core.errors import ParameterError
 from ..core.rules import check_n
+from .style import new_figure
 
 __all__ = ["TanhNetwork", "periodicity_figure", "random_network"]
 
+#: The figure's default size in inches (at 100 dpi).
 FIGSIZE = (9.0, 6.0)
-DPI = 100
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,8 @@ def periodicity_figure(
     *,
     frequencies: np.ndarray,
     period: float,
+    size: tuple[float, float] | None = None,
+    dpi: float | None = None,
 ) -> Figure:
     """Features of γ above, the network's output ``f(γ(x))`` below, the period marked.
 
@@ -122,6 +125,8 @@ def periodicity_figure(
     period : float, keyword-only
         The period of γ, ``2π / scale``; dotted lines mark its multiples and an arrow one
         full period on the lower panel.
+    size, dpi : keyword-only
+        Inches and dots per inch; by default 9 × 6 in at 100 dpi.
 
     Returns
     -------
@@ -130,7 +135,7 @@ def periodicity_figure(
         ``axes[1]`` the network output (its first line).
 
     """
-    fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
+    fig = new_figure(size, dpi, default_size=FIGSIZE)
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     names = [f"{kind}({_times(f)}x)" for f in frequencies for kind in ("sin", "cos")]
     for column, name in enumerate(names):

@@ -1,0 +1,132 @@
+"""``pecli plot-similarity`` and ``pecli plot-spectrum``: the encoding's offsets and wavelengths.
+
+Both draw one curve per (convention or schedule) × base (docs/figures.md). matplotlib is
+imported inside the commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from ..core.errors import ParameterError
+from ..core.frequencies import DEFAULT_BASE
+from ..core.rules import check_schedule, schedule_name
+from ._app import app
+from ._app import figures as load_figures
+from .options import Bases, Conventions, DataOutput, Dpi, EvenD, Quiet, Schedules, Size
+from .plots import FigureOutput, PlotOutputs
+
+#: Most curves in one figure, and most cosines per curve (offsets × pairs, a few seconds).
+MAX_CURVES = 12
+MAX_WORK = 1 << 28
+
+Curve = tuple[str, str, float]  # (label, schedule, base)
+
+
+def curves_asked(
+    conventions: Sequence[str] | None, schedules: list[str] | None, bases: list[float] | None
+) -> list[Curve]:
+    """One curve per source (a preset's schedule, or a schedule) and base, in the given order."""
+    from ..core.conventions import convention
+
+    sources = [(str(name), convention(str(name)).schedule) for name in conventions or []]
+    sources += [(text, schedule_name(check_schedule(text))) for text in schedules or []]
+    chosen = [(f"{name} ({sched})" if name != sched else f"{sched} schedule", sched)
+              for name, sched in sources or [("vaswani", "paper")]]  # fmt: skip
+    wanted = [(f"{name}, C = {base:g}", sched, base)
+              for name, sched in chosen for base in bases or [DEFAULT_BASE]]  # fmt: skip
+    if len(wanted) > MAX_CURVES:
+        rule = f"with --schedule and --base must give at most {MAX_CURVES} curves"
+        raise ParameterError("convention", rule, f"{len(wanted)} curves")
+    return wanted
+
+
+def _column(label: str) -> str:
+    """A data column's name from a curve label: ``vaswani (paper), C = 100`` → ``vaswani_C100``."""
+    return label.split(" ", 1)[0] + "_C" + label.rsplit("= ", 1)[1]
+
+
+@app.command("plot-similarity")
+def plot_similarity(
+    d: EvenD = 512,
+    convention: Conventions = None,
+    schedule: Schedules = None,
+    base: Bases = None,
+    max_offset: Annotated[
+        int, typer.Option("--max-offset", help="Largest offset k drawn (from 0), 1 to 1000000.")
+    ] = 200,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Similarity marked, with each curve's first k.")
+    ] = 0.5,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+    dpi: Dpi = None,
+    size: Size = None,
+    quiet: Quiet = False,
+) -> None:
+    """Draw the similarity pe(p)·pe(p+k) / (|pe(p)| |pe(p+k)|) against the offset k.
+
+    It does not depend on p (nor on the layout or first position): (2/d)·Σ cos(k ω_i).
+    One curve per --convention or --schedule and --base (each repeatable); the legend
+    names each curve's first k below --threshold. Writes similarity.png without -o.
+
+    Example: pecli plot-similarity --d 512 --base 100 --base 10000 -o similarity.svg
+    """
+    from ..core.similarity import offset_similarity
+
+    outputs = PlotOutputs(output, "similarity.png", data, quiet, size=size, dpi=dpi)
+    wanted = curves_asked(convention, schedule, base)
+    if not 1 <= max_offset <= 1_000_000 or max_offset * (d // 2) > MAX_WORK:
+        rule = f"must be an integer from 1 to 1000000, and --max-offset × d/2 at most {MAX_WORK}"
+        raise ParameterError("max_offset", rule, max_offset)
+    k = np.arange(max_offset + 1, dtype=np.float64)
+    values = {label: offset_similarity(k, d, base=c, schedule=s) for label, s, c in wanted}
+    figure = load_figures("similarity")
+    outputs.write(
+        lambda: figure.similarity_figure(k, values, d=d, threshold=threshold, size=size, dpi=dpi),
+        np.column_stack([k, *values.values()]),
+        ["offset", *map(_column, values)],
+    )
+
+
+@app.command("plot-spectrum")
+def plot_spectrum(
+    d: EvenD = 512,
+    convention: Conventions = None,
+    schedule: Schedules = None,
+    base: Bases = None,
+    context: Annotated[
+        float | None,
+        typer.Option("--context", help="Context length L drawn as a line (positions, > 0)."),
+    ] = None,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+    dpi: Dpi = None,
+    size: Size = None,
+    quiet: Quiet = False,
+) -> None:
+    """Draw the wavelength λ_i = 2π/ω_i of every pair i on a log scale.
+
+    One curve per --convention or --schedule and --base (each repeatable); --context draws
+    a context length and counts the pairs whose wavelength exceeds it. Writes spectrum.png
+    without -o; --data also exports pair and one wavelength column per curve.
+
+    Example: pecli plot-spectrum --d 128 --base 10000 --base 500000 --context 4096
+    """
+    from ..core.frequencies import wavelengths
+
+    outputs = PlotOutputs(output, "spectrum.png", data, quiet, size=size, dpi=dpi)
+    wanted = curves_asked(convention, schedule, base)
+    if context is not None and not 0 < context < float("inf"):
+        raise ParameterError("context", "must be a finite number of positions > 0", context)
+    lams = {label: wavelengths(d, base=c, schedule=s) for label, s, c in wanted}
+    figure = load_figures("spectrum")
+    outputs.write(
+        lambda: figure.spectrum_figure(lams, d=d, context=context, size=size, dpi=dpi),
+        np.column_stack([np.arange(1, d // 2 + 1), *lams.values()]),
+        ["pair", *map(_column, lams)],
+    )

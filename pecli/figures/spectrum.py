@@ -1,0 +1,105 @@
+"""The spectrum of the encoding: wavelength ``λ_i`` against pair ``i``, log scale (docs/figures.md).
+
+A line marks a context length; optional per-pair band labels shade runs of pairs (the hook
+for the bands a RoPE scaling leaves unchanged, smooths or interpolates). Importing this
+module imports matplotlib, so the command line imports it only when plotting.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from ..core.errors import ParameterError
+from .style import new_figure, number_label
+
+__all__ = ["band_runs", "spectrum_figure"]
+
+
+def band_runs(bands: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Runs of equal labels as ``(label, first pair, last pair)``, pairs 1-based.
+
+    >>> band_runs(["unchanged", "unchanged", "smoothed", "interpolated"])
+    [('unchanged', 1, 2), ('smoothed', 3, 3), ('interpolated', 4, 4)]
+    """
+    runs, first = [], 1
+    for label, group in itertools.groupby(bands):
+        count = len(list(group))
+        runs.append((label, first, first + count - 1))
+        first += count
+    return runs
+
+
+def spectrum_figure(
+    curves: Mapping[str, np.ndarray],
+    *,
+    d: int,
+    context: float | None = None,
+    bands: Sequence[str] | None = None,
+    size: tuple[float, float] | None = None,
+    dpi: float | None = None,
+) -> Figure:
+    """Wavelength ``λ_i = 2π/ω_i`` (positions, log scale) against pair ``i``, one line a curve.
+
+    Parameters
+    ----------
+    curves : mapping of str to numpy.ndarray
+        Legend label → shape ``(d/2,)`` wavelengths (:func:`pecli.wavelengths`), in order.
+    d : int, keyword-only
+        Width of the encoding, for the title.
+    context : float or None, keyword-only
+        A context length in positions, drawn as a horizontal line; the legend counts each
+        curve's pairs whose wavelength exceeds it (they never complete a period within the
+        context).
+    bands : sequence of str or None, keyword-only
+        One label per pair (``d/2`` labels, e.g. ``"unchanged"``, ``"smoothed"``,
+        ``"interpolated"``); each run of equal labels is shaded and named once in the legend.
+    size, dpi : keyword-only
+        Inches and dots per inch; by default 9 × 4.5 in at 100 dpi.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes; its first lines are the curves, in order.
+
+    Raises
+    ------
+    ParameterError
+        If ``bands`` does not hold one label per pair.
+
+    """
+    h = d // 2
+    if bands is not None and len(bands) != h:
+        raise ParameterError("bands", f"must hold one label per pair (d/2 = {h})", len(bands))
+    fig = new_figure(size, dpi)
+    ax = fig.add_subplot()
+    pairs = np.arange(1, h + 1)
+    for label, lam in curves.items():
+        longer = "" if context is None else f" ({np.count_nonzero(lam > context)} pairs longer)"
+        ax.plot(pairs, lam, linewidth=1.4, marker="." if h <= 64 else None, label=label + longer)
+    if context is not None:
+        text = f"context L = {number_label(context)}"
+        ax.axhline(context, color="black", linestyle="--", linewidth=1.0, label=text)
+    if bands is not None:
+        _shade(ax, bands)
+    ax.set_yscale("log")
+    ax.set_xlim(0.5, h + 0.5)
+    ax.set_xlabel("pair i")
+    ax.set_ylabel(r"wavelength $\lambda_i = 2\pi/\omega_i$ (positions)")
+    ax.set_title(f"Wavelength of each pair of the positional encoding, d = {d}")
+    ax.legend(loc="upper left", fontsize="small")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def _shade(ax: Axes, bands: Sequence[str]) -> None:
+    """One shaded span per run of equal labels; one legend entry per label."""
+    colours: dict[str, str] = {}
+    for label, first, last in band_runs(bands):
+        named = None if label in colours else label  # the first run of a label names it
+        colour = colours.setdefault(label, f"C{(len(colours) + 5) % 10}")
+        ax.axvspan(first - 0.5, last + 0.5, color=colour, alpha=0.15, linewidth=0, label=named)

@@ -1,0 +1,250 @@
+"""What every plot command shares (--dpi, --size) and the fixes to plot-waves and heatmap.
+
+docs/figures.md#figure-files, docs/figures.md#sine-curves, docs/figures.md#heatmap.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from pecli import encoding_table
+from pecli.figures.article import heatmap_figure
+from pecli.figures.waves import default_pairs, wave_curves, waves_figure
+
+#: One short run of every command that draws, without -o.
+DRAWING = {
+    "plot-waves": ["plot-waves", "--stop", "20", "--points", "50"],
+    "heatmap": ["heatmap", "--d", "16", "--n", "20"],
+    "plot-fourier": ["plot-fourier", "--points", "200"],
+    "precision": ["precision", "--d", "16", "--n", "50", "-q"],
+    "plot-similarity": ["plot-similarity", "--d", "32", "--max-offset", "50"],
+    "plot-spectrum": ["plot-spectrum", "--d", "32", "--context", "100"],
+}
+
+
+def png_size(path) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])
+
+
+def test_every_drawing_command_takes_dpi_and_size():
+    import typer
+
+    from pecli.cli import app
+
+    group = typer.main.get_command(app)
+    drawing = [name for name in group.commands
+               if name.startswith("plot-") or name in ("heatmap", "precision")]  # fmt: skip
+    assert set(DRAWING) <= set(drawing)
+    for name in drawing:
+        options = {o for p in group.commands[name].params for o in p.opts}
+        assert {"--dpi", "--size"} <= options, name
+
+
+@pytest.mark.parametrize("name", list(DRAWING))
+def test_dpi_and_size_give_the_pixels_asked_for(run_cli, tmp_path, name):
+    out = tmp_path / "f.png"
+    result = run_cli(*DRAWING[name], "--size", "4", "3", "--dpi", "50", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert png_size(out) == (200, 150)
+
+
+@pytest.mark.parametrize("name", ["heatmap", "plot-similarity"])
+def test_without_dpi_and_size_the_figure_keeps_its_own(run_cli, tmp_path, name):
+    out = tmp_path / "f.png"
+    assert run_cli(*DRAWING[name], "-o", str(out)).exit_code == 0
+    assert png_size(out) == (900, 450)
+
+
+@pytest.mark.parametrize(("args", "option", "words"), [
+    (["--dpi", "5"], "--dpi", "from 10 to 1200"),
+    (["--dpi", "nan"], "--dpi", "from 10 to 1200"),
+    (["--size", "0.5", "3"], "--size", "from 1 to 100"),
+    (["--dpi", "1200"], "--dpi", "50 million pixels"),
+    (["--size", "100", "100", "--dpi", "300"], "--size", "50 million pixels"),
+])  # fmt: skip
+@pytest.mark.parametrize("name", ["plot-waves", "precision", "plot-spectrum"])
+def test_bad_dpi_or_size_is_a_usage_error_and_writes_nothing(
+    run_cli, tmp_path, monkeypatch, name, args, option, words
+):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(*DRAWING[name], *args, "-o", "f.png")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and option in result.stderr and words in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- plot-waves --------------------------------------------------------------------------
+
+
+def test_default_pairs_fit_d_and_keep_the_article_s_at_512():
+    assert default_pairs(512) == [1, 10, 50, 100]
+    assert default_pairs(1024) == [1, 19, 99, 199]  # the same wavelengths
+    for d in (2, 4, 6, 8, 64, 100, 130, 131072):
+        pairs = default_pairs(d)
+        assert pairs and pairs[0] == 1 and max(pairs) <= d // 2
+        assert pairs == sorted(set(pairs))
+
+
+def test_plot_waves_at_d_64_draws_pairs_that_exist_and_says_which(run_cli, tmp_path):
+    out, data = tmp_path / "w.png", tmp_path / "w.csv"
+    result = run_cli("plot-waves", "--d", "64", "-o", str(out), "--data", str(data))
+    assert result.exit_code == 0, result.output
+    assert "pecli: drew pairs 1, 2, 7, 13 (the article's 1, 10, 50, 100 scaled to d = 64)" in (
+        result.stderr
+    )
+    assert data.read_text().splitlines()[0] == "position,sin_1,sin_2,sin_7,sin_13"
+    quiet = run_cli("plot-waves", "--d", "64", "-o", str(out), "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    given = run_cli("plot-waves", "--d", "64", "--pairs", "3", "-o", str(out))
+    assert "drew pairs" not in given.stderr  # only pairs pecli chose are named
+
+
+def test_a_stop_too_close_to_start_is_a_usage_error(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for stop in ("5e-324", "1e-320"):
+        result = run_cli("plot-waves", "--stop", stop)
+        assert result.exit_code == 2 and "'--stop'" in result.stderr
+        assert "--points 2501 distinct positions" in result.stderr
+    result = run_cli("plot-waves", "--start", "1e15", "--stop", "1000000000000001")
+    assert result.exit_code == 2 and "'--stop'" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def _inside_figure(fig) -> bool:
+    fig.draw_without_rendering()
+    legend = fig.axes[0].get_legend().get_window_extent()
+    box = fig.bbox
+    return (
+        box.x0 <= legend.x0 and legend.x1 <= box.x1 and box.y0 <= legend.y0 <= legend.y1 <= box.y1
+    )
+
+
+@pytest.mark.parametrize("count", [4, 16, 17, 32])
+def test_long_legends_stay_inside_the_figure(count):
+    pairs = list(range(1, count + 1))
+    x = np.linspace(0, 50, 101)
+    fig = waves_figure(x, wave_curves(x, d=512, pairs=pairs), pairs=pairs, d=512, base=1e4)
+    assert _inside_figure(fig)
+    assert fig.axes[0].get_legend()._ncols == (1 if count <= 16 else 2)
+    colours = {str(line.get_color()) for line in fig.axes[0].get_lines()}
+    assert len(colours) == count  # no colour repeats after ten lines
+
+
+def test_more_pairs_than_fit_are_refused_with_the_rule(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("plot-waves", "--pairs", ",".join(map(str, range(1, 34))))
+    assert result.exit_code == 2 and "'--pairs'" in result.stderr
+    assert "1 to 32 pairs" in result.stderr and "(got 33 pairs)" in result.stderr
+
+
+def test_legend_prints_large_wavelengths_with_thousands_separators():
+    x = np.linspace(0, 10, 11)
+    fig = waves_figure(x, wave_curves(x, d=512, pairs=[249]), pairs=[249], d=512, base=1e4)
+    # λ_249 = 2π · 10000^(496/512) = 47116.9…
+    assert fig.axes[0].get_lines()[0].get_label() == "i = 249 (λ = 47,120)"
+
+
+def test_panels_draw_one_axes_per_pair_sharing_x():
+    pairs = [1, 10, 50, 100]
+    x = np.linspace(0, 250, 2501)
+    curves = wave_curves(x, d=512, pairs=pairs)
+    fig = waves_figure(x, curves, pairs=pairs, d=512, base=1e4, panels=True)
+    assert len(fig.axes) == 4
+    for ax, column in zip(fig.axes, range(4), strict=True):
+        (line,) = ax.get_lines()
+        np.testing.assert_array_equal(line.get_ydata(), curves[:, column])
+        assert ax.get_xlim() == (0.0, 250.0)
+    assert fig.axes[-1].get_xlabel() == "position"
+    assert len(waves_figure(x, curves, pairs=pairs, d=512, base=1e4).axes) == 1  # the default
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_panels_are_byte_reproducible(run_cli, tmp_path, suffix):
+    a, b = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
+    for out in (a, b):
+        assert run_cli("plot-waves", "--panels", "--d", "64", "-q", "-o", str(out)).exit_code == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+# --- heatmap -----------------------------------------------------------------------------
+
+
+def test_heatmap_d_3_quotes_the_heatmap_s_own_rule(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("heatmap", "--d", "3")
+    assert result.exit_code == 2
+    assert "even integer from 2 to 8192 for a heatmap" in result.stderr
+    assert "131072" not in result.stderr
+    padded = run_cli("heatmap", "--d", "5", "--convention", "tensor2tensor", "-q")
+    assert padded.exit_code == 0, padded.output  # a preset that pads odd d
+
+
+def _drawn_values(fig):
+    """The heatmap's pixels inside its axes, mapped back through the colormap to values."""
+    from matplotlib import colormaps
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    rgb = np.asarray(canvas.buffer_rgba())[..., :3].astype(np.float64)
+    box, height = fig.axes[0].get_window_extent(), rgb.shape[0]
+    left, bottom = int(np.ceil(box.x0)) + 1, int(np.ceil(box.y0)) + 1
+    right, top = int(np.floor(box.x1)) - 1, int(np.floor(box.y1)) - 1
+    pixels = rgb[height - top : height - bottom, left:right][::-1]  # row 0 at the bottom
+    lut = colormaps["RdBu_r"](np.linspace(0, 1, 256))[:, :3] * 255
+    nearest = np.argmin(((pixels[..., None, :] - lut) ** 2).sum(axis=-1), axis=-1)
+    return nearest / 255 * 2 - 1, (left, bottom)
+
+
+def _block_errors(fig, table, block=16):
+    """|mean of the drawn values − mean of the table's cells| over blocks of pixels."""
+    values, (left, bottom) = _drawn_values(fig)
+    to_data = fig.axes[0].transData.inverted()
+    n, d = table.shape
+    errors = []
+    for y in range(0, values.shape[0] - block + 1, block):
+        for x in range(0, values.shape[1] - block + 1, block):
+            corners = [(left + x, bottom + y), (left + x + block, bottom + y + block)]
+            (p0, c0), (p1, c1) = to_data.transform(corners)
+            cols = (np.arange(1, n + 1) >= p0) & (np.arange(1, n + 1) < p1)
+            rows = (np.arange(1, d + 1) >= c0) & (np.arange(1, d + 1) < c1)
+            cells = table[np.ix_(cols, rows)].mean()
+            errors.append(abs(values[y : y + block, x : x + block].mean() - cells))
+    return np.array(errors)
+
+
+def test_a_big_heatmap_shows_the_table_s_local_means_not_a_moire():
+    table = encoding_table(d=512, n=2048, dtype="float64")  # 4 × 1.4 cells per pixel
+    fig = heatmap_figure(table)
+    assert fig.axes[0].images[0].get_interpolation() == "hanning"
+    errors = _block_errors(fig, table)
+    assert errors.max() < 0.08, errors.max()  # measured 0.037
+    fig.axes[0].images[0].set_interpolation("nearest")  # the old drawing: one cell a pixel
+    assert _block_errors(fig, table).max() > 0.15  # measured 0.245: the moiré arcs
+
+
+def test_a_small_heatmap_draws_every_cell_as_a_sharp_block():
+    table = encoding_table(d=128, n=100, dtype="float64")  # 7 × 2.9 pixels per cell
+    fig = heatmap_figure(table)
+    assert fig.axes[0].images[0].get_interpolation() == "nearest"
+    values, (left, bottom) = _drawn_values(fig)
+    ys, xs = np.mgrid[0 : values.shape[0], 0 : values.shape[1]]
+    centres = np.column_stack([left + xs.ravel() + 0.5, bottom + ys.ravel() + 0.5])
+    position, component = fig.axes[0].transData.inverted().transform(centres).T
+    cells = table[np.rint(position).astype(int) - 1, np.rint(component).astype(int) - 1]
+    off = np.abs(values.ravel() - cells) > 2 / 255  # one colour step of the colormap
+    assert off.mean() < 0.02, off.mean()  # only pixels on a cell border may differ
+
+
+@pytest.mark.parametrize("name", list(DRAWING))
+def test_every_drawing_command_s_help_shows_an_example(run_cli, name):
+    result = run_cli(name, "--help")
+    assert result.exit_code == 0
+    assert f"Example: pecli {name}" in result.output
+    assert "--dpi" in result.output and "--size" in result.output
