@@ -31,8 +31,8 @@ __all__ = [
     "check_extra_tokens",
     "check_finite",
     "check_grid_axes",
-    "check_grid_shape",
     "check_grid_scale",
+    "check_grid_shape",
     "check_layout",
     "check_n",
     "check_padding_idx",
@@ -276,7 +276,7 @@ def check_grid_shape(shape: object) -> tuple[int, ...]:
     """
     rule = "must be 1 to 4 integers >= 1 (rows, columns, …) with at most 2^40 tokens"
     try:
-        sides = tuple(shape)  # type: ignore[arg-type]
+        sides: tuple[object, ...] = tuple(shape)  # type: ignore[arg-type]
     except TypeError:
         raise ParameterError("shape", rule, shape) from None
     values = [_as_int(side) for side in sides]

@@ -52,7 +52,7 @@ BLOCK_CELLS = 1 << 22
 def _divide(a: angles.DoubleDouble, b: angles.DoubleDouble) -> angles.DoubleDouble:
     """``a / b`` for double-doubles, to about 2^-104 relative (one correction step)."""
     q1 = a[0] / b[0]
-    p = angles.product(q1, b[0], b[1] / b[0])  # q1·b_hi exactly, plus q1·b_lo
+    p = angles.product(q1, b[0], b[1])  # q1·b_hi exactly, plus q1·b_lo
     r = angles.add(a, (-p[0], -p[1]))
     q2 = (r[0] + r[1]) / b[0]
     s = q1 + q2
@@ -104,8 +104,9 @@ class _GridSpec:
             return k, np.zeros_like(k)
         n = float(self.shape[axis])
         size, interpolation = self.scale
-        numerator = angles.product(k, np.float64(size or n), np.float64(0.0))
-        return _divide(numerator, angles.product(np.float64(n), np.float64(interpolation), 0.0))
+        zero = np.zeros(())
+        numerator = angles.product(k, np.array(size or n), zero)  # exact (Dekker)
+        return _divide(numerator, angles.product(np.array(n), np.array(interpolation), zero))
 
     def sin_cos(self, axis: int, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``sin`` and ``cos`` of ``p·ω`` for the coordinates ``k`` of ``axis``: ``(len(k), h)``."""
@@ -195,7 +196,8 @@ def grid_table(
     Examples
     --------
     >>> grid_table((3, 3), d=8, dtype="float64")[5].round(4)  # row 1, column 2: column first
-    array([ 0.9093,  0.02  , -0.4161,  0.9998,  0.8415,  0.01  ,  0.5403,  1.    ])
+    array([ 0.9093,  0.02  , -0.4161,  0.9998,  0.8415,  0.01  ,  0.5403,
+            1.    ])
     >>> grid_table((2, 3), d=4, preset="timm", extra_tokens=1).shape
     (7, 4)
 
@@ -264,7 +266,8 @@ def grid_token_rows(
     ``interpolation_scale``). Used to compare a few rows of a table with each preset.
 
     >>> grid_token_rows(np.array([5]), (3, 3), d=8, preset="mocov3").round(4)
-    array([[ 0.8415,  0.01  ,  0.5403,  1.    ,  0.9093,  0.02  , -0.4161,  0.9998]])
+    array([[ 0.8415,  0.01  ,  0.5403,  1.    ,  0.9093,  0.02  , -0.4161,
+             0.9998]])
 
     """
     spec = _GridSpec.checked(
@@ -281,8 +284,8 @@ def grid_column_names(
 ) -> list[str]:
     """Column names of a grid table: ``sin_col_1``, ``cos_row_2``, … (``axisN`` beyond 2-D).
 
-    >>> grid_column_names(8)
-    ['sin_col_1', 'sin_col_2', 'cos_col_1', 'cos_col_2', 'sin_row_1', 'sin_row_2', 'cos_row_1', 'cos_row_2']
+    >>> grid_column_names(4)  # MAE: the first block encodes the column index
+    ['sin_col_1', 'cos_col_1', 'sin_row_1', 'cos_row_1']
 
     """
     return grid_plan(preset, d, axes, axis_order).column_names()
