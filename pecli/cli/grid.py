@@ -1,0 +1,105 @@
+"""``pecli grid``: the 2-D (or N-D) table of a grid of tokens, as a library builds it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..core.frequencies import DEFAULT_BASE
+from ..core.rules import check_dtype
+from ..io import formats
+from ._app import app
+from .options import (
+    AxisOrder,
+    BaseSize,
+    ClsToken,
+    Dtype,
+    DtypeOpt,
+    ExtraTokens,
+    FormatOpt,
+    GridBase,
+    GridD,
+    GridPresetName,
+    GridPresetOpt,
+    GridShape,
+    Header,
+    InterpolationScale,
+    Quiet,
+    TableOutput,
+)
+from .progress import write_streamed
+
+
+@app.command()
+def grid(
+    shape: GridShape,
+    d: GridD = 768,
+    preset: GridPresetOpt = GridPresetName.mae,
+    base: GridBase = DEFAULT_BASE,
+    axis_order: AxisOrder = None,
+    cls_token: ClsToken = False,
+    extra_tokens: ExtraTokens = None,
+    base_size: BaseSize = None,
+    interpolation_scale: InterpolationScale = 1.0,
+    dtype: DtypeOpt = Dtype.float32,
+    output: TableOutput = "-",
+    fmt: FormatOpt = None,
+    header: Header = True,
+    quiet: Quiet = False,
+) -> None:
+    """Compute the sinusoidal table of an H × W grid of patches (ViT, MAE, DiT, …).
+
+    One row per token in row-major order (token k = r·W + c, as patch embeddings flatten),
+    after --cls-token / --extra-tokens all-zero rows. Each row holds one block per axis; the
+    presets differ in which axis comes first (mae: the column index, although MAE and
+    diffusers call it emb_h; mocov3 and timm: the row index), the frequencies and where the
+    sines and cosines go (docs/grids.md). CSV columns are named sin_col_1, cos_row_1, ….
+
+    Example: pecli grid 14 14 --d 768 --preset mae --cls-token -o pos_embed.npy
+    """
+    from ..core.grids import grid_blocks, grid_column_names
+
+    kind = formats.resolve_format(output, fmt.value if fmt else None)
+    formats.check_output(output, kind)
+    extra = _extra(cls_token, extra_tokens)
+    knobs: dict[str, Any] = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
+             "extra_tokens": extra, "base_size": base_size,
+             "interpolation_scale": interpolation_scale, "dtype": dtype.value}  # fmt: skip
+    blocks = grid_blocks(shape, **knobs)  # checks every argument before any output
+    names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
+    rows, stored = extra + math.prod(shape), check_dtype(dtype.value)
+    write_streamed(
+        blocks, output=output, fmt=kind, shape=(rows, d), dtype=stored, columns=names,
+        header=header, quiet=quiet, description="grid",
+        size=_size(kind, shape, knobs, (rows, d), names, header),
+    )  # fmt: skip
+
+
+def _extra(cls_token: bool, extra_tokens: int | None) -> int:
+    """The leading zero rows: ``--extra-tokens``, else 1 with ``--cls-token``, else 0."""
+    from ..core.errors import ParameterError
+
+    if cls_token and extra_tokens is not None and extra_tokens != 1:
+        rule = "must be 1 with --cls-token (or drop --cls-token)"
+        raise ParameterError("extra_tokens", rule, extra_tokens)
+    return extra_tokens if extra_tokens is not None else int(cls_token)
+
+
+def _size(
+    kind: str, shape: list[int], knobs: dict[str, Any], table: tuple[int, int],
+    columns: list[str], header: bool,
+) -> int:  # fmt: skip
+    """Bytes the table takes in ``kind``; CSV is estimated from 64 tokens spread over the grid."""
+    from ..core.grids import grid_token_rows
+
+    sample = None
+    if kind == "csv":
+        tokens = np.unique(np.linspace(0, math.prod(shape) - 1, 64).round().astype(np.int64))
+        skip = ("preset", "extra_tokens", "dtype", "d")
+        rows = grid_token_rows(tokens, shape, d=knobs["d"], preset=knobs["preset"],
+                               **{k: v for k, v in knobs.items() if k not in skip})  # fmt: skip
+        sample = rows.astype(check_dtype(knobs["dtype"]))
+    stored = check_dtype(knobs["dtype"])
+    return formats.table_bytes(kind, table, stored, sample=sample, columns=columns, header=header)
