@@ -6,10 +6,12 @@ import math
 from typing import Any
 
 import numpy as np
+import typer
 
 from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_dtype
 from ..io import formats
+from . import text
 from ._app import app
 from .options import (
     AxisOrder,
@@ -103,3 +105,47 @@ def _size(
         sample = rows.astype(check_dtype(knobs["dtype"]))
     stored = check_dtype(knobs["dtype"])
     return formats.table_bytes(kind, table, stored, sample=sample, columns=columns, header=header)
+
+
+def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
+    """``pecli identify`` for a 2-D grid table: print the reading and say whether one matched.
+
+    Called by ``identify`` (cli/dialects.py) when no 1-D convention reproduces the table.
+    """
+    import dataclasses
+    import json
+
+    from rich.table import Table
+
+    from ..analysis.grid_identify import identify_grid
+
+    if table.ndim != 2 or len(table) < 4:
+        return False
+    found = identify_grid(table)
+    if not found.matched or found.best is None:
+        return False
+    if as_json:
+        typer.echo(json.dumps({"grid": dataclasses.asdict(found)}, indent=2))
+        return True
+    best = found.best
+    shown = Table(title="pecli identify: match (a grid of tokens)", title_justify="left")
+    shown.add_column("what")
+    shown.add_column("found")
+    for what, value in (
+        ("preset", best.preset),
+        ("grid", " × ".join(map(str, best.shape)) + " (rows × columns, row-major tokens)"),
+        ("axis order", f"{best.first}: {best.note}"),
+        ("extra tokens", f"{found.extra_tokens} all-zero rows first"),
+        ("storage", found.storage),
+        ("max |error|", f"{best.max_error:.3g}"),
+        ("same table", "; ".join(_also(r) for r in found.also) or "-"),
+        ("rebuild with", best.command),
+    ):
+        shown.add_row(what, value)
+    text.show(shown)
+    return True
+
+
+def _also(reading: Any) -> str:
+    order = ",".join(map(str, reading.axis_order))
+    return f"{reading.preset} --axis-order {order} ({reading.first})"
