@@ -99,7 +99,20 @@ def _scale(row: np.ndarray, shape: tuple[int, ...], order: tuple[int, ...], d: i
     return float(position * shape[1])
 
 
-def _candidates(values: np.ndarray, d: int, sample: np.ndarray) -> list[GridReading]:
+def _plausible(
+    values: np.ndarray, preset: str, axes: int, order: tuple[int, ...], tol: float
+) -> bool:
+    """Whether tokens 0 and 1 fit the preset and order on any grid (they do not depend on it).
+
+    Token 0 is at position 0 on every axis, token 1 at 1 on the last axis (for ``mae``,
+    whose positions may be scaled, only token 0 is checked).
+    """
+    tokens = np.array([0] if preset == "mae" else [0, 1])
+    rows = grid_token_rows(tokens, (2,) * axes, d=values.shape[1], preset=preset, axis_order=order)
+    return float(np.max(np.abs(rows - values[tokens]))) <= tol
+
+
+def _candidates(values: np.ndarray, d: int, sample: np.ndarray, tol: float) -> list[GridReading]:
     """Readings that reproduce the sample rows (grid tokens) within ``values``' tolerance."""
     found = []
     for preset in GRID_PRESETS.values():
@@ -108,19 +121,28 @@ def _candidates(values: np.ndarray, d: int, sample: np.ndarray) -> list[GridRead
                 grid_plan(preset.name, d, axes)
             except ParameterError:
                 continue
-            for shape, order in itertools.product(
-                _shapes(len(values), axes), itertools.permutations(range(axes))
-            ):
-                reading = GridReading(preset.name, shape, order, order_words(order), 0)
-                if preset.name == "mae" and shape[1] > 1:
-                    ratio = _scale(values[1], shape, order, d)
-                    if abs(ratio - shape[1]) > 1e-6 * shape[1]:
-                        reading.scale = ratio
-                reading.max_error = _error(values, sample, reading, d)
-                if reading.scale is not None:  # a simple fraction, if it does as well
-                    _round_scale(values, sample, reading, d)
-                found.append(reading)
+            for order in itertools.permutations(range(axes)):
+                if not _plausible(values, preset.name, axes, order, tol):
+                    continue
+                found += [_reading(values, d, sample, preset.name, shape, order)
+                          for shape in _shapes(len(values), axes)]  # fmt: skip
     return found
+
+
+def _reading(
+    values: np.ndarray, d: int, sample: np.ndarray, preset: str, shape: tuple[int, ...],
+    order: tuple[int, ...],
+) -> GridReading:  # fmt: skip
+    """One candidate reading and its largest error on the sample rows."""
+    reading = GridReading(preset, shape, order, order_words(order), 0)
+    if preset == "mae" and shape[1] > 1:
+        ratio = _scale(values[1], shape, order, d)
+        if abs(ratio - shape[1]) > 1e-6 * shape[1]:
+            reading.scale = ratio
+    reading.max_error = _error(values, sample, reading, d)
+    if reading.scale is not None:  # a simple fraction, if it does as well
+        _round_scale(values, sample, reading, d)
+    return reading
 
 
 def _round_scale(values: np.ndarray, sample: np.ndarray, reading: GridReading, d: int) -> None:
@@ -188,7 +210,7 @@ def identify_grid(table: np.ndarray) -> GridIdentification:
     sample = np.unique(np.linspace(0, len(grid) - 1, SAMPLE_ROWS).round().astype(np.int64))
     sample = np.union1d(sample, [1])
     tolerance = unit_roundoff(storage) * 2 + ARITHMETIC
-    readings = sorted(_candidates(grid, result.d, sample), key=lambda r: r.max_error)
+    readings = sorted(_candidates(grid, result.d, sample, tolerance), key=lambda r: r.max_error)
     good = [r for r in readings if r.max_error <= tolerance]
     if not readings:
         return result
