@@ -7,7 +7,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg \
-          figures/fourier.png figures/fourier.svg
+          figures/fourier.png figures/fourier.svg figures/grid.png figures/grid.svg \
+          figures/patch-similarity.png figures/patch-similarity.svg
 
 .PHONY: install figures test lint bench clean library-fixtures
 
@@ -38,6 +39,12 @@ figures/heatmap.png figures/heatmap.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 
 figures/fourier.png figures/fourier.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-fourier --k 3 -o $@
+
+figures/grid.png figures/grid.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-grid 14 14 --d 64 -o $@
+
+figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-grid 14 14 --d 768 --similarity -o $@
 
 test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest

@@ -20,6 +20,8 @@ FIGURES = {
     "waves": ["plot-waves"],
     "heatmap": ["heatmap", "--d", "128", "--n", "100"],
     "fourier": ["plot-fourier", "--k", "3"],
+    "grid": ["plot-grid", "14", "14", "--d", "64"],
+    "patch-similarity": ["plot-grid", "14", "14", "--d", "768", "--similarity"],
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -13,24 +13,30 @@ from ..core.rules import check_dtype
 from ..io import formats
 from . import text
 from ._app import app
+from ._app import figures as load_figures
 from .options import (
     AxisOrder,
     BaseSize,
     ClsToken,
+    DataOutput,
     Dtype,
     DtypeOpt,
     ExtraTokens,
     FormatOpt,
     GridBase,
+    GridChannels,
     GridD,
     GridPresetName,
     GridPresetOpt,
     GridShape,
     Header,
     InterpolationScale,
+    Patch,
     Quiet,
+    Similarity,
     TableOutput,
 )
+from .plots import FigureOutput, PlotOutputs
 from .progress import write_streamed
 
 
@@ -149,3 +155,91 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
 def _also(reading: Any) -> str:
     order = ",".join(map(str, reading.axis_order))
     return f"{reading.preset} --axis-order {order} ({reading.first})"
+
+
+@app.command("plot-grid")
+def plot_grid(
+    shape: GridShape,
+    d: Annotated[int, typer.Option("--d", help="Width d (embed_dim), as for pecli grid.")] = 64,
+    preset: GridPresetOpt = GridPresetName.mae,
+    base: GridBase = DEFAULT_BASE,
+    axis_order: AxisOrder = None,
+    base_size: BaseSize = None,
+    interpolation_scale: InterpolationScale = 1.0,
+    channels: GridChannels = None,
+    similarity: Similarity = False,
+    patch: Patch = None,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+    quiet: Quiet = False,
+) -> None:
+    """Draw channels of a 2-D grid table as H × W images, or the patches' similarity.
+
+    Each channel (a column of the table: sin_col_1, cos_row_3, …) is drawn as an image of
+    the grid, row 0 at the top; several channels become small multiples. --similarity draws
+    the cosine similarity of every patch with every other (the ViT paper's figure: tile
+    (r, c) is patch (r, c) against all), --patch R C one tile. Writes grid.png without -o.
+
+    Example: pecli plot-grid 14 14 --d 64 --preset mae --channels sin_col_1,sin_row_1 -o grid.png
+    """
+    from ..core.grids import grid_column_names, grid_table
+
+    outputs = PlotOutputs(output, "grid.png", data, quiet)
+    knobs = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
+             "base_size": base_size, "interpolation_scale": interpolation_scale}  # fmt: skip
+    plane = _plane(shape)
+    table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
+    names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
+    title = f"pecli grid {' '.join(map(str, shape))} --d {d} --preset {preset.value}"
+    picked = None if similarity else _channels(channels, names)
+    _draw(outputs, table, plane, title, names, picked, patch)
+
+
+def _draw(
+    outputs: PlotOutputs, table: np.ndarray, plane: tuple[int, int], title: str,
+    names: list[str], picked: list[int] | None, patch: tuple[int, int] | None,
+) -> None:  # fmt: skip
+    """Write the channels figure (``picked``) or the similarity figure, with their data."""
+    figures = load_figures("grid")
+    if picked is None:
+        similarity = figures.patch_similarity(table)
+
+        def mosaic() -> Any:
+            return figures.patch_similarity_figure(table, plane, title=title, patch=patch)
+
+        outputs.write(mosaic, similarity, [f"token_{k}" for k in range(len(similarity))])
+        return
+
+    def channels() -> Any:
+        chosen = [names[k] for k in picked]
+        return figures.grid_channels_figure(table[:, picked], plane, names=chosen, title=title)
+
+    outputs.write(channels, table[:, picked], [names[k] for k in picked])
+
+
+def _plane(shape: list[int]) -> tuple[int, int]:
+    """The grid of a 2-D plot, ``(H, W)``."""
+    from ..core.errors import ParameterError
+
+    if len(shape) != 2:
+        raise ParameterError("shape", "must be two sides H W for a plot", " ".join(map(str, shape)))
+    return shape[0], shape[1]
+
+
+def _channels(text: str | None, names: list[str]) -> list[int]:
+    """Column indices from names or 0-based indices; by default pairs 1 and 2 of each sine block."""
+    from ..core.errors import ParameterError
+
+    if text is None:
+        wanted = [f"sin_{axis}_{i}" for axis in ("col", "row") for i in (1, 2)]
+        return sorted({names.index(n) for n in wanted if n in names})
+    picked = []
+    for part in (p.strip() for p in text.split(",")):
+        if part in names:
+            picked.append(names.index(part))
+        elif part.isdigit() and int(part) < len(names):
+            picked.append(int(part))
+        else:
+            rule = f"must be column names (sin_col_1, …) or indices 0 … {len(names) - 1}"
+            raise ParameterError("channels", rule, part)
+    return picked

@@ -273,3 +273,26 @@ InterpolationScale = Annotated[
     float,
     typer.Option("--interpolation-scale", help="mae only, diffusers' interpolation_scale."),
 ]
+GridChannels = Annotated[
+    str | None,
+    typer.Option(
+        "--channels",
+        help="Columns to draw, comma-separated: names (sin_col_1) or 0-based indices. "
+        "[default: pairs 1 and 2 of each axis's sines]",
+        show_default=False,
+    ),
+]
+Similarity = Annotated[
+    bool,
+    typer.Option(
+        "--similarity", help="Draw the patches' cosine similarity (ViT's figure) instead."
+    ),
+]
+Patch = Annotated[
+    tuple[int, int] | None,
+    typer.Option(
+        "--patch",
+        help="With --similarity: only patch R C (0-based row, column). [default: every patch]",
+        show_default=False,
+    ),
+]

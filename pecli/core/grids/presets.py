@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from ..rules import MAX_D, check_grid_axes
+from ..rules import MAX_D
+from .rules import check_grid_axes
 
 __all__ = ["GRID_PRESETS", "GridPlan", "GridPreset", "grid_plan"]
 

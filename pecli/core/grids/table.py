@@ -34,14 +34,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .. import angles
 from ..frequencies import DEFAULT_BASE, frequencies_with_residuals
-from ..rules import (
-    check_dtype,
-    check_extra_tokens,
-    check_grid_scale,
-    check_grid_shape,
-    check_n,
-)
+from ..rules import check_dtype, check_n
 from .presets import GridPlan, grid_plan
+from .rules import check_extra_tokens, check_grid_scale, check_grid_shape
 
 __all__ = ["grid_blocks", "grid_column_names", "grid_table", "grid_token_rows"]
 
