@@ -133,11 +133,19 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
     if as_json:
         typer.echo(json.dumps({"grid": dataclasses.asdict(found)}, indent=2))
         return True
-    best = found.best
     shown = Table(title="pecli identify: match (a grid of tokens)", title_justify="left")
     shown.add_column("what")
     shown.add_column("found")
-    for what, value in (
+    for what, value in _grid_rows(found):
+        shown.add_row(what, value)
+    text.show(shown)
+    return True
+
+
+def _grid_rows(found: Any) -> list[tuple[str, str]]:
+    """The report's lines: what, and what identify found."""
+    best = found.best
+    return [
         ("preset", best.preset),
         ("grid", " × ".join(map(str, best.shape)) + " (rows × columns, row-major tokens)"),
         ("axis order", f"{best.first}: {best.note}"),
@@ -146,10 +154,7 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
         ("max |error|", f"{best.max_error:.3g}"),
         ("same table", "; ".join(_also(r) for r in found.also) or "-"),
         ("rebuild with", best.command),
-    ):
-        shown.add_row(what, value)
-    text.show(shown)
-    return True
+    ]
 
 
 def _also(reading: Any) -> str:

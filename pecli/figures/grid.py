@@ -171,22 +171,11 @@ def patch_similarity_figure(
     style: dict[str, Any] = {"cmap": "viridis", "vmin": min(low, 0.9), "vmax": 1.0,
                              "interpolation": "nearest"}  # fmt: skip
     if patch is not None:
-        r, c = patch
-        if not (0 <= r < h and 0 <= c < w):
-            raise ParameterError(
-                "patch", f"must be a row 0 … {h - 1} and a column 0 … {w - 1}", patch
-            )
-        image = ax.imshow(similarity[r * w + c].reshape(h, w), **style)
-        ax.plot([c], [r], marker="+", color="white", markersize=10)
-        ax.set_xlabel("column c")
-        ax.set_ylabel("row r")
+        image = _one_tile(ax, similarity, shape, patch, style)
     else:
         if max(h, w) > MAX_MOSAIC_SIDE:
-            raise ParameterError(
-                "shape",
-                f"must have sides up to {MAX_MOSAIC_SIDE} for the mosaic (or give --patch)",
-                shape,
-            )
+            rule = f"must have sides up to {MAX_MOSAIC_SIDE} for the mosaic (or give --patch)"
+            raise ParameterError("shape", rule, shape)
         image = ax.imshow(_mosaic(similarity, shape), **style)
         ax.set_xticks([c * (w + 1) + (w - 1) / 2 for c in range(w)], [str(c) for c in range(w)])
         ax.set_yticks([r * (h + 1) + (h - 1) / 2 for r in range(h)], [str(r) for r in range(h)])
@@ -196,3 +185,18 @@ def patch_similarity_figure(
     ax.set_title(title)
     fig.colorbar(image, ax=ax, label="cosine similarity", shrink=0.8)
     return fig
+
+
+def _one_tile(
+    ax: Any, similarity: np.ndarray, shape: tuple[int, int], patch: tuple[int, int],
+    style: dict[str, Any],
+) -> Any:  # fmt: skip
+    """Draw patch ``(r, c)``'s similarities with every patch as an ``H × W`` image."""
+    (h, w), (r, c) = shape, patch
+    if not (0 <= r < h and 0 <= c < w):
+        raise ParameterError("patch", f"must be a row 0 … {h - 1} and a column 0 … {w - 1}", patch)
+    image = ax.imshow(similarity[r * w + c].reshape(h, w), **style)
+    ax.plot([c], [r], marker="+", color="white", markersize=10)
+    ax.set_xlabel("column c")
+    ax.set_ylabel("row r")
+    return image
