@@ -7,8 +7,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg \
-          figures/fourier.png figures/fourier.svg figures/similarity.png figures/similarity.svg
-# (the 2-D grid figure, figures/grid.png figures/grid.svg, joins FIGS with its rule below)
+          figures/fourier.png figures/fourier.svg figures/similarity.png figures/similarity.svg \
+          figures/grid.png figures/grid.svg \
+          figures/patch-similarity.png figures/patch-similarity.svg
 
 .PHONY: install figures test lint bench clean library-fixtures
 
@@ -43,7 +44,11 @@ figures/fourier.png figures/fourier.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 figures/similarity.png figures/similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-similarity --base 100 --base 10000 -o $@
 
-# figures/grid.png figures/grid.svg: the 2-D grid figure (pecli plot-grid), added with it
+figures/grid.png figures/grid.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-grid 14 14 --d 64 -o $@
+
+figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-grid 14 14 --d 768 --similarity -o $@
 
 test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest

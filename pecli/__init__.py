@@ -9,7 +9,10 @@ wrapper (docs/architecture.md).
   :func:`angular_frequencies`, :func:`wavelengths` (docs/encoding.md);
 * applying it to data, ``x_pos + pe(pos)``: :func:`add_encoding` (also as :func:`add`);
 * the Fourier feature map γ: :func:`fourier_features`, :func:`fourier_frequencies`
-  (docs/fourier.md).
+  (docs/fourier.md);
+* 2-D / N-D tables of grids of patches, as each vision library builds them:
+  :func:`grid_table`, :func:`grid_blocks`, :func:`grid_column_names`, :data:`GRID_PRESETS`
+  (docs/grids.md).
 
 References
 ----------
@@ -37,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve t
     )
     from .core.errors import ParameterError
     from .core.fourier import feature_names, fourier_features, fourier_frequencies
+    from .core.grids import GRID_PRESETS, grid_blocks, grid_column_names, grid_table
 
 # Submodules load on first use (lazy_loader, scientific-python's SPEC 1 on lazy loading), so
 # ``pecli --help`` and other commands import only the parts they run.
@@ -56,6 +60,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(
         ],
         "core.errors": ["ParameterError"],
         "core.fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
+        "core.grids": ["GRID_PRESETS", "grid_blocks", "grid_column_names", "grid_table"],
     },
 )
 
@@ -63,6 +68,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_BASE",
+    "GRID_PRESETS",
     "PRESETS",
     "Convention",
     "ParameterError",
@@ -76,6 +82,9 @@ __all__ = [
     "feature_names",
     "fourier_features",
     "fourier_frequencies",
+    "grid_blocks",
+    "grid_column_names",
+    "grid_table",
     "layout_views",
     "positional_encoding",
     "table_blocks",

@@ -21,6 +21,8 @@ FIGURES = {
     "heatmap": ["heatmap", "--d", "128", "--n", "100"],
     "fourier": ["plot-fourier", "--k", "3"],
     "similarity": ["plot-similarity", "--base", "100", "--base", "10000"],
+    "grid": ["plot-grid", "14", "14", "--d", "64"],
+    "patch-similarity": ["plot-grid", "14", "14", "--d", "768", "--similarity"],
 }
 
 

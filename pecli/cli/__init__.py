@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (registers the commands)
     compute,
     dialects,
     fourier,
+    grid,
     plots,
     spectra,
     wavelengths,

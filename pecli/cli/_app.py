@@ -41,7 +41,7 @@ def _fail(prog: str, message: str, status: int) -> None:
 
 
 #: Library argument names that are positional arguments, not options, on the command line.
-_ARGUMENTS = {"x": "VALUES...", "file": "FILE"}
+_ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE..."}
 
 
 def parameter_message(error: ParameterError) -> str:

@@ -128,12 +128,15 @@ def identify(
     """
     from ..analysis.identify import identify_table
     from ..io.reading import read_table
+    from .grid import show_grid
 
     try:
         table = read_table(file)
     except ParameterError as error:
         raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
     found = identify_table(table)
+    if not found.matched and show_grid(table, as_json=as_json):  # a 2-D grid table (grid.py)
+        return
     if as_json:
         import json
 

@@ -186,21 +186,22 @@ def name_max(folder: str | os.PathLike[str]) -> int:
 
 
 @contextlib.contextmanager
-def naming_errors(output: str | os.PathLike[str]) -> Iterator[None]:
+def naming_errors(output: str | os.PathLike[str] | None) -> Iterator[None]:
     """A write error (``ENOSPC`` on ``/dev/full``) names the output it failed on.
 
     Some writers (polars) re-raise the system's error as a bare ``OSError("[Errno 28] …")``:
     its text is kept without the ``[Errno N]`` prefix.
     """
+    name = "stdout" if output is None else os.fspath(output)
     try:
         yield
     except BrokenPipeError:
         raise
     except OSError as error:
         if error.filename is None and error.strerror is not None:
-            error.filename = os.fspath(output)
+            error.filename = name
             raise
         if error.filename is None:
             text = re.sub(r"^\[Errno \d+\] ", "", str(error))
-            raise OSError(f"{text}: {os.fspath(output)}") from error
+            raise OSError(f"{text}: {name}") from error
         raise

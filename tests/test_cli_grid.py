@@ -1,0 +1,128 @@
+"""``pecli grid`` and ``pecli identify`` on grid tables (docs/grids.md, docs/cli.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+from library_fixtures import ids, load
+
+from pecli.analysis.grid_identify import identify_grid
+from pecli.core.grids import grid_table
+
+FIXTURES = load("grids")
+
+
+def test_grid_csv_golden_row(run_cli):
+    result = run_cli("grid", "3", "3", "--d", "8", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].split(",")[:2] == ["sin_col_1", "sin_col_2"]
+    row = np.array(lines[1 + 5].split(","), dtype=np.float64)  # token 5: row 1, column 2
+    np.testing.assert_allclose(row, [0.9093, 0.02, -0.4161, 0.9998, 0.8415, 0.01, 0.5403, 1.0],
+                               atol=5e-5)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "knobs"),
+    [
+        (["--preset", "timm", "--cls-token"], {"preset": "timm", "extra_tokens": 1}),
+        (["--extra-tokens", "2", "--base-size", "16"], {"extra_tokens": 2, "base_size": 16}),
+        (["--preset", "mocov3", "--axis-order", "col-first"],
+         {"preset": "mocov3", "axis_order": "col-first"}),
+        (["--interpolation-scale", "0.5", "--dtype", "float64"],
+         {"interpolation_scale": 0.5, "dtype": "float64"}),
+    ],
+)  # fmt: skip
+def test_grid_npy_equals_the_library_function(run_cli, tmp_path, args, knobs):
+    out = tmp_path / "g.npy"
+    result = run_cli("grid", "3", "5", "--d", "16", *args, "-o", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(np.load(out), grid_table((3, 5), d=16, **knobs))
+
+
+def test_grid_three_axes_csv_header(run_cli):
+    result = run_cli("grid", "2", "3", "4", "--d", "26", "--preset", "t2t-nd", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    header = result.stdout.splitlines()[0].split(",")
+    assert header[:2] == ["sin_axis1_1", "sin_axis1_2"] and header[-2:] == ["zero", "zero"]
+    assert len(result.stdout.strip().splitlines()) == 1 + 24
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["3", "3", "--d", "6"], "'--d': must be a multiple of 4"),
+        (["3", "3", "3", "--d", "8"], "'SHAPE...': must have 2 axes for --preset mae"),
+        (["3", "0", "--d", "8"], "'SHAPE...': must be 1 to 4 integers"),
+        (["3", "3", "--d", "8", "--preset", "timm", "--base-size", "4"],
+         "'--base-size': applies only to --preset mae"),
+        (["3", "3", "--d", "8", "--axis-order", "up"], "'--axis-order': must be row-first"),
+        (["3", "3", "--d", "8", "--cls-token", "--extra-tokens", "2"],
+         "'--extra-tokens': must be 1 with --cls-token"),
+    ],
+)  # fmt: skip
+def test_grid_usage_errors_are_one_line_status_2(pecli_cmd, tmp_path, args, message):
+    out = tmp_path / "g.npy"
+    run = subprocess.run([*pecli_cmd, "grid", *args, "-o", str(out)], capture_output=True,
+                         text=True, check=False, timeout=60)  # fmt: skip
+    assert run.returncode == 2
+    assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in run.stderr and not out.exists()
+
+
+EXPECTED = {  # fixture: (preset, shape, words, extra tokens)
+    "diffusers_4x4_d32_scale2_cls": ("mae", (4, 4), "column first", 1),
+    "diffusers_3x5_d16_default": ("mae", (3, 5), "column first", 0),
+    "mae_4x4_d16_cls": ("mae", (4, 4), "column first", 1),
+    "mocov3_3x5_d16_cls": ("mocov3", (5, 3), "row first", 1),
+    "mocov3_4x4_d16_cls": ("mocov3", (4, 4), "row first", 1),
+    "timm_3x5_d16": ("timm", (3, 5), "row first", 0),
+    "timm_3x5_d16_interleaved": ("mocov3", (3, 5), "row first", 0),
+    "big_vision_3x5_d16": ("big-vision", (3, 5), "column first", 0),
+    "vit_pytorch_3x5_d16": ("big-vision", (3, 5), "column first", 0),
+    "t2t_nd_3x5_c16": ("t2t-nd", (3, 5), "row first", 0),
+    "t2t_nd_2x3x4_c26": ("t2t-nd", (2, 3, 4), "axes in the order 1, 2, 3", 0),
+    "tatp22_2d_3x5_c10": ("tatp22", (3, 5), "row first", 0),
+    "tatp22_3d_2x3x4_c12": ("tatp22", (2, 3, 4), "axes in the order 1, 2, 3", 0),
+}
+CHOSEN = [f for f in FIXTURES if f.name in EXPECTED]
+
+
+@pytest.mark.parametrize("fixture", CHOSEN, ids=ids(CHOSEN))
+def test_identify_reads_the_libraries_tables(fixture):
+    found = identify_grid(fixture.table)
+    preset, shape, words, extra = EXPECTED[fixture.name]
+    assert found.matched
+    assert (found.best.preset, found.best.shape, found.best.first) == (preset, shape, words)
+    assert found.extra_tokens == extra
+
+
+def test_identify_reads_diffusers_base_size():
+    found = identify_grid(next(f for f in FIXTURES if f.name == "diffusers_6x6_d16_sd3").table)
+    assert found.best.scale == 2.0  # base_size 2, interpolation_scale 1: positions k/3
+    assert "--base-size 2 " in found.best.command
+
+
+def test_identify_command_round_trip(run_cli, tmp_path):
+    table = grid_table((4, 6), d=32, preset="mocov3", extra_tokens=1)
+    np.save(tmp_path / "t.npy", table)
+    result = run_cli("identify", str(tmp_path / "t.npy"))
+    assert result.exit_code == 0, result.output
+    assert "row first" in result.stdout and "4 × 6" in result.stdout
+    assert "pecli grid 4 6 --d 32 --preset mocov3 --extra-tokens 1" in result.stdout
+    found = json.loads(run_cli("identify", str(tmp_path / "t.npy"), "--json").stdout)
+    assert found["grid"]["best"]["shape"] == [4, 6] and found["grid"]["extra_tokens"] == 1
+
+
+def test_identify_refuses_a_table_from_another_base():
+    found = identify_grid(grid_table((4, 6), d=32, base=100.0))
+    assert not found.matched
+
+
+def test_a_1d_table_is_still_read_as_1d(run_cli, tmp_path):
+    np.save(tmp_path / "c.npy", np.asarray(__import__("pecli").encoding_table(d=16, n=24)))
+    result = run_cli("identify", str(tmp_path / "c.npy"))
+    assert result.exit_code == 0 and "grid" not in result.stdout

@@ -1,0 +1,88 @@
+"""plot-grid's figures: channels as H × W images, and the patches' similarity (ViT Figure 7)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pecli import ParameterError
+from pecli.core.grids import grid_column_names, grid_table
+from pecli.figures.grid import grid_channels_figure, patch_similarity, patch_similarity_figure
+
+
+def test_similarity_is_the_mean_of_the_two_axes_cosines():
+    # hand-derived: pe(a)·pe(b) = Σ_j cos(ω_j Δr) + Σ_j cos(ω_j Δc) and |pe|² = 2h (h = d/4)
+    h, w, d = 5, 7, 16
+    sim = patch_similarity(grid_table((h, w), d=d, dtype="float64"))
+    omega = [10000 ** (-j / (d // 4)) for j in range(d // 4)]
+    for a, b in [(0, 34), (8, 20), (33, 3)]:
+        dr, dc = a // w - b // w, a % w - b % w
+        want = sum(math.cos(o * dr) + math.cos(o * dc) for o in omega) / (d // 2)
+        assert sim[a, b] == pytest.approx(want, abs=1e-14)
+    np.testing.assert_allclose(np.diag(sim), 1.0, atol=1e-15)
+    np.testing.assert_array_equal(sim, sim.T)
+
+
+def test_mosaic_tile_r_c_is_patch_r_c_against_every_patch():
+    h, w = 4, 6
+    table = grid_table((h, w), d=32, preset="timm", dtype="float64")
+    fig = patch_similarity_figure(table, (h, w), title="t")
+    image = np.ma.filled(fig.axes[0].images[0].get_array(), np.nan)
+    assert image.shape == (h * (h + 1) - 1, w * (w + 1) - 1)
+    sim = patch_similarity(table)
+    for r, c in [(0, 0), (3, 5), (2, 1)]:
+        tile = image[r * (h + 1) : r * (h + 1) + h, c * (w + 1) : c * (w + 1) + w]
+        np.testing.assert_array_equal(tile, sim[r * w + c].reshape(h, w))
+        assert tile[r, c] == pytest.approx(1.0)  # each patch is brightest at its own place
+    assert np.isnan(image[h, :]).all()  # the gap between tile rows
+
+
+def test_one_patch_and_its_bounds():
+    table = grid_table((3, 5), d=16, dtype="float64")
+    fig = patch_similarity_figure(table, (3, 5), title="t", patch=(2, 4))
+    np.testing.assert_array_equal(
+        fig.axes[0].images[0].get_array(), patch_similarity(table)[14].reshape(3, 5)
+    )
+    with pytest.raises(ParameterError) as caught:
+        patch_similarity_figure(table, (3, 5), title="t", patch=(3, 0))
+    assert caught.value.parameter == "patch"
+
+
+def test_channels_are_drawn_as_grid_images():
+    table = grid_table((3, 5), d=16, preset="mocov3", dtype="float64")
+    names = grid_column_names(16, preset="mocov3")
+    fig = grid_channels_figure(table[:, [0, 8]], (3, 5), names=[names[0], names[8]], title="t")
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["sin_row_1", "sin_col_1"]
+    np.testing.assert_array_equal(panels[0].images[0].get_array(), table[:, 0].reshape(3, 5))
+    # sin_row_1 is constant along a row, sin_col_1 along a column
+    assert np.ptp(panels[0].images[0].get_array(), axis=1).max() == 0
+    assert np.ptp(panels[1].images[0].get_array(), axis=0).max() == 0
+
+
+def test_plot_grid_writes_the_drawn_channels(run_cli, tmp_path):
+    result = run_cli("plot-grid", "3", "5", "--d", "16", "--channels", "sin_col_1,9",
+                     "-o", str(tmp_path / "g.png"), "--data", str(tmp_path / "g.csv"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "g.csv").read_text().splitlines()
+    assert lines[0] == "sin_col_1,sin_row_2"
+    data = np.array([line.split(",") for line in lines[1:]], dtype=np.float64)
+    np.testing.assert_array_equal(data, grid_table((3, 5), d=16, dtype="float64")[:, [0, 9]])
+    assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["3", "5", "--channels", "sin_x_1"], "'--channels': must be column names"),
+        (["3", "5", "4", "--preset", "tatp22"], "'SHAPE...': must be two sides H W"),
+        (["3", "5", "--similarity", "--patch", "0", "9"], "'--patch': must be a row"),
+    ],
+)
+def test_plot_grid_errors(run_cli, tmp_path, args, message):
+    result = run_cli("plot-grid", *args, "-o", str(tmp_path / "g.png"))
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (tmp_path / "g.png").exists()

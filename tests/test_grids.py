@@ -1,0 +1,219 @@
+"""2-D / N-D grid tables: golden rows, mpmath, the real libraries' fixtures, streaming, errors."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import ids, load
+
+from pecli import ParameterError
+from pecli.core.grids import (
+    grid_blocks,
+    grid_column_names,
+    grid_plan,
+    grid_table,
+    grid_token_rows,
+)
+
+mpmath.mp.dps = 40
+
+# The issue's golden rows: D = 8, token at row 1, column 2 of a 3 × 3 grid (token 5), C = 10000.
+GOLDEN = {
+    "mae": [0.9093, 0.0200, -0.4161, 0.9998, 0.8415, 0.0100, 0.5403, 1.0000],
+    "mocov3": [0.8415, 0.0100, 0.5403, 1.0000, 0.9093, 0.0200, -0.4161, 0.9998],
+    "timm": [0.8415, 0.0100, 0.9093, 0.0200, 0.5403, 1.0000, -0.4161, 0.9998],
+}
+
+
+@pytest.mark.parametrize("preset", GOLDEN)
+def test_golden_rows(preset):
+    row = grid_table((3, 3), d=8, preset=preset, dtype="float64")[5]
+    np.testing.assert_allclose(row, GOLDEN[preset], rtol=0, atol=5e-5)
+
+
+def _mp_block(pos, h, shift, base=10000):
+    """sin and cos of pos·C^(-j/(h - shift)) for j < h, as two lists of mpmath numbers."""
+    angles = [pos * mpmath.power(base, -mpmath.mpf(j) / (h - shift)) for j in range(h)]
+    return [mpmath.sin(a) for a in angles], [mpmath.cos(a) for a in angles]
+
+
+def mp_row(preset, r, c, d, *, scale=None, shape=None):
+    """One 2-D row from the libraries' formulas, written out per preset (not pecli's plan)."""
+    if scale:  # diffusers: k · base_size / (n · interpolation_scale), exactly
+        size, interp = scale
+        r = mpmath.mpf(r) * size / (shape[0] * mpmath.mpf(interp))
+        c = mpmath.mpf(c) * size / (shape[1] * mpmath.mpf(interp))
+    h = d // 4
+    shift = 1 if preset == "big-vision" else 0
+    (sr, cr), (sc, cc) = _mp_block(mpmath.mpf(r), h, shift), _mp_block(mpmath.mpf(c), h, shift)
+    if preset in ("mae", "big-vision"):
+        return sc + cc + sr + cr
+    if preset in ("mocov3", "timm-interleaved"):
+        return sr + cr + sc + cc
+    if preset == "timm":
+        return sr + sc + cr + cc
+    raise AssertionError(preset)
+
+
+CASES_MP = [
+    ("mae", (3, 5), 16, None),
+    ("mocov3", (3, 5), 16, None),
+    ("timm", (3, 5), 16, None),
+    ("timm-interleaved", (5, 3), 8, None),
+    ("big-vision", (4, 3), 16, None),
+    ("mae", (3, 5), 16, (16.0, 1.0)),  # diffusers' default base_size: positions k·16/3, k·16/5
+    ("mae", (7, 6), 24, (5.0, 0.75)),  # fractional base_size / scale
+]
+
+
+@pytest.mark.parametrize(("preset", "shape", "d", "scale"), CASES_MP)
+def test_correctly_rounded_against_mpmath(preset, shape, d, scale):
+    knobs = {"base_size": scale[0], "interpolation_scale": scale[1]} if scale else {}
+    f64 = grid_table(shape, d=d, preset=preset, dtype="float64", **knobs)
+    f32 = grid_table(shape, d=d, preset=preset, **knobs)
+    rows = [(r, c) for r in range(shape[0]) for c in range(shape[1])]
+    exact = [mp_row(preset, r, c, d, scale=scale, shape=shape) for r, c in rows]
+    want64 = np.array([[float(v) for v in row] for row in exact])
+    # float32: the exact value rounded once (float(v) is 40 digits rounded to float64 first;
+    # no value lies that close to a float32 tie here)
+    np.testing.assert_array_equal(f32, want64.astype(np.float32))
+    # float64: within one ulp of the exact value (measured: at most 1 ulp, mostly 0)
+    err = np.array([[abs(mpmath.mpf(float(a)) - v) for a, v in zip(ours, row, strict=True)]
+                    for ours, row in zip(f64, exact, strict=True)], dtype=float)  # fmt: skip
+    assert np.all(err <= np.spacing(np.abs(want64)) + 1e-300)
+
+
+def test_large_positions_stay_exact():
+    # t2t-nd on one axis of 10^7 positions, and a fractional position near 3·10^4
+    tokens = np.array([9_999_999, 1_234_567])
+    got = grid_token_rows(tokens, (10_000_000,), d=8, preset="t2t-nd")
+    for row, k in zip(got, tokens, strict=True):
+        s, c = _mp_block(mpmath.mpf(int(k)), 4, 1)
+        np.testing.assert_allclose(row, [float(v) for v in s + c], rtol=0, atol=3e-16)
+    got = grid_token_rows(np.array([29_999]), (1, 30_000), d=8, base_size=7.0,
+                          interpolation_scale=0.1 + 0.2)  # fmt: skip
+    want = mp_row("mae", 0, 29_999, 8, scale=(7.0, 0.1 + 0.2), shape=(1, 30_000))
+    np.testing.assert_allclose(got[0], [float(v) for v in want], rtol=0, atol=3e-16)
+
+
+# The real libraries' tables (tools/library_fixtures/generate_grids.py) and pecli's call for
+# each. MoCo v3's code and timm's reverse_coord on an H × W grid enumerate the tokens of a
+# W × H grid: they equal pecli's table of the transposed shape.
+CASES = {
+    "big_vision_3x5_d16": ((3, 5), {"d": 16, "preset": "big-vision"}),
+    "diffusers_3x5_d16_default": ((3, 5), {"d": 16, "base_size": 16}),
+    "diffusers_3x5_d16_patchembed": ((3, 5), {"d": 16, "base_size": 3}),
+    "diffusers_4x4_d32_scale2_cls": (
+        (4, 4), {"d": 32, "base_size": 4, "interpolation_scale": 2.0, "extra_tokens": 1}),
+    "diffusers_6x6_d16_sd3": ((6, 6), {"d": 16, "base_size": 2}),
+    "mae_4x4_d16_cls": ((4, 4), {"d": 16, "extra_tokens": 1}),
+    "mocov3_3x5_d16_cls": ((5, 3), {"d": 16, "preset": "mocov3", "extra_tokens": 1}),
+    "mocov3_4x4_d16_cls": ((4, 4), {"d": 16, "preset": "mocov3", "extra_tokens": 1}),
+    "t2t_nd_2x3x4_c26": ((2, 3, 4), {"d": 26, "preset": "t2t-nd"}),
+    "t2t_nd_3x5_c16": ((3, 5), {"d": 16, "preset": "t2t-nd"}),
+    "tatp22_2d_3x5_c10": ((3, 5), {"d": 10, "preset": "tatp22"}),
+    "tatp22_2d_3x5_c8": ((3, 5), {"d": 8, "preset": "tatp22"}),
+    "tatp22_3d_2x3x4_c10": ((2, 3, 4), {"d": 10, "preset": "tatp22"}),
+    "tatp22_3d_2x3x4_c12": ((2, 3, 4), {"d": 12, "preset": "tatp22"}),
+    "timm_3x5_d16": ((3, 5), {"d": 16, "preset": "timm"}),
+    "timm_3x5_d16_interleaved": ((3, 5), {"d": 16, "preset": "timm-interleaved"}),
+    "timm_3x5_d16_reverse": ((5, 3), {"d": 16, "preset": "timm"}),
+    "vit_pytorch_3x5_d16": ((3, 5), {"d": 16, "preset": "big-vision"}),
+}  # fmt: skip
+FIXTURES = load("grids")
+
+
+def _tolerance(fixture):
+    if fixture.name == "diffusers_3x5_d16_default":
+        return 4e-7  # diffusers rounds the positions k·16/3 to float32 (k/(3/16) in float32)
+    if fixture.table.dtype == np.float64 and fixture.name.startswith(("mae", "diffusers")):
+        return 1e-7 if "patchembed" in fixture.name or "sd3" in fixture.name else 1e-15
+    return 6e-8  # float32 tables: about one float32 rounding at magnitude 1
+
+
+def test_every_fixture_has_a_case():
+    assert sorted(CASES) == [f.name for f in FIXTURES]
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=ids(FIXTURES))
+def test_matches_the_library(fixture):
+    shape, knobs = CASES[fixture.name]
+    ours = grid_table(shape, dtype="float64", **knobs)
+    assert ours.shape == fixture.table.shape
+    np.testing.assert_allclose(ours, fixture.table, rtol=0, atol=_tolerance(fixture))
+
+
+@pytest.mark.parametrize("name", [n for n, (s, _) in CASES.items() if len(set(s)) == len(s)])
+def test_a_swapped_axis_order_would_fail(name):
+    """On grids with unequal sides the reversed axis order is far from the library's table."""
+    fixture = next(f for f in FIXTURES if f.name == name)
+    shape, knobs = CASES[name]
+    own = grid_plan(knobs.get("preset", "mae"), knobs["d"], len(shape)).order
+    other = grid_table(shape, dtype="float64", **knobs, axis_order=own[::-1])
+    assert np.abs(other - fixture.table).max() > 0.1
+
+
+def test_axis_order_names_and_overrides():
+    mae_rows = grid_table((3, 5), d=16, axis_order="row-first")
+    np.testing.assert_array_equal(mae_rows, grid_table((3, 5), d=16, preset="mocov3"))
+    np.testing.assert_array_equal(
+        grid_table((3, 5), d=16, preset="timm-interleaved"),
+        grid_table((3, 5), d=16, preset="mocov3"),
+    )
+    np.testing.assert_array_equal(
+        grid_table((3, 5), d=16, preset="mocov3", axis_order=[1, 0]), grid_table((3, 5), d=16)
+    )
+
+
+def test_extra_tokens_are_zero_rows_first():
+    table = grid_table((2, 3), d=8, extra_tokens=3)
+    assert table.shape == (9, 8)
+    assert not table[:3].any()
+    np.testing.assert_array_equal(table[3:], grid_table((2, 3), d=8))
+
+
+def test_blocks_concatenate_to_the_table_bit_for_bit():
+    whole = grid_table((7, 5), d=24, base_size=3, interpolation_scale=1.5, extra_tokens=2)
+    parts = list(grid_blocks((7, 5), d=24, base_size=3, interpolation_scale=1.5, extra_tokens=2,
+                             rows=4))  # fmt: skip
+    assert [len(p) for p in parts] == [4] * 9 + [1]
+    np.testing.assert_array_equal(np.concatenate(parts), whole)
+
+
+def test_column_names():
+    assert grid_column_names(4, preset="mocov3") == [
+        "sin_row_1",
+        "cos_row_1",
+        "sin_col_1",
+        "cos_col_1",
+    ]
+    assert grid_column_names(10, preset="tatp22")[-2:] == ["sin_col_2", "cos_col_2"]
+    names = grid_column_names(13, preset="t2t-nd", axes=3)  # 13 // 6 = 2 pairs per axis
+    assert names[:4] == ["sin_axis1_1", "sin_axis1_2", "cos_axis1_1", "cos_axis1_2"]
+    assert names[-1] == "zero"
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter"),
+    [
+        ({"shape": (3, 3), "d": 6}, "d"),  # mae needs a multiple of 4
+        ({"shape": (3, 3), "d": 4, "preset": "big-vision"}, "d"),  # C^(-j/(h-1)) needs h >= 2
+        ({"shape": (3, 3), "d": 8, "preset": "t2t-nd"}, "d"),  # 8 // 4 = 2 pairs: fine …
+        ({"shape": (3, 3, 3), "d": 8}, "shape"),  # mae is 2-D
+        ({"shape": (3, 0), "d": 8}, "shape"),
+        ({"shape": (3, 3), "d": 8, "preset": "timm", "base_size": 4}, "base_size"),
+        ({"shape": (3, 3), "d": 8, "axis_order": "diagonal"}, "axis_order"),
+        ({"shape": (3, 3), "d": 8, "axis_order": (0, 0)}, "axis_order"),
+        ({"shape": (3, 3), "d": 8, "extra_tokens": -1}, "extra_tokens"),
+        ({"shape": (3, 3), "d": 8, "preset": "vit"}, "preset"),
+        ({"shape": (3, 3), "d": 8, "interpolation_scale": 0}, "interpolation_scale"),
+    ],
+)
+def test_bad_arguments_name_the_parameter(call, parameter):
+    if parameter == "d" and call.get("preset") == "t2t-nd":
+        grid_table(**call)  # … and 4 // 4 = 1 pair is not
+        call = {**call, "d": 7}
+    with pytest.raises(ParameterError) as caught:
+        grid_table(**call)
+    assert caught.value.parameter == parameter
