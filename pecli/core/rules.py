@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from .dtypes import OUTPUT_DTYPES
+from .dtypes import OUTPUT_DTYPES, TABLE_DTYPES, float_dtype
 from .errors import ParameterError
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "check_data_dtype",
     "check_data_shape",
     "check_dtype",
+    "check_table_dtype",
     "check_finite",
     "check_layout",
     "check_n",
@@ -122,6 +123,16 @@ def check_dtype(dtype: object) -> np.dtype:
     if resolved is None or not any(resolved == known for known in OUTPUT_DTYPES.values()):
         raise ParameterError("dtype", "must be float32 or float64", dtype)
     return resolved
+
+
+def check_table_dtype(dtype: object) -> np.dtype:
+    """The dtype of an encoding table: float64, float32, float16 or bfloat16 (ml_dtypes)."""
+    if isinstance(dtype, str) and dtype in TABLE_DTYPES:
+        return float_dtype(dtype)
+    with contextlib.suppress(TypeError, ValueError):
+        if dtype is not None and str(np.dtype(dtype)) in TABLE_DTYPES:  # type: ignore[call-overload]
+            return float_dtype(str(np.dtype(dtype)))  # type: ignore[call-overload]
+    raise ParameterError("dtype", f"must be one of {', '.join(TABLE_DTYPES)}", dtype)
 
 
 #: Layouts of the sines and cosines in a row (docs/conventions.md).
