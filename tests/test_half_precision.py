@@ -76,4 +76,6 @@ def test_streamed_half_tables_are_the_same_bits_as_one_piece():
 def test_positions_accept_half_dtypes_too():
     row = pecli.positional_encoding(1, d=4, dtype=ml_dtypes.bfloat16)
     exact = mp_pe(1, 4)
-    assert row.view(np.uint16)[0].tolist() == [correctly_rounded(v, HALF["bfloat16"]) for v in exact]
+    assert row.view(np.uint16)[0].tolist() == [
+        correctly_rounded(v, HALF["bfloat16"]) for v in exact
+    ]

@@ -22,6 +22,7 @@ from ._app import figures as load_figures
 from .options import (
     Base,
     D,
+    IdentifyKey,
     N,
     Quiet,
     convention_options,
@@ -112,19 +113,32 @@ def _show_candidates(found: Identification) -> None:
 @app.command()
 def identify(
     file: Annotated[
-        str, typer.Argument(help="Table to identify (.npy or CSV; - for stdin), rows = positions.")
+        str,
+        typer.Argument(
+            help="Table to identify (.npy or CSV; - for stdin), rows = positions; or a "
+            "checkpoint (.safetensors, .npz) whose table-shaped tensors are each identified."
+        ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    key: IdentifyKey = None,
 ) -> None:
     """Recognise the convention of a table: layout, schedule, base C, first position, storage.
 
     Exit status 1, with the closest candidates, when no reading reproduces the table
-    within tolerance (one unit in the storage's last place plus float32 arithmetic).
+    within tolerance (one unit in the storage's last place plus float32 arithmetic). In a
+    checkpoint, every 2-D (or [1, n, d], [n, 1, d]) float tensor is screened and identified;
+    learned tables are listed as not sinusoidal; status 1 when none is identified.
 
-    Example: pecli identify pe.npy --json
+    Example: pecli identify pe.npy --json; pecli identify model.safetensors
     """
     from ..analysis.identify import identify_table
+    from ..io.checkpoints import is_checkpoint
     from ..io.reading import read_table
+
+    if key is not None or is_checkpoint(file):
+        from .checkpoint_report import identify_checkpoint
+
+        return identify_checkpoint(file, key, as_json=as_json)
 
     try:
         table = read_table(file)

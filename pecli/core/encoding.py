@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
 
 from . import kernels
 from .conventions import component_names, layout_views
+from .dtypes import round_once
 from .errors import ParameterError
 from .frequencies import (
     DEFAULT_BASE,
@@ -34,7 +35,6 @@ from .frequencies import (
     frequencies_with_residuals,
     wavelengths,
 )
-from .dtypes import round_once
 from .rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
 
 __all__ = [
