@@ -87,14 +87,45 @@ def table_shape(shape: tuple[int, ...]) -> tuple[int, int] | None:
     return int(shape[0]), int(shape[1])
 
 
-def _screen_index(shape: tuple[int, ...], columns: bool) -> tuple[slice, ...]:
-    """The index reading the first rows (or columns) of a 2-D or squeezed 3-D tensor."""
+def _view(
+    part: Callable[[str, tuple[slice, ...]], np.ndarray], key: str, shape: tuple[int, ...]
+) -> Callable[[slice, slice], np.ndarray]:
+    """Read ``table[rows, columns]`` of the tensor seen as its ``(n, d)`` table."""
     every = slice(None)
-    if columns:
-        return (every,) * (len(shape) - 1) + (slice(0, min(SCREEN_ROWS, shape[-1])),)
-    if len(shape) == 3 and shape[0] == 1:
-        return (every, slice(0, min(SCREEN_ROWS, shape[1])))
-    return (slice(0, min(SCREEN_ROWS, shape[0])),)
+
+    def read(rows: slice, columns: slice) -> np.ndarray:
+        if len(shape) == 2:
+            index = (rows, columns)
+        else:
+            index = (every, rows, columns) if shape[0] == 1 else (rows, every, columns)
+        return np.asarray(part(key, index), dtype=np.float64).reshape(rows.stop - rows.start, -1)
+
+    return read
+
+
+def _columns_residual(
+    read: Callable[[slice, slice], np.ndarray], width: int, positions: int
+) -> float:
+    """:func:`circle_residual` of a transposed table (rows = components), from four rows.
+
+    Only rows 0, 1, h and h + 1 (``h = width // 2``, an odd width's last row set aside) of the
+    first :data:`SCREEN_ROWS` columns are read: they hold a pair of every layout, and touch a
+    few pages of a large tensor, not one page per row.
+    """
+    h = width // 2
+    if h < 1:
+        return math.inf
+    first = slice(0, min(SCREEN_ROWS, positions))
+    rows = {r: read(slice(r, r + 1), first)[0] for r in {0, 1, h, h + 1} if r < 2 * h}
+    live = np.any(np.array(list(rows.values())) != 0, axis=0)
+
+    def off(a: int, b: int) -> float:
+        return float(np.max(np.abs(rows[a][live] ** 2 + rows[b][live] ** 2 - 1.0)))
+
+    if not live.any():
+        return math.inf
+    blocks = [off(0, h)] + ([off(1, h + 1)] if h > 1 else [])
+    return min(off(0, 1), max(blocks))
 
 
 def circle_residual(sample: np.ndarray) -> float:
@@ -179,9 +210,9 @@ def _judge(
         finding.reason = reason
         return finding
     assert shape is not None
-    first_rows = part(tensor.key, _screen_index(finding.shape, False)).reshape(-1, shape[1])
-    first_columns = part(tensor.key, _screen_index(finding.shape, True)).reshape(shape[0], -1)
-    residual = min(circle_residual(first_rows), circle_residual(first_columns.T))
+    read = _view(part, tensor.key, finding.shape)
+    first_rows = read(slice(0, min(SCREEN_ROWS, shape[0])), slice(None))
+    residual = min(circle_residual(first_rows), _columns_residual(read, *shape))
     finding.residual = residual
     if residual > SCREEN_TOLERANCE:
         finding.verdict = "not sinusoidal"

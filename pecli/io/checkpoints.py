@@ -106,10 +106,10 @@ class Checkpoint:
 
 def is_checkpoint(path: str) -> bool:
     """Whether ``path`` names a checkpoint: its suffix, else a zip or safetensors header."""
-    if path == "-" or not os.path.isfile(path):
-        return False
     if path.lower().endswith(CHECKPOINT_SUFFIXES):
         return True
+    if path == "-" or not os.path.isfile(path):
+        return False
     with open(path, "rb") as handle:
         head = handle.read(9)
     return head.startswith(b"PK\x03\x04") or (len(head) == 9 and head[8:9] == b"{")
