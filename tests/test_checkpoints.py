@@ -191,3 +191,50 @@ def test_float16_npy_holds_the_rounded_table(run_cli, tmp_path):
     table = np.load(out)
     assert table.dtype == np.float16
     np.testing.assert_array_equal(table, pecli.encoding_table(d=8, n=5, dtype="float16"))
+
+
+#: Runs a command and prints the peak resident memory (KiB) of its processes alone.
+PEAK = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], capture_output=True);"
+    "sys.stderr.buffer.write(done.stdout);"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)"
+)
+#: One learned tensor of the large checkpoint: 8192 × 8192 float32.
+LEARNED_BYTES = 8192 * 8192 * 4
+
+
+@pytest.fixture(scope="session")
+def large_checkpoint(tmp_path_factory) -> str:
+    """~0.94 GB: three 256 MiB learned matrices, a 128 MiB vector and Whisper's table.
+
+    The matrices are zeros but for their first 64 rows of random values (untouched zero pages
+    cost no memory here); what identify reads of them is what a real checkpoint would show.
+    """
+    rng = np.random.default_rng(5)
+    tensors = {}
+    for i in range(3):
+        weight = np.zeros((8192, 8192), np.float32)
+        weight[:64] = 0.02 * rng.standard_normal((64, 8192), dtype=np.float32)
+        tensors[f"layers.{i}.mlp.weight"] = weight
+    tensors["embed_tokens.bias"] = np.zeros(1 << 25, np.float32)
+    tensors["encoder.embed_positions.weight"] = library_table("whisper", 1500, 384)
+    path = tmp_path_factory.mktemp("large") / "model.safetensors"
+    save_file(tensors, path)
+    return str(path)
+
+
+def test_a_large_checkpoint_is_scanned_in_the_memory_of_its_table(large_checkpoint, pecli_cmd):
+    import subprocess
+    import sys
+
+    command = [*pecli_cmd, "identify", large_checkpoint, "--json"]
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, *command], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    found = {f["key"]: f for f in json.loads(done.stderr)}
+    assert found["encoder.embed_positions.weight"]["verdict"] == "identified"
+    assert [found[f"layers.{i}.mlp.weight"]["verdict"] for i in range(3)] == ["not sinusoidal"] * 3
+    assert found["embed_tokens.bias"]["verdict"] == "skipped"
+    peak = int(done.stdout) * 1024
+    assert peak < LEARNED_BYTES, f"peak {peak / 2**20:.0f} MiB: a learned tensor was read whole"
