@@ -8,6 +8,7 @@ formulas, one entry at a time), never by pecli.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -238,3 +239,27 @@ def test_a_large_checkpoint_is_scanned_in_the_memory_of_its_table(large_checkpoi
     assert found["embed_tokens.bias"]["verdict"] == "skipped"
     peak = int(done.stdout) * 1024
     assert peak < LEARNED_BYTES, f"peak {peak / 2**20:.0f} MiB: a learned tensor was read whole"
+
+
+#: Checkpoints saved by transformers / safetensors (tools/library_fixtures/generate_checkpoints.py).
+LIBRARY_CHECKPOINTS = Path(__file__).parent / "fixtures" / "libraries" / "checkpoints"
+#: The preset each model's sinusoidal tables follow, by the fixture's first word.
+MODEL_PRESETS = {"whisper": "whisper", "marian": "hf-marian"}
+
+
+@pytest.mark.parametrize(
+    "provenance", sorted(LIBRARY_CHECKPOINTS.glob("*.json")), ids=lambda path: path.stem
+)
+def test_the_tables_of_checkpoints_saved_by_the_libraries_are_found(run_cli, provenance):
+    meta = json.loads(provenance.read_text(encoding="utf-8"))
+    assert (LIBRARY_CHECKPOINTS / meta["file"]).stat().st_size <= 1 << 20
+    found = verdicts(run_cli, str(LIBRARY_CHECKPOINTS / meta["file"]))
+    identified = sorted(key for key, f in found.items() if f["verdict"] == "identified")
+    assert identified == meta["sinusoidal"]  # which tensors the library fills with sinusoids
+    preset = MODEL_PRESETS[provenance.stem.split("_")[0]]
+    for key in identified:
+        reading = found[key]["identification"]
+        assert preset in reading["presets"], reading["presets"]
+        assert reading["start"] == 0 and reading["storage"] == meta["dtype"]
+    learned = {f["verdict"] for key, f in found.items() if key not in identified}
+    assert learned == {"not sinusoidal", "skipped"}
