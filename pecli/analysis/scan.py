@@ -216,9 +216,7 @@ def _judge(
     finding.residual = residual
     if residual > SCREEN_TOLERANCE:
         finding.verdict = "not sinusoidal"
-        finding.reason = (
-            f"no pairing of its columns lies on the unit circle (off by {residual:.3g})"
-        )
+        finding.reason = "no column pairs on the unit circle (residual: max |sin² + cos² - 1|)"
         return finding
     table = np.asarray(load(tensor.key)).reshape(shape)
     found = identify_table(table)
@@ -234,7 +232,7 @@ def _skip_reason(finding: TensorFinding, shape: tuple[int, int] | None) -> str:
     if finding.dtype not in FLOAT_DTYPES:
         return f"dtype {finding.dtype} is not a float"
     if shape is None:
-        return "not a table: (n, d), (1, n, d) or (n, 1, d) with n, d >= 2"
+        return "shape is not (n, d), (1, n, d) or (n, 1, d) with n, d >= 2"
     if shape[0] * shape[1] > MAX_SCAN_VALUES:
         return f"more than 2^26 values ({shape[0] * shape[1]})"
     return ""

@@ -69,7 +69,7 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
     table = Table(title=f"pecli identify: {file}", title_justify="left")
     for column in ("tensor", "shape", "dtype", "verdict", "reading", "residual"):
         table.add_column(column)
-    for f in findings:
+    for f in (f for f in findings if f.verdict != "skipped"):
         residual = "-" if math.isnan(f.residual) else f"{f.residual:.3g}"
         shape = "×".join(map(str, f.shape)) or "scalar"
         table.add_row(f.key, shape, f.dtype, f.verdict, _reading(f), residual)
@@ -79,6 +79,10 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
         if f.verdict == "identified" and f.identification is not None
     ]
     notes += [f"{f.key}: pecli's metadata {f.metadata}" for f in findings if f.metadata]
+    if skipped := sum(f.verdict == "skipped" for f in findings):
+        notes.append(
+            f"{skipped} tensors skipped by their header (not float tables; --json lists them)"
+        )
     text.show(table, *map(Text, notes))  # Text: no rich markup in tensor names
 
 
