@@ -79,3 +79,11 @@ def test_positions_accept_half_dtypes_too():
     assert row.view(np.uint16)[0].tolist() == [
         correctly_rounded(v, HALF["bfloat16"]) for v in exact
     ]
+
+
+def test_float16_csv_holds_each_value_exactly(run_cli):
+    result = run_cli("compute", "--d", "8", "--n", "20", "--dtype", "float16", "--no-header")
+    assert result.exit_code == 0, result.output
+    values = np.array([[float(c) for c in line.split(",")] for line in result.stdout.split()])
+    table = pecli.encoding_table(d=8, n=20, dtype="float16")
+    assert values.tolist() == table.astype(np.float64).tolist()  # exact, not just close
