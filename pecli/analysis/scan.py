@@ -94,6 +94,7 @@ def _view(
     every = slice(None)
 
     def read(rows: slice, columns: slice) -> np.ndarray:
+        index: tuple[slice, ...]
         if len(shape) == 2:
             index = (rows, columns)
         else:
