@@ -263,3 +263,24 @@ def test_the_tables_of_checkpoints_saved_by_the_libraries_are_found(run_cli, pro
         assert reading["start"] == 0 and reading["storage"] == meta["dtype"]
     learned = {f["verdict"] for key, f in found.items() if key not in identified}
     assert learned == {"not sinusoidal", "skipped"}
+
+
+def test_npz_members_are_read_by_their_headers_and_mapped_when_stored(tmp_path):
+    from pecli.io.checkpoints import open_checkpoint
+
+    table = np.asfortranarray(library_table("whisper", 30, 8))
+    np.savez(tmp_path / "plain.npz", pe=table, steps=np.arange(3), obj=np.array([{}], dtype=object))
+    np.savez_compressed(tmp_path / "packed.npz", pe=table)
+    with open_checkpoint(str(tmp_path / "plain.npz")) as checkpoint:
+        heads = {t.key: (t.shape, t.dtype) for t in checkpoint.tensors}
+        assert heads == {
+            "pe": ((30, 8), "float32"),
+            "steps": ((3,), "int64"),
+            "obj": ((1,), "object"),
+        }
+        mapped = checkpoint.load("pe")
+        assert isinstance(mapped, np.memmap) and np.array_equal(mapped, table)
+        assert np.array_equal(checkpoint.part("pe", (slice(0, 5), slice(2, 4))), table[:5, 2:4])
+    with open_checkpoint(str(tmp_path / "packed.npz")) as checkpoint:
+        read = checkpoint.load("pe")
+        assert not isinstance(read, np.memmap) and np.array_equal(read, table)

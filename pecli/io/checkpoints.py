@@ -70,6 +70,7 @@ class Checkpoint:
     tensors: list[TensorInfo]
     metadata: dict[str, str] = field(default_factory=dict)
     handle: Any = None
+    _last: tuple[str, np.ndarray] | None = None  # the last .npz member read, for its parts
 
     def info(self, key: str, parameter: str = "key") -> TensorInfo:
         """The header of tensor ``key``; a missing key names (some of) those that exist."""
@@ -89,7 +90,10 @@ class Checkpoint:
         if self.kind == "safetensors":
             array: np.ndarray = self.handle.get_tensor(key)
             return array
-        return _npz_member(self.handle, key)
+        if self._last is None or self._last[0] != key:
+            self._last = None  # the previous member is let go before the next is read
+            self._last = (key, _npz_member(self.handle, key))
+        return self._last[1]
 
     def part(self, key: str, index: tuple[slice, ...]) -> np.ndarray:
         """``tensor[index]``, without reading the rest where the format allows.
