@@ -147,7 +147,7 @@ def test_output_is_c_ordered_of_requested_dtype():
         ({"d": 4, "n": 2, "base": float("inf")}, "base"),
         ({"d": 4, "n": 2, "start": float("nan")}, "start"),
         ({"d": 4, "n": 2, "dtype": "int32"}, "dtype"),
-        ({"d": 4, "n": 2, "dtype": "float16"}, "dtype"),
+        ({"d": 4, "n": 2, "dtype": "bfloat8"}, "dtype"),
     ],
 )
 def test_invalid_arguments_name_the_argument(kwargs, parameter):
@@ -189,9 +189,10 @@ def test_float64_table_is_positional_encoding_bit_for_bit(layout):
     np.testing.assert_array_equal(table, rows)
 
 
-@pytest.mark.parametrize("dtype", ["floa32", None, "int8", "complex64", "float16"])
+@pytest.mark.parametrize("dtype", ["floa32", None, "int8", "complex64", "float8_e4m3fn"])
 def test_an_unknown_dtype_is_refused_not_read_as_float64(dtype):
-    with pytest.raises(pecli.ParameterError, match="dtype must be float32 or float64"):
+    rule = "dtype must be one of float64, float32, float16, bfloat16"
+    with pytest.raises(pecli.ParameterError, match=rule):
         pecli.encoding_table(d=4, n=2, dtype=dtype)
 
 

@@ -284,7 +284,8 @@ def test_shell_completion_offers_commands_and_convention_names(pecli_cmd):
 
     assert "heatmap" in complete("pecli heat", 1)
     assert complete("pecli compute --convention ", 3)[:3] == ["vaswani", "pytorch", "tensor2tensor"]
-    assert complete("pecli compute --dtype ", 3) == ["float32", "float64"]
+    assert complete("pecli compute --dtype ", 3) == ["float32", "float64", "float16", "bfloat16"]
+    assert complete("pecli add --dtype ", 3) == ["float32", "float64"]
 
 
 def test_an_unwritable_matplotlib_folder_adds_no_warnings(pecli_cmd, tmp_path):

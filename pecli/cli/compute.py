@@ -1,4 +1,4 @@
-"""``pecli compute``: the encoding table to CSV or npy, in a file or on stdout."""
+"""``pecli compute``: the encoding table to CSV, npy or safetensors, in a file or on stdout."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
-from ..core.rules import check_dtype
+from ..core.rules import check_checkpoint_table, check_table_dtype
 from ..io import formats
 from ._app import app
 
@@ -16,17 +17,23 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .options import (
     Base,
+    ComputeKey,
+    ComputeOutput,
     D,
-    Dtype,
-    DtypeOpt,
     FormatOpt,
     Header,
     N,
     Quiet,
-    TableOutput,
+    TableDtype,
+    TableDtypeOpt,
     convention_options,
 )
-from .progress import write_streamed
+from .progress import say_written, write_streamed
+
+#: Formats of ``compute``'s output; .safetensors only by its suffix (never on stdout).
+COMPUTE_FORMATS = (*formats.TABLE_FORMATS, "safetensors")
+#: The tensor name of a .safetensors output without --key.
+DEFAULT_KEY = "positional_encoding"
 
 
 @app.command()
@@ -35,37 +42,65 @@ def compute(
     d: D = 512,
     n: N = 100,
     base: Base = DEFAULT_BASE,
-    dtype: DtypeOpt = Dtype.float32,
-    output: TableOutput = "-",
+    dtype: TableDtypeOpt = TableDtype.float32,
+    output: ComputeOutput = "-",
     fmt: FormatOpt = None,
     header: Header = True,
+    key: ComputeKey = None,
     quiet: Quiet = False,
     *,
     conv: Convention,
 ) -> None:
-    """Compute the table pe(start) … pe(start + n - 1) and write it as CSV or npy.
+    """Compute the table pe(start) … pe(start + n - 1) and write it as CSV, npy or safetensors.
 
     Rows are positions; columns are the components sin_1, cos_1, sin_2, cos_2, …
     (interleaved, 1-based pair index in the CSV header; --convention / --layout change the
     order and the header follows). Values are computed in float64 and rounded to --dtype once.
-    The table is streamed in row blocks, so any --n fits in memory; shards made with --start
-    concatenate to the whole table exactly.
+    CSV and npy are streamed in row blocks, so any --n fits in memory; shards made with --start
+    concatenate to the whole table exactly. A .safetensors file holds the table under --key
+    with its convention as metadata (pecli identify checks it).
 
     Example: pecli compute --d 4 --n 2 --format csv
     """
     from ..core.encoding import component_names, table_blocks  # the core, once a command runs
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
+    kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
+    stored = check_table_dtype(dtype.value)
+    check_checkpoint_table(n, d, stored, kind)
+    if key is not None and kind != "safetensors":
+        raise ParameterError("key", "names a tensor of a .safetensors output only", key)
     table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}
     blocks = table_blocks(n=n, **table)
-    stored = check_dtype(dtype.value)
+    if kind == "safetensors":
+        _write_checkpoint(output, key or DEFAULT_KEY, n, table, conv, quiet=quiet)
+        return
     columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
     write_streamed(
         blocks, output=output, fmt=kind, shape=(n, d), dtype=stored, columns=columns,
         header=header, quiet=quiet, description="compute",
         size=_size(kind, n, table, columns, header),
     )  # fmt: skip
+
+
+def _write_checkpoint(
+    output: str, key: str, n: int, table: dict[str, Any], conv: Convention, *, quiet: bool
+) -> None:
+    """The table as tensor ``key`` of a .safetensors file, with pecli's metadata."""
+    from .. import __version__
+    from ..analysis.metadata import table_metadata
+    from ..core.encoding import encoding_table
+    from ..io import checkpoints
+
+    meta = table_metadata(
+        key=key, d=table["d"], n=n, base=table["base"], dtype=table["dtype"], convention=conv,
+        version=__version__,
+    )  # fmt: skip
+    stored = check_table_dtype(table["dtype"])
+    formats.check_room(output, checkpoints.safetensors_bytes((n, table["d"]), stored, key, meta))
+    whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
+    checkpoints.write_safetensors(whole, output=output, key=key, metadata=meta)
+    say_written(output, quiet=quiet)
 
 
 def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool) -> int:
@@ -78,7 +113,7 @@ def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: 
         positions = np.unique(np.linspace(first, first + n - 1, 64).round())
         knobs = {k: table[k] for k in ("d", "base", "dtype", "schedule", "layout", "pad_odd_d")}
         sample = positional_encoding(positions, **knobs)
-    dtype = check_dtype(table["dtype"])
+    dtype = check_table_dtype(table["dtype"])
     return formats.table_bytes(
         kind, (n, table["d"]), dtype, sample=sample, columns=columns, header=header
     )

@@ -24,6 +24,7 @@ from .options import (
     Base,
     D,
     Dpi,
+    IdentifyKey,
     N,
     Quiet,
     Size,
@@ -32,6 +33,7 @@ from .options import (
 from .progress import say_written, track_rows
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from rich.table import Table
 
     from ..analysis.identify import Identification
@@ -115,28 +117,51 @@ def _show_candidates(found: Identification) -> None:
 @app.command()
 def identify(
     file: Annotated[
-        str, typer.Argument(help="Table to identify (.npy or CSV; - for stdin), rows = positions.")
+        str,
+        typer.Argument(
+            help="Table to identify (.npy or CSV; - for stdin), rows = positions; or a "
+            "checkpoint (.safetensors, .npz) whose table-shaped tensors are each identified."
+        ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    key: IdentifyKey = None,
 ) -> None:
     """Recognise the convention of a table: layout, schedule, base C, first position, storage.
 
     Exit status 1, with the closest candidates, when no reading reproduces the table
-    within tolerance (one unit in the storage's last place plus float32 arithmetic).
+    within tolerance (one unit in the storage's last place plus float32 arithmetic). In a
+    checkpoint, every 2-D (or [1, n, d], [n, 1, d]) float tensor is screened and identified;
+    learned tables are listed as not sinusoidal; status 1 when none is identified.
 
-    Example: pecli identify pe.npy --json
+    Example: pecli identify pe.npy --json; pecli identify model.safetensors
     """
     from ..analysis.identify import identify_table
-    from ..io.reading import read_table
+    from ..io.checkpoints import is_checkpoint
     from .grid import show_grid
 
-    try:
-        table = read_table(file)
-    except ParameterError as error:
-        raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
+    if key is not None or is_checkpoint(file):
+        from .checkpoint_report import identify_checkpoint
+
+        return identify_checkpoint(file, key, as_json=as_json)
+    table = _read_identified(file)
     found = identify_table(table)
     if not found.matched and show_grid(table, as_json=as_json):  # a 2-D grid table (grid.py)
         return
+    _report(found, file, as_json=as_json)
+
+
+def _read_identified(file: str) -> np.ndarray:
+    """The whole table named by identify's FILE; a bad file names FILE."""
+    from ..io.reading import read_table
+
+    try:
+        return read_table(file)
+    except ParameterError as error:
+        raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
+
+
+def _report(found: Identification, file: str, *, as_json: bool) -> None:
+    """Print identify's reading (or the closest candidates); status 1 when nothing matched."""
     if as_json:
         import json
 

@@ -24,6 +24,15 @@ class Dtype(StrEnum):
     float64 = "float64"
 
 
+class TableDtype(StrEnum):
+    """Dtypes of encoding tables (bfloat16 only in .safetensors)."""
+
+    float32 = "float32"
+    float64 = "float64"
+    float16 = "float16"
+    bfloat16 = "bfloat16"
+
+
 class TableFormat(StrEnum):
     """Table formats."""
 
@@ -47,6 +56,39 @@ Start = Annotated[
     int, typer.Option("--start", help="First position (1 as in the article; 0 for frameworks).")
 ]
 DtypeOpt = Annotated[Dtype, typer.Option("--dtype", help="Output dtype (computed in float64).")]
+TableDtypeOpt = Annotated[
+    TableDtype,
+    typer.Option(
+        "--dtype",
+        help="Output dtype, computed in float64 and rounded once; bfloat16 only to .safetensors.",
+    ),
+]
+ComputeOutput = Annotated[
+    str,
+    typer.Option(
+        "-o",
+        "--output",
+        help="Output file (.csv, .npy or .safetensors), or - for stdout.",
+        show_default=False,
+    ),
+]
+ComputeKey = Annotated[
+    str | None,
+    typer.Option(
+        "--key",
+        help="Tensor name in a .safetensors output. [default: positional_encoding]",
+        show_default=False,
+    ),
+]
+IdentifyKey = Annotated[
+    str | None,
+    typer.Option(
+        "--key",
+        help="Identify only this tensor of a .safetensors or .npz checkpoint. [default: every "
+        "table-shaped tensor]",
+        show_default=False,
+    ),
+]
 TableOutput = Annotated[
     str,
     typer.Option(

@@ -1,20 +1,27 @@
-"""The float dtypes pecli computes, stores and emulates, in one table.
+"""The float dtypes pecli computes, stores and emulates, in one table, and rounding into them.
 
-Tables are written in float32 or float64 (:data:`OUTPUT_DTYPES`); :mod:`pecli.analysis.precision`
-and :mod:`pecli.analysis.identify` also round to float16 and bfloat16, the storage of models.
-bfloat16 comes from ``ml_dtypes``, imported only when it is asked for (start-up time counts).
+Tables are written in any of :data:`TABLE_DTYPES` (float64, float32, float16, bfloat16);
+:mod:`pecli.analysis.precision` and :mod:`pecli.analysis.identify` also round to float16 and
+bfloat16, the storage of models. bfloat16 comes from ``ml_dtypes``, imported only when it is
+asked for (start-up time counts). :func:`round_once` rounds float64 values to any of them in
+one correctly rounded step: ml_dtypes' own float64 → bfloat16 cast goes through float32 and
+rounds twice (``1 + 2^-8 + 2^-30`` becomes 1, not ``1 + 2^-7``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FLOAT_DTYPES", "OUTPUT_DTYPES", "float_dtype"]
+__all__ = ["FLOAT_DTYPES", "OUTPUT_DTYPES", "TABLE_DTYPES", "float_dtype", "round_once"]
 
 #: Every float dtype by name, finest first.
 FLOAT_DTYPES = ("float64", "float32", "float16", "bfloat16")
-#: The dtypes tables are written in, by name.
+#: The dtypes ``add`` and ``fourier`` write, by name.
 OUTPUT_DTYPES = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
+#: The dtypes encoding tables are written in, by name (bfloat16 only to .safetensors).
+TABLE_DTYPES = FLOAT_DTYPES
+#: The dtypes rounded from a float64 computation rather than computed in their own width.
+HALF_DTYPES = ("float16", "bfloat16")
 
 
 def float_dtype(name: str) -> np.dtype:
@@ -49,3 +56,44 @@ def float_dtype(name: str) -> np.dtype:
         bfloat16: np.dtype = np.dtype(ml_dtypes.bfloat16)
         return bfloat16
     return np.dtype(name)
+
+
+def round_once(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Round float64 ``values`` to ``dtype`` once, to nearest, ties to even.
+
+    NumPy's casts from float64 to float32 and float16 round once already. For bfloat16 the
+    value is first rounded to float32 *to odd* (truncated, the last bit set when anything was
+    cut off), which keeps the information a tie needs: float32 has 16 more significand bits
+    than bfloat16 over the same exponent range, so rounding that float32 to nearest bfloat16
+    gives the correctly rounded bfloat16 of ``values`` (Boldo & Melquiond, "Emulation of FMA
+    and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 57(4), 2008).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64, any shape, finite.
+    dtype : numpy.dtype
+        One of :data:`TABLE_DTYPES`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape, of ``dtype``.
+
+    Examples
+    --------
+    >>> x = np.array([1 + 2**-8 + 2**-30])  # just above a bfloat16 tie: rounds up
+    >>> float(round_once(x, float_dtype("bfloat16"))[0]) == 1 + 2**-7
+    True
+
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if np.dtype(dtype) != float_dtype("bfloat16"):
+        return values.astype(dtype)
+    nearest = values.astype(np.float32)
+    bits = nearest.view(np.uint32)
+    inexact = nearest.astype(np.float64) != values
+    overshot = inexact & (np.abs(nearest.astype(np.float64)) > np.abs(values))
+    bits -= overshot.astype(np.uint32)  # toward zero: the truncation (same sign, |x| bigger)
+    bits |= inexact.astype(np.uint32)  # and odd when something was cut off
+    return nearest.astype(dtype)

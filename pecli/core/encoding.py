@@ -1,14 +1,12 @@
 """The sinusoidal positional encoding of Transformers: pure NumPy, arrays in and out.
 
-Conventions (docs/encoding.md, the article's): width ``d`` is even, components are numbered from 1,
-pair ``i = 1 … d/2`` has the angular frequency ``ω_i = C^(-2(i-1)/d)`` and owns components
-``2i-1`` (sine) and ``2i`` (cosine), interleaved. Angles ``pos·ω`` are carried as
-double-doubles (:mod:`pecli.core.angles`) and sin/cos evaluated in float64, so every value is within
-about one float64 ulp of the exact one at any position; it is rounded to the output dtype once.
-float32 tables of consecutive positions go through the fast kernel of :mod:`pecli.core.kernels`
-(5e-16 absolute, so correctly rounded in float32); float64 tables and arbitrary positions are
-evaluated directly (one ulp of each value, also near zero). In memory and streamed alike, a
-table is the same bits however it is split into blocks.
+Conventions (docs/encoding.md): even ``d``, pair ``i = 1 … d/2`` has ``ω_i = C^(-2(i-1)/d)`` and
+components ``2i-1`` (sine) and ``2i`` (cosine). Angles ``pos·ω`` are double-doubles
+(:mod:`pecli.core.angles`), sin/cos float64: within about one float64 ulp of the exact value,
+rounded to the output dtype once. float32 tables of consecutive positions use the kernel of
+:mod:`pecli.core.kernels` (5e-16 absolute); float64, float16 and bfloat16 tables and arbitrary
+positions are evaluated directly (one ulp of each value, also near zero), the half types then
+rounded by :func:`pecli.core.dtypes.round_once`. A table is the same bits however it is split.
 
 References
 ----------
@@ -19,7 +17,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
 
 from . import kernels
 from .conventions import component_names, layout_views
+from .dtypes import round_once
 from .errors import ParameterError
 from .frequencies import (
     DEFAULT_BASE,
@@ -36,7 +35,7 @@ from .frequencies import (
     frequencies_with_residuals,
     wavelengths,
 )
-from .rules import check_dtype, check_n, check_padding_idx, check_positions, check_width
+from .rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
 
 __all__ = [
     "BLOCK_CELLS",
@@ -78,8 +77,8 @@ def positional_encoding(
         Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d``).
     base : float, keyword-only
         The base ``C``, from 1e-300 to 1e300.
-    dtype : {float32, float64}, keyword-only
-        Output dtype; the computation is float64 whatever this is.
+    dtype : {float32, float64, float16, bfloat16}, keyword-only
+        Output dtype; computed in float64 and rounded to it once (bfloat16: ml_dtypes).
     schedule : {"paper", "tensor2tensor", "shift:S"} or float, keyword-only
         Frequency schedule (see :func:`angular_frequencies`).
     layout : {"interleaved", "sin-cos", "cos-sin"}, keyword-only
@@ -114,7 +113,7 @@ def positional_encoding(
     """
     d = check_width(d, pad_odd_d=pad_odd_d)
     omega, residual = frequencies_with_residuals(d, base, schedule)
-    out_dtype = check_dtype(dtype)
+    out_dtype = check_table_dtype(dtype)
     rule = "must be real numbers: a scalar or a non-empty 1-D array"
     try:
         pos = np.asarray(positions, dtype=np.float64)
@@ -127,10 +126,10 @@ def positional_encoding(
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    table = np.zeros((pos.size, d), dtype=out_dtype)
+    table = np.zeros((pos.size, d))
     sin_out, cos_out = layout_views(table, layout)
     kernels.fill_sin_cos_direct(sin_out, cos_out, pos, omega, residual)
-    return table
+    return round_once(table, out_dtype)
 
 
 def encoding_table(
@@ -162,8 +161,8 @@ def encoding_table(
         First position; it and the last position within ±2^53.
     base : float, keyword-only
         The base ``C``, from 1e-300 to 1e300.
-    dtype : {float32, float64}, keyword-only
-        Output dtype.
+    dtype : {float32, float64, float16, bfloat16}, keyword-only
+        Output dtype, rounded once from float64 (:func:`pecli.core.dtypes.round_once`).
     schedule, layout, pad_odd_d : keyword-only
         As in :func:`positional_encoding`.
     padding_idx : int or None, keyword-only
@@ -274,12 +273,17 @@ class _TableSpec:
         first = check_positions(start, rows)
         omega, residual = frequencies_with_residuals(width, base, schedule)
         layout_views(np.empty((0, width)), layout)  # checks the layout now
-        out_dtype = check_dtype(dtype)
+        out_dtype = check_table_dtype(dtype)
         pad = check_padding_idx(padding_idx, rows)
         return cls(width, rows, first, omega, residual, out_dtype, layout, pad)
 
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
+        if self.dtype.itemsize == 2:  # float16, bfloat16: from float64, rounded once
+            wide = np.empty(out.shape)
+            replace(self, dtype=np.dtype(np.float64)).fill(wide, row0)
+            out[...] = round_once(wide, self.dtype)
+            return
         sin_out, cos_out = layout_views(out, self.layout)
         if self.dtype == np.float64:  # direct: one float64 ulp of each value (docs/encoding.md)
             rows = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from .dtypes import OUTPUT_DTYPES
+from .dtypes import OUTPUT_DTYPES, TABLE_DTYPES, float_dtype
 from .errors import ParameterError
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "MAX_POSITION",
     "SCHEDULES",
     "check_base",
+    "check_checkpoint_table",
     "check_d",
     "check_data_dtype",
     "check_data_shape",
@@ -36,6 +37,7 @@ __all__ = [
     "check_position",
     "check_positions",
     "check_schedule",
+    "check_table_dtype",
     "check_width",
     "number_text",
     "schedule_name",
@@ -53,6 +55,8 @@ def _as_int(value: object) -> int | None:
 MAX_D = 1 << 17
 #: Largest |position|: beyond 2^53 consecutive integers are no longer all float64 numbers.
 MAX_POSITION = 2.0**53
+#: Largest table written to .safetensors, bytes: it is built whole in memory (and copied once).
+MAX_CHECKPOINT_BYTES = 1 << 30
 #: Bounds of the base C, so that every frequency C^(-j/h) is a finite float64.
 BASE_RANGE = (1e-300, 1e300)
 
@@ -123,6 +127,16 @@ def check_dtype(dtype: object) -> np.dtype:
     if resolved is None or not any(resolved == known for known in OUTPUT_DTYPES.values()):
         raise ParameterError("dtype", "must be float32 or float64", dtype)
     return resolved
+
+
+def check_table_dtype(dtype: object) -> np.dtype:
+    """The dtype of an encoding table: float64, float32, float16 or bfloat16 (ml_dtypes)."""
+    if isinstance(dtype, str) and dtype in TABLE_DTYPES:
+        return float_dtype(dtype)
+    with contextlib.suppress(TypeError, ValueError):
+        if dtype is not None and str(np.dtype(dtype)) in TABLE_DTYPES:  # type: ignore[call-overload]
+            return float_dtype(str(np.dtype(dtype)))  # type: ignore[call-overload]
+    raise ParameterError("dtype", f"must be one of {', '.join(TABLE_DTYPES)}", dtype)
 
 
 #: Layouts of the sines and cosines in a row (docs/conventions.md).
@@ -289,3 +303,17 @@ def check_data_shape(shape: tuple[int, ...], parameter: str = "x") -> int:
         rule = "must have an even number of columns d >= 2 (the encoding's width)"
         raise ParameterError(parameter, rule, f"{d} columns")
     return d
+
+
+def check_checkpoint_table(n: int, d: int, dtype: np.dtype, fmt: str) -> None:
+    """Raise :class:`ParameterError` for a table its format cannot hold.
+
+    bfloat16 goes only to ``.safetensors`` (``.npy`` and CSV have no bfloat16); a
+    ``.safetensors`` table is built in memory, so it holds at most :data:`MAX_CHECKPOINT_BYTES`.
+    """
+    if dtype.name == "bfloat16" and fmt != "safetensors":
+        rule = f"bfloat16 goes only to -o NAME.safetensors ({fmt} cannot hold it; float16 can)"
+        raise ParameterError("dtype", rule, "bfloat16")
+    if fmt == "safetensors" and n * d * dtype.itemsize > MAX_CHECKPOINT_BYTES:
+        rule = f"must keep a .safetensors table within 1 GiB (it is built in memory; d = {d})"
+        raise ParameterError("n", rule, n)

@@ -1,0 +1,110 @@
+"""``pecli identify`` on a checkpoint: one line per tensor, or one tensor in full (``--key``).
+
+Reading is :mod:`pecli.io.checkpoints`' (headers first, one tensor at a time), judging is
+:mod:`pecli.analysis.scan`'s; rich is imported by the tables of :mod:`pecli.cli.text`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from ..core.errors import RuntimeFailure
+from . import text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.scan import TensorFinding
+
+
+def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
+    """Identify the tables of checkpoint ``file`` (only ``key`` if given) and report them.
+
+    Raises
+    ------
+    RuntimeFailure
+        When no tensor (or not ``key``) is identified: status 1, after the report.
+
+    """
+    from ..analysis.scan import scan_tensors
+    from ..io.checkpoints import open_checkpoint
+
+    with open_checkpoint(file) as checkpoint:
+        tensors = [checkpoint.info(key)] if key is not None else checkpoint.tensors
+        findings = scan_tensors(
+            tensors, part=checkpoint.part, load=checkpoint.load, metadata=checkpoint.metadata
+        )
+    if as_json:
+        import json
+
+        typer.echo(json.dumps([_jsonable(dataclasses.asdict(f)) for f in findings], indent=2))
+    elif key is not None and findings[0].identification is not None:
+        _show_one(findings[0])
+    else:
+        _show_all(file, findings)
+    if not any(f.verdict == "identified" for f in findings):
+        if key is not None:
+            raise RuntimeFailure(f"tensor {key} of {file} matches no convention within tolerance")
+        raise RuntimeFailure(f"no tensor of {file} matches a convention within tolerance")
+
+
+def _reading(finding: TensorFinding) -> str:
+    """What a tensor is, in a few words."""
+    found = finding.identification
+    if found is None:
+        return finding.reason
+    if found.presets:
+        name = found.presets[0]
+    else:
+        name = f"custom: {found.layout}, {found.schedule}, C = {found.base:.6g}"
+    return f"{name}, start {found.start:g}, {found.storage}"
+
+
+def _show_all(file: str, findings: list[TensorFinding]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"pecli identify: {file}", title_justify="left")
+    for column in ("tensor", "shape", "dtype", "verdict", "reading", "residual"):
+        table.add_column(column)
+    for f in (f for f in findings if f.verdict != "skipped"):
+        residual = "-" if math.isnan(f.residual) else f"{f.residual:.3g}"
+        shape = "×".join(map(str, f.shape)) or "scalar"
+        table.add_row(f.key, shape, f.dtype, f.verdict, _reading(f), residual)
+    notes = [
+        f"{f.key}: rebuild with {f.identification.command}"
+        for f in findings
+        if f.verdict == "identified" and f.identification is not None
+    ]
+    notes += [f"{f.key}: pecli's metadata {f.metadata}" for f in findings if f.metadata]
+    if skipped := sum(f.verdict == "skipped" for f in findings):
+        notes.append(
+            f"{skipped} tensors skipped by their header (not float tables; --json lists them)"
+        )
+    text.show(table, *map(Text, notes))  # Text: no rich markup in tensor names
+
+
+def _show_one(finding: TensorFinding) -> None:
+    from .dialects import _show_candidates, _show_identification
+
+    found = finding.identification
+    assert found is not None
+    if finding.verdict == "identified":
+        _show_identification(found)
+    else:
+        _show_candidates(found)
+    if finding.metadata:
+        typer.echo(f"pecli's metadata {finding.metadata}")
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON: infinities and NaN become null, tuples lists."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value

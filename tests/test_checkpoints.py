@@ -1,0 +1,286 @@
+"""Checkpoints: ``compute -o pe.safetensors`` and ``identify model.safetensors`` / ``.npz``.
+
+The checkpoints are built here with the ``safetensors`` library itself (and NumPy's
+``savez``), from tables made by the slow loops of ``slow_formulas`` (the libraries' own
+formulas, one entry at a time), never by pecli.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+import slow_formulas
+from safetensors import safe_open
+from safetensors.numpy import load_file, save_file
+
+import pecli
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def library_table(name: str, n: int, d: int, dtype: object = np.float32) -> np.ndarray:
+    """The library's table, rounded once to ``dtype`` from float64 (ml_dtypes for bf16 rounds
+    through float32; fine here: identify accepts either rounding)."""
+    return np.array(slow_formulas.preset_table(name, n, d, 10000.0)).astype(dtype)
+
+
+def learned(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """A learned table as models initialise it: normal, std 0.02."""
+    return (0.02 * rng.standard_normal(shape)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def tensors() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(11)
+    return {
+        "encoder.embed_positions.weight": library_table("whisper", 150, 64),
+        "decoder.embed_positions.weight": learned(rng, (150, 64)),
+        "pos_embed": library_table("pytorch", 50, 32, BF16)[None],
+        "half.pe": library_table("tensor2tensor", 40, 16, np.float16)[:, None, :],
+        "layer.bias": np.zeros(64, np.float32),
+        "steps": np.arange(10),
+    }
+
+
+def verdicts(run_cli, path: str, *args: str) -> dict[str, dict]:
+    result = run_cli("identify", path, "--json", *args)
+    assert result.exit_code in (0, 1), result.output
+    return {f["key"]: f for f in json.loads(result.stdout)}
+
+
+def check_findings(found: dict[str, dict]) -> None:
+    whisper = found["encoder.embed_positions.weight"]
+    assert whisper["verdict"] == "identified"
+    assert "whisper" in whisper["identification"]["presets"]
+    assert whisper["identification"]["start"] == 0
+    learned_table = found["decoder.embed_positions.weight"]
+    assert learned_table["verdict"] == "not sinusoidal" and learned_table["residual"] > 0.5
+    assert learned_table["identification"] is None
+    pos = found["pos_embed"]["identification"]
+    assert pos["presets"][0] == "pytorch" and pos["storage"] == "bfloat16"  # also saved as float32
+    half = found["half.pe"]["identification"]
+    assert half["presets"][0] == "tensor2tensor" and half["storage"] == "float16"
+    assert found["layer.bias"]["verdict"] == found["steps"]["verdict"] == "skipped"
+
+
+def test_identify_lists_every_tensor_of_a_safetensors_file(run_cli, tmp_path, tensors):
+    save_file(tensors, tmp_path / "model.safetensors")
+    found = verdicts(run_cli, str(tmp_path / "model.safetensors"))
+    assert sorted(found) == sorted(tensors)
+    check_findings(found)
+    result = run_cli("identify", str(tmp_path / "model.safetensors"))
+    assert result.exit_code == 0
+    assert "not sinusoidal" in result.stdout and "rebuild with" in result.stdout
+
+
+@pytest.mark.parametrize("save", [np.savez, np.savez_compressed])
+def test_npz_archives_are_read_the_same_way(run_cli, tmp_path, tensors, save):
+    plain = {k: v.astype(np.float32) if v.dtype == BF16 else v for k, v in tensors.items()}
+    save(tmp_path / "model.npz", **plain)
+    found = verdicts(run_cli, str(tmp_path / "model.npz"))
+    check_findings(found)
+
+
+def test_key_picks_one_tensor(run_cli, tmp_path, tensors):
+    save_file(tensors, tmp_path / "m.safetensors")
+    result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", "pos_embed")
+    assert result.exit_code == 0 and "storage" in result.stdout and "bfloat16" in result.stdout
+    learned_key = "decoder.embed_positions.weight"
+    result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", learned_key)
+    assert result.exit_code == 1 and "not sinusoidal" in result.stdout
+    assert "matches no convention" in result.stderr
+
+
+def test_a_missing_key_lists_the_keys_that_exist_abbreviated(run_cli, tmp_path):
+    save_file(
+        {f"layer{i:02d}": np.zeros(3, np.float32) for i in range(12)}, tmp_path / "m.safetensors"
+    )
+    result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", "pe")
+    assert result.exit_code == 2
+    line = result.stderr.strip()
+    assert "\n" not in line and "'--key'" in line and "layer00, layer01" in line
+    assert "… and 4 more" in line and "layer11" not in line
+
+
+@pytest.mark.parametrize("content", [b"", b"hello, not a checkpoint", b"\x93NUMPY\x01\x00"])
+def test_a_file_that_is_not_a_checkpoint_is_one_line_status_2(run_cli, tmp_path, content):
+    (tmp_path / "m.safetensors").write_bytes(content)
+    result = run_cli("identify", str(tmp_path / "m.safetensors"))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "must be a .safetensors file" in result.stderr
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_compute_writes_a_safetensors_table_with_its_metadata(run_cli, tmp_path, dtype):
+    out = tmp_path / "pe.safetensors"
+    args = ["--convention", "whisper", "--d", "64", "--n", "150", "--dtype", dtype]
+    result = run_cli("compute", *args, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    stored = load_file(out)["positional_encoding"]
+    want = library_table("whisper", 150, 64, np.float64)
+    assert stored.dtype.name == dtype and stored.shape == (150, 64)
+    np.testing.assert_allclose(
+        stored.astype(np.float64), want, atol=2**-8 if dtype == "bfloat16" else 1e-3
+    )
+    with safe_open(out, framework="numpy") as f:
+        meta = f.metadata()
+    assert meta["convention"] == "whisper" and meta["d"] == "64" and meta["start"] == "0"
+    assert meta["base"] == "10000.0" and meta["dtype"] == dtype
+    assert meta["pecli_version"] == pecli.__version__
+    found = verdicts(run_cli, str(out))["positional_encoding"]
+    assert found["metadata"] == "agrees (bit for bit)"
+    assert found["identification"]["storage"] == dtype
+
+
+def test_the_key_names_the_tensor(run_cli, tmp_path):
+    out = tmp_path / "pe.safetensors"
+    assert run_cli("compute", "--d", "8", "--n", "4", "--key", "pe", "-o", str(out)).exit_code == 0
+    assert list(load_file(out)) == ["pe"]
+
+
+def test_metadata_that_disagrees_with_the_numbers_is_said(run_cli, tmp_path):
+    out = tmp_path / "pe.safetensors"
+    assert (
+        run_cli(
+            "compute", "--convention", "pytorch", "--d", "16", "--n", "30", "-o", str(out)
+        ).exit_code
+        == 0
+    )
+    with safe_open(out, framework="numpy") as f:
+        meta, table = f.metadata(), f.get_tensor("positional_encoding")
+    save_file({"positional_encoding": table}, out, metadata={**meta, "start": "1"})
+    found = verdicts(run_cli, str(out))["positional_encoding"]
+    assert found["verdict"] == "identified" and found["identification"]["start"] == 0
+    assert found["metadata"].startswith("disagrees: values differ by up to")
+    save_file({"positional_encoding": table}, out, metadata={**meta, "dtype": "float16"})
+    found = verdicts(run_cli, str(out))["positional_encoding"]
+    assert found["metadata"] == "disagrees: metadata says dtype float16, stored float32"
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "words"),
+    [
+        (["--dtype", "bfloat16", "-o", "{tmp}/pe.npy"], "--dtype", ".safetensors"),
+        (["--dtype", "bfloat16", "-o", "{tmp}/pe.csv"], "--dtype", ".safetensors"),
+        (["--dtype", "bfloat16"], "--dtype", "csv cannot hold it"),
+        (["--key", "pe", "-o", "{tmp}/pe.npy"], "--key", ".safetensors output only"),
+        (["--key", "__metadata__", "-o", "{tmp}/pe.safetensors"], "--key", "not starting with __"),
+        (["--n", "100000000", "-o", "{tmp}/pe.safetensors"], "--n", "within 1 GiB"),
+    ],
+)
+def test_bad_requests_are_one_line_status_2_and_write_nothing(
+    run_cli, tmp_path, args, option, words
+):
+    result = run_cli("compute", *[a.format(tmp=tmp_path) for a in args])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and f"'{option}'" in result.stderr
+    assert words in result.stderr and result.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_float16_npy_holds_the_rounded_table(run_cli, tmp_path):
+    out = tmp_path / "pe.npy"
+    assert (
+        run_cli("compute", "--d", "8", "--n", "5", "--dtype", "float16", "-o", str(out)).exit_code
+        == 0
+    )
+    table = np.load(out)
+    assert table.dtype == np.float16
+    np.testing.assert_array_equal(table, pecli.encoding_table(d=8, n=5, dtype="float16"))
+
+
+#: Runs a command and prints the peak resident memory (KiB) of its processes alone.
+PEAK = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], capture_output=True);"
+    "sys.stderr.buffer.write(done.stdout);"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)"
+)
+#: One learned tensor of the large checkpoint: 8192 × 8192 float32.
+LEARNED_BYTES = 8192 * 8192 * 4
+
+
+@pytest.fixture(scope="session")
+def large_checkpoint(tmp_path_factory) -> str:
+    """~0.94 GB: three 256 MiB learned matrices, a 128 MiB vector and Whisper's table.
+
+    The matrices are zeros but for their first 64 rows of random values (untouched zero pages
+    cost no memory here); what identify reads of them is what a real checkpoint would show.
+    """
+    rng = np.random.default_rng(5)
+    tensors = {}
+    for i in range(3):
+        weight = np.zeros((8192, 8192), np.float32)
+        weight[:64] = 0.02 * rng.standard_normal((64, 8192), dtype=np.float32)
+        tensors[f"layers.{i}.mlp.weight"] = weight
+    tensors["embed_tokens.bias"] = np.zeros(1 << 25, np.float32)
+    tensors["encoder.embed_positions.weight"] = library_table("whisper", 1500, 384)
+    path = tmp_path_factory.mktemp("large") / "model.safetensors"
+    save_file(tensors, path)
+    return str(path)
+
+
+def test_a_large_checkpoint_is_scanned_in_the_memory_of_its_table(large_checkpoint, pecli_cmd):
+    import subprocess
+    import sys
+
+    command = [*pecli_cmd, "identify", large_checkpoint, "--json"]
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, *command], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    found = {f["key"]: f for f in json.loads(done.stderr)}
+    assert found["encoder.embed_positions.weight"]["verdict"] == "identified"
+    assert [found[f"layers.{i}.mlp.weight"]["verdict"] for i in range(3)] == ["not sinusoidal"] * 3
+    assert found["embed_tokens.bias"]["verdict"] == "skipped"
+    peak = int(done.stdout) * 1024
+    assert peak < LEARNED_BYTES, f"peak {peak / 2**20:.0f} MiB: a learned tensor was read whole"
+
+
+#: Checkpoints saved by transformers / safetensors (tools/library_fixtures/generate_checkpoints.py).
+LIBRARY_CHECKPOINTS = Path(__file__).parent / "fixtures" / "libraries" / "checkpoints"
+#: The preset each model's sinusoidal tables follow, by the fixture's first word.
+MODEL_PRESETS = {"whisper": "whisper", "marian": "hf-marian"}
+
+
+@pytest.mark.parametrize(
+    "provenance", sorted(LIBRARY_CHECKPOINTS.glob("*.json")), ids=lambda path: path.stem
+)
+def test_the_tables_of_checkpoints_saved_by_the_libraries_are_found(run_cli, provenance):
+    meta = json.loads(provenance.read_text(encoding="utf-8"))
+    assert (LIBRARY_CHECKPOINTS / meta["file"]).stat().st_size <= 1 << 20
+    found = verdicts(run_cli, str(LIBRARY_CHECKPOINTS / meta["file"]))
+    identified = sorted(key for key, f in found.items() if f["verdict"] == "identified")
+    assert identified == meta["sinusoidal"]  # which tensors the library fills with sinusoids
+    preset = MODEL_PRESETS[provenance.stem.split("_")[0]]
+    for key in identified:
+        reading = found[key]["identification"]
+        assert preset in reading["presets"], reading["presets"]
+        assert reading["start"] == 0 and reading["storage"] == meta["dtype"]
+    learned = {f["verdict"] for key, f in found.items() if key not in identified}
+    assert learned == {"not sinusoidal", "skipped"}
+
+
+def test_npz_members_are_read_by_their_headers_and_mapped_when_stored(tmp_path):
+    from pecli.io.checkpoints import open_checkpoint
+
+    table = np.asfortranarray(library_table("whisper", 30, 8))
+    np.savez(tmp_path / "plain.npz", pe=table, steps=np.arange(3), obj=np.array([{}], dtype=object))
+    np.savez_compressed(tmp_path / "packed.npz", pe=table)
+    with open_checkpoint(str(tmp_path / "plain.npz")) as checkpoint:
+        heads = {t.key: (t.shape, t.dtype) for t in checkpoint.tensors}
+        assert heads == {
+            "pe": ((30, 8), "float32"),
+            "steps": ((3,), "int64"),
+            "obj": ((1,), "object"),
+        }
+        mapped = checkpoint.load("pe")
+        assert isinstance(mapped, np.memmap) and np.array_equal(mapped, table)
+        assert np.array_equal(checkpoint.part("pe", (slice(0, 5), slice(2, 4))), table[:5, 2:4])
+    with open_checkpoint(str(tmp_path / "packed.npz")) as checkpoint:
+        read = checkpoint.load("pe")
+        assert not isinstance(read, np.memmap) and np.array_equal(read, table)
