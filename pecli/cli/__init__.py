@@ -1,6 +1,14 @@
 """The ``pecli`` command line: a thin Typer layer over :mod:`pecli`'s functions."""
 
-from . import apply, compute, dialects, fourier, plots, wavelengths  # noqa: F401  (registers the commands)
+from . import (  # noqa: F401  (registers the commands)
+    apply,
+    compute,
+    dialects,
+    fourier,
+    plots,
+    rope,
+    wavelengths,
+)
 from ._app import app, main
 
 __all__ = ["app", "main"]

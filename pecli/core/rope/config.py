@@ -38,7 +38,7 @@ _SPEC_FIELDS = {f.name for f in dataclasses.fields(RopeSpec)}
 
 
 def spec_from_config(
-    config: Mapping[str, Any], *, seq_len: int | None = None
+    config: Mapping[str, Any], *, seq_len: int | None = None, parameter: str = "config"
 ) -> tuple[RopeSpec, list[str]]:
     """The rotary embedding a config describes, and what a careless reader would miss.
 
@@ -49,6 +49,8 @@ def spec_from_config(
         its ``text_config``).
     seq_len : int, keyword-only, optional
         Sequence length for ``dynamic`` and ``longrope`` (long factors past the original length).
+    parameter : str, keyword-only
+        The name errors give the config (the command line's option or argument).
 
     Returns
     -------
@@ -75,21 +77,24 @@ def spec_from_config(
 
     """
     notes: list[str] = []
-    params, theta = _rope_dict(config, notes)
+    try:
+        params, theta = _rope_dict(config, notes)
+        head_dim = _head_dim(config, notes)
+    except ParameterError as error:
+        raise ParameterError(parameter, error.rule, error.value) from None
     rope_type = params.get("rope_type", params.get("type", "default"))
     if "type" in params and "rope_type" not in params:
         notes.append(f"rope_type is given as 'type' (the transformers 4 alias): {rope_type!r}")
     fields: dict[str, Any] = {"rope_type": rope_type, "theta": theta, "seq_len": seq_len}
-    fields["head_dim"] = _head_dim(config, notes)
+    fields["head_dim"] = head_dim
     fields["partial_rotary_factor"] = _partial(config, params, notes)
     fields["max_position_embeddings"] = config.get("max_position_embeddings")
     _scaling_fields(config, params, rope_type, fields, notes)
     try:
         spec = check_spec(RopeSpec(**{k: v for k, v in fields.items() if k in _SPEC_FIELDS}))
     except ParameterError as error:
-        raise ParameterError(
-            "config", f"field {error.parameter} {error.rule}", error.value
-        ) from None
+        rule = f"field {error.parameter} {error.rule}"
+        raise ParameterError(parameter, rule, error.value) from None
     return spec, notes
 
 

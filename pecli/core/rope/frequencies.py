@@ -18,6 +18,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -27,7 +28,7 @@ from . import _exact as ex
 from . import _types
 from .spec import RopeSpec, check_spec
 
-__all__ = ["RopeFrequencies", "rope_frequencies"]
+__all__ = ["RopeFrequencies", "exact_inv_freq", "rope_frequencies", "unscaled_inv_freq"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,25 @@ def rope_frequencies(spec: RopeSpec) -> RopeFrequencies:
         scaling=tuple(scaling),
         notes={k: float(v) for k, v in notes.items()},
     )
+
+
+def unscaled_inv_freq(spec: RopeSpec) -> np.ndarray:
+    """``1/θ^(2i/dim)`` with the spec's θ and rotated width, before any scaling, float64.
+
+    For ``proportional`` the exponent runs over ``head_dim`` and the pass-through pairs are 0.
+
+    Examples
+    --------
+    >>> unscaled_inv_freq(RopeSpec(theta=10000.0, head_dim=4))
+    array([1.  , 0.01])
+
+    """
+    spec = check_spec(spec)
+    if spec.rope_type == "proportional":
+        inv = _types.COMPUTE["proportional"](dataclasses.replace(spec, factor=None))[0]
+    else:
+        inv = _types.default_inv_freq(spec.theta, spec.rotary_dim)
+    return np.array([float(value) for value in inv], dtype=np.float64)
 
 
 def exact_inv_freq(spec: RopeSpec) -> list[Decimal]:
