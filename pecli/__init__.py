@@ -9,7 +9,9 @@ wrapper (docs/architecture.md).
   :func:`angular_frequencies`, :func:`wavelengths` (docs/encoding.md);
 * applying it to data, ``x_pos + pe(pos)``: :func:`add_encoding` (also as :func:`add`);
 * the Fourier feature map γ: :func:`fourier_features`, :func:`fourier_frequencies`
-  (docs/fourier.md).
+  (docs/fourier.md);
+* rotary embeddings: :class:`RopeSpec`, :func:`rope_frequencies`, :func:`rope_cache`,
+  :func:`spec_from_config`, :func:`qk_permutation` (docs/rope.md).
 
 References
 ----------
@@ -37,6 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve t
     )
     from .core.errors import ParameterError
     from .core.fourier import feature_names, fourier_features, fourier_frequencies
+    from .core.rope import RopeSpec, rope_frequencies
+    from .core.rope.cache import rope_cache
+    from .core.rope.config import spec_from_config
+    from .core.rope.permute import qk_permutation
 
 # Submodules load on first use (lazy_loader, scientific-python's SPEC 1 on lazy loading), so
 # ``pecli --help`` and other commands import only the parts they run.
@@ -56,6 +62,10 @@ __getattr__, __dir__, _ = lazy_loader.attach(
         ],
         "core.errors": ["ParameterError"],
         "core.fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
+        "core.rope": ["RopeSpec", "rope_frequencies"],
+        "core.rope.cache": ["rope_cache"],
+        "core.rope.config": ["spec_from_config"],
+        "core.rope.permute": ["qk_permutation"],
     },
 )
 
@@ -66,6 +76,7 @@ __all__ = [
     "PRESETS",
     "Convention",
     "ParameterError",
+    "RopeSpec",
     "__version__",
     "add",
     "add_encoding",
@@ -78,6 +89,10 @@ __all__ = [
     "fourier_frequencies",
     "layout_views",
     "positional_encoding",
+    "qk_permutation",
+    "rope_cache",
+    "rope_frequencies",
+    "spec_from_config",
     "table_blocks",
     "wavelengths",
 ]

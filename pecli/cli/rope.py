@@ -10,7 +10,7 @@ import typer
 
 from ..io import formats, writing
 from . import text
-from ._app import app
+from ._app import PecliGroup, app
 from .options import Dtype, DtypeOpt, FormatOpt, Header, N, Quiet, TableOutput
 from .progress import say_written, write_streamed
 from .rope_options import rope_spec_options
@@ -19,9 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core.rope import RopeFrequencies, RopeSpec
 
 rope_app = typer.Typer(
+    cls=PecliGroup,  # `pecli rope` alone prints its help and succeeds, as `pecli` does
     name="rope",
     help="Rotary position embeddings (RoPE): frequencies, caches, configs, permutation.",
-    no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
