@@ -48,6 +48,15 @@ CASES: dict[str, dict[str, Any]] = {
         short_factor=SHORT_FACTOR, long_factor=LONG_FACTOR)),
     "default": dict(head_dim=128, max_position_embeddings=8192, rope_parameters=dict(
         rope_type="default", rope_theta=500000.0)),
+    "deepseek_yarn": dict(head_dim=64, max_position_embeddings=163840, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=40.0, mscale=1.0, mscale_all_dim=1.0,
+        beta_fast=32, beta_slow=1, original_max_position_embeddings=4096)),
+    "yarn_mscale": dict(head_dim=64, max_position_embeddings=65536, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=16.0, mscale=0.707, mscale_all_dim=1.0,
+        original_max_position_embeddings=4096)),
+    "proportional": dict(head_dim=128, max_position_embeddings=8192, rope_parameters=dict(
+        rope_type="proportional", rope_theta=1000000.0, partial_rotary_factor=0.25,
+        factor=8.0)),
 }  # fmt: skip
 
 
