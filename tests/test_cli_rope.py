@@ -154,3 +154,11 @@ def test_config_without_a_needed_field_names_it(run_cli, tmp_path):
     result = run_cli("rope", "config", str(path))
     assert result.exit_code == 2
     assert "original_max_position_embeddings is required by rope_type 'yarn'" in result.stderr
+
+
+def test_precision_csv_has_a_row_per_scenario_and_decade(run_cli):
+    rows = _rows(run_cli("rope", "precision", "--n", "5000", "--format", "csv").stdout)
+    assert [(r["scenario"], r["first"], r["last"]) for r in rows[:4]] == [
+        ("fp32", "0", "9"), ("fp32", "10", "99"), ("fp32", "100", "999"), ("fp32", "1000", "4999"),
+    ]  # fmt: skip
+    assert len(rows) == 16 and float(rows[6]["max_phase_error"]) > 1.0  # bf16 inv_freq, 100…

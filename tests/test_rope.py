@@ -198,3 +198,27 @@ def test_v4_and_v5_configs_give_the_same_spec_and_findings_name_the_traps():
     assert a == b == RopeSpec(**{**LLAMA31.__dict__, "max_position_embeddings": 131072})
     assert any("'type'" in n for n in notes_a) and any("rope_parameters" in n for n in notes_b)
     assert any("refuses it or silently applies no scaling" in n for n in notes_a)
+
+
+def test_phase_errors_per_decade_against_hand_derived_and_mpmath_values():
+    import ml_dtypes
+
+    from pecli.analysis.rope_precision import rope_phase_errors
+
+    freqs = rope_frequencies(LLAMA31)
+    rows = {(r.scenario, r.first): r for r in rope_phase_errors(freqs, 131072)}
+    # ω_0 = 1: bf16 positions are exact to 256, then 4 apart up to 1023 (error 2), 512 apart
+    # past 65536 (error up to 256)
+    assert rows["bf16-positions", 10].phase < 1e-5 and rows["bf16-positions", 100].phase == 2.0
+    assert 250 <= rows["bf16-positions", 100000].phase <= 256
+    # fp32: ω rounded (2^-24 relative) and the product rounded (2^-24): at most 2^-23·p·ω_0
+    for first in (0, 10, 100, 1000, 10000, 100000):
+        row = rows["fp32", first]
+        assert 0 < row.phase <= 2.0**-23 * row.last
+    exact = ref.llama3(500000.0, 128, 8, 1, 4, 8192)
+    worst = 0.0
+    for p in range(10):
+        for e in exact:
+            w = np.float32(np.float32(float(e)).astype(ml_dtypes.bfloat16))
+            worst = max(worst, abs(float(np.float32(p) * w) - p * e))
+    assert rows["bf16-inv-freq", 0].phase == pytest.approx(worst, rel=1e-12)

@@ -7,6 +7,7 @@ from . import (  # noqa: F401  (registers the commands)
     fourier,
     plots,
     rope,
+    rope_checks,
     wavelengths,
 )
 from ._app import app, main
