@@ -150,24 +150,36 @@ def _blocks(
     freqs: RopeFrequencies, n: int, start: int, kind: str, stored: np.dtype, part: str, step: int
 ) -> Iterator[np.ndarray]:
     h = freqs.inv_freq.size
+    names = ("cos", "sin") if part == "both" else (part,)
+    scale = freqs.attention_factor
+    # pairs (sin, cos) side by side: the kernel's fastest output (one complex product per
+    # value); rounded straight to the output dtype when no attention factor follows
+    scratch = np.dtype(stored if scale == 1.0 else np.float64)
     for row in range(0, n, step):
         m = min(step, n - row)
-        pairs = np.empty((m, 2 * h), dtype=np.float64)
+        pairs = np.empty((m, 2 * h), dtype=scratch)
         kernels.fill_sin_cos_consecutive(
             pairs[:, 0::2], pairs[:, 1::2], float(start), freqs.inv_freq,
             omega_residual=freqs.residual, offset=row,
         )  # fmt: skip
-        pairs *= freqs.attention_factor
-        blocks = [_spread(pairs[:, 1::2], kind), _spread(pairs[:, 0::2], kind)]
-        chosen = blocks if part == "both" else blocks[PARTS.index(part) - 1 : PARTS.index(part)]
-        yield np.concatenate(chosen, axis=1).astype(stored)
+        if scale != 1.0:
+            pairs *= scale
+        out = np.empty((m, 2 * h * len(names)), dtype=stored)
+        for k, name in enumerate(names):
+            values = pairs[:, 1::2] if name == "cos" else pairs[:, 0::2]
+            _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
+        yield out
 
 
-def _spread(values: np.ndarray, kind: str) -> np.ndarray:
-    """``(m, h)`` per-pair values as the ``(m, 2h)`` cache of the layout."""
+def _spread(block: np.ndarray, values: np.ndarray, kind: str) -> None:
+    """Write ``(m, h)`` per-pair values into an ``(m, 2h)`` block in the layout."""
+    h = values.shape[1]
     if kind == "interleaved":
-        return np.repeat(values, 2, axis=1)
-    return np.concatenate([values, values], axis=1)
+        block[:, 0::2] = values
+        block[:, 1::2] = values
+    else:
+        block[:, :h] = values
+        block[:, h:] = values
 
 
 def cache_columns(rotary_dim: int, part: str = "both") -> list[str]:
