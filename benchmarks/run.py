@@ -1,7 +1,7 @@
 """Every benchmark in one run (`make bench`): python benchmarks/run.py [--quick].
 
-Table compute, CSV export, start-up and figure, peak memory, a RoPE cache; each prints its own table of
-ratios against the anchors measured in the same run. ``make bench`` takes a few minutes
+Table compute, CSV export, start-up and figure, peak memory, a RoPE cache; each prints its
+own table of ratios against the anchors measured in the same run. ``make bench`` takes a few minutes
 (the memory benchmark writes and deletes a 4 GB file); ``--quick`` is a smoke run.
 """
 

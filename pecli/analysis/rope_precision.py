@@ -3,9 +3,10 @@
 Frameworks build the angles ``p·ω_i`` of a rotary embedding in float32 (transformers 5.24:
 ``position_ids.float() * inv_freq.float()``); a matrix product under bf16 autocast rounds them
 to bf16, and a model loaded in bf16 may hold ``inv_freq`` or the positions in bf16 (exact
-integers only up to 256). Each scenario rounds the positions, the frequencies and the product to its dtypes, as
-such code does; the error is measured against pecli's exact angles (double-double
-``p·ω``, :mod:`pecli.core.angles`), per decade of positions. bfloat16 comes from ``ml_dtypes``.
+integers only up to 256). Each scenario rounds the positions, the frequencies and the
+product to its dtypes, as such code does; the error is measured against pecli's exact angles
+(double-double ``p·ω``, :mod:`pecli.core.angles`), per decade of positions. bfloat16 comes
+from ``ml_dtypes``.
 
 References
 ----------
