@@ -162,3 +162,37 @@ def test_precision_csv_has_a_row_per_scenario_and_decade(run_cli):
         ("fp32", "0", "9"), ("fp32", "10", "99"), ("fp32", "100", "999"), ("fp32", "1000", "4999"),
     ]  # fmt: skip
     assert len(rows) == 16 and float(rows[6]["max_phase_error"]) > 1.0  # bf16 inv_freq, 100…
+
+
+def test_permute_safetensors_rows_of_q_only_into_a_new_file(run_cli, tmp_path):
+    import ml_dtypes
+
+    from pecli.io.tensors import read_safetensors, write_safetensors
+
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((2 * 8, 3)).astype(ml_dtypes.bfloat16)
+    other = rng.standard_normal(5).astype(np.float32)
+    source, out = tmp_path / "meta.safetensors", tmp_path / "hf.safetensors"
+    write_safetensors({"wq": q, "norm": other}, output=source, metadata={"format": "pt"})
+    args = ["--heads", "2", "--input", str(source), "--tensor", "wq", "-o", str(out), "-q"]
+    assert run_cli("rope", "permute", *args).exit_code == 0
+    tensors, metadata = read_safetensors(out)
+    converter = q.reshape(2, 4, 2, 3).transpose(0, 2, 1, 3).reshape(16, 3)  # transformers' permute
+    assert tensors["wq"].dtype == q.dtype and np.array_equal(tensors["wq"], converter)
+    assert np.array_equal(tensors["norm"], other) and metadata == {"format": "pt"}
+    assert np.array_equal(read_safetensors(source)[0]["wq"], q)  # the input is untouched
+    back = tmp_path / "back.safetensors"
+    args = ["--heads", "2", "--direction", "hf-to-meta", "--input", str(out), "--tensor", "wq"]
+    assert run_cli("rope", "permute", *args, "-o", str(back)).exit_code == 0
+    assert np.array_equal(read_safetensors(back)[0]["wq"], q)
+
+
+def test_permute_safetensors_unknown_tensor_is_a_usage_error(run_cli, tmp_path):
+    from pecli.io.tensors import write_safetensors
+
+    source = tmp_path / "m.safetensors"
+    write_safetensors({"wq": np.zeros((8, 2), np.float32)}, output=source)
+    args = ["--input", str(source), "--tensor", "wk", "-o", str(tmp_path / "o.safetensors")]
+    result = run_cli("rope", "permute", *args)
+    assert result.exit_code == 2 and "--tensor" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.safetensors"]

@@ -8,6 +8,7 @@ from . import (  # noqa: F401  (registers the commands)
     plots,
     rope,
     rope_checks,
+    rope_permute,
     wavelengths,
 )
 from ._app import app, main
