@@ -196,3 +196,15 @@ def test_permute_safetensors_unknown_tensor_is_a_usage_error(run_cli, tmp_path):
     result = run_cli("rope", "permute", *args)
     assert result.exit_code == 2 and "--tensor" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.safetensors"]
+
+
+def test_identify_a_safetensors_buffer(run_cli, tmp_path):
+    from pecli.io.tensors import write_safetensors
+
+    inv = np.load("tests/fixtures/libraries/rope/qwen_yarn_inv_freq.npy")
+    path = tmp_path / "model.safetensors"
+    write_safetensors({"model.layers.0.self_attn.rotary_emb.inv_freq": inv}, output=path)
+    args = ["--tensor", "model.layers.0.self_attn.rotary_emb.inv_freq", "--format", "json"]
+    report = json.loads(run_cli("rope", "identify", str(path), *args).stdout)
+    assert (report["rope_type"], report["theta"], report["factor"]) == ("yarn", 1e6, 4.0)
+    assert (report["ramp_low"], report["ramp_high"], report["rotary_dim"]) == (23.0, 40.0, 128)

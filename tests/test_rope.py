@@ -222,3 +222,43 @@ def test_phase_errors_per_decade_against_hand_derived_and_mpmath_values():
             w = np.float32(np.float32(float(e)).astype(ml_dtypes.bfloat16))
             worst = max(worst, abs(float(np.float32(p) * w) - p * e))
     assert rows["bf16-inv-freq", 0].phase == pytest.approx(worst, rel=1e-12)
+
+
+IDENTIFIED = {
+    "default": ("default", 500000.0, {}), "linear": ("linear", 10000.0, {"factor": 4.0}),
+    "llama31": ("llama3", 500000.0, {"factor": 8.0, "unchanged": 29, "smoothed": 6,
+                "original_max_position_embeddings": 8192.0, "high_freq_factor": 4.0}),
+    "qwen_yarn": ("yarn", 1e6, {"factor": 4.0, "ramp_low": 23.0, "ramp_high": 40.0}),
+    "gptoss_yarn": ("yarn", 150000.0, {"factor": 32.0}),
+    "deepseek_yarn": ("yarn", 10000.0, {"factor": 40.0, "ramp_low": 10.0, "ramp_high": 23.0}),
+    "proportional": ("proportional", 1e6, {"rope_angles": 16, "factor": 8.0}),
+    "partial_025": ("default", 10000.0, {}), "dynamic_8192": ("default", 30527.7, {}),
+    "phi3_longrope": ("unknown", math.nan, {}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(IDENTIFIED))
+def test_identify_recognises_transformers_inv_freq(case):
+    from pecli.analysis.rope_identify import identify_inv_freq
+
+    guess = identify_inv_freq(FIXTURES[f"{case}_inv_freq"].table)
+    kind, theta, params = IDENTIFIED[case]
+    assert guess.rope_type == kind and guess.storage == "float32"
+    assert guess.theta == theta or (math.isnan(theta) and math.isnan(guess.theta))
+    assert {k: guess.parameters[k] for k in params} == params
+    if case == "gptoss_yarn":  # not truncated: the exact correction range
+        assert guess.parameters["ramp_low"] == pytest.approx(8.0928, abs=1e-4)
+        assert any("truncate false" in f for f in guess.findings)
+
+
+def test_identify_bf16_llama2_buffer_and_a_damaged_first_frequency():
+    import ml_dtypes
+
+    from pecli.analysis.rope_identify import identify_inv_freq
+
+    exact = rope_frequencies(RopeSpec(theta=10000.0, head_dim=128)).inv_freq
+    guess = identify_inv_freq(exact.astype(ml_dtypes.bfloat16))
+    assert (guess.rope_type, guess.theta, guess.storage) == ("default", 10000.0, "bfloat16")
+    damaged = exact.copy()
+    damaged[0] = 1 - 2.0**-40  # not 1: re-initialised or overwritten
+    assert any("not exactly 1" in f for f in identify_inv_freq(damaged).findings)

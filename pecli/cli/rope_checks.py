@@ -1,7 +1,8 @@
-"""``pecli rope precision``: what bf16 / fp32 arithmetic costs a RoPE cache, per position decade."""
+"""``pecli rope precision`` (what bf16 / fp32 costs a cache) and ``pecli rope identify``."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
@@ -11,7 +12,15 @@ from ..io import writing
 from . import text
 from .options import Quiet
 from .progress import say_written
-from .rope import ReportFormatOpt, ReportOutput, RopeStart, _kind, rope_app
+from .rope import (
+    JsonOutput,
+    ReportFormat,
+    ReportFormatOpt,
+    ReportOutput,
+    RopeStart,
+    _kind,
+    rope_app,
+)
 from .rope_options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,3 +72,45 @@ def _table(columns: dict[str, np.ndarray]) -> Any:
     for name, first, last, phase, cos in zip(*columns.values(), strict=True):
         table.add_row(str(name), f"{first} … {last}", f"{phase:.3g}", f"{cos:.3g}")
     return table
+
+
+InvFreqFile = Annotated[
+    str, typer.Argument(help="An inv_freq vector: .npy, CSV (one row or column) or .safetensors.")
+]
+TensorName = Annotated[
+    str | None, typer.Option("--tensor", help="The tensor's name in a .safetensors file.")
+]
+JsonOnly = Annotated[
+    ReportFormat | None,
+    typer.Option("--format", help="table or json. [default: the suffix, else table]"),
+]
+
+
+@rope_app.command("identify")
+def identify_command(
+    file: InvFreqFile, tensor: TensorName = None, fmt: JsonOnly = None,
+    output: JsonOutput = "-", quiet: Quiet = False,
+) -> None:  # fmt: skip
+    """Which rotary embedding made this inv_freq vector: θ, width, rope type, its parameters.
+
+    Reads a vector saved as .npy or CSV, or a tensor of a .safetensors checkpoint (older
+    Llama-2 files hold model.layers.N.self_attn.rotary_emb.inv_freq). The type follows from
+    the ratio to 1/θ^(2i/dim): 1 (default), constant (linear), a ramp in i (yarn) or in ω
+    (llama3), trailing zeros (proportional); the storage dtype sets the tolerance.
+
+    Example: pecli rope identify inv_freq.npy
+    """
+    from ..analysis.rope_identify import identify_inv_freq
+    from ..io.tensors import read_vector
+
+    kind = _kind(output, fmt, ("json",))
+    guess = identify_inv_freq(read_vector(file, tensor=tensor))
+    theta = None if math.isnan(guess.theta) else guess.theta  # not determined (JSON has no NaN)
+    report = {"rope_type": guess.rope_type, "theta": theta, "rotary_dim": guess.rotary_dim,
+              "storage": guess.storage, **guess.parameters}  # fmt: skip
+    if kind == "json":
+        writing.write_json({**report, "findings": guess.findings}, output=output)
+    else:
+        lines = [f"{key}: {value}" for key, value in report.items()]
+        text.show(*lines, *(f"note: {finding}" for finding in guess.findings), output=output)
+    say_written(output, quiet=quiet)

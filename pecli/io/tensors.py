@@ -18,7 +18,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from .guard import atomic_output
 
-__all__ = ["read_safetensors", "write_safetensors"]
+__all__ = ["read_safetensors", "read_vector", "write_safetensors"]
 
 _CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16",
           "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8",
@@ -87,3 +87,37 @@ def write_safetensors(
         for array in tensors.values():
             little = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
             handle.write(np.ascontiguousarray(array, dtype=little).tobytes())
+
+
+def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file") -> np.ndarray:
+    """One vector: a tensor of a ``.safetensors`` file, a 1-D ``.npy``, or a one-row/column table.
+
+    Raises
+    ------
+    ParameterError
+        If the file cannot be read, the tensor is not in it, or it holds no vector.
+
+    """
+    from .reading import read_table
+
+    if path.endswith(".safetensors"):
+        tensors = read_safetensors(path, parameter=parameter)[0]
+        if tensor not in tensors:
+            raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
+        table = tensors[tensor]
+    elif path.endswith(".npy") and os.path.isfile(path):
+        import ml_dtypes
+
+        try:
+            table = np.load(path, allow_pickle=False)
+        except (ValueError, OSError) as error:
+            raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
+        if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
+            table = table.view(ml_dtypes.bfloat16)
+    else:
+        table = read_table(path, parameter=parameter)
+    if table.ndim == 2 and 1 in table.shape:
+        table = table.reshape(-1)
+    if table.ndim != 1:
+        raise ParameterError(parameter, "must hold one vector", f"shape {table.shape}")
+    return table
