@@ -1,7 +1,7 @@
 """Every benchmark in one run (`make bench`): python benchmarks/run.py [--quick].
 
-Table compute, CSV export, start-up and figure, peak memory; each prints its own table of
-ratios against the anchors measured in the same run. ``make bench`` takes a few minutes
+Table compute, CSV export, start-up and figure, peak memory, a RoPE cache; each prints its
+own table of ratios against the anchors measured in the same run. ``make bench`` takes a few minutes
 (the memory benchmark writes and deletes a 4 GB file); ``--quick`` is a smoke run.
 """
 
@@ -13,6 +13,7 @@ import platform
 
 import bench_csv
 import bench_memory
+import bench_rope
 import bench_startup
 import bench_table
 
@@ -32,6 +33,7 @@ def main() -> None:
     plain = [] if args.quick else ["--plain"]  # also a venv of the newest allowed versions
     bench_startup.main(["--repeats", "5" if args.quick else "21", *plain])
     bench_memory.main(quick)
+    bench_rope.main([*quick, "--repeats", str(args.repeats)])
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ wrapper (docs/architecture.md).
 * 2-D / N-D tables of grids of patches, as each vision library builds them:
   :func:`grid_table`, :func:`grid_blocks`, :func:`grid_column_names`, :data:`GRID_PRESETS`
   (docs/grids.md).
+* rotary embeddings: :class:`RopeSpec`, :func:`rope_frequencies`, :func:`rope_cache`,
+  :func:`spec_from_config`, :func:`qk_permutation` (docs/rope.md).
 
 References
 ----------
@@ -41,6 +43,10 @@ if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve t
     from .core.errors import ParameterError
     from .core.fourier import feature_names, fourier_features, fourier_frequencies
     from .core.grids import GRID_PRESETS, grid_blocks, grid_column_names, grid_table
+    from .core.rope import RopeSpec, rope_frequencies
+    from .core.rope.cache import rope_cache
+    from .core.rope.config import spec_from_config
+    from .core.rope.permute import qk_permutation
 
 # Submodules load on first use (lazy_loader, scientific-python's SPEC 1 on lazy loading), so
 # ``pecli --help`` and other commands import only the parts they run.
@@ -61,6 +67,10 @@ __getattr__, __dir__, _ = lazy_loader.attach(
         "core.errors": ["ParameterError"],
         "core.fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
         "core.grids": ["GRID_PRESETS", "grid_blocks", "grid_column_names", "grid_table"],
+        "core.rope": ["RopeSpec", "rope_frequencies"],
+        "core.rope.cache": ["rope_cache"],
+        "core.rope.config": ["spec_from_config"],
+        "core.rope.permute": ["qk_permutation"],
     },
 )
 
@@ -72,6 +82,7 @@ __all__ = [
     "PRESETS",
     "Convention",
     "ParameterError",
+    "RopeSpec",
     "__version__",
     "add",
     "add_encoding",
@@ -87,6 +98,10 @@ __all__ = [
     "grid_table",
     "layout_views",
     "positional_encoding",
+    "qk_permutation",
+    "rope_cache",
+    "rope_frequencies",
+    "spec_from_config",
     "table_blocks",
     "wavelengths",
 ]

@@ -196,7 +196,14 @@ def _cli():
 
     group = typer.main.get_command(pecli.cli.app)
     ctx = typer.Context(group)
-    return group, {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+    commands = {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+    for name, command in list(commands.items()):  # a sub-group (pecli rope): "rope freqs", …
+        if hasattr(command, "list_commands"):
+            sub = typer.Context(command)
+            commands |= {
+                f"{name} {n}": command.get_command(sub, n) for n in command.list_commands(sub)
+            }
+    return group, commands
 
 
 GROUP, COMMANDS = _cli()
@@ -236,7 +243,7 @@ def test_option_has_help(command, param):
 
 def cli_sections(text: str) -> tuple[str, dict[str, str]]:
     """docs/cli.md split into the text before the command sections and ``{command: section}``."""
-    parts = re.split(r"^## pecli ([a-z][a-z-]*)[ \t]*$", text, flags=re.MULTILINE)
+    parts = re.split(r"^## pecli ([a-z][a-z-]*(?: [a-z][a-z-]*)?)[ \t]*$", text, flags=re.MULTILINE)
     preamble, sections = parts[0], {}
     for name, body in zip(parts[1::2], parts[2::2], strict=True):
         sections[name] = body.split("\n## ", 1)[0]  # up to the next section of any kind
@@ -303,6 +310,7 @@ def test_cli_md_section_is_a_command(section):
 def test_cli_md_section_names_only_the_commands_options(section):
     cmd = COMMANDS.get(section)
     known = GLOBAL | {n for p in (cmd.params if cmd else []) for n in _names(p)}
+    known |= {n for c, p in PARAMS if c.startswith(section + " ") for n in _names(p)}  # a group
     unknown = sorted(mentioned_options(SECTIONS[section]) - known)
     assert not unknown, f"docs/cli.md's 'pecli {section}' section names {unknown}, not its options"
 

@@ -7,6 +7,9 @@ from . import (  # noqa: F401  (registers the commands)
     fourier,
     grid,
     plots,
+    rope,
+    rope_checks,
+    rope_permute,
     spectra,
     wavelengths,
 )

@@ -20,7 +20,9 @@ from .guard import atomic_output
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-__all__ = ["save_figure", "save_figure_to", "write_records", "write_table", "write_table_to"]
+__all__ = [
+    "save_figure", "save_figure_to", "write_json", "write_records", "write_table", "write_table_to",
+]  # fmt: skip
 
 
 def write_table(
@@ -128,5 +130,14 @@ def write_records(
         text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
     else:
         text = csv_output.import_polars().DataFrame(columns).write_csv()
+    with atomic_output(output) as handle:
+        handle.write(text.encode("utf-8"))
+
+
+def write_json(value: object, *, output: str | os.PathLike[str] | None) -> None:
+    """Write one JSON document (indented, UTF-8, newline at the end) atomically."""
+    import json
+
+    text = json.dumps(value, indent=1, ensure_ascii=False) + "\n"
     with atomic_output(output) as handle:
         handle.write(text.encode("utf-8"))

@@ -1,0 +1,189 @@
+"""Recognise a RoPE ``inv_freq`` vector: θ, rotated width, rope type and its parameters.
+
+A vector found in a checkpoint (``…rotary_emb.inv_freq``) or dumped from a model is compared
+with the unscaled ``1/θ^(2i/dim)``: the leading pairs that no scaling touches give θ (a
+least-squares fit of ``ln ω_i`` against ``i``), and the ratio ``q_i = ω_i / (1/θ^(2i/dim))``
+tells the type: 1 everywhere (default), one constant below 1 (linear), 1 then ``1/f`` with a
+ramp linear in ``i`` between (yarn) or linear in ``ω_i`` (llama3), trailing zeros
+(proportional). The tolerance follows the storage dtype (float32 values carry float32
+rounding, as transformers computes them). Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import ParameterError
+from .precision import storage_precision, unit_roundoff
+
+__all__ = ["RopeGuess", "identify_inv_freq"]
+
+#: Relative tolerance per storage dtype: transformers' float32 pow loses ~15 ulps.
+_TOLERANCE = {"float64": 1e-9, "float32": 4e-6, "float16": 4 * unit_roundoff("float16"),
+              "bfloat16": 4 * unit_roundoff("bfloat16")}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RopeGuess:
+    """What an ``inv_freq`` vector is, as far as it determines it."""
+
+    rope_type: str
+    theta: float
+    rotary_dim: int
+    storage: str
+    parameters: dict[str, float] = field(default_factory=dict)
+    findings: list[str] = field(default_factory=list)
+
+
+def identify_inv_freq(values: np.ndarray) -> RopeGuess:
+    """Recognise the rope type, θ and scaling of an ``inv_freq`` vector.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Shape ``(rotary_dim/2,)`` (any float dtype): the inverse frequencies, pair 0 first.
+
+    Returns
+    -------
+    RopeGuess
+        ``rope_type`` (``default``, ``linear``, ``yarn``, ``llama3``, ``proportional`` or
+        ``unknown``), θ (rounded to a round number when that fits), the rotated width,
+        the storage dtype, what the values determine of the type's parameters (yarn's ramp
+        bounds, llama3's ``original_max_position_embeddings`` and ``high_freq_factor``
+        assuming ``low_freq_factor`` 1) and findings.
+
+    Raises
+    ------
+    ParameterError
+        ``values`` (as ``file``) is not a 1-D vector of at least 3 finite numbers >= 0
+        starting with a positive one.
+
+    Examples
+    --------
+    >>> inv = 1 / 500000.0 ** (np.arange(0, 128, 2) / 128)
+    >>> guess = identify_inv_freq(inv)
+    >>> guess.rope_type, guess.theta, guess.rotary_dim
+    ('default', 500000.0, 128)
+
+    """
+    v = np.asarray(values)
+    storage = storage_precision(v.astype(np.float64))  # bfloat16 arrays have kind "V"
+    w = _check(v.astype(np.float64))
+    tol, h = _TOLERANCE[storage], int(np.count_nonzero(w))
+    dim = 2 * w.size
+    findings: list[str] = []
+    theta, scale, run = _fit_theta(w[:h], dim, tol)
+    if run < 3:
+        findings.append("the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
+                        "(longrope?) that θ cannot be separated from")  # fmt: skip
+        return RopeGuess("unknown", math.nan, dim, storage, {}, findings)
+    base = theta ** (-np.arange(h) * 2.0 / dim)
+    q = w[:h] / base
+    if h < w.size:
+        findings.append(f"{w.size - h} trailing zero frequencies: pass-through pairs")
+        return RopeGuess(
+            "proportional",
+            theta,
+            dim,
+            storage,
+            {"rope_angles": h, "factor": _snap(1 / scale)},
+            findings,
+        )
+    if np.all(np.abs(q / scale - 1) < tol):
+        if abs(scale - 1) < tol:
+            _first_is_one(w, findings)
+            if len(f"{theta:.9g}".replace(".", "").strip("0")) > 3:
+                findings.append("θ is not a round number: dynamic NTK scaling gives such θ'")
+            return RopeGuess("default", theta, dim, storage, {}, findings)
+        return RopeGuess("linear", theta, dim, storage, {"factor": _snap(1 / scale)}, findings)
+    return _ramp(q, base, theta, dim, storage, tol, findings)
+
+
+def _check(w: np.ndarray) -> np.ndarray:
+    if w.ndim != 1 or w.size < 3 or not np.all(np.isfinite(w)) or np.any(w < 0) or w[0] <= 0:
+        raise ParameterError(
+            "file",
+            "must hold one inv_freq vector: >= 3 finite numbers >= 0, the first > 0",
+            f"shape {w.shape}",
+        )
+    return w
+
+
+def _fit_theta(w: np.ndarray, dim: int, tol: float) -> tuple[float, float, int]:
+    """θ, ``ω_0`` and the length of the leading run of constant ratios ``ω_{i+1}/ω_i``.
+
+    θ comes from a least-squares fit of ``ln ω_i`` on that run and is replaced by the roundest
+    number (fewest significant digits) that still fits every value of the run within ``tol``.
+    """
+    logs = np.log(w)
+    steps = np.diff(logs)
+    run = 1
+    while run < steps.size and abs(steps[run] - steps[0]) < 4 * tol * max(1.0, abs(logs[run + 1])):
+        run += 1
+    i = np.arange(run + 1)
+    slope, intercept = np.polyfit(i, logs[: run + 1], 1)
+    theta, scale = math.exp(-slope * dim / 2), math.exp(intercept)
+    for digits in range(1, 10):
+        rounded = float(f"{theta:.{digits}g}")
+        fit = w[: run + 1] / (scale * rounded ** (-i * 2.0 / dim))
+        if np.all(np.abs(fit - 1) < tol):
+            return rounded, scale, run + 1
+    return theta, scale, run + 1
+
+
+def _snap(x: float) -> float:
+    """The nearest integer if within 1e-3 relative (float32 data), else ``x``."""
+    return float(round(x)) if abs(x - round(x)) <= 1e-3 * max(1.0, abs(x)) else float(x)
+
+
+def _first_is_one(w: np.ndarray, findings: list[str]) -> None:
+    if w[0] != 1.0:
+        findings.append(
+            f"inv_freq[0] is {w[0]!r}, not exactly 1: a damaged or re-initialised buffer?"
+        )
+
+
+def _ramp(
+    q: np.ndarray, base: np.ndarray, theta: float, dim: int, storage: str, tol: float,
+    findings: list[str],
+) -> RopeGuess:  # fmt: skip
+    """Types that keep the fast pairs and divide the slow ones by f, with a transition."""
+    f = 1 / q[-1]
+    kept, divided = np.abs(q - 1) < tol, np.abs(q * f - 1) < tol
+    if q[0] > 1 + tol or f <= 1 or not kept[0] or np.any(np.diff(q) > tol):
+        findings.append("per-pair factors (longrope?): " + ", ".join(f"{1 / x:.6g}" for x in q))
+        return RopeGuess("unknown", theta, dim, storage, {}, findings)
+    idx = np.flatnonzero(~(kept | divided))
+    params = {"factor": _snap(f), "unchanged": int(kept.sum()), "smoothed": int(idx.size),
+              "interpolated": int(divided.sum())}  # fmt: skip
+    if idx.size < 2:
+        findings.append("too few smoothed pairs to tell yarn from llama3")
+        return RopeGuess("unknown", theta, dim, storage, params, findings)
+    s = (q - 1 / f) / (1 - 1 / f)  # 1 where kept, 0 where divided
+    kind, fitted = _transition(idx, base[idx], s[idx], findings)
+    return RopeGuess(kind, theta, dim, storage, params | fitted, findings)
+
+
+def _transition(
+    idx: np.ndarray, omega: np.ndarray, s: np.ndarray, findings: list[str]
+) -> tuple[str, dict[str, float]]:
+    """The type of the transition: yarn if linear in the pair index, llama3 if in the unscaled ω."""
+    yarn = np.polyfit(idx, s, 1, full=True)
+    llama = np.polyfit(omega, s, 1, full=True)
+    err_yarn = float(yarn[1][0]) if yarn[1].size else 0.0
+    err_llama = float(llama[1][0]) if llama[1].size else 0.0
+    if err_yarn <= err_llama:
+        slope, intercept = yarn[0]  # s = 1 − (i − low)/(high − low): 1 at low, 0 at high
+        low, high = _snap((1 - intercept) / slope), _snap(-intercept / slope)
+        whole = low == int(low) and high == int(high)
+        findings.append(f"ramp bounds {'are' if whole else 'are not'} integers: truncate "
+                        f"{'true (the default)' if whole else 'false'}")  # fmt: skip
+        return "yarn", {"ramp_low": low, "ramp_high": high}
+    a, b = llama[0]  # s = (L·ω/(2π) − low)/(high − low), with low = 1
+    high = 1 - 1 / b
+    findings.append("llama3: L and high_freq_factor assume low_freq_factor = 1")
+    length = _snap(a * 2 * math.pi * (high - 1))
+    return "llama3", {"original_max_position_embeddings": length, "high_freq_factor": _snap(high)}

@@ -1,0 +1,121 @@
+"""What low-precision arithmetic costs a RoPE cache: the phase error per position decade.
+
+Frameworks build the angles ``p·ω_i`` of a rotary embedding in float32 (transformers 5.24:
+``position_ids.float() * inv_freq.float()``); a matrix product under bf16 autocast rounds them
+to bf16, and a model loaded in bf16 may hold ``inv_freq`` or the positions in bf16 (exact
+integers only up to 256). Each scenario rounds the positions, the frequencies and the
+product to its dtypes, as such code does; the error is measured against pecli's exact angles
+(double-double ``p·ω``, :mod:`pecli.core.angles`), per decade of positions. bfloat16 comes
+from ``ml_dtypes``.
+
+References
+----------
+.. [1] J. Su et al., "RoFormer", 2021, §3.4; transformers ``models/llama/modeling_llama.py``,
+   ``LlamaRotaryEmbedding.forward``.
+
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core import angles
+from ..core.dtypes import float_dtype
+from ..core.errors import ParameterError
+from ..core.rope import RopeFrequencies
+from ..core.rules import check_n
+
+__all__ = ["SCENARIOS", "PhaseError", "rope_phase_errors"]
+
+#: name: (positions dtype, inv_freq dtype, angle dtype).
+SCENARIOS = {
+    "fp32": ("float32", "float32", "float32"),
+    "bf16-inv-freq": ("float32", "bfloat16", "float32"),
+    "bf16-positions": ("bfloat16", "float32", "float32"),
+    "bf16-angles": ("float32", "float32", "bfloat16"),
+}
+#: Positions sampled per decade (all of them in short decades).
+SAMPLES = 4096
+
+
+@dataclass(frozen=True)
+class PhaseError:
+    """The largest errors of one scenario over the positions ``first … last`` (one decade)."""
+
+    scenario: str
+    first: int
+    last: int
+    phase: float  # max |angle − p·ω| over pairs and sampled positions, radians
+    cos: float  # max |cos(angle) − cos(p·ω)| · attention factor
+
+
+def rope_phase_errors(
+    freqs: RopeFrequencies, n: int, *, start: int = 0, scenarios: tuple[str, ...] = tuple(SCENARIOS)
+) -> list[PhaseError]:
+    """Phase and cos errors of each scenario for every decade of positions ``start … start+n−1``.
+
+    Parameters
+    ----------
+    freqs : RopeFrequencies
+        The exact frequencies (:func:`pecli.core.rope.rope_frequencies`).
+    n : int
+        Positions (>= 1); decades are ``[0, 10)``, ``[10, 100)``, … clipped to the range.
+    start : int, keyword-only
+        First position, >= 0.
+    scenarios : tuple of str, keyword-only
+        Names from :data:`SCENARIOS`.
+
+    Returns
+    -------
+    list of PhaseError
+        One per scenario and decade, decades ascending within each scenario.
+
+    Raises
+    ------
+    ParameterError
+        Unknown scenario, ``n < 1`` or ``start < 0``.
+
+    Examples
+    --------
+    >>> from pecli.core.rope import RopeSpec, rope_frequencies
+    >>> freqs = rope_frequencies(RopeSpec(head_dim=8))
+    >>> rows = rope_phase_errors(freqs, 1000, scenarios=("bf16-positions",))
+    >>> [(r.first, r.last, round(r.phase, 3)) for r in rows]  # ω_0 = 1; bf16 steps 4 past 512
+    [(0, 9, 0.0), (10, 99, 0.0), (100, 999, 2.0)]
+
+    """
+    n = check_n(n)
+    if start < 0:
+        raise ParameterError("start", "must be >= 0", start)
+    for name in scenarios:
+        if name not in SCENARIOS:
+            raise ParameterError("scenario", f"must be one of {', '.join(SCENARIOS)}", name)
+    return [
+        _decade(freqs, name, first, last)
+        for name in scenarios
+        for first, last in _decades(start, start + n - 1)
+    ]
+
+
+def _decades(first: int, last: int) -> list[tuple[int, int]]:
+    out, low = [], 0
+    while low <= last:
+        high = 9 if low == 0 else low * 10 - 1
+        if high >= first:
+            out.append((max(low, first), min(high, last)))
+        low = 10 if low == 0 else low * 10
+    return out
+
+
+def _decade(freqs: RopeFrequencies, name: str, first: int, last: int) -> PhaseError:
+    pos_t, freq_t, angle_t = (float_dtype(t) for t in SCENARIOS[name])
+    p = np.unique(np.linspace(first, last, min(SAMPLES, last - first + 1)).round())[:, None]
+    w = freqs.inv_freq.astype(np.float32).astype(freq_t)  # a float32 buffer, then cast
+    angle = (p.astype(pos_t).astype(np.float32) * w.astype(np.float32)).astype(angle_t)
+    hi, lo = angles.product(p, freqs.inv_freq, freqs.residual)
+    got = angle.astype(np.float64)
+    phase = np.abs((got - hi) - lo)
+    cos = np.abs(np.cos(got) - angles.sin_cos((hi, lo))[1]) * freqs.attention_factor
+    return PhaseError(name, first, last, float(phase.max()), float(cos.max()))

@@ -1,0 +1,235 @@
+"""``pecli rope``: rotary embeddings — frequencies, caches, configs and the q/k permutation."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import numpy as np
+import typer
+
+from ..io import formats, writing
+from . import text
+from ._app import PecliGroup, app
+from .options import Dtype, DtypeOpt, FormatOpt, Header, N, Quiet, TableOutput
+from .progress import say_written, write_streamed
+from .rope_options import rope_spec_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.rope import RopeFrequencies, RopeSpec
+
+rope_app = typer.Typer(
+    cls=PecliGroup,  # `pecli rope` alone prints its help and succeeds, as `pecli` does
+    name="rope",
+    help="Rotary position embeddings (RoPE): frequencies, caches, configs, permutation.",
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(rope_app)
+
+
+class ReportFormat(StrEnum):
+    """Formats of the rope reports."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+ReportFormatOpt = Annotated[
+    ReportFormat | None,
+    typer.Option("--format", help="table, csv or json. [default: the suffix, else table]"),
+]
+ReportOutput = Annotated[
+    str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
+]
+RopeStart = Annotated[int, typer.Option("--start", help="First position (transformers: 0).")]
+RopeLayout = Annotated[
+    str,
+    typer.Option(
+        "--layout",
+        help="half-split (rotate_half, hf, llama, neox, qwen, gemma, llama.cpp-neox, vllm-neox, "
+        "mlx, flash-attn) or interleaved (gptj, meta, rotate_every_two, llama.cpp-norm, "
+        "vllm-gptj, mlx-traditional, flash-attn-interleaved, deepseek).",
+    ),
+]
+
+
+class Part(StrEnum):
+    """What the cache table holds."""
+
+    both = "both"
+    cos = "cos"
+    sin = "sin"
+
+
+PartOpt = Annotated[Part, typer.Option("--part", help="cos, sin, or both (cos columns, then sin).")]
+
+
+def _kind(output: str, fmt: ReportFormat | None, choices: tuple[str, ...] = ("csv", "json")) -> str:
+    """table, csv or json (``choices`` besides table) from --format, else the suffix."""
+    kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
+                                  default="table", suffixes=choices)  # fmt: skip
+    formats.check_output(output, kind)
+    return kind
+
+
+@rope_app.command("freqs")
+@rope_spec_options()
+def freqs_command(
+    fmt: ReportFormatOpt = None, output: ReportOutput = "-", quiet: Quiet = False,
+    *, rope: tuple[RopeSpec, list[str]],
+) -> None:  # fmt: skip
+    """inv_freq ω_i, wavelength λ_i = 2π/ω_i and what the scaling did, per rotary pair i.
+
+    The attention factor (which multiplies cos and sin) heads the table and is a column of
+    the CSV and JSON. Values come from the exact formula of each rope_type, rounded once.
+
+    Example: pecli rope freqs --rope-type llama3 --theta 500000 --factor 8 --low-freq-factor 1
+    --high-freq-factor 4 --original-max-position-embeddings 8192
+    """
+    from ..core.rope import rope_frequencies
+
+    kind = _kind(output, fmt)
+    freqs = rope_frequencies(rope[0])
+    columns = _freq_columns(freqs)
+    if kind != "table":
+        writing.write_records(columns, output=output, fmt=kind)
+    else:
+        text.show(*_summary(freqs, rope[1]), _freq_table(columns), output=output)
+    say_written(output, quiet=quiet)
+
+
+def _freq_columns(freqs: RopeFrequencies) -> dict[str, np.ndarray]:
+    from ..core.rope.frequencies import unscaled_inv_freq
+
+    base = unscaled_inv_freq(freqs.spec)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(base > 0, freqs.inv_freq / base, 1.0)
+    return {
+        "pair": np.arange(freqs.inv_freq.size),
+        "inv_freq": freqs.inv_freq,
+        "wavelength": freqs.wavelengths,
+        "unscaled_inv_freq": base,
+        "ratio": ratio,
+        "scaling": np.array(freqs.scaling),
+        "attention_factor": np.full(freqs.inv_freq.size, freqs.attention_factor),
+    }
+
+
+def _summary(freqs: RopeFrequencies, findings: list[str]) -> list[str]:
+    spec = freqs.spec
+    counts = ", ".join(f"{k} {v}" for k, v in freqs.counts().items())
+    lines = [
+        f"rope_type {spec.rope_type}, θ = {spec.theta:g}, head_dim {spec.head_dim}, "
+        f"rotated width {spec.rotary_dim} ({freqs.inv_freq.size} pairs)",
+        f"attention factor {freqs.attention_factor!r}; pairs: {counts}",
+    ]
+    lines += [f"{k} = {v!r}" for k, v in freqs.notes.items()]
+    return lines + [f"note: {finding}" for finding in findings]
+
+
+def _freq_table(columns: dict[str, np.ndarray]) -> Any:
+    from rich.table import Table
+
+    table = Table()
+    for name in ("pair i", "ω_i (rad / position)", "λ_i (positions)", "ω_i / unscaled", "scaling"):
+        table.add_column(name, justify="left" if name == "scaling" else "right")
+    for i, omega, lam, ratio, kind in zip(
+        *(columns[k] for k in ("pair", "inv_freq", "wavelength", "ratio", "scaling")), strict=True
+    ):
+        table.add_row(str(i), f"{omega:.10g}", f"{lam:.10g}", f"{ratio:.6g}", str(kind))
+    return table
+
+
+@rope_app.command("cache")
+@rope_spec_options()
+def cache_command(
+    n: N = 100, start: RopeStart = 0, layout: RopeLayout = "half-split", part: PartOpt = Part.both,
+    dtype: DtypeOpt = Dtype.float32, output: TableOutput = "-", fmt: FormatOpt = None,
+    header: Header = True, quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
+) -> None:  # fmt: skip
+    """The cos and sin of positions start … start+n-1, times the attention factor, as CSV or npy.
+
+    Each is rotary_dim wide: half-split [c_0 … c_h-1, c_0 … c_h-1] or interleaved
+    [c_0, c_0, c_1, c_1, …]; --part both puts the cos columns first, then the sin columns.
+    Angles are exact and every value is rounded once to --dtype. Streamed in row blocks.
+
+    Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
+    """
+    from ..core.rope import rope_frequencies
+    from ..core.rope.cache import cache_blocks, cache_columns
+
+    kind = formats.resolve_format(output, fmt.value if fmt else None)
+    formats.check_output(output, kind)
+    freqs = rope_frequencies(rope[0])
+    blocks = cache_blocks(freqs, n, start=start, layout=layout, dtype=dtype.value, part=part.value)
+    columns = cache_columns(rope[0].rotary_dim, part.value)
+    stored, shape = np.dtype(dtype.value), (n, len(columns))
+    sample = _sample(freqs, n, start, layout, dtype.value, part.value) if kind == "csv" else None
+    size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
+    write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
+                   header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+
+
+def _sample(
+    freqs: RopeFrequencies, n: int, start: int, layout: str, dtype: str, part: str
+) -> np.ndarray:
+    """Up to 64 rows spread over the cache, for the CSV size estimate."""
+    from ..core.rope.cache import cache_blocks
+
+    rows = np.unique(np.linspace(start, start + n - 1, 64).round().astype(np.int64))
+    return np.concatenate(
+        [
+            next(cache_blocks(freqs, 1, start=int(p), layout=layout, dtype=dtype, part=part))
+            for p in rows
+        ]
+    )
+
+
+ConfigFile = Annotated[str, typer.Argument(help="A model's config.json, or its folder.")]
+SeqLen = Annotated[
+    int | None, typer.Option("--seq-len", help="Sequence length (dynamic, longrope).")
+]
+JsonFormatOpt = Annotated[
+    ReportFormat | None,
+    typer.Option("--format", help="table or json. [default: the suffix, else table]"),
+]
+JsonOutput = Annotated[
+    str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
+]
+
+
+@rope_app.command("config")
+def config_command(
+    file: ConfigFile, seq_len: SeqLen = None, fmt: JsonFormatOpt = None,
+    output: JsonOutput = "-", quiet: Quiet = False,
+) -> None:  # fmt: skip
+    """What a model's config.json says about its rotary embedding, read as transformers 5 does.
+
+    Both generations of configs are read (transformers 4: rope_theta + rope_scaling, 'type'
+    for rope_type; transformers 5: rope_parameters). Findings name the fields an older or
+    careless parser gets wrong; a field the rope type needs and the config lacks is an error.
+
+    Example: pecli rope config path/to/config.json
+    """
+    from ..core.rope import rope_frequencies
+    from ..core.rope.config import spec_from_config
+    from ..io.reading.json_config import read_json_object
+
+    kind = _kind(output, fmt, ("json",))
+    spec, findings = spec_from_config(
+        read_json_object(file, parameter="file"), seq_len=seq_len, parameter="file"
+    )
+    freqs = rope_frequencies(spec)
+    derived = {"rotary_dim": spec.rotary_dim, "attention_factor": freqs.attention_factor}
+    report = {**_plain(spec.given()), **derived, "pairs": freqs.counts(), **freqs.notes}
+    if kind == "json":
+        writing.write_json({**report, "findings": findings}, output=output)
+    else:
+        text.show(*_summary(freqs, findings), output=output)
+    say_written(output, quiet=quiet)
+
+
+def _plain(fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()}

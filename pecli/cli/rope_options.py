@@ -1,0 +1,128 @@
+"""The options that describe a rotary embedding, declared once for ``pecli rope freqs/cache``.
+
+``@rope_spec_options()`` gives a command ``--config`` and one option per field of
+:class:`~pecli.core.rope.spec.RopeSpec` and hands it the checked spec and the config's
+findings as ``rope``. Options given beside ``--config`` override the config's values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+if typing.TYPE_CHECKING:  # pragma: no cover
+    from ..core.rope.spec import RopeSpec
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
+
+
+def _opt(name: str, kind: Any, text: str) -> Any:
+    return Annotated[kind | None, typer.Option(name, help=text, show_default=False)]
+
+
+_FACTOR_RULE = ">= 1 for linear, dynamic, yarn, longrope, llama3"
+#: (parameter, option, type, help) for every field of RopeSpec, after --config; all default None.
+_TABLE: tuple[tuple[str, str, Any, str], ...] = (
+    ("config", "--config", str,
+     "A model's config.json (or its folder); the options below override it."),
+    ("rope_type", "--rope-type", str,
+     "default, linear, dynamic, yarn, longrope, llama3 or proportional. [default: default]"),
+    ("theta", "--theta", float, "rope_theta, the base θ (> 1). [default: 10000]"),
+    ("head_dim", "--head-dim", int, "Width of one attention head (even). [default: 128]"),
+    ("partial_rotary_factor", "--partial-rotary-factor", float,
+     "Fraction of the head that rotates, (0, 1]. [default: 1]"),
+    ("factor", "--factor", float, f"Scaling factor f ({_FACTOR_RULE})."),
+    ("original_max_position_embeddings", "--original-max-position-embeddings", int,
+     "Pre-training context length L (yarn, longrope, llama3)."),
+    ("max_position_embeddings", "--max-position-embeddings", int,
+     "max_position_embeddings (dynamic; yarn/longrope take f = max/L without --factor)."),
+    ("seq_len", "--seq-len", int,
+     "Sequence length: dynamic's new θ; longrope's long factors past L."),
+    ("low_freq_factor", "--low-freq-factor", float,
+     "llama3: wavelengths above L/low are divided by f."),
+    ("high_freq_factor", "--high-freq-factor", float, "llama3: wavelengths below L/high are kept."),
+    ("beta_fast", "--beta-fast", float, "yarn: rotations bounding extrapolation. [default: 32]"),
+    ("beta_slow", "--beta-slow", float, "yarn: rotations bounding interpolation. [default: 1]"),
+    ("mscale", "--mscale", float,
+     "yarn: with --mscale-all-dim, attention factor mscale(f, m)/mscale(f, m_all)."),
+    ("mscale_all_dim", "--mscale-all-dim", float, "yarn: see --mscale."),
+    ("attention_factor", "--attention-factor", float,
+     "yarn, longrope: the factor on cos and sin. [default: from f]"),
+    ("short_factor", "--short-factor", str, "longrope: rotary_dim/2 comma-separated factors."),
+    ("long_factor", "--long-factor", str,
+     "longrope: rotary_dim/2 comma-separated factors, used past L."),
+)  # fmt: skip
+_TRUNCATE = Annotated[
+    bool | None,
+    typer.Option(
+        "--truncate/--no-truncate",
+        help="yarn: round the correction range to integers (gpt-oss: --no-truncate). "
+        "[default: truncate]",
+        show_default=False,
+    ),
+]
+_OPTIONS: tuple[tuple[str, Any], ...] = (
+    *((name, _opt(flag, kind, text)) for name, flag, kind, text in _TABLE),
+    ("truncate", _TRUNCATE),
+)
+
+
+def rope_spec_options() -> Callable[[Command], Command]:
+    """Replace a command's ``rope`` parameter by the options above; pass ``(spec, findings)``."""
+
+    def decorate(command: Command) -> Command:
+        hints = typing.get_type_hints(command, localns={"RopeSpec": object}, include_extras=True)
+        params: list[inspect.Parameter] = []
+        for param in inspect.signature(command).parameters.values():
+            if param.name == "rope":
+                params += [
+                    inspect.Parameter(n, _KEYWORD, default=None, annotation=a) for n, a in _OPTIONS
+                ]
+            else:
+                params.append(param.replace(kind=_KEYWORD, annotation=hints[param.name]))
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> Any:
+            knobs = {name: kwargs.pop(name) for name, _ in _OPTIONS}
+            return command(rope=resolve_spec(**knobs), **kwargs)
+
+        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        run.__annotations__ = {param.name: param.annotation for param in params}
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+def resolve_spec(config: str | None = None, **fields: Any) -> tuple[RopeSpec, list[str]]:
+    """The checked spec from ``--config`` and the field options (these win), and findings."""
+    from ..core.rope.config import spec_from_config
+    from ..core.rope.spec import RopeSpec, check_spec
+    from ..io.reading.json_config import read_json_object
+
+    given = {k: _factors(k, v) for k, v in fields.items() if v is not None}
+    if config is None:
+        return check_spec(RopeSpec(**given)), []
+    spec, findings = spec_from_config(read_json_object(config), seq_len=fields.get("seq_len"))
+    if given:
+        findings.append("given on the command line: " + ", ".join(sorted(given)))
+        spec = check_spec(dataclasses.replace(spec, **given))
+    return spec, findings
+
+
+def _factors(name: str, value: Any) -> Any:
+    """``--short-factor 1,1.5,2`` as a tuple of floats; other values unchanged."""
+    if name not in ("short_factor", "long_factor"):
+        return value
+    from ..core.errors import ParameterError
+
+    try:
+        return tuple(float(part) for part in str(value).split(","))
+    except ValueError:
+        raise ParameterError(name, "must be comma-separated numbers", value) from None

@@ -1,0 +1,195 @@
+"""cos/sin caches of a rotary embedding in the half-split or interleaved layout.
+
+``cos[p, k]`` and ``sin[p, k]`` for positions ``p = start … start+n−1`` and the rotated
+width ``k < rotary_dim``, times the attention factor, as transformers'
+``LlamaRotaryEmbedding.forward`` returns them (half-split) or as GPT-J / Meta use them
+(interleaved). The angles ``p·ω`` are exact double-doubles (the frequency's residual
+included) and sin/cos come from :func:`pecli.core.kernels.fill_sin_cos_consecutive`, so each
+value is within about 1e-15 of the exact one before the single rounding to the output dtype.
+Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from .. import kernels
+from ..errors import ParameterError
+from ..rules import MAX_POSITION, check_dtype, check_n
+from .frequencies import RopeFrequencies
+
+__all__ = ["LAYOUT_ALIASES", "PARTS", "cache_blocks", "cache_columns", "rope_cache", "rope_layout"]
+
+#: What frameworks call the two layouts; every name maps to ``half-split`` or ``interleaved``.
+LAYOUT_ALIASES = {
+    **dict.fromkeys(
+        ("half-split", "half", "rotate_half", "rotate-half", "hf", "transformers", "llama",
+         "gpt-neox", "neox", "qwen", "gemma", "phi", "llama.cpp-neox", "vllm-neox",
+         "is_neox_style", "mlx", "flash-attn"),
+        "half-split",
+    ),
+    **dict.fromkeys(
+        ("interleaved", "rotate_every_two", "rotate-every-two", "gptj", "gpt-j", "codegen",
+         "meta", "llama.cpp-norm", "norm", "vllm-gptj", "mlx-traditional",
+         "flash-attn-interleaved", "deepseek", "torchtune", "lucidrains"),
+        "interleaved",
+    ),
+}  # fmt: skip
+#: What a cache table holds: the cos block, the sin block, or both side by side.
+PARTS = ("both", "cos", "sin")
+#: Values per block of the streamed cache (about 8 MB of float64 per temporary).
+BLOCK_CELLS = 1 << 20
+
+
+def rope_layout(name: str) -> str:
+    """``half-split`` or ``interleaved`` for any of :data:`LAYOUT_ALIASES` (case-insensitive).
+
+    Examples
+    --------
+    >>> rope_layout("GPT-NeoX"), rope_layout("llama.cpp-norm"), rope_layout("mlx-traditional")
+    ('half-split', 'interleaved', 'interleaved')
+
+    """
+    key = str(name).strip().lower()
+    if key not in LAYOUT_ALIASES:
+        names = ", ".join(LAYOUT_ALIASES)
+        raise ParameterError("layout", f"must be one of {names}", name)
+    return LAYOUT_ALIASES[key]
+
+
+def rope_cache(
+    freqs: RopeFrequencies,
+    n: int,
+    *,
+    start: int = 0,
+    layout: str = "half-split",
+    dtype: DTypeLike = np.float32,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``cos`` and ``sin`` caches for positions ``start … start+n−1``, times the attention factor.
+
+    Parameters
+    ----------
+    freqs : RopeFrequencies
+        From :func:`pecli.core.rope.rope_frequencies`.
+    n : int
+        Number of positions (rows), >= 1.
+    start : int, keyword-only
+        First position (transformers' ``position_ids`` start at 0).
+    layout : str, keyword-only
+        ``half-split`` (``[c_0 … c_{h−1}, c_0 … c_{h−1}]``, transformers' ``rotate_half``) or
+        ``interleaved`` (``[c_0, c_0, c_1, c_1, …]``, GPT-J / Meta), or an alias
+        (:data:`LAYOUT_ALIASES`).
+    dtype : float32 or float64, keyword-only
+        Output dtype; values are computed in float64 and rounded once.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(cos, sin)``, each of shape ``(n, rotary_dim)``.
+
+    Raises
+    ------
+    ParameterError
+        Unknown layout, ``n < 1``, a dtype other than float32/float64, positions past 2^53.
+
+    References
+    ----------
+    transformers ``models/llama/modeling_llama.py``, ``LlamaRotaryEmbedding.forward`` and
+    ``rotate_half``; ``models/gptj/modeling_gptj.py``, ``create_sinusoidal_positions``,
+    ``rotate_every_two``.
+
+    Examples
+    --------
+    >>> from pecli.core.rope import RopeSpec, rope_frequencies
+    >>> cos, sin = rope_cache(rope_frequencies(RopeSpec(head_dim=4)), 2, dtype="float64")
+    >>> cos[1].round(6)
+    array([0.540302, 0.99995 , 0.540302, 0.99995 ])
+    >>> sin[1].round(6)
+    array([0.841471, 0.01    , 0.841471, 0.01    ])
+
+    """
+    cos = np.concatenate(
+        list(cache_blocks(freqs, n, start=start, layout=layout, dtype=dtype, part="cos"))
+    )
+    sin = np.concatenate(
+        list(cache_blocks(freqs, n, start=start, layout=layout, dtype=dtype, part="sin"))
+    )
+    return cos, sin
+
+
+def cache_blocks(
+    freqs: RopeFrequencies,
+    n: int,
+    *,
+    start: int = 0,
+    layout: str = "half-split",
+    dtype: DTypeLike = np.float32,
+    part: str = "both",
+    rows: int | None = None,
+) -> Iterator[np.ndarray]:
+    """The cache as row blocks for streaming: ``part`` ``cos``, ``sin`` or ``both`` (cos | sin).
+
+    Arguments are checked when this is called, before any block is computed. Blocks have
+    ``rotary_dim`` columns (``2·rotary_dim`` for ``both``); their concatenation is the cache
+    of :func:`rope_cache`, bit for bit, whatever ``rows`` is.
+    """
+    n, kind, stored = check_n(n), rope_layout(layout), check_dtype(dtype)
+    if part not in PARTS:
+        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
+        raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
+    h = freqs.inv_freq.size
+    step = rows or max(1, BLOCK_CELLS // max(h, 1))
+    return _blocks(freqs, n, int(start), kind, stored, part, step)
+
+
+def _blocks(
+    freqs: RopeFrequencies, n: int, start: int, kind: str, stored: np.dtype, part: str, step: int
+) -> Iterator[np.ndarray]:
+    h = freqs.inv_freq.size
+    names = ("cos", "sin") if part == "both" else (part,)
+    scale = freqs.attention_factor
+    # pairs (sin, cos) side by side: the kernel's fastest output (one complex product per
+    # value); rounded straight to the output dtype when no attention factor follows
+    scratch = np.dtype(stored if scale == 1.0 else np.float64)
+    for row in range(0, n, step):
+        m = min(step, n - row)
+        pairs = np.empty((m, 2 * h), dtype=scratch)
+        kernels.fill_sin_cos_consecutive(
+            pairs[:, 0::2], pairs[:, 1::2], float(start), freqs.inv_freq,
+            omega_residual=freqs.residual, offset=row,
+        )  # fmt: skip
+        if scale != 1.0:
+            pairs *= scale
+        out = np.empty((m, 2 * h * len(names)), dtype=stored)
+        for k, name in enumerate(names):
+            values = pairs[:, 1::2] if name == "cos" else pairs[:, 0::2]
+            _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
+        yield out
+
+
+def _spread(block: np.ndarray, values: np.ndarray, kind: str) -> None:
+    """Write ``(m, h)`` per-pair values into an ``(m, 2h)`` block in the layout."""
+    h = values.shape[1]
+    if kind == "interleaved":
+        block[:, 0::2] = values
+        block[:, 1::2] = values
+    else:
+        block[:, :h] = values
+        block[:, h:] = values
+
+
+def cache_columns(rotary_dim: int, part: str = "both") -> list[str]:
+    """CSV column names: ``cos_0 … cos_{dim−1}`` then ``sin_0 …`` (channel k of the rotated width).
+
+    Examples
+    --------
+    >>> cache_columns(2)
+    ['cos_0', 'cos_1', 'sin_0', 'sin_1']
+
+    """
+    names = ("cos", "sin") if part == "both" else (part,)
+    return [f"{name}_{k}" for name in names for k in range(rotary_dim)]

@@ -1,0 +1,123 @@
+"""``.safetensors`` files: read every tensor (bf16 included), write a new file atomically.
+
+Reading uses the ``safetensors`` NumPy API (``safe_open(..., framework="np")``); bfloat16
+needs ``ml_dtypes`` imported first. ``safetensors.numpy.save`` has no bfloat16, so the file is
+written here from the format itself: an 8-byte little-endian header length, a JSON header
+``{name: {"dtype", "shape", "data_offsets"}, "__metadata__": {...}}`` padded with spaces to a
+multiple of 8, then the tensors' little-endian bytes in header order. No maths here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import numpy as np
+
+from ..core.errors import ParameterError
+from .guard import atomic_output
+
+__all__ = ["read_safetensors", "read_vector", "write_safetensors"]
+
+_CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16",
+          "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8",
+          "bool": "BOOL"}  # fmt: skip
+
+
+def read_safetensors(
+    path: str | os.PathLike[str], *, parameter: str = "input"
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Every tensor of a ``.safetensors`` file (in file order) and its ``__metadata__``.
+
+    Raises
+    ------
+    ParameterError
+        If the file is missing or is not a readable safetensors file.
+
+    """
+    import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy before safetensors reads)
+    from safetensors import safe_open
+
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise ParameterError(parameter, "must be an existing .safetensors file", name)
+    try:
+        with safe_open(name, framework="np") as handle:
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118
+            metadata = dict(handle.metadata() or {})
+    except Exception as error:  # safetensors raises its own SafetensorError for bad files
+        raise ParameterError(parameter, f"must be a safetensors file ({error})", name) from None
+    return tensors, metadata
+
+
+def write_safetensors(
+    tensors: dict[str, np.ndarray],
+    *,
+    output: str | os.PathLike[str],
+    metadata: dict[str, str] | None = None,
+) -> None:
+    """Write ``tensors`` (in the given order) as a new ``.safetensors`` file, atomically.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.safetensors"
+    >>> write_safetensors({"w": np.arange(4, dtype=np.float32)}, output=path)
+    >>> read_safetensors(path)[0]["w"]
+    array([0., 1., 2., 3.], dtype=float32)
+    >>> path.unlink(); path.parent.rmdir()
+
+    """
+    header: dict[str, object] = {"__metadata__": dict(metadata)} if metadata else {}
+    offset = 0
+    for key, array in tensors.items():
+        code = _CODES.get(str(array.dtype))
+        if code is None:
+            raise ParameterError(
+                "input", f"holds tensor {key} of unsupported dtype", str(array.dtype)
+            )
+        header[key] = {"dtype": code, "shape": list(array.shape),
+                       "data_offsets": [offset, offset + array.nbytes]}  # fmt: skip
+        offset += array.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with atomic_output(output) as handle:
+        handle.write(struct.pack("<Q", len(text)) + text)
+        for array in tensors.values():
+            little = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
+            handle.write(np.ascontiguousarray(array, dtype=little).tobytes())
+
+
+def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file") -> np.ndarray:
+    """One vector: a tensor of a ``.safetensors`` file, a 1-D ``.npy``, or a one-row/column table.
+
+    Raises
+    ------
+    ParameterError
+        If the file cannot be read, the tensor is not in it, or it holds no vector.
+
+    """
+    from .reading import read_table
+
+    if path.endswith(".safetensors"):
+        tensors = read_safetensors(path, parameter=parameter)[0]
+        if tensor not in tensors:
+            raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
+        table = tensors[tensor]
+    elif path.endswith(".npy") and os.path.isfile(path):
+        import ml_dtypes
+
+        try:
+            table = np.load(path, allow_pickle=False)
+        except (ValueError, OSError) as error:
+            raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
+        if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
+            table = table.view(ml_dtypes.bfloat16)
+    else:
+        table = read_table(path, parameter=parameter)
+    if table.ndim == 2 and 1 in table.shape:
+        table = table.reshape(-1)
+    if table.ndim != 1:
+        raise ParameterError(parameter, "must hold one vector", f"shape {table.shape}")
+    return table

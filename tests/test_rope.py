@@ -1,0 +1,264 @@
+"""RoPE frequencies and caches: known values, transformers' own output, an mpmath reference."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import rope_reference as ref
+from library_fixtures import ids, load
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope import RopeSpec, rope_frequencies
+from pecli.core.rope.cache import cache_blocks, rope_cache, rope_layout
+from pecli.core.rope.config import spec_from_config
+
+LLAMA31 = RopeSpec(rope_type="llama3", theta=500000.0, head_dim=128, factor=8.0,
+                   low_freq_factor=1.0, high_freq_factor=4.0,
+                   original_max_position_embeddings=8192)  # fmt: skip
+GPT_OSS = RopeSpec(rope_type="yarn", theta=150000.0, head_dim=64, factor=32.0,
+                   original_max_position_embeddings=4096, truncate=False)  # fmt: skip
+QWEN = RopeSpec(rope_type="yarn", theta=1e6, head_dim=128, factor=4.0,
+                original_max_position_embeddings=32768)  # fmt: skip
+FIXTURES = {f.name: f for f in load("rope")}
+INV = [f for f in FIXTURES.values() if f.name.endswith("_inv_freq")]
+
+
+def test_llama31_keeps_29_pairs_smooths_6_divides_29():
+    freqs = rope_frequencies(LLAMA31)
+    assert freqs.scaling == ("unchanged",) * 29 + ("smoothed",) * 6 + ("interpolated",) * 29
+    assert freqs.attention_factor == 1.0
+
+
+def test_yarn_attention_factor_is_0_1_ln_f_plus_1():
+    assert rope_frequencies(QWEN).attention_factor == pytest.approx(
+        0.1 * math.log(4) + 1, abs=1e-15
+    )
+    assert round(rope_frequencies(QWEN).attention_factor, 6) == 1.138629
+
+
+def test_gpt_oss_correction_range_is_not_rounded():
+    notes = rope_frequencies(GPT_OSS).notes
+    assert (round(notes["ramp_low"], 4), round(notes["ramp_high"], 4)) == (8.0928, 17.398)
+    truncated = rope_frequencies(RopeSpec(**{**GPT_OSS.__dict__, "truncate": True})).notes
+    assert (truncated["ramp_low"], truncated["ramp_high"]) == (8.0, 18.0)
+
+
+def test_deepseek_mscale_ratio_is_one():
+    spec = RopeSpec(rope_type="yarn", theta=1e4, head_dim=64, factor=40.0, mscale=1.0,
+                    mscale_all_dim=1.0, original_max_position_embeddings=4096)  # fmt: skip
+    assert rope_frequencies(spec).attention_factor == 1.0
+
+
+@pytest.mark.parametrize(
+    ("spec", "exact"),
+    [
+        (LLAMA31, ref.llama3(500000.0, 128, 8, 1, 4, 8192)),
+        (GPT_OSS, ref.yarn(150000.0, 64, 32, 4096, truncate=False)),
+        (QWEN, ref.yarn(1e6, 128, 4, 32768)),
+        (RopeSpec(theta=10000.0, head_dim=64), ref.default(10000.0, 64)),
+    ],
+    ids=["llama31", "gpt-oss", "qwen-yarn", "default"],
+)
+def test_inv_freq_and_residual_match_mpmath(spec, exact):
+    freqs = rope_frequencies(spec)
+    for w, r, e in zip(freqs.inv_freq, freqs.residual, exact, strict=True):
+        assert float(e) == w  # the nearest float64
+        assert abs(mpmath.mpf(w) + mpmath.mpf(r) - e) <= 1e-30 * e
+
+
+@pytest.mark.parametrize("fixture", INV, ids=ids(INV))
+def test_inv_freq_matches_transformers_within_float32(fixture):
+    spec, _ = spec_from_config(fixture.params["config"], seq_len=fixture.params.get("seq_len"))
+    freqs = rope_frequencies(spec)
+    assert freqs.inv_freq.shape == fixture.table.shape
+    # float32 θ^(2i/dim): the exponent rounded (2^-24 relative) times ln θ <= 14, then pow
+    assert np.allclose(fixture.table, freqs.inv_freq, rtol=15 * 2.0**-24, atol=0)
+    assert freqs.attention_factor == pytest.approx(fixture.params["attention_scaling"], rel=1e-15)
+
+
+@pytest.mark.parametrize("fixture", INV, ids=ids(INV))
+@pytest.mark.parametrize("part", ["cos", "sin"])
+def test_cache_matches_transformers_within_its_float32_error(fixture, part):
+    spec, _ = spec_from_config(fixture.params["config"], seq_len=fixture.params.get("seq_len"))
+    freqs = rope_frequencies(spec)
+    cache = FIXTURES[fixture.name.replace("inv_freq", part)]
+    p = np.array(cache.params["positions"], dtype=np.float64)[:, None]
+    ours = np.stack(
+        [rope_cache(freqs, 1, start=int(q), dtype="float64")[part == "sin"][0] for q in p[:, 0]]
+    )
+    w32 = np.tile(fixture.table.astype(np.float64), 2)
+    # transformers' angle error: p·|ω32 − ω| + the float32 rounding of p·ω32, then sin/cos
+    bound = p * np.abs(w32 - np.tile(freqs.inv_freq, 2)) + 2.0**-24 * p * w32 + 2e-7
+    assert np.all(np.abs(ours - cache.table) <= 1.5 * bound * freqs.attention_factor)
+
+
+def test_gptj_interleaved_cache_rotates_like_transformers():
+    table, rotated = FIXTURES["gptj_table"], FIXTURES["gptj_rotated"]
+    positions = table.params["positions"]
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=64))
+    x = np.linspace(-1.0, 1.0, 64, dtype=np.float32).astype(np.float64)
+    turned = np.empty_like(x)
+    turned[0::2], turned[1::2] = -x[1::2], x[0::2]  # rotate_every_two
+    for row, q in enumerate(positions):
+        cos, sin = rope_cache(freqs, 1, start=q, layout="gptj", dtype="float64")
+        assert np.allclose(x * cos[0] + turned * sin[0], rotated.table[row], atol=4e-6 * max(q, 1))
+        # GPT-J's buffer is pecli's [S|C] halves: sin block, then cos block
+        assert np.allclose(np.concatenate([sin[0][0::2], cos[0][0::2]]), table.table[row],
+                           atol=2e-7 * max(q, 1) + 1e-7)  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", ["half-split", "interleaved"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cache_is_correctly_rounded_against_mpmath(layout, dtype):
+    positions = [0, 1, 7, 4095, 131071, 1_000_003, 9_999_991]
+    freqs = rope_frequencies(GPT_OSS)
+    exact = ref.yarn(150000.0, 64, 32, 4096, truncate=False)
+    scale = 0.1 * mpmath.log(32) + 1
+    for q in positions:
+        cos, sin = rope_cache(freqs, 1, start=q, layout=layout, dtype=dtype)
+        want_cos, want_sin = ref.cache_row(q, exact, scale, layout)
+        for ours, want in ((cos[0], want_cos), (sin[0], want_sin)):
+            if dtype == "float32":
+                assert np.array_equal(ours, np.array([float(v) for v in want], np.float32))
+            else:
+                assert (
+                    max(abs(float(o) - float(w)) for o, w in zip(ours, want, strict=True)) < 2e-15
+                )
+
+
+def test_blocks_are_bit_identical_to_one_piece_and_to_a_later_start():
+    freqs = rope_frequencies(LLAMA31)
+    whole = np.concatenate(list(cache_blocks(freqs, 300, start=5)))
+    pieces = np.concatenate(list(cache_blocks(freqs, 300, start=5, rows=7)))
+    tail = np.concatenate(list(cache_blocks(freqs, 100, start=205)))
+    assert np.array_equal(whole, pieces) and np.array_equal(whole[200:], tail)
+
+
+@pytest.mark.parametrize(
+    ("name", "layout"),
+    [("rotate_half", "half-split"), ("GPT-NeoX", "half-split"), ("llama.cpp-neox", "half-split"),
+     ("vllm-neox", "half-split"), ("mlx", "half-split"), ("flash-attn", "half-split"),
+     ("gptj", "interleaved"), ("meta", "interleaved"), ("llama.cpp-norm", "interleaved"),
+     ("mlx-traditional", "interleaved"), ("flash-attn-interleaved", "interleaved")],
+)  # fmt: skip
+def test_layout_aliases(name, layout):
+    assert rope_layout(name) == layout
+
+
+@pytest.mark.parametrize(
+    ("spec", "parameter", "words"),
+    [
+        (RopeSpec(head_dim=63), "head_dim", "must be even"),
+        (RopeSpec(rope_type="linear", factor=0.5), "factor", "must be >= 1"),
+        (
+            RopeSpec(
+                rope_type="llama3",
+                factor=0.5,
+                low_freq_factor=1,
+                high_freq_factor=4,
+                original_max_position_embeddings=8192,
+            ),
+            "factor",
+            "must be >= 1",
+        ),
+        (RopeSpec(rope_type="ntk"), "rope_type", "default, linear, dynamic, yarn, longrope"),
+        (RopeSpec(rope_type="yarn", factor=4.0), "original_max_position_embeddings", "required"),
+        (RopeSpec(head_dim=10, partial_rotary_factor=0.5), "partial_rotary_factor", "even"),
+    ],
+)
+def test_bad_specs_name_the_field(spec, parameter, words):
+    with pytest.raises(ParameterError, match=words) as caught:
+        rope_frequencies(spec)
+    assert caught.value.parameter == parameter
+
+
+def test_config_missing_a_field_names_it():
+    config = {
+        "head_dim": 128,
+        "rope_theta": 5e5,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0},
+    }
+    with pytest.raises(
+        ParameterError, match="field low_freq_factor is required by rope_type 'llama3'"
+    ):
+        spec_from_config(config)
+
+
+def test_v4_and_v5_configs_give_the_same_spec_and_findings_name_the_traps():
+    v4 = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
+          "rope_theta": 500000.0, "rope_scaling": {"type": "llama3", "factor": 8.0,
+          "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 8192}}  # fmt: skip
+    v5 = {"head_dim": 128, "max_position_embeddings": 131072,
+          "rope_parameters": {"rope_theta": 500000.0, **v4["rope_scaling"]}}  # fmt: skip
+    (a, notes_a), (b, notes_b) = spec_from_config(v4), spec_from_config(v5)
+    assert a == b == RopeSpec(**{**LLAMA31.__dict__, "max_position_embeddings": 131072})
+    assert any("'type'" in n for n in notes_a) and any("rope_parameters" in n for n in notes_b)
+    assert any("refuses it or silently applies no scaling" in n for n in notes_a)
+
+
+def test_phase_errors_per_decade_against_hand_derived_and_mpmath_values():
+    import ml_dtypes
+
+    from pecli.analysis.rope_precision import rope_phase_errors
+
+    freqs = rope_frequencies(LLAMA31)
+    rows = {(r.scenario, r.first): r for r in rope_phase_errors(freqs, 131072)}
+    # ω_0 = 1: bf16 positions are exact to 256, then 4 apart up to 1023 (error 2), 512 apart
+    # past 65536 (error up to 256)
+    assert rows["bf16-positions", 10].phase < 1e-5 and rows["bf16-positions", 100].phase == 2.0
+    assert 250 <= rows["bf16-positions", 100000].phase <= 256
+    # fp32: ω rounded (2^-24 relative) and the product rounded (2^-24): at most 2^-23·p·ω_0
+    for first in (0, 10, 100, 1000, 10000, 100000):
+        row = rows["fp32", first]
+        assert 0 < row.phase <= 2.0**-23 * row.last
+    exact = ref.llama3(500000.0, 128, 8, 1, 4, 8192)
+    worst = 0.0
+    for p in range(10):
+        for e in exact:
+            w = np.float32(np.float32(float(e)).astype(ml_dtypes.bfloat16))
+            worst = max(worst, abs(float(np.float32(p) * w) - p * e))
+    assert rows["bf16-inv-freq", 0].phase == pytest.approx(worst, rel=1e-12)
+
+
+IDENTIFIED = {
+    "default": ("default", 500000.0, {}), "linear": ("linear", 10000.0, {"factor": 4.0}),
+    "llama31": ("llama3", 500000.0, {"factor": 8.0, "unchanged": 29, "smoothed": 6,
+                "original_max_position_embeddings": 8192.0, "high_freq_factor": 4.0}),
+    "qwen_yarn": ("yarn", 1e6, {"factor": 4.0, "ramp_low": 23.0, "ramp_high": 40.0}),
+    "gptoss_yarn": ("yarn", 150000.0, {"factor": 32.0}),
+    "deepseek_yarn": ("yarn", 10000.0, {"factor": 40.0, "ramp_low": 10.0, "ramp_high": 23.0}),
+    "proportional": ("proportional", 1e6, {"rope_angles": 16, "factor": 8.0}),
+    "partial_025": ("default", 10000.0, {}), "dynamic_8192": ("default", 30527.7, {}),
+    "phi3_longrope": ("unknown", math.nan, {}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(IDENTIFIED))
+def test_identify_recognises_transformers_inv_freq(case):
+    from pecli.analysis.rope_identify import identify_inv_freq
+
+    guess = identify_inv_freq(FIXTURES[f"{case}_inv_freq"].table)
+    kind, theta, params = IDENTIFIED[case]
+    assert guess.rope_type == kind and guess.storage == "float32"
+    assert guess.theta == theta or (math.isnan(theta) and math.isnan(guess.theta))
+    assert {k: guess.parameters[k] for k in params} == params
+    if case == "gptoss_yarn":  # not truncated: the exact correction range
+        assert guess.parameters["ramp_low"] == pytest.approx(8.0928, abs=1e-4)
+        assert any("truncate false" in f for f in guess.findings)
+
+
+def test_identify_bf16_llama2_buffer_and_a_damaged_first_frequency():
+    import ml_dtypes
+
+    from pecli.analysis.rope_identify import identify_inv_freq
+
+    exact = rope_frequencies(RopeSpec(theta=10000.0, head_dim=128)).inv_freq
+    guess = identify_inv_freq(exact.astype(ml_dtypes.bfloat16))
+    assert (guess.rope_type, guess.theta, guess.storage) == ("default", 10000.0, "bfloat16")
+    damaged = exact.copy()
+    damaged[0] = 1 - 2.0**-40  # not 1: re-initialised or overwritten
+    assert any("not exactly 1" in f for f in identify_inv_freq(damaged).findings)
