@@ -1,17 +1,13 @@
 """``.safetensors`` files: read every tensor (bf16 included), write a new file atomically.
 
-Reading uses the ``safetensors`` NumPy API (``safe_open(..., framework="np")``); bfloat16
-needs ``ml_dtypes`` imported first. ``safetensors.numpy.save`` has no bfloat16, so the file is
-written here from the format itself: an 8-byte little-endian header length, a JSON header
-``{name: {"dtype", "shape", "data_offsets"}, "__metadata__": {...}}`` padded with spaces to a
-multiple of 8, then the tensors' little-endian bytes in header order. No maths here.
+Both through the ``safetensors`` NumPy API: ``safe_open(..., framework="np")`` reads (bfloat16
+needs ``ml_dtypes`` imported first; ``safetensors.numpy.load`` cannot return it) and
+``safetensors.numpy.save`` writes, bfloat16 included. No maths here.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import struct
 
 import numpy as np
 
@@ -20,9 +16,9 @@ from .guard import atomic_output
 
 __all__ = ["read_safetensors", "read_vector", "write_safetensors"]
 
-_CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16",
-          "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8",
-          "bool": "BOOL"}  # fmt: skip
+#: The dtypes a permuted checkpoint may hold (what safetensors' NumPy API writes).
+_CODES = {"float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+          "uint8", "bool"}  # fmt: skip
 
 
 def read_safetensors(
@@ -57,7 +53,10 @@ def write_safetensors(
     output: str | os.PathLike[str],
     metadata: dict[str, str] | None = None,
 ) -> None:
-    """Write ``tensors`` (in the given order) as a new ``.safetensors`` file, atomically.
+    """Write ``tensors`` as a new ``.safetensors`` file, atomically.
+
+    Built by ``safetensors.numpy.save`` (bfloat16 from ``ml_dtypes`` included) and written
+    through :func:`pecli.io.guard.atomic_output`: the file appears complete or not at all.
 
     Examples
     --------
@@ -69,24 +68,16 @@ def write_safetensors(
     >>> path.unlink(); path.parent.rmdir()
 
     """
-    header: dict[str, object] = {"__metadata__": dict(metadata)} if metadata else {}
-    offset = 0
+    from safetensors.numpy import save
+
     for key, array in tensors.items():
-        code = _CODES.get(str(array.dtype))
-        if code is None:
+        if str(array.dtype) not in _CODES:
             raise ParameterError(
                 "input", f"holds tensor {key} of unsupported dtype", str(array.dtype)
             )
-        header[key] = {"dtype": code, "shape": list(array.shape),
-                       "data_offsets": [offset, offset + array.nbytes]}  # fmt: skip
-        offset += array.nbytes
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
+    data = save({k: np.ascontiguousarray(a) for k, a in tensors.items()}, metadata=metadata)
     with atomic_output(output) as handle:
-        handle.write(struct.pack("<Q", len(text)) + text)
-        for array in tensors.values():
-            little = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
-            handle.write(np.ascontiguousarray(array, dtype=little).tobytes())
+        handle.write(data)
 
 
 def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file") -> np.ndarray:
