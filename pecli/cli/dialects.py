@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..core.errors import ParameterError, RuntimeFailure
+from ..core.figure_rules import check_figure_size
 from ..core.frequencies import DEFAULT_BASE
-from ..core.rules import check_figure_size
 from ..io import formats, paths, writing
 from . import text
 from ._app import app

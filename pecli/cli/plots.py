@@ -15,8 +15,9 @@ import numpy as np
 import typer
 
 from ..core.errors import ParameterError
+from ..core.figure_rules import check_figure_size
 from ..core.frequencies import DEFAULT_BASE
-from ..core.rules import check_figure_size, check_position
+from ..core.rules import check_position
 from ..io import formats, guard, paths, writing
 from ._app import app
 from ._app import figures as load_figures

@@ -10,7 +10,7 @@ import math
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..core.rules import check_figure_size
+from ..core.figure_rules import check_figure_size
 
 __all__ = ["DPI", "FIGSIZE", "MAX_LEGEND_ROWS", "legend_outside", "new_figure", "number_label"]
 
@@ -41,7 +41,7 @@ def new_figure(
     Raises
     ------
     ParameterError
-        Naming ``size`` or ``dpi`` (:func:`pecli.core.rules.check_figure_size`).
+        Naming ``size`` or ``dpi`` (:func:`pecli.core.figure_rules.check_figure_size`).
 
     Examples
     --------
