@@ -170,6 +170,14 @@ def fourier(
     say_written(output, quiet=quiet)
 
 
+def _check_plot_ranges(*, periods: int, points: int, hidden: int, k: int) -> None:
+    """plot-fourier's bounds; points × hidden is the size of the network's hidden layer."""
+    _check_range("periods", periods, 2, 1000)
+    _check_range("points", points, 2, 100_000)
+    _check_range("hidden", hidden, 1, 256)
+    _check_range("k", k, 1, 64)
+
+
 def _check_range(option: str, value: int, low: int, high: int) -> None:
     if not low <= value <= high:
         raise ParameterError(option, f"must be an integer from {low} to {high} in a figure", value)
@@ -206,10 +214,7 @@ def plot_fourier(
         output, "fourier.png", data, quiet, size=size, dpi=dpi, default_size=(9.0, 6.0)
     )
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
-    _check_range("periods", periods, 2, 1000)
-    _check_range("points", points, 2, 100_000)  # the network's hidden layer: points × hidden
-    _check_range("hidden", hidden, 1, 256)
-    _check_range("k", k, 1, 64)
+    _check_plot_ranges(periods=periods, points=points, hidden=hidden, k=k)
     network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)
     period = 2 * math.pi / factor
     if not math.isfinite(periods * period):
