@@ -60,7 +60,7 @@ def compute(
     table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}
     blocks = table_blocks(n=n, **table)
     stored = check_dtype(dtype.value)
-    columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
+    columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     write_streamed(
         blocks, output=output, fmt=kind, shape=(n, d), dtype=stored, columns=columns,
         header=header, quiet=quiet, description="compute",
@@ -76,7 +76,7 @@ def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: 
     if kind == "csv":  # 64 rows spread over the table (the padding row would be shorter)
         first = table["start"]
         positions = np.unique(np.linspace(first, first + n - 1, 64).round())
-        knobs = {k: table[k] for k in ("d", "base", "dtype", "schedule", "layout", "pad_odd_d")}
+        knobs = {k: v for k, v in table.items() if k not in ("start", "padding_idx")}
         sample = positional_encoding(positions, **knobs)
     dtype = check_dtype(table["dtype"])
     return formats.table_bytes(

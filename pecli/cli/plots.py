@@ -118,6 +118,13 @@ class PlotOutputs:
         say_written(self.figure, quiet=self.quiet, unnamed=self.replacing_unnamed)
 
 
+def _plain_formula(conv: Convention, command: str) -> None:
+    """Refuse the knobs that scale angles or values where a command draws sin(p·ω) alone."""
+    if conv.factors():
+        rule = f"is not used by {command} (it draws sin(p·ω) itself): leave it out"
+        raise ParameterError(conv.factors()[0].lstrip("-").replace("-", "_"), rule, conv.name)
+
+
 @app.command("plot-waves")
 @convention_options(positions=False)
 def plot_waves(
@@ -146,7 +153,7 @@ def plot_waves(
     Example: pecli plot-waves --d 512 --pairs 1,10,50,100 -o figures/waves.svg
     """
     figures = load_figures("article")
-
+    _plain_formula(conv, "plot-waves")
     outputs = PlotOutputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs, d)
     positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)
@@ -189,7 +196,7 @@ def heatmap(
     outputs = PlotOutputs(output, "heatmap.png", data, quiet)
     figures.check_heatmap_size(n=n, d=d)
     table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
-    columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
+    columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     outputs.write(
         lambda: figures.heatmap_figure(table, start=conv.start, base=base), table, columns
     )
