@@ -119,9 +119,7 @@ def framework_blocks(
 
     """
     arith = float_dtype(_check_dtype(dtype))
-    if convention.factors():
-        rule = "is not modelled by precision (the plain formula sin(p·ω) only): leave it out"
-        raise ParameterError(convention.factors()[0].lstrip("-").replace("-", "_"), rule, None)
+    convention.check_plain("precision")
     d = check_width(d, pad_odd_d=convention.pad_odd_d)
     h = d // 2
     denominator = max(h - check_schedule(convention.schedule), 1)  # tensor2tensor's d = 2 guard

@@ -34,7 +34,9 @@ class TableFormat(StrEnum):
 D = Annotated[
     int,
     typer.Option(
-        "--d", help=f"Width d (d_model); even, 2 to {MAX_D} (odd only with presets that pad it)."
+        "--d",
+        help=f"Width d (d_model); even, 2 to {MAX_D} (odd with presets or --odd-d that "
+        "accept it).",
     ),
 ]
 EvenD = Annotated[int, typer.Option("--d", help=f"Width d (d_model); even, 2 to {MAX_D}.")]

@@ -118,13 +118,6 @@ class PlotOutputs:
         say_written(self.figure, quiet=self.quiet, unnamed=self.replacing_unnamed)
 
 
-def _plain_formula(conv: Convention, command: str) -> None:
-    """Refuse the knobs that scale angles or values where a command draws sin(p·ω) alone."""
-    if conv.factors():
-        rule = f"is not used by {command} (it draws sin(p·ω) itself): leave it out"
-        raise ParameterError(conv.factors()[0].lstrip("-").replace("-", "_"), rule, conv.name)
-
-
 @app.command("plot-waves")
 @convention_options(positions=False)
 def plot_waves(
@@ -153,7 +146,7 @@ def plot_waves(
     Example: pecli plot-waves --d 512 --pairs 1,10,50,100 -o figures/waves.svg
     """
     figures = load_figures("article")
-    _plain_formula(conv, "plot-waves")
+    conv.check_plain("plot-waves")
     outputs = PlotOutputs(output, "waves.png", data, quiet)
     wanted = _parse_pairs(pairs, d)
     positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)

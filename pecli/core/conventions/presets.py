@@ -82,6 +82,20 @@ class Convention:
         }
         return [option for option, on in knobs.items() if on]
 
+    def check_plain(self, command: str) -> None:
+        """Raise :class:`ParameterError` if :meth:`factors` is not empty (``command`` names who).
+
+        The parameter named is the option when one was given (a ``custom`` convention), else
+        ``convention``.
+        """
+        from ..errors import ParameterError
+
+        factors = self.factors()
+        if factors:
+            parameter = factors[0][2:].replace("-", "_") if self.name == "custom" else "convention"
+            rule = f"sets {', '.join(factors)}, which {command} does not model (sin(p·ω) alone)"
+            raise ParameterError(parameter, rule, self.name)
+
     def table_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for :func:`pecli.encoding_table` / :func:`pecli.table_blocks`."""
         return {
@@ -132,7 +146,7 @@ PRESETS: dict[str, Convention] = {
                 "lucidrains SinusoidalPosEmb (denoising-diffusion-pytorch; odd d: d - 1 columns)"),
         _preset("mlx", "tensor2tensor", "sin-cos", "error",
                 "MLX nn.SinusoidalPositionalEncoding (C = max_freq/min_freq, --angle-scale "
-                "max_freq; odd d: d - 1 columns)", amplitude="sqrt(2/d)"),
+                "max_freq)", amplitude="sqrt(2/d)"),
     )
 }  # fmt: skip
 
