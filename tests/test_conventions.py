@@ -166,9 +166,14 @@ def test_presets_are_those_of_the_issue():
         (lambda: encoding_table(d=8, n=2, angle_scale=0), "angle_scale"),
         (lambda: encoding_table(d=8, n=2, amplitude="sqrt(d)"), "amplitude"),
         (lambda: convention("pytorch", odd_d="one"), "odd_d"),
-        (lambda: convention("diffusers", flip_sin_to_cos=True, layout="sin-cos"), "flip_sin_to_cos"),
-        (lambda: convention("diffusers", downscale_freq_shift=0, schedule="paper"),
-         "downscale_freq_shift"),
+        (
+            lambda: convention("diffusers", flip_sin_to_cos=True, layout="sin-cos"),
+            "flip_sin_to_cos",
+        ),
+        (
+            lambda: convention("diffusers", downscale_freq_shift=0, schedule="paper"),
+            "downscale_freq_shift",
+        ),
         (lambda: encoding_table(d=8, n=2, schedule="shift:4"), "d"),
         (lambda: encoding_table(d=8, n=2, layout="sincos"), "layout"),
         (lambda: encoding_table(d=8, n=2, padding_idx=2), "padding_idx"),

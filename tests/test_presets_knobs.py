@@ -48,8 +48,11 @@ def test_even_d_presets_match_their_libraries(d):
     np.testing.assert_allclose(preset_table("distilbert", d, n), lib.pytorch_tutorial(n, d),
                                atol=1e-12)  # fmt: skip
     np.testing.assert_allclose(preset_table("lucidrains", d, n), lib.whisper(n, d), atol=1e-12)
-    for knobs, kwargs in (({}, {}), ({"layout": "cos-sin"}, {"cos_first": True}),
-                          ({"full_turns": True, "amplitude": 1}, {"full_turns": True, "scale": 1})):
+    for knobs, kwargs in (
+        ({}, {}),
+        ({"layout": "cos-sin"}, {"cos_first": True}),
+        ({"full_turns": True, "amplitude": 1}, {"full_turns": True, "scale": 1}),
+    ):
         expected = lib.mlx(np.arange(n), d, **kwargs)
         np.testing.assert_allclose(preset_table("mlx", d, n, **knobs), expected, atol=1e-12)
 
@@ -77,7 +80,8 @@ def _mp_values(pos, omegas, kinds, amplitude=1):
 
 
 CASES = {  # name: (d, knobs, ω of each column from its name, amplitude)
-    "scale1000": (8, {"angle_scale": 1000}, lambda j, d: 1000 * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 3), 1),
+    "scale1000": (8, {"angle_scale": 1000},
+                  lambda j, d: 1000 * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 3), 1),
     "turns": (6, {"full_turns": True},
               lambda j, d: 2 * mpmath.pi * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 2), 1),
     "sqrt": (8, {"amplitude": "sqrt(2/d)"}, lambda j, d: mpmath.mpf(10000) ** (-mpmath.mpf(j) / 3),
@@ -116,8 +120,8 @@ def test_streamed_blocks_and_single_positions_agree_with_every_knob():
         whole = encoding_table(dtype=dtype, **kw)
         blocks = np.concatenate(list(table_blocks(dtype=dtype, rows=10, **kw)))
         np.testing.assert_array_equal(blocks, whole)
-    rows = positional_encoding(np.arange(5, 108), dtype="float64",
-                               **{k: v for k, v in kw.items() if k not in ("n", "start")})  # fmt: skip
+    knobs = {k: v for k, v in kw.items() if k not in ("n", "start")}
+    rows = positional_encoding(np.arange(5, 108), dtype="float64", **knobs)
     np.testing.assert_allclose(rows, encoding_table(dtype="float64", **kw), rtol=0, atol=1e-15)
 
 

@@ -35,8 +35,7 @@ D = Annotated[
     int,
     typer.Option(
         "--d",
-        help=f"Width d (d_model); even, 2 to {MAX_D} (odd with presets or --odd-d that "
-        "accept it).",
+        help=f"Width d (d_model); even, 2 to {MAX_D} (odd with presets or --odd-d that accept it).",
     ),
 ]
 EvenD = Annotated[int, typer.Option("--d", help=f"Width d (d_model); even, 2 to {MAX_D}.")]
@@ -176,7 +175,8 @@ AngleScale = Annotated[
 FullTurns = Annotated[
     bool | None,
     typer.Option(
-        "--full-turns/--no-full-turns", help="Angles times 2π (MLX's full_turns).",
+        "--full-turns/--no-full-turns",
+        help="Angles times 2π (MLX's full_turns).",
         show_default=False,
     ),
 ]

@@ -67,13 +67,13 @@ def product(x: np.ndarray, omega: np.ndarray, residual: np.ndarray) -> DoubleDou
     return p, err + x * residual
 
 
-def scaled(omega: np.ndarray, residual: np.ndarray, factor: DoubleDouble) -> DoubleDouble:
+def scaled(omega: np.ndarray, residual: np.ndarray, factor: tuple[float, float]) -> DoubleDouble:
     """``(omega + residual) · (k_hi + k_lo)`` as a new ``(omega, residual)`` pair.
 
     The head ``fl(omega·k_hi)`` and its rounding error are exact (Dekker), so a factor such as
     diffusers' ``scale = 1000`` or MLX's ``2π`` keeps the frequencies good to about 1e-32.
 
-    >>> w, r = scaled(np.array([0.1]), np.array([0.0]), (np.float64(10.0), np.float64(0.0)))
+    >>> w, r = scaled(np.array([0.1]), np.array([0.0]), (10.0, 0.0))
     >>> float(w[0]), float(r[0])  # 10·fl(0.1) = 1.0000000000000000555... exactly
     (1.0, 5.551115123125783e-17)
 

@@ -124,7 +124,9 @@ def positional_encoding(
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    spec = TableSpec.checked(d, pos.size, 0, base, dtype, schedule, layout, None, pad_odd_d, **knobs)
+    spec = TableSpec.checked(
+        d, pos.size, 0, base, dtype, schedule, layout, None, pad_odd_d, **knobs
+    )
     table = np.empty((pos.size, spec.d), dtype=spec.dtype)
     spec.fill_positions(table, pos)
     return table

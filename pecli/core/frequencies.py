@@ -125,7 +125,7 @@ def frequencies_with_residuals(
     base: float,
     schedule: object,
     odd_d: str = "zero",
-    angle_scale: angles.DoubleDouble | None = None,
+    angle_scale: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``ω_j`` in float64 and what float64 rounded off each (``d`` already checked).
 

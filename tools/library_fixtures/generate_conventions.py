@@ -35,6 +35,7 @@ def _torch(t: Any) -> np.ndarray:
 
 
 def transformers_tables(out: Path) -> None:
+    """DistilBERT, Marian, M2M100, Speech2Text, MusicGen, SpeechT5, Whisper."""
     import torch
     from transformers.models.distilbert.modeling_distilbert import create_sinusoidal_embeddings
     from transformers.models.m2m_100.modeling_m2m_100 import M2M100SinusoidalPositionalEmbedding
@@ -83,6 +84,7 @@ def transformers_tables(out: Path) -> None:
 
 
 def other_tables(out: Path) -> None:
+    """openai-whisper, diffusers and positional-encodings."""
     import torch
     import whisper.model
     from diffusers.models.embeddings import get_timestep_embedding
@@ -116,6 +118,7 @@ def other_tables(out: Path) -> None:
 
 
 def keras_tables(out: Path) -> None:
+    """keras-hub ``SinePositionEncoding`` with ``start_index``."""
     import keras
     import keras_hub
 
@@ -128,9 +131,10 @@ def keras_tables(out: Path) -> None:
 
 
 def diffusion_tables(out: Path) -> None:
+    """The diffusion embeddings: lucidrains' ``SinusoidalPosEmb``, LDM's ``timestep_embedding``."""
     import torch
 
-    SinusoidalPosEmb = _lucidrains_class()  # noqa: N806
+    SinusoidalPosEmb = _lucidrains_class()
     for d in (8, 64):
         table = SinusoidalPosEmb(d)(torch.arange(400).float())
         save(out, f"lucidrains_d{d}", _torch(table), library="denoising-diffusion-pytorch",
@@ -163,7 +167,7 @@ def _lucidrains_class() -> Any:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     node = next(n for n in tree.body if getattr(n, "name", "") == "SinusoidalPosEmb")
     namespace: dict[str, Any] = {"torch": torch, "math": math, "Module": torch.nn.Module}
-    exec(compile(ast.Module([node], []), str(path), "exec"), namespace)  # noqa: S102
+    exec(compile(ast.Module([node], []), str(path), "exec"), namespace)
     return namespace["SinusoidalPosEmb"]
 
 
@@ -176,11 +180,12 @@ def _ldm_function(commit: str) -> Any:
     tree = ast.parse(source)
     node = next(n for n in tree.body if getattr(n, "name", "") == "timestep_embedding")
     namespace: dict[str, Any] = {"torch": torch, "math": math}
-    exec(compile(ast.Module([node], []), LDM_FILE, "exec"), namespace)  # noqa: S102
+    exec(compile(ast.Module([node], []), LDM_FILE, "exec"), namespace)
     return namespace["timestep_embedding"]
 
 
 def mlx_tables(out: Path) -> None:
+    """MLX ``nn.SinusoidalPositionalEncoding``."""
     import mlx.core as mx
     import mlx.nn as nn
 

@@ -70,7 +70,8 @@ def convention(
             raise ParameterError(knob, "applies only to --convention diffusers", value)
         if sets in changes:
             raise ParameterError(knob, f"sets the {sets}: give it or --{sets}, not both", value)
-        chosen = dataclasses.replace(chosen, **{sets: _diffusers(knob, value)})
+        update: dict[str, Any] = {sets: _diffusers(knob, value)}
+        chosen = dataclasses.replace(chosen, **update)
     if any(getattr(chosen, knob) != value for knob, value in changes.items()):
         changes["name"] = "custom"
     return dataclasses.replace(chosen, **changes)
