@@ -167,3 +167,11 @@ def test_explicit_options_apply_over_a_preset(run_cli):
     assert result.exit_code == 0, result.stderr
     got = np.array(result.stdout.splitlines()[1].split(","), dtype=np.float64)
     np.testing.assert_allclose(got, lib.distilbert(6, 9)[5], atol=1e-15)
+
+
+def test_identify_names_no_preset_whose_factors_it_does_not_fit():
+    from pecli.analysis.identify import identify_table
+
+    found = identify_table(lib.whisper(50, 64))
+    assert "whisper" in found.presets and "lucidrains" in found.presets
+    assert "mlx" not in found.presets  # MLX's table has the amplitude sqrt(2/d)
