@@ -70,7 +70,7 @@ class Convention:
         return self.odd_d == "zero"
 
     def factors(self) -> list[str]:
-        """The options set away from the plain formula: ``--angle-scale`` and the like.
+        """The factors set away from the plain formula: ``--angle-scale`` and the like.
 
         Commands that model only ``sin(p·ω)`` (``plot-waves``, ``precision``) refuse them.
         """
@@ -78,7 +78,6 @@ class Convention:
             "--angle-scale": self.angle_scale != 1.0,
             "--full-turns": self.full_turns,
             "--amplitude": self.amplitude != 1.0,
-            "--odd-d": self.odd_d in ("sine", "sine-d+1"),
         }
         return [option for option, on in knobs.items() if on]
 
