@@ -75,15 +75,15 @@ class ConventionName(StrEnum):
 
     vaswani = "vaswani"
     pytorch = "pytorch"
-    distilbert = "distilbert"
-    positional_encodings = "positional-encodings"
-    hf_marian = "hf-marian"
     tensor2tensor = "tensor2tensor"
     fairseq = "fairseq"
+    hf_marian = "hf-marian"
     diffusers = "diffusers"
+    whisper = "whisper"
+    distilbert = "distilbert"
+    positional_encodings = "positional-encodings"
     ldm = "ldm"
     musicgen = "musicgen"
-    whisper = "whisper"
     lucidrains = "lucidrains"
     mlx = "mlx"
     # aliases (pecli.ALIASES): the same table under the name a user looks for
@@ -169,7 +169,8 @@ OddDOpt = Annotated[
 AngleScale = Annotated[
     float | None,
     typer.Option(
-        "--angle-scale", help="Factor k of every angle k·p·ω (diffusers' scale, MLX's max_freq)."
+        "--angle-scale",
+        help="Factor k on every angle, k times p ω (diffusers' scale, MLX's max_freq).",
     ),
 ]
 FullTurns = Annotated[
