@@ -4,9 +4,10 @@ Area ``conventions``: DistilBERT/XLM, HF Marian, M2M100, Speech2Text, MusicGen, 
 Whisper from transformers; openai-whisper; diffusers ``get_timestep_embedding``; tatp22's
 positional-encodings; keras-hub ``SinePositionEncoding`` (torch backend); lucidrains'
 denoising-diffusion-pytorch; MLX; LDM's ``timestep_embedding`` run from a fetched copy of
-CompVis/stable-diffusion (``LDM_REPO``, a git directory; never committed here). fairseq and
-tensor2tensor do not install on Python 3.11 with torch 2.13 (their tests use transformers'
-copies of their code: M2M100 / Speech2Text are fairseq's ``get_embedding``).
+CompVis/stable-diffusion (``LDM_REPO``, a git directory; never committed here). fairseq 0.12.2
+and tensor2tensor 1.15.7 do not import on Python 3.11 (fairseq's hydra-core 1.0 / omegaconf
+2.0 fail there; tensor2tensor wants TensorFlow 1): their one function is read from the PyPI
+file (``pip download --no-deps``) and run alone, with torch and with ``tf.compat.v1``.
 
 Each fixture's ``params`` name the pecli preset (``preset``), the knobs that reproduce it
 (``knobs``) and the first position (``start``) so the tests need no table of their own.
@@ -23,8 +24,6 @@ from typing import Any
 
 import numpy as np
 from common import save
-
-os.environ.setdefault("KERAS_BACKEND", "torch")
 
 LDM_REPO = Path(os.environ.get("LDM_REPO", "/work/.mirror/CompVis+stable-diffusion/repo"))
 LDM_FILE = "ldm/modules/diffusionmodules/util.py"
@@ -118,7 +117,12 @@ def other_tables(out: Path) -> None:
 
 
 def keras_tables(out: Path) -> None:
-    """keras-hub ``SinePositionEncoding`` with ``start_index``."""
+    """keras-hub ``SinePositionEncoding`` with ``start_index``.
+
+    ``KERAS_BACKEND=torch`` is set here, not at import: TensorFlow (for tensor2tensor) must
+    be loaded before anything loads torch, or their LLVM copies collide.
+    """
+    os.environ.setdefault("KERAS_BACKEND", "torch")
     import keras
     import keras_hub
 
@@ -204,10 +208,75 @@ def mlx_tables(out: Path) -> None:
              preset="mlx", knobs=knobs, start=0)  # fmt: skip
 
 
+def _pypi_function(dist: str, member: str, name: str, namespace: dict[str, Any]) -> Any:
+    """Function ``name`` (also a method) of file ``member`` in the PyPI file of ``dist``."""
+    import sys
+    import tarfile
+    import tempfile
+    import zipfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", dist, "-d",
+                        folder], check=True)  # fmt: skip
+        (archive,) = Path(folder).iterdir()
+        if archive.suffix == ".whl":
+            source = zipfile.ZipFile(archive).read(member).decode()
+        else:
+            with tarfile.open(archive) as tar:
+                top = tar.getnames()[0].split("/")[0]
+                handle = tar.extractfile(f"{top}/{member}")
+                assert handle is not None
+                source = handle.read().decode()
+    node = next(n for n in ast.walk(ast.parse(source)) if getattr(n, "name", "") == name)
+    assert isinstance(node, ast.FunctionDef)
+    node.decorator_list = []
+    exec(compile(ast.Module([node], []), f"{dist}:{member}", "exec"), namespace)
+    return namespace[name]
+
+
+def original_tables(out: Path) -> None:
+    """fairseq's ``get_embedding`` and tensor2tensor's ``get_timing_signal_1d``."""
+    from typing import Optional
+
+    import tensorflow as tf
+    import torch
+
+    fairseq = "fairseq==0.12.2"
+    get_embedding = _pypi_function(
+        fairseq, "fairseq/modules/sinusoidal_positional_embedding.py", "get_embedding",
+        {"torch": torch, "math": math, "Optional": Optional},
+    )  # fmt: skip
+    for d, n in ((8, 300), (9, 300), (512, 40)):
+        save(out, f"fairseq_d{d}", _torch(get_embedding(n, d, padding_idx=1)), library="torch",
+             call=f"{fairseq} (PyPI file) fairseq/modules/sinusoidal_positional_embedding.py "
+             f"SinusoidalPositionalEmbedding.get_embedding({n}, {d}, padding_idx=1)",
+             preset="fairseq", knobs={}, start=0)  # fmt: skip
+    t2t = "tensor2tensor==1.15.7"
+    timing = _pypi_function(
+        t2t, "tensor2tensor/layers/common_attention.py", "get_timing_signal_1d",
+        {"tf": tf.compat.v1, "math": math},
+    )  # fmt: skip
+    for d, n, start in ((2, 300, 0), (3, 300, 0), (9, 300, 0), (64, 300, 99_000)):
+        table = timing(n, d, start_index=start).numpy()[0]
+        save(out, f"tensor2tensor_d{d}_start{start}", table, library="tensorflow",
+             call=f"{t2t} (PyPI file) tensor2tensor/layers/common_attention.py "
+             f"get_timing_signal_1d({n}, {d}, start_index={start}) with tf = tf.compat.v1",
+             preset="tensor2tensor", knobs={}, start=start)  # fmt: skip
+
+
+#: The groups of tables; each runs in its own process, because TensorFlow (tensor2tensor) and
+#: torch loaded together abort on a clash of their LLVM copies.
+GROUPS = ("original_tables", "transformers_tables", "other_tables", "keras_tables",
+          "diffusion_tables", "mlx_tables")  # fmt: skip
+
+
 def generate(out: Path) -> None:
-    """Write every table of the area into ``out``."""
-    transformers_tables(out)
-    other_tables(out)
-    keras_tables(out)
-    diffusion_tables(out)
-    mlx_tables(out)
+    """Write every table of the area into ``out``, one process per group."""
+    import sys
+
+    here = Path(__file__).resolve().parent
+    for group in GROUPS:
+        code = (
+            f"import generate_conventions as g; g.{group}(__import__('pathlib').Path({str(out)!r}))"
+        )
+        subprocess.run([sys.executable, "-c", code], cwd=here, check=True)
