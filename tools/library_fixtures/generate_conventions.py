@@ -235,7 +235,7 @@ def _pypi_function(dist: str, member: str, name: str, namespace: dict[str, Any])
 
 
 def original_tables(out: Path) -> None:
-    """fairseq's ``get_embedding`` and tensor2tensor's ``get_timing_signal_1d``."""
+    """The originals: fairseq's ``get_embedding``, tensor2tensor's ``get_timing_signal_1d``."""
     from typing import Optional
 
     import tensorflow as tf
