@@ -164,6 +164,7 @@ def test_presets_are_those_of_the_issue():
         (lambda: encoding_table(d=2, n=2, schedule="shift:1.5"), "d"),
         (lambda: encoding_table(d=7, n=2, odd_d="last-sine"), "odd_d"),
         (lambda: encoding_table(d=8, n=2, angle_scale=0), "angle_scale"),
+        (lambda: encoding_table(d=9, n=2, pad_odd_d=True, odd_d="sine"), "pad_odd_d"),
         (lambda: encoding_table(d=8, n=2, amplitude="sqrt(d)"), "amplitude"),
         (lambda: convention("pytorch", odd_d="one"), "odd_d"),
         (

@@ -175,3 +175,13 @@ def test_identify_names_no_preset_whose_factors_it_does_not_fit():
     found = identify_table(lib.whisper(50, 64))
     assert "whisper" in found.presets and "lucidrains" in found.presets
     assert "mlx" not in found.presets  # MLX's table has the amplitude sqrt(2/d)
+
+
+def test_whole_half_turns_are_exact():
+    """MLX full_turns with max_freq 1: sin(2π·p) is 0 and cos(2π·p) is 1, not 5e-16 off."""
+    for dtype in ("float32", "float64"):
+        t = preset_table("mlx", 8, 50, dtype, full_turns=True, amplitude=1)
+        assert not t[:, 0].any() and np.all(t[:, 4] == 1)
+        half = encoding_table(d=8, n=9, start=3, dtype=dtype, angle_scale=0.5, full_turns=True)
+        assert not half[:, 0].any()
+        np.testing.assert_array_equal(half[:, 1], [(-1.0) ** p for p in range(3, 12)])

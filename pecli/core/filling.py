@@ -52,6 +52,7 @@ class TableSpec:
     pad: int | None
     odd_sine: bool
     amplitude: tuple[float, float]
+    half_turns: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def checked(
@@ -72,8 +73,10 @@ class TableSpec:
         out_dtype = check_dtype(dtype)
         pad = check_padding_idx(padding_idx, rows)
         amp = check_amplitude(amplitude, width)
+        k = check_angle_scale(angle_scale)
+        turns = _half_turns(width, base, schedule, rule, k) if full_turns else ()
         return cls(width, rows, first, omega, residual, out_dtype, layout, pad,
-                   rule in ODD_SINE, amp)  # fmt: skip
+                   rule in ODD_SINE, amp, turns)  # fmt: skip
 
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
@@ -84,6 +87,7 @@ class TableSpec:
 
         def unit(block: np.ndarray, r0: int, *, kernel: bool = False) -> None:
             self._direct(block, positions[r0 : r0 + len(block)])
+            self._exact_turns(block, positions[r0 : r0 + len(block)])
 
         self._scaled(out, 0, unit)
 
@@ -131,8 +135,36 @@ class TableSpec:
         cosine = np.empty(column.shape, dtype=np.float64)  # computed and dropped (HF Marian)
         kernels.fill_sin_cos_direct(column, cosine, positions, self.omega[-1:], self.residual[-1:])
 
+    def _exact_turns(self, out: np.ndarray, positions: np.ndarray) -> None:
+        """Whole half turns (``--full-turns``): sin exactly 0 and cos exactly ±1 there."""
+        whole = positions == np.round(positions)
+        if not self.half_turns or not whole.any():
+            return
+        sin_out, cos_out = layout_views(out, self.layout, odd_sine=self.odd_sine)
+        for column, halves in self.half_turns:  # angle = π · halves · p
+            odd = np.mod(halves * positions[whole], 2) == 1
+            sin_out[whole, column] = 0
+            if column < cos_out.shape[-1]:
+                cos_out[whole, column] = np.where(odd, -1.0, 1.0)
+
     def _finish(self, out: np.ndarray, row0: int) -> None:
         if not self.odd_sine:
             out[:, 2 * self.omega.size :] = 0  # the zero column of an odd d
+        if self.half_turns:
+            self._exact_turns(out, self.first + np.arange(row0, row0 + len(out), dtype=float))
         if self.pad is not None and row0 <= self.pad < row0 + len(out):
             out[self.pad - row0] = 0
+
+
+def _half_turns(
+    d: int, base: float, schedule: str | float, odd_d: str, k: tuple[float, float]
+) -> tuple[tuple[int, int], ...]:
+    """Columns whose angle in turns ``k·ω`` is an exact multiple of 1/2: (column, 2·k·ω).
+
+    Their ``sin(2π·k·ω·p)`` is exactly 0 at integer ``p`` (MLX's ``full_turns`` with
+    ``max_freq = 1`` makes the first column so), which the kernel's 5e-16 would blur.
+    """
+    omega, residual = frequencies_with_residuals(d, base, schedule, odd_d, k)
+    halves = 2 * omega
+    exact = (residual == 0) & (halves == np.round(halves)) & (np.abs(halves) < 2.0**52)
+    return tuple((int(j), int(halves[j])) for j in np.flatnonzero(exact))

@@ -85,7 +85,14 @@ def check_amplitude(amplitude: object, d: int) -> tuple[float, float]:
 
 
 def resolve_odd_d(odd_d: object, pad_odd_d: bool) -> str:
-    """The odd-d rule from ``odd_d`` or, when it is None, the older ``pad_odd_d`` flag."""
+    """The odd-d rule from ``odd_d`` or, when it is None, the older ``pad_odd_d`` flag.
+
+    Both given and disagreeing (``pad_odd_d=True`` with ``odd_d`` other than ``"zero"``) is an
+    error, not one of them silently winning.
+    """
     if odd_d is None:
         return "zero" if pad_odd_d else "error"
-    return check_odd_d(odd_d)
+    rule = check_odd_d(odd_d)
+    if pad_odd_d and rule != "zero":
+        raise ParameterError("pad_odd_d", f"conflicts with odd_d={rule!r}: give one", pad_odd_d)
+    return rule
