@@ -30,7 +30,7 @@ import lazy_loader
 
 if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve to
     from .core.apply import add, add_encoding
-    from .core.conventions import PRESETS, Convention, convention, layout_views
+    from .core.conventions import ALIASES, PRESETS, Convention, convention, layout_views
     from .core.encoding import (
         DEFAULT_BASE,
         angular_frequencies,
@@ -54,7 +54,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(
     __name__,
     submod_attrs={
         "core.apply": ["add", "add_encoding"],
-        "core.conventions": ["PRESETS", "Convention", "convention", "layout_views"],
+        "core.conventions": ["ALIASES", "PRESETS", "Convention", "convention", "layout_views"],
         "core.encoding": [
             "DEFAULT_BASE",
             "angular_frequencies",
@@ -77,6 +77,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALIASES",
     "DEFAULT_BASE",
     "GRID_PRESETS",
     "PRESETS",

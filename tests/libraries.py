@@ -85,3 +85,55 @@ def whisper(length: int, channels: int, max_timescale: float = 10000) -> np.ndar
     inv_timescales = np.exp(-log_timescale_increment * np.arange(channels // 2))
     scaled_time = np.arange(length)[:, np.newaxis] * inv_timescales[np.newaxis, :]
     return np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
+
+
+def distilbert(n_pos: int, dim: int) -> np.ndarray:
+    """HF ``create_sinusoidal_embeddings`` (DistilBERT/XLM; keras-hub's rule): any ``dim``."""
+    position_enc = np.array(
+        [[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)]
+    )
+    out = np.empty((n_pos, dim))
+    out[:, 0::2] = np.sin(position_enc[:, 0::2])
+    out[:, 1::2] = np.cos(position_enc[:, 1::2])
+    return out
+
+
+def tatp22(x: int, org_channels: int) -> np.ndarray:
+    """tatp22 ``PositionalEncoding1D(org_channels)`` on ``x`` positions, in float64."""
+    channels = int(np.ceil(org_channels / 2) * 2)
+    inv_freq = 1.0 / (10000 ** (np.arange(0, channels, 2) / channels))
+    sin_inp = np.arange(x, dtype=np.float64)[:, None] * inv_freq[None, :]
+    emb = np.stack((np.sin(sin_inp), np.cos(sin_inp)), axis=-1).reshape(x, -1)
+    return emb[:, :org_channels]
+
+
+def musicgen(num_embeddings: int, embedding_dim: int) -> np.ndarray:
+    """HF ``MusicgenSinusoidalPositionalEmbedding.get_embedding``: cos then sin."""
+    half_dim = embedding_dim // 2
+    emb = math.log(10000) / (half_dim - 1)
+    emb = np.exp(np.arange(half_dim) * -emb)
+    emb = np.arange(num_embeddings, dtype=np.float64)[:, None] * emb[None, :]
+    emb = np.concatenate([np.cos(emb), np.sin(emb)], axis=1)
+    return np.pad(emb, [(0, 0), (0, embedding_dim % 2)])
+
+
+def ldm(timesteps: np.ndarray, dim: int, max_period: float = 10000) -> np.ndarray:
+    """LDM / sgm ``timestep_embedding``: paper frequencies, cos then sin, odd dim padded."""
+    half = dim // 2
+    freqs = np.exp(-math.log(max_period) * np.arange(half, dtype=np.float64) / half)
+    args = np.asarray(timesteps, dtype=np.float64)[:, None] * freqs[None]
+    embedding = np.concatenate([np.cos(args), np.sin(args)], axis=-1)
+    return np.pad(embedding, [(0, 0), (0, dim % 2)])
+
+
+def mlx(x: np.ndarray, dims: int, min_freq: float = 1e-4, max_freq: float = 1.0,
+        scale: float | None = None, cos_first: bool = False,
+        full_turns: bool = False) -> np.ndarray:  # fmt: skip
+    """MLX ``nn.SinusoidalPositionalEncoding(dims, …)(x)``, in float64."""
+    one_zero = np.array([1.0]) if dims == 2 else 1 - np.arange(dims // 2) / (dims // 2 - 1)
+    sigmas = np.exp(one_zero * (math.log(max_freq) - math.log(min_freq)) + math.log(min_freq))
+    if full_turns:
+        sigmas = sigmas * (2 * math.pi)
+    y = np.asarray(x, dtype=np.float64)[:, None] * sigmas
+    parts = [np.cos(y), np.sin(y)] if cos_first else [np.sin(y), np.cos(y)]
+    return np.concatenate(parts, axis=-1) * (scale if scale is not None else (2 / dims) ** 0.5)

@@ -159,6 +159,96 @@ def whisper(n: int, d: int, base: float = 10000.0, start: float = 0) -> Table:
     return table
 
 
+def distilbert(n: int, d: int, base: float = 10000.0, start: float = 0) -> Table:
+    """HF ``create_sinusoidal_embeddings`` (DistilBERT/XLM; keras-hub's rule), any ``dim``.
+
+    ``position_enc[pos][j] = pos / np.power(10000, 2 * (j // 2) / dim)``, sine in even ``j``,
+    cosine in odd ``j``: an odd ``dim`` ends with a sine.
+    """
+    table = []
+    for r in range(n):
+        pos = start + r
+        angles = [pos / base ** (2 * (j // 2) / d) for j in range(d)]
+        table.append([math.sin(a) if j % 2 == 0 else math.cos(a) for j, a in enumerate(angles)])
+    return table
+
+
+def positional_encodings(n: int, d: int, base: float = 10000.0, start: float = 0) -> Table:
+    """tatp22 ``PositionalEncoding1D(channels)``: ``inv_freq`` over ``ceil(d/2)·2`` channels.
+
+    ``inv_freq = 1 / 10000^(arange(0, channels, 2) / channels)``, ``[sin, cos]`` interleaved,
+    the first ``org_channels`` columns kept.
+    """
+    channels = math.ceil(d / 2) * 2
+    inv_freq = [1.0 / base ** (two_k / channels) for two_k in range(0, channels, 2)]
+    table = []
+    for r in range(n):
+        row = []
+        for inv in inv_freq:
+            row += [math.sin((start + r) * inv), math.cos((start + r) * inv)]
+        table.append(row[:d])
+    return table
+
+
+def ldm(n: int, d: int, base: float = 10000.0, start: float = 0) -> Table:
+    """LDM / sgm ``timestep_embedding(timesteps, dim)``: ``[cos | sin | 0 if dim odd]``.
+
+    ``freqs = exp(-ln(max_period) * arange(half) / half)``, ``half = dim // 2``.
+    """
+    half = d // 2
+    freqs = [math.exp(-math.log(base) * k / half) for k in range(half)]
+    table = []
+    for r in range(n):
+        args = [(start + r) * f for f in freqs]
+        row = [math.cos(a) for a in args] + [math.sin(a) for a in args]
+        table.append(row + [0.0] * (d % 2))
+    return table
+
+
+def musicgen(n: int, d: int, base: float = 10000.0, start: float = 0) -> Table:
+    """HF ``MusicgenSinusoidalPositionalEmbedding.get_embedding``: ``[cos | sin | 0 if odd]``."""
+    half_dim = d // 2
+    emb = math.log(base) / (half_dim - 1)
+    inv = [math.exp(k * -emb) for k in range(half_dim)]
+    table = []
+    for r in range(n):
+        args = [(start + r) * w for w in inv]
+        row = [math.cos(a) for a in args] + [math.sin(a) for a in args]
+        table.append(row + [0.0] * (d % 2))
+    return table
+
+
+def lucidrains(n: int, d: int, base: float = 10000.0, start: float = 0) -> Table:
+    """lucidrains ``SinusoidalPosEmb(dim, theta)``: ``[sin | cos]`` (``dim - 1`` columns if odd)."""
+    half_dim = d // 2
+    emb = math.log(base) / (half_dim - 1)
+    inv = [math.exp(k * -emb) for k in range(half_dim)]
+    table = []
+    for r in range(n):
+        args = [(start + r) * w for w in inv]
+        table.append([math.sin(a) for a in args] + [math.cos(a) for a in args])
+    return table
+
+
+def mlx(n: int, d: int, base: float = 10000.0, start: float = 0) -> Table:
+    """MLX ``SinusoidalPositionalEncoding(dims, min_freq=1/base)``: ``[sin | cos]·sqrt(2/d)``.
+
+    ``one_zero = 1 - arange(dims // 2) / (dims // 2 - 1)`` (``[1]`` at ``dims = 2``),
+    ``sigmas = exp(one_zero * (ln max_freq - ln min_freq) + ln min_freq)``, ``max_freq = 1``.
+    """
+    assert d % 2 == 0, "mlx: dims must be even"
+    h = d // 2
+    one_zero = [1.0] if d == 2 else [1 - k / (h - 1) for k in range(h)]
+    lo, hi = math.log(1 / base), math.log(1.0)
+    sigmas = [math.exp(z * (hi - lo) + lo) for z in one_zero]
+    scale = (2 / d) ** 0.5
+    table = []
+    for r in range(n):
+        y = [(start + r) * s for s in sigmas]
+        table.append([scale * math.sin(a) for a in y] + [scale * math.cos(a) for a in y])
+    return table
+
+
 def preset_table(name: str, n: int, d: int, base: float, start: float | None = None) -> Table:
     """The table of pecli's preset ``name``, built by the library that preset claims to be.
 
@@ -171,6 +261,12 @@ def preset_table(name: str, n: int, d: int, base: float, start: float | None = N
         "fairseq": (fairseq, 0),
         "hf-marian": (hf_marian, 0),
         "whisper": (whisper, 0),
+        "distilbert": (distilbert, 0),
+        "positional-encodings": (positional_encodings, 0),
+        "ldm": (ldm, 0),
+        "musicgen": (musicgen, 0),
+        "lucidrains": (lucidrains, 0),
+        "mlx": (mlx, 0),
     }
     if name == "diffusers":  # its defaults: flip_sin_to_cos False, downscale_freq_shift 1
         first = 0 if start is None else start

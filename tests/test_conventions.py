@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pecli import (
+    ALIASES,
     PRESETS,
     ParameterError,
     angular_frequencies,
@@ -88,7 +89,7 @@ def test_odd_d_gets_a_zero_column_where_the_library_adds_one(d):
     np.testing.assert_allclose(
         preset_table("diffusers", d, n), lib.diffusers(np.arange(n), d), atol=1e-12
     )
-    for name in ("vaswani", "pytorch", "hf-marian", "whisper"):
+    for name in ("vaswani", "pytorch", "whisper", "lucidrains", "mlx"):
         with pytest.raises(ParameterError) as info:
             preset_table(name, d, n)
         assert info.value.parameter == "d"
@@ -137,8 +138,10 @@ def test_component_names_follow_the_layout():
 
 def test_presets_are_those_of_the_issue():
     assert set(PRESETS) == {
-        "vaswani", "pytorch", "tensor2tensor", "fairseq", "hf-marian", "diffusers", "whisper"
+        "vaswani", "pytorch", "distilbert", "positional-encodings", "hf-marian", "tensor2tensor",
+        "fairseq", "diffusers", "ldm", "musicgen", "whisper", "lucidrains", "mlx",
     }  # fmt: skip
+    assert set(ALIASES.values()) <= set(PRESETS) and not set(ALIASES) & set(PRESETS)
     assert convention().name == "vaswani" and convention().start == 1
     assert convention("pytorch", start=0).name == "pytorch"
     assert convention("pytorch", start=5).name == "custom"
@@ -158,7 +161,20 @@ def test_presets_are_those_of_the_issue():
         (lambda: convention(schedule="shift:x"), "schedule"),
         (lambda: encoding_table(d=8, n=2, schedule="t2t"), "schedule"),
         (lambda: encoding_table(d=8, n=2, schedule="shift:nan"), "schedule"),
-        (lambda: encoding_table(d=2, n=2, schedule="tensor2tensor"), "d"),
+        (lambda: encoding_table(d=2, n=2, schedule="shift:1.5"), "d"),
+        (lambda: encoding_table(d=7, n=2, odd_d="last-sine"), "odd_d"),
+        (lambda: encoding_table(d=8, n=2, angle_scale=0), "angle_scale"),
+        (lambda: encoding_table(d=9, n=2, pad_odd_d=True, odd_d="sine"), "pad_odd_d"),
+        (lambda: encoding_table(d=8, n=2, amplitude="sqrt(d)"), "amplitude"),
+        (lambda: convention("pytorch", odd_d="one"), "odd_d"),
+        (
+            lambda: convention("diffusers", flip_sin_to_cos=True, layout="sin-cos"),
+            "flip_sin_to_cos",
+        ),
+        (
+            lambda: convention("diffusers", downscale_freq_shift=0, schedule="paper"),
+            "downscale_freq_shift",
+        ),
         (lambda: encoding_table(d=8, n=2, schedule="shift:4"), "d"),
         (lambda: encoding_table(d=8, n=2, layout="sincos"), "layout"),
         (lambda: encoding_table(d=8, n=2, padding_idx=2), "padding_idx"),
@@ -201,4 +217,4 @@ def test_the_command_line_offers_every_preset():
     """--convention offers exactly the presets of the library, no more, no fewer."""
     from pecli.cli.options import ConventionName
 
-    assert {name.value for name in ConventionName} == set(PRESETS)
+    assert {name.value for name in ConventionName} == set(PRESETS) | set(ALIASES)

@@ -298,10 +298,14 @@ def test_an_unwritable_matplotlib_folder_adds_no_warnings(pecli_cmd, tmp_path):
 
 
 def test_a_schedule_too_wide_for_d_states_the_smallest_d(run_cli):
-    """d = 3 has one pair, and tensor2tensor divides by pairs - 1: the least d is 4, not '> 2'."""
-    line = _one_line(run_cli("compute", "--d", "3", "--n", "2", "--convention", "fairseq"), "--d")
+    """d = 3 has one pair, and shift:1.5 divides by pairs - 1.5: the least d is 4, not '> 2'.
+
+    (tensor2tensor's own shift 1 guards its division with max(pairs - 1, 1): d = 2 works.)
+    """
+    wide = ("--convention", "fairseq", "--schedule", "shift:1.5")
+    line = _one_line(run_cli("compute", "--d", "3", "--n", "2", *wide), "--d")
     assert "at least 4" in line
-    assert run_cli("compute", "--d", "4", "--n", "3", "--convention", "fairseq").exit_code == 0
+    assert run_cli("compute", "--d", "4", "--n", "3", *wide).exit_code == 0
 
 
 def test_a_crowded_legend_adds_no_python_warning(pecli_cmd, tmp_path):

@@ -267,7 +267,7 @@ def _presets(layout: str, schedule: str, start: float, zeros: _Zeros) -> list[st
     for preset in PRESETS.values():
         if preset.start != start or preset.padding_idx != padding:
             continue
-        if zeros.odd and not preset.pad_odd_d:
+        if (zeros.odd and not preset.pad_odd_d) or preset.factors():  # mlx: amplitude ≠ 1
             continue
         if preset.name == "diffusers" and layout != "interleaved":
             flags = ["--flip-sin-to-cos"] if layout == "cos-sin" else []

@@ -2,9 +2,10 @@
 
 ``compute -o pe.safetensors`` stores, as strings, everything needed to rebuild the table:
 ``pecli_version``, ``key`` (the tensor it describes), ``convention``, ``d``, ``n``, ``base``,
-``start``, ``schedule``, ``layout``, ``padding_idx`` (empty for none), ``pad_odd_d``
-(``true`` / ``false``) and ``dtype``. ``identify`` rebuilds the table from them with
-:func:`pecli.core.encoding.encoding_table` and says whether the stored numbers agree.
+``start``, ``schedule``, ``layout``, ``padding_idx`` (empty for none), ``odd_d``,
+``angle_scale``, ``full_turns`` (``true`` / ``false``), ``amplitude`` and ``dtype``.
+``identify`` rebuilds the table from them with :func:`pecli.core.encoding.encoding_table`
+and says whether the stored numbers agree.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ __all__ = ["METADATA_FIELDS", "check_metadata", "describes", "table_metadata"]
 #: The fields pecli writes, in order.
 METADATA_FIELDS = (
     "pecli_version", "key", "convention", "d", "n", "base", "start", "schedule", "layout",
-    "padding_idx", "pad_odd_d", "dtype",
+    "padding_idx", "odd_d", "angle_scale", "full_turns", "amplitude", "dtype",
 )  # fmt: skip
 
 
@@ -49,7 +50,9 @@ def table_metadata(
         "n": str(n), "base": repr(float(base)), "start": str(knobs["start"]),
         "schedule": str(knobs["schedule"]), "layout": knobs["layout"],
         "padding_idx": "" if padding is None else str(padding),
-        "pad_odd_d": "true" if knobs["pad_odd_d"] else "false", "dtype": dtype,
+        "odd_d": knobs["odd_d"], "angle_scale": repr(float(knobs["angle_scale"])),
+        "full_turns": "true" if knobs["full_turns"] else "false",
+        "amplitude": _number_or_name(knobs["amplitude"]), "dtype": dtype,
     }  # fmt: skip
     return {name: values[name] for name in METADATA_FIELDS}
 
@@ -108,5 +111,21 @@ def _knobs(metadata: dict[str, str]) -> dict[str, Any]:
         "schedule": metadata["schedule"],
         "layout": metadata["layout"],
         "padding_idx": int(padding) if padding else None,
-        "pad_odd_d": metadata["pad_odd_d"] == "true",
+        "odd_d": metadata["odd_d"],
+        "angle_scale": float(metadata["angle_scale"]),
+        "full_turns": metadata["full_turns"] == "true",
+        "amplitude": _parse_amplitude(metadata["amplitude"]),
     }
+
+
+def _number_or_name(amplitude: float | str) -> str:
+    """An amplitude as text: a number (``repr``) or its name (``sqrt(2/d)``)."""
+    return amplitude if isinstance(amplitude, str) else repr(float(amplitude))
+
+
+def _parse_amplitude(text: str) -> float | str:
+    """The amplitude recorded by :func:`_number_or_name`."""
+    try:
+        return float(text)
+    except ValueError:
+        return text

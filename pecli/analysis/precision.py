@@ -119,9 +119,11 @@ def framework_blocks(
 
     """
     arith = float_dtype(_check_dtype(dtype))
+    convention.check_plain("precision")
     d = check_width(d, pad_odd_d=convention.pad_odd_d)
     h = d // 2
-    scale = np.asarray(-math.log(base) / (h - check_schedule(convention.schedule)), dtype=arith)
+    denominator = max(h - check_schedule(convention.schedule), 1)  # tensor2tensor's d = 2 guard
+    scale = np.asarray(-math.log(base) / denominator, dtype=arith)
     omega = np.exp(np.arange(h).astype(arith) * scale)
     for row in range(0, check_n(n), rows):
         offsets = np.arange(row, min(row + rows, n))

@@ -75,7 +75,7 @@ def compute(
     if kind == "safetensors":
         _write_checkpoint(output, key or DEFAULT_KEY, n, table, conv, quiet=quiet)
         return
-    columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
+    columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     write_streamed(
         blocks, output=output, fmt=kind, shape=(n, d), dtype=stored, columns=columns,
         header=header, quiet=quiet, description="compute",
@@ -111,7 +111,7 @@ def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: 
     if kind == "csv":  # 64 rows spread over the table (the padding row would be shorter)
         first = table["start"]
         positions = np.unique(np.linspace(first, first + n - 1, 64).round())
-        knobs = {k: table[k] for k in ("d", "base", "dtype", "schedule", "layout", "pad_odd_d")}
+        knobs = {k: v for k, v in table.items() if k not in ("start", "padding_idx")}
         sample = positional_encoding(positions, **knobs)
     dtype = check_table_dtype(table["dtype"])
     return formats.table_bytes(

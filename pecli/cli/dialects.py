@@ -64,16 +64,20 @@ def conventions() -> None:
 
     Example: pecli conventions
     """
-    from ..core.conventions import PRESETS
+    from ..core.conventions import ALIASES, PRESETS
 
-    table = _table(
-        "Conventions", "name", "schedule", "layout", "start", "padding", "odd d", "users"
-    )
+    columns = ("name", "schedule", "layout", "start", "padding", "odd d", "factors", "users")
+    table = _table("Conventions", *columns)
     for c in PRESETS.values():
         padding = "-" if c.padding_idx is None else f"row {c.padding_idx}"
-        odd = "zero column" if c.pad_odd_d else "error"
-        table.add_row(c.name, c.schedule, c.layout, str(c.start), padding, odd, c.users)
+        factors = f"amplitude {c.amplitude}" if c.amplitude != 1.0 else "-"
+        table.add_row(c.name, c.schedule, c.layout, str(c.start), padding, c.odd_d, factors,
+                      c.users)  # fmt: skip
     text.show(table)
+    aliases = _table("Aliases (the same table)", "alias", "convention")
+    for alias, name in ALIASES.items():
+        aliases.add_row(alias, name)
+    text.show(aliases)
 
 
 def _jsonable(value: Any) -> Any:

@@ -43,7 +43,8 @@ class TableFormat(StrEnum):
 D = Annotated[
     int,
     typer.Option(
-        "--d", help=f"Width d (d_model); even, 2 to {MAX_D} (odd only with presets that pad it)."
+        "--d",
+        help=f"Width d (d_model); even, 2 to {MAX_D} (odd with presets or --odd-d that accept it).",
     ),
 ]
 EvenD = Annotated[int, typer.Option("--d", help=f"Width d (d_model); even, 2 to {MAX_D}.")]
@@ -136,6 +137,33 @@ class ConventionName(StrEnum):
     hf_marian = "hf-marian"
     diffusers = "diffusers"
     whisper = "whisper"
+    distilbert = "distilbert"
+    positional_encodings = "positional-encodings"
+    ldm = "ldm"
+    musicgen = "musicgen"
+    lucidrains = "lucidrains"
+    mlx = "mlx"
+    # aliases (pecli.ALIASES): the same table under the name a user looks for
+    annotated_transformer = "annotated-transformer"
+    speecht5 = "speecht5"
+    espnet = "espnet"
+    xlm = "xlm"
+    keras_hub = "keras-hub"
+    tatp22 = "tatp22"
+    m2m100 = "m2m100"
+    speech2text = "speech2text"
+    stable_diffusion = "stable-diffusion"
+    sgm = "sgm"
+    denoising_diffusion_pytorch = "denoising-diffusion-pytorch"
+
+
+class OddD(StrEnum):
+    """What an odd d does (pecli.core.knobs.ODD_D)."""
+
+    error = "error"
+    zero = "zero"
+    sine = "sine"
+    sine_d1 = "sine-d+1"
 
 
 class Layout(StrEnum):
@@ -172,7 +200,11 @@ Bases = Annotated[
 ]
 ConventionOpt = Annotated[
     ConventionName,
-    typer.Option("--convention", help="Preset of another library; other options override it."),
+    typer.Option(
+        "--convention",
+        help="Preset of another library (or an alias); an explicit option applies over it "
+        "and names the result custom.",
+    ),
 ]
 LayoutOpt = Annotated[
     Layout | None,
@@ -206,6 +238,36 @@ DownscaleFreqShift = Annotated[
     float | None,
     typer.Option("--downscale-freq-shift", help="diffusers only: the shift s (default 1)."),
 ]
+OddDOpt = Annotated[
+    OddD | None,
+    typer.Option(
+        "--odd-d",
+        help="Odd d: error, zero (last column 0: tensor2tensor), sine (ceil(d/2) sines, "
+        "C^(-2j/d): DistilBERT, keras-hub, Marian) or sine-d+1 (tatp22). "
+        "[default: the convention's]",
+    ),
+]
+AngleScale = Annotated[
+    float | None,
+    typer.Option(
+        "--angle-scale",
+        help="Factor k on every angle, k times p ω (diffusers' scale, MLX's max_freq).",
+    ),
+]
+FullTurns = Annotated[
+    bool | None,
+    typer.Option(
+        "--full-turns/--no-full-turns",
+        help="Angles times 2π (MLX's full_turns).",
+        show_default=False,
+    ),
+]
+Amplitude = Annotated[
+    str | None,
+    typer.Option(
+        "--amplitude", help="Factor of every value: a number or sqrt(2/d) (MLX's default)."
+    ),
+]
 
 
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
@@ -220,6 +282,10 @@ _CONVENTION_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("padding_idx", PaddingIdx, None),
     ("flip_sin_to_cos", FlipSinToCos, None),
     ("downscale_freq_shift", DownscaleFreqShift, None),
+    ("odd_d", OddDOpt, None),
+    ("angle_scale", AngleScale, None),
+    ("full_turns", FullTurns, None),
+    ("amplitude", Amplitude, None),
 )
 
 
@@ -265,6 +331,10 @@ def resolve_convention(
     layout: Layout | None = None,
     start: int | None = None,
     padding_idx: int | None = None,
+    odd_d: OddD | None = None,
+    angle_scale: float | None = None,
+    full_turns: bool | None = None,
+    amplitude: str | None = None,
 ) -> Convention:
     """The one place where the convention options of a command become a :class:`Convention`."""
     from ..core.conventions import convention as make  # the core, once a command runs
@@ -277,6 +347,10 @@ def resolve_convention(
         layout=None if layout is None else layout.value,
         start=start,
         padding_idx=padding_idx,
+        odd_d=None if odd_d is None else odd_d.value,
+        angle_scale=angle_scale,
+        full_turns=full_turns,
+        amplitude=amplitude,
     )
 
 

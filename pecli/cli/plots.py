@@ -171,7 +171,7 @@ def plot_waves(
     Example: pecli plot-waves --d 64 --pairs 1,4,16 --panels -o waves.svg
     """
     figures = load_figures("waves")
-
+    conv.check_plain("plot-waves")
     outputs = PlotOutputs(output, "waves.png", data, quiet, size=size, dpi=dpi)
     positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)
     wanted = _parse_pairs(pairs, d, quiet)
@@ -216,7 +216,7 @@ def heatmap(
     outputs = PlotOutputs(output, "heatmap.png", data, quiet, size=size, dpi=dpi)
     figures.check_heatmap_size(n=n, d=d, pad_odd_d=conv.pad_odd_d)
     table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
-    columns = component_names(d, conv.layout, pad_odd_d=conv.pad_odd_d)
+    columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     outputs.write(
         lambda: figures.heatmap_figure(table, start=conv.start, base=base, size=size, dpi=dpi),
         table,

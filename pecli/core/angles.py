@@ -26,7 +26,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import decimal
 
-__all__ = ["DoubleDouble", "add", "frequency_residuals", "product", "sin_cos"]
+__all__ = ["DoubleDouble", "add", "frequency_residuals", "product", "scaled", "sin_cos"]
 
 #: An unevaluated sum ``hi + lo`` of two float64 arrays of one shape.
 DoubleDouble = tuple[np.ndarray, np.ndarray]
@@ -65,6 +65,24 @@ def product(x: np.ndarray, omega: np.ndarray, residual: np.ndarray) -> DoubleDou
     w_hi, w_lo = _split(omega)
     err = ((x_hi * w_hi - p) + x_hi * w_lo + x_lo * w_hi) + x_lo * w_lo
     return p, err + x * residual
+
+
+def scaled(omega: np.ndarray, residual: np.ndarray, factor: tuple[float, float]) -> DoubleDouble:
+    """``(omega + residual) · (k_hi + k_lo)`` as a new ``(omega, residual)`` pair.
+
+    The head ``fl(omega·k_hi)`` and its rounding error are exact (Dekker), so a factor such as
+    diffusers' ``scale = 1000`` or MLX's ``2π`` keeps the frequencies good to about 1e-32.
+
+    >>> w, r = scaled(np.array([0.1]), np.array([0.0]), (10.0, 0.0))
+    >>> float(w[0]), float(r[0])  # 10·fl(0.1) = 1.0000000000000000555... exactly
+    (1.0, 5.551115123125783e-17)
+
+    """
+    k_hi, k_lo = np.float64(factor[0]), np.float64(factor[1])
+    head, tail = product(omega, np.full_like(omega, k_hi), np.zeros_like(omega))
+    tail = tail + residual * k_hi + omega * k_lo
+    total = head + tail  # renormalised: the residual stays below half an ulp of omega
+    return total, (head - total) + tail
 
 
 def add(a: DoubleDouble, b: DoubleDouble) -> DoubleDouble:

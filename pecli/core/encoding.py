@@ -17,25 +17,18 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
     from numpy.typing import ArrayLike, DTypeLike
 
-from . import kernels
 from .conventions import component_names, layout_views
-from .dtypes import round_once
 from .errors import ParameterError
-from .frequencies import (
-    DEFAULT_BASE,
-    angular_frequencies,
-    frequencies_with_residuals,
-    wavelengths,
-)
-from .rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
+from .filling import TableSpec
+from .frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
+from .rules import check_n
 
 __all__ = [
     "BLOCK_CELLS",
@@ -62,6 +55,7 @@ def positional_encoding(
     schedule: str | float = "paper",
     layout: str = "interleaved",
     pad_odd_d: bool = False,
+    **knobs: Any,
 ) -> np.ndarray:
     """Encode arbitrary real positions: one row ``pe(pos)`` per position.
 
@@ -85,7 +79,12 @@ def positional_encoding(
         Columns of the sines and cosines (see :func:`pecli.core.conventions.layout_views`).
     pad_odd_d : bool, keyword-only
         Accept an odd ``d``: ``d // 2`` pairs and a last, all-zero column (tensor2tensor,
-        fairseq, diffusers).
+        fairseq, diffusers); the same as ``odd_d="zero"``.
+    **knobs : keyword-only
+        ``odd_d`` (``error``, ``zero``, ``sine``, ``sine-d+1``: what an odd ``d`` does),
+        ``angle_scale`` (factor ``k`` of the angles ``k·p·ω``, diffusers' ``scale``),
+        ``full_turns`` (angles times 2π, MLX) and ``amplitude`` (a number or
+        ``"sqrt(2/d)"``, MLX): see :class:`pecli.core.conventions.Convention`.
 
     Returns
     -------
@@ -111,9 +110,6 @@ def positional_encoding(
     array([[0.841471, 0.01    , 0.540302, 0.99995 , 0.      ]])
 
     """
-    d = check_width(d, pad_odd_d=pad_odd_d)
-    omega, residual = frequencies_with_residuals(d, base, schedule)
-    out_dtype = check_table_dtype(dtype)
     rule = "must be real numbers: a scalar or a non-empty 1-D array"
     try:
         pos = np.asarray(positions, dtype=np.float64)
@@ -126,10 +122,12 @@ def positional_encoding(
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    table = np.zeros((pos.size, d))
-    sin_out, cos_out = layout_views(table, layout)
-    kernels.fill_sin_cos_direct(sin_out, cos_out, pos, omega, residual)
-    return round_once(table, out_dtype)
+    spec = TableSpec.checked(
+        d, pos.size, 0, base, dtype, schedule, layout, None, pad_odd_d, **knobs
+    )
+    table = np.empty((pos.size, spec.d), dtype=spec.dtype)
+    spec.fill_positions(table, pos)
+    return table
 
 
 def encoding_table(
@@ -143,6 +141,7 @@ def encoding_table(
     layout: str = "interleaved",
     padding_idx: int | None = None,
     pad_odd_d: bool = False,
+    **knobs: Any,
 ) -> np.ndarray:
     """The table ``pe(start), pe(start + 1), …, pe(start + n - 1)``, one row per position.
 
@@ -162,9 +161,11 @@ def encoding_table(
     base : float, keyword-only
         The base ``C``, from 1e-300 to 1e300.
     dtype : {float32, float64, float16, bfloat16}, keyword-only
-        Output dtype, rounded once from float64 (:func:`pecli.core.dtypes.round_once`).
-    schedule, layout, pad_odd_d : keyword-only
-        As in :func:`positional_encoding`.
+        Output dtype; float16 and bfloat16 are rounded once from float64
+        (:func:`pecli.core.dtypes.round_once`).
+    schedule, layout, pad_odd_d, **knobs : keyword-only
+        As in :func:`positional_encoding` (``odd_d``, ``angle_scale``, ``full_turns``,
+        ``amplitude``).
     padding_idx : int or None, keyword-only
         A row index ``0 … n-1`` whose row is all zeros (fairseq's padding row; with
         ``start=0`` real positions then start at ``padding_idx + 1``).
@@ -196,7 +197,8 @@ def encoding_table(
            [ 0.90929743,  0.01999867, -0.41614684,  0.99980001]])
 
     """
-    spec = _TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d)
+    spec = TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d,
+                             **knobs)  # fmt: skip
     table = np.empty((n, spec.d), dtype=spec.dtype)
     spec.fill(table, 0)
     return table
@@ -214,6 +216,7 @@ def table_blocks(
     padding_idx: int | None = None,
     pad_odd_d: bool = False,
     rows: int | None = None,
+    **knobs: Any,
 ) -> Iterator[np.ndarray]:
     """The table of :func:`encoding_table` as an iterator of row blocks, for streaming.
 
@@ -222,7 +225,7 @@ def table_blocks(
 
     Parameters
     ----------
-    d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d : keyword-only
+    d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d, **knobs : keyword-only
         As in :func:`encoding_table`.
     rows : int, keyword-only, optional
         Largest block height, >= 1; by default blocks of about :data:`BLOCK_CELLS` values
@@ -239,62 +242,13 @@ def table_blocks(
         (a ``ValueError``) for an invalid argument, raised by the call itself.
 
     """
-    spec = _TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d)
+    spec = TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d,
+                             **knobs)  # fmt: skip
     return _blocks(spec, n, check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.d))
 
 
-def _blocks(spec: _TableSpec, n: int, rows: int) -> Iterator[np.ndarray]:
+def _blocks(spec: TableSpec, n: int, rows: int) -> Iterator[np.ndarray]:
     for row in range(0, n, rows):
         block = np.empty((min(rows, n - row), spec.d), dtype=spec.dtype)
         spec.fill(block, row)
         yield block
-
-
-@dataclass(frozen=True)
-class _TableSpec:
-    """The checked arguments of a table, and the one routine that fills any run of its rows."""
-
-    d: int
-    n: int
-    first: float
-    omega: np.ndarray
-    residual: np.ndarray
-    dtype: np.dtype
-    layout: str
-    pad: int | None
-
-    @classmethod
-    def checked(
-        cls, d: object, n: object, start: object, base: float, dtype: DTypeLike,
-        schedule: str | float, layout: str, padding_idx: int | None, pad_odd_d: bool,
-    ) -> _TableSpec:  # fmt: skip
-        width = check_width(d, pad_odd_d=pad_odd_d)
-        rows = check_n(n)
-        first = check_positions(start, rows)
-        omega, residual = frequencies_with_residuals(width, base, schedule)
-        layout_views(np.empty((0, width)), layout)  # checks the layout now
-        out_dtype = check_table_dtype(dtype)
-        pad = check_padding_idx(padding_idx, rows)
-        return cls(width, rows, first, omega, residual, out_dtype, layout, pad)
-
-    def fill(self, out: np.ndarray, row0: int) -> None:
-        """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
-        if self.dtype.itemsize == 2:  # float16, bfloat16: from float64, rounded once
-            wide = np.empty(out.shape)
-            replace(self, dtype=np.dtype(np.float64)).fill(wide, row0)
-            out[...] = round_once(wide, self.dtype)
-            return
-        sin_out, cos_out = layout_views(out, self.layout)
-        if self.dtype == np.float64:  # direct: one float64 ulp of each value (docs/encoding.md)
-            rows = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
-            kernels.fill_sin_cos_direct(sin_out, cos_out, rows, self.omega, self.residual)
-        else:  # the kernel: within 5e-16 before rounding, so float32 is correctly rounded
-            kernels.fill_sin_cos_consecutive(
-                sin_out, cos_out, self.first, self.omega, omega_residual=self.residual, offset=row0
-            )
-        zero = -self.first - row0  # position 0, where every angle is 0: exactly [0, 1, 0, 1, …]
-        if zero.is_integer() and 0 <= zero < len(out):  # (angle addition leaves ~1e-18 there)
-            sin_out[int(zero)], cos_out[int(zero)] = 0, 1
-        out[:, 2 * self.omega.size :] = 0  # the zero column of an odd d
-        if self.pad is not None and row0 <= self.pad < row0 + len(out):
-            out[self.pad - row0] = 0

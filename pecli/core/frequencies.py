@@ -16,29 +16,53 @@ import math
 
 import numpy as np
 
+from . import angles
 from .angles import frequency_residuals
 from .errors import ParameterError
+from .knobs import ODD_SINE, check_odd_d
 from .rules import check_base, check_schedule, check_width
 
-__all__ = ["DEFAULT_BASE", "angular_frequencies", "wavelengths"]
+__all__ = ["DEFAULT_BASE", "angular_frequencies", "frequency_count", "wavelengths"]
 
 #: The base ``C`` of Vaswani et al. (2017).
 DEFAULT_BASE = 10000.0
 
 
-def _exponents(d: int, schedule: object) -> np.ndarray:
-    """``j / (h - s)`` for ``j = 0 … h-1``, ``h = d // 2``, float64 (``2(i-1)/d`` for paper).
+def frequency_count(d: int, odd_d: str = "zero") -> int:
+    """Frequencies of a width-``d`` table: ``ceil(d/2)`` when an odd ``d`` ends with a sine."""
+    return -(-d // 2) if check_odd_d(odd_d) in ODD_SINE else d // 2
 
-    For the paper schedule and an even ``d`` this is bit for bit ``2(i-1)/d``: both are the
-    correctly rounded quotient of the same rational number.
-    """
+
+def _half(d: int, odd_d: str) -> float:
+    """The ``h`` of ``ω_j = C^(-j/(h-s))``: ``d // 2``, or ``d/2`` / ``(d+1)/2`` (odd sines)."""
+    if odd_d == "sine":  # DistilBERT/XLM, keras-hub, HF Marian: 2(j//2)/d for every column
+        return d / 2
+    if odd_d == "sine-d+1":  # tatp22's positional-encodings: the frequencies of d + 1 channels
+        return float(-(-d // 2))
+    return float(d // 2)
+
+
+def _denominator(d: int, schedule: object, odd_d: str = "zero") -> float:
+    """``h - s``, with tensor2tensor's own guard ``max(num_timescales - 1, 1)`` at ``h = 1``."""
     shift = check_schedule(schedule)
-    h = d // 2
-    if h - shift <= 0:  # the smallest d with d // 2 > S
+    denominator = _half(d, odd_d) - shift
+    if shift == 1.0 and denominator <= 0:  # get_timing_signal_1d: max(num_timescales - 1, 1)
+        return 1.0
+    if denominator <= 0:  # the smallest d with d // 2 > S
         least = 2 * (math.floor(shift) + 1)
         rule = f"must be at least {least} for the {schedule} schedule (d // 2 - S > 0)"
         raise ParameterError("d", rule, d)
-    return np.arange(h, dtype=np.float64) / (h - shift)
+    return denominator
+
+
+def _exponents(d: int, schedule: object, odd_d: str = "zero") -> np.ndarray:
+    """``j / (h - s)`` for each frequency ``j``, float64 (``2(i-1)/d`` for paper).
+
+    For the paper schedule and an even ``d`` this is bit for bit ``2(i-1)/d``: both are the
+    correctly rounded quotient of the same rational number (so is ``j/(d/2)`` for odd sines).
+    """
+    count = frequency_count(d, odd_d)
+    return np.arange(count, dtype=np.float64) / _denominator(d, schedule, odd_d)
 
 
 def angular_frequencies(
@@ -85,11 +109,11 @@ def angular_frequencies(
     return _frequencies(check_width(d, pad_odd_d=False), base, schedule)
 
 
-def _frequencies(d: int, base: float, schedule: object) -> np.ndarray:
-    """``ω_j`` for ``j = 0 … d//2 - 1`` (``d`` already checked; may be odd)."""
+def _frequencies(d: int, base: float, schedule: object, odd_d: str = "zero") -> np.ndarray:
+    """``ω_j`` for each frequency of the table (``d`` already checked; may be odd)."""
     base = check_base(base)
     with np.errstate(over="ignore", under="ignore"):
-        omega: np.ndarray = np.power(base, -_exponents(d, schedule))
+        omega: np.ndarray = np.power(base, -_exponents(d, schedule, odd_d))
     if not np.all(np.isfinite(omega) & (omega < 1e300)):  # C < 1 with d/2 - S near 0
         rule = "must keep every frequency C^(-j/(d/2 - S)) below 1e300 (with this d and schedule)"
         raise ParameterError("base", rule, base)
@@ -97,17 +121,24 @@ def _frequencies(d: int, base: float, schedule: object) -> np.ndarray:
 
 
 def frequencies_with_residuals(
-    d: int, base: float, schedule: object
+    d: int,
+    base: float,
+    schedule: object,
+    odd_d: str = "zero",
+    angle_scale: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``ω_j`` in float64 and what float64 rounded off each (``d`` already checked).
 
-    ``omega + residual`` is ``C^(-j/(h-s))`` to about 1e-32 relative, for angles ``p·ω``
-    carried as double-doubles (:mod:`pecli.core.angles`).
+    ``omega + residual`` is ``k · C^(-j/(h-s))`` to about 1e-32 relative, for angles ``p·ω``
+    carried as double-doubles (:mod:`pecli.core.angles`); ``k`` is the double-double
+    ``angle_scale`` (diffusers' ``scale``, MLX's ``max_freq`` and ``2π``), 1 by default.
     """
-    omega = _frequencies(d, base, schedule)
-    denominator = d // 2 - check_schedule(schedule)
+    omega = _frequencies(d, base, schedule, odd_d)
+    denominator = _denominator(d, schedule, odd_d)
     residual = frequency_residuals(omega, base=check_base(base), denominator=denominator)
-    return omega, residual
+    if angle_scale is None:
+        return omega, residual
+    return angles.scaled(omega, residual, angle_scale)
 
 
 def wavelengths(

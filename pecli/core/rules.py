@@ -195,6 +195,10 @@ def number_text(value: float) -> str:
 def check_width(d: object, *, pad_odd_d: bool) -> int:
     """Like :func:`check_d`, but an odd ``d >= 3`` is allowed when ``pad_odd_d`` is true."""
     if not pad_odd_d:
+        value = _as_int(d)
+        if value is not None and value % 2 and 3 <= value <= MAX_D:
+            rule = "must be even with this convention (odd d: --odd-d zero, sine or sine-d+1)"
+            raise ParameterError("d", rule, d)
         return check_d(d)
     value = _as_int(d)
     if value is None or not 2 <= value <= MAX_D:
