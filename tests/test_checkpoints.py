@@ -137,6 +137,24 @@ def test_compute_writes_a_safetensors_table_with_its_metadata(run_cli, tmp_path,
     assert found["identification"]["storage"] == dtype
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["--convention", "mlx", "--d", "8"],  # amplitude sqrt(2/d): no pair on the unit circle
+     ["--convention", "diffusers", "--angle-scale", "1000", "--d", "16"],
+     ["--convention", "distilbert", "--d", "9", "--dtype", "float16"]],  # odd d ending in a sine
+    ids=["mlx", "diffusers-scale", "distilbert-odd"],
+)  # fmt: skip
+def test_pecli_tables_with_every_knob_are_known_by_their_metadata(run_cli, tmp_path, args):
+    out = tmp_path / "pe.safetensors"
+    assert run_cli("compute", *args, "--n", "50", "-o", str(out), "-q").exit_code == 0
+    with safe_open(out, framework="numpy") as f:  # the knobs are recorded, so it rebuilds
+        meta = f.metadata()
+    assert {"odd_d", "angle_scale", "full_turns", "amplitude"} <= set(meta)
+    found = verdicts(run_cli, str(out))["positional_encoding"]
+    assert found["metadata"] == "agrees (bit for bit)"
+    assert found["verdict"] == "identified"  # before: "not sinusoidal" for mlx
+
+
 def test_the_key_names_the_tensor(run_cli, tmp_path):
     out = tmp_path / "pe.safetensors"
     assert run_cli("compute", "--d", "8", "--n", "4", "--key", "pe", "-o", str(out)).exit_code == 0
