@@ -22,6 +22,7 @@ __all__ = [
     "LAYOUTS",
     "MAX_D",
     "MAX_POSITION",
+    "MIN_IDENTIFY_ROWS",
     "SCHEDULES",
     "check_base",
     "check_d",
@@ -29,6 +30,7 @@ __all__ = [
     "check_data_shape",
     "check_dtype",
     "check_finite",
+    "check_identifiable",
     "check_layout",
     "check_n",
     "check_padding_idx",
@@ -256,3 +258,20 @@ def check_data_shape(shape: tuple[int, ...], parameter: str = "x") -> int:
         rule = "must have an even number of columns d >= 2 (the encoding's width)"
         raise ParameterError(parameter, rule, f"{d} columns")
     return d
+
+
+#: Fewest rows (positions) and columns a table needs before ``identify`` can tell anything.
+MIN_IDENTIFY_ROWS = 2
+
+
+def check_identifiable(shape: tuple[int, ...], parameter: str = "table") -> None:
+    """Raise :class:`ParameterError` unless ``shape`` is 2-D with at least 2 rows and 2 columns.
+
+    One position gives the angles but not how they grow, so no convention can be told.
+    """
+    if len(shape) != 2 or min(shape) < MIN_IDENTIFY_ROWS:
+        rule = (
+            f"must be a 2-D table with at least {MIN_IDENTIFY_ROWS} rows (positions) and "
+            f"{MIN_IDENTIFY_ROWS} columns: too few to tell a convention"
+        )
+        raise ParameterError(parameter, rule, " × ".join(map(str, shape)) or "a scalar")
