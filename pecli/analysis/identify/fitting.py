@@ -36,6 +36,9 @@ FIT_ROWS = 2048
 CIRCLE_TOLERANCE = 0.05
 #: Error allowed for float32 arithmetic in the producing framework, per unit of position.
 FLOAT32_ANGLE_ERROR = 2.0**-22
+#: Starts whose rebuild is this close (root-mean-square, in units of the storage's rounding,
+#: beyond 1.5 times the best) reproduce the table as well: the start is not determined.
+TIE = 0.05
 #: A base from the slopes within this log-distance of a two-digit number is tried rounded.
 SLOPE_ROUND = 1e-3
 
@@ -93,13 +96,16 @@ def _integer_fit(
         base = round_base(base_fit)
     omega = angular_frequencies(2 * h, base=base, schedule=schedule if h > 1 else "paper")
     found = phases.measure(theta, rows, omega, 4 * unit_roundoff(storage))
-    passes = [phases.candidate_starts(found, omega, drift) for drift in (0, phases.FRAMEWORK_DRIFT)]
-    tried = [phases.best_phase_fits(starts, found, omega) for starts in passes if starts is not None]
-    starts = np.unique(np.concatenate(tried)) if tried else np.empty(0, np.int64)
+    tried = [np.empty(0, np.int64)]
+    for drift in (0.0, phases.FRAMEWORK_DRIFT):  # exact tables, then framework arithmetic
+        starts = phases.candidate_starts(found, omega, drift)
+        if starts is not None:
+            tried.append(phases.best_phase_fits(starts, found, omega, drift))
+    starts = np.unique(np.concatenate(tried))
     if starts.size == 0:
         return None
     rms = phases.verify(starts, views, rows, omega, storage)
-    ties = starts[rms <= 1.5 * rms.min() + unit_roundoff(storage)]
+    ties = starts[rms <= 1.5 * rms.min() + TIE * unit_roundoff(storage)]
     start = float(ties.min())
     if h > 1:  # the base as the window measures it, now that the positions are known
         base_fit = math.exp(refine_k(theta, start + rows, _k_of(base, schedule, h)) * h

@@ -31,8 +31,10 @@ MAX_START = 10**7
 FRAMEWORK_DRIFT = 2.0**-19
 #: Most intervals or integers kept while the pairs are combined (else: not determined).
 MAX_CANDIDATES = 1 << 22
-#: Candidates checked against the window, best phase fit first.
-VERIFY = 16
+#: Candidates of each pass checked against the window, best phase fit first.
+VERIFY = 32
+#: Rows of the window used to check a candidate.
+VERIFY_ROWS = 256
 
 
 @dataclass
@@ -125,14 +127,16 @@ def _integers(low: np.ndarray, high: np.ndarray) -> np.ndarray | None:
     return np.unique(first[which] + step)
 
 
-def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np.ndarray:
-    """The :data:`VERIFY` starts whose phases fit best (tolerance-weighted squares)."""
+def best_phase_fits(
+    starts: np.ndarray, phases: Phases, omega: np.ndarray, drift: float
+) -> np.ndarray:
+    """The :data:`VERIFY` starts whose phases fit best (squares weighted by the tolerance)."""
     if starts.size <= VERIFY:
         return starts
     chunks = []
     for part in np.array_split(starts, max(1, starts.size // 4096)):
         error = wrap(part[:, None] * omega[None, :] - phases.phase[None, :])
-        allowed = phases.tight[None, :] + FRAMEWORK_DRIFT * (1 + part[:, None]) * omega
+        allowed = phases.tight[None, :] + drift * (1 + part[:, None]) * omega
         chunks.append(np.sum((error / allowed) ** 2, axis=1))
     order = np.argsort(np.concatenate(chunks), kind="stable")[:VERIFY]
     return starts[np.sort(order)]
@@ -147,7 +151,8 @@ def verify(
     ``views`` are the sine and cosine columns ``(m, h)`` of the rows ``rows`` (0-based rows of
     the window); the rebuild is rounded to ``storage``, so an exact table gives 0.
     """
-    sines, cosines = views
+    sines, cosines = (view[:VERIFY_ROWS] for view in views)
+    rows = rows[:VERIFY_ROWS]
     rms = np.empty(starts.size)
     for k, start in enumerate(starts):
         theta = (float(start) + rows)[:, None] * omega[None, :]
