@@ -89,13 +89,13 @@ def _show_identification(found: Identification) -> None:
         "schedule": found.schedule,
         "base C": f"{found.base:.10g} (fit {found.base_fit:.8g})",
         "equivalent": found.equivalent or "-",
-        "first position": f"{found.start:g}",
+        "first position": f"{found.start:.10g}" + (f" ({found.note})" if found.note else ""),
         "padding rows (0-based)": ", ".join(map(str, found.padding_rows)) or "-",
         "zero components": ", ".join(map(str, found.zero_components)) or "-",
         "storage": found.storage,
         "orientation": "transposed (d × n)" if found.transposed else "rows = positions",
         "residual": f"{found.residual:.3g} (relative to tolerance: {found.relative_residual:.3g})",
-        "rebuild with": found.command,
+        "rebuild with": found.command or "-",
     }
     for what, value in rows.items():
         table.add_row(what, value)
@@ -127,10 +127,9 @@ def identify(
     from ..io.reading import read_table
 
     try:
-        table = read_table(file)
-    except ParameterError as error:
+        found = identify_table(read_table(file))
+    except ParameterError as error:  # unreadable, or too few rows to tell
         raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
-    found = identify_table(table)
     if as_json:
         import json
 

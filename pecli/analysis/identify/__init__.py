@@ -32,7 +32,7 @@ import numpy as np
 
 from ...core.rules import LAYOUTS, check_identifiable, check_schedule
 from ..precision import storage_precision
-from .fitting import Fit, Zeros, fit_layout, residual
+from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
 from .naming import command, preset_names
 from .phases import MAX_START
 from .result import Candidate, Identification
@@ -61,13 +61,13 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
         [int(r) for r in np.flatnonzero(~table.any(axis=1))],
         d % 2 == 1 and not table[:, -1].any(),
     )
-    live = np.flatnonzero(table.any(axis=1))
+    sample = fit_rows(table, np.flatnonzero(table.any(axis=1)))
     candidates, fits = [], []
     for layout in LAYOUTS:
         try:
             if d % 2 == 1 and not zeros.odd:
                 raise ValueError("odd width without a zero last column")
-            for fit in fit_layout(table, live, layout, zeros, storage):
+            for fit in fit_layout(sample, layout, storage):
                 fits.append(_score(table, fit, zeros, storage))
                 text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
                 candidates.append(Candidate(text, fit.residual, fit.score))

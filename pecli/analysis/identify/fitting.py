@@ -28,7 +28,7 @@ from ..precision import unit_roundoff
 from . import phases
 from .fits import ROUND, readings, refine_k, round_base, roundness, slopes_k, start_position
 
-__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "rebuild", "residual"]
+__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows", "rebuild", "residual"]
 
 #: Rows used for the fit (the residual is checked on every row).
 FIT_ROWS = 2048
@@ -36,8 +36,8 @@ FIT_ROWS = 2048
 CIRCLE_TOLERANCE = 0.05
 #: Error allowed for float32 arithmetic in the producing framework, per unit of position.
 FLOAT32_ANGLE_ERROR = 2.0**-22
-#: Starts whose rebuild is this close (root-mean-square, in units of the storage's rounding,
-#: beyond 1.5 times the best) reproduce the table as well: the start is not determined.
+#: A pair's mean square below (this · the storage's rounding)² counts as exact when starts
+#: are compared (:func:`.phases.ties`).
 TIE = 0.05
 #: A base from the slopes within this log-distance of a two-digit number is tried rounded.
 SLOPE_ROUND = 1e-3
@@ -100,16 +100,17 @@ def _integer_fit(
     for drift in (0.0, phases.FRAMEWORK_DRIFT):  # exact tables, then framework arithmetic
         starts = phases.candidate_starts(found, omega, drift)
         if starts is not None:
-            tried.append(phases.best_phase_fits(starts, found, omega, drift))
+            tried.append(phases.best_phase_fits(starts, found, omega))
     starts = np.unique(np.concatenate(tried))
     if starts.size == 0:
         return None
-    rms = phases.verify(starts, views, rows, omega, storage)
-    ties = starts[rms <= 1.5 * rms.min() + TIE * unit_roundoff(storage)]
-    start = float(ties.min())
+    squares = phases.verify(starts, views, rows, omega, storage)
+    entries = min(rows.size, phases.VERIFY_ROWS) * 2 * h
+    ties = phases.ties(starts, squares, TIE * unit_roundoff(storage), entries)
+    start = float(ties[0])
     if h > 1:  # the base as the window measures it, now that the positions are known
-        base_fit = math.exp(refine_k(theta, start + rows, _k_of(base, schedule, h)) * h
-                            / (h - _shift(schedule)))  # fmt: skip
+        k = refine_k(theta, start + rows, _k_of(base, schedule, h))
+        base_fit = math.exp(k * (h - _shift(schedule)))
     return Fit(layout, schedule, base, base_fit, start, starts=[float(s) for s in ties])
 
 
@@ -128,17 +129,29 @@ def _real_fit(theta: np.ndarray, rows: np.ndarray, k: float, layout: str) -> Fit
     return Fit(layout, schedule, base, base_fit, start, starts=[start])
 
 
-def fit_layout(
-    table: np.ndarray, live: np.ndarray, layout: str, zeros: Zeros, storage: str
-) -> Iterator[Fit]:
-    """The readings of ``table`` in one layout, best first (raises ValueError when none)."""
-    rows = live[:FIT_ROWS].astype(np.float64)
-    sines, cosines = layout_views(table[live[:FIT_ROWS]], layout)
-    circle = float(np.max(np.abs(sines**2 + cosines**2 - 1.0)))
-    if circle > CIRCLE_TOLERANCE:
-        raise ValueError(
-            f"columns are not sine/cosine pairs (|sin² + cos² - 1| up to {circle:.2g})"
-        )
+def fit_rows(table: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows used for the fit (the first :data:`FIT_ROWS` non-zero ones) and their indices."""
+    chosen = live[:FIT_ROWS]
+    if chosen.size and chosen[-1] - chosen[0] == chosen.size - 1:  # a run: a view, no copy
+        return table[chosen[0] : chosen[-1] + 1], chosen.astype(np.float64)
+    return table[chosen], chosen.astype(np.float64)
+
+
+def _check_circle(sines: np.ndarray, cosines: np.ndarray) -> None:
+    """Raise ValueError unless every (sin, cos) pair lies on the unit circle (a few rows first)."""
+    for part in (slice(0, 16), slice(None)):
+        circle = float(np.max(np.abs(sines[part] ** 2 + cosines[part] ** 2 - 1.0), initial=0))
+        if circle > CIRCLE_TOLERANCE:
+            raise ValueError(
+                f"columns are not sine/cosine pairs (|sin² + cos² - 1| up to {circle:.2g})"
+            )
+
+
+def fit_layout(sample: tuple[np.ndarray, np.ndarray], layout: str, storage: str) -> Iterator[Fit]:
+    """The readings of the fit rows ``sample`` in one layout, best first (ValueError: none)."""
+    table, rows = sample
+    sines, cosines = layout_views(table, layout)
+    _check_circle(sines, cosines)
     if rows.size < 2:
         raise ValueError("fewer than 2 non-zero rows")
     theta = np.arctan2(sines, cosines)
@@ -150,11 +163,13 @@ def fit_layout(
     yield _real_fit(theta, rows, k, layout)
 
 
-def rebuild(fit: Fit, shape: tuple[int, int], zeros: Zeros, rows: int = 4096) -> Iterator[np.ndarray]:
-    """The float64 table of ``fit`` (padding rows zeroed) in blocks of at most ``rows`` rows."""
+def rebuild(
+    fit: Fit, shape: tuple[int, int], zeros: Zeros, *, dtype: str = "float64", rows: int = 4096
+) -> Iterator[np.ndarray]:
+    """The table of ``fit`` (padding rows zeroed) in blocks of at most ``rows`` rows."""
     n, d = shape
     blocks = table_blocks(
-        d=d, n=n, start=fit.start, base=fit.base, dtype="float64", schedule=fit.schedule,
+        d=d, n=n, start=fit.start, base=fit.base, dtype=dtype, schedule=fit.schedule,
         layout=fit.layout, pad_odd_d=zeros.odd, rows=rows,
     )  # fmt: skip
     row = 0
@@ -167,7 +182,8 @@ def rebuild(fit: Fit, shape: tuple[int, int], zeros: Zeros, rows: int = 4096) ->
 def residual(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> tuple[float, float]:
     """(max |table - rebuilt|, the same relative to the allowed error: <= 1 is a match)."""
     worst, score, row = 0.0, 0.0, 0
-    for block in rebuild(fit, table.shape, zeros):
+    dtype = "float64" if storage == "float64" else "float32"  # float32: the fast kernel
+    for block in rebuild(fit, table.shape, zeros, dtype=dtype):  # type: ignore[arg-type]
         stored = block.astype(float_dtype(storage)).astype(np.float64)
         error = np.abs(table[row : row + len(block)] - stored)
         positions = np.abs(fit.start + np.arange(row, row + len(block)))

@@ -22,7 +22,7 @@ import numpy as np
 from ...core.dtypes import float_dtype
 from .fits import wrap
 
-__all__ = ["MAX_START", "Phases", "candidate_starts", "measure", "verify"]
+__all__ = ["MAX_START", "Phases", "candidate_starts", "measure", "ties", "verify"]
 
 #: Largest first position searched (positions 0 … MAX_START).
 MAX_START = 10**7
@@ -127,17 +127,18 @@ def _integers(low: np.ndarray, high: np.ndarray) -> np.ndarray | None:
     return np.unique(first[which] + step)
 
 
-def best_phase_fits(
-    starts: np.ndarray, phases: Phases, omega: np.ndarray, drift: float
-) -> np.ndarray:
-    """The :data:`VERIFY` starts whose phases fit best (squares weighted by the tolerance)."""
+def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np.ndarray:
+    """The :data:`VERIFY` starts whose phases fit best (squares weighted by the exact tolerance).
+
+    The weights leave out the framework drift, which grows with the start and would favour
+    large ones.
+    """
     if starts.size <= VERIFY:
         return starts
     chunks = []
     for part in np.array_split(starts, max(1, starts.size // 4096)):
         error = wrap(part[:, None] * omega[None, :] - phases.phase[None, :])
-        allowed = phases.tight[None, :] + drift * (1 + part[:, None]) * omega
-        chunks.append(np.sum((error / allowed) ** 2, axis=1))
+        chunks.append(np.sum((error / phases.tight[None, :]) ** 2, axis=1))
     order = np.argsort(np.concatenate(chunks), kind="stable")[:VERIFY]
     return starts[np.sort(order)]
 
@@ -146,18 +147,30 @@ def verify(
     starts: np.ndarray, views: tuple[np.ndarray, np.ndarray], rows: np.ndarray,
     omega: np.ndarray, storage: str,
 ) -> np.ndarray:  # fmt: skip
-    """Root-mean-square difference between the window and its rebuild from each start.
+    """Mean-square difference, per pair, between the window and its rebuild from each start.
 
     ``views`` are the sine and cosine columns ``(m, h)`` of the rows ``rows`` (0-based rows of
-    the window); the rebuild is rounded to ``storage``, so an exact table gives 0.
+    the window); the rebuild is rounded to ``storage``, so an exact table gives 0. Returns
+    ``(starts.size, h)`` float64.
     """
     sines, cosines = (view[:VERIFY_ROWS] for view in views)
     rows = rows[:VERIFY_ROWS]
-    rms = np.empty(starts.size)
+    squares = np.empty((starts.size, omega.size))
     for k, start in enumerate(starts):
         theta = (float(start) + rows)[:, None] * omega[None, :]
         rebuilt_sin = np.sin(theta).astype(float_dtype(storage)).astype(np.float64)
         rebuilt_cos = np.cos(theta).astype(float_dtype(storage)).astype(np.float64)
-        squares = np.mean((rebuilt_sin - sines) ** 2) + np.mean((rebuilt_cos - cosines) ** 2)
-        rms[k] = np.sqrt(squares / 2)
-    return rms
+        squares[k] = np.mean((rebuilt_sin - sines) ** 2 + (rebuilt_cos - cosines) ** 2, axis=0) / 2
+    return squares
+
+
+def ties(starts: np.ndarray, squares: np.ndarray, floor: float, entries: int) -> np.ndarray:
+    """The starts that reproduce the window as well as the best one, ascending.
+
+    Each pair's mean square is measured against the smallest any start gives it (plus
+    ``floor²``, a fraction of the storage's rounding), so a pair that one start reproduces
+    exactly is not drowned by the framework noise of the others; a start ties when its mean
+    ratio is within 4 standard errors (``entries`` values compared) of the best.
+    """
+    ratio = np.mean(squares / (squares.min(axis=0) + floor**2), axis=1)
+    return np.sort(starts[ratio <= ratio.min() * (1 + 4 * np.sqrt(2 / entries))])
