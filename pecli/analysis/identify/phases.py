@@ -29,6 +29,8 @@ MAX_START = 10**7
 #: Drift of a framework's float32 angles, per unit of position: the second pass allows each
 #: pair's phase to be off by ``FRAMEWORK_DRIFT · (1 + s) · ω_j``.
 FRAMEWORK_DRIFT = 2.0**-19
+#: Relative error of the float64 arithmetic ``s ω_j`` behind the search, per unit of position.
+FLOAT64_DRIFT = 2.0**-48
 #: Most intervals or integers kept while the pairs are combined (else: not determined).
 MAX_CANDIDATES = 1 << 22
 #: Candidates of each pass checked against the window, best phase fit first.
@@ -95,7 +97,7 @@ def candidate_starts(phases: Phases, omega: np.ndarray, drift: float) -> np.ndar
     low, high = np.zeros(1), np.full(1, float(MAX_START))
     for j in np.argsort(omega, kind="stable"):  # slowest first: wrap count, then residue
         period = 2 * np.pi / omega[j]
-        width = phases.tight[j] / omega[j] + drift * (1 + high)  # in positions, per interval
+        width = phases.tight[j] / omega[j] + (drift + FLOAT64_DRIFT) * (1 + high)  # positions
         informative = 2 * width < period
         if not informative.any():
             continue
@@ -128,19 +130,21 @@ def _integers(low: np.ndarray, high: np.ndarray) -> np.ndarray | None:
 
 
 def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np.ndarray:
-    """The :data:`VERIFY` starts whose phases fit best (squares weighted by the exact tolerance).
+    """The :data:`VERIFY` starts whose phases fit best, and the :data:`VERIFY` smallest.
 
-    The weights leave out the framework drift, which grows with the start and would favour
-    large ones.
+    The squares are weighted by the exact pass's tolerance: the framework drift grows with
+    the start and would favour large ones. The smallest starts are kept too, so that when
+    many starts fit equally the smallest of them is among those checked.
     """
-    if starts.size <= VERIFY:
+    if starts.size <= 2 * VERIFY:
         return starts
     chunks = []
     for part in np.array_split(starts, max(1, starts.size // 4096)):
         error = wrap(part[:, None] * omega[None, :] - phases.phase[None, :])
-        chunks.append(np.sum((error / phases.tight[None, :]) ** 2, axis=1))
+        allowed = phases.tight[None, :] + FLOAT64_DRIFT * (1 + part[:, None]) * omega
+        chunks.append(np.sum((error / allowed) ** 2, axis=1))
     order = np.argsort(np.concatenate(chunks), kind="stable")[:VERIFY]
-    return starts[np.sort(order)]
+    return np.union1d(starts[order], starts[:VERIFY])
 
 
 def verify(
