@@ -25,7 +25,7 @@ from pecli.core.errors import ParameterError
 
 
 def torch_float32(n: int, d: int, base: float = 1e4) -> np.ndarray:
-    """The PyTorch tutorial's table as torch computes it: positions, div_term and angles in float32."""
+    """The PyTorch tutorial's table as torch computes it: every step in float32."""
     position = np.arange(n, dtype=np.float32)[:, None]
     div_term = np.exp(np.arange(0, d, 2, dtype=np.float32) * np.float32(-np.log(base) / d))
     table = np.zeros((n, d), dtype=np.float32)
@@ -55,7 +55,9 @@ def test_the_window_at_5000_is_rebuilt_by_the_command_it_prints(run_cli, storage
     result = run_cli(*shlex.split(found.command)[1:], "--no-header")
     assert result.exit_code == 0, result.output
     rebuilt = np.loadtxt(result.stdout.splitlines(), delimiter=",")
-    np.testing.assert_allclose(rebuilt, window, rtol=0, atol=2e-7 if storage == np.float32 else 1e-12)
+    np.testing.assert_allclose(
+        rebuilt, window, rtol=0, atol=2e-7 if storage == np.float32 else 1e-12
+    )
 
 
 @pytest.mark.parametrize("transposed", [False, True])
@@ -83,7 +85,9 @@ def test_slices_of_library_tables(name, a, b):
 # -- any window of any preset --------------------------------------------------------------------
 
 
-def preset_window(name: str, d: int, a: int, n: int, dtype: str) -> tuple[np.ndarray, int, int | None]:
+def preset_window(
+    name: str, d: int, a: int, n: int, dtype: str
+) -> tuple[np.ndarray, int, int | None]:
     """Rows a … a+n-1 of the preset's table: (window, its first position, padding row in it)."""
     preset = PRESETS[name]
     kwargs = preset.table_kwargs()

@@ -80,7 +80,7 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
 
 
 def _equivalent(fit: Fit, h: int) -> str:
-    """The other reading of the same frequencies: paper with C, or tensor2tensor with C^((h-1)/h)."""
+    """The other reading of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
     if h == 1:
         return "any base (d = 2)"
     others = [s for s in ("paper", "tensor2tensor") if s != fit.schedule]
@@ -93,10 +93,13 @@ def _equivalent(fit: Fit, h: int) -> str:
 def _note(fit: Fit) -> str:
     """Words for what the numbers leave open: the start, or a start compute cannot take."""
     if len(fit.starts) > 1:
-        shown = ", ".join(f"{s:.0f}" for s in fit.starts[:6]) + (", …" if len(fit.starts) > 6 else "")
+        shown = ", ".join(f"{s:.0f}" for s in fit.starts[:6]) + (
+            ", …" if len(fit.starts) > 6 else ""
+        )
         return (
-            f"the first position is not determined by the table to its precision: the rows are "
-            f"the same from positions {shown} (searched up to {MAX_START:.0e}); the smallest is given"
+            "the first position is not determined by the table to its precision: the rows are "
+            f"the same from positions {shown} (searched up to {MAX_START:.0e}); "
+            "the smallest is given"
         )
     if not float(fit.start).is_integer():
         return "the first position is not an integer: pecli compute takes integer starts only"
@@ -160,21 +163,22 @@ def identify_table(table: np.ndarray) -> Identification:
     return result
 
 
-def _fill(found: Identification, fit: Fit, zeros: Zeros, transposed: bool, table: np.ndarray) -> None:
+def _fill(
+    found: Identification, fit: Fit, zeros: Zeros, transposed: bool, table: np.ndarray
+) -> None:
     """Copy the best fit into ``found``; name presets and a command only for a match."""
     n, d = table.shape
     found.matched, found.transposed = fit.score <= 1.0, transposed
-    found.layout, found.schedule, found.start, found.starts = (
-        fit.layout, fit.schedule, fit.start, fit.starts,
-    )  # fmt: skip
-    found.base, found.base_fit, found.equivalent = fit.base, fit.base_fit, _equivalent(fit, d // 2)
+    found.layout, found.start, found.starts = fit.layout, fit.start, fit.starts
     found.padding_rows, found.zero_components = zeros.padding, [d] if zeros.odd else []
     found.residual, found.relative_residual = fit.residual, fit.score
     if found.matched:
-        found.presets = preset_names(fit, (n, d), zeros)
+        found.presets = preset_names(fit, (n, d), zeros)  # may switch to the reading they need
         found.convention = found.presets[0].split()[0] if found.presets else "custom"
         found.command = command(fit, (n, d), zeros, found.presets, found.storage)
         found.note = _note(fit)
+    found.schedule, found.base, found.base_fit = fit.schedule, fit.base, fit.base_fit
+    found.equivalent = _equivalent(fit, d // 2)
 
 
 #: The same function under the short name the checkpoint scan calls.

@@ -183,7 +183,7 @@ def residual(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> tuple[f
     """(max |table - rebuilt|, the same relative to the allowed error: <= 1 is a match)."""
     worst, score, row = 0.0, 0.0, 0
     dtype = "float64" if storage == "float64" else "float32"  # float32: the fast kernel
-    for block in rebuild(fit, table.shape, zeros, dtype=dtype):  # type: ignore[arg-type]
+    for block in rebuild(fit, (table.shape[0], table.shape[1]), zeros, dtype=dtype):
         stored = block.astype(float_dtype(storage)).astype(np.float64)
         error = np.abs(table[row : row + len(block)] - stored)
         positions = np.abs(fit.start + np.arange(row, row + len(block)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ __all__ = ["command", "preset_names"]
 #: Rows compared (more when a padding row lies further down).
 COMPARE_ROWS = 64
 #: diffusers' knobs, as ``pecli compute`` spells them, tried on every preset that takes them.
-KNOBS = (
+KNOBS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("--flip-sin-to-cos", {"flip_sin_to_cos": True}),
     ("--downscale-freq-shift 0", {"downscale_freq_shift": 0}),
 )
@@ -45,38 +46,53 @@ def _variants() -> Iterator[tuple[str, Convention]]:
                 yield " ".join([name, *(label for label, _ in flags)]), variant
 
 
-def _base_for(schedule: str, fit: Fit, h: int) -> tuple[float, str] | None:
-    """The base that gives the fitted frequencies under ``schedule``, and an ``(as …)`` note."""
+def _base_for(schedule: str, fit: Fit, h: int) -> float | None:
+    """The base that gives the fitted frequencies under ``schedule`` (None: not a round one)."""
     shift = check_schedule(schedule)
     if schedule == fit.schedule or h <= max(shift, 1):  # d = 2: any base
-        return fit.base, ""
+        return fit.base
     exponent = (h - shift) / (h - check_schedule(fit.schedule))
     base = math.exp(math.log(fit.base) * exponent)
-    if roundness(base) > ROUND:
-        return None
-    base = round_base(base)
-    return base, f" (as {schedule}, C = {base:.6g})"
+    return round_base(base) if roundness(base) <= ROUND else None
 
 
 def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:
     """The presets that build the fitted table ``shape = (n, d)``, with their flags.
 
     Presets that give it from their own first position come first and alone; when none does,
-    those that give it with ``--start`` (a window of their table) are listed with it.
+    those that give it with ``--start`` (a window of their table) are listed with it. When
+    only the equivalent reading names presets (tensor2tensor's C = 1000 for the paper's
+    C = 10000 at d = 8), ``fit`` takes that reading.
     """
+    found = _readings(fit, shape, zeros)
+    if found and all(schedule != fit.schedule for _, schedule, _ in found):
+        ratio = (shape[1] // 2 - check_schedule(found[0][1])) / (
+            shape[1] // 2 - check_schedule(fit.schedule)
+        )
+        fit.schedule, fit.base, fit.base_fit = found[0][1], found[0][2], fit.base_fit**ratio
+    return [
+        label + ("" if schedule == fit.schedule else f" (as {schedule}, C = {base:.6g})")
+        for label, schedule, base in found
+    ]
+
+
+def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[tuple[str, str, float]]:
+    """(label, schedule, base) of every preset that builds the table, own start first."""
     n, d = shape
     m = min(n, max(COMPARE_ROWS, 1 + max(zeros.padding, default=0)))
     reference = np.concatenate(list(rebuild(fit, (m, d), zeros)))
-    own: list[str] = []
-    moved: list[str] = []
-    for label, preset in _variants():
+    own: list[tuple[str, str, float]] = []
+    moved: list[tuple[str, str, float]] = []
+    # a window: presets that count from 0, as most frameworks do, before the article's
+    for label, preset in sorted(_variants(), key=lambda v: v[1].start != fit.start and v[1].start):
         base = _base_for(preset.schedule, fit, d // 2)
-        if base is None or not _builds(preset, fit, (m, d), base[0], reference):
+        if base is None or not _builds(preset, fit, (m, d), base, reference):
             continue
+        schedule = fit.schedule if d // 2 == 1 else preset.schedule
         if preset.start == fit.start:
-            own.append(label + base[1])
+            own.append((label, schedule, base))
         else:
-            moved.append(f"{label} --start {fit.start:.0f}{base[1]}")
+            moved.append((f"{label} --start {fit.start:.0f}", schedule, base))
     return own or moved
 
 
@@ -91,7 +107,9 @@ def _builds(
     return bool(np.allclose(table, reference, rtol=0, atol=1e-9))
 
 
-def command(fit: Fit, shape: tuple[int, int], zeros: Zeros, presets: list[str], storage: str) -> str:
+def command(
+    fit: Fit, shape: tuple[int, int], zeros: Zeros, presets: list[str], storage: str
+) -> str:
     """A ``pecli compute`` command that writes this table (before float16 / bfloat16 rounding).
 
     Empty when ``compute`` could not take it: a start that is not an integer.
