@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from ...core.frequencies import DEFAULT_BASE
 from ...core.rules import LAYOUTS, check_identifiable, check_schedule
 from ..precision import storage_precision
 from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
@@ -91,7 +92,18 @@ def _equivalent(fit: Fit, h: int) -> str:
 
 
 def _note(fit: Fit) -> str:
-    """Words for what the numbers leave open: the start, or a start compute cannot take."""
+    """Words for what the numbers leave open: the base, the start, or a start compute refuses."""
+    notes = [_start_note(fit)] if _start_note(fit) else []
+    if fit.base_open:
+        notes.append(
+            "the base is not determined: only the first pair moves beyond the storage's "
+            f"rounding in these rows; C = {DEFAULT_BASE:g} is given, larger bases give the "
+            "same numbers"
+        )
+    return "; ".join(notes)
+
+
+def _start_note(fit: Fit) -> str:
     if len(fit.starts) > 1:
         shown = ", ".join(f"{s:.0f}" for s in fit.starts[:6]) + (
             ", …" if len(fit.starts) > 6 else ""

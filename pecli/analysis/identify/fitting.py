@@ -22,7 +22,7 @@ import numpy as np
 from ...core.conventions import PRESETS, layout_views
 from ...core.dtypes import float_dtype
 from ...core.encoding import table_blocks
-from ...core.frequencies import angular_frequencies
+from ...core.frequencies import DEFAULT_BASE, angular_frequencies
 from ...core.rules import check_schedule
 from ..precision import unit_roundoff
 from . import phases
@@ -40,7 +40,7 @@ FLOAT32_ANGLE_ERROR = 2.0**-22
 #: are compared (:func:`.phases.ties`).
 TIE = 0.05
 #: A base from the slopes within this log-distance of a two-digit number is tried rounded.
-SLOPE_ROUND = 1e-3
+SLOPE_ROUND = 1e-2
 
 
 @dataclass
@@ -62,6 +62,7 @@ class Fit:
     start: float
     equivalent: str = ""
     starts: list[float] = field(default_factory=list)  # every start that fits as well
+    base_open: bool = False  # the rows do not tell the base (slow pairs within the rounding)
     residual: float = math.inf
     score: float = math.inf
 
@@ -157,6 +158,14 @@ def fit_layout(sample: tuple[np.ndarray, np.ndarray], layout: str, storage: str)
     theta = np.arctan2(sines, cosines)
     h = theta.shape[1]
     k = slopes_k(theta, rows, unit_roundoff(storage)) if h > 1 else 0.0
+    if k is None:  # the slow pairs stay within the rounding: try the default base C = 10000
+        for schedule in ("tensor2tensor", "paper"):
+            guess = _k_of(DEFAULT_BASE, schedule, h)
+            fit = _integer_fit(theta, rows, (sines, cosines), guess, layout, storage)
+            if fit is not None:
+                fit.base_open = True
+                yield fit
+        raise ValueError("no pair but the first moves beyond the rounding in these rows")
     exact = _integer_fit(theta, rows, (sines, cosines), k, layout, storage)
     if exact is not None:
         yield exact
