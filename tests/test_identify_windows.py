@@ -228,3 +228,16 @@ def test_the_report_carries_convention_start_padding_zero_columns_and_storage(ru
     assert report["convention"] == "fairseq" and report["start"] == 0 and report["starts"] == [0]
     assert (report["padding_rows"], report["zero_components"]) == ([1], [9])
     assert report["storage"] == "bfloat16" and report["note"] == ""
+
+
+def test_a_start_that_is_no_integer_gets_no_command():
+    found = identify_table(encoding_table(d=16, n=50, start=0.5))
+    assert found.matched and found.start == pytest.approx(0.5, abs=1e-6) and found.command == ""
+    assert "not an integer" in found.note
+
+
+def test_a_negative_start_gets_a_command_that_compute_takes():
+    window = encoding_table(d=16, n=50, start=-20)
+    found = identify_table(window)
+    assert found.matched and found.start == -20
+    np.testing.assert_array_equal(compute(found.command), window)

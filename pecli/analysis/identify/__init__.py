@@ -27,12 +27,13 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from ...core.frequencies import DEFAULT_BASE
 from ...core.rules import LAYOUTS, check_identifiable, check_schedule
-from ..precision import storage_precision
+from ..precision import storage_precision, unit_roundoff
 from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
 from .naming import command, preset_names
 from .phases import MAX_START
@@ -68,16 +69,34 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
         try:
             if d % 2 == 1 and not zeros.odd:
                 raise ValueError("odd width without a zero last column")
-            for fit in fit_layout(sample, layout, storage):
+            for order, fit in enumerate(fit_layout(sample, layout, storage)):
                 fits.append(_score(table, fit, zeros, storage))
+                fit.order = order
                 text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
                 candidates.append(Candidate(text, fit.residual, fit.score))
-                if fit.score <= 1:
-                    break
+                if fit.score <= 1 and fit.residual <= 4 * unit_roundoff(storage):
+                    break  # reproduced to the storage's rounding: no need for the next reading
         except ValueError as reason:
             candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
-    best = min(fits, key=lambda f: f.score, default=None)
-    return best, candidates, zeros
+    return min(fits, key=_rank(storage), default=None), candidates, zeros
+
+
+def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, float]]:
+    """Order of preference: matches, those exact to the storage's rounding, then as tried.
+
+    The integer start is tried first and kept over the real one (which may fit a window's
+    framework noise more closely from a start that no table has), unless only the real one
+    reproduces the rows exactly (a start that is not an integer: a far integer start may be
+    within the large float32 error allowed there).
+    """
+    exact = 4 * unit_roundoff(storage)
+
+    def rank(fit: Fit) -> tuple[bool, bool, float]:
+        if fit.score > 1:
+            return (True, True, fit.score)
+        return (False, fit.residual > exact, fit.order)
+
+    return rank
 
 
 def _equivalent(fit: Fit, h: int) -> str:
@@ -153,7 +172,10 @@ def identify_table(table: np.ndarray) -> Identification:
     ...                                       schedule="tensor2tensor", base=1000))
     >>> found.matched, found.layout, found.schedule, found.base, found.start, found.storage
     (True, 'sin-cos', 'tensor2tensor', 1000.0, 0.0, 'float32')
-    >>> identify_table(encoding_table(d=16, n=400, start=0)[50000 - 100:]).start  # doctest: +SKIP
+    >>> window = encoding_table(d=16, n=300, start=49_900)  # a window of a long table
+    >>> found = identify_table(window)
+    >>> found.start, found.presets[0], found.command.split("--d")[0]
+    (49900.0, 'pytorch --start 49900', 'pecli compute --convention pytorch --start 49900 ')
 
     """
     values = np.asarray(table).astype(np.float64)

@@ -63,6 +63,7 @@ class Fit:
     equivalent: str = ""
     starts: list[float] = field(default_factory=list)  # every start that fits as well
     base_open: bool = False  # the rows do not tell the base (slow pairs within the rounding)
+    order: int = 0  # 0 for the first reading tried in its layout
     residual: float = math.inf
     score: float = math.inf
 

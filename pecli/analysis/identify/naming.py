@@ -92,7 +92,7 @@ def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[tuple[str,
         if preset.start == fit.start:
             own.append((label, schedule, base))
         else:
-            moved.append((f"{label} --start {fit.start:.0f}", schedule, base))
+            moved.append((f"{label} --start {fit.start:.10g}", schedule, base))
     return own or moved
 
 
