@@ -206,6 +206,15 @@ def test_fewer_than_two_rows_is_a_usage_error(run_cli, tmp_path, shape):
         identify_table(np.ones(shape))
 
 
+def test_a_table_of_zeros_is_a_usage_error(run_cli, tmp_path):
+    path = tmp_path / "zeros.npy"
+    np.save(path, np.zeros((5, 8), dtype=np.float32))
+    result = run_cli("identify", str(path))
+    assert result.exit_code == 2, result.output
+    assert "must have at least 2 rows that are not all zero" in result.stderr
+    assert "(got 0 non-zero row(s) of 5)" in result.stderr
+
+
 # -- what the report carries ---------------------------------------------------------------------
 
 

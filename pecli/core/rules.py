@@ -264,14 +264,22 @@ def check_data_shape(shape: tuple[int, ...], parameter: str = "x") -> int:
 MIN_IDENTIFY_ROWS = 2
 
 
-def check_identifiable(shape: tuple[int, ...], parameter: str = "table") -> None:
-    """Raise :class:`ParameterError` unless ``shape`` is 2-D with at least 2 rows and 2 columns.
+def check_identifiable(shape: tuple[int, ...], live: tuple[int, int] | None = None) -> None:
+    """Raise :class:`ParameterError` unless a table of ``shape`` can tell its convention.
 
-    One position gives the angles but not how they grow, so no convention can be told.
+    It must be 2-D with at least 2 rows (positions) and 2 columns; with ``live``, the numbers
+    of rows and of columns that are not all zero, one of them must be at least 2 too (a row
+    of zeros is a padding row). One position gives the angles but not how they grow.
     """
-    if len(shape) != 2 or min(shape) < MIN_IDENTIFY_ROWS:
+    least = MIN_IDENTIFY_ROWS
+    if len(shape) != 2 or min(shape) < least:
         rule = (
-            f"must be a 2-D table with at least {MIN_IDENTIFY_ROWS} rows (positions) and "
-            f"{MIN_IDENTIFY_ROWS} columns: too few to tell a convention"
+            f"must be a 2-D table with at least {least} rows (positions) and {least} "
+            "columns: too few to tell a convention"
         )
-        raise ParameterError(parameter, rule, " × ".join(map(str, shape)) or "a scalar")
+        raise ParameterError("table", rule, " × ".join(map(str, shape)) or "a scalar")
+    if live is not None and max(live) < least:
+        rule = (
+            f"must have at least {least} rows that are not all zero: too few to tell a convention"
+        )
+        raise ParameterError("table", rule, f"{live[0]} non-zero row(s) of {shape[0]}")

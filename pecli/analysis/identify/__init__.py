@@ -180,6 +180,7 @@ def identify_table(table: np.ndarray) -> Identification:
     """
     values = np.asarray(table).astype(np.float64)
     check_identifiable(values.shape)
+    check_identifiable(values.shape, (int(values.any(axis=1).sum()), int(values.any(axis=0).sum())))
     storage = storage_precision(values)
     result = Identification(False, (values.shape[0], values.shape[1]), storage=storage)
     best: tuple[Fit, Zeros, bool] | None = None
