@@ -87,7 +87,8 @@ def _show_identification(found: Identification) -> None:
         "convention": ", ".join(found.presets) or "custom (no named preset)",
         "layout": found.layout,
         "schedule": found.schedule,
-        "base C": f"{found.base:.10g} (fit {found.base_fit:.8g})",
+        "base C": f"{found.base:.10g}"
+        + (f" (fit {found.base_fit:.8g})" if math.isfinite(found.base_fit) else ""),
         "equivalent": found.equivalent or "-",
         "first position": f"{found.start:.10g}" + (f" ({found.note})" if found.note else ""),
         "padding rows (0-based)": ", ".join(map(str, found.padding_rows)) or "-",

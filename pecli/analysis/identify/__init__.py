@@ -36,7 +36,6 @@ from ...core.rules import LAYOUTS, check_identifiable, check_schedule
 from ..precision import storage_precision, unit_roundoff
 from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
 from .naming import command, preset_names
-from .phases import MAX_START
 from .result import Candidate, Identification
 
 __all__ = ["Candidate", "Identification", "identify", "identify_table"]
@@ -129,7 +128,7 @@ def _start_note(fit: Fit) -> str:
         )
         return (
             "the first position is not determined by the table to its precision: the rows are "
-            f"the same from positions {shown} (searched up to {MAX_START:.0e}); "
+            f"the same from positions {shown} (searched up to 2^24); "
             "the smallest is given"
         )
     if not float(fit.start).is_integer():
@@ -145,7 +144,7 @@ def identify_table(table: np.ndarray) -> Identification:
     table : numpy.ndarray
         2-D, rows = positions, or transposed (``d × n``), of any float dtype (bfloat16 from
         ``ml_dtypes`` included); at least 2 rows and 2 columns. Any window ``rows[a:b]`` of a
-        table whose first position is an integer from 0 to 10^7 is placed at its position.
+        table whose first position is an integer from 0 to 2^24 is placed at its position.
 
     Returns
     -------

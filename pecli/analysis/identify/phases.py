@@ -24,8 +24,9 @@ from .fits import wrap
 
 __all__ = ["MAX_START", "Phases", "candidate_starts", "measure", "ties", "verify"]
 
-#: Largest first position searched (positions 0 … MAX_START).
-MAX_START = 10**7
+#: Largest first position searched (positions 0 … MAX_START): 2^24, the last integer a
+#: float32 framework holds exactly (its positions run in float32).
+MAX_START = 2**24
 #: Drift of a framework's float32 angles, per unit of position: the second pass allows each
 #: pair's phase to be off by ``FRAMEWORK_DRIFT · (1 + s) · ω_j``.
 FRAMEWORK_DRIFT = 2.0**-19
