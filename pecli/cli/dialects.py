@@ -96,15 +96,16 @@ def _show_identification(found: Identification) -> None:
         "convention": ", ".join(found.presets) or "custom (no named preset)",
         "layout": found.layout,
         "schedule": found.schedule,
-        "base C": f"{found.base:.10g} (fit {found.base_fit:.8g})",
+        "base C": f"{found.base:.10g}"
+        + (f" (fit {found.base_fit:.8g})" if math.isfinite(found.base_fit) else ""),
         "equivalent": found.equivalent or "-",
-        "first position": f"{found.start:g}",
+        "first position": f"{found.start:.10g}" + (f" ({found.note})" if found.note else ""),
         "padding rows (0-based)": ", ".join(map(str, found.padding_rows)) or "-",
         "zero components": ", ".join(map(str, found.zero_components)) or "-",
         "storage": found.storage,
         "orientation": "transposed (d × n)" if found.transposed else "rows = positions",
         "residual": f"{found.residual:.3g} (relative to tolerance: {found.relative_residual:.3g})",
-        "rebuild with": found.command,
+        "rebuild with": found.command or "-",
     }
     for what, value in rows.items():
         table.add_row(what, value)
@@ -139,7 +140,6 @@ def identify(
 
     Example: pecli identify pe.npy --json; pecli identify model.safetensors
     """
-    from ..analysis.identify import identify_table
     from ..io.checkpoints import is_checkpoint
     from .grid import show_grid
 
@@ -147,20 +147,21 @@ def identify(
         from .checkpoint_report import identify_checkpoint
 
         return identify_checkpoint(file, key, as_json=as_json)
-    table = _read_identified(file)
-    found = identify_table(table)
+    table, found = _read_identified(file)
     if not found.matched and show_grid(table, as_json=as_json):  # a 2-D grid table (grid.py)
         return
     _report(found, file, as_json=as_json)
 
 
-def _read_identified(file: str) -> np.ndarray:
-    """The whole table named by identify's FILE; a bad file names FILE."""
+def _read_identified(file: str) -> tuple[np.ndarray, Identification]:
+    """The whole table named by identify's FILE and its reading; a bad file names FILE."""
+    from ..analysis.identify import identify_table
     from ..io.reading import read_table
 
     try:
-        return read_table(file)
-    except ParameterError as error:
+        table = read_table(file)
+        return table, identify_table(table)
+    except ParameterError as error:  # unreadable, or too few rows to tell
         raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
 
 

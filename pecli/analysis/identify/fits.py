@@ -34,17 +34,24 @@ def wrap(angle: np.ndarray) -> np.ndarray:
     return wrapped
 
 
-def slopes_k(theta: np.ndarray, rows: np.ndarray) -> float:
-    """``k`` from the slope of each pair's unwrapped angle against the row."""
+def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float | None:
+    """``k`` from the slope of each pair's unwrapped angle against the row.
+
+    A pair counts when its angle moves over the rows by more than 50 ``noise`` (the storage's
+    rounding; at most 0.05 rad is ever asked), so a few rows of a slow pair still tell ``k``.
+    None when no pair but the first moves that much: the rows do not tell ``k``.
+    """
     steps = wrap(np.diff(theta, axis=0))
     unwrapped = np.vstack([theta[:1], theta[:1] + np.cumsum(steps, axis=0)])
     centred = rows - rows.mean()
     slope = centred @ (unwrapped - unwrapped.mean(axis=0)) / (centred @ centred)
     j = np.arange(theta.shape[1], dtype=np.float64)
     span = rows[-1] - rows[0]
-    usable = (j >= 1) & (slope * span > 0.05)
-    if abs(slope[0] - 1.0) > 0.05 or not usable.any():
+    usable = (j >= 1) & (slope * span > min(0.05, max(50 * noise, 1e-6)))
+    if abs(slope[0] - 1.0) > 0.05:
         raise ValueError("angles do not grow like (start + row) ω_j with ω_0 = 1")
+    if not usable.any():
+        return None
     w = slope[usable] ** 2
     return float(np.sum(w * j[usable] * -np.log(slope[usable])) / np.sum(w * j[usable] ** 2))
 

@@ -1,0 +1,220 @@
+"""Recognise which convention produced a table: layout, schedule, base, first position, storage.
+
+The fit, for rows = positions (and again for the transposed table):
+
+1. all-zero rows are padding rows, an all-zero last column of an odd-width table is the
+   zero column of tensor2tensor / fairseq / diffusers;
+2. a layout pairs columns into ``(sin θ, cos θ)``: only the right pairing puts every pair on
+   the unit circle, and only the right sine/cosine order makes θ grow with the row;
+3. the angles ``θ_j(r) = (start + r) ω_j`` with ``ω_j = exp(-k j)`` give ``k`` from the slopes;
+   the first position is the integer that agrees with the phase of every pair (the fast pairs
+   pin the residue, the slow ones the wrap count: :mod:`.phases`), checked against the rows;
+   when no integer does (a base that is not a round number, a start that is not an integer),
+   ``start`` and ``k`` are fitted as real numbers from the intercepts (:mod:`.fitting`);
+4. ``k = ln C / (h - s)`` alone is what a table determines: the paper schedule with base ``C``
+   and tensor2tensor's with ``C^((h-1)/h)`` are the same table. The reading whose base is the
+   rounder number is reported first, the other as equivalent;
+5. the table is rebuilt with :func:`pecli.core.encoding.table_blocks`, rounded to the storage
+   precision, and compared entry by entry; the presets whose own tables are the same numbers
+   are named (:mod:`.naming`).
+
+References
+----------
+.. [1] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
+
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ...core.frequencies import DEFAULT_BASE
+from ...core.rules import LAYOUTS, check_schedule
+from ..precision import storage_precision, unit_roundoff
+from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
+from .naming import command, preset_names
+from .result import Candidate, Identification
+from .rules import check_identifiable
+
+__all__ = ["Candidate", "Identification", "identify", "identify_table"]
+
+
+def _score(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> Fit:
+    """Fill the fit's residual; a rounded base that is too coarse is replaced by the fitted one."""
+    fit.residual, fit.score = residual(table, fit, zeros, storage)
+    if fit.score > 1 and math.isfinite(fit.base_fit) and fit.base != fit.base_fit:
+        base = fit.base
+        fit.base = fit.base_fit
+        worst, score = residual(table, fit, zeros, storage)
+        if score < fit.score:
+            fit.residual, fit.score = worst, score
+        else:
+            fit.base = base
+    return fit
+
+
+def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candidate], Zeros]:
+    """Try every layout on ``table`` (rows = positions); the best fit and all candidates."""
+    d = table.shape[1]
+    zeros = Zeros(
+        [int(r) for r in np.flatnonzero(~table.any(axis=1))],
+        d % 2 == 1 and not table[:, -1].any(),
+    )
+    sample = fit_rows(table, np.flatnonzero(table.any(axis=1)))
+    candidates, fits = [], []
+    for layout in LAYOUTS:
+        try:
+            if d % 2 == 1 and not zeros.odd:
+                raise ValueError("odd width without a zero last column")
+            for order, fit in enumerate(fit_layout(sample, layout, storage)):
+                fits.append(_score(table, fit, zeros, storage))
+                fit.order = order
+                text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
+                candidates.append(Candidate(text, fit.residual, fit.score))
+                if fit.score <= 1 and fit.residual <= 4 * unit_roundoff(storage):
+                    break  # reproduced to the storage's rounding: no need for the next reading
+        except ValueError as reason:
+            candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
+    return min(fits, key=_rank(storage), default=None), candidates, zeros
+
+
+def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, float]]:
+    """Order of preference: matches, those exact to the storage's rounding, then as tried.
+
+    The integer start is tried first and kept over the real one (which may fit a window's
+    framework noise more closely from a start that no table has), unless only the real one
+    reproduces the rows exactly (a start that is not an integer: a far integer start may be
+    within the large float32 error allowed there).
+    """
+    exact = 4 * unit_roundoff(storage)
+
+    def rank(fit: Fit) -> tuple[bool, bool, float]:
+        if fit.score > 1:
+            return (True, True, fit.score)
+        return (False, fit.residual > exact, fit.order)
+
+    return rank
+
+
+def _equivalent(fit: Fit, h: int) -> str:
+    """The other reading of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
+    if h == 1:
+        return "any base (d = 2)"
+    others = [s for s in ("paper", "tensor2tensor") if s != fit.schedule]
+    ratio = [(h - check_schedule(s)) / (h - check_schedule(fit.schedule)) for s in others]
+    return ", ".join(
+        f"{s} schedule with C = {fit.base**r:.6g}" for s, r in zip(others, ratio, strict=True)
+    )
+
+
+def _note(fit: Fit) -> str:
+    """Words for what the numbers leave open: the base, the start, or a start compute refuses."""
+    notes = [_start_note(fit)] if _start_note(fit) else []
+    if fit.base_open:
+        notes.append(
+            "the base is not determined: only the first pair moves beyond the storage's "
+            f"rounding in these rows; C = {DEFAULT_BASE:g} is given, larger bases give the "
+            "same numbers"
+        )
+    return "; ".join(notes)
+
+
+def _start_note(fit: Fit) -> str:
+    if len(fit.starts) > 1:
+        shown = ", ".join(f"{s:.0f}" for s in fit.starts[:6]) + (
+            ", …" if len(fit.starts) > 6 else ""
+        )
+        return (
+            "the first position is not determined by the table to its precision: the rows are "
+            f"the same from positions {shown} (searched up to 2^24); "
+            "the smallest is given"
+        )
+    if not float(fit.start).is_integer():
+        return "the first position is not an integer: pecli compute takes integer starts only"
+    return ""
+
+
+def identify_table(table: np.ndarray) -> Identification:
+    """Which convention produced ``table``: layout, schedule, base, start, padding, storage.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        2-D, rows = positions, or transposed (``d × n``), of any float dtype (bfloat16 from
+        ``ml_dtypes`` included); at least 2 rows and 2 columns. Any window ``rows[a:b]`` of a
+        table whose first position is an integer from 0 to 2^24 is placed at its position.
+
+    Returns
+    -------
+    Identification
+        ``matched`` is true when the rebuilt table, rounded to the detected storage
+        precision, is within the allowed error of every entry (one unit in the last place
+        of the storage, plus float32 arithmetic of the producing framework, ``2^-22`` per
+        unit of position). Otherwise ``candidates`` lists the closest readings, and
+        ``convention``, ``presets`` and ``command`` are empty.
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) for a table with fewer than 2 rows or columns.
+
+    References
+    ----------
+    Vaswani et al., "Attention Is All You Need", 2017, §3.5; docs/conventions.md (the conventions).
+
+    Examples
+    --------
+    >>> from pecli import encoding_table
+    >>> found = identify_table(encoding_table(d=64, n=50, start=0, layout="sin-cos",
+    ...                                       schedule="tensor2tensor", base=1000))
+    >>> found.matched, found.layout, found.schedule, found.base, found.start, found.storage
+    (True, 'sin-cos', 'tensor2tensor', 1000.0, 0.0, 'float32')
+    >>> window = encoding_table(d=16, n=300, start=49_900)  # a window of a long table
+    >>> found = identify_table(window)
+    >>> found.start, found.presets[0], found.command.split("--d")[0]
+    (49900.0, 'pytorch --start 49900', 'pecli compute --convention pytorch --start 49900 ')
+
+    """
+    values = np.asarray(table).astype(np.float64)
+    check_identifiable(values.shape)
+    check_identifiable(values.shape, (int(values.any(axis=1).sum()), int(values.any(axis=0).sum())))
+    storage = storage_precision(values)
+    result = Identification(False, (values.shape[0], values.shape[1]), storage=storage)
+    best: tuple[Fit, Zeros, bool] | None = None
+    for transposed, oriented in ((False, values), (True, values.T)):
+        fit, candidates, zeros = _best_fit(oriented, storage)
+        note = " (transposed)" if transposed else ""
+        result.candidates += [
+            Candidate(c.description + note, c.residual, c.score) for c in candidates
+        ]
+        if fit is not None and (best is None or fit.score < best[0].score):
+            best = (fit, zeros, transposed)
+    result.candidates.sort(key=lambda c: c.score)
+    if best is not None:
+        _fill(result, *best, values.T if best[2] else values)
+    return result
+
+
+def _fill(
+    found: Identification, fit: Fit, zeros: Zeros, transposed: bool, table: np.ndarray
+) -> None:
+    """Copy the best fit into ``found``; name presets and a command only for a match."""
+    n, d = table.shape
+    found.matched, found.transposed = fit.score <= 1.0, transposed
+    found.layout, found.start, found.starts = fit.layout, fit.start, fit.starts
+    found.padding_rows, found.zero_components = zeros.padding, [d] if zeros.odd else []
+    found.residual, found.relative_residual = fit.residual, fit.score
+    if found.matched:
+        found.presets = preset_names(fit, (n, d), zeros)  # may switch to the reading they need
+        found.convention = found.presets[0].split()[0] if found.presets else "custom"
+        found.command = command(fit, (n, d), zeros, found.presets, found.storage)
+        found.note = _note(fit)
+    found.schedule, found.base, found.base_fit = fit.schedule, fit.base, fit.base_fit
+    found.equivalent = _equivalent(fit, d // 2)
+
+
+#: The same function under the short name the checkpoint scan calls.
+identify = identify_table

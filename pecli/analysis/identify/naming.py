@@ -1,0 +1,131 @@
+"""Which presets build a fitted table, and the ``pecli compute`` command that rebuilds it.
+
+A preset is named when its own table (``encoding_table(**preset.table_kwargs())``, at the fitted
+base, start and width) equals the fitted table: whatever presets exist, and whatever their
+knobs (layout, schedule, padding row, odd width), are compared by their numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ...core.conventions import PRESETS, Convention, convention
+from ...core.encoding import encoding_table
+from ...core.errors import ParameterError
+from ...core.rules import check_schedule
+from .fits import ROUND, round_base, roundness
+from .fitting import Fit, Zeros, rebuild
+
+__all__ = ["command", "preset_names"]
+
+#: Rows compared (more when a padding row lies further down).
+COMPARE_ROWS = 64
+#: diffusers' knobs, as ``pecli compute`` spells them, tried on every preset that takes them.
+KNOBS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--flip-sin-to-cos", {"flip_sin_to_cos": True}),
+    ("--downscale-freq-shift 0", {"downscale_freq_shift": 0}),
+)
+
+
+def _variants() -> Iterator[tuple[str, Convention]]:
+    """Every preset, then each with the knobs it accepts (labelled as on the command line)."""
+    for name, preset in PRESETS.items():
+        yield name, preset
+        seen = [preset.table_kwargs()]
+        for flags in ([KNOBS[0]], [KNOBS[1]], list(KNOBS)):
+            try:
+                variant = convention(name, **{k: v for _, kw in flags for k, v in kw.items()})
+            except ParameterError:
+                continue
+            if variant.table_kwargs() not in seen:
+                seen.append(variant.table_kwargs())
+                yield " ".join([name, *(label for label, _ in flags)]), variant
+
+
+def _base_for(schedule: str, fit: Fit, h: int) -> float | None:
+    """The base that gives the fitted frequencies under ``schedule`` (None: not a round one)."""
+    shift = check_schedule(schedule)
+    if schedule == fit.schedule or h <= max(shift, 1):  # d = 2: any base
+        return fit.base
+    exponent = (h - shift) / (h - check_schedule(fit.schedule))
+    base = math.exp(math.log(fit.base) * exponent)
+    return round_base(base) if roundness(base) <= ROUND else None
+
+
+def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:
+    """The presets that build the fitted table ``shape = (n, d)``, with their flags.
+
+    Presets that give it from their own first position come first and alone; when none does,
+    those that give it with ``--start`` (a window of their table) are listed with it. When
+    only the equivalent reading names presets (tensor2tensor's C = 1000 for the paper's
+    C = 10000 at d = 8), ``fit`` takes that reading.
+    """
+    found = _readings(fit, shape, zeros)
+    if found and all(schedule != fit.schedule for _, schedule, _ in found):
+        ratio = (shape[1] // 2 - check_schedule(found[0][1])) / (
+            shape[1] // 2 - check_schedule(fit.schedule)
+        )
+        fit.schedule, fit.base, fit.base_fit = found[0][1], found[0][2], fit.base_fit**ratio
+    return [
+        label + ("" if schedule == fit.schedule else f" (as {schedule}, C = {base:.6g})")
+        for label, schedule, base in found
+    ]
+
+
+def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[tuple[str, str, float]]:
+    """(label, schedule, base) of every preset that builds the table, own start first."""
+    n, d = shape
+    m = min(n, max(COMPARE_ROWS, 1 + max(zeros.padding, default=0)))
+    reference = np.concatenate(list(rebuild(fit, (m, d), zeros)))
+    own: list[tuple[str, str, float]] = []
+    moved: list[tuple[str, str, float]] = []
+    # a window: presets that count from 0, as most frameworks do, before the article's
+    for label, preset in sorted(_variants(), key=lambda v: v[1].start != fit.start and v[1].start):
+        base = _base_for(preset.schedule, fit, d // 2)
+        if base is None or not _builds(preset, fit, (m, d), base, reference):
+            continue
+        schedule = fit.schedule if d // 2 == 1 else preset.schedule
+        if preset.start == fit.start:
+            own.append((label, schedule, base))
+        else:
+            moved.append((f"{label} --start {fit.start:.10g}", schedule, base))
+    return own or moved
+
+
+def _builds(
+    preset: Convention, fit: Fit, shape: tuple[int, int], base: float, reference: np.ndarray
+) -> bool:
+    kwargs = {**preset.table_kwargs(), "start": fit.start}
+    try:
+        table = encoding_table(d=shape[1], n=shape[0], base=base, dtype="float64", **kwargs)
+    except ParameterError:  # an odd d it refuses, a padding row beyond the table, …
+        return False
+    return bool(np.allclose(table, reference, rtol=0, atol=1e-9))
+
+
+def command(
+    fit: Fit, shape: tuple[int, int], zeros: Zeros, presets: list[str], storage: str
+) -> str:
+    """A ``pecli compute`` command that writes this table (before float16 / bfloat16 rounding).
+
+    Empty when ``compute`` could not take it: a start that is not an integer.
+    """
+    if not float(fit.start).is_integer():
+        return ""
+    n, d = shape
+    size = f"--d {d} --n {n} --base {fit.base:.10g}"
+    if storage == "float64":
+        size += " --dtype float64"
+    if presets and "(as" not in presets[0]:
+        return f"pecli compute --convention {presets[0]} {size}"
+    parts = [f"pecli compute {size}"]
+    parts.append(f"--start {fit.start:.0f} --layout {fit.layout} --schedule {fit.schedule}")
+    if len(zeros.padding) == 1:
+        parts.append(f"--padding-idx {zeros.padding[0]}")
+    if zeros.odd:
+        parts.append("--convention tensor2tensor")
+    return " ".join(parts)

@@ -1,0 +1,31 @@
+"""When a table can tell its convention at all: the size rule of ``identify``."""
+
+from __future__ import annotations
+
+from ...core.errors import ParameterError
+
+__all__ = ["MIN_IDENTIFY_ROWS", "check_identifiable"]
+
+#: Fewest rows (positions) and columns a table needs before ``identify`` can tell anything.
+MIN_IDENTIFY_ROWS = 2
+
+
+def check_identifiable(shape: tuple[int, ...], live: tuple[int, int] | None = None) -> None:
+    """Raise :class:`ParameterError` unless a table of ``shape`` can tell its convention.
+
+    It must be 2-D with at least 2 rows (positions) and 2 columns; with ``live``, the numbers
+    of rows and of columns that are not all zero, one of them must be at least 2 too (a row
+    of zeros is a padding row). One position gives the angles but not how they grow.
+    """
+    least = MIN_IDENTIFY_ROWS
+    if len(shape) != 2 or min(shape) < least:
+        rule = (
+            f"must be a 2-D table with at least {least} rows (positions) and {least} "
+            "columns: too few to tell a convention"
+        )
+        raise ParameterError("table", rule, " × ".join(map(str, shape)) or "a scalar")
+    if live is not None and max(live) < least:
+        rule = (
+            f"must have at least {least} rows that are not all zero: too few to tell a convention"
+        )
+        raise ParameterError("table", rule, f"{live[0]} non-zero row(s) of {shape[0]}")
