@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -39,7 +39,7 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
     if as_json:
         import json
 
-        typer.echo(json.dumps([_jsonable(dataclasses.asdict(f)) for f in findings], indent=2))
+        typer.echo(json.dumps([text.jsonable(dataclasses.asdict(f)) for f in findings], indent=2))
     elif key is not None and findings[0].identification is not None:
         _show_one(findings[0])
     else:
@@ -97,14 +97,3 @@ def _show_one(finding: TensorFinding) -> None:
         _show_candidates(found)
     if finding.metadata:
         typer.echo(f"pecli's metadata {finding.metadata}")
-
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON: infinities and NaN become null, tuples lists."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value

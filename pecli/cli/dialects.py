@@ -9,7 +9,7 @@ import dataclasses
 import functools
 import math
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -78,16 +78,6 @@ def conventions() -> None:
     for alias, name in ALIASES.items():
         aliases.add_row(alias, name)
     text.show(aliases)
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def _show_identification(found: Identification) -> None:
@@ -170,7 +160,7 @@ def _report(found: Identification, file: str, *, as_json: bool) -> None:
     if as_json:
         import json
 
-        typer.echo(json.dumps(_jsonable(dataclasses.asdict(found)), indent=2))
+        typer.echo(json.dumps(text.jsonable(dataclasses.asdict(found)), indent=2))
     elif found.matched:
         _show_identification(found)
     else:

@@ -9,6 +9,7 @@ through :func:`pecli.io.guard.atomic_output`, so a closed pipe ends the run quie
 from __future__ import annotations
 
 import io
+import math
 import shutil
 import sys
 from typing import Any
@@ -41,3 +42,18 @@ def show(*renderables: Any, output: str | None = None) -> None:
     text = render(*renderables, terminal=terminal)
     with guard.atomic_output(output) as handle:
         handle.write(text.encode("utf-8", errors="replace"))
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON for ``--json``: infinities and NaN become null, tuples lists.
+
+    >>> jsonable({"residual": float("inf"), "shape": (3, 4)})
+    {'residual': None, 'shape': [3, 4]}
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return value
