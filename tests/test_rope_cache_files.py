@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import math
 
 import ml_dtypes
 import mpmath
 import numpy as np
 import pytest
 import rope_reference as ref
+from library_fixtures import load
 from safetensors import safe_open
 
 import pecli
+from pecli.analysis.rope_cache import identify_cache, split_cache
+from pecli.core.rope import RopeSpec, rope_frequencies
+from pecli.core.rope.cache import rope_cache
 
 LLAMA31 = [
     *("--rope-type", "llama3", "--theta", "500000", "--factor", "8"),
@@ -112,3 +117,159 @@ def test_a_safetensors_cache_over_1_gib_is_refused(run_cli, tmp_path):
     result = run_cli("rope", "cache", "--n", "2000000", "-o", str(tmp_path / "c.safetensors"))
     assert result.exit_code == 2 and "within 1 GiB" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# -- rope identify on caches ------------------------------------------------------------------
+
+FIXTURES = {f.name: f for f in load("rope")}
+#: What transformers' caches are (its config), and the pairs cos alone cannot pin at 8191.
+CACHES = {
+    "default": ("default", 500000.0, {}, 128), "linear": ("linear", 10000.0, {"factor": 4.0}, 64),
+    "llama31": ("llama3", 500000.0, {"factor": 8.0, "unchanged": 29, "smoothed": 6,
+                "interpolated": 29, "original_max_position_embeddings": 8192.0,
+                "high_freq_factor": 4.0}, 128),
+    "qwen_yarn": ("yarn", 1e6, {"factor": 4.0, "ramp_low": 23.0, "ramp_high": 40.0}, 128),
+    "gptoss_yarn": ("yarn", 150000.0, {"factor": 32.0}, 64),
+    "deepseek_yarn": ("yarn", 10000.0, {"factor": 40.0, "ramp_low": 10.0, "ramp_high": 23.0}, 64),
+    "yarn_mscale": ("yarn", 10000.0, {"factor": 16.0}, 64),
+    "proportional": ("proportional", 1e6, {"rope_angles": 16, "factor": 8.0}, 128),
+    "partial_05": ("default", 10000.0, {}, 64), "partial_025": ("default", 10000.0, {}, 32),
+    "dynamic_4096": ("default", 10000.0, {}, 128), "dynamic_8192": ("default", 30527.7, {}, 128),
+    "phi3_longrope": ("unknown", math.nan, {}, 96),
+}  # fmt: skip
+SLOW_FOR_COS = {"llama31", "qwen_yarn", "gptoss_yarn"}  # cos ≈ 1 there: arccos is blunt
+
+
+@pytest.mark.parametrize("tables", ["cos sin", "sin", "cos"])
+@pytest.mark.parametrize("case", sorted(CACHES))
+def test_identify_reads_transformers_caches(case, tables):
+    kind, theta, params, dim = CACHES[case]
+    cos, sin = FIXTURES[f"{case}_cos"], FIXTURES[f"{case}_sin"]
+    given = {"cos": cos.table, "sin": sin.table}
+    guess = identify_cache(**{k: given[k] for k in tables.split()},
+                           positions=np.array(cos.params["positions"]))  # fmt: skip
+    assert (guess.layout, guess.start, guess.storage, guess.rotary_dim) == (
+        "half-split", 0, "float32", dim
+    )  # fmt: skip
+    assert guess.attention_factor == pytest.approx(cos.params["attention_scaling"], rel=1e-6)
+    if tables == "cos" and case in SLOW_FOR_COS:
+        assert guess.rope is None and guess.theta == theta
+        assert any("not determined" in finding for finding in guess.findings)
+        return
+    assert guess.rope.rope_type == kind
+    assert guess.theta == theta or (math.isnan(theta) and math.isnan(guess.theta))
+    assert {k: guess.rope.parameters[k] for k in params} == params
+    if case == "gptoss_yarn":  # truncate: false, the exact correction range 8.0928 … 17.3980
+        assert guess.rope.parameters["ramp_low"] == pytest.approx(8.0928, abs=1e-4)
+        assert guess.rope.parameters["ramp_high"] == pytest.approx(17.3980, abs=1e-4)
+
+
+def test_identify_reads_gptj_interleaved_values():
+    fixture = FIXTURES["gptj_table"]  # GPT-J's [sin | cos] per pair, 32 pairs
+    sin, cos = np.split(fixture.table, 2, axis=1)
+    interleaved = {"cos": np.repeat(cos, 2, axis=1), "sin": np.repeat(sin, 2, axis=1)}
+    guess = identify_cache(**interleaved, positions=np.array(fixture.params["positions"]))
+    assert (guess.layout, guess.rotary_dim, guess.rope.rope_type, guess.theta) == (
+        "interleaved", 64, "default", 10000.0
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spec", "n", "start", "layout", "dtype"),
+    [
+        (RopeSpec(rope_type="llama3", theta=500000.0, factor=8.0, low_freq_factor=1.0,
+                  high_freq_factor=4.0, original_max_position_embeddings=8192),
+         8192, 0, "half-split", "float32"),
+        (RopeSpec(rope_type="yarn", theta=150000.0, head_dim=64, factor=32.0,
+                  original_max_position_embeddings=4096, truncate=False),
+         40, 4090, "gptj", "float32"),
+        (RopeSpec(theta=1e6, head_dim=64, partial_rotary_factor=0.5), 3000, 123, "meta",
+         "float64"),
+    ],
+)  # fmt: skip
+def test_identify_reads_pecli_caches_from_any_first_position(spec, n, start, layout, dtype):
+    freqs = rope_frequencies(spec)
+    cos, sin = rope_cache(freqs, n, start=start, layout=layout, dtype=dtype)
+    guess = identify_cache(cos, sin)
+    assert guess.start == start and guess.rotary_dim == spec.rotary_dim
+    assert guess.layout == ("half-split" if layout == "half-split" else "interleaved")
+    assert guess.attention_factor == pytest.approx(freqs.attention_factor, rel=1e-7)
+    assert (guess.rope.rope_type, guess.theta) == (spec.rope_type, spec.theta)
+    assert np.allclose(guess.inv_freq, freqs.inv_freq, rtol=8 * guess.uncertainty + 1e-9)
+    assert guess.rope.parameters.get("factor", 1.0) == (spec.factor or 1.0)
+
+
+def test_a_short_bf16_cache_gives_theta_but_not_the_slow_pairs():
+    spec = RopeSpec(rope_type="linear", theta=500000.0, factor=4.0)
+    cos, sin = rope_cache(rope_frequencies(spec), 1000, dtype="bfloat16")
+    guess = identify_cache(cos, sin)
+    assert guess.storage == "bfloat16" and guess.rope is None and guess.theta == 500000.0
+    assert any(f.startswith("pairs ") and "not determined" in f for f in guess.findings)
+
+
+def test_a_cos_table_alone_must_start_at_position_0():
+    cos, _ = rope_cache(rope_frequencies(RopeSpec(head_dim=16)), 50, start=5)
+    guess = identify_cache(cos)
+    assert guess.rope is None and guess.start is None
+    assert "starts at position 0" in guess.findings[0]
+
+
+def test_split_cache_tells_cos_sin_and_both_apart():
+    cos, sin = rope_cache(rope_frequencies(RopeSpec(head_dim=8)), 6, dtype="float64")
+    both = split_cache(np.concatenate([cos, sin], axis=1))
+    assert np.array_equal(both[0], cos) and np.array_equal(both[1], sin)
+    assert split_cache(sin)[0] is None and split_cache(cos)[1] is None
+
+
+@pytest.mark.parametrize("table", [np.ones((2, 8)), np.arange(24.0).reshape(3, 8), np.ones((4, 7))])
+def test_tables_that_are_no_cache_are_usage_errors(table):
+    from pecli.core.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="file"):
+        identify_cache(table)
+
+
+def test_cli_identifies_rope_cache_files_and_checks_the_metadata(run_cli, tmp_path):
+    out = tmp_path / "cache.safetensors"
+    assert run_cli("rope", "cache", *LLAMA31, "--n", "8192", "-o", str(out)).exit_code == 0
+    report = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
+    assert report["cache"] == "cos and sin" and report["rope_type"] == "llama3"
+    assert (report["theta"], report["start"], report["layout"]) == (500000.0, 0, "half-split")
+    assert report["original_max_position_embeddings"] == 8192.0
+    assert any(f.startswith("pecli's metadata agrees") for f in report["findings"])
+    tensors, meta = _read(out)
+    from safetensors.numpy import save_file
+
+    save_file(tensors, out, metadata={**meta, "theta": "10000.0"})
+    report = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
+    assert any("disagrees" in f and "theta 10000.0" in f for f in report["findings"])
+
+
+@pytest.mark.parametrize("part", ["both", "cos", "sin"])
+def test_cli_identifies_npy_and_csv_caches(run_cli, tmp_path, part):
+    for name in ("c.npy", "c.csv"):
+        args = ["--theta", "10000", "--head-dim", "64", "--n", "500", "--layout", "gptj"]
+        result = run_cli("rope", "cache", *args, "--part", part, "-o", str(tmp_path / name))
+        assert result.exit_code == 0, result.output
+        found = run_cli("rope", "identify", str(tmp_path / name), "--format", "json")
+        report = json.loads(found.stdout)
+        assert report["cache"] == ("cos and sin" if part == "both" else part)
+        assert (report["layout"], report["rope_type"], report["theta"]) == (
+            "interleaved", "default", 10000.0
+        )  # fmt: skip
+        assert report["findings"] == []
+
+
+def test_cli_identify_still_reads_inv_freq_and_names_a_missing_tensor(run_cli, tmp_path):
+    np.save(tmp_path / "inv.npy", FIXTURES["llama31_inv_freq"].table)
+    report = json.loads(
+        run_cli("rope", "identify", str(tmp_path / "inv.npy"), "--format", "json").stdout
+    )
+    assert report["rope_type"] == "llama3" and "cache" not in report
+    from safetensors.numpy import save_file
+
+    save_file(
+        {"a": np.ones(4, np.float32), "b": np.ones(4, np.float32)}, tmp_path / "m.safetensors"
+    )
+    result = run_cli("rope", "identify", str(tmp_path / "m.safetensors"))
+    assert result.exit_code == 2 and "'--tensor'" in result.stderr

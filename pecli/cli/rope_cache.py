@@ -90,12 +90,10 @@ def _write_checkpoint(
     names = ("cos", "sin") if part == "both" else (part,)
     width = freqs.spec.rotary_dim * len(names)
     formats.check_room(output, safetensors_bytes((n, width), stored, ",".join(names), meta))
-    tensors = {  # held whole: safetensors writes one buffer
-        name: np.concatenate(
-            list(cache_blocks(freqs, n, start=start, layout=layout, dtype=stored, part=name))
-        )  # fmt: skip
-        for name in names
-    }
+    tensors = {}  # held whole: safetensors writes one buffer
+    for name in names:
+        blocks = cache_blocks(freqs, n, start=start, layout=layout, dtype=stored, part=name)
+        tensors[name] = np.concatenate(list(blocks))
     write_safetensors(tensors, output=output, metadata=meta)
 
 

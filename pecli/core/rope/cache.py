@@ -17,8 +17,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from .. import kernels
-from ..errors import ParameterError
 from ..dtypes import HALF_DTYPES, round_once
+from ..errors import ParameterError
 from ..rules import MAX_POSITION, check_n, check_table_dtype
 from .frequencies import RopeFrequencies
 
