@@ -30,17 +30,19 @@ SIN_ALONE = 1e-5
 #: The metadata fields of a cache written by pecli, in order.
 CACHE_FIELDS = (
     "pecli_version", "kind", "rope_type", "theta", "head_dim", "rotary_dim", "layout", "start",
-    "n", "attention_factor", "dtype", "rope_parameters",
+    "n", "attention_factor", "dtype", "arithmetic", "rope_parameters",
 )  # fmt: skip
 
 
 def cache_metadata(
-    freqs: RopeFrequencies, *, n: int, start: int, layout: str, dtype: str, version: str
-) -> dict[str, str]:
+    freqs: RopeFrequencies, *, n: int, start: int, layout: str, dtype: str, version: str,
+    arithmetic: str = "exact",
+) -> dict[str, str]:  # fmt: skip
     """The string metadata of a cos/sin cache (safetensors holds strings only).
 
     ``rope_parameters`` is the JSON of every field of the spec that was given, so the cache
-    can be rebuilt; ``attention_factor`` is the factor that multiplies the stored cos and sin.
+    can be rebuilt; ``attention_factor`` is the factor that multiplies the stored cos and sin;
+    ``arithmetic`` is ``exact`` or ``transformers`` (its float32 steps).
 
     Examples
     --------
@@ -58,6 +60,7 @@ def cache_metadata(
         "theta": repr(float(spec.theta)), "head_dim": str(spec.head_dim),
         "rotary_dim": str(spec.rotary_dim), "layout": layout, "start": str(start), "n": str(n),
         "attention_factor": repr(float(freqs.attention_factor)), "dtype": dtype,
+        "arithmetic": arithmetic,
         "rope_parameters": json.dumps(given, sort_keys=True),
     }  # fmt: skip
     return {name: values[name] for name in CACHE_FIELDS}
