@@ -273,3 +273,8 @@ def test_cli_identify_still_reads_inv_freq_and_names_a_missing_tensor(run_cli, t
     )
     result = run_cli("rope", "identify", str(tmp_path / "m.safetensors"))
     assert result.exit_code == 2 and "'--tensor'" in result.stderr
+
+
+def test_a_table_that_does_not_rotate_is_said_not_blamed_on_inv_freq():
+    guess = identify_cache(np.ones((5, 8)), np.zeros((5, 8)))
+    assert guess.rope is None and "pair 0 does not rotate" in guess.findings[-1]

@@ -251,6 +251,10 @@ def _conclude(
         theta = _leading_theta(omega[: undetermined[0]], 2 * u.size, tol[: undetermined[0]])
         return CacheGuess(layout, start, scale, storage, 2 * u.size, theta, omega, u, None,
                           findings)  # fmt: skip
+    if not omega[0] > 0:  # identify_inv_freq would blame the "inv_freq vector"
+        findings.append("pair 0 does not rotate: no RoPE frequencies to read")
+        return CacheGuess(layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None,
+                          findings)  # fmt: skip
     rope = identify_inv_freq(omega, tolerance=tol)
     if abs(scale - 1) > 8 * unit_roundoff(storage) and rope.rope_type not in ("yarn", "unknown"):
         findings.append(f"attention factor {scale:.6g} with rope type {rope.rope_type}")
