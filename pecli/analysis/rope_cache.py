@@ -18,7 +18,7 @@ from ..core.errors import ParameterError
 from ..core.rope import RopeFrequencies
 from .precision import storage_precision, unit_roundoff
 from .rope_identify import RopeGuess, fit_theta, identify_inv_freq
-from .rope_phases import measure_complex, measure_single
+from .rope_phases import ladder, measure_complex, measure_single
 
 __all__ = ["CACHE_FIELDS", "CacheGuess", "cache_metadata", "identify_cache", "split_cache"]
 
@@ -131,7 +131,7 @@ def identify_cache(
     ('half-split', 7, 1.0, 'default', 500000.0)
 
     """
-    tables = _check(cos, sin, positions)
+    tables, p, known = _check(cos, sin, positions)
     storage = storage_precision(np.concatenate([t.ravel() for t in tables.values()]))
     layout, findings = _layout(tables)
     pairs = {k: _pairs(t, layout) for k, t in tables.items()}
@@ -139,15 +139,15 @@ def identify_cache(
     scale = _attention_factor(pairs)
     scale = 1.0 if scale is not None and abs(scale - 1) <= 2 * eps else scale
     h = next(iter(pairs.values())).shape[1]
-    if scale is None or (len(pairs) == 1 and not _starts_at_zero(pairs, positions)):
+    if scale is None or (len(pairs) == 1 and not _starts_at_zero(pairs, p)):
         findings.append("a cos or sin table alone is read when it starts at position 0")
         nan = np.full(h, np.nan)
         return CacheGuess(layout, None, scale, storage, 2 * h, math.nan, nan, nan, None, findings)
     if len(pairs) == 2:
-        omega, err, start = measure_complex(pairs["cos"], pairs["sin"], scale, eps, positions)
+        omega, err, start = measure_complex(pairs["cos"], pairs["sin"], scale, eps, p, known)
     else:
         (part, values), start = next(iter(pairs.items())), 0
-        omega, err, scale = measure_single(values, part, scale, eps, positions)
+        omega, err, scale = measure_single(values, part, scale, eps, p)
         scale = 1.0 if abs(scale - 1) <= SIN_ALONE else scale
     return _conclude(layout, start, scale, storage, omega, err, findings)
 
@@ -166,35 +166,39 @@ def split_cache(table: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None
            [0.8, 0.8]])
 
     """
-    t = np.asarray(table, dtype=np.float64)
-    if t.ndim == 2 and t.shape[1] % 4 == 0 and t.shape[0] >= 1:
+    t = np.asarray(table)
+    if t.ndim != 2 or t.shape[0] < 1:
+        return t, None
+    sample = t[ladder(t.shape[0])].astype(np.float64)  # the rows identify_cache reads
+    if t.shape[1] % 4 == 0:
         half = t.shape[1] // 2
-        r = np.hypot(t[:, :half], t[:, half:])
+        r = np.hypot(sample[:, :half], sample[:, half:])
         if np.all(np.isfinite(r)) and np.ptp(r) <= 1e-2 * max(float(r.max()), 1e-300):
             return t[:, :half], t[:, half:]
-    if t.ndim == 2 and t.shape[0] >= 1 and not np.any(t[0]):
-        return None, t
-    return t, None
+    return (None, t) if not np.any(sample[0]) else (t, None)
 
 
 def _check(
     cos: np.ndarray | None, sin: np.ndarray | None, positions: np.ndarray | None
-) -> dict[str, np.ndarray]:
-    tables = {k: np.asarray(v).astype(np.float64) for k, v in (("cos", cos), ("sin", sin))
-              if v is not None}  # fmt: skip
-    shapes = {t.shape for t in tables.values()}
-    ok = len(shapes) == 1 and all(t.ndim == 2 and t.shape[0] >= 3 for t in tables.values())
-    if (
-        not ok
-        or next(iter(shapes))[1] % 2
-        or not all(np.isfinite(t).all() for t in tables.values())
-    ):
+) -> tuple[dict[str, np.ndarray], np.ndarray, bool]:
+    """The rows that are read, as float64; their positions; whether these are known.
+
+    The rows are :func:`~pecli.analysis.rope_phases.ladder`'s; without ``positions``, their
+    offsets from the first row stand for the positions.
+    """
+    given = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
+    shapes = {t.shape for t in given.values()}
+    n = next(iter(shapes))[0] if len(shapes) == 1 and len(next(iter(shapes))) == 2 else 0
+    rows = ladder(n)
+    tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
+    if n < 3 or next(iter(shapes))[1] % 2 or not all(np.isfinite(t).all() for t in tables.values()):
         rule = "must hold a cos and/or sin cache: >= 3 rows of finite numbers, an even width"
-        raise ParameterError("file", rule, ", ".join(f"{k} {t.shape}" for k, t in tables.items()))
-    n = next(iter(shapes))[0]
-    if positions is not None and (len(positions) != n or np.any(np.diff(positions) <= 0)):
+        raise ParameterError("file", rule, ", ".join(f"{k} {t.shape}" for k, t in given.items()))
+    if positions is None:
+        return tables, rows.astype(np.float64), False
+    if len(positions) != n or np.any(np.diff(positions) <= 0):
         raise ParameterError("positions", f"must be {n} increasing positions", len(positions))
-    return tables
+    return tables, np.asarray(positions, np.float64)[rows], True
 
 
 def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
@@ -227,9 +231,9 @@ def _attention_factor(pairs: dict[str, np.ndarray]) -> float | None:
     return float(s[1] / math.sin(math.acos(s[2] / (2 * s[1]))))
 
 
-def _starts_at_zero(pairs: dict[str, np.ndarray], positions: np.ndarray | None) -> bool:
+def _starts_at_zero(pairs: dict[str, np.ndarray], positions: np.ndarray) -> bool:
     ((part, values),) = pairs.items()
-    if positions is not None and positions[0] != 0:
+    if positions[0] != 0:
         return False
     return bool(np.all(values[0] == values[0, 0]) if part == "cos" else not np.any(values[0]))
 

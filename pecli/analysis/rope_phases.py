@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-__all__ = ["measure_complex", "measure_single"]
+__all__ = ["ladder", "measure_complex", "measure_single"]
 
 TWO_PI = 2 * math.pi
 #: Relative error of an angle computed in float32, as transformers computes ``p·ω``.
@@ -51,21 +51,40 @@ def refine(
 
 
 def measure_complex(
-    cos: np.ndarray, sin: np.ndarray, scale: float, eps: float, positions: np.ndarray | None
+    cos: np.ndarray, sin: np.ndarray, scale: float, eps: float, positions: np.ndarray, known: bool
 ) -> tuple[np.ndarray, np.ndarray, int | None]:
-    """``ω``, its error and the first position, from cos and sin ``(n, h)`` per pair."""
+    """``ω``, its error and the first position, from cos and sin ``(m, h)`` per pair.
+
+    ``positions``: the rows' positions if ``known``, else their offsets from the first row
+    (which the first position is then found for).
+    """
     z = (cos + 1j * sin) / scale
-    if positions is not None:
-        return (*_absolute(z, np.asarray(positions, np.float64), eps), int(positions[0]))
+    if known:
+        return (*_absolute(z, positions, eps), int(positions[0]))
     relative = z[1:] * np.conj(z[0])  # phases (k)·ω_i whatever the first position
-    k = np.arange(1, z.shape[0], dtype=np.float64)
+    k = positions[1:] - positions[0]
     omega, err = refine(k, np.angle(relative)[:, None], np.full((k.size, 1, z.shape[1]), 2 * eps))
     start = _start(np.angle(z[0]), omega, err, eps)
     if start is None:
         return omega, err, None
-    first = np.arange(z.shape[0], dtype=np.float64) + start
-    omega, err = _absolute(z, first, eps, omega, err)
+    omega, err = _absolute(z, positions - positions[0] + start, eps, omega, err)
     return omega, err, start
+
+
+def ladder(n: int, first: int = 16, growth: float = 1.25) -> np.ndarray:
+    """Row indices that suffice to follow the phases: the first rows, then geometric to the last.
+
+    Each row's position is at most ``growth`` times the one before, so the estimate from the
+    rows before always resolves its 2π ambiguity; a long cache costs O(log n) rows.
+
+    >>> ladder(40).tolist()
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 18, 22, 27, 32, 39]
+    """
+    if n <= first:
+        return np.arange(n)
+    count = math.ceil(math.log((n - 1) / (first - 1)) / math.log(growth))  # intervals
+    steps = np.geomspace(first - 1, n - 1, count + 1).round().astype(np.int64)
+    return np.unique(np.concatenate([np.arange(first), steps]))
 
 
 def _absolute(
@@ -97,14 +116,14 @@ def _start(phi0: np.ndarray, omega: np.ndarray, err: np.ndarray, eps: float) -> 
 
 
 def measure_single(
-    values: np.ndarray, part: str, scale: float, eps: float, positions: np.ndarray | None
+    values: np.ndarray, part: str, scale: float, eps: float, positions: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """``ω``, its error and the attention factor from a cos or a sin table ``(n, h)`` per pair.
+    """``ω``, its error and the attention factor from a cos or a sin table ``(m, h)`` per pair.
 
     The table starts at position 0. A sin table's attention factor (first estimated from two
     rows) is measured again from every well-conditioned value once ``ω`` is known.
     """
-    p = np.arange(values.shape[0], dtype=np.float64) if positions is None else positions
+    p = positions
     omega, err = _single(values[p > 0], part, scale, eps, p[p > 0])
     if part == "sin":
         angle = np.outer(p[p > 0], omega)
