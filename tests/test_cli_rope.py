@@ -208,3 +208,28 @@ def test_identify_a_safetensors_buffer(run_cli, tmp_path):
     report = json.loads(run_cli("rope", "identify", str(path), *args).stdout)
     assert (report["rope_type"], report["theta"], report["factor"]) == ("yarn", 1e6, 4.0)
     assert (report["ramp_low"], report["ramp_high"], report["rotary_dim"]) == (23.0, 40.0, 128)
+
+
+@pytest.mark.parametrize(
+    ("args", "prefix"),
+    [
+        (
+            ("rope", "cache", "--head-dim", "3"),
+            "pecli rope cache: error: Invalid value for '--head-dim'",
+        ),
+        (("rope", "freqs", "--factor", "0.5", "--rope-type", "linear"), "pecli rope freqs: error:"),
+        (
+            ("rope", "identify", "missing.npy"),
+            "pecli rope identify: error: Invalid value for 'FILE'",
+        ),
+        (("rope", "permute", "--head-dim", "3"), "pecli rope permute: error:"),
+        (("rope", "nonsense"), "pecli rope: error: No such command 'nonsense'"),
+        (("compute", "--d", "3"), "pecli compute: error: Invalid value for '--d'"),
+        (("nonsense",), "pecli: error: No such command 'nonsense'"),
+    ],
+)
+def test_error_prefix_names_the_subcommand(run_cli, args, prefix):
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(prefix), lines

@@ -15,6 +15,12 @@ from pecli.core.similarity import offset_similarity
 from pecli.figures.similarity import similarity_figure
 from pecli.figures.spectrum import band_runs, spectrum_figure
 
+LLAMA31 = [
+    *("--rope-type", "llama3", "--theta", "500000", "--factor", "8"),
+    *("--low-freq-factor", "1", "--high-freq-factor", "4"),
+    *("--original-max-position-embeddings", "8192"),
+]
+
 
 def test_similarity_data_and_legend_name_the_issue_s_values(run_cli, tmp_path):
     out, data = tmp_path / "s.svg", tmp_path / "s.csv"
@@ -113,10 +119,66 @@ def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
 
 @pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
 @pytest.mark.parametrize("command", [["plot-similarity", "--base", "100", "--base", "10000"],
-                                     ["plot-spectrum", "--context", "2048"]])  # fmt: skip
+                                     ["plot-spectrum", "--context", "2048"],
+                                     ["plot-spectrum", "--rope-type", "yarn", "--factor", "4",
+                                      "--original-max-position-embeddings", "4096"]])  # fmt: skip
 def test_two_builds_are_byte_identical(run_cli, tmp_path, command, suffix):
     first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
     assert run_cli(*command, "-o", str(first)).exit_code == 0
     assert run_cli(*command, "-o", str(second)).exit_code == 0
     assert first.read_bytes() == second.read_bytes()
     assert first.stat().st_size > 1000
+
+
+def test_rope_spectrum_shades_the_llama31_bands(run_cli, tmp_path, monkeypatch):
+    import rope_reference as ref
+
+    import pecli.figures.spectrum as module
+
+    drawn = []
+    real = module.spectrum_figure
+    monkeypatch.setattr(
+        module, "spectrum_figure", lambda *a, **k: drawn.append(real(*a, **k)) or drawn[-1]
+    )
+    out, data = tmp_path / "r.svg", tmp_path / "r.csv"
+    result = run_cli("plot-spectrum", *LLAMA31, "-o", str(out), "--data", str(data))
+    assert result.exit_code == 0, result.output
+    ax = drawn[0].axes[0]
+    spans = [(p.get_x(), p.get_x() + p.get_width()) for p in ax.patches]
+    assert spans == [(-0.5, 28.5), (28.5, 34.5), (34.5, 63.5)]  # 29 unchanged, 6, 29 (pairs 0…63)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["unscaled, θ = 500000 (29 pairs longer)", "llama3, f = 8 (32 pairs longer)",
+                      "context L = 8,192", "unchanged", "smoothed", "interpolated"]  # fmt: skip
+    table = np.genfromtxt(data, delimiter=",", names=True)
+    assert table.dtype.names == ("pair", "unscaled_wavelength", "wavelength")
+    want = [float(2 * ref.mpmath.pi / w) for w in ref.llama3(500000.0, 128, 8, 1, 4, 8192)]
+    np.testing.assert_allclose(table["wavelength"], want, rtol=1e-15)
+    unscaled = [float(2 * ref.mpmath.pi / w) for w in ref.default(500000.0, 128)]
+    np.testing.assert_allclose(table["unscaled_wavelength"], unscaled, rtol=1e-15)
+    assert table["pair"].tolist() == list(range(64))
+
+
+def test_rope_spectrum_reads_a_config(run_cli, tmp_path):
+    import json
+
+    config = {"head_dim": 128, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+              "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+              "original_max_position_embeddings": 8192}, "rope_theta": 500000.0}  # fmt: skip
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    for name, args in (("a", ["--rope-config", str(tmp_path)]), ("b", LLAMA31)):
+        result = run_cli("plot-spectrum", *args, "-o", str(tmp_path / f"{name}.svg"),
+                         "--data", str(tmp_path / f"{name}.csv"))  # fmt: skip
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [(["--d", "64"], "--d"), (["--base", "100"], "--convention"),
+     (["--convention", "whisper"], "--convention"), (["--head-dim", "7"], "--head-dim")],
+)  # fmt: skip
+def test_rope_spectrum_refuses_the_encoding_s_options(run_cli, tmp_path, args, option):
+    result = run_cli("plot-spectrum", "--theta", "10000", *args, "-o", str(tmp_path / "x.png"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"pecli plot-spectrum: error: Invalid value for '{option}'")
+    assert list(tmp_path.iterdir()) == []

@@ -19,7 +19,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from .precision import storage_precision, unit_roundoff
 
-__all__ = ["RopeGuess", "identify_inv_freq"]
+__all__ = ["RopeGuess", "fit_theta", "identify_inv_freq"]
 
 #: Relative tolerance per storage dtype: transformers' float32 pow loses ~15 ulps.
 _TOLERANCE = {"float64": 1e-9, "float32": 4e-6, "float16": 4 * unit_roundoff("float16"),
@@ -38,13 +38,16 @@ class RopeGuess:
     findings: list[str] = field(default_factory=list)
 
 
-def identify_inv_freq(values: np.ndarray) -> RopeGuess:
+def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None) -> RopeGuess:
     """Recognise the rope type, θ and scaling of an ``inv_freq`` vector.
 
     Parameters
     ----------
     values : numpy.ndarray
         Shape ``(rotary_dim/2,)`` (any float dtype): the inverse frequencies, pair 0 first.
+    tolerance : numpy.ndarray, optional, keyword-only
+        Shape ``(rotary_dim/2,)``: the relative error of each value, for frequencies measured
+        from a cos/sin cache (:mod:`pecli.analysis.rope_cache`). Default: the storage dtype's.
 
     Returns
     -------
@@ -72,10 +75,11 @@ def identify_inv_freq(values: np.ndarray) -> RopeGuess:
     v = np.asarray(values)
     storage = storage_precision(v.astype(np.float64))  # bfloat16 arrays have kind "V"
     w = _check(v.astype(np.float64))
-    tol, h = _TOLERANCE[storage], int(np.count_nonzero(w))
+    h = int(np.count_nonzero(w))
+    tol = np.full(w.size, _TOLERANCE[storage]) if tolerance is None else np.asarray(tolerance)
     dim = 2 * w.size
     findings: list[str] = []
-    theta, scale, run = _fit_theta(w[:h], dim, tol)
+    theta, scale, run = fit_theta(w[:h], dim, tol[:h])
     if run < 3:
         findings.append("the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
                         "(longrope?) that θ cannot be separated from")  # fmt: skip
@@ -92,9 +96,10 @@ def identify_inv_freq(values: np.ndarray) -> RopeGuess:
             {"rope_angles": h, "factor": _snap(1 / scale)},
             findings,
         )
-    if np.all(np.abs(q / scale - 1) < tol):
-        if abs(scale - 1) < tol:
-            _first_is_one(w, findings)
+    if np.all(np.abs(q / scale - 1) < tol[:h]):
+        if abs(scale - 1) < tol[0]:
+            if tolerance is None:  # a measured ω_0 is 1 only within its error
+                _first_is_one(w, findings)
             if len(f"{theta:.9g}".replace(".", "").strip("0")) > 3:
                 findings.append("θ is not a round number: dynamic NTK scaling gives such θ'")
             return RopeGuess("default", theta, dim, storage, {}, findings)
@@ -112,16 +117,33 @@ def _check(w: np.ndarray) -> np.ndarray:
     return w
 
 
-def _fit_theta(w: np.ndarray, dim: int, tol: float) -> tuple[float, float, int]:
+def fit_theta(w: np.ndarray, dim: int, tol: np.ndarray) -> tuple[float, float, int]:
     """θ, ``ω_0`` and the length of the leading run of constant ratios ``ω_{i+1}/ω_i``.
 
     θ comes from a least-squares fit of ``ln ω_i`` on that run and is replaced by the roundest
     number (fewest significant digits) that still fits every value of the run within ``tol``.
+
+    Parameters
+    ----------
+    w : numpy.ndarray
+        Shape ``(m,)``, float64 > 0: the leading frequencies (``m <= dim/2``).
+    dim : int
+        The rotated width (``ω_i = θ^(-2i/dim)``).
+    tol : numpy.ndarray
+        Shape ``(m,)``: the relative error allowed for each frequency.
+
+    Examples
+    --------
+    >>> fit_theta(1e4 ** (-np.arange(4) * 2 / 64), 64, np.full(4, 1e-9))
+    (10000.0, 1.0, 4)
+
     """
     logs = np.log(w)
     steps = np.diff(logs)
     run = 1
-    while run < steps.size and abs(steps[run] - steps[0]) < 4 * tol * max(1.0, abs(logs[run + 1])):
+    while run < steps.size and abs(steps[run] - steps[0]) < 4 * max(tol[0], tol[run + 1]) * max(
+        1.0, abs(logs[run + 1])
+    ):
         run += 1
     i = np.arange(run + 1)
     slope, intercept = np.polyfit(i, logs[: run + 1], 1)
@@ -129,7 +151,7 @@ def _fit_theta(w: np.ndarray, dim: int, tol: float) -> tuple[float, float, int]:
     for digits in range(1, 10):
         rounded = float(f"{theta:.{digits}g}")
         fit = w[: run + 1] / (scale * rounded ** (-i * 2.0 / dim))
-        if np.all(np.abs(fit - 1) < tol):
+        if np.all(np.abs(fit - 1) < tol[: run + 1]):
             return rounded, scale, run + 1
     return theta, scale, run + 1
 
@@ -147,13 +169,13 @@ def _first_is_one(w: np.ndarray, findings: list[str]) -> None:
 
 
 def _ramp(
-    q: np.ndarray, base: np.ndarray, theta: float, dim: int, storage: str, tol: float,
+    q: np.ndarray, base: np.ndarray, theta: float, dim: int, storage: str, tol: np.ndarray,
     findings: list[str],
 ) -> RopeGuess:  # fmt: skip
     """Types that keep the fast pairs and divide the slow ones by f, with a transition."""
     f = 1 / q[-1]
     kept, divided = np.abs(q - 1) < tol, np.abs(q * f - 1) < tol
-    if q[0] > 1 + tol or f <= 1 or not kept[0] or np.any(np.diff(q) > tol):
+    if q[0] > 1 + tol[0] or f <= 1 or not kept[0] or np.any(np.diff(q) > tol[1:]):
         findings.append("per-pair factors (longrope?): " + ", ".join(f"{1 / x:.6g}" for x in q))
         return RopeGuess("unknown", theta, dim, storage, {}, findings)
     idx = np.flatnonzero(~(kept | divided))

@@ -8,6 +8,7 @@ from . import (  # noqa: F401  (registers the commands)
     grid,
     plots,
     rope,
+    rope_cache,
     rope_checks,
     rope_permute,
     spectra,

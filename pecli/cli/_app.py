@@ -81,11 +81,17 @@ class PecliGroup(TyperGroup):
     """Runs a command and turns every failure into one line and an exit status."""
 
     running = ""  # the subcommand being run, for the error prefix ("pecli compute: error:")
+    chosen: Any = None  # its command: a sub-group (``pecli rope``) names its own subcommand
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name, command, rest = super().resolve_command(ctx, args)
-        self.running = name or ""
+        self.running, self.chosen = name or "", command
         return name, command, rest
+
+    def running_path(self) -> str:
+        """The subcommands being run, sub-groups included: ``compute``, ``rope cache``."""
+        inner = self.chosen.running_path() if isinstance(self.chosen, PecliGroup) else ""
+        return f"{self.running} {inner}".strip()
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         """``pecli`` alone prints the help on stdout and succeeds, as most tools do."""
@@ -126,7 +132,7 @@ class PecliGroup(TyperGroup):
 
     def _prog(self, kwargs: dict[str, Any]) -> str:
         prog = kwargs.get("prog_name") or "pecli"
-        return f"{prog} {self.running}" if self.running else prog
+        return f"{prog} {self.running_path()}".strip()
 
 
 app = typer.Typer(

@@ -1,4 +1,4 @@
-"""``pecli rope``: rotary embeddings — frequencies, caches, configs and the q/k permutation."""
+"""``pecli rope``: the group, and its ``freqs`` and ``config`` commands (the others beside it)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import typer
 from ..io import formats, writing
 from . import text
 from ._app import PecliGroup, app
-from .options import Dtype, DtypeOpt, FormatOpt, Header, N, Quiet, TableOutput
-from .progress import say_written, write_streamed
+from .options import Quiet
+from .progress import say_written
 from .rope_options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,17 +53,6 @@ RopeLayout = Annotated[
         "vllm-gptj, mlx-traditional, flash-attn-interleaved, deepseek).",
     ),
 ]
-
-
-class Part(StrEnum):
-    """What the cache table holds."""
-
-    both = "both"
-    cos = "cos"
-    sin = "sin"
-
-
-PartOpt = Annotated[Part, typer.Option("--part", help="cos, sin, or both (cos columns, then sin).")]
 
 
 def _kind(output: str, fmt: ReportFormat | None, choices: tuple[str, ...] = ("csv", "json")) -> str:
@@ -140,51 +129,6 @@ def _freq_table(columns: dict[str, np.ndarray]) -> Any:
     ):
         table.add_row(str(i), f"{omega:.10g}", f"{lam:.10g}", f"{ratio:.6g}", str(kind))
     return table
-
-
-@rope_app.command("cache")
-@rope_spec_options()
-def cache_command(
-    n: N = 100, start: RopeStart = 0, layout: RopeLayout = "half-split", part: PartOpt = Part.both,
-    dtype: DtypeOpt = Dtype.float32, output: TableOutput = "-", fmt: FormatOpt = None,
-    header: Header = True, quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
-) -> None:  # fmt: skip
-    """The cos and sin of positions start … start+n-1, times the attention factor, as CSV or npy.
-
-    Each is rotary_dim wide: half-split [c_0 … c_h-1, c_0 … c_h-1] or interleaved
-    [c_0, c_0, c_1, c_1, …]; --part both puts the cos columns first, then the sin columns.
-    Angles are exact and every value is rounded once to --dtype. Streamed in row blocks.
-
-    Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
-    """
-    from ..core.rope import rope_frequencies
-    from ..core.rope.cache import cache_blocks, cache_columns
-
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
-    freqs = rope_frequencies(rope[0])
-    blocks = cache_blocks(freqs, n, start=start, layout=layout, dtype=dtype.value, part=part.value)
-    columns = cache_columns(rope[0].rotary_dim, part.value)
-    stored, shape = np.dtype(dtype.value), (n, len(columns))
-    sample = _sample(freqs, n, start, layout, dtype.value, part.value) if kind == "csv" else None
-    size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
-    write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
-                   header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
-
-
-def _sample(
-    freqs: RopeFrequencies, n: int, start: int, layout: str, dtype: str, part: str
-) -> np.ndarray:
-    """Up to 64 rows spread over the cache, for the CSV size estimate."""
-    from ..core.rope.cache import cache_blocks
-
-    rows = np.unique(np.linspace(start, start + n - 1, 64).round().astype(np.int64))
-    return np.concatenate(
-        [
-            next(cache_blocks(freqs, 1, start=int(p), layout=layout, dtype=dtype, part=part))
-            for p in rows
-        ]
-    )
 
 
 ConfigFile = Annotated[str, typer.Argument(help="A model's config.json, or its folder.")]

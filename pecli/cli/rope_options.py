@@ -3,6 +3,8 @@
 ``@rope_spec_options()`` gives a command ``--config`` and one option per field of
 :class:`~pecli.core.rope.spec.RopeSpec` and hands it the checked spec and the config's
 findings as ``rope``. Options given beside ``--config`` override the config's values.
+A command where RoPE is optional (``plot-spectrum``) names the config ``--rope-config`` and
+receives ``rope=None`` when none of these options is given.
 """
 
 from __future__ import annotations
@@ -72,10 +74,18 @@ _OPTIONS: tuple[tuple[str, Any], ...] = (
     *((name, _opt(flag, kind, text)) for name, flag, kind, text in _TABLE),
     ("truncate", _TRUNCATE),
 )
+_ROPE_CONFIG = (
+    "config",
+    _opt("--rope-config", str, "A model's config.json (or its folder) for the RoPE options."),
+)
 
 
-def rope_spec_options() -> Callable[[Command], Command]:
-    """Replace a command's ``rope`` parameter by the options above; pass ``(spec, findings)``."""
+def rope_spec_options(*, optional: bool = False) -> Callable[[Command], Command]:
+    """Replace a command's ``rope`` parameter by the options above; pass ``(spec, findings)``.
+
+    ``optional``: the config option is ``--rope-config`` and ``rope`` is None without options.
+    """
+    options = _OPTIONS if not optional else (_ROPE_CONFIG, *_OPTIONS[1:])
 
     def decorate(command: Command) -> Command:
         hints = typing.get_type_hints(command, localns={"RopeSpec": object}, include_extras=True)
@@ -83,14 +93,16 @@ def rope_spec_options() -> Callable[[Command], Command]:
         for param in inspect.signature(command).parameters.values():
             if param.name == "rope":
                 params += [
-                    inspect.Parameter(n, _KEYWORD, default=None, annotation=a) for n, a in _OPTIONS
+                    inspect.Parameter(n, _KEYWORD, default=None, annotation=a) for n, a in options
                 ]
             else:
                 params.append(param.replace(kind=_KEYWORD, annotation=hints[param.name]))
 
         @functools.wraps(command)
         def run(**kwargs: Any) -> Any:
-            knobs = {name: kwargs.pop(name) for name, _ in _OPTIONS}
+            knobs = {name: kwargs.pop(name) for name, _ in options}
+            if optional and all(value is None for value in knobs.values()):
+                return command(rope=None, **kwargs)
             return command(rope=resolve_spec(**knobs), **kwargs)
 
         run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]

@@ -1,13 +1,15 @@
 """``pecli plot-similarity`` and ``pecli plot-spectrum``: the encoding's offsets and wavelengths.
 
-Both draw one curve per (convention or schedule) × base (docs/figures.md). matplotlib is
-imported inside the commands.
+Both draw one curve per (convention or schedule) × base (docs/figures.md); with the RoPE
+options, ``plot-spectrum`` draws a rotary embedding's wavelengths before and after its scaling,
+with the bands the scaling left unchanged, smoothed or interpolated. matplotlib is imported
+inside the commands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
@@ -19,6 +21,10 @@ from ._app import app
 from ._app import figures as load_figures
 from .options import Bases, Conventions, DataOutput, Dpi, EvenD, Quiet, Schedules, Size
 from .plots import FigureOutput, PlotOutputs
+from .rope_options import rope_spec_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.rope import RopeSpec
 
 #: Most curves in one figure, and most cosines per curve (offsets × pairs, a few seconds).
 MAX_CURVES = 12
@@ -93,40 +99,87 @@ def plot_similarity(
     )
 
 
+Context = Annotated[
+    float | None,
+    typer.Option(
+        "--context",
+        help="Context length L drawn as a line (positions, > 0). "
+        "[default: none; with RoPE options, --original-max-position-embeddings]",
+        show_default=False,
+    ),
+]
+
+
 @app.command("plot-spectrum")
+@rope_spec_options(optional=True)
 def plot_spectrum(
-    d: EvenD = 512,
-    convention: Conventions = None,
-    schedule: Schedules = None,
-    base: Bases = None,
-    context: Annotated[
-        float | None,
-        typer.Option("--context", help="Context length L drawn as a line (positions, > 0)."),
-    ] = None,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    quiet: Quiet = False,
-) -> None:
+    d: EvenD = 512, convention: Conventions = None, schedule: Schedules = None,
+    base: Bases = None, context: Context = None, output: FigureOutput = None,
+    data: DataOutput = None, dpi: Dpi = None, size: Size = None, quiet: Quiet = False,
+    *, rope: tuple[RopeSpec, list[str]] | None,
+) -> None:  # fmt: skip
     """Draw the wavelength λ_i = 2π/ω_i of every pair i on a log scale.
 
     One curve per --convention or --schedule and --base (each repeatable); --context draws
     a context length and counts the pairs whose wavelength exceeds it. Writes spectrum.png
-    without -o; --data also exports pair and one wavelength column per curve.
+    without -o; --data also exports pair and one wavelength column per curve. With the RoPE
+    options (--rope-type, --theta, --head-dim, --factor, …, or --rope-config) it draws a rotary
+    embedding's wavelengths after its scaling beside the unscaled ones, and shades the pairs
+    the scaling left unchanged, smoothed or interpolated.
 
-    Example: pecli plot-spectrum --d 128 --base 10000 --base 500000 --context 4096
+    Example: pecli plot-spectrum --d 128 --base 10000 --base 500000 --context 4096;
+    pecli plot-spectrum --rope-type llama3 --theta 500000 --factor 8 --low-freq-factor 1
+    --high-freq-factor 4 --original-max-position-embeddings 8192
     """
     from ..core.frequencies import wavelengths
 
     outputs = PlotOutputs(output, "spectrum.png", data, quiet, size=size, dpi=dpi)
-    wanted = curves_asked(convention, schedule, base)
     if context is not None and not 0 < context < float("inf"):
         raise ParameterError("context", "must be a finite number of positions > 0", context)
+    if rope is not None:
+        _not_with_rope(d, convention, schedule, base)
+        return _rope_spectrum(rope[0], outputs, context, size=size, dpi=dpi)
+    wanted = curves_asked(convention, schedule, base)
     lams = {label: wavelengths(d, base=c, schedule=s) for label, s, c in wanted}
     figure = load_figures("spectrum")
     outputs.write(
         lambda: figure.spectrum_figure(lams, d=d, context=context, size=size, dpi=dpi),
         np.column_stack([np.arange(1, d // 2 + 1), *lams.values()]),
         ["pair", *map(_column, lams)],
+    )
+
+
+def _not_with_rope(d: int, *given: Sequence[object] | None) -> None:
+    """The encoding's options have no meaning beside the RoPE ones."""
+    if any(given):
+        rule = "does not apply with the RoPE options (--theta is the base, --head-dim the width)"
+        raise ParameterError("convention", rule, "--convention/--schedule/--base")
+    if d != 512:
+        raise ParameterError("d", "is not used with the RoPE options: give --head-dim", d)
+
+
+def _rope_spectrum(
+    spec: RopeSpec, outputs: PlotOutputs, context: float | None, *,
+    size: tuple[float, float] | None, dpi: float | None,
+) -> None:  # fmt: skip
+    """RoPE wavelengths before and after the scaling, the scaling's bands shaded (pairs from 0)."""
+    from ..core.rope import rope_frequencies
+    from ..core.rope.frequencies import unscaled_inv_freq
+
+    freqs = rope_frequencies(spec)
+    with np.errstate(divide="ignore"):
+        unscaled = 2 * np.pi / unscaled_inv_freq(spec)
+    factor = f", f = {spec.factor:g}" if spec.factor is not None else ""
+    curves = {f"unscaled, θ = {spec.theta:g}": unscaled,
+              f"{spec.rope_type}{factor}": freqs.wavelengths}  # fmt: skip
+    context = context or spec.original_max_position_embeddings
+    title = f"RoPE wavelengths, {spec.rope_type} scaling, rotated width {spec.rotary_dim}"
+    look = {"context": context, "size": size, "dpi": dpi, "title": title, "first_pair": 0}
+    figure = load_figures("spectrum")
+    outputs.write(
+        lambda: figure.spectrum_figure(
+            curves, d=spec.rotary_dim, bands=list(freqs.scaling), **look
+        ),
+        np.column_stack([np.arange(freqs.inv_freq.size), unscaled, freqs.wavelengths]),
+        ["pair", "unscaled_wavelength", "wavelength"],
     )

@@ -14,7 +14,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from .guard import atomic_output
 
-__all__ = ["read_safetensors", "read_vector", "write_safetensors"]
+__all__ = ["as_vector", "read_arrays", "read_safetensors", "read_vector", "write_safetensors"]
 
 #: The dtypes a permuted checkpoint may hold (what safetensors' NumPy API writes).
 _CODES = {"float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
@@ -80,6 +80,42 @@ def write_safetensors(
         handle.write(data)
 
 
+def read_arrays(
+    path: str, *, tensor: str | None = None, parameter: str = "file"
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The arrays of a file and its metadata, read whole.
+
+    Every tensor of a ``.safetensors`` file (or the one named ``tensor``), else
+    ``{"table": …}`` from a ``.npy`` file or a table (CSV, …) with no metadata.
+
+    Raises
+    ------
+    ParameterError
+        If the file cannot be read, or ``tensor`` is given and not in it.
+
+    """
+    from .reading import read_table
+
+    if path.endswith(".safetensors"):
+        tensors, metadata = read_safetensors(path, parameter=parameter)
+        if tensor is None:
+            return tensors, metadata
+        if tensor not in tensors:
+            raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
+        return {tensor: tensors[tensor]}, metadata
+    if path.endswith(".npy") and os.path.isfile(path):
+        import ml_dtypes
+
+        try:
+            table = np.load(path, allow_pickle=False)
+        except (ValueError, OSError) as error:
+            raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
+        if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
+            table = table.view(ml_dtypes.bfloat16)
+        return {"table": table}, {}
+    return {"table": read_table(path, parameter=parameter)}, {}
+
+
 def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file") -> np.ndarray:
     """One vector: a tensor of a ``.safetensors`` file, a 1-D ``.npy``, or a one-row/column table.
 
@@ -89,24 +125,21 @@ def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file"
         If the file cannot be read, the tensor is not in it, or it holds no vector.
 
     """
-    from .reading import read_table
+    arrays = read_arrays(path, tensor=tensor, parameter=parameter)[0]
+    if path.endswith(".safetensors") and tensor is None:
+        raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
+    return as_vector(next(iter(arrays.values())), parameter=parameter)
 
-    if path.endswith(".safetensors"):
-        tensors = read_safetensors(path, parameter=parameter)[0]
-        if tensor not in tensors:
-            raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
-        table = tensors[tensor]
-    elif path.endswith(".npy") and os.path.isfile(path):
-        import ml_dtypes
 
-        try:
-            table = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as error:
-            raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
-        if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
-            table = table.view(ml_dtypes.bfloat16)
-    else:
-        table = read_table(path, parameter=parameter)
+def as_vector(table: np.ndarray, *, parameter: str = "file") -> np.ndarray:
+    """A 1-D array, or a table of one row or column as one.
+
+    Raises
+    ------
+    ParameterError
+        If ``table`` holds no vector.
+
+    """
     if table.ndim == 2 and 1 in table.shape:
         table = table.reshape(-1)
     if table.ndim != 1:

@@ -17,8 +17,9 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from .. import kernels
+from ..dtypes import HALF_DTYPES, round_once
 from ..errors import ParameterError
-from ..rules import MAX_POSITION, check_dtype, check_n
+from ..rules import MAX_POSITION, check_n, check_table_dtype
 from .frequencies import RopeFrequencies
 
 __all__ = ["LAYOUT_ALIASES", "PARTS", "cache_blocks", "cache_columns", "rope_cache", "rope_layout"]
@@ -82,8 +83,9 @@ def rope_cache(
         ``half-split`` (``[c_0 … c_{h−1}, c_0 … c_{h−1}]``, transformers' ``rotate_half``) or
         ``interleaved`` (``[c_0, c_0, c_1, c_1, …]``, GPT-J / Meta), or an alias
         (:data:`LAYOUT_ALIASES`).
-    dtype : float32 or float64, keyword-only
-        Output dtype; values are computed in float64 and rounded once.
+    dtype : float32, float64, float16 or bfloat16, keyword-only
+        Output dtype; values are computed in float64 and rounded once (bfloat16 is
+        ``ml_dtypes.bfloat16``).
 
     Returns
     -------
@@ -93,7 +95,8 @@ def rope_cache(
     Raises
     ------
     ParameterError
-        Unknown layout, ``n < 1``, a dtype other than float32/float64, positions past 2^53.
+        Unknown layout, ``n < 1``, a dtype not in :data:`~pecli.core.dtypes.TABLE_DTYPES`,
+        positions past 2^53.
 
     References
     ----------
@@ -136,7 +139,7 @@ def cache_blocks(
     ``rotary_dim`` columns (``2·rotary_dim`` for ``both``); their concatenation is the cache
     of :func:`rope_cache`, bit for bit, whatever ``rows`` is.
     """
-    n, kind, stored = check_n(n), rope_layout(layout), check_dtype(dtype)
+    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
     if part not in PARTS:
         raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
@@ -151,10 +154,10 @@ def _blocks(
 ) -> Iterator[np.ndarray]:
     h = freqs.inv_freq.size
     names = ("cos", "sin") if part == "both" else (part,)
-    scale = freqs.attention_factor
+    scale, half = freqs.attention_factor, stored.name in HALF_DTYPES
     # pairs (sin, cos) side by side: the kernel's fastest output (one complex product per
     # value); rounded straight to the output dtype when no attention factor follows
-    scratch = np.dtype(stored if scale == 1.0 else np.float64)
+    scratch = np.dtype(np.float64 if scale != 1.0 or half else stored)
     for row in range(0, n, step):
         m = min(step, n - row)
         pairs = np.empty((m, 2 * h), dtype=scratch)
@@ -164,11 +167,11 @@ def _blocks(
         )  # fmt: skip
         if scale != 1.0:
             pairs *= scale
-        out = np.empty((m, 2 * h * len(names)), dtype=stored)
+        out = np.empty((m, 2 * h * len(names)), dtype=scratch if half else stored)
         for k, name in enumerate(names):
             values = pairs[:, 1::2] if name == "cos" else pairs[:, 0::2]
             _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
-        yield out
+        yield round_once(out, stored) if half else out
 
 
 def _spread(block: np.ndarray, values: np.ndarray, kind: str) -> None:

@@ -1,0 +1,274 @@
+"""RoPE cos/sin caches as files: the metadata ``rope cache`` writes, and recognising a cache.
+
+``pecli rope cache -o cache.safetensors`` stores tensors ``cos`` and ``sin`` with string
+metadata (:data:`CACHE_FIELDS`) from which the cache can be rebuilt. :func:`identify_cache`
+measures the frequencies of a cache (pecli's, or one dumped from a model) and reads them with
+:func:`~pecli.analysis.rope_identify.identify_inv_freq`. Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import ParameterError
+from ..core.rope import RopeFrequencies
+from .precision import storage_precision, unit_roundoff
+from .rope_identify import RopeGuess, fit_theta, identify_inv_freq
+from .rope_phases import ladder, measure_complex, measure_single
+
+__all__ = ["CACHE_FIELDS", "CacheGuess", "cache_metadata", "identify_cache", "split_cache"]
+
+#: Largest relative error of a measured ω_i for the pair to count as determined.
+DETERMINED = 1e-3
+#: How far from 1 a sin table alone may put the attention factor and be read as 1.
+SIN_ALONE = 1e-5
+
+#: The metadata fields of a cache written by pecli, in order.
+CACHE_FIELDS = (
+    "pecli_version", "kind", "rope_type", "theta", "head_dim", "rotary_dim", "layout", "start",
+    "n", "attention_factor", "dtype", "arithmetic", "rope_parameters",
+)  # fmt: skip
+
+
+def cache_metadata(
+    freqs: RopeFrequencies, *, n: int, start: int, layout: str, dtype: str, version: str,
+    arithmetic: str = "exact",
+) -> dict[str, str]:  # fmt: skip
+    """The string metadata of a cos/sin cache (safetensors holds strings only).
+
+    ``rope_parameters`` is the JSON of every field of the spec that was given, so the cache
+    can be rebuilt; ``attention_factor`` is the factor that multiplies the stored cos and sin;
+    ``arithmetic`` is ``exact`` or ``transformers`` (its float32 steps).
+
+    Examples
+    --------
+    >>> from pecli.core.rope import RopeSpec, rope_frequencies
+    >>> meta = cache_metadata(rope_frequencies(RopeSpec(head_dim=8)), n=4, start=0,
+    ...                       layout="half-split", dtype="bfloat16", version="0.1.0")
+    >>> meta["kind"], meta["theta"], meta["rotary_dim"], meta["attention_factor"]
+    ('rope_cache', '10000.0', '8', '1.0')
+
+    """
+    spec = freqs.spec
+    given = {k: list(v) if isinstance(v, tuple) else v for k, v in spec.given().items()}
+    values = {
+        "pecli_version": version, "kind": "rope_cache", "rope_type": spec.rope_type,
+        "theta": repr(float(spec.theta)), "head_dim": str(spec.head_dim),
+        "rotary_dim": str(spec.rotary_dim), "layout": layout, "start": str(start), "n": str(n),
+        "attention_factor": repr(float(freqs.attention_factor)), "dtype": dtype,
+        "arithmetic": arithmetic,
+        "rope_parameters": json.dumps(given, sort_keys=True),
+    }  # fmt: skip
+    return {name: values[name] for name in CACHE_FIELDS}
+
+
+@dataclass(frozen=True)
+class CacheGuess:
+    """What a cos/sin cache is, as far as its values determine it.
+
+    ``inv_freq`` holds the frequencies measured from the cache and ``uncertainty`` their
+    relative errors; ``rope`` is :func:`~pecli.analysis.rope_identify.identify_inv_freq`'s
+    reading of them (None when some pair is not determined by the positions the cache holds;
+    ``theta`` then comes from the determined leading pairs, NaN when too few).
+    """
+
+    layout: str
+    start: int | None
+    attention_factor: float | None
+    storage: str
+    rotary_dim: int
+    theta: float
+    inv_freq: np.ndarray
+    uncertainty: np.ndarray
+    rope: RopeGuess | None
+    findings: list[str] = field(default_factory=list)
+
+
+def identify_cache(
+    cos: np.ndarray | None = None,
+    sin: np.ndarray | None = None,
+    *,
+    positions: np.ndarray | None = None,
+) -> CacheGuess:
+    """Recognise a RoPE cos/sin cache: layout, first position, attention factor, θ, rope type.
+
+    The phase of each pair is followed from row to row (rows are consecutive positions unless
+    ``positions`` says otherwise); each later row pins ``ω_i`` closer, its ``2π`` ambiguity
+    resolved by the estimate so far, so a long cache determines even the slowest pairs. The
+    frequencies then go to :func:`~pecli.analysis.rope_identify.identify_inv_freq` with their
+    measured errors. With ``cos`` and ``sin`` the first position is found from the phases of
+    the first row; a ``cos`` or ``sin`` table alone must start at position 0.
+
+    Parameters
+    ----------
+    cos, sin : numpy.ndarray, optional
+        Shape ``(n, rotary_dim)`` each (at least one), half-split or interleaved, any float
+        dtype, times the attention factor as transformers returns them.
+    positions : numpy.ndarray, optional, keyword-only
+        Shape ``(n,)``: the position of each row, increasing (default: consecutive).
+
+    Returns
+    -------
+    CacheGuess
+
+    Raises
+    ------
+    ParameterError
+        (as ``file``) no table, tables of different shapes, fewer than 3 rows, an odd width,
+        values that are not finite, or columns that repeat in neither layout.
+
+    Examples
+    --------
+    >>> from pecli.core.rope import RopeSpec, rope_frequencies
+    >>> from pecli.core.rope.cache import rope_cache
+    >>> cos, sin = rope_cache(rope_frequencies(RopeSpec(theta=5e5, head_dim=64)), 64, start=7)
+    >>> guess = identify_cache(cos, sin)
+    >>> guess.layout, guess.start, guess.attention_factor, guess.rope.rope_type, guess.rope.theta
+    ('half-split', 7, 1.0, 'default', 500000.0)
+
+    """
+    tables, p, known = _check(cos, sin, positions)
+    storage = storage_precision(np.concatenate([t.ravel() for t in tables.values()]))
+    layout, findings = _layout(tables)
+    pairs = {k: _pairs(t, layout) for k, t in tables.items()}
+    eps = 2 * (unit_roundoff(storage) if storage != "float64" else 2.0**-50)
+    scale = _attention_factor(pairs)
+    scale = 1.0 if scale is not None and abs(scale - 1) <= 2 * eps else scale
+    h = next(iter(pairs.values())).shape[1]
+    if scale is None or (len(pairs) == 1 and not _starts_at_zero(pairs, p)):
+        findings.append("a cos or sin table alone is read when it starts at position 0")
+        nan = np.full(h, np.nan)
+        return CacheGuess(layout, None, scale, storage, 2 * h, math.nan, nan, nan, None, findings)
+    if len(pairs) == 2:
+        omega, err, start = measure_complex(pairs["cos"], pairs["sin"], scale, eps, p, known)
+    else:
+        (part, values), start = next(iter(pairs.items())), 0
+        omega, err, scale = measure_single(values, part, scale, eps, p)
+        scale = 1.0 if abs(scale - 1) <= SIN_ALONE else scale
+    return _conclude(layout, start, scale, storage, omega, err, findings)
+
+
+def split_cache(table: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``(cos, sin)`` of one table: ``[cos | sin]`` side by side, or a cos or a sin table alone.
+
+    Side by side when the halves have a constant ``cos² + sin²``; otherwise a table whose first
+    row is all zeros is a sin table (position 0), any other a cos table.
+
+    Examples
+    --------
+    >>> cos, sin = split_cache(np.array([[1.0, 1, 0, 0], [0.6, 0.6, 0.8, 0.8]]))
+    >>> sin
+    array([[0. , 0. ],
+           [0.8, 0.8]])
+
+    """
+    t = np.asarray(table)
+    if t.ndim != 2 or t.shape[0] < 1:
+        return t, None
+    sample = t[ladder(t.shape[0])].astype(np.float64)  # the rows identify_cache reads
+    if t.shape[1] % 4 == 0:
+        half = t.shape[1] // 2
+        r = np.hypot(sample[:, :half], sample[:, half:])
+        if np.all(np.isfinite(r)) and np.ptp(r) <= 1e-2 * max(float(r.max()), 1e-300):
+            return t[:, :half], t[:, half:]
+    return (None, t) if not np.any(sample[0]) else (t, None)
+
+
+def _check(
+    cos: np.ndarray | None, sin: np.ndarray | None, positions: np.ndarray | None
+) -> tuple[dict[str, np.ndarray], np.ndarray, bool]:
+    """The rows that are read, as float64; their positions; whether these are known.
+
+    The rows are :func:`~pecli.analysis.rope_phases.ladder`'s; without ``positions``, their
+    offsets from the first row stand for the positions.
+    """
+    given = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
+    shapes = {t.shape for t in given.values()}
+    n = next(iter(shapes))[0] if len(shapes) == 1 and len(next(iter(shapes))) == 2 else 0
+    rows = ladder(n)
+    tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
+    if n < 3 or next(iter(shapes))[1] % 2 or not all(np.isfinite(t).all() for t in tables.values()):
+        rule = "must hold a cos and/or sin cache: >= 3 rows of finite numbers, an even width"
+        raise ParameterError("file", rule, ", ".join(f"{k} {t.shape}" for k, t in given.items()))
+    if positions is None:
+        return tables, rows.astype(np.float64), False
+    if len(positions) != n or np.any(np.diff(positions) <= 0):
+        raise ParameterError("positions", f"must be {n} increasing positions", len(positions))
+    return tables, np.asarray(positions, np.float64)[rows], True
+
+
+def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
+    """half-split if the two halves repeat, interleaved if neighbouring columns do."""
+    h = next(iter(tables.values())).shape[1] // 2
+    half = all(np.array_equal(t[:, :h], t[:, h:]) for t in tables.values())
+    inter = all(np.array_equal(t[:, 0::2], t[:, 1::2]) for t in tables.values())
+    if half and inter:
+        return "half-split", ["both layouts fit (the pairs repeat one value): read as half-split"]
+    if half or inter:
+        return "half-split" if half else "interleaved", []
+    rule = "must repeat each pair's value in the half-split or interleaved layout (neither fits)"
+    raise ParameterError("file", rule, "no repeated columns")
+
+
+def _pairs(table: np.ndarray, layout: str) -> np.ndarray:
+    return table[:, : table.shape[1] // 2] if layout == "half-split" else table[:, 0::2]
+
+
+def _attention_factor(pairs: dict[str, np.ndarray]) -> float | None:
+    """From cos² + sin², from the first row of a cos table, or from sin at positions 1, 2."""
+    if len(pairs) == 2:
+        return float(np.median(np.hypot(pairs["cos"], pairs["sin"])))
+    if "cos" in pairs:
+        first = pairs["cos"][0]
+        return float(first[0]) if np.all(first == first[0]) and first[0] > 0 else None
+    s = pairs["sin"][:, 0]
+    if s[0] != 0 or s[1] <= 0 or abs(s[2] / (2 * s[1])) > 1:
+        return None
+    return float(s[1] / math.sin(math.acos(s[2] / (2 * s[1]))))
+
+
+def _starts_at_zero(pairs: dict[str, np.ndarray], positions: np.ndarray) -> bool:
+    ((part, values),) = pairs.items()
+    if positions[0] != 0:
+        return False
+    return bool(np.all(values[0] == values[0, 0]) if part == "cos" else not np.any(values[0]))
+
+
+def _conclude(
+    layout: str, start: int | None, scale: float, storage: str, omega: np.ndarray,
+    err: np.ndarray, findings: list[str],
+) -> CacheGuess:  # fmt: skip
+    """Read the measured frequencies as an ``inv_freq`` vector when every pair is determined."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = np.where(omega > 0, err / omega, 0.0)
+    undetermined = np.flatnonzero(~(u < DETERMINED))
+    tol = 8 * u + (1e-9 if storage == "float64" else 4e-6)  # ω computed in float32 before
+    if start is None:
+        findings.append("the first position is not determined (rows not consecutive?)")
+    if undetermined.size:
+        findings.append(f"pairs {undetermined[0]} … {u.size - 1} are not determined by these "
+                        "positions: a longer cache (more positions) pins them")  # fmt: skip
+        theta = _leading_theta(omega[: undetermined[0]], 2 * u.size, tol[: undetermined[0]])
+        return CacheGuess(layout, start, scale, storage, 2 * u.size, theta, omega, u, None,
+                          findings)  # fmt: skip
+    if not omega[0] > 0:  # identify_inv_freq would blame the "inv_freq vector"
+        findings.append("pair 0 does not rotate: no RoPE frequencies to read")
+        return CacheGuess(layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None,
+                          findings)  # fmt: skip
+    rope = identify_inv_freq(omega, tolerance=tol)
+    if abs(scale - 1) > 8 * unit_roundoff(storage) and rope.rope_type not in ("yarn", "unknown"):
+        findings.append(f"attention factor {scale:.6g} with rope type {rope.rope_type}")
+    return CacheGuess(layout, start, scale, storage, 2 * u.size, rope.theta, omega, u, rope,
+                      findings)  # fmt: skip
+
+
+def _leading_theta(omega: np.ndarray, dim: int, tol: np.ndarray) -> float:
+    """θ from the leading pairs of constant ratio, if at least 3 are determined, else NaN."""
+    if omega.size < 3 or omega[0] <= 0:
+        return math.nan
+    theta, _, run = fit_theta(omega, dim, tol)
+    return theta if run >= 3 else math.nan

@@ -1,0 +1,161 @@
+"""What transformers computes for a RoPE cache: its float32 arithmetic, one rounding per step.
+
+transformers 5 builds ``inv_freq`` in float32 (``torch.arange(0, dim, 2).float() / dim``, then
+``base ** x`` and ``1.0 / …``, the scaling's steps each rounded to float32 with Python numbers
+taken as float32), multiplies it by the float32 positions and takes cos and sin of those float32
+angles, times the attention factor in float32. This module repeats those steps in NumPy, so a
+cache shows what a framework computes beside pecli's exact one. Two steps are not torch's own
+code: ``base ** x`` is rounded once from float64 (torch's CPU pow is within 1 ulp of it and
+differs in a few pairs, e.g. 1 of 64 at θ = 10^6), and cos/sin are the float32 roundings of the
+float64 ones (torch's are within 1 ulp). Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from ..errors import ParameterError
+from ..rules import MAX_POSITION, check_n, check_table_dtype
+from .cache import BLOCK_CELLS, PARTS, rope_layout
+from .frequencies import RopeFrequencies
+from .spec import RopeSpec
+
+__all__ = ["ARITHMETICS", "FRAMEWORK_TYPES", "framework_cache_blocks", "transformers_inv_freq"]
+
+#: How a cache is computed: exact (rounded once) or as transformers does in float32.
+ARITHMETICS = ("exact", "transformers")
+#: The rope types whose float32 steps are repeated here.
+FRAMEWORK_TYPES = ("default", "linear", "llama3", "yarn")
+_F = np.float32
+
+
+def transformers_inv_freq(spec: RopeSpec) -> np.ndarray:
+    """``inv_freq`` as transformers 5 computes it in float32 (``ROPE_INIT_FUNCTIONS``).
+
+    Parameters
+    ----------
+    spec : RopeSpec
+        A spec of one of :data:`FRAMEWORK_TYPES` (checked).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(rotary_dim/2,)``, float32.
+
+    Raises
+    ------
+    ParameterError
+        (as ``arithmetic``) for another rope type.
+
+    References
+    ----------
+    transformers ``modeling_rope_utils.py``: ``_compute_default_rope_parameters``,
+    ``_compute_linear_scaling_rope_parameters``, ``_compute_llama3_parameters``,
+    ``_compute_yarn_parameters``.
+
+    Examples
+    --------
+    >>> transformers_inv_freq(RopeSpec(theta=10000.0, head_dim=8))
+    array([1.   , 0.1  , 0.01 , 0.001], dtype=float32)
+
+    """
+    if spec.rope_type not in FRAMEWORK_TYPES:
+        rule = f"transformers' float32 steps are repeated for {', '.join(FRAMEWORK_TYPES)} only"
+        raise ParameterError("arithmetic", rule, f"transformers with {spec.rope_type}")
+    dim = spec.rotary_dim
+    x = np.arange(0, dim, 2).astype(_F) / _F(dim)
+    pos = np.power(float(spec.theta), x.astype(np.float64)).astype(_F)  # base ** x
+    if spec.rope_type == "yarn":
+        return _yarn(spec, pos)
+    inv = _F(1.0) / pos
+    if spec.rope_type == "linear":
+        return inv / _F(spec.factor or 1.0)
+    return _llama3(spec, inv) if spec.rope_type == "llama3" else inv
+
+
+def _llama3(spec: RopeSpec, inv: np.ndarray) -> np.ndarray:
+    factor, low = _F(spec.factor or 1.0), spec.low_freq_factor or 1.0
+    high, length = spec.high_freq_factor or 4.0, spec.original_max_position_embeddings or 8192
+    low_wavelen, high_wavelen = _F(length / low), _F(length / high)
+    wavelen = _F(2 * math.pi) / inv
+    scaled = np.where(wavelen > low_wavelen, inv / factor, inv)
+    smooth = (_F(length) / wavelen - _F(low)) / _F(high - low)
+    smoothed = (_F(1) - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, scaled).astype(_F)
+
+
+def _yarn(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
+    dim, length = spec.rotary_dim, spec.original_max_position_embeddings or 1
+    factor = spec.factor or (spec.max_position_embeddings or length) / length
+
+    def correction(rotations: float) -> float:  # find_correction_dim, in Python floats
+        return (dim * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(spec.theta))
+
+    low, high = correction(spec.beta_fast or 32), correction(spec.beta_slow or 1)
+    if spec.truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    high = high + 0.001 if low == high else high  # transformers: "prevent singularity"
+    ramp = np.clip((np.arange(pos.size, dtype=_F) - _F(low)) / _F(high - low), 0, 1).astype(_F)
+    extrapolation = _F(1) - ramp
+    interpolation: np.ndarray = _F(1.0) / (_F(factor) * pos)
+    mixed: np.ndarray = interpolation * (_F(1) - extrapolation) + (_F(1.0) / pos) * extrapolation
+    return mixed.astype(_F)
+
+
+def framework_cache_blocks(
+    freqs: RopeFrequencies,
+    n: int,
+    *,
+    start: int = 0,
+    layout: str = "half-split",
+    dtype: DTypeLike = np.float32,
+    part: str = "both",
+    rows: int | None = None,
+) -> Iterator[np.ndarray]:
+    """The cache as transformers computes it, in row blocks (as :func:`.cache.cache_blocks`).
+
+    ``angle = float32(p) · inv_freq`` in float32 (:func:`transformers_inv_freq`), cos and sin
+    of it rounded to float32, times the attention factor in float32 (``LlamaRotaryEmbedding``
+    ``.forward``), then converted to ``dtype`` as ``.to(dtype)`` does (float64 exactly, float16
+    and bfloat16 rounded from the float32 value).
+
+    Examples
+    --------
+    >>> from pecli.core.rope import rope_frequencies
+    >>> freqs = rope_frequencies(RopeSpec(theta=500000.0, head_dim=4))
+    >>> block = next(framework_cache_blocks(freqs, 1, start=1000000, part="cos"))
+    >>> exact = math.cos(1000000 / math.sqrt(500000.0))  # ω_1 = θ^(-1/2)
+    >>> block.dtype, round(float(block[0, 1]) - exact, 7)  # the float32 angle's error
+    (dtype('float32'), 2.93e-05)
+
+    """
+    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
+    if part not in PARTS:
+        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
+        raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
+    inv = transformers_inv_freq(freqs.spec)
+    step = rows or max(1, BLOCK_CELLS // max(inv.size, 1))
+    return _blocks(inv, _F(freqs.attention_factor), n, int(start), kind, stored, part, step)
+
+
+def _blocks(
+    inv: np.ndarray, scale: np.float32, n: int, start: int, kind: str, stored: np.dtype,
+    part: str, step: int,
+) -> Iterator[np.ndarray]:  # fmt: skip
+    names = ("cos", "sin") if part == "both" else (part,)
+    for row in range(0, n, step):
+        positions = np.arange(start + row, start + min(row + step, n), dtype=np.float64)
+        angles = (positions.astype(_F)[:, None] * inv[None, :]).astype(np.float64)
+        parts = []
+        for name in names:
+            values = (np.cos(angles) if name == "cos" else np.sin(angles)).astype(_F)
+            values = values * scale if scale != 1 else values
+            parts += [values, values] if kind == "half-split" else [np.repeat(values, 2, axis=1)]
+        yield np.concatenate(parts, axis=1).astype(stored)

@@ -1,0 +1,280 @@
+"""``pecli rope cache -o NAME.safetensors`` and ``pecli rope identify`` on cos/sin caches."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import ml_dtypes
+import mpmath
+import numpy as np
+import pytest
+import rope_reference as ref
+from library_fixtures import load
+from safetensors import safe_open
+
+import pecli
+from pecli.analysis.rope_cache import identify_cache, split_cache
+from pecli.core.rope import RopeSpec, rope_frequencies
+from pecli.core.rope.cache import rope_cache
+
+LLAMA31 = [
+    *("--rope-type", "llama3", "--theta", "500000", "--factor", "8"),
+    *("--low-freq-factor", "1", "--high-freq-factor", "4"),
+    *("--original-max-position-embeddings", "8192"),
+]
+YARN = [
+    *("--rope-type", "yarn", "--theta", "150000", "--head-dim", "64", "--factor", "32"),
+    *("--original-max-position-embeddings", "4096", "--no-truncate"),
+]
+
+
+def _read(path):
+    with safe_open(path, framework="numpy") as handle:
+        return {k: handle.get_tensor(k) for k in handle.keys()}, handle.metadata()  # noqa: SIM118
+
+
+def _nearest_bf16(stored: np.ndarray, exact: list[mpmath.mpf]) -> bool:
+    """Whether each stored bfloat16 is the nearest to the exact value (its neighbours are not)."""
+    bits = stored.astype(ml_dtypes.bfloat16).view(np.uint16)
+    for bit, want in zip(bits, exact, strict=True):
+        here = mpmath.mpf(float(np.array(bit).view(ml_dtypes.bfloat16)))
+        for step in (-1, 1):
+            other = np.array((int(bit) + step) & 0xFFFF, np.uint16).view(ml_dtypes.bfloat16)
+            if abs(mpmath.mpf(float(other)) - want) < abs(here - want):
+                return False
+    return True
+
+
+def test_safetensors_cache_holds_cos_and_sin_rounded_once_to_bf16(run_cli, tmp_path):
+    out = tmp_path / "cache.safetensors"
+    args = [*YARN, "--n", "40", "--start", "4090", "--dtype", "bfloat16", "--layout", "gptj"]
+    result = run_cli("rope", "cache", *args, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    tensors, meta = _read(out)
+    assert sorted(tensors) == ["cos", "sin"]
+    assert all(t.dtype == ml_dtypes.bfloat16 and t.shape == (40, 64) for t in tensors.values())
+    exact = ref.yarn(150000.0, 64, 32, 4096, truncate=False)
+    scale = 0.1 * mpmath.log(32) + 1
+    for row in (0, 6, 39):
+        want_cos, want_sin = ref.cache_row(4090 + row, exact, scale, "interleaved")
+        assert _nearest_bf16(tensors["cos"][row], want_cos)
+        assert _nearest_bf16(tensors["sin"][row], want_sin)
+    assert meta["attention_factor"] == repr(float(0.1 * mpmath.log(32) + 1))
+    fields = {k: meta[k] for k in ("kind", "rope_type", "theta", "head_dim", "rotary_dim")}
+    assert fields == {"kind": "rope_cache", "rope_type": "yarn", "theta": "150000.0",
+                      "head_dim": "64", "rotary_dim": "64"}  # fmt: skip
+    assert (meta["layout"], meta["start"], meta["n"], meta["dtype"]) == (
+        "interleaved", "4090", "40", "bfloat16"
+    )  # fmt: skip
+    assert meta["pecli_version"] == pecli.__version__
+    params = json.loads(meta["rope_parameters"])
+    assert params["factor"] == 32.0 and params["truncate"] is False
+
+
+def test_safetensors_cache_agrees_with_the_npy_cache_and_part_picks_a_tensor(run_cli, tmp_path):
+    for name in ("c.safetensors", "c.npy", "sin.safetensors"):
+        part = ["--part", "sin"] if name.startswith("sin") else []
+        result = run_cli("rope", "cache", *LLAMA31, "--n", "9", *part, "-o", str(tmp_path / name))
+        assert result.exit_code == 0, result.output
+    tensors, meta = _read(tmp_path / "c.safetensors")
+    table = np.load(tmp_path / "c.npy")
+    assert np.array_equal(np.concatenate([tensors["cos"], tensors["sin"]], axis=1), table)
+    assert list(_read(tmp_path / "sin.safetensors")[0]) == ["sin"]
+    assert meta["rope_type"] == "llama3" and meta["layout"] == "half-split"
+
+
+@pytest.mark.parametrize("name", ["c.npy", "c.csv", "-"])
+def test_bf16_is_refused_for_npy_and_csv(run_cli, tmp_path, name):
+    output = name if name == "-" else str(tmp_path / name)
+    result = run_cli("rope", "cache", "--head-dim", "8", "--dtype", "bfloat16", "-o", output)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("pecli rope cache: error: Invalid value for '--dtype'")
+    assert ".safetensors" in result.stderr and list(tmp_path.iterdir()) == []
+
+
+def test_float16_cache_goes_to_npy_rounded_once_from_float64(run_cli, tmp_path):
+    for dtype in ("float16", "float64"):
+        out = str(tmp_path / f"{dtype}.npy")
+        result = run_cli("rope", "cache", *LLAMA31, "--n", "5", "--dtype", dtype, "-o", out)
+        assert result.exit_code == 0, result.output
+    half, wide = np.load(tmp_path / "float16.npy"), np.load(tmp_path / "float64.npy")
+    assert half.dtype == np.float16 and np.array_equal(half, wide.astype(np.float16))
+
+
+def test_no_room_for_a_safetensors_cache_is_refused_before_writing(run_cli, tmp_path, monkeypatch):
+    import shutil
+
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=100_000))
+    out = tmp_path / "c.safetensors"
+    result = run_cli("rope", "cache", "--n", "1000", "-o", str(out))  # 2 × 1000 × 128 × 4 bytes
+    assert result.exit_code == 1 and "100000 bytes" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_safetensors_cache_over_1_gib_is_refused(run_cli, tmp_path):
+    result = run_cli("rope", "cache", "--n", "2000000", "-o", str(tmp_path / "c.safetensors"))
+    assert result.exit_code == 2 and "within 1 GiB" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- rope identify on caches ------------------------------------------------------------------
+
+FIXTURES = {f.name: f for f in load("rope")}
+#: What transformers' caches are (its config), and the pairs cos alone cannot pin at 8191.
+CACHES = {
+    "default": ("default", 500000.0, {}, 128), "linear": ("linear", 10000.0, {"factor": 4.0}, 64),
+    "llama31": ("llama3", 500000.0, {"factor": 8.0, "unchanged": 29, "smoothed": 6,
+                "interpolated": 29, "original_max_position_embeddings": 8192.0,
+                "high_freq_factor": 4.0}, 128),
+    "qwen_yarn": ("yarn", 1e6, {"factor": 4.0, "ramp_low": 23.0, "ramp_high": 40.0}, 128),
+    "gptoss_yarn": ("yarn", 150000.0, {"factor": 32.0}, 64),
+    "deepseek_yarn": ("yarn", 10000.0, {"factor": 40.0, "ramp_low": 10.0, "ramp_high": 23.0}, 64),
+    "yarn_mscale": ("yarn", 10000.0, {"factor": 16.0}, 64),
+    "proportional": ("proportional", 1e6, {"rope_angles": 16, "factor": 8.0}, 128),
+    "partial_05": ("default", 10000.0, {}, 64), "partial_025": ("default", 10000.0, {}, 32),
+    "dynamic_4096": ("default", 10000.0, {}, 128), "dynamic_8192": ("default", 30527.7, {}, 128),
+    "phi3_longrope": ("unknown", math.nan, {}, 96),
+}  # fmt: skip
+SLOW_FOR_COS = {"llama31", "qwen_yarn", "gptoss_yarn"}  # cos ≈ 1 there: arccos is blunt
+
+
+@pytest.mark.parametrize("tables", ["cos sin", "sin", "cos"])
+@pytest.mark.parametrize("case", sorted(CACHES))
+def test_identify_reads_transformers_caches(case, tables):
+    kind, theta, params, dim = CACHES[case]
+    cos, sin = FIXTURES[f"{case}_cos"], FIXTURES[f"{case}_sin"]
+    given = {"cos": cos.table, "sin": sin.table}
+    guess = identify_cache(**{k: given[k] for k in tables.split()},
+                           positions=np.array(cos.params["positions"]))  # fmt: skip
+    assert (guess.layout, guess.start, guess.storage, guess.rotary_dim) == (
+        "half-split", 0, "float32", dim
+    )  # fmt: skip
+    assert guess.attention_factor == pytest.approx(cos.params["attention_scaling"], rel=1e-6)
+    if tables == "cos" and case in SLOW_FOR_COS:
+        assert guess.rope is None and guess.theta == theta
+        assert any("not determined" in finding for finding in guess.findings)
+        return
+    assert guess.rope.rope_type == kind
+    assert guess.theta == theta or (math.isnan(theta) and math.isnan(guess.theta))
+    assert {k: guess.rope.parameters[k] for k in params} == params
+    if case == "gptoss_yarn":  # truncate: false, the exact correction range 8.0928 … 17.3980
+        assert guess.rope.parameters["ramp_low"] == pytest.approx(8.0928, abs=1e-4)
+        assert guess.rope.parameters["ramp_high"] == pytest.approx(17.3980, abs=1e-4)
+
+
+def test_identify_reads_gptj_interleaved_values():
+    fixture = FIXTURES["gptj_table"]  # GPT-J's [sin | cos] per pair, 32 pairs
+    sin, cos = np.split(fixture.table, 2, axis=1)
+    interleaved = {"cos": np.repeat(cos, 2, axis=1), "sin": np.repeat(sin, 2, axis=1)}
+    guess = identify_cache(**interleaved, positions=np.array(fixture.params["positions"]))
+    assert (guess.layout, guess.rotary_dim, guess.rope.rope_type, guess.theta) == (
+        "interleaved", 64, "default", 10000.0
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spec", "n", "start", "layout", "dtype"),
+    [
+        (RopeSpec(rope_type="llama3", theta=500000.0, factor=8.0, low_freq_factor=1.0,
+                  high_freq_factor=4.0, original_max_position_embeddings=8192),
+         8192, 0, "half-split", "float32"),
+        (RopeSpec(rope_type="yarn", theta=150000.0, head_dim=64, factor=32.0,
+                  original_max_position_embeddings=4096, truncate=False),
+         40, 4090, "gptj", "float32"),
+        (RopeSpec(theta=1e6, head_dim=64, partial_rotary_factor=0.5), 3000, 123, "meta",
+         "float64"),
+    ],
+)  # fmt: skip
+def test_identify_reads_pecli_caches_from_any_first_position(spec, n, start, layout, dtype):
+    freqs = rope_frequencies(spec)
+    cos, sin = rope_cache(freqs, n, start=start, layout=layout, dtype=dtype)
+    guess = identify_cache(cos, sin)
+    assert guess.start == start and guess.rotary_dim == spec.rotary_dim
+    assert guess.layout == ("half-split" if layout == "half-split" else "interleaved")
+    assert guess.attention_factor == pytest.approx(freqs.attention_factor, rel=1e-7)
+    assert (guess.rope.rope_type, guess.theta) == (spec.rope_type, spec.theta)
+    assert np.allclose(guess.inv_freq, freqs.inv_freq, rtol=8 * guess.uncertainty + 1e-9)
+    assert guess.rope.parameters.get("factor", 1.0) == (spec.factor or 1.0)
+
+
+def test_a_short_bf16_cache_gives_theta_but_not_the_slow_pairs():
+    spec = RopeSpec(rope_type="linear", theta=500000.0, factor=4.0)
+    cos, sin = rope_cache(rope_frequencies(spec), 1000, dtype="bfloat16")
+    guess = identify_cache(cos, sin)
+    assert guess.storage == "bfloat16" and guess.rope is None and guess.theta == 500000.0
+    assert any(f.startswith("pairs ") and "not determined" in f for f in guess.findings)
+
+
+def test_a_cos_table_alone_must_start_at_position_0():
+    cos, _ = rope_cache(rope_frequencies(RopeSpec(head_dim=16)), 50, start=5)
+    guess = identify_cache(cos)
+    assert guess.rope is None and guess.start is None
+    assert "starts at position 0" in guess.findings[0]
+
+
+def test_split_cache_tells_cos_sin_and_both_apart():
+    cos, sin = rope_cache(rope_frequencies(RopeSpec(head_dim=8)), 6, dtype="float64")
+    both = split_cache(np.concatenate([cos, sin], axis=1))
+    assert np.array_equal(both[0], cos) and np.array_equal(both[1], sin)
+    assert split_cache(sin)[0] is None and split_cache(cos)[1] is None
+
+
+@pytest.mark.parametrize("table", [np.ones((2, 8)), np.arange(24.0).reshape(3, 8), np.ones((4, 7))])
+def test_tables_that_are_no_cache_are_usage_errors(table):
+    from pecli.core.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="file"):
+        identify_cache(table)
+
+
+def test_cli_identifies_rope_cache_files_and_checks_the_metadata(run_cli, tmp_path):
+    out = tmp_path / "cache.safetensors"
+    assert run_cli("rope", "cache", *LLAMA31, "--n", "8192", "-o", str(out)).exit_code == 0
+    report = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
+    assert report["cache"] == "cos and sin" and report["rope_type"] == "llama3"
+    assert (report["theta"], report["start"], report["layout"]) == (500000.0, 0, "half-split")
+    assert report["original_max_position_embeddings"] == 8192.0
+    assert any(f.startswith("pecli's metadata agrees") for f in report["findings"])
+    tensors, meta = _read(out)
+    from safetensors.numpy import save_file
+
+    save_file(tensors, out, metadata={**meta, "theta": "10000.0"})
+    report = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
+    assert any("disagrees" in f and "theta 10000.0" in f for f in report["findings"])
+
+
+@pytest.mark.parametrize("part", ["both", "cos", "sin"])
+def test_cli_identifies_npy_and_csv_caches(run_cli, tmp_path, part):
+    for name in ("c.npy", "c.csv"):
+        args = ["--theta", "10000", "--head-dim", "64", "--n", "500", "--layout", "gptj"]
+        result = run_cli("rope", "cache", *args, "--part", part, "-o", str(tmp_path / name))
+        assert result.exit_code == 0, result.output
+        found = run_cli("rope", "identify", str(tmp_path / name), "--format", "json")
+        report = json.loads(found.stdout)
+        assert report["cache"] == ("cos and sin" if part == "both" else part)
+        assert (report["layout"], report["rope_type"], report["theta"]) == (
+            "interleaved", "default", 10000.0
+        )  # fmt: skip
+        assert report["findings"] == []
+
+
+def test_cli_identify_still_reads_inv_freq_and_names_a_missing_tensor(run_cli, tmp_path):
+    np.save(tmp_path / "inv.npy", FIXTURES["llama31_inv_freq"].table)
+    report = json.loads(
+        run_cli("rope", "identify", str(tmp_path / "inv.npy"), "--format", "json").stdout
+    )
+    assert report["rope_type"] == "llama3" and "cache" not in report
+    from safetensors.numpy import save_file
+
+    save_file(
+        {"a": np.ones(4, np.float32), "b": np.ones(4, np.float32)}, tmp_path / "m.safetensors"
+    )
+    result = run_cli("rope", "identify", str(tmp_path / "m.safetensors"))
+    assert result.exit_code == 2 and "'--tensor'" in result.stderr
+
+
+def test_a_table_that_does_not_rotate_is_said_not_blamed_on_inv_freq():
+    guess = identify_cache(np.ones((5, 8)), np.zeros((5, 8)))
+    assert guess.rope is None and "pair 0 does not rotate" in guess.findings[-1]

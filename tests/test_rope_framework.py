@@ -1,0 +1,96 @@
+"""``rope cache --arithmetic transformers``: transformers' float32 steps, against its own output."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from library_fixtures import load
+from safetensors import safe_open
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope import RopeSpec, rope_frequencies
+from pecli.core.rope.cache import cache_blocks
+from pecli.core.rope.config import spec_from_config
+from pecli.core.rope.framework import framework_cache_blocks, transformers_inv_freq
+
+FIXTURES = {f.name: f for f in load("rope")}
+#: Fixtures whose inv_freq pecli's float32 steps give bit for bit.
+BIT_EXACT = ["default", "linear", "llama31", "partial_05", "partial_025", "deepseek_yarn",
+             "yarn_mscale"]  # fmt: skip
+#: …and those where torch's CPU pow (within 1 ulp, not correctly rounded) differs in a pair.
+POW_ULP = ["qwen_yarn", "gptoss_yarn"]
+
+
+def _spec(name: str) -> RopeSpec:
+    return spec_from_config(FIXTURES[f"{name}_inv_freq"].params["config"])[0]
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32).astype(np.int64))
+
+
+@pytest.mark.parametrize("name", BIT_EXACT)
+def test_inv_freq_is_transformers_bit_for_bit(name):
+    ours = transformers_inv_freq(_spec(name))
+    assert ours.dtype == np.float32
+    assert np.array_equal(ours.view(np.int32), FIXTURES[f"{name}_inv_freq"].table.view(np.int32))
+
+
+@pytest.mark.parametrize("name", POW_ULP)
+def test_inv_freq_differs_at_most_by_torch_s_pow_ulp(name):
+    ulps = _ulps(transformers_inv_freq(_spec(name)), FIXTURES[f"{name}_inv_freq"].table)
+    assert ulps.max() == 1 and np.count_nonzero(ulps) <= 2
+
+
+def _cache(name: str, part: str, blocks) -> np.ndarray:
+    freqs = rope_frequencies(_spec(name))
+    fixture = FIXTURES[f"{name}_{part}"]
+    return np.concatenate(
+        [next(blocks(freqs, 1, start=p, part=part)) for p in fixture.params["positions"]]
+    )
+
+
+@pytest.mark.parametrize("part", ["cos", "sin"])
+@pytest.mark.parametrize("name", BIT_EXACT)
+def test_cache_is_within_one_ulp_of_transformers_where_exact_is_not(name, part):
+    fixture = FIXTURES[f"{name}_{part}"].table
+    ours = _cache(name, part, framework_cache_blocks)
+    ulps = _ulps(ours, fixture)
+    assert ulps.max() <= 1 and np.count_nonzero(ulps) < 0.2 * ulps.size  # torch's cos/sin: 1 ulp
+    exact = _cache(name, part, lambda *a, **k: cache_blocks(*a, **k, dtype="float64"))
+    assert np.abs(exact - fixture).max() > 100 * np.abs(ours.astype(np.float64) - fixture).max()
+
+
+def test_float32_angles_are_what_positions_past_2_24_round_to():
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=4))
+    block = next(framework_cache_blocks(freqs, 2, start=2**24, part="sin", dtype="float64"))
+    assert block[0, 0] == block[1, 0]  # position 2^24 + 1 is 2^24 in float32
+    assert block[0, 0] == float(np.float32(math.sin(2**24)))  # sin of it, rounded to float32
+
+
+def test_other_rope_types_are_refused_naming_the_option(run_cli):
+    with pytest.raises(ParameterError, match="arithmetic"):
+        transformers_inv_freq(
+            RopeSpec(rope_type="dynamic", factor=2.0, max_position_embeddings=4096)
+        )
+    result = run_cli("rope", "cache", "--rope-type", "longrope", "--arithmetic", "transformers",
+                     "--short-factor", "1,1", "--long-factor", "2,2", "--head-dim", "4",
+                     "--factor", "2", "--original-max-position-embeddings", "4096")  # fmt: skip
+    assert result.exit_code == 2
+    assert result.stderr.startswith("pecli rope cache: error: Invalid value for '--arithmetic'")
+
+
+def test_cli_writes_the_framework_cache_and_says_so(run_cli, tmp_path):
+    args = ["--rope-type", "llama3", "--theta", "500000", "--factor", "8", "--low-freq-factor",
+            "1", "--high-freq-factor", "4", "--original-max-position-embeddings", "8192",
+            "--n", "9", "--start", "8183", "--arithmetic", "transformers"]  # fmt: skip
+    for name in ("c.npy", "c.safetensors"):
+        assert run_cli("rope", "cache", *args, "-o", str(tmp_path / name)).exit_code == 0
+    table = np.load(tmp_path / "c.npy")
+    with safe_open(tmp_path / "c.safetensors", framework="numpy") as handle:
+        cos, meta = handle.get_tensor("cos"), handle.metadata()
+    assert meta["arithmetic"] == "transformers" and np.array_equal(cos, table[:, :128])
+    row = FIXTURES["llama31_cos"].params["positions"].index(8191)
+    assert _ulps(table[-1, :128], FIXTURES["llama31_cos"].table[row]).max() <= 1
