@@ -97,14 +97,23 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
             findings,
         )
     if np.all(np.abs(q / scale - 1) < tol[:h]):
-        if abs(scale - 1) < tol[0]:
-            if tolerance is None:  # a measured ω_0 is 1 only within its error
-                _first_is_one(w, findings)
-            if len(f"{theta:.9g}".replace(".", "").strip("0")) > 3:
-                findings.append("θ is not a round number: dynamic NTK scaling gives such θ'")
-            return RopeGuess("default", theta, dim, storage, {}, findings)
-        return RopeGuess("linear", theta, dim, storage, {"factor": _snap(1 / scale)}, findings)
+        return _uniform(w, theta, scale, storage, tol, findings, measured=tolerance is not None)
     return _ramp(q, base, theta, dim, storage, tol, findings)
+
+
+def _uniform(
+    w: np.ndarray, theta: float, scale: float, storage: str, tol: np.ndarray,
+    findings: list[str], *, measured: bool,
+) -> RopeGuess:  # fmt: skip
+    """Every pair scaled alike: ``default`` (no scaling) or ``linear`` (one factor)."""
+    dim = 2 * w.size
+    if abs(scale - 1) >= tol[0]:
+        return RopeGuess("linear", theta, dim, storage, {"factor": _snap(1 / scale)}, findings)
+    if not measured:  # a measured ω_0 is 1 only within its error
+        _first_is_one(w, findings)
+    if len(f"{theta:.9g}".replace(".", "").strip("0")) > 3:
+        findings.append("θ is not a round number: dynamic NTK scaling gives such θ'")
+    return RopeGuess("default", theta, dim, storage, {}, findings)
 
 
 def _check(w: np.ndarray) -> np.ndarray:

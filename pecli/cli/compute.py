@@ -15,6 +15,7 @@ from ._app import app
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.conventions import Convention
 
+from .convention_options import convention_options
 from .options import (
     Base,
     ComputeKey,
@@ -26,7 +27,6 @@ from .options import (
     Quiet,
     TableDtype,
     TableDtypeOpt,
-    convention_options,
 )
 from .progress import say_written, write_streamed
 

@@ -20,16 +20,8 @@ from ..io import formats, paths, writing
 from . import text
 from ._app import app
 from ._app import figures as load_figures
-from .options import (
-    Base,
-    D,
-    Dpi,
-    IdentifyKey,
-    N,
-    Quiet,
-    Size,
-    convention_options,
-)
+from .convention_options import convention_options
+from .options import Base, D, Dpi, IdentifyKey, N, Quiet, Size
 from .progress import say_written, track_rows
 
 if TYPE_CHECKING:  # pragma: no cover

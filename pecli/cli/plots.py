@@ -21,7 +21,8 @@ from ..core.rules import check_position
 from ..io import formats, guard, paths, writing
 from ._app import app
 from ._app import figures as load_figures
-from .options import Base, DataOutput, Dpi, EvenD, Quiet, Size, convention_options
+from .convention_options import convention_options
+from .options import Base, DataOutput, Dpi, EvenD, Quiet, Size
 from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -19,7 +19,8 @@ from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_schedule, schedule_name
 from ._app import app
 from ._app import figures as load_figures
-from .options import Bases, Conventions, DataOutput, Dpi, EvenD, Quiet, Schedules, Size
+from .convention_options import Bases, Conventions, Schedules
+from .options import DataOutput, Dpi, EvenD, Quiet, Size
 from .plots import FigureOutput, PlotOutputs
 from .rope_options import rope_spec_options
 
