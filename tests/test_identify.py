@@ -343,11 +343,16 @@ def test_odd_width_is_never_named_after_a_preset_that_refuses_it(run_cli, case):
     )
 
 
-def test_odd_width_marian_is_not_claimed():
-    # HF Marian with an odd d has one more sine than cosines and no zero column; no preset
-    # makes it (hf-marian refuses odd d), so nothing may match it
-    found = identify_table(np.array(slow.hf_marian(60, 33)))
-    assert not found.matched and found.presets == []
+@pytest.mark.parametrize(
+    ("rows", "preset"),
+    [(slow.hf_marian(60, 33), "hf-marian"), (slow.hf_marian(60, 9, start=5000), "hf-marian")],
+)
+def test_odd_width_marian_is_named_with_its_last_sine(rows, preset):
+    # HF Marian with an odd d has one more sine than cosines and no zero column: its own
+    # rule (odd_d = sine), so identify names it and finds no zero column
+    found = identify_table(np.array(rows))
+    assert found.matched and found.zero_components == [] and found.presets[0].split()[0] == preset
+    assert (found.schedule, found.base) == ("paper", 10000)
 
 
 def test_errors_beyond_float32_arithmetic_are_not_a_match():

@@ -130,14 +130,25 @@ def test_any_window_of_any_preset_is_placed(name, d, a, n, dtype, transposed):
 
 
 def compute(command: str) -> np.ndarray:
-    """Run a ``pecli compute …`` line in-process and load the .npy table it writes."""
+    """Run a ``pecli compute …`` line in-process and load the table it writes.
+
+    Tables go to stdout as .npy, except bfloat16, which the command writes to pe.safetensors.
+    """
     import io
 
+    from safetensors.numpy import load_file
     from typer.testing import CliRunner
 
     from pecli.cli import app
 
-    result = CliRunner().invoke(app, [*shlex.split(command)[1:], "--format", "npy"])
+    runner, args = CliRunner(), shlex.split(command)[1:]
+    if "pe.safetensors" in args:
+        with runner.isolated_filesystem():
+            result = runner.invoke(app, args)
+            assert result.exit_code == 0, result.output
+            (table,) = load_file("pe.safetensors").values()
+            return table
+    result = runner.invoke(app, [*args, "--format", "npy"])
     assert result.exit_code == 0, result.output
     return np.load(io.BytesIO(result.stdout_bytes))
 
@@ -170,16 +181,13 @@ def test_narrow_tensor2tensor_tables_are_recognised(d, n, storage):
 
 
 def test_fairseq_three_rows_of_width_two():
-    # tensor2tensor's guard max(h - 1, 1) leaves ω = [1]; row 1 is fairseq's padding row
+    # tensor2tensor's guard max(h - 1, 1) leaves ω = [1]; row 1 is fairseq's padding row,
+    # and pecli's fairseq preset makes this table at d = 2 too
     table = np.float32([[0, 1], [0, 0], [np.sin(2), np.cos(2)]])
     found = identify_table(table)
     assert found.matched and found.start == 0 and found.padding_rows == [1]
-    try:
-        encoding_table(d=2, n=3, **convention("fairseq").table_kwargs())
-    except ParameterError:  # pecli refuses tensor2tensor frequencies at d = 2: a custom table
-        assert found.convention == "custom" and "--padding-idx 1" in found.command
-    else:
-        assert "fairseq" in found.presets
+    assert found.presets == ["fairseq"] and found.convention == "fairseq"
+    np.testing.assert_array_equal(compute(found.command), table)
 
 
 def test_width_two_names_every_preset_that_fits():
@@ -191,7 +199,9 @@ def test_width_two_names_every_preset_that_fits():
 
 def test_two_rows_are_enough():
     found = identify_table(np.float32(slow.pytorch_tutorial(2, 64)))
-    assert found.matched and (found.start, found.base, found.presets) == (0, 10000, ["pytorch"])
+    assert found.matched and (found.start, found.base) == (0, 10000)
+    # DistilBERT's and tatp22's rules differ from the tutorial only at an odd d
+    assert found.presets == ["pytorch", "distilbert", "positional-encodings"]
 
 
 @pytest.mark.parametrize("shape", [(1, 8), (8, 1), (1, 1)])

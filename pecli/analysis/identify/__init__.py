@@ -32,8 +32,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core.frequencies import DEFAULT_BASE
-from ...core.rules import LAYOUTS, check_schedule
+from ...core.knobs import ODD_SINE
+from ...core.rules import LAYOUTS
 from ..precision import storage_precision, unit_roundoff
+from .fits import denominator
 from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
 from .naming import command, preset_names
 from .result import Candidate, Identification
@@ -67,9 +69,8 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
     candidates, fits = [], []
     for layout in LAYOUTS:
         try:
-            if d % 2 == 1 and not zeros.odd:
-                raise ValueError("odd width without a zero last column")
-            for order, fit in enumerate(fit_layout(sample, layout, storage)):
+            odd_sine = d % 2 == 1 and not zeros.odd  # DistilBERT, HF Marian, tatp22
+            for order, fit in enumerate(fit_layout(sample, layout, storage, odd_sine=odd_sine)):
                 fits.append(_score(table, fit, zeros, storage))
                 fit.order = order
                 text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
@@ -99,15 +100,21 @@ def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, float]]:
     return rank
 
 
-def _equivalent(fit: Fit, h: int) -> str:
-    """The other reading of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
-    if h == 1:
-        return "any base (d = 2)"
-    others = [s for s in ("paper", "tensor2tensor") if s != fit.schedule]
-    ratio = [(h - check_schedule(s)) / (h - check_schedule(fit.schedule)) for s in others]
-    return ", ".join(
-        f"{s} schedule with C = {fit.base**r:.6g}" for s, r in zip(others, ratio, strict=True)
-    )
+def _equivalent(fit: Fit, d: int) -> str:
+    """The other readings of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
+    own = denominator(fit.schedule, d, fit.odd_d)
+    if d // 2 == 1 and fit.odd_d not in ODD_SINE or own is None:  # one pair, ω_0 = 1
+        return "any base (d = 2)" if d == 2 else f"any base (one pair at d = {d})"
+    rules = ODD_SINE if fit.odd_d in ODD_SINE else (fit.odd_d,)
+    others = []
+    for rule in rules:
+        for schedule in ("paper", "tensor2tensor"):
+            den = denominator(schedule, d, rule)
+            if den is None or (schedule, rule) == (fit.schedule, fit.odd_d) or den == own:
+                continue
+            label = f"{schedule} schedule" + (f" (odd d: {rule})" if rule != fit.odd_d else "")
+            others.append(f"{label} with C = {fit.base ** (den / own):.6g}")
+    return ", ".join(others)
 
 
 def _note(fit: Fit) -> str:
@@ -213,7 +220,7 @@ def _fill(
         found.command = command(fit, (n, d), zeros, found.presets, found.storage)
         found.note = _note(fit)
     found.schedule, found.base, found.base_fit = fit.schedule, fit.base, fit.base_fit
-    found.equivalent = _equivalent(fit, d // 2)
+    found.equivalent = _equivalent(fit, d)
 
 
 #: The same function under the short name the checkpoint scan calls.

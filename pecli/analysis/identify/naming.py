@@ -16,8 +16,7 @@ import numpy as np
 from ...core.conventions import PRESETS, Convention, convention
 from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
-from ...core.rules import check_schedule
-from .fits import ROUND, round_base, roundness
+from .fits import ROUND, denominator, round_base, roundness
 from .fitting import Fit, Zeros, rebuild
 
 __all__ = ["command", "preset_names"]
@@ -46,13 +45,18 @@ def _variants() -> Iterator[tuple[str, Convention]]:
                 yield " ".join([name, *(label for label, _ in flags)]), variant
 
 
-def _base_for(schedule: str, fit: Fit, h: int) -> float | None:
-    """The base that gives the fitted frequencies under ``schedule`` (None: not a round one)."""
-    shift = check_schedule(schedule)
-    if schedule == fit.schedule or h <= max(shift, 1):  # d = 2: any base
+def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
+    """The base that gives the fitted frequencies under the preset's schedule and odd-d rule.
+
+    None when it is not a round number, or the preset's rule cannot make this odd width.
+    """
+    rule = preset.odd_d if d % 2 else fit.odd_d
+    own, other = denominator(fit.schedule, d, fit.odd_d), denominator(preset.schedule, d, rule)
+    if own is None or other is None:
+        return None
+    if other == own or d // 2 <= 1 and d % 2 == 0:  # d = 2: any base
         return fit.base
-    exponent = (h - shift) / (h - check_schedule(fit.schedule))
-    base = math.exp(math.log(fit.base) * exponent)
+    base = math.exp(math.log(fit.base) * other / own)
     return round_base(base) if roundness(base) <= ROUND else None
 
 
@@ -65,9 +69,12 @@ def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:
     C = 10000 at d = 8), ``fit`` takes that reading.
     """
     found = _readings(fit, shape, zeros)
+    # the presets at the fitted reading (its base the rounder one) first, then the equivalents
+    found.sort(key=lambda reading: reading[1] != fit.schedule)
     if found and all(schedule != fit.schedule for _, schedule, _ in found):
-        ratio = (shape[1] // 2 - check_schedule(found[0][1])) / (
-            shape[1] // 2 - check_schedule(fit.schedule)
+        d = shape[1]
+        ratio = (denominator(found[0][1], d, fit.odd_d) or 1.0) / (
+            denominator(fit.schedule, d, fit.odd_d) or 1.0
         )
         fit.schedule, fit.base, fit.base_fit = found[0][1], found[0][2], fit.base_fit**ratio
     return [
@@ -85,7 +92,7 @@ def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[tuple[str,
     moved: list[tuple[str, str, float]] = []
     # a window: presets that count from 0, as most frameworks do, before the article's
     for label, preset in sorted(_variants(), key=lambda v: v[1].start != fit.start and v[1].start):
-        base = _base_for(preset.schedule, fit, d // 2)
+        base = _base_for(preset, fit, d)
         if base is None or not _builds(preset, fit, (m, d), base, reference):
             continue
         schedule = fit.schedule if d // 2 == 1 else preset.schedule
@@ -110,16 +117,20 @@ def _builds(
 def command(
     fit: Fit, shape: tuple[int, int], zeros: Zeros, presets: list[str], storage: str
 ) -> str:
-    """A ``pecli compute`` command that writes this table (before float16 / bfloat16 rounding).
+    """A ``pecli compute`` command that writes this table, in its storage dtype.
 
+    float16 and bfloat16 tables get ``--dtype`` (rounded once from the exact value, as
+    ``compute`` does); bfloat16 also ``-o pe.safetensors``, since ``.npy`` cannot hold it.
     Empty when ``compute`` could not take it: a start that is not an integer.
     """
     if not float(fit.start).is_integer():
         return ""
     n, d = shape
     size = f"--d {d} --n {n} --base {fit.base:.10g}"
-    if storage == "float64":
-        size += " --dtype float64"
+    if storage != "float32":
+        size += f" --dtype {storage}"
+    if storage == "bfloat16":
+        size += " -o pe.safetensors"
     if presets and "(as" not in presets[0]:
         return f"pecli compute --convention {presets[0]} {size}"
     parts = [f"pecli compute {size}"]
@@ -128,4 +139,6 @@ def command(
         parts.append(f"--padding-idx {zeros.padding[0]}")
     if zeros.odd:
         parts.append("--convention tensor2tensor")
+    elif d % 2:
+        parts.append(f"--odd-d {fit.odd_d}")
     return " ".join(parts)
