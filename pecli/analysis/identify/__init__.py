@@ -74,6 +74,7 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
                 fits.append(_score(table, fit, zeros, storage))
                 fit.order = order
                 text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
+                text += "" if fit.amplitude == 1.0 else f", amplitude {fit.amplitude}"
                 candidates.append(Candidate(text, fit.residual, fit.score))
                 if fit.score <= 1 and fit.residual <= 4 * unit_roundoff(storage):
                     break  # reproduced to the storage's rounding: no need for the next reading

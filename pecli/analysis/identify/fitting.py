@@ -26,14 +26,13 @@ from ...core.frequencies import DEFAULT_BASE, frequencies_with_residuals
 from ...core.knobs import ODD_SINE
 from ..precision import unit_roundoff
 from . import phases
+from .amplitude import amplitude_name, circle_radius
 from .fits import ROUND, denominator, readings, refine_k, round_base, roundness, slopes_k, start_position
 
 __all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows", "rebuild", "residual"]
 
 #: Rows used for the fit (the residual is checked on every row).
 FIT_ROWS = 2048
-#: Largest ``|sin² + cos² - 1|`` for a pairing to count as sine/cosine pairs.
-CIRCLE_TOLERANCE = 0.05
 #: Error allowed for float32 arithmetic in the producing framework, per unit of position.
 FLOAT32_ANGLE_ERROR = 2.0**-22
 #: A pair's mean square below (this · the storage's rounding)² counts as exact when starts
@@ -65,6 +64,7 @@ class Fit:
     base_open: bool = False  # the rows do not tell the base (slow pairs within the rounding)
     order: int = 0  # 0 for the first reading tried in its layout
     odd_d: str = "zero"  # an odd d: a zero last column, or a last sine (sine, sine-d+1)
+    amplitude: float | str = 1.0  # the factor on every value (MLX: sqrt(2/d))
     residual: float = math.inf
     score: float = math.inf
 
@@ -185,16 +185,6 @@ def fit_rows(table: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return table[chosen], chosen.astype(np.float64)
 
 
-def _check_circle(sines: np.ndarray, cosines: np.ndarray) -> None:
-    """Raise ValueError unless every (sin, cos) pair lies on the unit circle (a few rows first)."""
-    for part in (slice(0, 16), slice(None)):
-        circle = float(np.max(np.abs(sines[part] ** 2 + cosines[part] ** 2 - 1.0), initial=0))
-        if circle > CIRCLE_TOLERANCE:
-            raise ValueError(
-                f"columns are not sine/cosine pairs (|sin² + cos² - 1| up to {circle:.2g})"
-            )
-
-
 def fit_layout(
     sample: tuple[np.ndarray, np.ndarray], layout: str, storage: str, *, odd_sine: bool = False
 ) -> Iterator[Fit]:
@@ -204,13 +194,24 @@ def fit_layout(
     """
     table, rows = sample
     sines, cosines = layout_views(table, layout, odd_sine=odd_sine)
-    h = cosines.shape[1]
-    pairs = (sines[:, :h], cosines)
-    _check_circle(*pairs)
+    h, d = cosines.shape[1], table.shape[1]
+    radius = circle_radius(sines[:, :h], cosines)
+    amplitude = amplitude_name(radius, d, 8 * unit_roundoff(storage))
+    if amplitude != 1.0:  # one factor on every column (MLX): fit the table divided by it
+        factor = math.sqrt(2 / d) if amplitude == "sqrt(2/d)" else radius
+        sines, cosines = sines / factor, cosines / factor
     if rows.size < 2:
         raise ValueError("fewer than 2 non-zero rows")
-    extra = sines[:, h:] if odd_sine else None
-    fits = Sample(np.arctan2(*pairs), rows, pairs, extra, table.shape[1], layout, storage)
+    pairs, extra = (sines[:, :h], cosines), (sines[:, h:] if odd_sine else None)
+    fits = Sample(np.arctan2(*pairs), rows, pairs, extra, d, layout, storage)
+    for fit in _fits(fits):
+        fit.amplitude = amplitude
+        yield fit
+
+
+def _fits(fits: Sample) -> Iterator[Fit]:
+    """The readings of one layout's pairs (see :func:`fit_layout`)."""
+    rows, storage, h = fits.rows, fits.storage, fits.theta.shape[1]
     if h == 1:
         yield from _narrow(fits)
         return
@@ -273,7 +274,8 @@ def rebuild(
     n, d = shape
     blocks = table_blocks(
         d=d, n=n, start=fit.start, base=fit.base, dtype=dtype, schedule=fit.schedule,
-        layout=fit.layout, odd_d=fit.odd_d if d % 2 else None, rows=rows,
+        layout=fit.layout, odd_d=fit.odd_d if d % 2 else None, amplitude=fit.amplitude,
+        rows=rows,
     )  # fmt: skip
     row = 0
     for block in blocks:

@@ -141,4 +141,6 @@ def command(
         parts.append("--convention tensor2tensor")
     elif d % 2:
         parts.append(f"--odd-d {fit.odd_d}")
+    if fit.amplitude != 1.0:
+        parts.append(f"--amplitude {fit.amplitude}")
     return " ".join(parts)
