@@ -19,7 +19,7 @@ import slow_formulas as slow
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pecli import PRESETS, convention, encoding_table
+from pecli import PRESETS, encoding_table
 from pecli.analysis.identify import identify_table
 from pecli.core.errors import ParameterError
 

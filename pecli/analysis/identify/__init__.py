@@ -36,8 +36,9 @@ from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
 from ..precision import storage_precision, unit_roundoff
 from .fits import denominator
-from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
+from .fitting import Fit, Zeros, fit_layout, fit_rows
 from .naming import command, preset_names
+from .residuals import residual
 from .result import Candidate, Identification
 from .rules import check_identifiable
 
@@ -83,20 +84,24 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
     return min(fits, key=_rank(storage), default=None), candidates, zeros
 
 
-def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, float]]:
+def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float]]:
     """Order of preference: matches, those exact to the storage's rounding, then as tried.
 
     The integer start is tried first and kept over the real one (which may fit a window's
     framework noise more closely from a start that no table has), unless only the real one
     reproduces the rows exactly (a start that is not an integer: a far integer start may be
-    within the large float32 error allowed there).
+    within the large float32 error allowed there). Among integer starts that match within
+    the framework allowance only, the closer one wins (a base rounded to two digits may find
+    a far start whose large float32 allowance lets it through).
     """
     exact = 4 * unit_roundoff(storage)
 
-    def rank(fit: Fit) -> tuple[bool, bool, float]:
+    def rank(fit: Fit) -> tuple[bool, bool, bool, float]:
         if fit.score > 1:
-            return (True, True, fit.score)
-        return (False, fit.residual > exact, fit.order)
+            return (True, True, True, fit.score)
+        if fit.residual > exact:
+            return (False, True, fit.real, fit.score)
+        return (False, False, False, fit.order)
 
     return rank
 
@@ -104,7 +109,7 @@ def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, float]]:
 def _equivalent(fit: Fit, d: int) -> str:
     """The other readings of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
     own = denominator(fit.schedule, d, fit.odd_d)
-    if d // 2 == 1 and fit.odd_d not in ODD_SINE or own is None:  # one pair, ω_0 = 1
+    if (d // 2 == 1 and fit.odd_d not in ODD_SINE) or own is None:  # one pair, ω_0 = 1
         return "any base (d = 2)" if d == 2 else f"any base (one pair at d = {d})"
     rules = ODD_SINE if fit.odd_d in ODD_SINE else (fit.odd_d,)
     others = []

@@ -52,7 +52,10 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
     span = rows[-1] - rows[0]
     usable = (j >= 1) & (slope * span > min(0.05, max(50 * noise, 1e-6)))
     if abs(slope[0] - 1.0) > 0.05:
-        raise ValueError("angles do not grow like (start + row) ω_j with ω_0 = 1")
+        raise ValueError(
+            "angles do not grow like (start + row) ω_j with ω_0 = 1 (an angle scale, "
+            "diffusers' scale or MLX's full_turns, is not fitted)"
+        )
     if not usable.any():
         return None
     w = slope[usable] ** 2

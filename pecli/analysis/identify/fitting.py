@@ -21,20 +21,26 @@ import numpy as np
 
 from ...core.conventions import PRESETS, layout_views
 from ...core.dtypes import float_dtype
-from ...core.encoding import table_blocks
 from ...core.frequencies import DEFAULT_BASE, frequencies_with_residuals
 from ...core.knobs import ODD_SINE
 from ..precision import unit_roundoff
 from . import phases
 from .amplitude import amplitude_name, circle_radius
-from .fits import ROUND, denominator, readings, refine_k, round_base, roundness, slopes_k, start_position
+from .fits import (
+    ROUND,
+    denominator,
+    readings,
+    refine_k,
+    round_base,
+    roundness,
+    slopes_k,
+    start_position,
+)
 
-__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows", "rebuild", "residual"]
+__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows"]
 
 #: Rows used for the fit (the residual is checked on every row).
 FIT_ROWS = 2048
-#: Error allowed for float32 arithmetic in the producing framework, per unit of position.
-FLOAT32_ANGLE_ERROR = 2.0**-22
 #: A pair's mean square below (this · the storage's rounding)² counts as exact when starts
 #: are compared (:func:`.phases.ties`).
 TIE = 0.05
@@ -65,6 +71,7 @@ class Fit:
     order: int = 0  # 0 for the first reading tried in its layout
     odd_d: str = "zero"  # an odd d: a zero last column, or a last sine (sine, sine-d+1)
     amplitude: float | str = 1.0  # the factor on every value (MLX: sqrt(2/d))
+    real: bool = False  # the start fitted as a real number (not an integer from the phases)
     residual: float = math.inf
     score: float = math.inf
 
@@ -86,6 +93,10 @@ class Sample:
         """The odd-d rules this width allows."""
         return ODD_SINE if self.extra is not None else ("zero",)
 
+    def readings(self, k: float) -> list[tuple[str, float, str]]:
+        """The (schedule, base, odd-d rule) readings of ``k``, best first (:func:`.readings`)."""
+        return readings(k, self.d, self.rules, _named(self.layout, self.d))
+
 
 def _named(layout: str, d: int) -> Callable[[str, str], list[str]]:
     def named(schedule: str, rule: str) -> list[str]:
@@ -104,7 +115,9 @@ def _omega(sample: Sample, base: float, schedule: str, rule: str) -> np.ndarray:
     return omega
 
 
-def _integer_fit(sample: Sample, k: float | None, reading: tuple[str, float, str] | None = None) -> Fit | None:  # fmt: skip
+def _integer_fit(
+    sample: Sample, k: float | None, reading: tuple[str, float, str] | None = None
+) -> Fit | None:
     """A round base and an integer start from the phases, or None when there are none."""
     theta, rows, h = sample.theta, sample.rows, sample.theta.shape[1]
     if reading is not None:
@@ -113,7 +126,7 @@ def _integer_fit(sample: Sample, k: float | None, reading: tuple[str, float, str
     elif k is None:  # only ω_0 = 1: any base and schedule give this table
         schedule, base, base_fit, rule = "paper", 1e4, math.nan, sample.rules[0]
     else:
-        (schedule, base_fit, rule), *_ = readings(k, sample.d, sample.rules, _named(sample.layout, sample.d))
+        (schedule, base_fit, rule), *_ = sample.readings(k)
         if roundness(base_fit) > SLOPE_ROUND:
             return None
         base = round_base(base_fit)
@@ -145,7 +158,7 @@ def _starts(sample: Sample, omega: np.ndarray) -> np.ndarray:
         return starts
     squares = phases.verify(starts, sample.views, rows, omega[:h], storage)
     if sample.extra is not None:  # the last sine tells starts apart that the pairs do not
-        squares = np.hstack([squares, _extra_squares(sample, starts, omega[h])])
+        squares = np.hstack([squares, _extra_squares(sample, starts, float(omega[h]))])
     entries = min(rows.size, phases.VERIFY_ROWS) * (2 * h + (sample.extra is not None))
     return phases.ties(starts, squares, TIE * unit_roundoff(storage), entries)
 
@@ -157,7 +170,8 @@ def _extra_squares(sample: Sample, starts: np.ndarray, omega: float) -> np.ndarr
     rows = sample.rows[: phases.VERIFY_ROWS]
     rebuilt = np.sin((starts[:, None] + rows[None, :]) * omega)
     rebuilt = rebuilt.astype(float_dtype(sample.storage)).astype(np.float64)
-    return np.mean((rebuilt - column[None, :]) ** 2, axis=1, keepdims=True)
+    squares: np.ndarray = np.mean((rebuilt - column[None, :]) ** 2, axis=1, keepdims=True)
+    return squares
 
 
 def _real_fit(sample: Sample, k: float) -> Fit:
@@ -169,10 +183,10 @@ def _real_fit(sample: Sample, k: float) -> Fit:
         k = refine_k(theta, start + rows, k) if h > 1 else k
     start += 0.0  # no -0
     if h == 1 and sample.extra is None:
-        return Fit(sample.layout, "paper", 1e4, math.nan, start, starts=[start])
-    (schedule, base_fit, rule), *_ = readings(k, sample.d, sample.rules, _named(sample.layout, sample.d))
+        return Fit(sample.layout, "paper", 1e4, math.nan, start, starts=[start], real=True)
+    (schedule, base_fit, rule), *_ = sample.readings(k)
     base = round_base(base_fit) if roundness(base_fit) <= ROUND else base_fit
-    fit = Fit(sample.layout, schedule, base, base_fit, start, starts=[start])
+    fit = Fit(sample.layout, schedule, base, base_fit, start, starts=[start], real=True)
     fit.odd_d = rule
     return fit
 
@@ -224,6 +238,11 @@ def _fits(fits: Sample) -> Iterator[Fit]:
     exact = _integer_fit(fits, k)
     if exact is not None:
         yield exact
+    reading = fits.readings(k)[0]
+    if roundness(reading[1]) > ROUND:  # a base that is no round number: integer starts at it
+        unrounded = _integer_fit(fits, None, reading)
+        if unrounded is not None:
+            yield unrounded
     yield _real_fit(fits, k)
 
 
@@ -247,7 +266,7 @@ def _narrow(sample: Sample) -> Iterator[Fit]:
         return
     k = _extra_k(sample)
     if k is not None:
-        (schedule, base, rule), *_ = readings(k, sample.d, sample.rules, _named(sample.layout, sample.d))
+        (schedule, base, rule), *_ = sample.readings(k)
         fit = _integer_fit(sample, None, (schedule, round_base(base), rule))
         if fit is not None:
             fit.base_fit = base
@@ -265,35 +284,3 @@ def _extra_k(sample: Sample) -> float | None:
     cos = np.sum(y[inner] * (y[inner - 1] + y[inner + 1])) / (2 * np.sum(y[inner] ** 2))
     omega = float(np.arccos(np.clip(cos, -1.0, 1.0)))
     return -math.log(omega) if omega > 0 else None
-
-
-def rebuild(
-    fit: Fit, shape: tuple[int, int], zeros: Zeros, *, dtype: str = "float64", rows: int = 4096
-) -> Iterator[np.ndarray]:
-    """The table of ``fit`` (padding rows zeroed) in blocks of at most ``rows`` rows."""
-    n, d = shape
-    blocks = table_blocks(
-        d=d, n=n, start=fit.start, base=fit.base, dtype=dtype, schedule=fit.schedule,
-        layout=fit.layout, odd_d=fit.odd_d if d % 2 else None, amplitude=fit.amplitude,
-        rows=rows,
-    )  # fmt: skip
-    row = 0
-    for block in blocks:
-        block[np.isin(np.arange(row, row + len(block)), zeros.padding)] = 0
-        yield block
-        row += len(block)
-
-
-def residual(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> tuple[float, float]:
-    """(max |table - rebuilt|, the same relative to the allowed error: <= 1 is a match)."""
-    worst, score, row = 0.0, 0.0, 0
-    dtype = "float64" if storage == "float64" else "float32"  # float32: the fast kernel
-    for block in rebuild(fit, (table.shape[0], table.shape[1]), zeros, dtype=dtype):
-        stored = block.astype(float_dtype(storage)).astype(np.float64)
-        error = np.abs(table[row : row + len(block)] - stored)
-        positions = np.abs(fit.start + np.arange(row, row + len(block)))
-        allowed = 2 * unit_roundoff(storage) + FLOAT32_ANGLE_ERROR * (1 + positions)
-        worst = max(worst, float(error.max()))
-        score = max(score, float((error / allowed[:, None]).max()))
-        row += len(block)
-    return worst, score

@@ -17,7 +17,8 @@ from ...core.conventions import PRESETS, Convention, convention
 from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from .fits import ROUND, denominator, round_base, roundness
-from .fitting import Fit, Zeros, rebuild
+from .fitting import Fit, Zeros
+from .residuals import rebuild
 
 __all__ = ["command", "preset_names"]
 
@@ -54,7 +55,7 @@ def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
     own, other = denominator(fit.schedule, d, fit.odd_d), denominator(preset.schedule, d, rule)
     if own is None or other is None:
         return None
-    if other == own or d // 2 <= 1 and d % 2 == 0:  # d = 2: any base
+    if other == own or (d // 2 <= 1 and d % 2 == 0):  # d = 2: any base
         return fit.base
     base = math.exp(math.log(fit.base) * other / own)
     return round_base(base) if roundness(base) <= ROUND else None
