@@ -165,6 +165,20 @@ def test_a_table_the_rows_do_not_place_lists_every_start():
     np.testing.assert_array_equal(rebuilt, window)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize(("name", "d"), [("pytorch", 16), ("distilbert", 9)])
+def test_the_command_keeps_a_half_precision_storage(name, d, dtype):
+    # compute rounds once from the exact value: --dtype gives the very table; bfloat16 goes
+    # to .safetensors, since .npy cannot hold it
+    table = encoding_table(d=d, n=40, dtype=dtype, **PRESETS[name].table_kwargs())
+    found = identify_table(table)
+    assert found.matched and found.storage == dtype and f"--dtype {dtype}" in found.command
+    assert ("-o pe.safetensors" in found.command) == (dtype == "bfloat16")
+    rebuilt = compute(found.command)
+    assert rebuilt.dtype == table.dtype
+    np.testing.assert_array_equal(rebuilt, table)
+
+
 # -- small and narrow tables ---------------------------------------------------------------------
 
 
