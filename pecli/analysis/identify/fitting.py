@@ -264,6 +264,7 @@ def _narrow(sample: Sample) -> Iterator[Fit]:
             yield fit
         yield _real_fit(sample, 0.0)
         return
+    yield from _default_bases(sample)  # C = 10000 first: d = 3 leaves k to one column
     k = _extra_k(sample)
     if k is not None:
         (schedule, base, rule), *_ = sample.readings(k)
@@ -271,7 +272,6 @@ def _narrow(sample: Sample) -> Iterator[Fit]:
         if fit is not None:
             fit.base_fit = base
             yield fit
-    yield from _default_bases(sample)
 
 
 def _extra_k(sample: Sample) -> float | None:

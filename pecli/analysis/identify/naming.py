@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ...core.conventions import PRESETS, Convention, convention
 from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
+from ...core.knobs import ODD_SINE
 from .fits import ROUND, denominator, round_base, roundness
 from .fitting import Fit, Zeros
 from .residuals import rebuild
@@ -65,42 +66,60 @@ def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:
     """The presets that build the fitted table ``shape = (n, d)``, with their flags.
 
     Presets that give it from their own first position come first and alone; when none does,
-    those that give it with ``--start`` (a window of their table) are listed with it. When
-    only the equivalent reading names presets (tensor2tensor's C = 1000 for the paper's
-    C = 10000 at d = 8), ``fit`` takes that reading.
+    those that give it with ``--start`` (a window of their table) are listed with it. Those at
+    the fitted reading (its base the rounder one) come before those at an equivalent one
+    (``(as paper, C = …)``); when only an equivalent reading names presets (tensor2tensor's
+    C = 1000 for the paper's C = 10000 at d = 8), ``fit`` takes that reading.
     """
     found = _readings(fit, shape, zeros)
-    # the presets at the fitted reading (its base the rounder one) first, then the equivalents
-    found.sort(key=lambda reading: reading[1] != fit.schedule)
-    if found and all(schedule != fit.schedule for _, schedule, _ in found):
-        d = shape[1]
-        ratio = (denominator(found[0][1], d, fit.odd_d) or 1.0) / (
-            denominator(fit.schedule, d, fit.odd_d) or 1.0
-        )
-        fit.schedule, fit.base, fit.base_fit = found[0][1], found[0][2], fit.base_fit**ratio
+    at_fit = [r.schedule == fit.schedule and r.base == fit.base for r in found]
+    found = [r for r, same in zip(found, at_fit, strict=True) if same] + [
+        r for r, same in zip(found, at_fit, strict=True) if not same
+    ]
+    if found and not any(at_fit):
+        first = found[0]
+        if fit.base != 1.0:
+            fit.base_fit = fit.base_fit ** (math.log(first.base) / math.log(fit.base))
+        fit.schedule, fit.base, fit.odd_d = first.schedule, first.base, first.odd_d
     return [
-        label + ("" if schedule == fit.schedule else f" (as {schedule}, C = {base:.6g})")
-        for label, schedule, base in found
+        r.label
+        + (
+            ""
+            if (r.schedule, r.base) == (fit.schedule, fit.base)
+            else f" (as {r.schedule}, C = {r.base:.6g})"
+        )
+        for r in found
     ]
 
 
-def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[tuple[str, str, float]]:
-    """(label, schedule, base) of every preset that builds the table, own start first."""
+class _Reading(NamedTuple):
+    """A preset that builds the table, at its own schedule, base and odd-d rule."""
+
+    label: str
+    schedule: str
+    base: float
+    odd_d: str
+
+
+def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[_Reading]:
+    """Every preset that builds the table, own start first."""
     n, d = shape
     m = min(n, max(COMPARE_ROWS, 1 + max(zeros.padding, default=0)))
     reference = np.concatenate(list(rebuild(fit, (m, d), zeros)))
-    own: list[tuple[str, str, float]] = []
-    moved: list[tuple[str, str, float]] = []
+    own: list[_Reading] = []
+    moved: list[_Reading] = []
     # a window: presets that count from 0, as most frameworks do, before the article's
     for label, preset in sorted(_variants(), key=lambda v: v[1].start != fit.start and v[1].start):
         base = _base_for(preset, fit, d)
         if base is None or not _builds(preset, fit, (m, d), base, reference):
             continue
-        schedule = fit.schedule if d // 2 == 1 else preset.schedule
+        any_base = d // 2 == 1 and fit.odd_d not in ODD_SINE  # one pair, ω_0 = 1
+        schedule = fit.schedule if any_base else preset.schedule
+        rule = preset.odd_d if d % 2 else fit.odd_d
         if preset.start == fit.start:
-            own.append((label, schedule, base))
+            own.append(_Reading(label, schedule, base, rule))
         else:
-            moved.append((f"{label} --start {fit.start:.10g}", schedule, base))
+            moved.append(_Reading(f"{label} --start {fit.start:.10g}", schedule, base, rule))
     return own or moved
 
 
