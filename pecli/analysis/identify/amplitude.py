@@ -12,10 +12,14 @@ import math
 
 import numpy as np
 
-__all__ = ["CIRCLE_TOLERANCE", "amplitude_name", "circle_radius"]
+__all__ = ["AMPLITUDE_TOLERANCE", "CIRCLE_TOLERANCE", "amplitude_name", "circle_radius"]
 
 #: Largest ``|sin² + cos² - a²| / a²`` for a pairing to count as sine/cosine pairs.
 CIRCLE_TOLERANCE = 0.05
+#: A radius within this relative distance of 1 or ``sqrt(2/d)`` is read as that value: far
+#: above what a framework's float32 arithmetic moves the mean radius, far below any factor
+#: a library puts on purpose.
+AMPLITUDE_TOLERANCE = 1e-4
 
 
 def circle_radius(sines: np.ndarray, cosines: np.ndarray) -> float:
@@ -43,18 +47,20 @@ def circle_radius(sines: np.ndarray, cosines: np.ndarray) -> float:
     return math.sqrt(float(np.mean(sines**2 + cosines**2)))
 
 
-def amplitude_name(radius: float, d: int, tolerance: float) -> float | str:
+def amplitude_name(radius: float, d: int, rounding: float = 0.0) -> float | str:
     """The amplitude as ``pecli compute --amplitude`` takes it: 1, ``"sqrt(2/d)"`` or a number.
 
-    ``tolerance`` is the relative error the storage allows (its rounding); a radius within
-    it of 1 or of ``sqrt(2/d)`` is read as that exact value.
+    A radius within :data:`AMPLITUDE_TOLERANCE` (or 4 ``rounding``, the storage's unit
+    roundoff, for float16 and bfloat16) of 1 or of ``sqrt(2/d)`` is read as that exact value;
+    the residual then says whether the table is reproduced.
 
     Examples
     --------
-    >>> amplitude_name(0.1767767, 64, 1e-6), amplitude_name(1.0, 64, 1e-6)
-    ('sqrt(2/d)', 1.0)
+    >>> amplitude_name(0.1767767, 64), amplitude_name(1.0000001, 64), amplitude_name(2.5, 64)
+    ('sqrt(2/d)', 1.0, 2.5)
 
     """
+    tolerance = max(AMPLITUDE_TOLERANCE, 4 * rounding)
     if abs(radius - 1.0) <= tolerance:
         return 1.0
     if abs(radius / math.sqrt(2 / d) - 1.0) <= tolerance:

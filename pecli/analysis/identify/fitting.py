@@ -210,7 +210,7 @@ def fit_layout(
     sines, cosines = layout_views(table, layout, odd_sine=odd_sine)
     h, d = cosines.shape[1], table.shape[1]
     radius = circle_radius(sines[:, :h], cosines)
-    amplitude = amplitude_name(radius, d, 8 * unit_roundoff(storage))
+    amplitude = amplitude_name(radius, d, unit_roundoff(storage))
     if amplitude != 1.0:  # one factor on every column (MLX): fit the table divided by it
         factor = math.sqrt(2 / d) if amplitude == "sqrt(2/d)" else radius
         sines, cosines = sines / factor, cosines / factor
