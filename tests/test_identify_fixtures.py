@@ -64,3 +64,19 @@ def test_odd_sine_and_amplitude_tables_name_their_own_preset(name, preset):
     found = identify_table(fixture.table)
     assert found.presets == [preset] and found.convention == preset
     assert found.command.startswith(f"pecli compute --convention {preset} --d ")
+
+
+#: Tables with a factor on the angles (diffusers' scale = 1000, MLX's full_turns).
+SCALED = [
+    f
+    for f in library_fixtures.load("conventions")
+    if {"angle_scale", "full_turns"} & set(f.params["knobs"])
+]
+
+
+@pytest.mark.parametrize("fixture", SCALED, ids=library_fixtures.ids(SCALED))
+def test_an_angle_factor_is_not_claimed(fixture):
+    # ω_0 = 1000 or 2π: identify fits angles that grow with ω_0 = 1 only, and must not
+    # name a preset or print a command that gives other numbers
+    found = identify_table(fixture.table)
+    assert not found.matched and (found.presets, found.command) == ([], "")
