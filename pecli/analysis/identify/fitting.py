@@ -1,9 +1,12 @@
-"""One layout's fit behind :func:`pecli.analysis.identify.identify_table`, and its residual.
+"""One layout's fit behind :func:`pecli.analysis.identify.identify_table`.
 
-For rows = positions: the columns are paired into ``(sin θ, cos θ)`` by the layout; ``k`` of
-``ω_j = exp(-k j)`` comes from the slopes; then the first position, preferably as an integer
-found from the phases of every pair (:mod:`.phases`) with the base rounded to two significant
-digits, else as a real number from the intercepts (low frequencies first) with a fitted base.
+For rows = positions: the columns are paired into ``(sin θ, cos θ)`` by the layout (an odd
+``d`` without a zero column keeps its last sine aside: DistilBERT, HF Marian, tatp22), divided
+by their common radius (an amplitude, :mod:`.amplitude`); ``k`` of ``ω_j = exp(-k j)`` comes
+from the slopes; then the first position, preferably as an integer found from the phases of
+every pair (:mod:`.phases`) with the base rounded to two significant digits, else as a real
+number from the intercepts (low frequencies first) with a fitted base. The residual is in
+:mod:`.residuals`.
 
 References
 ----------
@@ -118,7 +121,11 @@ def _omega(sample: Sample, base: float, schedule: str, rule: str) -> np.ndarray:
 def _integer_fit(
     sample: Sample, k: float | None, reading: tuple[str, float, str] | None = None
 ) -> Fit | None:
-    """A round base and an integer start from the phases, or None when there are none."""
+    """An integer start from the phases, or None when there are none.
+
+    The base is ``k``'s best reading rounded to two significant digits, the given
+    ``reading`` (schedule, base, odd-d rule), or any base when ``k`` is None (one pair).
+    """
     theta, rows, h = sample.theta, sample.rows, sample.theta.shape[1]
     if reading is not None:
         schedule, base, rule = reading
