@@ -141,7 +141,7 @@ def test_framework_float32_arithmetic_still_matches():
     "table",
     [
         np.random.default_rng(0).uniform(-1, 1, (40, 16)),
-        np.array(slow.vaswani(40, 16)) * 1.01,  # off the unit circle by 2 %: no longer pe
+        np.array(slow.vaswani(40, 16)) * ([1.01, 1] * 8),  # sines 1 % larger: on no circle
         np.array(slow.vaswani(20, 16) + slow.vaswani(20, 16, start=500)),
     ],
 )
@@ -150,6 +150,20 @@ def test_no_match_lists_closest_candidates(table):
     assert not found.matched
     assert found.candidates and found.candidates[0].score > 1
     assert [c.score for c in found.candidates] == sorted(c.score for c in found.candidates)
+
+
+def test_a_factor_on_every_value_is_an_amplitude(run_cli):
+    # every pair on a circle of radius 1.01 (sin² + cos² = 1.01²): the article's table with
+    # --amplitude 1.01, which the command rebuilds; MLX's sqrt(2/d) is named after MLX
+    table = np.array(slow.vaswani(40, 16)) * 1.01
+    found = identify_table(table)
+    assert found.matched and found.presets == [] and "--amplitude 1.01" in found.command
+    result = run_cli(*shlex.split(found.command)[1:], "--no-header", "--dtype", "float64")
+    assert result.exit_code == 0, result.output
+    rebuilt = np.loadtxt(result.stdout.splitlines(), delimiter=",")
+    np.testing.assert_allclose(rebuilt, table, rtol=0, atol=1e-12)
+    mlx = np.array(slow.whisper(40, 16)) * np.sqrt(2 / 16)
+    assert identify_table(mlx).presets == ["mlx"]
 
 
 def test_cli_identify_npy_csv_bf16_and_json(run_cli, tmp_path):
@@ -343,11 +357,16 @@ def test_odd_width_is_never_named_after_a_preset_that_refuses_it(run_cli, case):
     )
 
 
-def test_odd_width_marian_is_not_claimed():
-    # HF Marian with an odd d has one more sine than cosines and no zero column; no preset
-    # makes it (hf-marian refuses odd d), so nothing may match it
-    found = identify_table(np.array(slow.hf_marian(60, 33)))
-    assert not found.matched and found.presets == []
+@pytest.mark.parametrize(
+    ("rows", "preset"),
+    [(slow.hf_marian(60, 33), "hf-marian"), (slow.hf_marian(60, 9, start=5000), "hf-marian")],
+)
+def test_odd_width_marian_is_named_with_its_last_sine(rows, preset):
+    # HF Marian with an odd d has one more sine than cosines and no zero column: its own
+    # rule (odd_d = sine), so identify names it and finds no zero column
+    found = identify_table(np.array(rows))
+    assert found.matched and found.zero_components == [] and found.presets[0].split()[0] == preset
+    assert (found.schedule, found.base) == ("paper", 10000)
 
 
 def test_errors_beyond_float32_arithmetic_are_not_a_match():

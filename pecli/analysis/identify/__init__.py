@@ -32,10 +32,13 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core.frequencies import DEFAULT_BASE
-from ...core.rules import LAYOUTS, check_schedule
+from ...core.knobs import ODD_SINE
+from ...core.rules import LAYOUTS
 from ..precision import storage_precision, unit_roundoff
-from .fitting import Fit, Zeros, fit_layout, fit_rows, residual
+from .fits import denominator
+from .fitting import Fit, Zeros, fit_layout, fit_rows
 from .naming import command, preset_names
+from .residuals import residual
 from .result import Candidate, Identification
 from .rules import check_identifiable
 
@@ -67,12 +70,12 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
     candidates, fits = [], []
     for layout in LAYOUTS:
         try:
-            if d % 2 == 1 and not zeros.odd:
-                raise ValueError("odd width without a zero last column")
-            for order, fit in enumerate(fit_layout(sample, layout, storage)):
+            odd_sine = d % 2 == 1 and not zeros.odd  # DistilBERT, HF Marian, tatp22
+            for order, fit in enumerate(fit_layout(sample, layout, storage, odd_sine=odd_sine)):
                 fits.append(_score(table, fit, zeros, storage))
                 fit.order = order
                 text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
+                text += "" if fit.amplitude == 1.0 else f", amplitude {fit.amplitude}"
                 candidates.append(Candidate(text, fit.residual, fit.score))
                 if fit.score <= 1 and fit.residual <= 4 * unit_roundoff(storage):
                     break  # reproduced to the storage's rounding: no need for the next reading
@@ -81,33 +84,43 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
     return min(fits, key=_rank(storage), default=None), candidates, zeros
 
 
-def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, float]]:
+def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float]]:
     """Order of preference: matches, those exact to the storage's rounding, then as tried.
 
     The integer start is tried first and kept over the real one (which may fit a window's
     framework noise more closely from a start that no table has), unless only the real one
     reproduces the rows exactly (a start that is not an integer: a far integer start may be
-    within the large float32 error allowed there).
+    within the large float32 error allowed there). Among integer starts that match within
+    the framework allowance only, the closer one wins (a base rounded to two digits may find
+    a far start whose large float32 allowance lets it through).
     """
     exact = 4 * unit_roundoff(storage)
 
-    def rank(fit: Fit) -> tuple[bool, bool, float]:
+    def rank(fit: Fit) -> tuple[bool, bool, bool, float]:
         if fit.score > 1:
-            return (True, True, fit.score)
-        return (False, fit.residual > exact, fit.order)
+            return (True, True, True, fit.score)
+        if fit.residual > exact:
+            return (False, True, fit.real, fit.score)
+        return (False, False, False, fit.order)
 
     return rank
 
 
-def _equivalent(fit: Fit, h: int) -> str:
-    """The other reading of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
-    if h == 1:
-        return "any base (d = 2)"
-    others = [s for s in ("paper", "tensor2tensor") if s != fit.schedule]
-    ratio = [(h - check_schedule(s)) / (h - check_schedule(fit.schedule)) for s in others]
-    return ", ".join(
-        f"{s} schedule with C = {fit.base**r:.6g}" for s, r in zip(others, ratio, strict=True)
-    )
+def _equivalent(fit: Fit, d: int) -> str:
+    """The other readings of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
+    own = denominator(fit.schedule, d, fit.odd_d)
+    if (d // 2 == 1 and fit.odd_d not in ODD_SINE) or own is None:  # one pair, ω_0 = 1
+        return "any base (d = 2)" if d == 2 else f"any base (one pair at d = {d})"
+    rules = ODD_SINE if fit.odd_d in ODD_SINE else (fit.odd_d,)
+    others = []
+    for rule in rules:
+        for schedule in ("paper", "tensor2tensor"):
+            den = denominator(schedule, d, rule)
+            if den is None or (schedule, rule) == (fit.schedule, fit.odd_d) or den == own:
+                continue
+            label = f"{schedule} schedule" + (f" (odd d: {rule})" if rule != fit.odd_d else "")
+            others.append(f"{label} with C = {fit.base ** (den / own):.6g}")
+    return ", ".join(others)
 
 
 def _note(fit: Fit) -> str:
@@ -213,7 +226,7 @@ def _fill(
         found.command = command(fit, (n, d), zeros, found.presets, found.storage)
         found.note = _note(fit)
     found.schedule, found.base, found.base_fit = fit.schedule, fit.base, fit.base_fit
-    found.equivalent = _equivalent(fit, d // 2)
+    found.equivalent = _equivalent(fit, d)
 
 
 #: The same function under the short name the checkpoint scan calls.

@@ -16,8 +16,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...core.rules import check_schedule
+
 __all__ = [
     "ROUND",
+    "denominator",
     "readings",
     "refine_k",
     "round_base",
@@ -49,7 +52,10 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
     span = rows[-1] - rows[0]
     usable = (j >= 1) & (slope * span > min(0.05, max(50 * noise, 1e-6)))
     if abs(slope[0] - 1.0) > 0.05:
-        raise ValueError("angles do not grow like (start + row) ω_j with ω_0 = 1")
+        raise ValueError(
+            "angles do not grow like (start + row) ω_j with ω_0 = 1 (an angle scale, "
+            "diffusers' scale or MLX's full_turns, is not fitted)"
+        )
     if not usable.any():
         return None
     w = slope[usable] ** 2
@@ -97,16 +103,42 @@ def round_base(base: float) -> float:
 ROUND = 1e-4
 
 
-def readings(k: float, h: int, named: Callable[[str], list[str]]) -> list[tuple[str, float]]:
-    """The equivalent (schedule, base) readings of ``k``, best first.
+def denominator(schedule: str, d: int, odd_d: str = "zero") -> float | None:
+    """``h - s`` of ``ω_j = C^(-j/(h-s))`` for a width-``d`` table (None when not positive).
 
-    The rounder base first (all bases within :data:`ROUND` of a two-digit number tie),
-    then readings that name a preset, then the base nearest 10000.
+    ``h`` is ``d // 2``, or ``d/2`` (``sine``: DistilBERT, HF Marian) and ``(d+1)/2``
+    (``sine-d+1``: tatp22) for an odd ``d`` that ends with a sine; tensor2tensor's own
+    guard ``max(h - 1, 1)`` applies (pecli.core.frequencies).
     """
-    options = [("paper", math.exp(k * h))]
-    if h > 1:
-        options.append(("tensor2tensor", math.exp(k * (h - 1))))
+    half = {"sine": d / 2, "sine-d+1": float((d + 1) // 2)}.get(odd_d, float(d // 2))
+    shift = check_schedule(schedule)
+    if shift == 1.0 and half - shift <= 0:
+        return 1.0
+    return half - shift if half - shift > 0 else None
+
+
+def readings(
+    k: float, d: int, rules: tuple[str, ...], named: Callable[[str, str], list[str]]
+) -> list[tuple[str, float, str]]:
+    """The equivalent (schedule, base, odd-d rule) readings of ``k``, best first.
+
+    ``rules`` are the odd-d rules the table allows (``("zero",)`` for an even one). The
+    rounder base first (all bases within :data:`ROUND` of a two-digit number tie), then
+    readings that name a preset, then the base nearest 10000.
+    """
+    options: list[tuple[str, float, str]] = []
+    seen: list[float] = []
+    for rule in rules:
+        for schedule in ("paper", "tensor2tensor"):
+            den = denominator(schedule, d, rule)
+            if den is not None and den not in seen:
+                seen.append(den)
+                options.append((schedule, math.exp(k * den), rule))
     return sorted(
         options,
-        key=lambda o: (max(roundness(o[1]), ROUND), not named(o[0]), abs(math.log(o[1] / 1e4))),
+        key=lambda o: (
+            max(roundness(o[1]), ROUND),
+            not named(o[0], o[2]),
+            abs(math.log(o[1] / 1e4)),
+        ),
     )

@@ -1,9 +1,12 @@
-"""One layout's fit behind :func:`pecli.analysis.identify.identify_table`, and its residual.
+"""One layout's fit behind :func:`pecli.analysis.identify.identify_table`.
 
-For rows = positions: the columns are paired into ``(sin θ, cos θ)`` by the layout; ``k`` of
-``ω_j = exp(-k j)`` comes from the slopes; then the first position, preferably as an integer
-found from the phases of every pair (:mod:`.phases`) with the base rounded to two significant
-digits, else as a real number from the intercepts (low frequencies first) with a fitted base.
+For rows = positions: the columns are paired into ``(sin θ, cos θ)`` by the layout (an odd
+``d`` without a zero column keeps its last sine aside: DistilBERT, HF Marian, tatp22), divided
+by their common radius (an amplitude, :mod:`.amplitude`); ``k`` of ``ω_j = exp(-k j)`` comes
+from the slopes; then the first position, preferably as an integer found from the phases of
+every pair (:mod:`.phases`) with the base rounded to two significant digits, else as a real
+number from the intercepts (low frequencies first) with a fitted base. The residual is in
+:mod:`.residuals`.
 
 References
 ----------
@@ -21,21 +24,26 @@ import numpy as np
 
 from ...core.conventions import PRESETS, layout_views
 from ...core.dtypes import float_dtype
-from ...core.encoding import table_blocks
-from ...core.frequencies import DEFAULT_BASE, angular_frequencies
-from ...core.rules import check_schedule
+from ...core.frequencies import DEFAULT_BASE, frequencies_with_residuals
+from ...core.knobs import ODD_SINE
 from ..precision import unit_roundoff
 from . import phases
-from .fits import ROUND, readings, refine_k, round_base, roundness, slopes_k, start_position
+from .amplitude import amplitude_name, circle_radius
+from .fits import (
+    ROUND,
+    denominator,
+    readings,
+    refine_k,
+    round_base,
+    roundness,
+    slopes_k,
+    start_position,
+)
 
-__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows", "rebuild", "residual"]
+__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows"]
 
 #: Rows used for the fit (the residual is checked on every row).
 FIT_ROWS = 2048
-#: Largest ``|sin² + cos² - 1|`` for a pairing to count as sine/cosine pairs.
-CIRCLE_TOLERANCE = 0.05
-#: Error allowed for float32 arithmetic in the producing framework, per unit of position.
-FLOAT32_ANGLE_ERROR = 2.0**-22
 #: A pair's mean square below (this · the storage's rounding)² counts as exact when starts
 #: are compared (:func:`.phases.ties`).
 TIE = 0.05
@@ -64,71 +72,130 @@ class Fit:
     starts: list[float] = field(default_factory=list)  # every start that fits as well
     base_open: bool = False  # the rows do not tell the base (slow pairs within the rounding)
     order: int = 0  # 0 for the first reading tried in its layout
+    odd_d: str = "zero"  # an odd d: a zero last column, or a last sine (sine, sine-d+1)
+    amplitude: float | str = 1.0  # the factor on every value (MLX: sqrt(2/d))
+    real: bool = False  # the start fitted as a real number (not an integer from the phases)
     residual: float = math.inf
     score: float = math.inf
 
 
-def _shift(schedule: str) -> float:
-    return check_schedule(schedule)
+@dataclass
+class Sample:
+    """The fit rows of one layout: pair angles, (sin, cos) views, an odd d's extra sine."""
+
+    theta: np.ndarray  # (m, h) angles of the pairs
+    rows: np.ndarray  # (m,) 0-based rows, float64
+    views: tuple[np.ndarray, np.ndarray]  # the pairs' sines and cosines, (m, h) each
+    extra: np.ndarray | None  # (m, 1) the last sine of an odd d (DistilBERT, Marian, tatp22)
+    d: int
+    layout: str
+    storage: str
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The odd-d rules this width allows."""
+        return ODD_SINE if self.extra is not None else ("zero",)
+
+    def readings(self, k: float) -> list[tuple[str, float, str]]:
+        """The (schedule, base, odd-d rule) readings of ``k``, best first (:func:`.readings`)."""
+        return readings(k, self.d, self.rules, _named(self.layout, self.d))
 
 
-def _k_of(base: float, schedule: str, h: int) -> float:
-    return math.log(base) / (h - _shift(schedule))
-
-
-def _named(layout: str) -> Callable[[str], list[str]]:
-    def named(schedule: str) -> list[str]:
-        return [p.name for p in PRESETS.values() if (p.schedule, p.layout) == (schedule, layout)]
+def _named(layout: str, d: int) -> Callable[[str, str], list[str]]:
+    def named(schedule: str, rule: str) -> list[str]:
+        return [
+            p.name
+            for p in PRESETS.values()
+            if (p.schedule, p.layout) == (schedule, layout) and (d % 2 == 0 or p.odd_d == rule)
+        ]
 
     return named
 
 
+def _omega(sample: Sample, base: float, schedule: str, rule: str) -> np.ndarray:
+    """``ω_j`` of the pairs and of the extra sine (exactly as pecli computes them)."""
+    omega, _ = frequencies_with_residuals(sample.d, base, schedule, rule)
+    return omega
+
+
 def _integer_fit(
-    theta: np.ndarray, rows: np.ndarray, views: tuple[np.ndarray, np.ndarray], k: float,
-    layout: str, storage: str,
-) -> Fit | None:  # fmt: skip
-    """A round base and an integer start from the phases, or None when there are none."""
-    h = theta.shape[1]
-    if h == 1:  # only ω_0 = 1: any base and schedule give this table
-        schedule, base, base_fit = "paper", 1e4, math.nan
+    sample: Sample, k: float | None, reading: tuple[str, float, str] | None = None
+) -> Fit | None:
+    """An integer start from the phases, or None when there are none.
+
+    The base is ``k``'s best reading rounded to two significant digits, the given
+    ``reading`` (schedule, base, odd-d rule), or any base when ``k`` is None (one pair).
+    """
+    theta, rows, h = sample.theta, sample.rows, sample.theta.shape[1]
+    if reading is not None:
+        schedule, base, rule = reading
+        base_fit = base
+    elif k is None:  # only ω_0 = 1: any base and schedule give this table
+        schedule, base, base_fit, rule = "paper", 1e4, math.nan, sample.rules[0]
     else:
-        (schedule, base_fit), *_ = readings(k, h, _named(layout))
+        (schedule, base_fit, rule), *_ = sample.readings(k)
         if roundness(base_fit) > SLOPE_ROUND:
             return None
         base = round_base(base_fit)
-    omega = angular_frequencies(2 * h, base=base, schedule=schedule if h > 1 else "paper")
-    found = phases.measure(theta, rows, omega, 4 * unit_roundoff(storage))
-    tried = [np.empty(0, np.int64)]
-    for drift in (0.0, phases.FRAMEWORK_DRIFT):  # exact tables, then framework arithmetic
-        starts = phases.candidate_starts(found, omega, drift)
-        if starts is not None:
-            tried.append(phases.best_phase_fits(starts, found, omega))
-    starts = np.unique(np.concatenate(tried))
-    if starts.size == 0:
+    omega = _omega(sample, base, schedule, rule)
+    ties = _starts(sample, omega)
+    if ties.size == 0:
         return None
-    squares = phases.verify(starts, views, rows, omega, storage)
-    entries = min(rows.size, phases.VERIFY_ROWS) * 2 * h
-    ties = phases.ties(starts, squares, TIE * unit_roundoff(storage), entries)
     start = float(ties[0])
     if h > 1:  # the base as the window measures it, now that the positions are known
-        k = refine_k(theta, start + rows, _k_of(base, schedule, h))
-        base_fit = math.exp(k * (h - _shift(schedule)))
-    return Fit(layout, schedule, base, base_fit, start, starts=[float(s) for s in ties])
+        den = denominator(schedule, sample.d, rule) or 1.0
+        k = refine_k(theta, start + rows, math.log(base) / den)
+        base_fit = math.exp(k * den)
+    fit = Fit(sample.layout, schedule, base, base_fit, start, starts=[float(s) for s in ties])
+    fit.odd_d = rule
+    return fit
 
 
-def _real_fit(theta: np.ndarray, rows: np.ndarray, k: float, layout: str) -> Fit:
+def _starts(sample: Sample, omega: np.ndarray) -> np.ndarray:
+    """The integer starts that reproduce the fit rows best (pairs and extra sine), ascending."""
+    theta, rows, storage, h = sample.theta, sample.rows, sample.storage, sample.theta.shape[1]
+    found = phases.measure(theta, rows, omega[:h], 4 * unit_roundoff(storage))
+    tried = [np.empty(0, np.int64)]
+    for drift in (0.0, phases.FRAMEWORK_DRIFT):  # exact tables, then framework arithmetic
+        starts = phases.candidate_starts(found, omega[:h], drift)
+        if starts is not None:
+            tried.append(phases.best_phase_fits(starts, found, omega[:h]))
+    starts = np.unique(np.concatenate(tried))
+    if starts.size == 0:
+        return starts
+    squares = phases.verify(starts, sample.views, rows, omega[:h], storage)
+    if sample.extra is not None:  # the last sine tells starts apart that the pairs do not
+        squares = np.hstack([squares, _extra_squares(sample, starts, float(omega[h]))])
+    entries = min(rows.size, phases.VERIFY_ROWS) * (2 * h + (sample.extra is not None))
+    return phases.ties(starts, squares, TIE * unit_roundoff(storage), entries)
+
+
+def _extra_squares(sample: Sample, starts: np.ndarray, omega: float) -> np.ndarray:
+    """Mean square of the extra sine column against its rebuild from each start."""
+    assert sample.extra is not None
+    column = sample.extra[: phases.VERIFY_ROWS, 0]
+    rows = sample.rows[: phases.VERIFY_ROWS]
+    rebuilt = np.sin((starts[:, None] + rows[None, :]) * omega)
+    rebuilt = rebuilt.astype(float_dtype(sample.storage)).astype(np.float64)
+    squares: np.ndarray = np.mean((rebuilt - column[None, :]) ** 2, axis=1, keepdims=True)
+    return squares
+
+
+def _real_fit(sample: Sample, k: float) -> Fit:
     """A real start from the intercepts and a base fitted over every entry (near position 0)."""
-    h = theta.shape[1]
+    theta, rows, h = sample.theta, sample.rows, sample.theta.shape[1]
     j = np.arange(h, dtype=np.float64)
     for _ in range(2):
         start = start_position(theta, rows, np.exp(-k * j))
-        k = refine_k(theta, start + rows, k) if h > 1 else 0.0
+        k = refine_k(theta, start + rows, k) if h > 1 else k
     start += 0.0  # no -0
-    if h == 1:
-        return Fit(layout, "paper", 1e4, math.nan, start, starts=[start])
-    (schedule, base_fit), *_ = readings(k, h, _named(layout))
+    if h == 1 and sample.extra is None:
+        return Fit(sample.layout, "paper", 1e4, math.nan, start, starts=[start], real=True)
+    (schedule, base_fit, rule), *_ = sample.readings(k)
     base = round_base(base_fit) if roundness(base_fit) <= ROUND else base_fit
-    return Fit(layout, schedule, base, base_fit, start, starts=[start])
+    fit = Fit(sample.layout, schedule, base, base_fit, start, starts=[start], real=True)
+    fit.odd_d = rule
+    return fit
 
 
 def fit_rows(table: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -139,66 +206,88 @@ def fit_rows(table: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return table[chosen], chosen.astype(np.float64)
 
 
-def _check_circle(sines: np.ndarray, cosines: np.ndarray) -> None:
-    """Raise ValueError unless every (sin, cos) pair lies on the unit circle (a few rows first)."""
-    for part in (slice(0, 16), slice(None)):
-        circle = float(np.max(np.abs(sines[part] ** 2 + cosines[part] ** 2 - 1.0), initial=0))
-        if circle > CIRCLE_TOLERANCE:
-            raise ValueError(
-                f"columns are not sine/cosine pairs (|sin² + cos² - 1| up to {circle:.2g})"
-            )
+def fit_layout(
+    sample: tuple[np.ndarray, np.ndarray], layout: str, storage: str, *, odd_sine: bool = False
+) -> Iterator[Fit]:
+    """The readings of the fit rows ``sample`` in one layout, best first (ValueError: none).
 
-
-def fit_layout(sample: tuple[np.ndarray, np.ndarray], layout: str, storage: str) -> Iterator[Fit]:
-    """The readings of the fit rows ``sample`` in one layout, best first (ValueError: none)."""
+    ``odd_sine``: an odd ``d`` whose last sine has no cosine (``ceil(d/2)`` sines).
+    """
     table, rows = sample
-    sines, cosines = layout_views(table, layout)
-    _check_circle(sines, cosines)
+    sines, cosines = layout_views(table, layout, odd_sine=odd_sine)
+    h, d = cosines.shape[1], table.shape[1]
+    radius = circle_radius(sines[:, :h], cosines)
+    amplitude = amplitude_name(radius, d, unit_roundoff(storage))
+    if amplitude != 1.0:  # one factor on every column (MLX): fit the table divided by it
+        factor = math.sqrt(2 / d) if amplitude == "sqrt(2/d)" else radius
+        sines, cosines = sines / factor, cosines / factor
     if rows.size < 2:
         raise ValueError("fewer than 2 non-zero rows")
-    theta = np.arctan2(sines, cosines)
-    h = theta.shape[1]
-    k = slopes_k(theta, rows, unit_roundoff(storage)) if h > 1 else 0.0
+    pairs, extra = (sines[:, :h], cosines), (sines[:, h:] if odd_sine else None)
+    fits = Sample(np.arctan2(*pairs), rows, pairs, extra, d, layout, storage)
+    for fit in _fits(fits):
+        fit.amplitude = amplitude
+        yield fit
+
+
+def _fits(fits: Sample) -> Iterator[Fit]:
+    """The readings of one layout's pairs (see :func:`fit_layout`)."""
+    rows, storage, h = fits.rows, fits.storage, fits.theta.shape[1]
+    if h == 1:
+        yield from _narrow(fits)
+        return
+    k = slopes_k(fits.theta, rows, unit_roundoff(storage))
     if k is None:  # the slow pairs stay within the rounding: try the default base C = 10000
-        for schedule in ("tensor2tensor", "paper"):
-            guess = _k_of(DEFAULT_BASE, schedule, h)
-            fit = _integer_fit(theta, rows, (sines, cosines), guess, layout, storage)
-            if fit is not None:
-                fit.base_open = True
-                yield fit
+        for fit in _default_bases(fits):
+            fit.base_open = True
+            yield fit
         raise ValueError("no pair but the first moves beyond the rounding in these rows")
-    exact = _integer_fit(theta, rows, (sines, cosines), k, layout, storage)
+    exact = _integer_fit(fits, k)
     if exact is not None:
         yield exact
-    yield _real_fit(theta, rows, k, layout)
+    reading = fits.readings(k)[0]
+    if roundness(reading[1]) > ROUND:  # a base that is no round number: integer starts at it
+        unrounded = _integer_fit(fits, None, reading)
+        if unrounded is not None:
+            yield unrounded
+    yield _real_fit(fits, k)
 
 
-def rebuild(
-    fit: Fit, shape: tuple[int, int], zeros: Zeros, *, dtype: str = "float64", rows: int = 4096
-) -> Iterator[np.ndarray]:
-    """The table of ``fit`` (padding rows zeroed) in blocks of at most ``rows`` rows."""
-    n, d = shape
-    blocks = table_blocks(
-        d=d, n=n, start=fit.start, base=fit.base, dtype=dtype, schedule=fit.schedule,
-        layout=fit.layout, pad_odd_d=zeros.odd, rows=rows,
-    )  # fmt: skip
-    row = 0
-    for block in blocks:
-        block[np.isin(np.arange(row, row + len(block)), zeros.padding)] = 0
-        yield block
-        row += len(block)
+def _default_bases(sample: Sample) -> Iterator[Fit]:
+    """Integer fits with C = 10000 under every schedule and odd-d rule."""
+    for rule in sample.rules:
+        for schedule in ("tensor2tensor", "paper"):
+            if denominator(schedule, sample.d, rule) is not None:
+                fit = _integer_fit(sample, None, (schedule, DEFAULT_BASE, rule))
+                if fit is not None:
+                    yield fit
 
 
-def residual(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> tuple[float, float]:
-    """(max |table - rebuilt|, the same relative to the allowed error: <= 1 is a match)."""
-    worst, score, row = 0.0, 0.0, 0
-    dtype = "float64" if storage == "float64" else "float32"  # float32: the fast kernel
-    for block in rebuild(fit, (table.shape[0], table.shape[1]), zeros, dtype=dtype):
-        stored = block.astype(float_dtype(storage)).astype(np.float64)
-        error = np.abs(table[row : row + len(block)] - stored)
-        positions = np.abs(fit.start + np.arange(row, row + len(block)))
-        allowed = 2 * unit_roundoff(storage) + FLOAT32_ANGLE_ERROR * (1 + positions)
-        worst = max(worst, float(error.max()))
-        score = max(score, float((error / allowed[:, None]).max()))
-        row += len(block)
-    return worst, score
+def _narrow(sample: Sample) -> Iterator[Fit]:
+    """One pair (``ω_0 = 1``): any base, unless an extra sine (d = 3) tells it."""
+    if sample.extra is None:
+        fit = _integer_fit(sample, None)
+        if fit is not None:
+            yield fit
+        yield _real_fit(sample, 0.0)
+        return
+    yield from _default_bases(sample)  # C = 10000 first: d = 3 leaves k to one column
+    k = _extra_k(sample)
+    if k is not None:
+        (schedule, base, rule), *_ = sample.readings(k)
+        fit = _integer_fit(sample, None, (schedule, round_base(base), rule))
+        if fit is not None:
+            fit.base_fit = base
+            yield fit
+
+
+def _extra_k(sample: Sample) -> float | None:
+    """``k = -ln ω_1`` from the extra sine of d = 3: ``y(p+1) + y(p-1) = 2 cos ω · y(p)``."""
+    assert sample.extra is not None
+    y, rows = sample.extra[:, 0], sample.rows
+    inner = np.flatnonzero((np.diff(rows)[:-1] == 1) & (np.diff(rows)[1:] == 1)) + 1
+    if inner.size == 0 or not np.any(y[inner]):
+        return None
+    cos = np.sum(y[inner] * (y[inner - 1] + y[inner + 1])) / (2 * np.sum(y[inner] ** 2))
+    omega = float(np.arccos(np.clip(cos, -1.0, 1.0)))
+    return -math.log(omega) if omega > 0 else None

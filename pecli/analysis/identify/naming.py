@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ...core.conventions import PRESETS, Convention, convention
 from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
-from ...core.rules import check_schedule
-from .fits import ROUND, round_base, roundness
-from .fitting import Fit, Zeros, rebuild
+from ...core.knobs import ODD_SINE
+from .fits import ROUND, denominator, round_base, roundness
+from .fitting import Fit, Zeros
+from .residuals import rebuild
 
 __all__ = ["command", "preset_names"]
 
@@ -46,13 +47,18 @@ def _variants() -> Iterator[tuple[str, Convention]]:
                 yield " ".join([name, *(label for label, _ in flags)]), variant
 
 
-def _base_for(schedule: str, fit: Fit, h: int) -> float | None:
-    """The base that gives the fitted frequencies under ``schedule`` (None: not a round one)."""
-    shift = check_schedule(schedule)
-    if schedule == fit.schedule or h <= max(shift, 1):  # d = 2: any base
+def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
+    """The base that gives the fitted frequencies under the preset's schedule and odd-d rule.
+
+    None when it is not a round number, or the preset's rule cannot make this odd width.
+    """
+    rule = preset.odd_d if d % 2 else fit.odd_d
+    own, other = denominator(fit.schedule, d, fit.odd_d), denominator(preset.schedule, d, rule)
+    if own is None or other is None:
+        return None
+    if other == own or (d // 2 <= 1 and d % 2 == 0):  # d = 2: any base
         return fit.base
-    exponent = (h - shift) / (h - check_schedule(fit.schedule))
-    base = math.exp(math.log(fit.base) * exponent)
+    base = math.exp(math.log(fit.base) * other / own)
     return round_base(base) if roundness(base) <= ROUND else None
 
 
@@ -60,39 +66,60 @@ def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:
     """The presets that build the fitted table ``shape = (n, d)``, with their flags.
 
     Presets that give it from their own first position come first and alone; when none does,
-    those that give it with ``--start`` (a window of their table) are listed with it. When
-    only the equivalent reading names presets (tensor2tensor's C = 1000 for the paper's
-    C = 10000 at d = 8), ``fit`` takes that reading.
+    those that give it with ``--start`` (a window of their table) are listed with it. Those at
+    the fitted reading (its base the rounder one) come before those at an equivalent one
+    (``(as paper, C = …)``); when only an equivalent reading names presets (tensor2tensor's
+    C = 1000 for the paper's C = 10000 at d = 8), ``fit`` takes that reading.
     """
     found = _readings(fit, shape, zeros)
-    if found and all(schedule != fit.schedule for _, schedule, _ in found):
-        ratio = (shape[1] // 2 - check_schedule(found[0][1])) / (
-            shape[1] // 2 - check_schedule(fit.schedule)
-        )
-        fit.schedule, fit.base, fit.base_fit = found[0][1], found[0][2], fit.base_fit**ratio
+    at_fit = [r.schedule == fit.schedule and r.base == fit.base for r in found]
+    found = [r for r, same in zip(found, at_fit, strict=True) if same] + [
+        r for r, same in zip(found, at_fit, strict=True) if not same
+    ]
+    if found and not any(at_fit):
+        first = found[0]
+        if fit.base != 1.0:
+            fit.base_fit = fit.base_fit ** (math.log(first.base) / math.log(fit.base))
+        fit.schedule, fit.base, fit.odd_d = first.schedule, first.base, first.odd_d
     return [
-        label + ("" if schedule == fit.schedule else f" (as {schedule}, C = {base:.6g})")
-        for label, schedule, base in found
+        r.label
+        + (
+            ""
+            if (r.schedule, r.base) == (fit.schedule, fit.base)
+            else f" (as {r.schedule}, C = {r.base:.6g})"
+        )
+        for r in found
     ]
 
 
-def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[tuple[str, str, float]]:
-    """(label, schedule, base) of every preset that builds the table, own start first."""
+class _Reading(NamedTuple):
+    """A preset that builds the table, at its own schedule, base and odd-d rule."""
+
+    label: str
+    schedule: str
+    base: float
+    odd_d: str
+
+
+def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[_Reading]:
+    """Every preset that builds the table, own start first."""
     n, d = shape
     m = min(n, max(COMPARE_ROWS, 1 + max(zeros.padding, default=0)))
     reference = np.concatenate(list(rebuild(fit, (m, d), zeros)))
-    own: list[tuple[str, str, float]] = []
-    moved: list[tuple[str, str, float]] = []
+    own: list[_Reading] = []
+    moved: list[_Reading] = []
     # a window: presets that count from 0, as most frameworks do, before the article's
     for label, preset in sorted(_variants(), key=lambda v: v[1].start != fit.start and v[1].start):
-        base = _base_for(preset.schedule, fit, d // 2)
+        base = _base_for(preset, fit, d)
         if base is None or not _builds(preset, fit, (m, d), base, reference):
             continue
-        schedule = fit.schedule if d // 2 == 1 else preset.schedule
+        any_base = d // 2 == 1 and fit.odd_d not in ODD_SINE  # one pair, ω_0 = 1
+        schedule = fit.schedule if any_base else preset.schedule
+        rule = preset.odd_d if d % 2 else fit.odd_d
         if preset.start == fit.start:
-            own.append((label, schedule, base))
+            own.append(_Reading(label, schedule, base, rule))
         else:
-            moved.append((f"{label} --start {fit.start:.10g}", schedule, base))
+            moved.append(_Reading(f"{label} --start {fit.start:.10g}", schedule, base, rule))
     return own or moved
 
 
@@ -110,16 +137,20 @@ def _builds(
 def command(
     fit: Fit, shape: tuple[int, int], zeros: Zeros, presets: list[str], storage: str
 ) -> str:
-    """A ``pecli compute`` command that writes this table (before float16 / bfloat16 rounding).
+    """A ``pecli compute`` command that writes this table, in its storage dtype.
 
+    float16 and bfloat16 tables get ``--dtype`` (rounded once from the exact value, as
+    ``compute`` does); bfloat16 also ``-o pe.safetensors``, since ``.npy`` cannot hold it.
     Empty when ``compute`` could not take it: a start that is not an integer.
     """
     if not float(fit.start).is_integer():
         return ""
     n, d = shape
     size = f"--d {d} --n {n} --base {fit.base:.10g}"
-    if storage == "float64":
-        size += " --dtype float64"
+    if storage != "float32":
+        size += f" --dtype {storage}"
+    if storage == "bfloat16":
+        size += " -o pe.safetensors"
     if presets and "(as" not in presets[0]:
         return f"pecli compute --convention {presets[0]} {size}"
     parts = [f"pecli compute {size}"]
@@ -128,4 +159,8 @@ def command(
         parts.append(f"--padding-idx {zeros.padding[0]}")
     if zeros.odd:
         parts.append("--convention tensor2tensor")
+    elif d % 2:
+        parts.append(f"--odd-d {fit.odd_d}")
+    if fit.amplitude != 1.0:
+        parts.append(f"--amplitude {fit.amplitude}")
     return " ".join(parts)

@@ -1,0 +1,54 @@
+"""The table a fit stands for, rebuilt, and how far the identified table is from it.
+
+The allowed error is one unit in the last place of the storage (twice its unit roundoff)
+plus the float32 arithmetic of the producing framework, :data:`FLOAT32_ANGLE_ERROR` per unit
+of position (a framework's float32 positions and angles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from ...core.dtypes import float_dtype
+from ...core.encoding import table_blocks
+from ..precision import unit_roundoff
+from .fitting import Fit, Zeros
+
+__all__ = ["FLOAT32_ANGLE_ERROR", "rebuild", "residual"]
+
+#: Error allowed for float32 arithmetic in the producing framework, per unit of position.
+FLOAT32_ANGLE_ERROR = 2.0**-22
+
+
+def rebuild(
+    fit: Fit, shape: tuple[int, int], zeros: Zeros, *, dtype: str = "float64", rows: int = 4096
+) -> Iterator[np.ndarray]:
+    """The table of ``fit`` (padding rows zeroed) in blocks of at most ``rows`` rows."""
+    n, d = shape
+    blocks = table_blocks(
+        d=d, n=n, start=fit.start, base=fit.base, dtype=dtype, schedule=fit.schedule,
+        layout=fit.layout, odd_d=fit.odd_d if d % 2 else None, amplitude=fit.amplitude,
+        rows=rows,
+    )  # fmt: skip
+    row = 0
+    for block in blocks:
+        block[np.isin(np.arange(row, row + len(block)), zeros.padding)] = 0
+        yield block
+        row += len(block)
+
+
+def residual(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> tuple[float, float]:
+    """(max |table - rebuilt|, the same relative to the allowed error: <= 1 is a match)."""
+    worst, score, row = 0.0, 0.0, 0
+    dtype = "float64" if storage == "float64" else "float32"  # float32: the fast kernel
+    for block in rebuild(fit, (table.shape[0], table.shape[1]), zeros, dtype=dtype):
+        stored = block.astype(float_dtype(storage)).astype(np.float64)
+        error = np.abs(table[row : row + len(block)] - stored)
+        positions = np.abs(fit.start + np.arange(row, row + len(block)))
+        allowed = 2 * unit_roundoff(storage) + FLOAT32_ANGLE_ERROR * (1 + positions)
+        worst = max(worst, float(error.max()))
+        score = max(score, float((error / allowed[:, None]).max()))
+        row += len(block)
+    return worst, score
