@@ -302,3 +302,15 @@ def test_npz_members_are_read_by_their_headers_and_mapped_when_stored(tmp_path):
     with open_checkpoint(str(tmp_path / "packed.npz")) as checkpoint:
         read = checkpoint.load("pe")
         assert not isinstance(read, np.memmap) and np.array_equal(read, table)
+
+
+def test_rotary_buffers_in_a_checkpoint_point_to_rope_identify(run_cli, tmp_path):
+    inv_freq = 1 / 10000.0 ** (np.arange(0, 64, 2) / 64)
+    path = tmp_path / "llama.safetensors"
+    embed = np.asarray(slow_formulas.vaswani(20, 8), dtype=np.float32)
+    key = "model.layers.0.self_attn.rotary_emb.inv_freq"
+    save_file({key: inv_freq.astype(np.float32), "embed": embed}, path)
+    result = run_cli("identify", str(path))
+    assert result.exit_code == 0, result.stderr
+    hint = f"pecli rope identify {path} --tensor {key}"
+    assert hint in " ".join(result.stdout.split())  # before: only "1 tensors skipped"

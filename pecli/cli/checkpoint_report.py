@@ -50,6 +50,10 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
         raise RuntimeFailure(f"no tensor of {file} matches a convention within tolerance")
 
 
+#: Last parts of tensor names that rotary embeddings use for their buffers.
+ROTARY_NAMES = {"inv_freq", "cos", "sin", "cos_cached", "sin_cached"}
+
+
 def _reading(finding: TensorFinding) -> str:
     """What a tensor is, in a few words."""
     found = finding.identification
@@ -79,6 +83,11 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
         if f.verdict == "identified" and f.identification is not None
     ]
     notes += [f"{f.key}: pecli's metadata {f.metadata}" for f in findings if f.metadata]
+    notes += [
+        f"{f.key}: a rotary embedding's buffer? pecli rope identify {file} --tensor {f.key}"
+        for f in findings
+        if f.key.rsplit(".", 1)[-1] in ROTARY_NAMES
+    ]
     if skipped := sum(f.verdict == "skipped" for f in findings):
         notes.append(
             f"{skipped} tensors skipped by their header (not float tables; --json lists them)"
