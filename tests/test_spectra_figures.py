@@ -95,7 +95,7 @@ def test_spectrum_data_are_the_wavelengths_and_the_context_counts_longer_pairs(r
     # λ_i > 4096 ⇔ 2(i-1)/128 > log(4096/2π)/log(C): i ≥ 47 for C = 1e4 (18 pairs), ≥ 33 (32)
     assert 2 * math.pi * 1e4 ** (2 * 45 / 128) < 4096 < 2 * math.pi * 1e4 ** (2 * 46 / 128)
     text = out.read_text()
-    assert "(18 pairs longer)" in text and "(32 pairs longer)" in text
+    assert "(18 pairs longer than L)" in text and "(32 pairs longer than L)" in text
     assert "context L = 4,096" in text
 
 
@@ -147,7 +147,8 @@ def test_rope_spectrum_shades_the_llama31_bands(run_cli, tmp_path, monkeypatch):
     spans = [(p.get_x(), p.get_x() + p.get_width()) for p in ax.patches]
     assert spans == [(-0.5, 28.5), (28.5, 34.5), (34.5, 63.5)]  # 29 unchanged, 6, 29 (pairs 0…63)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["unscaled, θ = 500000 (29 pairs longer)", "llama3, f = 8 (32 pairs longer)",
+    assert legend == ["unscaled, θ = 500000 (29 pairs longer than L)",
+                      "llama3, f = 8 (32 pairs longer than L)",
                       "context L = 8,192", "unchanged", "smoothed", "interpolated"]  # fmt: skip
     table = np.genfromtxt(data, delimiter=",", names=True)
     assert table.dtype.names == ("pair", "unscaled_wavelength", "wavelength")

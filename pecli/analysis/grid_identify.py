@@ -253,7 +253,7 @@ def _note(reading: GridReading) -> str:
     h, w = reading.shape[0], reading.shape[-1]
     if len(reading.shape) != 2:
         grid = " × ".join(map(str, reading.shape))
-        return f"{reading.first}; tokens in row-major order of a {grid} grid"
+        return f"tokens in row-major order of a {grid} grid"
     which = "column index c" if reading.first == "column first" else "row index r"
     text = f"the first block encodes the {which} of token k = r·{w} + c"
     if reading.preset == "mae" and reading.first == "column first":

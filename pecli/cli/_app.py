@@ -138,7 +138,8 @@ class PecliGroup(TyperGroup):
 app = typer.Typer(
     cls=PecliGroup,
     name="pecli",
-    help="Compute, export and draw the sinusoidal positional encoding of Transformers.",
+    help="Compute, export and draw the sinusoidal positional encoding of Transformers.\n\n"
+    "Example: pecli compute --d 4 --n 2 --format csv  (pecli COMMAND --help for each command)",
     no_args_is_help=True,
     add_completion=True,
     suggest_commands=False,  # click suggests already: "Did you mean …?" once

@@ -87,11 +87,11 @@ def _show_identification(found: Identification) -> None:
         "storage": found.storage,
         "orientation": "transposed (d × n)" if found.transposed else "rows = positions",
         "residual": f"{found.residual:.3g} (relative to tolerance: {found.relative_residual:.3g})",
-        "rebuild with": found.command or "-",
     }
     for what, value in rows.items():
         table.add_row(what, value)
-    text.show(table)
+    # below the table, whole: a command wrapped inside a box cannot be copied and pasted
+    text.show(table, f"rebuild with: {found.command}" if found.command else "rebuild with: -")
 
 
 def _show_candidates(found: Identification) -> None:

@@ -132,7 +132,7 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
     shown.add_column("found")
     for what, value in _grid_rows(found):
         shown.add_row(what, value)
-    text.show(shown)
+    text.show(shown, f"rebuild with: {found.best.command}")  # whole, for copy and paste
     return True
 
 
@@ -141,14 +141,18 @@ def _grid_rows(found: Any) -> list[tuple[str, str]]:
     best = found.best
     return [
         ("preset", best.preset),
-        ("grid", " × ".join(map(str, best.shape)) + " (rows × columns, row-major tokens)"),
+        ("grid", " × ".join(map(str, best.shape)) + _axes_named(len(best.shape))),
         ("axis order", f"{best.first}: {best.note}"),
         ("extra tokens", f"{found.extra_tokens} all-zero rows first"),
         ("storage", found.storage),
         ("max |error|", f"{best.max_error:.3g}"),
         ("same table", "; ".join(_also(r) for r in found.also) or "-"),
-        ("rebuild with", best.command),
     ]
+
+
+def _axes_named(axes: int) -> str:
+    """What the sides of a grid are, after them."""
+    return " (rows × columns, row-major tokens)" if axes == 2 else " (axes 1 … n, row-major tokens)"
 
 
 def _also(reading: Any) -> str:

@@ -21,7 +21,9 @@ if TYPE_CHECKING:  # pragma: no cover
 rope_app = typer.Typer(
     cls=PecliGroup,  # `pecli rope` alone prints its help and succeeds, as `pecli` does
     name="rope",
-    help="Rotary position embeddings (RoPE): frequencies, caches, configs, permutation.",
+    help="Rotary position embeddings (RoPE): frequencies, caches, configs, permutation.\n\n"
+    "Example: pecli rope freqs --rope-type llama3 --theta 500000 --factor 8 --low-freq-factor 1 "
+    "--high-freq-factor 4 --original-max-position-embeddings 8192",
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -55,7 +57,7 @@ RopeLayout = Annotated[
 ]
 
 
-def _kind(output: str, fmt: ReportFormat | None, choices: tuple[str, ...] = ("csv", "json")) -> str:
+def _kind(output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json")) -> str:
     """table, csv or json (``choices`` besides table) from --format, else the suffix."""
     kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
                                   default="table", suffixes=choices)  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
@@ -87,6 +88,7 @@ def cache_command(
     check_checkpoint_table(n, len(columns), stored, kind)
     make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored)
     blocks = make(n, part=part.value)  # arguments are checked here, before any output
+    _say_notes(rope[1], quiet=quiet)
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
@@ -95,6 +97,12 @@ def cache_command(
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
     write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
                    header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+
+
+def _say_notes(findings: list[str], *, quiet: bool) -> None:
+    """What the options left to defaults or the config said, on stderr (silenced by -q)."""
+    for finding in () if quiet else findings:
+        sys.stderr.write(f"pecli rope cache: note: {finding}\n")
 
 
 def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:

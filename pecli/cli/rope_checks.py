@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
@@ -14,7 +15,6 @@ from .options import Quiet
 from .progress import say_written
 from .rope import (
     JsonOutput,
-    ReportFormat,
     ReportFormatOpt,
     ReportOutput,
     RopeStart,
@@ -81,10 +81,22 @@ RopeFile = Annotated[
     ),
 ]
 TensorName = Annotated[
-    str | None, typer.Option("--tensor", help="The tensor's name in a .safetensors file.")
+    str | None,
+    typer.Option(
+        "--tensor", "--key", help="The tensor's name in a .safetensors file (as identify --key)."
+    ),
 ]
+
+
+class TableOrJson(StrEnum):
+    """The formats of rope identify's report."""
+
+    table = "table"
+    json = "json"
+
+
 JsonOnly = Annotated[
-    ReportFormat | None,
+    TableOrJson | None,
     typer.Option("--format", help="table or json. [default: the suffix, else table]"),
 ]
 

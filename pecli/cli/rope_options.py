@@ -120,7 +120,12 @@ def resolve_spec(config: str | None = None, **fields: Any) -> tuple[RopeSpec, li
 
     given = {k: _factors(k, v) for k, v in fields.items() if v is not None}
     if config is None:
-        return check_spec(RopeSpec(**given)), []
+        unset = (
+            []
+            if "theta" in given
+            else ["no --theta (or --config): θ = 10000, transformers' default"]
+        )
+        return check_spec(RopeSpec(**given)), unset
     spec, findings = spec_from_config(read_json_object(config), seq_len=fields.get("seq_len"))
     if given:
         findings.append("given on the command line: " + ", ".join(sorted(given)))

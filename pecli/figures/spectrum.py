@@ -88,7 +88,8 @@ def spectrum_figure(
     ax = fig.add_subplot()
     pairs = np.arange(first_pair, first_pair + h)
     for label, lam in curves.items():
-        longer = "" if context is None else f" ({np.count_nonzero(lam > context)} pairs longer)"
+        count = 0 if context is None else np.count_nonzero(lam > context)
+        longer = "" if context is None else f" ({count} pairs longer than L)"
         ax.plot(pairs, lam, linewidth=1.4, marker="." if h <= 64 else None, label=label + longer)
     if context is not None:
         text = f"context L = {number_label(context)}"

@@ -123,7 +123,7 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
     >>> check_spec(RopeSpec(rope_type="linear"))
     Traceback (most recent call last):
     ...
-    pecli.core.errors.ParameterError: factor is required by rope_type 'linear' (got None)
+    pecli.core.errors.ParameterError: factor is required by rope_type 'linear' (got nothing)
 
     """
     if spec.rope_type not in ROPE_TYPES:
@@ -140,7 +140,7 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
         raise ParameterError("partial_rotary_factor", rule, prf)
     for name in _REQUIRED.get(spec.rope_type, ()):
         if getattr(spec, name) is None:
-            raise ParameterError(name, f"is required by rope_type {spec.rope_type!r}", None)
+            raise ParameterError(name, f"is required by rope_type {spec.rope_type!r}", "nothing")
     _check_scaling(spec)
     return spec
 
@@ -157,7 +157,7 @@ def _check_scaling(spec: RopeSpec) -> None:
     elif spec.rope_type in ("yarn", "longrope") and spec.max_position_embeddings is None:
         raise ParameterError(
             "factor", f"is required by rope_type {spec.rope_type!r} "
-            "(or max_position_embeddings, to take max/original)", None,
+            "(or max_position_embeddings, to take max/original)", "nothing",
         )  # fmt: skip
     for name in ("low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "mscale",
                  "mscale_all_dim", "attention_factor"):  # fmt: skip
