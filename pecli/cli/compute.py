@@ -9,6 +9,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_checkpoint_table, check_table_dtype
+from ..core.threads import AHEAD
 from ..io import formats
 from ._app import app
 
@@ -71,7 +72,8 @@ def compute(
     if key is not None and kind != "safetensors":
         raise ParameterError("key", "names a tensor of a .safetensors output only", key)
     table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}
-    blocks = table_blocks(n=n, **table)
+    reuse = AHEAD + 2 if kind == "npy" else 0  # the writer holds at most AHEAD + 1 blocks
+    blocks = table_blocks(n=n, reuse=reuse, **table)
     if kind == "safetensors":
         _write_checkpoint(output, key or DEFAULT_KEY, n, table, conv, quiet=quiet)
         return
