@@ -25,7 +25,7 @@ import numpy as np
 from ..core.errors import RuntimeFailure
 from . import guard
 
-__all__ = ["header_line", "import_polars", "write_csv"]
+__all__ = ["header_line", "import_polars", "text_bytes", "write_csv"]
 
 #: Values per DataFrame handed to polars (1024 rows at d = 512): memory stays a few chunks.
 CHUNK_VALUES = 1 << 19
@@ -72,8 +72,7 @@ def write_csv(
     pl = import_polars()
     from polars.io.plugins import register_io_source
 
-    kind = pl.Float32 if np.dtype(dtype) == np.float32 else pl.Float64
-    schema = {f"c{j}": kind for j in range(len(columns))}
+    schema = _schema(pl, len(columns), dtype)
     rows = [0]
     stop = threading.Event()
 
@@ -94,6 +93,19 @@ def write_csv(
     query = register_io_source(io_source=frames, schema=schema)
     guard.run_stoppable(lambda: query.sink_csv(handle, include_header=False), stop)
     return rows[0]
+
+
+def text_bytes(rows: np.ndarray, dtype: np.dtype) -> int:
+    """Bytes of ``rows`` (``(r, d)``) as CSV lines without a header, formatted in memory."""
+    pl = import_polars()
+    frames = _frames(pl, rows, _schema(pl, rows.shape[1], dtype), dtype)
+    return sum(len(frame.write_csv(include_header=False)) for frame in frames)  # ASCII text
+
+
+def _schema(pl: Any, width: int, dtype: np.dtype) -> dict[str, Any]:
+    """The placeholder column names polars sees, typed as the stored values."""
+    kind = pl.Float32 if np.dtype(dtype) == np.float32 else pl.Float64
+    return {f"c{j}": kind for j in range(width)}
 
 
 def import_polars() -> Any:
@@ -198,7 +210,9 @@ def _address_space_used() -> int:
 
 
 def _frames(pl: Any, block: np.ndarray, schema: dict[str, Any], dtype: np.dtype) -> Iterator[Any]:
+    """The block as one DataFrame (one Series per column, built once), yielded in slices."""
+    columns = np.ascontiguousarray(block.T, dtype=dtype)  # polars holds columns
+    frame = pl.DataFrame(dict(zip(schema, columns, strict=True)), schema=schema)
     step = max(1, CHUNK_VALUES // max(len(schema), 1))
     for row in range(0, len(block), step):
-        chunk = np.ascontiguousarray(block[row : row + step].T, dtype=dtype)  # polars: columns
-        yield pl.DataFrame(dict(zip(schema, chunk, strict=True)), schema=schema)
+        yield frame.slice(row, step)

@@ -94,7 +94,7 @@ def write_table_to(
 
 def _raw_bytes(block: np.ndarray) -> memoryview:
     """The bytes of a C-contiguous array, not copied (``tobytes`` would copy every block)."""
-    return memoryview(block.reshape(-1).view(np.uint8))
+    return block.reshape(-1).view(np.uint8).data
 
 
 def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str) -> None:
