@@ -1,7 +1,7 @@
 """Issue 13, targets 2 and 3: whole commands as a user runs them, against scripts of the same bytes.
 
 Every row is a fresh process (start-up included) except the in-process kernel; all rows run
-interleaved, median of several repeats, peak RSS of each child from ``os.wait4``.
+interleaved, median of several repeats, peak RSS of each child (through a small parent).
 
 * npy 1,000,000 x 512 float32 to a file: ``pecli compute -o t.npy`` against a NumPy script
   that allocates, fills and ``np.save``s the same bytes (target ≤ 1.2x), and ``dd`` of them.
@@ -41,17 +41,20 @@ SAVETXT = (
 )
 
 
+PARENT = (  # a small parent: the child's peak RSS is its own, not a copy of this process's
+    "import resource, subprocess, sys, time; out = open(sys.argv[1], 'wb');"
+    "t = time.perf_counter(); subprocess.run(sys.argv[2:], check=True, stdout=out);"
+    "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
 def run(args: list[str], stdout: str = os.devnull) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one child process."""
-    with open(stdout, "wb") as out:
-        begin = time.perf_counter()
-        child = subprocess.Popen(args, stdout=out)
-        _, status, usage = os.wait4(child.pid, 0)
-        seconds = time.perf_counter() - begin
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise RuntimeError(f"{args} failed with {child.returncode}")
-    return seconds, usage.ru_maxrss / 1024
+    out = subprocess.run(
+        [sys.executable, "-c", PARENT, stdout, *args], capture_output=True, text=True, check=True
+    )
+    seconds, kb = out.stdout.split()
+    return float(seconds), int(kb) / 1024
 
 
 def kernel(n: int) -> tuple[float, float]:
@@ -97,7 +100,7 @@ RATIOS = {  # row: (anchor, bound)
 
 
 def report(times: dict[str, list[float]], peaks: dict[str, float], repeats: int) -> None:
-    print(f"\nEnd to end, one process per run (start-up included); median of {repeats}, interleaved")
+    print(f"\nEnd to end, one process per run (start-up included); median of {repeats}")
     print(f"{'':36} {'median s':>9} {'ratio':>6} {'bound':>6} {'anchor':<32} {'peak MB':>8}")
     for name, t in times.items():
         med = statistics.median(t)
@@ -119,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         rows = candidates(n_npy, n_csv, Path(folder))
         times: dict[str, list[float]] = {name: [] for name in rows}
         peaks: dict[str, float] = {}
-        for name, make in rows.items():  # warm-up: page cache, bytecode
+        for make in rows.values():  # warm-up: page cache, bytecode
             make()
         for _ in range(args.repeats):
             for name, make in rows.items():

@@ -29,6 +29,8 @@ __all__ = ["header_line", "import_polars", "text_bytes", "write_csv"]
 
 #: Values per DataFrame handed to polars (1024 rows at d = 512): memory stays a few chunks.
 CHUNK_VALUES = 1 << 19
+#: Rows transposed at a time into the columns polars holds.
+TILE_ROWS = 128
 
 
 def header_line(columns: list[str]) -> bytes:
@@ -210,9 +212,15 @@ def _address_space_used() -> int:
 
 
 def _frames(pl: Any, block: np.ndarray, schema: dict[str, Any], dtype: np.dtype) -> Iterator[Any]:
-    """The block as one DataFrame (one Series per column, built once), yielded in slices."""
-    columns = np.ascontiguousarray(block.T, dtype=dtype)  # polars holds columns
-    frame = pl.DataFrame(dict(zip(schema, columns, strict=True)), schema=schema)
+    """The block as one DataFrame (its columns built once), yielded in slices to the sink.
+
+    The transposition goes in tiles of rows, whose reads stay in the cache (half the time
+    of one ``block.T`` copy).
+    """
+    columns = np.empty((block.shape[1], len(block)), dtype=dtype)  # polars holds columns
+    for row in range(0, len(block), TILE_ROWS):
+        columns[:, row : row + TILE_ROWS] = block[row : row + TILE_ROWS].T
+    frame = pl.from_numpy(columns, schema=schema, orient="col")
     step = max(1, CHUNK_VALUES // max(len(schema), 1))
     for row in range(0, len(block), step):
         yield frame.slice(row, step)
