@@ -9,7 +9,8 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_checkpoint_table, check_table_dtype
-from ..io import formats
+from ..core.threads import AHEAD
+from ..io import formats, paths
 from ._app import app
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,7 +72,8 @@ def compute(
     if key is not None and kind != "safetensors":
         raise ParameterError("key", "names a tensor of a .safetensors output only", key)
     table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}
-    blocks = table_blocks(n=n, **table)
+    reuse = AHEAD + 2 if kind == "npy" else 0  # the writer holds at most AHEAD + 1 blocks
+    blocks = table_blocks(n=n, reuse=reuse, **table)
     if kind == "safetensors":
         _write_checkpoint(output, key or DEFAULT_KEY, n, table, conv, quiet=quiet)
         return
@@ -79,7 +81,7 @@ def compute(
     write_streamed(
         blocks, output=output, fmt=kind, shape=(n, d), dtype=stored, columns=columns,
         header=header, quiet=quiet, description="compute",
-        size=_size(kind, n, table, columns, header),
+        size=_size(output, kind, n, table, columns, header),
     )  # fmt: skip
 
 
@@ -103,10 +105,17 @@ def _write_checkpoint(
     say_written(output, quiet=quiet)
 
 
-def _size(kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool) -> int:
-    """Bytes the table takes in ``kind``; CSV is estimated from rows spread over the table."""
+def _size(
+    output: str, kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool
+) -> int | None:
+    """Bytes the table takes in ``kind`` (CSV: estimated from rows spread over the table).
+
+    None for stdout or a device, where no room is checked.
+    """
     from ..core.encoding import positional_encoding
 
+    if paths.is_stdout(output) or paths.is_special(output):
+        return None
     sample = None
     if kind == "csv":  # 64 rows spread over the table (the padding row would be shorter)
         first = table["start"]

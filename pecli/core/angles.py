@@ -63,7 +63,13 @@ def product(x: np.ndarray, omega: np.ndarray, residual: np.ndarray) -> DoubleDou
     p = x * omega
     x_hi, x_lo = _split(x)
     w_hi, w_lo = _split(omega)
-    err = ((x_hi * w_hi - p) + x_hi * w_lo + x_lo * w_hi) + x_lo * w_lo
+    err = x_hi * w_hi  # in place below: these are the table's largest temporaries
+    err -= p
+    term = x_hi * w_lo
+    err += term
+    if np.any(x_lo):  # zero for integers below 2^27: the two terms would add nothing
+        err += x_lo * w_hi
+        err += x_lo * w_lo
     return p, err + x * residual
 
 
@@ -97,18 +103,28 @@ def add(a: DoubleDouble, b: DoubleDouble) -> DoubleDouble:
 TINY_TAIL = 2.0**-27
 
 
-def sin_cos(angle: DoubleDouble) -> tuple[np.ndarray, np.ndarray]:
+def sin_cos(
+    angle: DoubleDouble, out: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``sin`` and ``cos`` of ``hi + lo`` in float64, within about 1.5 ulps of 1.
 
     Uses ``sin(hi + lo) = sin hi · cos lo + cos hi · sin lo`` (and the same for cos); NumPy's
-    sin and cos reduce large ``hi`` exactly.
+    sin and cos reduce large ``hi`` exactly. ``out``: arrays (of any float dtype) the
+    results are written to, rounded once; ``angle`` is then overwritten.
     """
     hi, lo = angle
     s, c = np.sin(hi), np.cos(hi)
     if np.all(np.abs(lo) < TINY_TAIL):  # sin lo = lo, cos lo = 1 exactly: same bits, half the work
-        return s + c * lo, c - s * lo
+        if out is None:
+            return s + c * lo, c - s * lo
+        np.multiply(c, lo, out=hi)
+        np.multiply(s, lo, out=lo)
+        return np.add(s, hi, out=out[0]), np.subtract(c, lo, out=out[1])
     sl, cl = np.sin(lo), np.cos(lo)
-    return s * cl + c * sl, c * cl - s * sl
+    sin, cos = s * cl + c * sl, c * cl - s * sl
+    if out is not None:
+        out[0][...], out[1][...] = sin, cos
+    return sin, cos
 
 
 @functools.lru_cache(maxsize=32)

@@ -31,16 +31,9 @@ from .frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from .rules import check_n
 
 __all__ = [
-    "BLOCK_CELLS",
-    "DEFAULT_BASE",
-    "angular_frequencies",
-    "component_names",
-    "encoding_table",
-    "layout_views",
-    "positional_encoding",
-    "table_blocks",
-    "wavelengths",
-]
+    "BLOCK_CELLS", "DEFAULT_BASE", "angular_frequencies", "component_names", "encoding_table",
+    "layout_views", "positional_encoding", "table_blocks", "wavelengths",
+]  # fmt: skip
 
 #: Values per streamed block by default: peak memory stays a few blocks whatever ``n`` is.
 BLOCK_CELLS = 1 << 22
@@ -216,6 +209,7 @@ def table_blocks(
     padding_idx: int | None = None,
     pad_odd_d: bool = False,
     rows: int | None = None,
+    reuse: int = 0,
     **knobs: Any,
 ) -> Iterator[np.ndarray]:
     """The table of :func:`encoding_table` as an iterator of row blocks, for streaming.
@@ -230,6 +224,9 @@ def table_blocks(
     rows : int, keyword-only, optional
         Largest block height, >= 1; by default blocks of about :data:`BLOCK_CELLS` values
         (16 MB of float32), enough for the kernel to use two threads.
+    reuse : int, keyword-only
+        ``k >= 1``: blocks are views of ``k`` buffers taken in turn (no fresh pages per block),
+        each overwritten once ``k`` more blocks were taken; 0: every block is a new array.
 
     Returns
     -------
@@ -244,11 +241,14 @@ def table_blocks(
     """
     spec = TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d,
                              **knobs)  # fmt: skip
-    return _blocks(spec, n, check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.d))
+    rows = check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.d)
+    return _blocks(spec, n, rows, max(0, int(reuse)))
 
 
-def _blocks(spec: TableSpec, n: int, rows: int) -> Iterator[np.ndarray]:
-    for row in range(0, n, rows):
-        block = np.empty((min(rows, n - row), spec.d), dtype=spec.dtype)
+def _blocks(spec: TableSpec, n: int, rows: int, reuse: int) -> Iterator[np.ndarray]:
+    shape = (min(rows, n), spec.d)
+    ring = [np.empty(shape, spec.dtype) for _ in range(min(reuse, -(-n // rows)))]
+    for k, row in enumerate(range(0, n, rows)):
+        block = (ring[k % len(ring)] if ring else np.empty(shape, spec.dtype))[: n - row]
         spec.fill(block, row)
         yield block

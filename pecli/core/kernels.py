@@ -176,7 +176,7 @@ def fill_sin_cos_direct(
         for row in range(n0, n1, step):
             stop = min(row + step, n1)
             angle = angles.product(positions[row:stop, None], omega, omega_residual)
-            sin_out[row:stop], cos_out[row:stop] = angles.sin_cos(angle)
+            angles.sin_cos(angle, out=(sin_out[row:stop], cos_out[row:stop]))
 
     threads.run_split(work, threads.split_rows(0, m, step, threads.worker_count(workers, m * h)))
 

@@ -6,16 +6,78 @@ maths here; a row's value never depends on how the rows were split.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
-from collections.abc import Callable
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from .errors import ParameterError
 
-__all__ = ["CELLS_PER_WORKER", "run_split", "split_rows", "worker_count"]
+__all__ = ["AHEAD", "CELLS_PER_WORKER", "computed_ahead", "run_split", "split_rows", "worker_count"]
 
 #: Below this many (row, pair) cells per thread a second thread costs more than it saves.
 CELLS_PER_WORKER = 1 << 19
+#: Blocks :func:`computed_ahead` computes ahead of the consumer. It holds one more, and one is
+#: being computed: blocks of ``table_blocks(reuse=AHEAD + 2)`` are never overwritten in use.
+AHEAD = 2
+
+T = TypeVar("T")
+_END = object()
+
+
+def computed_ahead(blocks: Iterator[T], depth: int = AHEAD) -> Iterator[T]:
+    """Yield ``blocks`` while a thread computes up to ``depth`` of the next ones.
+
+    The consumer (a writer) works while the next blocks are computed. An exception of the
+    computation is raised here; when the consumer stops (an error, ``KeyboardInterrupt``,
+    ``close()``), the thread ends after its current block and is waited for.
+    """
+    ready: queue.Queue[object] = queue.Queue(depth)
+    stop, done = threading.Event(), threading.Event()
+    thread = threading.Thread(
+        target=_produce, args=(blocks, ready, stop, done), name="pecli-compute", daemon=True
+    )
+    thread.start()
+    try:
+        while (item := ready.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        while True:  # a second signal must not skip the wait (the blocks are its buffers)
+            with contextlib.suppress(KeyboardInterrupt):
+                if done.wait(0.05):
+                    break
+
+
+def _produce(
+    blocks: Iterator[object], ready: queue.Queue[object], stop: threading.Event,
+    done: threading.Event,
+) -> None:  # fmt: skip
+    """Put each block, then ``_END`` (or the exception), into ``ready``, until ``stop``."""
+    try:
+        for item in itertools.chain(blocks, [_END]):
+            if not _put(ready, item, stop):
+                break
+    except BaseException as error:  # handed to the consumer
+        _put(ready, error, stop)
+    finally:
+        with contextlib.suppress(BaseException):
+            getattr(blocks, "close", lambda: None)()  # a progress bar ends in its own thread
+        done.set()
+
+
+def _put(ready: queue.Queue[object], item: object, stop: threading.Event) -> bool:
+    """Put ``item`` once there is room; False if the consumer stopped first."""
+    while not stop.is_set():
+        with contextlib.suppress(queue.Full):
+            ready.put(item, timeout=0.05)
+            return True
+    return False
 
 
 def run_split(work: Callable[[int, int], None], ranges: list[tuple[int, int]]) -> None:

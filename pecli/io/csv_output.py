@@ -25,10 +25,12 @@ import numpy as np
 from ..core.errors import RuntimeFailure
 from . import guard
 
-__all__ = ["header_line", "import_polars", "write_csv"]
+__all__ = ["header_line", "import_polars", "text_bytes", "write_csv"]
 
 #: Values per DataFrame handed to polars (1024 rows at d = 512): memory stays a few chunks.
 CHUNK_VALUES = 1 << 19
+#: Rows transposed at a time into the columns polars holds.
+TILE_ROWS = 128
 
 
 def header_line(columns: list[str]) -> bytes:
@@ -72,8 +74,7 @@ def write_csv(
     pl = import_polars()
     from polars.io.plugins import register_io_source
 
-    kind = pl.Float32 if np.dtype(dtype) == np.float32 else pl.Float64
-    schema = {f"c{j}": kind for j in range(len(columns))}
+    schema = _schema(pl, len(columns), dtype)
     rows = [0]
     stop = threading.Event()
 
@@ -94,6 +95,19 @@ def write_csv(
     query = register_io_source(io_source=frames, schema=schema)
     guard.run_stoppable(lambda: query.sink_csv(handle, include_header=False), stop)
     return rows[0]
+
+
+def text_bytes(rows: np.ndarray, dtype: np.dtype) -> int:
+    """Bytes of ``rows`` (``(r, d)``) as CSV lines without a header, formatted in memory."""
+    pl = import_polars()
+    frames = _frames(pl, rows, _schema(pl, rows.shape[1], dtype), dtype)
+    return sum(len(frame.write_csv(include_header=False)) for frame in frames)  # ASCII text
+
+
+def _schema(pl: Any, width: int, dtype: np.dtype) -> dict[str, Any]:
+    """The placeholder column names polars sees, typed as the stored values."""
+    kind = pl.Float32 if np.dtype(dtype) == np.float32 else pl.Float64
+    return {f"c{j}": kind for j in range(width)}
 
 
 def import_polars() -> Any:
@@ -198,7 +212,15 @@ def _address_space_used() -> int:
 
 
 def _frames(pl: Any, block: np.ndarray, schema: dict[str, Any], dtype: np.dtype) -> Iterator[Any]:
+    """The block as one DataFrame (its columns built once), yielded in slices to the sink.
+
+    The transposition goes in tiles of rows, whose reads stay in the cache (half the time
+    of one ``block.T`` copy).
+    """
+    columns = np.empty((block.shape[1], len(block)), dtype=dtype)  # polars holds columns
+    for row in range(0, len(block), TILE_ROWS):
+        columns[:, row : row + TILE_ROWS] = block[row : row + TILE_ROWS].T
+    frame = pl.from_numpy(columns, schema=schema, orient="col")
     step = max(1, CHUNK_VALUES // max(len(schema), 1))
     for row in range(0, len(block), step):
-        chunk = np.ascontiguousarray(block[row : row + step].T, dtype=dtype)  # polars: columns
-        yield pl.DataFrame(dict(zip(schema, chunk, strict=True)), schema=schema)
+        yield frame.slice(row, step)

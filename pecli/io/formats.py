@@ -138,10 +138,9 @@ def table_bytes(
         return buffer.tell() + shape[0] * shape[1] * np.dtype(dtype).itemsize
     if sample is None or columns is None:
         raise ValueError("a CSV size estimate needs sample rows and column names")
-    body = io.BytesIO()
-    csv_output.write_csv(body, [sample], columns=columns, dtype=dtype, header=False)
+    body = csv_output.text_bytes(sample, dtype)  # in memory: no streaming sink for 64 rows
     head = len(csv_output.header_line(columns)) if header else 0
-    return head + round(body.tell() * shape[0] / max(len(sample), 1))
+    return head + round(body * shape[0] / max(len(sample), 1))
 
 
 def check_room(output: str | os.PathLike[str] | None, needed: int) -> None:

@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
+from ..core.threads import computed_ahead
 from . import csv_output, guard
 from .formats import npy_header
 from .guard import atomic_output
@@ -83,11 +84,17 @@ def write_table_to(
         rows = csv_output.write_csv(handle, blocks, columns=columns, dtype=stored, header=header)
     else:
         npy_header(handle, shape, stored)
-        for block in guard.checked(blocks):  # CSV stops through guard.run_stoppable
-            handle.write(np.ascontiguousarray(block, dtype=stored).tobytes())
+        ahead = computed_ahead(iter(blocks))  # the next blocks are computed while one is written
+        for block in guard.checked(ahead):  # CSV stops through guard.run_stoppable
+            handle.write(_raw_bytes(np.ascontiguousarray(block, dtype=stored)))
             rows += block.shape[0]
     if rows != shape[0]:
         raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
+
+
+def _raw_bytes(block: np.ndarray) -> memoryview:
+    """The bytes of a C-contiguous array, not copied (``tobytes`` would copy every block)."""
+    return block.reshape(-1).view(np.uint8).data
 
 
 def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str) -> None:

@@ -117,9 +117,17 @@ class _GridSpec:
         for b, axis in enumerate(plan.order):
             unique, where = np.unique(coords[axis], return_inverse=True)
             s, c = self.sin_cos(axis, unique)
-            for values, cols in ((s, plan.sin_cols[b]), (c, plan.cos_cols[b])):
-                keep = cols >= 0
-                out[:, cols[keep]] = values[where][:, keep]
+            cols = np.concatenate([plan.sin_cols[b], plan.cos_cols[b]])
+            keep = np.flatnonzero(cols >= 0)
+            order = keep[np.argsort(cols[keep])]  # this axis's values by output column
+            if order.size == 0:
+                continue
+            small = np.concatenate([s, c], axis=1)[:, order].astype(out.dtype)  # rounded once
+            first, targets = cols[order[0]], cols[order]
+            if np.array_equal(targets, np.arange(first, first + targets.size)):  # a plain slice
+                out[:, first : first + targets.size] = small[where]  # rows gathered, no scatter
+            else:
+                out[:, targets] = small[where]
 
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
