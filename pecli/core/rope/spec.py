@@ -123,7 +123,7 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
     >>> check_spec(RopeSpec(rope_type="linear"))
     Traceback (most recent call last):
     ...
-    pecli.core.errors.ParameterError: factor is required by rope_type 'linear' (got nothing)
+    pecli.core.errors.ParameterError: factor is required by rope_type 'linear' (got 'nothing')
 
     """
     if spec.rope_type not in ROPE_TYPES:
