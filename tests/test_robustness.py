@@ -114,6 +114,22 @@ def test_head_closes_the_pipe_and_pecli_ends_quietly(pecli_cmd, unbuffered):
     assert stderr == ""
 
 
+@pytest.mark.parametrize(
+    "args",
+    [("compute", "--d", "4", "--n", str(10**12)),
+     ("grid", "100000", "100000", "--d", "8", "--format", "csv"),
+     ("rope", "cache", "--theta", "1e4", "--head-dim", "4", "--n", str(10**12), "--format", "csv")],
+    ids=["compute", "grid", "rope-cache"],
+)  # fmt: skip
+def test_head_ends_an_endless_table_at_once(pecli_cmd, args):
+    """Before: the CSV source kept feeding polars after head left (n = 1e8: 7 s; 1e12: hours)."""
+    proc = subprocess.Popen([*pecli_cmd, *args], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 141  # ended, and long before it could write 10^12 rows
+
+
 def start_long_run(pecli_cmd, target: Path) -> subprocess.Popen[bytes]:
     n = "5000000" if target.suffix == ".npy" else "3000000"  # CSV: a minute's work
     cmd = [*pecli_cmd, "compute", "--d", "512", "--n", n, "-o", str(target)]
