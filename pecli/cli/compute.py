@@ -75,7 +75,7 @@ def compute(
     reuse = AHEAD + 2 if kind == "npy" else 0  # the writer holds at most AHEAD + 1 blocks
     blocks = table_blocks(n=n, reuse=reuse, **table)
     if kind == "safetensors":
-        _write_checkpoint(output, key or DEFAULT_KEY, n, table, conv, quiet=quiet)
+        _write_checkpoint(output, DEFAULT_KEY if key is None else key, n, table, conv, quiet=quiet)
         return
     columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     write_streamed(
@@ -94,6 +94,7 @@ def _write_checkpoint(
     from ..core.encoding import encoding_table
     from ..io import checkpoints
 
+    checkpoints.check_key(key)  # before the table is built
     meta = table_metadata(
         key=key, d=table["d"], n=n, base=table["base"], dtype=table["dtype"], convention=conv,
         version=__version__,

@@ -192,7 +192,7 @@ def plot_grid(
     outputs = PlotOutputs(output, "grid.png", data, quiet, size=size, dpi=dpi, default_size=(9, 9))
     knobs = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
              "base_size": base_size, "interpolation_scale": interpolation_scale}  # fmt: skip
-    plane = _plane(shape)
+    plane = _plane(shape, similarity=similarity)
     table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
     title = f"pecli grid {' '.join(map(str, shape))} --d {d} --preset {preset.value}"
@@ -225,13 +225,27 @@ def _draw(
     outputs.write(channels, table[:, picked], [names[k] for k in picked])
 
 
-def _plane(shape: list[int]) -> tuple[int, int]:
-    """The grid of a 2-D plot, ``(H, W)``."""
+def _plane(shape: list[int], *, similarity: bool = False) -> tuple[int, int]:
+    """The grid of a 2-D plot, ``(H, W)``, small enough to draw."""
     from ..core.errors import ParameterError
 
     if len(shape) != 2:
         raise ParameterError("shape", "must be two sides H W for a plot", " ".join(map(str, shape)))
+    most, what = (
+        (MOSAIC_TOKENS, "--similarity (64 × 64)")
+        if similarity
+        else (PLOT_TOKENS, "a plot (256 × 256)")
+    )
+    if shape[0] * shape[1] > most:  # one image cell per token; the mosaic holds (H·W)² values
+        rule = f"must have at most {most:,} tokens H·W for {what}"
+        raise ParameterError("shape", rule, " ".join(map(str, shape)))
     return shape[0], shape[1]
+
+
+#: Most tokens plot-grid draws as channel images.
+PLOT_TOKENS = 1 << 16
+#: Most tokens of --similarity, whose similarities of every pair of tokens are (H·W)² values.
+MOSAIC_TOKENS = 1 << 12
 
 
 def _channels(text: str | None, names: list[str]) -> list[int]:

@@ -16,7 +16,7 @@ import typer
 
 from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
-from ..core.rules import check_schedule, schedule_name
+from ..core.rules import check_d, check_schedule, schedule_name
 from ._app import app
 from ._app import figures as load_figures
 from .convention_options import Bases, Conventions, Schedules
@@ -86,6 +86,9 @@ def plot_similarity(
     from ..core.similarity import offset_similarity
 
     outputs = PlotOutputs(output, "similarity.png", data, quiet, size=size, dpi=dpi)
+    d = check_d(d)  # even: every pair is a sine and a cosine (no --odd-d here)
+    if not -1 <= threshold <= 1:  # NaN fails too
+        raise ParameterError("threshold", "must be a similarity from -1 to 1", threshold)
     wanted = curves_asked(convention, schedule, base)
     if not 1 <= max_offset <= 1_000_000 or max_offset * (d // 2) > MAX_WORK:
         rule = f"must be an integer from 1 to 1000000, and --max-offset × d/2 at most {MAX_WORK}"

@@ -30,7 +30,13 @@ from . import kernels
 from .conventions import layout_views
 from .dtypes import round_once
 from .frequencies import frequencies_with_residuals
-from .knobs import ODD_SINE, check_amplitude, check_angle_scale, resolve_odd_d
+from .knobs import (
+    ODD_SINE,
+    check_amplitude,
+    check_amplitude_range,
+    check_angle_scale,
+    resolve_odd_d,
+)
 from .rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
 
 __all__ = ["TableSpec"]
@@ -74,6 +80,7 @@ class TableSpec:
         out_dtype = check_table_dtype(dtype)
         pad = check_padding_idx(padding_idx, rows)
         amp = check_amplitude(amplitude, width)
+        check_amplitude_range(amp, out_dtype, amplitude)
         k = check_angle_scale(angle_scale)
         turns = _half_turns(width, base, schedule, rule, k) if full_turns else ()
         return cls(width, rows, first, omega, residual, out_dtype, layout, pad,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .errors import ParameterError
 
 __all__ = [
@@ -82,6 +84,26 @@ def check_amplitude(amplitude: object, d: int) -> tuple[float, float]:
         rule = "must be a finite non-zero number or sqrt(2/d)"
         raise ParameterError("amplitude", rule, amplitude)
     return value, 0.0
+
+
+def check_amplitude_range(amplitude: tuple[float, float], dtype: np.dtype, given: object) -> None:
+    """Raise unless ``|amplitude|`` keeps the table finite and its ±1 values normal in ``dtype``.
+
+    >>> check_amplitude_range((70000.0, 0.0), np.dtype(np.float16), 70000)
+    Traceback (most recent call last):
+    ...
+    pecli.core.errors.ParameterError: amplitude must be from 6.1e-05 to 6.55e+04 ... (got 70000)
+    """
+    import ml_dtypes
+
+    info = ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
+    low, high = float(info.smallest_normal), float(info.max)
+    if not low <= abs(amplitude[0]) <= high:
+        rule = (
+            f"must be from {low:.3g} to {high:.3g} in magnitude for {dtype.name} "
+            "(the values are sin and cos times it)"
+        )
+        raise ParameterError("amplitude", rule, given)
 
 
 def resolve_odd_d(odd_d: object, pad_odd_d: bool) -> str:

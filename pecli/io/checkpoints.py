@@ -29,6 +29,7 @@ __all__ = [
     "CHECKPOINT_SUFFIXES",
     "Checkpoint",
     "TensorInfo",
+    "check_key",
     "is_checkpoint",
     "open_checkpoint",
     "safetensors_bytes",
@@ -244,6 +245,18 @@ def safetensors_bytes(
     return 8 + 256 + strings + int(np.prod(shape)) * np.dtype(dtype).itemsize
 
 
+def check_key(key: str) -> str:
+    """A tensor name pecli writes: non-empty, printable, not starting with ``__``.
+
+    >>> check_key("positional_encoding")
+    'positional_encoding'
+    """
+    if not key or key.startswith("__") or not key.isprintable():
+        rule = "must be a non-empty printable name not starting with __ (safetensors' own)"
+        raise ParameterError("key", rule, repr(key))
+    return key
+
+
 def write_safetensors(
     table: np.ndarray, *, output: str | os.PathLike[str], key: str, metadata: dict[str, str]
 ) -> None:
@@ -260,8 +273,7 @@ def write_safetensors(
     """
     from safetensors.numpy import save
 
-    if not key or key.startswith("__"):
-        raise ParameterError("key", "must be a non-empty name not starting with __", key)
+    check_key(key)
     data = save({key: np.ascontiguousarray(table)}, metadata=metadata)
     with atomic_output(output) as handle:
         handle.write(data)
