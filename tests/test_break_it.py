@@ -28,7 +28,9 @@ import pytest
       "must be an even integer"),  # before: suggested --odd-d, which it does not have
      (["plot-similarity", "--threshold", "nan", "-o", "s.png"], "--threshold",
       "must be a similarity from -1 to 1"),  # before: accepted
-     (["plot-similarity", "--threshold", "5", "-o", "s.png"], "--threshold", "from -1 to 1")],
+     (["plot-similarity", "--threshold", "5", "-o", "s.png"], "--threshold", "from -1 to 1"),
+     (["compute", "--d", "4", "--angle-scale", "1e308"], "--angle-scale",
+      "must be a number > 0 and at most 1e300")],  # before: "finite", though 1e308 is
 )  # fmt: skip
 def test_usage_errors_name_the_option_and_write_nothing(
     run_cli, tmp_path, monkeypatch, args, named, rule

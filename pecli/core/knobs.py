@@ -48,7 +48,7 @@ def check_angle_scale(scale: object, *, full_turns: bool = False) -> tuple[float
     except (TypeError, ValueError, OverflowError):
         value = math.nan
     if not (math.isfinite(value) and 0 < value <= 1e300) or isinstance(scale, bool):
-        raise ParameterError("angle_scale", "must be a finite number > 0", scale)
+        raise ParameterError("angle_scale", "must be a number > 0 and at most 1e300", scale)
     if not full_turns:
         return value, 0.0
     two_pi_hi, two_pi_lo = 6.283185307179586, 2.4492935982947064e-16  # 2π = hi + lo to 1e-32
