@@ -1,0 +1,116 @@
+"""``pecli rope``: inputs a tester found slipping through, each a one-line usage error."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope.config import spec_from_config
+
+
+def _one_line_status_2(result, tmp_path, keep=()):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr and "internal" not in lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)
+    return lines[0]
+
+
+def _weights(tmp_path):
+    from pecli.io.tensors import write_safetensors
+
+    source = tmp_path / "w.safetensors"
+    write_safetensors({"q": np.arange(32.0, dtype=np.float32).reshape(16, 2)}, output=source)
+    return str(source), str(tmp_path / "p.safetensors")
+
+
+def test_permute_refuses_a_tensor_named_twice(run_cli, tmp_path):
+    source, out = _weights(tmp_path)
+    args = ["--input", source, "--tensor", "q", "--tensor", "q", "--heads", "2", "-o", out]
+    line = _one_line_status_2(run_cli("rope", "permute", *args), tmp_path, ["w.safetensors"])
+    assert "--tensor" in line and "once" in line and "(got q)" in line
+
+
+def test_permute_refuses_a_head_dim_other_than_rows_over_heads(run_cli, tmp_path):
+    source, out = _weights(tmp_path)
+    args = ["--input", source, "--tensor", "q", "--heads", "2", "-o", out]
+    line = _one_line_status_2(
+        run_cli("rope", "permute", *args, "--head-dim", "4"), tmp_path, ["w.safetensors"]
+    )
+    assert "--head-dim" in line and "16 / 2" in line and "(got 4)" in line
+    assert run_cli("rope", "permute", *args, "--head-dim", "8").exit_code == 0
+
+
+LLAMA3_ZERO_LOW = [
+    *("--rope-type", "llama3", "--factor", "8", "--head-dim", "8"),
+    *("--original-max-position-embeddings", "8192", "--high-freq-factor", "4"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "words"),
+    [
+        (["freqs", *LLAMA3_ZERO_LOW, "--low-freq-factor", "0"], "--low-freq-factor", "> 0"),
+        (["freqs", *LLAMA3_ZERO_LOW, "--low-freq-factor", "-1"], "--low-freq-factor", "> 0"),
+        (["freqs", "--head-dim", "10000000"], "--head-dim", "131072"),
+        (["freqs", "--head-dim", "12", "--partial-rotary-factor", "0.25"], "--partial", "= 3"),
+        (["cache", "--head-dim", "12", "--partial-rotary-factor", "0.25"], "--partial", "= 3"),
+    ],
+)
+def test_bad_rope_options_are_one_line_usage_errors(run_cli, tmp_path, args, option, words):
+    line = _one_line_status_2(run_cli("rope", *args, "-o", str(tmp_path / "x.csv")), tmp_path)
+    assert option in line and words in line and line.count("(got") == 1
+
+
+def test_plot_spectrum_refuses_a_zero_low_freq_factor(run_cli, tmp_path):
+    args = ["plot-spectrum", "--d", "8", *LLAMA3_ZERO_LOW, "--low-freq-factor", "0"]
+    line = _one_line_status_2(run_cli(*args, "-o", str(tmp_path / "x.png")), tmp_path)
+    assert "--low-freq-factor" in line
+
+
+H8 = {"head_dim": 8}
+YARN = {"type": "yarn", "factor": 2, "original_max_position_embeddings": 4}
+LONG = {**YARN, "type": "longrope", "short_factor": "1,1", "long_factor": [1, 1]}
+OBJECT = "must be a JSON object (got"
+NUMBER = "must be a finite number"
+INTEGER = "must be an integer >= 1 (got"
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({**H8, "rope_scaling": "yes"}, f"field rope_scaling {OBJECT} the string 'yes')"),
+        ({**H8, "rope_scaling": [1, 2]}, f"field rope_scaling {OBJECT} [1, 2])"),
+        ({**H8, "rope_parameters": 3}, f"field rope_parameters {OBJECT} 3)"),
+        ({**H8, "rope_scaling": {"type": "linear", "factor": "2"}},
+         f"field factor {NUMBER} > 0 (got the string '2')"),
+        ({**H8, "rope_theta": "1e4"}, f"field rope_theta {NUMBER} > 1 (got the string '1e4')"),
+        ({"head_dim": "8"}, f"field head_dim {INTEGER} the string '8')"),
+        ({**H8, "partial_rotary_factor": "0.5"}, "(got the string '0.5')"),
+        ({**H8, "rope_scaling": {"type": ["yarn"]}}, "field rope_type must be a string"),
+        ({**H8, "max_position_embeddings": "9", "rope_scaling": {"type": "yarn", "factor": 2}},
+         f"field original_max_position_embeddings {INTEGER} the string '9')"),
+        ({**H8, "rope_scaling": {**YARN, "truncate": "no"}}, "field truncate must be true or"),
+        ({**H8, "rope_scaling": LONG}, "field short_factor must be a JSON list of numbers"),
+        ({"hidden_size": 250, "num_attention_heads": 3},
+         "field hidden_size must be a multiple of num_attention_heads = 3 (got 250)"),
+        ({"hidden_size": 256.5, "num_attention_heads": 2}, f"field hidden_size {INTEGER} 256.5)"),
+        ({"hidden_size": 256, "num_attention_heads": True}, "field num_attention_heads must be"),
+    ],
+)  # fmt: skip
+def test_config_fields_of_the_wrong_json_type_are_named(run_cli, tmp_path, config, words):
+    with pytest.raises(ParameterError) as caught:
+        spec_from_config(config)
+    assert words in str(caught.value)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    for command in ("freqs", "config"):
+        line = _one_line_status_2(
+            run_cli("rope", command, "--config" if command == "freqs" else str(path),
+                    *([str(path)] if command == "freqs" else [])),
+            tmp_path, ["config.json"],
+        )  # fmt: skip
+        assert words in line and line.count("(got") <= 1
