@@ -114,3 +114,11 @@ def test_config_fields_of_the_wrong_json_type_are_named(run_cli, tmp_path, confi
             tmp_path, ["config.json"],
         )  # fmt: skip
         assert words in line and line.count("(got") <= 1
+
+
+@pytest.mark.parametrize("theta", ["1.0000000001", "500000", "1e+20", "10000.5"])
+def test_freqs_prints_theta_with_the_digits_that_read_back(run_cli, theta):
+    result = run_cli("rope", "freqs", "--theta", theta, "--head-dim", "4")
+    assert result.exit_code == 0
+    shown = result.stdout.split("θ = ")[1].split(",")[0]
+    assert float(shown) == float(theta) and shown == theta
