@@ -122,3 +122,19 @@ def test_freqs_prints_theta_with_the_digits_that_read_back(run_cli, theta):
     assert result.exit_code == 0
     shown = result.stdout.split("θ = ")[1].split(",")[0]
     assert float(shown) == float(theta) and shown == theta
+
+
+def test_a_huge_csv_cache_ends_when_its_reader_goes_away(pecli_cmd):
+    import subprocess
+
+    args = ["rope", "cache", "--head-dim", "4", "--n", str(10**12), "--format", "csv", "-q"]
+    with subprocess.Popen([*pecli_cmd, *args], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout.readline().startswith(b"cos_0,")  # what head -1 reads
+        assert proc.stdout.readline().startswith(b"1.0,")
+        proc.stdout.close()  # head exits
+        try:  # 10^12 rows never end by themselves: the run must stop at the closed pipe
+            ended = proc.wait(timeout=60) is not None
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            ended = False
+    assert ended

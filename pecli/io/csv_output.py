@@ -82,7 +82,7 @@ def write_csv(
         for block in blocks:
             rows[0] += len(block)
             for frame in _frames(pl, block, schema, dtype):
-                if stop.is_set():
+                if stop.is_set() or getattr(handle, "broken", False):  # a signal, or `| head`
                     return  # polars ends the sink normally; the caller re-raises
                 yield frame
 
