@@ -138,3 +138,55 @@ def test_a_huge_csv_cache_ends_when_its_reader_goes_away(pecli_cmd):
             proc.kill()
             ended = False
     assert ended
+
+
+INV_FREQ = 1 / 10000.0 ** (np.arange(0, 64, 2) / 64)  # 1/θ^(2i/dim), dim 64
+
+
+@pytest.mark.parametrize(
+    ("vector", "words"),
+    [
+        (INV_FREQ[::-1].copy(), "increase with the pair index"),  # θ = 1e-4 < 1
+        (np.sort(np.random.default_rng(0).random(32))[::-1].copy(), "ratios"),
+    ],
+)
+def test_identify_says_a_vector_that_is_no_rope_inv_freq_with_status_1(run_cli, tmp_path, vector,
+                                                                       words):  # fmt: skip
+    path = tmp_path / "v.npy"
+    np.save(path, vector)
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["rope_type"] == "unknown" and report["theta"] is None
+    assert any(words in finding for finding in report["findings"])
+    assert "matches no rope_type" in result.stderr and "default, linear" in result.stderr
+
+
+def test_identify_still_reads_a_true_vector_with_status_0(run_cli, tmp_path):
+    np.save(tmp_path / "v.npy", INV_FREQ)
+    result = run_cli("rope", "identify", str(tmp_path / "v.npy"), "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["theta"] == 10000.0
+
+
+@pytest.mark.parametrize("dtype", [[], ["--dtype", "bfloat16"]])
+def test_identify_checks_a_short_cache_against_its_metadata_by_rebuilding_it(run_cli, tmp_path,
+                                                                              dtype):  # fmt: skip
+    from safetensors.numpy import load_file, save_file
+
+    from pecli.io.tensors import read_safetensors
+
+    out = tmp_path / "c.safetensors"
+    args = ["rope", "cache", "--head-dim", "4", "--n", "3", *dtype, "-o", str(out), "-q"]
+    assert run_cli(*args).exit_code == 0
+    result = run_cli("rope", "identify", str(out), "--format", "json")
+    assert result.exit_code == 0, result.output
+    findings = json.loads(result.stdout)["findings"]
+    assert any(f.startswith("pecli's metadata agrees") for f in findings), findings
+    assert not any("disagrees" in f for f in findings)
+    meta = read_safetensors(out)[1]
+    if not dtype:  # one value changed by one ulp: the values differ from what pecli wrote
+        raw = load_file(out)
+        raw["sin"][2, 1::2] = np.nextafter(raw["sin"][2, 1], np.float32(2))  # both copies
+        save_file(raw, out, metadata=meta)
+        findings = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
+        assert any("disagrees" in f for f in findings["findings"])

@@ -84,6 +84,10 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
         findings.append("the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
                         "(longrope?) that θ cannot be separated from")  # fmt: skip
         return RopeGuess("unknown", math.nan, dim, storage, {}, findings)
+    if not theta > 1:  # ω_i = θ^(-2i/dim) falls with i for every θ > 1
+        findings.append(f"the frequencies increase with the pair index (θ = {theta:.6g} < 1): "
+                        "not an inv_freq vector, whose ω_i = θ^(-2i/dim) fall")  # fmt: skip
+        return RopeGuess("unknown", math.nan, dim, storage, {}, findings)
     base = theta ** (-np.arange(h) * 2.0 / dim)
     q = w[:h] / base
     if h < w.size:
