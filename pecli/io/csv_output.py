@@ -82,8 +82,9 @@ def write_csv(
         for block in blocks:
             rows[0] += len(block)
             for frame in _frames(pl, block, schema, dtype):
-                if stop.is_set() or getattr(handle, "broken", False):  # a signal, or `| head`
+                if stop.is_set() or getattr(handle, "broken", False):
                     return  # polars ends the sink normally; the caller re-raises
+                    #         (a closed reader: polars would go on pulling every row)
                 yield frame
 
     blocks = iter(blocks)

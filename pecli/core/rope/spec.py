@@ -138,7 +138,7 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
     >>> check_spec(RopeSpec(rope_type="linear"))
     Traceback (most recent call last):
     ...
-    pecli.core.errors.ParameterError: factor is required by rope_type 'linear' (got nothing)
+    pecli.core.errors.ParameterError: factor is required by rope_type 'linear' (got 'nothing')
 
     """
     if not isinstance(spec.rope_type, str) or spec.rope_type not in ROPE_TYPES:
