@@ -255,6 +255,10 @@ def _conclude(
         theta = _leading_theta(omega[: undetermined[0]], 2 * u.size, tol[: undetermined[0]])
         return CacheGuess(layout, start, scale, storage, 2 * u.size, theta, omega, u, None,
                           findings)  # fmt: skip
+    if u.size < 3:  # identify_inv_freq needs 3 pairs to fit θ and tell the type
+        findings.append(f"{u.size} pairs: too few to fit θ and tell the rope type (3 needed)")
+        return CacheGuess(layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None,
+                          findings)  # fmt: skip
     if not omega[0] > 0:  # identify_inv_freq would blame the "inv_freq vector"
         findings.append("pair 0 does not rotate: no RoPE frequencies to read")
         return CacheGuess(layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None,

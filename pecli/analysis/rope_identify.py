@@ -80,9 +80,8 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
     dim = 2 * w.size
     findings: list[str] = []
     theta, scale, run = fit_theta(w[:h], dim, tol[:h])
-    if run < 3:
-        findings.append("the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
-                        "(longrope?) that θ cannot be separated from")  # fmt: skip
+    if run < 3 or not theta > 1:
+        findings.append(_no_theta(theta, run))
         return RopeGuess("unknown", math.nan, dim, storage, {}, findings)
     base = theta ** (-np.arange(h) * 2.0 / dim)
     q = w[:h] / base
@@ -99,6 +98,15 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
     if np.all(np.abs(q / scale - 1) < tol[:h]):
         return _uniform(w, theta, scale, storage, tol, findings, measured=tolerance is not None)
     return _ramp(q, base, theta, dim, storage, tol, findings)
+
+
+def _no_theta(theta: float, run: int) -> str:
+    """Why no θ > 1 fits: ratios that vary at once, or frequencies that rise (θ < 1)."""
+    if run < 3:
+        return ("the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
+                "(longrope?) that θ cannot be separated from")  # fmt: skip
+    return (f"the frequencies increase with the pair index (θ = {theta:.6g} < 1): not an "
+            "inv_freq vector, whose ω_i = θ^(-2i/dim) fall")  # fmt: skip
 
 
 def _uniform(

@@ -112,12 +112,18 @@ def _summary(freqs: RopeFrequencies, findings: list[str]) -> list[str]:
     spec = freqs.spec
     counts = ", ".join(f"{k} {v}" for k, v in freqs.counts().items())
     lines = [
-        f"rope_type {spec.rope_type}, θ = {spec.theta:g}, head_dim {spec.head_dim}, "
+        f"rope_type {spec.rope_type}, θ = {_round_trip(spec.theta)}, head_dim {spec.head_dim}, "
         f"rotated width {spec.rotary_dim} ({freqs.inv_freq.size} pairs)",
         f"attention factor {freqs.attention_factor!r}; pairs: {counts}",
     ]
     lines += [f"{k} = {v!r}" for k, v in freqs.notes.items()]
     return lines + [f"note: {finding}" for finding in findings]
+
+
+def _round_trip(value: float) -> str:
+    """``value`` with the digits that read back to it (500000, 1.0000000001, 1e+20)."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _freq_table(columns: dict[str, np.ndarray]) -> Any:

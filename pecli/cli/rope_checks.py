@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -128,6 +129,13 @@ def identify_command(
         lines = [f"{key}: {value}" for key, value in report.items()]
         text.show(*lines, *(f"note: {finding}" for finding in findings), output=output)
     say_written(output, quiet=quiet)
+    if report["rope_type"] == "unknown":
+        from ..core.errors import RuntimeFailure
+
+        raise RuntimeFailure(  # status 1, after the report (as pecli identify)
+            f"{file} matches no rope_type pecli knows (default, linear, yarn, llama3, "
+            "proportional): see the notes"
+        )
 
 
 def _identify(
@@ -139,14 +147,15 @@ def _identify(
     from ..io.tensors import as_vector
 
     if {"cos", "sin"} & arrays.keys():
-        return _cache_report(arrays.get("cos"), arrays.get("sin"), metadata)
+        report, findings = _cache_report(arrays.get("cos"), arrays.get("sin"))
+        return report, findings + _metadata_findings(arrays, metadata)
     if len(arrays) > 1:
         rule = f"must name a tensor of {file} (it holds no tensors cos and sin)"
         raise ParameterError("tensor", rule, None)
     table = next(iter(arrays.values()))
     if table.ndim == 1 or (table.ndim == 2 and 1 in table.shape):
         return _inv_freq_report(as_vector(table))
-    return _cache_report(*split_cache(table), metadata)
+    return _cache_report(*split_cache(table))
 
 
 def _inv_freq_report(vector: np.ndarray) -> tuple[dict[str, Any], list[str]]:
@@ -160,7 +169,7 @@ def _inv_freq_report(vector: np.ndarray) -> tuple[dict[str, Any], list[str]]:
 
 
 def _cache_report(
-    cos: np.ndarray | None, sin: np.ndarray | None, metadata: dict[str, str]
+    cos: np.ndarray | None, sin: np.ndarray | None
 ) -> tuple[dict[str, Any], list[str]]:
     from ..analysis.rope_cache import identify_cache
 
@@ -174,21 +183,71 @@ def _cache_report(
         "rope_type": rope.rope_type if rope else "not determined",
         **(rope.parameters if rope else {}),
     }  # fmt: skip
-    findings = guess.findings + (rope.findings if rope else [])
-    return report, findings + _metadata_findings(report, metadata)
+    return report, guess.findings + (rope.findings if rope else [])
 
 
-def _metadata_findings(report: dict[str, Any], metadata: dict[str, str]) -> list[str]:
-    """What pecli's metadata (``rope cache -o NAME.safetensors``) says beside the values."""
+def _metadata_findings(arrays: dict[str, np.ndarray], metadata: dict[str, str]) -> list[str]:
+    """Whether pecli's metadata (``rope cache -o NAME.safetensors``) rebuilds these values.
+
+    The cache the metadata describes is rebuilt and compared bit for bit: a fitted θ may be
+    undetermined (a short bf16 cache) where the values are exactly what pecli wrote.
+    """
     if metadata.get("kind") != "rope_cache":
         return []
-    said = {"rope_type": metadata.get("rope_type"), "layout": metadata.get("layout"),
-            "theta": float(metadata.get("theta", "nan")),
-            "start": int(metadata.get("start", "-1"))}  # fmt: skip
-    differ = [f"{k} {v}" for k, v in said.items() if report[k] not in (v, "not determined")]
-    if not differ:
-        return ["pecli's metadata agrees: " + ", ".join(f"{k} {v}" for k, v in said.items())]
-    return ["pecli's metadata disagrees with the values: it says " + ", ".join(differ)]
+    said = ", ".join(f"{k} {metadata.get(k)}" for k in ("rope_type", "theta", "layout", "start"))
+    try:
+        same = _rebuilds(metadata, arrays)
+    except (ValueError, KeyError, TypeError) as error:
+        return [f"pecli's metadata describes no cache pecli can rebuild ({error}): it says {said}"]
+    if same:
+        return [f"pecli's metadata agrees: the cache it describes ({said}) is these values, "
+                "bit for bit"]  # fmt: skip
+    return [f"pecli's metadata disagrees with the values: it says {said}"]
+
+
+def _rebuilds(metadata: dict[str, str], arrays: dict[str, np.ndarray]) -> bool:
+    """Whether the cache that pecli's metadata describes is ``arrays``, bit for bit.
+
+    Rebuilt block by block (memory stays a block). Raises ValueError, KeyError or TypeError
+    if the metadata describes no cache (ParameterError is a ValueError).
+    """
+    n = int(metadata["n"])
+    for name, table in arrays.items():
+        if name not in ("cos", "sin"):
+            continue
+        if table.shape[0] != n:
+            return False
+        row = 0
+        for block in _metadata_blocks(metadata, n, name):
+            if not _same_bits(table[row : row + len(block)], block):
+                return False
+            row += len(block)
+    return True
+
+
+def _metadata_blocks(metadata: dict[str, str], n: int, part: str) -> Iterator[np.ndarray]:
+    """The row blocks of ``part`` of the cache the metadata describes (as rope cache made them).
+
+    The top-level fields (rope_type, theta, head_dim, layout, start, dtype, arithmetic) win
+    over ``rope_parameters`` (the other fields of the spec).
+    """
+    import json
+
+    from ..core.rope import RopeSpec, rope_frequencies
+    from ..core.rope.cache import cache_blocks
+    from ..core.rope.framework import framework_cache_blocks
+
+    fields = json.loads(metadata["rope_parameters"])
+    given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
+    given |= {"rope_type": metadata["rope_type"], "theta": float(metadata["theta"]),
+              "head_dim": int(metadata["head_dim"])}  # fmt: skip
+    make = framework_cache_blocks if metadata.get("arithmetic") == "transformers" else cache_blocks
+    return make(rope_frequencies(RopeSpec(**given)), n, start=int(metadata["start"]),
+                layout=metadata["layout"], dtype=metadata["dtype"], part=part)  # fmt: skip
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def _number(value: float) -> float | None:

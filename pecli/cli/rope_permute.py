@@ -29,7 +29,14 @@ Heads = Annotated[
     int,
     typer.Option("--heads", help="num_attention_heads for wq, num_key_value_heads for wk (>= 1)."),
 ]
-HeadDim = Annotated[int, typer.Option("--head-dim", help="Rows per head (even).")]
+HeadDim = Annotated[
+    int | None,
+    typer.Option(
+        "--head-dim",
+        help="Rows per head (even); with --input it must equal rows / --heads. [default: 128]",
+        show_default=False,
+    ),
+]
 DirectionOpt = Annotated[
     Direction,
     typer.Option(
@@ -50,7 +57,7 @@ TensorNames = Annotated[
 
 @rope_app.command("permute")
 def permute_command(
-    heads: Heads = 1, head_dim: HeadDim = 128, direction: DirectionOpt = Direction.meta_to_hf,
+    heads: Heads = 1, head_dim: HeadDim = None, direction: DirectionOpt = Direction.meta_to_hf,
     fmt: JsonFormatOpt = None, output: JsonOutput = "-", source: Source = None,
     tensors: TensorNames = None, quiet: Quiet = False,
 ) -> None:  # fmt: skip
@@ -69,9 +76,10 @@ def permute_command(
     from ..core.rope.permute import qk_permutation
 
     if source is not None or tensors:
-        _permute_file(source, tensors or [], heads, direction.value, output)
+        _permute_file(source, tensors or [], (heads, head_dim), direction.value, output)
         return say_written(output, quiet=quiet)
     kind = _kind(output, fmt, ("json",))
+    head_dim = 128 if head_dim is None else head_dim
     perm = qk_permutation(heads, head_dim, direction.value)
     if kind == "json":
         writing.write_json({"direction": direction.value, "heads": heads, "head_dim": head_dim,
@@ -85,9 +93,13 @@ def permute_command(
 
 
 def _permute_file(
-    source: str | None, names: list[str], heads: int, direction: str, output: str
-) -> None:
-    """Permute the rows of the named tensors and write every tensor to a new file."""
+    source: str | None, names: list[str], shape: tuple[int, int | None], direction: str,
+    output: str,
+) -> None:  # fmt: skip
+    """Permute the rows of the named tensors and write every tensor to a new file.
+
+    ``shape`` is (--heads, --head-dim or None); a --head-dim must equal rows / --heads.
+    """
     from ..core.errors import ParameterError
     from ..core.rope.permute import permute_rows
     from ..io import formats
@@ -95,14 +107,24 @@ def _permute_file(
 
     if source is None or not names:
         raise ParameterError("input", "and --tensor go together", source)
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ParameterError("tensor", "must name each tensor once (it would be permuted "
+                             "twice)", ", ".join(twice))  # fmt: skip
     if not str(output).endswith(".safetensors"):
         raise ParameterError("output", "must name the new .safetensors file", output)
     formats.check_output(output, "npy")  # a binary file: room, folder, not the input's name
     if os.path.abspath(output) == os.path.abspath(source):
         raise ParameterError("output", "must differ from --input (a new file is written)", output)
     tensors, metadata = read_safetensors(source)
+    heads, head_dim = shape
     for name in names:
         if name not in tensors:
             raise ParameterError("tensor", f"must name a tensor of {source}", name)
+        rows = tensors[name].shape[0] if tensors[name].ndim else 0
+        if head_dim is not None and head_dim * heads != rows:
+            rule = f"must equal the rows of {name} / --heads = {rows} / {heads}"
+            raise ParameterError("head_dim", rule, head_dim)
+    for name in names:
         tensors[name] = permute_rows(tensors[name], heads, direction)
     write_safetensors(tensors, output=output, metadata=metadata)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ParameterError
-from .spec import RopeSpec, check_spec
+from .spec import RopeSpec, check_spec, shown
 
 __all__ = ["KNOWN_FIELDS", "spec_from_config"]
 
@@ -34,6 +34,7 @@ KNOWN_FIELDS = {
     "proportional": {"rope_theta", "factor"},
 }  # fmt: skip
 _COMMON = {"rope_type", "type", "partial_rotary_factor"}
+_CONFIG_NAMES = {"theta": "rope_theta"}
 _SPEC_FIELDS = {f.name for f in dataclasses.fields(RopeSpec)}
 
 
@@ -83,24 +84,26 @@ def spec_from_config(
     except ParameterError as error:
         raise ParameterError(parameter, error.rule, error.value) from None
     rope_type = params.get("rope_type", params.get("type", "default"))
+    if not isinstance(rope_type, str):
+        raise ParameterError(parameter, "field rope_type must be a string", rope_type)
     if "type" in params and "rope_type" not in params:
         notes.append(f"rope_type is given as 'type' (the transformers 4 alias): {rope_type!r}")
     fields: dict[str, Any] = {"rope_type": rope_type, "theta": theta, "seq_len": seq_len}
     fields["head_dim"] = head_dim
     fields["partial_rotary_factor"] = _partial(config, params, notes)
     fields["max_position_embeddings"] = config.get("max_position_embeddings")
-    _scaling_fields(config, params, rope_type, fields, notes)
     try:
+        _scaling_fields(config, params, rope_type, fields, notes)
         spec = check_spec(RopeSpec(**{k: v for k, v in fields.items() if k in _SPEC_FIELDS}))
     except ParameterError as error:
-        rule = f"field {error.parameter} {error.rule}"
+        rule = f"field {_CONFIG_NAMES.get(error.parameter, error.parameter)} {error.rule}"
         raise ParameterError(parameter, rule, error.value) from None
     return spec, notes
 
 
 def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, Any], float]:
     """The rope parameters dict and θ, from either generation of configs."""
-    modern = config.get("rope_parameters")
+    modern = _object(config, "rope_parameters")
     if (
         isinstance(modern, Mapping)
         and modern
@@ -118,7 +121,7 @@ def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, A
             notes.append(f"rope_theta differs: {top} at the top, {params['rope_theta']} in "
                          "rope_parameters (transformers 5 takes rope_parameters)")  # fmt: skip
     else:
-        params = dict(config.get("rope_scaling") or {})
+        params = dict(_object(config, "rope_scaling") or {})
     theta = params.get("rope_theta", config.get("rope_theta"))
     if theta is None:
         notes.append("no rope_theta: transformers' default 10000 is used")
@@ -126,14 +129,28 @@ def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, A
     return params, theta
 
 
+def _object(config: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    """``config[name]`` if it is a JSON object (or absent / null)."""
+    value = config.get(name)
+    if value is not None and not isinstance(value, Mapping):
+        raise ParameterError("config", f"field {name} must be a JSON object", shown(value))
+    return value
+
+
 def _head_dim(config: Mapping[str, Any], notes: list[str]) -> Any:
     if config.get("head_dim"):
         return config["head_dim"]
     hidden, heads = config.get("hidden_size"), config.get("num_attention_heads")
-    if not isinstance(hidden, int) or not isinstance(heads, int) or heads < 1:
+    if hidden is None or heads is None:
         raise ParameterError(
-            "config", "needs head_dim, or hidden_size and num_attention_heads", None
+            "config", "needs head_dim, or hidden_size and num_attention_heads", "nothing"
         )
+    for name, value in (("hidden_size", hidden), ("num_attention_heads", heads)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ParameterError("config", f"field {name} must be an integer >= 1", shown(value))
+    if hidden % heads:
+        rule = f"field hidden_size must be a multiple of num_attention_heads = {heads}"
+        raise ParameterError("config", rule, hidden)
     notes.append(f"head_dim = hidden_size // num_attention_heads = {hidden} // {heads}")
     return hidden // heads
 
@@ -161,6 +178,8 @@ def _scaling_fields(
             notes.append(f"{key} is not used by rope_type {rope_type!r} (ignored)")
     for key in ("short_factor", "long_factor"):
         if fields.get(key) is not None:
+            if not isinstance(fields[key], list):
+                raise ParameterError(key, "must be a JSON list of numbers", shown(fields[key]))
             fields[key] = tuple(fields[key])
     if rope_type not in ("default", "linear", "dynamic"):
         notes.append(f"rope_type {rope_type!r}: a parser that knows only type/factor "

@@ -15,6 +15,7 @@ import numbers
 from dataclasses import dataclass
 
 from ..errors import ParameterError
+from ..rules import MAX_D
 
 __all__ = ["FACTOR_AT_LEAST_ONE", "ROPE_TYPES", "RopeSpec", "check_spec"]
 
@@ -94,16 +95,30 @@ class RopeSpec:
         }
 
 
+class _Shown(str):
+    """A value as an error message shows it: ``the string '2'`` (repr and str alike)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def shown(value: object) -> object:
+    """``value``, or ``the string '2'`` for a string (a JSON number given in quotes)."""
+    return _Shown(f"the string {value!r}") if isinstance(value, str) else value
+
+
 def _positive(name: str, value: object, *, above: float = 0.0) -> float:
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not ok or not math.isfinite(float(value)) or float(value) <= above:  # type: ignore[arg-type]
+    if not ok:
+        raise ParameterError(name, f"must be a finite number > {above:g}", shown(value))
+    if not math.isfinite(float(value)) or float(value) <= above:  # type: ignore[arg-type]
         raise ParameterError(name, f"must be a finite number > {above:g}", value)
     return float(value)  # type: ignore[arg-type]
 
 
 def _count(name: str, value: object) -> int:
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or int(value) < 1:
-        raise ParameterError(name, "must be an integer >= 1", value)
+        raise ParameterError(name, "must be an integer >= 1", shown(value))
     return int(value)
 
 
@@ -126,18 +141,23 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
     pecli.core.errors.ParameterError: factor is required by rope_type 'linear' (got 'nothing')
 
     """
-    if spec.rope_type not in ROPE_TYPES:
+    if not isinstance(spec.rope_type, str) or spec.rope_type not in ROPE_TYPES:
         raise ParameterError("rope_type", f"must be one of {', '.join(ROPE_TYPES)}", spec.rope_type)
     _positive("theta", spec.theta, above=1.0)
     head = _count("head_dim", spec.head_dim)
-    if head % 2 or head < 2:
-        raise ParameterError("head_dim", "must be even (rotary pairs), at least 2", head)
+    if head % 2 or head < 2 or head > MAX_D:
+        raise ParameterError("head_dim", f"must be even (rotary pairs), from 2 to {MAX_D}", head)
     prf = _positive("partial_rotary_factor", spec.partial_rotary_factor)
     if prf > 1:
         raise ParameterError("partial_rotary_factor", "must be in (0, 1]", prf)
     if spec.rotary_dim < 2 or spec.rotary_dim % 2:
-        rule = f"must give an even rotated width int(head_dim·factor) >= 2 (got {spec.rotary_dim})"
+        rule = (
+            "must give an even rotated width int(head_dim·factor) >= 2;"
+            f" int({head}·{prf:g}) = {spec.rotary_dim}"
+        )
         raise ParameterError("partial_rotary_factor", rule, prf)
+    if not isinstance(spec.truncate, bool):
+        raise ParameterError("truncate", "must be true or false", shown(spec.truncate))
     for name in _REQUIRED.get(spec.rope_type, ()):
         if getattr(spec, name) is None:
             raise ParameterError(name, f"is required by rope_type {spec.rope_type!r}", "nothing")
@@ -163,6 +183,9 @@ def _check_scaling(spec: RopeSpec) -> None:
                  "mscale_all_dim", "attention_factor"):  # fmt: skip
         if getattr(spec, name) is not None:
             _finite(name, getattr(spec, name))
+    if spec.rope_type == "llama3" and spec.low_freq_factor <= 0:  # type: ignore[operator]
+        raise ParameterError("low_freq_factor", "must be > 0 (it divides L)",
+                             spec.low_freq_factor)  # fmt: skip
     if spec.rope_type == "llama3" and spec.high_freq_factor <= spec.low_freq_factor:  # type: ignore[operator]
         raise ParameterError("high_freq_factor", "must be > low_freq_factor", spec.high_freq_factor)
     if spec.rope_type == "longrope":
@@ -178,5 +201,5 @@ def _check_scaling(spec: RopeSpec) -> None:
 def _finite(name: str, value: object) -> float:
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
     if not ok or not math.isfinite(float(value)):  # type: ignore[arg-type]
-        raise ParameterError(name, "must be a finite number", value)
+        raise ParameterError(name, "must be a finite number", shown(value))
     return float(value)  # type: ignore[arg-type]

@@ -1,0 +1,192 @@
+"""``pecli rope``: inputs a tester found slipping through, each a one-line usage error."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope.config import spec_from_config
+
+
+def _one_line_status_2(result, tmp_path, keep=()):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr and "internal" not in lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)
+    return lines[0]
+
+
+def _weights(tmp_path):
+    from pecli.io.tensors import write_safetensors
+
+    source = tmp_path / "w.safetensors"
+    write_safetensors({"q": np.arange(32.0, dtype=np.float32).reshape(16, 2)}, output=source)
+    return str(source), str(tmp_path / "p.safetensors")
+
+
+def test_permute_refuses_a_tensor_named_twice(run_cli, tmp_path):
+    source, out = _weights(tmp_path)
+    args = ["--input", source, "--tensor", "q", "--tensor", "q", "--heads", "2", "-o", out]
+    line = _one_line_status_2(run_cli("rope", "permute", *args), tmp_path, ["w.safetensors"])
+    assert "--tensor" in line and "once" in line and "(got q)" in line
+
+
+def test_permute_refuses_a_head_dim_other_than_rows_over_heads(run_cli, tmp_path):
+    source, out = _weights(tmp_path)
+    args = ["--input", source, "--tensor", "q", "--heads", "2", "-o", out]
+    line = _one_line_status_2(
+        run_cli("rope", "permute", *args, "--head-dim", "4"), tmp_path, ["w.safetensors"]
+    )
+    assert "--head-dim" in line and "16 / 2" in line and "(got 4)" in line
+    assert run_cli("rope", "permute", *args, "--head-dim", "8").exit_code == 0
+
+
+LLAMA3_ZERO_LOW = [
+    *("--rope-type", "llama3", "--factor", "8", "--head-dim", "8"),
+    *("--original-max-position-embeddings", "8192", "--high-freq-factor", "4"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "words"),
+    [
+        (["freqs", *LLAMA3_ZERO_LOW, "--low-freq-factor", "0"], "--low-freq-factor", "> 0"),
+        (["freqs", *LLAMA3_ZERO_LOW, "--low-freq-factor", "-1"], "--low-freq-factor", "> 0"),
+        (["freqs", "--head-dim", "10000000"], "--head-dim", "131072"),
+        (["freqs", "--head-dim", "12", "--partial-rotary-factor", "0.25"], "--partial", "= 3"),
+        (["cache", "--head-dim", "12", "--partial-rotary-factor", "0.25"], "--partial", "= 3"),
+    ],
+)
+def test_bad_rope_options_are_one_line_usage_errors(run_cli, tmp_path, args, option, words):
+    line = _one_line_status_2(run_cli("rope", *args, "-o", str(tmp_path / "x.csv")), tmp_path)
+    assert option in line and words in line and line.count("(got") == 1
+
+
+def test_plot_spectrum_refuses_a_zero_low_freq_factor(run_cli, tmp_path):
+    args = ["plot-spectrum", "--d", "8", *LLAMA3_ZERO_LOW, "--low-freq-factor", "0"]
+    line = _one_line_status_2(run_cli(*args, "-o", str(tmp_path / "x.png")), tmp_path)
+    assert "--low-freq-factor" in line
+
+
+H8 = {"head_dim": 8}
+YARN = {"type": "yarn", "factor": 2, "original_max_position_embeddings": 4}
+LONG = {**YARN, "type": "longrope", "short_factor": "1,1", "long_factor": [1, 1]}
+OBJECT = "must be a JSON object (got"
+NUMBER = "must be a finite number"
+INTEGER = "must be an integer >= 1 (got"
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({**H8, "rope_scaling": "yes"}, f"field rope_scaling {OBJECT} the string 'yes')"),
+        ({**H8, "rope_scaling": [1, 2]}, f"field rope_scaling {OBJECT} [1, 2])"),
+        ({**H8, "rope_parameters": 3}, f"field rope_parameters {OBJECT} 3)"),
+        ({**H8, "rope_scaling": {"type": "linear", "factor": "2"}},
+         f"field factor {NUMBER} > 0 (got the string '2')"),
+        ({**H8, "rope_theta": "1e4"}, f"field rope_theta {NUMBER} > 1 (got the string '1e4')"),
+        ({"head_dim": "8"}, f"field head_dim {INTEGER} the string '8')"),
+        ({**H8, "partial_rotary_factor": "0.5"}, "(got the string '0.5')"),
+        ({**H8, "rope_scaling": {"type": ["yarn"]}}, "field rope_type must be a string"),
+        ({**H8, "max_position_embeddings": "9", "rope_scaling": {"type": "yarn", "factor": 2}},
+         f"field original_max_position_embeddings {INTEGER} the string '9')"),
+        ({**H8, "rope_scaling": {**YARN, "truncate": "no"}}, "field truncate must be true or"),
+        ({**H8, "rope_scaling": LONG}, "field short_factor must be a JSON list of numbers"),
+        ({"hidden_size": 250, "num_attention_heads": 3},
+         "field hidden_size must be a multiple of num_attention_heads = 3 (got 250)"),
+        ({"hidden_size": 256.5, "num_attention_heads": 2}, f"field hidden_size {INTEGER} 256.5)"),
+        ({"hidden_size": 256, "num_attention_heads": True}, "field num_attention_heads must be"),
+    ],
+)  # fmt: skip
+def test_config_fields_of_the_wrong_json_type_are_named(run_cli, tmp_path, config, words):
+    with pytest.raises(ParameterError) as caught:
+        spec_from_config(config)
+    assert words in str(caught.value)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    for command in ("freqs", "config"):
+        line = _one_line_status_2(
+            run_cli("rope", command, "--config" if command == "freqs" else str(path),
+                    *([str(path)] if command == "freqs" else [])),
+            tmp_path, ["config.json"],
+        )  # fmt: skip
+        assert words in line and line.count("(got") <= 1
+
+
+@pytest.mark.parametrize("theta", ["1.0000000001", "500000", "1e+20", "10000.5"])
+def test_freqs_prints_theta_with_the_digits_that_read_back(run_cli, theta):
+    result = run_cli("rope", "freqs", "--theta", theta, "--head-dim", "4")
+    assert result.exit_code == 0
+    shown = result.stdout.split("θ = ")[1].split(",")[0]
+    assert float(shown) == float(theta) and shown == theta
+
+
+def test_a_huge_csv_cache_ends_when_its_reader_goes_away(pecli_cmd):
+    import subprocess
+
+    args = ["rope", "cache", "--head-dim", "4", "--n", str(10**12), "--format", "csv", "-q"]
+    with subprocess.Popen([*pecli_cmd, *args], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout.readline().startswith(b"cos_0,")  # what head -1 reads
+        assert proc.stdout.readline().startswith(b"1.0,")
+        proc.stdout.close()  # head exits
+        try:  # 10^12 rows never end by themselves: the run must stop at the closed pipe
+            ended = proc.wait(timeout=60) is not None
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            ended = False
+    assert ended
+
+
+INV_FREQ = 1 / 10000.0 ** (np.arange(0, 64, 2) / 64)  # 1/θ^(2i/dim), dim 64
+
+
+@pytest.mark.parametrize(
+    ("vector", "words"),
+    [
+        (INV_FREQ[::-1].copy(), "increase with the pair index"),  # θ = 1e-4 < 1
+        (np.sort(np.random.default_rng(0).random(32))[::-1].copy(), "ratios"),
+    ],
+)
+def test_identify_says_a_vector_that_is_no_rope_inv_freq_with_status_1(run_cli, tmp_path, vector,
+                                                                       words):  # fmt: skip
+    path = tmp_path / "v.npy"
+    np.save(path, vector)
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["rope_type"] == "unknown" and report["theta"] is None
+    assert any(words in finding for finding in report["findings"])
+    assert "matches no rope_type" in result.stderr and "default, linear" in result.stderr
+
+
+def test_identify_still_reads_a_true_vector_with_status_0(run_cli, tmp_path):
+    np.save(tmp_path / "v.npy", INV_FREQ)
+    result = run_cli("rope", "identify", str(tmp_path / "v.npy"), "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["theta"] == 10000.0
+
+
+@pytest.mark.parametrize("dtype", [[], ["--dtype", "bfloat16"]])
+def test_identify_checks_a_short_cache_against_its_metadata_by_rebuilding_it(run_cli, tmp_path,
+                                                                              dtype):  # fmt: skip
+    from safetensors.numpy import load_file, save_file
+
+    from pecli.io.tensors import read_safetensors
+
+    out = tmp_path / "c.safetensors"
+    args = ["rope", "cache", "--head-dim", "4", "--n", "3", *dtype, "-o", str(out), "-q"]
+    assert run_cli(*args).exit_code == 0
+    result = run_cli("rope", "identify", str(out), "--format", "json")
+    assert result.exit_code == 0, result.output
+    findings = json.loads(result.stdout)["findings"]
+    assert any(f.startswith("pecli's metadata agrees") for f in findings), findings
+    assert not any("disagrees" in f for f in findings)
+    meta = read_safetensors(out)[1]
+    if not dtype:  # one value changed by one ulp: the values differ from what pecli wrote
+        raw = load_file(out)
+        raw["sin"][2, 1::2] = np.nextafter(raw["sin"][2, 1], np.float32(2))  # both copies
+        save_file(raw, out, metadata=meta)
+        findings = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
+        assert any("disagrees" in f for f in findings["findings"])
