@@ -91,3 +91,16 @@ def test_csv_under_a_thread_limit_fails_at_once_or_runs(pecli_cmd, tmp_path, pid
     else:  # before: polars' runtime waited forever for a thread it could not start
         assert result.returncode == 1 and result.stdout == b""
         assert result.stderr.count(b"\n") == 1 and b"cannot start threads" in result.stderr
+
+
+def test_blocks_are_computed_in_line_when_no_thread_can_start(monkeypatch):
+    """Under a tight limit the compute-ahead thread may not start: the blocks still come."""
+    import threading
+
+    from pecli.core.threads import computed_ahead
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    assert list(computed_ahead(iter([1, 2, 3]))) == [1, 2, 3]  # before: RuntimeError

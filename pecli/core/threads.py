@@ -40,7 +40,11 @@ def computed_ahead(blocks: Iterator[T], depth: int = AHEAD) -> Iterator[T]:
     thread = threading.Thread(
         target=_produce, args=(blocks, ready, stop, done), name="pecli-compute", daemon=True
     )
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to spare (a memory or thread limit): compute in line
+        yield from blocks
+        return
     try:
         while (item := ready.get()) is not _END:
             if isinstance(item, BaseException):
