@@ -125,6 +125,8 @@ def identify(
     from ..io.checkpoints import is_checkpoint
     from .grid import show_grid
 
+    if key is not None and not is_checkpoint(file):
+        raise ParameterError("key", "applies only to .safetensors and .npz files", file)
     if key is not None or is_checkpoint(file):
         from .checkpoint_report import identify_checkpoint
 
