@@ -161,7 +161,8 @@ def _report(found: Identification, file: str, *, as_json: bool) -> None:
         _show_candidates(found)
     if not found.matched:
         name = "the table on stdin" if file == "-" else file
-        raise RuntimeFailure(f"{name} matches no convention within tolerance")  # status 1
+        note = f"; {found.note}" if found.note else ""
+        raise RuntimeFailure(f"{name} matches no convention within tolerance{note}")  # status 1
 
 
 def _position(value: float) -> str:

@@ -35,6 +35,7 @@ from ...core.frequencies import DEFAULT_BASE
 from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
 from ..precision import storage_precision, unit_roundoff
+from . import phases
 from .fits import denominator
 from .fitting import Fit, Zeros, fit_layout, fit_rows
 from .naming import command, preset_names
@@ -42,7 +43,11 @@ from .residuals import residual
 from .result import Candidate, Identification
 from .rules import check_identifiable
 
-__all__ = ["Candidate", "Identification", "identify", "identify_table"]
+__all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"]
+
+#: The note of a table whose closest reading starts in the top half of the positions searched
+#: and does not match: its first position is most likely past them.
+BEYOND = "first position not determined (beyond 2^24)"
 
 
 def _score(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> Fit:
@@ -225,6 +230,8 @@ def _fill(
         found.convention = found.presets[0].split()[0] if found.presets else "custom"
         found.command = command(fit, (n, d), zeros, found.presets, found.storage)
         found.note = _note(fit)
+    elif not fit.real and fit.start >= phases.MAX_START // 2:  # at the end of the searched range
+        found.note = BEYOND
     found.schedule, found.base, found.base_fit = fit.schedule, fit.base, fit.base_fit
     found.equivalent = _equivalent(fit, d)
 
