@@ -31,13 +31,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...core.frequencies import DEFAULT_BASE
 from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
 from ..precision import storage_precision, unit_roundoff
 from . import phases
 from .fits import denominator
-from .fitting import Fit, Zeros, fit_layout, fit_rows
+from .fitting import Fit, Zeros, coarse, fit_layout, fit_rows
 from .naming import command, preset_names
 from .residuals import residual
 from .result import Candidate, Identification
@@ -73,6 +72,7 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
     )
     sample = fit_rows(table, np.flatnonzero(table.any(axis=1)))
     candidates, fits = [], []
+    few = coarse(storage, len(sample[1]))  # two readings may be within rounding: try on
     for layout in LAYOUTS:
         try:
             odd_sine = d % 2 == 1 and not zeros.odd  # DistilBERT, HF Marian, tatp22
@@ -82,14 +82,14 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
                 text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
                 text += "" if fit.amplitude == 1.0 else f", amplitude {fit.amplitude}"
                 candidates.append(Candidate(text, fit.residual, fit.score))
-                if fit.score <= 1 and fit.residual <= 4 * unit_roundoff(storage):
+                if fit.score <= 1 and fit.residual <= (0 if few else 4 * unit_roundoff(storage)):
                     break  # reproduced to the storage's rounding: no need for the next reading
         except ValueError as reason:
             candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
     return min(fits, key=_rank(storage), default=None), candidates, zeros
 
 
-def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float]]:
+def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float, float]]:
     """Order of preference: matches, those exact to the storage's rounding, then as tried.
 
     The integer start is tried first and kept over the real one (which may fit a window's
@@ -99,14 +99,15 @@ def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float]]:
     the framework allowance only, the closer one wins (a base rounded to two digits may find
     a far start whose large float32 allowance lets it through).
     """
-    exact = 4 * unit_roundoff(storage)
+    unit = unit_roundoff(storage)
 
-    def rank(fit: Fit) -> tuple[bool, bool, bool, float]:
+    def rank(fit: Fit) -> tuple[bool, bool, bool, float, float]:
         if fit.score > 1:
-            return (True, True, True, fit.score)
-        if fit.residual > exact:
-            return (False, True, fit.real, fit.score)
-        return (False, False, False, fit.order)
+            return (True, True, True, fit.score, 0)
+        if fit.residual > 4 * unit:
+            return (False, True, fit.real, fit.score, 0)
+        ulps = round(fit.residual / unit) if storage in ("float16", "bfloat16") else 0
+        return (False, False, fit.real, ulps, fit.order)
 
     return rank
 
@@ -134,7 +135,7 @@ def _note(fit: Fit) -> str:
     if fit.base_open:
         notes.append(
             "the base is not determined: only the first pair moves beyond the storage's "
-            f"rounding in these rows; C = {DEFAULT_BASE:g} is given, larger bases give the "
+            f"rounding in these rows; C = {fit.base:g} is given, larger bases give the "
             "same numbers"
         )
     return "; ".join(notes)
