@@ -36,11 +36,11 @@ from ...core.rules import LAYOUTS
 from ..precision import storage_precision, unit_roundoff
 from . import phases
 from .fits import denominator
-from .fitting import Fit, Zeros, coarse, fit_layout, fit_rows
+from .fitting import Fit, Zeros, fit_layout, fit_rows
 from .naming import command, preset_names
 from .residuals import residual
 from .result import Candidate, Identification
-from .rules import check_identifiable
+from .rules import check_identifiable, coarse
 
 __all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"]
 
@@ -97,7 +97,9 @@ def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float, float]
     reproduces the rows exactly (a start that is not an integer: a far integer start may be
     within the large float32 error allowed there). Among integer starts that match within
     the framework allowance only, the closer one wins (a base rounded to two digits may find
-    a far start whose large float32 allowance lets it through).
+    a far start whose large float32 allowance lets it through). Among readings exact to a
+    float16 or bfloat16 storage, fewer ulps of residual win (a few such rows may fit a far
+    start within two ulps when the table's own start fits with none).
     """
     unit = unit_roundoff(storage)
 
@@ -172,7 +174,8 @@ def identify_table(table: np.ndarray) -> Identification:
         ``matched`` is true when the rebuilt table, rounded to the detected storage
         precision, is within the allowed error of every entry (one unit in the last place
         of the storage, plus float32 arithmetic of the producing framework, ``2^-22`` per
-        unit of position). Otherwise ``candidates`` lists the closest readings, and
+        unit of position, at most 0.1 in all). Otherwise ``candidates`` lists the closest
+        readings, and
         ``convention``, ``presets`` and ``command`` are empty.
 
     Raises

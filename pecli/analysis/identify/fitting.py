@@ -39,16 +39,15 @@ from .fits import (
     slopes_k,
     start_position,
 )
+from .rules import coarse
 
-__all__ = ["COARSE_ROWS", "FIT_ROWS", "Fit", "Zeros", "coarse", "fit_layout", "fit_rows"]
+__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows"]
 
 #: Rows used for the fit (the residual is checked on every row).
 FIT_ROWS = 2048
 #: A pair's mean square below (this · the storage's rounding)² counts as exact when starts
 #: are compared (:func:`.phases.ties`).
 TIE = 0.05
-#: Fewer rows than this in float16 or bfloat16 are tried with C = 10000 as well.
-COARSE_ROWS = 64
 #: A base from the slopes within this log-distance of a two-digit number is tried rounded.
 SLOPE_ROUND = 1e-2
 
@@ -253,13 +252,8 @@ def _fits(fits: Sample) -> Iterator[Fit]:
         if unrounded is not None:
             yield unrounded
     yield _real_fit(fits, k)
-    if coarse(fits.storage, rows.size):  # a few coarse rows measure k badly: C = 10000 may fit
+    if coarse(storage, rows.size):  # a few coarse rows measure k badly: C = 10000 may fit
         yield from _default_bases(fits)
-
-
-def coarse(storage: str, rows: int) -> bool:
-    """Whether a table is a few rows of half precision, whose slopes tell the base poorly."""
-    return storage in ("float16", "bfloat16") and rows < COARSE_ROWS
 
 
 def _default_bases(sample: Sample) -> Iterator[Fit]:
