@@ -92,7 +92,7 @@ def test_key_picks_one_tensor(run_cli, tmp_path, tensors):
     learned_key = "decoder.embed_positions.weight"
     result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", learned_key)
     assert result.exit_code == 1 and "not sinusoidal" in result.stdout
-    assert "matches no convention" in result.stderr
+    assert "no column pairs on the unit circle" in result.stderr  # why, not "matches no …"
 
 
 def test_a_missing_key_lists_the_keys_that_exist_abbreviated(run_cli, tmp_path):
@@ -314,3 +314,47 @@ def test_rotary_buffers_in_a_checkpoint_point_to_rope_identify(run_cli, tmp_path
     assert result.exit_code == 0, result.stderr
     hint = f"pecli rope identify {path} --tensor {key}"
     assert hint in " ".join(result.stdout.split())  # before: only "1 tensors skipped"
+
+
+def test_key_on_a_table_file_says_it_applies_to_checkpoints_only(run_cli, tmp_path):
+    np.save(tmp_path / "w.npy", library_table("pytorch", 20, 8))
+    result = run_cli("identify", str(tmp_path / "w.npy"), "--key", "pe")
+    assert result.exit_code == 2, result.output
+    assert "'--key'" in result.stderr and "applies only to .safetensors and .npz files" in (
+        result.stderr
+    )
+    assert "header too large" not in result.stderr
+
+
+def _truncated_npz(path: Path, table: np.ndarray, compression: int) -> None:
+    """An archive whose member declares ``table``'s shape but holds 100 bytes fewer."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    np.save(buffer, table)
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        archive.writestr("pe.npy", buffer.getvalue()[:-100])
+
+
+@pytest.mark.parametrize("case", ["nan", "inf", "int", "stored", "deflated"])
+def test_key_verdicts_say_what_the_tensor_is(run_cli, tmp_path, case):
+    import zipfile
+
+    table = library_table("pytorch", 20, 8)
+    out = tmp_path / "m.npz"
+    if case in ("nan", "inf"):
+        table[15, 3] = np.nan if case == "nan" else np.inf  # below the screened rows too
+        np.savez(out, pe=table)
+    elif case == "int":
+        np.savez(out, pe=(table * 100).astype(np.int32))
+    else:
+        compression = zipfile.ZIP_STORED if case == "stored" else zipfile.ZIP_DEFLATED
+        _truncated_npz(out, table, compression)
+    words = {"int": "not a float table"}.get(case, "holds NaN/inf values")
+    words = "truncated" if case in ("stored", "deflated") else words
+    result = run_cli("identify", str(out), "--key", "pe")
+    assert result.exit_code == 1, result.output
+    assert words in result.stdout and words in result.stderr
+    assert "matches no convention" not in result.stderr
+    assert "no column pairs" not in result.stdout and "not float tables" not in result.stdout

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..core.conventions import layout_views
 from ..core.dtypes import FLOAT_DTYPES
+from ..core.errors import ParameterError
 from ..core.rules import LAYOUTS
 from .identify import Identification, identify_table
 from .metadata import check_metadata, describes
@@ -59,8 +60,10 @@ class TensorFinding:
 
     ``verdict`` is ``"identified"`` (a convention reproduces it within tolerance),
     ``"no match"`` (sinusoidal columns, but no reading reproduces them), ``"not sinusoidal"``
-    (``residual`` is the best pairing's largest ``|sin² + cos² - 1|`` over the screened rows)
-    or ``"skipped"`` (by its header; ``reason`` says why).
+    (``residual`` is the best pairing's largest ``|sin² + cos² - 1|`` over the screened rows;
+    ``reason`` says "holds NaN/inf values" for a tensor that does), ``"unreadable"`` (an
+    ``.npz`` member whose data is shorter than its declared shape) or ``"skipped"`` (by its
+    header; ``reason`` says why).
     """
 
     key: str
@@ -211,16 +214,21 @@ def _judge(
         finding.reason = reason
         return finding
     assert shape is not None
-    read = _view(part, tensor.key, finding.shape)
-    first_rows = read(slice(0, min(SCREEN_ROWS, shape[0])), slice(None))
-    residual = min(circle_residual(first_rows), _columns_residual(read, *shape))
-    finding.residual = residual
     own = describes(metadata, tensor.key)  # pecli's table: checked against its metadata anyway
-    if residual > SCREEN_TOLERANCE and not own:
+    try:
+        first_rows, residual, table = _screen(_view(part, tensor.key, finding.shape), shape,
+                                              lambda: load(tensor.key), own=own)  # fmt: skip
+    except ValueError as error:  # an .npz member whose data ends before its declared shape
+        finding.verdict, finding.reason = "unreadable", _unreadable(error)
+        return finding
+    if not np.all(np.isfinite(first_rows)) or (table is not None and not _finite(table)):
+        finding.verdict, finding.reason = "not sinusoidal", "holds NaN/inf values"
+        return finding
+    finding.residual = residual
+    if table is None:
         finding.verdict = "not sinusoidal"
         finding.reason = "no column pairs on the unit circle (residual: max |sin² + cos² - 1|)"
         return finding
-    table = np.asarray(load(tensor.key)).reshape(shape)
     found = identify_table(table)
     finding.identification, finding.residual = found, found.residual
     finding.verdict = "identified" if found.matched else "no match"
@@ -232,10 +240,40 @@ def _judge(
     return finding
 
 
+def _screen(
+    read: Callable[[slice, slice], np.ndarray],
+    shape: tuple[int, int],
+    load: Callable[[], np.ndarray],
+    *,
+    own: bool,
+) -> tuple[np.ndarray, float, np.ndarray | None]:
+    """The first rows, their circle residual, and the whole table if it is to be identified."""
+    first_rows = read(slice(0, min(SCREEN_ROWS, shape[0])), slice(None))
+    residual = min(circle_residual(first_rows), _columns_residual(read, *shape))
+    table = np.asarray(load()).reshape(shape) if residual <= SCREEN_TOLERANCE or own else None
+    return first_rows, residual, table
+
+
+def _unreadable(error: ValueError) -> str:
+    """Why a tensor's values could not be read."""
+    if isinstance(error, ParameterError):  # an object member, never unpickled
+        return error.rule
+    return f"truncated: its data is shorter than its declared shape ({error})"
+
+
+def _finite(table: np.ndarray) -> bool:
+    """Whether every value of the 2-D ``table`` is finite (bfloat16 included), in row blocks."""
+    rows = max(1, (1 << 20) // table.shape[1])
+    return all(
+        np.all(np.isfinite(table[r : r + rows].astype(np.float32)))
+        for r in range(0, len(table), rows)
+    )
+
+
 def _skip_reason(finding: TensorFinding, shape: tuple[int, int] | None) -> str:
     """Why a tensor is skipped by its header alone ("" for a candidate)."""
     if finding.dtype not in FLOAT_DTYPES:
-        return f"dtype {finding.dtype} is not a float"
+        return f"not a float table (dtype {finding.dtype})"
     if shape is None:
         return "shape is not (n, d), (1, n, d) or (n, 1, d) with n, d >= 2"
     if shape[0] * shape[1] > MAX_SCAN_VALUES:

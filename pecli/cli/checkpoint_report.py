@@ -45,6 +45,8 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
     else:
         _show_all(file, findings)
     if not any(f.verdict == "identified" for f in findings):
+        if key is not None and findings[0].verdict != "no match":  # what it is, not "no match"
+            raise RuntimeFailure(f"tensor {key} of {file}: {findings[0].reason}")
         if key is not None:
             raise RuntimeFailure(f"tensor {key} of {file} matches no convention within tolerance")
         raise RuntimeFailure(f"no tensor of {file} matches a convention within tolerance")
@@ -73,7 +75,7 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
     table = Table(title=f"pecli identify: {file}", title_justify="left")
     for column in ("tensor", "shape", "dtype", "verdict", "reading", "residual"):
         table.add_column(column)
-    for f in (f for f in findings if f.verdict != "skipped"):
+    for f in (f for f in findings if f.verdict != "skipped" or len(findings) == 1):
         residual = "-" if math.isnan(f.residual) else f"{f.residual:.3g}"
         shape = "×".join(map(str, f.shape)) or "scalar"
         table.add_row(f.key, shape, f.dtype, f.verdict, _reading(f), residual)
@@ -88,7 +90,7 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
         for f in findings
         if f.key.rsplit(".", 1)[-1] in ROTARY_NAMES
     ]
-    if skipped := sum(f.verdict == "skipped" for f in findings):
+    if (skipped := sum(f.verdict == "skipped" for f in findings)) and len(findings) > 1:
         notes.append(
             f"{skipped} tensors skipped by their header (not float tables; --json lists them)"
         )

@@ -125,6 +125,8 @@ def identify(
     from ..io.checkpoints import is_checkpoint
     from .grid import show_grid
 
+    if key is not None and not is_checkpoint(file):
+        raise ParameterError("key", "applies only to .safetensors and .npz files", file)
     if key is not None or is_checkpoint(file):
         from .checkpoint_report import identify_checkpoint
 
@@ -159,7 +161,8 @@ def _report(found: Identification, file: str, *, as_json: bool) -> None:
         _show_candidates(found)
     if not found.matched:
         name = "the table on stdin" if file == "-" else file
-        raise RuntimeFailure(f"{name} matches no convention within tolerance")  # status 1
+        note = f"; {found.note}" if found.note else ""
+        raise RuntimeFailure(f"{name} matches no convention within tolerance{note}")  # status 1
 
 
 def _position(value: float) -> str:

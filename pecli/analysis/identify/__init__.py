@@ -31,18 +31,22 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...core.frequencies import DEFAULT_BASE
 from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
 from ..precision import storage_precision, unit_roundoff
+from . import phases
 from .fits import denominator
 from .fitting import Fit, Zeros, fit_layout, fit_rows
 from .naming import command, preset_names
 from .residuals import residual
 from .result import Candidate, Identification
-from .rules import check_identifiable
+from .rules import check_identifiable, coarse
 
-__all__ = ["Candidate", "Identification", "identify", "identify_table"]
+__all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"]
+
+#: The note of a table whose closest reading starts in the top half of the positions searched
+#: and does not match: its first position is most likely past them.
+BEYOND = "first position not determined (beyond 2^24)"
 
 
 def _score(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> Fit:
@@ -68,6 +72,7 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
     )
     sample = fit_rows(table, np.flatnonzero(table.any(axis=1)))
     candidates, fits = [], []
+    few = coarse(storage, len(sample[1]))  # two readings may be within rounding: try on
     for layout in LAYOUTS:
         try:
             odd_sine = d % 2 == 1 and not zeros.odd  # DistilBERT, HF Marian, tatp22
@@ -77,14 +82,14 @@ def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candida
                 text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
                 text += "" if fit.amplitude == 1.0 else f", amplitude {fit.amplitude}"
                 candidates.append(Candidate(text, fit.residual, fit.score))
-                if fit.score <= 1 and fit.residual <= 4 * unit_roundoff(storage):
+                if fit.score <= 1 and fit.residual <= (0 if few else 4 * unit_roundoff(storage)):
                     break  # reproduced to the storage's rounding: no need for the next reading
         except ValueError as reason:
             candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
     return min(fits, key=_rank(storage), default=None), candidates, zeros
 
 
-def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float]]:
+def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float, float]]:
     """Order of preference: matches, those exact to the storage's rounding, then as tried.
 
     The integer start is tried first and kept over the real one (which may fit a window's
@@ -92,16 +97,19 @@ def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float]]:
     reproduces the rows exactly (a start that is not an integer: a far integer start may be
     within the large float32 error allowed there). Among integer starts that match within
     the framework allowance only, the closer one wins (a base rounded to two digits may find
-    a far start whose large float32 allowance lets it through).
+    a far start whose large float32 allowance lets it through). Among readings exact to a
+    float16 or bfloat16 storage, fewer ulps of residual win (a few such rows may fit a far
+    start within two ulps when the table's own start fits with none).
     """
-    exact = 4 * unit_roundoff(storage)
+    unit = unit_roundoff(storage)
 
-    def rank(fit: Fit) -> tuple[bool, bool, bool, float]:
+    def rank(fit: Fit) -> tuple[bool, bool, bool, float, float]:
         if fit.score > 1:
-            return (True, True, True, fit.score)
-        if fit.residual > exact:
-            return (False, True, fit.real, fit.score)
-        return (False, False, False, fit.order)
+            return (True, True, True, fit.score, 0)
+        if fit.residual > 4 * unit:
+            return (False, True, fit.real, fit.score, 0)
+        ulps = round(fit.residual / unit) if storage in ("float16", "bfloat16") else 0
+        return (False, False, fit.real, ulps, fit.order)
 
     return rank
 
@@ -129,7 +137,7 @@ def _note(fit: Fit) -> str:
     if fit.base_open:
         notes.append(
             "the base is not determined: only the first pair moves beyond the storage's "
-            f"rounding in these rows; C = {DEFAULT_BASE:g} is given, larger bases give the "
+            f"rounding in these rows; C = {fit.base:g} is given, larger bases give the "
             "same numbers"
         )
     return "; ".join(notes)
@@ -166,7 +174,8 @@ def identify_table(table: np.ndarray) -> Identification:
         ``matched`` is true when the rebuilt table, rounded to the detected storage
         precision, is within the allowed error of every entry (one unit in the last place
         of the storage, plus float32 arithmetic of the producing framework, ``2^-22`` per
-        unit of position). Otherwise ``candidates`` lists the closest readings, and
+        unit of position, at most 0.1 in all). Otherwise ``candidates`` lists the closest
+        readings, and
         ``convention``, ``presets`` and ``command`` are empty.
 
     Raises
@@ -225,6 +234,8 @@ def _fill(
         found.convention = found.presets[0].split()[0] if found.presets else "custom"
         found.command = command(fit, (n, d), zeros, found.presets, found.storage)
         found.note = _note(fit)
+    elif not fit.real and fit.start >= phases.MAX_START // 2:  # at the end of the searched range
+        found.note = BEYOND
     found.schedule, found.base, found.base_fit = fit.schedule, fit.base, fit.base_fit
     found.equivalent = _equivalent(fit, d)
 

@@ -39,6 +39,7 @@ from .fits import (
     slopes_k,
     start_position,
 )
+from .rules import coarse
 
 __all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows"]
 
@@ -251,6 +252,8 @@ def _fits(fits: Sample) -> Iterator[Fit]:
         if unrounded is not None:
             yield unrounded
     yield _real_fit(fits, k)
+    if coarse(storage, rows.size):  # a few coarse rows measure k badly: C = 10000 may fit
+        yield from _default_bases(fits)
 
 
 def _default_bases(sample: Sample) -> Iterator[Fit]:

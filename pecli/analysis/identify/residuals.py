@@ -2,7 +2,9 @@
 
 The allowed error is one unit in the last place of the storage (twice its unit roundoff)
 plus the float32 arithmetic of the producing framework, :data:`FLOAT32_ANGLE_ERROR` per unit
-of position (a framework's float32 positions and angles).
+of position (a framework's float32 positions and angles), never more than :data:`MAX_ALLOWED`
+in all: a difference comparable to the values' range (-1 … 1) is never a match, however far
+the position.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from ...core.encoding import table_blocks
 from ..precision import unit_roundoff
 from .fitting import Fit, Zeros
 
-__all__ = ["FLOAT32_ANGLE_ERROR", "rebuild", "residual"]
+__all__ = ["FLOAT32_ANGLE_ERROR", "MAX_ALLOWED", "rebuild", "residual"]
 
 #: Error allowed for float32 arithmetic in the producing framework, per unit of position.
 FLOAT32_ANGLE_ERROR = 2.0**-22
+#: Largest error allowed on any entry (the framework allowance reaches it near position 400000).
+MAX_ALLOWED = 0.1
 
 
 def rebuild(
@@ -47,7 +51,8 @@ def residual(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> tuple[f
         stored = block.astype(float_dtype(storage)).astype(np.float64)
         error = np.abs(table[row : row + len(block)] - stored)
         positions = np.abs(fit.start + np.arange(row, row + len(block)))
-        allowed = 2 * unit_roundoff(storage) + FLOAT32_ANGLE_ERROR * (1 + positions)
+        framework = FLOAT32_ANGLE_ERROR * (1 + positions)
+        allowed = np.minimum(2 * unit_roundoff(storage) + framework, MAX_ALLOWED)
         worst = max(worst, float(error.max()))
         score = max(score, float((error / allowed[:, None]).max()))
         row += len(block)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from ...core.errors import ParameterError
 
-__all__ = ["MIN_IDENTIFY_ROWS", "check_identifiable"]
+__all__ = ["COARSE_ROWS", "MIN_IDENTIFY_ROWS", "check_identifiable", "coarse"]
 
 #: Fewest rows (positions) and columns a table needs before ``identify`` can tell anything.
 MIN_IDENTIFY_ROWS = 2
+#: Fewer rows than this in float16 or bfloat16 are also tried with C = 10000.
+COARSE_ROWS = 64
 
 
 def check_identifiable(shape: tuple[int, ...], live: tuple[int, int] | None = None) -> None:
@@ -29,3 +31,8 @@ def check_identifiable(shape: tuple[int, ...], live: tuple[int, int] | None = No
             f"must have at least {least} rows that are not all zero: too few to tell a convention"
         )
         raise ParameterError("table", rule, f"{live[0]} non-zero row(s) of {shape[0]}")
+
+
+def coarse(storage: str, rows: int) -> bool:
+    """Whether a table is a few rows of half precision, whose slopes tell the base poorly."""
+    return storage in ("float16", "bfloat16") and rows < COARSE_ROWS

@@ -1,0 +1,88 @@
+"""identify's limits: how large an error can match, and tables past the positions searched.
+
+Tables are built by slow_formulas.py (the libraries' formulas, one entry at a time).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shlex
+
+import ml_dtypes  # noqa: F401 - bfloat16 for safetensors
+import numpy as np
+import pytest
+import slow_formulas as slow
+from test_identify import identify_table
+
+
+def test_a_residual_comparable_to_the_values_is_never_a_match():
+    # at position 2^23 the float32 allowance alone (2^-22 per unit of position) would be 2:
+    # a pair turned by 0.2 rad (entries off by ~0.2, of values in -1 … 1) must not match,
+    # however far the position
+    table = np.array(slow.pytorch_tutorial(300, 64, start=2**23))
+    angle = np.arctan2(table[150, 4], table[150, 5]) + 0.2  # one pair turned, on the circle
+    table[150, 4:6] = np.sin(angle), np.cos(angle)
+    found = identify_table(table)
+    assert not found.matched  # before: a match, residual 0.17, relative 0.085
+    assert found.residual > 0.1 and found.relative_residual > 1
+    assert found.candidates[0].description.endswith("start 8.38861e+06")  # the reading is found
+
+
+def test_past_2_to_the_24_the_first_position_is_not_determined(run_cli):
+    # pecli compute --d 512 --n 4 --start 16777217: an exact float32 table just past the range
+    # searched; before, a start 28 positions off matched with a residual of 2
+    table = np.array(slow.pytorch_tutorial(4, 512, start=2**24 + 1), dtype=np.float32)
+    found = identify_table(table)
+    assert not found.matched and found.command == ""
+    assert found.note == "first position not determined (beyond 2^24)"
+    buffer = io.BytesIO()
+    np.save(buffer, table)
+    result = run_cli("identify", "-", input=buffer.getvalue())
+    assert result.exit_code == 1
+    assert "first position not determined (beyond 2^24)" in result.stderr
+
+
+def test_just_inside_2_to_the_24_the_start_is_found():
+    table = np.array(slow.pytorch_tutorial(4, 512, start=2**24 - 8), dtype=np.float32)
+    found = identify_table(table)
+    assert found.matched and found.start == 2**24 - 8 and found.residual < 1e-6
+
+
+@pytest.mark.parametrize(
+    ("args", "start", "base"),
+    [
+        (["--d", "8", "--n", "3", "--start", "1000"], 1000, 10000),  # before: C = 980, 5228717
+        (["--d", "4", "--n", "2"], 1, 10000),  # before: start 5529380 and --base 100000000
+    ],
+    ids=["d8-n3-start1000", "d4-n2"],
+)
+def test_narrow_bfloat16_tables_get_the_reading_that_rebuilds_them(
+    run_cli, tmp_path, args, start, base
+):
+    out = tmp_path / "pe.safetensors"
+    assert run_cli("compute", *args, "--dtype", "bfloat16", "-o", str(out), "-q").exit_code == 0
+    stored = safetensors_table(out)
+    d, n = stored.shape[1], stored.shape[0]
+    want = np.array(slow.vaswani(n, d, start=start))  # the exact table, rounded once
+    assert np.abs(stored.astype(np.float64) - want).max() <= 2.0**-8
+    result = run_cli("identify", str(out), "--key", "positional_encoding", "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)[0]["identification"]
+    assert (found["start"], found["base"], found["residual"]) == (start, base, 0)
+    # a few bfloat16 rows may not determine the start or the base: the note may say so, but
+    # the base it gives is the one of the reading and of the command
+    assert "C = " not in found["note"] or f"C = {base} is given" in found["note"]
+    assert f"--base {base} " in found["command"]
+    again = tmp_path / "again.safetensors"
+    command = shlex.split(found["command"])
+    command[command.index("-o") + 1] = str(again)
+    assert run_cli(*command[1:], "-q").exit_code == 0  # the printed command, run
+    assert safetensors_table(again).tobytes() == stored.tobytes()
+
+
+def safetensors_table(path) -> np.ndarray:
+    from safetensors import safe_open
+
+    with safe_open(path, framework="numpy") as f:
+        return f.get_tensor("positional_encoding")
