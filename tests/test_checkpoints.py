@@ -358,3 +358,27 @@ def test_key_verdicts_say_what_the_tensor_is(run_cli, tmp_path, case):
     assert words in result.stdout and words in result.stderr
     assert "matches no convention" not in result.stderr
     assert "no column pairs" not in result.stdout and "not float tables" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--d", "8", "--n", "3", "--start", "1", "--dtype", "bfloat16"],  # narrow: the fit is not
+     ["--convention", "diffusers", "--flip-sin-to-cos", "--d", "9", "--n", "5",
+      "--angle-scale", "1000", "--dtype", "float16"],
+     ["--convention", "mlx", "--d", "16", "--n", "20"]],
+    ids=["narrow-bf16", "diffusers-knobs", "mlx"],
+)  # fmt: skip
+def test_the_rebuild_command_of_a_pecli_checkpoint_makes_the_same_bytes(
+    run_cli, tmp_path, monkeypatch, args
+):
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("compute", *args, "-o", "orig.safetensors", "-q").exit_code == 0
+    lines = run_cli("identify", "orig.safetensors").stdout.splitlines()
+    (command,) = [line.split("rebuild with ", 1)[1] for line in lines if "rebuild with" in line]
+    assert run_cli(*shlex.split(command)[1:], "-q").exit_code == 0  # writes pe.safetensors
+    assert load_file("pe.safetensors").keys() == load_file("orig.safetensors").keys()
+    with safe_open("pe.safetensors", "numpy") as a, safe_open("orig.safetensors", "numpy") as b:
+        key = "positional_encoding"
+        assert a.get_tensor(key).tobytes() == b.get_tensor(key).tobytes()

@@ -14,13 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.conventions import PRESETS
 from ..core.encoding import encoding_table
 from ..core.errors import ParameterError
+from ..core.rules import number_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.conventions import Convention
 
-__all__ = ["METADATA_FIELDS", "check_metadata", "describes", "table_metadata"]
+__all__ = [
+    "METADATA_FIELDS", "check_metadata", "describes", "rebuild_command", "table_metadata",
+]  # fmt: skip
 
 #: The fields pecli writes, in order.
 METADATA_FIELDS = (
@@ -129,3 +133,34 @@ def _parse_amplitude(text: str) -> float | str:
         return float(text)
     except ValueError:
         return text
+
+
+def rebuild_command(metadata: dict[str, str]) -> str:
+    """The ``pecli compute`` command that rebuilds the table pecli's ``metadata`` describes.
+
+    A preset's name with its size, base, start and dtype; every knob spelled out for a custom
+    table (and for diffusers, whose flags change its layout and schedule under its name).
+
+    >>> from pecli.core.conventions import convention
+    >>> meta = table_metadata(key="pe", d=8, n=3, base=1e4, dtype="bfloat16",
+    ...                       convention=convention("vaswani"), version="0.1.0")
+    >>> command = rebuild_command(meta)
+    >>> command[:60]
+    'pecli compute --convention vaswani --d 8 --n 3 --base 10000 '
+    >>> command[60:]
+    '--start 1 --dtype bfloat16 -o pe.safetensors --key pe'
+    """
+    knobs = _knobs(metadata)
+    name = metadata["convention"]
+    parts = ["pecli compute", f"--convention {name}" if name in PRESETS else "",
+             f"--d {knobs['d']} --n {knobs['n']} --base {number_text(knobs['base'])}",
+             f"--start {number_text(knobs['start'])}"]  # fmt: skip
+    if name not in PRESETS or name == "diffusers":
+        parts += [f"--schedule {knobs['schedule']} --layout {knobs['layout']}",
+                  f"--odd-d {knobs['odd_d']}", f"--angle-scale {number_text(knobs['angle_scale'])}",
+                  "--full-turns" if knobs["full_turns"] else "",
+                  f"--amplitude {metadata['amplitude']}"]  # fmt: skip
+        if knobs["padding_idx"] is not None:
+            parts.append(f"--padding-idx {knobs['padding_idx']}")
+    parts.append(f"--dtype {metadata['dtype']} -o pe.safetensors --key {metadata['key']}")
+    return " ".join(part for part in parts if part)

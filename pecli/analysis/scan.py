@@ -31,7 +31,7 @@ from ..core.dtypes import FLOAT_DTYPES
 from ..core.errors import ParameterError
 from ..core.rules import LAYOUTS
 from .identify import Identification, identify_table
-from .metadata import check_metadata, describes
+from .metadata import check_metadata, describes, rebuild_command
 
 __all__ = ["SCREEN_ROWS", "TensorFinding", "scan_tensors", "table_shape"]
 
@@ -74,6 +74,7 @@ class TensorFinding:
     residual: float = math.nan
     identification: Identification | None = None
     metadata: str = ""
+    rebuild: str = ""  # from pecli's metadata when it agrees bit for bit
 
 
 def table_shape(shape: tuple[int, ...]) -> tuple[int, int] | None:
@@ -233,11 +234,19 @@ def _judge(
     finding.identification, finding.residual = found, found.residual
     finding.verdict = "identified" if found.matched else "no match"
     if own:
-        finding.metadata = check_metadata(table, metadata)
-        if not found.matched and finding.metadata.startswith("agrees"):  # e.g. an amplitude
-            finding.verdict, finding.identification, finding.residual = "identified", None, 0.0
-            finding.reason = f"{metadata['convention']}, start {metadata['start']} (its metadata)"
+        _check_own(finding, table, metadata)
     return finding
+
+
+def _check_own(finding: TensorFinding, table: np.ndarray, metadata: dict[str, str]) -> None:
+    """Check pecli's metadata against the numbers; if it agrees, it names and rebuilds it."""
+    finding.metadata = check_metadata(table, metadata)
+    if not finding.metadata.startswith("agrees"):
+        return
+    finding.rebuild = rebuild_command(metadata)
+    if finding.verdict != "identified":  # e.g. an amplitude the fit does not model
+        finding.verdict, finding.identification, finding.residual = "identified", None, 0.0
+        finding.reason = f"{metadata['convention']}, start {metadata['start']} (its metadata)"
 
 
 def _screen(

@@ -56,6 +56,13 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
 ROTARY_NAMES = {"inv_freq", "cos", "sin", "cos_cached", "sin_cached"}
 
 
+def _rebuild(finding: TensorFinding) -> str:
+    """The command that rebuilds an identified tensor; pecli's own metadata, proven, first."""
+    if finding.verdict != "identified":
+        return ""
+    return finding.rebuild or (finding.identification.command if finding.identification else "")
+
+
 def _reading(finding: TensorFinding) -> str:
     """What a tensor is, in a few words."""
     found = finding.identification
@@ -79,11 +86,7 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
         residual = "-" if math.isnan(f.residual) else f"{f.residual:.3g}"
         shape = "×".join(map(str, f.shape)) or "scalar"
         table.add_row(f.key, shape, f.dtype, f.verdict, _reading(f), residual)
-    notes = [
-        f"{f.key}: rebuild with {f.identification.command}"
-        for f in findings
-        if f.verdict == "identified" and f.identification is not None
-    ]
+    notes = [f"{f.key}: rebuild with {command}" for f in findings if (command := _rebuild(f))]
     notes += [f"{f.key}: pecli's metadata {f.metadata}" for f in findings if f.metadata]
     notes += [
         f"{f.key}: a rotary embedding's buffer? pecli rope identify {file} --tensor {f.key}"

@@ -31,7 +31,7 @@ def render(*renderables: Any, terminal: bool) -> str:
     for renderable in renderables:
         if not terminal and isinstance(renderable, Table):
             renderable.box, renderable.show_edge, renderable.pad_edge = None, False, False
-        console.print(renderable)
+        console.print(renderable, soft_wrap=not isinstance(renderable, Table))  # commands whole
     text = buffer.getvalue()
     return text if terminal else "".join(line.rstrip() + "\n" for line in text.splitlines())
 

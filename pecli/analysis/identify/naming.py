@@ -17,6 +17,7 @@ from ...core.conventions import PRESETS, Convention, convention
 from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.knobs import ODD_SINE
+from ...core.rules import number_text
 from .fits import ROUND, denominator, round_base, roundness
 from .fitting import Fit, Zeros
 from .residuals import rebuild
@@ -146,7 +147,7 @@ def command(
     if not float(fit.start).is_integer():
         return ""
     n, d = shape
-    size = f"--d {d} --n {n} --base {fit.base:.10g}"
+    size = f"--d {d} --n {n} --base {number_text(fit.base)}"
     if storage != "float32":
         size += f" --dtype {storage}"
     if storage == "bfloat16":
