@@ -23,7 +23,6 @@ from typing import Any, Literal
 import numpy as np
 
 from ..core.errors import ParameterError
-from .guard import atomic_output
 
 __all__ = [
     "CHECKPOINT_SUFFIXES",
@@ -262,18 +261,16 @@ def write_safetensors(
 ) -> None:
     """Write ``table`` as tensor ``key`` of a ``.safetensors`` file with string ``metadata``.
 
-    The file is built in memory by ``safetensors.numpy.save`` and written through
-    :func:`pecli.io.guard.atomic_output`: it appears complete or not at all.
+    One tensor through :func:`pecli.io.tensors.write_safetensors` (``safetensors.numpy.save``,
+    written atomically), under a key checked by :func:`check_key`.
 
     Raises
     ------
     ParameterError
-        If ``key`` is empty or starts with ``__`` (safetensors reserves ``__metadata__``).
+        If ``key`` is empty, not printable or starts with ``__`` (safetensors reserves
+        ``__metadata__``).
 
     """
-    from safetensors.numpy import save
+    from .tensors import write_safetensors as write_tensors
 
-    check_key(key)
-    data = save({key: np.ascontiguousarray(table)}, metadata=metadata)
-    with atomic_output(output) as handle:
-        handle.write(data)
+    write_tensors({check_key(key): table}, output=output, metadata=metadata)
