@@ -41,3 +41,33 @@ def test_usage_errors_name_the_option_and_write_nothing(
     assert result.stderr.count("\n") == 1 and f"'{named}'" in result.stderr
     assert rule in result.stderr, result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "named", "rule"),
+    [(["--beta-slow", "-1"], "--beta-slow", "must be a finite number > 0"),  # was an internal error
+     (["--beta-fast", "0"], "--beta-fast", "must be a finite number > 0"),  # was the default 32
+     (["--attention-factor", "0"], "--attention-factor", "> 0"),  # was an all-zero cache
+     (["--beta-slow", "64", "--beta-fast", "1"], "--beta-fast", "must be > beta_slow = 64")],
+)  # fmt: skip
+def test_yarn_parameters_are_checked(run_cli, tmp_path, extra, named, rule):
+    yarn = [
+        "rope",
+        "cache",
+        "--rope-type",
+        "yarn",
+        "--factor",
+        "4",
+        "--head-dim",
+        "8",
+        "--n",
+        "2",
+        "--original-max-position-embeddings",
+        "4096",
+        "-o",
+        str(tmp_path / "c.npy"),
+    ]
+    result = run_cli(*yarn, *extra)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"'{named}'" in result.stderr and rule in result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -179,10 +179,13 @@ def _check_scaling(spec: RopeSpec) -> None:
             "factor", f"is required by rope_type {spec.rope_type!r} "
             "(or max_position_embeddings, to take max/original)", "nothing",
         )  # fmt: skip
-    for name in ("low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "mscale",
-                 "mscale_all_dim", "attention_factor"):  # fmt: skip
+    for name in ("low_freq_factor", "high_freq_factor", "mscale", "mscale_all_dim"):
         if getattr(spec, name) is not None:
             _finite(name, getattr(spec, name))
+    for name in ("beta_fast", "beta_slow", "attention_factor"):  # logs, and a factor on cos/sin
+        if getattr(spec, name) is not None:
+            _positive(name, getattr(spec, name))
+    _check_betas(spec)
     if spec.rope_type == "llama3" and spec.low_freq_factor <= 0:  # type: ignore[operator]
         raise ParameterError("low_freq_factor", "must be > 0 (it divides L)",
                              spec.low_freq_factor)  # fmt: skip
@@ -196,6 +199,14 @@ def _check_scaling(spec: RopeSpec) -> None:
                 raise ParameterError(name, rule, f"{len(values)} numbers")
             for value in values:
                 _positive(name, value)
+
+
+def _check_betas(spec: RopeSpec) -> None:
+    """Check that yarn's correction range has beta_fast above beta_slow (defaults 32 and 1)."""
+    fast = 32.0 if spec.beta_fast is None else spec.beta_fast
+    slow = 1.0 if spec.beta_slow is None else spec.beta_slow
+    if fast <= slow:
+        raise ParameterError("beta_fast", f"must be > beta_slow = {slow:g}", fast)
 
 
 def _finite(name: str, value: object) -> float:
