@@ -179,13 +179,7 @@ def _check_scaling(spec: RopeSpec) -> None:
             "factor", f"is required by rope_type {spec.rope_type!r} "
             "(or max_position_embeddings, to take max/original)", "nothing",
         )  # fmt: skip
-    for name in ("low_freq_factor", "high_freq_factor", "mscale", "mscale_all_dim"):
-        if getattr(spec, name) is not None:
-            _finite(name, getattr(spec, name))
-    for name in ("beta_fast", "beta_slow", "attention_factor"):  # logs, and a factor on cos/sin
-        if getattr(spec, name) is not None:
-            _positive(name, getattr(spec, name))
-    _check_betas(spec)
+    _check_numbers(spec)
     if spec.rope_type == "llama3" and spec.low_freq_factor <= 0:  # type: ignore[operator]
         raise ParameterError("low_freq_factor", "must be > 0 (it divides L)",
                              spec.low_freq_factor)  # fmt: skip
@@ -199,6 +193,17 @@ def _check_scaling(spec: RopeSpec) -> None:
                 raise ParameterError(name, rule, f"{len(values)} numbers")
             for value in values:
                 _positive(name, value)
+
+
+def _check_numbers(spec: RopeSpec) -> None:
+    """Finite factors; yarn's betas (logs) and the attention factor (on cos, sin) also > 0."""
+    for name in ("low_freq_factor", "high_freq_factor", "mscale", "mscale_all_dim"):
+        if getattr(spec, name) is not None:
+            _finite(name, getattr(spec, name))
+    for name in ("beta_fast", "beta_slow", "attention_factor"):
+        if getattr(spec, name) is not None:
+            _positive(name, getattr(spec, name))
+    _check_betas(spec)
 
 
 def _check_betas(spec: RopeSpec) -> None:
