@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..errors import ParameterError
-from ..rules import _as_int
+from ..rules import as_int
 
 __all__ = [
     "CONVENTIONS",
@@ -55,7 +55,7 @@ MAX_BIAS_VALUES = 1 << 27
 
 def check_heads(n_heads: object) -> int:
     """Return the head count as an int; raise :class:`ParameterError` unless 1 to MAX_HEADS."""
-    value = _as_int(n_heads)
+    value = as_int(n_heads)
     if value is None or not 1 <= value <= MAX_HEADS:
         raise ParameterError("heads", f"must be an integer from 1 to {MAX_HEADS}", n_heads)
     return value
@@ -163,10 +163,10 @@ def _bfloat16(values: np.ndarray) -> np.ndarray:
 
 
 def _check_lengths(n_heads: int, n_key: object, n_query: object) -> tuple[int, int]:
-    k = _as_int(n_key)
+    k = as_int(n_key)
     if k is None or not 1 <= k <= 1 << 24:
         raise ParameterError("n", "must be an integer from 1 to 2^24", n_key)
-    q = k if n_query is None else _as_int(n_query)
+    q = k if n_query is None else as_int(n_query)
     if q is None or not 1 <= q <= k:
         raise ParameterError("queries", f"must be an integer from 1 to --n ({k})", n_query)
     if n_heads * q * k > MAX_BIAS_VALUES:

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..errors import ParameterError
-from ..rules import _as_int
+from ..rules import as_int
 
 __all__ = ["MAX_T5_VALUES", "bucket_grid", "relative_position_bucket"]
 
@@ -38,13 +38,13 @@ def check_buckets(num_buckets: object, max_distance: object, bidirectional: bool
     ``num_buckets`` must leave ``max_exact >= 1`` (2 or more, 4 or more when bidirectional)
     and ``max_distance`` must exceed ``max_exact`` (else the log of the ratio is <= 0).
     """
-    nb = _as_int(num_buckets)
+    nb = as_int(num_buckets)
     least = 4 if bidirectional else 2
     if nb is None or not least <= nb <= 1 << 16:
         rule = f"must be an integer from {least} to 65536 ({'bidirectional' if least == 4 else 'causal'})"
         raise ParameterError("num_buckets", rule, num_buckets)
     max_exact = (nb // 2 if bidirectional else nb) // 2
-    md = _as_int(max_distance)
+    md = as_int(max_distance)
     if md is None or not max_exact < md <= 1 << 30:
         rule = f"must be an integer above max_exact = {max_exact} and at most 2^30"
         raise ParameterError("max_distance", rule, max_distance)
@@ -141,7 +141,7 @@ def bucket_grid(
     [[0, 17, 18, 19], [1, 0, 17, 18]]
 
     """
-    q, k, p = _as_int(n_query), _as_int(n_key), _as_int(past)
+    q, k, p = as_int(n_query), as_int(n_key), as_int(past)
     if q is None or q < 1 or k is None or k < 1 or q * k > MAX_T5_VALUES:
         rule = "must be integers >= 1 whose product is at most 2^26"
         raise ParameterError("queries", rule, (n_query, n_key))
