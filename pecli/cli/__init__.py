@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (registers the commands)
     rope,
     spectra,
     wavelengths,
+    zoo,
 )
 from ._app import app, main
 

@@ -21,7 +21,7 @@ __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"
 
 #: Relative agreement of a series or tensor computed in float32 or float64.
 FLOAT_TOLERANCE = 1e-5
-#: … and of one rounded to bfloat16 (8 significand bits: rounding moves a value by <= 2^-9).
+#: … and of one rounded to bfloat16 (8 significand bits: rounding moves a value by <= 2^-8).
 BFLOAT16_TOLERANCE = 2.0**-7
 #: Values at or below this are a mask (HF uses ``torch.finfo(dtype).min``), like ``-inf``.
 MASKED = -1e30

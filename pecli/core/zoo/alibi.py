@@ -49,8 +49,8 @@ VARIANTS = ("press", "next-power-of-two", "geometric-at-n", "zero-based")
 CONVENTIONS = ("causal", "symmetric", "bloom", "falcon", "mpt")
 #: Largest head count (far above any model's).
 MAX_HEADS = 1 << 16
-#: Largest bias tensor, in values (1 GiB of float64): it is built whole in memory.
-MAX_BIAS_VALUES = 1 << 27
+#: Largest bias tensor, in values (512 MiB of float64): it is built whole in memory.
+MAX_BIAS_VALUES = 1 << 26
 
 
 def check_heads(n_heads: object) -> int:
@@ -172,7 +172,7 @@ def _check_lengths(n_heads: int, n_key: object, n_query: object) -> tuple[int, i
     if q is None or not 1 <= q <= k:
         raise ParameterError("queries", f"must be an integer from 1 to --n ({k})", n_query)
     if n_heads * q * k > MAX_BIAS_VALUES:
-        rule = f"with {n_heads} heads and {q} queries must keep the tensor within 2^27 values"
+        rule = f"with {n_heads} heads and {q} queries must keep the tensor within 2^26 values"
         raise ParameterError("n", rule, k)
     return k, q
 
@@ -228,7 +228,10 @@ def alibi_bias(
     m = _check_slopes(slopes)
     if convention not in CONVENTIONS:
         raise ParameterError("convention", f"must be one of {', '.join(CONVENTIONS)}", convention)
-    k, q = _check_lengths(m.size, n_key, n_query)
+    key_only = convention in ("bloom", "falcon", "mpt")
+    if key_only and n_query is not None:
+        raise ParameterError("queries", "applies to causal and symmetric only", n_query)
+    k, q = _check_lengths(m.size, n_key, 1 if key_only else n_query)
     if attention_mask is not None and convention not in ("bloom", "falcon"):
         raise ParameterError("attention_mask", "applies to bloom and falcon only", convention)
     if convention in ("causal", "symmetric"):

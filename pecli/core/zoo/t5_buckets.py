@@ -142,9 +142,12 @@ def bucket_grid(
 
     """
     q, k, p = as_int(n_query), as_int(n_key), as_int(past)
-    if q is None or q < 1 or k is None or k < 1 or q * k > MAX_T5_VALUES:
-        rule = "must be integers >= 1 whose product is at most 2^26"
-        raise ParameterError("queries", rule, (n_query, n_key))
+    if k is None or k < 1:
+        raise ParameterError("keys", "must be an integer >= 1", n_key)
+    if q is None or q < 1:
+        raise ParameterError("queries", "must be an integer >= 1", n_query)
+    if q * k > MAX_T5_VALUES:
+        raise ParameterError("keys", f"times {q} queries must be at most 2^26 buckets", n_key)
     if p is None or not 0 <= p < 1 << 30:
         raise ParameterError("past", "must be an integer from 0 to 2^30 - 1", past)
     rp = np.arange(k, dtype=np.int64)[None, :] - (p + np.arange(q, dtype=np.int64))[:, None]
