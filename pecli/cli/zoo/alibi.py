@@ -178,11 +178,12 @@ def bias_command(
 
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
-    table = _select(heads, head, kind, convention.value)
     mask = _padding(left_padding, n, convention.value)
+    pick = _select(heads, head, kind, convention.value)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)
+    slopes = slopes if head is None else slopes[head : head + 1]  # one head: built alone
     bias = alibi_bias(slopes, n, n_query=queries, convention=convention.value, attention_mask=mask)
-    bias = table(bias).astype(dtype.value)
+    bias = pick(bias).astype(dtype.value)
     formats.check_room(output, bias.nbytes)
     writing.write_table([bias], output=output, fmt=kind, shape=bias.shape,  # type: ignore[arg-type]
                         dtype=bias.dtype, columns=[f"key_{j}" for j in range(n)], header=header)  # fmt: skip
@@ -198,7 +199,7 @@ def _select(heads: int, head: int | None, kind: str, convention: str):  # type: 
         raise ParameterError("head", "is needed for CSV: a causal or symmetric bias is 3-D "
                              "(give --head H, or -o NAME.npy for every head)", "none")  # fmt: skip
     if head is not None:
-        return lambda b: b[head]
+        return lambda b: b[0]
     return (lambda b: b[:, 0, :]) if kind == "csv" else (lambda b: b)
 
 

@@ -1,0 +1,145 @@
+"""``pecli alibi …`` and ``pecli t5-buckets``: output against the core and the libraries' own
+tensors, and the guarantees every command keeps (one-line usage errors, nothing written)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from library_fixtures import load
+
+from pecli.core.zoo.alibi import alibi_bias, alibi_slopes
+from pecli.core.zoo.t5_buckets import bucket_grid
+
+FIXTURES = {f.name: f for f in load("zoo")}
+
+
+def _rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_slopes_csv_and_npy(run_cli, tmp_path):
+    result = run_cli("alibi", "slopes", "--heads", "12", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.stdout)
+    assert [float(r["log2_slope"]) for r in rows] == [-1, -2, -3, -4, -5, -6, -7, -8,
+                                                       -0.5, -1.5, -2.5, -3.5]  # fmt: skip
+    out = tmp_path / "s.npy"
+    assert run_cli("alibi", "slopes", "--heads", "40", "--dtype", "float64", "-o", str(out)).exit_code == 0
+    assert np.array_equal(np.load(out), alibi_slopes(40))
+
+
+def test_slopes_table_names_the_series(run_cli):
+    result = run_cli("alibi", "slopes", "--heads", "12", "--variant", "next-power-of-two")
+    assert result.exit_code == 0 and "WRONG" in result.stdout
+    assert ["8", "0.044194173", "-4.5"] in [line.split() for line in result.stdout.splitlines()]
+
+
+def test_bias_npy_is_the_core_tensor_and_csv_one_head(run_cli, tmp_path):
+    out = tmp_path / "b.npy"
+    args = ("alibi", "bias", "--heads", "6", "--n", "9", "--queries", "4", "--max-bias", "4")
+    assert run_cli(*args, "-o", str(out)).exit_code == 0
+    expected = alibi_bias(alibi_slopes(6, max_bias=4), 9, n_query=4)
+    assert np.array_equal(np.load(out), expected.astype(np.float32))
+    rows = _rows(run_cli(*args, "--head", "2", "--format", "csv").stdout)
+    assert [float(v) for v in rows[3].values()] == expected[2, 3].astype(np.float32).tolist()
+
+
+def test_bias_reproduces_bloom_with_left_padding(run_cli, tmp_path):
+    fixture = FIXTURES["falcon_bias_leftpad_h12"]
+    out = tmp_path / "f.npy"
+    result = run_cli("alibi", "bias", "--heads", "12", "--n", "12", "--convention", "falcon",
+                     "--left-padding", "3", "-o", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert np.array_equal(np.load(out), fixture.table)
+
+
+@pytest.mark.parametrize("name", ["bloom_bias_plain_h32", "falcon_bias_plain_h12",
+                                  "mpt_bias_h71_b8", "mpt_bias_h12_b16", "bloom_slopes_h20"])  # fmt: skip
+def test_identify_library_tensors(run_cli, tmp_path, name):
+    fixture = FIXTURES[name]
+    path = tmp_path / "t.npy"
+    np.save(path, fixture.table[None] if fixture.name.startswith("mpt") else fixture.table)
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    fit = report if report["kind"] == "slopes" else report["slope_fit"]
+    assert (fit["heads"], fit["max_bias"], fit["series"]) == (
+        fixture.params["heads"], fixture.params["max_bias"], "press")
+    if report["kind"] == "bias":
+        assert report["convention"] == fixture.params["convention"]
+
+
+def test_identify_flags_the_wrong_variant(run_cli, tmp_path):
+    path = tmp_path / "s.npy"
+    np.save(path, alibi_slopes(16)[:12].astype(np.float32))  # get_slopes(16)[:12]
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 0
+    assert "series: next-power-of-two, WRONG" in result.stdout and "12 heads, max_bias 8" in result.stdout
+
+
+def test_identify_no_alibi_is_status_1_or_2(run_cli, tmp_path):
+    path = tmp_path / "s.npy"
+    np.save(path, np.array([0.5, 0.3, 0.01]))
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 1 and "not determined" in result.stdout
+    np.save(path, np.random.default_rng(0).normal(size=(3, 4, 5)))
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 2 and "no ALiBi bias" in result.stderr
+
+
+def test_t5_buckets_csv_and_grid(run_cli, tmp_path):
+    rows = _rows(run_cli("t5-buckets", "--span", "200", "--format", "csv").stdout)
+    golden = {-200: 15, -128: 15, -20: 10, -8: 8, -1: 1, 0: 0, 1: 17, 8: 24, 20: 26, 128: 31}
+    got = {int(r["relative_position"]): int(r["bucket"]) for r in rows}
+    assert {k: got[k] for k in golden} == golden and len(rows) == 401
+    out = tmp_path / "g.npy"
+    fixture = FIXTURES["t5_compute_bias_decoder_past7"]
+    args = ("t5-buckets", "--causal", "--keys", "200", "--queries", "5", "--past", "7")
+    assert run_cli(*args, "-o", str(out)).exit_code == 0
+    assert np.array_equal(np.load(out), fixture.table)
+    assert np.array_equal(np.load(out), bucket_grid(5, 200, past=7, bidirectional=False))
+
+
+def test_t5_buckets_table_lists_bucket_ranges(run_cli):
+    result = run_cli("t5-buckets")
+    assert result.exit_code == 0
+    assert any(line.split() == ["15", "-136", "-91", "46"] for line in result.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["alibi", "slopes", "--heads", "0"], "--heads"),
+        (["alibi", "slopes", "--heads", "8", "--max-bias", "0"], "--max-bias"),
+        (["alibi", "bias", "--heads", "8"], "--head"),  # CSV of a 3-D tensor
+        (["alibi", "bias", "--heads", "8", "--head", "8"], "--head"),
+        (["alibi", "bias", "--heads", "8", "--left-padding", "2"], "--left-padding"),
+        (["alibi", "bias", "--heads", "8", "--convention", "bloom", "--left-padding", "16"],
+         "--left-padding"),
+        (["alibi", "bias", "--heads", "64", "--n", "4096", "--format", "npy"], "--n"),
+        (["alibi", "bias", "--heads", "1", "--n", "9000", "--head", "0"], "--n"),
+        (["alibi", "bias", "--heads", "8", "--convention", "mpt", "--queries", "2"], "--queries"),
+        (["t5-buckets", "--num-buckets", "3"], "--num-buckets"),
+        (["t5-buckets", "--max-distance", "4"], "--max-distance"),
+        (["t5-buckets", "--keys", "100000"], "--keys"),
+        (["t5-buckets", "--span", "-1"], "--span"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_status_2_no_file(run_cli, tmp_path, args, option):
+    out = tmp_path / "x.csv"
+    result = run_cli(*args, "-o", str(out))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0] and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_output_survives_a_refusal(run_cli, tmp_path):
+    out = tmp_path / "keep.npy"
+    out.write_bytes(b"precious")
+    result = run_cli("alibi", "bias", "--heads", "64", "--n", "4096", "-o", str(out))
+    assert result.exit_code == 2 and out.read_bytes() == b"precious"
