@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import shlex
 
 import numpy as np
 import pytest
@@ -25,10 +27,25 @@ def test_slopes_csv_and_npy(run_cli, tmp_path):
     result = run_cli("alibi", "slopes", "--heads", "12", "--format", "csv")
     assert result.exit_code == 0, result.output
     rows = _rows(result.stdout)
-    assert [float(r["log2_slope"]) for r in rows] == [-1, -2, -3, -4, -5, -6, -7, -8,
-                                                       -0.5, -1.5, -2.5, -3.5]  # fmt: skip
+    assert [float(r["log2_slope"]) for r in rows] == [
+        -1,
+        -2,
+        -3,
+        -4,
+        -5,
+        -6,
+        -7,
+        -8,
+        -0.5,
+        -1.5,
+        -2.5,
+        -3.5,
+    ]
     out = tmp_path / "s.npy"
-    assert run_cli("alibi", "slopes", "--heads", "40", "--dtype", "float64", "-o", str(out)).exit_code == 0
+    assert (
+        run_cli("alibi", "slopes", "--heads", "40", "--dtype", "float64", "-o", str(out)).exit_code
+        == 0
+    )
     assert np.array_equal(np.load(out), alibi_slopes(40))
 
 
@@ -51,14 +68,34 @@ def test_bias_npy_is_the_core_tensor_and_csv_one_head(run_cli, tmp_path):
 def test_bias_reproduces_bloom_with_left_padding(run_cli, tmp_path):
     fixture = FIXTURES["falcon_bias_leftpad_h12"]
     out = tmp_path / "f.npy"
-    result = run_cli("alibi", "bias", "--heads", "12", "--n", "12", "--convention", "falcon",
-                     "--left-padding", "3", "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "alibi",
+        "bias",
+        "--heads",
+        "12",
+        "--n",
+        "12",
+        "--convention",
+        "falcon",
+        "--left-padding",
+        "3",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     assert np.array_equal(np.load(out), fixture.table)
 
 
-@pytest.mark.parametrize("name", ["bloom_bias_plain_h32", "falcon_bias_plain_h12",
-                                  "mpt_bias_h71_b8", "mpt_bias_h12_b16", "bloom_slopes_h20"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bloom_bias_plain_h32",
+        "falcon_bias_plain_h12",
+        "mpt_bias_h71_b8",
+        "mpt_bias_h12_b16",
+        "bloom_slopes_h20",
+    ],
+)
 def test_identify_library_tensors(run_cli, tmp_path, name):
     fixture = FIXTURES[name]
     path = tmp_path / "t.npy"
@@ -68,7 +105,10 @@ def test_identify_library_tensors(run_cli, tmp_path, name):
     report = json.loads(result.stdout)
     fit = report if report["kind"] == "slopes" else report["slope_fit"]
     assert (fit["heads"], fit["max_bias"], fit["series"]) == (
-        fixture.params["heads"], fixture.params["max_bias"], "press")
+        fixture.params["heads"],
+        fixture.params["max_bias"],
+        "press",
+    )
     if report["kind"] == "bias":
         assert report["convention"] == fixture.params["convention"]
 
@@ -78,7 +118,10 @@ def test_identify_flags_the_wrong_variant(run_cli, tmp_path):
     np.save(path, alibi_slopes(16)[:12].astype(np.float32))  # get_slopes(16)[:12]
     result = run_cli("alibi", "identify", str(path))
     assert result.exit_code == 0
-    assert "series: next-power-of-two, WRONG" in result.stdout and "12 heads, max_bias 8" in result.stdout
+    assert (
+        "series: next-power-of-two, WRONG" in result.stdout
+        and "12 heads, max_bias 8" in result.stdout
+    )
 
 
 def test_identify_no_alibi_is_status_1_or_2(run_cli, tmp_path):
@@ -118,8 +161,10 @@ def test_t5_buckets_table_lists_bucket_ranges(run_cli):
         (["alibi", "bias", "--heads", "8"], "--head"),  # CSV of a 3-D tensor
         (["alibi", "bias", "--heads", "8", "--head", "8"], "--head"),
         (["alibi", "bias", "--heads", "8", "--left-padding", "2"], "--left-padding"),
-        (["alibi", "bias", "--heads", "8", "--convention", "bloom", "--left-padding", "16"],
-         "--left-padding"),
+        (
+            ["alibi", "bias", "--heads", "8", "--convention", "bloom", "--left-padding", "16"],
+            "--left-padding",
+        ),
         (["alibi", "bias", "--heads", "64", "--n", "4096", "--format", "npy"], "--n"),
         (["alibi", "bias", "--heads", "1", "--n", "9000", "--head", "0"], "--n"),
         (["alibi", "bias", "--heads", "8", "--convention", "mpt", "--queries", "2"], "--queries"),
@@ -128,7 +173,7 @@ def test_t5_buckets_table_lists_bucket_ranges(run_cli):
         (["t5-buckets", "--keys", "100000"], "--keys"),
         (["t5-buckets", "--span", "-1"], "--span"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_is_one_line_status_2_no_file(run_cli, tmp_path, args, option):
     out = tmp_path / "x.csv"
     result = run_cli(*args, "-o", str(out))
@@ -143,3 +188,34 @@ def test_an_existing_output_survives_a_refusal(run_cli, tmp_path):
     out.write_bytes(b"precious")
     result = run_cli("alibi", "bias", "--heads", "64", "--n", "4096", "-o", str(out))
     assert result.exit_code == 2 and out.read_bytes() == b"precious"
+
+
+def _transcripts() -> list[str]:
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "zoo.md").read_text("utf-8")
+    return [b for b in re.findall(r"^```\n(.*?)^```", page, re.M | re.S) if b.startswith("$ ")]
+
+
+TRANSCRIPTS = _transcripts()
+
+
+def test_transcripts_found():
+    assert len(TRANSCRIPTS) >= 2
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPTS)
+def test_docs_transcripts_print_what_they_show(transcript, tmp_path, pecli_cmd):
+    """Each ``$ pecli …`` of docs/zoo.md, run in order in a scratch folder, prints the lines
+    below it."""
+    from shell import bash
+
+    script = "\n".join(
+        "pecli " + line[len("$ pecli ") :] if line.startswith("$ ") else f": {shlex.quote(line)}"
+        for line in transcript.splitlines()
+    )
+    pecli = " ".join(map(shlex.quote, pecli_cmd))
+    result = bash(f'pecli() {{ {pecli} "$@"; }}\n{script}', tmp_path)
+    assert result.returncode == 0, result.stderr
+    shown = [line for line in transcript.splitlines() if not line.startswith("$ ")]
+    assert result.stdout.splitlines() == shown

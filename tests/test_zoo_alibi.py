@@ -60,8 +60,20 @@ def exact_slope(n: int, h: int, b: float) -> mpmath.mpf:
 
 
 def test_golden_12_and_32_heads():
-    assert (-8 * alibi_exponents(12)).tolist() == [-1, -2, -3, -4, -5, -6, -7, -8,
-                                                    -0.5, -1.5, -2.5, -3.5]  # fmt: skip
+    assert (-8 * alibi_exponents(12)).tolist() == [
+        -1,
+        -2,
+        -3,
+        -4,
+        -5,
+        -6,
+        -7,
+        -8,
+        -0.5,
+        -1.5,
+        -2.5,
+        -3.5,
+    ]
     assert np.round(alibi_slopes(32)[:3], 6).tolist() == [0.840896, 0.707107, 0.594604]
 
 
@@ -102,10 +114,14 @@ def test_slopes_correctly_rounded(b):
 
 def test_wrong_variants_are_what_ports_do():
     # the first n slopes of 16 heads for 12 heads: 2^(-0.5 k)
-    np.testing.assert_allclose(alibi_slopes(12, variant="next-power-of-two"),
-                               2.0 ** (-0.5 * np.arange(1, 13)), rtol=1e-15)  # fmt: skip
-    np.testing.assert_allclose(alibi_slopes(12, variant="geometric-at-n"),
-                               [2 ** (-8 * (h + 1) / 12) for h in range(12)], rtol=1e-15)  # fmt: skip
+    np.testing.assert_allclose(
+        alibi_slopes(12, variant="next-power-of-two"), 2.0 ** (-0.5 * np.arange(1, 13)), rtol=1e-15
+    )
+    np.testing.assert_allclose(
+        alibi_slopes(12, variant="geometric-at-n"),
+        [2 ** (-8 * (h + 1) / 12) for h in range(12)],
+        rtol=1e-15,
+    )
     assert alibi_slopes(8, variant="zero-based")[0] == 1.0
 
 
@@ -124,8 +140,12 @@ def test_bloom_slopes(fixture):
 def test_bias_tensors(fixture):
     p = fixture.params
     slopes = alibi_slopes(p["heads"], max_bias=p["max_bias"])
-    ours = alibi_bias(slopes, fixture.table.shape[-1], convention=p["convention"],
-                      attention_mask=p.get("attention_mask"))  # fmt: skip
+    ours = alibi_bias(
+        slopes,
+        fixture.table.shape[-1],
+        convention=p["convention"],
+        attention_mask=p.get("attention_mask"),
+    )
     table = fixture.table.reshape(ours.shape)
     if p["convention"] == "falcon":  # bfloat16 slopes × bfloat16 positions: bit for bit
         assert np.array_equal(ours.astype(np.float32), table)
@@ -196,8 +216,12 @@ def test_identify_library_tensors(fixture):
         assert bias.left_padding == (3 if p.get("attention_mask") else 0)
         fit = bias.slope_fit
         assert fit.bfloat16 == (p["convention"] == "falcon")
-    assert (fit.heads, fit.max_bias, fit.variant, fit.matched) == (p["heads"], p["max_bias"],
-                                                                  "press", True)  # fmt: skip
+    assert (fit.heads, fit.max_bias, fit.variant, fit.matched) == (
+        p["heads"],
+        p["max_bias"],
+        "press",
+        True,
+    )
 
 
 @pytest.mark.parametrize("convention", CONVENTIONS)
@@ -240,11 +264,13 @@ def test_identify_refuses_what_is_no_alibi():
         (lambda: alibi_bias([0.5], 0), "n"),
         (lambda: alibi_bias(np.ones(64), 1 << 12), "n"),
         (lambda: alibi_bias([0.5], 3, attention_mask=[1, 1, 1]), "attention_mask"),
-        (lambda: alibi_bias([0.5], 3, convention="bloom", attention_mask=[1, 2, 1]),
-         "attention_mask"),
+        (
+            lambda: alibi_bias([0.5], 3, convention="bloom", attention_mask=[1, 2, 1]),
+            "attention_mask",
+        ),
         (lambda: alibi_bias([[0.5]], 3), "slopes"),
     ],
-)  # fmt: skip
+)
 def test_refusals(call, parameter):
     with pytest.raises(ParameterError) as error:
         call()

@@ -43,11 +43,17 @@ def test_golden():
 def test_transformers_relative_position_bucket(fixture):
     p = fixture.params
     rp = np.arange(p["first"], p["first"] + fixture.table.size)
-    ours = relative_position_bucket(rp, bidirectional=p["bidirectional"],
-                                    num_buckets=p["num_buckets"], max_distance=p["max_distance"])  # fmt: skip
+    ours = relative_position_bucket(
+        rp,
+        bidirectional=p["bidirectional"],
+        num_buckets=p["num_buckets"],
+        max_distance=p["max_distance"],
+    )
     assert np.array_equal(ours, fixture.table)
-    exact = [exact_bucket(int(r), p["bidirectional"], p["num_buckets"], p["max_distance"])
-             for r in rp[::7]]  # fmt: skip
+    exact = [
+        exact_bucket(int(r), p["bidirectional"], p["num_buckets"], p["max_distance"])
+        for r in rp[::7]
+    ]
     assert ours[::7].tolist() == exact
 
 
@@ -55,12 +61,20 @@ def test_transformers_relative_position_bucket(fixture):
 def test_transformers_compute_bias_grid(fixture):
     """The sign: T5 looks up memory − query (key − query), queries offset by the cache."""
     p = fixture.params
-    ours = bucket_grid(p["queries"], p["keys"], past=p["past"], bidirectional=p["bidirectional"],
-                       num_buckets=p["num_buckets"], max_distance=p["max_distance"])  # fmt: skip
+    ours = bucket_grid(
+        p["queries"],
+        p["keys"],
+        past=p["past"],
+        bidirectional=p["bidirectional"],
+        num_buckets=p["num_buckets"],
+        max_distance=p["max_distance"],
+    )
     assert np.array_equal(ours, fixture.table)
     i = p["past"] + np.arange(p["queries"])[:, None]
-    flipped = relative_position_bucket(i - np.arange(p["keys"])[None, :],  # query − memory
-                                       bidirectional=p["bidirectional"])  # fmt: skip
+    flipped = relative_position_bucket(
+        i - np.arange(p["keys"])[None, :],  # query − memory
+        bidirectional=p["bidirectional"],
+    )
     assert not np.array_equal(flipped, fixture.table)
 
 

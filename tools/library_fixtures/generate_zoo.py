@@ -39,24 +39,47 @@ def alibi(out: Path) -> None:
 
     lib = "transformers"
     for n in HEADS:
-        save(out, f"bloom_slopes_h{n}", _np(bloom._get_alibi_slopes(n, torch.device("cpu"))),
-             library=lib, call=f"modeling_bloom._get_alibi_slopes({n}, cpu)", kind="slopes",
-             heads=n, max_bias=8.0)  # fmt: skip
+        save(
+            out,
+            f"bloom_slopes_h{n}",
+            _np(bloom._get_alibi_slopes(n, torch.device("cpu"))),
+            library=lib,
+            call=f"modeling_bloom._get_alibi_slopes({n}, cpu)",
+            kind="slopes",
+            heads=n,
+            max_bias=8.0,
+        )
     masks = {"plain": [1] * 600, "leftpad": [0] * 3 + [1] * 9}
     for name, mask in masks.items():
         m = torch.tensor([mask])
         for n in (12, 32):
             for model, module in (("bloom", bloom), ("falcon", falcon)):
                 t = module.build_alibi_tensor(m, n, torch.float32)
-                save(out, f"{model}_bias_{name}_h{n}", _np(t), library=lib,
-                     call=f"modeling_{model}.build_alibi_tensor(mask, {n}, torch.float32)",
-                     kind="bias", convention=model, heads=n, max_bias=8.0,
-                     attention_mask=None if name == "plain" else mask)  # fmt: skip
+                save(
+                    out,
+                    f"{model}_bias_{name}_h{n}",
+                    _np(t),
+                    library=lib,
+                    call=f"modeling_{model}.build_alibi_tensor(mask, {n}, torch.float32)",
+                    kind="bias",
+                    convention=model,
+                    heads=n,
+                    max_bias=8.0,
+                    attention_mask=None if name == "plain" else mask,
+                )
     for n, b in ((12, 8), (32, 8), (40, 8), (71, 8), (12, 16), (6, 4)):
         t = mpt.build_mpt_alibi_tensor(n, 50, alibi_bias_max=b)
-        save(out, f"mpt_bias_h{n}_b{b}", _np(t), library=lib,
-             call=f"modeling_mpt.build_mpt_alibi_tensor({n}, 50, alibi_bias_max={b})",
-             kind="bias", convention="mpt", heads=n, max_bias=float(b))  # fmt: skip
+        save(
+            out,
+            f"mpt_bias_h{n}_b{b}",
+            _np(t),
+            library=lib,
+            call=f"modeling_mpt.build_mpt_alibi_tensor({n}, 50, alibi_bias_max={b})",
+            kind="bias",
+            convention="mpt",
+            heads=n,
+            max_bias=float(b),
+        )
 
 
 T5_CASES = ((True, 32, 128), (False, 32, 128), (True, 64, 256), (False, 16, 64), (True, 8, 20))
@@ -72,23 +95,46 @@ def t5(out: Path) -> None:
     rp = torch.arange(-1000, 1001)
     for bidi, nb, md in T5_CASES:
         b = T5Attention._relative_position_bucket(rp, bidi, nb, md)
-        save(out, f"t5_buckets_{'bi' if bidi else 'causal'}_{nb}_{md}", _np(b), library=lib,
-             call=f"T5Attention._relative_position_bucket(arange(-1000, 1001), {bidi}, {nb}, {md})",
-             kind="t5", bidirectional=bidi, num_buckets=nb, max_distance=md,
-             first=-1000)  # fmt: skip
+        save(
+            out,
+            f"t5_buckets_{'bi' if bidi else 'causal'}_{nb}_{md}",
+            _np(b),
+            library=lib,
+            call=f"T5Attention._relative_position_bucket(arange(-1000, 1001), {bidi}, {nb}, {md})",
+            kind="t5",
+            bidirectional=bidi,
+            num_buckets=nb,
+            max_distance=md,
+            first=-1000,
+        )
     for decoder, past in ((False, 0), (True, 0), (True, 7)):
-        config = T5Config(d_model=8, d_kv=4, num_heads=2, is_decoder=decoder,
-                          relative_attention_num_buckets=32, relative_attention_max_distance=128)
+        config = T5Config(
+            d_model=8,
+            d_kv=4,
+            num_heads=2,
+            is_decoder=decoder,
+            relative_attention_num_buckets=32,
+            relative_attention_max_distance=128,
+        )
         attention = T5Attention(config, has_relative_attention_bias=True, layer_idx=0)
         with torch.no_grad():
             attention.relative_attention_bias.weight[:] = torch.arange(32.0)[:, None]
             grid = attention.compute_bias(5, 200, past_seen_tokens=past)[0, 0]
-        save(out, f"t5_compute_bias_{'decoder' if decoder else 'encoder'}_past{past}",
-             _np(grid).astype(np.int64), library=lib,
-             call=f"T5Attention(T5Config(is_decoder={decoder}, …)).compute_bias(5, 200, "
-             f"past_seen_tokens={past}) with bias weight[b] = b",
-             kind="t5-grid", bidirectional=not decoder, num_buckets=32, max_distance=128,
-             queries=5, keys=200, past=past)  # fmt: skip
+        save(
+            out,
+            f"t5_compute_bias_{'decoder' if decoder else 'encoder'}_past{past}",
+            _np(grid).astype(np.int64),
+            library=lib,
+            call=f"T5Attention(T5Config(is_decoder={decoder}, …)).compute_bias(5, 200, "
+            f"past_seen_tokens={past}) with bias weight[b] = b",
+            kind="t5-grid",
+            bidirectional=not decoder,
+            num_buckets=32,
+            max_distance=128,
+            queries=5,
+            keys=200,
+            past=past,
+        )
 
 
 def generate(out: Path) -> None:

@@ -132,10 +132,15 @@ def identify_alibi_slopes(slopes: object, *, bfloat16: bool | None = None) -> Sl
     best = min(VARIANTS, key=rank)
     others = {v: fits[v][0] for v in VARIANTS if v != best and fits[v][1] <= tolerance}
     return SlopeFit(
-        heads=m.size, max_bias=fits[best][0], variant=best, error=fits[best][1],
-        tolerance=tolerance, bfloat16=bfloat16, errors={v: e for v, (_, e) in fits.items()},
+        heads=m.size,
+        max_bias=fits[best][0],
+        variant=best,
+        error=fits[best][1],
+        tolerance=tolerance,
+        bfloat16=bfloat16,
+        errors={v: e for v, (_, e) in fits.items()},
         also=others,
-    )  # fmt: skip
+    )
 
 
 def _as_heads(tensor: np.ndarray) -> np.ndarray:
@@ -161,16 +166,19 @@ def _left_padding(t: np.ndarray) -> int:
 def _slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
     """The slopes a convention puts at distance 1 (h, q, k) → (h,)."""
     q, k = t.shape[1:]
+    slopes: np.ndarray
     if convention in ("bloom", "falcon"):
         pad = max(_left_padding(t), 0)
-        return t[:, 0, pad + 1] - t[:, 0, pad] if pad + 1 < k else np.zeros(t.shape[0])
-    if convention == "mpt":
-        return t[:, 0, k - 1] - t[:, 0, k - 2]
-    return -t[:, q - 1, k - 2]  # the last query at distance 1 (causal and symmetric)
+        slopes = t[:, 0, pad + 1] - t[:, 0, pad] if pad + 1 < k else np.zeros(t.shape[0])
+    elif convention == "mpt":
+        slopes = t[:, 0, k - 1] - t[:, 0, k - 2]
+    else:  # the last query at distance 1 (causal and symmetric)
+        slopes = -t[:, q - 1, k - 2]
+    return slopes
 
 
 def _rebuild(t: np.ndarray, convention: str, m: np.ndarray) -> np.ndarray:
-    h, q, k = t.shape
+    q, k = t.shape[1:]
     if convention in ("bloom", "falcon"):
         pad = _left_padding(t)
         mask = None if pad <= 0 else [0] * pad + [1] * (k - pad)
@@ -181,7 +189,7 @@ def _rebuild(t: np.ndarray, convention: str, m: np.ndarray) -> np.ndarray:
 
 def _rebuild_error(t: np.ndarray, convention: str) -> float:
     """Largest per-head relative difference between ``t`` and its rebuild in ``convention``."""
-    h, q, k = t.shape
+    h, q = t.shape[:2]
     if (convention in ("bloom", "falcon", "mpt")) != (q == 1):
         return float("inf")
     m = _slopes_of(t, convention)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import numpy as np
 import typer
@@ -14,9 +14,6 @@ from .. import text
 from .._app import PecliGroup, app
 from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
 from ..progress import say_written
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ...analysis.zoo.alibi import BiasFit, SlopeFit
 
 alibi_app = typer.Typer(
     cls=PecliGroup,
@@ -110,14 +107,25 @@ def slopes_command(
     """
     from ...core.zoo.alibi import alibi_exponents, alibi_slopes
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None, default="table",
-                                  formats=tuple(SlopeFormat), suffixes=("csv", "json", "npy"))  # fmt: skip
+    kind = formats.resolve_format(
+        output,
+        fmt.value if fmt else None,
+        default="table",
+        formats=tuple(SlopeFormat),
+        suffixes=("csv", "json", "npy"),
+    )
     formats.check_output(output, kind)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value).astype(dtype.value)
     log2 = -max_bias * alibi_exponents(heads, variant.value)
     if kind == "npy":
-        writing.write_table([slopes], output=output, fmt="npy", shape=slopes.shape,  # type: ignore[arg-type]
-                            dtype=slopes.dtype, columns=[])  # fmt: skip
+        writing.write_table(
+            [slopes],
+            output=output,
+            fmt="npy",
+            shape=slopes.shape,  # type: ignore[arg-type]
+            dtype=slopes.dtype,
+            columns=[],
+        )
     elif kind in ("csv", "json"):
         columns = {"head": np.arange(heads), "slope": slopes, "log2_slope": log2}
         writing.write_records(columns, output=output, fmt=kind)
@@ -143,9 +151,12 @@ def bias_command(
     n: Annotated[int, typer.Option("--n", help="Number of key positions k, >= 1.")] = 16,
     queries: Annotated[
         int | None,
-        typer.Option("--queries", help="causal/symmetric: the last q positions as queries. "
-                     "[default: --n]", show_default=False),
-    ] = None,  # fmt: skip
+        typer.Option(
+            "--queries",
+            help="causal/symmetric: the last q positions as queries. [default: --n]",
+            show_default=False,
+        ),
+    ] = None,
     convention: Annotated[
         BiasConvention,
         typer.Option("--convention", help="causal, symmetric, bloom, falcon or mpt."),
@@ -157,9 +168,10 @@ def bias_command(
     ] = 0,
     head: Annotated[
         int | None,
-        typer.Option("--head", help="Write only this head (0-based): a 2-D table.",
-                     show_default=False),
-    ] = None,  # fmt: skip
+        typer.Option(
+            "--head", help="Write only this head (0-based): a 2-D table.", show_default=False
+        ),
+    ] = None,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
     fmt: FormatOpt = None,
@@ -185,8 +197,15 @@ def bias_command(
     bias = alibi_bias(slopes, n, n_query=queries, convention=convention.value, attention_mask=mask)
     bias = pick(bias).astype(dtype.value)
     formats.check_room(output, bias.nbytes)
-    writing.write_table([bias], output=output, fmt=kind, shape=bias.shape,  # type: ignore[arg-type]
-                        dtype=bias.dtype, columns=[f"key_{j}" for j in range(n)], header=header)  # fmt: skip
+    writing.write_table(
+        [bias],
+        output=output,
+        fmt=kind,
+        shape=bias.shape,  # type: ignore[arg-type]
+        dtype=bias.dtype,
+        columns=[f"key_{j}" for j in range(n)],
+        header=header,
+    )
     say_written(output, quiet=quiet)
 
 
@@ -196,8 +215,12 @@ def _select(heads: int, head: int | None, kind: str, convention: str):  # type: 
         raise ParameterError("head", f"must be a head index from 0 to {heads - 1}", head)
     key_only = convention in ("bloom", "falcon", "mpt")
     if kind == "csv" and head is None and not key_only:
-        raise ParameterError("head", "is needed for CSV: a causal or symmetric bias is 3-D "
-                             "(give --head H, or -o NAME.npy for every head)", "none")  # fmt: skip
+        raise ParameterError(
+            "head",
+            "is needed for CSV: a causal or symmetric bias is 3-D "
+            "(give --head H, or -o NAME.npy for every head)",
+            "none",
+        )
     if head is not None:
         return lambda b: b[0]
     return (lambda b: b[:, 0, :]) if kind == "csv" else (lambda b: b)
@@ -207,7 +230,9 @@ def _padding(left_padding: int, n: int, convention: str) -> list[int] | None:
     if left_padding == 0:
         return None
     if convention not in ("bloom", "falcon"):
-        raise ParameterError("left_padding", "applies to --convention bloom or falcon", left_padding)
+        raise ParameterError(
+            "left_padding", "applies to --convention bloom or falcon", left_padding
+        )
     if not 0 < left_padding < n:
         raise ParameterError("left_padding", f"must be from 0 to --n - 1 ({n - 1})", left_padding)
     return [0] * left_padding + [1] * (n - left_padding)

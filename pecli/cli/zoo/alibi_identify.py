@@ -21,9 +21,12 @@ if TYPE_CHECKING:  # pragma: no cover
 def identify_command(
     file: Annotated[
         str,
-        typer.Argument(help="A slope vector or a bias tensor (.npy of 1 to 4 dimensions, or "
-                       "CSV); - for stdin.", show_default=False),
-    ],  # fmt: skip
+        typer.Argument(
+            help="A slope vector or a bias tensor (.npy of 1 to 4 dimensions, or "
+            "CSV); - for stdin.",
+            show_default=False,
+        ),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the reading as JSON.")] = False,
 ) -> None:
     """Which ALiBi a slope vector or bias tensor is: heads, max_bias, series, convention.
@@ -57,10 +60,16 @@ def identify_command(
 
 def _slope_report(fit: SlopeFit) -> dict[str, Any]:
     return {
-        "heads": fit.heads, "max_bias": fit.max_bias, "series": fit.variant,
-        "wrong": fit.variant != "press", "matched": fit.matched, "relative_error": fit.error,
-        "tolerance": fit.tolerance, "bfloat16": fit.bfloat16, "also": fit.also,
-    }  # fmt: skip
+        "heads": fit.heads,
+        "max_bias": fit.max_bias,
+        "series": fit.variant,
+        "wrong": fit.variant != "press",
+        "matched": fit.matched,
+        "relative_error": fit.error,
+        "tolerance": fit.tolerance,
+        "bfloat16": fit.bfloat16,
+        "also": fit.also,
+    }
 
 
 def _report(fit: SlopeFit | BiasFit) -> dict[str, Any]:
@@ -69,11 +78,16 @@ def _report(fit: SlopeFit | BiasFit) -> dict[str, Any]:
     bias: BiasFit = fit  # type: ignore[assignment]
     slopes: np.ndarray = bias.slopes
     return {
-        "kind": "bias", "shape": bias.shape, "convention": bias.convention,
-        "left_padding": bias.left_padding, "matched": bias.matched,
-        "relative_error": bias.error, "tolerance": bias.tolerance,
-        "slopes": slopes.tolist(), "slope_fit": _slope_report(bias.slope_fit),
-    }  # fmt: skip
+        "kind": "bias",
+        "shape": bias.shape,
+        "convention": bias.convention,
+        "left_padding": bias.left_padding,
+        "matched": bias.matched,
+        "relative_error": bias.error,
+        "tolerance": bias.tolerance,
+        "slopes": slopes.tolist(),
+        "slope_fit": _slope_report(bias.slope_fit),
+    }
 
 
 def _lines(report: dict[str, Any]) -> list[str]:
@@ -81,14 +95,18 @@ def _lines(report: dict[str, Any]) -> list[str]:
     slopes = report if report["kind"] == "slopes" else report["slope_fit"]
     if report["kind"] == "bias":
         pad = f", {report['left_padding']} padded keys" if report["left_padding"] else ""
-        lines.append(f"ALiBi bias of shape {tuple(report['shape'])}: convention "
-                     f"{report['convention']}, {DESCRIPTIONS[report['convention']]}{pad}; "
-                     f"rebuilt within {report['relative_error']:.3g} (relative)")  # fmt: skip
+        lines.append(
+            f"ALiBi bias of shape {tuple(report['shape'])}: convention "
+            f"{report['convention']}, {DESCRIPTIONS[report['convention']]}{pad}; "
+            f"rebuilt within {report['relative_error']:.3g} (relative)"
+        )
     rounded = ", rounded to bfloat16 (as Falcon's)" if slopes["bfloat16"] else ""
     lines.append(f"{slopes['heads']} heads, max_bias {slopes['max_bias']:g}{rounded}")
     lines.append(f"series: {slopes['series']}, {DESCRIPTIONS[slopes['series']]}")
-    lines.append(f"largest relative slope error {slopes['relative_error']:.3g} "
-                 f"(tolerance {slopes['tolerance']:.3g})")  # fmt: skip
+    lines.append(
+        f"largest relative slope error {slopes['relative_error']:.3g} "
+        f"(tolerance {slopes['tolerance']:.3g})"
+    )
     if slopes["also"]:
         same = ", ".join(f"{v} with max_bias {b:g}" for v, b in slopes["also"].items())
         lines.append(f"the same slopes: {same}")

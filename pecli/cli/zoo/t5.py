@@ -1,9 +1,12 @@
-"""``pecli t5-buckets``: T5's relative-position buckets (docs/zoo.md#t5-relative-position-buckets)."""
+"""``pecli t5-buckets``: T5's relative-position buckets.
+
+See docs/zoo.md#t5-relative-position-buckets.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -42,19 +45,26 @@ def t5_buckets(
     causal: Causal = False,
     span: Annotated[
         int | None,
-        typer.Option("--span", help="Relative positions -S … S. [default: --max-distance + 8]",
-                     show_default=False),
-    ] = None,  # fmt: skip
+        typer.Option(
+            "--span",
+            help="Relative positions -S … S. [default: --max-distance + 8]",
+            show_default=False,
+        ),
+    ] = None,
     keys: Annotated[
         int | None,
-        typer.Option("--keys", help="Instead: the (queries, keys) grid of this many keys.",
-                     show_default=False),
-    ] = None,  # fmt: skip
+        typer.Option(
+            "--keys",
+            help="Instead: the (queries, keys) grid of this many keys.",
+            show_default=False,
+        ),
+    ] = None,
     queries: Annotated[
         int | None,
-        typer.Option("--queries", help="Query rows of the grid. [default: --keys]",
-                     show_default=False),
-    ] = None,  # fmt: skip
+        typer.Option(
+            "--queries", help="Query rows of the grid. [default: --keys]", show_default=False
+        ),
+    ] = None,
     past: Annotated[int, typer.Option("--past", help="Grid: tokens already in the cache.")] = 0,
     output: TableOutput = "-",
     fmt: Annotated[
@@ -73,10 +83,19 @@ def t5_buckets(
     """
     from ...core.zoo.t5_buckets import bucket_grid, relative_position_bucket
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None, default="table",
-                                  formats=tuple(BucketFormat), suffixes=("csv", "json", "npy"))  # fmt: skip
+    kind = formats.resolve_format(
+        output,
+        fmt.value if fmt else None,
+        default="table",
+        formats=tuple(BucketFormat),
+        suffixes=("csv", "json", "npy"),
+    )
     formats.check_output(output, kind)
-    config = {"bidirectional": not causal, "num_buckets": num_buckets, "max_distance": max_distance}
+    config: dict[str, Any] = {
+        "bidirectional": not causal,
+        "num_buckets": num_buckets,
+        "max_distance": max_distance,
+    }
     if keys is not None:
         grid = bucket_grid(keys if queries is None else queries, keys, past=past, **config)
         _write_grid(grid, kind, output)
@@ -95,8 +114,14 @@ def _span(span: int | None, max_distance: int) -> np.ndarray:
 
 def _write_line(rp: np.ndarray, buckets: np.ndarray, kind: str, output: str) -> None:
     if kind == "npy":
-        writing.write_table([buckets], output=output, fmt="npy", shape=buckets.shape,  # type: ignore[arg-type]
-                            dtype=buckets.dtype, columns=[])  # fmt: skip
+        writing.write_table(
+            [buckets],
+            output=output,
+            fmt="npy",
+            shape=buckets.shape,  # type: ignore[arg-type]
+            dtype=buckets.dtype,
+            columns=[],
+        )
     elif kind in ("csv", "json"):
         writing.write_records({"relative_position": rp, "bucket": buckets}, output=output, fmt=kind)
     else:
@@ -104,14 +129,21 @@ def _write_line(rp: np.ndarray, buckets: np.ndarray, kind: str, output: str) -> 
         for b in np.unique(buckets):
             where = rp[buckets == b]
             table.add_row(str(b), str(where.min()), str(where.max()), str(where.size))
-        text.show("relative positions memory − query (key − query) in each bucket", table,
-                  output=output)  # fmt: skip
+        text.show(
+            "relative positions memory − query (key − query) in each bucket", table, output=output
+        )
 
 
 def _write_grid(grid: np.ndarray, kind: str, output: str) -> None:
     if kind == "npy":
-        writing.write_table([grid], output=output, fmt="npy", shape=grid.shape,  # type: ignore[arg-type]
-                            dtype=grid.dtype, columns=[])  # fmt: skip
+        writing.write_table(
+            [grid],
+            output=output,
+            fmt="npy",
+            shape=grid.shape,  # type: ignore[arg-type]
+            dtype=grid.dtype,
+            columns=[],
+        )
         return
     columns = {f"key_{j}": grid[:, j] for j in range(grid.shape[1])}
     if kind in ("csv", "json"):

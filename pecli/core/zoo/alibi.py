@@ -21,6 +21,7 @@ References
    slopes cast to bfloat16), ``models/mpt/modeling_mpt.py`` (``build_mpt_alibi_tensor``).
 .. [3] ggml: ``ggml_soft_max_ext`` with ``max_bias``: ``m0 = 2^(-max_bias/P)``,
    ``m1 = 2^(-max_bias/2/P)``, slope ``m0^(h+1)`` or ``m1^(2(h-P)+1)``.
+
 """
 
 from __future__ import annotations
@@ -154,8 +155,9 @@ def _key_positions(n_key: int, attention_mask: object) -> np.ndarray:
     mask = np.asarray(attention_mask)
     if mask.shape != (n_key,) or not np.isin(mask, (0, 1)).all():
         raise ParameterError("attention_mask", f"must be {n_key} zeros and ones", mask.shape)
-    mask = mask.astype(np.int64)
-    return ((np.cumsum(mask) - 1) * mask).astype(np.float64)
+    kept = mask.astype(np.int64)
+    positions: np.ndarray = ((np.cumsum(kept) - 1) * kept).astype(np.float64)
+    return positions
 
 
 def _bfloat16(values: np.ndarray) -> np.ndarray:
@@ -246,4 +248,5 @@ def alibi_bias(
     positions = _key_positions(k, attention_mask)
     if convention == "falcon":
         return _bfloat16(_bfloat16(m)[:, None, None] * _bfloat16(positions))
-    return m[:, None, None] * positions
+    rows: np.ndarray = m[:, None, None] * positions
+    return rows

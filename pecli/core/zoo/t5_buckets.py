@@ -15,6 +15,7 @@ References
 .. [2] transformers: ``models/t5/modeling_t5.py``, ``T5Attention._relative_position_bucket``
    and ``compute_bias`` (``relative_position = memory_position - context_position``), after
    Mesh TensorFlow's ``_relative_position_bucket``.
+
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def check_buckets(num_buckets: object, max_distance: object, bidirectional: bool
     nb = as_int(num_buckets)
     least = 4 if bidirectional else 2
     if nb is None or not least <= nb <= 1 << 16:
-        rule = f"must be an integer from {least} to 65536 ({'bidirectional' if least == 4 else 'causal'})"
+        kind = "bidirectional" if bidirectional else "causal"
+        rule = f"must be an integer from {least} to 65536 ({kind})"
         raise ParameterError("num_buckets", rule, num_buckets)
     max_exact = (nb // 2 if bidirectional else nb) // 2
     md = as_int(max_distance)
@@ -111,8 +113,9 @@ def relative_position_bucket(
         scaled = np.log(distance.astype(np.float32) / np.float32(max_exact))
     scaled = scaled / np.float32(math.log(int(max_distance) / max_exact))
     scaled = scaled * np.float32(buckets - max_exact)
-    large = np.minimum(max_exact + np.where(distance >= max_exact, scaled, 0).astype(np.int64),
-                       buckets - 1)  # fmt: skip
+    large = np.minimum(
+        max_exact + np.where(distance >= max_exact, scaled, 0).astype(np.int64), buckets - 1
+    )
     return offset + np.where(distance < max_exact, distance, large)
 
 

@@ -219,7 +219,8 @@ def _read_file(source: str, name: str, parameter: str, *, any_shape: bool) -> np
         table = as_stored(table)
     dims = "1-D to 4-D" if any_shape else "2-D"
     if not (1 <= table.ndim <= 4 if any_shape else table.ndim == 2) or table.size == 0:
-        raise ParameterError(parameter, f"must hold a non-empty {dims} table", f"shape {table.shape}")
+        rule = f"must hold a non-empty {dims} table"
+        raise ParameterError(parameter, rule, f"shape {table.shape}")
     values = table.astype(np.float64)
     if not np.all(np.isfinite(values) | (any_shape & np.isinf(values))):
         allowed = "numbers (infinities allowed)" if any_shape else "finite numbers only"
