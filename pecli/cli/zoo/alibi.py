@@ -14,6 +14,7 @@ from .. import text
 from .._app import PecliGroup, app
 from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
 from ..progress import say_written
+from .output import ArrayFormatOpt, output_kind, write_npy
 
 alibi_app = typer.Typer(
     cls=PecliGroup,
@@ -44,15 +45,6 @@ class BiasConvention(StrEnum):
     bloom = "bloom"
     falcon = "falcon"
     mpt = "mpt"
-
-
-class SlopeFormat(StrEnum):
-    """Formats of ``alibi slopes``."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    npy = "npy"
 
 
 Heads = Annotated[int, typer.Option("--heads", help="Number of attention heads n, 1 to 65536.")]
@@ -91,10 +83,7 @@ def slopes_command(
     variant: VariantOpt = Variant.press,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
-    fmt: Annotated[
-        SlopeFormat | None,
-        typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
-    ] = None,
+    fmt: ArrayFormatOpt = None,
     quiet: Quiet = False,
 ) -> None:
     """The ALiBi slope m_h of each head h (0-based), for any head count.
@@ -107,25 +96,11 @@ def slopes_command(
     """
     from ...core.zoo.alibi import alibi_exponents, alibi_slopes
 
-    kind = formats.resolve_format(
-        output,
-        fmt.value if fmt else None,
-        default="table",
-        formats=tuple(SlopeFormat),
-        suffixes=("csv", "json", "npy"),
-    )
-    formats.check_output(output, kind)
+    kind = output_kind(output, fmt)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value).astype(dtype.value)
     log2 = -max_bias * alibi_exponents(heads, variant.value)
     if kind == "npy":
-        writing.write_table(
-            [slopes],
-            output=output,
-            fmt="npy",
-            shape=slopes.shape,  # type: ignore[arg-type]
-            dtype=slopes.dtype,
-            columns=[],
-        )
+        write_npy(slopes, output)
     elif kind in ("csv", "json"):
         columns = {"head": np.arange(heads), "slope": slopes, "log2_slope": log2}
         writing.write_records(columns, output=output, fmt=kind)

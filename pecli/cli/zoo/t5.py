@@ -5,28 +5,18 @@ See docs/zoo.md#t5-relative-position-buckets.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import formats, writing
+from ...io import writing
 from .. import text
 from .._app import app
 from ..options import Quiet, TableOutput
 from ..progress import say_written
-
-
-class BucketFormat(StrEnum):
-    """Formats of ``t5-buckets``."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    npy = "npy"
-
+from .output import ArrayFormatOpt, output_kind, write_npy
 
 NumBuckets = Annotated[int, typer.Option("--num-buckets", help="relative_attention_num_buckets.")]
 MaxDistance = Annotated[
@@ -67,10 +57,7 @@ def t5_buckets(
     ] = None,
     past: Annotated[int, typer.Option("--past", help="Grid: tokens already in the cache.")] = 0,
     output: TableOutput = "-",
-    fmt: Annotated[
-        BucketFormat | None,
-        typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
-    ] = None,
+    fmt: ArrayFormatOpt = None,
     quiet: Quiet = False,
 ) -> None:
     """T5's bucket of each relative position memory − query (key − query), as T5 computes it.
@@ -83,20 +70,16 @@ def t5_buckets(
     """
     from ...core.zoo.t5_buckets import bucket_grid, relative_position_bucket
 
-    kind = formats.resolve_format(
-        output,
-        fmt.value if fmt else None,
-        default="table",
-        formats=tuple(BucketFormat),
-        suffixes=("csv", "json", "npy"),
-    )
-    formats.check_output(output, kind)
+    kind = output_kind(output, fmt)
     config: dict[str, Any] = {
         "bidirectional": not causal,
         "num_buckets": num_buckets,
         "max_distance": max_distance,
     }
     if keys is not None:
+        if kind == "table" and keys > 64:
+            rule = "shows at most 64 keys as a table: give --format csv or -o NAME.npy"
+            raise ParameterError("keys", rule, keys)
         grid = bucket_grid(keys if queries is None else queries, keys, past=past, **config)
         _write_grid(grid, kind, output)
     else:
@@ -107,49 +90,37 @@ def t5_buckets(
 
 def _span(span: int | None, max_distance: int) -> np.ndarray:
     s = max_distance + 8 if span is None else span
-    if not 0 <= s <= 1 << 24:
-        raise ParameterError("span", "must be an integer from 0 to 2^24", s)
+    if not 0 <= s <= 1 << 22:
+        raise ParameterError("span", "must be an integer from 0 to 2^22", s)
     return np.arange(-s, s + 1, dtype=np.int64)
 
 
 def _write_line(rp: np.ndarray, buckets: np.ndarray, kind: str, output: str) -> None:
     if kind == "npy":
-        writing.write_table(
-            [buckets],
-            output=output,
-            fmt="npy",
-            shape=buckets.shape,  # type: ignore[arg-type]
-            dtype=buckets.dtype,
-            columns=[],
-        )
+        write_npy(buckets, output)
     elif kind in ("csv", "json"):
         writing.write_records({"relative_position": rp, "bucket": buckets}, output=output, fmt=kind)
     else:
+        order = np.argsort(buckets, kind="stable")
+        ranked, positions = buckets[order], rp[order]
+        values, first, counts = np.unique(ranked, return_index=True, return_counts=True)
+        low, high = np.minimum.reduceat(positions, first), np.maximum.reduceat(positions, first)
         table = text.titled_table("buckets", "bucket", "from", "to", "count")
-        for b in np.unique(buckets):
-            where = rp[buckets == b]
-            table.add_row(str(b), str(where.min()), str(where.max()), str(where.size))
-        text.show(
-            "relative positions memory − query (key − query) in each bucket", table, output=output
-        )
+        for row in zip(values, low, high, counts, strict=True):
+            table.add_row(*map(str, row))
+        title = "relative positions memory − query (key − query) in each bucket"
+        text.show(title, table, output=output)
 
 
 def _write_grid(grid: np.ndarray, kind: str, output: str) -> None:
     if kind == "npy":
-        writing.write_table(
-            [grid],
-            output=output,
-            fmt="npy",
-            shape=grid.shape,  # type: ignore[arg-type]
-            dtype=grid.dtype,
-            columns=[],
-        )
+        write_npy(grid, output)
         return
     columns = {f"key_{j}": grid[:, j] for j in range(grid.shape[1])}
     if kind in ("csv", "json"):
         writing.write_records(columns, output=output, fmt=kind)
-    else:
-        table = text.titled_table("grid", "query", *columns)
-        for i, row in enumerate(grid):
-            table.add_row(str(i), *map(str, row))
-        text.show("bucket of each (query row, key column)", table, output=output)
+        return
+    table = text.titled_table("grid", "query", *columns)
+    for i, row in enumerate(grid):
+        table.add_row(str(i), *map(str, row))
+    text.show("bucket of each (query row, key column)", table, output=output)
