@@ -219,3 +219,44 @@ def test_docs_transcripts_print_what_they_show(transcript, tmp_path, pecli_cmd):
     assert result.returncode == 0, result.stderr
     shown = [line for line in transcript.splitlines() if not line.startswith("$ ")]
     assert result.stdout.splitlines() == shown
+
+
+def test_xpos_csv_and_npy(run_cli, tmp_path):
+    from pecli.core.zoo.xpos import xpos_scales
+
+    args = ("xpos", "--head-dim", "8", "--n", "3", "--scale-base", "1", "--centre", "lucidrains")
+    rows = list(csv.reader(io.StringIO(run_cli(*args, "--format", "csv").stdout)))
+    assert rows[0] == [
+        "scale_0",
+        "scale_0",
+        "scale_1",
+        "scale_1",
+        "scale_2",
+        "scale_2",
+        "scale_3",
+        "scale_3",
+    ]
+    assert [round(float(v), 6) for v in rows[3][::2]] == [0.285714, 0.464286, 0.642857, 0.821429]
+    fixture = FIXTURES["xpos_torchscale_d16_L9_off4_k"]
+    out = tmp_path / "x.npy"
+    args = ("xpos", "--head-dim", "16", "--n", "9", "--offset", "4", "--scale-base", "16")
+    assert run_cli(*args, "--keys", "--dtype", "float64", "-o", str(out)).exit_code == 0
+    assert np.array_equal(np.load(out), xpos_scales(9, 16, scale_base=16, offset=4, keys=True))
+    i = np.arange(8)
+    library = np.hypot(fixture.table[2 * i, :, 2 * i], fixture.table[2 * i, :, 2 * i + 1]).T
+    np.testing.assert_allclose(np.load(out)[:, ::2], library, rtol=4e-7)
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--head-dim", "7"], "--head-dim"),
+        (["--centre", "lucidrains", "--offset", "2"], "--offset"),
+        (["--scale-base", "-1"], "--scale-base"),
+        (["--n", "1048576", "--head-dim", "128"], "--n"),
+    ],
+)
+def test_xpos_refusals(run_cli, tmp_path, args, option):
+    out = tmp_path / "x.npy"
+    result = run_cli("xpos", *args, "-o", str(out))
+    assert result.exit_code == 2 and option in result.stderr and not out.exists()

@@ -5,7 +5,8 @@ padding), Falcon ``build_alibi_tensor`` (its slopes cast to bfloat16), MPT
 ``build_mpt_alibi_tensor`` (``alibi_bias_max`` 8 and 16), T5 ``_relative_position_bucket``
 over a range of relative positions, and T5 ``compute_bias`` (encoder and decoder) with the
 bias embedding set to the bucket number, so the fixture is the bucket of each (query, key)
-exactly as T5 looks it up (sign convention included).
+exactly as T5 looks it up (sign convention included); torchscale's ``XPOS`` and
+rotary-embedding-torch's xPos (``rotate_queries_and_keys``) applied to a basis.
 
 Each fixture's ``params`` name what pecli needs to rebuild it.
 """
@@ -137,7 +138,59 @@ def t5(out: Path) -> None:
         )
 
 
+def xpos(out: Path) -> None:
+    """The xPos of torchscale (``XPOS``) and rotary-embedding-torch, applied to a basis.
+
+    The input holds the unit vector of channel ``b`` at every position in batch row ``b``, so
+    output ``[2i, t, 2i]`` is ``cos·scale`` and ``[2i, t, 2i+1]`` is ``sin·scale`` of pair ``i``.
+    """
+    import torch
+    from rotary_embedding_torch import RotaryEmbedding
+    from torchscale.component.xpos_relative_position import XPOS
+
+    for d, length, offset, base in ((8, 5, 0, 512), (8, 6, 0, 512), (16, 9, 4, 16), (8, 7, 3, 2)):
+        basis = torch.eye(d)[:, None, :].expand(d, length, d).contiguous()
+        for downscale in (False, True):
+            y = XPOS(d, scale_base=base)(basis, offset=offset, downscale=downscale)
+            save(
+                out,
+                f"xpos_torchscale_d{d}_L{length}_off{offset}_{'k' if downscale else 'q'}",
+                _np(y),
+                library="torchscale",
+                call=f"XPOS({d}, scale_base={base})(basis, offset={offset}, "
+                f"downscale={downscale}); basis[b, t] = e_b",
+                kind="xpos",
+                centre="torchscale",
+                head_dim=d,
+                n=length,
+                offset=offset,
+                scale_base=base,
+                keys=downscale,
+            )
+    for d, length, base in ((8, 5, 512), (8, 6, 512), (16, 9, 16)):
+        basis = torch.eye(d)[:, None, :].expand(d, length, d).contiguous()
+        rotary = RotaryEmbedding(d, use_xpos=True, xpos_scale_base=base)
+        q, k = rotary.rotate_queries_and_keys(basis, basis)
+        for part, y in (("q", q), ("k", k)):
+            save(
+                out,
+                f"xpos_lucidrains_d{d}_L{length}_{part}",
+                _np(y),
+                library="rotary-embedding-torch",
+                call=f"RotaryEmbedding({d}, use_xpos=True, xpos_scale_base={base})"
+                f".rotate_queries_and_keys(basis, basis)[{part!r}]",
+                kind="xpos",
+                centre="lucidrains",
+                head_dim=d,
+                n=length,
+                offset=0,
+                scale_base=base,
+                keys=part == "k",
+            )
+
+
 def generate(out: Path) -> None:
     """Write every fixture of the area."""
     alibi(out)
     t5(out)
+    xpos(out)

@@ -1,3 +1,3 @@
-"""The rest of the position zoo on the command line: ``pecli alibi …``, ``pecli t5-buckets``."""
+"""The zoo on the command line: ``pecli alibi …``, ``pecli t5-buckets``, ``pecli xpos``."""
 
-from . import alibi, alibi_identify, t5  # noqa: F401  (registers the commands)
+from . import alibi, alibi_identify, t5, xpos  # noqa: F401  (registers the commands)
