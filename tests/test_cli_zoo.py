@@ -260,3 +260,57 @@ def test_xpos_refusals(run_cli, tmp_path, args, option):
     out = tmp_path / "x.npy"
     result = run_cli("xpos", *args, "-o", str(out))
     assert result.exit_code == 2 and option in result.stderr and not out.exists()
+
+
+def test_timestep_is_the_library_table(run_cli, tmp_path):
+    fixture = load("timesteps")
+    (flux,) = [f for f in fixture if f.name == "flux_diffusers_bfloat16_emb"]
+    out = tmp_path / "t.npy"
+    values = [str(v) for v in flux.params["values"]]
+    args = ("timestep", "--model", "flux", "--input-dtype", "bfloat16", "-o", str(out))
+    assert run_cli(*args, "--", *values).exit_code == 0
+    np.testing.assert_allclose(np.load(out), flux.table, atol=5e-5)
+    inputs = _rows(run_cli("timestep", "--model", "consistency", "--inputs", "80", "0.002").stdout)
+    assert [r["input"] for r in inputs] == ["1095.5067", "-1553.652"]
+
+
+def test_timestep_reads_a_column_and_a_linspace(run_cli, tmp_path):
+    column = tmp_path / "sigma.csv"
+    column.write_text("0.5\n2\n", encoding="utf-8")
+    from_file = _rows(run_cli("timestep", "--model", "edm", "--d", "4", "-i", str(column)).stdout)
+    from pecli.core.zoo.timesteps import timestep_table
+
+    got = np.array([[float(v) for v in r.values()] for r in from_file], dtype=np.float32)
+    assert np.array_equal(got, timestep_table([0.5, 2.0], "edm", d=4))
+    rows = _rows(
+        run_cli("timestep", "--model", "dit", "--d", "8", "--linspace", "0", "999", "4").stdout
+    )
+    assert len(rows) == 4 and list(rows[0]) == [
+        "cos_1",
+        "cos_2",
+        "cos_3",
+        "cos_4",
+        "sin_1",
+        "sin_2",
+        "sin_3",
+        "sin_4",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--model", "edm", "0"], "'VALUES...'"),
+        (["--model", "sdxl", "1"], "--model"),
+        ([], "give exactly one source"),
+        (["--linspace", "0", "1", "3", "0.5"], "give exactly one source"),
+        (["--input-dtype", "int8", "1"], "--input-dtype"),
+        (["--d", "1000000", "--linspace", "0", "1", "100"], "--d"),
+        (["--", "abc"], "'abc' is not a number"),
+    ],
+)
+def test_timestep_refusals(run_cli, tmp_path, args, needle):
+    out = tmp_path / "t.csv"
+    result = run_cli("timestep", *args, "-o", str(out))
+    assert result.exit_code == 2 and needle in result.stderr and not out.exists()
+    assert len(result.stderr.strip().splitlines()) == 1
