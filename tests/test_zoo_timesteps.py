@@ -36,6 +36,7 @@ def test_golden_inputs():
     assert bf16.tolist() == [20.375, 700.0, 123.0, 1000.0]  # rounded twice, not 699.21875
     assert model_inputs([80, 0.002], "consistency").round(4).tolist() == [1095.5067, -1553.652]
     assert model_inputs([80, 0.002], "edm").round(4).tolist() == [1.0955, -1.5537]
+    assert model_inputs([2.0, 80.0], "edm-ve").tolist() == [0.0, math.log(40.0)]  # ln(σ/2)
     with mpmath.workdps(30):
         exact = [float(250 * mpmath.log(s)) for s in (80, 0.002)]
     np.testing.assert_allclose(model_inputs([80, 0.002], "consistency"), exact, rtol=1e-15)
