@@ -206,16 +206,19 @@ def test_transcripts_found():
 
 @pytest.mark.parametrize("transcript", TRANSCRIPTS)
 def test_docs_transcripts_print_what_they_show(transcript, tmp_path, pecli_cmd):
-    """Each ``$ pecli …`` of docs/zoo.md, run in order in a scratch folder, prints the lines
-    below it."""
+    """Each ``$ …`` line of docs/zoo.md (pecli, or python with this environment), run in order
+    in a scratch folder, prints the lines below it."""
+    import sys
+
     from shell import bash
 
     script = "\n".join(
-        "pecli " + line[len("$ pecli ") :] if line.startswith("$ ") else f": {shlex.quote(line)}"
+        line[2:] if line.startswith("$ ") else f": {shlex.quote(line)}"
         for line in transcript.splitlines()
     )
     pecli = " ".join(map(shlex.quote, pecli_cmd))
-    result = bash(f'pecli() {{ {pecli} "$@"; }}\n{script}', tmp_path)
+    python = shlex.quote(sys.executable)
+    result = bash(f'pecli() {{ {pecli} "$@"; }}\npython() {{ {python} "$@"; }}\n{script}', tmp_path)
     assert result.returncode == 0, result.stderr
     shown = [line for line in transcript.splitlines() if not line.startswith("$ ")]
     assert result.stdout.splitlines() == shown

@@ -15,7 +15,7 @@ from pecli.core.zoo.timesteps import TIMESTEP_MODELS, model_inputs, timestep_tab
 
 FIXTURES = load("timesteps")
 INPUTS = [f for f in FIXTURES if f.params.get("part") == "t"]
-TABLES = [f for f in FIXTURES if f.params.get("part") != "t"]
+TABLES = [f for f in FIXTURES if f.params.get("part") != "t" and "checkpoint" not in f.params]
 
 
 def _float32_error(positions: np.ndarray, d: int) -> np.ndarray:

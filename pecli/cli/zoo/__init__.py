@@ -1,3 +1,10 @@
-"""The zoo on the command line: ``pecli alibi …``, ``t5-buckets``, ``xpos``, ``timestep``."""
+"""The zoo on the command line: alibi, t5-buckets, xpos, timestep, random-fourier."""
 
-from . import alibi, alibi_identify, t5, timestep, xpos  # noqa: F401  (registers the commands)
+from . import (  # noqa: F401  (registers the commands)
+    alibi,
+    alibi_identify,
+    random_fourier,
+    t5,
+    timestep,
+    xpos,
+)

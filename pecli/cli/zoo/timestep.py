@@ -21,6 +21,15 @@ from ..progress import write_streamed
 
 Model = StrEnum("Model", {name: name for name in TIMESTEP_MODELS})  # type: ignore[misc]
 InputDtype = StrEnum("InputDtype", {name: name for name in INPUT_DTYPES})  # type: ignore[misc]
+Linspace = Annotated[
+    tuple[float, float, int] | None,
+    typer.Option(
+        "--linspace",
+        metavar="START STOP NUM",
+        show_default=False,
+        help="NUM evenly spaced values from START to STOP.",
+    ),
+]
 #: Most values x width held at once (the table is built whole).
 MAX_TIMESTEP_VALUES = 1 << 26
 
@@ -39,15 +48,7 @@ def timestep_command(
         Model, typer.Option("--model", help="The model whose embedding to compute.")
     ] = "flux",  # type: ignore[assignment]
     input_file: InputFile = None,
-    linspace: Annotated[
-        tuple[float, float, int] | None,
-        typer.Option(
-            "--linspace",
-            metavar="START STOP NUM",
-            show_default=False,
-            help="NUM evenly spaced values from START to STOP.",
-        ),
-    ] = None,
+    linspace: Linspace = None,
     d: Annotated[int, typer.Option("--d", help="Width (frequency embedding size).")] = 256,
     input_dtype: Annotated[
         InputDtype,
@@ -81,7 +82,7 @@ def timestep_command(
 
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
-    x = _values(values, input_file, linspace, d)
+    x = read_values(values, input_file, linspace, d)
     knobs = {"input_dtype": input_dtype.value}
     if inputs:
         received = model_inputs(x, model.value, **knobs).astype(dtype.value)
@@ -137,13 +138,16 @@ def _layout(model: str) -> str:
     return convention(spec.convention, **spec.knobs).layout
 
 
-def _values(
+def read_values(
     values: list[str] | None,
     input_file: str | None,
     linspace: tuple[float, float, int] | None,
-    d: int,
+    width: int,
 ) -> np.ndarray:
-    """The values from exactly one source: arguments, --input (one column) or --linspace."""
+    """The values from exactly one source: arguments, --input (one column) or --linspace.
+
+    ``width`` columns will be made of each (the --d of the table, else 1): at most 2^26 in all.
+    """
     given = [bool(values), input_file is not None, linspace is not None]
     if sum(given) != 1:
         hint = "'VALUES...', '--input' or '--linspace'"
@@ -162,8 +166,9 @@ def _values(
         x = np.linspace(start, stop, num)
     else:
         x = np.array([_number(text) for text in values or []])
-    if x.size * max(d, 1) > MAX_TIMESTEP_VALUES:
-        raise ParameterError("d", f"times {x.size} values must be at most 2^26", d)
+    if x.size * max(width, 1) > MAX_TIMESTEP_VALUES:
+        name = "d" if width > 1 else "x"
+        raise ParameterError(name, f"times {x.size} values must be at most 2^26", width)
     return x
 
 

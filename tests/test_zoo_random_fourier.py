@@ -1,0 +1,113 @@
+"""Random Fourier features read from checkpoints: EDM2, EDM, score-SDE, diffusers, k-diffusion."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from library_fixtures import ROOT, ids, load
+
+from pecli.analysis.zoo.random_fourier import find_fourier_tensors
+from pecli.core.errors import ParameterError
+from pecli.core.zoo.random_fourier import random_fourier_table
+from pecli.io.checkpoints import open_checkpoint
+
+RFF = [f for f in load("timesteps") if "checkpoint" in f.params]
+EXPECTED_KEYS = {
+    "rff_diffusers_gaussian": "time_proj.weight",
+    "rff_diffusers_gaussian_flip": "time_proj.weight",
+    "rff_fourierembedding_nvlabs": "model.map_noise.freqs",
+    "rff_fourierfeatures_crowsonkb": "inner_model.timestep_embed.weight",
+    "rff_gaussianfourierprojection_yang-song": "module.all_modules.0.W",
+    "rff_mpfourier_nvlabs": "unet.emb_fourier.freqs",
+}
+
+
+def _read(fixture):
+    with open_checkpoint(str(ROOT / "timesteps" / fixture.params["checkpoint"])) as checkpoint:
+        (found,) = find_fourier_tensors([(t.key, t.shape) for t in checkpoint.tensors])
+        freqs = checkpoint.load(found.freqs)
+        phases = checkpoint.load(found.phases) if found.phases else None
+    return found, freqs, phases
+
+
+@pytest.mark.parametrize("fixture", RFF, ids=ids(RFF))
+def test_the_networks_own_output_from_its_checkpoint(fixture):
+    p = fixture.params
+    found, freqs, phases = _read(fixture)
+    assert (found.freqs, found.family) == (EXPECTED_KEYS[fixture.name], p["family"])
+    x = np.asarray(p["values"], dtype=np.float64)
+    if p["log"]:  # diffusers takes torch.log of the float32 σ
+        x = np.log(x.astype(np.float32)).astype(np.float64)
+    ours = random_fourier_table(x, found.family, freqs=freqs, phases=phases,
+                                cos_first=p["cos_first"])  # fmt: skip
+    # the libraries compute the angles in float32: |angle|·2^-23 (and √2 for MPFourier)
+    angle = np.abs(np.outer(x.reshape(-1), np.asarray(freqs, np.float64).reshape(-1)))
+    bound = 4 * (2 * math.pi * angle.max() + 10) * 2.0**-24
+    assert np.abs(ours - fixture.table).max() <= bound
+
+
+def test_a_wrong_layout_or_missing_log_is_caught():
+    (fixture,) = [f for f in RFF if f.name == "rff_diffusers_gaussian"]
+    _, freqs, _ = _read(fixture)
+    x = np.log(np.asarray(fixture.params["values"], dtype=np.float32)).astype(np.float64)
+    flipped = random_fourier_table(x, "gaussian", freqs=freqs, cos_first=True)
+    assert np.abs(flipped - fixture.table).max() > 0.5
+    unlogged = random_fourier_table(np.exp(x), "gaussian", freqs=freqs)
+    assert np.abs(unlogged - fixture.table).max() > 0.5
+
+
+def test_formulas_by_hand():
+    assert random_fourier_table([0.25], "gaussian", freqs=[1.0, 2.0]).round(12).tolist() == [
+        [1.0, 0.0, 0.0, -1.0]]  # fmt: skip
+    mp = random_fourier_table([0.5], "mp-fourier", freqs=[np.pi], phases=[np.pi / 2])
+    assert mp.round(12).tolist() == [[round(-math.sqrt(2), 12)]]
+    ff = random_fourier_table([[1.0, 2.0]], "fourier-features", freqs=[[0.125, 0.0625]])
+    np.testing.assert_allclose(ff, [[0.0, 1.0]], atol=1e-15)  # 2π·(0.125 + 0.125) = π/2
+
+
+def test_finder_ignores_ordinary_weights():
+    headers = [("norm.weight", (8,)), ("emb_norm.weight", (8,)), ("proj.weight", (8, 8)),
+               ("time_embedding.linear_1.weight", (32, 8))]  # fmt: skip
+    assert find_fourier_tensors(headers) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"family": "sinusoid", "freqs": [1.0]}, "family"),
+        ({"family": "gaussian", "freqs": [[1.0]]}, "freqs"),
+        ({"family": "mp-fourier", "freqs": [1.0], "phases": [1.0, 2.0]}, "phases"),
+        ({"family": "gaussian", "freqs": [np.inf]}, "freqs"),
+        ({"family": "fourier-features", "freqs": [[1.0, 2.0]]}, "x"),
+    ],
+)
+def test_refusals(kwargs, parameter):
+    with pytest.raises(ParameterError) as error:
+        random_fourier_table([0.5], **kwargs)
+    assert error.value.parameter == parameter
+
+
+def test_command_reproduces_diffusers_from_its_file(run_cli, tmp_path):
+    (fixture,) = [f for f in RFF if f.name == "rff_diffusers_gaussian"]
+    out = tmp_path / "f.npy"
+    path = str(ROOT / "timesteps" / fixture.params["checkpoint"])
+    values = [str(v) for v in fixture.params["values"]]
+    result = run_cli("random-fourier", path, "--log", "--dtype", "float64", "-o", str(out), *values)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_allclose(np.load(out), fixture.table, atol=1e-4)
+
+
+def test_command_refusals(run_cli, tmp_path):
+    (fixture,) = [f for f in RFF if f.name == "rff_mpfourier_nvlabs"]
+    path = str(ROOT / "timesteps" / fixture.params["checkpoint"])
+    out = tmp_path / "x.csv"
+    for args, needle in (
+        ([path, "--key", "nope", "1"], "--key"),
+        ([path, "--log", "--", "-1"], "--log"),
+        ([str(tmp_path / "missing.safetensors"), "1"], "FILE"),
+        ([path], "give exactly one source"),
+    ):
+        result = run_cli("random-fourier", "-o", str(out), *args)
+        assert result.exit_code == 2 and needle in result.stderr and not out.exists(), args
