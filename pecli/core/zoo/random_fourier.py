@@ -116,7 +116,7 @@ def random_fourier_table(
         phase = _finite("phases", phases, 1)
         if phase.shape != f.shape:
             raise ParameterError("phases", f"must have the shape of freqs {f.shape}", phase.shape)
-        features: np.ndarray = math.sqrt(2) * np.cos(np.outer(values, f) - phase)
+        features: np.ndarray = math.sqrt(2) * np.cos(np.outer(values, f) + phase)
         return features
     angles = np.outer(values, f) * (2 * math.pi)
     parts = [np.cos(angles), np.sin(angles)] if cos_first else [np.sin(angles), np.cos(angles)]
