@@ -76,3 +76,20 @@ def test_two_builds_are_byte_identical(run_cli, tmp_path):
     for path in (first, second):
         assert run_cli("plot-t5-buckets", "-o", str(path)).exit_code == 0
     assert first.read_bytes() == second.read_bytes()
+
+
+def test_plot_alibi_draws_the_head_asked_for(run_cli, tmp_path, monkeypatch):
+    import pecli.figures.zoo as zoo_figures
+
+    drawn = {}
+    real = zoo_figures.alibi_figure
+
+    def spy(bias, slopes, **kwargs):
+        drawn.update(bias=bias, head=kwargs["head"])
+        return real(bias, slopes, **kwargs)
+
+    monkeypatch.setattr(zoo_figures, "alibi_figure", spy)
+    args = ("plot-alibi", "--heads", "12", "--head", "9", "--n", "6", "--convention", "mpt")
+    assert run_cli(*args, "-o", str(tmp_path / "a.png")).exit_code == 0
+    expected = alibi_bias(alibi_slopes(12)[9:10], 6, convention="mpt")[0]
+    assert drawn["head"] == 9 and np.array_equal(drawn["bias"], expected)
