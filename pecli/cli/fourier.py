@@ -34,6 +34,7 @@ from .options import (
     Quiet,
     Size,
     TableOutput,
+    Title,
 )
 from .plots import FigureOutput, PlotOutputs
 
@@ -196,6 +197,7 @@ def plot_fourier(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw γ(x) over several periods and, below, a random network f applied to γ(x).
@@ -211,7 +213,14 @@ def plot_fourier(
     fourier_figure = load_figures("fourier")
 
     outputs = PlotOutputs(
-        output, "fourier.png", data, quiet, size=size, dpi=dpi, default_size=(9.0, 6.0)
+        output,
+        "fourier.png",
+        data,
+        quiet,
+        size=size,
+        dpi=dpi,
+        default_size=(9.0, 6.0),
+        title=title,
     )
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
     _check_plot_ranges(periods=periods, points=points, hidden=hidden, k=k)
