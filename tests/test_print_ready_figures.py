@@ -117,7 +117,7 @@ def test_the_similarity_mosaic_reads_as_tiles_at_page_size():
     ax = fig.axes[0]
     box = ax.get_window_extent()
     _, y = ax.transData.transform((0.0, 6.5))  # through the middle of the first tile row
-    row = pixels[pixels.shape[0] - int(round(y)), int(box.x0) + 2 : int(box.x1) - 2]
+    row = pixels[pixels.shape[0] - round(y), int(box.x0) + 2 : int(box.x1) - 2]
     gaps = _white_runs(row)
     assert len(gaps) == 13 and min(gaps) >= 4 and max(gaps) - min(gaps) <= 1, gaps
     assert ax.images[0].get_interpolation() != "nearest"  # a cell < 3 px: filtered

@@ -1,4 +1,4 @@
-"""What a usage error adds for the mistakes a newcomer makes first (docs/cli.md#exit-status).
+"""What a usage error adds for the mistakes a newcomer makes first (docs/cli.md#errors).
 
 click's messages say what is wrong; these hints say what was probably meant: ``-d`` for
 ``--d``, an option given before its command, a list given with spaces where the option takes

@@ -97,10 +97,6 @@ def _raw_bytes(block: np.ndarray) -> memoryview:
     return block.reshape(-1).view(np.uint8).data
 
 
-#: matplotlib settings of a figure file, set while it is saved (never globally).
-FIGURE_FILE_RC = {"svg.hashsalt": "pecli", "svg.fonttype": "none", "pdf.fonttype": 42}
-
-
 def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str) -> None:
     """Save ``figure`` as png, svg or pdf, byte-identical for identical figures.
 
@@ -123,7 +119,8 @@ def save_figure_to(handle: IO[bytes], figure: Figure, fmt: str) -> None:
         "svg": {"Date": None},
         "pdf": {"CreationDate": None, "ModDate": None},
     }
-    with rc_context(FIGURE_FILE_RC):
+    # for this figure only (never global rcParams): fixed SVG ids, text as text, TrueType in PDF
+    with rc_context({"svg.hashsalt": "pecli", "svg.fonttype": "none", "pdf.fonttype": 42}):
         figure.savefig(handle, format=fmt, metadata=metadata[fmt])
 
 
