@@ -34,6 +34,7 @@ def test_one_dash_of_an_option_that_does_not_exist_adds_nothing(run_cli):
     [
         (("--d", "512", "compute"), "pecli compute --d …"),
         (("rope", "--theta", "3", "cache"), "pecli rope cache --theta …"),
+        (("-d", "512", "compute"), "pecli compute --d …"),  # both mistakes at once
     ],
 )
 def test_an_option_before_its_command_says_options_go_after_it(run_cli, args, example):

@@ -52,10 +52,12 @@ def options_first_hint(option: str, group: Any, words: Sequence[str], path: str)
     commands = [word for word in words if word in getattr(group, "commands", {})]
     if not commands:
         return ""
-    name = commands[0]
-    if option.split("=", 1)[0] not in _options(group.commands[name]):
+    name, given = commands[0], option.split("=", 1)[0]
+    known = _options(group.commands[name])
+    meant = given if given in known else "-" + given if "-" + given in known else None
+    if meant is None:
         return ""
-    return f" It is an option of '{name}': options go after the command ({path} {name} {option} …)."
+    return f" It is an option of '{name}': options go after the command ({path} {name} {meant} …)."
 
 
 def comma_hint(command: Any, words: Sequence[str]) -> str:
