@@ -31,7 +31,7 @@ def render(*renderables: Any, terminal: bool) -> str:
     for renderable in renderables:
         if isinstance(renderable, Table) and renderable.title:  # a whole line, not wrapped
             console.print(renderable.title, style="table.title" if terminal else None,
-                          soft_wrap=True, justify="left")  # fmt: skip
+                          soft_wrap=True)  # fmt: skip
             renderable.title = None  # to the table's width, a title wrapped mid-phrase
         if not terminal and isinstance(renderable, Table):
             renderable.box, renderable.show_edge, renderable.pad_edge = None, False, False
