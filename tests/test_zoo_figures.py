@@ -93,3 +93,19 @@ def test_plot_alibi_draws_the_head_asked_for(run_cli, tmp_path, monkeypatch):
     assert run_cli(*args, "-o", str(tmp_path / "a.png")).exit_code == 0
     expected = alibi_bias(alibi_slopes(12)[9:10], 6, convention="mpt")[0]
     assert drawn["head"] == 9 and np.array_equal(drawn["bias"], expected)
+
+
+@pytest.mark.parametrize("command", [["plot-alibi", "--heads", "12"], ["plot-t5-buckets"]])
+def test_svg_text_and_title(run_cli, tmp_path, command):
+    import xml.etree.ElementTree as ET
+
+    def texts(*extra):
+        out = tmp_path / "f.svg"
+        assert run_cli(*command, *extra, "-o", str(out), "-q").exit_code == 0
+        root = ET.parse(out).getroot()
+        return ["".join(e.itertext()) for e in root.iter("{http://www.w3.org/2000/svg}text")]
+
+    default = texts()
+    assert len(default) >= 5
+    assert "Figure 2: mine" in texts("--title", "Figure 2: mine")
+    assert len(texts("--title", "")) == len(default) - 1

@@ -69,6 +69,7 @@ def alibi_figure(
     right.set_title(f"{slopes.size} heads, max_bias {max_bias:g}", fontsize="medium")
     right.legend(fontsize="small")
     right.grid(alpha=0.3)
+    fig.suptitle(f"ALiBi: the {convention} bias of head {head}, and the slopes of all heads")
     return fig
 
 

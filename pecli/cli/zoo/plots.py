@@ -10,7 +10,7 @@ import typer
 from ...core.errors import ParameterError
 from .._app import app
 from .._app import figures as load_figures
-from ..options import DataOutput, Dpi, Quiet, Size
+from ..options import DataOutput, Dpi, Quiet, Size, Title
 from ..plots import FigureOutput, PlotOutputs
 from .alibi import BiasConvention, Heads, MaxBias, Variant, VariantOpt
 from .t5 import Causal, MaxDistance, NumBuckets
@@ -40,6 +40,7 @@ def plot_alibi(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw one head's ALiBi bias matrix beside every head's slope (log scale).
@@ -52,7 +53,7 @@ def plot_alibi(
     """
     from ...core.zoo.alibi import alibi_bias
 
-    outputs = PlotOutputs(output, "alibi.png", data, quiet, size=size, dpi=dpi)
+    outputs = PlotOutputs(output, "alibi.png", data, quiet, size=size, dpi=dpi, title=title)
     if not 2 <= n <= MOST_KEYS:
         raise ParameterError("n", f"must be an integer from 2 to {MOST_KEYS} in a figure", n)
     columns = _series(heads, max_bias, variant, compare)
@@ -102,6 +103,7 @@ def plot_t5_buckets(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw T5's bucket of each relative position memory − query: the staircase.
@@ -114,7 +116,7 @@ def plot_t5_buckets(
     """
     from ...core.zoo.t5_buckets import relative_position_bucket
 
-    outputs = PlotOutputs(output, "t5-buckets.png", data, quiet, size=size, dpi=dpi)
+    outputs = PlotOutputs(output, "t5-buckets.png", data, quiet, size=size, dpi=dpi, title=title)
     s = (3 * max_distance) // 2 if span is None else span
     if not 1 <= s <= 100_000:
         raise ParameterError("span", "must be an integer from 1 to 100000 in a figure", s)
