@@ -111,3 +111,18 @@ def test_command_refusals(run_cli, tmp_path):
     ):
         result = run_cli("random-fourier", "-o", str(out), *args)
         assert result.exit_code == 2 and needle in result.stderr and not out.exists(), args
+
+
+def test_float32_features_are_the_exact_ones_rounded():
+    """Angles in float64 from the stored frequencies: float32 values are the exact ones rounded
+    (away from zeros of sin and cos, where float64 angles leave ~1e-15 absolute)."""
+    import mpmath
+
+    w = np.array([0.37, -1.9, 5.3, 16.3], dtype=np.float32)  # no angle near a zero of sin, cos
+    x = [-2.5, 0.3, 1.0955067]
+    table = random_fourier_table(x, "gaussian", freqs=w).astype(np.float32)
+    with mpmath.workdps(40):
+        for row, value in zip(table, x, strict=True):
+            angles = [2 * mpmath.pi * mpmath.mpf(value) * mpmath.mpf(float(f)) for f in w]
+            exact = [mpmath.sin(a) for a in angles] + [mpmath.cos(a) for a in angles]
+            assert row.tolist() == [float(np.float32(float(e))) for e in exact]
