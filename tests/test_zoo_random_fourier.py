@@ -126,3 +126,46 @@ def test_float32_features_are_the_exact_ones_rounded():
             angles = [2 * mpmath.pi * mpmath.mpf(value) * mpmath.mpf(float(f)) for f in w]
             exact = [mpmath.sin(a) for a in angles] + [mpmath.cos(a) for a in angles]
             assert row.tolist() == [float(np.float32(float(e))) for e in exact]
+
+
+@pytest.mark.parametrize("fixture", RFF, ids=ids(RFF))
+def test_a_library_table_is_read_back_with_its_frequencies(fixture):
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    p = fixture.params
+    _, freqs, phases = _read(fixture)
+    reading = read_fourier_table(fixture.table, freqs, phases)
+    x = np.asarray(p["values"], dtype=np.float64).reshape(-1)
+    if p["log"]:
+        x = np.log(x)
+    layout = "cos" if p["family"] == "mp-fourier" else "cos-sin" if (
+        p["cos_first"] or p["family"] == "fourier-features") else "sin-cos"  # fmt: skip
+    assert reading.matched and reading.layout == layout
+    np.testing.assert_allclose(reading.inputs, x, rtol=1e-5, atol=1e-6)
+
+
+def test_a_table_of_other_frequencies_is_not_read():
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=8)
+    table = random_fourier_table([0.5, 1.5], "gaussian", freqs=w)
+    assert not read_fourier_table(table, rng.normal(size=8)).matched
+
+
+def test_command_reads_a_table_back(run_cli, tmp_path):
+    (fixture,) = [f for f in RFF if f.name == "rff_mpfourier_nvlabs"]
+    path = str(ROOT / "timesteps" / fixture.params["checkpoint"])
+    table, inputs = tmp_path / "t.npy", tmp_path / "x.csv"
+    np.save(table, fixture.table)
+    result = run_cli("random-fourier", path, "--read", str(table), "-o", str(inputs))
+    assert result.exit_code == 0, result.output
+    assert "mp-fourier features, cos: read" in result.stdout
+    got = np.genfromtxt(inputs, delimiter=",", names=True)["input"]
+    np.testing.assert_allclose(got, fixture.params["values"], atol=1e-5)
+    np.save(table, np.random.default_rng(0).uniform(-1.4, 1.4, size=fixture.table.shape))
+    result = run_cli("random-fourier", path, "--read", str(table))
+    assert result.exit_code == 1 and "NOT read" in result.stdout
+    np.save(table, np.zeros((3, 5)))
+    result = run_cli("random-fourier", path, "--read", str(table))
+    assert result.exit_code == 2 and "--read" in result.stderr

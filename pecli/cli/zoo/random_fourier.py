@@ -30,27 +30,44 @@ class FeatureLayout(StrEnum):
 def random_fourier_command(
     file: Annotated[
         str,
-        typer.Argument(help="The .safetensors or .npz holding the frequencies.",
-                       show_default=False),
+        typer.Argument(
+            help="The .safetensors or .npz holding the frequencies.", show_default=False
+        ),
     ],
     values: Annotated[
         list[str] | None,
-        typer.Argument(help="The network's inputs x (EDM2: ln σ/4; score-SDE: ln σ).",
-                       show_default=False),
+        typer.Argument(
+            help="The network's inputs x (EDM2: ln σ/4; score-SDE: ln σ).", show_default=False
+        ),
     ] = None,
     key: Annotated[
         str | None,
-        typer.Option("--key", help="The frequencies' tensor (…freqs, …W, …weight). "
-                     "[default: the one pecli finds]", show_default=False),
+        typer.Option(
+            "--key",
+            help="The frequencies' tensor (…freqs, …W, …weight). [default: the one pecli finds]",
+            show_default=False,
+        ),
     ] = None,
     layout: Annotated[
         FeatureLayout,
-        typer.Option("--layout", help="gaussian: sin-cos (score-SDE, diffusers) or cos-sin "
-                     "(diffusers flip_sin_to_cos, EDM FourierEmbedding)."),
+        typer.Option(
+            "--layout",
+            help="gaussian: sin-cos (score-SDE, diffusers) or cos-sin "
+            "(diffusers flip_sin_to_cos, EDM FourierEmbedding).",
+        ),
     ] = FeatureLayout.sin_cos,
     log: Annotated[
         bool, typer.Option("--log", help="Take ln of the values first (diffusers log=True).")
     ] = False,
+    read: Annotated[
+        str | None,
+        typer.Option(
+            "--read",
+            help="Instead: read this table (.npy or CSV) back: its layout "
+            "and the input x of each row.",
+            show_default=False,
+        ),
+    ] = None,
     input_file: InputFile = None,
     linspace: Linspace = None,
     dtype: DtypeOpt = Dtype.float32,
@@ -58,7 +75,7 @@ def random_fourier_command(
     fmt: FormatOpt = None,
     header: Header = True,
     quiet: Quiet = False,
-) -> None:  # fmt: skip
+) -> None:
     """The random Fourier features a network computes, its frequencies read from its checkpoint.
 
     EDM2 MPFourier (freqs, phases): √2·cos(x·freqs + phases); score-SDE / diffusers
@@ -72,15 +89,55 @@ def random_fourier_command(
 
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
+    if read is not None:
+        return _read_back(file, key, read, values or input_file or linspace, output)
     x = read_values(values, input_file, linspace, 1)
     x = _logged(x) if log else x
     family, freqs, phases = _tensors(file, key)
     cos_first = layout == FeatureLayout.cos_sin
     table = random_fourier_table(x, family, freqs=freqs, phases=phases, cos_first=cos_first)
     out = table.astype(dtype.value)
-    write_streamed([out], output=output, fmt=kind, shape=out.shape, dtype=out.dtype,  # type: ignore[arg-type]
-                   columns=_columns(family, out.shape[1], cos_first), header=header,
-                   quiet=quiet, description="random-fourier", size=None)  # fmt: skip
+    write_streamed(
+        [out],
+        output=output,
+        fmt=kind,
+        shape=out.shape,
+        dtype=out.dtype,  # type: ignore[arg-type]
+        columns=_columns(family, out.shape[1], cos_first),
+        header=header,
+        quiet=quiet,
+        description="random-fourier",
+        size=None,
+    )
+
+
+def _read_back(file: str, key: str | None, table_file: str, values: object, output: str) -> None:
+    """--read: which layout made a table with these frequencies, and each row's input."""
+    from ...analysis.zoo.random_fourier import read_fourier_table
+    from ...io import writing
+    from ...io.reading import read_table
+    from .. import text
+
+    if values:
+        raise ParameterError("read", "takes no values: it finds them in the table", table_file)
+    family, freqs, phases = _tensors(file, key)
+    table = read_table(table_file, parameter="read")
+    try:
+        reading = read_fourier_table(table, freqs, phases)
+    except ParameterError as error:  # the table is --read's
+        raise ParameterError("read", error.rule, error.value) from None
+    if output != "-":
+        rows = {"row": np.arange(reading.inputs.size), "input": reading.inputs}
+        writing.write_records(rows, output=output, fmt="csv")
+    shown = ", ".join(f"{v:.6g}" for v in reading.inputs[:8]) + (" …" if table.shape[0] > 8 else "")
+    verdict = "read" if reading.matched else "NOT read (no input rebuilds it)"
+    text.show(
+        f"{family} features, {reading.layout}: {verdict}; largest difference "
+        f"{reading.residual:.3g} (tolerance {reading.tolerance:g})",
+        f"inputs x of the {table.shape[0]} rows: {shown}",
+    )
+    if not reading.matched:
+        raise SystemExit(1)
 
 
 def _logged(x: np.ndarray) -> np.ndarray:
