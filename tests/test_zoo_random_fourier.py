@@ -169,3 +169,12 @@ def test_command_reads_a_table_back(run_cli, tmp_path):
     np.save(table, np.zeros((3, 5)))
     result = run_cli("random-fourier", path, "--read", str(table))
     assert result.exit_code == 2 and "--read" in result.stderr
+
+
+def test_repeating_frequencies_read_the_smallest_input():
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    freqs, phases = np.array([2.0, 1.0]), np.array([0.0, 0.5])  # both repeat every 2π in x
+    table = random_fourier_table([0.25, -1.5, 3.0], "mp-fourier", freqs=freqs, phases=phases)
+    reading = read_fourier_table(table, freqs, phases)
+    np.testing.assert_allclose(reading.inputs, [0.25, -1.5, 3.0 - 2 * math.pi], atol=1e-12)
