@@ -7,6 +7,8 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from library_fixtures import ids, load
 
 from pecli.analysis.zoo.alibi import identify_alibi_bias, identify_alibi_slopes
@@ -275,3 +277,21 @@ def test_refusals(call, parameter):
     with pytest.raises(ParameterError) as error:
         call()
     assert error.value.parameter == parameter
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 300),
+    quarters=st.integers(1, 128),
+    variant=st.sampled_from(VARIANTS),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_identify_reads_any_series_back(n, quarters, variant, dtype):
+    """The series and max_bias that made the slopes are the reading, or listed as as good."""
+    b = quarters / 4
+    fit = identify_alibi_slopes(alibi_slopes(n, max_bias=b, variant=variant).astype(dtype))
+    assert fit.matched and fit.heads == n
+    readings = {fit.variant: fit.max_bias, **fit.also}
+    if variant == "zero-based" and n == 1:  # the one slope is 1 whatever b is
+        return
+    assert readings.get(variant) == b
