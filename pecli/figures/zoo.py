@@ -22,6 +22,7 @@ def alibi_figure(
     convention: str,
     max_bias: float,
     other: tuple[str, np.ndarray] | None = None,
+    series: str = "press",
     size: tuple[float, float] | None = None,
     dpi: float | None = None,
 ) -> Figure:
@@ -38,6 +39,8 @@ def alibi_figure(
         For the titles.
     other : (str, numpy.ndarray) or None, keyword-only
         Another series drawn dashed beside the slopes (a wrong one, to compare).
+    series : str, keyword-only
+        The name of the series drawn (``press``: the paper's rule), for the legend.
     size, dpi : keyword-only
         Inches and dots per inch; by default 9 × 4.5 in at 100 dpi.
 
@@ -60,9 +63,10 @@ def alibi_figure(
         left.set_ylabel("every query (one key-only row)")
     left.set_title(f"{convention} bias, head {head} (m = {slopes[head]:.4g})", fontsize="medium")
     heads = np.arange(slopes.size)
-    right.semilogy(heads, slopes, marker="o", linewidth=1.2, label="slopes m_h")
+    right.semilogy(heads, slopes, marker="o", linewidth=1.2, label=_series_label(series))
     if other is not None:
-        right.semilogy(heads, other[1], marker="x", linestyle="--", linewidth=1.0, label=other[0])
+        label = _series_label(other[0])
+        right.semilogy(heads, other[1], marker="x", linestyle="--", linewidth=1.0, label=label)
     right.axvline(head, color="black", linewidth=0.8, alpha=0.5)
     right.set_xlabel("head h")
     right.set_ylabel("slope m_h")
@@ -71,6 +75,10 @@ def alibi_figure(
     right.grid(alpha=0.3)
     fig.suptitle(f"ALiBi: the {convention} bias of head {head}, and the slopes of all heads")
     return fig
+
+
+def _series_label(name: str) -> str:
+    return "press (the paper's rule)" if name == "press" else f"{name} (wrong)"
 
 
 def t5_buckets_figure(

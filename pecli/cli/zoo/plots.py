@@ -62,7 +62,12 @@ def plot_alibi(
         raise ParameterError("head", f"must be a head index from 0 to {heads - 1}", head)
     bias = alibi_bias(slopes[head : head + 1], n, convention=convention.value)[0]
     other = None if compare is None else (compare.value, columns[compare.value])
-    knobs = {"head": head, "convention": convention.value, "max_bias": max_bias}
+    knobs = {
+        "head": head,
+        "convention": convention.value,
+        "max_bias": max_bias,
+        "series": variant.value,
+    }
     figures = load_figures("zoo")
     outputs.write(
         lambda: figures.alibi_figure(bias, slopes, other=other, size=size, dpi=dpi, **knobs),
