@@ -71,7 +71,9 @@ def alibi_figure(
     right.set_xlabel("head h")
     right.set_ylabel("slope m_h")
     right.set_title(f"{slopes.size} heads, max_bias {max_bias:g}", fontsize="medium")
-    right.legend(fontsize="small")
+    lowest = min(float(slopes.min()), float(other[1].min()) if other is not None else np.inf)
+    right.set_ylim(bottom=lowest / 12)  # room below the curves for the legend
+    right.legend(loc="lower left", fontsize="small")
     right.grid(alpha=0.3)
     fig.suptitle(f"ALiBi: the {convention} bias of head {head}, and the slopes of all heads")
     return fig
