@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (registers the commands)
     compute,
     conventions,
     fourier,
+    gguf,
     grid,
     identify,
     plots,

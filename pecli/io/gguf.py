@@ -21,32 +21,75 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ParameterError
+from .bounded import CUT
+from .bounded import Cursor as _Cursor
 
-__all__ = ["GgufFile", "GgufTensor", "is_gguf", "read_f32", "read_gguf"]
+__all__ = [
+    "GgufFile",
+    "GgufTensor",
+    "is_gguf",
+    "read_f32",
+    "read_gguf",
+    "read_rope_tensors",
+]
 
 MAGIC = b"GGUF"
 #: Value types of the key/value table: struct codes of the scalars (8 string, 9 array).
-_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q",
-            12: "d"}  # fmt: skip
+_SCALARS = {
+    0: "B",
+    1: "b",
+    2: "H",
+    3: "h",
+    4: "I",
+    5: "i",
+    6: "f",
+    7: "?",
+    10: "Q",
+    11: "q",
+    12: "d",
+}
 _STRING, _ARRAY = 8, 9
 #: ggml types: name, elements per block, bytes per block (gguf-py ``GGML_QUANT_SIZES``).
 GGML_TYPES = {
-    0: ("F32", 1, 4), 1: ("F16", 1, 2), 2: ("Q4_0", 32, 18), 3: ("Q4_1", 32, 20),
-    6: ("Q5_0", 32, 22), 7: ("Q5_1", 32, 24), 8: ("Q8_0", 32, 34), 9: ("Q8_1", 32, 40),
-    10: ("Q2_K", 256, 84), 11: ("Q3_K", 256, 110), 12: ("Q4_K", 256, 144),
-    13: ("Q5_K", 256, 176), 14: ("Q6_K", 256, 210), 15: ("Q8_K", 256, 292),
-    16: ("IQ2_XXS", 256, 66), 17: ("IQ2_XS", 256, 74), 18: ("IQ3_XXS", 256, 98),
-    19: ("IQ1_S", 256, 50), 20: ("IQ4_NL", 32, 18), 21: ("IQ3_S", 256, 110),
-    22: ("IQ2_S", 256, 82), 23: ("IQ4_XS", 256, 136), 24: ("I8", 1, 1), 25: ("I16", 1, 2),
-    26: ("I32", 1, 4), 27: ("I64", 1, 8), 28: ("F64", 1, 8), 29: ("IQ1_M", 256, 56),
-    30: ("BF16", 1, 2), 34: ("TQ1_0", 256, 54), 35: ("TQ2_0", 256, 66), 39: ("MXFP4", 32, 17),
-    40: ("NVFP4", 64, 36), 41: ("Q1_0", 128, 18),
-}  # fmt: skip
+    0: ("F32", 1, 4),
+    1: ("F16", 1, 2),
+    2: ("Q4_0", 32, 18),
+    3: ("Q4_1", 32, 20),
+    6: ("Q5_0", 32, 22),
+    7: ("Q5_1", 32, 24),
+    8: ("Q8_0", 32, 34),
+    9: ("Q8_1", 32, 40),
+    10: ("Q2_K", 256, 84),
+    11: ("Q3_K", 256, 110),
+    12: ("Q4_K", 256, 144),
+    13: ("Q5_K", 256, 176),
+    14: ("Q6_K", 256, 210),
+    15: ("Q8_K", 256, 292),
+    16: ("IQ2_XXS", 256, 66),
+    17: ("IQ2_XS", 256, 74),
+    18: ("IQ3_XXS", 256, 98),
+    19: ("IQ1_S", 256, 50),
+    20: ("IQ4_NL", 32, 18),
+    21: ("IQ3_S", 256, 110),
+    22: ("IQ2_S", 256, 82),
+    23: ("IQ4_XS", 256, 136),
+    24: ("I8", 1, 1),
+    25: ("I16", 1, 2),
+    26: ("I32", 1, 4),
+    27: ("I64", 1, 8),
+    28: ("F64", 1, 8),
+    29: ("IQ1_M", 256, 56),
+    30: ("BF16", 1, 2),
+    34: ("TQ1_0", 256, 54),
+    35: ("TQ2_0", 256, 66),
+    39: ("MXFP4", 32, 17),
+    40: ("NVFP4", 64, 36),
+    41: ("Q1_0", 128, 18),
+}
 #: Arrays longer than this are walked but not kept (a vocabulary: its length is kept).
 KEEP_ARRAY = 4096
 #: Largest F32 tensor read: 2^24 values (64 MiB).
 MAX_F32_VALUES = 1 << 24
-_WINDOW = 1 << 20
 _MAX_DIMS = 4
 
 
@@ -62,8 +105,11 @@ class GgufTensor:
     @property
     def type_name(self) -> str:
         """The ggml type's name (``F32``, ``Q4_K``, …) or ``type <code>`` if unknown."""
-        return GGML_TYPES[self.type_code][0] if self.type_code in GGML_TYPES else (
-            f"type {self.type_code}")  # fmt: skip
+        return (
+            GGML_TYPES[self.type_code][0]
+            if self.type_code in GGML_TYPES
+            else (f"type {self.type_code}")
+        )
 
     @property
     def nbytes(self) -> int | None:
@@ -92,51 +138,6 @@ class GgufFile:
         """``general.architecture`` (the prefix of the model's keys), if given."""
         value = self.metadata.get("general.architecture")
         return value if isinstance(value, str) else None
-
-
-class _Cursor:
-    """Bounded sequential reads of a file through ``os.pread`` in windows."""
-
-    def __init__(self, fd: int, size: int, path: str, parameter: str) -> None:
-        self.fd, self.size, self.path, self.parameter = fd, size, path, parameter
-        self.pos, self._start, self._window = 0, 0, b""
-        self.order = "<"
-
-    def left(self) -> int:
-        return self.size - self.pos
-
-    def fail(self, what: str) -> ParameterError:
-        return ParameterError(self.parameter, f"is not a valid GGUF file: {what}", self.path)
-
-    def take(self, n: int) -> bytes:
-        if n > self.left():
-            raise ParameterError(self.parameter, f"is a truncated GGUF file: it ends at byte "
-                                 f"{self.size}, its header needs {self.pos + n}", self.path)  # fmt: skip
-        end = self._start + len(self._window)
-        if not (self._start <= self.pos and self.pos + n <= end):
-            self._start, self._window = self.pos, os.pread(self.fd, max(n, _WINDOW), self.pos)
-            if len(self._window) < n:
-                raise ParameterError(self.parameter, "changed while it was read", self.path)
-        at = self.pos - self._start
-        self.pos += n
-        return self._window[at : at + n]
-
-    def unpack(self, code: str) -> Any:
-        return struct.unpack(self.order + code, self.take(struct.calcsize(code)))[0]
-
-    def count(self, what: str, least_bytes: int) -> int:
-        """A uint64 count of items of at least ``least_bytes`` each that must fit the file."""
-        n = int(self.unpack("Q"))
-        if n * least_bytes > self.left():
-            raise self.fail(f"{what} {n} cannot fit the {self.left()} bytes left")
-        return n
-
-    def string(self, what: str, strict: bool = False) -> str:
-        raw = self.take(self.count(f"{what} of length", 1))
-        try:
-            return raw.decode("utf-8", errors="strict" if strict else "replace")
-        except UnicodeDecodeError:
-            raise self.fail(f"{what} is not UTF-8") from None
 
 
 def is_gguf(path: str) -> bool:
@@ -183,7 +184,9 @@ def _parse(cursor: _Cursor) -> GgufFile:
     n_tensors = int(cursor.unpack("Q"))
     n_kv = cursor.count("key/value count", 13)
     if n_tensors * 24 > cursor.left():
-        raise cursor.fail(f"tensor count {n_tensors} cannot fit the {cursor.left()} bytes left")
+        raise cursor.fail(
+            f"tensor count {n_tensors} cannot fit the {cursor.left()} bytes left", CUT
+        )
     metadata: dict[str, Any] = {}
     for _ in range(n_kv):
         key = cursor.string("a key", strict=True)
@@ -201,7 +204,7 @@ def _value(cursor: _Cursor, kind: int, depth: int) -> Any:
     if kind == _STRING:
         return cursor.string("a string")
     if kind != _ARRAY or depth > 0:
-        raise cursor.fail(f"value type {kind} {'in an array ' if depth else ''}is unknown")
+        raise cursor.fail(f"value type {kind} is unknown" if kind != _ARRAY else "nested arrays")
     item = int(cursor.unpack("I"))
     least = struct.calcsize(_SCALARS[item]) if item in _SCALARS else 8
     n = cursor.count("array length", least)
@@ -240,8 +243,12 @@ def _tensors(
         tensor = GgufTensor(name, shape, code, start + offset)
         end = tensor.offset + (tensor.nbytes or 0)
         if end > cursor.size:
-            raise ParameterError(cursor.parameter, f"is a truncated GGUF file: tensor {name} "
-                                 f"ends at byte {end}, the file at {cursor.size}", cursor.path)  # fmt: skip
+            raise ParameterError(
+                cursor.parameter,
+                f"is a truncated GGUF file: tensor {name} "
+                f"ends at byte {end}, the file at {cursor.size}",
+                cursor.path,
+            )
         tensors[name] = tensor
     return tensors
 
@@ -265,11 +272,21 @@ def read_f32(gguf: GgufFile, name: str, parameter: str = "gguf") -> np.ndarray:
         raise ParameterError(parameter, rule, gguf.path)
     count = math.prod(tensor.shape)
     if count > MAX_F32_VALUES:
-        raise ParameterError(parameter, f"tensor {name} has {count} values (at most "
-                             f"{MAX_F32_VALUES} are read)", gguf.path)  # fmt: skip
+        raise ParameterError(
+            parameter,
+            f"tensor {name} has {count} values (at most {MAX_F32_VALUES} are read)",
+            gguf.path,
+        )
     with open(gguf.path, "rb") as handle:
         data = os.pread(handle.fileno(), 4 * count, tensor.offset)
     if len(data) != 4 * count:
         raise ParameterError(parameter, "changed while it was read: it ends early", gguf.path)
     values = np.frombuffer(data, dtype=np.dtype(gguf.order + "f4")).astype(np.float32)
     return values.reshape(tuple(reversed(tensor.shape)))
+
+
+def read_rope_tensors(
+    gguf: GgufFile, names: tuple[str, ...], parameter: str = "gguf"
+) -> dict[str, np.ndarray]:
+    """Those of the frequency tensors ``names`` the file holds (each must be F32)."""
+    return {name: read_f32(gguf, name, parameter) for name in names if name in gguf.tensors}

@@ -24,36 +24,85 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from common import version  # noqa: E402
 
-LLAMA31 = {"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
-           "num_key_value_heads": 8, "max_position_embeddings": 131072, "rope_theta": 500000.0,
-           "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                            "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}  # fmt: skip
-QWEN_YARN = {"architectures": ["Qwen2ForCausalLM"], "hidden_size": 3584, "num_attention_heads": 28,
-             "max_position_embeddings": 131072, "rope_theta": 1000000.0,
-             "rope_scaling": {"type": "yarn", "factor": 4.0,
-                              "original_max_position_embeddings": 32768}}  # fmt: skip
-GPT_OSS = {"architectures": ["GptOssForCausalLM"], "hidden_size": 2880, "head_dim": 64,
-           "num_attention_heads": 64, "max_position_embeddings": 131072, "rope_theta": 150000.0,
-           "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
-                            "beta_slow": 1.0, "truncate": False,
-                            "original_max_position_embeddings": 4096}}  # fmt: skip
+LLAMA31 = {
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 131072,
+    "rope_theta": 500000.0,
+    "rope_scaling": {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    },
+}
+QWEN_YARN = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "hidden_size": 3584,
+    "num_attention_heads": 28,
+    "max_position_embeddings": 131072,
+    "rope_theta": 1000000.0,
+    "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+}
+GPT_OSS = {
+    "architectures": ["GptOssForCausalLM"],
+    "hidden_size": 2880,
+    "head_dim": 64,
+    "num_attention_heads": 64,
+    "max_position_embeddings": 131072,
+    "rope_theta": 150000.0,
+    "rope_scaling": {
+        "rope_type": "yarn",
+        "factor": 32.0,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+        "truncate": False,
+        "original_max_position_embeddings": 4096,
+    },
+}
 _RNG = np.random.default_rng(3)
-PHI3 = {"architectures": ["Phi3ForCausalLM"], "hidden_size": 3072, "num_attention_heads": 32,
-        "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
-        "rope_theta": 10000.0,
-        "rope_scaling": {"type": "longrope",
-                         "short_factor": [round(1 + 0.05 * i, 4) for i in range(48)],
-                         "long_factor": [round(1 + float(x), 4) for x in
-                                         np.sort(_RNG.uniform(0, 40, 48))]}}  # fmt: skip
-LINEAR = {"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
-          "max_position_embeddings": 8192, "rope_theta": 10000.0,
-          "rope_scaling": {"type": "linear", "factor": 2.0}}  # fmt: skip
-DEEPSEEK = {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168,
-            "num_attention_heads": 128, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
-            "max_position_embeddings": 163840, "rope_theta": 10000.0,
-            "rope_scaling": {"type": "yarn", "factor": 40.0, "beta_fast": 32, "beta_slow": 1,
-                             "mscale": 1.0, "mscale_all_dim": 1.0,
-                             "original_max_position_embeddings": 4096}}  # fmt: skip
+PHI3 = {
+    "architectures": ["Phi3ForCausalLM"],
+    "hidden_size": 3072,
+    "num_attention_heads": 32,
+    "max_position_embeddings": 131072,
+    "original_max_position_embeddings": 4096,
+    "rope_theta": 10000.0,
+    "rope_scaling": {
+        "type": "longrope",
+        "short_factor": [round(1 + 0.05 * i, 4) for i in range(48)],
+        "long_factor": [round(1 + float(x), 4) for x in np.sort(_RNG.uniform(0, 40, 48))],
+    },
+}
+LINEAR = {
+    "architectures": ["LlamaForCausalLM"],
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "max_position_embeddings": 8192,
+    "rope_theta": 10000.0,
+    "rope_scaling": {"type": "linear", "factor": 2.0},
+}
+DEEPSEEK = {
+    "architectures": ["DeepseekV3ForCausalLM"],
+    "hidden_size": 7168,
+    "num_attention_heads": 128,
+    "qk_rope_head_dim": 64,
+    "qk_nope_head_dim": 128,
+    "max_position_embeddings": 163840,
+    "rope_theta": 10000.0,
+    "rope_scaling": {
+        "type": "yarn",
+        "factor": 40.0,
+        "beta_fast": 32,
+        "beta_slow": 1,
+        "mscale": 1.0,
+        "mscale_all_dim": 1.0,
+        "original_max_position_embeddings": 4096,
+    },
+}
 
 
 def llama3_rope_freqs(config: dict[str, Any], old_context_len: int | None = None) -> np.ndarray:
@@ -120,8 +169,11 @@ def _case_phi3(w: gguf.GGUFWriter, config: dict[str, Any], mistake: str) -> None
 
 
 def _case(folder: Path, name: str, arch: str, config: dict[str, Any], fill: Any, note: str) -> None:
-    head = config.get("qk_rope_head_dim") or config.get("head_dim") or (
-        config["hidden_size"] // config["num_attention_heads"])  # fmt: skip
+    head = (
+        config.get("qk_rope_head_dim")
+        or config.get("head_dim")
+        or (config["hidden_size"] // config["num_attention_heads"])
+    )
     path = folder / f"{name}.gguf"
     w = _writer(path, arch, config, head)
     fill(w)
@@ -130,38 +182,87 @@ def _case(folder: Path, name: str, arch: str, config: dict[str, Any], fill: Any,
     w.write_tensors_to_file()
     w.close()
     (folder / f"{name}.config.json").write_text(json.dumps(config, indent=1) + "\n")
-    provenance = {"library": "gguf", "version": version("gguf"), "torch": version("torch"),
-                  "call": "gguf.GGUFWriter(path, arch).add_rope_* / add_tensor, as "
-                  "convert_hf_to_gguf.py (ggml-org/llama.cpp a458664) writes this config",
-                  "arch": arch, "config": f"{name}.config.json", "case": note}  # fmt: skip
+    provenance = {
+        "library": "gguf",
+        "version": version("gguf"),
+        "torch": version("torch"),
+        "call": "gguf.GGUFWriter(path, arch).add_rope_* / add_tensor, as "
+        "convert_hf_to_gguf.py (ggml-org/llama.cpp a458664) writes this config",
+        "arch": arch,
+        "config": f"{name}.config.json",
+        "case": note,
+    }
     (folder / f"{name}.json").write_text(json.dumps(provenance, indent=2, sort_keys=True) + "\n")
 
 
 def generate(out: Path) -> None:
     """Write every case into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    for mistake, note in (("", "Llama 3.1 as converted"), ("base", "freq_base left at 10000"),
-                          ("freqs", "rope_freqs made with original length 4096"),
-                          ("no_freqs", "rope_freqs missing")):  # fmt: skip
+    for mistake, note in (
+        ("", "Llama 3.1 as converted"),
+        ("base", "freq_base left at 10000"),
+        ("freqs", "rope_freqs made with original length 4096"),
+        ("no_freqs", "rope_freqs missing"),
+    ):
         name = f"bad_llama31_{mistake}" if mistake else "llama31"
         _case(out, name, "llama", LLAMA31, lambda w, m=mistake: _case_llama(w, LLAMA31, m), note)
     qwen = QWEN_YARN["rope_scaling"]
-    _case(out, "qwen_yarn", "qwen2", QWEN_YARN,
-          lambda w: (w.add_rope_freq_base(1e6), _yarn(w, qwen)), "Qwen2.5 yarn factor 4")  # fmt: skip
-    _case(out, "bad_qwen_yarn_no_orig", "qwen2", QWEN_YARN,
-          lambda w: (w.add_rope_freq_base(1e6), _yarn(w, {"factor": 4.0})),
-          "yarn without original_context_length")  # fmt: skip
+    _case(
+        out,
+        "qwen_yarn",
+        "qwen2",
+        QWEN_YARN,
+        lambda w: (w.add_rope_freq_base(1e6), _yarn(w, qwen)),
+        "Qwen2.5 yarn factor 4",
+    )
+    _case(
+        out,
+        "bad_qwen_yarn_no_orig",
+        "qwen2",
+        QWEN_YARN,
+        lambda w: (w.add_rope_freq_base(1e6), _yarn(w, {"factor": 4.0})),
+        "yarn without original_context_length",
+    )
     oss = GPT_OSS["rope_scaling"]
-    _case(out, "gpt_oss", "gpt-oss", GPT_OSS,
-          lambda w: (w.add_rope_freq_base(150000.0), _yarn(w, oss)), "yarn, truncate false")  # fmt: skip
+    _case(
+        out,
+        "gpt_oss",
+        "gpt-oss",
+        GPT_OSS,
+        lambda w: (w.add_rope_freq_base(150000.0), _yarn(w, oss)),
+        "yarn, truncate false",
+    )
     _case(out, "phi3", "phi3", PHI3, lambda w: _case_phi3(w, PHI3, ""), "Phi-3 longrope")
-    _case(out, "bad_phi3_swapped", "phi3", PHI3, lambda w: _case_phi3(w, PHI3, "swapped"),
-          "long and short factors swapped")  # fmt: skip
-    _case(out, "linear", "llama", LINEAR, lambda w: (w.add_rope_freq_base(10000.0),
-          w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR), w.add_rope_scaling_factor(2.0)),
-          "linear factor 2")  # fmt: skip
+    _case(
+        out,
+        "bad_phi3_swapped",
+        "phi3",
+        PHI3,
+        lambda w: _case_phi3(w, PHI3, "swapped"),
+        "long and short factors swapped",
+    )
+    _case(
+        out,
+        "linear",
+        "llama",
+        LINEAR,
+        lambda w: (
+            w.add_rope_freq_base(10000.0),
+            w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR),
+            w.add_rope_scaling_factor(2.0),
+        ),
+        "linear factor 2",
+    )
     ds = DEEPSEEK["rope_scaling"]
-    for name, log_mul, note in (("deepseek", 0.1, "DeepSeek-V3 yarn factor 40"),
-                                ("bad_deepseek_log_mul", 1.0, "log-multiplier = mscale_all_dim")):  # fmt: skip
-        _case(out, name, "deepseek2", DEEPSEEK,
-              lambda w, m=log_mul: (w.add_rope_freq_base(10000.0), _yarn(w, ds, m)), note)  # fmt: skip
+    for name, log_mul, note in (
+        ("deepseek", 0.1, "DeepSeek-V3 yarn factor 40"),
+        ("bad_deepseek_log_mul", 1.0, "log-multiplier = mscale_all_dim"),
+    ):
+        _case(
+            out,
+            name,
+            "deepseek2",
+            DEEPSEEK,
+            lambda w, m=log_mul: (w.add_rope_freq_base(10000.0), _yarn(w, ds, m)),
+            note,
+        )

@@ -27,8 +27,13 @@ __all__ = ["TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensor
 #: The F32 tensors that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
 #: llama.cpp's values for absent keys (``llama_model::load_hparams``).
-_DEFAULTS = {"rope.freq_base": 10000.0, "rope.scaling.factor": 1.0, "rope.scaling.type": "none",
-             "rope.scaling.yarn_beta_fast": 32.0, "rope.scaling.yarn_beta_slow": 1.0}  # fmt: skip
+_DEFAULTS = {
+    "rope.freq_base": 10000.0,
+    "rope.scaling.factor": 1.0,
+    "rope.scaling.type": "none",
+    "rope.scaling.yarn_beta_fast": 32.0,
+    "rope.scaling.yarn_beta_slow": 1.0,
+}
 _GGUF_TYPE = {"linear": "linear", "yarn": "yarn", "longrope": "longrope"}
 
 
@@ -81,7 +86,7 @@ def expected_keys(spec: RopeSpec, config: Mapping[str, Any], swa: float | None) 
         "mrope_section"
     )
     if sections:
-        keys["rope.dimension_sections"] = (list(sections) + [0, 0, 0, 0])[:4]
+        keys["rope.dimension_sections"] = [*sections, 0, 0, 0, 0][:4]
     if swa is not None:
         keys["rope.freq_base_swa"] = swa
     return keys
@@ -113,13 +118,18 @@ def ulps32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         bits = np.asarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
         return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
 
-    return np.abs(ordered(a) - ordered(b))
+    distance: np.ndarray = np.abs(ordered(a) - ordered(b))
+    return distance
 
 
 def check_gguf(
-    config: Mapping[str, Any], arch: str | None, metadata: Mapping[str, Any],
-    tensors: Mapping[str, np.ndarray], *, ulps: int = 16,
-) -> list[Finding]:  # fmt: skip
+    config: Mapping[str, Any],
+    arch: str | None,
+    metadata: Mapping[str, Any],
+    tensors: Mapping[str, np.ndarray],
+    *,
+    ulps: int = 16,
+) -> list[Finding]:
     """Compare a GGUF's rope keys and frequency tensors with a config, item by item.
 
     Parameters
@@ -155,14 +165,21 @@ def check_gguf(
     findings = [_key(k, v, found, metadata, prefix) for k, v in keys.items()]
     if "rope.scaling.factor" in found and "rope.scaling.factor" not in keys:
         findings.append(_key("rope.scaling.factor", 1.0, found, metadata, prefix))
-    findings += [_tensor(name, tensors.get(name), want, ulps)
-                 for name, want in expected_tensors(spec).items()]  # fmt: skip
-    findings += [_unexpected(name, tensors[name]) for name in TENSORS
-                 if name in tensors and name not in expected_tensors(spec)]  # fmt: skip
+    findings += [
+        _tensor(name, tensors.get(name), want, ulps)
+        for name, want in expected_tensors(spec).items()
+    ]
+    findings += [
+        _unexpected(name, tensors[name])
+        for name in TENSORS
+        if name in tensors and name not in expected_tensors(spec)
+    ]
     return findings + notes_for(spec, merged, arch, found)
 
 
-def _key(key: str, want: Any, found: Mapping[str, Any], meta: Mapping[str, Any], prefix: str) -> Finding:
+def _key(
+    key: str, want: Any, found: Mapping[str, Any], meta: Mapping[str, Any], prefix: str
+) -> Finding:
     if key in found:
         have, how = found[key], ""
     elif key == "rope.dimension_count":
@@ -189,7 +206,7 @@ def _same(want: Any, have: Any) -> bool:
     if isinstance(want, list) or isinstance(have, list):
         return isinstance(want, list) and isinstance(have, list) and list(want) == list(have)
     if isinstance(want, str) or isinstance(have, str):
-        return want == have
+        return bool(want == have)
     if isinstance(want, float) or isinstance(have, float):
         a, b = np.float32(want), np.float32(have)
         return bool(a == b or abs(float(a) - float(b)) <= 2 * float(np.spacing(abs(a))))
@@ -207,8 +224,10 @@ def _tensor(name: str, have: np.ndarray | None, want: np.ndarray, ulps: int) -> 
         detail = f"{want.size} values within {int(distance.max(initial=0))} ulps"
         return Finding(name, "agree", None, None, detail)
     worst = int(np.argmax(distance))
-    detail = (f"{bad.size} of {want.size} values differ by more than {ulps} float32 ulps; "
-              f"first at [{bad[0]}], largest at [{worst}]: {int(distance[worst])} ulps")  # fmt: skip
+    detail = (
+        f"{bad.size} of {want.size} values differ by more than {ulps} float32 ulps; "
+        f"first at [{bad[0]}], largest at [{worst}]: {int(distance[worst])} ulps"
+    )
     return Finding(f"{name}[{bad[0]}]", "differ", float(want[bad[0]]), float(have[bad[0]]), detail)
 
 

@@ -47,15 +47,20 @@ def _truncate(spec: RopeSpec) -> str:
     if spec.rope_type != "yarn" or spec.truncate:
         return ""
     exact, ggml = yarn_corr_dims(
-        spec.rotary_dim, spec.original_max_position_embeddings or 0, spec.theta,
-        spec.beta_fast or 32.0, spec.beta_slow or 1.0,
-    )  # fmt: skip
+        spec.rotary_dim,
+        spec.original_max_position_embeddings or 0,
+        spec.theta,
+        spec.beta_fast or 32.0,
+        spec.beta_slow or 1.0,
+    )
     ours = rope_frequencies(spec).inv_freq
     theirs = rope_frequencies(dataclasses.replace(spec, truncate=True)).inv_freq
     worst = float(np.max(np.abs(theirs - ours) / ours))
-    return (f"truncate: false cannot be expressed in GGUF: ggml always floors and ceils the "
-            f"correction range ({exact[0]:.4f}…{exact[1]:.4f} in transformers, "
-            f"{ggml[0]:g}…{ggml[1]:g} in ggml); inv_freq differ by up to {worst:.3g} relative")  # fmt: skip
+    return (
+        f"truncate: false cannot be expressed in GGUF: ggml always floors and ceils the "
+        f"correction range ({exact[0]:.4f}…{exact[1]:.4f} in transformers, "
+        f"{ggml[0]:g}…{ggml[1]:g} in ggml); inv_freq differ by up to {worst:.3g} relative"
+    )
 
 
 def _llama3_length(spec: RopeSpec, config: Mapping[str, Any]) -> str:
@@ -64,9 +69,11 @@ def _llama3_length(spec: RopeSpec, config: Mapping[str, Any]) -> str:
     taken = config.get("original_max_position_embeddings", 8192)
     if taken == spec.original_max_position_embeddings:
         return ""
-    return (f"convert_hf_to_gguf.py reads original_max_position_embeddings from the top of "
-            f"the config ({taken}), transformers from the rope parameters "
-            f"({spec.original_max_position_embeddings}): a converted rope_freqs follows {taken}")  # fmt: skip
+    return (
+        f"convert_hf_to_gguf.py reads original_max_position_embeddings from the top of "
+        f"the config ({taken}), transformers from the rope parameters "
+        f"({spec.original_max_position_embeddings}): a converted rope_freqs follows {taken}"
+    )
 
 
 def _dynamic(spec: RopeSpec) -> str:
@@ -78,14 +85,18 @@ def _dynamic(spec: RopeSpec) -> str:
 def _deepseek(spec: RopeSpec, found: Mapping[str, Any], finding: Any) -> Any:
     factor = float(rope_frequencies(spec).notes.get("factor", spec.factor or 1.0))
     values = deepseek_factors(factor, float(spec.mscale_all_dim or 0.0))
-    text = (f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = "
-            f"{values['yarn_log_multiplier']:g} (llama.cpp divides it by 0.1 on load); ggml's "
-            f"YaRN multiplies cos/sin by {values['ggml_mscale']:.7f}, DeepSeek's graph cancels "
-            f"it with attn_factor {values['cancelling_attn_factor']:.7f} and scales the scores "
-            f"by mscale² = {values['kq_multiplier']:.7f}")  # fmt: skip
+    text = (
+        f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = "
+        f"{values['yarn_log_multiplier']:g} (llama.cpp divides it by 0.1 on load); ggml's "
+        f"YaRN multiplies cos/sin by {values['ggml_mscale']:.7f}, DeepSeek's graph cancels "
+        f"it with attn_factor {values['cancelling_attn_factor']:.7f} and scales the scores "
+        f"by mscale² = {values['kq_multiplier']:.7f}"
+    )
     stored = found.get("rope.scaling.yarn_log_multiplier")
     if stored is not None and spec.mscale_all_dim and stored == np.float32(spec.mscale_all_dim):
-        text = (f"yarn_log_multiplier holds mscale_all_dim itself ({stored:g}), the convention "
-                "before llama.cpp PR 17945: llama.cpp divides it by 0.1, so the scores are "
-                f"scaled by the wrong mscale². {text}")  # fmt: skip
+        text = (
+            f"yarn_log_multiplier holds mscale_all_dim itself ({stored:g}), the convention "
+            "before llama.cpp PR 17945: llama.cpp divides it by 0.1, so the scores are "
+            f"scaled by the wrong mscale². {text}"
+        )
     return finding("note", "note", None, None, text)
