@@ -232,3 +232,28 @@ def test_json_report_goes_to_a_file(run_cli, tmp_path):
         "rope_factors_long.weight",
         "phi3.rope.scaling.attn_factor",
     }
+
+
+def test_absurd_tensor_infos_are_refused(run_cli, tmp_path):
+    data = (HERE / "llama31.gguf").read_bytes()
+    after_name = data.index(b"blk.0.attn_q.weight") + len(b"blk.0.attn_q.weight")
+    too_many = _hostile(tmp_path, after_name, struct.pack("<I", 9))
+    result = run_cli("gguf", "show", too_many)
+    assert result.exit_code == 2 and "has 9 dimensions (ggml allows 4)" in result.stderr
+    huge = _hostile(tmp_path, after_name + 4, struct.pack("<Q", 1 << 40))
+    result = run_cli("gguf", "show", huge)
+    assert (
+        result.exit_code == 2 and "truncated GGUF file: tensor blk.0.attn_q.weight" in result.stderr
+    )
+
+
+def test_a_key_given_twice_is_refused(run_cli, tmp_path):
+    data = (HERE / "llama31.gguf").read_bytes()
+    # the first two keys have equal lengths in the file: make the second a copy of the first
+    first = data.index(b"general.architecture")
+    second = data.index(b"llama.context_length")
+    assert len(b"general.architecture") == len(b"llama.context_length")
+    assert first < second
+    path = _hostile(tmp_path, second, b"general.architecture")
+    result = run_cli("gguf", "show", path)
+    assert result.exit_code == 2 and "key 'general.architecture' appears twice" in result.stderr
