@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (registers the commands)
     apply,
     compute,
     conventions,
+    diff,
     fourier,
     gguf,
     grid,
