@@ -141,3 +141,35 @@ def test_usage_errors_are_one_line(run_cli, tmp_path, monkeypatch, args, message
     assert result.exit_code == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert Path("a.npy").read_bytes() == before
+
+
+def test_a_few_ulps_are_no_shifted_start(run_cli, tmp_path):
+    a = cache(inv_freq())
+    b = a.copy()
+    b[5, 3] = np.nextafter(np.nextafter(b[5, 3], np.float32(9)), np.float32(9))
+    result, report = _run(run_cli, tmp_path, a, b, "--ulps", "0")
+    assert result.exit_code == 1 and report["causes"] == []
+
+
+def test_a_small_attention_factor_is_found(run_cli, tmp_path):
+    a = cache(inv_freq())
+    assert _causes(run_cli, tmp_path, a, (a / 1.01).astype(np.float32)) == [
+        "attention factor missing"
+    ]
+
+
+def test_bf16_against_float32_is_measured_in_bf16_ulps(run_cli, tmp_path):
+    a = cache(inv_freq(), n=16)
+    b = a.astype(ml_dtypes.bfloat16)
+    result, report = _run(run_cli, tmp_path, a, b)
+    assert report["dtype"] == "bfloat16" and result.exit_code == 0  # within half a bf16 ulp
+
+
+def test_rows_past_the_first_block(run_cli, tmp_path):
+    a = np.linspace(-1, 1, 2 * 70000, dtype=np.float32).reshape(70000, 2)
+    b = a.copy()
+    b[69001, 1] += 0.5
+    result, report = _run(run_cli, tmp_path, a, b)
+    assert result.exit_code == 1
+    assert report["first"] == {"row": 69001, "column": 1}
+    assert [d["differing"] for d in report["decades"]] == [0, 0, 0, 0, 1]
