@@ -160,3 +160,10 @@ def test_a_transformers_5_config_is_unscaled_for_transformers_4(run_cli, tmp_pat
 def test_a_missing_config_is_a_usage_error(run_cli, tmp_path):
     result = run_cli("rope", "engines", str(tmp_path / "nothing.json"))
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_first_position_is_the_first_with_a_phase_over_1e_3():
+    rows = _rows(OSS)
+    gap = np.max(np.abs(rows["llama.cpp"].inv_freq - rows["transformers 5"].inv_freq))
+    p = rows["llama.cpp"].first_position
+    assert p * gap > 1e-3 >= (p - 1) * gap
