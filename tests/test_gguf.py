@@ -257,3 +257,10 @@ def test_a_key_given_twice_is_refused(run_cli, tmp_path):
     path = _hostile(tmp_path, second, b"general.architecture")
     result = run_cli("gguf", "show", path)
     assert result.exit_code == 2 and "key 'general.architecture' appears twice" in result.stderr
+
+
+def test_show_identifies_rope_freqs_as_llama3(run_cli):
+    result = run_cli("gguf", "show", str(HERE / "llama31.gguf"), "--format", "json")
+    reading = json.loads(result.stdout)["rope_freqs_reading"]
+    assert reading["rope_type"] == "llama3" and reading["theta"] == 500000.0
+    assert reading["factor"] == 8.0 and reading["original_max_position_embeddings"] == 8192

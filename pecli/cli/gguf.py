@@ -185,6 +185,7 @@ def _show_report(gguf: Any) -> dict[str, Any]:
         types[tensor.type_name] = types.get(tensor.type_name, 0) + 1
     tensors = {k: v.tolist() for k, v in read_rope_tensors(gguf, TENSORS, "file").items()}
     mode = rope_mode(gguf.arch)
+    reading = _identify_freqs(tensors.get("rope_freqs.weight"), keys, prefix)
     return {
         "architecture": gguf.arch,
         "version": gguf.version,
@@ -192,7 +193,25 @@ def _show_report(gguf: Any) -> dict[str, Any]:
         "rope_mode": mode[0] if mode else None,
         "tensor_types": types,
         "tensors": tensors,
+        "rope_freqs_reading": reading,
     }
+
+
+def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str, Any] | None:
+    """The identify reading of ``θ-schedule / rope_freqs`` (transformers' inv_freq)."""
+    import numpy as np
+
+    from ..analysis.rope.inv_freq import identify_inv_freq
+
+    base, dims = (
+        keys.get(prefix + "rope.freq_base", 10000.0),
+        keys.get(prefix + "rope.dimension_count"),
+    )
+    if factors is None or not isinstance(dims, int) or 2 * len(factors) != dims:
+        return None
+    inv = 1.0 / float(base) ** (np.arange(0, dims, 2) / dims) / np.asarray(factors, dtype=float)
+    guess = identify_inv_freq(inv)
+    return {"rope_type": guess.rope_type, "theta": guess.theta, **guess.parameters}
 
 
 def _show_lines(report: dict[str, Any], mode: tuple[str, int, str] | None) -> list[str]:
@@ -201,6 +220,12 @@ def _show_lines(report: dict[str, Any], mode: tuple[str, int, str] | None) -> li
     how = f"{mode[0]} ({mode[1]}): {mode[2]}" if mode else "not in pecli's table"
     lines.append(f"rope mode {how}")
     lines.append("tensors: " + ", ".join(f"{n} {t}" for t, n in report["tensor_types"].items()))
+    if report["rope_freqs_reading"]:
+        seen = ", ".join(
+            f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
+            for k, v in report["rope_freqs_reading"].items()
+        )
+        lines.append(f"θ-schedule / rope_freqs (transformers' inv_freq) reads as: {seen}")
     for name, values in report["tensors"].items():
         lines.append(f"{name} ({len(values)} values): " + " ".join(f"{v:.8g}" for v in values))
     return lines
