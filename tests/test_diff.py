@@ -173,3 +173,8 @@ def test_rows_past_the_first_block(run_cli, tmp_path):
     assert result.exit_code == 1
     assert report["first"] == {"row": 69001, "column": 1}
     assert [d["differing"] for d in report["decades"]] == [0, 0, 0, 0, 1]
+
+
+def test_a_vector_against_a_cache_is_named_as_such(run_cli, tmp_path):
+    causes = _causes(run_cli, tmp_path, inv_freq(), cache(inv_freq()))
+    assert causes == ["not the same kind of table"]

@@ -145,7 +145,24 @@ def _bf16(a: np.ndarray, b: np.ndarray, dtype: str, *_: Reading) -> str | None:
     return None
 
 
+def _kinds(a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading, rb: Reading) -> str | None:
+    if ra and rb and ra.get("kind") != rb.get("kind"):
+        names = {
+            "inv_freq": "a vector (inv_freq, or frequency factors)",
+            "cache": "a cos/sin cache",
+        }
+        return (f"not the same kind of table: A is {names[ra['kind']]}, "
+                f"B {names[rb['kind']]}")  # fmt: skip
+    return None
+
+
+def _same_kind(ra: Reading, rb: Reading) -> bool:
+    return bool(ra and rb and ra.get("kind") == rb.get("kind"))
+
+
 def _theta(a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading, rb: Reading) -> str | None:
+    if not _same_kind(ra, rb):
+        return None
     ta, tb = (r.get("theta") if r else None for r in (ra, rb))
     storages = {r.get("storage") for r in (ra, rb) if r}
     tolerance = 2e-2 if "bfloat16" in storages else 2e-3 if "float16" in storages else 1e-6
@@ -155,7 +172,7 @@ def _theta(a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading, rb: Reading) -
 
 
 def _scaling(a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading, rb: Reading) -> str | None:
-    if not ra or not rb or ra.get("rope_type") == rb.get("rope_type"):
+    if not ra or not rb or not _same_kind(ra, rb) or ra.get("rope_type") == rb.get("rope_type"):
         return None
     kinds = {ra.get("rope_type"), rb.get("rope_type")}
     if "default" not in kinds or None in kinds:
@@ -175,6 +192,7 @@ def _scaling(a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading, rb: Reading)
 
 
 _CHECKS: tuple[Callable[..., str | None], ...] = (
+    _kinds,
     _transposed,
     _width,
     _layout,

@@ -56,7 +56,10 @@ def engines_command(
     from ...core.rope.config import spec_from_config
     from ...io.reading.json_config import read_json_object
 
+    from ...io.inputs import refuse_output_over
+
     kind = report_kind(output, fmt, ("json",))
+    refuse_output_over(output, {"FILE": file})
     config = read_json_object(file, parameter="file")
     merged, _ = text_config(config)
     spec, _notes = spec_from_config(merged, seq_len=seq_len, parameter="file")

@@ -47,7 +47,10 @@ def irope_command(
     from ...core.errors import ParameterError
     from ...core.ports.llama4 import nope_temperature, rope_layers
 
+    from ...io.inputs import refuse_output_over
+
     kind = report_kind(output, fmt)
+    refuse_output_over(output, {"--config": config} if config else {})
     settings = _settings(config)
     try:
         points = np.array([int(p) for p in positions.split(",")], dtype=np.int64)
