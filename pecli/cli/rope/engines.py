@@ -54,9 +54,8 @@ def engines_command(
     from ...core.ports.engines import engine_readings
     from ...core.ports.gguf_check import text_config
     from ...core.rope.config import spec_from_config
-    from ...io.reading.json_config import read_json_object
-
     from ...io.inputs import refuse_output_over
+    from ...io.reading.json_config import read_json_object
 
     kind = report_kind(output, fmt, ("json",))
     refuse_output_over(output, {"FILE": file})

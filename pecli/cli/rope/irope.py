@@ -46,7 +46,6 @@ def irope_command(
     """
     from ...core.errors import ParameterError
     from ...core.ports.llama4 import nope_temperature, rope_layers
-
     from ...io.inputs import refuse_output_over
 
     kind = report_kind(output, fmt)
