@@ -264,3 +264,50 @@ def test_show_identifies_rope_freqs_as_llama3(run_cli):
     reading = json.loads(result.stdout)["rope_freqs_reading"]
     assert reading["rope_type"] == "llama3" and reading["theta"] == 500000.0
     assert reading["factor"] == 8.0 and reading["original_max_position_embeddings"] == 8192
+
+
+def _check_json(run_cli, tmp_path, gguf: str, config: dict):
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = run_cli("gguf", "check", str(HERE / f"{gguf}.gguf"), "--config", str(tmp_path),
+                     "--format", "json")  # fmt: skip
+    return result.exit_code, {r["item"]: r for r in json.loads(result.stdout)}
+
+
+def test_the_converters_top_level_length_quirk_is_noted(run_cli, tmp_path):
+    config = _config("llama31")
+    config["rope_scaling"]["original_max_position_embeddings"] = 4096
+    status, rows = _check_json(run_cli, tmp_path, "llama31", config)
+    assert status == 1 and rows["rope_freqs.weight[25]"]["status"] == "differ"
+    notes = [r["detail"] for r in rows.values() if r["status"] == "note"]
+    assert any("top of the config (8192)" in n and "(4096)" in n for n in notes)
+
+
+def test_rope_freqs_where_the_config_has_none(run_cli, tmp_path):
+    config = {**_config("llama31"), "rope_scaling": None}
+    status, rows = _check_json(run_cli, tmp_path, "llama31", config)
+    assert status == 1 and rows["rope_freqs.weight"]["status"] == "differ"
+    assert "ggml divides θ by it" in rows["rope_freqs.weight"]["detail"]
+
+
+def test_a_stray_scaling_factor_beside_rope_freqs(run_cli, tmp_path):
+    status, rows = _check_json(run_cli, tmp_path, "linear", _config("llama31"))
+    assert status == 1
+    assert rows["llama.rope.scaling.factor"] == {
+        "item": "llama.rope.scaling.factor", "status": "differ", "expected": 1.0,
+        "found": 2.0, "detail": ""}  # fmt: skip
+
+
+def test_sections_and_sliding_theta_are_required_when_the_config_has_them(run_cli, tmp_path):
+    config = _config("qwen_yarn")
+    config["rope_scaling"]["mrope_section"] = [16, 24, 24]
+    status, rows = _check_json(run_cli, tmp_path, "qwen_yarn", config)
+    assert status == 1
+    assert rows["qwen2.rope.dimension_sections"]["expected"] == [16, 24, 24, 0]
+    assert rows["qwen2.rope.dimension_sections"]["status"] == "missing"
+
+
+def test_dynamic_ntk_is_noted(run_cli, tmp_path):
+    config = {**_config("linear"), "rope_scaling": {"type": "dynamic", "factor": 2.0}}
+    status, rows = _check_json(run_cli, tmp_path, "linear", config)
+    assert rows["llama.rope.scaling.type"]["status"] == "differ"  # the file says linear
+    assert any("no dynamic NTK" in r["detail"] for r in rows.values())
