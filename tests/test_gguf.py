@@ -309,5 +309,6 @@ def test_sections_and_sliding_theta_are_required_when_the_config_has_them(run_cl
 def test_dynamic_ntk_is_noted(run_cli, tmp_path):
     config = {**_config("linear"), "rope_scaling": {"type": "dynamic", "factor": 2.0}}
     status, rows = _check_json(run_cli, tmp_path, "linear", config)
+    assert status == 1
     assert rows["llama.rope.scaling.type"]["status"] == "differ"  # the file says linear
     assert any("no dynamic NTK" in r["detail"] for r in rows.values())
