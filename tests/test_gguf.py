@@ -22,7 +22,7 @@ from pecli.core.ports.ggml import deepseek_factors, rope_mode, yarn_corr_dims
 from pecli.io.gguf import read_f32, read_gguf
 
 HERE = Path(__file__).parent / "fixtures" / "libraries" / "gguf"
-GOOD = ["llama31", "qwen_yarn", "gpt_oss", "phi3", "linear", "deepseek"]
+GOOD = ["llama31", "qwen_yarn", "gpt_oss", "phi3", "linear", "deepseek", "qwen2vl"]
 #: Each mistaken file and the item its check must name.
 BAD = {
     "bad_llama31_base": ("llama31", "llama.rope.freq_base"),
@@ -312,3 +312,16 @@ def test_dynamic_ntk_is_noted(run_cli, tmp_path):
     assert status == 1
     assert rows["llama.rope.scaling.type"]["status"] == "differ"  # the file says linear
     assert any("no dynamic NTK" in r["detail"] for r in rows.values())
+
+
+def test_neox_for_an_m_rope_config_is_caught(run_cli, tmp_path):
+    config = {
+        **_config("qwen_yarn"),
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    }
+    status, rows = _check_json(run_cli, tmp_path, "qwen_yarn", config)  # arch qwen2: NEOX
+    assert status == 1
+    assert rows["rope mode"]["status"] == "differ" and rows["rope mode"]["expected"] == "MROPE"
+    config["architectures"] = ["Qwen3VLForConditionalGeneration"]
+    status, rows = _check_json(run_cli, tmp_path, "qwen2vl", config)  # arch qwen2vl: MROPE
+    assert rows["rope mode"]["expected"] == "IMROPE" and rows["rope mode"]["found"] == "MROPE"

@@ -77,6 +77,14 @@ PHI3 = {
         "long_factor": [round(1 + float(x), 4) for x in np.sort(_RNG.uniform(0, 40, 48))],
     },
 }
+QWEN2VL = {
+    "architectures": ["Qwen2VLForConditionalGeneration"],
+    "hidden_size": 3584,
+    "num_attention_heads": 28,
+    "max_position_embeddings": 32768,
+    "rope_theta": 1000000.0,
+    "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+}
 LINEAR = {
     "architectures": ["LlamaForCausalLM"],
     "hidden_size": 4096,
@@ -252,6 +260,14 @@ def generate(out: Path) -> None:
             w.add_rope_scaling_factor(2.0),
         ),
         "linear factor 2",
+    )
+    _case(
+        out,
+        "qwen2vl",
+        "qwen2vl",
+        QWEN2VL,
+        lambda w: (w.add_rope_freq_base(1e6), w.add_rope_dimension_sections([16, 24, 24, 0])),
+        "Qwen2-VL M-RoPE sections padded to 4",
     )
     ds = DEEPSEEK["rope_scaling"]
     for name, log_mul, note in (

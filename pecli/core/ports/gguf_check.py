@@ -59,6 +59,11 @@ def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None
     if isinstance(params, Mapping) and "full_attention" in params:
         swa = (params.get("sliding_attention") or {}).get("rope_theta")
         merged["rope_parameters"] = dict(params["full_attention"])
+    for name in ("rope_parameters", "rope_scaling"):
+        rope = merged.get(name)
+        if isinstance(rope, Mapping) and rope.get("rope_type", rope.get("type")) == "mrope":
+            # Qwen2-VL: transformers reads type "mrope" as "default" (the sections pick axes)
+            merged[name] = {**rope, "rope_type": "default", "type": "default"}
     if "qk_rope_head_dim" in merged:  # DeepSeek: only this part of the head rotates
         merged["head_dim"] = merged["qk_rope_head_dim"]
     return merged, swa

@@ -26,13 +26,32 @@ def notes_for(
     """Notes (``Finding`` with status ``note``, or ``differ`` for a convention broken)."""
     from .gguf_check import Finding  # circular at import time only
 
-    notes = [Finding("rope mode", "note", None, None, _mode(arch))]
+    notes = [_mode_finding(config, arch, Finding)]
     for text in (_truncate(spec), _llama3_length(spec, config), _dynamic(spec)):
         if text:
             notes.append(Finding("note", "note", None, None, text))
     if spec.mscale_all_dim is not None and spec.rope_type == "yarn":
         notes.append(_deepseek(spec, found, Finding))
     return notes
+
+
+def _expected_mode(config: Mapping[str, Any]) -> str | None:
+    """M-RoPE when the config has ``mrope_section``: interleaved (IMROPE) for Qwen3-VL / 3.5."""
+    rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    if not isinstance(rope, Mapping) or not rope.get("mrope_section"):
+        return None
+    names = " ".join(str(a) for a in config.get("architectures") or [])
+    interleaved = rope.get("mrope_interleaved") or "Qwen3VL" in names or "Qwen3_5" in names
+    return "IMROPE" if interleaved else "MROPE"
+
+
+def _mode_finding(config: Mapping[str, Any], arch: str | None, finding: Any) -> Any:
+    want, mode = _expected_mode(config), rope_mode(arch)
+    if want and mode and mode[0] != want:
+        rule = (f"the config has mrope_section ({want}): {arch} rotates in {mode[0]}, "
+                "right for text only, wrong for image and video positions")  # fmt: skip
+        return finding("rope mode", "differ", want, mode[0], rule)
+    return finding("rope mode", "note", None, None, _mode(arch))
 
 
 def _mode(arch: str | None) -> str:
