@@ -167,3 +167,12 @@ def test_first_position_is_the_first_with_a_phase_over_1e_3():
     gap = np.max(np.abs(rows["llama.cpp"].inv_freq - rows["transformers 5"].inv_freq))
     p = rows["llama.cpp"].first_position
     assert p * gap > 1e-3 >= (p - 1) * gap
+
+
+def test_dynamic_is_unscaled_in_llama_cpp():
+    spec = RopeSpec(rope_type="dynamic", theta=10000.0, head_dim=64, factor=2.0,
+                    max_position_embeddings=4096, seq_len=8000)  # fmt: skip
+    rows = _rows(spec)
+    unscaled = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
+    np.testing.assert_allclose(rows["llama.cpp"].inv_freq, unscaled, rtol=1e-15)
+    assert rows["mlx_lm"].max_relative == 0 and rows["llama.cpp"].max_relative > 0.5

@@ -86,10 +86,14 @@ def _record(row: EngineReading) -> dict[str, Any]:
 
 
 def _lines(spec: RopeSpec, window: int | None) -> list[str]:
-    return [
+    lines = [
         f"rope_type {spec.rope_type}, θ = {spec.theta:g}, rotated width {spec.rotary_dim}, "
         f"prompt {spec.seq_len or '-'}, context {window or '-'}"
     ]
+    if spec.rope_type == "dynamic":
+        lines.append("note: dynamic: the vLLM and TensorRT-LLM rows are not modelled (shown as "
+                     "transformers); llama.cpp has no dynamic scaling")  # fmt: skip
+    return lines
 
 
 def _table(records: list[dict[str, Any]]) -> Any:
