@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
 
 from ..core.errors import ParameterError, RuntimeFailure
-from ..io import formats, writing
+from ..io import writing
 from . import text
 from ._app import app
+from .json_report import FormatOpt, Output, report_kind
 from .options import Quiet
 from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.ports.compare import Comparison
-
-
-class Format(StrEnum):
-    """Formats of the diff report."""
-
-    table = "table"
-    json = "json"
 
 
 TableA = Annotated[str, typer.Argument(help="A table or cache: .npy, CSV, .safetensors, .gguf.")]
@@ -43,12 +36,6 @@ Ulps = Annotated[
 ]
 Atol = Annotated[
     float, typer.Option("--atol", min=0.0, help="Entries at most this far apart are equal.")
-]
-FormatOpt = Annotated[
-    Format | None, typer.Option("--format", help="table or json. [default: the suffix, else table]")
-]
-Output = Annotated[
-    str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
 ]
 
 
@@ -81,7 +68,7 @@ def diff_command(
     from ..analysis.ports.compare import compare
     from ..analysis.ports.readings import reading
 
-    kind = _kind(output, fmt, {"A": a, "B": b})
+    kind = report_kind(output, fmt, {"A": a, "B": b})
     x, y = _table(a, tensor_a, "a"), _table(b, tensor_b, "b")
     result = compare(x, y, start=start, ulps=ulps, atol=atol)
     ra, rb = reading(x), reading(y)
@@ -98,21 +85,6 @@ def diff_command(
         raise RuntimeFailure(
             f"{a} and {b} differ ({where})" + (f": {causes[0].split(':')[0]}" if causes else "")
         )
-
-
-def _kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
-    from ..io.inputs import refuse_output_over
-
-    kind = formats.resolve_format(
-        output,
-        fmt.value if fmt else None,
-        formats=("table", "json"),
-        default="table",
-        suffixes=("json",),
-    )
-    formats.check_output(output, kind)
-    refuse_output_over(output, inputs)
-    return kind
 
 
 def _table(path: str, tensor: str | None, which: str) -> np.ndarray:

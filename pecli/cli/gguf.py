@@ -6,15 +6,15 @@ are read, never the (quantised) weights.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..core.errors import RuntimeFailure
-from ..io import formats, writing
+from ..io import writing
 from . import text
 from ._app import PecliGroup, app
+from .json_report import FormatOpt, Output, report_kind
 from .options import Quiet
 from .progress import say_written
 
@@ -32,20 +32,7 @@ gguf_app = typer.Typer(
 app.add_typer(gguf_app)
 
 
-class Format(StrEnum):
-    """Formats of the gguf reports."""
-
-    table = "table"
-    json = "json"
-
-
 GgufFileArg = Annotated[str, typer.Argument(help="A .gguf file (llama.cpp).")]
-FormatOpt = Annotated[
-    Format | None, typer.Option("--format", help="table or json. [default: the suffix, else table]")
-]
-Output = Annotated[
-    str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
-]
 ConfigOpt = Annotated[
     str, typer.Option("--config", help="The model's config.json (or its folder).")
 ]
@@ -58,21 +45,6 @@ Ulps = Annotated[
         "that agrees (the converter computes rope_freqs in float32).",
     ),
 ]
-
-
-def _kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
-    from ..io.inputs import refuse_output_over
-
-    kind = formats.resolve_format(
-        output,
-        fmt.value if fmt else None,
-        formats=("table", "json"),
-        default="table",
-        suffixes=("json",),
-    )
-    formats.check_output(output, kind)
-    refuse_output_over(output, inputs)
-    return kind
 
 
 @gguf_app.command("check")
@@ -99,7 +71,7 @@ def check_command(
     from ..io.gguf import read_gguf, read_rope_tensors
     from ..io.reading.json_config import read_json_object
 
-    kind = _kind(output, fmt, {"FILE": file, "--config": config})
+    kind = report_kind(output, fmt, {"FILE": file, "--config": config})
     settings = read_json_object(config, parameter="config")
     gguf = read_gguf(file, parameter="file")
     tensors = read_rope_tensors(gguf, TENSORS, parameter="file")
@@ -159,7 +131,7 @@ def show_command(
     from ..core.ports.ggml import rope_mode
     from ..io.gguf import read_gguf
 
-    kind = _kind(output, fmt, {"FILE": file})
+    kind = report_kind(output, fmt, {"FILE": file})
     gguf = read_gguf(file, parameter="file")
     report, mode = _show_report(gguf), rope_mode(gguf.arch)
     if kind == "json":
