@@ -325,3 +325,15 @@ def test_neox_for_an_m_rope_config_is_caught(run_cli, tmp_path):
     config["architectures"] = ["Qwen3VLForConditionalGeneration"]
     status, rows = _check_json(run_cli, tmp_path, "qwen2vl", config)  # arch qwen2vl: MROPE
     assert rows["rope mode"]["expected"] == "IMROPE" and rows["rope mode"]["found"] == "MROPE"
+
+
+def test_a_big_endian_file_reads_the_same(run_cli):
+    big = read_gguf(str(HERE / "llama31_big_endian.gguf"))
+    little = read_gguf(str(HERE / "llama31.gguf"))
+    assert big.order == ">" and little.order == "<"
+    assert big.metadata == little.metadata
+    np.testing.assert_array_equal(read_f32(big, "rope_freqs.weight"),
+                                  read_f32(little, "rope_freqs.weight"))  # fmt: skip
+    result = run_cli("gguf", "check", str(HERE / "llama31_big_endian.gguf"), "--config",
+                     str(HERE / "llama31.config.json"))  # fmt: skip
+    assert result.exit_code == 0

@@ -183,7 +183,8 @@ def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str
         return None
     inv = 1.0 / float(base) ** (np.arange(0, dims, 2) / dims) / np.asarray(factors, dtype=float)
     guess = identify_inv_freq(inv)
-    return {"rope_type": guess.rope_type, "theta": guess.theta, **guess.parameters}
+    theta = None if guess.theta != guess.theta else guess.theta  # NaN: not determined
+    return {"rope_type": guess.rope_type, "theta": theta, **guess.parameters}
 
 
 def _show_lines(report: dict[str, Any], mode: tuple[str, int, str] | None) -> list[str]:
@@ -196,6 +197,7 @@ def _show_lines(report: dict[str, Any], mode: tuple[str, int, str] | None) -> li
         seen = ", ".join(
             f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
             for k, v in report["rope_freqs_reading"].items()
+            if v is not None
         )
         lines.append(f"θ-schedule / rope_freqs (transformers' inv_freq) reads as: {seen}")
     for name, values in report["tensors"].items():

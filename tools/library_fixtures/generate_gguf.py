@@ -133,8 +133,11 @@ def llama3_rope_freqs(config: dict[str, Any], old_context_len: int | None = None
     return torch.tensor(factors, dtype=torch.float32).numpy()
 
 
-def _writer(path: Path, arch: str, config: dict[str, Any], rope_dim: int) -> gguf.GGUFWriter:
-    w = gguf.GGUFWriter(str(path), arch)
+def _writer(
+    path: Path, arch: str, config: dict[str, Any], rope_dim: int, big: bool = False
+) -> gguf.GGUFWriter:
+    order = gguf.GGUFEndian.BIG if big else gguf.GGUFEndian.LITTLE
+    w = gguf.GGUFWriter(str(path), arch, endianess=order)
     w.add_context_length(config["max_position_embeddings"])
     w.add_embedding_length(config["hidden_size"])
     w.add_head_count(config["num_attention_heads"])
@@ -176,14 +179,22 @@ def _case_phi3(w: gguf.GGUFWriter, config: dict[str, Any], mistake: str) -> None
     w.add_tensor("rope_factors_short.weight", torch.tensor(short, dtype=torch.float32).numpy())
 
 
-def _case(folder: Path, name: str, arch: str, config: dict[str, Any], fill: Any, note: str) -> None:
+def _case(
+    folder: Path,
+    name: str,
+    arch: str,
+    config: dict[str, Any],
+    fill: Any,
+    note: str,
+    big: bool = False,
+) -> None:
     head = (
         config.get("qk_rope_head_dim")
         or config.get("head_dim")
         or (config["hidden_size"] // config["num_attention_heads"])
     )
     path = folder / f"{name}.gguf"
-    w = _writer(path, arch, config, head)
+    w = _writer(path, arch, config, head, big)
     fill(w)
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -214,6 +225,8 @@ def generate(out: Path) -> None:
     ):
         name = f"bad_llama31_{mistake}" if mistake else "llama31"
         _case(out, name, "llama", LLAMA31, lambda w, m=mistake: _case_llama(w, LLAMA31, m), note)
+    _case(out, "llama31_big_endian", "llama", LLAMA31, lambda w: _case_llama(w, LLAMA31, ""),
+          "Llama 3.1 written big-endian (GGUFWriter endianess=BIG)", big=True)  # fmt: skip
     qwen = QWEN_YARN["rope_scaling"]
     _case(
         out,
