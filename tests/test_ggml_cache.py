@@ -59,6 +59,14 @@ def test_angles_are_the_slow_loops_bit_for_bit(spec, p):
     assert fast.tolist() == [float(v) for v in slow_angles(spec, p)]
 
 
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.rope_type)
+def test_many_positions_bit_for_bit(spec):
+    positions = np.random.default_rng(7).integers(0, 1 << 24, 300)
+    fast = ggml_angles(rope_frequencies(spec), positions)
+    slow = [[float(v) for v in slow_angles(spec, int(p))] for p in positions]
+    assert fast.tolist() == slow
+
+
 def test_hand_derived_first_pairs():
     angles = ggml_angles(rope_frequencies(RopeSpec(theta=10000.0, head_dim=4)), np.array([1]))
     assert angles.tolist() == [[1.0, float(F(0.01))]]
@@ -77,12 +85,14 @@ def test_each_pair_carries_about_one_rounding_more():
 
 
 def test_cos_sin_times_the_attention_factor():
-    spec = SPECS[3]
+    spec = RopeSpec(rope_type="yarn", theta=10000.0, head_dim=32, factor=3.0,
+                    attention_factor=1.2, original_max_position_embeddings=256)  # fmt: skip
     freqs = rope_frequencies(spec)
     block = next(ggml_cache_blocks(freqs, 3, start=5, part="cos"))
     angles = ggml_angles(freqs, np.arange(5, 8)).astype(np.float64)
-    internal = F(1) + F(0.1) * F(math.log(4.0))
-    mscale = F(F(freqs.attention_factor) / internal) * internal
+    internal = F(1) + F(0.1) * F(math.log(3.0))
+    mscale = F(F(1.2) / internal) * internal  # llama.cpp passes 1.2/internal, ggml multiplies
+    assert mscale != F(1.2)
     expected = np.cos(angles).astype(F) * mscale
     np.testing.assert_array_equal(block, np.concatenate([expected, expected], axis=1))
 
