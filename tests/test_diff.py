@@ -166,7 +166,7 @@ def test_bf16_against_float32_is_measured_in_bf16_ulps(run_cli, tmp_path):
 
 
 def test_rows_past_the_first_block(run_cli, tmp_path):
-    a = np.linspace(-1, 1, 2 * 70000, dtype=np.float32).reshape(70000, 2)
+    a = np.linspace(-1, 1, 32 * 70000, dtype=np.float32).reshape(70000, 32)  # 3 blocks
     b = a.copy()
     b[69001, 1] += 0.5
     result, report = _run(run_cli, tmp_path, a, b)

@@ -19,6 +19,8 @@ from .compare import as_rows, ulp
 __all__ = ["likely_causes"]
 
 Reading = dict[str, Any] | None
+#: Rows of each table the mistakes are tested on.
+HEAD_ROWS = 8192
 
 
 def _close(x: np.ndarray, y: np.ndarray, dtype: str) -> bool:
@@ -63,7 +65,10 @@ def _layout(a: np.ndarray, b: np.ndarray, dtype: str, *_: Reading) -> str | None
 
 
 def _transposed(a: np.ndarray, b: np.ndarray, dtype: str, *_: Reading) -> str | None:
-    if a.ndim == 2 and a.shape != b.shape and a.shape == b.shape[::-1] and _close(a, b.T, dtype):
+    if a.ndim != 2 or a.shape == b.shape or a.shape != b.shape[::-1]:
+        return None
+    rows = min(a.shape[0], HEAD_ROWS)  # A's first rows are B's first columns
+    if _close(a[:rows], b[:, :rows].T, dtype):
         return f"rows transposed: B is A transposed ({a.shape} against {b.shape})"
     return None
 
@@ -208,5 +213,16 @@ _CHECKS: tuple[Callable[..., str | None], ...] = (
 def likely_causes(
     a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading = None, rb: Reading = None
 ) -> list[str]:
-    """Each known mistake that explains the difference, in words (empty: none found)."""
-    return [cause for check in _CHECKS if (cause := check(a, b, dtype, ra, rb))]
+    """Each known mistake that explains the difference, in words (empty: none found).
+
+    The values are tested on the first :data:`HEAD_ROWS` rows of each table (the readings
+    come from whole tables): every mistake listed shows there, and memory stays bounded.
+    """
+    x, y = _head(a), _head(b)
+    found = [_transposed(a, b, dtype)]
+    found += [check(x, y, dtype, ra, rb) for check in _CHECKS if check is not _transposed]
+    return [cause for cause in found if cause]
+
+
+def _head(table: np.ndarray) -> np.ndarray:
+    return table[:HEAD_ROWS] if table.ndim == 2 else table

@@ -23,7 +23,8 @@ FLOATS = {
     "float16": (10, -14),
     "bfloat16": (7, -126),
 }
-_BLOCK = 1 << 16
+#: Entries per block of the comparison (about 8 MB per float64 temporary).
+_CELLS = 1 << 20
 #: Below this fraction of a table's largest magnitude, ulps are those at the fraction (a sine
 #: of 0 against 1e-8 is not 10^30 ulps apart).
 _FLOOR = 2.0**-10
@@ -32,8 +33,9 @@ _FLOOR = 2.0**-10
 def _largest(rows: np.ndarray) -> float:
     """The largest finite magnitude, read in row blocks (no float64 copy of the table)."""
     largest = 0.0
-    for row in range(0, rows.shape[0], _BLOCK):
-        values = np.abs(rows[row : row + _BLOCK].astype(np.float64))
+    step = max(1, _CELLS // max(rows.shape[1], 1))
+    for row in range(0, rows.shape[0], step):
+        values = np.abs(rows[row : row + step].astype(np.float64))
         largest = max(largest, float(np.max(values[np.isfinite(values)], initial=0.0)))
     return largest
 
@@ -60,10 +62,9 @@ def ulp(x: np.ndarray, dtype: str) -> np.ndarray:
     """
     bits, lowest = FLOATS[dtype]
     magnitude = np.abs(np.asarray(x, dtype=np.float64))
-    with np.errstate(divide="ignore"):
-        exponent = np.floor(np.log2(np.where(magnitude > 0, magnitude, 1.0)))
+    exponent = np.frexp(magnitude)[1] - 1  # floor(log2 |x|) for |x| > 0
     exponent = np.where(magnitude > 0, np.maximum(exponent, lowest), lowest)
-    spacing: np.ndarray = np.exp2(exponent - bits)
+    spacing: np.ndarray = np.ldexp(1.0, exponent - bits)
     return spacing
 
 
@@ -128,8 +129,9 @@ def compare(
     floor = _FLOOR * max(_largest(x), _largest(y))
     decades: dict[int, list[float]] = {}
     first: tuple[int, int] | None = None
-    for row in range(0, x.shape[0], _BLOCK):
-        p, q = x[row : row + _BLOCK].astype(np.float64), y[row : row + _BLOCK].astype(np.float64)
+    rows = max(1, _CELLS // max(x.shape[1], 1))
+    for row in range(0, x.shape[0], rows):
+        p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
         error = np.abs(p - q)
         in_ulps = error / ulp(np.maximum(np.minimum(np.abs(p), np.abs(q)), floor), dtype)
         bad = (in_ulps > ulps) & (error > atol) | (np.isnan(p) != np.isnan(q))
@@ -151,15 +153,16 @@ def _tally(
     error: np.ndarray,
     bad: np.ndarray,
 ) -> None:
-    positions = first_row + np.arange(in_ulps.shape[0])
-    for k in range(_decade(int(positions[0])), _decade(int(positions[-1])) + 1):
-        rows = (positions >= (0 if k == 0 else 10**k)) & (positions < 10 ** (k + 1))
-        if not rows.any():
+    last = first_row + in_ulps.shape[0] - 1
+    for k in range(_decade(first_row), _decade(last) + 1):
+        lo = max(0, (0 if k == 0 else 10**k) - first_row)  # this decade's rows: a slice
+        hi = min(in_ulps.shape[0], 10 ** (k + 1) - first_row)
+        if lo >= hi:
             continue
         old = decades.setdefault(k, [0.0, 0.0, 0.0])
-        old[0] = max(old[0], float(in_ulps[rows].max(initial=0)))
-        old[1] = max(old[1], float(np.nan_to_num(error[rows], nan=math.inf).max(initial=0)))
-        old[2] += int(bad[rows].sum())
+        old[0] = max(old[0], float(in_ulps[lo:hi].max(initial=0)))
+        old[1] = max(old[1], float(np.nan_to_num(error[lo:hi], nan=math.inf).max(initial=0)))
+        old[2] += int(bad[lo:hi].sum())
 
 
 def _finish(
