@@ -123,22 +123,85 @@ def test_a_factor_below_one(name):
         rope_frequencies(spec)
 
 
+@pytest.mark.parametrize("style", ["rope_scaling", "rope_parameters"])
 @pytest.mark.parametrize("name", list(REQUIRED))
-def test_the_config_reader_takes_the_fields_of_the_type(name):
+def test_the_config_reader_takes_the_fields_of_the_type(name, style):
     spec = COMPLETE[name]
     params = {k: list(v) if isinstance(v, tuple) else v for k, v in spec.given().items()
               if k in READS[name]}  # fmt: skip
-    config = {"head_dim": 8, "max_position_embeddings": 64, "rope_theta": 10000.0,
-              "rope_scaling": {"rope_type": name, "unused_key": 1, **params}}  # fmt: skip
+    config = {"head_dim": 8, "max_position_embeddings": 64,
+              style: {"rope_type": name, "unused_key": 1, **params}}  # fmt: skip
+    if style == "rope_parameters":  # transformers 5: θ inside
+        config[style]["rope_theta"] = 10000.0
+    else:
+        config["rope_theta"] = 10000.0
     if name == "proportional":
         config["partial_rotary_factor"] = 0.5
     read, notes = spec_from_config(config)
-    assert read.rope_type == name and read.factor == spec.factor
+    assert read.rope_type == name and read.factor == spec.factor and read.theta == 10000.0
     assert [n for n in notes if "is not used" in n] == [
         f"unused_key is not used by rope_type {name!r} (ignored)"
     ]
     older = any("a parser that knows only type/factor (linear, dynamic)" in n for n in notes)
     assert older == (name not in ("default", "linear", "dynamic"))
+
+
+@pytest.mark.parametrize("name", list(REQUIRED))
+def test_a_top_level_original_length_is_read_by_the_types_that_use_it(name):
+    # transformers' standardize_rope_params: the top-level value (Phi-3) wins, for the types
+    # whose validator takes original_max_position_embeddings
+    params = {k: list(v) if isinstance(v, tuple) else v
+              for k, v in COMPLETE[name].given().items() if k in READS[name]}  # fmt: skip
+    config = {"head_dim": 8, "max_position_embeddings": 64, "rope_theta": 10000.0,
+              "original_max_position_embeddings": 32,
+              "rope_scaling": {"type": name, **params}}  # fmt: skip
+    if name == "proportional":
+        config["partial_rotary_factor"] = 0.5
+    read, notes = spec_from_config(config)
+    uses = "original_max_position_embeddings" in READS[name]
+    assert (read.original_max_position_embeddings == 32) == uses
+    assert any("read from the top level" in n for n in notes) == uses
+
+
+def test_yarn_and_longrope_take_the_factor_from_the_lengths():
+    for name in ("yarn", "longrope"):
+        spec = dataclasses.replace(COMPLETE[name], factor=None, max_position_embeddings=2048)
+        assert rope_frequencies(spec).notes["factor"] == 32.0  # 2048 / 64
+        with pytest.raises(ParameterError, match="or max_position_embeddings, to take max/orig"):
+            rope_frequencies(dataclasses.replace(spec, max_position_embeddings=None))
+
+
+@pytest.mark.parametrize(
+    ("fields", "named", "rule"),
+    [({"factor": 1.0}, None, None),  # a factor of exactly 1 is allowed (transformers: < 1 warns)
+     ({"high_freq_factor": 1.0}, "high_freq_factor", "must be > low_freq_factor"),
+     ({"low_freq_factor": 0.0}, "low_freq_factor", "must be > 0")],
+)  # fmt: skip
+def test_llama3_rules(fields, named, rule):
+    spec = dataclasses.replace(COMPLETE["llama3"], **fields)
+    if named is None:
+        assert rope_frequencies(spec).spec == spec
+        return
+    with pytest.raises(ParameterError) as error:
+        rope_frequencies(spec)
+    assert error.value.parameter == named and rule in error.value.rule
+
+
+@pytest.mark.parametrize(
+    ("fields", "named", "rule"),
+    [({"short_factor": (1.0,) * 3}, "short_factor", "must hold rotary_dim/2 = 4 numbers"),
+     ({"long_factor": (1.0,) * 5}, "long_factor", "must hold rotary_dim/2 = 4 numbers"),
+     ({"long_factor": (1.0, 1.0, 0.0, 1.0)}, "long_factor", "must be a finite number > 0")],
+)  # fmt: skip
+def test_longrope_factor_lists(fields, named, rule):
+    with pytest.raises(ParameterError) as error:
+        rope_frequencies(dataclasses.replace(COMPLETE["longrope"], **fields))
+    assert error.value.parameter == named and rule in error.value.rule
+
+
+def test_equal_betas_are_refused():
+    with pytest.raises(ParameterError, match="must be > beta_slow = 8"):
+        rope_frequencies(dataclasses.replace(COMPLETE["yarn"], beta_fast=8.0, beta_slow=8.0))
 
 
 def test_yarn_defaults_are_transformers_32_and_1():
