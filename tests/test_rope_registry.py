@@ -20,6 +20,7 @@ import pytest
 from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.config import spec_from_config
+from pecli.core.rope.framework import FRAMEWORK_TYPES
 from pecli.core.rope.frequencies import unscaled_inv_freq
 from pecli.core.rope.registry import FACTOR_AT_LEAST_ONE, RECORDS, ROPE_TYPES, default_of
 
@@ -88,6 +89,9 @@ def test_cli_md_option_table_agrees_with_the_records():
     assert re.findall(r"`([a-z0-9]+)`", rows["`--rope-type`"].split(" | ")[2]) == list(ROPE_TYPES)
     factor = rows["`--factor`"].split("at least 1 for ")[1]
     assert re.findall(r"`([a-z0-9]+)`", factor) == list(FACTOR_AT_LEAST_ONE)
+    arithmetic = text.split("## pecli rope cache", 1)[1].split("`--arithmetic`", 1)[1]
+    framework = arithmetic.splitlines()[0].split("cos/sin (", 1)[1].split(";")[0]
+    assert re.findall(r"`([a-z0-9]+)`", framework) == list(FRAMEWORK_TYPES)
     betas = rows["`--beta-fast`, `--beta-slow`"].split(" | ")[1]
     assert betas == f"{default_of('beta_fast'):g}, {default_of('beta_slow'):g}" == "32, 1"
 
@@ -98,6 +102,8 @@ def test_the_records_are_transformers(name):
     assert kind.required == REQUIRED[name]
     assert set(kind.reads) == READS[name]
     assert set(kind.defaults) <= set(kind.reads)
+    # transformers' float32 steps are repeated for these four (tests/test_rope_framework.py)
+    assert (kind.float32 is not None) == (name in ("default", "linear", "yarn", "llama3"))
 
 
 @pytest.mark.parametrize(

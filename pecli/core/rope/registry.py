@@ -6,10 +6,12 @@ derived from :data:`RECORDS`: the names the command line offers and its help tex
 (:mod:`pecli.core.rope.config`), the rules of :func:`pecli.core.rope.spec.check_spec`, the
 formula :func:`pecli.core.rope.frequencies.rope_frequencies` evaluates, and the table of
 docs/rope.md#frequencies (``tests/test_rope_registry.py`` checks that the page agrees).
-Adding a rope type is one record here, its formula in :mod:`pecli.core.rope.formulas`, and
-its tests. The fields and rules follow transformers 5 (``transformers/modeling_rope_utils.py``:
-``_compute_<type>_parameters`` and ``RotaryEmbeddingConfigMixin._validate_<type>_rope_parameters``),
-except that where transformers only logs a warning pecli refuses the value. Pure Python; no I/O.
+Adding a rope type is one record here, its formula in :mod:`pecli.core.rope.formulas` (and,
+if pecli repeats transformers' float32 steps, :mod:`pecli.core.rope.float32_formulas`), any
+rule of its own in :mod:`pecli.core.rope.type_rules`, and its tests. The fields and rules
+follow transformers 5 (``transformers/modeling_rope_utils.py``: ``_compute_<type>_parameters``
+and ``RotaryEmbeddingConfigMixin._validate_<type>_rope_parameters``), except that where
+transformers only logs a warning pecli refuses the value. No I/O.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ParameterError
-from . import formulas
-from .number_rules import positive
+from . import float32_formulas, formulas, type_rules
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from .spec import RopeSpec
 
 __all__ = [
@@ -66,6 +69,10 @@ class RopeType:
         A parser of transformers 4's ``rope_scaling`` (``type`` and ``factor``) applies it.
     source_file : str
         The file of that function (``default``'s is in each model's file, Llama's here).
+    float32 : callable or None
+        ``(RopeSpec, base ** x) -> inv_freq``: transformers' own float32 steps
+        (:mod:`pecli.core.rope.float32_formulas`), for ``rope cache --arithmetic transformers``;
+        None where pecli does not repeat them.
     rules : tuple of callables
         The type's own rules, run after every field's own: each raises ParameterError.
     omega, attention, per_pair, label : str
@@ -90,6 +97,7 @@ class RopeType:
     rules: tuple[Callable[[RopeSpec], None], ...] = ()
     label: str = ""
     source_file: str = "transformers/modeling_rope_utils.py"
+    float32: Callable[[RopeSpec, np.ndarray], np.ndarray] | None = None
 
     def with_defaults(self, spec: RopeSpec) -> RopeSpec:
         """``spec`` with each unset field the type has a default for set to that default."""
@@ -97,40 +105,10 @@ class RopeType:
         return dataclasses.replace(spec, **unset) if unset else spec
 
 
-def _llama3_bands(spec: RopeSpec) -> None:
-    """low_freq_factor > 0 (it divides L) and high_freq_factor > low_freq_factor."""
-    if spec.low_freq_factor <= 0:  # type: ignore[operator]
-        raise ParameterError("low_freq_factor", "must be > 0 (it divides L)",
-                             spec.low_freq_factor)  # fmt: skip
-    if spec.high_freq_factor <= spec.low_freq_factor:  # type: ignore[operator]
-        raise ParameterError("high_freq_factor", "must be > low_freq_factor", spec.high_freq_factor)
-
-
-def _dynamic_width(spec: RopeSpec) -> None:
-    """A rotated width of at least 4: θ' has the exponent dim/(dim − 2)."""
-    if spec.rotary_dim < 4:
-        rule = (
-            "must give a rotated width of at least 4 for rope_type 'dynamic' (θ' has the"
-            f" exponent dim/(dim − 2)); int({spec.head_dim}·{spec.partial_rotary_factor:g})"
-            f" = {spec.rotary_dim}"
-        )
-        raise ParameterError("head_dim", rule, spec.head_dim)
-
-
-def _longrope_factors(spec: RopeSpec) -> None:
-    """short_factor and long_factor: rotary_dim/2 numbers each, every one > 0."""
-    for name in ("short_factor", "long_factor"):
-        values = getattr(spec, name)
-        if len(values) != spec.rotary_dim // 2:
-            rule = f"must hold rotary_dim/2 = {spec.rotary_dim // 2} numbers"
-            raise ParameterError(name, rule, f"{len(values)} numbers")
-        for value in values:
-            positive(name, value)
-
-
 DEFAULT = RopeType(
     name="default",
     formula=formulas.default,
+    float32=float32_formulas.default,
     source="compute_default_rope_parameters",
     omega="`1/base_i`",
     attention="1",
@@ -142,6 +120,7 @@ DEFAULT = RopeType(
 LINEAR = RopeType(
     name="linear",
     formula=formulas.linear,
+    float32=float32_formulas.linear,
     source="_compute_linear_scaling_rope_parameters",
     omega="`1/(f·base_i)`",
     attention="1",
@@ -166,13 +145,14 @@ DYNAMIC = RopeType(
     required=("factor", "max_position_embeddings"),
     factor_at_least_one=True,
     old_parsers_know=True,
-    rules=(_dynamic_width,),
+    rules=(type_rules.dynamic_width,),
     label="(NTK)",
 )
 
 YARN = RopeType(
     name="yarn",
     formula=formulas.yarn,
+    float32=float32_formulas.yarn,
     source="_compute_yarn_parameters",
     omega=(
         "ramp `r_i = clamp((i − low)/(high − low), 0, 1)`;"
@@ -215,12 +195,13 @@ LONGROPE = RopeType(
     required=("original_max_position_embeddings", "short_factor", "long_factor"),
     factor_at_least_one=True,
     factor_from_lengths=True,
-    rules=(_longrope_factors,),
+    rules=(type_rules.longrope_factors,),
 )
 
 LLAMA3 = RopeType(
     name="llama3",
     formula=formulas.llama3,
+    float32=float32_formulas.llama3,
     source="_compute_llama3_parameters",
     omega=(
         "`λ_i = 2π·base_i`: kept if `λ_i < L/high_freq_factor`, divided by `f` if"
@@ -232,7 +213,7 @@ LLAMA3 = RopeType(
     reads=("factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"),
     required=("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
     factor_at_least_one=True,
-    rules=(_llama3_bands,),
+    rules=(type_rules.llama3_bands,),
 )
 
 PROPORTIONAL = RopeType(
