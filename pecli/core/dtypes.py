@@ -23,11 +23,11 @@ FLOAT_DTYPES = ("float64", "float32", "float16", "bfloat16")
 OUTPUT_DTYPES = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
 #: The dtypes encoding tables are written in, by name (bfloat16 only to .safetensors).
 TABLE_DTYPES = FLOAT_DTYPES
+#: Significand bits p (the implicit one included) of each of :data:`FLOAT_DTYPES`: the unit
+#: roundoff is 2^-p, integers up to 2^p are exact (IEEE 754-2008 Table 3.5; bfloat16: 8).
+SIGNIFICAND_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
 #: The dtypes rounded from a float64 computation rather than computed in their own width.
 HALF_DTYPES = ("float16", "bfloat16")
-#: Significand bits ``p`` of each dtype, the implicit bit included (IEEE 754 binary64, binary32,
-#: binary16; bfloat16 is float32 with 16 bits fewer).
-SIGNIFICAND_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
 
 
 def float_dtype(name: str) -> np.dtype:
