@@ -23,7 +23,7 @@ def _mlx(name: str) -> tuple[np.ndarray, dict]:
 
 
 def _rows(spec: RopeSpec, context: int = 131072) -> dict:
-    return {r.engine: r for r in engine_readings(spec, context=context, v5_config=False)}
+    return {r.engine: r for r in engine_readings(spec, context=context)}
 
 
 OSS = RopeSpec(
@@ -154,7 +154,14 @@ def test_a_transformers_5_config_is_unscaled_for_transformers_4(run_cli, tmp_pat
     result = run_cli("rope", "engines", str(tmp_path), "--format", "json")
     rows = {r["engine"]: r for r in json.loads(result.stdout)["engines"]}
     assert rows["transformers 4"]["max_relative_inv_freq"] == pytest.approx(3.0)
+    assert rows["mlx_lm"]["max_relative_inv_freq"] == pytest.approx(3.0)  # models/llama.py
     assert rows["vLLM"]["max_relative_inv_freq"] == 0
+    del config["rope_theta"]  # transformers 4 and mlx_lm: θ = 10000
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = run_cli("rope", "engines", str(tmp_path), "--format", "json")
+    rows = {r["engine"]: r for r in json.loads(result.stdout)["engines"]}
+    expected = 1 / 10000 ** (np.arange(0, 128, 2) / 128)
+    np.testing.assert_allclose(rows["transformers 4"]["inv_freq"], expected, rtol=1e-15)
 
 
 def test_a_missing_config_is_a_usage_error(run_cli, tmp_path):

@@ -63,7 +63,9 @@ def engines_command(
     merged, _ = text_config(config)
     spec, _notes = spec_from_config(merged, seq_len=seq_len, parameter="file")
     window = context or spec.max_position_embeddings or spec.original_max_position_embeddings
-    rows = engine_readings(spec, context=window or 0, v5_config="rope_parameters" in merged)
+    v5_only = "rope_parameters" in merged and "rope_scaling" not in merged
+    v4_theta = float(merged.get("rope_theta", 10000.0)) if v5_only else None
+    rows = engine_readings(spec, context=window or 0, v4_theta=v4_theta)
     records = [_record(row) for row in rows]
     if kind == "json":
         writing.write_json(text.jsonable({"context": window, "engines": records}), output=output)

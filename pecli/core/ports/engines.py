@@ -140,17 +140,22 @@ def first_phase_position(ours: np.ndarray, theirs: np.ndarray) -> int | None:
     return None if gap == 0 else math.floor(PHASE_LIMIT / gap) + 1
 
 
-def engine_readings(spec: RopeSpec, *, context: int, v5_config: bool) -> list[EngineReading]:
+def engine_readings(
+    spec: RopeSpec, *, context: int, v4_theta: float | None = None
+) -> list[EngineReading]:
     """Each engine's reading of ``spec`` for a context (``max_model_len``, llama.cpp's n_ctx).
 
-    ``spec.seq_len`` is the prompt length (transformers switches longrope by it);
-    ``v5_config``: the config carries ``rope_parameters`` (transformers 4 does not read it).
+    ``spec.seq_len`` is the prompt length (transformers switches longrope by it).
+    ``v4_theta``: the config carries only ``rope_parameters`` (transformers 5), which
+    transformers 4 and mlx_lm's ``models/llama.py`` (``ModelArgs`` has ``rope_theta`` and
+    ``rope_scaling`` only; ``from_dict`` drops other keys) do not read: they rotate unscaled
+    with this θ (the top-level ``rope_theta``, else 10000).
 
     Examples
     --------
     >>> oss = RopeSpec(rope_type="yarn", theta=150000.0, head_dim=64, factor=32.0,
     ...     original_max_position_embeddings=4096, truncate=False)
-    >>> rows = {r.engine: r for r in engine_readings(oss, context=131072, v5_config=False)}
+    >>> rows = {r.engine: r for r in engine_readings(oss, context=131072)}
     >>> [round(v, 4) for v in rows["transformers 5"].yarn_range], rows["mlx_lm"].yarn_range
     ([8.0928, 17.398], (8.0, 18.0))
 
@@ -159,9 +164,9 @@ def engine_readings(spec: RopeSpec, *, context: int, v5_config: bool) -> list[En
     rows = []
     for engine in ENGINES:
         variant, factors = _variant(spec, engine, context)
-        if engine == "transformers 4" and v5_config:
+        if engine in ("transformers 4", "mlx_lm") and v4_theta is not None:
             variant = RopeSpec(
-                theta=spec.theta,
+                theta=v4_theta,
                 head_dim=spec.head_dim,
                 partial_rotary_factor=spec.partial_rotary_factor,
             )
