@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -161,11 +162,13 @@ def read_gguf(path: str, parameter: str = "gguf") -> GgufFile:
         end), duplicate keys or tensor names, more than 4 dimensions, a bad alignment.
 
     """
-    try:
-        fd = os.open(path, os.O_RDONLY)
+    try:  # O_NONBLOCK: a FIFO opens at once (and is refused) instead of waiting for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         raise ParameterError(parameter, f"cannot be read ({error.strerror})", path) from None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ParameterError(parameter, "must be a regular file (GGUF is read by offset)", path)
         cursor = _Cursor(fd, os.fstat(fd).st_size, path, parameter)
         return _parse(cursor)
     finally:
@@ -193,6 +196,9 @@ def _parse(cursor: _Cursor) -> GgufFile:
         if key in metadata:
             raise cursor.fail(f"key {key!r} appears twice")
         metadata[key] = _value(cursor, int(cursor.unpack("I")), depth=0)
+    arch = metadata.get("general.architecture")
+    if isinstance(arch, str) and not arch.isprintable():
+        raise cursor.fail(f"general.architecture {arch!r} is not a printable name")
     infos = [_tensor_info(cursor) for _ in range(n_tensors)]
     start = cursor.pos + (-cursor.pos) % _alignment(cursor, metadata)
     return GgufFile(cursor.path, version, metadata, _tensors(cursor, infos, start), cursor.order)

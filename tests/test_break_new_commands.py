@@ -1,0 +1,76 @@
+"""What a break-it campaign on the commands added in issues 22 and 26 found, each kept fixed.
+
+Each case failed before its fix: a hang, an internal error, a wrong status, a terminal escape
+copied to the screen or a non-finite number written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from pathlib import Path
+
+import pytest
+
+
+def _s(text: str) -> bytes:
+    raw = text.encode()
+    return struct.pack("<Q", len(raw)) + raw
+
+
+def _gguf(path: Path, arch: str, *, freqs: list[float] | None = None, extra: bytes = b"") -> str:
+    """A GGUF v3 file: general.architecture, {arch}.rope.dimension_count and rope_freqs."""
+    kvs = [_s("general.architecture") + struct.pack("<I", 8) + _s(arch)]
+    tensors, data = [], b""
+    if freqs is not None:
+        kvs.append(_s("llama.rope.dimension_count") + struct.pack("<II", 4, 2 * len(freqs)))
+        tensors.append(_s("rope_freqs.weight") + struct.pack("<IQIQ", 1, len(freqs), 0, 0))
+        data = struct.pack(f"<{len(freqs)}f", *freqs)
+    head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs) + bool(extra))
+    head += b"".join(kvs) + extra + b"".join(tensors)
+    path.write_bytes(head + b"\0" * (-len(head) % 32) + data)
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+@pytest.mark.parametrize("command", ["show", "check"])
+def test_gguf_that_is_no_regular_file_is_refused_at_once(run_cli, tmp_path, kind, command):
+    target = tmp_path / "m.gguf"
+    target.mkdir() if kind == "directory" else os.mkfifo(target)  # a FIFO hung in open()
+    (tmp_path / "config.json").write_text('{"rope_theta": 10000.0, "head_dim": 8}')
+    extra = ["--config", str(tmp_path / "config.json")] if command == "check" else []
+    result = run_cli("gguf", command, str(target), *extra)
+    assert result.exit_code == 2, result.output  # the directory was status 1, unnamed
+    assert result.stderr.count("\n") == 1 and "'FILE'" in result.stderr
+    assert "must be a regular file" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "freqs", [[0.0, 0.0, 0.0], [-1.0, 1.0, 1.0], [float("nan"), 1.0, 1.0], [1.0, 1.0]]
+)
+def test_gguf_show_lists_frequencies_it_cannot_read_as_inv_freq(run_cli, tmp_path, freqs):
+    result = run_cli("gguf", "show", _gguf(tmp_path / "m.gguf", "llama", freqs=freqs))
+    assert result.exit_code == 0, result.output  # was status 2 from identify's vector rule
+    assert f"rope_freqs.weight ({len(freqs)} values)" in result.stdout
+    assert "reads as" not in result.stdout
+
+
+def test_gguf_architecture_with_control_characters_is_refused(run_cli, tmp_path):
+    result = run_cli("gguf", "show", _gguf(tmp_path / "m.gguf", "ll\x1b[2Jama\nx"))
+    assert result.exit_code == 2  # was printed raw: a terminal escape and a broken line
+    assert result.stderr.count("\n") == 1 and "not a printable name" in result.stderr
+
+
+def test_gguf_check_shows_a_string_value_escaped(run_cli, tmp_path):
+    key = _s("llama.rope.scaling.type") + struct.pack("<I", 8) + _s("\x1b[31mred\nfake")
+    gguf = _gguf(tmp_path / "m.gguf", "llama", extra=key)
+    (tmp_path / "config.json").write_text('{"rope_theta": 10000.0, "head_dim": 8}')
+    result = run_cli("gguf", "check", gguf, "--config", str(tmp_path / "config.json"))
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "'\\x1b[31mred\\nfake'" in result.stdout
+    json_result = run_cli(
+        "gguf", "check", gguf, "--config", str(tmp_path / "config.json"), "--format", "json"
+    )
+    found = {row["item"]: row["found"] for row in json.loads(json_result.stdout)}
+    assert found["llama.rope.scaling.type"] == "\x1b[31mred\nfake"  # JSON keeps the value
