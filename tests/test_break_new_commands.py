@@ -74,3 +74,36 @@ def test_gguf_check_shows_a_string_value_escaped(run_cli, tmp_path):
     )
     found = {row["item"]: row["found"] for row in json.loads(json_result.stdout)}
     assert found["llama.rope.scaling.type"] == "\x1b[31mred\nfake"  # JSON keeps the value
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "named", "rule"),
+    [(["--layers", "1000000000000"], None, "--layers", "1<=x<=65536"),  # hung building a list
+     (["--positions", "100000000000000000000000"], None, "--positions", "comma-separated"),
+     ([], '{"num_hidden_layers": 1000000000000}', "--config", "num_hidden_layers as from 1"),
+     ([], '{"num_hidden_layers": "x"}', "--config", "num_hidden_layers"),  # internal error
+     ([], '{"num_hidden_layers": -3}', "--config", "num_hidden_layers"),  # was 0 layers
+     ([], '{"floor_scale": 0}', "--config", "floor_scale as a finite number > 0"),
+     ([], '{"floor_scale": "x"}', "--config", "floor_scale"),  # internal error
+     ([], '{"attn_scale": 1e308}', "--config", "overflows float64"),  # inf in the table
+     ([], '{"floor_scale": 1e-320}', "--config", "overflows float64"),
+     ([], '{"no_rope_layers": "x"}', "--config", "no_rope_layers as a list of 0 and 1"),
+     ([], '{"attention_chunk_size": "\\u001b[31m"}', "--config", "attention_chunk_size")],
+)  # fmt: skip
+def test_irope_refuses_what_its_formula_cannot_use(run_cli, tmp_path, args, config, named, rule):
+    extra = []
+    if config is not None:
+        (tmp_path / "c.json").write_text(config)
+        extra = ["--config", str(tmp_path / "c.json")]
+    result = run_cli("rope", "irope", *args, *extra, "--format", "json")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and f"'{named}'" in result.stderr
+    assert rule in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("inner", ["5", "[1, 2]"])
+def test_irope_reads_a_config_whose_text_config_is_no_object(run_cli, tmp_path, inner):
+    (tmp_path / "c.json").write_text(f'{{"text_config": {inner}, "num_hidden_layers": 8}}')
+    result = run_cli("rope", "irope", "--config", str(tmp_path / "c.json"))
+    assert result.exit_code == 0, result.output  # was an internal TypeError
+    assert result.stdout.startswith("8 layers")

@@ -16,8 +16,10 @@ from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
 ConfigOpt = Annotated[
     str | None, typer.Option("--config", help="A Llama 4 config.json (text_config is read).")
 ]
+MAX_LAYERS = 65536
 Layers = Annotated[
-    int | None, typer.Option("--layers", min=1, help="num_hidden_layers. [default: 48]")
+    int | None,
+    typer.Option("--layers", min=1, max=MAX_LAYERS, help="num_hidden_layers. [default: 48]"),
 ]
 Positions = Annotated[
     str,
@@ -45,7 +47,7 @@ def irope_command(
     Example: pecli rope irope --layers 8 --positions 0,8191,65535
     """
     from ...core.errors import ParameterError
-    from ...core.ports.llama4 import nope_temperature, rope_layers
+    from ...core.ports.llama4 import rope_layers
     from ...io.inputs import refuse_output_over
 
     kind = report_kind(output, fmt)
@@ -53,13 +55,11 @@ def irope_command(
     settings = _settings(config)
     try:
         points = np.array([int(p) for p in positions.split(",")], dtype=np.int64)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: beyond int64
         raise ParameterError("positions", "must be comma-separated integers", positions) from None
     if points.size == 0 or points.min() < 0:
         raise ParameterError("positions", "must be integers >= 0", positions)
-    scales = nope_temperature(
-        points, floor_scale=settings["floor_scale"], attn_scale=settings["attn_scale"]
-    )
+    scales = _temperatures(points, settings)
     columns = {"position": points, "nope_temperature": scales}
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
@@ -82,7 +82,8 @@ def _settings(config: str | None) -> dict[str, Any]:
     from ...io.reading.json_config import read_json_object
 
     read = read_json_object(config, parameter="config")
-    read = {**read, **(read.get("text_config") or {})}
+    inner = read.get("text_config")
+    read = {**read, **(inner if isinstance(inner, dict) else {})}
     for key, name in (
         ("num_hidden_layers", "layers"),
         ("no_rope_layers", "no_rope_layers"),
@@ -92,7 +93,51 @@ def _settings(config: str | None) -> dict[str, Any]:
     ):
         if read.get(key) is not None:
             values[name] = read[key]
+    return _checked(values, config)
+
+
+def _checked(values: dict[str, Any], config: str) -> dict[str, Any]:
+    """The config's values, each of the type and range the formula needs (else the config)."""
+    from ...core.errors import ParameterError
+
+    def number(v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < float("inf")
+
+    def count(v: Any, most: int) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= most
+
+    flags = values["no_rope_layers"]
+    rules = {
+        "num_hidden_layers": (count(values["layers"], MAX_LAYERS), f"from 1 to {MAX_LAYERS}"),
+        "attention_chunk_size": (count(values["chunk"], 1 << 62), "an integer >= 1"),
+        "floor_scale": (number(values["floor_scale"]), "a finite number > 0"),
+        "attn_scale": (number(values["attn_scale"]), "a finite number > 0"),
+        "no_rope_layers": (
+            flags is None
+            or (isinstance(flags, list) and len(flags) <= MAX_LAYERS
+                and all(f in (0, 1) and not isinstance(f, float) for f in flags)),
+            "a list of 0 and 1",
+        ),
+    }  # fmt: skip
+    for key, (ok, rule) in rules.items():
+        if not ok:
+            raise ParameterError("config", f"must give {key} as {rule}", config)
     return values
+
+
+def _temperatures(points: np.ndarray, settings: dict[str, Any]) -> np.ndarray:
+    """The table's factors; one that overflows float64 is refused (never inf in a table)."""
+    from ...core.errors import ParameterError
+    from ...core.ports.llama4 import nope_temperature
+
+    with np.errstate(all="ignore"):
+        scales = nope_temperature(
+            points, floor_scale=settings["floor_scale"], attn_scale=settings["attn_scale"]
+        )
+    if not np.all(np.isfinite(scales)):
+        rule = "gives a NoPE temperature that overflows float64 (floor_scale or attn_scale)"
+        raise ParameterError("config", rule, f"attn_scale {settings['attn_scale']!r}")
+    return scales
 
 
 def _lines(flags: list[bool], settings: dict[str, Any]) -> list[str]:
