@@ -107,3 +107,28 @@ def test_irope_reads_a_config_whose_text_config_is_no_object(run_cli, tmp_path, 
     result = run_cli("rope", "irope", "--config", str(tmp_path / "c.json"))
     assert result.exit_code == 0, result.output  # was an internal TypeError
     assert result.stdout.startswith("8 layers")
+
+
+@pytest.mark.parametrize("rope_type", ["yarn", "linear"])
+@pytest.mark.parametrize("factor", ["1e39", "1e300"])
+def test_llama_cpp_arithmetic_refuses_a_factor_beyond_float32(run_cli, tmp_path, rope_type, factor):
+    result = run_cli(
+        "rope", "cache", "--arithmetic", "llama.cpp", "--head-dim", "8", "--n", "2",
+        "--rope-type", rope_type, "--factor", factor, "--original-max-position-embeddings",
+        "4096", "-o", str(tmp_path / "c.npy"),
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output  # yarn: ZeroDivisionError; linear: angles 0
+    assert result.stderr.count("\n") == 1 and "'--factor'" in result.stderr
+    assert "at most 3.4e38 for llama.cpp" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["--ulps", "--atol"])
+def test_diff_refuses_a_nan_tolerance(run_cli, tmp_path, option):
+    import numpy as np
+
+    np.save(tmp_path / "a.npy", np.ones((2, 2), np.float32))
+    np.save(tmp_path / "b.npy", np.ones((2, 2), np.float32))
+    result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), option, "nan")
+    assert result.exit_code == 2, result.output  # was accepted: equal within NaN
+    assert result.stderr.count("\n") == 1 and f"'{option}'" in result.stderr

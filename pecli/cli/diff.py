@@ -69,6 +69,9 @@ def diff_command(
     from ..analysis.ports.readings import reading
 
     kind = report_kind(output, fmt, {"A": a, "B": b})
+    for name, value in (("ulps", ulps), ("atol", atol)):
+        if value != value:  # Click's range lets NaN through; nothing is within NaN
+            raise ParameterError(name, "must be a number >= 0 (inf allowed)", value)
     x, y = _table(a, tensor_a, "a"), _table(b, tensor_b, "b")
     result = compare(x, y, start=start, ulps=ulps, atol=atol)
     ra, rb = reading(x), reading(y)
