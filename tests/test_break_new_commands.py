@@ -132,3 +132,10 @@ def test_diff_refuses_a_nan_tolerance(run_cli, tmp_path, option):
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), option, "nan")
     assert result.exit_code == 2, result.output  # was accepted: equal within NaN
     assert result.stderr.count("\n") == 1 and f"'{option}'" in result.stderr
+
+
+def test_alibi_identify_names_its_file_argument(run_cli, tmp_path):
+    (tmp_path / "s.csv").write_text("0.5,0.25\n0.125,1\n")
+    result = run_cli("alibi", "identify", str(tmp_path / "s.csv"))
+    assert result.exit_code == 2
+    assert "'FILE'" in result.stderr and "VALUES" not in result.stderr  # was 'VALUES...'
