@@ -139,3 +139,13 @@ def test_alibi_identify_names_its_file_argument(run_cli, tmp_path):
     result = run_cli("alibi", "identify", str(tmp_path / "s.csv"))
     assert result.exit_code == 2
     assert "'FILE'" in result.stderr and "VALUES" not in result.stderr  # was 'VALUES...'
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_xpos_refuses_a_scale_base_whose_scales_overflow(run_cli, tmp_path, dtype):
+    out = tmp_path / "x.npy"
+    args = ["xpos", "--head-dim", "8", "--n", "4", "--scale-base", "1e-300", "--dtype", dtype]
+    result = run_cli(*args, "-o", str(out))
+    assert result.exit_code == 2, result.output  # was a table of inf
+    assert result.stderr.count("\n") == 1 and "'--scale-base'" in result.stderr
+    assert not out.exists()

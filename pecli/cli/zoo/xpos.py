@@ -5,8 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 
+from ...core.errors import ParameterError
 from ...io import formats
 from .._app import app
 from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
@@ -76,7 +78,11 @@ def xpos_command(
         "centre": centre.value,
         "keys": keys,
     }
-    table = xpos_scales(n, head_dim, layout=layout.value, **knobs).astype(dtype.value)
+    with np.errstate(over="ignore"):  # an overflow is refused below, not warned about
+        table = xpos_scales(n, head_dim, layout=layout.value, **knobs).astype(dtype.value)
+    if not np.all(np.isfinite(table)):  # never inf in a table
+        rule = f"gives scales beyond {dtype.value}'s range at these positions (try 512)"
+        raise ParameterError("scale_base", rule, scale_base)
     write_streamed(
         [table],
         output=output,
