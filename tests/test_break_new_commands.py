@@ -149,3 +149,26 @@ def test_xpos_refuses_a_scale_base_whose_scales_overflow(run_cli, tmp_path, dtyp
     assert result.exit_code == 2, result.output  # was a table of inf
     assert result.stderr.count("\n") == 1 and "'--scale-base'" in result.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("inner", ["5", "[1]", '"x"'])
+def test_engines_and_gguf_check_read_a_config_whose_text_config_is_no_object(
+    run_cli, tmp_path, inner
+):
+    config = tmp_path / "config.json"
+    config.write_text(f'{{"text_config": {inner}, "rope_theta": 10000.0, "head_dim": 8}}')
+    result = run_cli("rope", "engines", str(config))
+    assert result.exit_code == 0, result.output  # was an internal TypeError
+    gguf = _gguf(tmp_path / "m.gguf", "llama", freqs=[1.0, 1.0, 1.0, 1.0])
+    result = run_cli("gguf", "check", gguf, "--config", str(config))
+    assert result.exit_code in (0, 1) and "internal error" not in result.stderr, result.output
+
+
+@pytest.mark.parametrize("theta", ['"abc"', "[1]", "-5", "true"])
+def test_engines_refuses_a_top_level_theta_transformers_4_cannot_use(run_cli, tmp_path, theta):
+    config = tmp_path / "config.json"
+    params = '{"rope_type": "default", "rope_theta": 10000.0}'
+    config.write_text(f'{{"rope_parameters": {params}, "rope_theta": {theta}, "head_dim": 8}}')
+    result = run_cli("rope", "engines", str(config))
+    assert result.exit_code == 2, result.output  # "abc", [1]: internal errors; -5: a NaN row
+    assert result.stderr.count("\n") == 1 and "rope_theta as a finite number" in result.stderr
