@@ -172,3 +172,30 @@ def test_engines_refuses_a_top_level_theta_transformers_4_cannot_use(run_cli, tm
     result = run_cli("rope", "engines", str(config))
     assert result.exit_code == 2, result.output  # "abc", [1]: internal errors; -5: a NaN row
     assert result.stderr.count("\n") == 1 and "rope_theta as a finite number" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "rule"),
+    [(["timestep", "--model", "flux", "--d", "8", "--linspace", "0", "1e308", "3"],
+      "must stay finite"),  # t·1000 was inf: a table of NaN
+     (["timestep", "--model", "dit", "--d", "8", "1e308"], "too large for an exact sine")],
+)  # fmt: skip
+def test_timestep_refuses_values_whose_table_would_hold_nan(run_cli, args, rule):
+    result = run_cli(*args, "--format", "csv")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and rule in result.stderr
+    assert "nan" not in result.stdout.lower()
+
+
+@pytest.mark.parametrize(("tensors", "x"), [("mp", "1e308"), ("gaussian", "1e300")])
+def test_random_fourier_refuses_inputs_whose_angles_overflow(run_cli, tmp_path, tensors, x):
+    import numpy as np
+
+    if tensors == "mp":
+        arrays = {"freqs": np.array([1.0, 2.0], np.float32), "phases": np.zeros(2, np.float32)}
+    else:
+        arrays = {"W": np.array([3e38, 1.0], np.float32)}
+    np.savez(tmp_path / "m.npz", **arrays)  # type: ignore[arg-type]
+    result = run_cli("random-fourier", str(tmp_path / "m.npz"), x, "--format", "csv")
+    assert result.exit_code == 2, result.output  # was a row of NaN
+    assert result.stderr.count("\n") == 1 and "must stay finite" in result.stderr
