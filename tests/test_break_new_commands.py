@@ -199,3 +199,21 @@ def test_random_fourier_refuses_inputs_whose_angles_overflow(run_cli, tmp_path, 
     result = run_cli("random-fourier", str(tmp_path / "m.npz"), x, "--format", "csv")
     assert result.exit_code == 2, result.output  # was a row of NaN
     assert result.stderr.count("\n") == 1 and "must stay finite" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["t.npy", "link.csv"])
+def test_random_fourier_read_never_replaces_its_table(run_cli, tmp_path, name):
+    import numpy as np
+
+    np.savez(tmp_path / "m.npz", freqs=np.ones(3, np.float32), phases=np.zeros(3, np.float32))
+    np.save(tmp_path / "t.npy", np.zeros((2, 3)))
+    before = (tmp_path / "t.npy").read_bytes()
+    if name == "link.csv":
+        (tmp_path / name).symlink_to("t.npy")
+    result = run_cli(
+        "random-fourier", str(tmp_path / "m.npz"), "--read", str(tmp_path / "t.npy"),
+        "-o", str(tmp_path / name),
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output  # t.npy was replaced by CSV rows
+    assert result.stderr.count("\n") == 1 and "'--output'" in result.stderr
+    assert (tmp_path / "t.npy").read_bytes() == before
