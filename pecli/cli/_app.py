@@ -27,7 +27,7 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
-from ..io import guard, streams
+from ..io import guard, paths, streams
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -102,8 +102,10 @@ class PecliGroup(TyperGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
+        guard.begin_run()
         try:
-            status = super().main(*args, **kwargs)
+            with paths.reading_inputs():  # no output may replace a file the command reads
+                status = super().main(*args, **kwargs)
             if guard.signal_status():  # also when a handler's KeyboardInterrupt was swallowed
                 sys.exit(guard.signal_status())
         except guard.OutputClosed:

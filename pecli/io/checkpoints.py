@@ -23,6 +23,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..core.errors import ParameterError
+from .paths import note_input
 
 __all__ = [
     "CHECKPOINT_SUFFIXES",
@@ -154,6 +155,7 @@ def open_checkpoint(path: str, *, parameter: str = "file") -> Iterator[Checkpoin
     """
     if not os.path.isfile(path):
         raise ParameterError(parameter, "must be an existing file", path)
+    note_input(path)
     with open(path, "rb") as handle:
         zipped = handle.read(4) == b"PK\x03\x04"
     opener = _open_npz if zipped else _open_safetensors

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.errors import ParameterError
 from .guard import atomic_output
+from .paths import note_input
 
 __all__ = ["as_vector", "read_arrays", "read_safetensors", "read_vector", "write_safetensors"]
 
@@ -38,6 +39,7 @@ def read_safetensors(
     name = os.fspath(path)
     if not os.path.isfile(name):
         raise ParameterError(parameter, "must be an existing .safetensors file", name)
+    note_input(name)
     try:
         with safe_open(name, framework="np") as handle:
             tensors = {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118

@@ -68,7 +68,7 @@ def identify_command(
     """
     from ...io.tensors import read_arrays
 
-    kind = report_kind(output, fmt, ("json",))
+    kind = report_kind(output, fmt, ("json",), inputs=(file,))
     arrays, metadata = read_arrays(file, tensor=tensor)
     report, findings = _identify(file, arrays, metadata)
     if kind == "json":

@@ -5,7 +5,6 @@ Printed as indices, or applied to tensors of a ``.safetensors`` file (written as
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from typing import Annotated
 
@@ -113,9 +112,7 @@ def _permute_file(
                              "twice)", ", ".join(twice))  # fmt: skip
     if not str(output).endswith(".safetensors"):
         raise ParameterError("output", "must name the new .safetensors file", output)
-    formats.check_output(output, "npy")  # a binary file: room, folder, not the input's name
-    if os.path.abspath(output) == os.path.abspath(source):
-        raise ParameterError("output", "must differ from --input (a new file is written)", output)
+    formats.check_output(output, "npy", inputs=(source,))  # binary: folder, not the input
     tensors, metadata = read_safetensors(source)
     heads, head_dim = shape
     for name in names:

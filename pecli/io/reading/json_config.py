@@ -11,8 +11,9 @@ import os
 from typing import Any
 
 from ...core.errors import ParameterError
+from ..paths import note_input
 
-__all__ = ["MAX_CONFIG_BYTES", "read_json_object"]
+__all__ = ["MAX_CONFIG_BYTES", "config_path", "read_json_object"]
 
 #: Larger than any model config (a few kB; Phi-3's long factor lists make it ~10 kB).
 MAX_CONFIG_BYTES = 16 << 20
@@ -36,11 +37,10 @@ def read_json_object(path: str | os.PathLike[str], *, parameter: str = "config")
     >>> (folder / "config.json").unlink(); folder.rmdir()
 
     """
-    name = os.fspath(path)
-    if os.path.isdir(name):
-        name = os.path.join(name, "config.json")
+    name = config_path(path)
     if not os.path.isfile(name):
         raise ParameterError(parameter, "must be an existing config.json (or its folder)", name)
+    note_input(name)
     if os.path.getsize(name) > MAX_CONFIG_BYTES:
         raise ParameterError(parameter, f"must be at most {MAX_CONFIG_BYTES} bytes", name)
     try:
@@ -51,3 +51,9 @@ def read_json_object(path: str | os.PathLike[str], *, parameter: str = "config")
     if not isinstance(value, dict):
         raise ParameterError(parameter, "must hold a JSON object", name)
     return value
+
+
+def config_path(path: str | os.PathLike[str]) -> str:
+    """The file a config name means: ``path`` itself, or a folder's ``config.json``."""
+    name = os.fspath(path)
+    return os.path.join(name, "config.json") if os.path.isdir(name) else name
