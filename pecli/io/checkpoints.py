@@ -3,9 +3,9 @@
 A checkpoint is opened by its header alone: the names, shapes and dtypes of its tensors (and,
 for ``.safetensors``, its string metadata) are known before any tensor is read, so a caller
 can skip tensors by their header and load only the ones it wants. ``.safetensors`` files are
-read through the ``safetensors`` library's NumPy API (``safe_open(..., framework="numpy")``),
-bfloat16 arriving as ``ml_dtypes.bfloat16``; rows of a tensor can be read without the rest
-(:meth:`Checkpoint.rows`). ``.npz`` members are read from the archive's own headers; a member
+read by :mod:`pecli.io.reading.safetensors_file` (bounded reads, no memory map: a file cut
+short while read is an error, not SIGBUS), bfloat16 arriving as ``ml_dtypes.bfloat16``; rows
+of a tensor can be read without the rest (:meth:`Checkpoint.part`). ``.npz`` members are read from the archive's own headers; a member
 stored uncompressed is memory-mapped, a compressed one read whole. Nothing is unpickled.
 Tables are written to ``.safetensors`` with ``safetensors.numpy.save`` through
 :func:`pecli.io.guard.atomic_output` (no half-written file).
@@ -89,7 +89,7 @@ class Checkpoint:
         """Tensor ``key``, whole, in its stored dtype (the only copy of it in memory)."""
         self.info(key)
         if self.kind == "safetensors":
-            array: np.ndarray = self.handle.get_tensor(key)
+            array: np.ndarray = self.handle.read(key)
             return array
         if self._last is None or self._last[0] != key:
             self._last = None  # the previous member is let go before the next is read
@@ -104,8 +104,7 @@ class Checkpoint:
         """
         self.info(key)
         if self.kind == "safetensors":
-            array: np.ndarray = self.handle.get_slice(key)[index]
-            return array
+            return _safetensors_part(self.handle, key, index)
         return np.array(self.load(key)[index])
 
 
@@ -165,22 +164,27 @@ def open_checkpoint(path: str, *, parameter: str = "file") -> Iterator[Checkpoin
 
 @contextlib.contextmanager
 def _open_safetensors(path: str, parameter: str) -> Iterator[Checkpoint]:
-    import ml_dtypes  # noqa: F401 - registers bfloat16 with NumPy, which get_tensor needs
-    from safetensors import SafetensorError, safe_open
+    from .reading.safetensors_file import SafetensorsFile
 
-    try:
-        handle: Any = safe_open(path, framework="numpy")  # its stubs leave methods untyped
-    except (SafetensorError, OSError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        rule = f"must be a .safetensors file or an .npz archive ({reason})"
-        raise ParameterError(parameter, rule, path) from None
-    with handle:
-        tensors, keys = [], handle.keys()
-        for key in keys:
-            view = handle.get_slice(key)
-            code = view.get_dtype()
-            tensors.append(TensorInfo(key, tuple(view.get_shape()), _DTYPE_NAMES.get(code, code)))
-        yield Checkpoint(path, "safetensors", tensors, dict(handle.metadata() or {}), handle)
+    what = "a .safetensors file or an .npz archive"
+    with SafetensorsFile(path, parameter=parameter, what=what) as handle:
+        tensors = [
+            TensorInfo(key, e.shape, _DTYPE_NAMES.get(e.code, e.code))
+            for key, e in handle.entries.items()
+        ]
+        yield Checkpoint(path, "safetensors", tensors, dict(handle.metadata), handle)
+
+
+def _safetensors_part(handle: Any, key: str, index: tuple[slice, ...]) -> np.ndarray:
+    """``tensor[index]``, reading only the entries of the first sliced axis it needs."""
+    shape, axis = handle.entries[key].shape, 0
+    while axis < len(index) - 1 and shape[axis] == 1 and index[axis] == slice(None):
+        axis += 1
+    if axis >= len(shape) or index[axis].step not in (None, 1):
+        return np.array(handle.read(key)[index])
+    rows = handle.read(key, index[axis], axis)
+    rest = (*index[:axis], slice(None), *index[axis + 1 :])
+    return np.array(rows[rest])
 
 
 @contextlib.contextmanager

@@ -220,6 +220,8 @@ def _judge(
         first_rows, residual, table = _screen(_view(part, tensor.key, finding.shape), shape,
                                               lambda: load(tensor.key), own=own)  # fmt: skip
     except ValueError as error:  # an .npz member whose data ends before its declared shape
+        if isinstance(error, ParameterError):  # the file changed while read: no verdict holds
+            raise
         finding.verdict, finding.reason = "unreadable", _unreadable(error)
         return finding
     if not np.all(np.isfinite(first_rows)) or (table is not None and not _finite(table)):

@@ -119,12 +119,12 @@ def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
 
 
 def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: str) -> None:
-    """Tensors ``cos`` and/or ``sin`` (n × rotary_dim) with the metadata, atomically."""
+    """Tensors ``cos`` and/or ``sin`` (n × rotary_dim) with the metadata, streamed, atomically."""
     from ... import __version__
     from ...analysis.rope.cache import cache_metadata
     from ...core.rope.cache import rope_layout
     from ...io.checkpoints import safetensors_bytes
-    from ...io.tensors import write_safetensors
+    from ...io.tensors import write_safetensors_parts
 
     freqs, fixed = make.args[0], make.keywords
     stored, layout = fixed["dtype"], rope_layout(fixed["layout"])
@@ -133,8 +133,9 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     names = ("cos", "sin") if part == "both" else (part,)
     width = freqs.spec.rotary_dim * len(names)
     formats.check_room(output, safetensors_bytes((n, width), stored, ",".join(names), meta))
-    tensors = {name: np.concatenate(list(make(n, part=name))) for name in names}  # held whole
-    write_safetensors(tensors, output=output, metadata=meta)
+    shape = (n, freqs.spec.rotary_dim)  # streamed: one row block in memory at a time
+    parts = [(name, stored, shape, make(n, part=name)) for name in names]
+    write_safetensors_parts(parts, output=output, metadata=meta)
 
 
 def _sample(make: Blocks, n: int, start: int, part: str) -> np.ndarray:

@@ -1,0 +1,172 @@
+"""Right status, one line, the right culprit: bad files, memory limits, overflow (issue 23).
+
+Each case ran the installed ``pecli`` and got a traceback, "internal error", a file blamed
+for a memory limit (or the reverse), a silent ``inf``, or a rule naming the wrong option.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import zipfile
+
+import numpy as np
+import pytest
+
+needs_prlimit = pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs prlimit")
+
+
+def _run(pecli_cmd, *args, cwd, megabytes=None, timeout=60):
+    limit = ["prlimit", f"--as={megabytes << 20}"] if megabytes else []
+    return subprocess.run(
+        [*limit, *pecli_cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        check=False,
+    )  # fmt: skip
+
+
+def _one_line(result, status, *parts):
+    assert result.returncode == status, (result.returncode, result.stderr[-800:])
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    for part in parts:
+        assert part in result.stderr, result.stderr
+
+
+@needs_prlimit
+@pytest.mark.parametrize(
+    ("megabytes", "args"),
+    [(100, ["grid", "2", "2", "--d", "8"]), (60, ["--help"]), (30, ["--version"]),
+     (80, ["grid", "2", "2", "--d", "8", "-o", "g.npy"]), (90, ["rope", "--help"])],
+)  # fmt: skip
+def test_too_little_memory_to_start_is_one_line(pecli_cmd, tmp_path, megabytes, args):
+    result = _run(pecli_cmd, *args, cwd=tmp_path, megabytes=megabytes)
+    _one_line(result, 1, "out of memory")
+    assert result.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def _encrypted_npz(path):
+    np.savez(path, pe=np.zeros((4, 8), np.float32))
+    data = bytearray(path.read_bytes())
+    for magic, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # general purpose flags
+        at = data.find(magic)
+        data[at + flags_at] |= 1  # bit 0: encrypted
+    path.write_bytes(bytes(data))
+
+
+BAD_FILES = {
+    "nested-config": ("c.json", "[" * 100_000 + "]" * 100_000,
+                      ["rope", "config", "c.json"]),
+    "digits-config": ("c.json", '{"rope_theta": ' + "9" * 5000 + ', "head_dim": 8}',
+                      ["rope", "config", "c.json"]),
+    "nested-freqs": ("c.json", '{"a":' * 100_000 + "1" + "}" * 100_000,
+                     ["rope", "freqs", "--config", "c.json"]),
+    "encrypted-npz": ("m.npz", None, ["identify", "m.npz"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "text", "args"), BAD_FILES.values(), ids=BAD_FILES.keys())
+def test_a_hostile_file_is_a_usage_error_naming_it(pecli_cmd, tmp_path, name, text, args):
+    if text is None:
+        _encrypted_npz(tmp_path / name)
+    else:
+        (tmp_path / name).write_text(text)
+    _one_line(_run(pecli_cmd, *args, cwd=tmp_path), 2, name)
+
+
+def test_rope_identify_blames_a_lying_npy_header_as_identify_does(pecli_cmd, tmp_path):
+    header = {"descr": "<f4", "fortran_order": False, "shape": (1 << 20, 1 << 20)}
+    with open(tmp_path / "big.npy", "wb") as handle:
+        np.lib.format.write_array_header_1_0(handle, header)
+        handle.write(b"\0" * 4096)
+    for args in (["identify", "big.npy"], ["rope", "identify", "big.npy"]):
+        _one_line(_run(pecli_cmd, *args, cwd=tmp_path), 2, "big.npy")
+
+
+@needs_prlimit
+def test_permute_blames_the_memory_limit_not_the_file(pecli_cmd, tmp_path):
+    from pecli.io.tensors import safetensors_header
+
+    rows = 1 << 14  # 16384 × 4096 float32: 256 MiB of zeros, a sparse file
+    head = safetensors_header([("wq", np.dtype(np.float32), (rows, 4096))], {})
+    with open(tmp_path / "w.safetensors", "wb") as handle:
+        handle.write(head)
+        handle.truncate(len(head) + rows * 4096 * 4)
+    args = ["rope", "permute", "--input", "w.safetensors", "--tensor", "wq", "-o", "o.safetensors"]
+    result = _run(pecli_cmd, *args, cwd=tmp_path, megabytes=300)
+    _one_line(result, 1, "out of memory")
+    assert "must be" not in result.stderr
+
+
+YARN = ["rope", "cache", "--rope-type", "yarn", "--factor", "4", "--head-dim", "8", "--n", "4",
+        "--original-max-position-embeddings", "16"]  # fmt: skip
+OVERFLOW = {
+    "float16": [*YARN, "--dtype", "float16", "--attention-factor", "70000", "--format", "csv"],
+    "bfloat16": [*YARN, "--dtype", "bfloat16", "--attention-factor", "1e39", "-o", "c.npy"],
+    "float32": [*YARN, "--attention-factor", "1e300", "-o", "c.safetensors"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("args", OVERFLOW.values(), ids=OVERFLOW.keys())
+def test_an_attention_factor_that_overflows_the_dtype_is_refused(pecli_cmd, tmp_path, args):
+    result = _run(pecli_cmd, *args, "-q", cwd=tmp_path)
+    _one_line(result, 2, "'--attention-factor'", "in magnitude for")
+    assert result.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_no_infinity_is_written_as_json(pecli_cmd, tmp_path):
+    args = ["rope", "freqs", "--rope-type", "linear", "--factor", "1e308", "--format", "json"]
+    result = _run(pecli_cmd, *args, cwd=tmp_path)
+    if result.returncode == 0:  # written: then as strict JSON, every number finite
+
+        def refuse(name):
+            raise AssertionError(f"{name} in the JSON")
+
+        json.loads(result.stdout, parse_constant=refuse)
+    else:
+        _one_line(result, 2, "'--factor'")
+
+
+def _conflicting_config(path):
+    path.write_text(json.dumps({
+        "head_dim": 8, "rope_theta": 10000.0, "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+        "rope_parameters": {"rope_type": "linear", "factor": 8.0, "rope_theta": 10000.0},
+    }))  # fmt: skip
+
+
+CONFUSING = {
+    "seq-len": (["rope", "config", "c.json", "--seq-len", "-5"], "'--seq-len'"),
+    "key-on-npy": (["rope", "identify", "x.npy", "--key", "pe"], "applies only to .safetensors"),
+    "patch-alone": (["plot-grid", "4", "4", "--d", "16", "--patch", "1", "1", "-o", "g.png"],
+                    "'--patch'"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "said"), CONFUSING.values(), ids=CONFUSING.keys())
+def test_a_confusing_request_gets_a_clear_refusal(pecli_cmd, tmp_path, args, said):
+    _conflicting_config(tmp_path / "c.json")
+    np.save(tmp_path / "x.npy", np.ones(4, np.float32))
+    _one_line(_run(pecli_cmd, *args, cwd=tmp_path), 2, said)
+    assert not (tmp_path / "g.png").exists()
+
+
+def test_conflicting_rope_scaling_and_rope_parameters_get_one_clear_note(pecli_cmd, tmp_path):
+    _conflicting_config(tmp_path / "c.json")
+    result = _run(pecli_cmd, "rope", "config", "c.json", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    both = [f for f in findings if "rope_scaling" in f and "rope_parameters" in f]
+    assert len(both) == 1, findings
+    assert not [f for f in findings if "reader ignores it" in f], findings
+
+
+@pytest.mark.parametrize("command", ["config", "permute"])
+def test_report_formats_offered_are_the_ones_taken(pecli_cmd, tmp_path, command):
+    result = _run(pecli_cmd, "rope", command, "--help", cwd=tmp_path)
+    assert "[table|json]" in result.stdout and "csv" not in result.stdout.split("--format")[1][:40]
+
+
+def test_a_csv_too_large_for_the_disk_is_refused_before_work(pecli_cmd, tmp_path):
+    args = ["rope", "cache", "--head-dim", "131072", "--n", "100000000", "-o", "huge.csv", "-q"]
+    result = _run(pecli_cmd, *args, cwd=tmp_path, timeout=20)  # was 47 s of formatting
+    _one_line(result, 1, "not enough room for huge.csv")
+    assert list(tmp_path.iterdir()) == []
