@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import zipfile
 
 import numpy as np
 import pytest
@@ -101,7 +100,7 @@ YARN = ["rope", "cache", "--rope-type", "yarn", "--factor", "4", "--head-dim", "
         "--original-max-position-embeddings", "16"]  # fmt: skip
 OVERFLOW = {
     "float16": [*YARN, "--dtype", "float16", "--attention-factor", "70000", "--format", "csv"],
-    "bfloat16": [*YARN, "--dtype", "bfloat16", "--attention-factor", "1e39", "-o", "c.npy"],
+    "bfloat16": [*YARN, "--dtype", "bfloat16", "--attention-factor", "1e39", "-o", "c.safetensors"],
     "float32": [*YARN, "--attention-factor", "1e300", "-o", "c.safetensors"],
 }  # fmt: skip
 
@@ -128,7 +127,8 @@ def test_no_infinity_is_written_as_json(pecli_cmd, tmp_path):
 
 def _conflicting_config(path):
     path.write_text(json.dumps({
-        "head_dim": 8, "rope_theta": 10000.0, "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+        "head_dim": 8, "rope_theta": 10000.0,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0},
         "rope_parameters": {"rope_type": "linear", "factor": 8.0, "rope_theta": 10000.0},
     }))  # fmt: skip
 

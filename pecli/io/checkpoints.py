@@ -5,9 +5,10 @@ for ``.safetensors``, its string metadata) are known before any tensor is read, 
 can skip tensors by their header and load only the ones it wants. ``.safetensors`` files are
 read by :mod:`pecli.io.reading.safetensors_file` (bounded reads, no memory map: a file cut
 short while read is an error, not SIGBUS), bfloat16 arriving as ``ml_dtypes.bfloat16``; rows
-of a tensor can be read without the rest (:meth:`Checkpoint.part`). ``.npz`` members are read from the archive's own headers; a member
-stored uncompressed is memory-mapped, a compressed one read whole. Nothing is unpickled.
-Tables are written to ``.safetensors`` with ``safetensors.numpy.save`` through
+of a tensor can be read without the rest (:meth:`Checkpoint.part`). ``.npz`` members are
+read from the archive's own headers; a member stored uncompressed is memory-mapped, a
+compressed one read whole. Nothing is unpickled. Tables are written to ``.safetensors`` by
+:func:`pecli.io.tensors.write_safetensors` through
 :func:`pecli.io.guard.atomic_output` (no half-written file).
 """
 
@@ -199,10 +200,26 @@ def _open_npz(path: str, parameter: str) -> Iterator[Checkpoint]:
         tensors = []
         for name in archive.namelist():
             if name.endswith(".npy"):
-                with archive.open(name) as member:
+                with _member(archive, name, path, parameter) as member:
                     shape, dtype = _npy_header(member, name, path, parameter)
                 tensors.append(TensorInfo(name[: -len(".npy")], shape, dtype))
         yield Checkpoint(path, "npz", tensors, {}, (path, archive))
+
+
+@contextlib.contextmanager
+def _member(archive: zipfile.ZipFile, name: str, path: str, parameter: str) -> Iterator[Any]:
+    """Member ``name``, opened; one zipfile cannot read is a usage error naming the archive.
+
+    Encrypted members, unknown compressions and corrupt data are refused so.
+    """
+    import zlib
+
+    try:
+        with archive.open(name) as member:
+            yield member
+    except (RuntimeError, NotImplementedError, zipfile.BadZipFile, zlib.error, EOFError) as error:
+        rule = f"has a member {name} pecli cannot read ({error})"
+        raise ParameterError(parameter, rule, path) from None
 
 
 def _npy_header(member: Any, name: str, path: str, parameter: str) -> tuple[tuple[int, ...], str]:

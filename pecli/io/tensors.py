@@ -132,7 +132,11 @@ def safetensors_header(
         if code is None:
             raise ParameterError("input", f"holds tensor {key} of unsupported dtype", dtype)
         size = math.prod(shape) * np.dtype(dtype).itemsize
-        entries[key] = {"dtype": code, "shape": list(shape), "data_offsets": [offset, offset + size]}
+        entries[key] = {
+            "dtype": code,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + size],
+        }
         offset += size
     text = json.dumps(entries, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     text += b" " * (-len(text) % 8)
@@ -162,16 +166,14 @@ def read_arrays(
         if tensor not in tensors:
             raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
         return {tensor: tensors[tensor]}, metadata
+    if tensor is not None:
+        rule = "applies only to .safetensors files (a .npy or CSV file holds one table)"
+        raise ParameterError("tensor", rule, tensor)
     if path.endswith(".npy") and os.path.isfile(path):
-        import ml_dtypes
+        from .reading.npy import load_keeping_dtype
 
-        try:
-            table = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as error:
-            raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
-        if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
-            table = table.view(ml_dtypes.bfloat16)
-        return {"table": table}, {}
+        note_input(path)  # its header is checked before the data is read, as identify does
+        return {"table": load_keeping_dtype(path, path, parameter)}, {}
     return {"table": read_table(path, parameter=parameter)}, {}
 
 

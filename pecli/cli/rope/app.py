@@ -149,8 +149,17 @@ ConfigFile = Annotated[str, typer.Argument(help="A model's config.json, or its f
 SeqLen = Annotated[
     int | None, typer.Option("--seq-len", help="Sequence length (dynamic, longrope).")
 ]
+
+
+class TableOrJson(StrEnum):
+    """The formats of the reports that have no CSV form (config, permute, identify)."""
+
+    table = "table"
+    json = "json"
+
+
 JsonFormatOpt = Annotated[
-    ReportFormat | None,
+    TableOrJson | None,
     typer.Option("--format", help="table or json. [default: the suffix, else table]"),
 ]
 JsonOutput = Annotated[

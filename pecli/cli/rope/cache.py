@@ -92,8 +92,8 @@ def cache_command(
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
-    sample = _sample(make, n, start, part.value) if kind == "csv" else None
     shape = (n, len(columns))
+    sample = _sample(make, shape, start, part.value, output) if kind == "csv" else None
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
     write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
                    header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
@@ -107,10 +107,13 @@ def _say_notes(findings: list[str], *, quiet: bool) -> None:
 
 def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
     """``make(n, part=…, start=…)``: the cache's row blocks, exact or as transformers computes."""
+    from ...core.knobs import check_amplitude_range
     from ...core.rope.cache import cache_blocks
     from ...core.rope.framework import framework_cache_blocks
 
     blocks = framework_cache_blocks if arithmetic == "transformers" else cache_blocks
+    factor = freqs.attention_factor  # cos and sin times it must stay finite in the dtype
+    check_amplitude_range((factor, 0.0), fixed["dtype"], factor, "attention_factor")
     if arithmetic == "transformers":  # refuse a rope type it does not repeat, up front
         from ...core.rope.framework import transformers_inv_freq
 
@@ -138,7 +141,14 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     write_safetensors_parts(parts, output=output, metadata=meta)
 
 
-def _sample(make: Blocks, n: int, start: int, part: str) -> np.ndarray:
-    """Up to 64 rows spread over the cache, for the CSV size estimate."""
-    rows = np.unique(np.linspace(start, start + n - 1, 64).round().astype(np.int64))
+def _sample(make: Blocks, shape: tuple[int, int], start: int, part: str, output: str) -> np.ndarray:
+    """Up to 64 rows spread over the cache (at most 2^20 values), for the CSV size estimate.
+
+    A CSV value takes at least two bytes (a digit and a comma or newline): a file that
+    cannot fit even so is refused first, before any value is formatted.
+    """
+    n, width = shape
+    formats.check_room(output, 2 * n * width)
+    count = max(2, min(64, (1 << 20) // width))
+    rows = np.unique(np.linspace(start, start + n - 1, count).round().astype(np.int64))
     return np.concatenate([next(make(1, start=int(p), part=part)) for p in rows])

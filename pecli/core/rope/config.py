@@ -96,6 +96,8 @@ def spec_from_config(
         _scaling_fields(config, params, rope_type, fields, notes)
         spec = check_spec(RopeSpec(**{k: v for k, v in fields.items() if k in _SPEC_FIELDS}))
     except ParameterError as error:
+        if error.parameter == "seq_len":  # the command line's value, not the config's
+            raise
         rule = f"field {_CONFIG_NAMES.get(error.parameter, error.parameter)} {error.rule}"
         raise ParameterError(parameter, rule, error.value) from None
     return spec, notes
@@ -112,7 +114,14 @@ def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, A
         raise ParameterError(
             "config", "has rope_parameters per layer type; pass one of them", sorted(modern)
         )
-    if isinstance(modern, Mapping) and modern:
+    legacy = _object(config, "rope_scaling")
+    if isinstance(modern, Mapping) and modern and legacy:  # transformers 5: rope_scaling wins
+        params = dict(legacy)
+        if params != dict(modern):
+            notes.append(f"rope_scaling {params} and rope_parameters {dict(modern)} disagree: "
+                         "transformers 5 reads rope_scaling (convert_rope_params_to_dict "
+                         "prefers it), and so does pecli; fix the config")  # fmt: skip
+    elif isinstance(modern, Mapping) and modern:
         params = dict(modern)
         notes.append("rope_parameters (transformers 5): a transformers 4 reader ignores it "
                      "and takes rope_theta = 10000 and no scaling")  # fmt: skip
@@ -121,7 +130,7 @@ def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, A
             notes.append(f"rope_theta differs: {top} at the top, {params['rope_theta']} in "
                          "rope_parameters (transformers 5 takes rope_parameters)")  # fmt: skip
     else:
-        params = dict(_object(config, "rope_scaling") or {})
+        params = dict(legacy or {})
     theta = params.get("rope_theta", config.get("rope_theta"))
     if theta is None:
         notes.append("no rope_theta: transformers' default 10000 is used")

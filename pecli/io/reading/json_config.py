@@ -46,8 +46,11 @@ def read_json_object(path: str | os.PathLike[str], *, parameter: str = "config")
     try:
         with open(name, encoding="utf-8") as handle:
             value = json.load(handle)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, ValueError) as error:  # ValueError: also 5,000-digit integers
         raise ParameterError(parameter, f"must be JSON ({error})", name) from None
+    except RecursionError:
+        rule = "must be JSON nested at most a few hundred deep"
+        raise ParameterError(parameter, rule, name) from None
     if not isinstance(value, dict):
         raise ParameterError(parameter, "must hold a JSON object", name)
     return value
