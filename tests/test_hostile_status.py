@@ -83,10 +83,10 @@ def test_rope_identify_blames_a_lying_npy_header_as_identify_does(pecli_cmd, tmp
 
 @needs_prlimit
 def test_permute_blames_the_memory_limit_not_the_file(pecli_cmd, tmp_path):
-    from pecli.io.tensors import safetensors_header
-
     rows = 1 << 14  # 16384 × 4096 float32: 256 MiB of zeros, a sparse file
-    head = safetensors_header([("wq", np.dtype(np.float32), (rows, 4096))], {})
+    entry = {"wq": {"dtype": "F32", "shape": [rows, 4096], "data_offsets": [0, rows << 14]}}
+    text = json.dumps(entry).encode()
+    head = len(text).to_bytes(8, "little") + text
     with open(tmp_path / "w.safetensors", "wb") as handle:
         handle.write(head)
         handle.truncate(len(head) + rows * 4096 * 4)
