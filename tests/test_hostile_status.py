@@ -170,3 +170,19 @@ def test_a_csv_too_large_for_the_disk_is_refused_before_work(pecli_cmd, tmp_path
     result = _run(pecli_cmd, *args, cwd=tmp_path, timeout=20)  # was 47 s of formatting
     _one_line(result, 1, "not enough room for huge.csv")
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_prlimit
+def test_a_safetensors_cache_is_streamed_under_a_memory_limit(pecli_cmd, tmp_path):
+    """Before: the whole file was built in memory (safetensors.numpy.save), so 250 MB failed
+    (or aborted in Rust); now one row block at a time is held."""
+    from safetensors.numpy import load_file
+
+    args = ["rope", "cache", "--n", "100000", "--head-dim", "128", "-o", "m.safetensors", "-q"]
+    result = _run(pecli_cmd, *args, cwd=tmp_path, megabytes=250)
+    assert result.returncode == 0, result.stderr
+    cache = load_file(str(tmp_path / "m.safetensors"))
+    omega = 10000.0 ** -(np.arange(0, 128, 2) / 128)
+    for p in (0, 54321, 99999):
+        want = np.cos(p * np.concatenate([omega, omega]))
+        np.testing.assert_allclose(cache["cos"][p], want, atol=2e-7)

@@ -8,17 +8,17 @@ loaded keeping its stored float dtype (bfloat16 too). No maths here.
 
 from __future__ import annotations
 
-import errno
 import math
 import mmap
 import os
 from collections.abc import Iterator
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 import numpy as np
 
 from ...core.errors import ParameterError
 from ...core.rules import check_data_dtype
+from .bounded import read_into
 from .matrix import Blocks, Matrix, array_blocks, as_2d, checked_block
 
 __all__ = ["MAX_TABLE_VALUES", "load_keeping_dtype", "read_npy"]
@@ -144,21 +144,42 @@ def stream_blocks(
 
 
 def load_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
-    """A whole ``.npy`` table in its stored float dtype (2-byte void items are bfloat16)."""
+    """A whole ``.npy`` table in its stored float dtype (2-byte void items are bfloat16).
+
+    The header is checked first (at most :data:`MAX_TABLE_VALUES` values, a file that holds
+    them); the data is then read with bounded reads, no memory map, so a file cut short
+    meanwhile is an error naming it, never SIGBUS.
+    """
     import ml_dtypes
 
+    with open(source, "rb") as handle:
+        shape, fortran, dtype = _header(handle, name, parameter)
+        if math.prod(shape) > MAX_TABLE_VALUES:  # checked on the header, before the data
+            rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
+            raise ParameterError(parameter, rule, f"shape {shape}")
+        if dtype.kind == "V" and dtype.itemsize == 2 and not dtype.names:
+            dtype = np.dtype(ml_dtypes.bfloat16).newbyteorder(dtype.byteorder)
+        if dtype.kind not in "fiu" and dtype != ml_dtypes.bfloat16:
+            raise ParameterError(parameter, "must hold real numbers", f"dtype {dtype}")
+        table = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+        if not read_into(handle.fileno(), table, handle.tell()):
+            rule = "is a truncated .npy file, or changed while it was read"
+            raise ParameterError(parameter, rule, name)
+    table = table.astype(table.dtype.newbyteorder("="), copy=False)
+    return (
+        table
+        if table.dtype.kind == "f" or dtype == ml_dtypes.bfloat16
+        else table.astype(np.float64)
+    )
+
+
+def _header(handle: IO[bytes], name: str, parameter: str) -> tuple[tuple[int, ...], bool, Any]:
+    """Shape, Fortran order and dtype from a ``.npy`` header (versions 1.0 and 2.0)."""
+    fmt = np.lib.format
     try:
-        table: np.ndarray = np.load(source, allow_pickle=False, mmap_mode="r")
-    except (ValueError, OSError, EOFError) as error:
-        if getattr(error, "errno", None) == errno.ENOMEM:  # a memory limit, not a bad file
-            raise MemoryError(str(error)) from None
+        version = fmt.read_magic(handle)
+        reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}[version]
+        shape, fortran, dtype = reader(handle)
+    except (ValueError, KeyError, OSError, EOFError) as error:
         raise ParameterError(parameter, f"must be a valid .npy file ({error})", name) from None
-    if table.size > MAX_TABLE_VALUES:  # checked on the header, before reading the data
-        rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
-        raise ParameterError(parameter, rule, f"shape {table.shape}")
-    table = np.array(table)  # read it now, off the memory map
-    if table.dtype.kind == "V" and table.dtype.itemsize == 2 and not table.dtype.names:
-        return table.view(ml_dtypes.bfloat16)
-    if table.dtype.kind not in "fiu":
-        raise ParameterError(parameter, "must hold real numbers", f"dtype {table.dtype}")
-    return table if table.dtype.kind == "f" else table.astype(np.float64)
+    return tuple(shape), bool(fortran), dtype

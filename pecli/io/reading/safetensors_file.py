@@ -22,6 +22,7 @@ import numpy as np
 
 from ...core.errors import ParameterError
 from ..paths import note_input
+from .bounded import read_into
 
 __all__ = ["MAX_HEADER_BYTES", "NUMPY_NAMES", "Entry", "SafetensorsFile"]
 
@@ -40,8 +41,6 @@ NUMPY_NAMES = {
     "U16": "uint16", "U8": "uint8", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn",
     "F8_E5M2": "float8_e5m2",
 }  # fmt: skip
-#: Most bytes asked of one read call (a bound on the kernel's copy, not on the array).
-_CHUNK = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -157,13 +156,7 @@ class SafetensorsFile:
         return array
 
     def _read_into(self, buffer: np.ndarray, offset: int) -> None:
-        done = 0
-        while done < buffer.size:
-            got = os.preadv(self.fd, [buffer[done : done + _CHUNK]], offset + done)
-            if got <= 0:
-                raise self._changed()
-            done += got
-        if _stamp(os.fstat(self.fd)) != self._stamp:
+        if not read_into(self.fd, buffer, offset) or _stamp(os.fstat(self.fd)) != self._stamp:
             raise self._changed()
 
     def _exactly(self, count: int, offset: int) -> bytes:
