@@ -186,3 +186,10 @@ def test_a_safetensors_cache_is_streamed_under_a_memory_limit(pecli_cmd, tmp_pat
     for p in (0, 54321, 99999):
         want = np.cos(p * np.concatenate([omega, omega]))
         np.testing.assert_allclose(cache["cos"][p], want, atol=2e-7)
+
+
+def test_an_empty_memory_error_still_says_why():
+    """Python's own allocator raises MemoryError() with no text: "out of memory: " was all."""
+    from pecli.cli._app import _explain
+
+    assert _explain(MemoryError()) == ("out of memory: a memory limit was reached", 1)

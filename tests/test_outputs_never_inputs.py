@@ -62,7 +62,7 @@ def _snapshot(folder):
 @pytest.mark.parametrize("script", CASES.values(), ids=CASES.keys())
 def test_an_output_that_is_an_input_is_refused(pecli_cmd, folder, script):
     before = _snapshot(folder)
-    prelude = f"P() {{ {' '.join(pecli_cmd)} \"$@\"; }}; "
+    prelude = f'P() {{ {" ".join(pecli_cmd)} "$@"; }}; '
     result = bash(prelude + script, cwd=folder, timeout=60)
     assert result.returncode == 2, (result.returncode, result.stderr)
     assert result.stderr.count("\n") == 1, result.stderr
@@ -76,7 +76,7 @@ def test_a_different_file_of_the_same_content_is_written(pecli_cmd, folder):
     """The guard compares files, not contents: a copy of the input is a fine output."""
     script = "cp in.safetensors o.safetensors; P rope permute --heads 1 --tensor wq "
     script += "--input in.safetensors -o o.safetensors"
-    prelude = f"P() {{ {' '.join(pecli_cmd)} \"$@\"; }}; "
+    prelude = f'P() {{ {" ".join(pecli_cmd)} "$@"; }}; '
     result = bash(prelude + script, cwd=folder, timeout=60)
     assert result.returncode == 0, result.stderr
     assert (folder / "o.safetensors").read_bytes() != (folder / "in.safetensors").read_bytes()

@@ -64,7 +64,7 @@ def _explain(error: Exception) -> tuple[str, int]:
         return parameter_message(error), EXIT_USAGE
     mapping = isinstance(error, ImportError) and "failed to map segment" in str(error)
     if isinstance(error, MemoryError) or mapping or getattr(error, "errno", None) == errno.ENOMEM:
-        return f"out of memory: {error or 'a memory limit was reached'}", EXIT_RUNTIME
+        return f"out of memory: {str(error) or 'a memory limit was reached'}", EXIT_RUNTIME
     if isinstance(error, RuntimeError) and "can't start new thread" in str(error):
         return "cannot start threads: a limit on processes or memory was reached", EXIT_RUNTIME
     if isinstance(error, RuntimeFailure):

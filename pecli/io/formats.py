@@ -96,11 +96,7 @@ def check_output(
         a folder, or if binary data (npy, png, pdf) would go to a terminal.
 
     """
-    for source in inputs:
-        if source is not None:
-            paths.note_input(source)
-    if problem := paths.input_problem(output):
-        raise ParameterError(parameter, problem, str(output))
+    paths.check_not_input(output, inputs, parameter)
     if is_stdout(output) or is_special(output):  # written through: nothing is created
         if fmt in BINARY_FORMATS and paths.is_terminal(output):
             rule = f"is a terminal; {fmt} is binary: redirect stdout or give a file name"

@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
 from .paths import (
+    check_not_input,
     descriptor,
-    input_problem,
     is_special,
     is_stdout,
     name_max,
@@ -208,10 +208,7 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     that descriptor at its current offset; a device, FIFO or socket is opened and written.
     For stdout, yields its buffer; a closed pipe raises :class:`OutputClosed`.
     """
-    if problem := input_problem(output):  # the last check: a command's input stays as it is
-        from ..core.errors import ParameterError
-
-        raise ParameterError("output", problem, str(output))
+    check_not_input(output)  # the last check: a command's input stays as it is
     fd = descriptor(output)
     if is_stdout(output) or fd == 1:
         with naming_errors("stdout"), guarded(sys.stdout.buffer, stdout=True) as pipe:

@@ -23,6 +23,7 @@ from typing import IO
 
 __all__ = [
     "STDOUT",
+    "check_not_input",
     "descriptor",
     "descriptor_problem",
     "input_problem",
@@ -257,3 +258,18 @@ def input_problem(output: str | os.PathLike[str] | None) -> str | None:
     if name is None:
         return None
     return f"must not be the input {name} (it would be replaced): give another file name"
+
+
+def check_not_input(
+    output: str | os.PathLike[str] | None,
+    inputs: tuple[str | None, ...] = (),
+    parameter: str = "output",
+) -> None:
+    """Raise ``ParameterError`` if ``output`` is a file the command reads (or will: ``inputs``)."""
+    for source in inputs:
+        if source is not None:
+            note_input(source)
+    if problem := input_problem(output):
+        from ..core.errors import ParameterError
+
+        raise ParameterError(parameter, problem, str(output))

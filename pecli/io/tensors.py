@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def read_safetensors(
 
 
 #: Where a tensor's row blocks come from: ``(name, dtype, shape, blocks)``.
-Part = tuple[str, np.dtype, tuple[int, ...], Iterable[np.ndarray]]
+Part = tuple[str, Any, tuple[int, ...], Iterable[np.ndarray]]
 
 
 def write_safetensors(
@@ -86,7 +87,7 @@ def write_safetensors(
 
 
 def write_safetensors_parts(
-    parts: list[Part], *, output: str | os.PathLike[str], metadata: dict[str, str] | None = None
+    parts: Sequence[Part], *, output: str | os.PathLike[str], metadata: dict[str, str] | None = None
 ) -> None:
     """Write tensors given as row blocks, one after the other: memory holds one block.
 

@@ -105,16 +105,7 @@ def spec_from_config(
 
 def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, Any], float]:
     """The rope parameters dict and θ, from either generation of configs."""
-    modern = _object(config, "rope_parameters")
-    if (
-        isinstance(modern, Mapping)
-        and modern
-        and all(isinstance(v, Mapping) for v in modern.values())
-    ):
-        raise ParameterError(
-            "config", "has rope_parameters per layer type; pass one of them", sorted(modern)
-        )
-    legacy = _object(config, "rope_scaling")
+    modern, legacy = _flat_parameters(config), _object(config, "rope_scaling")
     if isinstance(modern, Mapping) and modern and legacy:  # transformers 5: rope_scaling wins
         params = dict(legacy)
         if params != dict(modern):
@@ -136,6 +127,16 @@ def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, A
         notes.append("no rope_theta: transformers' default 10000 is used")
         theta = 10000.0
     return params, theta
+
+
+def _flat_parameters(config: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """``rope_parameters``, refused when it is given per layer type (one dict each)."""
+    modern = _object(config, "rope_parameters")
+    if modern and all(isinstance(v, Mapping) for v in modern.values()):
+        raise ParameterError(
+            "config", "has rope_parameters per layer type; pass one of them", sorted(modern)
+        )
+    return modern
 
 
 def _object(config: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:

@@ -32,7 +32,7 @@ def read_into(fd: int, array: np.ndarray, offset: int) -> bool:
     buffer = array.reshape(-1, order="A").view(np.uint8)
     done = 0
     while done < buffer.size:
-        got = os.preadv(fd, [buffer[done : done + CHUNK]], offset + done)
+        got = os.preadv(fd, [buffer[done : done + CHUNK].data], offset + done)
         if got <= 0:
             return False
         done += got

@@ -108,7 +108,8 @@ class SafetensorsFile:
 
     def _entry(self, key: str, info: Any) -> Entry:
         ok = isinstance(info, dict) and info.get("dtype") in _BITS
-        shape, offsets = (info.get("shape"), info.get("data_offsets")) if ok else (None, None)
+        shape: Any = info.get("shape") if ok else None
+        offsets: Any = info.get("data_offsets") if ok else None
         ok = ok and isinstance(shape, list) and all(_natural(s) for s in shape)
         ok = ok and isinstance(offsets, list) and len(offsets) == 2
         ok = ok and all(_natural(o) for o in offsets) and offsets[0] <= offsets[1]
@@ -136,7 +137,8 @@ class SafetensorsFile:
         if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
             import ml_dtypes
 
-            return np.dtype(getattr(ml_dtypes, name))
+            found: np.dtype = np.dtype(getattr(ml_dtypes, name))
+            return found
         return np.dtype(name).newbyteorder("<")
 
     def read(self, key: str, rows: slice | None = None, axis: int = 0) -> np.ndarray:
