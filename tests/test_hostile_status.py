@@ -83,17 +83,34 @@ def test_rope_identify_blames_a_lying_npy_header_as_identify_does(pecli_cmd, tmp
 
 @needs_prlimit
 def test_permute_blames_the_memory_limit_not_the_file(pecli_cmd, tmp_path):
-    rows = 1 << 14  # 16384 × 4096 float32: 256 MiB of zeros, a sparse file
-    entry = {"wq": {"dtype": "F32", "shape": [rows, 4096], "data_offsets": [0, rows << 14]}}
+    width = 1 << 26  # 2 rows (one head) × 2^26 float32: 512 MiB of zeros, a sparse file
+    entry = {"wq": {"dtype": "F32", "shape": [2, width], "data_offsets": [0, 8 * width]}}
     text = json.dumps(entry).encode()
     head = len(text).to_bytes(8, "little") + text
     with open(tmp_path / "w.safetensors", "wb") as handle:
         handle.write(head)
-        handle.truncate(len(head) + rows * 4096 * 4)
+        handle.truncate(len(head) + 8 * width)
     args = ["rope", "permute", "--input", "w.safetensors", "--tensor", "wq", "-o", "o.safetensors"]
     result = _run(pecli_cmd, *args, cwd=tmp_path, megabytes=300)
     _one_line(result, 1, "out of memory")
-    assert "must be" not in result.stderr
+    assert "must be" not in result.stderr and not (tmp_path / "o.safetensors").exists()
+
+
+@needs_prlimit
+def test_permute_streams_one_head_at_a_time(pecli_cmd, tmp_path):
+    """A 64 MiB tensor permuted under 150 MB: it was read whole, then copied (issue 23)."""
+    from safetensors.numpy import load_file, save_file
+
+    from pecli.core.rope.permute import permute_rows
+
+    weight = np.random.default_rng(0).random((1024, 16384), dtype=np.float32)
+    save_file({"wq": weight, "norm": np.ones(8, np.float32)}, str(tmp_path / "w.safetensors"))
+    args = ["rope", "permute", "--input", "w.safetensors", "--tensor", "wq", "--heads", "8"]
+    result = _run(pecli_cmd, *args, "-o", "o.safetensors", cwd=tmp_path, megabytes=150)
+    assert result.returncode == 0, result.stderr
+    written = load_file(str(tmp_path / "o.safetensors"))
+    assert np.array_equal(written["wq"], permute_rows(weight, 8))
+    assert np.array_equal(written["norm"], np.ones(8, np.float32))
 
 
 YARN = ["rope", "cache", "--rope-type", "yarn", "--factor", "4", "--head-dim", "8", "--n", "4",

@@ -5,9 +5,13 @@ Printed as indices, or applied to tensors of a ``.safetensors`` file (written as
 
 from __future__ import annotations
 
+import math
+import os
+from collections.abc import Iterator
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
+import numpy as np
 import typer
 
 from ...io import writing
@@ -15,6 +19,9 @@ from .. import text
 from ..options import Quiet
 from ..progress import say_written
 from .app import JsonFormatOpt, JsonOutput, report_kind, rope_app
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...io.reading.safetensors_file import SafetensorsFile
 
 
 class Direction(StrEnum):
@@ -97,12 +104,13 @@ def _permute_file(
 ) -> None:  # fmt: skip
     """Permute the rows of the named tensors and write every tensor to a new file.
 
-    ``shape`` is (--heads, --head-dim or None); a --head-dim must equal rows / --heads.
+    ``shape`` is (--heads, --head-dim or None); a --head-dim must equal rows / --heads. The
+    input is read and the output written one head (or 16 MiB of rows) at a time.
     """
     from ...core.errors import ParameterError
-    from ...core.rope.permute import permute_rows
     from ...io import formats
-    from ...io.tensors import read_safetensors, write_safetensors
+    from ...io.reading.safetensors_file import SafetensorsFile
+    from ...io.tensors import write_safetensors_parts
 
     if source is None or not names:
         raise ParameterError("input", "and --tensor go together", source)
@@ -113,15 +121,50 @@ def _permute_file(
     if not str(output).endswith(".safetensors"):
         raise ParameterError("output", "must name the new .safetensors file", output)
     formats.check_output(output, "npy", inputs=(source,))  # binary: folder, not the input
-    tensors, metadata = read_safetensors(source)
+    if not os.path.isfile(source):
+        raise ParameterError("input", "must be an existing .safetensors file", source)
+    with SafetensorsFile(source, parameter="input") as handle:
+        _check_tensors(handle, names, shape, direction)
+        parts = [(key, handle.dtype(key), entry.shape,
+                  _blocks(handle, key, shape[0] if key in names else None, direction))
+                 for key, entry in handle.entries.items()]  # fmt: skip
+        write_safetensors_parts(parts, output=output, metadata=handle.metadata)
+
+
+def _check_tensors(
+    handle: SafetensorsFile, names: list[str], shape: tuple[int, int | None], direction: str
+) -> None:
+    """Every name is a tensor whose rows split into --heads heads (of --head-dim rows)."""
+    from ...core.errors import ParameterError
+    from ...core.rope.permute import permute_rows
+
     heads, head_dim = shape
+    for key, entry in handle.entries.items():
+        if handle.dtype(key) is None:
+            rule = f"holds tensor {key} of dtype {entry.code}, which pecli does not copy"
+            raise ParameterError("input", rule, handle.path)
     for name in names:
-        if name not in tensors:
-            raise ParameterError("tensor", f"must name a tensor of {source}", name)
-        rows = tensors[name].shape[0] if tensors[name].ndim else 0
+        if name not in handle.entries:
+            raise ParameterError("tensor", f"must name a tensor of {handle.path}", name)
+        rows = handle.entries[name].shape[0] if handle.entries[name].shape else 0
         if head_dim is not None and head_dim * heads != rows:
             rule = f"must equal the rows of {name} / --heads = {rows} / {heads}"
             raise ParameterError("head_dim", rule, head_dim)
-    for name in names:
-        tensors[name] = permute_rows(tensors[name], heads, direction)
-    write_safetensors(tensors, output=output, metadata=metadata)
+        permute_rows(np.empty((rows, 0)), heads, direction)  # checks the rows split into heads
+
+
+def _blocks(
+    handle: SafetensorsFile, key: str, heads: int | None, direction: str
+) -> Iterator[np.ndarray]:
+    """Tensor ``key`` in row blocks: one head at a time, permuted, when ``heads`` is given."""
+    from ...core.rope.permute import permute_rows
+
+    shape = handle.entries[key].shape
+    if not shape:
+        yield handle.read(key)
+        return
+    row_bytes = max(1, math.prod(shape[1:]) * handle.dtype(key).itemsize)  # type: ignore[union-attr]
+    step = shape[0] // heads if heads else max(1, (1 << 24) // row_bytes)
+    for first in range(0, shape[0], step):
+        block = handle.read(key, slice(first, first + step))
+        yield permute_rows(block, 1, direction) if heads else block
