@@ -38,6 +38,8 @@ CASES = {
     "permute-hardlink": f"ln in.safetensors o.safetensors; P {PERMUTE} -o o.safetensors",
     "permute-folder-link": f"ln -s . d; P {PERMUTE} -o d/in.safetensors",
     "add-fd": "P add x.npy --format npy -o /dev/fd/3 3>>x.npy",
+    "add-stdin": "ln x.npy y.npy; P add - --format npy -o y.npy < x.npy",
+    "add-proc-cwd": "P add x.npy -o /proc/self/cwd/x.npy",
     "config-json": "P rope config m/config.json --format json -o m/config.json",
     "config-folder": "P rope config m --format json -o ./m/../m/config.json",
     "freqs-config": "P rope freqs --config m/config.json --format json -o m/config.json",

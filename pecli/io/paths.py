@@ -229,17 +229,19 @@ def note_input(path: str | os.PathLike[str]) -> None:
     """Remember that the running command reads ``path``: no output may replace that file.
 
     What the file *is* counts (``st_dev``, ``st_ino``, through symbolic links), so a hard
-    link, a symbolic link or another spelling of it is recognised. Outside a command (the
-    library) nothing is recorded; names that are no regular file (stdin, a pipe) are skipped.
+    link, a symbolic link or another spelling of it is recognised; ``-`` is stdin, which may
+    be a file too (``< x.npy``). Outside a command (the library) nothing is recorded; names
+    that are no regular file (a pipe, a terminal) are skipped.
     """
-    if _inputs is None or str(path) == STDOUT:
+    if _inputs is None:
         return
+    stdin = str(path) == STDOUT
     try:
-        found = os.stat(str(path))
+        found = os.fstat(0) if stdin else os.stat(str(path))
     except (OSError, ValueError):
         return
     if stat.S_ISREG(found.st_mode):
-        _inputs.setdefault((found.st_dev, found.st_ino), os.fspath(path))
+        _inputs.setdefault((found.st_dev, found.st_ino), "stdin" if stdin else os.fspath(path))
 
 
 def input_problem(output: str | os.PathLike[str] | None) -> str | None:
