@@ -137,6 +137,7 @@ def _check_tensors(
     """Every name is a tensor whose rows split into --heads heads (of --head-dim rows)."""
     from ...core.errors import ParameterError
     from ...core.rope.permute import permute_rows
+    from ...io.tensors import missing_tensor
 
     heads, head_dim = shape
     for key, entry in handle.entries.items():
@@ -145,7 +146,7 @@ def _check_tensors(
             raise ParameterError("input", rule, handle.path)
     for name in names:
         if name not in handle.entries:
-            raise ParameterError("tensor", f"must name a tensor of {handle.path}", name)
+            raise missing_tensor(handle.path, list(handle.entries), name)
         rows = handle.entries[name].shape[0] if handle.entries[name].shape else 0
         if head_dim is not None and head_dim * heads != rows:
             rule = f"must equal the rows of {name} / --heads = {rows} / {heads}"
