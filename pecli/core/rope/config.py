@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ParameterError
+from .frequencies import rope_frequencies
 from .number_rules import shown
 from .registry import RECORDS
 from .spec import RopeSpec, check_spec
@@ -88,6 +89,7 @@ def spec_from_config(
     try:
         _scaling_fields(config, params, rope_type, fields, notes)
         spec = check_spec(RopeSpec(**{k: v for k, v in fields.items() if k in _SPEC_FIELDS}))
+        rope_frequencies(spec)  # a wavelength that overflows is the config's fault too
     except ParameterError as error:
         if error.parameter == "seq_len":  # the command line's value, not the config's
             raise
