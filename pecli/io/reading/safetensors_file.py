@@ -94,7 +94,7 @@ class SafetensorsFile:
         if 8 + length > size:
             raise self._bad(f"header of {length} bytes in a file of {size}")
         text = self._exactly(length, 8)
-        if not text.startswith(b"{"):
+        if not text.lstrip().startswith(b"{"):
             raise self._bad("its header is no JSON object")
         value = _parse(text, self._bad)
         metadata = value.pop("__metadata__", None) or {}
