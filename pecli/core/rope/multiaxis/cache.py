@@ -1,0 +1,215 @@
+"""cos/sin caches of a multi-axis rotary embedding for position ids, in each engine's form.
+
+Row ``r`` is token ``r`` with position ids ``ids[r]`` (one column per axis, any finite float64,
+fractional or negative too); pair ``j`` turns by ``ids[r, axis(j)] · ω_j``
+(:class:`~.plan.AxisPlan`). ``exact`` angles are double-doubles (the position times the exact
+frequency, :func:`pecli.core.kernels.fill_sin_cos_direct`) and every value is rounded once to
+the output dtype; ``float64`` / ``float32`` repeat a model's own arithmetic instead (frequency,
+angle, cos and sin each rounded to that dtype, as torch does). Forms: ``full`` (the rotated
+width, each value on both channels of its pair), ``half`` (one column per pair: GPT-J, gpt-oss,
+FLUX-style), ``complex`` (``cos + i·sin``, Meta / Mistral ``freqs_cis``), ``matrix`` (BFL's 2×2
+rotation ``[[cos, −sin], [sin, cos]]`` per pair). Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from ... import kernels
+from ...dtypes import HALF_DTYPES, round_once
+from ...errors import ParameterError
+from ...rules import MAX_POSITION, check_table_dtype
+from .plan import AxisPlan, channel_pairs, plan_frequencies
+
+__all__ = ["ARITHMETICS", "FORMS", "axes_cache", "axes_cache_blocks", "model_frequencies"]
+
+#: ``exact`` (rounded once) or a model's own compute dtype.
+ARITHMETICS = ("exact", "float64", "float32")
+#: What the cache holds per row (see the module docstring).
+FORMS = ("full", "half", "complex", "matrix")
+#: Values per block of the streamed cache.
+BLOCK_CELLS = 1 << 19
+
+
+def model_frequencies(plan: AxisPlan, dtype: DTypeLike) -> np.ndarray:
+    """``1.0 / θ ** (arange(0, D, 2)/D)`` as torch computes it in ``dtype``, per pair.
+
+    The exponent ``2k/D`` is rounded to ``dtype``, the power is rounded once from float64 (torch's
+    CPU ``pow`` is within 1 ulp of that), then the reciprocal in ``dtype``.
+
+    Examples
+    --------
+    >>> from .plan import per_axis
+    >>> model_frequencies(per_axis([4], theta=100.0, axes=("x",)), np.float32)
+    array([1. , 0.1], dtype=float32)
+
+    """
+    f = np.dtype(dtype).type
+    k = np.array(plan.index, dtype=f)
+    x = (f(2) * k) / np.array(plan.denominator, dtype=f)
+    power = np.power(np.array(plan.theta), x.astype(np.float64)).astype(f)
+    inv: np.ndarray = (f(1) / power).astype(f)
+    return inv
+
+
+def _check_ids(plan: AxisPlan, ids: np.ndarray) -> np.ndarray:
+    ids = np.asarray(ids, dtype=np.float64)
+    if ids.ndim != 2 or ids.shape[1] != len(plan.axes) or ids.shape[0] < 1:
+        rule = f"must have shape (tokens, {len(plan.axes)}): one column per axis"
+        raise ParameterError("ids", rule, ids.shape)
+    if not np.all(np.isfinite(ids)) or np.any(np.abs(ids) > MAX_POSITION):
+        raise ParameterError("ids", "must be finite with |position| <= 2^53", "a bad id")
+    return ids
+
+
+def axes_cache_blocks(
+    plan: AxisPlan,
+    ids: np.ndarray,
+    *,
+    form: str = "full",
+    part: str = "both",
+    dtype: DTypeLike = np.float32,
+    arithmetic: str = "exact",
+    rows: int | None = None,
+) -> Iterator[np.ndarray]:
+    """The cache in row blocks, for streaming; arguments are checked before any block is made.
+
+    Parameters
+    ----------
+    plan : AxisPlan
+        The channel → axis map and frequencies.
+    ids : numpy.ndarray
+        Shape ``(tokens, len(plan.axes))``: each token's position on each axis.
+    form : str, keyword-only
+        One of :data:`FORMS`.
+    part : str, keyword-only
+        ``both`` (cos columns then sin columns), ``cos`` or ``sin``; ``complex`` and
+        ``matrix`` hold both.
+    dtype : str, keyword-only
+        float32, float64, float16 or bfloat16; ``complex``: float32 gives complex64, float64
+        complex128.
+    arithmetic : str, keyword-only
+        One of :data:`ARITHMETICS`.
+    rows : int, keyword-only, optional
+        Rows per block (default: about half a million values).
+
+    Yields
+    ------
+    numpy.ndarray
+        ``full``: ``(m, rotary_dim·parts)``; ``half``: ``(m, h·parts)``; ``complex``:
+        ``(m, h)``; ``matrix``: ``(m, h, 2, 2)``.
+
+    Raises
+    ------
+    ParameterError
+        Ids of the wrong shape or not finite; an unknown form, part or arithmetic; a dtype
+        the form cannot hold.
+
+    """
+    ids = _check_ids(plan, ids)
+    stored = _check_form(form, part, dtype, arithmetic)
+    step = rows or max(1, BLOCK_CELLS // plan.rotary_dim)
+    return _blocks(plan, ids, form, part, stored, arithmetic, step)
+
+
+def _check_form(form: str, part: str, dtype: DTypeLike, arithmetic: str) -> np.dtype:
+    if form not in FORMS:
+        raise ParameterError("form", f"must be one of {', '.join(FORMS)}", form)
+    if arithmetic not in ARITHMETICS:
+        raise ParameterError("arithmetic", f"must be one of {', '.join(ARITHMETICS)}", arithmetic)
+    if part not in ("both", "cos", "sin") or (form in ("complex", "matrix") and part != "both"):
+        rule = "must be both, cos or sin (both for the complex and matrix forms)"
+        raise ParameterError("part", rule, part)
+    stored = check_table_dtype(dtype)
+    if form == "complex" and stored.name not in ("float32", "float64"):
+        raise ParameterError("dtype", "must be float32 or float64 for the complex form", dtype)
+    return stored
+
+
+def _blocks(
+    plan: AxisPlan, ids: np.ndarray, form: str, part: str, stored: np.dtype, arithmetic: str,
+    step: int,
+) -> Iterator[np.ndarray]:  # fmt: skip
+    for row in range(0, ids.shape[0], step):
+        block = ids[row : row + step]
+        if arithmetic == "exact":
+            cos, sin = _exact_pairs(plan, block)
+        else:
+            cos, sin = _model_pairs(plan, block, np.dtype(arithmetic))
+        yield _shape(plan, cos, sin, form, part, stored)
+
+
+def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """float64 cos and sin ``(m, h)`` of the exact angles, each within ~1 ulp."""
+    omega, residual = plan_frequencies(plan)
+    axis = np.array(plan.axis)
+    cos = np.empty((ids.shape[0], plan.pairs))
+    sin = np.empty_like(cos)
+    for a in range(len(plan.axes)):
+        cols = np.flatnonzero(axis == a)
+        if cols.size:
+            s, c = np.empty((ids.shape[0], cols.size)), np.empty((ids.shape[0], cols.size))
+            kernels.fill_sin_cos_direct(
+                s, c, np.ascontiguousarray(ids[:, a]), omega[cols], residual[cols], workers=1
+            )
+            cos[:, cols], sin[:, cols] = c, s
+    return cos, sin
+
+
+def _model_pairs(
+    plan: AxisPlan, ids: np.ndarray, model: np.dtype
+) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin ``(m, h)`` with every step rounded to the model's dtype."""
+    inv = model_frequencies(plan, model)
+    positions = ids[:, np.array(plan.axis)].astype(model)
+    angles = (positions * inv[None, :]).astype(model).astype(np.float64)
+    return np.cos(angles).astype(model), np.sin(angles).astype(model)
+
+
+def _shape(
+    plan: AxisPlan, cos: np.ndarray, sin: np.ndarray, form: str, part: str, stored: np.dtype
+) -> np.ndarray:
+    """One block in the form, rounded once to ``stored``."""
+    if form == "complex":
+        out = np.empty(cos.shape, dtype=np.complex64 if stored.itemsize == 4 else np.complex128)
+        out.real, out.imag = cos, sin
+        return out
+    if form == "matrix":
+        matrix = np.stack([cos, -sin, sin, cos], axis=-1).reshape(*cos.shape, 2, 2)
+        return _round(matrix, stored)
+    names = ("cos", "sin") if part == "both" else (part,)
+    chosen = [cos if name == "cos" else sin for name in names]
+    if form == "half":
+        return _round(np.concatenate(chosen, axis=1), stored)
+    first, second = channel_pairs(plan)
+    width = plan.rotary_dim
+    out = np.empty((cos.shape[0], width * len(chosen)), dtype=np.float64)
+    for k, values in enumerate(chosen):
+        out[:, k * width + first] = values
+        out[:, k * width + second] = values
+    return _round(out, stored)
+
+
+def _round(values: np.ndarray, stored: np.dtype) -> np.ndarray:
+    return round_once(values, stored) if stored.name in HALF_DTYPES else values.astype(stored)
+
+
+def axes_cache(
+    plan: AxisPlan, ids: np.ndarray, *, form: str = "full", part: str = "both",
+    dtype: DTypeLike = np.float32, arithmetic: str = "exact",
+) -> np.ndarray:  # fmt: skip
+    """The whole cache at once (:func:`axes_cache_blocks` concatenated).
+
+    Examples
+    --------
+    >>> from .plan import per_axis
+    >>> plan = per_axis([2, 2], theta=100.0, axes=("h", "w"))
+    >>> axes_cache(plan, np.array([[1.0, 2.0]]), form="half", dtype="float64").round(6)
+    array([[ 0.540302, -0.416147,  0.841471,  0.909297]])
+
+    """
+    return np.concatenate(list(axes_cache_blocks(
+        plan, ids, form=form, part=part, dtype=dtype, arithmetic=arithmetic)))  # fmt: skip

@@ -1,0 +1,189 @@
+"""Named multi-axis rotary embeddings: each model's channel → axis map, θ, ids and dtype.
+
+Every preset is read from its source (named in :attr:`AxisPreset.source`) and is an
+:class:`~.plan.AxisPlan` plus a builder of position ids for a grid (and text tokens where the
+model rotates them). Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import ParameterError
+from . import ids as idmod
+from .plan import AxisPlan, per_axis, shared
+
+__all__ = ["AXIS_PRESETS", "AxisPreset", "axis_preset", "pixtral_plan", "wan_widths"]
+
+
+@dataclass(frozen=True)
+class AxisPreset:
+    """One model's multi-axis rotary embedding.
+
+    Attributes
+    ----------
+    name, title : str
+        The preset's name on the command line and a one-line description.
+    source : str
+        The library file and function it follows.
+    dtype : str
+        The dtype the model computes its frequencies and angles in (``float64``/``float32``).
+    head_dim : int
+        The model's head width (the default).
+    grid : str
+        What ``--grid`` gives, e.g. ``"H W"`` (latent patches).
+    text : str
+        ``first``: text tokens come before the grid (FLUX); ``none``: the model does not rotate
+        text tokens (they are not in the cache).
+    make_plan : callable
+        ``head_dim → AxisPlan``.
+    make_ids : callable
+        ``(grid sizes, text tokens) → ids (tokens, axes)``.
+
+    """
+
+    name: str
+    title: str
+    source: str
+    dtype: str
+    head_dim: int
+    grid: str
+    text: str
+    make_plan: Callable[[int], AxisPlan]
+    make_ids: Callable[[tuple[int, ...], int], np.ndarray]
+
+    def plan(self, head_dim: int | None = None) -> AxisPlan:
+        """The plan for ``head_dim`` (default: the model's)."""
+        return self.make_plan(self.head_dim if head_dim is None else _check_head(head_dim))
+
+    def ids(self, grid: Sequence[int], text: int = 0) -> np.ndarray:
+        """Position ids of ``text`` text tokens and a grid of ``grid`` sizes, in model order."""
+        dims = len(self.grid.split())
+        sizes = idmod.check_grid(grid, dims, most=1024 if self.name == "wan" else None)
+        if text and self.text == "none":
+            raise ParameterError("text", f"must be 0: {self.title} does not rotate text", text)
+        return self.make_ids(sizes, text)
+
+
+def _check_head(head_dim: object) -> int:
+    if not isinstance(head_dim, int | np.integer) or head_dim < 4 or head_dim > 1 << 16:
+        raise ParameterError("head_dim", "must be an integer from 4 to 65536", head_dim)
+    return int(head_dim)
+
+
+def _fixed(widths: list[int], theta: float, axes: tuple[str, ...]) -> Callable[[int], AxisPlan]:
+    def make(head_dim: int) -> AxisPlan:
+        if head_dim != sum(widths):
+            rule = f"must be {sum(widths)} (the axes {widths} fill the head)"
+            raise ParameterError("head_dim", rule, head_dim)
+        return per_axis(widths, theta=theta, axes=axes)
+
+    return make
+
+
+def wan_widths(head_dim: int) -> list[int]:
+    """Wan's t/h/w widths ``head − 4·(head//6)``, ``2·(head//6)``, ``2·(head//6)``.
+
+    >>> wan_widths(128)
+    [44, 42, 42]
+
+    """
+    if head_dim < 12 or head_dim % 2:
+        raise ParameterError("head_dim", "must be an even integer >= 12 for Wan", head_dim)
+    side = 2 * (head_dim // 6)
+    return [head_dim - 2 * side, side, side]
+
+
+def pixtral_plan(head_dim: int, theta: float = 10000.0) -> AxisPlan:
+    """Pixtral: ``θ^(-2k/d)``, even ``k`` → rows (first quarter), odd ``k`` → columns, half-split.
+
+    transformers ``models/pixtral/modeling_pixtral.py`` ``PixtralVisionRotaryEmbedding``:
+    ``inv_freq_2d = cat([inv_freq[0::2], inv_freq[1::2]])``, rows take the first chunk and
+    columns the second (``recomposition_frequencies``), ``cat([freq_hw, freq_hw])``.
+
+    >>> pixtral_plan(16).index, pixtral_plan(16).strip()
+    ((0, 2, 4, 6, 1, 3, 5, 7), 'HHHHWWWW')
+
+    """
+    if head_dim % 4:
+        raise ParameterError("head_dim", "must be a multiple of 4 for Pixtral", head_dim)
+    q = head_dim // 4
+    order = list(range(0, 2 * q, 2)) + list(range(1, 2 * q, 2))
+    return shared([0] * q + [1] * q, theta=theta, axes=("h", "w"), order=order)
+
+
+def _two_axes(theta: float) -> Callable[[int], AxisPlan]:
+    def make(head_dim: int) -> AxisPlan:
+        if head_dim % 4:
+            raise ParameterError("head_dim", "must be a multiple of 4", head_dim)
+        return per_axis([head_dim // 2] * 2, theta=theta, axes=("x", "y"))
+
+    return make
+
+
+def _flux_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
+    return idmod.with_text(idmod.grid_ids(sizes, axes=3, columns=[1, 2]), text)
+
+
+def _flux2_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
+    return idmod.with_text(idmod.grid_ids(sizes, axes=4, columns=[1, 2]), text, axis=3)
+
+
+def _video_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
+    return idmod.grid_ids(sizes)
+
+
+def _xy_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
+    return idmod.grid_ids(sizes, columns=[1, 0])  # x = i mod W first, y = i div W
+
+
+def _llama4(sizes: tuple[int, ...], text: int) -> np.ndarray:
+    return idmod.llama4_ids(sizes[0])
+
+
+_D = "diffusers models/transformers/"
+AXIS_PRESETS: dict[str, AxisPreset] = {p.name: p for p in (
+    AxisPreset("flux", "FLUX.1: axes [16, 56, 56], θ 10000, text ids 0, interleaved",
+               _D + "transformer_flux.py FluxPosEmbed; BFL flux/modules/layers.py EmbedND",
+               "float64", 128, "H W", "first", _fixed([16, 56, 56], 10000.0, ("t", "h", "w")),
+               _flux_ids),
+    AxisPreset("flux2", "FLUX.2: 4 axes of 32 (t, h, w, l), θ 2000, text on l",
+               _D + "transformer_flux2.py Flux2PosEmbed; pipeline_flux2.py _prepare_*_ids",
+               "float64", 128, "H W", "first",
+               _fixed([32] * 4, 2000.0, ("t", "h", "w", "l")), _flux2_ids),
+    AxisPreset("hunyuanvideo", "HunyuanVideo: axes [16, 56, 56], θ 256, interleaved",
+               _D + "transformer_hunyuan_video.py HunyuanVideoRotaryPosEmbed", "float32", 128,
+               "T H W", "none", _fixed([16, 56, 56], 256.0, ("t", "h", "w")), _video_ids),
+    AxisPreset("wan", "Wan 2.1/2.2: widths d−4(d//6), 2(d//6), 2(d//6), own schedule each",
+               _D + "transformer_wan.py WanRotaryPosEmbed", "float64", 128, "F H W", "none",
+               lambda d: per_axis(wan_widths(d), theta=10000.0), _video_ids),
+    AxisPreset("pixtral", "Pixtral: shared θ 10000, even frequencies → rows, odd → columns",
+               "transformers models/pixtral/modeling_pixtral.py PixtralVisionRotaryEmbedding",
+               "float32", 64, "H W", "none", pixtral_plan,
+               lambda s, t: idmod.grid_ids(s)),
+    AxisPreset("llama4-vision", "Llama 4 vision: x then y, 1-based, class token last at 0",
+               "transformers models/llama4/modeling_llama4.py Llama4VisionRotaryEmbedding",
+               "float32", 88, "SIDE", "none", _two_axes(10000.0), _llama4),
+    AxisPreset("rope-vit-axial", "RoPE-ViT axial: x then y, θ 100, complex freqs_cis",
+               "naver-ai/rope-vit models/vit_rope.py compute_axial_cis, init_t_xy", "float32",
+               64, "H W", "none", _two_axes(100.0), _xy_ids),
+)}  # fmt: skip
+
+
+def axis_preset(name: str) -> AxisPreset:
+    """The preset called ``name`` (case-insensitive; ``flux.1``, ``flux1`` mean ``flux``).
+
+    Examples
+    --------
+    >>> axis_preset("FLUX.1").plan().strip().count("H")
+    28
+
+    """
+    key = str(name).strip().lower().replace("flux.1", "flux").replace("flux1", "flux")
+    key = key.replace("flux.2", "flux2")
+    if key not in AXIS_PRESETS:
+        raise ParameterError("preset", f"must be one of {', '.join(AXIS_PRESETS)}", name)
+    return AXIS_PRESETS[key]
