@@ -22,7 +22,7 @@ from ._app import figures as load_figures
 from .convention_options import Bases, Conventions, Schedules
 from .options import DataOutput, Dpi, EvenD, Quiet, Size
 from .plots import FigureOutput, PlotOutputs
-from .rope_options import rope_spec_options
+from .rope.options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.rope import RopeSpec

@@ -44,6 +44,16 @@ def show(*renderables: Any, output: str | None = None) -> None:
         handle.write(text.encode("utf-8", errors="replace"))
 
 
+def titled_table(title: str, *columns: str) -> Any:
+    """A rich table with a title on its left and the named columns."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column)
+    return table
+
+
 def jsonable(value: Any) -> Any:
     """Plain JSON for ``--json``: infinities and NaN become null, tuples lists.
 
