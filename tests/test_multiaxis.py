@@ -219,7 +219,7 @@ def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
 @pytest.mark.parametrize(
     ("call", "parameter"),
     [
-        (lambda: per_axis([16, 55], theta=1e4, axes=("a", "b")), "widths[1]"),
+        (lambda: per_axis([16, 55], theta=1e4, axes=("a", "b")), "widths"),
         (lambda: per_axis([16, 56], theta=1e4), "widths"),
         (lambda: per_axis([16], theta=1.0, axes=("a",)), "theta"),
         (lambda: per_axis([16], theta=1e4, axes=("a",), layout="zigzag"), "layout"),
@@ -233,12 +233,27 @@ def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
         (lambda: pixtral_plan(66), "head_dim"),
         (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.ones((2, 2))), "ids"),
         (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.array([[np.nan]])), "ids"),
-        (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)),
-                            form="complex", dtype="float16"), "dtype"),  # fmt: skip
-        (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)),
-                            form="matrix", part="cos"), "part"),  # fmt: skip
-        (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)),
-                            arithmetic="bf16"), "arithmetic"),  # fmt: skip
+        (
+            lambda: axes_cache(
+                per_axis([4], theta=1e4, axes=("a",)),
+                np.ones((1, 1)),
+                form="complex",
+                dtype="float16",
+            ),
+            "dtype",
+        ),
+        (
+            lambda: axes_cache(
+                per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)), form="matrix", part="cos"
+            ),
+            "part",
+        ),
+        (
+            lambda: axes_cache(
+                per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)), arithmetic="bf16"
+            ),
+            "arithmetic",
+        ),
     ],
 )
 def test_refusals_name_the_parameter(call, parameter):

@@ -54,7 +54,9 @@ def _flux(out: Path) -> None:
 
 def _flux2(out: Path) -> None:
     text, (h, w) = 2, (3, 4)
-    txt = torch.cartesian_prod(torch.arange(1), torch.arange(1), torch.arange(1), torch.arange(text))
+    txt = torch.cartesian_prod(
+        torch.arange(1), torch.arange(1), torch.arange(1), torch.arange(text)
+    )
     img = torch.cartesian_prod(torch.arange(1), torch.arange(h), torch.arange(w), torch.arange(1))
     embed = Flux2PosEmbed(theta=2000, axes_dim=[32, 32, 32, 32])
     parts = [embed(txt), embed(img)]
@@ -85,8 +87,9 @@ def _video(out: Path) -> None:
 def _fractional(out: Path) -> None:
     pos = np.array(FRACTIONAL)
     for dtype, name in ((torch.float64, "float64"), (torch.float32, "float32")):
-        cos, sin = get_1d_rotary_pos_embed(16, pos, theta=10000.0, use_real=True,
-                                           repeat_interleave_real=True, freqs_dtype=dtype)  # fmt: skip
+        cos, sin = get_1d_rotary_pos_embed(
+            16, pos, theta=10000.0, use_real=True, repeat_interleave_real=True, freqs_dtype=dtype
+        )
         _pair(out, f"fractional_{name}", cos, sin, library="diffusers",
               call=f"get_1d_rotary_pos_embed(16, pos, 10000.0, use_real=True, freqs_dtype={name})",
               positions=FRACTIONAL, freqs_dtype=name)  # fmt: skip

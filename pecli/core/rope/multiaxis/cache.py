@@ -21,8 +21,11 @@ from numpy.typing import DTypeLike
 from ... import kernels
 from ...dtypes import HALF_DTYPES, round_once
 from ...errors import ParameterError
-from ...rules import MAX_POSITION, check_table_dtype
+from ...rules import check_table_dtype
+from .ids import ArrayIds, GridIds, check_ids
 from .plan import AxisPlan, channel_pairs, plan_frequencies
+
+IdSource = GridIds | ArrayIds
 
 __all__ = ["ARITHMETICS", "FORMS", "axes_cache", "axes_cache_blocks", "model_frequencies"]
 
@@ -55,19 +58,18 @@ def model_frequencies(plan: AxisPlan, dtype: DTypeLike) -> np.ndarray:
     return inv
 
 
-def _check_ids(plan: AxisPlan, ids: np.ndarray) -> np.ndarray:
-    ids = np.asarray(ids, dtype=np.float64)
-    if ids.ndim != 2 or ids.shape[1] != len(plan.axes) or ids.shape[0] < 1:
-        rule = f"must have shape (tokens, {len(plan.axes)}): one column per axis"
-        raise ParameterError("ids", rule, ids.shape)
-    if not np.all(np.isfinite(ids)) or np.any(np.abs(ids) > MAX_POSITION):
-        raise ParameterError("ids", "must be finite with |position| <= 2^53", "a bad id")
+def _source(plan: AxisPlan, ids: IdSource | np.ndarray) -> IdSource:
+    if isinstance(ids, np.ndarray | list | tuple):
+        return check_ids(np.asarray(ids), len(plan.axes))
+    if ids.axes != len(plan.axes):
+        rule = f"must have one column per axis ({len(plan.axes)})"
+        raise ParameterError("ids", rule, f"{ids.axes} columns")
     return ids
 
 
 def axes_cache_blocks(
     plan: AxisPlan,
-    ids: np.ndarray,
+    ids: IdSource | np.ndarray,
     *,
     form: str = "full",
     part: str = "both",
@@ -81,8 +83,9 @@ def axes_cache_blocks(
     ----------
     plan : AxisPlan
         The channel → axis map and frequencies.
-    ids : numpy.ndarray
-        Shape ``(tokens, len(plan.axes))``: each token's position on each axis.
+    ids : numpy.ndarray or id source
+        Shape ``(tokens, len(plan.axes))``: each token's position on each axis; or a
+        :class:`~.ids.GridIds` / :class:`~.ids.ArrayIds`, whose rows are made a block at a time.
     form : str, keyword-only
         One of :data:`FORMS`.
     part : str, keyword-only
@@ -109,10 +112,10 @@ def axes_cache_blocks(
         the form cannot hold.
 
     """
-    ids = _check_ids(plan, ids)
+    source = _source(plan, ids)
     stored = _check_form(form, part, dtype, arithmetic)
     step = rows or max(1, BLOCK_CELLS // plan.rotary_dim)
-    return _blocks(plan, ids, form, part, stored, arithmetic, step)
+    return _blocks(plan, source, form, part, stored, arithmetic, step)
 
 
 def _check_form(form: str, part: str, dtype: DTypeLike, arithmetic: str) -> np.dtype:
@@ -130,11 +133,11 @@ def _check_form(form: str, part: str, dtype: DTypeLike, arithmetic: str) -> np.d
 
 
 def _blocks(
-    plan: AxisPlan, ids: np.ndarray, form: str, part: str, stored: np.dtype, arithmetic: str,
+    plan: AxisPlan, ids: IdSource, form: str, part: str, stored: np.dtype, arithmetic: str,
     step: int,
 ) -> Iterator[np.ndarray]:  # fmt: skip
-    for row in range(0, ids.shape[0], step):
-        block = ids[row : row + step]
+    for row in range(0, ids.n, step):
+        block = ids.rows(row, min(row + step, ids.n))
         if arithmetic == "exact":
             cos, sin = _exact_pairs(plan, block)
         else:
@@ -159,10 +162,8 @@ def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return cos, sin
 
 
-def _model_pairs(
-    plan: AxisPlan, ids: np.ndarray, model: np.dtype
-) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin ``(m, h)`` with every step rounded to the model's dtype."""
+def _model_pairs(plan: AxisPlan, ids: np.ndarray, model: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Cos and sin ``(m, h)`` with every step rounded to the model's dtype."""
     inv = model_frequencies(plan, model)
     positions = ids[:, np.array(plan.axis)].astype(model)
     angles = (positions * inv[None, :]).astype(model).astype(np.float64)
@@ -198,7 +199,7 @@ def _round(values: np.ndarray, stored: np.dtype) -> np.ndarray:
 
 
 def axes_cache(
-    plan: AxisPlan, ids: np.ndarray, *, form: str = "full", part: str = "both",
+    plan: AxisPlan, ids: IdSource | np.ndarray, *, form: str = "full", part: str = "both",
     dtype: DTypeLike = np.float32, arithmetic: str = "exact",
 ) -> np.ndarray:  # fmt: skip
     """The whole cache at once (:func:`axes_cache_blocks` concatenated).

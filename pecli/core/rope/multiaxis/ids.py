@@ -1,23 +1,26 @@
-"""Position ids of image and video tokens: one row per token, one column per axis.
+"""Position ids of text, image and video tokens: one row per token, one column per axis.
 
-Each builder follows one model's source (named in its docstring): the order of the tokens
-(text before or after the patches, row-major patches), what text tokens get, and where the
-positions start (0 or 1, a class token). Pure NumPy; no I/O.
+A :class:`GridIds` makes any range of rows on demand (a cache of a billion tokens is streamed
+without its ids ever being whole in memory): text tokens first (FLUX.1: 0 on every axis; FLUX.2:
+``0 … L−1`` on one axis), then a grid in row-major order (``meshgrid(…, indexing="ij")``), then
+trailing tokens at 0 (Llama 4's class token). :class:`ArrayIds` wraps explicit ids. Pure
+NumPy; no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...errors import ParameterError
 from ...rules import MAX_POSITION
 
-__all__ = ["check_grid", "grid_ids", "llama4_ids", "with_text"]
+__all__ = ["MAX_TOKENS", "ArrayIds", "GridIds", "check_grid", "check_ids"]
 
-#: Largest token count an id table is built for (2^31 rows).
-MAX_TOKENS = 1 << 31
+#: Most tokens an id source may hold (2^40: far past any cache a disk holds).
+MAX_TOKENS = 1 << 40
 
 
 def check_grid(grid: Sequence[int], dims: int, *, most: int | None = None) -> tuple[int, ...]:
@@ -31,74 +34,116 @@ def check_grid(grid: Sequence[int], dims: int, *, most: int | None = None) -> tu
     """
     sizes = tuple(grid)
     if len(sizes) != dims:
-        raise ParameterError("grid", f"must have {dims} sizes for this preset", list(sizes))
+        raise ParameterError("grid", f"must have {dims} sizes here", list(sizes))
     for size in sizes:
         if not isinstance(size, int | np.integer) or size < 1 or size > MAX_POSITION:
             raise ParameterError("grid", "sizes must be integers >= 1", list(sizes))
         if most is not None and size > most:
             raise ParameterError("grid", f"sizes must be <= {most} for this preset", list(sizes))
     if int(np.prod(sizes, dtype=object)) > MAX_TOKENS:
-        raise ParameterError("grid", "must hold at most 2^31 tokens", list(sizes))
+        raise ParameterError("grid", "must hold at most 2^40 tokens", list(sizes))
     return tuple(int(s) for s in sizes)
 
 
-def grid_ids(sizes: Sequence[int], *, fixed: dict[int, float] | None = None,
-             axes: int | None = None, columns: Sequence[int] | None = None,
-             base: float = 0.0) -> np.ndarray:  # fmt: skip
-    """Row-major ids of a grid: ``meshgrid(arange(s_0), arange(s_1), …, indexing="ij")``.
+@dataclass(frozen=True)
+class GridIds:
+    """Ids of ``text`` text tokens, a grid, then ``tail`` tokens at 0, made a range at a time.
 
-    ``columns[i]`` is the id column of grid dimension ``i`` (default ``i``), ``fixed`` sets other
-    columns to a constant (FLUX's axis 0 = 0), ``base`` is added to every grid coordinate.
-
-    Examples
-    --------
-    >>> grid_ids([2, 3], axes=3, columns=[1, 2]).tolist()[:4]
-    [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 2.0], [0.0, 1.0, 0.0]]
-
-    """
-    axes = len(sizes) if axes is None else axes
-    columns = list(range(len(sizes))) if columns is None else list(columns)
-    mesh = np.meshgrid(*[np.arange(s, dtype=np.float64) + base for s in sizes], indexing="ij")
-    out = np.zeros((int(np.prod(sizes)), axes), dtype=np.float64)
-    for col, coords in zip(columns, mesh, strict=True):
-        out[:, col] = coords.reshape(-1)
-    for col, value in (fixed or {}).items():
-        out[:, col] = value
-    return out
-
-
-def with_text(image: np.ndarray, text: int, *, axis: int | None = None) -> np.ndarray:
-    """Text tokens first, then the image tokens (FLUX.1 and FLUX.2 concatenate so).
-
-    Text ids are 0 on every axis (FLUX.1 ``txt_ids = zeros``), or ``0 … text−1`` on ``axis``
-    (FLUX.2 ``_prepare_text_ids``: ``(t, h, w, l) = (0, 0, 0, arange(L))``).
+    Attributes
+    ----------
+    sizes : tuple of int
+        The grid, outermost first.
+    axes : int
+        Id columns.
+    columns : tuple of int
+        The id column of each grid dimension.
+    base : float
+        Added to every grid coordinate (1 for Llama 4's 1-based ids).
+    text : int
+        Text tokens before the grid.
+    text_axis : int or None
+        The column that counts text tokens ``0 … text−1`` (others 0); None: all 0.
+    tail : int
+        Tokens after the grid with every id 0.
 
     Examples
     --------
-    >>> with_text(np.ones((1, 4)), 2, axis=3).tolist()
-    [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    >>> ids = GridIds((2, 3), axes=3, columns=(1, 2), text=1)
+    >>> ids.n, ids.rows(0, 4).tolist()
+    (7, [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 2.0]])
 
     """
-    if not isinstance(text, int | np.integer) or text < 0 or text > MAX_TOKENS:
-        raise ParameterError("text", "must be an integer >= 0", text)
-    words = np.zeros((int(text), image.shape[1]), dtype=np.float64)
-    if axis is not None:
-        words[:, axis] = np.arange(text)
-    return np.concatenate([words, image])
+
+    sizes: tuple[int, ...]
+    axes: int
+    columns: tuple[int, ...]
+    base: float = 0.0
+    text: int = 0
+    text_axis: int | None = None
+    tail: int = 0
+
+    @property
+    def n(self) -> int:
+        """Tokens in all."""
+        return self.text + int(np.prod(self.sizes, dtype=object)) + self.tail
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Ids of tokens ``start … stop−1``, shape ``(stop − start, axes)``, float64."""
+        index = np.arange(start, stop, dtype=np.int64)
+        out = np.zeros((index.size, self.axes), dtype=np.float64)
+        words = index < self.text
+        if self.text_axis is not None:
+            out[words, self.text_axis] = index[words]
+        cells = int(np.prod(self.sizes, dtype=object))
+        inside = (index >= self.text) & (index < self.text + cells)
+        coords = np.unravel_index(index[inside] - self.text, self.sizes)
+        for column, coord in zip(self.columns, coords, strict=True):
+            out[inside, column] = coord + self.base
+        return out
 
 
-def llama4_ids(side: int) -> np.ndarray:
-    """Llama 4 vision: ``(x + 1, y + 1)`` of patch ``i`` (x = i mod side), then the class token.
+@dataclass(frozen=True)
+class ArrayIds:
+    """Explicit ids ``(tokens, axes)`` as an id source.
 
-    transformers ``models/llama4/modeling_llama4.py`` ``Llama4VisionRotaryEmbedding.
-    _compute_freqs_ci``: the class token is last and its frequencies are masked to 0, so its ids
-    here are ``(0, 0)`` (angle 0: cos 1, sin 0).
-
-    Examples
-    --------
-    >>> llama4_ids(24)[25].tolist(), llama4_ids(2).tolist()[-1]
-    ([2.0, 2.0], [0.0, 0.0])
+    >>> ArrayIds(np.ones((3, 2))).rows(1, 3).shape
+    (2, 2)
 
     """
-    ids = grid_ids([side, side], columns=[1, 0], base=1.0)  # y = i // side, x = i % side
-    return np.concatenate([ids, np.zeros((1, 2))])
+
+    array: np.ndarray
+
+    @property
+    def n(self) -> int:
+        """Tokens in all."""
+        return int(self.array.shape[0])
+
+    @property
+    def axes(self) -> int:
+        """Id columns."""
+        return int(self.array.shape[1])
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Ids of tokens ``start … stop−1``."""
+        return np.asarray(self.array[start:stop], dtype=np.float64)
+
+
+def check_ids(ids: np.ndarray, axes: int) -> ArrayIds:
+    """Explicit ids checked: 2-D, one column per axis, finite, ``|id| <= 2^53``.
+
+    Raises
+    ------
+    ParameterError
+        (as ``ids``) otherwise.
+
+    """
+    array = np.asarray(ids)
+    if array.ndim == 1 and axes == 1:
+        array = array[:, None]
+    if array.ndim != 2 or array.shape[1] != axes or array.shape[0] < 1:
+        rule = f"must have shape (tokens, {axes}): one column per axis"
+        raise ParameterError("ids", rule, array.shape)
+    values = array.astype(np.float64)
+    if not np.all(np.isfinite(values)) or np.any(np.abs(values) > MAX_POSITION):
+        raise ParameterError("ids", "must be finite with |position| <= 2^53", "a bad id")
+    return ArrayIds(values)

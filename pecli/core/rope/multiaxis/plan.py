@@ -23,7 +23,15 @@ import numpy as np
 from ...errors import ParameterError
 from .. import _exact as ex
 
-__all__ = ["LAYOUTS", "AxisPlan", "channel_pairs", "plan_frequencies", "per_axis", "shared"]
+__all__ = [
+    "LAYOUTS",
+    "AxisPlan",
+    "channel_pairs",
+    "check_layout",
+    "per_axis",
+    "plan_frequencies",
+    "shared",
+]
 
 #: Where the two channels of pair ``j`` sit: ``(2j, 2j+1)``, ``(j, j+h)``, or ``(j, j+h)``
 #: inside each contiguous block of one axis's pairs (Allegro-style).
@@ -78,7 +86,8 @@ class AxisPlan:
         return "".join(self.axes[a][0].upper() for a in self.axis)
 
 
-def _check_layout(layout: str) -> str:
+def check_layout(layout: str) -> str:
+    """``layout`` if it is one of :data:`LAYOUTS`, else a :class:`ParameterError`."""
     if layout not in LAYOUTS:
         raise ParameterError("layout", f"must be one of {', '.join(LAYOUTS)}", layout)
     return layout
@@ -132,7 +141,7 @@ def per_axis(
     (64, (0, 1), 56)
 
     """
-    widths = [_check_width(w, f"widths[{i}]") for i, w in enumerate(widths)]
+    widths = [_check_width(w) for w in widths]
     thetas = [theta] * len(widths) if isinstance(theta, int | float) else list(theta)
     if not widths or len(thetas) != len(widths) or len(axes) != len(widths):
         rule = "needs one width per axis (and one θ per axis when θ is a list)"
@@ -145,7 +154,7 @@ def per_axis(
         den += [w] * (w // 2)
         th += [t] * (w // 2)
     return AxisPlan(tuple(axes), tuple(axis), tuple(index), tuple(den), tuple(th),
-                    _check_layout(layout))  # fmt: skip
+                    check_layout(layout))  # fmt: skip
 
 
 def shared(
@@ -157,7 +166,7 @@ def shared(
     denominator: int | None = None,
     layout: str = "half-split",
 ) -> AxisPlan:
-    """One schedule ``θ^(-2k/D)`` shared by all axes; ``assign[j]`` says which axis drives pair ``j``.
+    """One schedule ``θ^(-2k/D)`` shared by all axes; ``assign[j]``: the axis of pair ``j``.
 
     ``order[j]`` is the schedule index ``k`` of pair ``j`` (default ``j``: Qwen-VL M-RoPE;
     Pixtral puts the even ``k`` first, then the odd); ``D`` defaults to ``2·len(assign)``.
@@ -178,12 +187,12 @@ def shared(
         raise ParameterError("assign", f"must name axes 0 … {len(axes) - 1}", list(assign))
     t = _check_theta(theta)
     return AxisPlan(tuple(axes), tuple(int(a) for a in assign), tuple(order), (den,) * h,
-                    (t,) * h, _check_layout(layout))  # fmt: skip
+                    (t,) * h, check_layout(layout))  # fmt: skip
 
 
-def _check_width(width: object, name: str) -> int:
+def _check_width(width: object) -> int:
     if not isinstance(width, int | np.integer) or width < 2 or width % 2:
-        raise ParameterError(name, "must be an even integer >= 2", width)
+        raise ParameterError("widths", "must be even integers >= 2", width)
     return int(width)
 
 

@@ -41,7 +41,9 @@ class AxisPreset:
     make_plan : callable
         ``head_dim → AxisPlan``.
     make_ids : callable
-        ``(grid sizes, text tokens) → ids (tokens, axes)``.
+        ``(grid sizes, text tokens) →`` :class:`~.ids.GridIds`.
+    most : int or None
+        Largest grid size the model's table holds (Wan: ``max_seq_len`` 1024).
 
     """
 
@@ -53,19 +55,34 @@ class AxisPreset:
     grid: str
     text: str
     make_plan: Callable[[int], AxisPlan]
-    make_ids: Callable[[tuple[int, ...], int], np.ndarray]
+    make_ids: Callable[[tuple[int, ...], int], idmod.GridIds]
+    most: int | None = None
 
     def plan(self, head_dim: int | None = None) -> AxisPlan:
         """The plan for ``head_dim`` (default: the model's)."""
         return self.make_plan(self.head_dim if head_dim is None else _check_head(head_dim))
 
-    def ids(self, grid: Sequence[int], text: int = 0) -> np.ndarray:
-        """Position ids of ``text`` text tokens and a grid of ``grid`` sizes, in model order."""
-        dims = len(self.grid.split())
-        sizes = idmod.check_grid(grid, dims, most=1024 if self.name == "wan" else None)
+    def id_source(self, grid: Sequence[int], text: int = 0) -> idmod.GridIds:
+        """Ids of ``text`` text tokens and a grid of ``grid`` sizes, in the model's order.
+
+        Raises
+        ------
+        ParameterError
+            The wrong number of sizes, a size < 1 (or > 1024 for Wan, whose table stops
+            there), text tokens for a model that does not rotate them.
+
+        """
+        sizes = idmod.check_grid(grid, len(self.grid.split()), most=self.most)
+        if not isinstance(text, int | np.integer) or text < 0 or text > idmod.MAX_TOKENS:
+            raise ParameterError("text", "must be an integer >= 0", text)
         if text and self.text == "none":
-            raise ParameterError("text", f"must be 0: {self.title} does not rotate text", text)
-        return self.make_ids(sizes, text)
+            raise ParameterError("text", f"must be 0: {self.name} does not rotate text", text)
+        return self.make_ids(sizes, int(text))
+
+    def ids(self, grid: Sequence[int], text: int = 0) -> np.ndarray:
+        """:meth:`id_source` as one array ``(tokens, axes)``, float64."""
+        source = self.id_source(grid, text)
+        return source.rows(0, source.n)
 
 
 def _check_head(head_dim: object) -> int:
@@ -124,24 +141,28 @@ def _two_axes(theta: float) -> Callable[[int], AxisPlan]:
     return make
 
 
-def _flux_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
-    return idmod.with_text(idmod.grid_ids(sizes, axes=3, columns=[1, 2]), text)
+def _flux_ids(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+    return idmod.GridIds(sizes, axes=3, columns=(1, 2), text=text)  # text ids all 0
 
 
-def _flux2_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
-    return idmod.with_text(idmod.grid_ids(sizes, axes=4, columns=[1, 2]), text, axis=3)
+def _flux2_ids(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+    return idmod.GridIds(sizes, axes=4, columns=(1, 2), text=text, text_axis=3)
 
 
-def _video_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
-    return idmod.grid_ids(sizes)
+def _grid(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+    return idmod.GridIds(sizes, axes=len(sizes), columns=tuple(range(len(sizes))))
 
 
-def _xy_ids(sizes: tuple[int, ...], text: int) -> np.ndarray:
-    return idmod.grid_ids(sizes, columns=[1, 0])  # x = i mod W first, y = i div W
+def _xy_ids(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+    return idmod.GridIds(sizes, axes=2, columns=(1, 0))  # x = i mod W first, y = i div W
 
 
-def _llama4(sizes: tuple[int, ...], text: int) -> np.ndarray:
-    return idmod.llama4_ids(sizes[0])
+def _llama4(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+    """Llama 4 vision: ``(x+1, y+1)``, then the class token at ids 0 (cos 1, sin 0).
+
+    transformers ``Llama4VisionRotaryEmbedding._compute_freqs_ci`` masks its frequencies to 0.
+    """
+    return idmod.GridIds((sizes[0], sizes[0]), axes=2, columns=(1, 0), base=1.0, tail=1)
 
 
 _D = "diffusers models/transformers/"
@@ -156,14 +177,13 @@ AXIS_PRESETS: dict[str, AxisPreset] = {p.name: p for p in (
                _fixed([32] * 4, 2000.0, ("t", "h", "w", "l")), _flux2_ids),
     AxisPreset("hunyuanvideo", "HunyuanVideo: axes [16, 56, 56], θ 256, interleaved",
                _D + "transformer_hunyuan_video.py HunyuanVideoRotaryPosEmbed", "float32", 128,
-               "T H W", "none", _fixed([16, 56, 56], 256.0, ("t", "h", "w")), _video_ids),
+               "T H W", "none", _fixed([16, 56, 56], 256.0, ("t", "h", "w")), _grid),
     AxisPreset("wan", "Wan 2.1/2.2: widths d−4(d//6), 2(d//6), 2(d//6), own schedule each",
                _D + "transformer_wan.py WanRotaryPosEmbed", "float64", 128, "F H W", "none",
-               lambda d: per_axis(wan_widths(d), theta=10000.0), _video_ids),
+               lambda d: per_axis(wan_widths(d), theta=10000.0), _grid, most=1024),
     AxisPreset("pixtral", "Pixtral: shared θ 10000, even frequencies → rows, odd → columns",
                "transformers models/pixtral/modeling_pixtral.py PixtralVisionRotaryEmbedding",
-               "float32", 64, "H W", "none", pixtral_plan,
-               lambda s, t: idmod.grid_ids(s)),
+               "float32", 64, "H W", "none", pixtral_plan, _grid),
     AxisPreset("llama4-vision", "Llama 4 vision: x then y, 1-based, class token last at 0",
                "transformers models/llama4/modeling_llama4.py Llama4VisionRotaryEmbedding",
                "float32", 88, "SIDE", "none", _two_axes(10000.0), _llama4),

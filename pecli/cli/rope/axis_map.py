@@ -1,0 +1,78 @@
+"""``pecli rope axis-map``: which axis drives each rotary pair, with ω and λ, or the presets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...io import writing
+from .. import text
+from ..options import Quiet
+from ..progress import say_written
+from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
+from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
+
+
+@rope_app.command("axis-map")
+def axis_map_command(
+    preset: PresetOpt = None, head_dim: HeadDimOpt = None, widths: WidthsOpt = None,
+    theta: ThetaOpt = None, layout: AxisLayoutOpt = None, fmt: ReportFormatOpt = None,
+    output: ReportOutput = "-", quiet: Quiet = False,
+) -> None:  # fmt: skip
+    """The channel → axis map of a multi-axis rotary embedding, one row per rotary pair.
+
+    Per pair: its two channels, the axis, k and D of ω = θ^(-2k/D), θ, ω and the wavelength
+    λ = 2π/ω. Without --preset or --widths: the presets, each with its source and compute dtype.
+
+    Example: pecli rope axis-map --preset wan --format csv
+    """
+    from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
+
+    kind = report_kind(output, fmt)
+    if preset is None and widths is None:
+        columns = _presets()
+        lines: list[str] = []
+    else:
+        plan, chosen = resolve_plan(preset, head_dim=head_dim, widths=widths, theta=theta,
+                                    layout=layout)  # fmt: skip
+        columns = plan_columns(plan)
+        lines = _summary(plan, chosen)
+    if kind != "table":
+        writing.write_records(columns, output=output, fmt=kind)
+    else:
+        text.show(*lines, _table(columns), output=output)
+    say_written(output, quiet=quiet)
+
+
+def _presets() -> dict[str, np.ndarray]:
+    from ...core.rope.multiaxis import AXIS_PRESETS
+
+    rows = list(AXIS_PRESETS.values())
+    return {
+        "preset": np.array([p.name for p in rows]),
+        "head_dim": np.array([p.head_dim for p in rows]),
+        "grid": np.array([p.grid for p in rows]),
+        "dtype": np.array([p.dtype for p in rows]),
+        "what": np.array([p.title for p in rows]),
+        "source": np.array([p.source for p in rows]),
+    }
+
+
+def _summary(plan: Any, chosen: Any) -> list[str]:
+    counts = ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
+    lines = [f"{plan.pairs} pairs ({counts}), layout {plan.layout}: {plan.strip()}"]
+    if chosen is not None:
+        lines.insert(0, f"{chosen.title}; computed in {chosen.dtype}. Source: {chosen.source}")
+    return lines
+
+
+def _table(columns: dict[str, np.ndarray]) -> Any:
+    from rich.table import Table
+
+    table = Table()
+    for name in columns:
+        table.add_column(name, justify="right" if columns[name].dtype.kind in "iuf" else "left")
+    for row in zip(*columns.values(), strict=True):
+        table.add_row(*(f"{v:.10g}" if isinstance(v, np.floating) else str(v) for v in row))
+    return table
