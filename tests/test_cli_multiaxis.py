@@ -113,7 +113,7 @@ def test_theta_override_of_a_preset(run_cli, tmp_path):
         (
             ["--preset", "flux", "--grid", "2x2", "--form", "complex", "-o", "c.safetensors"],
             "--output",
-        ),  # fmt: skip
+        ),
         (["--preset", "flux", "--grid", "2x2", "--dtype", "bfloat16", "-o", "c.npy"], "--dtype"),
         (["--preset", "flux", "--grid", "2x2", "--ids", "missing.npy"], "--ids"),
         (["--preset", "flux", "--grid", "2x2", "-o", "c.txt"], "--output"),
