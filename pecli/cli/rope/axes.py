@@ -17,9 +17,10 @@ from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, Table
 from ..progress import say_written, write_streamed
 from .app import rope_app
 from .axes_output import axes_metadata, write_tensors
+from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...core.rope.multiaxis.ids import ArrayIds, GridIds
+    from ...core.rope.multiaxis.cache import IdSource
     from ...core.rope.multiaxis.plan import AxisPlan
 
 
@@ -54,7 +55,8 @@ def _option(name: str, text: str) -> Any:
 
 
 PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, pixtral, "
-    "llama4-vision or rope-vit-axial (pecli rope axis-map lists them).")]  # fmt: skip
+    "llama4-vision, rope-vit-axial, qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (pecli rope "
+    "axis-map lists them).")]  # fmt: skip
 HeadDimOpt = Annotated[int | None, _option("--head-dim", "Head width [default: the preset's]; "
     "FLUX and HunyuanVideo fix it at 128.")]  # fmt: skip
 GridOpt = Annotated[str | None, _option("--grid", "Grid sizes, e.g. 64x64 (H W: latent patches "
@@ -84,11 +86,13 @@ def axes_command(
     layout: AxisLayoutOpt = None, form: FormOpt = Form.full, part: PartOpt = AxisPart.both,
     dtype: TableDtypeOpt = TableDtype.float32, arithmetic: ArithmeticOpt = AxisArithmetic.exact,
     output: ComputeOutput = "-", fmt: FormatOpt = None, header: Header = True, quiet: Quiet = False,
+    tokens: TokensOpt = None, release: ReleaseOpt = Release.v5_24,
+    tokens_per_second: TokensPerSecondOpt = 2,
 ) -> None:  # fmt: skip
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
     Pair j turns by pos[axis(j)]·ω_j (pecli rope axis-map shows which axis and ω). Ids come
-    from the preset and --grid (and --text), or --ids. Angles are exact and every value is
+    from the preset and --grid (and --text), a Qwen-VL preset and --tokens, or --ids. Angles are exact and every value is
     rounded once to --dtype; --arithmetic model repeats the model's own float64 or float32
     steps. Streamed in row blocks to CSV or npy; -o NAME.safetensors holds tensors cos and sin
     (or rotation) with the plan as metadata.
@@ -101,7 +105,8 @@ def axes_command(
     plan, chosen = resolve_plan(preset, head_dim=head_dim, widths=widths, theta=theta,
                                 layout=layout)  # fmt: skip
     kind, stored = _output_kind(output, fmt, form.value), check_table_dtype(dtype.value)
-    source = _ids(plan, chosen, grid, text, ids, output)
+    source = _ids(plan, chosen, output, grid=grid, text=text, ids=ids, tokens=tokens,
+                  release=release.value, tokens_per_second=tokens_per_second)  # fmt: skip
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value
     blocks = axes_cache_blocks(plan, source, form=form.value, part=part.value, dtype=stored,
@@ -134,10 +139,8 @@ def _output_kind(output: str, fmt: FormatOpt, form: str) -> str:
     return kind
 
 
-def _ids(
-    plan: AxisPlan, chosen: object, grid: str | None, text: int, ids: str | None, output: str
-) -> GridIds | ArrayIds:  # fmt: skip
-    from ...core.rope.multiaxis.presets import AxisPreset
+def _ids(plan: AxisPlan, chosen: object, output: str, *, ids: str | None, **given: Any) -> IdSource:
+    """The id source: the --ids file (never the output), a grid or a token layout."""
     from ...core.rope.multiaxis.resolve import resolve_ids
 
     array = None
@@ -146,8 +149,7 @@ def _ids(
 
         _not_the_input(output, ids)
         array = read_table(ids, parameter="ids").astype(np.float64)
-    preset = chosen if isinstance(chosen, AxisPreset) else None
-    return resolve_ids(plan, preset, grid=grid, text=text, ids=array)
+    return resolve_ids(plan, chosen, ids=array, **given)  # type: ignore[arg-type]
 
 
 def _not_the_input(output: str, source: str) -> None:

@@ -47,8 +47,9 @@ def axis_map_command(
 
 def _presets() -> dict[str, np.ndarray]:
     from ...core.rope.multiaxis import AXIS_PRESETS
+    from ...core.rope.multiaxis.mrope_presets import MROPE_PRESETS
 
-    rows = list(AXIS_PRESETS.values())
+    rows: list[Any] = [*AXIS_PRESETS.values(), *MROPE_PRESETS.values()]
     return {
         "preset": np.array([p.name for p in rows]),
         "head_dim": np.array([p.head_dim for p in rows]),

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import numpy as np
 
 from ...errors import ParameterError
 from .ids import ArrayIds, GridIds, check_grid, check_ids
 from .plan import AxisPlan, check_layout, per_axis
-from .presets import AxisPreset, axis_preset
+from .mrope_presets import MROPE_PRESETS, MropePreset
+from .presets import AXIS_PRESETS, AxisPreset, axis_preset
+
+Preset = AxisPreset | MropePreset
 
 __all__ = [
+    "any_preset",
     "axes_for",
     "parse_numbers",
     "parse_sizes",
@@ -63,10 +68,27 @@ def axes_for(count: int) -> tuple[str, ...]:
     )
 
 
+def any_preset(name: str) -> Preset:
+    """A grid preset (:data:`.presets.AXIS_PRESETS`) or a Qwen-VL M-RoPE one, by name.
+
+    >>> any_preset("Qwen2.5-VL").section
+    (16, 24, 24)
+
+    """
+    key = str(name).strip().lower()
+    if key in MROPE_PRESETS:
+        return MROPE_PRESETS[key]
+    try:
+        return axis_preset(key)
+    except ParameterError:
+        names = ", ".join([*AXIS_PRESETS, *MROPE_PRESETS])
+        raise ParameterError("preset", f"must be one of {names}", name) from None
+
+
 def resolve_plan(
     preset: str | None, *, head_dim: int | None = None, widths: str | None = None,
     theta: str | None = None, layout: str | None = None,
-) -> tuple[AxisPlan, AxisPreset | None]:  # fmt: skip
+) -> tuple[AxisPlan, Preset | None]:  # fmt: skip
     """The plan of a preset (θ and layout overridable) or of ``widths`` and ``theta``.
 
     Examples
@@ -87,7 +109,7 @@ def resolve_plan(
     if widths is not None:
         raise ParameterError("widths", "goes without --preset (a preset's widths are its model)",
                              widths)  # fmt: skip
-    chosen = axis_preset(preset)
+    chosen = any_preset(preset)
     plan = chosen.plan(head_dim)
     if theta is not None:
         thetas = parse_numbers(theta, "theta")
@@ -106,15 +128,26 @@ def _with_theta(plan: AxisPlan, thetas: tuple[float, ...]) -> AxisPlan:
 
 
 def resolve_ids(
-    plan: AxisPlan, preset: AxisPreset | None, *, grid: str | None, text: int,
-    ids: np.ndarray | None,
+    plan: AxisPlan, preset: Preset | None, *, grid: str | None, text: int,
+    ids: np.ndarray | None, tokens: str | None = None, **rules: Any,
 ) -> GridIds | ArrayIds:  # fmt: skip
-    """Explicit ``ids``, else the preset's ids of ``grid`` (and ``text``), else a plain grid."""
+    """Explicit ``ids``, else the preset's ids of ``grid`` (and ``text``) or of a ``tokens``
+    layout (M-RoPE; ``rules``: ``release``, ``tokens_per_second``, ``spatial_merge_size``), else
+    a plain grid."""
+    given = [name for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
+             if value is not None]  # fmt: skip
+    if len(given) > 1 or (ids is not None and text):
+        raise ParameterError(given[-1], f"goes without --{given[0]} (give one of them)", "both")
     if ids is not None:
-        if grid is not None or text:
-            raise ParameterError("ids", "goes without --grid and --text (it holds every token)",
-                                 "a file")  # fmt: skip
+        if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
+            ids = ids.T  # transformers' (3, seq): rows t, h, w
         return check_ids(ids, len(plan.axes))
+    if isinstance(preset, MropePreset):
+        if tokens is None or text:
+            raise ParameterError("tokens", "must describe the sequence (M-RoPE has no grid)", grid)
+        return preset.token_ids(tokens, **rules)[0]
+    if tokens is not None:
+        raise ParameterError("tokens", "goes with a Qwen-VL preset only", tokens)
     if grid is None:
         raise ParameterError("grid", "must be given, or --ids", "neither")
     sizes = parse_sizes(grid, "grid")
