@@ -158,7 +158,7 @@ def test_axes_command_reads_transformers_3_by_seq_ids(run_cli, tmp_path):
         (
             ["rope", "mrope-ids", "--tokens", "text:1", "--tokens-per-second", "0"],
             "--tokens-per-second",
-        ),  # fmt: skip
+        ),
         (["rope", "mrope-ids", "--tokens", "text:1", "-o", "ids.txt"], "--output"),
         (["rope", "axes", "--preset", "qwen2-vl", "--grid", "2x2"], "--tokens"),
         (["rope", "axes", "--preset", "flux", "--tokens", "text:1"], "--tokens"),

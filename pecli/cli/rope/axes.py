@@ -92,10 +92,10 @@ def axes_command(
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
     Pair j turns by pos[axis(j)]·ω_j (pecli rope axis-map shows which axis and ω). Ids come
-    from the preset and --grid (and --text), a Qwen-VL preset and --tokens, or --ids. Angles are exact and every value is
-    rounded once to --dtype; --arithmetic model repeats the model's own float64 or float32
-    steps. Streamed in row blocks to CSV or npy; -o NAME.safetensors holds tensors cos and sin
-    (or rotation) with the plan as metadata.
+    from the preset and --grid (and --text), a Qwen-VL preset and --tokens, or --ids. Angles
+    are exact and every value is rounded once to --dtype; --arithmetic model repeats the
+    model's own float64 or float32 steps. Streamed in row blocks to CSV or npy;
+    -o NAME.safetensors holds tensors cos and sin (or rotation) with the plan as metadata.
 
     Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv
     """

@@ -12,11 +12,11 @@ from ...io import formats
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.multiaxis.plan import AxisPlan
-    from ...core.rope.multiaxis.presets import AxisPreset
+    from ...core.rope.multiaxis.resolve import Preset
 
 
 def axes_metadata(
-    plan: AxisPlan, preset: AxisPreset | None, *, form: str, arithmetic: str, dtype: str
+    plan: AxisPlan, preset: Preset | None, *, form: str, arithmetic: str, dtype: str
 ) -> dict[str, str]:
     """What the cache is: the preset, the channel → axis map, θ and k/D per pair, the form."""
     from ... import __version__

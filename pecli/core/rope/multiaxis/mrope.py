@@ -119,8 +119,8 @@ def parse_tokens(text: str) -> list[Segment]:
         extra = dict(kv.split("=") for kv in match[3].split(",") if kv)
         if set(extra) - {"s", "gap"} or (extra and match[1] != "video"):
             raise ParameterError("tokens", "takes s= and gap= on videos only", word)
-        segments.append(Segment(match[1], tuple(int(n) for n in numbers),
-                                float(extra.get("s", 1.0)), int(float(extra.get("gap", 0)))))  # fmt: skip
+        seconds, gap = float(extra.get("s", 1.0)), int(float(extra.get("gap", 0)))
+        segments.append(Segment(match[1], tuple(int(n) for n in numbers), seconds, gap))
     if not segments:
         raise ParameterError("tokens", "must name at least one segment", text)
     return segments

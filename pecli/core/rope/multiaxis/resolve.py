@@ -15,8 +15,8 @@ import numpy as np
 
 from ...errors import ParameterError
 from .ids import ArrayIds, GridIds, check_grid, check_ids
-from .plan import AxisPlan, check_layout, per_axis
 from .mrope_presets import MROPE_PRESETS, MropePreset
+from .plan import AxisPlan, check_layout, per_axis
 from .presets import AXIS_PRESETS, AxisPreset, axis_preset
 
 Preset = AxisPreset | MropePreset
@@ -131,9 +131,11 @@ def resolve_ids(
     plan: AxisPlan, preset: Preset | None, *, grid: str | None, text: int,
     ids: np.ndarray | None, tokens: str | None = None, **rules: Any,
 ) -> GridIds | ArrayIds:  # fmt: skip
-    """Explicit ``ids``, else the preset's ids of ``grid`` (and ``text``) or of a ``tokens``
-    layout (M-RoPE; ``rules``: ``release``, ``tokens_per_second``, ``spatial_merge_size``), else
-    a plain grid."""
+    """The ids: explicit ``ids``, a preset's ``grid`` (and ``text``), ``tokens``, or a grid.
+
+    ``tokens`` is the layout of an M-RoPE preset (``rules``: ``release``, ``tokens_per_second``,
+    ``spatial_merge_size``); without a preset, ``grid`` gives a plain row-major grid.
+    """
     given = [name for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
              if value is not None]  # fmt: skip
     if len(given) > 1 or (ids is not None and text):
