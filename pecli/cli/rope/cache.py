@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import numpy as np
 import typer
 
+from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...io import formats
 from ..compute import COMPUTE_FORMATS
@@ -59,13 +62,23 @@ ArithmeticOpt = Annotated[
 Blocks = functools.partial[Iterator[np.ndarray]]
 
 
+PositionsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--positions",
+        help="Positions of the rows instead of --start and --n: a list (0,1.5,7,-2) or a .npy / "
+        "CSV file of one column; fractional and negative too. CSV and npy only.",
+    ),
+]
+
+
 @rope_app.command("cache")
 @rope_spec_options()
 def cache_command(
     n: N = 100, start: RopeStart = 0, layout: RopeLayout = "half-split", part: PartOpt = Part.both,
     dtype: TableDtypeOpt = TableDtype.float32, output: ComputeOutput = "-",
     fmt: FormatOpt = None, header: Header = True, arithmetic: ArithmeticOpt = Arithmetic.exact,
-    quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
+    quiet: Quiet = False, positions: PositionsOpt = None, *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """The cos and sin of positions start … start+n-1, times the attention factor.
 
@@ -76,6 +89,9 @@ def cache_command(
     rope parameters as metadata (pecli rope identify reads them). --arithmetic transformers
     gives what transformers computes instead (float32 steps, within 1 ulp of its own).
 
+    --positions gives any positions instead (a list or a file; fractional too), each angle
+    still exact and each value rounded once.
+
     Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
     """
     from ...core.rope import rope_frequencies
@@ -83,20 +99,50 @@ def cache_command(
 
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
+    where, n = _positions(positions, n, kind, output)
     stored, freqs = check_table_dtype(dtype.value), rope_frequencies(rope[0])
     columns = cache_columns(rope[0].rotary_dim, part.value)
     check_checkpoint_table(n, len(columns), stored, kind)
-    make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored)
+    make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored,
+                  positions=where)  # fmt: skip
     blocks = make(n, part=part.value)  # arguments are checked here, before any output
     _say_notes(rope[1], quiet=quiet)
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
-    sample = _sample(make, n, start, part.value) if kind == "csv" else None
+    sample = _sample(make, n, start, part.value, where) if kind == "csv" else None
     shape = (n, len(columns))
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
     write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
                    header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+
+
+def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.ndarray | None, int]:
+    """The --positions as float64 and the row count; --n given beside them must agree."""
+    if text is None:
+        return None, n
+    if kind == "safetensors":
+        rule = "must be .csv or .npy with --positions (the metadata says consecutive positions)"
+        raise ParameterError("output", rule, output)
+    if os.path.exists(text):
+        from ...io.reading import read_table
+
+        if os.path.exists(output) and os.path.samefile(text, output):
+            raise ParameterError("output", "must not be the --positions file", output)
+        table = read_table(text, parameter="positions").astype(np.float64)
+        if 1 not in table.shape:
+            raise ParameterError("positions", "must be one row or one column", table.shape)
+        where = table.reshape(-1)
+    else:
+        try:
+            where = np.array([float(w) for w in text.split(",")], dtype=np.float64)
+        except ValueError:
+            rule = "must be numbers separated by commas, or an existing .npy or CSV file"
+            raise ParameterError("positions", rule, text) from None
+    source = click.get_current_context().get_parameter_source("n")
+    if source is not None and source.name != "DEFAULT" and n != where.size:
+        raise ParameterError("n", f"must be {where.size} with these --positions (or left out)", n)
+    return where, int(where.size)
 
 
 def _say_notes(findings: list[str], *, quiet: bool) -> None:
@@ -137,7 +183,10 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     write_safetensors(tensors, output=output, metadata=meta)
 
 
-def _sample(make: Blocks, n: int, start: int, part: str) -> np.ndarray:
+def _sample(make: Blocks, n: int, start: int, part: str, where: np.ndarray | None) -> np.ndarray:
     """Up to 64 rows spread over the cache, for the CSV size estimate."""
+    if where is not None:
+        chosen = where[np.unique(np.linspace(0, n - 1, 64).round().astype(np.int64))]
+        return np.concatenate(list(make(chosen.size, part=part, positions=chosen)))
     rows = np.unique(np.linspace(start, start + n - 1, 64).round().astype(np.int64))
     return np.concatenate([next(make(1, start=int(p), part=part)) for p in rows])
