@@ -20,6 +20,7 @@ from ..compute import COMPUTE_FORMATS
 from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
 from ..progress import say_written, write_streamed
 from .app import RopeLayout, RopeStart, rope_app
+from .axes import Form
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,13 +73,24 @@ PositionsOpt = Annotated[
 ]
 
 
+CacheFormOpt = Annotated[
+    Form,
+    typer.Option(
+        "--form",
+        help="full (rotary_dim columns), half (one per pair: GPT-J, gpt-oss), complex "
+        "(cos + i·sin, freqs_cis; .npy) or matrix (2×2 per pair; .npy). CSV and npy only.",
+    ),
+]
+
+
 @rope_app.command("cache")
 @rope_spec_options()
 def cache_command(
     n: N = 100, start: RopeStart = 0, layout: RopeLayout = "half-split", part: PartOpt = Part.both,
     dtype: TableDtypeOpt = TableDtype.float32, output: ComputeOutput = "-",
     fmt: FormatOpt = None, header: Header = True, arithmetic: ArithmeticOpt = Arithmetic.exact,
-    quiet: Quiet = False, positions: PositionsOpt = None, *, rope: tuple[RopeSpec, list[str]],
+    quiet: Quiet = False, positions: PositionsOpt = None, form: CacheFormOpt = Form.full,
+    *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """The cos and sin of positions start … start+n-1, times the attention factor.
 
@@ -90,7 +102,8 @@ def cache_command(
     gives what transformers computes instead (float32 steps, within 1 ulp of its own).
 
     --positions gives any positions instead (a list or a file; fractional too), each angle
-    still exact and each value rounded once.
+    still exact and each value rounded once. --form half, complex or matrix writes one column,
+    a complex number or a 2×2 rotation per pair instead of the full width.
 
     Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
     """
@@ -106,7 +119,11 @@ def cache_command(
     make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored,
                   positions=where)  # fmt: skip
     blocks = make(n, part=part.value)  # arguments are checked here, before any output
+    _check_form_output(form.value, part.value, kind, stored, output)
     _say_notes(rope[1], quiet=quiet)
+    if form is not Form.full:
+        return _write_form(make, n, form.value, part.value, kind=kind, output=output,
+                           header=header, quiet=quiet)  # fmt: skip
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
@@ -115,6 +132,38 @@ def cache_command(
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
     write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
                    header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+
+
+def _check_form_output(form: str, part: str, kind: str, stored: np.dtype, output: str) -> None:
+    """Refuse a form the output format, the part or the dtype cannot hold (before any work)."""
+    from ...core.rope.forms import check_form
+
+    check_form(form, part, stored)
+    if form != "full" and (kind == "safetensors" or (kind == "csv" and form != "half")):
+        rule = f"cannot hold the {form} form as {kind} (npy can; CSV: --form half)"
+        raise ParameterError("output", rule, output)
+
+
+def _write_form(make: Blocks, n: int, form: str, part: str, **out: Any) -> None:
+    """The cache in a form other than full: rounded once from the float64 full cache."""
+    from ...core.rope.cache import rope_layout
+    from ...core.rope.forms import reformed
+
+    kind, output, stored = out["kind"], out["output"], make.keywords["dtype"]
+    h = make.args[0].inv_freq.size
+    full = make(n, part="both", dtype=np.dtype(np.float64))
+    blocks = reformed(full, h=h, layout=rope_layout(make.keywords["layout"]), form=form,
+                      part=part, stored=stored)  # fmt: skip
+    names = ("cos", "sin") if part == "both" or form != "half" else (part,)
+    shapes: dict[str, tuple[int, ...]] = {"half": (n, h * len(names)), "complex": (n, h)}
+    shape = shapes.get(form, (n, h, 2, 2))
+    columns = [f"{name}_{j}" for name in names for j in range(h)]
+    dtype = np.dtype(np.complex64 if stored.itemsize == 4 else np.complex128)
+    dtype = dtype if form == "complex" else stored
+    size = None if kind == "csv" else 128 + int(np.prod(shape)) * dtype.itemsize
+    write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=dtype, columns=columns,
+                   header=out["header"], quiet=out["quiet"], description="rope cache",
+                   size=size)  # fmt: skip
 
 
 def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.ndarray | None, int]:

@@ -22,6 +22,7 @@ from ... import kernels
 from ...dtypes import HALF_DTYPES, round_once
 from ...errors import ParameterError
 from ...rules import check_table_dtype
+from ..forms import FORMS, check_form, reform
 from .ids import ArrayIds, GridIds, check_ids
 from .plan import AxisPlan, channel_pairs, plan_frequencies
 
@@ -31,8 +32,6 @@ __all__ = ["ARITHMETICS", "FORMS", "axes_cache", "axes_cache_blocks", "model_fre
 
 #: ``exact`` (rounded once) or a model's own compute dtype.
 ARITHMETICS = ("exact", "float64", "float32")
-#: What the cache holds per row (see the module docstring).
-FORMS = ("full", "half", "complex", "matrix")
 #: Values per block of the streamed cache.
 BLOCK_CELLS = 1 << 19
 
@@ -119,16 +118,12 @@ def axes_cache_blocks(
 
 
 def _check_form(form: str, part: str, dtype: DTypeLike, arithmetic: str) -> np.dtype:
-    if form not in FORMS:
-        raise ParameterError("form", f"must be one of {', '.join(FORMS)}", form)
     if arithmetic not in ARITHMETICS:
         raise ParameterError("arithmetic", f"must be one of {', '.join(ARITHMETICS)}", arithmetic)
-    if part not in ("both", "cos", "sin") or (form in ("complex", "matrix") and part != "both"):
-        rule = "must be both, cos or sin (both for the complex and matrix forms)"
-        raise ParameterError("part", rule, part)
+    if part not in ("both", "cos", "sin"):
+        raise ParameterError("part", "must be both, cos or sin", part)
     stored = check_table_dtype(dtype)
-    if form == "complex" and stored.name not in ("float32", "float64"):
-        raise ParameterError("dtype", "must be float32 or float64 for the complex form", dtype)
+    check_form(form, part, stored)
     return stored
 
 
@@ -174,13 +169,8 @@ def _shape(
     plan: AxisPlan, cos: np.ndarray, sin: np.ndarray, form: str, part: str, stored: np.dtype
 ) -> np.ndarray:
     """One block in the form, rounded once to ``stored``."""
-    if form == "complex":
-        out = np.empty(cos.shape, dtype=np.complex64 if stored.itemsize == 4 else np.complex128)
-        out.real, out.imag = cos, sin
-        return out
-    if form == "matrix":
-        matrix = np.stack([cos, -sin, sin, cos], axis=-1).reshape(*cos.shape, 2, 2)
-        return _round(matrix, stored)
+    if form != "full":
+        return reform(cos, sin, form, part, stored)
     names = ("cos", "sin") if part == "both" else (part,)
     chosen = [cos if name == "cos" else sin for name in names]
     if form == "half":
