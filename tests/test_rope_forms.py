@@ -25,8 +25,9 @@ def test_half_form_is_gptj_create_sinusoidal_positions(run_cli, tmp_path):
     gptj = ROPE["gptj_table"]
     where = ",".join(str(p) for p in gptj.params["positions"])
     out = tmp_path / "half.npy"
-    result = run_cli("rope", "cache", "--head-dim", "64", "--positions", where, "--form", "half",
-                     "--layout", "gptj", "--arithmetic", "transformers", "-o", str(out))  # fmt: skip
+    args = ["--positions", where, "--form", "half", "--layout", "gptj"]
+    result = run_cli("rope", "cache", "--head-dim", "64", *args, "--arithmetic", "transformers",
+                     "-o", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
     ours = np.load(out)  # [cos | sin]; GPT-J keeps [sin | cos]
     assert ours.shape == (8, 64) and _ulps(ours[:, :32], gptj.table[:, 32:]) <= 1
@@ -61,10 +62,10 @@ def test_half_form_of_a_part_csv(run_cli):
 
 def test_from_full_reads_both_layouts():
     block = np.arange(16.0)[None, :]  # [cos 0…7 | sin 8…15], h = 4
-    assert [a.tolist() for a in from_full(block, 4, "half-split")] == [[[0, 1, 2, 3]],
-                                                                       [[8, 9, 10, 11]]]  # fmt: skip
-    assert [a.tolist() for a in from_full(block, 4, "interleaved")] == [[[0, 2, 4, 6]],
-                                                                        [[8, 10, 12, 14]]]  # fmt: skip
+    split = [a.tolist() for a in from_full(block, 4, "half-split")]
+    pairs = [a.tolist() for a in from_full(block, 4, "interleaved")]
+    assert split == [[[0, 1, 2, 3]], [[8, 9, 10, 11]]]
+    assert pairs == [[[0, 2, 4, 6]], [[8, 10, 12, 14]]]
 
 
 def test_half_form_rounds_bfloat16_once():
