@@ -82,7 +82,7 @@ def test_half_form_rounds_bfloat16_once():
         ("round", "both", "float32", "form"),
         ("matrix", "sin", "float32", "part"),
         ("complex", "both", "float16", "dtype"),
-    ],  # fmt: skip
+    ],
 )
 def test_check_form_refuses(form, part, dtype, parameter):
     with pytest.raises(ParameterError) as caught:
