@@ -9,7 +9,8 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg \
           figures/fourier.png figures/fourier.svg figures/similarity.png figures/similarity.svg \
           figures/grid.png figures/grid.svg \
-          figures/patch-similarity.png figures/patch-similarity.svg
+          figures/patch-similarity.png figures/patch-similarity.svg \
+          figures/axes-wan.png figures/axes-wan.svg figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg
 
 .PHONY: install figures test lint bench clean library-fixtures
 
@@ -49,6 +50,12 @@ figures/grid.png figures/grid.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 
 figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-grid 14 14 --d 768 --similarity -o $@
+
+figures/axes-wan.png figures/axes-wan.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli rope plot-axes --preset wan -o $@
+
+figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli rope plot-axes --preset qwen3-vl -o $@
 
 test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest

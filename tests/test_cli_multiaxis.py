@@ -161,3 +161,27 @@ def test_axis_map_table_and_presets(run_cli):
     listing = run_cli("rope", "axis-map", "--format", "json")
     names = [row["preset"] for row in json.loads(listing.stdout)]
     assert names[:2] == ["flux", "flux2"] and "llama4-vision" in names
+
+
+def test_plot_axes_writes_figure_and_data(run_cli, tmp_path):
+    out, data = tmp_path / "a.svg", tmp_path / "a.csv"
+    result = run_cli("rope", "plot-axes", "--preset", "flux", "-o", str(out), "--data", str(data))
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("<?xml")
+    table = np.loadtxt(data, delimiter=",", skiprows=1)
+    assert table.shape == (64, 6) and table[:, 1].tolist() == [0] * 8 + [1] * 28 + [2] * 28
+    assert table[8, 5] == pytest.approx(2 * np.pi)  # each axis restarts at ω = 1
+
+
+def test_axis_map_figure_has_a_line_per_axis():
+    from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+    from pecli.core.rope.multiaxis.resolve import plan_columns
+    from pecli.figures.axes import axis_map_figure
+
+    columns = plan_columns(MROPE_PRESETS["qwen3-vl"].plan())
+    fig = axis_map_figure(columns, title="qwen3-vl")
+    strip, waves = fig.axes
+    assert [line.get_label() for line in waves.get_lines()] == [
+        "axis t (24 pairs)", "axis h (20 pairs)", "axis w (20 pairs)"]  # fmt: skip
+    h = waves.get_lines()[1].get_xdata()
+    assert list(h) == list(range(1, 60, 3))

@@ -8,7 +8,8 @@ import numpy as np
 
 from ...io import writing
 from .. import text
-from ..options import Quiet
+from ..options import DataOutput, Dpi, Quiet, Size
+from ..plots import FigureOutput
 from ..progress import say_written
 from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
 from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
@@ -77,3 +78,36 @@ def _table(columns: dict[str, np.ndarray]) -> Any:
     for row in zip(*columns.values(), strict=True):
         table.add_row(*(f"{v:.10g}" if isinstance(v, np.floating) else str(v) for v in row))
     return table
+
+
+@rope_app.command("plot-axes")
+def plot_axes_command(
+    preset: PresetOpt = None, head_dim: HeadDimOpt = None, widths: WidthsOpt = None,
+    theta: ThetaOpt = None, layout: AxisLayoutOpt = None, output: FigureOutput = None,
+    data: DataOutput = None, dpi: Dpi = None, size: Size = None, quiet: Quiet = False,
+) -> None:  # fmt: skip
+    """Draw the channel → axis map: which axis turns each rotary pair, and its wavelength.
+
+    The strip colours each pair by its position axis; below, each pair's λ = 2π/ω on a log
+    scale (a schedule per axis restarts at 2π on each axis). Writes axes.png without -o;
+    --data also writes the pairs' table (pair, k, D, ω, λ; axis as its index).
+
+    Example: pecli rope plot-axes --preset qwen3-vl -o qwen3-vl.png
+    """
+    from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
+    from .._app import figures
+    from ..plots import PlotOutputs
+
+    outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
+    plan, chosen = resolve_plan(preset or ("wan" if widths is None else None), head_dim=head_dim,
+                                widths=widths, theta=theta, layout=layout)  # fmt: skip
+    columns = plan_columns(plan)
+    counts = ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
+    thetas = "/".join(f"{t:g}" for t in dict.fromkeys(plan.theta))
+    title = f"{chosen.name if chosen else 'widths ' + str(widths)}: pairs {counts}; θ {thetas}"
+    title += f"; {plan.layout}"
+    table = np.column_stack([columns["pair"], np.array(plan.axis), columns["k"], columns["D"],
+                             columns["inv_freq"], columns["wavelength"]])  # fmt: skip
+    build = figures("axes").axis_map_figure
+    outputs.write(lambda: build(columns, title=title, size=size, dpi=dpi), table,
+                  ["pair", "axis", "k", "D", "inv_freq", "wavelength"])  # fmt: skip
