@@ -180,7 +180,7 @@ def test_axis_map_figure_has_a_line_per_axis():
 
     columns = plan_columns(MROPE_PRESETS["qwen3-vl"].plan())
     fig = axis_map_figure(columns, title="qwen3-vl")
-    strip, waves = fig.axes
+    _strip, waves = fig.axes
     assert [line.get_label() for line in waves.get_lines()] == [
         "axis t (24 pairs)", "axis h (20 pairs)", "axis w (20 pairs)"]  # fmt: skip
     h = waves.get_lines()[1].get_xdata()
