@@ -170,24 +170,27 @@ def _fixture_case(name):
     cos, sin = FIXTURES[f"{name}_cos"], FIXTURES[f"{name}_sin"]
     preset = axis_preset(cos.params["preset"])
     params = cos.params
-    ids = np.array(params["ids"]) if "ids" in params else preset.ids(params["grid"])
+    grid = (params.get("grid"), params.get("text", 0), params.get("fps"))
+    ids = np.array(params["ids"]) if "ids" in params else preset.ids(*grid)
     return preset, preset.plan(params.get("head_dim")), ids, cos.table, sin.table
 
 
 @pytest.mark.parametrize("name", CACHES)
-def test_model_arithmetic_is_the_library_within_one_ulp(name):
+def test_model_arithmetic_is_the_library_within_two_ulps(name):
     preset, plan, ids, cos, sin = _fixture_case(name)
     for part, table in (("cos", cos), ("sin", sin)):
         ours = axes_cache(plan, ids, part=part, arithmetic=preset.dtype)
-        assert ours.shape == table.shape and _ulps(ours, table) <= 1
+        bound = 1 if preset.dtype == "float64" else 2  # torch's float32 cos/sin: within 2 ulps
+        assert ours.shape == table.shape and _ulps(ours, table) <= bound
 
 
 @pytest.mark.parametrize("name", CACHES)
 def test_exact_cache_is_within_the_library_arithmetic_error(name):
     preset, plan, ids, cos, sin = _fixture_case(name)
-    bound = 0 if preset.dtype == "float64" else 8  # float64 models round only at the end
+    # float64 models round only at the end; float32 ones err by a few ulps of each angle
+    bound = 0 if preset.dtype == "float64" else 2**-22 * (1 + np.abs(ids).max())
     for part, table in (("cos", cos), ("sin", sin)):
-        assert _ulps(axes_cache(plan, ids, part=part), table) <= bound
+        assert np.max(np.abs(axes_cache(plan, ids, part=part) - table)) <= bound
 
 
 def test_llama4_freqs_ci_complex_form():
@@ -199,6 +202,32 @@ def test_llama4_freqs_ci_complex_form():
     assert _ulps(ours.imag.copy(), table.imag.copy()) <= 1
     exact = axes_cache(preset.plan(88), preset.ids([4]), form="complex")
     assert np.max(np.abs(exact - table)) < 2e-7
+
+
+def test_qwen_image_complex_freqs_with_centred_ids():
+    table = FIXTURES["qwen_image_text3_5x6"].table
+    preset = axis_preset("qwen-image")
+    ids = preset.ids([5, 6], 3)
+    assert ids[:3].tolist() == [[3.0] * 3, [4.0] * 3, [5.0] * 3]  # max(5//2, 6//2) + k
+    assert ids[3].tolist() == [0.0, -3.0, -3.0] and ids[-1].tolist() == [0.0, 1.0, 2.0]
+    ours = axes_cache(preset.plan(), ids, form="complex", arithmetic="float32")
+    assert ours.dtype == table.dtype == np.complex64
+    assert _ulps(ours.real.copy(), table.real.copy()) <= 1
+    assert _ulps(ours.imag.copy(), table.imag.copy()) <= 1
+
+
+def test_cosmos_temporal_theta_and_fps_ids():
+    plan = axis_preset("cosmos").plan()
+    assert plan.theta[0] == pytest.approx(20671.1557, abs=5e-5) and plan.theta[22] == 10000.0
+    assert plan.layout == "half-split" and plan.strip() == "T" * 22 + "H" * 21 + "W" * 21
+    ids = axis_preset("cosmos").ids([3, 1, 1], fps=30)
+    f = np.float32  # seq / fps * base_fps in float32: 0.8000001, 1.6000001
+    assert ids[:, 0].tolist() == [
+        0.0,
+        float(f(f(1) / f(30)) * f(24)),
+        float(f(f(2) / f(30)) * f(24)),
+    ]
+    assert ids[1, 0] != 0.8
 
 
 def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():

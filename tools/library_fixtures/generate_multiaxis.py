@@ -22,6 +22,8 @@ from diffusers.models.embeddings import get_1d_rotary_pos_embed  # noqa: E402
 from diffusers.models.transformers.transformer_flux import FluxPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_flux2 import Flux2PosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_hunyuan_video import HunyuanVideoRotaryPosEmbed  # noqa: E402
+from diffusers.models.transformers.transformer_cosmos import CosmosRotaryPosEmbed  # noqa: E402
+from diffusers.models.transformers.transformer_qwenimage import QwenEmbedRope  # noqa: E402
 from diffusers.models.transformers.transformer_wan import WanRotaryPosEmbed  # noqa: E402
 from transformers import Llama4VisionConfig, PixtralVisionConfig  # noqa: E402
 from transformers.models.llama4.modeling_llama4 import Llama4VisionRotaryEmbedding  # noqa: E402
@@ -84,6 +86,25 @@ def _video(out: Path) -> None:
               preset="wan", head_dim=head, grid=[3, 4, 5])  # fmt: skip
 
 
+def _cosmos(out: Path) -> None:
+    x = torch.zeros(1, 4, 3, 8, 10)  # patch 1×2×2: grid 3×4×5
+    for fps in (None, 30):
+        cos, sin = CosmosRotaryPosEmbed(hidden_size=128)(x, fps=fps)
+        _pair(out, f"cosmos_3x4x5_fps{fps}", cos, sin, library="diffusers",
+              call=f"CosmosRotaryPosEmbed(hidden_size=128)(zeros(1, 4, 3, 8, 10), fps={fps})",
+              preset="cosmos", grid=[3, 4, 5], fps=fps)  # fmt: skip
+
+
+def _qwen_image(out: Path) -> None:
+    embed = QwenEmbedRope(theta=10000, axes_dim=[16, 56, 56], scale_rope=True)
+    image, text = embed([(1, 5, 6)], device=torch.device("cpu"), max_txt_seq_len=3)
+    both = torch.cat([text, image])  # joint attention: text first
+    save(out, "qwen_image_text3_5x6", both.numpy(), library="diffusers",
+         call="QwenEmbedRope(10000, [16, 56, 56], scale_rope=True)([(1, 5, 6)], "
+              "max_txt_seq_len=3): cat([txt_freqs, vid_freqs])",
+         preset="qwen-image", grid=[5, 6], text=3)  # fmt: skip
+
+
 def _fractional(out: Path) -> None:
     pos = np.array(FRACTIONAL)
     for dtype, name in ((torch.float64, "float64"), (torch.float32, "float32")):
@@ -121,5 +142,5 @@ def _llama4(out: Path) -> None:
 def generate(out: Path) -> None:
     """Write every multi-axis fixture into ``out``."""
     torch.set_grad_enabled(False)
-    for make in (_flux, _flux2, _video, _fractional, _pixtral, _llama4):
+    for make in (_flux, _flux2, _video, _cosmos, _qwen_image, _fractional, _pixtral, _llama4):
         make(out)

@@ -54,9 +54,9 @@ def _option(name: str, text: str) -> Any:
     return typer.Option(name, help=text)
 
 
-PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, pixtral, "
-    "llama4-vision, rope-vit-axial, qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (pecli rope "
-    "axis-map lists them).")]  # fmt: skip
+PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, cosmos, "
+    "qwen-image, pixtral, llama4-vision, rope-vit-axial, qwen2-vl, qwen2.5-vl, qwen3-vl or "
+    "qwen3.5 (pecli rope axis-map lists them).")]  # fmt: skip
 HeadDimOpt = Annotated[int | None, _option("--head-dim", "Head width [default: the preset's]; "
     "FLUX and HunyuanVideo fix it at 128.")]  # fmt: skip
 GridOpt = Annotated[str | None, _option("--grid", "Grid sizes, e.g. 64x64 (H W: latent patches "
@@ -75,6 +75,8 @@ FormOpt = Annotated[Form, _option("--form", "full (rotary_dim columns), half (on
     "complex (cos + i·sin, .npy) or matrix (2×2 per pair, .npy, .safetensors).")]  # fmt: skip
 PartOpt = Annotated[AxisPart, _option("--part", "cos, sin or both (cos columns, then sin) for "
     "the full and half forms.")]  # fmt: skip
+FpsOpt = Annotated[float | None, _option("--fps", "Cosmos videos: frames at k/fps·24 (base_fps "
+    "24); images without it.")]  # fmt: skip
 ArithmeticOpt = Annotated[AxisArithmetic, _option("--arithmetic", "exact (each value rounded "
     "once), model (the preset's own dtype), float64 or float32.")]  # fmt: skip
 
@@ -87,7 +89,7 @@ def axes_command(
     dtype: TableDtypeOpt = TableDtype.float32, arithmetic: ArithmeticOpt = AxisArithmetic.exact,
     output: ComputeOutput = "-", fmt: FormatOpt = None, header: Header = True, quiet: Quiet = False,
     tokens: TokensOpt = None, release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    tokens_per_second: TokensPerSecondOpt = 2, fps: FpsOpt = None,
 ) -> None:  # fmt: skip
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
@@ -105,7 +107,7 @@ def axes_command(
     plan, chosen = resolve_plan(preset, head_dim=head_dim, widths=widths, theta=theta,
                                 layout=layout)  # fmt: skip
     kind, stored = _output_kind(output, fmt, form.value), check_table_dtype(dtype.value)
-    source = _ids(plan, chosen, output, grid=grid, text=text, ids=ids, tokens=tokens,
+    source = _ids(plan, chosen, output, grid=grid, text=text, ids=ids, tokens=tokens, fps=fps,
                   release=release.value, tokens_per_second=tokens_per_second)  # fmt: skip
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value

@@ -61,10 +61,17 @@ class GridIds:
         Added to every grid coordinate (1 for Llama 4's 1-based ids).
     text : int
         Text tokens before the grid.
-    text_axis : int or None
-        The column that counts text tokens ``0 … text−1`` (others 0); None: all 0.
+    text_axes : tuple of int
+        The columns that count text tokens ``text_base + 0 … text−1`` (others 0); none: all 0.
     tail : int
         Tokens after the grid with every id 0.
+    offsets : tuple of float or None
+        Added to each grid dimension's coordinate (Qwen-Image centres rows and columns).
+    fps : float or None
+        Cosmos' videos: the first grid dimension's coordinate ``k`` becomes
+        ``float32(float32(k) / fps) · 24`` (base_fps 24), as diffusers computes it in float32.
+    text_base : float
+        The first text id on ``text_axes``.
 
     Examples
     --------
@@ -79,8 +86,11 @@ class GridIds:
     columns: tuple[int, ...]
     base: float = 0.0
     text: int = 0
-    text_axis: int | None = None
+    text_axes: tuple[int, ...] = ()
     tail: int = 0
+    offsets: tuple[float, ...] | None = None
+    fps: float | None = None
+    text_base: float = 0.0
 
     @property
     def n(self) -> int:
@@ -92,13 +102,18 @@ class GridIds:
         index = np.arange(start, stop, dtype=np.int64)
         out = np.zeros((index.size, self.axes), dtype=np.float64)
         words = index < self.text
-        if self.text_axis is not None:
-            out[words, self.text_axis] = index[words]
+        for column in self.text_axes:
+            out[words, column] = index[words] + self.text_base
         cells = int(np.prod(self.sizes, dtype=object))
         inside = (index >= self.text) & (index < self.text + cells)
         coords = np.unravel_index(index[inside] - self.text, self.sizes)
-        for column, coord in zip(self.columns, coords, strict=True):
-            out[inside, column] = coord + self.base
+        offsets = self.offsets or (0.0,) * len(self.sizes)
+        for k, (column, coord) in enumerate(zip(self.columns, coords, strict=True)):
+            out[inside, column] = coord + self.base + offsets[k]
+        if self.fps is not None:
+            f = np.float32
+            frames = out[inside, self.columns[0]].astype(f)
+            out[inside, self.columns[0]] = ((frames / f(self.fps)).astype(f) * f(24.0)).astype(f)
         return out
 
 

@@ -16,7 +16,14 @@ from ...errors import ParameterError
 from . import ids as idmod
 from .plan import AxisPlan, per_axis, shared
 
-__all__ = ["AXIS_PRESETS", "AxisPreset", "axis_preset", "pixtral_plan", "wan_widths"]
+__all__ = [
+    "AXIS_PRESETS",
+    "AxisPreset",
+    "axis_preset",
+    "cosmos_plan",
+    "pixtral_plan",
+    "wan_widths",
+]
 
 
 @dataclass(frozen=True)
@@ -55,14 +62,16 @@ class AxisPreset:
     grid: str
     text: str
     make_plan: Callable[[int], AxisPlan]
-    make_ids: Callable[[tuple[int, ...], int], idmod.GridIds]
+    make_ids: Callable[[tuple[int, ...], int, float | None], idmod.GridIds]
     most: int | None = None
 
     def plan(self, head_dim: int | None = None) -> AxisPlan:
         """The plan for ``head_dim`` (default: the model's)."""
         return self.make_plan(self.head_dim if head_dim is None else _check_head(head_dim))
 
-    def id_source(self, grid: Sequence[int], text: int = 0) -> idmod.GridIds:
+    def id_source(
+        self, grid: Sequence[int], text: int = 0, fps: float | None = None
+    ) -> idmod.GridIds:
         """Ids of ``text`` text tokens and a grid of ``grid`` sizes, in the model's order.
 
         Raises
@@ -77,11 +86,13 @@ class AxisPreset:
             raise ParameterError("text", "must be an integer >= 0", text)
         if text and self.text == "none":
             raise ParameterError("text", f"must be 0: {self.name} does not rotate text", text)
-        return self.make_ids(sizes, int(text))
+        if fps is not None and (self.name != "cosmos" or not 0 < fps < float("inf")):
+            raise ParameterError("fps", "is Cosmos' (video frames at base_fps/fps), > 0", fps)
+        return self.make_ids(sizes, int(text), fps)
 
-    def ids(self, grid: Sequence[int], text: int = 0) -> np.ndarray:
+    def ids(self, grid: Sequence[int], text: int = 0, fps: float | None = None) -> np.ndarray:
         """:meth:`id_source` as one array ``(tokens, axes)``, float64."""
-        source = self.id_source(grid, text)
+        source = self.id_source(grid, text, fps)
         return source.rows(0, source.n)
 
 
@@ -141,28 +152,60 @@ def _two_axes(theta: float) -> Callable[[int], AxisPlan]:
     return make
 
 
-def _flux_ids(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+def _flux_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
     return idmod.GridIds(sizes, axes=3, columns=(1, 2), text=text)  # text ids all 0
 
 
-def _flux2_ids(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
-    return idmod.GridIds(sizes, axes=4, columns=(1, 2), text=text, text_axis=3)
+def _flux2_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
+    return idmod.GridIds(sizes, axes=4, columns=(1, 2), text=text, text_axes=(3,))
 
 
-def _grid(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+def _grid(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
     return idmod.GridIds(sizes, axes=len(sizes), columns=tuple(range(len(sizes))))
 
 
-def _xy_ids(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+def _xy_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
     return idmod.GridIds(sizes, axes=2, columns=(1, 0))  # x = i mod W first, y = i div W
 
 
-def _llama4(sizes: tuple[int, ...], text: int) -> idmod.GridIds:
+def _llama4(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
     """Llama 4 vision: ``(x+1, y+1)``, then the class token at ids 0 (cos 1, sin 0).
 
     transformers ``Llama4VisionRotaryEmbedding._compute_freqs_ci`` masks its frequencies to 0.
     """
     return idmod.GridIds((sizes[0], sizes[0]), axes=2, columns=(1, 0), base=1.0, tail=1)
+
+
+def _qwen_image_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
+    """Qwen-Image (``scale_rope``): rows ``−(h − h//2) … h//2 − 1``, columns alike, frame 0.
+
+    Text comes first, at ``max(h//2, w//2) + k`` on all three axes.
+    """
+    h, w = sizes
+    return idmod.GridIds(sizes, axes=3, columns=(1, 2), text=text, text_axes=(0, 1, 2),
+                         offsets=(-(h - h // 2), -(w - w // 2)), text_base=max(h // 2, w // 2))  # fmt: skip
+
+
+def _cosmos_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
+    """Cosmos: frames at ``k`` (images) or ``k / fps · base_fps`` (videos, base_fps 24, float32)."""
+    return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2), fps=fps)
+
+
+def cosmos_plan(
+    head_dim: int, rope_scale: tuple[float, float, float] = (2.0, 1.0, 1.0)
+) -> AxisPlan:
+    """Cosmos 1.0: Wan's widths, θ per axis ``10000 · s^(w/(w−2))`` (NTK), ``[t h w]`` twice.
+
+    diffusers ``transformer_cosmos.py`` ``CosmosRotaryPosEmbed``: ``cat([t, h, w] * 2)`` is the
+    half-split layout over the whole head.
+
+    >>> round(cosmos_plan(128).theta[0], 4)
+    20671.1557
+
+    """
+    widths = wan_widths(head_dim)
+    thetas = [10000.0 * s ** (w / (w - 2)) for s, w in zip(rope_scale, widths, strict=True)]
+    return per_axis(widths, theta=thetas, layout="half-split")
 
 
 _D = "diffusers models/transformers/"
@@ -181,6 +224,12 @@ AXIS_PRESETS: dict[str, AxisPreset] = {p.name: p for p in (
     AxisPreset("wan", "Wan 2.1/2.2: widths d−4(d//6), 2(d//6), 2(d//6), own schedule each",
                _D + "transformer_wan.py WanRotaryPosEmbed", "float64", 128, "F H W", "none",
                lambda d: per_axis(wan_widths(d), theta=10000.0), _grid, most=1024),
+    AxisPreset("cosmos", "Cosmos 1.0: widths as Wan, NTK θ per axis (t 20671.16), [t h w] twice",
+               _D + "transformer_cosmos.py CosmosRotaryPosEmbed", "float32", 128, "T H W",
+               "none", cosmos_plan, _cosmos_ids),
+    AxisPreset("qwen-image", "Qwen-Image: axes [16, 56, 56], θ 10000, centred rows/columns",
+               _D + "transformer_qwenimage.py QwenEmbedRope (scale_rope=True)", "float32", 128,
+               "H W", "first", _fixed([16, 56, 56], 10000.0, ("t", "h", "w")), _qwen_image_ids),
     AxisPreset("pixtral", "Pixtral: shared θ 10000, even frequencies → rows, odd → columns",
                "transformers models/pixtral/modeling_pixtral.py PixtralVisionRotaryEmbedding",
                "float32", 64, "H W", "none", pixtral_plan, _grid),

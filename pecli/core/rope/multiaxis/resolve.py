@@ -129,7 +129,7 @@ def _with_theta(plan: AxisPlan, thetas: tuple[float, ...]) -> AxisPlan:
 
 def resolve_ids(
     plan: AxisPlan, preset: Preset | None, *, grid: str | None, text: int,
-    ids: np.ndarray | None, tokens: str | None = None, **rules: Any,
+    ids: np.ndarray | None, tokens: str | None = None, fps: float | None = None, **rules: Any,
 ) -> GridIds | ArrayIds:  # fmt: skip
     """The ids: explicit ``ids``, a preset's ``grid`` (and ``text``), ``tokens``, or a grid.
 
@@ -144,6 +144,8 @@ def resolve_ids(
         if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
             ids = ids.T  # transformers' (3, seq): rows t, h, w
         return check_ids(ids, len(plan.axes))
+    if fps is not None and not isinstance(preset, AxisPreset):
+        raise ParameterError("fps", "goes with --preset cosmos only", fps)
     if isinstance(preset, MropePreset):
         if tokens is None or text:
             raise ParameterError("tokens", "must describe the sequence (M-RoPE has no grid)", grid)
@@ -154,7 +156,7 @@ def resolve_ids(
         raise ParameterError("grid", "must be given, or --ids", "neither")
     sizes = parse_sizes(grid, "grid")
     if preset is not None:
-        return preset.id_source(sizes, text)
+        return preset.id_source(sizes, text, fps)
     if text:
         raise ParameterError("text", "needs a --preset (which says where text tokens go)", text)
     sizes = check_grid(sizes, len(plan.axes))
