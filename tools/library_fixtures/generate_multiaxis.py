@@ -19,10 +19,10 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from common import save  # noqa: E402
 from diffusers.models.embeddings import get_1d_rotary_pos_embed  # noqa: E402
+from diffusers.models.transformers.transformer_cosmos import CosmosRotaryPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_flux import FluxPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_flux2 import Flux2PosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_hunyuan_video import HunyuanVideoRotaryPosEmbed  # noqa: E402
-from diffusers.models.transformers.transformer_cosmos import CosmosRotaryPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_qwenimage import QwenEmbedRope  # noqa: E402
 from diffusers.models.transformers.transformer_wan import WanRotaryPosEmbed  # noqa: E402
 from transformers import Llama4VisionConfig, PixtralVisionConfig  # noqa: E402

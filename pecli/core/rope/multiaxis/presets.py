@@ -182,8 +182,9 @@ def _qwen_image_ids(sizes: tuple[int, ...], text: int, fps: float | None = None)
     Text comes first, at ``max(h//2, w//2) + k`` on all three axes.
     """
     h, w = sizes
+    offsets = (-(h - h // 2), -(w - w // 2))
     return idmod.GridIds(sizes, axes=3, columns=(1, 2), text=text, text_axes=(0, 1, 2),
-                         offsets=(-(h - h // 2), -(w - w // 2)), text_base=max(h // 2, w // 2))  # fmt: skip
+                         offsets=offsets, text_base=max(h // 2, w // 2))  # fmt: skip
 
 
 def _cosmos_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
