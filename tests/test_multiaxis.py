@@ -307,3 +307,13 @@ def test_model_arithmetic_rounds_positions_to_its_dtype_first():
     cos = axes_cache(plan, p[:, None], form="half", part="cos", dtype="float64",
                      arithmetic="float32")  # fmt: skip
     assert cos[:, 1].tolist() == np.cos(torch_like.astype(np.float64)).astype(np.float32).tolist()
+
+
+def test_cogvideox_ids_are_the_linspace_crop_in_float32():
+    ids = axis_preset("cogvideox").ids([3, 6, 10])
+    rows = sorted(set(ids[:, 1].tolist()))
+    # grid 6 × 10 in the 30 × 45 base: resized to 27 × 45, crop rows 2 … 29
+    step = np.float32((np.float32(29 * 5 / 6) - np.float32(2)) / np.float32(5))
+    assert rows[0] == 2.0 and rows[1] == float(np.float32(2 + float(step)))
+    assert sorted(set(ids[:, 0].tolist())) == [0.0, 1.0, 2.0]
+    assert axis_preset("cogvideox").plan().strip() == "T" * 8 + "H" * 12 + "W" * 12

@@ -18,13 +18,14 @@ sys.modules.setdefault("torchvision", None)  # type: ignore[arg-type]  # see gen
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from common import save  # noqa: E402
-from diffusers.models.embeddings import get_1d_rotary_pos_embed  # noqa: E402
+from diffusers.models.embeddings import get_1d_rotary_pos_embed, get_3d_rotary_pos_embed  # noqa: E402
 from diffusers.models.transformers.transformer_cosmos import CosmosRotaryPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_flux import FluxPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_flux2 import Flux2PosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_hunyuan_video import HunyuanVideoRotaryPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_qwenimage import QwenEmbedRope  # noqa: E402
 from diffusers.models.transformers.transformer_wan import WanRotaryPosEmbed  # noqa: E402
+from diffusers.pipelines.cogvideo.pipeline_cogvideox import get_resize_crop_region_for_grid  # noqa: E402
 from transformers import Llama4VisionConfig, PixtralVisionConfig  # noqa: E402
 from transformers.models.llama4.modeling_llama4 import Llama4VisionRotaryEmbedding  # noqa: E402
 from transformers.models.pixtral.modeling_pixtral import PixtralVisionRotaryEmbedding  # noqa: E402
@@ -95,6 +96,15 @@ def _cosmos(out: Path) -> None:
               preset="cosmos", grid=[3, 4, 5], fps=fps)  # fmt: skip
 
 
+def _cogvideox(out: Path) -> None:
+    for t, h, w in ((3, 6, 10), (2, 5, 4)):  # crops of the 30 × 45 base grid: fractional ids
+        crops = get_resize_crop_region_for_grid((h, w), 45, 30)
+        cos, sin = get_3d_rotary_pos_embed(64, crops, (h, w), t)
+        _pair(out, f"cogvideox_{t}x{h}x{w}", cos, sin, library="diffusers",
+              call=f"get_3d_rotary_pos_embed(64, {crops}, ({h}, {w}), {t})",
+              preset="cogvideox", head_dim=64, grid=[t, h, w])  # fmt: skip
+
+
 def _qwen_image(out: Path) -> None:
     embed = QwenEmbedRope(theta=10000, axes_dim=[16, 56, 56], scale_rope=True)
     image, text = embed([(1, 5, 6)], device=torch.device("cpu"), max_txt_seq_len=3)
@@ -142,5 +152,6 @@ def _llama4(out: Path) -> None:
 def generate(out: Path) -> None:
     """Write every multi-axis fixture into ``out``."""
     torch.set_grad_enabled(False)
-    for make in (_flux, _flux2, _video, _cosmos, _qwen_image, _fractional, _pixtral, _llama4):
+    for make in (_flux, _flux2, _video, _cosmos, _cogvideox, _qwen_image, _fractional, _pixtral,
+                 _llama4):  # fmt: skip
         make(out)

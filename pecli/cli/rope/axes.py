@@ -54,8 +54,8 @@ def _option(name: str, text: str) -> Any:
     return typer.Option(name, help=text)
 
 
-PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, cosmos, "
-    "qwen-image, pixtral, llama4-vision, rope-vit-axial, qwen2-vl, qwen2.5-vl, qwen3-vl or "
+PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, cogvideox, "
+    "cosmos, qwen-image, pixtral, llama4-vision, rope-vit-axial, qwen2-vl, qwen2.5-vl, qwen3-vl or "
     "qwen3.5 (pecli rope axis-map lists them).")]  # fmt: skip
 HeadDimOpt = Annotated[int | None, _option("--head-dim", "Head width [default: the preset's]; "
     "FLUX and HunyuanVideo fix it at 128.")]  # fmt: skip

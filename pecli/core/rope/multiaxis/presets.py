@@ -192,6 +192,37 @@ def _cosmos_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> 
     return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2), fps=fps)
 
 
+def _cogvideox_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
+    """CogVideoX 1.0: ``linspace`` grids over the crop of the 30 × 45 base grid, in float32.
+
+    diffusers ``embeddings.py`` ``get_3d_rotary_pos_embed(grid_type="linspace")`` with the
+    pipeline's ``get_resize_crop_region_for_grid((H, W), 45, 30)``.
+    """
+    t, h, w = sizes
+    (top, left), (bottom, right) = _crop_region(h, w, 45, 30)
+    coords = (idmod.torch_linspace(0, t * (t - 1) / t, t),
+              idmod.torch_linspace(top, bottom * (h - 1) / h, h),
+              idmod.torch_linspace(left, right * (w - 1) / w, w))  # fmt: skip
+    return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2),
+                         coords=tuple(tuple(c.tolist()) for c in coords))  # fmt: skip
+
+
+def _crop_region(h: int, w: int, tw: int, th: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The CogVideoX pipelines' ``get_resize_crop_region_for_grid`` (Python's ``round``)."""
+    if h / w > th / tw:
+        rh, rw = th, round(th / h * w)
+    else:
+        rw, rh = tw, round(tw / w * h)
+    top, left = round((th - rh) / 2.0), round((tw - rw) / 2.0)
+    return (top, left), (top + rh, left + rw)
+
+
+def _cogvideox_plan(head_dim: int) -> AxisPlan:
+    if head_dim % 8:
+        raise ParameterError("head_dim", "must be a multiple of 8 for CogVideoX", head_dim)
+    return per_axis([head_dim // 4, head_dim // 8 * 3, head_dim // 8 * 3], theta=10000.0)
+
+
 def cosmos_plan(
     head_dim: int, rope_scale: tuple[float, float, float] = (2.0, 1.0, 1.0)
 ) -> AxisPlan:
@@ -225,6 +256,10 @@ AXIS_PRESETS: dict[str, AxisPreset] = {p.name: p for p in (
     AxisPreset("wan", "Wan 2.1/2.2: widths d−4(d//6), 2(d//6), 2(d//6), own schedule each",
                _D + "transformer_wan.py WanRotaryPosEmbed", "float64", 128, "F H W", "none",
                lambda d: per_axis(wan_widths(d), theta=10000.0), _grid, most=1024),
+    AxisPreset("cogvideox", "CogVideoX 1.0: t/h/w d/4, 3d/8, 3d/8, linspace crops of 30×45",
+               "diffusers models/embeddings.py get_3d_rotary_pos_embed (linspace); "
+               "pipeline_cogvideox.py get_resize_crop_region_for_grid", "float32", 64, "T H W",
+               "none", _cogvideox_plan, _cogvideox_ids),
     AxisPreset("cosmos", "Cosmos 1.0: widths as Wan, NTK θ per axis (t 20671.16), [t h w] twice",
                _D + "transformer_cosmos.py CosmosRotaryPosEmbed", "float32", 128, "T H W",
                "none", cosmos_plan, _cosmos_ids),
