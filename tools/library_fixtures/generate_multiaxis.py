@@ -18,7 +18,12 @@ sys.modules.setdefault("torchvision", None)  # type: ignore[arg-type]  # see gen
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from common import save  # noqa: E402
-from diffusers.models.embeddings import get_1d_rotary_pos_embed, get_3d_rotary_pos_embed  # noqa: E402
+from diffusers.models.embeddings import (  # noqa: E402
+    apply_rotary_emb_allegro,
+    get_1d_rotary_pos_embed,
+    get_3d_rotary_pos_embed,
+    get_3d_rotary_pos_embed_allegro,
+)
 from diffusers.models.transformers.transformer_cosmos import CosmosRotaryPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_flux import FluxPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_flux2 import Flux2PosEmbed  # noqa: E402
@@ -105,6 +110,32 @@ def _cogvideox(out: Path) -> None:
               preset="cogvideox", head_dim=64, grid=[t, h, w])  # fmt: skip
 
 
+def _allegro(out: Path) -> None:
+    """Allegro's full cos and sin per token, read through its own apply_rotary_emb_allegro.
+
+    With x = [1 | 0] in each third, the output is [cos | sin] of that block; with [0 | 1] it
+    is [−sin | cos]: the probes give every channel without re-implementing the assembly.
+    """
+    t, h, w = 2, 3, 4
+    tables = get_3d_rotary_pos_embed_allegro(96, ((0, 0), (h, w)), (h, w), t,
+                                             interpolation_scale=(2.2, 2.0, 2.0))  # fmt: skip
+    freqs = tuple(tables[:3])
+    mesh = torch.meshgrid(torch.arange(t), torch.arange(h), torch.arange(w), indexing="ij")
+    positions = torch.stack([m.reshape(1, -1) for m in mesh])  # (3, 1, seq) table rows
+    half = torch.cat([torch.ones(16), torch.zeros(16)]).repeat(3)
+    first = apply_rotary_emb_allegro(half.expand(1, 1, t * h * w, 96).clone(), freqs, positions)
+    second = apply_rotary_emb_allegro((1 - half).expand(1, 1, t * h * w, 96).clone(), freqs,
+                                      positions)[0, 0]  # fmt: skip
+    first = first[0, 0]
+    mask = half.bool()
+    cos = torch.where(mask, first, second)
+    sin = torch.where(mask, -second, first) + 0.0  # -0.0 (from −second) as +0.0
+    _pair(out, f"allegro_{t}x{h}x{w}", cos, sin, library="diffusers",
+          call="apply_rotary_emb_allegro(probe, get_3d_rotary_pos_embed_allegro(96, "
+               f"((0, 0), ({h}, {w})), ({h}, {w}), {t}, (2.2, 2.0, 2.0))[:3], grid rows)",
+          preset="allegro", head_dim=96, grid=[t, h, w])  # fmt: skip
+
+
 def _qwen_image(out: Path) -> None:
     embed = QwenEmbedRope(theta=10000, axes_dim=[16, 56, 56], scale_rope=True)
     image, text = embed([(1, 5, 6)], device=torch.device("cpu"), max_txt_seq_len=3)
@@ -152,6 +183,6 @@ def _llama4(out: Path) -> None:
 def generate(out: Path) -> None:
     """Write every multi-axis fixture into ``out``."""
     torch.set_grad_enabled(False)
-    for make in (_flux, _flux2, _video, _cosmos, _cogvideox, _qwen_image, _fractional, _pixtral,
-                 _llama4):  # fmt: skip
+    makers = (_flux, _flux2, _video, _cosmos, _cogvideox, _allegro, _qwen_image, _fractional)
+    for make in (*makers, _pixtral, _llama4):
         make(out)

@@ -207,6 +207,20 @@ def _cogvideox_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) 
                          coords=tuple(tuple(c.tolist()) for c in coords))  # fmt: skip
 
 
+def _allegro_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
+    """Allegro: ``linspace`` grids divided by ``interpolation_scale`` (2.2, 2.0, 2.0), float32.
+
+    diffusers ``embeddings.py`` ``get_3d_rotary_pos_embed_allegro`` with the pipeline's crop
+    ``(0, 0)``–``(H, W)``.
+    """
+    f = np.float32
+    scales = (2.2, 2.0, 2.0)
+    grids = [idmod.torch_linspace(0, n * (n - 1) / n, n).astype(f) / f(s)
+             for n, s in zip(sizes, scales, strict=True)]  # fmt: skip
+    coords = tuple(tuple(g.astype(np.float64).tolist()) for g in grids)
+    return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2), coords=coords)
+
+
 def _crop_region(h: int, w: int, tw: int, th: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """The CogVideoX pipelines' ``get_resize_crop_region_for_grid`` (Python's ``round``)."""
     if h / w > th / tw:
@@ -260,6 +274,11 @@ AXIS_PRESETS: dict[str, AxisPreset] = {p.name: p for p in (
                "diffusers models/embeddings.py get_3d_rotary_pos_embed (linspace); "
                "pipeline_cogvideox.py get_resize_crop_region_for_grid", "float32", 64, "T H W",
                "none", _cogvideox_plan, _cogvideox_ids),
+    AxisPreset("allegro", "Allegro: thirds t/h/w, each half-split in its block, scaled grids",
+               "diffusers models/embeddings.py get_3d_rotary_pos_embed_allegro, "
+               "apply_rotary_emb_allegro", "float32", 96, "T H W", "none",
+               lambda d: per_axis([d // 3] * 3, theta=10000.0, layout="half-split-per-axis"),
+               _allegro_ids),
     AxisPreset("cosmos", "Cosmos 1.0: widths as Wan, NTK θ per axis (t 20671.16), [t h w] twice",
                _D + "transformer_cosmos.py CosmosRotaryPosEmbed", "float32", 128, "T H W",
                "none", cosmos_plan, _cosmos_ids),
