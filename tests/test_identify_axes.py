@@ -146,3 +146,11 @@ def test_a_block_that_is_not_geometric_has_no_schedule():
     )
     reading = read_axes(c, s, ids, layout=layout)
     assert reading.schedule == "unknown" and reading.theta == {}
+
+
+def test_a_preset_of_another_width_is_told_so():
+    cos, sin = axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin")
+    layout, c, s = pair_values(cos, sin)
+    allegro = axis_preset("allegro").plan(128)  # thirds of 128: 63 pairs
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), allegro, IDS, (c, s))
+    assert "(b) 64 pairs here, 63 in the preset" in verdict.differences and not verdict.matches

@@ -50,10 +50,10 @@ def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.nda
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
-    read = [(j, a) for j, a in enumerate(reading.axis) if a >= 0]
-    wrong = [j for j, a in read if a != plan.axis[j]]
     if len(reading.axis) != plan.pairs:
         return [f"(b) {len(reading.axis)} pairs here, {plan.pairs} in the preset"]
+    read = [(j, a) for j, a in enumerate(reading.axis) if a >= 0]
+    wrong = [j for j, a in read if a != plan.axis[j]]
     if not wrong:
         return []
     first, here = wrong[0], plan.axes[reading.axis[wrong[0]]]

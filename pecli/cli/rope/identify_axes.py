@@ -112,7 +112,7 @@ def _candidates(
         except ParameterError as error:
             last = error
             continue
-        if source.n == shape[0]:
+        if source.n == shape[0] and (plan.pairs == shape[1] or preset):
             found.append((str(getattr(chosen, "name", name)), plan, source.rows(0, source.n)))
     if not found:
         if preset and last is not None:

@@ -15,6 +15,7 @@ import numpy as np
 from ...errors import ParameterError
 from . import ids as idmod
 from .plan import AxisPlan, per_axis, shared
+from .video_ids import allegro_ids, cogvideox_ids, cosmos_ids, qwen_image_ids
 
 __all__ = [
     "AXIS_PRESETS",
@@ -176,61 +177,6 @@ def _llama4(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmo
     return idmod.GridIds((sizes[0], sizes[0]), axes=2, columns=(1, 0), base=1.0, tail=1)
 
 
-def _qwen_image_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    """Qwen-Image (``scale_rope``): rows ``−(h − h//2) … h//2 − 1``, columns alike, frame 0.
-
-    Text comes first, at ``max(h//2, w//2) + k`` on all three axes.
-    """
-    h, w = sizes
-    offsets = (-(h - h // 2), -(w - w // 2))
-    return idmod.GridIds(sizes, axes=3, columns=(1, 2), text=text, text_axes=(0, 1, 2),
-                         offsets=offsets, text_base=max(h // 2, w // 2))  # fmt: skip
-
-
-def _cosmos_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    """Cosmos: frames at ``k`` (images) or ``k / fps · base_fps`` (videos, base_fps 24, float32)."""
-    return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2), fps=fps)
-
-
-def _cogvideox_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    """CogVideoX 1.0: ``linspace`` grids over the crop of the 30 × 45 base grid, in float32.
-
-    diffusers ``embeddings.py`` ``get_3d_rotary_pos_embed(grid_type="linspace")`` with the
-    pipeline's ``get_resize_crop_region_for_grid((H, W), 45, 30)``.
-    """
-    t, h, w = sizes
-    (top, left), (bottom, right) = _crop_region(h, w, 45, 30)
-    coords = (idmod.torch_linspace(0, t * (t - 1) / t, t),
-              idmod.torch_linspace(top, bottom * (h - 1) / h, h),
-              idmod.torch_linspace(left, right * (w - 1) / w, w))  # fmt: skip
-    return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2),
-                         coords=tuple(tuple(c.tolist()) for c in coords))  # fmt: skip
-
-
-def _allegro_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    """Allegro: ``linspace`` grids divided by ``interpolation_scale`` (2.2, 2.0, 2.0), float32.
-
-    diffusers ``embeddings.py`` ``get_3d_rotary_pos_embed_allegro`` with the pipeline's crop
-    ``(0, 0)``–``(H, W)``.
-    """
-    f = np.float32
-    scales = (2.2, 2.0, 2.0)
-    grids = [idmod.torch_linspace(0, n * (n - 1) / n, n).astype(f) / f(s)
-             for n, s in zip(sizes, scales, strict=True)]  # fmt: skip
-    coords = tuple(tuple(g.astype(np.float64).tolist()) for g in grids)
-    return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2), coords=coords)
-
-
-def _crop_region(h: int, w: int, tw: int, th: int) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The CogVideoX pipelines' ``get_resize_crop_region_for_grid`` (Python's ``round``)."""
-    if h / w > th / tw:
-        rh, rw = th, round(th / h * w)
-    else:
-        rw, rh = tw, round(tw / w * h)
-    top, left = round((th - rh) / 2.0), round((tw - rw) / 2.0)
-    return (top, left), (top + rh, left + rw)
-
-
 def _cogvideox_plan(head_dim: int) -> AxisPlan:
     if head_dim % 8:
         raise ParameterError("head_dim", "must be a multiple of 8 for CogVideoX", head_dim)
@@ -272,19 +218,19 @@ AXIS_PRESETS: dict[str, AxisPreset] = {p.name: p for p in (
                lambda d: per_axis(wan_widths(d), theta=10000.0), _grid, most=1024),
     AxisPreset("cogvideox", "CogVideoX 1.0: t/h/w d/4, 3d/8, 3d/8, linspace crops of 30×45",
                "diffusers models/embeddings.py get_3d_rotary_pos_embed (linspace); "
-               "pipeline_cogvideox.py get_resize_crop_region_for_grid", "float32", 64, "T H W",
-               "none", _cogvideox_plan, _cogvideox_ids),
+               "pipeline_cogvideox.py get_resizecrop_region_for_grid", "float32", 64, "T H W",
+               "none", _cogvideox_plan, cogvideox_ids),
     AxisPreset("allegro", "Allegro: thirds t/h/w, each half-split in its block, scaled grids",
                "diffusers models/embeddings.py get_3d_rotary_pos_embed_allegro, "
                "apply_rotary_emb_allegro", "float32", 96, "T H W", "none",
                lambda d: per_axis([d // 3] * 3, theta=10000.0, layout="half-split-per-axis"),
-               _allegro_ids),
+               allegro_ids),
     AxisPreset("cosmos", "Cosmos 1.0: widths as Wan, NTK θ per axis (t 20671.16), [t h w] twice",
                _D + "transformer_cosmos.py CosmosRotaryPosEmbed", "float32", 128, "T H W",
-               "none", cosmos_plan, _cosmos_ids),
+               "none", cosmos_plan, cosmos_ids),
     AxisPreset("qwen-image", "Qwen-Image: axes [16, 56, 56], θ 10000, centred rows/columns",
                _D + "transformer_qwenimage.py QwenEmbedRope (scale_rope=True)", "float32", 128,
-               "H W", "first", _fixed([16, 56, 56], 10000.0, ("t", "h", "w")), _qwen_image_ids),
+               "H W", "first", _fixed([16, 56, 56], 10000.0, ("t", "h", "w")), qwen_image_ids),
     AxisPreset("pixtral", "Pixtral: shared θ 10000, even frequencies → rows, odd → columns",
                "transformers models/pixtral/modeling_pixtral.py PixtralVisionRotaryEmbedding",
                "float32", 64, "H W", "none", pixtral_plan, _grid),
