@@ -19,7 +19,7 @@ from . import text
 from ._app import app
 from ._app import figures as load_figures
 from .convention_options import convention_options
-from .options import Base, D, Dpi, N, Quiet, Size
+from .options import Base, D, Dpi, N, Quiet, Size, Title
 from .progress import say_written, track_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,6 +71,7 @@ def precision(
     ] = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
     *,
     conv: Convention,
@@ -94,6 +95,8 @@ def precision(
         figures = load_figures("article")
 
         figure = figures.precision_figure(report, size=size, dpi=dpi)
+        if title is not None:
+            load_figures("style").retitle(figure, title)
         writing.save_figure(figure, output, kind)
         say_written(output, quiet=quiet)
 

@@ -29,6 +29,10 @@ def render(*renderables: Any, terminal: bool) -> str:
         width=width, highlight=False,
     )  # fmt: skip
     for renderable in renderables:
+        if isinstance(renderable, Table) and renderable.title:  # a whole line, not wrapped
+            console.print(renderable.title, style="table.title" if terminal else None,
+                          soft_wrap=True)  # fmt: skip
+            renderable.title = None  # to the table's width, a title wrapped mid-phrase
         if not terminal and isinstance(renderable, Table):
             renderable.box, renderable.show_edge, renderable.pad_edge = None, False, False
         console.print(renderable, soft_wrap=not isinstance(renderable, Table))  # commands whole

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
 from ...core.rope import RopeFrequencies
-from ..precision import storage_precision, unit_roundoff
 from .inv_freq import RopeGuess, fit_theta, identify_inv_freq
 from .phases import ladder, measure_complex, measure_single
 
@@ -192,13 +192,19 @@ def _check(
     rows = ladder(n)
     tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
     if n < 3 or next(iter(shapes))[1] % 2 or not all(np.isfinite(t).all() for t in tables.values()):
-        rule = "must hold a cos and/or sin cache: >= 3 rows of finite numbers, an even width"
-        raise ParameterError("file", rule, ", ".join(f"{k} {t.shape}" for k, t in given.items()))
+        rule = (f"{_WHAT} (at least 3 rows of finite numbers and an even number of "
+                "columns)")  # fmt: skip
+        shapes_got = ", ".join(f"{k}: {' × '.join(map(str, t.shape))}" for k, t in given.items())
+        raise ParameterError("file", rule, shapes_got)
     if positions is None:
         return tables, rows.astype(np.float64), False
     if len(positions) != n or np.any(np.diff(positions) <= 0):
         raise ParameterError("positions", f"must be {n} increasing positions", len(positions))
     return tables, np.asarray(positions, np.float64)[rows], True
+
+
+#: What ``rope identify`` reads, in plain words, for the errors of a file that is neither.
+_WHAT = "must be a RoPE inv_freq vector (one row or column) or a cos/sin cache"
 
 
 def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
@@ -210,8 +216,10 @@ def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
         return "half-split", ["both layouts fit (the pairs repeat one value): read as half-split"]
     if half or inter:
         return "half-split" if half else "interleaved", []
-    rule = "must repeat each pair's value in the half-split or interleaved layout (neither fits)"
-    raise ParameterError("file", rule, "no repeated columns")
+    rule = (f"{_WHAT}, whose columns come in equal twos (column j equals column j + dim/2, or "
+            "column 2j equals 2j + 1)")  # fmt: skip
+    width = next(iter(tables.values())).shape[1]
+    raise ParameterError("file", rule, f"{width} columns, none equal to its partner")
 
 
 def _pairs(table: np.ndarray, layout: str) -> np.ndarray:

@@ -13,7 +13,18 @@ from ...core.rules import check_dtype
 from ...io import formats
 from .._app import app
 from .._app import figures as load_figures
-from ..options import DataOutput, Dpi, Dtype, DtypeOpt, FormatOpt, Header, Quiet, Size, TableOutput
+from ..options import (
+    DataOutput,
+    Dpi,
+    Dtype,
+    DtypeOpt,
+    FormatOpt,
+    Header,
+    Quiet,
+    Size,
+    TableOutput,
+    Title,
+)
 from ..plots import FigureOutput, PlotOutputs
 from ..progress import write_streamed
 from .options import (
@@ -122,6 +133,7 @@ def plot_grid(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw channels of a 2-D grid table as H × W images, or the patches' similarity.
@@ -135,13 +147,18 @@ def plot_grid(
     """
     from ...core.grids import grid_column_names, grid_table
 
-    outputs = PlotOutputs(output, "grid.png", data, quiet, size=size, dpi=dpi, default_size=(9, 9))
+    outputs = PlotOutputs(
+        output, "grid.png", data, quiet, size=size, dpi=dpi, default_size=(9, 9), title=title
+    )
     knobs = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
              "base_size": base_size, "interpolation_scale": interpolation_scale}  # fmt: skip
     plane = _plane(shape, similarity=similarity)
     table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
-    title = f"pecli grid {' '.join(map(str, shape))} --d {d} --preset {preset.value}"
+    grid = f"{preset.value} table of a {' × '.join(map(str, shape))} grid, d = {d}"
+    title = (
+        f"Similarity of the patches' encodings, {grid}" if similarity else f"Channels of the {grid}"
+    )
     picked = None if similarity else _channels(channels, names)
     _draw(outputs, table, plane, title, names, picked, patch, {"figsize": size, "dpi": dpi or 100})
 

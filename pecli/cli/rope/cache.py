@@ -218,8 +218,7 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     from ... import __version__
     from ...analysis.rope.cache import cache_metadata
     from ...core.rope.cache import rope_layout
-    from ...io.checkpoints import safetensors_bytes
-    from ...io.tensors import write_safetensors
+    from ...io.tensors import safetensors_bytes, write_safetensors
 
     freqs, fixed = make.args[0], make.keywords
     stored, layout = fixed["dtype"], rope_layout(fixed["layout"])

@@ -91,15 +91,13 @@ def _identify(
 ) -> tuple[dict[str, Any], list[str]]:
     """The report and findings for an inv_freq vector or a cache."""
     from ...analysis.rope.cache import split_cache
-    from ...core.errors import ParameterError
-    from ...io.tensors import as_vector
+    from ...io.tensors import as_vector, missing_tensor
 
     if {"cos", "sin"} & arrays.keys():
         report, findings = _cache_report(arrays.get("cos"), arrays.get("sin"))
         return report, findings + _metadata_findings(arrays, metadata)
-    if len(arrays) > 1:
-        rule = f"must name a tensor of {file} (it holds no tensors cos and sin)"
-        raise ParameterError("tensor", rule, None)
+    if len(arrays) > 1:  # not a cache (no cos, no sin): one of them is the vector
+        raise missing_tensor(file, list(arrays), "nothing, and it holds no cos and sin")
     table = next(iter(arrays.values()))
     if table.ndim == 1 or (table.ndim == 2 and 1 in table.shape):
         return _inv_freq_report(as_vector(table))

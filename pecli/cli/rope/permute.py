@@ -103,7 +103,7 @@ def _permute_file(
     from ...core.errors import ParameterError
     from ...core.rope.permute import permute_rows
     from ...io import formats
-    from ...io.tensors import read_safetensors, write_safetensors
+    from ...io.tensors import missing_tensor, read_safetensors, write_safetensors
 
     if source is None or not names:
         raise ParameterError("input", "and --tensor go together", source)
@@ -120,7 +120,7 @@ def _permute_file(
     heads, head_dim = shape
     for name in names:
         if name not in tensors:
-            raise ParameterError("tensor", f"must name a tensor of {source}", name)
+            raise missing_tensor(source, list(tensors), name)
         rows = tensors[name].shape[0] if tensors[name].ndim else 0
         if head_dim is not None and head_dim * heads != rows:
             rule = f"must equal the rows of {name} / --heads = {rows} / {heads}"
