@@ -41,8 +41,7 @@ def write_tensors(
     blocks: Iterator[np.ndarray], *, output: str, names: tuple[str, ...], meta: dict[str, str]
 ) -> None:
     """Gather the blocks (the table is at most 1 GiB) and write one tensor per name, atomically."""
-    from ...io.checkpoints import safetensors_bytes
-    from ...io.tensors import write_safetensors
+    from ...io.tensors import safetensors_bytes, write_safetensors
 
     table = np.concatenate(list(blocks))
     parts = np.split(table, len(names), axis=1) if len(names) > 1 else [table]
