@@ -141,7 +141,11 @@ def _blocks(
 
 
 def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """float64 cos and sin ``(m, h)`` of the exact angles, each within ~1 ulp."""
+    """float64 cos and sin ``(m, h)`` of the exact angles, each within ~1 ulp.
+
+    Each axis's distinct positions are evaluated once (a grid's block repeats a few rows and
+    columns thousands of times) and gathered: the same bits as one evaluation per token.
+    """
     omega, residual = plan_frequencies(plan)
     axis = np.array(plan.axis)
     cos = np.empty((ids.shape[0], plan.pairs))
@@ -149,11 +153,10 @@ def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarra
     for a in range(len(plan.axes)):
         cols = np.flatnonzero(axis == a)
         if cols.size:
-            s, c = np.empty((ids.shape[0], cols.size)), np.empty((ids.shape[0], cols.size))
-            kernels.fill_sin_cos_direct(
-                s, c, np.ascontiguousarray(ids[:, a]), omega[cols], residual[cols], workers=1
-            )
-            cos[:, cols], sin[:, cols] = c, s
+            where, back = np.unique(ids[:, a], return_inverse=True)
+            s, c = np.empty((where.size, cols.size)), np.empty((where.size, cols.size))
+            kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
+            cos[:, cols], sin[:, cols] = c[back], s[back]
     return cos, sin
 
 
@@ -173,19 +176,32 @@ def _shape(
         return reform(cos, sin, form, part, stored)
     names = ("cos", "sin") if part == "both" else (part,)
     chosen = [cos if name == "cos" else sin for name in names]
-    if form == "half":
-        return _round(np.concatenate(chosen, axis=1), stored)
+    width, half = plan.rotary_dim, stored.name in HALF_DTYPES
+    out = np.empty((cos.shape[0], width * len(chosen)), dtype=np.float64 if half else stored)
+    for k, values in enumerate(chosen):  # assigned float64 → stored: each value rounded once
+        part_out = out[:, k * width : (k + 1) * width]
+        for (a, b), (j0, j1) in _runs(plan):
+            part_out[:, a] = part_out[:, b] = values[:, j0:j1]
+    return round_once(out, stored) if half else out
+
+
+def _runs(plan: AxisPlan) -> list[tuple[tuple[slice, slice], tuple[int, int]]]:
+    """Channel slices ``(first, second)`` of runs of pairs ``j0 … j1−1`` (the layout's rule)."""
+    h = plan.pairs
+    if plan.layout == "interleaved":
+        return [((slice(0, 2 * h, 2), slice(1, 2 * h, 2)), (0, h))]
+    if plan.layout == "half-split":
+        return [((slice(0, h), slice(h, 2 * h)), (0, h))]
     first, second = channel_pairs(plan)
-    width = plan.rotary_dim
-    out = np.empty((cos.shape[0], width * len(chosen)), dtype=np.float64)
-    for k, values in enumerate(chosen):
-        out[:, k * width + first] = values
-        out[:, k * width + second] = values
-    return _round(out, stored)
-
-
-def _round(values: np.ndarray, stored: np.dtype) -> np.ndarray:
-    return round_once(values, stored) if stored.name in HALF_DTYPES else values.astype(stored)
+    runs, j0 = [], 0
+    while j0 < h:  # half-split inside each axis's block: contiguous channel runs per block
+        j1 = j0 + 1
+        while j1 < h and plan.axis[j1] == plan.axis[j0]:
+            j1 += 1
+        a, b = int(first[j0]), int(second[j0])
+        runs.append(((slice(a, a + j1 - j0), slice(b, b + j1 - j0)), (j0, j1)))
+        j0 = j1
+    return runs
 
 
 def axes_cache(
