@@ -31,6 +31,7 @@ from diffusers.models.transformers.transformer_hunyuan_video import HunyuanVideo
 from diffusers.models.transformers.transformer_qwenimage import QwenEmbedRope  # noqa: E402
 from diffusers.models.transformers.transformer_wan import WanRotaryPosEmbed  # noqa: E402
 from diffusers.pipelines.cogvideo.pipeline_cogvideox import get_resize_crop_region_for_grid  # noqa: E402
+from rotary_embedding_torch import RotaryEmbedding  # noqa: E402
 from transformers import Llama4VisionConfig, PixtralVisionConfig  # noqa: E402
 from transformers.models.llama4.modeling_llama4 import Llama4VisionRotaryEmbedding  # noqa: E402
 from transformers.models.pixtral.modeling_pixtral import PixtralVisionRotaryEmbedding  # noqa: E402
@@ -136,6 +137,14 @@ def _allegro(out: Path) -> None:
           preset="allegro", head_dim=96, grid=[t, h, w])  # fmt: skip
 
 
+def _lucidrains(out: Path) -> None:
+    angles = RotaryEmbedding(dim=32).get_axial_freqs(3, 5)  # (3, 5, 64): rows, then columns
+    flat = angles.reshape(-1, 64)
+    _pair(out, "lucidrains_axial_3x5", flat.cos(), flat.sin(), library="rotary-embedding-torch",
+          call="RotaryEmbedding(dim=32).get_axial_freqs(3, 5), then .cos() / .sin() as "
+               "apply_rotary_emb does", preset="lucidrains-axial", grid=[3, 5])  # fmt: skip
+
+
 def _qwen_image(out: Path) -> None:
     embed = QwenEmbedRope(theta=10000, axes_dim=[16, 56, 56], scale_rope=True)
     image, text = embed([(1, 5, 6)], device=torch.device("cpu"), max_txt_seq_len=3)
@@ -183,6 +192,7 @@ def _llama4(out: Path) -> None:
 def generate(out: Path) -> None:
     """Write every multi-axis fixture into ``out``."""
     torch.set_grad_enabled(False)
-    makers = (_flux, _flux2, _video, _cosmos, _cogvideox, _allegro, _qwen_image, _fractional)
+    makers = (_flux, _flux2, _video, _cosmos, _cogvideox, _allegro, _qwen_image, _fractional,
+              _lucidrains)  # fmt: skip
     for make in (*makers, _pixtral, _llama4):
         make(out)

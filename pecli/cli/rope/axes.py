@@ -55,8 +55,8 @@ def _option(name: str, text: str) -> Any:
 
 
 PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, cogvideox, "
-    "allegro, cosmos, qwen-image, pixtral, llama4-vision, rope-vit-axial, qwen2-vl, qwen2.5-vl, "
-    "qwen3-vl or qwen3.5 (pecli rope axis-map lists them).")]  # fmt: skip
+    "allegro, cosmos, qwen-image, pixtral, llama4-vision, rope-vit-axial, lucidrains-axial, "
+    "qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (pecli rope axis-map lists them).")]  # fmt: skip
 HeadDimOpt = Annotated[int | None, _option("--head-dim", "Head width [default: the preset's]; "
     "FLUX and HunyuanVideo fix it at 128.")]  # fmt: skip
 GridOpt = Annotated[str | None, _option("--grid", "Grid sizes, e.g. 64x64 (H W: latent patches "

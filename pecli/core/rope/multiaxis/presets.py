@@ -144,6 +144,12 @@ def pixtral_plan(head_dim: int, theta: float = 10000.0) -> AxisPlan:
     return shared([0] * q + [1] * q, theta=theta, axes=("h", "w"), order=order)
 
 
+def _rows_cols(head_dim: int) -> AxisPlan:
+    if head_dim % 4:
+        raise ParameterError("head_dim", "must be a multiple of 4", head_dim)
+    return per_axis([head_dim // 2] * 2, theta=10000.0, axes=("h", "w"))
+
+
 def _two_axes(theta: float) -> Callable[[int], AxisPlan]:
     def make(head_dim: int) -> AxisPlan:
         if head_dim % 4:
@@ -237,6 +243,9 @@ AXIS_PRESETS: dict[str, AxisPreset] = {p.name: p for p in (
     AxisPreset("llama4-vision", "Llama 4 vision: x then y, 1-based, class token last at 0",
                "transformers models/llama4/modeling_llama4.py Llama4VisionRotaryEmbedding",
                "float32", 88, "SIDE", "none", _two_axes(10000.0), _llama4),
+    AxisPreset("lucidrains-axial", "rotary-embedding-torch get_axial_freqs: rows then columns",
+               "rotary-embedding-torch rotary_embedding_torch.py RotaryEmbedding.get_axial_freqs "
+               "(freqs_for='lang')", "float32", 64, "H W", "none", _rows_cols, _grid),
     AxisPreset("rope-vit-axial", "RoPE-ViT axial: x then y, θ 100, complex freqs_cis",
                "naver-ai/rope-vit models/vit_rope.py compute_axial_cis, init_t_xy", "float32",
                64, "H W", "none", _two_axes(100.0), _xy_ids),
