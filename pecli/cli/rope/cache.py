@@ -49,14 +49,16 @@ class Arithmetic(StrEnum):
 
     exact = "exact"
     transformers = "transformers"
+    llama_cpp = "llama.cpp"
 
 
 ArithmeticOpt = Annotated[
     Arithmetic,
     typer.Option(
         "--arithmetic",
-        help="exact (rounded once) or transformers: what your framework computes, its float32 "
-        "inv_freq, angles and cos/sin (default, linear, llama3, yarn).",
+        help="exact (rounded once); transformers: what your framework computes, its float32 "
+        "inv_freq, angles and cos/sin; llama.cpp: ggml's float32 loop (θ multiplied pair by "
+        "pair). For default, linear, llama3, yarn.",
     ),
 ]
 #: ``make(n, part=…, start=…)``: a cache's row blocks with the other arguments fixed.
@@ -202,14 +204,22 @@ def _say_notes(findings: list[str], *, quiet: bool) -> None:
 
 def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
     """``make(n, part=…, start=…)``: the cache's row blocks, exact or as transformers computes."""
+    from ...core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
     from ...core.rope.cache import cache_blocks
-    from ...core.rope.framework import framework_cache_blocks
+    from ...core.rope.framework import framework_cache_blocks, transformers_inv_freq
 
-    blocks = framework_cache_blocks if arithmetic == "transformers" else cache_blocks
+    blocks = {"transformers": framework_cache_blocks, "llama.cpp": ggml_cache_blocks}.get(
+        arithmetic, cache_blocks
+    )
     if arithmetic == "transformers":  # refuse a rope type it does not repeat, up front
-        from ...core.rope.framework import transformers_inv_freq
-
         transformers_inv_freq(freqs.spec)
+    if arithmetic == "llama.cpp":
+        ggml_angles(freqs, np.zeros(1))
+    if fixed.get("positions") is None:
+        fixed.pop("positions", None)
+    elif arithmetic == "llama.cpp":
+        rule = "go with --arithmetic exact or transformers (llama.cpp counts up from --start)"
+        raise ParameterError("positions", rule, "llama.cpp")
     return functools.partial(blocks, freqs, **fixed)
 
 
