@@ -109,6 +109,7 @@ def test_cli_positions_csv_estimate_and_transformers(run_cli):
         (["--positions", "0,1", "--start", "2"], "--start"),
         (["--positions", "0,nan"], "--positions"),
         (["--positions", "0,1", "-o", "c.safetensors"], "--output"),
+        (["--positions", "0,1", "--arithmetic", "llama.cpp"], "--positions"),
     ],
 )
 def test_cli_refusals(run_cli, tmp_path, monkeypatch, args, option):
