@@ -154,3 +154,20 @@ def test_a_preset_of_another_width_is_told_so():
     allegro = axis_preset("allegro").plan(128)  # thirds of 128: 63 pairs
     verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), allegro, IDS, (c, s))
     assert "(b) 64 pairs here, 63 in the preset" in verdict.differences and not verdict.matches
+
+
+@pytest.mark.parametrize(
+    ("fixture", "args", "preset"),
+    [
+        ("llama4_vision_4x4", ["--grid", "4"], "llama4-vision"),
+        ("qwen_image_text3_5x6", ["--grid", "5x6", "--text", "3"], "qwen-image"),
+    ],
+)
+def test_complex_freqs_cis_are_named(run_cli, tmp_path, fixture, args, preset):
+    path = tmp_path / "freqs_cis.npy"
+    np.save(path, MULTI[fixture].table)
+    result = run_cli("rope", "identify-axes", str(path), *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["layout"] == "complex"
+    assert [n for n, v in report["presets"].items() if v["matches"]] == [preset]

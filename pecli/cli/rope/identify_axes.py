@@ -27,8 +27,8 @@ Candidate = tuple[str, "AxisPlan", np.ndarray]
 FileArg = Annotated[
     str,
     typer.Argument(
-        help="The cache: a .npy or CSV table [cos | sin] (pecli rope axes' default), or a "
-        ".safetensors file with tensors cos and sin."
+        help="The cache: a .npy or CSV table [cos | sin] (pecli rope axes' default), a complex "
+        ".npy freqs_cis (tokens, pairs), or a .safetensors file with tensors cos and sin."
     ),
 ]
 
@@ -55,7 +55,7 @@ def identify_axes_command(
 
     kind = report_kind(output, fmt, ("json",))
     cos, sin = _read_cache(file)
-    layout, c, s = pair_values(cos, sin)
+    layout, c, s = ("complex", cos, sin) if _is_complex(file) else pair_values(cos, sin)
     given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value,
              "tokens_per_second": tokens_per_second}  # fmt: skip
     candidates = _candidates(preset, head_dim, c.shape, given, _read_ids(ids, output))
@@ -78,12 +78,33 @@ def _read_cache(file: str) -> tuple[np.ndarray, np.ndarray]:
         if not {"cos", "sin"} <= set(tensors):
             raise ParameterError("file", "must hold tensors cos and sin", sorted(tensors))
         return tensors["cos"].astype(np.float64), tensors["sin"].astype(np.float64)
+    if _is_complex(file):  # freqs_cis: cos + i·sin per pair, no layout
+        z = np.load(file, allow_pickle=False)
+        if z.ndim != 2:
+            raise ParameterError("file", "must be a 2-D complex freqs_cis (tokens, pairs)", z.shape)
+        return z.real.astype(np.float64), z.imag.astype(np.float64)
     from ...io.reading import read_table
 
     table = read_table(file, parameter="file").astype(np.float64)
     if table.shape[1] % 4:
         raise ParameterError("file", "must be a [cos | sin] table, 4·pairs columns", table.shape)
     return table[:, : table.shape[1] // 2], table[:, table.shape[1] // 2 :]
+
+
+def _is_complex(file: str) -> bool:
+    """A .npy file of complex numbers (Meta's, Llama 4's, Qwen-Image's freqs_cis)."""
+    if not file.lower().endswith(".npy"):
+        return False
+    try:
+        with open(file, "rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            read = {(1, 0): np.lib.format.read_array_header_1_0}.get(
+                version, np.lib.format.read_array_header_2_0
+            )
+            dtype = read(handle)[2]
+    except (OSError, ValueError):
+        return False
+    return np.dtype(dtype).kind == "c"
 
 
 def _read_ids(ids: str | None, output: str) -> np.ndarray | None:
