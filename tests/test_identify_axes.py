@@ -33,6 +33,8 @@ def _save(tmp_path, cos, sin):
         ("flux_text3_4x5", ["--grid", "4x5", "--text", "3"], "flux", "exact"),
         ("flux2_text2_3x4", ["--grid", "3x4", "--text", "2"], "flux2", "exact"),
         ("pixtral_3x5", ["--grid", "3x5"], "pixtral", "float32"),
+        ("cosmos_3x4x5_fps30", ["--grid", "3x4x5", "--fps", "30"], "cosmos", "float32"),
+        ("cosmos_3x4x5_fpsNone", ["--grid", "3x4x5"], "cosmos", "float32"),
     ],
 )
 def test_library_caches_are_named(run_cli, tmp_path, fixture, args, preset, arithmetic):

@@ -13,7 +13,7 @@ from .. import text as rich_text
 from ..options import Quiet
 from ..progress import say_written
 from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
-from .axes import GridOpt, HeadDimOpt, IdsOpt, PresetOpt, TextOpt
+from .axes import FpsOpt, GridOpt, HeadDimOpt, IdsOpt, PresetOpt, TextOpt
 from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,6 +39,7 @@ def identify_axes_command(
     text: TextOpt = 0, ids: IdsOpt = None, tokens: TokensOpt = None,
     release: ReleaseOpt = Release.v5_24, tokens_per_second: TokensPerSecondOpt = 2,
     fmt: ReportFormatOpt = None, output: ReportOutput = "-", quiet: Quiet = False,
+    fps: FpsOpt = None,
 ) -> None:  # fmt: skip
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.
 
@@ -57,7 +58,7 @@ def identify_axes_command(
     cos, sin = _read_cache(file)
     layout, c, s = ("complex", cos, sin) if _is_complex(file) else pair_values(cos, sin)
     given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value,
-             "tokens_per_second": tokens_per_second}  # fmt: skip
+             "tokens_per_second": tokens_per_second, "fps": fps}  # fmt: skip
     candidates = _candidates(preset, head_dim, c.shape, given, _read_ids(ids, output))
     verdicts = {name: compare_to_plan(read_axes(c, s, i, layout=layout), plan, i, (c, s))
                 for name, plan, i in candidates}  # fmt: skip
