@@ -110,13 +110,12 @@ def cache_command(
     Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
     """
     from ...core.rope import rope_frequencies
-    from ...core.rope.cache import cache_columns
 
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
     where, n = _positions(positions, n, kind, output)
+    columns = _columns(rope[0].rotary_dim, part.value, kind, output, n)
     stored, freqs = check_table_dtype(dtype.value), rope_frequencies(rope[0])
-    columns = cache_columns(rope[0].rotary_dim, part.value)
     check_checkpoint_table(n, len(columns), stored, kind)
     make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored,
                   positions=where)  # fmt: skip
@@ -130,10 +129,23 @@ def cache_command(
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
     shape = (n, len(columns))
-    sample = _sample(make, shape, (start, part.value, where), output) if kind == "csv" else None
+    sample = _sample(make, shape, (start, part.value, where)) if kind == "csv" else None
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
     write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
                    header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+
+
+def _columns(rotary_dim: int, part: str, kind: str, output: str, n: int) -> list[str]:
+    """The cache's column names; CSV is refused first if it cannot fit at 2 bytes a value.
+
+    A digit and a comma at least per value: no room, no work (not even the frequencies).
+    """
+    from ...core.rope.cache import cache_columns
+
+    columns = cache_columns(rotary_dim, part)
+    if kind == "csv":
+        formats.check_room(output, 2 * n * len(columns))
+    return columns
 
 
 def _check_form_output(form: str, part: str, kind: str, stored: np.dtype, output: str) -> None:
@@ -246,16 +258,14 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
 
 
 def _sample(
-    make: Blocks, shape: tuple[int, int], at: tuple[int, str, np.ndarray | None], output: str
+    make: Blocks, shape: tuple[int, int], at: tuple[int, str, np.ndarray | None]
 ) -> np.ndarray:
     """Up to 64 rows spread over the cache (at most 2^20 values), for the CSV size estimate.
 
-    ``at`` is (start, part, the --positions or None). A CSV value takes at least two bytes (a
-    digit and a comma or newline): a file that cannot fit even so is refused first, before
-    any value is formatted.
+    ``at`` is (start, part, the --positions or None); the command has checked already that
+    the file fits at two bytes a value (a digit and a comma), so none is formatted in vain.
     """
     (n, width), (start, part, where) = shape, at
-    formats.check_room(output, 2 * n * width)
     count = max(2, min(64, (1 << 20) // width))
     if where is not None:
         chosen = where[np.unique(np.linspace(0, n - 1, count).round().astype(np.int64))]
