@@ -119,9 +119,12 @@ class GridPlan:
     block_pairs: tuple[int, ...]
 
     def column_names(self) -> list[str]:
-        """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column (``row``/``col`` in 2-D), ``zero``."""
+        """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column (``row``/``col`` in 2-D,
+        ``frame``/``row``/``col`` for ``cogvideox``), ``zero``."""
         m = len(self.order)
         axes = ("row", "col") if m == 2 else tuple(f"axis{a + 1}" for a in range(m))
+        if self.preset.name == "cogvideox":  # T H W: frame, row, column
+            axes = ("frame", "row", "col")
         names = ["zero"] * self.d
         for b, axis in enumerate(self.order):
             for j in range(self.block_pairs[b]):
