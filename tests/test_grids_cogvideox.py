@@ -119,3 +119,13 @@ def test_cli_refusal_is_one_line(pecli_cmd):
         "pecli grid: error: Invalid value for '--d': must be a multiple of 16 for --preset cogvideox"
         " (got 40)"
     )
+
+
+def test_identify_reads_the_diffusers_table():
+    from pecli.analysis.grids.identify import identify_grid
+
+    fixture = next(f for f in load("grids") if f.name == "diffusers_cogvideox_t3_4x6_d64")
+    found = identify_grid(fixture.table.reshape(-1, 64))
+    assert found.matched and found.best is not None
+    assert (found.best.preset, found.best.shape, found.best.axis_order) == (
+        "cogvideox", (3, 4, 6), (0, 2, 1))
