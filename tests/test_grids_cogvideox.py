@@ -40,8 +40,7 @@ def test_correctly_rounded_against_mpmath(shape, d, spatial, temporal):
     knobs = {"interpolation_scale": spatial, "temporal_interpolation_scale": temporal}
     f32 = grid_table(shape, d=d, preset="cogvideox", **knobs)
     f64 = grid_table(shape, d=d, preset="cogvideox", dtype="float64", **knobs)
-    exact = [mp_row(t, r, c, d, spatial, temporal)
-             for t in range(shape[0]) for r in range(shape[1]) for c in range(shape[2])]  # fmt: skip
+    exact = [mp_row(*np.unravel_index(k, shape), d, spatial, temporal) for k in range(f32.shape[0])]
     want = np.array([[float(v) for v in row] for row in exact])
     np.testing.assert_array_equal(f32, want.astype(np.float32))  # rounded once
     err = np.array([[abs(mpmath.mpf(float(a)) - v) for a, v in zip(ours, row, strict=True)]
@@ -90,16 +89,19 @@ def test_blocks_concatenate_to_the_table_bit_for_bit():
     np.testing.assert_array_equal(np.concatenate(parts), grid_table((3, 4, 5), **knobs))
 
 
+TEMPORAL = "temporal_interpolation_scale"
+
+
 @pytest.mark.parametrize(
     ("call", "parameter"),
     [
         ({"shape": (3, 4, 6), "d": 40}, "d"),  # 3d/8 must split into two sin/cos halves
         ({"shape": (4, 6), "d": 32}, "shape"),  # T H W only
         ({"shape": (3, 4, 6), "d": 32, "base_size": 16}, "base_size"),  # mae's knob
-        ({"shape": (3, 4, 6), "d": 32, "temporal_interpolation_scale": 0}, "temporal_interpolation_scale"),
-        ({"shape": (3, 4), "d": 32, "preset": "mae", "temporal_interpolation_scale": 2},
-         "temporal_interpolation_scale"),
-        ({"shape": (3, 4), "d": 32, "preset": "timm", "interpolation_scale": 2}, "interpolation_scale"),
+        ({"shape": (3, 4, 6), "d": 32, "temporal_interpolation_scale": 0}, TEMPORAL),
+        ({"shape": (3, 4), "d": 32, "preset": "mae", "temporal_interpolation_scale": 2}, TEMPORAL),
+        ({"shape": (3, 4), "d": 32, "preset": "timm", "interpolation_scale": 2},
+         "interpolation_scale"),
     ],
 )  # fmt: skip
 def test_bad_arguments_name_the_parameter(call, parameter):
@@ -116,8 +118,8 @@ def test_cli_refusal_is_one_line(pecli_cmd):
                          capture_output=True, text=True, check=False)  # fmt: skip
     assert run.returncode == 2 and not run.stdout
     assert run.stderr.strip() == (
-        "pecli grid: error: Invalid value for '--d': must be a multiple of 16 for --preset cogvideox"
-        " (got 40)"
+        "pecli grid: error: Invalid value for '--d': must be a multiple of 16 for --preset "
+        "cogvideox (got 40)"
     )
 
 
@@ -128,4 +130,7 @@ def test_identify_reads_the_diffusers_table():
     found = identify_grid(fixture.table.reshape(-1, 64))
     assert found.matched and found.best is not None
     assert (found.best.preset, found.best.shape, found.best.axis_order) == (
-        "cogvideox", (3, 4, 6), (0, 2, 1))
+        "cogvideox",
+        (3, 4, 6),
+        (0, 2, 1),
+    )

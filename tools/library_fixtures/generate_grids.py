@@ -233,5 +233,15 @@ def _t2t(out: Path) -> None:
 
 def generate(out: Path) -> None:
     """Write every grid fixture into ``out``."""
-    for make in (_diffusers, _cogvideox, _timm, _tatp22, _vit_pytorch, _mae, _moco, _big_vision, _t2t):
+    for make in (
+        _diffusers,
+        _cogvideox,
+        _timm,
+        _tatp22,
+        _vit_pytorch,
+        _mae,
+        _moco,
+        _big_vision,
+        _t2t,
+    ):
         make(out)

@@ -119,8 +119,10 @@ class GridPlan:
     block_pairs: tuple[int, ...]
 
     def column_names(self) -> list[str]:
-        """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column (``row``/``col`` in 2-D,
-        ``frame``/``row``/``col`` for ``cogvideox``), ``zero``."""
+        """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column, ``zero`` where no pair is.
+
+        Axes are ``row``/``col`` in 2-D, ``frame``/``row``/``col`` for ``cogvideox``.
+        """
         m = len(self.order)
         axes = ("row", "col") if m == 2 else tuple(f"axis{a + 1}" for a in range(m))
         if self.preset.name == "cogvideox":  # T H W: frame, row, column

@@ -53,6 +53,7 @@ class GridSpec:
         extra_tokens: object, base_size: object, interpolation_scale: object, dtype: DTypeLike,
         temporal_interpolation_scale: object = 1.0,
     ) -> GridSpec:  # fmt: skip
+        """Check every argument (ParameterError naming it) and precompute the frequencies."""
         sides = check_grid_shape(shape)
         plan = grid_plan(preset, d, len(sides), axis_order)
         frequencies = {
@@ -81,7 +82,7 @@ class GridSpec:
         return _divide(numerator, angles.product(np.array(n), np.array(interpolation), zero))
 
     def sin_cos(self, axis: int, k: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
-        """``sin`` and ``cos`` of ``p·ω`` for coordinates ``k`` of ``axis``, ``h`` pairs: ``(len(k), h)``."""
+        """``sin`` and ``cos`` of ``p·ω``, ``(len(k), h)``, for coordinates ``k`` of ``axis``."""
         hi, lo = self.positions(axis, k)
         omega, residual = self.frequencies[h]
         angle = angles.product(hi[:, None], omega, residual)
@@ -140,4 +141,6 @@ def _scales(
     spatial = (size, check_grid_scale("interpolation_scale", scale))
     if preset == "mae":
         return (spatial,) * m
-    return ((0.0, check_grid_scale("temporal_interpolation_scale", temporal)),) + (spatial,) * (m - 1)
+    return ((0.0, check_grid_scale("temporal_interpolation_scale", temporal)),) + (spatial,) * (
+        m - 1
+    )

@@ -118,7 +118,15 @@ def grid_table(
 
     """
     spec = GridSpec.checked(
-        shape, d, preset, base, axis_order, extra_tokens, base_size, interpolation_scale, dtype,
+        shape,
+        d,
+        preset,
+        base,
+        axis_order,
+        extra_tokens,
+        base_size,
+        interpolation_scale,
+        dtype,
         temporal_interpolation_scale,
     )
     table = np.empty((spec.rows, spec.plan.d), dtype=spec.dtype)
@@ -163,7 +171,15 @@ def grid_blocks(
 
     """
     spec = GridSpec.checked(
-        shape, d, preset, base, axis_order, extra_tokens, base_size, interpolation_scale, dtype,
+        shape,
+        d,
+        preset,
+        base,
+        axis_order,
+        extra_tokens,
+        base_size,
+        interpolation_scale,
+        dtype,
         temporal_interpolation_scale,
     )
     height = check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.plan.d)
