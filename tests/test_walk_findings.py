@@ -43,3 +43,33 @@ def test_an_eof_error_anywhere_is_a_failure_not_an_interrupt(run_cli, monkeypatc
     assert result.exit_code == 1, result.output
     assert "interrupted" not in result.output
     assert "unexpected end of input (No data left in file)" in result.output
+
+
+def test_diff_names_tensor_a_and_b_and_refuses_them_on_a_plain_table(run_cli, tmp_path):
+    """``--tensor-a foo`` on a .npy was ignored; on a .safetensors it was blamed on --tensor."""
+    from safetensors.numpy import save_file
+
+    np.save(tmp_path / "a.npy", np.ones((3, 4), np.float32))
+    save_file({"cos": np.ones((3, 2), np.float32)}, str(tmp_path / "c.safetensors"))
+    a, c = str(tmp_path / "a.npy"), str(tmp_path / "c.safetensors")
+    cases = {
+        ("--tensor-a", "foo", a, a): "'--tensor-a': applies only to .safetensors and .gguf",
+        ("--tensor-b", "foo", a, a): "'--tensor-b': applies only to .safetensors and .gguf",
+        ("--tensor-b", "co", c, c): "'--tensor-b': must name a tensor of",
+    }
+    for (option, value, x, y), message in cases.items():
+        result = run_cli("diff", x, y, option, value)
+        assert result.exit_code == 2, (option, result.output)
+        assert message in result.output, result.output
+
+
+def test_diff_refuses_a_nan_tolerance(run_cli, tmp_path):
+    """``--ulps nan`` made every entry equal: two different tables passed with status 0."""
+    np.save(tmp_path / "a.npy", np.ones((3, 4), np.float32))
+    np.save(tmp_path / "b.npy", np.full((3, 4), 1.5, np.float32))
+    a, b = str(tmp_path / "a.npy"), str(tmp_path / "b.npy")
+    for option in ("--ulps", "--atol"):
+        result = run_cli("diff", a, b, option, "nan")
+        assert result.exit_code == 2, (option, result.output)
+        assert f"Invalid value for '{option}': must be a number >= 0 (got nan)" in result.output
+    assert run_cli("diff", a, b, "--atol", "1").exit_code == 0
