@@ -73,3 +73,69 @@ def test_diff_refuses_a_nan_tolerance(run_cli, tmp_path):
         assert result.exit_code == 2, (option, result.output)
         assert f"Invalid value for '{option}': must be a number >= 0 (got nan)" in result.output
     assert run_cli("diff", a, b, "--atol", "1").exit_code == 0
+
+
+def _irope(run_cli, tmp_path, config, *args: str):
+    import json
+
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    return run_cli("rope", "irope", "--config", str(tmp_path / "config.json"), *args)
+
+
+BAD_LLAMA4_FIELDS = {
+    "num_hidden_layers": ["abc", -3, 1e30, 10**11, True],
+    "no_rope_layers": [5, [1, 0, "a"], [1, 2]],
+    "no_rope_layer_interval": [0, 2.5],
+    "attention_chunk_size": [-1, "x"],
+    "floor_scale": [0, "x"],
+    "attn_scale": ["x"],
+}
+
+
+def test_irope_refuses_each_bad_config_field(run_cli, tmp_path):
+    """Strings were internal errors, 10^11 layers ran out of time, floor_scale 0 gave inf."""
+    for key, values in BAD_LLAMA4_FIELDS.items():
+        for value in values:
+            result = _irope(run_cli, tmp_path, {key: value})
+            assert result.exit_code == 2, (key, value, result.output)
+            assert f"Invalid value for '--config': field {key} must be" in result.output
+            assert "internal error" not in result.output
+
+
+def test_irope_positions_beyond_int64_and_layers_beyond_any_model(run_cli):
+    result = run_cli("rope", "irope", "--positions", str(10**23))
+    assert result.exit_code == 2 and "must be integers from 0 to 2^53" in result.output
+    result = run_cli("rope", "irope", "--layers", str(10**11))
+    assert result.exit_code == 2 and "'--layers'" in result.output
+
+
+def test_irope_reads_the_interval_a_null_chunk_and_no_tuning(run_cli, tmp_path):
+    """transformers' Llama4TextConfig: no_rope_layer_interval makes the list when there is
+    none; attention_chunk_size null means full attention; attn_temperature_tuning false
+    leaves the NoPE queries unscaled (Llama4TextAttention.forward)."""
+    config = {
+        "num_hidden_layers": 6, "no_rope_layer_interval": 2, "attention_chunk_size": None,
+        "attn_temperature_tuning": False, "floor_scale": 8192, "attn_scale": 0.1,
+    }  # fmt: skip
+    result = _irope(run_cli, tmp_path, config, "--positions", "0,65535")
+    assert result.exit_code == 0, result.output
+    assert "NoPE layers: 1 3 5" in result.stdout
+    assert "full attention, no chunks" in result.stdout
+    assert "65535       1.0000000" in result.stdout
+    assert "note:" not in result.stdout
+
+
+def test_irope_says_which_llama4_fields_a_config_lacks(run_cli, tmp_path):
+    """A Llama 3.1 config gave Llama 4's map without a word that none of it was read."""
+    result = _irope(run_cli, tmp_path, {"rope_theta": 500000.0, "num_hidden_layers": 32})
+    assert result.exit_code == 0, result.output
+    note = "note: not in the config, Llama 4's defaults used: no_rope_layer_interval, "
+    assert note + "attention_chunk_size, floor_scale, attn_scale" in result.stdout
+    assert "32 layers: 24 RoPE layers" in result.stdout
+
+
+def test_irope_layers_is_over_the_configs_list(run_cli, tmp_path):
+    """docs/cli.md: --layers is num_hidden_layers over the config's; the list ignored it."""
+    result = _irope(run_cli, tmp_path, {"no_rope_layers": [1, 0, 1]}, "--layers", "8")
+    assert result.exit_code == 0, result.output
+    assert "8 layers: 6 RoPE layers" in result.stdout and "NoPE layers: 3 7\n" in result.stdout
