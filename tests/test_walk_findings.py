@@ -139,3 +139,22 @@ def test_irope_layers_is_over_the_configs_list(run_cli, tmp_path):
     result = _irope(run_cli, tmp_path, {"no_rope_layers": [1, 0, 1]}, "--layers", "8")
     assert result.exit_code == 0, result.output
     assert "8 layers: 6 RoPE layers" in result.stdout and "NoPE layers: 3 7\n" in result.stdout
+
+
+def test_gguf_of_a_folder_or_a_pipe_is_named(pecli_cmd, tmp_path):
+    """A folder was 'error: Is a directory' with status 1; a pipe 'a truncated GGUF file:
+    it ends at byte 0'. Each is a usage error naming FILE and why."""
+    from pathlib import Path
+
+    gguf = Path(__file__).parent / "fixtures" / "libraries" / "gguf" / "llama31.gguf"
+    (tmp_path / "model").mkdir()
+    result = _run(pecli_cmd, "gguf", "show", "model", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "Invalid value for 'FILE': is a folder: a GGUF is read at offsets" in result.stderr
+    shell = f"cat '{gguf}' | {' '.join(pecli_cmd)} gguf show /dev/stdin"
+    result = subprocess.run(
+        ["bash", "-c", shell], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 2, result.stderr
+    assert "is not a regular file: a GGUF is read at offsets" in result.stderr
+    assert result.stderr.count("\n") == 1
