@@ -158,3 +158,15 @@ def test_gguf_of_a_folder_or_a_pipe_is_named(pecli_cmd, tmp_path):
     assert result.returncode == 2, result.stderr
     assert "is not a regular file: a GGUF is read at offsets" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_llama_cpp_arithmetic_names_the_rope_type_it_lacks(run_cli):
+    """It said "llama.cpp is repeated for rope types … (got longrope)" for --arithmetic."""
+    spec = ["--rope-type", "dynamic", "--factor", "2", "--max-position-embeddings", "9"]
+    result = run_cli("rope", "cache", "--arithmetic", "llama.cpp", "--n", "2", *spec)
+    assert result.exit_code == 2, result.output
+    expected = (
+        "Invalid value for '--arithmetic': llama.cpp's float32 loop is repeated for default, "
+        "linear, llama3, yarn only (got llama.cpp with dynamic)"
+    )
+    assert expected in result.output, result.output
