@@ -170,3 +170,15 @@ def test_llama_cpp_arithmetic_names_the_rope_type_it_lacks(run_cli):
         "linear, llama3, yarn only (got llama.cpp with dynamic)"
     )
     assert expected in result.output, result.output
+
+
+def test_gguf_check_phi3_type_row_does_not_contradict_itself(run_cli):
+    """The row read 'agree  longrope  none': expected longrope, found none, and agreeing."""
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "fixtures" / "libraries" / "gguf"
+    config = str(folder / "phi3.config.json")
+    result = run_cli("gguf", "check", str(folder / "phi3.gguf"), "--config", config)
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if "rope.scaling.type " in line)
+    assert row.split()[1:] == ["agree", "longrope", "or", "none", "none"], row
