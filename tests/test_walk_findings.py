@@ -182,3 +182,14 @@ def test_gguf_check_phi3_type_row_does_not_contradict_itself(run_cli):
     assert result.exit_code == 0, result.output
     row = next(line for line in result.stdout.splitlines() if "rope.scaling.type " in line)
     assert row.split()[1:] == ["agree", "longrope", "or", "none", "none"], row
+
+
+def test_diff_offset_of_one_position_is_singular(run_cli, tmp_path):
+    """'A starts 1 positions later' (a 1-based table against a 0-based one)."""
+    angles = np.outer(np.arange(0, 40, dtype=np.float64), 1 / 100.0 ** (np.arange(8) / 8))
+    table = np.concatenate([np.cos(angles), np.sin(angles)], 1).astype(np.float32)
+    np.save(tmp_path / "a.npy", table[1:33])
+    np.save(tmp_path / "b.npy", table[0:32])
+    result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    assert result.exit_code == 1, result.output
+    assert "B's row 1 is A's row 0 (A starts 1 position later)" in result.stdout, result.stdout
