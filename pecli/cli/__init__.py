@@ -19,6 +19,7 @@ from . import (  # noqa: F401  (registers the commands)
     rope,
     spectra,
     wavelengths,
+    zoo,
 )
 from ._app import app, main
 
