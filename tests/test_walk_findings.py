@@ -193,3 +193,15 @@ def test_diff_offset_of_one_position_is_singular(run_cli, tmp_path):
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
     assert result.exit_code == 1, result.output
     assert "B's row 1 is A's row 0 (A starts 1 position later)" in result.stdout, result.stdout
+
+
+def test_diff_of_a_single_number_or_no_rows_is_refused(run_cli, tmp_path):
+    """A 0-d .npy was 'internal error: IndexError', a (0, 4) one a ValueError from reshape."""
+    np.save(tmp_path / "a.npy", np.ones((3, 4), np.float32))
+    a = str(tmp_path / "a.npy")
+    for name, value in {"s.npy": np.float32(1), "e.npy": np.zeros((0, 4), np.float32)}.items():
+        np.save(tmp_path / name, value)
+        result = run_cli("diff", a, str(tmp_path / name))
+        assert result.exit_code == 2, (name, result.output)
+        rule = "Invalid value for 'B': must hold a vector or a table of at least one value"
+        assert rule in result.output and "internal error" not in result.output

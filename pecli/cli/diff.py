@@ -99,7 +99,11 @@ def _check_tolerances(**tolerances: float) -> None:
 def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
     """One table (argument ``which``); a problem names the argument A or B, or --tensor-a/b."""
     try:
-        return _read_table(path, tensor, which)
+        table = _read_table(path, tensor, which)
+        if table.ndim == 0 or table.size == 0:  # a 0-d .npy, an empty one: nothing to compare
+            rule = "must hold a vector or a table of at least one value"
+            raise ParameterError(which, rule, f"shape {table.shape}")
+        return table
     except ParameterError as error:
         if error.parameter == "tensor":  # the readers' own name: here it is --tensor-a or -b
             raise ParameterError(f"tensor_{which}", error.rule, error.value) from None
