@@ -205,3 +205,18 @@ def test_diff_of_a_single_number_or_no_rows_is_refused(run_cli, tmp_path):
         assert result.exit_code == 2, (name, result.output)
         rule = "Invalid value for 'B': must hold a vector or a table of at least one value"
         assert rule in result.output and "internal error" not in result.output
+
+
+def test_rope_identify_says_the_arithmetic_its_metadata_rebuilt(run_cli, tmp_path):
+    """A llama.cpp cache was 'the cache it describes (rope_type …, start 0) is these values,
+    bit for bit', as if exact: the float32 arithmetic it was rebuilt with went unsaid."""
+    for arithmetic in ("llama.cpp", "transformers", "exact"):
+        out = str(tmp_path / f"{arithmetic}.safetensors")
+        made = run_cli("rope", "cache", "--theta", "500000", "--head-dim", "8", "--n", "64",
+                       "--arithmetic", arithmetic, "-q", "-o", out)  # fmt: skip
+        assert made.exit_code == 0, made.output
+        result = run_cli("rope", "identify", out)
+        assert result.exit_code == 0, result.output
+        note = next(line for line in result.stdout.splitlines() if "metadata agrees" in line)
+        assert ("arithmetic" in note) == (arithmetic != "exact"), note
+        assert arithmetic == "exact" or f"start 0, arithmetic {arithmetic})" in note, note
