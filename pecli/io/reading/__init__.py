@@ -137,6 +137,8 @@ def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
 def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
     """Load a whole 2-D table from ``.npy`` or CSV, keeping a ``.npy`` file's float dtype.
 
+    A ``.npy`` array of shape ``(1, n, d)`` (a leading batch axis) is read as its ``(n, d)``.
+
     A ``.npy`` of 2-byte void items is read as bfloat16 (how NumPy saves
     ``ml_dtypes.bfloat16`` arrays). CSV goes through :func:`pecli.io.reading.read_matrix`
     (float64, errors located by line and column).
@@ -192,6 +194,8 @@ def _read_file(source: str, name: str, parameter: str) -> np.ndarray:
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
         table = as_stored(table)
+    if table.ndim == 3 and table.shape[0] == 1:  # a leading batch axis: ViT's (1, tokens, d)
+        table = table[0]
     if table.ndim != 2 or table.size == 0:
         raise ParameterError(parameter, "must hold a non-empty 2-D table", f"shape {table.shape}")
     if not np.all(np.isfinite(table.astype(np.float64))):
