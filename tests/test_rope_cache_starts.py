@@ -64,8 +64,8 @@ def test_cli_reads_them_from_a_safetensors_dump(run_cli, tmp_path, case):
 def test_pecli_caches_from_far_starts(run_cli, tmp_path, start, arithmetic):
     """The issue's command: ``rope cache --start 200000 … && rope identify`` gives the start."""
     out = str(tmp_path / "c.npy")
-    made = run_cli("rope", "cache", "--theta", "10000", "--head-dim", "64", "--start",
-                   str(start), "--n", "4096", "--arithmetic", arithmetic, "-o", out, "-q")  # fmt: skip
+    args = ["--theta", "10000", "--head-dim", "64", "--start", str(start), "--n", "4096"]
+    made = run_cli("rope", "cache", *args, "--arithmetic", arithmetic, "-o", out, "-q")
     assert made.exit_code == 0, made.output
     result = run_cli("rope", "identify", out, "--format", "json")
     assert result.exit_code == 0, result.output

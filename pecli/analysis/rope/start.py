@@ -105,7 +105,7 @@ def slopes(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _model(omega: np.ndarray, err: np.ndarray) -> np.ndarray | None:
-    """transformers' float32 ``inv_freq`` of the rope type the measured ``ω`` reads as."""
+    """The float32 ``inv_freq`` transformers computes for the type the measured ``ω`` reads as."""
     if not (np.all(omega > 0) and omega.size >= 3):
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -128,9 +128,10 @@ def _spec(guess: RopeGuess) -> RopeSpec:
     if guess.rope_type == "linear":
         fields |= {"rope_type": "linear", "factor": p["factor"]}
     elif guess.rope_type == "llama3":
+        length = int(p["original_max_position_embeddings"])
         fields |= {"rope_type": "llama3", "factor": p["factor"], "low_freq_factor": 1.0,
                    "high_freq_factor": p["high_freq_factor"],
-                   "original_max_position_embeddings": int(p["original_max_position_embeddings"])}  # fmt: skip
+                   "original_max_position_embeddings": length}  # fmt: skip
     elif guess.rope_type != "default":
         raise KeyError(guess.rope_type)
     return RopeSpec(**fields)  # type: ignore[arg-type]
