@@ -132,14 +132,12 @@ def _decade(freqs: RopeFrequencies, name: str, first: int, last: int) -> PhaseEr
     return PhaseError(name, first, last, float(phase.max()), float(cos.max()))
 
 
-def _stored(
-    freqs: RopeFrequencies, name: str, p: np.ndarray, first: int, last: int
-) -> PhaseError:
+def _stored(freqs: RopeFrequencies, name: str, p: np.ndarray, first: int, last: int) -> PhaseError:
     """Exact ``a·cos(p·ω)`` and ``a·sin(p·ω)`` rounded once to the storage dtype."""
     dtype, a = float_dtype(STORAGE[name]), freqs.attention_factor
     sin, cos = angles.sin_cos(angles.product(p, freqs.inv_freq, freqs.residual))
     stored_cos = (a * cos).astype(dtype).astype(np.float64)
     stored_sin = (a * sin).astype(dtype).astype(np.float64)
     turned = (stored_cos + 1j * stored_sin) * (cos - 1j * sin)  # the stored pair's phase error
-    phase = np.abs(np.angle(turned))
-    return PhaseError(name, first, last, float(phase.max()), float(np.abs(stored_cos - a * cos).max()))
+    phase, cos_error = np.abs(np.angle(turned)).max(), np.abs(stored_cos - a * cos).max()
+    return PhaseError(name, first, last, float(phase), float(cos_error))
