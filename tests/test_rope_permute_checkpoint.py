@@ -57,7 +57,8 @@ def test_every_layer_matches_the_converter(run_cli, model):
                    str(model / "out.safetensors"), "-o", str(model / "back.safetensors"),
                    "--direction", "hf-to-meta")  # fmt: skip
     assert back.exit_code == 0, back.output
-    again, before = load_file(str(model / "back.safetensors")), load_file(str(model / "in.safetensors"))
+    again = load_file(str(model / "back.safetensors"))
+    before = load_file(str(model / "in.safetensors"))
     assert all(np.array_equal(again[k], before[k]) for k in before)
 
 

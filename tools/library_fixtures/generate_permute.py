@@ -23,8 +23,8 @@ from common import save  # noqa: E402
 CONVERTER = ("def permute(w, n_heads, dim1=dim, dim2=dim):\n"
              "    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2)"
              ".reshape(dim1, dim2)")  # fmt: skip
-SOURCE = ("huggingface/transformers@01cc9cd9d804d368d553c093c4eb0646320545bb "
-          "src/transformers/models/llama/convert_llama_weights_to_hf.py write_model.permute")  # fmt: skip
+SOURCE = ("huggingface/transformers@01cc9cd9d804d368d553c093c4eb0646320545bb src/transformers/"
+          "models/llama/convert_llama_weights_to_hf.py write_model.permute")  # fmt: skip
 PARAMS = {"dim": 64, "n_heads": 4, "n_kv_heads": 2, "n_layers": 2}
 
 
