@@ -67,29 +67,37 @@ def measure_complex(
     """
     z = (cos + 1j * sin) / scale
     k = positions - positions[0]
-
-    def relative(offset: float, eta: float = ETA) -> tuple[np.ndarray, np.ndarray]:
-        """``ω`` from the phases relative to the first row, for first positions <= offset."""
-        phases = np.angle(z[1:] * np.conj(z[0]))[:, None]  # k·ω_i whatever the first position
-        return refine(k[1:], phases, np.full(phases.shape, 2 * eps), eta=eta, offset=offset)
-
     if known:
         start = int(positions[0])
-        omega, err = _absolute(z, k + start, eps, *relative(start))
+        omega, err = _absolute(z, k + start, eps, *_relative(z, k, eps, start))
         framework = None if np.all(err < 1e-3 * omega) else framework_start(z, k, eps)
         if framework is not None and framework[0] == start:  # far out: read as float32 angles
             return framework[1], framework[1] * ETA, start
         return omega, err, start
-    omega, err = relative(0.0)
+    return _unknown_start(z, k, eps)
+
+
+def _relative(
+    z: np.ndarray, k: np.ndarray, eps: float, offset: float, eta: float = ETA
+) -> tuple[np.ndarray, np.ndarray]:
+    """``ω`` from the phases relative to the first row, for first positions <= ``offset``."""
+    phases = np.angle(z[1:] * np.conj(z[0]))[:, None]  # k·ω_i whatever the first position
+    return refine(k[1:], phases, np.full(phases.shape, 2 * eps), eta=eta, offset=offset)
+
+
+def _unknown_start(
+    z: np.ndarray, k: np.ndarray, eps: float
+) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """Near 0 from the slowest pair; else exact angles by the CRT; else float32 angles."""
+    omega, err = _relative(z, k, eps, 0.0)
     start = _start(np.angle(z[0]), omega, err, eps)
-    if start is None:
-        start = exact_start(z, k, *relative(0.0, eta=0.0), eps)  # angles exact: no drift
+    if start is None:  # angles exact: ω pinned without the float32 drift
+        start = exact_start(z, k, *_relative(z, k, eps, 0.0, eta=0.0), eps)
     if start is None:
         framework = framework_start(z, k, eps)
         if framework is None:
             return omega, err, None
-        start, omega = framework
-        return omega, omega * ETA, start
+        return framework[1], framework[1] * ETA, framework[0]
     omega, err = _absolute(z, k + start, eps, omega, err)
     return omega, err, start
 
