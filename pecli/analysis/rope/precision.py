@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core import angles
-from ...core.dtypes import float_dtype
+from ...core.dtypes import float_dtype, round_once
 from ...core.errors import ParameterError
 from ...core.rope import RopeFrequencies
 from ...core.rules import check_n
@@ -37,7 +37,7 @@ SCENARIOS = {
     "bf16-angles": ("float32", "float32", "bfloat16"),
 }
 #: Storage scenarios: exact cos and sin (times the attention factor) rounded once to a dtype,
-#: as a cache saved in bf16 / fp16 holds them; no arithmetic in that dtype.
+#: as ``rope cache --dtype bfloat16 / float16`` stores them; no arithmetic in that dtype.
 STORAGE = {"bf16-storage": "bfloat16", "fp16-storage": "float16"}
 #: Positions sampled per decade (all of them in short decades).
 SAMPLES = 4096
@@ -136,8 +136,8 @@ def _stored(freqs: RopeFrequencies, name: str, p: np.ndarray, first: int, last: 
     """Exact ``a·cos(p·ω)`` and ``a·sin(p·ω)`` rounded once to the storage dtype."""
     dtype, a = float_dtype(STORAGE[name]), freqs.attention_factor
     sin, cos = angles.sin_cos(angles.product(p, freqs.inv_freq, freqs.residual))
-    stored_cos = (a * cos).astype(dtype).astype(np.float64)
-    stored_sin = (a * sin).astype(dtype).astype(np.float64)
+    stored_cos = round_once(a * cos, dtype).astype(np.float64)  # as rope cache --dtype stores
+    stored_sin = round_once(a * sin, dtype).astype(np.float64)
     turned = (stored_cos + 1j * stored_sin) * (cos - 1j * sin)  # the stored pair's phase error
     phase, cos_error = np.abs(np.angle(turned)).max(), np.abs(stored_cos - a * cos).max()
     return PhaseError(name, first, last, float(phase), float(cos_error))
