@@ -95,3 +95,16 @@ def test_batch_axis_npy_reads_as_its_table(run_cli, tmp_path):
     result = run_cli("identify", str(tmp_path / "pe.npy"), "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["grid"]["best"]["shape"] == [4, 4]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_precision_pos_embed_is_read_with_integer_positions(run_cli, tmp_path, dtype):
+    """MAE's table stored in bf16 / fp16: the rounding is not read as diffusers' base_size."""
+    import ml_dtypes
+
+    mae = next(f for f in FIXTURES if f.name == "mae_4x4_d16_cls").table  # float64, MAE's code
+    stored = mae.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16)
+    save_file({"pos_embed": stored[None]}, str(tmp_path / "m.safetensors"))
+    grid = findings(run_cli, str(tmp_path / "m.safetensors"))["pos_embed"]["grid"]
+    assert grid["storage"] == dtype
+    assert grid["best"]["command"] == "pecli grid 4 4 --d 16 --preset mae --extra-tokens 1"
