@@ -108,3 +108,20 @@ def test_half_precision_pos_embed_is_read_with_integer_positions(run_cli, tmp_pa
     grid = findings(run_cli, str(tmp_path / "m.safetensors"))["pos_embed"]["grid"]
     assert grid["storage"] == dtype
     assert grid["best"]["command"] == "pecli grid 4 4 --d 16 --preset mae --extra-tokens 1"
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=ids(FIXTURES))
+def test_unflattened_grid_tables_with_a_batch_axis(run_cli, tmp_path, fixture):
+    """(1, H, W, d) and (1, T, H, W, d), as SAM-style or video models keep pos_embed."""
+    sides = expected_grid(fixture.params)
+    if len(fixture.table) != int(np.prod(sides)):
+        pytest.skip("extra tokens do not fit an unflattened grid")
+    as_npy = tmp_path / "pe.npy"
+    np.save(as_npy, fixture.table)
+    alone = json.loads(run_cli("identify", str(as_npy), "--json").stdout)["grid"]["best"]
+    grid = np.ascontiguousarray(fixture.table.reshape(1, *alone["shape"], -1))
+    conv = np.zeros((8, 3, 7, 7), np.float32)  # a convolution kernel: skipped by its header
+    save_file({"pos_embed": grid, "patch_embed.proj.weight": conv}, str(tmp_path / "g.safetensors"))
+    found = findings(run_cli, str(tmp_path / "g.safetensors"))
+    assert found["pos_embed"]["grid"]["best"]["command"] == alone["command"]
+    assert found["patch_embed.proj.weight"]["verdict"] == "skipped"

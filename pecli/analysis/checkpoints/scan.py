@@ -81,10 +81,18 @@ class TensorFinding:
 def table_shape(shape: tuple[int, ...]) -> tuple[int, int] | None:
     """The ``(rows, columns)`` of a tensor that may be a table, else None.
 
+    ``(n, d)``, ``(1, n, d)``, ``(n, 1, d)``, and a grid's table with a batch axis,
+    ``(1, H, W, d)`` or ``(1, T, H, W, d)`` (tokens in row-major order, as a ViT or a video
+    model keeps its ``pos_embed`` unflattened): ``(H·W, d)``.
+
     >>> table_shape((1, 1500, 384)), table_shape((50, 1, 8)), table_shape((64,))
     ((1500, 384), (50, 8), None)
+    >>> table_shape((1, 14, 14, 768)), table_shape((8, 3, 7, 7))
+    ((196, 768), None)
 
     """
+    if len(shape) in (4, 5) and shape[0] == 1:
+        shape = (math.prod(shape[1:-1]), shape[-1])
     if len(shape) == 3 and 1 in shape[:2]:
         shape = (shape[1], shape[2]) if shape[0] == 1 else (shape[0], shape[2])
     if len(shape) != 2 or min(shape) < 2:
@@ -97,16 +105,29 @@ def _view(
 ) -> Callable[[slice, slice], np.ndarray]:
     """Read ``table[rows, columns]`` of the tensor seen as its ``(n, d)`` table."""
     every = slice(None)
+    inner = math.prod(shape[2:-1]) if len(shape) > 3 else 1  # tokens per step of grid axis 1
 
     def read(rows: slice, columns: slice) -> np.ndarray:
         index: tuple[slice, ...]
         if len(shape) == 2:
             index = (rows, columns)
-        else:
+        elif len(shape) == 3:
             index = (every, rows, columns) if shape[0] == 1 else (rows, every, columns)
+        else:  # (1, H, W, d): the H-rows that hold the tokens, then those tokens
+            first, last = rows.start // inner, -(-rows.stop // inner)
+            index = (every, slice(first, last), *(every,) * (len(shape) - 3), columns)
+            block = np.asarray(part(key, index), dtype=np.float64).reshape(
+                -1, _width(columns, shape)
+            )
+            return block[rows.start - first * inner : rows.stop - first * inner]
         return np.asarray(part(key, index), dtype=np.float64).reshape(rows.stop - rows.start, -1)
 
     return read
+
+
+def _width(columns: slice, shape: tuple[int, ...]) -> int:
+    """How many columns ``columns`` picks of a last axis of ``shape[-1]``."""
+    return len(range(*columns.indices(shape[-1])))
 
 
 def scan_tensors(
@@ -243,7 +264,7 @@ def _skip_reason(finding: TensorFinding, shape: tuple[int, int] | None) -> str:
     if finding.dtype not in FLOAT_DTYPES:
         return f"not a float table (dtype {finding.dtype})"
     if shape is None:
-        return "shape is not (n, d), (1, n, d) or (n, 1, d) with n, d >= 2"
+        return "shape is not (n, d), (1, n, d), (n, 1, d) or (1, H, W, d) with n, d >= 2"
     if shape[0] * shape[1] > MAX_SCAN_VALUES:
         return f"more than 2^26 values ({shape[0] * shape[1]})"
     return ""
