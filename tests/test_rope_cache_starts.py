@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 
+import mpmath
 import numpy as np
 import pytest
 from library_fixtures import load
 from safetensors.numpy import save_file
 
 from pecli.analysis.rope.cache import identify_cache
+from pecli.core.rope import RopeSpec
+from pecli.core.rope.framework import transformers_inv_freq
 
 FIXTURES = {f.name: f for f in load("rope_starts")}
 CASES = sorted({name.rsplit("_", 1)[0] for name in FIXTURES})
@@ -73,15 +76,42 @@ def test_pecli_caches_from_far_starts(run_cli, tmp_path, start, arithmetic):
     assert (found["start"], found["theta"], found["rope_type"]) == (start, 10000.0, "default")
 
 
-def test_a_cache_rebuilt_from_a_wrong_theta_is_not_given_a_start():
-    """A reading is kept only if it reproduces the rows: θ = 10001 is not snapped to 10000."""
-    p = np.arange(300000, 302048, dtype=np.float32)
-    inv = (1.0 / 10001.0 ** (np.arange(0, 32, 2, dtype=np.float32) / np.float32(32))).astype(
-        np.float32
-    )
-    angle = p[:, None] * inv[None, :]
+@pytest.mark.parametrize("theta", [10001.0, 12345.0, 750000.0])
+@pytest.mark.parametrize("arithmetic", ["transformers", "float64 inv_freq"])
+def test_thetas_that_are_not_round_and_inv_freq_rounded_once(theta, arithmetic):
+    """θ = 10001 is not snapped to 10000: a reading is kept only if it rebuilds every row.
+
+    The angles are float32 products of float32 positions and a float32 ``inv_freq``: the one
+    transformers computes, or the exact one rounded once (code that computes it in float64).
+    """
+    spec = RopeSpec(theta=theta, head_dim=64)
+    if arithmetic == "transformers":
+        inv = transformers_inv_freq(spec)
+    else:
+        inv = np.array([float(1 / mpmath.mpf(theta) ** (mpmath.mpf(i) / 32)) for i in range(32)],
+                       np.float32)  # fmt: skip
+    angle = np.arange(300000, 302048, dtype=np.float32)[:, None] * inv[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
+    assert (guess.start, guess.theta) == (300000, theta)
+
+
+def test_float32_pow_inv_freq_is_left_undetermined_not_misread():
+    """``θ ** x`` in float32 differs from both readings in a few ulps: no start rather than a
+    wrong one (a limit, documented in docs/rope.md)."""
+    x = np.arange(0, 64, 2, dtype=np.float32) / np.float32(64)
+    inv = (np.float32(1) / np.power(np.float32(10000), x)).astype(np.float32)
+    angle = np.arange(300000, 302048, dtype=np.float32)[:, None] * inv[None, :]
     cos, sin = np.cos(angle), np.sin(angle)
     guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
     assert guess.start in (None, 300000)
-    if guess.start == 300000:
-        assert guess.theta == pytest.approx(10001.0, rel=1e-4)
+
+
+def test_a_short_cache_tries_tighter_readings_of_theta():
+    """256 rows at 3·10^6 measure ω to ~1e-4: the first reading rounds θ = 10010 to 10000,
+    which the rows refuse; a 10 times tighter one reads 10010, which they accept."""
+    inv = transformers_inv_freq(RopeSpec(theta=10010.0, head_dim=64))
+    angle = np.arange(3_000_000, 3_000_256, dtype=np.float32)[:, None] * inv[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
+    assert (guess.start, guess.theta) == (3_000_000, 10010.0)

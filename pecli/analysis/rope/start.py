@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ...core.errors import ParameterError
-from ...core.rope import RopeSpec
+from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.framework import transformers_inv_freq
 from ..identify.fits import wrap
 from ..identify.phases import FRAMEWORK_DRIFT, best_phase_fits, candidate_starts, measure
@@ -31,6 +31,7 @@ from .inv_freq import RopeGuess, identify_inv_freq
 
 __all__ = ["exact_start", "framework_start", "slopes"]
 
+_F32 = np.float32
 #: Allowed phase error of a row, in units of the storage's rounding ε (cos and sin rounded).
 ROW_TOLERANCE = 8
 
@@ -65,19 +66,19 @@ def framework_start(z: np.ndarray, rows: np.ndarray, eps: float) -> tuple[int, n
     reading reproduces the rows from no start, or from more than one.
     """
     omega, err = slopes(z, rows)
-    model = _model(omega, err)
-    if model is None:
-        return None
-    live = model > 0
+    for model in _models(omega, err):
+        live = model > 0
 
-    def angles(start: int) -> tuple[np.ndarray, np.ndarray]:
-        p = np.float32(start) + rows.astype(np.float32)  # positions in float32, exact < 2^24
-        theta = (p[:, None] * model[None, live]).astype(np.float64)  # one float32 product
-        return theta, np.full(theta.shape, ROW_TOLERANCE * eps)
+        def angles(start: int, model: np.ndarray = model) -> tuple[np.ndarray, np.ndarray]:
+            p = np.float32(start) + rows.astype(np.float32)  # positions in float32, exact < 2^24
+            theta = (p[:, None] * model[None, model > 0]).astype(np.float64)  # one product
+            return theta, np.full(theta.shape, ROW_TOLERANCE * eps)
 
-    wide = model[live].astype(np.float64)
-    start = _search(z[:, live], rows, wide, FRAMEWORK_DRIFT, eps, angles)
-    return None if start is None else (start, model.astype(np.float64))
+        wide = model[live].astype(np.float64)
+        start = _search(z[:, live], rows, wide, FRAMEWORK_DRIFT, eps, angles)
+        if start is not None:
+            return start, model.astype(np.float64)
+    return None
 
 
 def slopes(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,21 +105,32 @@ def slopes(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return slope, 4 * spread / math.sqrt(centred @ centred) + 1e-15
 
 
-def _model(omega: np.ndarray, err: np.ndarray) -> np.ndarray | None:
-    """The float32 ``inv_freq`` transformers computes for the type the measured ``ω`` reads as."""
+def _models(omega: np.ndarray, err: np.ndarray) -> list[np.ndarray]:
+    """The float32 ``inv_freq`` transformers computes for each reading of the measured ``ω``.
+
+    Read with the tolerance the measurement allows, then 10 and 100 times tighter: θ is
+    rounded to the fewest digits that fit, so a looser reading gives the rounder θ (10000) and
+    a tighter one the θ the rows may need (10001). Each reading gives transformers' float32
+    steps and the exact values rounded once to float32 (code that computes ``inv_freq`` in
+    float64). Types pecli does not rebuild give none.
+    """
     if not (np.all(omega > 0) and omega.size >= 3):
-        return None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = np.where(omega > 0, err / omega, 1.0)
+        return []
+    u = err / omega
     if np.any(u > 0.05):
-        return None
-    try:
+        return []
+    models: list[np.ndarray] = []
+    for tighter in (1, 10, 100):
         # one tolerance for all pairs: the row-to-row float32 errors are not independent, and
-        # a reading too loose is refused below, by the rows themselves
-        guess = identify_inv_freq(omega, tolerance=np.full(u.size, 8 * u.max() + 4e-6))
-        return transformers_inv_freq(_spec(guess))
-    except (ParameterError, KeyError, TypeError):  # a type pecli does not rebuild
-        return None
+        # a reading too loose is refused by the rows themselves (framework_start)
+        tolerance = np.full(u.size, (8 * u.max() + 4e-6) / tighter)
+        try:
+            spec = _spec(identify_inv_freq(omega, tolerance=tolerance))
+            found = [transformers_inv_freq(spec), rope_frequencies(spec).inv_freq.astype(_F32)]
+        except (ParameterError, KeyError, TypeError):  # a type pecli does not rebuild
+            continue
+        models += [m for m in found if not any(np.array_equal(m, known) for known in models)]
+    return models
 
 
 def _spec(guess: RopeGuess) -> RopeSpec:
