@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -53,13 +53,40 @@ TensorNames = Annotated[
     list[str] | None,
     typer.Option("--tensor", help="Name of a q or k weight in --input (repeat for several)."),
 ]
+ConfigOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--config",
+        help="The model's config.json (or folder): heads for q (num_attention_heads) and k "
+        "(num_key_value_heads), head_dim; every q/k tensor of --input is permuted in one pass.",
+    ),
+]
+QPattern = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--q-pattern",
+        help="With --config: fnmatch pattern of the q projections (repeat). "
+        "[default: *q_proj.weight, *q_proj.bias, *.wq.weight]",
+        show_default=False,
+    ),
+]
+KPattern = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--k-pattern",
+        help="With --config: fnmatch pattern of the k projections (repeat). "
+        "[default: *k_proj.weight, *k_proj.bias, *.wk.weight]",
+        show_default=False,
+    ),
+]
 
 
 @rope_app.command("permute")
 def permute_command(
     heads: Heads = 1, head_dim: HeadDim = None, direction: DirectionOpt = Direction.meta_to_hf,
     fmt: JsonFormatOpt = None, output: JsonOutput = "-", source: Source = None,
-    tensors: TensorNames = None, quiet: Quiet = False,
+    tensors: TensorNames = None, config: ConfigOpt = None, q_pattern: QPattern = None,
+    k_pattern: KPattern = None, quiet: Quiet = False,
 ) -> None:  # fmt: skip
     """Row order from Meta's q/k projection rows to Hugging Face's (or back): w_new = w_old[perm].
 
@@ -69,12 +96,18 @@ def permute_command(
 
     With --input and --tensor, the rows of the named tensors of a .safetensors file are
     permuted (head width = rows / --heads) and every tensor is written to -o, a new
-    .safetensors file; the input is left as it is.
+    .safetensors file; the input is left as it is. With --input and --config, every q and k
+    projection (--q-pattern, --k-pattern) of every layer is permuted in one pass, q with
+    num_attention_heads and k with num_key_value_heads; a pattern that reaches a v or o
+    projection, or a tensor whose rows disagree with the config, is refused.
 
     Example: pecli rope permute --heads 1 --head-dim 8
     """
     from ...core.rope.permute import qk_permutation
 
+    if config is not None or q_pattern or k_pattern:
+        _permute_checkpoint(config, source, (q_pattern, k_pattern), direction.value, output)
+        return say_written(output, quiet=quiet)
     if source is not None or tensors:
         _permute_file(source, tensors or [], (heads, head_dim), direction.value, output)
         return say_written(output, quiet=quiet)
@@ -102,7 +135,6 @@ def _permute_file(
     """
     from ...core.errors import ParameterError
     from ...core.rope.permute import permute_rows
-    from ...io import formats
     from ...io.tensors import missing_tensor, read_safetensors, write_safetensors
 
     if source is None or not names:
@@ -111,11 +143,7 @@ def _permute_file(
     if twice:
         raise ParameterError("tensor", "must name each tensor once (it would be permuted "
                              "twice)", ", ".join(twice))  # fmt: skip
-    if not str(output).endswith(".safetensors"):
-        raise ParameterError("output", "must name the new .safetensors file", output)
-    formats.check_output(output, "npy")  # a binary file: room, folder, not the input's name
-    if os.path.abspath(output) == os.path.abspath(source):
-        raise ParameterError("output", "must differ from --input (a new file is written)", output)
+    _check_new_file(source, output)
     tensors, metadata = read_safetensors(source)
     heads, head_dim = shape
     for name in names:
@@ -125,6 +153,63 @@ def _permute_file(
         if head_dim is not None and head_dim * heads != rows:
             rule = f"must equal the rows of {name} / --heads = {rows} / {heads}"
             raise ParameterError("head_dim", rule, head_dim)
+    _same_width(tensors, names, heads)
     for name in names:
+        tensors[name] = permute_rows(tensors[name], heads, direction)
+    write_safetensors(tensors, output=output, metadata=metadata)
+
+
+def _check_new_file(source: str, output: str) -> None:
+    """Refuse, before reading, an output that is not a new .safetensors file beside the input."""
+    from ...core.errors import ParameterError
+    from ...io import formats
+
+    if not str(output).endswith(".safetensors"):
+        raise ParameterError("output", "must name the new .safetensors file", output)
+    formats.check_output(output, "npy")  # a binary file: room, folder, not the input's name
+    if os.path.abspath(output) == os.path.abspath(source) or (
+        os.path.exists(output) and os.path.samefile(output, source)
+    ):  # fmt: skip
+        raise ParameterError("output", "must differ from --input (a new file is written)", output)
+
+
+def _same_width(tensors: dict[str, Any], names: list[str], heads: int) -> None:
+    """One --heads for tensors of different heights: q and k of grouped-query attention."""
+    from ...core.errors import ParameterError
+
+    rows = {name: tensors[name].shape[0] if tensors[name].ndim else 0 for name in names}
+    if len(set(rows.values())) > 1:
+        shown = ", ".join(f"{name} {count} rows" for name, count in rows.items())
+        rule = (f"is one count for tensors of different heights ({shown}): q and k have "
+                "different head counts under grouped-query attention; give --config")  # fmt: skip
+        raise ParameterError("heads", rule, heads)
+
+
+def _permute_checkpoint(
+    config: str | None, source: str | None, patterns: tuple[list[str] | None, list[str] | None],
+    direction: str, output: str,
+) -> None:  # fmt: skip
+    """Permute every q and k projection of ``source`` with the config's head counts."""
+    from ...core.errors import ParameterError
+    from ...core.rope.permute import (
+        K_PATTERNS,
+        Q_PATTERNS,
+        checkpoint_plan,
+        head_counts,
+        permute_rows,
+    )
+    from ...io.reading.json_config import read_json_object
+    from ...io.tensors import read_safetensors, write_safetensors
+
+    if config is None or source is None:
+        raise ParameterError("config", "and --input go together (--q-pattern, --k-pattern "
+                             "need both)", config)  # fmt: skip
+    q_heads, kv_heads, head_dim = head_counts(read_json_object(config, parameter="config"))
+    _check_new_file(source, output)
+    tensors, metadata = read_safetensors(source)
+    chosen = (patterns[0] or Q_PATTERNS, patterns[1] or K_PATTERNS)
+    shapes = {name: tuple(t.shape) for name, t in tensors.items()}
+    plan = checkpoint_plan(shapes, heads=(q_heads, kv_heads), head_dim=head_dim, patterns=chosen)
+    for name, heads in plan.items():
         tensors[name] = permute_rows(tensors[name], heads, direction)
     write_safetensors(tensors, output=output, metadata=metadata)
