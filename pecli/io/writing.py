@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "save_figure", "save_figure_to", "write_json", "write_records", "write_table", "write_table_to",
+    "write_vector",
 ]  # fmt: skip
 
 
@@ -91,6 +92,23 @@ def write_table_to(
             rows += block.shape[0]
     if rows != shape[0]:
         raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
+
+
+def write_vector(
+    values: np.ndarray, *, output: str | os.PathLike[str] | None, dtype: np.dtype
+) -> None:
+    """Write a 1-D vector as ``.npy`` (little-endian ``dtype``), atomically, to a file or stdout.
+
+    >>> import io, contextlib
+    >>> with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+    ...     write_vector(np.arange(3.0), output="-", dtype=np.dtype("float32"))
+
+    """
+    stored = np.dtype(dtype).newbyteorder("<")
+    vector = np.ascontiguousarray(np.asarray(values).reshape(-1), dtype=stored)
+    with atomic_output(output) as handle:
+        npy_header(handle, vector.shape, stored)
+        handle.write(_raw_bytes(vector))
 
 
 def _raw_bytes(block: np.ndarray) -> memoryview:

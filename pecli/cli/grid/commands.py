@@ -41,6 +41,7 @@ from .options import (
     InterpolationScale,
     Patch,
     Similarity,
+    TemporalScale,
 )
 
 
@@ -55,6 +56,7 @@ def grid(
     extra_tokens: ExtraTokens = None,
     base_size: BaseSize = None,
     interpolation_scale: InterpolationScale = 1.0,
+    temporal_interpolation_scale: TemporalScale = 1.0,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
     fmt: FormatOpt = None,
@@ -68,6 +70,8 @@ def grid(
     presets differ in which axis comes first (mae: the column index, although MAE and
     diffusers call it emb_h; mocov3 and timm: the row index), the frequencies and where the
     sines and cosines go (docs/grids.md). CSV columns are named sin_col_1, cos_row_1, ….
+    cogvideox takes T H W and adds [frame d/4 | column 3d/8 | row 3d/8] (CogVideoX, diffusers
+    get_3d_sincos_pos_embed, whose (T, H·W, d) output is this table reshaped).
 
     Example: pecli grid 14 14 --d 768 --preset mae --cls-token -o pos_embed.npy
     """
@@ -78,7 +82,8 @@ def grid(
     extra = _extra(cls_token, extra_tokens)
     knobs: dict[str, Any] = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
              "extra_tokens": extra, "base_size": base_size,
-             "interpolation_scale": interpolation_scale, "dtype": dtype.value}  # fmt: skip
+             "interpolation_scale": interpolation_scale, "dtype": dtype.value,
+             "temporal_interpolation_scale": temporal_interpolation_scale}  # fmt: skip
     blocks = grid_blocks(shape, **knobs)  # checks every argument before any output
     names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
     rows, stored = extra + math.prod(shape), check_dtype(dtype.value)

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
+from ...core.errors import ParameterError
 from ...io import formats, writing
 from .. import text
 from .._app import PecliGroup, app
-from ..options import Quiet
+from ..options import Dtype, Quiet
 from ..progress import say_written
 from .options import rope_spec_options
 
@@ -71,26 +72,57 @@ def report_kind(
     return kind
 
 
+class FreqsFormat(StrEnum):
+    """Formats of ``rope freqs``: the reports, or the inv_freq vector alone."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    npy = "npy"
+
+
+FreqsFormatOpt = Annotated[
+    FreqsFormat | None,
+    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
+]
+FreqsOutput = Annotated[
+    str,
+    typer.Option(
+        "-o", "--output", help="Output file (.csv, .json; .npy: the inv_freq vector), or -."
+    ),
+]
+FreqsDtype = Annotated[
+    Dtype | None,
+    typer.Option("--dtype", help="dtype of the .npy vector. [default: float32, as a buffer]"),
+]
+
+
 @rope_app.command("freqs")
 @rope_spec_options()
 def freqs_command(
-    fmt: ReportFormatOpt = None, output: ReportOutput = "-", quiet: Quiet = False,
-    *, rope: tuple[RopeSpec, list[str]],
+    fmt: FreqsFormatOpt = None, output: FreqsOutput = "-", dtype: FreqsDtype = None,
+    quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """inv_freq ω_i, wavelength λ_i = 2π/ω_i and what the scaling did, per rotary pair i.
 
     The attention factor (which multiplies cos and sin) heads the table and is a column of
     the CSV and JSON. Values come from the exact formula of each rope_type, rounded once.
+    As .npy, the inv_freq vector alone (shape (rotary_dim/2,)), as a model's buffer holds it.
 
     Example: pecli rope freqs --rope-type llama3 --theta 500000 --factor 8 --low-freq-factor 1
     --high-freq-factor 4 --original-max-position-embeddings 8192
     """
     from ...core.rope import rope_frequencies
 
-    kind = report_kind(output, fmt)
+    kind = report_kind(output, fmt, ("csv", "json", "npy"))
+    if dtype is not None and kind != "npy":
+        raise ParameterError("dtype", "applies only to .npy output (CSV and JSON keep float64)",
+                             dtype.value)  # fmt: skip
     freqs = rope_frequencies(rope[0])
     columns = _freq_columns(freqs)
-    if kind != "table":
+    if kind == "npy":
+        writing.write_vector(freqs.inv_freq, output=output, dtype=np.dtype(dtype or "float32"))
+    elif kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
         text.show(*_summary(freqs, rope[1]), _freq_table(columns), output=output)
