@@ -32,18 +32,23 @@ from mutants import Mutant, mutants, mutated_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: (area, module globs, test-file globs), relative to the repository root.
+#: (area, module globs, test-file globs), relative to the repository root. A module belongs
+#: to the first area whose globs find it; its mutants run that area's test files only.
 AREAS: list[tuple[str, list[str], list[str]]] = [
+    ("rope identify", ["pecli/analysis/**/rope*identify*.py", "pecli/analysis/rope/*identify*.py"],
+     ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_cli_rope.py"]),
+    ("grid identify", ["pecli/analysis/**/grid*identify*.py", "pecli/analysis/grid*/*identify*.py"],
+     ["tests/test_pinned_behaviours.py", "tests/test_cli_grid.py", "tests/test_grids.py"]),
     ("rope", ["pecli/core/rope/**/*.py"],
-     ["tests/test_rope.py", "tests/test_rope_*.py", "tests/test_cli_rope*.py",
-      "tests/test_pinned_behaviours.py"]),
+     ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_rope_*.py",
+      "tests/test_cli_rope*.py"]),
     ("grids", ["pecli/core/grids/**/*.py"],
-     ["tests/test_grids.py", "tests/test_cli_grid.py", "tests/test_pinned_behaviours.py"]),
-    ("identify", ["pecli/analysis/**/*identify*.py", "pecli/analysis/**/identify/**/*.py"],
-     ["tests/test_identify*.py", "tests/test_rope.py", "tests/test_cli_grid.py",
-      "tests/test_pinned_behaviours.py"]),
+     ["tests/test_pinned_behaviours.py", "tests/test_grids.py", "tests/test_cli_grid.py"]),
+    ("identify", ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
+     ["tests/test_identify_limits.py", "tests/test_identify_fixtures.py", "tests/test_identify.py",
+      "tests/test_identify_windows.py"]),
     ("checkpoints", ["pecli/io/**/checkpoints.py"],
-     ["tests/test_checkpoints.py", "tests/test_pinned_behaviours.py"]),
+     ["tests/test_pinned_behaviours.py", "tests/test_checkpoints.py"]),
     ("dtypes", ["pecli/core/**/dtypes.py"],
      ["tests/test_half_precision.py", "tests/test_precision.py", "tests/test_checkpoints.py"]),
 ]  # fmt: skip
@@ -60,13 +65,15 @@ class Area:
 
 def areas() -> list[Area]:
     """The areas with the modules and test files their globs find today."""
-    found = []
+    found, taken = [], set()
     for name, module_globs, test_globs in AREAS:
         matches = (glob.glob(g, root_dir=ROOT, recursive=True) for g in module_globs)
         modules = sorted({p for paths in matches for p in paths})
         tests = [p for g in test_globs for p in sorted(glob.glob(g, root_dir=ROOT))]
         tests = list(dict.fromkeys(t for t in tests if "__pycache__" not in t))
-        found.append(Area(name, [m for m in modules if "__pycache__" not in m], tests))
+        modules = [m for m in modules if "__pycache__" not in m and m not in taken]
+        taken.update(modules)
+        found.append(Area(name, modules, tests))
     return found
 
 
