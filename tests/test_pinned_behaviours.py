@@ -257,3 +257,46 @@ def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds(
     guess = identify_inv_freq(rope_frequencies(spec).inv_freq)
     assert guess.rope_type == "yarn" and guess.parameters["smoothed"] == 2
     assert (guess.parameters["ramp_low"], guess.parameters["ramp_high"]) == (2.0, 5.0)
+
+
+# -- found by the mutation run (tools/mutation) -----------------------------------------------
+
+
+@pytest.mark.parametrize(("shape", "dtype"), [((100, 64), np.float32), ((7, 3), "bfloat16")])
+def test_the_room_estimate_of_a_safetensors_file_bounds_the_file_written(tmp_path, shape, dtype):
+    import ml_dtypes
+
+    from pecli.io.checkpoints import safetensors_bytes, write_safetensors
+
+    stored = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    meta = {"pecli": "compute --d 64", "format": "pt"} | {f"k{i}": "v" * i for i in range(40)}
+    out = tmp_path / "pe.safetensors"
+    write_safetensors(np.zeros(shape, stored), output=out, key="pos_embed", metadata=meta)
+    size = out.stat().st_size
+    estimate = safetensors_bytes(shape, stored, "pos_embed", meta)
+    data = int(np.prod(shape)) * stored.itemsize  # the header is JSON of a few hundred bytes
+    assert size <= estimate <= size + 256 + 8 and estimate > data + 8 + len("pos_embed")
+
+
+def test_identify_names_a_three_axis_grid_in_row_major_order():
+    from pecli.analysis.grid_identify import identify_grid
+
+    fixture = next(f for f in load("grids") if f.name == "t2t_nd_2x3x4_c26")  # tensor2tensor
+    found = identify_grid(fixture.table)
+    assert found.matched and found.best.shape == (2, 3, 4)
+    assert found.best.note == "tokens in row-major order of a 2 × 3 × 4 grid"
+
+
+def test_grid_refuses_an_empty_shape_and_names_the_knob_given_to_another_preset():
+    from pecli import ParameterError
+    from pecli.core.grids import grid_table
+
+    with pytest.raises(ParameterError) as caught:
+        grid_table((), d=8)
+    assert caught.value.parameter == "shape"
+    with pytest.raises(ParameterError, match="applies only to --preset mae") as caught:
+        grid_table((3, 3), d=8, preset="timm", base_size=4.0)
+    assert (caught.value.parameter, caught.value.value) == ("base_size", 4.0)
+    with pytest.raises(ParameterError, match="applies only to --preset mae") as caught:
+        grid_table((3, 3), d=8, preset="timm", interpolation_scale=2.0)
+    assert (caught.value.parameter, caught.value.value) == ("interpolation_scale", 2.0)

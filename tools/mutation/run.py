@@ -141,8 +141,8 @@ def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> li
             path.write_text(original, encoding="utf-8")
         verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "survived"}
         result = verdict.get(status, status)
-        results.append({"mutant": mutant.ident, "area": area.name, "result": result,
-                        "seconds": round(seconds, 1)})  # fmt: skip
+        results.append({"mutant": mutant.ident, "index": mutant.index, "area": area.name,
+                        "result": result, "seconds": round(seconds, 1)})  # fmt: skip
         print(f"{len(results):4d} {results[-1]['result']:17s} {seconds:5.1f} s  {mutant.ident}",
               flush=True)  # fmt: skip
     return results
@@ -167,6 +167,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", help="write every mutant's result to this file")
     parser.add_argument("--list", action="store_true", help="list areas, modules and tests only")
     parser.add_argument("--only", help="run only mutants whose name contains this text")
+    parser.add_argument(
+        "--rerun",
+        help="a --json file of an earlier run with the same sample: run its survivors again "
+        "and report the merged score (after tests were added)",
+    )
     args = parser.parse_args(argv)
     all_areas = areas()
     if args.list:
@@ -178,9 +183,17 @@ def main(argv: list[str] | None = None) -> None:
     chosen = sample(all_areas, args.sample, args.seed)
     if args.only:
         chosen = [(a, m) for a, m in chosen if args.only in m.ident]
+    earlier: list[dict] = []
+    if args.rerun:
+        earlier = json.loads(Path(args.rerun).read_text(encoding="utf-8"))
+        again = {r["mutant"] for r in earlier if r["result"] == "survived"}
+        chosen = [(a, m) for a, m in chosen if m.ident in again]  # same seed, same sources
     with tempfile.TemporaryDirectory(prefix="pecli-mutation-") as folder:
         copy_tree(Path(folder))
         results = campaign(chosen, Path(folder), args.budget)
+    if earlier:
+        rerun = {r["mutant"]: r for r in results}
+        results = [rerun.get(r["mutant"], r) for r in earlier]
     report(results)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
