@@ -6,7 +6,8 @@ Modules and their test files are found by path globs (see :data:`AREAS`), so the
 works when modules move into subpackages. Every one-line mutant of those modules is listed
 (:mod:`mutants`), a seeded sample is drawn, and each mutant is written into a copy of the
 tree (never into the checkout) and the area's test files are run on it with ``pytest -x``,
-one process at a time, at low priority. A mutant is *killed* when a test fails (or the run
+one process at a time, at low priority (with the mutated module's doctests, which
+``make test`` runs too). A mutant is *killed* when a test fails (or the run
 exceeds three times the clean run's time, *timeout*), else it *survived*. The report lists
 the score and every survivor; ``--json`` keeps every mutant's result.
 Needs only the test environment (``.venv``); ``make test`` never runs it.
@@ -90,7 +91,7 @@ def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
            "OMP_NUM_THREADS": "1", "PYTHONPATH": str(tree)}  # fmt: skip
     command = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q", "--no-header",
-               "-p", "no:cacheprovider", "-o", "addopts=", *tests]  # fmt: skip
+               "-p", "no:cacheprovider", "-o", "addopts=", "--doctest-modules", *tests]  # fmt: skip
     start = time.monotonic()
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     with subprocess.Popen(command, cwd=tree, env=env, start_new_session=True, **quiet) as process:
@@ -124,7 +125,7 @@ def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> li
     start = time.monotonic()
     for area, mutant in chosen:
         if area.name not in clean:
-            status, seconds = run_tests(tree, area.tests, timeout=1800)
+            status, seconds = run_tests(tree, area.tests + area.modules, timeout=1800)
             if status != "passed":
                 raise SystemExit(f"mutation: the {area.name} tests fail unmutated ({status})")
             clean[area.name] = seconds
@@ -136,7 +137,8 @@ def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> li
         original = path.read_text(encoding="utf-8")
         try:
             path.write_text(mutated_source(original, mutant), encoding="utf-8")
-            status, seconds = run_tests(tree, area.tests, timeout=3 * clean[area.name] + 30)
+            tests = [*area.tests, mutant.path]  # and the module's own doctests
+            status, seconds = run_tests(tree, tests, timeout=3 * clean[area.name] + 30)
         finally:
             path.write_text(original, encoding="utf-8")
         verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "survived"}
