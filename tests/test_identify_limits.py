@@ -98,3 +98,12 @@ def test_an_amplitude_of_sqrt_2_over_d_is_named_and_other_columns_say_how_far_of
     # rows (3, 3) and (1, 0): sin² + cos² is 18 and 1, so |sin² + cos² − 1| is up to 17
     with pytest.raises(ValueError, match=r"\(\|sin² \+ cos² - 1\| up to 17\)"):
         circle_radius(np.array([[3.0], [1.0]]), np.array([[3.0], [0.0]]))
+
+
+@pytest.mark.parametrize("name", ["distilbert", "hf-marian", "positional-encodings"])
+def test_d_3_tables_read_their_base_from_the_extra_sine(name):
+    """d = 3: one pair (ω_0 = 1) and a lone sine of ω_1 = C^(-2/3); only it tells C = 500."""
+    table = np.array(slow.preset_table(name, 40, 3, 500.0))
+    found = identify_table(table)
+    assert found.matched and (found.schedule, found.base) == ("paper", 500.0)
+    assert found.command.startswith(f"pecli compute --convention {name} --d 3 --n 40 --base 500")
