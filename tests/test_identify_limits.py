@@ -107,3 +107,11 @@ def test_d_3_tables_read_their_base_from_the_extra_sine(name):
     found = identify_table(table)
     assert found.matched and (found.schedule, found.base) == ("paper", 500.0)
     assert found.command.startswith(f"pecli compute --convention {name} --d 3 --n 40 --base 500")
+
+
+def test_one_pair_at_a_fractional_start_is_read_with_c_10000_and_no_command():
+    """d = 2 (ω_0 = 1 for every base): start 2.5 is read exactly; compute takes integers only."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 20, 2, 10000.0, 2.5)))
+    assert found.matched and (found.start, found.base) == (2.5, 10000.0)
+    assert found.command == "" and "not an integer" in found.note
+    assert "pytorch --start 2.5" in found.presets
