@@ -115,3 +115,12 @@ def test_one_pair_at_a_fractional_start_is_read_with_c_10000_and_no_command():
     assert found.matched and (found.start, found.base) == (2.5, 10000.0)
     assert found.command == "" and "not an integer" in found.note
     assert "pytorch --start 2.5" in found.presets
+
+
+def test_one_pair_at_an_integer_start_gets_c_10000_in_its_command():
+    """d = 2: any base gives ω_0 = 1; the reading and its command say C = 10000 (the default)."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 20, 2, 10000.0, 3)))
+    assert found.matched and (found.start, found.base) == (3, 10000.0)
+    assert found.command == (
+        "pecli compute --convention pytorch --start 3 --d 2 --n 20 --base 10000 --dtype float64"
+    )
