@@ -300,3 +300,26 @@ def test_grid_refuses_an_empty_shape_and_names_the_knob_given_to_another_preset(
     with pytest.raises(ParameterError, match="applies only to --preset mae") as caught:
         grid_table((3, 3), d=8, preset="timm", interpolation_scale=2.0)
     assert (caught.value.parameter, caught.value.value) == ("interpolation_scale", 2.0)
+
+
+def test_dynamic_and_longrope_name_each_pair_s_scaling():
+    # dynamic: θ' = θ·(f·L/max − (f − 1))^(d/(d−2)) changes only past max_position_embeddings:
+    # at 4096 the growth is 2·4096/4096 − 1 = 1, at 8192 it is 3
+    _, at_max, _ = _from_fixture("dynamic_4096")
+    _, past, _ = _from_fixture("dynamic_8192")
+    assert at_max.scaling == ("unchanged",) * 64 and past.scaling == ("rescaled",) * 64
+    assert past.notes["theta_effective"] == pytest.approx(10000 * 3 ** (128 / 126), rel=1e-15)
+    # longrope: the short factors are 1.0, 1.01, …: only pair 0 keeps its frequency
+    _, longrope, _ = _from_fixture("phi3_longrope_at_original")
+    assert longrope.scaling == ("unchanged",) + ("rescaled",) * 47
+
+
+def test_config_fields_a_type_does_not_use_are_named_and_ignored():
+    config = {"head_dim": 64, "max_position_embeddings": 8192, "rope_parameters": {
+        "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "low_freq_factor": 1.0,
+        "original_max_position_embeddings": 2048, "partial_rotary_factor": 1.0}}  # fmt: skip
+    spec, notes = spec_from_config(config)
+    assert spec.low_freq_factor is None and spec.factor == 4.0
+    assert "low_freq_factor is not used by rope_type 'yarn' (ignored)" in notes
+    used = ("rope_type", "factor", "partial_rotary_factor", "rope_theta", "original_max")
+    assert not any(n.startswith(used) and "is not used" in n for n in notes)
