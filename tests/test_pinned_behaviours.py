@@ -323,3 +323,26 @@ def test_config_fields_a_type_does_not_use_are_named_and_ignored():
     assert "low_freq_factor is not used by rope_type 'yarn' (ignored)" in notes
     used = ("rope_type", "factor", "partial_rotary_factor", "rope_theta", "original_max")
     assert not any(n.startswith(used) and "is not used" in n for n in notes)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[1.0, 0.5], [[1.0, 0.5, 0.25]], [1.0, -0.5, 0.25], [1.0, np.nan, 0.25], [0.0, 0.5, 0.25]],
+    ids=["two", "2-D", "negative", "nan", "first-zero"],
+)
+def test_rope_identify_refuses_what_is_not_an_inv_freq_vector(values):
+    from pecli import ParameterError
+    from pecli.analysis.rope_identify import identify_inv_freq
+
+    with pytest.raises(ParameterError, match=">= 3 finite numbers >= 0, the first > 0"):
+        identify_inv_freq(np.array(values))
+
+
+def test_rope_identify_says_why_no_theta_fits():
+    from pecli.analysis.rope_identify import identify_inv_freq
+
+    rising = identify_inv_freq(np.array([1.0, 2.0, 4.0, 8.0]))  # θ^(-2i/8) = 2^i: θ = 1/16
+    assert rising.rope_type == "unknown"
+    assert any("increase with the pair index (θ = 0.06" in f for f in rising.findings)
+    varying = identify_inv_freq(np.array([1.0, 0.5, 0.4, 0.1]))  # ratios 0.5, 0.8, 0.25
+    assert any("vary from the first pairs on" in f for f in varying.findings)
