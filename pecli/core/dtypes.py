@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FLOAT_DTYPES", "OUTPUT_DTYPES", "TABLE_DTYPES", "float_dtype", "round_once"]
+__all__ = [
+    "FLOAT_DTYPES", "OUTPUT_DTYPES", "SIGNIFICAND_BITS", "TABLE_DTYPES", "float_dtype",
+    "largest_exact_integer", "round_once", "storage_precision", "unit_roundoff",
+]  # fmt: skip
 
 #: Every float dtype by name, finest first.
 FLOAT_DTYPES = ("float64", "float32", "float16", "bfloat16")
@@ -20,6 +23,9 @@ FLOAT_DTYPES = ("float64", "float32", "float16", "bfloat16")
 OUTPUT_DTYPES = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
 #: The dtypes encoding tables are written in, by name (bfloat16 only to .safetensors).
 TABLE_DTYPES = FLOAT_DTYPES
+#: Significand bits p (the implicit one included) of each of :data:`FLOAT_DTYPES`: the unit
+#: roundoff is 2^-p, integers up to 2^p are exact (IEEE 754-2008 Table 3.5; bfloat16: 8).
+SIGNIFICAND_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
 #: The dtypes rounded from a float64 computation rather than computed in their own width.
 HALF_DTYPES = ("float16", "bfloat16")
 
@@ -97,3 +103,49 @@ def round_once(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     bits -= overshot.astype(np.uint32)  # toward zero: the truncation (same sign, |x| bigger)
     bits |= inexact.astype(np.uint32)  # and odd when something was cut off
     return nearest.astype(dtype)
+
+
+def unit_roundoff(dtype: str) -> float:
+    """Half the gap between 1 and the next number, ``2^-p`` for ``p`` significand bits.
+
+    >>> unit_roundoff("float16"), unit_roundoff("bfloat16")
+    (0.00048828125, 0.00390625)
+
+    """
+    return 2.0 ** -SIGNIFICAND_BITS[dtype]
+
+
+def largest_exact_integer(dtype: str) -> int:
+    """The largest N such that every integer position 0 … N is exact in ``dtype``: ``2^p``.
+
+    >>> largest_exact_integer("bfloat16"), largest_exact_integer("float16")
+    (256, 2048)
+
+    """
+    return int(2 ** SIGNIFICAND_BITS[dtype])
+
+
+def storage_precision(values: np.ndarray) -> str:
+    """The coarsest dtype in which every value is exact: bfloat16, float16, float32, float64.
+
+    This is the rounding signature of a table that was stored in that dtype. A few first
+    values are tried before all of them (most tables are told apart by their first entries).
+
+    >>> storage_precision(np.array([0.5, 0.1]))
+    'float64'
+    >>> storage_precision(np.float16([0.1, 0.7]).astype(np.float64))
+    'float16'
+
+    """
+    values = np.asarray(values, dtype=np.float64)
+    name: str
+    for name in reversed(FLOAT_DTYPES[1:]):  # coarsest first
+        if all(_exact_in(part, name) for part in (values.flat[:4096], values)):
+            return name
+    return "float64"
+
+
+def _exact_in(values: np.ndarray, name: str) -> bool:
+    with np.errstate(over="ignore"):
+        back = values.astype(float_dtype(name)).astype(np.float64)
+    return bool(np.array_equal(back, values))

@@ -1,8 +1,11 @@
 """``.safetensors`` files: read every tensor (bf16 included), write a new file atomically.
 
-Both through the ``safetensors`` NumPy API: ``safe_open(..., framework="np")`` reads (bfloat16
-needs ``ml_dtypes`` imported first; ``safetensors.numpy.load`` cannot return it) and
-``safetensors.numpy.save`` writes, bfloat16 included. No maths here.
+The one writer of ``.safetensors`` files (``compute``, ``rope cache``, ``rope permute``), with
+the tensor names it accepts (:func:`check_key`) and the size it writes (for the free-space
+check before any work). Both go through the ``safetensors`` NumPy API:
+``safe_open(..., framework="np")`` reads (bfloat16 needs ``ml_dtypes`` imported first;
+``safetensors.numpy.load`` cannot return it) and ``safetensors.numpy.save`` writes, bfloat16
+included. No maths here.
 """
 
 from __future__ import annotations
@@ -14,7 +17,13 @@ import numpy as np
 from ..core.errors import ParameterError
 from .guard import atomic_output
 
-__all__ = ["as_vector", "read_arrays", "read_safetensors", "read_vector", "write_safetensors"]
+__all__ = [
+    "as_vector", "check_key", "missing_tensor", "read_arrays", "read_safetensors",
+    "safetensors_bytes", "write_safetensors",
+]  # fmt: skip
+
+#: Tensor names a "--tensor must name a tensor" error lists before "… and N more".
+SHOWN_NAMES = 8
 
 #: The dtypes a permuted checkpoint may hold (what safetensors' NumPy API writes).
 _CODES = {"float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
@@ -80,6 +89,30 @@ def write_safetensors(
         handle.write(data)
 
 
+def safetensors_bytes(
+    shape: tuple[int, ...], dtype: np.dtype, key: str, metadata: dict[str, str]
+) -> int:
+    """Bytes of the ``.safetensors`` file :func:`write_safetensors` writes, rounded up a little.
+
+    The JSON header (at most this estimate's 256 bytes of framing beyond its strings) and the
+    data: used for the free-space check before anything is computed.
+    """
+    strings = len(key) + sum(len(k) + len(v) + 8 for k, v in metadata.items())
+    return 8 + 256 + strings + int(np.prod(shape)) * np.dtype(dtype).itemsize
+
+
+def check_key(key: str) -> str:
+    """A tensor name pecli writes: non-empty, printable, not starting with ``__``.
+
+    >>> check_key("positional_encoding")
+    'positional_encoding'
+    """
+    if not key or key.startswith("__") or not key.isprintable():
+        rule = "must be a non-empty printable name not starting with __ (safetensors' own)"
+        raise ParameterError("key", rule, repr(key))
+    return key
+
+
 def read_arrays(
     path: str, *, tensor: str | None = None, parameter: str = "file"
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
@@ -101,7 +134,7 @@ def read_arrays(
         if tensor is None:
             return tensors, metadata
         if tensor not in tensors:
-            raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
+            raise missing_tensor(path, list(tensors), tensor)
         return {tensor: tensors[tensor]}, metadata
     if path.endswith(".npy") and os.path.isfile(path):
         import ml_dtypes
@@ -116,19 +149,19 @@ def read_arrays(
     return {"table": read_table(path, parameter=parameter)}, {}
 
 
-def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file") -> np.ndarray:
-    """One vector: a tensor of a ``.safetensors`` file, a 1-D ``.npy``, or a one-row/column table.
+def missing_tensor(
+    path: str | os.PathLike[str], names: list[str], tensor: object
+) -> ParameterError:
+    """The error of a ``--tensor`` that the file does not hold: it lists what the file has.
 
-    Raises
-    ------
-    ParameterError
-        If the file cannot be read, the tensor is not in it, or it holds no vector.
-
+    >>> print(missing_tensor("m.safetensors", ["cos", "sin"], "co"))
+    tensor must name a tensor of m.safetensors (it has: cos, sin) (got 'co')
     """
-    arrays = read_arrays(path, tensor=tensor, parameter=parameter)[0]
-    if path.endswith(".safetensors") and tensor is None:
-        raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
-    return as_vector(next(iter(arrays.values())), parameter=parameter)
+    shown = ", ".join(names[:SHOWN_NAMES])
+    more = len(names) - SHOWN_NAMES
+    shown += f", … and {more} more" if more > 0 else ""
+    rule = f"must name a tensor of {os.fspath(path)} (it has: {shown or 'no tensors'})"
+    return ParameterError("tensor", rule, tensor)
 
 
 def as_vector(table: np.ndarray, *, parameter: str = "file") -> np.ndarray:
