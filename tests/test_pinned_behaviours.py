@@ -237,7 +237,7 @@ def test_a_safetensors_file_without_its_suffix_is_read_by_its_header(run_cli, tm
 
 
 def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds():
-    from pecli.analysis.rope_identify import identify_inv_freq
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
 
     # llama3 with high_freq_factor 1.6: wavelengths 2π·5e5^(i/64) fall between 8192/1.6 and
     # 8192 for exactly two pairs; a line through two points fits yarn's ramp as well
@@ -266,12 +266,12 @@ def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds(
 def test_the_room_estimate_of_a_safetensors_file_bounds_the_file_written(tmp_path, shape, dtype):
     import ml_dtypes
 
-    from pecli.io.checkpoints import safetensors_bytes, write_safetensors
+    from pecli.io.tensors import safetensors_bytes, write_safetensors
 
     stored = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
     meta = {"pecli": "compute --d 64", "format": "pt"} | {f"k{i}": "v" * i for i in range(40)}
     out = tmp_path / "pe.safetensors"
-    write_safetensors(np.zeros(shape, stored), output=out, key="pos_embed", metadata=meta)
+    write_safetensors({"pos_embed": np.zeros(shape, stored)}, output=out, metadata=meta)
     size = out.stat().st_size
     estimate = safetensors_bytes(shape, stored, "pos_embed", meta)
     data = int(np.prod(shape)) * stored.itemsize  # the header is JSON of a few hundred bytes
@@ -279,7 +279,7 @@ def test_the_room_estimate_of_a_safetensors_file_bounds_the_file_written(tmp_pat
 
 
 def test_identify_names_a_three_axis_grid_in_row_major_order():
-    from pecli.analysis.grid_identify import identify_grid
+    from pecli.analysis.grids.identify import identify_grid
 
     fixture = next(f for f in load("grids") if f.name == "t2t_nd_2x3x4_c26")  # tensor2tensor
     found = identify_grid(fixture.table)
@@ -332,14 +332,14 @@ def test_config_fields_a_type_does_not_use_are_named_and_ignored():
 )
 def test_rope_identify_refuses_what_is_not_an_inv_freq_vector(values):
     from pecli import ParameterError
-    from pecli.analysis.rope_identify import identify_inv_freq
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
 
     with pytest.raises(ParameterError, match=">= 3 finite numbers >= 0, the first > 0"):
         identify_inv_freq(np.array(values))
 
 
 def test_rope_identify_says_why_no_theta_fits():
-    from pecli.analysis.rope_identify import identify_inv_freq
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
 
     rising = identify_inv_freq(np.array([1.0, 2.0, 4.0, 8.0]))  # θ^(-2i/8) = 2^i: θ = 1/16
     assert rising.rope_type == "unknown"

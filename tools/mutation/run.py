@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: (area, module globs, test-file globs), relative to the repository root. A module belongs
 #: to the first area whose globs find it; its mutants run that area's test files only.
 AREAS: list[tuple[str, list[str], list[str]]] = [
-    ("rope identify", ["pecli/analysis/**/rope*identify*.py", "pecli/analysis/rope/*identify*.py"],
+    ("rope identify", ["pecli/analysis/**/rope*identify*.py", "pecli/analysis/rope/inv_freq.py"],
      ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_cli_rope.py"]),
     ("grid identify", ["pecli/analysis/**/grid*identify*.py", "pecli/analysis/grid*/*identify*.py"],
      ["tests/test_pinned_behaviours.py", "tests/test_cli_grid.py", "tests/test_grids.py"]),
@@ -48,10 +48,11 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
     ("identify", ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
      ["tests/test_identify_limits.py", "tests/test_identify_fixtures.py", "tests/test_identify.py",
       "tests/test_identify_windows.py"]),
-    ("checkpoints", ["pecli/io/**/checkpoints.py"],
+    ("checkpoints", ["pecli/io/**/checkpoints.py", "pecli/io/**/tensors.py"],
      ["tests/test_pinned_behaviours.py", "tests/test_checkpoints.py"]),
     ("dtypes", ["pecli/core/**/dtypes.py"],
-     ["tests/test_half_precision.py", "tests/test_precision.py", "tests/test_checkpoints.py"]),
+     ["tests/test_dtypes.py", "tests/test_half_precision.py", "tests/test_precision.py",
+      "tests/test_checkpoints.py"]),
 ]  # fmt: skip
 
 
