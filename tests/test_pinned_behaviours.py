@@ -291,9 +291,11 @@ def test_grid_refuses_an_empty_shape_and_names_the_knob_given_to_another_preset(
     from pecli import ParameterError
     from pecli.core.grids import grid_table
 
-    with pytest.raises(ParameterError) as caught:
-        grid_table((), d=8)
-    assert caught.value.parameter == "shape"
+    rule = "must be 1 to 4 integers >= 1 (rows, columns, …) with at most 2^40 tokens"
+    for shape in [(), (3, 0), (0, 3), (1, 1, 1, 1, 1)]:
+        with pytest.raises(ParameterError) as caught:
+            grid_table(shape, d=8)
+        assert (caught.value.parameter, caught.value.rule) == ("shape", rule)
     with pytest.raises(ParameterError, match="applies only to --preset mae") as caught:
         grid_table((3, 3), d=8, preset="timm", base_size=4.0)
     assert (caught.value.parameter, caught.value.value) == ("base_size", 4.0)
