@@ -9,7 +9,9 @@ from . import (  # noqa: F401  (registers the commands)
     apply,
     compute,
     conventions,
+    diff,
     fourier,
+    gguf,
     grid,
     identify,
     plots,
@@ -17,6 +19,7 @@ from . import (  # noqa: F401  (registers the commands)
     rope,
     spectra,
     wavelengths,
+    zoo,
 )
 from ._app import app, main
 
