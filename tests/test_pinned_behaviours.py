@@ -346,5 +346,7 @@ def test_rope_identify_says_why_no_theta_fits():
     rising = identify_inv_freq(np.array([1.0, 2.0, 4.0, 8.0]))  # θ^(-2i/8) = 2^i: θ = 1/16
     assert rising.rope_type == "unknown"
     assert any("increase with the pair index (θ = 0.06" in f for f in rising.findings)
+    three = identify_inv_freq(np.array([1.0, 2.0, 4.0]))  # the shortest run: 3 values
+    assert any("increase with the pair index" in f for f in three.findings)
     varying = identify_inv_freq(np.array([1.0, 0.5, 0.4, 0.1]))  # ratios 0.5, 0.8, 0.25
     assert any("vary from the first pairs on" in f for f in varying.findings)
