@@ -155,6 +155,13 @@ class PecliGroup(TyperGroup):
         elif "unexpected extra argument" in error.message:
             error.message += _hints.comma_hint(command, inner.words)
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; an ``EOFError`` is a failure, not the interrupt click makes of it."""
+        try:
+            return super().invoke(ctx)
+        except EOFError as error:  # click: Abort, reported as "interrupted" with status 130
+            raise RuntimeFailure(f"unexpected end of input ({error or 'no data left'})") from None
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         try:

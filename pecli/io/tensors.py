@@ -141,7 +141,7 @@ def read_arrays(
 
         try:
             table = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as error:
+        except (ValueError, OSError, EOFError) as error:  # EOFError: an empty file
             raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
         if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
             table = table.view(ml_dtypes.bfloat16)

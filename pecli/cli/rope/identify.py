@@ -140,7 +140,10 @@ def _metadata_findings(arrays: dict[str, np.ndarray], metadata: dict[str, str]) 
     """
     if metadata.get("kind") != "rope_cache":
         return []
-    said = ", ".join(f"{k} {metadata.get(k)}" for k in ("rope_type", "theta", "layout", "start"))
+    keys = ["rope_type", "theta", "layout", "start"]
+    if metadata.get("arithmetic", "exact") != "exact":  # llama.cpp's or transformers' float32
+        keys.append("arithmetic")
+    said = ", ".join(f"{k} {metadata.get(k)}" for k in keys)
     try:
         same = _rebuilds(metadata, arrays)
     except (ValueError, KeyError, TypeError) as error:
