@@ -8,6 +8,8 @@ formulas, one entry at a time), never by pecli.
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import ml_dtypes
@@ -222,8 +224,8 @@ PEAK = (
 LEARNED_BYTES = 8192 * 8192 * 4
 
 
-@pytest.fixture(scope="session")
-def large_checkpoint(tmp_path_factory) -> str:
+@pytest.fixture(scope="module")
+def large_checkpoint(tmp_path_factory) -> Iterator[str]:
     """~0.94 GB: three 256 MiB learned matrices, a 128 MiB vector and Whisper's table.
 
     The matrices are zeros but for their first 64 rows of random values (untouched zero pages
@@ -237,9 +239,11 @@ def large_checkpoint(tmp_path_factory) -> str:
         tensors[f"layers.{i}.mlp.weight"] = weight
     tensors["embed_tokens.bias"] = np.zeros(1 << 25, np.float32)
     tensors["encoder.embed_positions.weight"] = library_table("whisper", 1500, 384)
-    path = tmp_path_factory.mktemp("large") / "model.safetensors"
-    save_file(tensors, path)
-    return str(path)
+    folder = tmp_path_factory.mktemp("large")
+    save_file(tensors, folder / "model.safetensors")
+    del tensors
+    yield str(folder / "model.safetensors")
+    shutil.rmtree(folder)  # 899 MiB: never left in the temp folder (retention keeps factory dirs)
 
 
 def test_a_large_checkpoint_is_scanned_in_the_memory_of_its_table(large_checkpoint, pecli_cmd):
