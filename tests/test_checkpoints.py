@@ -287,7 +287,7 @@ def test_the_tables_of_checkpoints_saved_by_the_libraries_are_found(run_cli, pro
     assert learned == {"not sinusoidal", "skipped"}
 
 
-def test_npz_members_are_read_by_their_headers_and_mapped_when_stored(tmp_path):
+def test_npz_members_are_read_by_their_headers_and_never_mapped(tmp_path):
     from pecli.io.checkpoints import open_checkpoint
 
     table = np.asfortranarray(library_table("whisper", 30, 8))
@@ -300,9 +300,11 @@ def test_npz_members_are_read_by_their_headers_and_mapped_when_stored(tmp_path):
             "steps": ((3,), "int64"),
             "obj": ((1,), "object"),
         }
-        mapped = checkpoint.load("pe")
-        assert isinstance(mapped, np.memmap) and np.array_equal(mapped, table)
+        read = checkpoint.load("pe")  # a memory map would end with SIGBUS on a shrinking file
+        assert not isinstance(read, np.memmap) and np.array_equal(read, table)
         assert np.array_equal(checkpoint.part("pe", (slice(0, 5), slice(2, 4))), table[:5, 2:4])
+        c_order = checkpoint.part("steps", (slice(1, 3),))  # only rows 1 and 2 are read
+        assert np.array_equal(c_order, [1, 2])
     with open_checkpoint(str(tmp_path / "packed.npz")) as checkpoint:
         read = checkpoint.load("pe")
         assert not isinstance(read, np.memmap) and np.array_equal(read, table)

@@ -24,6 +24,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from .bounded import CUT
 from .bounded import Cursor as _Cursor
+from .paths import note_input
 
 __all__ = [
     "GgufFile",
@@ -166,6 +167,7 @@ def read_gguf(path: str, parameter: str = "gguf") -> GgufFile:
         fd = os.open(path, os.O_RDONLY)
     except OSError as error:
         raise ParameterError(parameter, f"cannot be read ({error.strerror})", path) from None
+    note_input(path)  # no output of the command may replace it (pecli.io.paths)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):  # a folder, a pipe: no offsets to read at

@@ -244,9 +244,13 @@ def _screen(
 
 
 def _unreadable(error: ValueError) -> str:
-    """Why a tensor's values could not be read."""
-    if isinstance(error, ParameterError):  # an object member, never unpickled
-        return error.rule
+    """Why a tensor's values could not be read; a file that changed while read is raised.
+
+    A ``ParameterError`` of the reader (the file changed, an object member never unpickled)
+    ends the run: no verdict on the other tensors holds.
+    """
+    if isinstance(error, ParameterError):
+        raise error
     return f"truncated: its data is shorter than its declared shape ({error})"
 
 

@@ -157,7 +157,7 @@ def plot_grid(
     )
     knobs = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
              "base_size": base_size, "interpolation_scale": interpolation_scale}  # fmt: skip
-    plane = _plane(shape, similarity=similarity)
+    plane = _plane(shape, similarity=similarity, patch=patch)
     table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
     grid = f"{preset.value} table of a {' × '.join(map(str, shape))} grid, d = {d}"
@@ -193,10 +193,15 @@ def _draw(
     outputs.write(channels, table[:, picked], [names[k] for k in picked])
 
 
-def _plane(shape: list[int], *, similarity: bool = False) -> tuple[int, int]:
-    """The grid of a 2-D plot, ``(H, W)``, small enough to draw."""
+def _plane(
+    shape: list[int], *, similarity: bool = False, patch: tuple[int, int] | None = None
+) -> tuple[int, int]:
+    """The grid of a 2-D plot, ``(H, W)``, small enough to draw (--patch needs --similarity)."""
     from ...core.errors import ParameterError
 
+    if patch is not None and not similarity:
+        rule = "goes with --similarity (it picks one tile of the similarity figure)"
+        raise ParameterError("patch", rule, " ".join(map(str, patch)))
     if len(shape) != 2:
         raise ParameterError("shape", "must be two sides H W for a plot", " ".join(map(str, shape)))
     most, what = (

@@ -59,12 +59,16 @@ RopeLayout = Annotated[
 
 
 def report_kind(
-    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json")
-) -> str:
-    """table, csv or json (``choices`` besides table) from --format, else the suffix."""
+    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json"),
+    inputs: tuple[str | None, ...] = (),
+) -> str:  # fmt: skip
+    """table, csv or json (``choices`` besides table) from --format, else the suffix.
+
+    The output is checked (:func:`pecli.io.formats.check_output`), also against ``inputs``.
+    """
     kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
                                   default="table", suffixes=choices)  # fmt: skip
-    formats.check_output(output, kind)
+    formats.check_output(output, kind, inputs=inputs)
     return kind
 
 
@@ -177,8 +181,17 @@ ConfigFile = Annotated[str, typer.Argument(help="A model's config.json, or its f
 SeqLen = Annotated[
     int | None, typer.Option("--seq-len", help="Sequence length (dynamic, longrope).")
 ]
+
+
+class TableOrJson(StrEnum):
+    """The formats of the reports that have no CSV form (config, permute, identify)."""
+
+    table = "table"
+    json = "json"
+
+
 JsonFormatOpt = Annotated[
-    ReportFormat | None,
+    TableOrJson | None,
     typer.Option("--format", help="table or json. [default: the suffix, else table]"),
 ]
 JsonOutput = Annotated[
@@ -201,9 +214,9 @@ def config_command(
     """
     from ...core.rope import rope_frequencies
     from ...core.rope.config import spec_from_config
-    from ...io.reading.json_config import read_json_object
+    from ...io.reading.json_config import config_path, read_json_object
 
-    kind = report_kind(output, fmt, ("json",))
+    kind = report_kind(output, fmt, ("json",), inputs=(config_path(file),))
     spec, findings = spec_from_config(
         read_json_object(file, parameter="file"), seq_len=seq_len, parameter="file"
     )

@@ -33,6 +33,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rules import check_data_dtype
 from .. import streams
+from ..paths import note_input
 from .csv_text import as_stored, parse_csv
 from .matrix import Matrix, array_blocks
 from .npy import MAX_TABLE_VALUES, load_keeping_dtype, read_npy
@@ -77,6 +78,7 @@ def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
         return _read_named_stream(source, parameter)
     if not os.path.isfile(source):
         raise ParameterError(parameter, "must be an existing file (or - for stdin)", source)
+    note_input(source)
     with open(source, "rb") as handle:
         return _read_stream(handle, source, parameter)
 
@@ -204,6 +206,7 @@ def _read(path: str | os.PathLike[str], parameter: str, *, any_shape: bool) -> n
             return _read_file(copy, source, parameter, any_shape=any_shape)
     if not os.path.isfile(source):
         raise ParameterError(parameter, "must be an existing .npy or .csv file (or -)", source)
+    note_input(source)
     return _read_file(source, source, parameter, any_shape=any_shape)
 
 
