@@ -10,9 +10,10 @@ FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatma
           figures/fourier.png figures/fourier.svg figures/similarity.png figures/similarity.svg \
           figures/grid.png figures/grid.svg \
           figures/patch-similarity.png figures/patch-similarity.svg \
+          figures/axes-wan.png figures/axes-wan.svg figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg \
           figures/alibi.png figures/alibi.svg figures/t5-buckets.png figures/t5-buckets.svg
 
-.PHONY: install figures test lint bench clean library-fixtures
+.PHONY: install figures test lint bench clean library-fixtures mutation
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +52,12 @@ figures/grid.png figures/grid.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-grid 14 14 --d 768 --similarity -o $@
 
+figures/axes-wan.png figures/axes-wan.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli rope plot-axes --preset wan -o $@
+
+figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli rope plot-axes --preset qwen3-vl -o $@
+
 figures/alibi.png figures/alibi.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-alibi --heads 12 --compare next-power-of-two -o $@
 
@@ -64,6 +71,12 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy pecli
+
+# Mutation run (tools/mutation/run.py): one-line mutants of the rotary, grid, identify,
+# checkpoint and dtype modules, one process at a time, each on its area's test files.
+MUTATION_ARGS ?= --sample 150 --seed 21 --budget 3600
+mutation: $(VENV)/.installed-dev  ## mutation score of the core modules (slow: about an hour)
+	$(BIN)/python tools/mutation/run.py $(MUTATION_ARGS)
 
 bench: $(VENV)/.installed-dev  ## the benchmarks (ratios, see README)
 	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured

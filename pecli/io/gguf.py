@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ParameterError
-from .bounded import CUT
-from .bounded import Cursor as _Cursor
+from .gguf_cursor import CUT
+from .gguf_cursor import Cursor as _Cursor
+from .paths import note_input
 
 __all__ = [
     "GgufFile",
@@ -166,11 +167,14 @@ def read_gguf(path: str, parameter: str = "gguf") -> GgufFile:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         raise ParameterError(parameter, f"cannot be read ({error.strerror})", path) from None
+    note_input(path)  # no output of the command may replace it (pecli.io.paths)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ParameterError(parameter, "must be a regular file (GGUF is read by offset)", path)
-        cursor = _Cursor(fd, os.fstat(fd).st_size, path, parameter)
-        return _parse(cursor)
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):  # a folder, a pipe: no offsets to read at
+            kind = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+            rule = f"is {kind}: a GGUF is read at offsets (save a stream to a file first)"
+            raise ParameterError(parameter, rule, path)
+        return _parse(_Cursor(fd, status.st_size, path, parameter))
     finally:
         os.close(fd)
 

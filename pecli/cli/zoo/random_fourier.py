@@ -118,11 +118,11 @@ def _read_back(file: str, key: str | None, table_file: str, values: object, outp
     from ...io.reading import read_table
     from .. import text
 
-    from ...io.inputs import refuse_output_over
+    from ...io.paths import check_not_input
 
     if values:
         raise ParameterError("read", "takes no values: it finds them in the table", table_file)
-    refuse_output_over(output, {"FILE": file, "--read": table_file})  # t.npy was replaced
+    check_not_input(output, (file, table_file))  # t.npy was replaced
     if output != "-" and not output.lower().endswith(".csv"):  # rows are CSV (row, input)
         raise ParameterError("output", "with --read must be a .csv file (row, input)", output)
     family, freqs, phases = _tensors(file, key)
