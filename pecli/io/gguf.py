@@ -26,14 +26,7 @@ from .gguf_cursor import CUT
 from .gguf_cursor import Cursor as _Cursor
 from .paths import note_input
 
-__all__ = [
-    "GgufFile",
-    "GgufTensor",
-    "is_gguf",
-    "read_f32",
-    "read_gguf",
-    "read_rope_tensors",
-]
+__all__ = ["GgufFile", "GgufTensor", "is_gguf", "read_f32", "read_gguf", "read_rope_tensors"]
 
 MAGIC = b"GGUF"
 #: Value types of the key/value table: struct codes of the scalars (8 string, 9 array).
@@ -200,8 +193,7 @@ def _parse(cursor: _Cursor) -> GgufFile:
         if key in metadata:
             raise cursor.fail(f"key {key!r} appears twice")
         metadata[key] = _value(cursor, int(cursor.unpack("I")), depth=0)
-    arch = metadata.get("general.architecture")
-    if isinstance(arch, str) and not arch.isprintable():
+    if not str(arch := metadata.get("general.architecture", "")).isprintable():
         raise cursor.fail(f"general.architecture {arch!r} is not a printable name")
     infos = [_tensor_info(cursor) for _ in range(n_tensors)]
     start = cursor.pos + (-cursor.pos) % _alignment(cursor, metadata)

@@ -115,10 +115,9 @@ def _read_back(file: str, key: str | None, table_file: str, values: object, outp
     """--read: which layout made a table with these frequencies, and each row's input."""
     from ...analysis.zoo.random_fourier import read_fourier_table
     from ...io import writing
+    from ...io.paths import check_not_input
     from ...io.reading import read_table
     from .. import text
-
-    from ...io.paths import check_not_input
 
     if values:
         raise ParameterError("read", "takes no values: it finds them in the table", table_file)
