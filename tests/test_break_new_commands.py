@@ -217,3 +217,12 @@ def test_random_fourier_read_never_replaces_its_table(run_cli, tmp_path, name):
     assert result.exit_code == 2, result.output  # t.npy was replaced by CSV rows
     assert result.stderr.count("\n") == 1 and "'--output'" in result.stderr
     assert (tmp_path / "t.npy").read_bytes() == before
+
+
+@pytest.mark.parametrize("field", ["floor_scale", "attn_scale", "num_hidden_layers"])
+@pytest.mark.parametrize("value", ["NaN", "1e400"])
+def test_irope_refuses_a_non_finite_config_field(run_cli, tmp_path, field, value):
+    (tmp_path / "c.json").write_text(f'{{"{field}": {value}}}')
+    result = run_cli("rope", "irope", "--config", str(tmp_path / "c.json"))
+    assert result.exit_code == 2, result.output  # int(NaN) for every rule: internal errors
+    assert result.stderr.count("\n") == 1 and f"field {field} must be" in result.stderr

@@ -136,9 +136,10 @@ def _checked(key: str, value: Any, rule: str) -> Any:
     from ...core.errors import ParameterError
 
     number = isinstance(value, int | float) and not isinstance(value, bool)
+    whole = number and math.isfinite(value) and value == int(value)  # int(NaN) would raise
     ok = {
-        "layers": number and value == int(value) and 1 <= value <= MAX_LAYERS,
-        "count": value is None or (number and value == int(value) and value >= 1),
+        "layers": whole and 1 <= value <= MAX_LAYERS,
+        "count": value is None or (whole and value >= 1),
         "positive": number and math.isfinite(value) and value > 0,
         "number": number and math.isfinite(value),
         "bool": isinstance(value, int | float),  # released configs hold 4: it is truthy
