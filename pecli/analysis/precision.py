@@ -21,11 +21,10 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
 from ..core.conventions import Convention, layout_views
-from ..core.dtypes import FLOAT_DTYPES, float_dtype
+from ..core.dtypes import FLOAT_DTYPES, SIGNIFICAND_BITS, exact_in, float_dtype
 from ..core.encoding import table_blocks
 from ..core.errors import ParameterError
 from ..core.rules import check_n, check_schedule, check_width
@@ -56,7 +55,7 @@ def unit_roundoff(dtype: str) -> float:
     (0.00048828125, 0.00390625)
 
     """
-    return float(ml_dtypes.finfo(float_dtype(dtype)).eps) / 2  # type: ignore[no-untyped-call]
+    return 2.0 ** -SIGNIFICAND_BITS[dtype]
 
 
 def largest_exact_integer(dtype: str) -> int:
@@ -66,8 +65,7 @@ def largest_exact_integer(dtype: str) -> int:
     (256, 2048)
 
     """
-    bits = int(ml_dtypes.finfo(float_dtype(dtype)).nmant) + 1  # type: ignore[no-untyped-call]
-    return int(2**bits)
+    return int(2 ** SIGNIFICAND_BITS[dtype])
 
 
 def storage_precision(values: np.ndarray) -> str:
@@ -84,15 +82,9 @@ def storage_precision(values: np.ndarray) -> str:
     values = np.asarray(values, dtype=np.float64)
     name: str
     for name in reversed(FLOAT_DTYPES[1:]):  # coarsest first
-        if all(_exact_in(part, name) for part in (values.flat[:4096], values)):  # a few first
+        if all(exact_in(part, name) for part in (values.flat[:4096], values)):  # a few first
             return name
     return "float64"
-
-
-def _exact_in(values: np.ndarray, name: str) -> bool:
-    with np.errstate(over="ignore"):
-        back = values.astype(float_dtype(name)).astype(np.float64)
-    return bool(np.array_equal(back, values))
 
 
 def framework_blocks(

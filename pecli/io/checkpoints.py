@@ -163,7 +163,6 @@ def open_checkpoint(path: str, *, parameter: str = "file") -> Iterator[Checkpoin
 
 @contextlib.contextmanager
 def _open_safetensors(path: str, parameter: str) -> Iterator[Checkpoint]:
-    import ml_dtypes  # noqa: F401 - registers bfloat16 with NumPy, which get_tensor needs
     from safetensors import SafetensorError, safe_open
 
     try:
@@ -178,6 +177,8 @@ def _open_safetensors(path: str, parameter: str) -> Iterator[Checkpoint]:
             view = handle.get_slice(key)
             code = view.get_dtype()
             tensors.append(TensorInfo(key, tuple(view.get_shape()), _DTYPE_NAMES.get(code, code)))
+        if any(info.dtype == "bfloat16" for info in tensors):
+            import ml_dtypes  # noqa: F401 - registers bfloat16 with NumPy for get_tensor; 0.5 s
         yield Checkpoint(path, "safetensors", tensors, dict(handle.metadata() or {}), handle)
 
 

@@ -32,7 +32,6 @@ def read_safetensors(
         If the file is missing or is not a readable safetensors file.
 
     """
-    import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy before safetensors reads)
     from safetensors import safe_open
 
     name = os.fspath(path)
@@ -40,7 +39,10 @@ def read_safetensors(
         raise ParameterError(parameter, "must be an existing .safetensors file", name)
     try:
         with safe_open(name, framework="np") as handle:
-            tensors = {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118
+            keys = handle.keys()
+            if any(handle.get_slice(key).get_dtype() == "BF16" for key in keys):
+                import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy: only when read)
+            tensors = {key: handle.get_tensor(key) for key in keys}
             metadata = dict(handle.metadata() or {})
     except Exception as error:  # safetensors raises its own SafetensorError for bad files
         raise ParameterError(parameter, f"must be a safetensors file ({error})", name) from None
@@ -104,13 +106,13 @@ def read_arrays(
             raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
         return {tensor: tensors[tensor]}, metadata
     if path.endswith(".npy") and os.path.isfile(path):
-        import ml_dtypes
-
         try:
             table = np.load(path, allow_pickle=False)
         except (ValueError, OSError) as error:
             raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
         if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
+            import ml_dtypes  # only then: 0.5 s to import (ml_dtypes 0.7)
+
             table = table.view(ml_dtypes.bfloat16)
         return {"table": table}, {}
     return {"table": read_table(path, parameter=parameter)}, {}

@@ -1,0 +1,87 @@
+"""Heavy libraries are imported only by the commands whose output needs them (issue 24).
+
+``import ml_dtypes`` alone takes 0.5 s with ml_dtypes 0.7 (polars, matplotlib and safetensors
+0.05-0.3 s each): a float32 table written to .npy must not pay for any of them. Each case runs
+the console script's entry point in a fresh interpreter and lists the heavy modules loaded.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HEAVY = ("ml_dtypes", "polars", "matplotlib", "safetensors")
+
+RUN = """
+import sys
+sys.argv = ["pecli", *sys.argv[1:]]
+from pecli._entry import main
+try:
+    main()
+except SystemExit as stop:
+    status = stop.code or 0
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+sys.__stderr__.write(f"\\nexit {status} loaded {','.join(heavy)}\\n")
+"""
+
+
+def loaded(tmp_path, *args: str) -> set[str]:
+    """The heavy top-level modules a ``pecli ARGS`` run imported (it must succeed)."""
+    argv = [a.format(tmp=tmp_path) for a in args]
+    code = f"HEAVY = {HEAVY!r}\n{RUN}"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True, text=True, cwd=tmp_path, check=False, timeout=120,
+    )  # fmt: skip
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("exit 0 loaded"), done.stderr
+    return set(filter(None, last.removeprefix("exit 0 loaded").strip().split(",")))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        ["compute", "--help"],
+        ["compute", "--d", "512", "--n", "100", "-o", "{tmp}/s.npy"],
+        ["compute", "--d", "64", "--n", "10", "--dtype", "float16", "-o", "{tmp}/h.npy"],
+        ["grid", "8", "8", "--d", "64", "-o", "{tmp}/g.npy"],
+        ["rope", "cache", "--theta", "500000", "--head-dim", "128", "--n", "64",
+         "-o", "{tmp}/r.npy"],
+        ["rope", "freqs", "--head-dim", "64"],
+        ["wavelengths", "--d", "16"],
+    ],
+)  # fmt: skip
+def test_float32_commands_import_no_heavy_library(tmp_path, args):
+    assert loaded(tmp_path, *args) == set()
+
+
+def test_reading_float_tables_imports_no_ml_dtypes(tmp_path):
+    table = tmp_path / "t.npy"
+    assert loaded(tmp_path, "compute", "--d", "32", "--n", "50", "-o", str(table)) == set()
+    assert loaded(tmp_path, "identify", str(table)) == set()
+    np.save(tmp_path / "x.npy", np.ones((50, 32)))
+    assert loaded(tmp_path, "add", str(tmp_path / "x.npy"), "-o", "{tmp}/y.npy") == set()
+    cache = tmp_path / "r.npy"
+    loaded(tmp_path, "rope", "cache", "--head-dim", "16", "--n", "40", "-o", str(cache))
+    assert loaded(tmp_path, "rope", "identify", str(cache)) == set()
+    text = tmp_path / "t.csv"
+    np.savetxt(text, np.load(table), delimiter=",", fmt="%.9g")  # float32 text: no bf16 read
+    assert "ml_dtypes" not in loaded(tmp_path, "identify", str(text))
+
+
+def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
+    """The control: the same harness sees each library when its path runs."""
+    bf16 = ["compute", "--d", "8", "--n", "4", "--dtype", "bfloat16", "-o", "{tmp}/b.safetensors"]
+    assert loaded(tmp_path, *bf16) == {"ml_dtypes", "safetensors"}
+    assert loaded(tmp_path, "identify", "{tmp}/b.safetensors") >= {"ml_dtypes", "safetensors"}
+    f32 = ["compute", "--d", "8", "--n", "4", "-o", "{tmp}/f.safetensors"]
+    assert loaded(tmp_path, *f32) == {"safetensors"}
+    assert loaded(tmp_path, "identify", "{tmp}/f.safetensors") == {"safetensors"}
+    assert loaded(tmp_path, "compute", "--d", "8", "--n", "4", "-o", "{tmp}/t.csv") == {"polars"}
+    png = ["heatmap", "--d", "8", "--n", "4", "-o", "{tmp}/h.png"]
+    assert "matplotlib" in loaded(tmp_path, *png)
