@@ -12,6 +12,10 @@ import sys
 
 import numpy as np
 import pytest
+import typer
+
+import pecli.cli
+from pecli.cli import COMMAND_MODULES
 
 HEAVY = ("ml_dtypes", "polars", "matplotlib", "safetensors")
 
@@ -85,3 +89,54 @@ def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
     assert loaded(tmp_path, "compute", "--d", "8", "--n", "4", "-o", "{tmp}/t.csv") == {"polars"}
     png = ["heatmap", "--d", "8", "--n", "4", "-o", "{tmp}/h.png"]
     assert "matplotlib" in loaded(tmp_path, *png)
+
+
+CHOSEN = """
+import sys, typer
+from pecli.cli import chosen
+built = typer.main.get_command(chosen(sys.argv[1:]))
+group = built.commands.get("rope") if sys.argv[1] == "rope" else built
+print(" ".join(group.commands))
+"""
+
+
+@pytest.mark.parametrize("path", sorted(COMMAND_MODULES))
+def test_a_run_builds_its_command_from_its_module_alone(path):
+    """pecli.cli.chosen imports COMMAND_MODULES[path] only: it must register that command."""
+    argv = [*path.split(), "--help"]
+    one = subprocess.run([sys.executable, "-c", CHOSEN, *argv], capture_output=True, text=True)
+    assert one.stdout.split() == [path.split()[-1]], one.stderr
+
+
+def test_command_modules_name_every_command():
+    whole = typer.main.get_command(pecli.cli.app)
+    every = [n for n in whole.commands if n != "rope"]  # type: ignore[attr-defined]
+    every += [f"rope {n}" for n in whole.commands["rope"].commands]  # type: ignore[attr-defined]
+    assert sorted(every) == sorted(COMMAND_MODULES)
+
+
+FULL = """
+import sys
+sys.argv = ["pecli", *sys.argv[1:]]
+from pecli.cli import load
+from pecli.cli._app import main
+main(load())
+"""
+LAZY = "import sys; sys.argv = ['pecli', *sys.argv[1:]]; from pecli._entry import main; main()"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--help"], ["-h"], ["rope"], ["rope", "--help"], ["compute", "--help"],
+     ["rope", "cache", "-h"], ["comput"], ["rope", "cach"], ["grid", "--d", "3", "2", "2"]],
+)  # fmt: skip
+def test_a_trimmed_application_says_what_the_whole_one_says(args):
+    env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin"}
+    full, lazy = (
+        subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                       env=env, check=False)
+        for code in (FULL, LAZY)
+    )  # fmt: skip
+    said = [(r.returncode, r.stdout, r.stderr) for r in (full, lazy)]
+    assert said[0] == said[1]
+    assert full.stdout or full.stderr

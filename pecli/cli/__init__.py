@@ -1,19 +1,105 @@
-"""The ``pecli`` command line: a thin Typer layer over :mod:`pecli`'s functions."""
+"""The ``pecli`` command line: a thin Typer layer over :mod:`pecli`'s functions.
 
-from . import (  # noqa: F401  (registers the commands)
-    apply,
-    compute,
-    dialects,
-    fourier,
-    grid,
-    plots,
-    rope,
-    rope_cache,
-    rope_checks,
-    rope_permute,
-    spectra,
-    wavelengths,
-)
-from ._app import app, main
+Each command lives in a module that registers it on :data:`pecli.cli._app.app`. A run imports
+and builds only the command it names (:func:`main`): importing every command module and
+building every command's options costs about 25 ms, a quarter of ``import numpy, typer``.
+``pecli.cli.app`` is the whole application (all commands registered, for tests and docs).
+"""
 
-__all__ = ["app", "main"]
+from __future__ import annotations
+
+import copy
+import importlib
+import os
+import sys
+from typing import Any
+
+__all__ = ["COMMAND_MODULES", "app", "load", "main"]
+
+#: Every command module, in the order the commands are listed by ``pecli --help``.
+MODULES = ("apply", "compute", "dialects", "fourier", "grid", "plots", "rope", "rope_cache",
+           "rope_checks", "rope_permute", "spectra", "wavelengths")  # fmt: skip
+#: The module registering each command (``rope NAME`` for the rope group's commands);
+#: tests/test_lazy_imports.py checks it against the whole application.
+COMMAND_MODULES = {
+    "add": "apply", "compute": "compute", "conventions": "dialects", "identify": "dialects",
+    "precision": "dialects", "plot-waves": "plots", "heatmap": "plots", "fourier": "fourier",
+    "plot-fourier": "fourier", "grid": "grid", "plot-grid": "grid", "plot-similarity": "spectra",
+    "plot-spectrum": "spectra", "wavelengths": "wavelengths", "rope freqs": "rope",
+    "rope config": "rope", "rope cache": "rope_cache", "rope precision": "rope_checks",
+    "rope identify": "rope_checks", "rope permute": "rope_permute",
+}  # fmt: skip
+
+
+def load(modules: tuple[str, ...] = MODULES) -> Any:
+    """The application with the commands of ``modules`` registered (default: all)."""
+    for name in modules:
+        importlib.import_module(f"{__name__}.{name}")
+    from ._app import app
+
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole application
+        return load()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def chosen(argv: list[str]) -> Any:
+    """The application trimmed to the command ``argv`` names, or the whole one.
+
+    ``argv`` without the program name. ``pecli``, ``pecli --help``: every command with its
+    help only (no options built). Other options before the command, an unknown name, a group
+    without its subcommand and shell completion get the whole application, so help,
+    suggestions ("Did you mean …?") and completion list every command.
+    """
+    words = [*argv[:2], "", ""]
+    path = f"{words[0]} {words[1]}" if words[0] == "rope" else words[0]
+    if "_PECLI_COMPLETE" in os.environ:
+        return load()
+    if argv in ([], ["--help"], ["-h"]):
+        return _trimmed(load(), lambda name: True, _listed)
+    if path not in COMMAND_MODULES:
+        return load()
+    names = set(words[:2]) if words[0] == "rope" else {path}  # the group and its command
+    return _trimmed(load((COMMAND_MODULES[path],)), lambda name: name in names)
+
+
+def _trimmed(whole: Any, keep: Any, change: Any = lambda command: command) -> Any:
+    """A copy of ``whole`` with its commands (and its groups' commands) that ``keep`` names."""
+    trimmed = copy.copy(whole)
+    trimmed.registered_commands = [change(c) for c in whole.registered_commands if keep(_name(c))]
+    trimmed.registered_groups = []
+    for group in whole.registered_groups:
+        if keep(group.typer_instance.info.name):
+            trimmed.registered_groups.append(copy.copy(group))
+            trimmed.registered_groups[-1].typer_instance = _trimmed(
+                group.typer_instance, keep, change
+            )
+    return trimmed
+
+
+def _listed(command: Any) -> Any:
+    """``command`` with no options, for a listing that shows names and help only."""
+
+    def callback() -> None:  # pragma: no cover - a listing is never run
+        raise NotImplementedError
+
+    callback.__name__, callback.__doc__ = command.callback.__name__, command.callback.__doc__
+    listed = copy.copy(command)
+    listed.callback = callback
+    return listed
+
+
+def _name(command: Any) -> str:
+    from typer.main import get_command_name
+
+    return str(command.name or get_command_name(command.callback.__name__))
+
+
+def main() -> None:
+    """Console-script entry point: the named command only (see :func:`chosen`)."""
+    from ._app import main as run
+
+    run(chosen(sys.argv[1:]))

@@ -181,8 +181,11 @@ def figures(name: str) -> Any:
     return importlib.import_module(f"pecli.figures.{name}")
 
 
-def main() -> None:
-    """Console-script entry point: signals unwind (:mod:`pecli.io.guard`), then the group runs."""
+def main(application: typer.Typer = app) -> None:
+    """Run ``application``: signals unwind (:mod:`pecli.io.guard`), then the group runs.
+
+    The console script passes ``app`` trimmed to the command it names (:func:`pecli.cli.main`).
+    """
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
     # … also when matplotlib attributes them to the caller (a legend too wide for its figure)
@@ -196,7 +199,7 @@ def main() -> None:
         if stream is not None and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     try:
-        app(prog_name="pecli")
+        application(prog_name="pecli")
     except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs
         guard.exit_now(guard.signal_status(EXIT_INTERRUPTED))
     except SystemExit as done:  # after a signal or a failure, leave without the shutdown:
