@@ -12,6 +12,7 @@ import numpy as np
 import typer
 
 from ..core.rules import check_checkpoint_table, check_table_dtype
+from ..core.threads import AHEAD
 from ..io import formats
 from .compute import COMPUTE_FORMATS
 from .options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
@@ -87,7 +88,8 @@ def cache_command(
     columns = cache_columns(rope[0].rotary_dim, part.value)
     check_checkpoint_table(n, len(columns), stored, kind)
     make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored)
-    blocks = make(n, part=part.value)  # arguments are checked here, before any output
+    reuse = {"reuse": AHEAD + 2} if kind == "npy" and arithmetic.value == "exact" else {}
+    blocks = make(n, part=part.value, **reuse)  # arguments are checked here, before any output
     _say_notes(rope[1], quiet=quiet)
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from .. import angles
 from ..frequencies import DEFAULT_BASE, frequencies_with_residuals
 from ..rules import check_dtype, check_n
+from ..threads import block_buffers
 from .presets import GridPlan, grid_plan
 from .rules import check_extra_tokens, check_grid_scale, check_grid_shape
 
@@ -225,6 +226,7 @@ def grid_blocks(
     interpolation_scale: float = 1.0,
     dtype: DTypeLike = np.float32,
     rows: int | None = None,
+    reuse: int = 0,
 ) -> Iterator[np.ndarray]:
     """The table of :func:`grid_table` as an iterator of row blocks, checked at the call.
 
@@ -234,6 +236,10 @@ def grid_blocks(
         As in :func:`grid_table`.
     rows : int, keyword-only, optional
         Largest block height; by default about 4 M values a block.
+    reuse : int, keyword-only
+        ``k >= 1``: blocks are views of ``k`` buffers taken in turn, each overwritten once
+        ``k`` more blocks were taken; 0: every block is a new array
+        (:func:`pecli.core.threads.block_buffers`).
 
     Returns
     -------
@@ -250,12 +256,12 @@ def grid_blocks(
         shape, d, preset, base, axis_order, extra_tokens, base_size, interpolation_scale, dtype
     )
     height = check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.plan.d)
-    return _blocks(spec, height)
+    return _blocks(spec, height, reuse)
 
 
-def _blocks(spec: _GridSpec, height: int) -> Iterator[np.ndarray]:
-    for row in range(0, spec.rows, height):
-        block = np.empty((min(height, spec.rows - row), spec.plan.d), dtype=spec.dtype)
+def _blocks(spec: _GridSpec, height: int, reuse: int) -> Iterator[np.ndarray]:
+    buffers = block_buffers(height, spec.plan.d, spec.rows, spec.dtype, reuse)
+    for row, block in zip(range(0, spec.rows, height), buffers, strict=True):
         spec.fill(block, row)
         yield block
 
