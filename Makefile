@@ -11,7 +11,7 @@ FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatma
           figures/grid.png figures/grid.svg \
           figures/patch-similarity.png figures/patch-similarity.svg
 
-.PHONY: install figures test lint bench clean library-fixtures
+.PHONY: install figures test lint bench bench-all clean library-fixtures
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,8 +58,12 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy pecli
 
-bench: $(VENV)/.installed-dev  ## the benchmarks (ratios, see README)
+bench: $(VENV)/.installed-dev  ## the README's Performance table: every bound, as users install (~5 min)
 	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured
+	$(BIN)/python benchmarks/bench_headline.py
+
+bench-all: $(VENV)/.installed-dev  ## every benchmark, kernels and memory included (15-30 min)
+	$(BIN)/python -m compileall -q pecli
 	$(BIN)/python benchmarks/run.py
 
 # The real libraries (torch, transformers, diffusers, ...) live in their own venv: make test
