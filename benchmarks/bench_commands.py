@@ -3,7 +3,7 @@
 One process per run (start-up included), interleaved, median of several repeats, peak RSS of
 each child:
 
-* ``pecli grid 256 256 --d 1024 -o x.npy`` (65,536 x 1,024 float32, 256 MB) against a NumPy
+* ``pecli grid 256 256 --d 1024 -o grid.npy`` (65,536 x 1,024 float32, 256 MB) against a NumPy
   script that allocates, fills and ``np.save``s the same shape.
 * ``pecli identify`` on a ~1 GB .safetensors checkpoint (a 4,096 x 768 sinusoidal table beside
   a 1 GB float32 weight) against a Python script reading the same file in 16 MB pieces.
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     side, weight_rows = (64, 25_000) if args.quick else (256, 250_000)
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as folder:
-        npy, model = str(Path(folder) / "x.npy"), Path(folder) / "model.safetensors"
+        npy, model = str(Path(folder) / "grid.npy"), Path(folder) / "model.safetensors"
         checkpoint(model, weight_rows)
         py, tokens = sys.executable, side * side
         rows = {

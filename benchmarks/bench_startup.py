@@ -3,7 +3,7 @@
 Each command runs as a fresh process, the candidates interleaved round by round, and the
 median wall time of the rounds is reported with its ratio to the floor:
 
-* ``pecli --help``, ``pecli --version`` and ``pecli compute --d 512 --n 100 -o x.npy``
+* ``pecli --help``, ``pecli --version`` and ``pecli compute --d 512 --n 100 -o pe.npy``
   against ``python -c "import numpy, typer"`` (target: <= 1.2x), in this environment (the
   pinned versions) and, with ``--plain``, in a second one made by a plain ``pip install .``
   (the newest versions pyproject.toml allows, as users get them; built once in
@@ -64,8 +64,8 @@ def startup(folder: Path, python: str, title: str) -> tuple[str, list[str], dict
         {
             "pecli --help": [pecli, "--help"],
             "pecli --version": [pecli, "--version"],
-            "pecli compute --d 512 --n 100 -o x.npy": [
-                pecli, "compute", "--d", "512", "--n", "100", "-o", str(folder / "x.npy"),
+            "pecli compute --d 512 --n 100 -o pe.npy": [
+                pecli, "compute", "--d", "512", "--n", "100", "-o", str(folder / "pe.npy"),
             ],
         },
         1.2,

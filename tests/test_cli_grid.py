@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from library_fixtures import ids, load
 
-from pecli.analysis.grid_identify import identify_grid
+from pecli.analysis.grids.identify import identify_grid
 from pecli.core.grids import grid_table
 
 FIXTURES = load("grids")

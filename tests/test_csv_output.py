@@ -39,3 +39,11 @@ def test_csv_text_of_a_block_is_shortest_round_trip():
     assert rows == 100 and lines[0] == "a,b,c"
     expected = [",".join(str(v) for v in r) for r in table]  # NumPy: shortest float32 text
     assert lines[1:] == expected
+
+
+def test_float16_blocks_reach_polars_as_float64():
+    pl = csv_output.import_polars()
+    block = np.float16([[0.1, 0.7], [1.5, -2.0]])
+    schema = csv_output._schema(pl, 2, np.dtype(np.float16))
+    frame = next(csv_output._frames(pl, block, schema, np.dtype(np.float16)))
+    assert frame.schema == schema and np.array_equal(frame.to_numpy(), block.astype(np.float64))

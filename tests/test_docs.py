@@ -256,7 +256,11 @@ def _code(text: str) -> list[str]:
     fence = r"^```[^\n]*\n(.*?)^```"
     fenced = re.findall(fence, text, flags=re.MULTILINE | re.DOTALL)
     rest = re.sub(fence, "", text, flags=re.MULTILINE | re.DOTALL)
-    lines = [line for block in fenced for line in block.splitlines()]
+    lines = []
+    for block in fenced:  # a command shown with "No such option" is a mistake on purpose
+        shown = block.splitlines()
+        lines += [line for line, after in zip(shown, [*shown[1:], ""], strict=True)
+                  if "error: No such option" not in after]  # fmt: skip
     return lines + re.findall(r"`([^`\n]+)`", rest)
 
 

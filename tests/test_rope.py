@@ -203,7 +203,7 @@ def test_v4_and_v5_configs_give_the_same_spec_and_findings_name_the_traps():
 def test_phase_errors_per_decade_against_hand_derived_and_mpmath_values():
     import ml_dtypes
 
-    from pecli.analysis.rope_precision import rope_phase_errors
+    from pecli.analysis.rope.precision import rope_phase_errors
 
     freqs = rope_frequencies(LLAMA31)
     rows = {(r.scenario, r.first): r for r in rope_phase_errors(freqs, 131072)}
@@ -239,7 +239,7 @@ IDENTIFIED = {
 
 @pytest.mark.parametrize("case", sorted(IDENTIFIED))
 def test_identify_recognises_transformers_inv_freq(case):
-    from pecli.analysis.rope_identify import identify_inv_freq
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
 
     guess = identify_inv_freq(FIXTURES[f"{case}_inv_freq"].table)
     kind, theta, params = IDENTIFIED[case]
@@ -254,7 +254,7 @@ def test_identify_recognises_transformers_inv_freq(case):
 def test_identify_bf16_llama2_buffer_and_a_damaged_first_frequency():
     import ml_dtypes
 
-    from pecli.analysis.rope_identify import identify_inv_freq
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
 
     exact = rope_frequencies(RopeSpec(theta=10000.0, head_dim=128)).inv_freq
     guess = identify_inv_freq(exact.astype(ml_dtypes.bfloat16))

@@ -14,7 +14,7 @@ from library_fixtures import load
 from safetensors import safe_open
 
 import pecli
-from pecli.analysis.rope_cache import identify_cache, split_cache
+from pecli.analysis.rope.cache import identify_cache, split_cache
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import rope_cache
 

@@ -58,7 +58,8 @@ def test_curve_labels_name_the_source_and_the_base():
         "shift:0.5 schedule, C = 100",
         "shift:0.5 schedule, C = 10000",
     ]
-    assert curves_asked(None, None, None) == [("vaswani (paper), C = 10000", "paper", 1e4)]
+    assert curves_asked(None, None, None) == [("Vaswani et al. 2017, C = 10000", "paper", 1e4)]
+    assert curves_asked(["vaswani"], None, [100.0])[0][0] == "Vaswani et al. 2017, C = 100"
     with pytest.raises(ParameterError):
         curves_asked(None, ["paper"], [float(b) for b in range(2, 15)])  # 13 curves
 

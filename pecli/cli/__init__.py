@@ -1,9 +1,12 @@
 """The ``pecli`` command line: a thin Typer layer over :mod:`pecli`'s functions.
 
-Each command lives in a module that registers it on :data:`pecli.cli._app.app`. A run imports
-and builds only the command it names (:func:`main`): importing every command module and
-building every command's options costs about 25 ms, a quarter of ``import numpy, typer``.
-``pecli.cli.app`` is the whole application (all commands registered, for tests and docs).
+Commands by subject: one module per command family at this level, a package per subject with
+several modules (``rope/``, ``grid/``, ``identify/``); options shared by several commands are
+declared once in :mod:`.options` and :mod:`.convention_options`. Each module registers its
+commands on :data:`pecli.cli._app.app`. A run imports and builds only the command it names
+(:func:`main`): importing every command module and building every command's options costs
+about 25 ms, a quarter of ``import numpy, typer``. ``pecli.cli.app`` is the whole
+application (all commands registered, for tests and docs).
 """
 
 from __future__ import annotations
@@ -17,17 +20,17 @@ from typing import Any
 __all__ = ["COMMAND_MODULES", "app", "load", "main"]
 
 #: Every command module, in the order the commands are listed by ``pecli --help``.
-MODULES = ("apply", "compute", "dialects", "fourier", "grid", "plots", "rope", "rope_cache",
-           "rope_checks", "rope_permute", "spectra", "wavelengths")  # fmt: skip
+MODULES = ("apply", "compute", "conventions", "fourier", "grid", "identify", "plots", "precision",
+           "rope", "spectra", "wavelengths")  # fmt: skip
 #: The module registering each command (``rope NAME`` for the rope group's commands);
 #: tests/test_lazy_imports.py checks it against the whole application.
 COMMAND_MODULES = {
-    "add": "apply", "compute": "compute", "conventions": "dialects", "identify": "dialects",
-    "precision": "dialects", "plot-waves": "plots", "heatmap": "plots", "fourier": "fourier",
+    "add": "apply", "compute": "compute", "conventions": "conventions", "identify": "identify",
+    "precision": "precision", "plot-waves": "plots", "heatmap": "plots", "fourier": "fourier",
     "plot-fourier": "fourier", "grid": "grid", "plot-grid": "grid", "plot-similarity": "spectra",
-    "plot-spectrum": "spectra", "wavelengths": "wavelengths", "rope freqs": "rope",
-    "rope config": "rope", "rope cache": "rope_cache", "rope precision": "rope_checks",
-    "rope identify": "rope_checks", "rope permute": "rope_permute",
+    "plot-spectrum": "spectra", "wavelengths": "wavelengths", "rope freqs": "rope.app",
+    "rope config": "rope.app", "rope cache": "rope.cache", "rope precision": "rope.precision",
+    "rope identify": "rope.identify", "rope permute": "rope.permute",
 }  # fmt: skip
 
 

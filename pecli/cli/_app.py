@@ -25,9 +25,15 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
 from typer.core import TyperGroup
 
+try:
+    from typer._click import types as click_types  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import types as click_types  # type: ignore[no-redef]
+
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
 from ..io import guard, streams
+from . import _hints
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -47,6 +53,9 @@ _ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE..."}
 def parameter_message(error: ParameterError) -> str:
     """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``."""
     option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
+    guess = _hints.rule_with_guess(error.rule, error.value)  # a name one letter off: the closest
+    if guess is not None:
+        return f"Invalid value for '{option}': {error.value!r} {guess}"
     return f"Invalid value for '{option}': {error.rule} (got {error.value})"
 
 
@@ -77,15 +86,42 @@ def _explain(error: Exception) -> tuple[str, int]:
     return f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME
 
 
+class _SuggestingChoice(click_types.Choice):  # type: ignore[misc]
+    """A choice of names whose error names the closest one ('pytorc': "did you mean 'pytorch'?").
+
+    It converts through the choice it stands in for (typer's, for enums), so values and
+    help are unchanged; only the message of a name that is not one of them differs.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner.choices, case_sensitive=inner.case_sensitive)
+        self.inner = inner
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        try:
+            return self.inner.convert(value, param, ctx)
+        except click_exceptions.BadParameter:
+            guess = _hints.closest(value, self.choices)
+            if guess is None:
+                raise
+            self.fail(f"{value!r} is not one of its names; did you mean {guess!r}?", param, ctx)
+
+
 class PecliGroup(TyperGroup):
     """Runs a command and turns every failure into one line and an exit status."""
 
     running = ""  # the subcommand being run, for the error prefix ("pecli compute: error:")
     chosen: Any = None  # its command: a sub-group (``pecli rope``) names its own subcommand
+    words: tuple[str, ...] = ()  # the arguments given to that command, for its errors' hints
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name, command, rest = super().resolve_command(ctx, args)
-        self.running, self.chosen = name or "", command
+        self.running, self.chosen, self.words = name or "", command, tuple(rest)
+        for param in getattr(command, "params", []):  # a name one letter off: the closest one
+            if isinstance(param.type, click_types.Choice) and not isinstance(
+                param.type, _SuggestingChoice
+            ):
+                param.type = _SuggestingChoice(param.type)
         return name, command, rest
 
     def running_path(self) -> str:
@@ -98,7 +134,26 @@ class PecliGroup(TyperGroup):
         if not args and not ctx.resilient_parsing:
             typer.echo(ctx.get_help())
             ctx.exit(0)
-        return super().parse_args(ctx, args)  # type: ignore[no-any-return]
+        try:
+            return super().parse_args(ctx, args)  # type: ignore[no-any-return]
+        except click_exceptions.NoSuchOption as error:  # pecli --d 512 compute
+            hint = _hints.options_first_hint(error.option_name, self, args, ctx.command_path)
+            if hint:  # not "Did you mean '--help'?": the option exists, in the wrong place
+                error.message, error.possibilities = error.message + hint, None
+            raise
+
+    def add_hint(self, error: Exception) -> None:
+        """Add to a usage error of the command being run what was probably meant."""
+        inner = self
+        while isinstance(inner.chosen, PecliGroup):
+            inner = inner.chosen
+        if not isinstance(error, click_exceptions.UsageError) or error.ctx is None:
+            return
+        command = error.ctx.command
+        if isinstance(error, click_exceptions.NoSuchOption):
+            error.message += _hints.one_dash_hint(error.option_name, command)
+        elif "unexpected extra argument" in error.message:
+            error.message += _hints.comma_hint(command, inner.words)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
@@ -119,6 +174,7 @@ class PecliGroup(TyperGroup):
                 sys.exit(guard.signal_status())
             if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
+            self.add_hint(error)
             message, code = _explain(error)
             _fail(self._prog(kwargs), message, code)
         sys.exit(status if isinstance(status, int) else 0)

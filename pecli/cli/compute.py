@@ -90,7 +90,7 @@ def _write_checkpoint(
 ) -> None:
     """The table as tensor ``key`` of a .safetensors file, with pecli's metadata."""
     from .. import __version__
-    from ..analysis.metadata import table_metadata
+    from ..analysis.checkpoints.metadata import table_metadata
     from ..core.encoding import encoding_table
     from ..io import checkpoints
 

@@ -34,6 +34,7 @@ from .options import (
     Quiet,
     Size,
     TableOutput,
+    Title,
 )
 from .plots import FigureOutput, PlotOutputs
 
@@ -196,6 +197,7 @@ def plot_fourier(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw γ(x) over several periods and, below, a random network f applied to γ(x).
@@ -209,10 +211,8 @@ def plot_fourier(
     from ..core.fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 
     fourier_figure = load_figures("fourier")
-
-    outputs = PlotOutputs(
-        output, "fourier.png", data, quiet, size=size, dpi=dpi, default_size=(9.0, 6.0)
-    )
+    outputs = PlotOutputs(output, "fourier.png", data, quiet, size=size, dpi=dpi,
+                          default_size=(9.0, 6.0), title=title)  # fmt: skip
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
     _check_plot_ranges(periods=periods, points=points, hidden=hidden, k=k)
     network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)

@@ -119,6 +119,15 @@ Size = Annotated[
     ),
 ]
 
+Title = Annotated[
+    str | None,
+    typer.Option(
+        "--title",
+        help='The figure\'s title; "" for none. [default: what the figure shows, in words]',
+        show_default=False,
+    ),
+]
+
 
 InputFile = Annotated[
     str | None,

@@ -22,7 +22,7 @@ from ..io import formats, guard, paths, writing
 from ._app import app
 from ._app import figures as load_figures
 from .convention_options import convention_options
-from .options import Base, DataOutput, Dpi, EvenD, Quiet, Size
+from .options import Base, DataOutput, Dpi, EvenD, Quiet, Size, Title
 from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -91,9 +91,10 @@ class PlotOutputs:
         size: tuple[float, float] | None = None,
         dpi: float | None = None,
         default_size: tuple[float, float] = (9.0, 4.5),
+        title: str | None = None,
     ) -> None:
         check_figure_size(size, dpi, default_size=default_size)  # before any work
-        self.quiet = quiet
+        self.quiet, self.title = quiet, title
         self.figure = default_name if output is None else output
         self.replacing_unnamed = output is None and os.path.lexists(default_name)
         self.figure_format = formats.resolve_format(
@@ -117,6 +118,8 @@ class PlotOutputs:
         so a failure or an interrupt leaves the previous figure and data file as they were.
         """
         figure = build()
+        if self.title is not None:  # --title
+            load_figures("style").retitle(figure, self.title)
         with contextlib.ExitStack() as files:
             figure_file = files.enter_context(guard.atomic_output(self.figure))
             if self.data is not None:
@@ -152,12 +155,17 @@ def plot_waves(
         int, typer.Option("--points", help="Number of sample positions, 2 to 1000000.")
     ] = 2501,
     panels: Annotated[
-        bool, typer.Option("--panels", help="One panel per pair, stacked (not one axes).")
-    ] = False,
+        bool,
+        typer.Option(
+            "--panels/--one-axes",
+            help="One panel per pair, stacked, so that fast waves stay apart; or all in one axes.",
+        ),
+    ] = True,
     output: FigureOutput = None,
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
     *,
     conv: Convention,
@@ -169,11 +177,11 @@ def plot_waves(
     the article's 1, 10, 50, 100 scaled to d (named on stderr). Writes waves.png without -o.
     A convention changes the frequencies (schedule) and the component numbers (layout).
 
-    Example: pecli plot-waves --d 64 --pairs 1,4,16 --panels -o waves.svg
+    Example: pecli plot-waves --d 64 --pairs 1,4,16 --one-axes -o waves.svg
     """
     figures = load_figures("waves")
     conv.check_plain("plot-waves")
-    outputs = PlotOutputs(output, "waves.png", data, quiet, size=size, dpi=dpi)
+    outputs = PlotOutputs(output, "waves.png", data, quiet, size=size, dpi=dpi, title=title)
     positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)
     wanted = _parse_pairs(pairs, d, quiet)
     sched = conv.schedule
@@ -198,6 +206,7 @@ def heatmap(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
     *,
     conv: Convention,
@@ -214,7 +223,7 @@ def heatmap(
 
     figures = load_figures("article")
 
-    outputs = PlotOutputs(output, "heatmap.png", data, quiet, size=size, dpi=dpi)
+    outputs = PlotOutputs(output, "heatmap.png", data, quiet, size=size, dpi=dpi, title=title)
     figures.check_heatmap_size(n=n, d=d, pad_odd_d=conv.pad_odd_d)
     table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
     columns = component_names(d, conv.layout, odd_d=conv.odd_d)

@@ -20,9 +20,9 @@ from ..core.rules import check_d, check_schedule, schedule_name
 from ._app import app
 from ._app import figures as load_figures
 from .convention_options import Bases, Conventions, Schedules
-from .options import DataOutput, Dpi, EvenD, Quiet, Size
+from .options import DataOutput, Dpi, EvenD, Quiet, Size, Title
 from .plots import FigureOutput, PlotOutputs
-from .rope_options import rope_spec_options
+from .rope.options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.rope import RopeSpec
@@ -32,6 +32,8 @@ MAX_CURVES = 12
 MAX_WORK = 1 << 28
 
 Curve = tuple[str, str, float]  # (label, schedule, base)
+#: Legend names of the presets that are a paper's: the reader's name for them.
+CITED = {"vaswani": "Vaswani et al. 2017"}
 
 
 def curves_asked(
@@ -42,8 +44,8 @@ def curves_asked(
 
     sources = [(str(name), convention(str(name)).schedule) for name in conventions or []]
     sources += [(text, schedule_name(check_schedule(text))) for text in schedules or []]
-    chosen = [(f"{name} ({sched})" if name != sched else f"{sched} schedule", sched)
-              for name, sched in sources or [("vaswani", "paper")]]  # fmt: skip
+    chosen = [(CITED.get(name) or (f"{name} ({sched})" if name != sched else f"{sched} schedule"),
+               sched) for name, sched in sources or [("vaswani", "paper")]]  # fmt: skip
     wanted = [(f"{name}, C = {base:g}", sched, base)
               for name, sched in chosen for base in bases or [DEFAULT_BASE]]  # fmt: skip
     if len(wanted) > MAX_CURVES:
@@ -53,8 +55,13 @@ def curves_asked(
 
 
 def _column(label: str) -> str:
-    """A data column's name from a curve label: ``vaswani (paper), C = 100`` → ``vaswani_C100``."""
-    return label.split(" ", 1)[0] + "_C" + label.rsplit("= ", 1)[1]
+    """A data column's name from a curve label: ``pytorch (paper), C = 100`` → ``pytorch_C100``.
+
+    >>> _column("Vaswani et al. 2017, C = 10000")
+    'vaswani_C10000'
+    """
+    name = next((k for k, v in CITED.items() if label.startswith(v + ",")), label.split(" ")[0])
+    return name + "_C" + label.rsplit("= ", 1)[1]
 
 
 @app.command("plot-similarity")
@@ -73,6 +80,7 @@ def plot_similarity(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw the similarity pe(p)·pe(p+k) / (|pe(p)| |pe(p+k)|) against the offset k.
@@ -85,7 +93,7 @@ def plot_similarity(
     """
     from ..core.similarity import offset_similarity
 
-    outputs = PlotOutputs(output, "similarity.png", data, quiet, size=size, dpi=dpi)
+    outputs = PlotOutputs(output, "similarity.png", data, quiet, size=size, dpi=dpi, title=title)
     d = check_d(d)  # even: every pair is a sine and a cosine (no --odd-d here)
     if not -1 <= threshold <= 1:  # NaN fails too
         raise ParameterError("threshold", "must be a similarity from -1 to 1", threshold)
@@ -119,7 +127,8 @@ Context = Annotated[
 def plot_spectrum(
     d: EvenD = 512, convention: Conventions = None, schedule: Schedules = None,
     base: Bases = None, context: Context = None, output: FigureOutput = None,
-    data: DataOutput = None, dpi: Dpi = None, size: Size = None, quiet: Quiet = False,
+    data: DataOutput = None, dpi: Dpi = None, size: Size = None, title: Title = None,
+    quiet: Quiet = False,
     *, rope: tuple[RopeSpec, list[str]] | None,
 ) -> None:  # fmt: skip
     """Draw the wavelength λ_i = 2π/ω_i of every pair i on a log scale.
@@ -137,7 +146,7 @@ def plot_spectrum(
     """
     from ..core.frequencies import wavelengths
 
-    outputs = PlotOutputs(output, "spectrum.png", data, quiet, size=size, dpi=dpi)
+    outputs = PlotOutputs(output, "spectrum.png", data, quiet, size=size, dpi=dpi, title=title)
     if context is not None and not 0 < context < float("inf"):
         raise ParameterError("context", "must be a finite number of positions > 0", context)
     if rope is not None:

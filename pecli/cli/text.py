@@ -29,6 +29,10 @@ def render(*renderables: Any, terminal: bool) -> str:
         width=width, highlight=False,
     )  # fmt: skip
     for renderable in renderables:
+        if isinstance(renderable, Table) and renderable.title:  # a whole line, not wrapped
+            console.print(renderable.title, style="table.title" if terminal else None,
+                          soft_wrap=True)  # fmt: skip
+            renderable.title = None  # to the table's width, a title wrapped mid-phrase
         if not terminal and isinstance(renderable, Table):
             renderable.box, renderable.show_edge, renderable.pad_edge = None, False, False
         console.print(renderable, soft_wrap=not isinstance(renderable, Table))  # commands whole
@@ -42,6 +46,16 @@ def show(*renderables: Any, output: str | None = None) -> None:
     text = render(*renderables, terminal=terminal)
     with guard.atomic_output(output) as handle:
         handle.write(text.encode("utf-8", errors="replace"))
+
+
+def titled_table(title: str, *columns: str) -> Any:
+    """A rich table with a title on its left and the named columns."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column)
+    return table
 
 
 def jsonable(value: Any) -> Any:

@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-def _as_int(value: object) -> int | None:
+def as_int(value: object) -> int | None:
     """``value`` as an int if it is an integer (not a bool, not a float), else None."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
@@ -62,7 +62,7 @@ BASE_RANGE = (1e-300, 1e300)
 
 def check_d(d: object) -> int:
     """Return ``d`` as an int; raise :class:`ParameterError` unless even, from 2 to MAX_D."""
-    value = _as_int(d)
+    value = as_int(d)
     if value is None or not 2 <= value <= MAX_D or value % 2:
         raise ParameterError("d", f"must be an even integer from 2 to {MAX_D}", d)
     return value
@@ -73,7 +73,7 @@ def check_n(n: object, name: str = "n", *, most: int | None = None) -> int:
 
     Without ``most`` the bound is 2^53, the last position where every integer is exact.
     """
-    value = _as_int(n)
+    value = as_int(n)
     if value is None or not 1 <= value <= (MAX_POSITION if most is None else most):
         raise ParameterError(name, f"must be an integer from 1 to {most or '2^53'}", n)
     return value
@@ -95,7 +95,7 @@ def check_base(base: object) -> float:
 def check_position(name: str, value: object) -> float:
     """Return a position as a float; raise :class:`ParameterError` unless |position| <= 2^53."""
     rule = "must be a finite number within ±2^53 (where integer positions are exact)"
-    exact = _as_int(value)  # an int is compared exactly, before float() rounds it
+    exact = as_int(value)  # an int is compared exactly, before float() rounds it
     try:
         position = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
@@ -108,7 +108,7 @@ def check_position(name: str, value: object) -> float:
 def check_positions(start: object, n: int) -> float:
     """Return ``start`` as a float; raise unless it and ``start + n - 1`` are within ±2^53."""
     first = check_position("start", start)
-    exact = _as_int(start)
+    exact = as_int(start)
     last = exact + n - 1 if exact is not None else first + n - 1
     if abs(last) > MAX_POSITION:
         rule = f"must leave the last position start + n - 1 = {last} within ±2^53"
@@ -195,12 +195,12 @@ def number_text(value: float) -> str:
 def check_width(d: object, *, pad_odd_d: bool) -> int:
     """Like :func:`check_d`, but an odd ``d >= 3`` is allowed when ``pad_odd_d`` is true."""
     if not pad_odd_d:
-        value = _as_int(d)
+        value = as_int(d)
         if value is not None and value % 2 and 3 <= value <= MAX_D:
             rule = "must be even with this convention (odd d: --odd-d zero, sine or sine-d+1)"
             raise ParameterError("d", rule, d)
         return check_d(d)
-    value = _as_int(d)
+    value = as_int(d)
     if value is None or not 2 <= value <= MAX_D:
         raise ParameterError("d", f"must be an integer from 2 to {MAX_D}", d)
     return value
@@ -210,7 +210,7 @@ def check_padding_idx(padding_idx: object, n: int) -> int | None:
     """Return the padding row (or None); raise unless an integer in ``0 … n-1``."""
     if padding_idx is None:
         return None
-    value = _as_int(padding_idx)
+    value = as_int(padding_idx)
     if value is None or not 0 <= value < n:
         raise ParameterError(
             "padding_idx", f"must be a row index between 0 and n - 1 = {n - 1}", padding_idx

@@ -9,6 +9,7 @@ matplotlib, so the command line imports it only in plotting commands.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,7 +17,7 @@ from matplotlib.figure import Figure
 
 from ..core.encoding import DEFAULT_BASE
 from ..core.errors import ParameterError
-from .style import new_figure
+from .style import new_figure, number_label
 from .waves import MAX_WAVE_POINTS, wave_curves, waves_figure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "MAX_WAVE_POINTS",
     "check_heatmap_size",
+    "error_range",
     "heatmap_figure",
     "precision_figure",
     "wave_curves",
@@ -144,7 +146,7 @@ def precision_figure(
     """
     fig = new_figure(size, dpi)
     ax = fig.add_subplot()
-    floor = 1e-18  # exact rows (error 0) are drawn at the bottom of the log scale
+    floor, top = error_range(report)  # exact rows (error 0) are drawn at the bottom
     ax.plot(
         report.positions, np.maximum(report.framework_error, floor), linewidth=0.8,
         label=f"framework style, {report.dtype} arithmetic",
@@ -153,15 +155,31 @@ def precision_figure(
         report.positions, np.maximum(report.pecli_error, floor), linewidth=0.8,
         label=f"pecli: float64, rounded once to {report.dtype}",
     )  # fmt: skip
-    ax.axhline(report.threshold, color="grey", linestyle="--", linewidth=0.8, label="threshold")
+    ax.axhline(report.threshold, color="grey", linestyle="--", linewidth=0.8,
+               label=f"threshold = {number_label(report.threshold)}")  # fmt: skip
     if report.positions[0] <= report.largest_exact <= report.positions[-1]:
         ax.axvline(report.largest_exact, color="black", linestyle=":", linewidth=0.8,
                    label=f"last exact position ({report.largest_exact})")  # fmt: skip
     ax.set_yscale("log")
-    ax.set_ylim(bottom=1e-10)
+    ax.set_ylim(floor, top)
     ax.set_xlabel("position")
     ax.set_ylabel("max |error| in the row")
     ax.set_title(f"Precision of the positional encoding table, {report.dtype} vs float64")
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")  # off the data
     ax.grid(alpha=0.3)
     return fig
+
+
+def error_range(report: PrecisionReport) -> tuple[float, float]:
+    """The y range of the precision plot: the decades its errors and threshold span.
+
+    From a power of ten below half the smallest non-zero value to one above twice the
+    largest, so that no line lies on the frame; rows without error are drawn at the bottom.
+    """
+    values = np.concatenate(
+        [report.framework_error, report.pecli_error, [report.threshold]]
+    ).astype(np.float64)
+    positive = values[np.isfinite(values) & (values > 0)]
+    low = 10.0 ** math.floor(math.log10(positive.min() / 2))  # a line never on the frame
+    high = 10.0 ** math.ceil(math.log10(positive.max() * 2))
+    return low, max(high, 10 * low)

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from ..core.errors import ParameterError
 
-__all__ = ["grid_channels_figure", "patch_similarity", "patch_similarity_figure"]
+__all__ = ["grid_channels_figure", "mosaic_gap", "patch_similarity", "patch_similarity_figure"]
 
 #: Resolution of the figures (as the article's figures).
 DPI = 100
@@ -109,19 +109,32 @@ def grid_channels_figure(
         ax.set_xlabel("column c", fontsize=8)
         ax.set_ylabel("row r", fontsize=8)
         ax.tick_params(labelsize=7)
+        _integer_ticks(ax)
     fig.suptitle(title)
     fig.colorbar(image, ax=axes, label="value", shrink=0.8)
     return fig
 
 
+def mosaic_gap(shape: tuple[int, int]) -> int:
+    """Cells of background between two tiles of the mosaic: a fifth of a tile, at least one.
+
+    Wide enough that the tiles read as separate images at page size, not as one texture.
+
+    >>> mosaic_gap((4, 6)), mosaic_gap((14, 14)), mosaic_gap((64, 64))
+    (1, 3, 13)
+    """
+    return max(1, round(max(shape) / 5))
+
+
 def _mosaic(similarity: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """The ``H × W`` tiles of ``H × W`` similarities as one image, tiles one NaN pixel apart."""
+    """The ``H × W`` tiles of ``H × W`` similarities as one image, :func:`mosaic_gap` NaN apart."""
     h, w = shape
+    g = mosaic_gap(shape)
     tiles = similarity.reshape(h, w, h, w)  # (tile row, tile col, row, col)
-    image = np.full((h * (h + 1) - 1, w * (w + 1) - 1), np.nan)
+    image = np.full((h * (h + g) - g, w * (w + g) - g), np.nan)
     for r in range(h):
         for c in range(w):
-            image[r * (h + 1) : r * (h + 1) + h, c * (w + 1) : c * (w + 1) + w] = tiles[r, c]
+            image[r * (h + g) : r * (h + g) + h, c * (w + g) : c * (w + g) + w] = tiles[r, c]
     return image
 
 
@@ -176,9 +189,12 @@ def patch_similarity_figure(
         if max(h, w) > MAX_MOSAIC_SIDE:
             rule = f"must have sides up to {MAX_MOSAIC_SIDE} for the mosaic (or give --patch)"
             raise ParameterError("shape", rule, shape)
-        image = ax.imshow(_mosaic(similarity, shape), **style)
-        ax.set_xticks([c * (w + 1) + (w - 1) / 2 for c in range(w)], [str(c) for c in range(w)])
-        ax.set_yticks([r * (h + 1) + (h - 1) / 2 for r in range(h)], [str(r) for r in range(h)])
+        g = mosaic_gap(shape)  # cells of about 3 pixels at page size: a filter, not a sample
+        image = ax.imshow(_mosaic(similarity, shape), **{**style, "interpolation": "antialiased"})
+        ax.set_xticks([c * (w + g) + (w - 1) / 2 for c in range(w)], [str(c) for c in range(w)])
+        ax.set_yticks([r * (h + g) + (h - 1) / 2 for r in range(h)], [str(r) for r in range(h)])
+        ax.tick_params(length=0)
+        ax.spines[:].set_visible(False)
         ax.tick_params(labelsize=7 if max(h, w) <= 16 else 5)
         ax.set_xlabel("patch column c (each tile: the similarity of that patch with every patch)")
         ax.set_ylabel("patch row r")
@@ -199,4 +215,13 @@ def _one_tile(
     ax.plot([c], [r], marker="+", color="white", markersize=10)
     ax.set_xlabel("column c")
     ax.set_ylabel("row r")
+    _integer_ticks(ax)
     return image
+
+
+def _integer_ticks(ax: Any) -> None:
+    """Ticks at whole patches only (0, 2, 4, …), never between two (2.5)."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))

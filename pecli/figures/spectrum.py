@@ -108,8 +108,11 @@ def spectrum_figure(
 
 def _shade(ax: Axes, bands: Sequence[str], first_pair: int) -> None:
     """One shaded span per run of equal labels; one legend entry per label."""
-    colours: dict[str, str] = {}
+    from matplotlib import colormaps
+
+    palette = colormaps["Dark2"]  # 8 distinct hues, unlike the curves' blue and orange
+    colours: dict[str, object] = {}
     for label, first, last in band_runs(bands, first_pair):
         named = None if label in colours else label  # the first run of a label names it
-        colour = colours.setdefault(label, f"C{(len(colours) + 5) % 10}")
-        ax.axvspan(first - 0.5, last + 0.5, color=colour, alpha=0.15, linewidth=0, label=named)
+        colour = colours.setdefault(label, palette(len(colours) % palette.N))
+        ax.axvspan(first - 0.5, last + 0.5, color=colour, alpha=0.25, linewidth=0, label=named)

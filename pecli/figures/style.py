@@ -12,7 +12,15 @@ from matplotlib.figure import Figure
 
 from ..core.figure_rules import check_figure_size
 
-__all__ = ["DPI", "FIGSIZE", "MAX_LEGEND_ROWS", "legend_outside", "new_figure", "number_label"]
+__all__ = [
+    "DPI",
+    "FIGSIZE",
+    "MAX_LEGEND_ROWS",
+    "legend_outside",
+    "new_figure",
+    "number_label",
+    "retitle",
+]
 
 #: Figure size in inches and resolution of the committed figures.
 FIGSIZE = (9.0, 4.5)
@@ -77,3 +85,21 @@ def legend_outside(ax: Axes, *, title: str, rows: int = MAX_LEGEND_ROWS) -> None
     columns = max(1, math.ceil(entries / fit))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title=title,
               ncols=columns)  # fmt: skip
+
+
+def retitle(fig: Figure, title: str) -> None:
+    """Give ``fig`` the title ``title`` (``--title``) where its own stands; ``""`` for none.
+
+    The figure's title (``suptitle``) if it has one, else the title of its first axes (the
+    top one of stacked panels).
+
+    >>> fig = new_figure()
+    >>> _ = fig.subplots(2, 1)
+    >>> retitle(fig, "Mine")
+    >>> fig.axes[0].get_title(), fig.axes[1].get_title()
+    ('Mine', '')
+    """
+    if fig.get_suptitle():
+        fig.suptitle(title)
+    elif fig.axes:
+        fig.axes[0].set_title(title)

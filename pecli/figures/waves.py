@@ -128,8 +128,9 @@ def waves_figure(
     layout : str, keyword-only
         The layout, for the y label (the component number of a sine depends on it).
     panels : bool, keyword-only
-        One axes per pair, stacked with a shared x axis (the default draws all in one, as
-        the article); each panel names its ``i`` and ``λ_i``.
+        One axes per pair, stacked with a shared x axis, each naming its ``i`` and ``λ_i``
+        (``plot-waves``' default: in one axes, pairs 1 and 10 at d = 512, 6.3 and 8.7
+        positions a period, merge into one band over 250 positions); False, all in one.
     size, dpi : keyword-only
         Inches and dots per inch (:func:`pecli.figures.style.new_figure`); by default
         9 × 4.5 in, or 0.9 in per panel (at least 4.5), at 100 dpi.

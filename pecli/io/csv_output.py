@@ -224,8 +224,9 @@ def _frames(pl: Any, block: np.ndarray, schema: dict[str, Any], dtype: np.dtype)
     samples against 558 for a DataFrame built by polars).
     """
     rows, width = block.shape
-    stride = _column_stride(rows, np.dtype(dtype).itemsize)
-    columns = np.empty((width, stride), dtype=dtype)  # polars holds columns
+    held = np.dtype(np.float32 if np.dtype(dtype) == np.float32 else np.float64)  # as _schema
+    stride = _column_stride(rows, held.itemsize)
+    columns = np.empty((width, stride), dtype=held)  # polars holds columns
     for row in range(0, rows, TILE_ROWS):
         end = min(row + TILE_ROWS, rows)
         columns[:, row:end] = block[row:end].T

@@ -14,7 +14,17 @@ import numpy as np
 from ..core.errors import ParameterError
 from .guard import atomic_output
 
-__all__ = ["as_vector", "read_arrays", "read_safetensors", "read_vector", "write_safetensors"]
+__all__ = [
+    "as_vector",
+    "missing_tensor",
+    "read_arrays",
+    "read_safetensors",
+    "read_vector",
+    "write_safetensors",
+]
+
+#: Tensor names a "--tensor must name a tensor" error lists before "… and N more".
+SHOWN_NAMES = 8
 
 #: The dtypes a permuted checkpoint may hold (what safetensors' NumPy API writes).
 _CODES = {"float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
@@ -103,7 +113,7 @@ def read_arrays(
         if tensor is None:
             return tensors, metadata
         if tensor not in tensors:
-            raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
+            raise missing_tensor(path, list(tensors), tensor)
         return {tensor: tensors[tensor]}, metadata
     if path.endswith(".npy") and os.path.isfile(path):
         try:
@@ -129,8 +139,23 @@ def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file"
     """
     arrays = read_arrays(path, tensor=tensor, parameter=parameter)[0]
     if path.endswith(".safetensors") and tensor is None:
-        raise ParameterError("tensor", f"must name a tensor of {path}", tensor)
+        raise missing_tensor(path, list(arrays), "nothing")
     return as_vector(next(iter(arrays.values())), parameter=parameter)
+
+
+def missing_tensor(
+    path: str | os.PathLike[str], names: list[str], tensor: object
+) -> ParameterError:
+    """The error of a ``--tensor`` that the file does not hold: it lists what the file has.
+
+    >>> print(missing_tensor("m.safetensors", ["cos", "sin"], "co"))
+    tensor must name a tensor of m.safetensors (it has: cos, sin) (got 'co')
+    """
+    shown = ", ".join(names[:SHOWN_NAMES])
+    more = len(names) - SHOWN_NAMES
+    shown += f", … and {more} more" if more > 0 else ""
+    rule = f"must name a tensor of {os.fspath(path)} (it has: {shown or 'no tensors'})"
+    return ParameterError("tensor", rule, tensor)
 
 
 def as_vector(table: np.ndarray, *, parameter: str = "file") -> np.ndarray:

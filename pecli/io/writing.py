@@ -102,7 +102,9 @@ def save_figure(figure: Figure, output: str | os.PathLike[str] | None, fmt: str)
 
     See docs/figures.md#figure-files.
 
-    Dates are left out of the SVG and PDF metadata and the SVG ids get a fixed salt.
+    Dates are left out of the SVG and PDF metadata and the SVG ids get a fixed salt. Text
+    stays text: SVG keeps it as ``<text>`` (editable, searchable; ``svg.fonttype: none``) and
+    PDF embeds TrueType (Type 42) fonts rather than Type 3 ones, for this figure only.
     """
     with atomic_output(output) as handle:
         save_figure_to(handle, figure, fmt)
@@ -117,7 +119,8 @@ def save_figure_to(handle: IO[bytes], figure: Figure, fmt: str) -> None:
         "svg": {"Date": None},
         "pdf": {"CreationDate": None, "ModDate": None},
     }
-    with rc_context({"svg.hashsalt": "pecli"}):
+    # for this figure only (never global rcParams): fixed SVG ids, text as text, TrueType in PDF
+    with rc_context({"svg.hashsalt": "pecli", "svg.fonttype": "none", "pdf.fonttype": 42}):
         figure.savefig(handle, format=fmt, metadata=metadata[fmt])
 
 

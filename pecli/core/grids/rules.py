@@ -2,7 +2,7 @@
 
 Every check returns the value in its working type or raises
 :class:`~pecli.core.errors.ParameterError` naming the argument and the rule, as
-:mod:`pecli.core.rules` does for the 1-D encoding (whose ``_as_int`` they share).
+:mod:`pecli.core.rules` does for the 1-D encoding (whose ``as_int`` they share).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ParameterError
-from ..rules import _as_int
+from ..rules import as_int
 
 __all__ = [
     "MAX_GRID_TOKENS",
@@ -36,7 +36,7 @@ def check_grid_shape(shape: object) -> tuple[int, ...]:
         sides: tuple[object, ...] = tuple(shape)  # type: ignore[arg-type]
     except TypeError:
         raise ParameterError("shape", rule, shape) from None
-    values = [_as_int(side) for side in sides]
+    values = [as_int(side) for side in sides]
     if not 1 <= len(values) <= 4 or any(v is None or v < 1 for v in values):
         raise ParameterError("shape", rule, shape)
     if math.prod(values) > MAX_GRID_TOKENS:  # type: ignore[arg-type]
@@ -53,7 +53,7 @@ def check_grid_axes(m: int, allowed: tuple[int, ...], preset: str) -> None:
 
 def check_extra_tokens(extra_tokens: object) -> int:
     """Return the number of leading zero rows (cls and other tokens); an integer 0 … 2^20."""
-    value = _as_int(extra_tokens)
+    value = as_int(extra_tokens)
     if value is None or not 0 <= value <= 1 << 20:
         raise ParameterError("extra_tokens", "must be an integer from 0 to 2^20", extra_tokens)
     return value

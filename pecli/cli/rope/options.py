@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 if typing.TYPE_CHECKING:  # pragma: no cover
-    from ..core.rope.spec import RopeSpec
+    from ...core.rope.spec import RopeSpec
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
@@ -114,9 +114,9 @@ def rope_spec_options(*, optional: bool = False) -> Callable[[Command], Command]
 
 def resolve_spec(config: str | None = None, **fields: Any) -> tuple[RopeSpec, list[str]]:
     """The checked spec from ``--config`` and the field options (these win), and findings."""
-    from ..core.rope.config import spec_from_config
-    from ..core.rope.spec import RopeSpec, check_spec
-    from ..io.reading.json_config import read_json_object
+    from ...core.rope.config import spec_from_config
+    from ...core.rope.spec import RopeSpec, check_spec
+    from ...io.reading.json_config import read_json_object
 
     given = {k: _factors(k, v) for k, v in fields.items() if v is not None}
     if config is None:
@@ -137,7 +137,7 @@ def _factors(name: str, value: Any) -> Any:
     """``--short-factor 1,1.5,2`` as a tuple of floats; other values unchanged."""
     if name not in ("short_factor", "long_factor"):
         return value
-    from ..core.errors import ParameterError
+    from ...core.errors import ParameterError
 
     try:
         return tuple(float(part) for part in str(value).split(","))

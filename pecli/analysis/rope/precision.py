@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import angles
-from ..core.dtypes import float_dtype
-from ..core.errors import ParameterError
-from ..core.rope import RopeFrequencies
-from ..core.rules import check_n
+from ...core import angles
+from ...core.dtypes import float_dtype
+from ...core.errors import ParameterError
+from ...core.rope import RopeFrequencies
+from ...core.rules import check_n
 
 __all__ = ["SCENARIOS", "PhaseError", "rope_phase_errors"]
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.conventions import PRESETS
-from ..core.encoding import encoding_table
-from ..core.errors import ParameterError
-from ..core.rules import number_text
+from ...core.conventions import PRESETS
+from ...core.encoding import encoding_table
+from ...core.errors import ParameterError
+from ...core.rules import number_text
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.conventions import Convention
+    from ...core.conventions import Convention
 
 __all__ = [
     "METADATA_FIELDS", "check_metadata", "describes", "rebuild_command", "table_metadata",

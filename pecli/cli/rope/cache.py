@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
-from ..core.rules import check_checkpoint_table, check_table_dtype
-from ..core.threads import AHEAD
-from ..io import formats
-from .compute import COMPUTE_FORMATS
-from .options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
-from .progress import say_written, write_streamed
-from .rope import RopeLayout, RopeStart, rope_app
-from .rope_options import rope_spec_options
+from ...core.rules import check_checkpoint_table, check_table_dtype
+from ...core.threads import AHEAD
+from ...io import formats
+from ..compute import COMPUTE_FORMATS
+from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
+from ..progress import say_written, write_streamed
+from .app import RopeLayout, RopeStart, rope_app
+from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.rope import RopeFrequencies, RopeSpec
+    from ...core.rope import RopeFrequencies, RopeSpec
 
 
 class Part(StrEnum):
@@ -79,8 +79,8 @@ def cache_command(
 
     Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
     """
-    from ..core.rope import rope_frequencies
-    from ..core.rope.cache import cache_columns
+    from ...core.rope import rope_frequencies
+    from ...core.rope.cache import cache_columns
 
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
@@ -109,12 +109,12 @@ def _say_notes(findings: list[str], *, quiet: bool) -> None:
 
 def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
     """``make(n, part=…, start=…)``: the cache's row blocks, exact or as transformers computes."""
-    from ..core.rope.cache import cache_blocks
-    from ..core.rope.framework import framework_cache_blocks
+    from ...core.rope.cache import cache_blocks
+    from ...core.rope.framework import framework_cache_blocks
 
     blocks = framework_cache_blocks if arithmetic == "transformers" else cache_blocks
     if arithmetic == "transformers":  # refuse a rope type it does not repeat, up front
-        from ..core.rope.framework import transformers_inv_freq
+        from ...core.rope.framework import transformers_inv_freq
 
         transformers_inv_freq(freqs.spec)
     return functools.partial(blocks, freqs, **fixed)
@@ -122,11 +122,11 @@ def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
 
 def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: str) -> None:
     """Tensors ``cos`` and/or ``sin`` (n × rotary_dim) with the metadata, atomically."""
-    from .. import __version__
-    from ..analysis.rope_cache import cache_metadata
-    from ..core.rope.cache import rope_layout
-    from ..io.checkpoints import safetensors_bytes
-    from ..io.tensors import write_safetensors
+    from ... import __version__
+    from ...analysis.rope.cache import cache_metadata
+    from ...core.rope.cache import rope_layout
+    from ...io.checkpoints import safetensors_bytes
+    from ...io.tensors import write_safetensors
 
     freqs, fixed = make.args[0], make.keywords
     stored, layout = fixed["dtype"], rope_layout(fixed["layout"])

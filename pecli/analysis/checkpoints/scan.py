@@ -12,7 +12,7 @@ reading as little as possible:
    *not sinusoidal*, with that distance as its residual, and is never read whole;
 3. the candidates left are read whole, one at a time, and identified by
    :func:`pecli.analysis.identify.identify_table`; pecli's own metadata, when it describes the
-   tensor, is checked against the numbers (:mod:`pecli.analysis.metadata`).
+   tensor, is checked against the numbers (:mod:`pecli.analysis.checkpoints.metadata`).
 
 Reading is the caller's (``part`` and ``load``), so this module touches no file.
 """
@@ -26,11 +26,11 @@ from typing import Protocol
 
 import numpy as np
 
-from ..core.conventions import layout_views
-from ..core.dtypes import FLOAT_DTYPES
-from ..core.errors import ParameterError
-from ..core.rules import LAYOUTS
-from .identify import Identification, identify_table
+from ...core.conventions import layout_views
+from ...core.dtypes import FLOAT_DTYPES
+from ...core.errors import ParameterError
+from ...core.rules import LAYOUTS
+from ..identify import Identification, identify_table
 from .metadata import check_metadata, describes, rebuild_command
 
 __all__ = ["SCREEN_ROWS", "TensorFinding", "scan_tensors", "table_shape"]

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import ParameterError
-from .precision import storage_precision, unit_roundoff
+from ...core.errors import ParameterError
+from ..precision import storage_precision, unit_roundoff
 
 __all__ = ["RopeGuess", "fit_theta", "identify_inv_freq"]
 
@@ -47,7 +47,7 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
         Shape ``(rotary_dim/2,)`` (any float dtype): the inverse frequencies, pair 0 first.
     tolerance : numpy.ndarray, optional, keyword-only
         Shape ``(rotary_dim/2,)``: the relative error of each value, for frequencies measured
-        from a cos/sin cache (:mod:`pecli.analysis.rope_cache`). Default: the storage dtype's.
+        from a cos/sin cache (:mod:`pecli.analysis.rope.cache`). Default: the storage dtype's.
 
     Returns
     -------

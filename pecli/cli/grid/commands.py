@@ -8,14 +8,27 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ..core.frequencies import DEFAULT_BASE
-from ..core.rules import check_dtype
-from ..core.threads import AHEAD
-from ..io import formats
-from . import text
-from ._app import app
-from ._app import figures as load_figures
-from .grid_options import (
+from ...core.frequencies import DEFAULT_BASE
+from ...core.rules import check_dtype
+from ...core.threads import AHEAD
+from ...io import formats
+from .._app import app
+from .._app import figures as load_figures
+from ..options import (
+    DataOutput,
+    Dpi,
+    Dtype,
+    DtypeOpt,
+    FormatOpt,
+    Header,
+    Quiet,
+    Size,
+    TableOutput,
+    Title,
+)
+from ..plots import FigureOutput, PlotOutputs
+from ..progress import write_streamed
+from .options import (
     AxisOrder,
     BaseSize,
     ClsToken,
@@ -30,9 +43,6 @@ from .grid_options import (
     Patch,
     Similarity,
 )
-from .options import DataOutput, Dpi, Dtype, DtypeOpt, FormatOpt, Header, Quiet, Size, TableOutput
-from .plots import FigureOutput, PlotOutputs
-from .progress import write_streamed
 
 
 @app.command()
@@ -62,7 +72,7 @@ def grid(
 
     Example: pecli grid 14 14 --d 768 --preset mae --cls-token -o pos_embed.npy
     """
-    from ..core.grids import grid_blocks, grid_column_names
+    from ...core.grids import grid_blocks, grid_column_names
 
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
@@ -83,7 +93,7 @@ def grid(
 
 def _extra(cls_token: bool, extra_tokens: int | None) -> int:
     """The leading zero rows: ``--extra-tokens``, else 1 with ``--cls-token``, else 0."""
-    from ..core.errors import ParameterError
+    from ...core.errors import ParameterError
 
     if cls_token and extra_tokens is not None and extra_tokens != 1:
         rule = "must be 1 with --cls-token (or drop --cls-token)"
@@ -96,7 +106,7 @@ def _size(
     columns: list[str], header: bool,
 ) -> int:  # fmt: skip
     """Bytes the table takes in ``kind``; CSV is estimated from 64 tokens spread over the grid."""
-    from ..core.grids import grid_token_rows
+    from ...core.grids import grid_token_rows
 
     sample = None
     if kind == "csv":
@@ -107,59 +117,6 @@ def _size(
         sample = rows.astype(check_dtype(knobs["dtype"]))
     stored = check_dtype(knobs["dtype"])
     return formats.table_bytes(kind, table, stored, sample=sample, columns=columns, header=header)
-
-
-def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
-    """``pecli identify`` for a 2-D grid table: print the reading and say whether one matched.
-
-    Called by ``identify`` (cli/dialects.py) when no 1-D convention reproduces the table.
-    """
-    import dataclasses
-    import json
-
-    from rich.table import Table
-
-    from ..analysis.grid_identify import identify_grid
-
-    if table.ndim != 2 or len(table) < 4:
-        return False
-    found = identify_grid(table)
-    if not found.matched or found.best is None:
-        return False
-    if as_json:
-        typer.echo(json.dumps({"grid": dataclasses.asdict(found)}, indent=2))
-        return True
-    shown = Table(title="pecli identify: match (a grid of tokens)", title_justify="left")
-    shown.add_column("what")
-    shown.add_column("found")
-    for what, value in _grid_rows(found):
-        shown.add_row(what, value)
-    text.show(shown, f"rebuild with: {found.best.command}")  # whole, for copy and paste
-    return True
-
-
-def _grid_rows(found: Any) -> list[tuple[str, str]]:
-    """The report's lines: what, and what identify found."""
-    best = found.best
-    return [
-        ("preset", best.preset),
-        ("grid", " × ".join(map(str, best.shape)) + _axes_named(len(best.shape))),
-        ("axis order", f"{best.first}: {best.note}"),
-        ("extra tokens", f"{found.extra_tokens} all-zero rows first"),
-        ("storage", found.storage),
-        ("max |error|", f"{best.max_error:.3g}"),
-        ("same table", "; ".join(_also(r) for r in found.also) or "-"),
-    ]
-
-
-def _axes_named(axes: int) -> str:
-    """What the sides of a grid are, after them."""
-    return " (rows × columns, row-major tokens)" if axes == 2 else " (axes 1 … n, row-major tokens)"
-
-
-def _also(reading: Any) -> str:
-    order = ",".join(map(str, reading.axis_order))
-    return f"{reading.preset} --axis-order {order} ({reading.first})"
 
 
 @app.command("plot-grid")
@@ -178,6 +135,7 @@ def plot_grid(
     data: DataOutput = None,
     dpi: Dpi = None,
     size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
 ) -> None:
     """Draw channels of a 2-D grid table as H × W images, or the patches' similarity.
@@ -189,15 +147,20 @@ def plot_grid(
 
     Example: pecli plot-grid 14 14 --d 64 --preset mae --channels sin_col_1,sin_row_1 -o grid.png
     """
-    from ..core.grids import grid_column_names, grid_table
+    from ...core.grids import grid_column_names, grid_table
 
-    outputs = PlotOutputs(output, "grid.png", data, quiet, size=size, dpi=dpi, default_size=(9, 9))
+    outputs = PlotOutputs(
+        output, "grid.png", data, quiet, size=size, dpi=dpi, default_size=(9, 9), title=title
+    )
     knobs = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
              "base_size": base_size, "interpolation_scale": interpolation_scale}  # fmt: skip
     plane = _plane(shape, similarity=similarity)
     table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
-    title = f"pecli grid {' '.join(map(str, shape))} --d {d} --preset {preset.value}"
+    grid = f"{preset.value} table of a {' × '.join(map(str, shape))} grid, d = {d}"
+    title = (
+        f"Similarity of the patches' encodings, {grid}" if similarity else f"Channels of the {grid}"
+    )
     picked = None if similarity else _channels(channels, names)
     _draw(outputs, table, plane, title, names, picked, patch, {"figsize": size, "dpi": dpi or 100})
 
@@ -229,7 +192,7 @@ def _draw(
 
 def _plane(shape: list[int], *, similarity: bool = False) -> tuple[int, int]:
     """The grid of a 2-D plot, ``(H, W)``, small enough to draw."""
-    from ..core.errors import ParameterError
+    from ...core.errors import ParameterError
 
     if len(shape) != 2:
         raise ParameterError("shape", "must be two sides H W for a plot", " ".join(map(str, shape)))
@@ -252,7 +215,7 @@ MOSAIC_TOKENS = 1 << 12
 
 def _channels(text: str | None, names: list[str]) -> list[int]:
     """Column indices from names or 0-based indices; by default pairs 1 and 2 of each sine block."""
-    from ..core.errors import ParameterError
+    from ...core.errors import ParameterError
 
     if text is None:
         wanted = [f"sin_{axis}_{i}" for axis in ("col", "row") for i in (1, 2)]

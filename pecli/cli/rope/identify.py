@@ -1,4 +1,4 @@
-"""``pecli rope precision`` (what bf16 / fp32 costs a cache) and ``pecli rope identify``."""
+"""``pecli rope identify``: which rotary embedding made an inv_freq vector or a cos/sin cache."""
 
 from __future__ import annotations
 
@@ -10,70 +10,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
-from ..io import writing
-from . import text
-from .options import Quiet
-from .progress import say_written
-from .rope import (
+from ...io import writing
+from .. import text
+from ..options import Quiet
+from ..progress import say_written
+from .app import (
     JsonOutput,
-    ReportFormatOpt,
-    ReportOutput,
-    RopeStart,
-    _kind,
+    report_kind,
     rope_app,
 )
-from .rope_options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.rope import RopeSpec
-
-Positions = Annotated[int, typer.Option("--n", help="Positions start … start+n-1 (>= 1).")]
-
-
-@rope_app.command("precision")
-@rope_spec_options()
-def precision_command(
-    n: Positions = 131072, start: RopeStart = 0, fmt: ReportFormatOpt = None,
-    output: ReportOutput = "-", quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
-) -> None:  # fmt: skip
-    """Largest phase and cos error per decade of positions when a cache is built in low precision.
-
-    Scenarios: fp32 (inv_freq, positions and angles in float32, as transformers does),
-    bf16-inv-freq (inv_freq held in bf16), bf16-positions (positions in bf16: exact only up
-    to 256), bf16-angles (angles rounded to bf16, as under autocast). Errors are against the
-    exact angles p·ω; the cos error includes the attention factor.
-
-    Example: pecli rope precision --theta 500000 --n 131072
-    """
-    from ..analysis.rope_precision import rope_phase_errors
-    from ..core.rope import rope_frequencies
-
-    kind = _kind(output, fmt)
-    rows = rope_phase_errors(rope_frequencies(rope[0]), n, start=start)
-    columns = {
-        "scenario": np.array([r.scenario for r in rows]),
-        "first": np.array([r.first for r in rows]),
-        "last": np.array([r.last for r in rows]),
-        "max_phase_error": np.array([r.phase for r in rows]),
-        "max_cos_error": np.array([r.cos for r in rows]),
-    }
-    if kind != "table":
-        writing.write_records(columns, output=output, fmt=kind)
-    else:
-        text.show(_table(columns), output=output)
-    say_written(output, quiet=quiet)
-
-
-def _table(columns: dict[str, np.ndarray]) -> Any:
-    from rich.table import Table
-
-    table = Table(title="RoPE cache: largest errors per decade of positions")
-    for name in ("scenario", "positions", "phase error (rad)", "cos error"):
-        table.add_column(name, justify="left" if name == "scenario" else "right")
-    for name, first, last, phase, cos in zip(*columns.values(), strict=True):
-        table.add_row(str(name), f"{first} … {last}", f"{phase:.3g}", f"{cos:.3g}")
-    return table
-
+    pass
 
 RopeFile = Annotated[
     str,
@@ -118,9 +66,9 @@ def identify_command(
 
     Example: pecli rope identify inv_freq.npy; pecli rope identify cache.safetensors
     """
-    from ..io.tensors import read_arrays
+    from ...io.tensors import read_arrays
 
-    kind = _kind(output, fmt, ("json",))
+    kind = report_kind(output, fmt, ("json",))
     arrays, metadata = read_arrays(file, tensor=tensor)
     report, findings = _identify(file, arrays, metadata)
     if kind == "json":
@@ -130,7 +78,7 @@ def identify_command(
         text.show(*lines, *(f"note: {finding}" for finding in findings), output=output)
     say_written(output, quiet=quiet)
     if report["rope_type"] == "unknown":
-        from ..core.errors import RuntimeFailure
+        from ...core.errors import RuntimeFailure
 
         raise RuntimeFailure(  # status 1, after the report (as pecli identify)
             f"{file} matches no rope_type pecli knows (default, linear, yarn, llama3, "
@@ -142,16 +90,14 @@ def _identify(
     file: str, arrays: dict[str, np.ndarray], metadata: dict[str, str]
 ) -> tuple[dict[str, Any], list[str]]:
     """The report and findings for an inv_freq vector or a cache."""
-    from ..analysis.rope_cache import split_cache
-    from ..core.errors import ParameterError
-    from ..io.tensors import as_vector
+    from ...analysis.rope.cache import split_cache
+    from ...io.tensors import as_vector, missing_tensor
 
     if {"cos", "sin"} & arrays.keys():
         report, findings = _cache_report(arrays.get("cos"), arrays.get("sin"))
         return report, findings + _metadata_findings(arrays, metadata)
-    if len(arrays) > 1:
-        rule = f"must name a tensor of {file} (it holds no tensors cos and sin)"
-        raise ParameterError("tensor", rule, None)
+    if len(arrays) > 1:  # not a cache (no cos, no sin): one of them is the vector
+        raise missing_tensor(file, list(arrays), "nothing, and it holds no cos and sin")
     table = next(iter(arrays.values()))
     if table.ndim == 1 or (table.ndim == 2 and 1 in table.shape):
         return _inv_freq_report(as_vector(table))
@@ -159,7 +105,7 @@ def _identify(
 
 
 def _inv_freq_report(vector: np.ndarray) -> tuple[dict[str, Any], list[str]]:
-    from ..analysis.rope_identify import identify_inv_freq
+    from ...analysis.rope.inv_freq import identify_inv_freq
 
     guess = identify_inv_freq(vector)
     report = {"rope_type": guess.rope_type, "theta": _number(guess.theta),
@@ -171,7 +117,7 @@ def _inv_freq_report(vector: np.ndarray) -> tuple[dict[str, Any], list[str]]:
 def _cache_report(
     cos: np.ndarray | None, sin: np.ndarray | None
 ) -> tuple[dict[str, Any], list[str]]:
-    from ..analysis.rope_cache import identify_cache
+    from ...analysis.rope.cache import identify_cache
 
     guess = identify_cache(cos, sin)
     rope = guess.rope
@@ -233,9 +179,9 @@ def _metadata_blocks(metadata: dict[str, str], n: int, part: str) -> Iterator[np
     """
     import json
 
-    from ..core.rope import RopeSpec, rope_frequencies
-    from ..core.rope.cache import cache_blocks
-    from ..core.rope.framework import framework_cache_blocks
+    from ...core.rope import RopeSpec, rope_frequencies
+    from ...core.rope.cache import cache_blocks
+    from ...core.rope.framework import framework_cache_blocks
 
     fields = json.loads(metadata["rope_parameters"])
     given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}

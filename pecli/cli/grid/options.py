@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ..core.rules import MAX_D
+from ...core.rules import MAX_D
 
 
 class GridPresetName(StrEnum):

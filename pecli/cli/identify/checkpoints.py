@@ -1,7 +1,7 @@
 """``pecli identify`` on a checkpoint: one line per tensor, or one tensor in full (``--key``).
 
 Reading is :mod:`pecli.io.checkpoints`' (headers first, one tensor at a time), judging is
-:mod:`pecli.analysis.scan`'s; rich is imported by the tables of :mod:`pecli.cli.text`.
+:mod:`pecli.analysis.checkpoints.scan`'s; rich is imported by the tables of :mod:`pecli.cli.text`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..core.errors import RuntimeFailure
-from . import text
+from ...core.errors import RuntimeFailure
+from .. import text
+from .tables import show_candidates, show_identification
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.scan import TensorFinding
+    from ...analysis.checkpoints.scan import TensorFinding
 
 
 def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
@@ -28,8 +29,8 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
         When no tensor (or not ``key``) is identified: status 1, after the report.
 
     """
-    from ..analysis.scan import scan_tensors
-    from ..io.checkpoints import open_checkpoint
+    from ...analysis.checkpoints.scan import scan_tensors
+    from ...io.checkpoints import open_checkpoint
 
     with open_checkpoint(file) as checkpoint:
         tensors = [checkpoint.info(key)] if key is not None else checkpoint.tensors
@@ -101,13 +102,11 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
 
 
 def _show_one(finding: TensorFinding) -> None:
-    from .dialects import _show_candidates, _show_identification
-
     found = finding.identification
     assert found is not None
     if finding.verdict == "identified":
-        _show_identification(found)
+        show_identification(found)
     else:
-        _show_candidates(found)
+        show_candidates(found)
     if finding.metadata:
         typer.echo(f"pecli's metadata {finding.metadata}")

@@ -5,7 +5,7 @@ Row ``k`` of a cache holds ``a·cos(p_k ω_i)`` and ``a·sin(p_k ω_i)``. The ph
 resolved by the estimate from the rows before: each row at a larger position refines ``ω_i``
 while ``p_k`` times the current error stays below π/2. All ``ω_i`` are at most 1 (every
 ``rope_type`` divides ``1/θ^(2i/dim)``), which starts the chain at the first positions.
-Pure NumPy; used by :func:`pecli.analysis.rope_cache.identify_cache`.
+Pure NumPy; used by :func:`pecli.analysis.rope.cache.identify_cache`.
 """
 
 from __future__ import annotations

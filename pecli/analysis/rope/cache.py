@@ -3,7 +3,7 @@
 ``pecli rope cache -o cache.safetensors`` stores tensors ``cos`` and ``sin`` with string
 metadata (:data:`CACHE_FIELDS`) from which the cache can be rebuilt. :func:`identify_cache`
 measures the frequencies of a cache (pecli's, or one dumped from a model) and reads them with
-:func:`~pecli.analysis.rope_identify.identify_inv_freq`. Pure NumPy; no I/O.
+:func:`~pecli.analysis.rope.inv_freq.identify_inv_freq`. Pure NumPy; no I/O.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import ParameterError
-from ..core.rope import RopeFrequencies
-from .precision import storage_precision, unit_roundoff
-from .rope_identify import RopeGuess, fit_theta, identify_inv_freq
-from .rope_phases import ladder, measure_complex, measure_single
+from ...core.errors import ParameterError
+from ...core.rope import RopeFrequencies
+from ..precision import storage_precision, unit_roundoff
+from .inv_freq import RopeGuess, fit_theta, identify_inv_freq
+from .phases import ladder, measure_complex, measure_single
 
 __all__ = ["CACHE_FIELDS", "CacheGuess", "cache_metadata", "identify_cache", "split_cache"]
 
@@ -71,7 +71,7 @@ class CacheGuess:
     """What a cos/sin cache is, as far as its values determine it.
 
     ``inv_freq`` holds the frequencies measured from the cache and ``uncertainty`` their
-    relative errors; ``rope`` is :func:`~pecli.analysis.rope_identify.identify_inv_freq`'s
+    relative errors; ``rope`` is :func:`~pecli.analysis.rope.inv_freq.identify_inv_freq`'s
     reading of them (None when some pair is not determined by the positions the cache holds;
     ``theta`` then comes from the determined leading pairs, NaN when too few).
     """
@@ -99,7 +99,7 @@ def identify_cache(
     The phase of each pair is followed from row to row (rows are consecutive positions unless
     ``positions`` says otherwise); each later row pins ``ω_i`` closer, its ``2π`` ambiguity
     resolved by the estimate so far, so a long cache determines even the slowest pairs. The
-    frequencies then go to :func:`~pecli.analysis.rope_identify.identify_inv_freq` with their
+    frequencies then go to :func:`~pecli.analysis.rope.inv_freq.identify_inv_freq` with their
     measured errors. With ``cos`` and ``sin`` the first position is found from the phases of
     the first row; a ``cos`` or ``sin`` table alone must start at position 0.
 
@@ -183,7 +183,7 @@ def _check(
 ) -> tuple[dict[str, np.ndarray], np.ndarray, bool]:
     """The rows that are read, as float64; their positions; whether these are known.
 
-    The rows are :func:`~pecli.analysis.rope_phases.ladder`'s; without ``positions``, their
+    The rows are :func:`~pecli.analysis.rope.phases.ladder`'s; without ``positions``, their
     offsets from the first row stand for the positions.
     """
     given = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
@@ -192,13 +192,19 @@ def _check(
     rows = ladder(n)
     tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
     if n < 3 or next(iter(shapes))[1] % 2 or not all(np.isfinite(t).all() for t in tables.values()):
-        rule = "must hold a cos and/or sin cache: >= 3 rows of finite numbers, an even width"
-        raise ParameterError("file", rule, ", ".join(f"{k} {t.shape}" for k, t in given.items()))
+        rule = (f"{_WHAT} (at least 3 rows of finite numbers and an even number of "
+                "columns)")  # fmt: skip
+        shapes_got = ", ".join(f"{k}: {' × '.join(map(str, t.shape))}" for k, t in given.items())
+        raise ParameterError("file", rule, shapes_got)
     if positions is None:
         return tables, rows.astype(np.float64), False
     if len(positions) != n or np.any(np.diff(positions) <= 0):
         raise ParameterError("positions", f"must be {n} increasing positions", len(positions))
     return tables, np.asarray(positions, np.float64)[rows], True
+
+
+#: What ``rope identify`` reads, in plain words, for the errors of a file that is neither.
+_WHAT = "must be a RoPE inv_freq vector (one row or column) or a cos/sin cache"
 
 
 def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
@@ -210,8 +216,10 @@ def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
         return "half-split", ["both layouts fit (the pairs repeat one value): read as half-split"]
     if half or inter:
         return "half-split" if half else "interleaved", []
-    rule = "must repeat each pair's value in the half-split or interleaved layout (neither fits)"
-    raise ParameterError("file", rule, "no repeated columns")
+    rule = (f"{_WHAT}, whose columns come in equal twos (column j equals column j + dim/2, or "
+            "column 2j equals 2j + 1)")  # fmt: skip
+    width = next(iter(tables.values())).shape[1]
+    raise ParameterError("file", rule, f"{width} columns, none equal to its partner")
 
 
 def _pairs(table: np.ndarray, layout: str) -> np.ndarray:

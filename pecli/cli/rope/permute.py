@@ -11,11 +11,11 @@ from typing import Annotated
 
 import typer
 
-from ..io import writing
-from . import text
-from .options import Quiet
-from .progress import say_written
-from .rope import JsonFormatOpt, JsonOutput, _kind, rope_app
+from ...io import writing
+from .. import text
+from ..options import Quiet
+from ..progress import say_written
+from .app import JsonFormatOpt, JsonOutput, report_kind, rope_app
 
 
 class Direction(StrEnum):
@@ -73,12 +73,12 @@ def permute_command(
 
     Example: pecli rope permute --heads 1 --head-dim 8
     """
-    from ..core.rope.permute import qk_permutation
+    from ...core.rope.permute import qk_permutation
 
     if source is not None or tensors:
         _permute_file(source, tensors or [], (heads, head_dim), direction.value, output)
         return say_written(output, quiet=quiet)
-    kind = _kind(output, fmt, ("json",))
+    kind = report_kind(output, fmt, ("json",))
     head_dim = 128 if head_dim is None else head_dim
     perm = qk_permutation(heads, head_dim, direction.value)
     if kind == "json":
@@ -100,10 +100,10 @@ def _permute_file(
 
     ``shape`` is (--heads, --head-dim or None); a --head-dim must equal rows / --heads.
     """
-    from ..core.errors import ParameterError
-    from ..core.rope.permute import permute_rows
-    from ..io import formats
-    from ..io.tensors import read_safetensors, write_safetensors
+    from ...core.errors import ParameterError
+    from ...core.rope.permute import permute_rows
+    from ...io import formats
+    from ...io.tensors import missing_tensor, read_safetensors, write_safetensors
 
     if source is None or not names:
         raise ParameterError("input", "and --tensor go together", source)
@@ -120,7 +120,7 @@ def _permute_file(
     heads, head_dim = shape
     for name in names:
         if name not in tensors:
-            raise ParameterError("tensor", f"must name a tensor of {source}", name)
+            raise missing_tensor(source, list(tensors), name)
         rows = tensors[name].shape[0] if tensors[name].ndim else 0
         if head_dim is not None and head_dim * heads != rows:
             rule = f"must equal the rows of {name} / --heads = {rows} / {heads}"

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
-from ..io import formats, writing
-from . import text
-from ._app import PecliGroup, app
-from .options import Quiet
-from .progress import say_written
-from .rope_options import rope_spec_options
+from ...io import formats, writing
+from .. import text
+from .._app import PecliGroup, app
+from ..options import Quiet
+from ..progress import say_written
+from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.rope import RopeFrequencies, RopeSpec
+    from ...core.rope import RopeFrequencies, RopeSpec
 
 rope_app = typer.Typer(
     cls=PecliGroup,  # `pecli rope` alone prints its help and succeeds, as `pecli` does
@@ -57,7 +57,9 @@ RopeLayout = Annotated[
 ]
 
 
-def _kind(output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json")) -> str:
+def report_kind(
+    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json")
+) -> str:
     """table, csv or json (``choices`` besides table) from --format, else the suffix."""
     kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
                                   default="table", suffixes=choices)  # fmt: skip
@@ -79,9 +81,9 @@ def freqs_command(
     Example: pecli rope freqs --rope-type llama3 --theta 500000 --factor 8 --low-freq-factor 1
     --high-freq-factor 4 --original-max-position-embeddings 8192
     """
-    from ..core.rope import rope_frequencies
+    from ...core.rope import rope_frequencies
 
-    kind = _kind(output, fmt)
+    kind = report_kind(output, fmt)
     freqs = rope_frequencies(rope[0])
     columns = _freq_columns(freqs)
     if kind != "table":
@@ -92,7 +94,7 @@ def freqs_command(
 
 
 def _freq_columns(freqs: RopeFrequencies) -> dict[str, np.ndarray]:
-    from ..core.rope.frequencies import unscaled_inv_freq
+    from ...core.rope.frequencies import unscaled_inv_freq
 
     base = unscaled_inv_freq(freqs.spec)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -165,11 +167,11 @@ def config_command(
 
     Example: pecli rope config path/to/config.json
     """
-    from ..core.rope import rope_frequencies
-    from ..core.rope.config import spec_from_config
-    from ..io.reading.json_config import read_json_object
+    from ...core.rope import rope_frequencies
+    from ...core.rope.config import spec_from_config
+    from ...io.reading.json_config import read_json_object
 
-    kind = _kind(output, fmt, ("json",))
+    kind = report_kind(output, fmt, ("json",))
     spec, findings = spec_from_config(
         read_json_object(file, parameter="file"), seq_len=seq_len, parameter="file"
     )

@@ -1,0 +1,1 @@
+"""Checkpoints read back: each table-shaped tensor judged, and pecli's own metadata checked."""

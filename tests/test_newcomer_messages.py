@@ -1,0 +1,121 @@
+"""A newcomer's first mistakes get a message that says what was meant (issue 23).
+
+Each message is one line on stderr with status 2, and says what to type instead: the option
+with two dashes, the option after its command, the separator of a list, the closest name
+(not the whole list), the tensors a file holds, what rope identify reads, in plain words.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def _line(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_one_dash_suggests_the_long_option(run_cli):
+    line = _line(run_cli("compute", "-d", "512"))
+    assert "No such option '-d'" in line and "Did you mean '--d'?" in line
+    assert "two dashes" in line
+
+
+def test_one_dash_of_an_option_that_does_not_exist_adds_nothing(run_cli):
+    line = _line(run_cli("compute", "-z", "512"))
+    assert line.endswith("No such option '-z'.")
+
+
+@pytest.mark.parametrize(
+    ("args", "example"),
+    [
+        (("--d", "512", "compute"), "pecli compute --d …"),
+        (("rope", "--theta", "3", "cache"), "pecli rope cache --theta …"),
+        (("-d", "512", "compute"), "pecli compute --d …"),  # both mistakes at once
+    ],
+)
+def test_an_option_before_its_command_says_options_go_after_it(run_cli, args, example):
+    line = _line(run_cli(*args))
+    assert "options go after the command" in line and f"({example})" in line
+    assert "--help" not in line  # not click's guess "Did you mean '--help'?"
+
+
+def test_an_option_no_command_has_gets_no_such_hint(run_cli):
+    line = _line(run_cli("--zz", "compute"))
+    assert "options go after" not in line
+
+
+def test_a_list_given_with_spaces_names_the_separator(run_cli, tmp_path):
+    out = tmp_path / "w.png"
+    line = _line(run_cli("plot-waves", "--pairs", "1", "10", "50", "-o", str(out)))
+    assert "comma-separated" in line and "--pairs 1,10,50" in line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "meant", "not_listed"),
+    [
+        (("compute", "--convention", "pytorc"), "pytorch", "whisper"),
+        (("compute", "--layout", "interleave"), "interleaved", "sin-cos"),
+        (("compute", "--convention", "PyTorch"), "pytorch", "whisper"),
+        (("rope", "cache", "--layout", "interleave", "--head-dim", "4", "--n", "2"),
+         "interleaved", "gptj"),
+    ],
+)  # fmt: skip
+def test_a_name_one_letter_off_gets_the_closest_name_not_the_list(run_cli, args, meant, not_listed):
+    line = _line(run_cli(*args))
+    assert f"did you mean '{meant}'?" in line
+    assert not_listed not in line
+
+
+def test_a_name_like_none_still_gets_the_list(run_cli):
+    line = _line(run_cli("compute", "--convention", "zzzz"))
+    assert "'whisper'" in line and "did you mean" not in line
+
+
+@pytest.fixture
+def model(run_cli, tmp_path):
+    path = tmp_path / "m.safetensors"
+    assert run_cli("compute", "--d", "4", "--n", "8", "-o", str(path), "-q").exit_code == 0
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("rope", "identify", "{file}", "--tensor", "foo"),
+        ("rope", "permute", "--input", "{file}", "--tensor", "foo", "--heads", "1",
+         "--head-dim", "4", "-o", "{out}"),
+    ],
+)  # fmt: skip
+def test_a_wrong_tensor_lists_the_names_the_file_has(run_cli, model, tmp_path, command):
+    out = tmp_path / "out.safetensors"
+    line = _line(run_cli(*(part.format(file=model, out=out) for part in command)))
+    assert "'--tensor'" in line and "(it has: positional_encoding)" in line
+    assert not out.exists()
+
+
+def test_rope_identify_of_plain_data_says_what_it_reads(run_cli, tmp_path):
+    data = tmp_path / "x.csv"  # the README's sample data: random numbers, no RoPE
+    np.savetxt(data, np.random.default_rng(0).normal(size=(100, 64)), delimiter=",")
+    line = _line(run_cli("rope", "identify", str(data)))
+    assert "inv_freq vector (one row or column) or a cos/sin cache" in line
+    assert "none equal to its partner" in line
+    assert "neither fits" not in line and "repeated columns" not in line
+
+
+def test_rope_identify_of_a_tiny_table_says_what_it_reads(run_cli, tmp_path):
+    np.save(tmp_path / "t.npy", np.ones((2, 4)))
+    line = _line(run_cli("rope", "identify", str(tmp_path / "t.npy")))
+    assert "or a cos/sin cache (at least 3 rows" in line and "(got cos: 2 × 2, sin: 2 × 2)" in line
+
+
+def test_piped_precision_keeps_its_title_on_one_line(run_cli):
+    result = run_cli("precision", "--d", "16", "--n", "100", "-q")
+    assert result.exit_code == 0, result.output
+    first, second = result.stdout.splitlines()[:2]
+    assert first == "Max |error| per position range, float32 arithmetic vs float64"
+    assert second.startswith("positions")
