@@ -33,7 +33,6 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
 from ..io import guard, streams
-from . import _hints
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -53,6 +52,8 @@ _ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE..."}
 def parameter_message(error: ParameterError) -> str:
     """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``."""
     option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
+    from . import _hints  # difflib: only when there is an error to explain
+
     guess = _hints.rule_with_guess(error.rule, error.value)  # a name one letter off: the closest
     if guess is not None:
         return f"Invalid value for '{option}': {error.value!r} {guess}"
@@ -101,6 +102,8 @@ class _SuggestingChoice(click_types.Choice):  # type: ignore[misc]
         try:
             return self.inner.convert(value, param, ctx)
         except click_exceptions.BadParameter:
+            from . import _hints
+
             guess = _hints.closest(value, self.choices)
             if guess is None:
                 raise
@@ -137,6 +140,8 @@ class PecliGroup(TyperGroup):
         try:
             return super().parse_args(ctx, args)  # type: ignore[no-any-return]
         except click_exceptions.NoSuchOption as error:  # pecli --d 512 compute
+            from . import _hints
+
             hint = _hints.options_first_hint(error.option_name, self, args, ctx.command_path)
             if hint:  # not "Did you mean '--help'?": the option exists, in the wrong place
                 error.message, error.possibilities = error.message + hint, None
@@ -149,6 +154,8 @@ class PecliGroup(TyperGroup):
             inner = inner.chosen
         if not isinstance(error, click_exceptions.UsageError) or error.ctx is None:
             return
+        from . import _hints
+
         command = error.ctx.command
         if isinstance(error, click_exceptions.NoSuchOption):
             error.message += _hints.one_dash_hint(error.option_name, command)
