@@ -29,10 +29,15 @@ try:
     from typer._click import types as click_types  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import types as click_types  # type: ignore[no-redef]
-
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
 from ..io import guard, streams
+
+#: The choice type of typer's options: click's Choice, or typer's own TyperChoice where the
+#: vendored click has none (typer 0.28, what a plain ``pip install .`` gets).
+_Choice: Any = getattr(click_types, "Choice", None)
+if _Choice is None:  # pragma: no cover - depends on the installed typer
+    from typer._types import TyperChoice as _Choice
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -87,7 +92,7 @@ def _explain(error: Exception) -> tuple[str, int]:
     return f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME
 
 
-class _SuggestingChoice(click_types.Choice):  # type: ignore[misc]
+class _SuggestingChoice(_Choice):  # type: ignore[misc]
     """A choice of names whose error names the closest one ('pytorc': "did you mean 'pytorch'?").
 
     It converts through the choice it stands in for (typer's, for enums), so values and
@@ -121,9 +126,7 @@ class PecliGroup(TyperGroup):
         name, command, rest = super().resolve_command(ctx, args)
         self.running, self.chosen, self.words = name or "", command, tuple(rest)
         for param in getattr(command, "params", []):  # a name one letter off: the closest one
-            if isinstance(param.type, click_types.Choice) and not isinstance(
-                param.type, _SuggestingChoice
-            ):
+            if isinstance(param.type, _Choice) and not isinstance(param.type, _SuggestingChoice):
                 param.type = _SuggestingChoice(param.type)
         return name, command, rest
 
