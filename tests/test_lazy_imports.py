@@ -127,7 +127,7 @@ LAZY = "import sys; sys.argv = ['pecli', *sys.argv[1:]]; from pecli._entry impor
 
 @pytest.mark.parametrize(
     "args",
-    [[], ["--help"], ["-h"], ["rope"], ["rope", "--help"], ["compute", "--help"],
+    [[], ["--help"], ["-h"], ["--version"], ["rope"], ["rope", "--help"], ["compute", "--help"],
      ["rope", "cache", "-h"], ["comput"], ["rope", "cach"], ["grid", "--d", "3", "2", "2"]],
 )  # fmt: skip
 def test_a_trimmed_application_says_what_the_whole_one_says(args):

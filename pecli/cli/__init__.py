@@ -52,16 +52,16 @@ def __getattr__(name: str) -> Any:
 def chosen(argv: list[str]) -> Any:
     """The application trimmed to the command ``argv`` names, or the whole one.
 
-    ``argv`` without the program name. ``pecli``, ``pecli --help``: every command with its
-    help only (no options built). Other options before the command, an unknown name, a group
-    without its subcommand and shell completion get the whole application, so help,
-    suggestions ("Did you mean …?") and completion list every command.
+    ``argv`` without the program name. ``pecli``, ``pecli --help``, ``pecli --version``:
+    every command with its help only (no options built). Other options before the command,
+    an unknown name, a group without its subcommand and shell completion get the whole
+    application, so help, suggestions ("Did you mean …?") and completion list every command.
     """
     words = [*argv[:2], "", ""]
     path = f"{words[0]} {words[1]}" if words[0] == "rope" else words[0]
     if "_PECLI_COMPLETE" in os.environ:
         return load()
-    if argv in ([], ["--help"], ["-h"]):
+    if argv in ([], ["--help"], ["-h"], ["--version"]):
         return _trimmed(load(), lambda name: True, _listed)
     if path not in COMMAND_MODULES:
         return load()
