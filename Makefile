@@ -73,6 +73,7 @@ $(LIBVENV)/.installed: requirements-libraries.txt
 	$(PYTHON) -m venv $(LIBVENV)
 	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install -r requirements-libraries.txt
 	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps denoising-diffusion-pytorch==2.3.4
+	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps mlx-lm==0.32.2
 	@touch $@
 
 library-fixtures: $(LIBVENV)/.installed  ## regenerate tests/fixtures/libraries from the real libraries

@@ -25,7 +25,7 @@ import numpy as np
 
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import cache_blocks
-from pecli.core.rope.frequencies import exact_inv_freq
+from pecli.core.rope.formulas import llama3
 from pecli.io.writing import write_table
 
 mpmath.mp.dps = 40
@@ -60,7 +60,7 @@ CANDIDATES = {"floor (same bytes to .npy)": floor, "transformers-style float32":
 
 
 def exact(rows: np.ndarray) -> np.ndarray:
-    inv = [mpmath.mpf(str(w)) for w in exact_inv_freq(SPEC)]
+    inv = [mpmath.mpf(str(w)) for w in llama3(SPEC).inv_freq]
     out = []
     for p in rows:
         cos = [float(mpmath.cos(int(p) * w)) for w in inv]

@@ -93,9 +93,9 @@ def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
 
 CHOSEN = """
 import sys, typer
-from pecli.cli import chosen
+from pecli.cli import chosen, GROUPS
 built = typer.main.get_command(chosen(sys.argv[1:]))
-group = built.commands.get("rope") if sys.argv[1] == "rope" else built
+group = built.commands.get(sys.argv[1]) if sys.argv[1] in GROUPS else built
 print(" ".join(group.commands))
 """
 
@@ -110,9 +110,14 @@ def test_a_run_builds_its_command_from_its_module_alone(path):
 
 def test_command_modules_name_every_command():
     whole = typer.main.get_command(pecli.cli.app)
-    every = [n for n in whole.commands if n != "rope"]  # type: ignore[attr-defined]
-    every += [f"rope {n}" for n in whole.commands["rope"].commands]  # type: ignore[attr-defined]
+    every = []
+    for name, command in whole.commands.items():  # type: ignore[attr-defined]
+        inner = getattr(command, "commands", None)
+        every += [f"{name} {n}" for n in inner] if inner is not None else [name]
     assert sorted(every) == sorted(COMMAND_MODULES)
+    assert sorted(n for n, c in whole.commands.items() if hasattr(c, "commands")) == sorted(
+        pecli.cli.GROUPS
+    )  # type: ignore[attr-defined]
 
 
 FULL = """

@@ -6,7 +6,8 @@ float64 and rounds once (docs/encoding.md#numerics). This module emulates the fr
 arithmetic —
 ``ω_j = exp(j · (-ln C / (h - s)))``, ``θ = pos · ω`` and ``sin θ``, ``cos θ``, every step rounded
 to the dtype — and measures the error of each row against the float64 table. bfloat16 comes
-from ``ml_dtypes``.
+from ``ml_dtypes`` (through :func:`pecli.core.dtypes.float_dtype`); the dtype facts (unit
+roundoff, largest exact integer, storage precision) are :mod:`pecli.core.dtypes`'.
 
 References
 ----------
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.conventions import Convention, layout_views
-from ..core.dtypes import FLOAT_DTYPES, SIGNIFICAND_BITS, exact_in, float_dtype
+from ..core.dtypes import float_dtype, largest_exact_integer
 from ..core.encoding import table_blocks
 from ..core.errors import ParameterError
 from ..core.rules import check_n, check_schedule, check_width
@@ -32,10 +33,7 @@ from ..core.rules import check_n, check_schedule, check_width
 __all__ = [
     "PrecisionReport",
     "framework_blocks",
-    "largest_exact_integer",
     "precision_report",
-    "storage_precision",
-    "unit_roundoff",
 ]
 
 #: The framework arithmetic dtypes :func:`precision_report` emulates.
@@ -46,45 +44,6 @@ def _check_dtype(dtype: str) -> str:
     if dtype not in ARITHMETIC:
         raise ParameterError("compute_dtype", f"must be one of {', '.join(ARITHMETIC)}", dtype)
     return dtype
-
-
-def unit_roundoff(dtype: str) -> float:
-    """Half the gap between 1 and the next number, ``2^-(p)`` for ``p`` significand bits.
-
-    >>> unit_roundoff("float16"), unit_roundoff("bfloat16")
-    (0.00048828125, 0.00390625)
-
-    """
-    return 2.0 ** -SIGNIFICAND_BITS[dtype]
-
-
-def largest_exact_integer(dtype: str) -> int:
-    """The largest N such that every integer position 0 … N is exact in ``dtype``: ``2^p``.
-
-    >>> largest_exact_integer("bfloat16"), largest_exact_integer("float16")
-    (256, 2048)
-
-    """
-    return int(2 ** SIGNIFICAND_BITS[dtype])
-
-
-def storage_precision(values: np.ndarray) -> str:
-    """The coarsest dtype in which every value is exact: bfloat16, float16, float32, float64.
-
-    This is the rounding signature of a table that was stored in that dtype.
-
-    >>> storage_precision(np.array([0.5, 0.1]))
-    'float64'
-    >>> storage_precision(np.float16([0.1, 0.7]).astype(np.float64))
-    'float16'
-
-    """
-    values = np.asarray(values, dtype=np.float64)
-    name: str
-    for name in reversed(FLOAT_DTYPES[1:]):  # coarsest first
-        if all(exact_in(part, name) for part in (values.flat[:4096], values)):  # a few first
-            return name
-    return "float64"
 
 
 def framework_blocks(

@@ -17,12 +17,14 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["COMMAND_MODULES", "app", "load", "main"]
+__all__ = ["COMMAND_MODULES", "GROUPS", "app", "load", "main"]
 
 #: Every command module, in the order the commands are listed by ``pecli --help``.
-MODULES = ("apply", "compute", "conventions", "fourier", "grid", "identify", "plots", "precision",
-           "rope", "spectra", "wavelengths")  # fmt: skip
-#: The module registering each command (``rope NAME`` for the rope group's commands);
+MODULES = ("apply", "compute", "conventions", "diff", "fourier", "gguf", "grid", "identify",
+           "plots", "precision", "rope", "spectra", "wavelengths")  # fmt: skip
+#: The command groups: their commands are named "GROUP NAME" in :data:`COMMAND_MODULES`.
+GROUPS = ("gguf", "rope")
+#: The module registering each command (``rope NAME`` for the groups' commands);
 #: tests/test_lazy_imports.py checks it against the whole application.
 COMMAND_MODULES = {
     "add": "apply", "compute": "compute", "conventions": "conventions", "identify": "identify",
@@ -31,6 +33,8 @@ COMMAND_MODULES = {
     "plot-spectrum": "spectra", "wavelengths": "wavelengths", "rope freqs": "rope.app",
     "rope config": "rope.app", "rope cache": "rope.cache", "rope precision": "rope.precision",
     "rope identify": "rope.identify", "rope permute": "rope.permute",
+    "rope engines": "rope.engines", "rope irope": "rope.irope", "diff": "diff",
+    "gguf check": "gguf", "gguf show": "gguf",
 }  # fmt: skip
 
 
@@ -58,14 +62,14 @@ def chosen(argv: list[str]) -> Any:
     application, so help, suggestions ("Did you mean …?") and completion list every command.
     """
     words = [*argv[:2], "", ""]
-    path = f"{words[0]} {words[1]}" if words[0] == "rope" else words[0]
+    path = f"{words[0]} {words[1]}" if words[0] in GROUPS else words[0]
     if "_PECLI_COMPLETE" in os.environ:
         return load()
     if argv in ([], ["--help"], ["-h"], ["--version"]):
         return _trimmed(load(), lambda name: True, _listed)
     if path not in COMMAND_MODULES:
         return load()
-    names = set(words[:2]) if words[0] == "rope" else {path}  # the group and its command
+    names = set(words[:2]) if words[0] in GROUPS else {path}  # the group and its command
     return _trimmed(load((COMMAND_MODULES[path],)), lambda name: name in names)
 
 

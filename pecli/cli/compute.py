@@ -92,17 +92,17 @@ def _write_checkpoint(
     from .. import __version__
     from ..analysis.checkpoints.metadata import table_metadata
     from ..core.encoding import encoding_table
-    from ..io import checkpoints
+    from ..io import tensors
 
-    checkpoints.check_key(key)  # before the table is built
+    tensors.check_key(key)  # before the table is built
     meta = table_metadata(
         key=key, d=table["d"], n=n, base=table["base"], dtype=table["dtype"], convention=conv,
         version=__version__,
     )  # fmt: skip
     stored = check_table_dtype(table["dtype"])
-    formats.check_room(output, checkpoints.safetensors_bytes((n, table["d"]), stored, key, meta))
+    formats.check_room(output, tensors.safetensors_bytes((n, table["d"]), stored, key, meta))
     whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
-    checkpoints.write_safetensors(whole, output=output, key=key, metadata=meta)
+    tensors.write_safetensors({key: whole}, output=output, metadata=meta)
     say_written(output, quiet=quiet)
 
 

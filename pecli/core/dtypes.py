@@ -15,15 +15,9 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "FLOAT_DTYPES",
-    "OUTPUT_DTYPES",
-    "SIGNIFICAND_BITS",
-    "TABLE_DTYPES",
-    "exact_in",
-    "float_dtype",
-    "float_info",
-    "round_once",
-]
+    "FLOAT_DTYPES", "OUTPUT_DTYPES", "SIGNIFICAND_BITS", "TABLE_DTYPES", "exact_in", "float_dtype",
+    "float_info", "largest_exact_integer", "round_once", "storage_precision", "unit_roundoff",
+]  # fmt: skip
 
 #: Every float dtype by name, finest first.
 FLOAT_DTYPES = ("float64", "float32", "float16", "bfloat16")
@@ -154,3 +148,43 @@ def round_once(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     bits -= overshot.astype(np.uint32)  # toward zero: the truncation (same sign, |x| bigger)
     bits |= inexact.astype(np.uint32)  # and odd when something was cut off
     return nearest.astype(dtype)
+
+
+def unit_roundoff(dtype: str) -> float:
+    """Half the gap between 1 and the next number, ``2^-p`` for ``p`` significand bits.
+
+    >>> unit_roundoff("float16"), unit_roundoff("bfloat16")
+    (0.00048828125, 0.00390625)
+
+    """
+    return 2.0 ** -SIGNIFICAND_BITS[dtype]
+
+
+def largest_exact_integer(dtype: str) -> int:
+    """The largest N such that every integer position 0 … N is exact in ``dtype``: ``2^p``.
+
+    >>> largest_exact_integer("bfloat16"), largest_exact_integer("float16")
+    (256, 2048)
+
+    """
+    return int(2 ** SIGNIFICAND_BITS[dtype])
+
+
+def storage_precision(values: np.ndarray) -> str:
+    """The coarsest dtype in which every value is exact: bfloat16, float16, float32, float64.
+
+    This is the rounding signature of a table that was stored in that dtype. A few first
+    values are tried before all of them (most tables are told apart by their first entries).
+
+    >>> storage_precision(np.array([0.5, 0.1]))
+    'float64'
+    >>> storage_precision(np.float16([0.1, 0.7]).astype(np.float64))
+    'float16'
+
+    """
+    values = np.asarray(values, dtype=np.float64)
+    name: str
+    for name in reversed(FLOAT_DTYPES[1:]):  # coarsest first
+        if all(exact_in(part, name) for part in (values.flat[:4096], values)):
+            return name
+    return "float64"

@@ -7,8 +7,7 @@ read through the ``safetensors`` library's NumPy API (``safe_open(..., framework
 bfloat16 arriving as ``ml_dtypes.bfloat16``; rows of a tensor can be read without the rest
 (:meth:`Checkpoint.rows`). ``.npz`` members are read from the archive's own headers; a member
 stored uncompressed is memory-mapped, a compressed one read whole. Nothing is unpickled.
-Tables are written to ``.safetensors`` with ``safetensors.numpy.save`` through
-:func:`pecli.io.guard.atomic_output` (no half-written file).
+Writing ``.safetensors`` files is :mod:`pecli.io.tensors`' (one writer for every command).
 """
 
 from __future__ import annotations
@@ -28,11 +27,8 @@ __all__ = [
     "CHECKPOINT_SUFFIXES",
     "Checkpoint",
     "TensorInfo",
-    "check_key",
     "is_checkpoint",
     "open_checkpoint",
-    "safetensors_bytes",
-    "write_safetensors",
 ]
 
 #: File names read as checkpoints by ``identify`` (the content decides for other names).
@@ -231,47 +227,3 @@ def _npz_member(handle: tuple[str, zipfile.ZipFile], key: str) -> np.ndarray:
         return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
     with archive.open(info) as member:
         return np.lib.format.read_array(member, allow_pickle=False)
-
-
-def safetensors_bytes(
-    shape: tuple[int, ...], dtype: np.dtype, key: str, metadata: dict[str, str]
-) -> int:
-    """Bytes of the ``.safetensors`` file :func:`write_safetensors` writes, rounded up a little.
-
-    The JSON header (at most this estimate's 256 bytes of framing beyond its strings) and the
-    data: used for the free-space check before anything is computed.
-    """
-    strings = len(key) + sum(len(k) + len(v) + 8 for k, v in metadata.items())
-    return 8 + 256 + strings + int(np.prod(shape)) * np.dtype(dtype).itemsize
-
-
-def check_key(key: str) -> str:
-    """A tensor name pecli writes: non-empty, printable, not starting with ``__``.
-
-    >>> check_key("positional_encoding")
-    'positional_encoding'
-    """
-    if not key or key.startswith("__") or not key.isprintable():
-        rule = "must be a non-empty printable name not starting with __ (safetensors' own)"
-        raise ParameterError("key", rule, repr(key))
-    return key
-
-
-def write_safetensors(
-    table: np.ndarray, *, output: str | os.PathLike[str], key: str, metadata: dict[str, str]
-) -> None:
-    """Write ``table`` as tensor ``key`` of a ``.safetensors`` file with string ``metadata``.
-
-    One tensor through :func:`pecli.io.tensors.write_safetensors` (``safetensors.numpy.save``,
-    written atomically), under a key checked by :func:`check_key`.
-
-    Raises
-    ------
-    ParameterError
-        If ``key`` is empty, not printable or starts with ``__`` (safetensors reserves
-        ``__metadata__``).
-
-    """
-    from .tensors import write_safetensors as write_tensors
-
-    write_tensors({check_key(key): table}, output=output, metadata=metadata)

@@ -1,8 +1,11 @@
 """``.safetensors`` files: read every tensor (bf16 included), write a new file atomically.
 
-Both through the ``safetensors`` NumPy API: ``safe_open(..., framework="np")`` reads (bfloat16
-needs ``ml_dtypes`` imported first; ``safetensors.numpy.load`` cannot return it) and
-``safetensors.numpy.save`` writes, bfloat16 included. No maths here.
+The one writer of ``.safetensors`` files (``compute``, ``rope cache``, ``rope permute``), with
+the tensor names it accepts (:func:`check_key`) and the size it writes (for the free-space
+check before any work). Both go through the ``safetensors`` NumPy API:
+``safe_open(..., framework="np")`` reads (bfloat16 needs ``ml_dtypes`` imported first;
+``safetensors.numpy.load`` cannot return it) and ``safetensors.numpy.save`` writes, bfloat16
+included. No maths here.
 """
 
 from __future__ import annotations
@@ -15,13 +18,9 @@ from ..core.errors import ParameterError
 from .guard import atomic_output
 
 __all__ = [
-    "as_vector",
-    "missing_tensor",
-    "read_arrays",
-    "read_safetensors",
-    "read_vector",
-    "write_safetensors",
-]
+    "as_vector", "check_key", "missing_tensor", "read_arrays", "read_safetensors",
+    "safetensors_bytes", "write_safetensors",
+]  # fmt: skip
 
 #: Tensor names a "--tensor must name a tensor" error lists before "… and N more".
 SHOWN_NAMES = 8
@@ -92,6 +91,30 @@ def write_safetensors(
         handle.write(data)
 
 
+def safetensors_bytes(
+    shape: tuple[int, ...], dtype: np.dtype, key: str, metadata: dict[str, str]
+) -> int:
+    """Bytes of the ``.safetensors`` file :func:`write_safetensors` writes, rounded up a little.
+
+    The JSON header (at most this estimate's 256 bytes of framing beyond its strings) and the
+    data: used for the free-space check before anything is computed.
+    """
+    strings = len(key) + sum(len(k) + len(v) + 8 for k, v in metadata.items())
+    return 8 + 256 + strings + int(np.prod(shape)) * np.dtype(dtype).itemsize
+
+
+def check_key(key: str) -> str:
+    """A tensor name pecli writes: non-empty, printable, not starting with ``__``.
+
+    >>> check_key("positional_encoding")
+    'positional_encoding'
+    """
+    if not key or key.startswith("__") or not key.isprintable():
+        rule = "must be a non-empty printable name not starting with __ (safetensors' own)"
+        raise ParameterError("key", rule, repr(key))
+    return key
+
+
 def read_arrays(
     path: str, *, tensor: str | None = None, parameter: str = "file"
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
@@ -126,21 +149,6 @@ def read_arrays(
             table = table.view(ml_dtypes.bfloat16)
         return {"table": table}, {}
     return {"table": read_table(path, parameter=parameter)}, {}
-
-
-def read_vector(path: str, *, tensor: str | None = None, parameter: str = "file") -> np.ndarray:
-    """One vector: a tensor of a ``.safetensors`` file, a 1-D ``.npy``, or a one-row/column table.
-
-    Raises
-    ------
-    ParameterError
-        If the file cannot be read, the tensor is not in it, or it holds no vector.
-
-    """
-    arrays = read_arrays(path, tensor=tensor, parameter=parameter)[0]
-    if path.endswith(".safetensors") and tensor is None:
-        raise missing_tensor(path, list(arrays), "nothing")
-    return as_vector(next(iter(arrays.values())), parameter=parameter)
 
 
 def missing_tensor(

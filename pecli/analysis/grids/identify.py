@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
 from ...core.grids import GRID_PRESETS, grid_plan, grid_token_rows
-from ..precision import storage_precision, unit_roundoff
 
 __all__ = ["GridIdentification", "GridReading", "identify_grid"]
 

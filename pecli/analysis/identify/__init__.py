@@ -31,16 +31,16 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
-from ..precision import storage_precision, unit_roundoff
 from . import phases
 from .fits import denominator
 from .fitting import Fit, Zeros, fit_layout, fit_rows
+from .identifiable import check_identifiable, coarse
 from .naming import command, preset_names
 from .residuals import residual
 from .result import Candidate, Identification
-from .rules import check_identifiable, coarse
 
 __all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"]
 

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.conventions import PRESETS, layout_views
-from ...core.dtypes import float_dtype
+from ...core.dtypes import float_dtype, unit_roundoff
 from ...core.frequencies import DEFAULT_BASE, frequencies_with_residuals
 from ...core.knobs import ODD_SINE
-from ..precision import unit_roundoff
 from . import phases
 from .amplitude import amplitude_name, circle_radius
 from .fits import (
@@ -39,7 +38,7 @@ from .fits import (
     slopes_k,
     start_position,
 )
-from .rules import coarse
+from .identifiable import coarse
 
 __all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows"]
 

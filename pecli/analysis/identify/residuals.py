@@ -13,9 +13,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ...core.dtypes import float_dtype
+from ...core.dtypes import float_dtype, unit_roundoff
 from ...core.encoding import table_blocks
-from ..precision import unit_roundoff
 from .fitting import Fit, Zeros
 
 __all__ = ["FLOAT32_ANGLE_ERROR", "MAX_ALLOWED", "rebuild", "residual"]

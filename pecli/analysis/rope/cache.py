@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
 from ...core.rope import RopeFrequencies
-from ..precision import storage_precision, unit_roundoff
 from .inv_freq import RopeGuess, fit_theta, identify_inv_freq
 from .phases import ladder, measure_complex, measure_single
 

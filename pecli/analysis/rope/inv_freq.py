@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
-from ..precision import storage_precision, unit_roundoff
 
 __all__ = ["RopeGuess", "fit_theta", "identify_inv_freq"]
 

@@ -46,14 +46,16 @@ class Arithmetic(StrEnum):
 
     exact = "exact"
     transformers = "transformers"
+    llama_cpp = "llama.cpp"
 
 
 ArithmeticOpt = Annotated[
     Arithmetic,
     typer.Option(
         "--arithmetic",
-        help="exact (rounded once) or transformers: what your framework computes, its float32 "
-        "inv_freq, angles and cos/sin (default, linear, llama3, yarn).",
+        help="exact (rounded once); transformers: what your framework computes, its float32 "
+        "inv_freq, angles and cos/sin; llama.cpp: ggml's float32 loop (θ multiplied pair by "
+        "pair). For default, linear, llama3, yarn.",
     ),
 ]
 #: ``make(n, part=…, start=…)``: a cache's row blocks with the other arguments fixed.
@@ -109,14 +111,17 @@ def _say_notes(findings: list[str], *, quiet: bool) -> None:
 
 def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
     """``make(n, part=…, start=…)``: the cache's row blocks, exact or as transformers computes."""
+    from ...core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
     from ...core.rope.cache import cache_blocks
-    from ...core.rope.framework import framework_cache_blocks
+    from ...core.rope.framework import framework_cache_blocks, transformers_inv_freq
 
-    blocks = framework_cache_blocks if arithmetic == "transformers" else cache_blocks
+    blocks = {"transformers": framework_cache_blocks, "llama.cpp": ggml_cache_blocks}.get(
+        arithmetic, cache_blocks
+    )
     if arithmetic == "transformers":  # refuse a rope type it does not repeat, up front
-        from ...core.rope.framework import transformers_inv_freq
-
         transformers_inv_freq(freqs.spec)
+    if arithmetic == "llama.cpp":
+        ggml_angles(freqs, np.zeros(1))
     return functools.partial(blocks, freqs, **fixed)
 
 
@@ -125,8 +130,7 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     from ... import __version__
     from ...analysis.rope.cache import cache_metadata
     from ...core.rope.cache import rope_layout
-    from ...io.checkpoints import safetensors_bytes
-    from ...io.tensors import write_safetensors
+    from ...io.tensors import safetensors_bytes, write_safetensors
 
     freqs, fixed = make.args[0], make.keywords
     stored, layout = fixed["dtype"], rope_layout(fixed["layout"])

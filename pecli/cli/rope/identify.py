@@ -187,7 +187,11 @@ def _metadata_blocks(metadata: dict[str, str], n: int, part: str) -> Iterator[np
     given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
     given |= {"rope_type": metadata["rope_type"], "theta": float(metadata["theta"]),
               "head_dim": int(metadata["head_dim"])}  # fmt: skip
-    make = framework_cache_blocks if metadata.get("arithmetic") == "transformers" else cache_blocks
+    from ...core.ports.ggml_cache import ggml_cache_blocks
+
+    make = {"transformers": framework_cache_blocks, "llama.cpp": ggml_cache_blocks}.get(
+        metadata.get("arithmetic", "exact"), cache_blocks
+    )
     return make(rope_frequencies(RopeSpec(**given)), n, start=int(metadata["start"]),
                 layout=metadata["layout"], dtype=metadata["dtype"], part=part)  # fmt: skip
 

@@ -18,8 +18,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-if typing.TYPE_CHECKING:  # pragma: no cover
-    from ...core.rope.spec import RopeSpec
+from ...core.rope import registry
+from ...core.rope.spec import RopeSpec
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
@@ -29,50 +29,66 @@ def _opt(name: str, kind: Any, text: str) -> Any:
     return Annotated[kind | None, typer.Option(name, help=text, show_default=False)]
 
 
-_FACTOR_RULE = ">= 1 for linear, dynamic, yarn, longrope, llama3"
-#: (parameter, option, type, help) for every field of RopeSpec, after --config; all default None.
-_TABLE: tuple[tuple[str, str, Any, str], ...] = (
-    ("config", "--config", str,
-     "A model's config.json (or its folder); the options below override it."),
-    ("rope_type", "--rope-type", str,
-     "default, linear, dynamic, yarn, longrope, llama3 or proportional. [default: default]"),
-    ("theta", "--theta", float, "rope_theta, the base θ (> 1). [default: 10000]"),
-    ("head_dim", "--head-dim", int, "Width of one attention head (even). [default: 128]"),
-    ("partial_rotary_factor", "--partial-rotary-factor", float,
-     "Fraction of the head that rotates, (0, 1]. [default: 1]"),
-    ("factor", "--factor", float, f"Scaling factor f ({_FACTOR_RULE})."),
-    ("original_max_position_embeddings", "--original-max-position-embeddings", int,
-     "Pre-training context length L (yarn, longrope, llama3)."),
-    ("max_position_embeddings", "--max-position-embeddings", int,
+#: (parameter, type, help) for every field of RopeSpec; the help's ``{…}`` come from the rope
+#: type records (:mod:`pecli.core.rope.registry`): ``{types}`` every type, ``{readers}`` the
+#: types that read the field, ``{at_least_one}`` the types whose factor is >= 1, ``{default}``.
+_FIELDS: tuple[tuple[str, Any, str], ...] = (
+    ("rope_type", str, "{types}. [default: {default}]"),
+    ("theta", float, "rope_theta, the base θ (> 1). [default: {default}]"),
+    ("head_dim", int, "Width of one attention head (even). [default: {default}]"),
+    ("partial_rotary_factor", float,
+     "Fraction of the head that rotates, (0, 1]. [default: {default}]"),
+    ("factor", float, "Scaling factor f (>= 1 for {at_least_one})."),
+    ("original_max_position_embeddings", int, "Pre-training context length L ({readers})."),
+    ("max_position_embeddings", int,
      "max_position_embeddings (dynamic; yarn/longrope take f = max/L without --factor)."),
-    ("seq_len", "--seq-len", int,
-     "Sequence length: dynamic's new θ; longrope's long factors past L."),
-    ("low_freq_factor", "--low-freq-factor", float,
-     "llama3: wavelengths above L/low are divided by f."),
-    ("high_freq_factor", "--high-freq-factor", float, "llama3: wavelengths below L/high are kept."),
-    ("beta_fast", "--beta-fast", float, "yarn: rotations bounding extrapolation. [default: 32]"),
-    ("beta_slow", "--beta-slow", float, "yarn: rotations bounding interpolation. [default: 1]"),
-    ("mscale", "--mscale", float,
-     "yarn: with --mscale-all-dim, attention factor mscale(f, m)/mscale(f, m_all)."),
-    ("mscale_all_dim", "--mscale-all-dim", float, "yarn: see --mscale."),
-    ("attention_factor", "--attention-factor", float,
-     "yarn, longrope: the factor on cos and sin. [default: from f]"),
-    ("short_factor", "--short-factor", str, "longrope: rotary_dim/2 comma-separated factors."),
-    ("long_factor", "--long-factor", str,
-     "longrope: rotary_dim/2 comma-separated factors, used past L."),
+    ("seq_len", int, "Sequence length: dynamic's new θ; longrope's long factors past L."),
+    ("low_freq_factor", float, "{readers}: wavelengths above L/low are divided by f."),
+    ("high_freq_factor", float, "{readers}: wavelengths below L/high are kept."),
+    ("beta_fast", float, "{readers}: rotations bounding extrapolation. [default: {default}]"),
+    ("beta_slow", float, "{readers}: rotations bounding interpolation. [default: {default}]"),
+    ("mscale", float,
+     "{readers}: with --mscale-all-dim, attention factor mscale(f, m)/mscale(f, m_all)."),
+    ("mscale_all_dim", float, "{readers}: see --mscale."),
+    ("attention_factor", float, "{readers}: the factor on cos and sin. [default: from f]"),
+    ("short_factor", str, "{readers}: rotary_dim/2 comma-separated factors."),
+    ("long_factor", str, "{readers}: rotary_dim/2 comma-separated factors, used past L."),
+    ("truncate", bool,
+     "{readers}: round the correction range to integers (gpt-oss: --no-truncate). "
+     "[default: truncate]"),
 )  # fmt: skip
-_TRUNCATE = Annotated[
-    bool | None,
-    typer.Option(
-        "--truncate/--no-truncate",
-        help="yarn: round the correction range to integers (gpt-oss: --no-truncate). "
-        "[default: truncate]",
-        show_default=False,
-    ),
-]
+
+
+def _help(name: str, template: str) -> str:
+    """A field's help text, its ``{…}`` filled from the rope type records."""
+    types = registry.ROPE_TYPES
+    facts = {
+        "types": f"{', '.join(types[:-1])} or {types[-1]}",
+        "readers": ", ".join(registry.readers(name)),
+        "at_least_one": ", ".join(registry.FACTOR_AT_LEAST_ONE),
+    }
+    if "{default}" in template:
+        value = {f.name: f.default for f in dataclasses.fields(RopeSpec)}.get(name)
+        value = registry.default_of(name) if value is None else value
+        facts["default"] = value if isinstance(value, str) else f"{value:g}"
+    return template.format(**facts)
+
+
+def _option(name: str, kind: Any, template: str) -> Any:
+    if kind is bool:
+        flag = typer.Option("--truncate/--no-truncate", help=_help(name, template),
+                            show_default=False)  # fmt: skip
+        return Annotated[bool | None, flag]
+    return _opt(f"--{name.replace('_', '-')}", kind, _help(name, template))
+
+
+_CONFIG = (
+    "config",
+    _opt("--config", str, "A model's config.json (or its folder); the options below override it."),
+)
 _OPTIONS: tuple[tuple[str, Any], ...] = (
-    *((name, _opt(flag, kind, text)) for name, flag, kind, text in _TABLE),
-    ("truncate", _TRUNCATE),
+    _CONFIG,
+    *((name, _option(name, kind, template)) for name, kind, template in _FIELDS),
 )
 _ROPE_CONFIG = (
     "config",
@@ -115,7 +131,7 @@ def rope_spec_options(*, optional: bool = False) -> Callable[[Command], Command]
 def resolve_spec(config: str | None = None, **fields: Any) -> tuple[RopeSpec, list[str]]:
     """The checked spec from ``--config`` and the field options (these win), and findings."""
     from ...core.rope.config import spec_from_config
-    from ...core.rope.spec import RopeSpec, check_spec
+    from ...core.rope.spec import check_spec
     from ...io.reading.json_config import read_json_object
 
     given = {k: _factors(k, v) for k, v in fields.items() if v is not None}

@@ -16,23 +16,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ParameterError
-from .spec import RopeSpec, check_spec, shown
+from .number_rules import shown
+from .registry import RECORDS
+from .spec import RopeSpec, check_spec
 
 __all__ = ["KNOWN_FIELDS", "spec_from_config"]
 
 #: The fields each rope_type reads (transformers 5's ``_validate_<type>_rope_parameters``).
-KNOWN_FIELDS = {
-    "default": {"rope_theta"},
-    "linear": {"rope_theta", "factor"},
-    "dynamic": {"rope_theta", "factor"},
-    "yarn": {"rope_theta", "factor", "original_max_position_embeddings", "attention_factor",
-             "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate"},
-    "longrope": {"rope_theta", "factor", "original_max_position_embeddings", "attention_factor",
-                 "short_factor", "long_factor"},
-    "llama3": {"rope_theta", "factor", "original_max_position_embeddings", "low_freq_factor",
-               "high_freq_factor"},
-    "proportional": {"rope_theta", "factor"},
-}  # fmt: skip
+KNOWN_FIELDS = {name: {"rope_theta", *kind.reads} for name, kind in RECORDS.items()}
+#: The scalings a transformers 4 ``type``/``factor`` parser applies (linear, dynamic).
+_OLD_SCALINGS = ", ".join(n for n, kind in RECORDS.items() if kind.old_parsers_know and kind.reads)
 _COMMON = {"rope_type", "type", "partial_rotary_factor"}
 _CONFIG_NAMES = {"theta": "rope_theta"}
 _SPEC_FIELDS = {f.name for f in dataclasses.fields(RopeSpec)}
@@ -181,13 +174,14 @@ def _scaling_fields(
             if not isinstance(fields[key], list):
                 raise ParameterError(key, "must be a JSON list of numbers", shown(fields[key]))
             fields[key] = tuple(fields[key])
-    if rope_type not in ("default", "linear", "dynamic"):
+    kind = RECORDS.get(rope_type)
+    if kind is None or not kind.old_parsers_know:
         notes.append(f"rope_type {rope_type!r}: a parser that knows only type/factor "
-                     "(linear, dynamic) refuses it or silently applies no scaling")  # fmt: skip
+                     f"({_OLD_SCALINGS}) refuses it or silently applies no scaling")  # fmt: skip
     if "truncate" in params:
         notes.append(f"truncate {params['truncate']}: older YaRN code ignores it and rounds "
                      "the correction range to integers")  # fmt: skip
-    if rope_type in ("llama3", "yarn", "longrope"):
+    if kind is not None and "original_max_position_embeddings" in kind.reads:
         if "original_max_position_embeddings" in config:  # Phi-3: the top level wins
             fields["original_max_position_embeddings"] = config["original_max_position_embeddings"]
             notes.append("original_max_position_embeddings is read from the top level "

@@ -12,7 +12,6 @@ float64 ones (torch's are within 1 ulp). Pure NumPy; no I/O.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -22,14 +21,15 @@ from ..errors import ParameterError
 from ..rules import MAX_POSITION, check_n, check_table_dtype
 from .cache import BLOCK_CELLS, PARTS, rope_layout
 from .frequencies import RopeFrequencies
+from .registry import RECORDS, record
 from .spec import RopeSpec
 
 __all__ = ["ARITHMETICS", "FRAMEWORK_TYPES", "framework_cache_blocks", "transformers_inv_freq"]
 
 #: How a cache is computed: exact (rounded once) or as transformers does in float32.
 ARITHMETICS = ("exact", "transformers")
-#: The rope types whose float32 steps are repeated here.
-FRAMEWORK_TYPES = ("default", "linear", "llama3", "yarn")
+#: The rope types whose float32 steps are repeated here (their records' ``float32``), by name.
+FRAMEWORK_TYPES = tuple(sorted(name for name, kind in RECORDS.items() if kind.float32))
 _F = np.float32
 
 
@@ -63,49 +63,14 @@ def transformers_inv_freq(spec: RopeSpec) -> np.ndarray:
     array([1.   , 0.1  , 0.01 , 0.001], dtype=float32)
 
     """
-    if spec.rope_type not in FRAMEWORK_TYPES:
+    kind = record(spec.rope_type)
+    if kind.float32 is None:
         rule = f"transformers' float32 steps are repeated for {', '.join(FRAMEWORK_TYPES)} only"
         raise ParameterError("arithmetic", rule, f"transformers with {spec.rope_type}")
     dim = spec.rotary_dim
     x = np.arange(0, dim, 2).astype(_F) / _F(dim)
     pos = np.power(float(spec.theta), x.astype(np.float64)).astype(_F)  # base ** x
-    if spec.rope_type == "yarn":
-        return _yarn(spec, pos)
-    inv = _F(1.0) / pos
-    if spec.rope_type == "linear":
-        return inv / _F(spec.factor or 1.0)
-    return _llama3(spec, inv) if spec.rope_type == "llama3" else inv
-
-
-def _llama3(spec: RopeSpec, inv: np.ndarray) -> np.ndarray:
-    factor, low = _F(spec.factor or 1.0), spec.low_freq_factor or 1.0
-    high, length = spec.high_freq_factor or 4.0, spec.original_max_position_embeddings or 8192
-    low_wavelen, high_wavelen = _F(length / low), _F(length / high)
-    wavelen = _F(2 * math.pi) / inv
-    scaled = np.where(wavelen > low_wavelen, inv / factor, inv)
-    smooth = (_F(length) / wavelen - _F(low)) / _F(high - low)
-    smoothed = (_F(1) - smooth) * scaled / factor + smooth * scaled
-    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
-    return np.where(medium, smoothed, scaled).astype(_F)
-
-
-def _yarn(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
-    dim, length = spec.rotary_dim, spec.original_max_position_embeddings or 1
-    factor = spec.factor or (spec.max_position_embeddings or length) / length
-
-    def correction(rotations: float) -> float:  # find_correction_dim, in Python floats
-        return (dim * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(spec.theta))
-
-    low, high = correction(spec.beta_fast or 32), correction(spec.beta_slow or 1)
-    if spec.truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, dim - 1)
-    high = high + 0.001 if low == high else high  # transformers: "prevent singularity"
-    ramp = np.clip((np.arange(pos.size, dtype=_F) - _F(low)) / _F(high - low), 0, 1).astype(_F)
-    extrapolation = _F(1) - ramp
-    interpolation: np.ndarray = _F(1.0) / (_F(factor) * pos)
-    mixed: np.ndarray = interpolation * (_F(1) - extrapolation) + (_F(1.0) / pos) * extrapolation
-    return mixed.astype(_F)
+    return kind.float32(kind.with_defaults(spec), pos)
 
 
 def framework_cache_blocks(
@@ -127,6 +92,7 @@ def framework_cache_blocks(
 
     Examples
     --------
+    >>> import math
     >>> from pecli.core.rope import rope_frequencies
     >>> freqs = rope_frequencies(RopeSpec(theta=500000.0, head_dim=4))
     >>> block = next(framework_cache_blocks(freqs, 1, start=1000000, part="cos"))

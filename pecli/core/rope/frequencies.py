@@ -1,8 +1,8 @@
 """RoPE inverse frequencies for every ``rope_type``, exact, and what the scaling did per pair.
 
-Each formula is that of transformers 5's ``transformers/modeling_rope_utils.py``
-(``_compute_<type>_parameters``; ``default`` is each model's
-``compute_default_rope_parameters``), evaluated in 50-digit decimal arithmetic
+Each formula (:mod:`.formulas`, one per record of :mod:`.registry`) is that of transformers 5's
+``transformers/modeling_rope_utils.py`` (``_compute_<type>_parameters``; ``default`` is each
+model's ``compute_default_rope_parameters``), evaluated in 50-digit decimal arithmetic
 (:mod:`._exact`) instead of float32, then rounded once to float64; the residual (exact minus
 float64) lets :mod:`pecli.core.kernels` compute the angles ``p·ω`` exactly. Pure NumPy and
 :mod:`decimal`; no I/O.
@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 import numpy as np
 
-from . import _exact as ex
-from . import _types
+from ._exact import to_float_pair
+from .formulas import default_inv_freq
+from .registry import record
 from .spec import RopeSpec, check_spec
 
-__all__ = ["RopeFrequencies", "exact_inv_freq", "rope_frequencies", "unscaled_inv_freq"]
+__all__ = ["RopeFrequencies", "rope_frequencies", "unscaled_inv_freq"]
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,9 @@ def rope_frequencies(spec: RopeSpec) -> RopeFrequencies:
 
     """
     spec = check_spec(spec)
-    exact, scaling, attention, notes = _types.COMPUTE[spec.rope_type](spec)
-    pairs = [ex.to_float_pair(value) for value in exact]
+    kind = record(spec.rope_type)
+    exact, scaling, attention, notes = kind.formula(kind.with_defaults(spec))
+    pairs = [to_float_pair(value) for value in exact]
     return RopeFrequencies(
         spec=spec,
         inv_freq=np.array([p[0] for p in pairs], dtype=np.float64),
@@ -134,13 +135,9 @@ def unscaled_inv_freq(spec: RopeSpec) -> np.ndarray:
 
     """
     spec = check_spec(spec)
-    if spec.rope_type == "proportional":
-        inv = _types.COMPUTE["proportional"](dataclasses.replace(spec, factor=None))[0]
+    kind = record(spec.rope_type)
+    if kind.whole_head_exponent:  # its formula unscaled: the factor at its default
+        inv = kind.formula(kind.with_defaults(dataclasses.replace(spec, factor=None))).inv_freq
     else:
-        inv = _types.default_inv_freq(spec.theta, spec.rotary_dim)
+        inv = default_inv_freq(spec.theta, spec.rotary_dim)
     return np.array([float(value) for value in inv], dtype=np.float64)
-
-
-def exact_inv_freq(spec: RopeSpec) -> list[Decimal]:
-    """The exact (50-digit) inverse frequencies, for tests and references."""
-    return list(_types.COMPUTE[check_spec(spec).rope_type](spec)[0])

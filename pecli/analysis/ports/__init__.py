@@ -1,0 +1,1 @@
+"""Ports: why two tables or caches differ (pecli diff): comparison and likely causes."""

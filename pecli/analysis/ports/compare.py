@@ -1,0 +1,192 @@
+"""Two tables compared entry by entry: errors in ulps per position decade, first difference.
+
+Rows are positions (``start``, ``start + 1``, …; a vector is one row), columns channels. An
+entry's error is ``|a − b|`` in units in the last place of the coarser of the two dtypes at
+``min(|a|, |b|)`` (one step between neighbours is 1 ulp, also across a power of 2), but
+never below ``2^-10`` of the tables' largest magnitude; entries agree when within ``ulps``
+of each other or ``atol`` apart. Pure NumPy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Comparison", "Decade", "coarser", "compare", "ulp"]
+
+#: Mantissa bits and smallest normal exponent of the float dtypes.
+FLOATS = {
+    "float64": (52, -1022),
+    "float32": (23, -126),
+    "float16": (10, -14),
+    "bfloat16": (7, -126),
+}
+#: Entries per block of the comparison (about 8 MB per float64 temporary).
+_CELLS = 1 << 20
+#: Below this fraction of a table's largest magnitude, ulps are those at the fraction (a sine
+#: of 0 against 1e-8 is not 10^30 ulps apart).
+_FLOOR = 2.0**-10
+
+
+def _largest(rows: np.ndarray) -> float:
+    """The largest finite magnitude, read in row blocks (no float64 copy of the table)."""
+    largest = 0.0
+    step = max(1, _CELLS // max(rows.shape[1], 1))
+    for row in range(0, rows.shape[0], step):
+        values = np.abs(rows[row : row + step].astype(np.float64))
+        largest = max(largest, float(np.max(values[np.isfinite(values)], initial=0.0)))
+    return largest
+
+
+def dtype_name(table: np.ndarray) -> str:
+    """``float32``, ``bfloat16``, …; integers count as float64."""
+    name = str(table.dtype)
+    return name if name in FLOATS else "float64"
+
+
+def coarser(a: np.ndarray, b: np.ndarray) -> str:
+    """The dtype of the two with fewer mantissa bits."""
+    return min(dtype_name(a), dtype_name(b), key=lambda n: FLOATS[n][0])
+
+
+def ulp(x: np.ndarray, dtype: str) -> np.ndarray:
+    """The spacing of ``dtype``'s numbers at ``|x|`` (float64 array; subnormal spacing at 0).
+
+    Examples
+    --------
+    >>> ulp(np.array([1.0, 0.75, 0.0]), "float32").tolist() == [2.0**-23, 2.0**-24, 2.0**-149]
+    True
+
+    """
+    bits, lowest = FLOATS[dtype]
+    magnitude = np.abs(np.asarray(x, dtype=np.float64))
+    exponent = np.frexp(magnitude)[1] - 1  # floor(log2 |x|) for |x| > 0
+    exponent = np.where(magnitude > 0, np.maximum(exponent, lowest), lowest)
+    spacing: np.ndarray = np.ldexp(1.0, exponent - bits)
+    return spacing
+
+
+@dataclass(frozen=True)
+class Decade:
+    """Positions ``first``…``last``: the largest error in ulps and absolute, differing count."""
+
+    first: int
+    last: int
+    max_ulps: float
+    max_abs: float
+    differing: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The entry-by-entry comparison of two tables of one shape (or why there is none)."""
+
+    shape_a: tuple[int, ...]
+    shape_b: tuple[int, ...]
+    dtype: str
+    differing: int = 0
+    max_ulps: float = 0.0
+    max_abs: float = 0.0
+    first: tuple[int, int] | None = None
+    decades: list[Decade] = field(default_factory=list)
+
+    @property
+    def comparable(self) -> bool:
+        """Whether the shapes match (else nothing was compared)."""
+        return self.shape_a == self.shape_b
+
+    @property
+    def equal(self) -> bool:
+        """Same shape and every entry within the tolerance."""
+        return self.comparable and self.differing == 0
+
+
+def as_rows(table: np.ndarray) -> np.ndarray:
+    """A 2-D view: a vector is one row."""
+    return table.reshape(1, -1) if table.ndim == 1 else table.reshape(table.shape[0], -1)
+
+
+def compare(
+    a: np.ndarray, b: np.ndarray, *, start: int = 0, ulps: float = 1.0, atol: float = 0.0
+) -> Comparison:
+    """Compare ``a`` and ``b`` entry by entry, row blocks at a time (float64 arithmetic).
+
+    Examples
+    --------
+    >>> a = np.linspace(0, 1, 24, dtype=np.float32).reshape(12, 2)
+    >>> b = a.copy(); b[11, 1] = np.nextafter(b[11, 1], np.float32(0), dtype=np.float32)
+    >>> c = compare(a, b, ulps=0)
+    >>> c.differing, c.first, [(d.first, d.last, d.max_ulps) for d in c.decades]
+    (1, (11, 1), [(0, 9, 0.0), (10, 11, 1.0)])
+
+    """
+    dtype = coarser(a, b)
+    if a.shape != b.shape:
+        return Comparison(a.shape, b.shape, dtype)
+    x, y = as_rows(a), as_rows(b)
+    floor = _FLOOR * max(_largest(x), _largest(y))
+    decades: dict[int, list[float]] = {}
+    first: tuple[int, int] | None = None
+    rows = max(1, _CELLS // max(x.shape[1], 1))
+    for row in range(0, x.shape[0], rows):
+        p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
+        error = np.abs(p - q)
+        in_ulps = error / ulp(np.maximum(np.minimum(np.abs(p), np.abs(q)), floor), dtype)
+        bad = (in_ulps > ulps) & (error > atol) | (np.isnan(p) != np.isnan(q))
+        if first is None and bad.any():
+            r, c = np.argwhere(bad)[0]
+            first = (row + int(r), int(c))
+        _tally(decades, start + row, np.nan_to_num(in_ulps, nan=math.inf), error, bad)
+    return _finish(a.shape, b.shape, dtype, decades, first, start)
+
+
+def _decade(position: int) -> int:
+    return 0 if position < 10 else len(str(position)) - 1
+
+
+def _tally(
+    decades: dict[int, list[float]],
+    first_row: int,
+    in_ulps: np.ndarray,
+    error: np.ndarray,
+    bad: np.ndarray,
+) -> None:
+    last = first_row + in_ulps.shape[0] - 1
+    for k in range(_decade(first_row), _decade(last) + 1):
+        lo = max(0, (0 if k == 0 else 10**k) - first_row)  # this decade's rows: a slice
+        hi = min(in_ulps.shape[0], 10 ** (k + 1) - first_row)
+        if lo >= hi:
+            continue
+        old = decades.setdefault(k, [0.0, 0.0, 0.0])
+        old[0] = max(old[0], float(in_ulps[lo:hi].max(initial=0)))
+        old[1] = max(old[1], float(np.nan_to_num(error[lo:hi], nan=math.inf).max(initial=0)))
+        old[2] += int(bad[lo:hi].sum())
+
+
+def _finish(
+    shape_a: tuple[int, ...],
+    shape_b: tuple[int, ...],
+    dtype: str,
+    decades: dict[int, list[float]],
+    first: tuple[int, int] | None,
+    start: int,
+) -> Comparison:
+    last = start + (as_rows(np.empty(shape_a)).shape[0] if shape_a else 1) - 1
+    rows = [
+        Decade(
+            max(start, 0 if k == 0 else 10**k), min(last, 10 ** (k + 1) - 1), v[0], v[1], int(v[2])
+        )
+        for k, v in sorted(decades.items())
+    ]
+    return Comparison(
+        shape_a,
+        shape_b,
+        dtype,
+        differing=sum(d.differing for d in rows),
+        max_ulps=max((d.max_ulps for d in rows), default=0.0),
+        max_abs=max((d.max_abs for d in rows), default=0.0),
+        first=first,
+        decades=rows,
+    )

@@ -1,0 +1,42 @@
+"""The ``--format table|json`` and ``-o`` options of the report commands (gguf, diff), once.
+
+The format comes from ``--format``, else the output's suffix, else ``table``; the output is
+checked before any work and refused when it is one of the command's inputs.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from ..io import formats
+
+
+class Format(StrEnum):
+    """Formats of a report."""
+
+    table = "table"
+    json = "json"
+
+
+FormatOpt = Annotated[
+    Format | None, typer.Option("--format", help="table or json. [default: the suffix, else table]")
+]
+Output = Annotated[
+    str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
+]
+
+
+def report_kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
+    """``table`` or ``json``, after refusing an output that cannot be written or is an input."""
+    from ..io.inputs import refuse_output_over
+
+    kind = formats.resolve_format(
+        output, fmt.value if fmt else None, formats=("table", "json"), default="table",
+        suffixes=("json",),
+    )  # fmt: skip
+    formats.check_output(output, kind)
+    refuse_output_over(output, inputs)
+    return kind

@@ -1,0 +1,197 @@
+"""llama.cpp / ggml's reading of a rotary embedding: rope modes, frequency factors, YaRN.
+
+Pure NumPy and :mod:`math`; no I/O. Sources (llama.cpp): ``src/llama-model.cpp``
+``llama_model_rope_type`` (the mode per architecture), ``ggml/src/ggml.c``
+``ggml_rope_yarn_corr_dims`` (the correction range, always floored and ceiled),
+``convert_hf_to_gguf.py`` ``LlamaModel.generate_extra_tensors`` (``rope_freqs``),
+``DeepseekV2Model.set_gguf_parameters`` and ``src/models/deepseek2.cpp`` (the log-multiplier,
+``[TAG_DEEPSEEK2_YARN_LOG_MUL_FIX]``, llama.cpp PR 17945).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..rope.frequencies import RopeFrequencies, unscaled_inv_freq
+
+__all__ = [
+    "ARCH_MODES",
+    "ROPE_MODES",
+    "deepseek_factors",
+    "frequency_factors",
+    "rope_mode",
+    "yarn_corr_dims",
+]
+
+#: ggml's rope modes (``GGML_ROPE_TYPE_*`` in ``ggml.h``).
+ROPE_MODES = {"NORM": 0, "NEOX": 2, "MROPE": 8, "VISION": 24, "IMROPE": 40}
+_NORM = (
+    "llama",
+    "llama4",
+    "deci",
+    "baichuan",
+    "starcoder",
+    "internlm2",
+    "minicpm",
+    "xverse",
+    "command-r",
+    "cohere2",
+    "olmo",
+    "arctic",
+    "deepseek",
+    "deepseek2",
+    "chatglm",
+    "granite",
+    "granitemoe",
+    "chameleon",
+    "bailingmoe",
+    "smollm3",
+    "arcee",
+    "ernie4_5",
+    "mistral3",
+    "orion",
+)
+_NEOX = (
+    "falcon",
+    "grok",
+    "dbrx",
+    "bert",
+    "nomic-bert",
+    "stablelm",
+    "bitnet",
+    "qwen",
+    "qwen2",
+    "qwen2moe",
+    "qwen3",
+    "qwen3moe",
+    "olmo2",
+    "olmoe",
+    "phi2",
+    "phi3",
+    "phimoe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3n",
+    "starcoder2",
+    "openelm",
+    "gptneox",
+    "codeshell",
+    "nemotron",
+    "exaone",
+    "minicpm3",
+    "gpt-oss",
+    "plamo2",
+)
+#: The mode each GGUF ``general.architecture`` implies (a selection of llama-model.cpp's).
+ARCH_MODES = {
+    **dict.fromkeys(_NORM, "NORM"),
+    **dict.fromkeys(_NEOX, "NEOX"),
+    "qwen2vl": "MROPE",
+    "qwen3vl": "IMROPE",
+    "qwen3vlmoe": "IMROPE",
+}
+_PAIRS = {
+    "NORM": "consecutive pairs (2j, 2j+1): the converter permuted q_proj/k_proj rows from "
+    "transformers' half-split layout (LlamaModel.permute)",
+    "NEOX": "half-split pairs (j, j + n_rot/2), transformers' rotate_half layout; no permutation",
+    "MROPE": "half-split pairs, sections of the pairs driven by time, height, width",
+    "IMROPE": "half-split pairs, time/height/width interleaved pair by pair",
+    "VISION": "half-split pairs, the exponent restarting in each section",
+}
+
+
+def rope_mode(arch: str | None) -> tuple[str, int, str] | None:
+    """The rope mode llama.cpp uses for a GGUF architecture: name, value, pair layout.
+
+    Examples
+    --------
+    >>> rope_mode("llama")[:2], rope_mode("qwen2")[:2], rope_mode("qwen3vl")[:2]
+    (('NORM', 0), ('NEOX', 2), ('IMROPE', 40))
+    >>> rope_mode("mystery") is None
+    True
+
+    """
+    name = ARCH_MODES.get(arch or "")
+    return None if name is None else (name, ROPE_MODES[name], _PAIRS[name])
+
+
+def yarn_corr_dims(
+    n_dims: int, n_ctx_orig: int, base: float, beta_fast: float = 32.0, beta_slow: float = 1.0
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """YaRN's correction range: exact (transformers with ``truncate: false``) and ggml's.
+
+    ``corr(r) = n_dims·ln(L/(2π·r)) / (2·ln θ)``; ggml (``ggml_rope_yarn_corr_dims``) takes
+    ``max(0, floor(corr(β_fast)))`` and ``min(n_dims − 1, ceil(corr(β_slow)))`` always.
+
+    Returns
+    -------
+    exact, ggml : tuple of (float, float)
+        ``(low, high)`` each, in pair indices.
+
+    Examples
+    --------
+    >>> exact, ggml = yarn_corr_dims(64, 4096, 150000.0)  # gpt-oss
+    >>> [round(v, 4) for v in exact], ggml
+    ([8.0928, 17.398], (8.0, 18.0))
+
+    """
+
+    def corr(rotations: float) -> float:
+        return n_dims * math.log(n_ctx_orig / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = corr(beta_fast), corr(beta_slow)
+    return (low, high), (
+        max(0.0, float(math.floor(low))),
+        min(n_dims - 1.0, float(math.ceil(high))),
+    )
+
+
+def frequency_factors(freqs: RopeFrequencies) -> np.ndarray:
+    """What ``rope_freqs`` must hold for ggml to reproduce ``freqs``: ``θ-schedule / ω``.
+
+    ggml divides each ``θ_i`` by the factor (``freq_factors`` of ``ggml_rope_ext``), so a
+    factor is the unscaled ``1/θ^(2i/d)`` over transformers' ``inv_freq``; float64, shape
+    ``(rotary_dim/2,)``. For Llama 3.1: 29 × 1.0, 6 smoothed, 29 × 8.0.
+
+    Examples
+    --------
+    >>> from pecli.core.rope import RopeSpec, rope_frequencies
+    >>> spec = RopeSpec(rope_type="llama3", theta=500000.0, head_dim=128, factor=8.0,
+    ...     low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=8192)
+    >>> np.round(frequency_factors(rope_frequencies(spec))[29:35], 6).tolist()
+    [1.207484, 1.553415, 2.026313, 2.69453, 3.684253, 5.257327]
+
+    """
+    base = unscaled_inv_freq(freqs.spec)
+    exact = freqs.inv_freq + freqs.residual
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(exact > 0, base / exact, 1.0)
+
+
+def deepseek_factors(factor: float, mscale_all_dim: float) -> dict[str, float]:
+    """DeepSeek's YaRN magnitudes in llama.cpp (``deepseek2.cpp``) and in transformers.
+
+    ggml's rope multiplies cos/sin by ``1 + 0.1·ln f`` whenever YaRN extrapolates; DeepSeek's
+    graph passes ``attn_factor = 1/(1 + 0.1·ln f)`` to cancel it and scales the attention
+    scores by ``mscale²``, ``mscale = 1 + 0.1·mscale_all_dim·ln f`` (transformers'
+    ``yarn_get_mscale``, squared into ``softmax_scale``). The GGUF stores
+    ``yarn_log_multiplier = 0.1·mscale_all_dim``; llama.cpp divides it by 0.1 on load.
+
+    Examples
+    --------
+    >>> values = deepseek_factors(40.0, 1.0)
+    >>> [round(values[k], 7) for k in ("ggml_mscale", "cancelling_attn_factor", "kq_multiplier")]
+    [1.3688879, 0.73052, 1.8738542]
+
+    """
+    internal = 1.0 + 0.1 * math.log(factor) if factor > 1 else 1.0
+    mscale = 1.0 + 0.1 * mscale_all_dim * math.log(factor) if factor > 1 else 1.0
+    return {
+        "ggml_mscale": internal,
+        "cancelling_attn_factor": 1.0 / internal,
+        "kq_multiplier": mscale * mscale,
+        "yarn_log_multiplier": 0.1 * mscale_all_dim,
+    }

@@ -1,0 +1,108 @@
+"""What llama.cpp computes for a RoPE cache: ggml's float32 loop, one rounding per step.
+
+ggml (``ggml-cpu/ops.cpp``, ``ggml_rope_cache_init`` and ``rope_yarn``) does not build an
+``inv_freq`` vector: for each position it starts from ``θ = float(p)`` and, pair after pair,
+divides by the frequency factor (``rope_freqs``), takes ``freq_scale·θ`` (linear, YaRN's
+interpolation), mixes in YaRN's ramp over the floored/ceiled correction range, takes
+``cosf``/``sinf`` times ``mscale``, then multiplies ``θ`` by ``theta_scale = powf(base,
+-2/n_dims)`` for the next pair. The repeated float32 product makes a pair's angle carry about
+``i`` roundings, where transformers' carries one or two. This module repeats those steps with
+NumPy float32 (``powf`` and ``cosf``/``sinf`` taken as the float32 roundings of the float64
+values, within 1 ulp of glibc's). Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from ..errors import ParameterError
+from ..rope.cache import BLOCK_CELLS, PARTS, rope_layout
+from ..rope.frequencies import RopeFrequencies
+from ..rules import check_n, check_table_dtype
+from .ggml import frequency_factors, yarn_corr_dims
+
+__all__ = ["GGML_TYPES", "ggml_angles", "ggml_cache_blocks"]
+
+#: The rope types llama.cpp runs (dynamic NTK and longrope's switching are not repeated).
+GGML_TYPES = ("default", "linear", "llama3", "yarn")
+_F = np.float32
+
+
+def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, np.float32]:
+    """Per pair: frequency factor, ``freq_scale``, YaRN's ramp mix; and the net ``mscale``."""
+    spec = freqs.spec
+    if spec.rope_type not in GGML_TYPES:
+        raise ParameterError("arithmetic", "llama.cpp is repeated for rope types "
+                             f"{', '.join(GGML_TYPES)}", spec.rope_type)  # fmt: skip
+    half = spec.rotary_dim // 2
+    factors = np.ones(half, dtype=_F)
+    scale, mix, mscale = _F(1.0), np.zeros(half, dtype=_F), _F(freqs.attention_factor)
+    if spec.rope_type == "llama3":
+        factors = frequency_factors(freqs).astype(_F)
+    if spec.rope_type in ("linear", "yarn"):
+        factor = float(freqs.notes.get("factor", spec.factor or 1.0))
+        scale = _F(1.0) / _F(factor)
+    if spec.rope_type == "yarn":
+        _, (low, high) = yarn_corr_dims(spec.rotary_dim, spec.original_max_position_embeddings
+                                         or 0, spec.theta, spec.beta_fast or 32.0,
+                                         spec.beta_slow or 1.0)  # fmt: skip
+        ramp = (np.arange(half, dtype=_F) - _F(low)) / _F(max(0.001, high - low))
+        mix = (_F(1) - np.clip(ramp, 0, 1)).astype(_F)
+        internal = _F(1.0) + _F(0.1) * _F(math.log(1.0 / float(scale)))
+        mscale = _F(_F(freqs.attention_factor) / internal) * internal  # passed, then ggml's
+    return factors, scale, mix, mscale
+
+
+def ggml_angles(freqs: RopeFrequencies, positions: np.ndarray) -> np.ndarray:
+    """The float32 angles ggml rotates by, shape ``(len(positions), rotary_dim/2)``.
+
+    Examples
+    --------
+    >>> from pecli.core.rope import RopeSpec, rope_frequencies
+    >>> angles = ggml_angles(rope_frequencies(RopeSpec(theta=10000.0, head_dim=4)),
+    ...                      np.array([3]))
+    >>> angles.dtype, angles[0, 0], angles[0, 1] == np.float32(3) * np.float32(0.01)
+    (dtype('float32'), np.float32(3.0), np.True_)
+
+    """
+    spec = freqs.spec
+    factors, scale, mix, _ = _plan(freqs)
+    theta_scale = _F(float(_F(spec.theta)) ** float(_F(-2.0) / _F(spec.rotary_dim)))
+    theta = np.asarray(positions).astype(_F)
+    out = np.empty((theta.size, factors.size), dtype=_F)
+    for i in range(factors.size):
+        extrap = theta / factors[i]
+        interp = scale * extrap
+        out[:, i] = interp * (_F(1) - mix[i]) + extrap * mix[i] if mix[i] else interp
+        theta = theta * theta_scale
+    return out
+
+
+def ggml_cache_blocks(
+    freqs: RopeFrequencies, n: int, *, start: int = 0, layout: str = "half-split",
+    dtype: DTypeLike = np.float32, part: str = "both", rows: int | None = None,
+) -> Iterator[np.ndarray]:  # fmt: skip
+    """The cache as llama.cpp's CPU backend computes it, in row blocks (as ``cache_blocks``).
+
+    Positions must be below 2^24 (ggml's float positions are exact up to there).
+    """
+    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
+    if part not in PARTS:
+        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    if not isinstance(start, int | np.integer) or start < 0 or start + n > 1 << 24:
+        raise ParameterError("start", "must be >= 0 with start + n <= 2^24 (llama.cpp)", start)
+    mscale = _plan(freqs)[3]
+    step = rows or max(1, BLOCK_CELLS // max(freqs.spec.rotary_dim, 1))
+    names = ("cos", "sin") if part == "both" else (part,)
+    for row in range(0, n, step):
+        angles = ggml_angles(freqs, np.arange(start + row, start + min(row + step, n)))
+        parts = []
+        for name in names:
+            values = (np.cos if name == "cos" else np.sin)(angles.astype(np.float64)).astype(_F)
+            values = values * mscale if mscale != 1 else values
+            parts += [values, values] if kind == "half-split" else [np.repeat(values, 2, axis=1)]
+        yield np.concatenate(parts, axis=1).astype(stored)

@@ -1,0 +1,121 @@
+"""What a GGUF check adds in words: the rope mode, what ggml cannot express, conventions.
+
+Pure Python and NumPy; no I/O. Sources: llama.cpp ``llama_model_rope_type``,
+``ggml_rope_yarn_corr_dims``, ``convert_hf_to_gguf.py`` (``LlamaModel.generate_extra_tensors``
+reads ``original_max_position_embeddings`` from the top of the config, default 8192),
+``DeepseekV2Model.set_gguf_parameters`` and ``deepseek2.cpp``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..rope import RopeSpec, rope_frequencies
+from .ggml import deepseek_factors, rope_mode, yarn_corr_dims
+
+__all__ = ["notes_for"]
+
+
+def notes_for(
+    spec: RopeSpec, config: Mapping[str, Any], arch: str | None, found: Mapping[str, Any]
+) -> list[Any]:
+    """Notes (``Finding`` with status ``note``, or ``differ`` for a convention broken)."""
+    from .gguf_check import Finding  # circular at import time only
+
+    notes = [_mode_finding(config, arch, Finding)]
+    for text in (_truncate(spec), _llama3_length(spec, config), _dynamic(spec)):
+        if text:
+            notes.append(Finding("note", "note", None, None, text))
+    if spec.mscale_all_dim is not None and spec.rope_type == "yarn":
+        notes.append(_deepseek(spec, found, Finding))
+    return notes
+
+
+def _expected_mode(config: Mapping[str, Any]) -> str | None:
+    """M-RoPE when the config has ``mrope_section``: interleaved (IMROPE) for Qwen3-VL / 3.5."""
+    rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    if not isinstance(rope, Mapping) or not rope.get("mrope_section"):
+        return None
+    names = " ".join(str(a) for a in config.get("architectures") or [])
+    interleaved = rope.get("mrope_interleaved") or "Qwen3VL" in names or "Qwen3_5" in names
+    return "IMROPE" if interleaved else "MROPE"
+
+
+def _mode_finding(config: Mapping[str, Any], arch: str | None, finding: Any) -> Any:
+    want, mode = _expected_mode(config), rope_mode(arch)
+    if want and mode and mode[0] != want:
+        rule = (f"the config has mrope_section ({want}): {arch} rotates in {mode[0]}, "
+                "right for text only, wrong for image and video positions")  # fmt: skip
+        return finding("rope mode", "differ", want, mode[0], rule)
+    return finding("rope mode", "note", None, None, _mode(arch))
+
+
+def _mode(arch: str | None) -> str:
+    mode = rope_mode(arch)
+    if mode is None:
+        return f"architecture {arch!r} is not in pecli's table of llama.cpp rope modes"
+    name, value, pairs = mode
+    return f"{arch}: llama.cpp rotates in mode {name} ({value}), {pairs}"
+
+
+def _truncate(spec: RopeSpec) -> str:
+    if spec.rope_type != "yarn" or spec.truncate:
+        return ""
+    exact, ggml = yarn_corr_dims(
+        spec.rotary_dim,
+        spec.original_max_position_embeddings or 0,
+        spec.theta,
+        spec.beta_fast or 32.0,
+        spec.beta_slow or 1.0,
+    )
+    ours = rope_frequencies(spec).inv_freq
+    theirs = rope_frequencies(dataclasses.replace(spec, truncate=True)).inv_freq
+    worst = float(np.max(np.abs(theirs - ours) / ours))
+    return (
+        f"truncate: false cannot be expressed in GGUF: ggml always floors and ceils the "
+        f"correction range ({exact[0]:.4f}…{exact[1]:.4f} in transformers, "
+        f"{ggml[0]:g}…{ggml[1]:g} in ggml); inv_freq differ by up to {worst:.3g} relative"
+    )
+
+
+def _llama3_length(spec: RopeSpec, config: Mapping[str, Any]) -> str:
+    if spec.rope_type != "llama3":
+        return ""
+    taken = config.get("original_max_position_embeddings", 8192)
+    if taken == spec.original_max_position_embeddings:
+        return ""
+    return (
+        f"convert_hf_to_gguf.py reads original_max_position_embeddings from the top of "
+        f"the config ({taken}), transformers from the rope parameters "
+        f"({spec.original_max_position_embeddings}): a converted rope_freqs follows {taken}"
+    )
+
+
+def _dynamic(spec: RopeSpec) -> str:
+    if spec.rope_type != "dynamic":
+        return ""
+    return "ggml has no dynamic NTK scaling: llama.cpp rotates with θ unchanged at every length"
+
+
+def _deepseek(spec: RopeSpec, found: Mapping[str, Any], finding: Any) -> Any:
+    factor = float(rope_frequencies(spec).notes.get("factor", spec.factor or 1.0))
+    values = deepseek_factors(factor, float(spec.mscale_all_dim or 0.0))
+    text = (
+        f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = "
+        f"{values['yarn_log_multiplier']:g} (llama.cpp divides it by 0.1 on load); ggml's "
+        f"YaRN multiplies cos/sin by {values['ggml_mscale']:.7f}, DeepSeek's graph cancels "
+        f"it with attn_factor {values['cancelling_attn_factor']:.7f} and scales the scores "
+        f"by mscale² = {values['kq_multiplier']:.7f}"
+    )
+    stored = found.get("rope.scaling.yarn_log_multiplier")
+    if stored is not None and spec.mscale_all_dim and stored == np.float32(spec.mscale_all_dim):
+        text = (
+            f"yarn_log_multiplier holds mscale_all_dim itself ({stored:g}), the convention "
+            "before llama.cpp PR 17945: llama.cpp divides it by 0.1, so the scores are "
+            f"scaled by the wrong mscale². {text}"
+        )
+    return finding("note", "note", None, None, text)

@@ -1,0 +1,62 @@
+"""The rules of one number of a rotary embedding (finite, > a bound, an integer >= 1).
+
+Shared by the checks of :mod:`pecli.core.rope.spec` and the per-type rules of
+:mod:`pecli.core.rope.registry`. A value from a JSON config may be a string or a bool where a
+number belongs: the message then shows it as ``the string '2'``. Pure Python; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..errors import ParameterError
+
+__all__ = ["count", "finite", "positive", "shown"]
+
+
+class _Shown(str):
+    """A value as an error message shows it: ``the string '2'`` (repr and str alike)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def shown(value: object) -> object:
+    """``value``, or ``the string '2'`` for a string (a JSON number given in quotes).
+
+    >>> shown("2"), shown(2.0)
+    (the string '2', 2.0)
+    """
+    return _Shown(f"the string {value!r}") if isinstance(value, str) else value
+
+
+def positive(name: str, value: object, *, above: float = 0.0) -> float:
+    """``value`` as a float if it is a finite real number > ``above``; else ParameterError.
+
+    >>> positive("factor", 0)
+    Traceback (most recent call last):
+    ...
+    pecli.core.errors.ParameterError: factor must be a finite number > 0 (got 0)
+    """
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not ok:
+        raise ParameterError(name, f"must be a finite number > {above:g}", shown(value))
+    if not math.isfinite(float(value)) or float(value) <= above:  # type: ignore[arg-type]
+        raise ParameterError(name, f"must be a finite number > {above:g}", value)
+    return float(value)  # type: ignore[arg-type]
+
+
+def count(name: str, value: object) -> int:
+    """``value`` if it is an integer >= 1 (not a bool); else ParameterError."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or int(value) < 1:
+        raise ParameterError(name, "must be an integer >= 1", shown(value))
+    return int(value)
+
+
+def finite(name: str, value: object) -> float:
+    """``value`` as a float if it is a finite real number (not a bool); else ParameterError."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not ok or not math.isfinite(float(value)):  # type: ignore[arg-type]
+        raise ParameterError(name, "must be a finite number", shown(value))
+    return float(value)  # type: ignore[arg-type]

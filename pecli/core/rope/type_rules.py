@@ -1,0 +1,51 @@
+"""The rules a rope type adds to its fields' own (run last by :func:`.spec.check_spec`).
+
+Each takes a checked-so-far :class:`~pecli.core.rope.spec.RopeSpec` of its type and raises
+:class:`~pecli.core.errors.ParameterError` naming the field; :mod:`pecli.core.rope.registry`
+names them in each type's record. transformers only warns for most of these
+(``_validate_<type>_rope_parameters``); pecli refuses, since the formula would be undefined or
+silently wrong. Pure Python; no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import ParameterError
+from .number_rules import positive
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .spec import RopeSpec
+
+__all__ = ["dynamic_width", "llama3_bands", "longrope_factors"]
+
+
+def llama3_bands(spec: RopeSpec) -> None:
+    """low_freq_factor > 0 (it divides L) and high_freq_factor > low_freq_factor."""
+    if spec.low_freq_factor <= 0:  # type: ignore[operator]
+        raise ParameterError("low_freq_factor", "must be > 0 (it divides L)",
+                             spec.low_freq_factor)  # fmt: skip
+    if spec.high_freq_factor <= spec.low_freq_factor:  # type: ignore[operator]
+        raise ParameterError("high_freq_factor", "must be > low_freq_factor", spec.high_freq_factor)
+
+
+def dynamic_width(spec: RopeSpec) -> None:
+    """A rotated width of at least 4: θ' has the exponent dim/(dim − 2)."""
+    if spec.rotary_dim < 4:
+        rule = (
+            "must give a rotated width of at least 4 for rope_type 'dynamic' (θ' has the"
+            f" exponent dim/(dim − 2)); int({spec.head_dim}·{spec.partial_rotary_factor:g})"
+            f" = {spec.rotary_dim}"
+        )
+        raise ParameterError("head_dim", rule, spec.head_dim)
+
+
+def longrope_factors(spec: RopeSpec) -> None:
+    """short_factor and long_factor: rotary_dim/2 numbers each, every one > 0."""
+    for name in ("short_factor", "long_factor"):
+        values = getattr(spec, name)
+        if len(values) != spec.rotary_dim // 2:
+            rule = f"must hold rotary_dim/2 = {spec.rotary_dim // 2} numbers"
+            raise ParameterError(name, rule, f"{len(values)} numbers")
+        for value in values:
+            positive(name, value)

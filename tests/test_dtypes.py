@@ -1,0 +1,50 @@
+"""The dtype facts of pecli/core/dtypes.py against NumPy's and ml_dtypes' own finfo, and
+storage_precision against values built by hand at each dtype's last bit."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pecli.core.dtypes import (
+    FLOAT_DTYPES,
+    SIGNIFICAND_BITS,
+    float_dtype,
+    largest_exact_integer,
+    storage_precision,
+    unit_roundoff,
+)
+
+
+@pytest.mark.parametrize("name", FLOAT_DTYPES)
+def test_significand_bits_are_the_libraries(name):
+    info = ml_dtypes.finfo(float_dtype(name))  # NumPy's own finfo for the IEEE dtypes
+    assert SIGNIFICAND_BITS[name] == int(info.nmant) + 1
+    assert unit_roundoff(name) == float(info.eps) / 2
+    n = largest_exact_integer(name)
+    assert n == 2 ** (int(info.nmant) + 1)
+    # n is exact, and n + 1 is the first integer the dtype cannot hold
+    top = np.array([n - 1, n, n + 1], dtype=np.float64).astype(float_dtype(name))
+    assert top.astype(np.float64).tolist()[:2] == [n - 1, n] and float(top[2]) != n + 1
+
+
+@pytest.mark.parametrize(
+    ("value", "storage"),
+    [(1 + 2**-7, "bfloat16"),  # 8 significand bits
+     (1 + 2**-8, "float16"),  # 9 bits: too many for bfloat16, within float16's 11
+     (1 + 2**-10, "float16"),
+     (1 + 2**-11, "float32"),  # 12 bits
+     (1 + 2**-23, "float32"),
+     (1 + 2**-24, "float64"),  # 25 bits
+     (2.0**-140, "float32"),  # below float16's range, a float32 subnormal
+     (70000.0, "float32")],  # above float16's largest, 65504
+)  # fmt: skip
+def test_storage_precision_is_the_coarsest_exact_dtype(value, storage):
+    assert storage_precision(np.array([0.5, value])) == storage
+
+
+def test_storage_precision_reads_past_the_first_values():
+    values = np.full(5000, 0.5)
+    values[-1] = 0.1  # only the last one needs float64
+    assert storage_precision(values) == "float64"

@@ -1,0 +1,185 @@
+"""pecli rope engines: each engine's reading against the engine's own code (mlx_lm, fixtures
+made by tools/library_fixtures/generate_engines.py) and the issue's golden numbers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+from pecli.core.ports.engines import engine_readings
+from pecli.core.rope import RopeSpec
+
+HERE = Path(__file__).parent / "fixtures" / "libraries" / "engines"
+GGUF = Path(__file__).parent / "fixtures" / "libraries" / "gguf"
+
+
+def _mlx(name: str) -> tuple[np.ndarray, dict]:
+    provenance = json.loads((HERE / f"mlx_{name}_inv_freq.json").read_text())
+    return np.load(HERE / f"mlx_{name}_inv_freq.npy"), provenance["params"]
+
+
+def _rows(spec: RopeSpec, context: int = 131072) -> dict:
+    return {r.engine: r for r in engine_readings(spec, context=context)}
+
+
+OSS = RopeSpec(
+    rope_type="yarn",
+    theta=150000.0,
+    head_dim=64,
+    factor=32.0,
+    beta_fast=32.0,
+    beta_slow=1.0,
+    original_max_position_embeddings=4096,
+    truncate=False,
+)
+DEEPSEEK = RopeSpec(
+    rope_type="yarn",
+    theta=10000.0,
+    head_dim=64,
+    factor=40.0,
+    mscale=1.0,
+    mscale_all_dim=1.0,
+    original_max_position_embeddings=4096,
+)
+
+
+def _phi3(seq_len: int | None) -> RopeSpec:
+    _, p = _mlx("phi3")
+    return RopeSpec(
+        rope_type="longrope",
+        theta=10000.0,
+        head_dim=96,
+        seq_len=seq_len,
+        original_max_position_embeddings=4096,
+        max_position_embeddings=131072,
+        short_factor=tuple(p["short_factor"]),
+        long_factor=tuple(p["long_factor"]),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "spec"),
+    [
+        ("gpt_oss", OSS),
+        ("deepseek", DEEPSEEK),
+        ("phi3", _phi3(100)),
+        (
+            "llama31",
+            RopeSpec(
+                rope_type="llama3",
+                theta=500000.0,
+                head_dim=128,
+                factor=8.0,
+                low_freq_factor=1.0,
+                high_freq_factor=4.0,
+                original_max_position_embeddings=8192,
+            ),
+        ),
+    ],
+)
+def test_mlx_row_is_mlx_lms_own_inv_freq_and_factor(name, spec):
+    values, params = _mlx(name)
+    row = _rows(spec)["mlx_lm"]
+    np.testing.assert_allclose(row.inv_freq, values, rtol=3e-7)
+    assert row.cos_sin_factor == pytest.approx(params["scale"], rel=1e-12)
+
+
+def test_gpt_oss_range_truncated_or_not():
+    rows = _rows(OSS)
+    exact = [
+        64 * mpmath.log(4096 / (r * 2 * mpmath.pi)) / (2 * mpmath.log(150000)) for r in (32, 1)
+    ]
+    for engine in ("transformers 5", "vLLM"):
+        assert rows[engine].yarn_range == pytest.approx([float(v) for v in exact], rel=1e-12)
+        assert rows[engine].max_relative == 0 and rows[engine].first_position is None
+    for engine in ("mlx_lm", "llama.cpp", "TensorRT-LLM"):
+        assert rows[engine].yarn_range == (8.0, 18.0)
+        assert rows[engine].max_relative > 0.5 and rows[engine].first_position is not None
+
+
+def test_phi3_factor_and_long_factor_switching():
+    short_prompt = _rows(_phi3(1000))
+    exact = float(mpmath.sqrt(1 + mpmath.log(32) / mpmath.log(4096)))
+    assert round(exact, 6) == 1.190238
+    assert all(r.cos_sin_factor == pytest.approx(exact, rel=1e-12) for r in short_prompt.values())
+    assert {e: r.factors for e, r in short_prompt.items()} == {
+        "transformers 5": "short",
+        "transformers 4": "short",
+        "vLLM": "long",
+        "mlx_lm": "long",
+        "llama.cpp": "long",
+        "TensorRT-LLM": "long",
+    }
+    long_prompt, small_context = _rows(_phi3(5000)), _rows(_phi3(1000), context=4096)
+    assert long_prompt["transformers 5"].factors == "long"
+    assert long_prompt["vLLM"].max_relative == 0
+    assert [small_context[e].factors for e in ("vLLM", "llama.cpp", "mlx_lm")] == [
+        "short",
+        "short",
+        "long",
+    ]
+
+
+def test_deepseek_scores_multiplier_everywhere():
+    rows = _rows(DEEPSEEK)
+    expected = float((1 + mpmath.mpf("0.1") * mpmath.log(40)) ** 2)
+    assert round(expected, 7) == 1.8738542
+    for row in rows.values():
+        assert row.scores == pytest.approx(expected, rel=1e-14) and row.cos_sin_factor == 1.0
+
+
+def test_cli_report(run_cli):
+    result = run_cli("rope", "engines", str(GGUF / "deepseek.config.json"))
+    assert result.exit_code == 0, result.output
+    assert "1.3688879" in result.stdout and "0.7305200" in result.stdout
+    assert "1.8738542" in result.stdout
+    result = run_cli("rope", "engines", str(GGUF / "gpt_oss.config.json"), "--format", "json")
+    rows = {r["engine"]: r for r in json.loads(result.stdout)["engines"]}
+    assert rows["llama.cpp"]["yarn_range"] == [8.0, 18.0]
+    assert round(rows["transformers 5"]["yarn_range"][0], 4) == 8.0928
+
+
+def test_a_transformers_5_config_is_unscaled_for_transformers_4(run_cli, tmp_path):
+    config = {
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "rope_theta": 500000.0,
+        "rope_parameters": {"rope_type": "linear", "factor": 4.0, "rope_theta": 500000.0},
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = run_cli("rope", "engines", str(tmp_path), "--format", "json")
+    rows = {r["engine"]: r for r in json.loads(result.stdout)["engines"]}
+    assert rows["transformers 4"]["max_relative_inv_freq"] == pytest.approx(3.0)
+    assert rows["mlx_lm"]["max_relative_inv_freq"] == pytest.approx(3.0)  # models/llama.py
+    assert rows["vLLM"]["max_relative_inv_freq"] == 0
+    del config["rope_theta"]  # transformers 4 and mlx_lm: θ = 10000
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = run_cli("rope", "engines", str(tmp_path), "--format", "json")
+    rows = {r["engine"]: r for r in json.loads(result.stdout)["engines"]}
+    expected = 1 / 10000 ** (np.arange(0, 128, 2) / 128)
+    np.testing.assert_allclose(rows["transformers 4"]["inv_freq"], expected, rtol=1e-15)
+
+
+def test_a_missing_config_is_a_usage_error(run_cli, tmp_path):
+    result = run_cli("rope", "engines", str(tmp_path / "nothing.json"))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_first_position_is_the_first_with_a_phase_over_1e_3():
+    rows = _rows(OSS)
+    gap = np.max(np.abs(rows["llama.cpp"].inv_freq - rows["transformers 5"].inv_freq))
+    p = rows["llama.cpp"].first_position
+    assert p * gap > 1e-3 >= (p - 1) * gap
+
+
+def test_dynamic_is_unscaled_in_llama_cpp():
+    spec = RopeSpec(rope_type="dynamic", theta=10000.0, head_dim=64, factor=2.0,
+                    max_position_embeddings=4096, seq_len=8000)  # fmt: skip
+    rows = _rows(spec)
+    unscaled = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
+    np.testing.assert_allclose(rows["llama.cpp"].inv_freq, unscaled, rtol=1e-15)
+    assert rows["mlx_lm"].max_relative == 0 and rows["llama.cpp"].max_relative > 0.5

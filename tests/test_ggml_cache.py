@@ -1,0 +1,110 @@
+"""rope cache --arithmetic llama.cpp: ggml's float32 loop, checked against a slow loop written
+from ggml_rope_cache_init / rope_yarn (one float32 step at a time) and exact angles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pecli.core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
+from pecli.core.rope import RopeSpec, rope_frequencies
+
+F = np.float32
+SPECS = [
+    RopeSpec(theta=10000.0, head_dim=16),
+    RopeSpec(rope_type="linear", theta=10000.0, head_dim=16, factor=4.0),
+    RopeSpec(rope_type="llama3", theta=500000.0, head_dim=32, factor=8.0, low_freq_factor=1.0,
+             high_freq_factor=4.0, original_max_position_embeddings=64),
+    RopeSpec(rope_type="yarn", theta=10000.0, head_dim=32, factor=4.0,
+             original_max_position_embeddings=256),
+]  # fmt: skip
+
+
+def slow_angles(spec: RopeSpec, p: int) -> list[F]:
+    """ggml_rope_cache_init for one position, scalar float32 operations in ggml's order."""
+    freqs = rope_frequencies(spec)
+    d = spec.rotary_dim
+    theta_scale = F(float(F(spec.theta)) ** float(F(-2.0) / F(d)))
+    factor = float(freqs.notes.get("factor", spec.factor or 1.0))
+    freq_scale = F(1.0) / F(factor) if spec.rope_type in ("linear", "yarn") else F(1.0)
+    base = 1 / spec.theta ** (np.arange(0, d, 2) / d)
+    ff = base / (freqs.inv_freq + freqs.residual) if spec.rope_type == "llama3" else None
+    low = high = 0.0
+    if spec.rope_type == "yarn":
+
+        def corr(r):
+            return d * math.log(spec.original_max_position_embeddings / (r * 2 * math.pi)) / (
+                2 * math.log(spec.theta))  # fmt: skip
+
+        low, high = max(0.0, math.floor(corr(32))), min(d - 1.0, math.ceil(corr(1)))
+    theta, out = F(p), []
+    for i in range(d // 2):
+        extrap = theta / F(ff[i]) if ff is not None else theta
+        interp = freq_scale * extrap
+        if spec.rope_type == "yarn":
+            y = F(i - low) / F(max(0.001, high - low))
+            mix = F(1) - min(F(1), max(F(0), y))
+            interp = interp * (F(1) - mix) + extrap * mix
+        out.append(interp)
+        theta = theta * theta_scale
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.rope_type)
+@pytest.mark.parametrize("p", [0, 1, 7, 1000, 65535, 1 << 20])
+def test_angles_are_the_slow_loops_bit_for_bit(spec, p):
+    fast = ggml_angles(rope_frequencies(spec), np.array([p]))[0]
+    assert fast.tolist() == [float(v) for v in slow_angles(spec, p)]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.rope_type)
+def test_many_positions_bit_for_bit(spec):
+    positions = np.random.default_rng(7).integers(0, 1 << 24, 300)
+    fast = ggml_angles(rope_frequencies(spec), positions)
+    slow = [[float(v) for v in slow_angles(spec, int(p))] for p in positions]
+    assert fast.tolist() == slow
+
+
+def test_hand_derived_first_pairs():
+    angles = ggml_angles(rope_frequencies(RopeSpec(theta=10000.0, head_dim=4)), np.array([1]))
+    assert angles.tolist() == [[1.0, float(F(0.01))]]
+
+
+def test_each_pair_carries_about_one_rounding_more():
+    spec = RopeSpec(theta=500000.0, head_dim=128)
+    freqs = rope_frequencies(spec)
+    p = 10007
+    angles = ggml_angles(freqs, np.array([p]))[0].astype(np.float64)
+    exact = p * (freqs.inv_freq + freqs.residual)
+    relative = np.abs(angles - exact) / exact
+    bound = (np.arange(64) + 4) * 2.0**-24
+    assert np.all(relative <= bound)
+    assert relative[40:].max() > 4 * 2.0**-24  # more than transformers' two roundings
+
+
+def test_cos_sin_times_the_attention_factor():
+    spec = RopeSpec(rope_type="yarn", theta=10000.0, head_dim=32, factor=3.0,
+                    attention_factor=1.2, original_max_position_embeddings=256)  # fmt: skip
+    freqs = rope_frequencies(spec)
+    block = next(ggml_cache_blocks(freqs, 3, start=5, part="cos"))
+    angles = ggml_angles(freqs, np.arange(5, 8)).astype(np.float64)
+    internal = F(1) + F(0.1) * F(math.log(3.0))
+    mscale = F(F(1.2) / internal) * internal  # llama.cpp passes 1.2/internal, ggml multiplies
+    assert mscale != F(1.2)
+    expected = np.cos(angles).astype(F) * mscale
+    np.testing.assert_array_equal(block, np.concatenate([expected, expected], axis=1))
+
+
+def test_cli(run_cli, tmp_path):
+    out = tmp_path / "c.safetensors"
+    result = run_cli("rope", "cache", "--theta", "500000", "--head-dim", "64", "--n", "64",
+                     "--arithmetic", "llama.cpp", "-o", str(out), "-q")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "metadata agrees" in run_cli("rope", "identify", str(out)).stdout
+    for bad, option in ((["--rope-type", "dynamic", "--factor", "2",
+                          "--max-position-embeddings", "64"], "--arithmetic"),
+                        (["--start", str(1 << 24)], "--start")):  # fmt: skip
+        result = run_cli("rope", "cache", "--n", "4", "--arithmetic", "llama.cpp", *bad)
+        assert result.exit_code == 2 and option in result.stderr

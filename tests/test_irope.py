@@ -1,0 +1,64 @@
+"""pecli rope irope: Llama 4's NoPE temperature (the issue's values, mpmath) and layer map."""
+
+from __future__ import annotations
+
+import json
+
+import mpmath
+import numpy as np
+import pytest
+
+from pecli.core.ports.llama4 import nope_temperature, rope_layers
+
+
+def _exact(p: int) -> float:
+    return float(mpmath.log(mpmath.floor(mpmath.mpf(p + 1) / 8192) + 1) * mpmath.mpf("0.1") + 1)
+
+
+def test_golden_values():
+    p = np.array([0, 100, 8190, 8191, 65535, 1048575])
+    assert np.round(nope_temperature(p), 7).tolist() == [
+        1.0,
+        1.0,
+        1.0,
+        1.0693147,
+        1.2197225,
+        1.4859812,
+    ]
+
+
+@pytest.mark.parametrize("p", [0, 8190, 8191, 8192, 16382, 16383, 10**6, 10**7, 2**31])
+def test_against_mpmath(p):
+    assert nope_temperature(np.array([p]))[0] == pytest.approx(_exact(p), rel=1e-15)
+
+
+def test_every_fourth_layer_is_nope():
+    flags = rope_layers(48)
+    assert [i for i, f in enumerate(flags) if not f] == list(range(3, 48, 4))
+    assert rope_layers(3, given=[1, 0, 1]) == [True, False, True]
+
+
+def test_cli_reads_a_config(run_cli, tmp_path):
+    config = {
+        "text_config": {
+            "num_hidden_layers": 6,
+            "no_rope_layers": [1, 1, 0, 1, 1, 0],
+            "attention_chunk_size": 4096,
+            "floor_scale": 4096,
+            "attn_scale": 0.2,
+        }
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = run_cli("rope", "irope", "--config", str(tmp_path), "--positions", "4095,4094")
+    assert result.exit_code == 0, result.output
+    assert "NoPE layers: 2 5" in result.stdout and "chunks of 4096" in result.stdout
+    expected = float(mpmath.log(2) * mpmath.mpf("0.2") + 1)
+    assert f"4095        {expected:.7f}" in result.stdout
+
+
+def test_csv_and_bad_positions(run_cli):
+    result = run_cli("rope", "irope", "--positions", "8191", "--format", "csv")
+    assert result.stdout.splitlines() == ["position,nope_temperature", "8191,1.0693147180559945"]
+    for bad in ("x", "-1", "1,,2"):
+        result = run_cli("rope", "irope", "--positions", bad)
+        assert result.exit_code == 2 and "--positions" in result.stderr
