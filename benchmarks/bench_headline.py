@@ -188,8 +188,8 @@ def groups(py: str, tmp: Path, quick: bool, rounds: int) -> None:
             "python -c 'import numpy, typer'": [python, "-c", "import numpy, typer"],
             "pecli --help": [exe, "--help"],
             "pecli --version": [exe, "--version"],
-            "pecli compute --d 512 --n 100 -o x.npy": [exe, "compute", "--d", "512", "--n", "100",
-                                                       "-o", str(tmp / "x.npy")],
+            "pecli compute --d 512 --n 100 -o start.npy": [
+                exe, "compute", "--d", "512", "--n", "100", "-o", str(tmp / "start.npy")],
         }, 5 if quick else 21)  # fmt: skip
     compare("CSV 10,000 x 512 float32 to stdout (> /dev/null)", "<= 1.0x the polars script", {
         "NumPy table + polars.DataFrame.write_csv": [py, "-c", POLARS],
