@@ -9,7 +9,8 @@ PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatmap.svg \
           figures/fourier.png figures/fourier.svg figures/similarity.png figures/similarity.svg \
           figures/grid.png figures/grid.svg \
-          figures/patch-similarity.png figures/patch-similarity.svg
+          figures/patch-similarity.png figures/patch-similarity.svg \
+          figures/alibi.png figures/alibi.svg figures/t5-buckets.png figures/t5-buckets.svg
 
 .PHONY: install figures test lint bench bench-all clean library-fixtures
 
@@ -50,6 +51,12 @@ figures/grid.png figures/grid.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-grid 14 14 --d 768 --similarity -o $@
 
+figures/alibi.png figures/alibi.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-alibi --heads 12 --compare next-power-of-two -o $@
+
+figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli plot-t5-buckets -o $@
+
 test: $(VENV)/.installed-dev  ## run the whole test suite
 	$(BIN)/python -m pytest
 
@@ -73,6 +80,7 @@ $(LIBVENV)/.installed: requirements-libraries.txt
 	$(PYTHON) -m venv $(LIBVENV)
 	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install -r requirements-libraries.txt
 	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps denoising-diffusion-pytorch==2.3.4
+	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps torchscale==0.3.0
 	$(LIBVENV)/bin/python -m pip --disable-pip-version-check -q install --no-deps mlx-lm==0.32.2
 	@touch $@
 

@@ -23,6 +23,8 @@ FIGURES = {
     "similarity": ["plot-similarity", "--base", "100", "--base", "10000"],
     "grid": ["plot-grid", "14", "14", "--d", "64"],
     "patch-similarity": ["plot-grid", "14", "14", "--d", "768", "--similarity"],
+    "alibi": ["plot-alibi", "--heads", "12", "--compare", "next-power-of-two"],
+    "t5-buckets": ["plot-t5-buckets"],
 }
 
 

@@ -243,7 +243,8 @@ def test_option_has_help(command, param):
 
 def cli_sections(text: str) -> tuple[str, dict[str, str]]:
     """docs/cli.md split into the text before the command sections and ``{command: section}``."""
-    parts = re.split(r"^## pecli ([a-z][a-z-]*(?: [a-z][a-z-]*)?)[ \t]*$", text, flags=re.MULTILINE)
+    heading = r"^## pecli ([a-z][a-z0-9-]*(?: [a-z][a-z0-9-]*)?)[ \t]*$"
+    parts = re.split(heading, text, flags=re.MULTILINE)
     preamble, sections = parts[0], {}
     for name, body in zip(parts[1::2], parts[2::2], strict=True):
         sections[name] = body.split("\n## ", 1)[0]  # up to the next section of any kind
@@ -324,7 +325,7 @@ def test_cli_md_names_no_unknown_command_or_option():
     unknown = sorted(mentioned_options(PREAMBLE) - every_option)
     assert not unknown, f"docs/cli.md names options no command has: {unknown}"
     text = CLI_DOC.read_text(encoding="utf-8")
-    used = set(re.findall(r"\bpecli ([a-z][a-z-]*)", "\n".join(_code(text))))
+    used = set(re.findall(r"\bpecli ([a-z][a-z0-9-]*)", "\n".join(_code(text))))
     assert not used - set(COMMANDS), f"docs/cli.md uses unknown commands {used - set(COMMANDS)}"
 
 

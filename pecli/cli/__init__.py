@@ -21,9 +21,9 @@ __all__ = ["COMMAND_MODULES", "GROUPS", "app", "load", "main"]
 
 #: Every command module, in the order the commands are listed by ``pecli --help``.
 MODULES = ("apply", "compute", "conventions", "diff", "fourier", "gguf", "grid", "identify",
-           "plots", "precision", "rope", "spectra", "wavelengths")  # fmt: skip
+           "plots", "precision", "rope", "spectra", "wavelengths", "zoo")  # fmt: skip
 #: The command groups: their commands are named "GROUP NAME" in :data:`COMMAND_MODULES`.
-GROUPS = ("gguf", "rope")
+GROUPS = ("alibi", "gguf", "rope")
 #: The module registering each command (``rope NAME`` for the groups' commands);
 #: tests/test_lazy_imports.py checks it against the whole application.
 COMMAND_MODULES = {
@@ -34,7 +34,9 @@ COMMAND_MODULES = {
     "rope config": "rope.app", "rope cache": "rope.cache", "rope precision": "rope.precision",
     "rope identify": "rope.identify", "rope permute": "rope.permute",
     "rope engines": "rope.engines", "rope irope": "rope.irope", "diff": "diff",
-    "gguf check": "gguf", "gguf show": "gguf",
+    "gguf check": "gguf", "gguf show": "gguf", "alibi slopes": "zoo", "alibi bias": "zoo",
+    "alibi identify": "zoo", "plot-alibi": "zoo", "plot-t5-buckets": "zoo",
+    "random-fourier": "zoo", "t5-buckets": "zoo", "timestep": "zoo", "xpos": "zoo",
 }  # fmt: skip
 
 

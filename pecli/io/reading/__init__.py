@@ -43,6 +43,7 @@ __all__ = [
     "MAX_TABLE_VALUES",
     "Matrix",
     "matrix_from_array",
+    "read_array",
     "read_matrix",
     "read_table",
 ]
@@ -171,16 +172,40 @@ def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
     >>> folder.cleanup()
 
     """
+    return _read(path, parameter, any_shape=False)
+
+
+def read_array(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
+    """Load a whole array of 1 to 4 dimensions, infinities allowed (NaN is not): an ALiBi bias.
+
+    As :func:`read_table` (``.npy`` keeps its float dtype, CSV is a 2-D float64 table, the
+    same size limits), but a ``.npy`` may be 1-D to 4-D and hold ``-inf`` (a causal mask).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> name = os.path.join(folder.name, "b.npy")
+    >>> np.save(name, np.array([[[0.0, -np.inf], [-0.5, 0.0]]], np.float32))
+    >>> read_array(name).shape
+    (1, 2, 2)
+    >>> folder.cleanup()
+
+    """
+    return _read(path, parameter, any_shape=True)
+
+
+def _read(path: str | os.PathLike[str], parameter: str, *, any_shape: bool) -> np.ndarray:
     source = os.fspath(path)
     if source == STDIN or _is_stream(source):
         with _stream_as_file(source, parameter) as copy:
-            return _read_file(copy, source, parameter)
+            return _read_file(copy, source, parameter, any_shape=any_shape)
     if not os.path.isfile(source):
         raise ParameterError(parameter, "must be an existing .npy or .csv file (or -)", source)
-    return _read_file(source, source, parameter)
+    return _read_file(source, source, parameter, any_shape=any_shape)
 
 
-def _read_file(source: str, name: str, parameter: str) -> np.ndarray:
+def _read_file(source: str, name: str, parameter: str, *, any_shape: bool) -> np.ndarray:
     with open(source, "rb") as handle:
         is_npy = handle.read(len(NPY_MAGIC)) == NPY_MAGIC
     if is_npy:
@@ -192,10 +217,14 @@ def _read_file(source: str, name: str, parameter: str) -> np.ndarray:
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
         table = as_stored(table)
-    if table.ndim != 2 or table.size == 0:
-        raise ParameterError(parameter, "must hold a non-empty 2-D table", f"shape {table.shape}")
-    if not np.all(np.isfinite(table.astype(np.float64))):
-        raise ParameterError(parameter, "must hold finite numbers only", name)
+    dims = "1-D to 4-D" if any_shape else "2-D"
+    if not (1 <= table.ndim <= 4 if any_shape else table.ndim == 2) or table.size == 0:
+        rule = f"must hold a non-empty {dims} table"
+        raise ParameterError(parameter, rule, f"shape {table.shape}")
+    values = table.astype(np.float64)
+    if not np.all(np.isfinite(values) | (any_shape & np.isinf(values))):
+        allowed = "numbers (infinities allowed)" if any_shape else "finite numbers only"
+        raise ParameterError(parameter, f"must hold {allowed}", name)
     return table
 
 

@@ -1,0 +1,237 @@
+"""Which ALiBi made a slope vector or a bias tensor: heads, max_bias, series and convention.
+
+A slope vector is ``m_h = 2^(-b·e_h)``: for each series of :data:`~pecli.core.zoo.alibi.VARIANTS`
+the exponents ``e_h`` are known, ``b`` is fitted by least squares on ``log2 m`` and the series
+whose rebuilt slopes agree best (relative error within the data's precision) wins. A bias
+tensor is first read as each convention: its slopes are the values at distance 1, the tensor
+is rebuilt from them in that convention's own arithmetic (Falcon's bfloat16 products
+included) and the convention that rebuilds it best wins. See docs/zoo.md#identifying-alibi.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.errors import ParameterError
+from ...core.zoo.alibi import CONVENTIONS, VARIANTS, alibi_bias, alibi_exponents
+
+__all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"]
+
+#: Relative agreement of a series or tensor computed in float32 or float64.
+FLOAT_TOLERANCE = 1e-5
+#: … and of one rounded to bfloat16 (8 significand bits: rounding moves a value by <= 2^-8).
+BFLOAT16_TOLERANCE = 2.0**-7
+#: Values at or below this are a mask (HF uses ``torch.finfo(dtype).min``), like ``-inf``.
+MASKED = -1e30
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """The best series for a slope vector, and how well each series fits.
+
+    ``also`` holds the other series that fit as well, with their ``max_bias`` (for a power-of-two
+    head count every series but ``zero-based`` is the same one).
+    """
+
+    heads: int
+    max_bias: float
+    variant: str
+    error: float
+    tolerance: float
+    bfloat16: bool
+    errors: dict[str, float] = field(default_factory=dict)
+    also: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def matched(self) -> bool:
+        """The best series rebuilds every slope within :attr:`tolerance`."""
+        return self.error <= self.tolerance
+
+
+@dataclass(frozen=True)
+class BiasFit:
+    """The best convention for a bias tensor, its slopes and their :class:`SlopeFit`."""
+
+    convention: str
+    shape: tuple[int, ...]
+    slopes: np.ndarray
+    error: float
+    tolerance: float
+    slope_fit: SlopeFit
+    errors: dict[str, float] = field(default_factory=dict)
+    left_padding: int = 0
+
+    @property
+    def matched(self) -> bool:
+        """The convention rebuilds the tensor within :attr:`tolerance` and the slopes fit."""
+        return self.error <= self.tolerance and self.slope_fit.matched
+
+
+def _is_bfloat16(values: np.ndarray) -> bool:
+    """Every finite value is a bfloat16 number (its float32 has 16 trailing zero bits)."""
+    finite = values[np.isfinite(values)].astype(np.float32)
+    return bool(finite.size) and bool((finite.view(np.uint32) & 0xFFFF == 0).all())
+
+
+def _fit_series(log2m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, float]:
+    """``b`` fitted to ``log2 m = -b·e`` and the largest relative error of the rebuilt slopes.
+
+    ``b`` is snapped to the coarsest of 1, 1/2, … 1/64 that fits within ``tolerance / 2`` (or
+    as well as the least-squares ``b``), so that 8 reads as 8, not 7.9999993.
+    """
+    if not (e > 0).any():
+        return 0.0, float(np.abs(np.exp2(log2m) - 1).max())
+    b = float(-(log2m @ e) / (e @ e))
+    error = float(np.abs(np.exp2(log2m + b * e) - 1).max())
+    for grid in (1, 2, 4, 8, 16, 32, 64):
+        snapped = round(b * grid) / grid
+        snapped_error = float(np.abs(np.exp2(log2m + snapped * e) - 1).max())
+        if snapped_error <= max(tolerance / 2, 2 * error):
+            return snapped, snapped_error
+    return b, error
+
+
+def _nice(b: float) -> bool:
+    return b * 4 == round(b * 4)
+
+
+def identify_alibi_slopes(slopes: object, *, bfloat16: bool | None = None) -> SlopeFit:
+    """Head count, ``max_bias`` and series of a slope vector (head 0 first).
+
+    Parameters
+    ----------
+    slopes : array_like
+        Positive finite slopes, shape ``(n,)``.
+    bfloat16 : bool, optional, keyword-only
+        Whether the slopes were rounded to bfloat16 (Falcon); default: they were if every slope
+        is a bfloat16 number and the float32 tolerance is not met.
+
+    Examples
+    --------
+    >>> from pecli.core.zoo.alibi import alibi_slopes
+    >>> fit = identify_alibi_slopes(alibi_slopes(12, variant="next-power-of-two"))
+    >>> fit.variant, fit.max_bias, fit.matched
+    ('next-power-of-two', 8.0, True)
+
+    """
+    m = np.asarray(slopes, dtype=np.float64).reshape(-1)
+    if not m.size or not np.isfinite(m).all() or (m <= 0).any():
+        raise ParameterError("x", "must hold positive finite ALiBi slopes", f"shape {m.shape}")
+    if bfloat16 is None:
+        press = _fit_series(np.log2(m), alibi_exponents(m.size), FLOAT_TOLERANCE)[1]
+        bfloat16 = _is_bfloat16(m) and press > FLOAT_TOLERANCE
+    tolerance = BFLOAT16_TOLERANCE if bfloat16 else FLOAT_TOLERANCE
+    fits = {v: _fit_series(np.log2(m), alibi_exponents(m.size, v), tolerance) for v in VARIANTS}
+
+    def rank(v: str) -> tuple[bool, bool, float, int]:  # fitting, then a round max_bias first
+        b, err = fits[v]
+        return err > tolerance, not _nice(b), err if err > tolerance else 0.0, VARIANTS.index(v)
+
+    best = min(VARIANTS, key=rank)
+    others = {v: fits[v][0] for v in VARIANTS if v != best and fits[v][1] <= tolerance}
+    return SlopeFit(
+        heads=m.size,
+        max_bias=fits[best][0],
+        variant=best,
+        error=fits[best][1],
+        tolerance=tolerance,
+        bfloat16=bfloat16,
+        errors={v: e for v, (_, e) in fits.items()},
+        also=others,
+    )
+
+
+def _as_heads(tensor: np.ndarray) -> np.ndarray:
+    """The tensor as ``(h, q, k)``: leading size-1 axes dropped; a 2-D square = one head."""
+    t = tensor
+    while t.ndim > 3 and t.shape[0] == 1:
+        t = t[0]
+    if t.ndim == 2:
+        square = t.shape[0] == t.shape[1] and bool((t.diagonal() == 0).all())
+        t = t[None] if square else t[:, None, :]
+    if t.ndim != 3 or t.shape[-1] < 2:
+        rule = "must be an ALiBi bias: (heads, queries, keys) or (heads, 1, keys), keys >= 2"
+        raise ParameterError("x", rule, f"shape {tensor.shape}")
+    return t
+
+
+def _left_padding(t: np.ndarray) -> int:
+    """BLOOM's padded keys: the zeros before position 1 (-1 when the row does not start so)."""
+    nonzero = np.flatnonzero(t[0, 0] != 0)
+    return int(nonzero[0]) - 1 if nonzero.size else -1
+
+
+def _slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
+    """The slopes a convention puts at distance 1 (h, q, k) → (h,)."""
+    q, k = t.shape[1:]
+    slopes: np.ndarray
+    if convention in ("bloom", "falcon"):
+        pad = max(_left_padding(t), 0)
+        slopes = t[:, 0, pad + 1] - t[:, 0, pad] if pad + 1 < k else np.zeros(t.shape[0])
+    elif convention == "mpt":
+        slopes = t[:, 0, k - 1] - t[:, 0, k - 2]
+    else:  # the last query at distance 1 (causal and symmetric)
+        slopes = -t[:, q - 1, k - 2]
+    return slopes
+
+
+def _rebuild(t: np.ndarray, convention: str, m: np.ndarray) -> np.ndarray:
+    q, k = t.shape[1:]
+    if convention in ("bloom", "falcon"):
+        pad = _left_padding(t)
+        mask = None if pad <= 0 else [0] * pad + [1] * (k - pad)
+        return alibi_bias(m, k, convention=convention, attention_mask=mask)
+    key_only = convention == "mpt"
+    return alibi_bias(m, k, n_query=None if key_only else q, convention=convention)
+
+
+def _rebuild_error(t: np.ndarray, convention: str) -> float:
+    """Largest per-head relative difference between ``t`` and its rebuild in ``convention``."""
+    h, q = t.shape[:2]
+    if (convention in ("bloom", "falcon", "mpt")) != (q == 1):
+        return float("inf")
+    m = _slopes_of(t, convention)
+    if not np.isfinite(m).all() or (m <= 0).any():
+        return float("inf")
+    rebuilt = _rebuild(t, convention, m)
+    masked = ~np.isfinite(rebuilt)
+    if (masked != (~np.isfinite(t) | (t <= MASKED))).any():
+        return float("inf")
+    diff = np.abs(np.where(masked, 0.0, t) - np.where(masked, 0.0, rebuilt))
+    scale = np.maximum(np.abs(np.where(masked, 0.0, rebuilt)).reshape(h, -1).max(axis=1), 1e-300)
+    return float((diff.reshape(h, -1).max(axis=1) / scale).max())
+
+
+def identify_alibi_bias(tensor: object) -> BiasFit:
+    """Convention, slopes, head count and ``max_bias`` of an ALiBi bias tensor.
+
+    Parameters
+    ----------
+    tensor : array_like
+        ``(h, q, k)``, ``(h, 1, k)`` or with leading size-1 axes (MPT's ``(1, h, 1, k)``);
+        a key-only tensor broadcast over queries (every row equal) is read as one row.
+
+    Examples
+    --------
+    >>> from pecli.core.zoo.alibi import alibi_bias, alibi_slopes
+    >>> fit = identify_alibi_bias(alibi_bias(alibi_slopes(12), 40, convention="mpt")[None])
+    >>> fit.convention, fit.slope_fit.heads, fit.slope_fit.max_bias, fit.matched
+    ('mpt', 12, 8.0, True)
+
+    """
+    raw = np.asarray(tensor)
+    t = _as_heads(raw.astype(np.float64))
+    if t.shape[1] > 1 and np.isfinite(t).all() and (t == t[:, :1, :]).all():
+        t = t[:, :1, :]  # a key-only row broadcast over the queries
+    errors = {c: _rebuild_error(t, c) for c in CONVENTIONS}
+    best = min(CONVENTIONS, key=lambda c: (errors[c], CONVENTIONS.index(c)))
+    if not np.isfinite(errors[best]):
+        rule = "is no ALiBi bias in any convention (causal, symmetric, bloom, falcon, mpt)"
+        raise ParameterError("x", rule, f"shape {raw.shape}")
+    slopes = _slopes_of(t, best)
+    tolerance = BFLOAT16_TOLERANCE if _is_bfloat16(t) else FLOAT_TOLERANCE
+    slope_fit = identify_alibi_slopes(slopes)
+    pad = max(_left_padding(t), 0) if best in ("bloom", "falcon") else 0
+    return BiasFit(best, raw.shape, slopes, errors[best], tolerance, slope_fit, errors, pad)

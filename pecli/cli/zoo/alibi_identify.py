@@ -1,0 +1,115 @@
+"""``pecli alibi identify``: heads, max_bias, series and convention of a slope vector or bias."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ...core.errors import ParameterError
+from .. import text
+from .alibi import DESCRIPTIONS, alibi_app
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from ...analysis.zoo.alibi import BiasFit, SlopeFit
+
+
+@alibi_app.command("identify")
+def identify_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            help="A slope vector or a bias tensor (.npy of 1 to 4 dimensions, or "
+            "CSV); - for stdin.",
+            show_default=False,
+        ),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the reading as JSON.")] = False,
+) -> None:
+    """Which ALiBi a slope vector or bias tensor is: heads, max_bias, series, convention.
+
+    A 1-D input (or one row or column) is a slope vector, head 0 first; anything else a bias
+    tensor: (heads, queries, keys), key-only (heads, 1, keys), with leading size-1 axes
+    (MPT's (1, heads, 1, keys)) or a 2-D one-head matrix. The series names the wrong ones
+    ports use (next-power-of-two, geometric-at-n, zero-based). Status 1 when nothing fits.
+
+    Example: pecli alibi identify slopes.npy
+    """
+    from ...analysis.zoo.alibi import identify_alibi_bias, identify_alibi_slopes
+    from ...io.reading import read_array
+
+    array = read_array(file)
+    positive = bool((array.astype(float) > 0).all())
+    vector = array.ndim == 1 or (array.ndim == 2 and 1 in array.shape and positive)
+    if vector and not positive:
+        raise ParameterError("file", "must hold positive slopes (a 1-D vector)", file)
+    fit = identify_alibi_slopes(array.reshape(-1)) if vector else identify_alibi_bias(array)
+    report = _report(fit)
+    if as_json:
+        import json
+
+        text.show(json.dumps(text.jsonable(report), indent=1))
+    else:
+        text.show(*_lines(report))
+    if not fit.matched:
+        sys.exit(1)
+
+
+def _slope_report(fit: SlopeFit) -> dict[str, Any]:
+    return {
+        "heads": fit.heads,
+        "max_bias": fit.max_bias,
+        "series": fit.variant,
+        "wrong": fit.variant != "press",
+        "matched": fit.matched,
+        "relative_error": fit.error,
+        "tolerance": fit.tolerance,
+        "bfloat16": fit.bfloat16,
+        "also": fit.also,
+    }
+
+
+def _report(fit: SlopeFit | BiasFit) -> dict[str, Any]:
+    if not hasattr(fit, "convention"):
+        return {"kind": "slopes", **_slope_report(fit)}  # type: ignore[arg-type]
+    bias: BiasFit = fit  # type: ignore[assignment]
+    slopes: np.ndarray = bias.slopes
+    return {
+        "kind": "bias",
+        "shape": bias.shape,
+        "convention": bias.convention,
+        "left_padding": bias.left_padding,
+        "matched": bias.matched,
+        "relative_error": bias.error,
+        "tolerance": bias.tolerance,
+        "slopes": slopes.tolist(),
+        "slope_fit": _slope_report(bias.slope_fit),
+    }
+
+
+def _lines(report: dict[str, Any]) -> list[str]:
+    lines = []
+    slopes = report if report["kind"] == "slopes" else report["slope_fit"]
+    if report["kind"] == "bias":
+        pad = f", {report['left_padding']} padded keys" if report["left_padding"] else ""
+        lines.append(
+            f"ALiBi bias of shape {tuple(report['shape'])}: convention "
+            f"{report['convention']}, {DESCRIPTIONS[report['convention']]}{pad}; "
+            f"rebuilt within {report['relative_error']:.3g} (relative)"
+        )
+    rounded = ", rounded to bfloat16 (as Falcon's)" if slopes["bfloat16"] else ""
+    lines.append(f"{slopes['heads']} heads, max_bias {slopes['max_bias']:g}{rounded}")
+    lines.append(f"series: {slopes['series']}, {DESCRIPTIONS[slopes['series']]}")
+    lines.append(
+        f"largest relative slope error {slopes['relative_error']:.3g} "
+        f"(tolerance {slopes['tolerance']:.3g})"
+    )
+    if slopes["also"]:
+        same = ", ".join(f"{v} with max_bias {b:g}" for v, b in slopes["also"].items())
+        lines.append(f"the same slopes: {same}")
+    if not report["matched"]:
+        lines.append("no ALiBi series fits within the tolerance: not determined")
+    return lines

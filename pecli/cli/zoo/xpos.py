@@ -1,0 +1,98 @@
+"""``pecli xpos``: the xPos scale of each position and channel (docs/zoo.md#xpos)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from ...io import formats
+from .._app import app
+from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
+from ..progress import write_streamed
+
+
+class Centre(StrEnum):
+    """How the positions are centred (docs/zoo.md#xpos)."""
+
+    torchscale = "torchscale"
+    lucidrains = "lucidrains"
+
+
+class PairLayout(StrEnum):
+    """Which channels hold a pair's scale."""
+
+    interleaved = "interleaved"
+    half_split = "half-split"
+
+
+@app.command("xpos")
+def xpos_command(
+    head_dim: Annotated[int, typer.Option("--head-dim", help="Head width d, even.")] = 64,
+    n: Annotated[int, typer.Option("--n", help="Length L of the sequence (rows), >= 1.")] = 16,
+    scale_base: Annotated[
+        float, typer.Option("--scale-base", help="γ in ζ_i^(p/γ) (both libraries: 512).")
+    ] = 512.0,
+    offset: Annotated[
+        int, typer.Option("--offset", help="torchscale: tokens before these rows (decoding).")
+    ] = 0,
+    centre: Annotated[
+        Centre,
+        typer.Option("--centre", help="torchscale: c = ceil((L+offset)/2); lucidrains: L//2."),
+    ] = Centre.torchscale,
+    layout: Annotated[
+        PairLayout,
+        typer.Option(
+            "--layout",
+            help="interleaved (both libraries) or half-split (rotary-embedding-torch 0.2–0.7).",
+        ),
+    ] = PairLayout.interleaved,
+    keys: Annotated[
+        bool, typer.Option("--keys", help="The keys' scales ζ_i^(-p/γ) (downscale).")
+    ] = False,
+    dtype: DtypeOpt = Dtype.float32,
+    output: TableOutput = "-",
+    fmt: FormatOpt = None,
+    header: Header = True,
+    quiet: Quiet = False,
+) -> None:
+    """The xPos scale ζ_i^((t - c)/γ) of each position t and channel, ζ_i = (2i + 0.4d)/(1.4d).
+
+    Queries are multiplied by it, keys by its inverse (--keys), on top of the rotary
+    rotation; their product ζ_i^((t_q - t_k)/γ) decays with the distance. The centre c depends
+    on the sequence's length, and torchscale and rotary-embedding-torch centre an odd length
+    differently. Rows are positions, CSV columns scale_i (two per pair i).
+
+    Example: pecli xpos --head-dim 8 --n 5 --format csv
+    """
+    from ...core.zoo.xpos import xpos_scales
+
+    kind = formats.resolve_format(output, fmt.value if fmt else None)
+    formats.check_output(output, kind)
+    knobs: dict[str, Any] = {
+        "scale_base": scale_base,
+        "offset": offset,
+        "centre": centre.value,
+        "keys": keys,
+    }
+    table = xpos_scales(n, head_dim, layout=layout.value, **knobs).astype(dtype.value)
+    write_streamed(
+        [table],
+        output=output,
+        fmt=kind,
+        shape=table.shape,  # type: ignore[arg-type]
+        dtype=table.dtype,
+        columns=_columns(head_dim, layout),
+        header=header,
+        quiet=quiet,
+        description="xpos",
+        size=table.nbytes if kind == "npy" else None,
+    )
+
+
+def _columns(head_dim: int, layout: PairLayout) -> list[str]:
+    """``scale_i`` of each channel: pair ``c // 2`` (interleaved) or ``c mod d/2``."""
+    if layout == PairLayout.interleaved:
+        return [f"scale_{c // 2}" for c in range(head_dim)]
+    return [f"scale_{c % (head_dim // 2)}" for c in range(head_dim)]

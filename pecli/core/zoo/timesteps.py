@@ -1,0 +1,192 @@
+"""Diffusion timestep and noise-level embeddings, model by model (docs/zoo.md#timestep-embeddings).
+
+Each model is one of pecli's conventions (:mod:`pecli.core.conventions`) plus what happens to
+the number before the table: FLUX's ``time_factor`` 1000, the noise input of EDM
+(``c_noise = ln σ / 4``) or of consistency models (``1000 · 0.25 · ln(σ + 1e-44)``), and, as an
+option, the arithmetic in which a library rounds that number (FLUX in bfloat16 rounds ``t``
+and then ``1000·t``). The table itself is :func:`pecli.core.encoding.positional_encoding` of the
+resulting positions, exact and rounded once.
+
+References
+----------
+.. [1] black-forest-labs/flux, ``src/flux/modules/layers.py``: ``timestep_embedding(t, dim,
+   max_period=10000, time_factor=1000.0)``; ``src/flux/sampling.py``: ``denoise`` builds ``t``
+   in the image's dtype.
+.. [2] diffusers 0.42.1, ``models/transformers/transformer_flux.py``
+   (``timestep.to(hidden_states.dtype) * 1000``) and ``models/embeddings.py``:
+   ``CombinedTimestepLabelEmbeddings`` (DiT: ``Timesteps(256, True, 1)``),
+   ``PixArtAlphaCombinedTimestepSizeEmbeddings`` and ``CombinedTimestepTextProjEmbeddings``
+   (``Timesteps(256, True, 0)``).
+.. [3] facebookresearch/DiT and PixArt-alpha: ``TimestepEmbedder.timestep_embedding``
+   (guided-diffusion: ``exp(-ln(max_period)·j/half)``, ``[cos | sin]``).
+.. [4] T. Karras et al., "Elucidating the Design Space of Diffusion-Based Generative Models",
+   NeurIPS 2022; NVlabs/edm ``training/networks.py``: ``EDMPrecond`` (``sigma.log() / 4``),
+   ``VEPrecond`` (``(0.5 * sigma).log()``), ``PositionalEmbedding`` (``endpoint=True`` in
+   ``SongUNet``, whose ``[cos | sin]`` is then swapped to ``[sin | cos]``; ``endpoint=False``
+   in ``DhariwalUNet``).
+.. [5] openai/consistency_models ``cm/karras_diffusion.py``: ``KarrasDenoiser.denoise``
+   (``rescaled_t = 1000 * 0.25 * th.log(sigmas + 1e-44)``), ``cm/nn.py``:
+   ``timestep_embedding``.
+
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["INPUT_DTYPES", "TIMESTEP_MODELS", "TimestepModel", "model_inputs", "timestep_table"]
+
+#: The arithmetic of the number fed to the table: exact, or rounded as a library rounds it.
+INPUT_DTYPES = ("exact", "float32", "float16", "bfloat16")
+
+
+@dataclass(frozen=True)
+class TimestepModel:
+    """One model's timestep embedding: a convention, its knobs, and its input."""
+
+    name: str
+    convention: str
+    knobs: dict[str, Any] = field(default_factory=dict)
+    time_factor: float = 1.0
+    noise_input: str = "t"
+    source: str = ""
+
+
+def _m(name: str, convention: str, source: str, **kw: Any) -> TimestepModel:
+    return TimestepModel(name, convention, kw.pop("knobs", {}), source=source, **kw)
+
+
+#: The models, by name; each names the code it follows (docs/zoo.md#timestep-embeddings).
+TIMESTEP_MODELS: dict[str, TimestepModel] = {
+    m.name: m
+    for m in (
+        _m("flux", "ldm", "BFL timestep_embedding(t, 256), time_factor 1000; diffusers FLUX "
+           "(t·1000, Timesteps(256, True, 0))", time_factor=1000.0),
+        _m("dit", "ldm", "facebookresearch/DiT TimestepEmbedder (also SiT)"),
+        _m("dit-diffusers", "diffusers", "diffusers DiTTransformer2DModel: Timesteps(256, True, "
+           "downscale_freq_shift=1), not the original DiT's 0",
+           knobs={"flip_sin_to_cos": True, "downscale_freq_shift": 1}),
+        _m("pixart", "ldm", "PixArt-alpha TimestepEmbedder; diffusers PixArt (shift 0)"),
+        _m("edm", "tensor2tensor", "EDM DDPM++ (SongUNet): PositionalEmbedding(endpoint=True), "
+           "sin/cos swapped; EDMPrecond c_noise = ln(σ)/4", noise_input="edm"),
+        _m("edm-adm", "ldm", "EDM ADM (DhariwalUNet): PositionalEmbedding(endpoint=False); "
+           "EDMPrecond c_noise = ln(σ)/4", noise_input="edm"),
+        _m("edm-ve", "tensor2tensor", "EDM VEPrecond with DDPM++: c_noise = ln(σ/2)",
+           noise_input="ve"),
+        _m("consistency", "ldm", "openai/consistency_models: 1000·0.25·ln(σ + 1e-44) into "
+           "guided-diffusion's timestep_embedding", noise_input="consistency"),
+    )
+}  # fmt: skip
+
+
+def model_inputs(values: object, model: str, *, input_dtype: str = "exact") -> np.ndarray:
+    """The numbers a model's table is taken at: ``t`` (times ``time_factor``) or ``c_noise(σ)``.
+
+    Parameters
+    ----------
+    values : array_like
+        ``t`` (``flux``, ``dit``, …) or ``σ > 0`` (``edm``, ``edm-adm``, ``edm-ve``,
+        ``consistency``), 1-D, finite.
+    model : str
+        One of :data:`TIMESTEP_MODELS`.
+    input_dtype : str, keyword-only
+        ``exact`` (float64), or the dtype a library rounds the number to before and after the
+        ``time_factor`` product (FLUX in bfloat16: ``bf16(bf16(t)·1000)``; a noise input is
+        rounded once).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(n,)``: the positions of the table (``time_factor`` applied).
+
+    Examples
+    --------
+    >>> model_inputs([1 / 49, 0.7], "flux", input_dtype="bfloat16").tolist()
+    [20.375, 700.0]
+    >>> model_inputs([80, 0.002], "consistency").round(4).tolist()
+    [1095.5067, -1553.652]
+
+    """
+    spec = _model(model)
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or not x.size or not np.isfinite(x).all():
+        raise ParameterError("x", "must be a non-empty list of finite numbers", x.shape)
+    if input_dtype not in INPUT_DTYPES:
+        raise ParameterError(
+            "input_dtype", f"must be one of {', '.join(INPUT_DTYPES)}", input_dtype
+        )
+    if spec.noise_input != "t":
+        if (x <= 0).any():
+            raise ParameterError("x", f"must be noise levels σ > 0 for {model}", float(x.min()))
+        return _round(_noise(x, spec.noise_input), input_dtype)
+    return _round(_round(x, input_dtype) * spec.time_factor, input_dtype)
+
+
+def _noise(sigma: np.ndarray, kind: str) -> np.ndarray:
+    """EDM's ``ln σ / 4``, VE's ``ln(σ/2)``, consistency models' ``250·ln(σ + 1e-44)``."""
+    c_noise: np.ndarray
+    if kind == "edm":
+        c_noise = np.log(sigma) / 4
+    elif kind == "ve":
+        c_noise = np.log(0.5 * sigma)
+    else:
+        c_noise = 1000 * 0.25 * np.log(sigma + 1e-44)
+    return c_noise
+
+
+def _round(values: np.ndarray, input_dtype: str) -> np.ndarray:
+    if input_dtype == "exact":
+        return values
+    from ..dtypes import float_dtype, round_once
+
+    return round_once(values, float_dtype(input_dtype)).astype(np.float64)
+
+
+def _model(name: str) -> TimestepModel:
+    if name not in TIMESTEP_MODELS:
+        raise ParameterError("model", f"must be one of {', '.join(TIMESTEP_MODELS)}", name)
+    return TIMESTEP_MODELS[name]
+
+
+def timestep_table(
+    values: object, model: str, *, d: int = 256, input_dtype: str = "exact", **table: Any
+) -> np.ndarray:
+    """The embedding a model's network sees for each ``t`` or ``σ``: one row per value.
+
+    Parameters
+    ----------
+    values, model, input_dtype
+        As :func:`model_inputs`.
+    d : int, keyword-only
+        Width (the frequency embedding size: 256 in FLUX, DiT and PixArt).
+    **table : keyword-only
+        ``base`` (``max_period``, 10000) and ``dtype`` of
+        :func:`pecli.core.encoding.positional_encoding`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, d)``, exact and rounded once to ``dtype``.
+
+    Examples
+    --------
+    >>> timestep_table([0.5], "flux", d=4, dtype="float64").round(6).tolist()
+    [[-0.883849, 0.283662, -0.467772, -0.958924]]
+
+    """
+    from ..conventions.resolve import convention
+    from ..encoding import positional_encoding
+
+    spec = _model(model)
+    conv = convention(spec.convention, **spec.knobs)
+    kwargs = conv.table_kwargs()
+    kwargs.pop("start"), kwargs.pop("padding_idx")
+    positions = model_inputs(values, model, input_dtype=input_dtype)
+    if input_dtype == "exact" and spec.time_factor != 1.0:  # t·1000 folded in exactly
+        positions, kwargs["angle_scale"] = np.asarray(values, dtype=np.float64), spec.time_factor
+    return positional_encoding(positions, d=d, **kwargs, **table)

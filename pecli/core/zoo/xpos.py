@@ -1,0 +1,151 @@
+"""xPos: the per-pair, per-position scales on top of rotary embeddings (docs/zoo.md#xpos).
+
+xPos (Sun et al., 2022) multiplies rotary pair ``i`` of the query at position ``t`` by
+``ζ_i^((t − c)/γ)`` and of the key by its inverse, with ``ζ_i = (2i + 0.4·d)/(1.4·d)`` (``d``
+the head width, pairs ``i = 0 … d/2−1``) and ``γ`` the ``scale_base`` (512). The product of a
+query and a key scale is ``ζ_i^((t_q − t_k)/γ)``, a decay in the distance; the centre ``c``
+only keeps the numbers in range, and it depends on the length of the sequence:
+
+* torchscale's ``XPOS.forward`` builds positions ``min_pos … min_pos + L + offset − 1`` with
+  ``min_pos = -(L + offset) // 2`` (Python's floor division of the negated length, so
+  ``c = ceil((L + offset)/2)``) and keeps the last ``L``;
+* rotary-embedding-torch's ``get_scale`` uses ``(t − len(t) // 2)/scale_base`` over
+  ``t = 0 … L−1``: ``c = floor(L/2)``. For an odd length the two centres differ by one.
+
+Both repeat each pair's scale over its two channels (interleaved pairs). Versions 0.2.0 to
+0.7.0 of rotary-embedding-torch (December 2022 to September 2024) concatenated the scales
+instead (``torch.cat((scale, scale), -1)``: the half-split order) while rotating interleaved
+pairs, so the two channels of a pair got different scales; 0.8.0 fixed it
+(``layout="half-split"`` builds that order).
+
+References
+----------
+.. [1] Y. Sun et al., "A Length-Extrapolatable Transformer", ACL 2023 (arXiv:2212.10554), §3.
+.. [2] torchscale 0.3.0: ``torchscale/component/xpos_relative_position.py``, ``XPOS``.
+.. [3] rotary-embedding-torch 0.9.1: ``RotaryEmbedding.get_scale`` (``use_xpos=True``).
+
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..rules import as_int
+
+__all__ = ["CENTRES", "MAX_XPOS_VALUES", "xpos_pair_bases", "xpos_positions", "xpos_scales"]
+
+#: How each library centres the positions: ``ceil((L + offset)/2)`` or ``floor(L/2)``.
+CENTRES = ("torchscale", "lucidrains")
+#: Largest table, in values: it is built whole in memory.
+MAX_XPOS_VALUES = 1 << 26
+
+
+def xpos_pair_bases(head_dim: int) -> np.ndarray:
+    """The base ``ζ_i = (2i + 0.4·d)/(1.4·d)`` of each rotary pair ``i = 0 … d/2 − 1``.
+
+    Parameters
+    ----------
+    head_dim : int
+        The head width ``d``: even, 2 to 65536.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(d/2,)``, rising from 2/7 towards 1.
+
+    Examples
+    --------
+    >>> xpos_pair_bases(8).round(6).tolist()
+    [0.285714, 0.464286, 0.642857, 0.821429]
+
+    """
+    d = as_int(head_dim)
+    if d is None or not 2 <= d <= 1 << 16 or d % 2:
+        raise ParameterError("head_dim", "must be an even integer from 2 to 65536", head_dim)
+    return (np.arange(0, d, 2, dtype=np.float64) + 0.4 * d) / (1.4 * d)
+
+
+def xpos_positions(n: int, *, offset: int = 0, centre: str = "torchscale") -> np.ndarray:
+    """The centred positions ``t + offset − c`` of ``n`` rows, as each library centres them.
+
+    ``torchscale``: ``c = ceil((n + offset)/2)`` over the ``n + offset`` positions of which the
+    last ``n`` are kept; ``lucidrains``: ``c = floor(n/2)``, no offset (rotary-embedding-torch's
+    ``rotate_queries_and_keys`` has none).
+
+    Examples
+    --------
+    >>> xpos_positions(5).tolist(), xpos_positions(5, centre="lucidrains").tolist()
+    ([-3, -2, -1, 0, 1], [-2, -1, 0, 1, 2])
+
+    """
+    rows, shift = as_int(n), as_int(offset)
+    if rows is None or not 1 <= rows <= 1 << 24:
+        raise ParameterError("n", "must be an integer from 1 to 2^24", n)
+    if shift is None or not 0 <= shift <= 1 << 30:
+        raise ParameterError("offset", "must be an integer from 0 to 2^30", offset)
+    if centre == "torchscale":
+        low = -(rows + shift) // 2
+        return np.arange(low + shift, low + shift + rows, dtype=np.int64)
+    if centre == "lucidrains":
+        if shift:
+            raise ParameterError("offset", "is not taken by rotary-embedding-torch's xPos", offset)
+        return np.arange(rows, dtype=np.int64) - rows // 2
+    raise ParameterError("centre", f"must be one of {', '.join(CENTRES)}", centre)
+
+
+def xpos_scales(
+    n: int,
+    head_dim: int,
+    *,
+    scale_base: float = 512.0,
+    offset: int = 0,
+    centre: str = "torchscale",
+    layout: str = "interleaved",
+    keys: bool = False,
+) -> np.ndarray:
+    """The xPos scale of each (position, channel): queries ``ζ_i^(p/γ)``, keys its inverse.
+
+    Parameters
+    ----------
+    n : int
+        Rows (positions of the current sequence), 1 to 2^24.
+    head_dim : int
+        ``d``: even, 2 to 65536.
+    scale_base : float, keyword-only
+        ``γ``, > 0 (512 in both libraries).
+    offset : int, keyword-only
+        torchscale's ``offset`` (tokens before these rows, as in incremental decoding).
+    centre : str, keyword-only
+        ``torchscale`` or ``lucidrains`` (:func:`xpos_positions`).
+    layout : str, keyword-only
+        ``interleaved``: channels ``2i``, ``2i+1`` hold pair ``i`` (both libraries);
+        ``half-split``: channel ``c`` holds pair ``c mod d/2`` (rotary-embedding-torch 0.2–0.7).
+    keys : bool, keyword-only
+        The keys' scales ``ζ_i^(−p/γ)`` (``downscale=True``) instead of the queries'.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(n, head_dim)``; each value is ``exp(p·ln ζ_i / γ)``.
+
+    Examples
+    --------
+    >>> xpos_scales(2, 4, scale_base=1.0).round(4).tolist()  # positions -1, 0
+    [[3.5, 3.5, 1.5556, 1.5556], [1.0, 1.0, 1.0, 1.0]]
+
+    """
+    zeta = xpos_pair_bases(head_dim)
+    if not isinstance(scale_base, int | float) or not 0 < scale_base < float("inf"):
+        raise ParameterError("scale_base", "must be a finite number > 0", scale_base)
+    if layout not in ("interleaved", "half-split"):
+        raise ParameterError("layout", "must be interleaved or half-split", layout)
+    positions = xpos_positions(n, offset=offset, centre=centre)
+    if positions.size * zeta.size * 2 > MAX_XPOS_VALUES:
+        raise ParameterError("n", f"times head_dim {zeta.size * 2} must be at most 2^26", n)
+    sign = -1.0 if keys else 1.0
+    scales = np.exp(np.outer(sign * positions / float(scale_base), np.log(zeta)))
+    table: np.ndarray = (
+        np.repeat(scales, 2, axis=1) if layout == "interleaved" else np.tile(scales, (1, 2))
+    )
+    return table

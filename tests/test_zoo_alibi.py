@@ -1,0 +1,297 @@
+"""ALiBi slopes and bias tensors against the paper's code, MPT, ggml, mpmath and transformers."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from library_fixtures import ids, load
+
+from pecli.analysis.zoo.alibi import identify_alibi_bias, identify_alibi_slopes
+from pecli.core.errors import ParameterError
+from pecli.core.zoo.alibi import CONVENTIONS, VARIANTS, alibi_bias, alibi_exponents, alibi_slopes
+
+FIXTURES = load("zoo")
+SLOPES = [f for f in FIXTURES if f.params["kind"] == "slopes"]
+BIASES = [f for f in FIXTURES if f.params["kind"] == "bias"]
+
+
+# --- independent references: the three published recipes, written from their sources -------
+
+
+def press_get_slopes(n: int) -> list[float]:
+    """Press et al.'s ``get_slopes`` (attention_with_linear_biases, fairseq transformer.py)."""
+
+    def power_of_2(n: int) -> list[float]:
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start**i for i in range(n)]
+
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + press_get_slopes(2 * closest)[0::2][: n - closest]
+
+
+def mpt_gen_slopes(n: int, alibi_bias_max: float = 8) -> list[float]:
+    """MPT's ``gen_slopes``: the next power of two's series, odd ones first, then even ones."""
+    p2 = 2 ** math.ceil(math.log2(n))
+    slopes = [1.0 / 2 ** (k * alibi_bias_max / p2) for k in range(1, p2 + 1)]
+    if p2 != n:
+        slopes = (slopes[1::2] + slopes[::2])[:n]
+    return slopes
+
+
+def ggml_slopes(n: int, max_bias: float) -> list[float]:
+    """ggml ``soft_max_ext``: ``m0^(h+1)`` below 2^floor(log2 n), then ``m1^(2(h-P)+1)``."""
+    p = 2 ** math.floor(math.log2(n))
+    m0, m1 = 2 ** (-max_bias / p), 2 ** (-max_bias / 2 / p)
+    return [m0 ** (h + 1) if h < p else m1 ** (2 * (h - p) + 1) for h in range(n)]
+
+
+def exact_slope(n: int, h: int, b: float) -> mpmath.mpf:
+    p = 2 ** math.floor(math.log2(n))
+    e = mpmath.mpf(h + 1) / p if h < p else mpmath.mpf(2 * (h - p) + 1) / (2 * p)
+    return mpmath.power(2, -b * e)
+
+
+# --- golden values and agreement of the recipes --------------------------------------------
+
+
+def test_golden_12_and_32_heads():
+    assert (-8 * alibi_exponents(12)).tolist() == [
+        -1,
+        -2,
+        -3,
+        -4,
+        -5,
+        -6,
+        -7,
+        -8,
+        -0.5,
+        -1.5,
+        -2.5,
+        -3.5,
+    ]
+    assert np.round(alibi_slopes(32)[:3], 6).tolist() == [0.840896, 0.707107, 0.594604]
+
+
+@pytest.mark.parametrize("n", [8, 12, 32, 40, 71])
+def test_press_mpt_and_ggml_agree(n):
+    ours = alibi_slopes(n, max_bias=8)
+    for reference in (press_get_slopes(n), mpt_gen_slopes(n), ggml_slopes(n, 8)):
+        np.testing.assert_allclose(ours, reference, rtol=1e-14)
+
+
+@pytest.mark.parametrize(("n", "b"), [(12, 16), (40, 4), (71, 0.5), (6, 13)])
+def test_mpt_and_ggml_agree_at_any_max_bias(n, b):
+    ours = alibi_slopes(n, max_bias=b)
+    np.testing.assert_allclose(ours, mpt_gen_slopes(n, b), rtol=1e-14)
+    np.testing.assert_allclose(ours, ggml_slopes(n, b), rtol=1e-14)
+
+
+def nearest(x: mpmath.mpf, dtype: type) -> float:
+    """``x`` rounded once to ``dtype``: the nearest of three neighbours of a first guess."""
+    guess = dtype(float(x))
+    candidates = [np.nextafter(guess, dtype(-np.inf)), guess, np.nextafter(guess, dtype(np.inf))]
+    return float(min(candidates, key=lambda c: abs(mpmath.mpf(float(c)) - x)))
+
+
+@pytest.mark.parametrize("b", [8.0, 5.0, 0.25])
+def test_slopes_correctly_rounded(b):
+    """Every slope is the exact 2^(-b·e) rounded once, in float64 and (cast) in float32.
+
+    NumPy's exp2 would miss 639 of these 10752 float64 slopes by 1 ulp; the C library's does not.
+    """
+    for n in (*range(1, 80), 96, 128, 200):
+        ours = alibi_slopes(n, max_bias=b)
+        with mpmath.workdps(50):
+            exact = [exact_slope(n, h, b) for h in range(n)]
+            assert ours.tolist() == [nearest(x, np.float64) for x in exact]
+            assert ours.astype(np.float32).tolist() == [nearest(x, np.float32) for x in exact]
+
+
+def test_wrong_variants_are_what_ports_do():
+    # the first n slopes of 16 heads for 12 heads: 2^(-0.5 k)
+    np.testing.assert_allclose(
+        alibi_slopes(12, variant="next-power-of-two"), 2.0 ** (-0.5 * np.arange(1, 13)), rtol=1e-15
+    )
+    np.testing.assert_allclose(
+        alibi_slopes(12, variant="geometric-at-n"),
+        [2 ** (-8 * (h + 1) / 12) for h in range(12)],
+        rtol=1e-15,
+    )
+    assert alibi_slopes(8, variant="zero-based")[0] == 1.0
+
+
+# --- bias tensors against transformers -------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", SLOPES, ids=ids(SLOPES))
+def test_bloom_slopes(fixture):
+    """transformers computes in float32 by torch.pow: within 16 ulps of the exact slope."""
+    ours = alibi_slopes(fixture.params["heads"]).astype(np.float32)
+    ulps = np.abs(ours.view(np.int32).astype(np.int64) - fixture.table.view(np.int32))
+    assert ulps.max() <= 16
+
+
+@pytest.mark.parametrize("fixture", BIASES, ids=ids(BIASES))
+def test_bias_tensors(fixture):
+    p = fixture.params
+    slopes = alibi_slopes(p["heads"], max_bias=p["max_bias"])
+    ours = alibi_bias(
+        slopes,
+        fixture.table.shape[-1],
+        convention=p["convention"],
+        attention_mask=p.get("attention_mask"),
+    )
+    table = fixture.table.reshape(ours.shape)
+    if p["convention"] == "falcon":  # bfloat16 slopes × bfloat16 positions: bit for bit
+        assert np.array_equal(ours.astype(np.float32), table)
+    else:  # float32 slopes (a few ulps off) times the position
+        np.testing.assert_allclose(ours, table, rtol=2e-6, atol=0)
+
+
+def test_falcon_rounds_positions_past_256():
+    """Falcon multiplies in bfloat16: position 257 becomes 256 (a tie, to even) first."""
+    from pecli.core.dtypes import float_dtype, round_once
+
+    def bf16(x):
+        return round_once(np.asarray(x, dtype=np.float64), float_dtype("bfloat16")).astype(float)
+
+    (fixture,) = [f for f in BIASES if f.name == "falcon_bias_plain_h12"]
+    m = bf16(alibi_slopes(12))
+    assert np.array_equal(fixture.table[:, 0, 257], bf16(m * 256))
+    assert not np.array_equal(fixture.table[:, 0, 257], bf16(m * 257))
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    x = x - np.max(x, axis=-1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_conventions_agree_after_softmax():
+    m, k = alibi_slopes(5), 9
+    causal = alibi_bias(m, k)
+    future = ~np.isfinite(causal)
+    for convention in ("bloom", "mpt"):
+        row = np.broadcast_to(alibi_bias(m, k, convention=convention), causal.shape)
+        masked = np.where(future, -np.inf, row)
+        np.testing.assert_allclose(_softmax(masked), _softmax(causal), rtol=1e-12)
+    symmetric = alibi_bias(m, k, convention="symmetric")
+    assert np.array_equal(np.where(future, -np.inf, symmetric), causal)
+    assert not np.array_equal(np.where(future, 0, causal), np.where(future, 0, symmetric) * 0)
+
+
+def test_decoding_queries_are_the_last_positions():
+    full = alibi_bias([0.25], 6)
+    assert np.array_equal(alibi_bias([0.25], 6, n_query=2), full[:, 4:])
+
+
+# --- identify ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize(("n", "b"), [(3, 8), (12, 8), (20, 8), (40, 4), (71, 8), (96, 16)])
+def test_identify_each_variant(variant, n, b):
+    fit = identify_alibi_slopes(alibi_slopes(n, max_bias=b, variant=variant).astype(np.float32))
+    assert (fit.heads, fit.variant, fit.max_bias, fit.matched) == (n, variant, b, True)
+
+
+def test_power_of_two_heads_cannot_tell_the_first_three_apart():
+    fit = identify_alibi_slopes(alibi_slopes(32))
+    assert fit.variant == "press" and fit.also == {"next-power-of-two": 8, "geometric-at-n": 8}
+
+
+@pytest.mark.parametrize("fixture", SLOPES + BIASES, ids=ids(SLOPES + BIASES))
+def test_identify_library_tensors(fixture):
+    p = fixture.params
+    if p["kind"] == "slopes":
+        fit = identify_alibi_slopes(fixture.table)
+    else:
+        bias = identify_alibi_bias(fixture.table)
+        assert bias.matched and bias.convention == p["convention"]
+        assert bias.left_padding == (3 if p.get("attention_mask") else 0)
+        fit = bias.slope_fit
+        assert fit.bfloat16 == (p["convention"] == "falcon")
+    assert (fit.heads, fit.max_bias, fit.variant, fit.matched) == (
+        p["heads"],
+        p["max_bias"],
+        "press",
+        True,
+    )
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_identify_each_convention(convention):
+    bias = alibi_bias(alibi_slopes(20, max_bias=6), 30, convention=convention).astype(np.float32)
+    fit = identify_alibi_bias(bias[None])  # with a batch axis
+    assert (fit.convention, fit.slope_fit.heads, fit.slope_fit.max_bias) == (convention, 20, 6)
+    assert fit.matched
+
+
+def test_identify_causal_with_finfo_min_mask_and_broadcast_key_rows():
+    bias = alibi_bias(alibi_slopes(8), 16)
+    hf = np.where(np.isfinite(bias), bias, np.finfo(np.float32).min).astype(np.float32)
+    assert identify_alibi_bias(hf).convention == "causal"
+    rows = np.broadcast_to(alibi_bias(alibi_slopes(8), 16, convention="bloom"), (8, 16, 16))
+    assert identify_alibi_bias(rows).convention == "bloom"
+
+
+def test_identify_refuses_what_is_no_alibi():
+    with pytest.raises(ParameterError, match="no ALiBi bias"):
+        identify_alibi_bias(np.random.default_rng(0).normal(size=(4, 1, 10)))
+    with pytest.raises(ParameterError, match="positive"):
+        identify_alibi_slopes([0.5, -0.25])
+    assert not identify_alibi_slopes([0.5, 0.3, 0.01]).matched
+
+
+# --- refusals ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter"),
+    [
+        (lambda: alibi_slopes(0), "heads"),
+        (lambda: alibi_slopes(True), "heads"),
+        (lambda: alibi_slopes(8, max_bias=0), "max_bias"),
+        (lambda: alibi_slopes(8, max_bias=float("nan")), "max_bias"),
+        (lambda: alibi_slopes(8, variant="press2"), "variant"),
+        (lambda: alibi_bias([0.5], 4, convention="t5"), "convention"),
+        (lambda: alibi_bias([0.5], 4, n_query=5), "queries"),
+        (lambda: alibi_bias([0.5], 0), "n"),
+        (lambda: alibi_bias(np.ones(64), 1 << 12), "n"),
+        (lambda: alibi_bias([0.5], 3, attention_mask=[1, 1, 1]), "attention_mask"),
+        (
+            lambda: alibi_bias([0.5], 3, convention="bloom", attention_mask=[1, 2, 1]),
+            "attention_mask",
+        ),
+        (lambda: alibi_bias([[0.5]], 3), "slopes"),
+    ],
+)
+def test_refusals(call, parameter):
+    with pytest.raises(ParameterError) as error:
+        call()
+    assert error.value.parameter == parameter
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 300),
+    quarters=st.integers(1, 128),
+    variant=st.sampled_from(VARIANTS),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_identify_reads_any_series_back(n, quarters, variant, dtype):
+    """The series and max_bias that made the slopes are the reading, or listed as as good."""
+    b = quarters / 4
+    fit = identify_alibi_slopes(alibi_slopes(n, max_bias=b, variant=variant).astype(dtype))
+    assert fit.matched and fit.heads == n
+    readings = {fit.variant: fit.max_bias, **fit.also}
+    if variant == "zero-based" and n == 1:  # the one slope is 1 whatever b is
+        return
+    assert readings.get(variant) == b

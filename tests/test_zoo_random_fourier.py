@@ -1,0 +1,180 @@
+"""Random Fourier features read from checkpoints: EDM2, EDM, score-SDE, diffusers, k-diffusion."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from library_fixtures import ROOT, ids, load
+
+from pecli.analysis.zoo.random_fourier import find_fourier_tensors
+from pecli.core.errors import ParameterError
+from pecli.core.zoo.random_fourier import random_fourier_table
+from pecli.io.checkpoints import open_checkpoint
+
+RFF = [f for f in load("timesteps") if "checkpoint" in f.params]
+EXPECTED_KEYS = {
+    "rff_diffusers_gaussian": "time_proj.weight",
+    "rff_diffusers_gaussian_flip": "time_proj.weight",
+    "rff_fourierembedding_nvlabs": "model.map_noise.freqs",
+    "rff_fourierfeatures_crowsonkb": "inner_model.timestep_embed.weight",
+    "rff_gaussianfourierprojection_yang-song": "module.all_modules.0.W",
+    "rff_mpfourier_nvlabs": "unet.emb_fourier.freqs",
+}
+
+
+def _read(fixture):
+    with open_checkpoint(str(ROOT / "timesteps" / fixture.params["checkpoint"])) as checkpoint:
+        (found,) = find_fourier_tensors([(t.key, t.shape) for t in checkpoint.tensors])
+        freqs = checkpoint.load(found.freqs)
+        phases = checkpoint.load(found.phases) if found.phases else None
+    return found, freqs, phases
+
+
+@pytest.mark.parametrize("fixture", RFF, ids=ids(RFF))
+def test_the_networks_own_output_from_its_checkpoint(fixture):
+    p = fixture.params
+    found, freqs, phases = _read(fixture)
+    assert (found.freqs, found.family) == (EXPECTED_KEYS[fixture.name], p["family"])
+    x = np.asarray(p["values"], dtype=np.float64)
+    if p["log"]:  # diffusers takes torch.log of the float32 σ
+        x = np.log(x.astype(np.float32)).astype(np.float64)
+    ours = random_fourier_table(x, found.family, freqs=freqs, phases=phases,
+                                cos_first=p["cos_first"])  # fmt: skip
+    # the libraries compute the angles in float32: |angle|·2^-23 (and √2 for MPFourier)
+    angle = np.abs(np.outer(x.reshape(-1), np.asarray(freqs, np.float64).reshape(-1)))
+    bound = 4 * (2 * math.pi * angle.max() + 10) * 2.0**-24
+    assert np.abs(ours - fixture.table).max() <= bound
+
+
+def test_a_wrong_layout_or_missing_log_is_caught():
+    (fixture,) = [f for f in RFF if f.name == "rff_diffusers_gaussian"]
+    _, freqs, _ = _read(fixture)
+    x = np.log(np.asarray(fixture.params["values"], dtype=np.float32)).astype(np.float64)
+    flipped = random_fourier_table(x, "gaussian", freqs=freqs, cos_first=True)
+    assert np.abs(flipped - fixture.table).max() > 0.5
+    unlogged = random_fourier_table(np.exp(x), "gaussian", freqs=freqs)
+    assert np.abs(unlogged - fixture.table).max() > 0.5
+
+
+def test_formulas_by_hand():
+    assert random_fourier_table([0.25], "gaussian", freqs=[1.0, 2.0]).round(12).tolist() == [
+        [1.0, 0.0, 0.0, -1.0]]  # fmt: skip
+    mp = random_fourier_table([0.5], "mp-fourier", freqs=[np.pi], phases=[np.pi / 2])
+    assert mp.round(12).tolist() == [[round(-math.sqrt(2), 12)]]
+    ff = random_fourier_table([[1.0, 2.0]], "fourier-features", freqs=[[0.125, 0.0625]])
+    np.testing.assert_allclose(ff, [[0.0, 1.0]], atol=1e-15)  # 2π·(0.125 + 0.125) = π/2
+
+
+def test_finder_ignores_ordinary_weights():
+    headers = [("norm.weight", (8,)), ("emb_norm.weight", (8,)), ("proj.weight", (8, 8)),
+               ("time_embedding.linear_1.weight", (32, 8))]  # fmt: skip
+    assert find_fourier_tensors(headers) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"family": "sinusoid", "freqs": [1.0]}, "family"),
+        ({"family": "gaussian", "freqs": [[1.0]]}, "freqs"),
+        ({"family": "mp-fourier", "freqs": [1.0], "phases": [1.0, 2.0]}, "phases"),
+        ({"family": "gaussian", "freqs": [np.inf]}, "freqs"),
+        ({"family": "fourier-features", "freqs": [[1.0, 2.0]]}, "x"),
+    ],
+)
+def test_refusals(kwargs, parameter):
+    with pytest.raises(ParameterError) as error:
+        random_fourier_table([0.5], **kwargs)
+    assert error.value.parameter == parameter
+
+
+def test_command_reproduces_diffusers_from_its_file(run_cli, tmp_path):
+    (fixture,) = [f for f in RFF if f.name == "rff_diffusers_gaussian"]
+    out = tmp_path / "f.npy"
+    path = str(ROOT / "timesteps" / fixture.params["checkpoint"])
+    values = [str(v) for v in fixture.params["values"]]
+    result = run_cli("random-fourier", path, "--log", "--dtype", "float64", "-o", str(out), *values)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_allclose(np.load(out), fixture.table, atol=1e-4)
+
+
+def test_command_refusals(run_cli, tmp_path):
+    (fixture,) = [f for f in RFF if f.name == "rff_mpfourier_nvlabs"]
+    path = str(ROOT / "timesteps" / fixture.params["checkpoint"])
+    out = tmp_path / "x.csv"
+    for args, needle in (
+        ([path, "--key", "nope", "1"], "--key"),
+        ([path, "--log", "--", "-1"], "--log"),
+        ([str(tmp_path / "missing.safetensors"), "1"], "FILE"),
+        ([path], "give exactly one source"),
+    ):
+        result = run_cli("random-fourier", "-o", str(out), *args)
+        assert result.exit_code == 2 and needle in result.stderr and not out.exists(), args
+
+
+def test_float32_features_are_the_exact_ones_rounded():
+    """Angles in float64 from the stored frequencies: float32 values are the exact ones rounded
+    (away from zeros of sin and cos, where float64 angles leave ~1e-15 absolute)."""
+    import mpmath
+
+    w = np.array([0.37, -1.9, 5.3, 16.3], dtype=np.float32)  # no angle near a zero of sin, cos
+    x = [-2.5, 0.3, 1.0955067]
+    table = random_fourier_table(x, "gaussian", freqs=w).astype(np.float32)
+    with mpmath.workdps(40):
+        for row, value in zip(table, x, strict=True):
+            angles = [2 * mpmath.pi * mpmath.mpf(value) * mpmath.mpf(float(f)) for f in w]
+            exact = [mpmath.sin(a) for a in angles] + [mpmath.cos(a) for a in angles]
+            assert row.tolist() == [float(np.float32(float(e))) for e in exact]
+
+
+@pytest.mark.parametrize("fixture", RFF, ids=ids(RFF))
+def test_a_library_table_is_read_back_with_its_frequencies(fixture):
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    p = fixture.params
+    _, freqs, phases = _read(fixture)
+    reading = read_fourier_table(fixture.table, freqs, phases)
+    x = np.asarray(p["values"], dtype=np.float64).reshape(-1)
+    if p["log"]:
+        x = np.log(x)
+    layout = "cos" if p["family"] == "mp-fourier" else "cos-sin" if (
+        p["cos_first"] or p["family"] == "fourier-features") else "sin-cos"  # fmt: skip
+    assert reading.matched and reading.layout == layout
+    np.testing.assert_allclose(reading.inputs, x, rtol=1e-5, atol=1e-6)
+
+
+def test_a_table_of_other_frequencies_is_not_read():
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=8)
+    table = random_fourier_table([0.5, 1.5], "gaussian", freqs=w)
+    assert not read_fourier_table(table, rng.normal(size=8)).matched
+
+
+def test_command_reads_a_table_back(run_cli, tmp_path):
+    (fixture,) = [f for f in RFF if f.name == "rff_mpfourier_nvlabs"]
+    path = str(ROOT / "timesteps" / fixture.params["checkpoint"])
+    table, inputs = tmp_path / "t.npy", tmp_path / "x.csv"
+    np.save(table, fixture.table)
+    result = run_cli("random-fourier", path, "--read", str(table), "-o", str(inputs))
+    assert result.exit_code == 0, result.output
+    assert "mp-fourier features, cos: read" in result.stdout
+    got = np.genfromtxt(inputs, delimiter=",", names=True)["input"]
+    np.testing.assert_allclose(got, fixture.params["values"], atol=1e-5)
+    np.save(table, np.random.default_rng(0).uniform(-1.4, 1.4, size=fixture.table.shape))
+    result = run_cli("random-fourier", path, "--read", str(table))
+    assert result.exit_code == 1 and "NOT read" in result.stdout
+    np.save(table, np.zeros((3, 5)))
+    result = run_cli("random-fourier", path, "--read", str(table))
+    assert result.exit_code == 2 and "--read" in result.stderr
+
+
+def test_repeating_frequencies_read_the_smallest_input():
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    freqs, phases = np.array([2.0, 1.0]), np.array([0.0, 0.5])  # both repeat every 2π in x
+    table = random_fourier_table([0.25, -1.5, 3.0], "mp-fourier", freqs=freqs, phases=phases)
+    reading = read_fourier_table(table, freqs, phases)
+    np.testing.assert_allclose(reading.inputs, [0.25, -1.5, 3.0], atol=1e-12)  # not 3 ± 2πk

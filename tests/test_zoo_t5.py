@@ -1,0 +1,109 @@
+"""T5 relative-position buckets against transformers' own code, the golden table and mpmath."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import ids, load
+
+from pecli.core.errors import ParameterError
+from pecli.core.zoo.t5_buckets import bucket_grid, relative_position_bucket
+
+FIXTURES = load("zoo")
+LINES = [f for f in FIXTURES if f.params["kind"] == "t5"]
+GRIDS = [f for f in FIXTURES if f.params["kind"] == "t5-grid"]
+
+GOLDEN = {-200: 15, -128: 15, -20: 10, -8: 8, -1: 1, 0: 0, 1: 17, 8: 24, 20: 26, 128: 31, 200: 31}
+
+
+def exact_bucket(rp: int, bidirectional: bool, num_buckets: int, max_distance: int) -> int:
+    """The bucket in exact arithmetic (mpmath), from the formula of Raffel et al. / Mesh TF."""
+    offset = 0
+    if bidirectional:
+        num_buckets //= 2
+        offset = num_buckets if rp > 0 else 0
+        n = abs(rp)
+    else:
+        n = max(-rp, 0)
+    max_exact = num_buckets // 2
+    if n < max_exact:
+        return offset + n
+    with mpmath.workdps(50):
+        x = mpmath.log(mpmath.mpf(n) / max_exact) / mpmath.log(mpmath.mpf(max_distance) / max_exact)
+        large = max_exact + int(mpmath.floor(x * (num_buckets - max_exact)))
+    return offset + min(large, num_buckets - 1)
+
+
+def test_golden():
+    assert relative_position_bucket(list(GOLDEN)).tolist() == list(GOLDEN.values())
+
+
+@pytest.mark.parametrize("fixture", LINES, ids=ids(LINES))
+def test_transformers_relative_position_bucket(fixture):
+    p = fixture.params
+    rp = np.arange(p["first"], p["first"] + fixture.table.size)
+    ours = relative_position_bucket(
+        rp,
+        bidirectional=p["bidirectional"],
+        num_buckets=p["num_buckets"],
+        max_distance=p["max_distance"],
+    )
+    assert np.array_equal(ours, fixture.table)
+    exact = [
+        exact_bucket(int(r), p["bidirectional"], p["num_buckets"], p["max_distance"])
+        for r in rp[::7]
+    ]
+    assert ours[::7].tolist() == exact
+
+
+@pytest.mark.parametrize("fixture", GRIDS, ids=ids(GRIDS))
+def test_transformers_compute_bias_grid(fixture):
+    """The sign: T5 looks up memory − query (key − query), queries offset by the cache."""
+    p = fixture.params
+    ours = bucket_grid(
+        p["queries"],
+        p["keys"],
+        past=p["past"],
+        bidirectional=p["bidirectional"],
+        num_buckets=p["num_buckets"],
+        max_distance=p["max_distance"],
+    )
+    assert np.array_equal(ours, fixture.table)
+    i = p["past"] + np.arange(p["queries"])[:, None]
+    flipped = relative_position_bucket(
+        i - np.arange(p["keys"])[None, :],  # query − memory
+        bidirectional=p["bidirectional"],
+    )
+    assert not np.array_equal(flipped, fixture.table)
+
+
+def test_keys_after_the_query_get_the_upper_half():
+    grid = bucket_grid(3, 3)
+    assert grid[0, 1] == 17 and grid[1, 0] == 1  # key after query: +16
+    causal = bucket_grid(3, 3, bidirectional=False)
+    assert causal[0, 1] == 0 and causal[1, 0] == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"num_buckets": 2}, "num_buckets"),
+        ({"num_buckets": 2.5}, "num_buckets"),
+        ({"max_distance": 8}, "max_distance"),
+        ({"bidirectional": False, "num_buckets": 1}, "num_buckets"),
+    ],
+)
+def test_refusals(kwargs, parameter):
+    with pytest.raises(ParameterError) as error:
+        relative_position_bucket([1, 2], **kwargs)
+    assert error.value.parameter == parameter
+
+
+def test_refuses_floats_and_huge_grids():
+    with pytest.raises(ParameterError, match="integers"):
+        relative_position_bucket([1.5])
+    with pytest.raises(ParameterError):
+        bucket_grid(1 << 14, 1 << 14)
+    with pytest.raises(ParameterError):
+        bucket_grid(2, 2, past=-1)

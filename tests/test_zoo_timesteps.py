@@ -1,0 +1,117 @@
+"""Timestep / noise-level embeddings against diffusers, BFL, DiT, PixArt, EDM, CM."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import ids, load
+
+from pecli.core.dtypes import float_dtype, round_once
+from pecli.core.errors import ParameterError
+from pecli.core.zoo.timesteps import TIMESTEP_MODELS, model_inputs, timestep_table
+
+FIXTURES = load("timesteps")
+INPUTS = [f for f in FIXTURES if f.params.get("part") == "t"]
+TABLES = [f for f in FIXTURES if f.params.get("part") != "t" and "checkpoint" not in f.params]
+
+
+def _float32_error(positions: np.ndarray, d: int) -> np.ndarray:
+    """What float32 arithmetic may move each row by: its largest angle times a few ulps."""
+    return np.abs(positions)[:, None] * 2.0**-21 + 2e-7 * np.ones((1, d))
+
+
+@pytest.mark.parametrize("fixture", INPUTS, ids=ids(INPUTS))
+def test_flux_input_arithmetic_is_diffusers(fixture):
+    """What diffusers' FLUX time projection receives: t rounded to the dtype, then ×1000."""
+    p = fixture.params
+    ours = model_inputs(p["values"], "flux", input_dtype=p["input_dtype"])
+    assert ours.tolist() == fixture.table.astype(np.float64).tolist()
+
+
+def test_golden_inputs():
+    bf16 = model_inputs([1 / 49, 0.7, 0.123, 0.999], "flux", input_dtype="bfloat16")
+    assert bf16.tolist() == [20.375, 700.0, 123.0, 1000.0]  # rounded twice, not 699.21875
+    assert model_inputs([80, 0.002], "consistency").round(4).tolist() == [1095.5067, -1553.652]
+    assert model_inputs([80, 0.002], "edm").round(4).tolist() == [1.0955, -1.5537]
+    assert model_inputs([2.0, 80.0], "edm-ve").tolist() == [0.0, math.log(40.0)]  # ln(σ/2)
+    with mpmath.workdps(30):
+        exact = [float(250 * mpmath.log(s)) for s in (80, 0.002)]
+    np.testing.assert_allclose(model_inputs([80, 0.002], "consistency"), exact, rtol=1e-15)
+
+
+@pytest.mark.parametrize("fixture", TABLES, ids=ids(TABLES))
+def test_tables_are_the_models_own(fixture):
+    p = fixture.params
+    ours = timestep_table(
+        p["values"], p["model"], d=p["d"], input_dtype=p["input_dtype"], dtype="float64"
+    )
+    if p.get("output_dtype") == "bfloat16":  # BFL returns the embedding in t's dtype
+        ours = round_once(ours, float_dtype("bfloat16")).astype(np.float64)
+        assert np.mean(ours == fixture.table) > 0.99
+        np.testing.assert_allclose(fixture.table, ours, atol=2.0**-8)
+        return
+    positions = model_inputs(p["values"], p["model"], input_dtype=p["input_dtype"])
+    assert np.all(np.abs(fixture.table - ours) <= _float32_error(positions, p["d"]))
+
+
+def test_diffusers_dit_is_not_the_original_dit():
+    """diffusers' DiT uses downscale_freq_shift 1; DiT, PixArt and diffusers' PixArt use 0."""
+    by_name = {f.name: f.table for f in TABLES}
+    t = [0.0, 1.0, 10.0, 250.0, 999.0, 500.5]
+    original = timestep_table(t, "dit", dtype="float64")
+    assert np.abs(by_name["dit_original_float32"] - original).max() < 1e-3
+    assert np.abs(by_name["dit_diffusers"] - original).max() > 0.5
+    assert np.abs(by_name["pixart_diffusers"] - by_name["pixart_original_float32"]).max() < 1e-6
+
+
+def test_bfloat16_flux_moves_the_embedding_by_up_to_1_83_on_a_49_step_schedule():
+    t = np.linspace(0, 1, 50)
+    exact = timestep_table(t, "flux", dtype="float64")
+    rounded = timestep_table(t, "flux", input_dtype="bfloat16", dtype="float64")
+    assert round(float(np.abs(exact - rounded).max()), 2) == 1.83
+
+
+def test_flux_exact_is_t_times_1000_to_the_last_bit():
+    """t·1000 is folded into the angles exactly: the float32 table is the exact one rounded."""
+    t = [1 / 3, 0.123456789, 0.999]
+    table = timestep_table(t, "flux", d=8, dtype="float32")
+    with mpmath.workdps(40):
+        for row, value in zip(table, t, strict=True):
+            angles = [
+                1000 * mpmath.mpf(value) * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 4)
+                for j in range(4)
+            ]
+            exact = [mpmath.cos(a) for a in angles] + [mpmath.sin(a) for a in angles]
+            assert row.tolist() == [float(np.float32(float(x))) for x in exact]
+
+
+def test_edm_ddpmpp_is_sin_then_cos_with_endpoint_frequencies():
+    c = float(model_inputs([2.0], "edm")[0])
+    table = timestep_table([2.0], "edm", d=8, dtype="float64")[0]
+    freqs = [10000.0 ** (-j / 3) for j in range(4)]  # endpoint=True: j / (h - 1)
+    expected = [math.sin(c * f) for f in freqs] + [math.cos(c * f) for f in freqs]
+    np.testing.assert_allclose(table, expected, rtol=1e-15, atol=1e-16)
+
+
+@pytest.mark.parametrize(
+    ("values", "model", "kwargs", "parameter"),
+    [
+        ([0.5], "sdxl", {}, "model"),
+        ([0.0], "edm", {}, "x"),
+        ([-1.0], "consistency", {}, "x"),
+        ([np.nan], "flux", {}, "x"),
+        ([], "flux", {}, "x"),
+        ([0.5], "flux", {"input_dtype": "int8"}, "input_dtype"),
+    ],
+)
+def test_refusals(values, model, kwargs, parameter):
+    with pytest.raises(ParameterError) as error:
+        model_inputs(values, model, **kwargs)
+    assert error.value.parameter == parameter
+
+
+def test_every_model_names_its_source():
+    assert all(m.source for m in TIMESTEP_MODELS.values())

@@ -1,0 +1,115 @@
+"""xPos scales against torchscale and rotary-embedding-torch (applied to a basis) and mpmath."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import ids, load
+
+from pecli.core.errors import ParameterError
+from pecli.core.zoo.xpos import xpos_pair_bases, xpos_positions, xpos_scales
+
+XPOS = [f for f in load("zoo") if f.params["kind"] == "xpos"]
+
+
+def _cos_sin(fixture):
+    """``cos·scale`` and ``sin·scale`` of each (position, pair) of a library's output."""
+    i = np.arange(fixture.params["head_dim"] // 2)
+    y = fixture.table.astype(np.float64)
+    return y[2 * i, :, 2 * i].T, y[2 * i, :, 2 * i + 1].T
+
+
+def _kwargs(p):
+    return {"scale_base": p["scale_base"], "offset": p["offset"], "centre": p["centre"]}
+
+
+def test_golden_pair_bases():
+    assert xpos_pair_bases(8).round(6).tolist() == [0.285714, 0.464286, 0.642857, 0.821429]
+    assert xpos_pair_bases(8).tolist() == [(2 * i + 3.2) / 11.2 for i in range(4)]
+
+
+@pytest.mark.parametrize("fixture", XPOS, ids=ids(XPOS))
+def test_library_scales_and_rotations(fixture):
+    """The library multiplies cos and sin of pair i by the scale: both match, in float32."""
+    p = fixture.params
+    scale = xpos_scales(p["n"], p["head_dim"], keys=p["keys"], **_kwargs(p))[:, ::2]
+    cos_s, sin_s = _cos_sin(fixture)
+    np.testing.assert_allclose(np.hypot(cos_s, sin_s), scale, rtol=4e-7)
+    # the rotation: torchscale at offset … offset + L − 1, rotary-embedding-torch at 0 … L − 1
+    positions = p["offset"] + np.arange(p["n"])
+    angle = np.outer(positions, 10000.0 ** (-np.arange(0, p["head_dim"], 2) / p["head_dim"]))
+    np.testing.assert_allclose(cos_s, np.cos(angle) * scale, atol=2e-6)
+    np.testing.assert_allclose(sin_s, np.sin(angle) * scale, atol=2e-6)
+
+
+ODD = [f for f in XPOS if f.params["n"] % 2 and not f.params["offset"]]
+
+
+@pytest.mark.parametrize("fixture", ODD, ids=ids(ODD))
+def test_odd_lengths_tell_the_two_centres_apart(fixture):
+    p = fixture.params
+    other = "lucidrains" if p["centre"] == "torchscale" else "torchscale"
+    wrong = xpos_scales(
+        p["n"], p["head_dim"], scale_base=p["scale_base"], centre=other, keys=p["keys"]
+    )[:, ::2]
+    cos_s, sin_s = _cos_sin(fixture)
+    assert np.abs(np.hypot(cos_s, sin_s) / wrong - 1).max() > 1e-3
+
+
+def test_even_lengths_centre_alike():
+    assert np.array_equal(xpos_positions(6), xpos_positions(6, centre="lucidrains"))
+    assert xpos_positions(5, offset=3).tolist() == [-1, 0, 1, 2, 3]  # -(8)//2 = -4, last 5
+
+
+def test_query_times_key_is_a_decay_in_the_distance():
+    q = xpos_scales(9, 16, scale_base=16.0)
+    k = xpos_scales(9, 16, scale_base=16.0, keys=True)
+    zeta = np.repeat(xpos_pair_bases(16), 2)
+    for tq, tk in ((8, 0), (3, 3), (2, 7)):
+        np.testing.assert_allclose(q[tq] * k[tk], zeta ** ((tq - tk) / 16.0), rtol=1e-14)
+
+
+def test_float32_scales_are_correctly_rounded():
+    table = xpos_scales(41, 32, scale_base=8.0, offset=5)
+    positions = xpos_positions(41, offset=5)
+    with mpmath.workdps(40):
+        for t in range(0, 41, 5):
+            for c in range(0, 32, 3):
+                zeta = (mpmath.mpf(2 * (c // 2)) + mpmath.mpf(32) * 4 / 10) / (
+                    mpmath.mpf(32) * 14 / 10
+                )
+                exact = zeta ** (mpmath.mpf(int(positions[t])) / 8)
+                got = np.float32(table[t, c])
+                down, up = np.nextafter(got, np.float32(0)), np.nextafter(got, np.float32(np.inf))
+                assert abs(mpmath.mpf(float(got)) - exact) <= min(
+                    abs(mpmath.mpf(float(down)) - exact), abs(mpmath.mpf(float(up)) - exact)
+                )
+
+
+def test_half_split_is_rotary_embedding_torch_before_0_8():
+    """0.2.0 … 0.7.0: ``torch.cat((scale, scale), -1)``: channel c gets pair c mod d/2."""
+    inter = xpos_scales(3, 8)
+    half = xpos_scales(3, 8, layout="half-split")
+    assert np.array_equal(half[:, :4], inter[:, ::2]) and np.array_equal(half[:, 4:], half[:, :4])
+    assert not np.array_equal(half, inter)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"head_dim": 7}, "head_dim"),
+        ({"n": 0}, "n"),
+        ({"scale_base": 0.0}, "scale_base"),
+        ({"offset": -1}, "offset"),
+        ({"centre": "middle"}, "centre"),
+        ({"centre": "lucidrains", "offset": 2}, "offset"),
+        ({"layout": "blocked"}, "layout"),
+        ({"n": 1 << 20, "head_dim": 128}, "n"),
+    ],
+)
+def test_refusals(kwargs, parameter):
+    args = {"n": 4, "head_dim": 8} | kwargs
+    with pytest.raises(ParameterError) as error:
+        xpos_scales(args.pop("n"), args.pop("head_dim"), **args)
+    assert error.value.parameter == parameter
