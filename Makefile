@@ -10,6 +10,7 @@ FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatma
           figures/fourier.png figures/fourier.svg figures/similarity.png figures/similarity.svg \
           figures/grid.png figures/grid.svg \
           figures/patch-similarity.png figures/patch-similarity.svg \
+          figures/axes-wan.png figures/axes-wan.svg figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg \
           figures/alibi.png figures/alibi.svg figures/t5-buckets.png figures/t5-buckets.svg
 
 .PHONY: install figures test lint bench bench-all clean library-fixtures
@@ -50,6 +51,12 @@ figures/grid.png figures/grid.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 
 figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-grid 14 14 --d 768 --similarity -o $@
+
+figures/axes-wan.png figures/axes-wan.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli rope plot-axes --preset wan -o $@
+
+figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+	$(BIN)/pecli rope plot-axes --preset qwen3-vl -o $@
 
 figures/alibi.png figures/alibi.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
 	$(BIN)/pecli plot-alibi --heads 12 --compare next-power-of-two -o $@

@@ -1,6 +1,7 @@
 """Every benchmark in one run (`make bench-all`; `make bench` runs bench_headline.py).
 
-Table compute, CSV export, start-up and figure, peak memory, a RoPE cache, whole commands
+Table compute, CSV export, start-up and figure, peak memory, a RoPE cache, a multi-axis
+RoPE cache, whole commands
 (npy, CSV), the float64 table, grid / identify / precision; each prints its own table of
 ratios against the anchors measured in the same run. ``make bench`` takes 15-30 minutes on a
 shared 2-core machine (the memory benchmark writes and deletes a 4 GB file, the end-to-end
@@ -13,6 +14,7 @@ import argparse
 import os
 import platform
 
+import bench_axes
 import bench_commands
 import bench_csv
 import bench_end_to_end
@@ -39,6 +41,7 @@ def main() -> None:
     bench_startup.main(["--repeats", "5" if args.quick else "21", *plain])
     bench_memory.main(quick)
     bench_rope.main([*quick, "--repeats", str(args.repeats)])
+    bench_axes.main([*quick, "--repeats", str(args.repeats)])
     bench_end_to_end.main([*quick, "--repeats", str(args.repeats)])
     bench_float64.main([*quick, "--repeats", str(args.repeats)])
     bench_commands.main([*quick, "--repeats", str(args.repeats)])

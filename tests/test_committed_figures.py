@@ -23,6 +23,8 @@ FIGURES = {
     "similarity": ["plot-similarity", "--base", "100", "--base", "10000"],
     "grid": ["plot-grid", "14", "14", "--d", "64"],
     "patch-similarity": ["plot-grid", "14", "14", "--d", "768", "--similarity"],
+    "axes-wan": ["rope", "plot-axes", "--preset", "wan"],
+    "axes-qwen3-vl": ["rope", "plot-axes", "--preset", "qwen3-vl"],
     "alibi": ["plot-alibi", "--heads", "12", "--compare", "next-power-of-two"],
     "t5-buckets": ["plot-t5-buckets"],
 }

@@ -17,26 +17,23 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["COMMAND_MODULES", "GROUPS", "app", "load", "main"]
+__all__ = ["COMMAND_MODULES", "GROUPS", "GROUP_MODULES", "app", "load", "main"]
 
 #: Every command module, in the order the commands are listed by ``pecli --help``.
 MODULES = ("apply", "compute", "conventions", "diff", "fourier", "gguf", "grid", "identify",
            "plots", "precision", "rope", "spectra", "wavelengths", "zoo")  # fmt: skip
-#: The command groups: their commands are named "GROUP NAME" in :data:`COMMAND_MODULES`.
-GROUPS = ("alibi", "gguf", "rope")
-#: The module registering each command (``rope NAME`` for the groups' commands);
-#: tests/test_lazy_imports.py checks it against the whole application.
+#: Each command group and the module registering it with all its commands.
+GROUP_MODULES = {"alibi": "zoo", "gguf": "gguf", "rope": "rope"}
+GROUPS = tuple(GROUP_MODULES)
+#: The module registering each command outside the groups; tests/test_lazy_imports.py checks
+#: it against the whole application (a command missing here still runs, from all modules).
 COMMAND_MODULES = {
     "add": "apply", "compute": "compute", "conventions": "conventions", "identify": "identify",
     "precision": "precision", "plot-waves": "plots", "heatmap": "plots", "fourier": "fourier",
     "plot-fourier": "fourier", "grid": "grid", "plot-grid": "grid", "plot-similarity": "spectra",
-    "plot-spectrum": "spectra", "wavelengths": "wavelengths", "rope freqs": "rope.app",
-    "rope config": "rope.app", "rope cache": "rope.cache", "rope precision": "rope.precision",
-    "rope identify": "rope.identify", "rope permute": "rope.permute",
-    "rope engines": "rope.engines", "rope irope": "rope.irope", "diff": "diff",
-    "gguf check": "gguf", "gguf show": "gguf", "alibi slopes": "zoo", "alibi bias": "zoo",
-    "alibi identify": "zoo", "plot-alibi": "zoo", "plot-t5-buckets": "zoo",
-    "random-fourier": "zoo", "t5-buckets": "zoo", "timestep": "zoo", "xpos": "zoo",
+    "plot-spectrum": "spectra", "wavelengths": "wavelengths", "diff": "diff",
+    "plot-alibi": "zoo", "plot-t5-buckets": "zoo", "random-fourier": "zoo", "t5-buckets": "zoo",
+    "timestep": "zoo", "xpos": "zoo", **{group: module for group, module in GROUP_MODULES.items()},
 }  # fmt: skip
 
 
@@ -64,15 +61,26 @@ def chosen(argv: list[str]) -> Any:
     application, so help, suggestions ("Did you mean …?") and completion list every command.
     """
     words = [*argv[:2], "", ""]
-    path = f"{words[0]} {words[1]}" if words[0] in GROUPS else words[0]
     if "_PECLI_COMPLETE" in os.environ:
         return load()
     if argv in ([], ["--help"], ["-h"], ["--version"]):
         return _trimmed(load(), lambda name: True, _listed)
-    if path not in COMMAND_MODULES:
+    if words[0] not in COMMAND_MODULES:
         return load()
-    names = set(words[:2]) if words[0] in GROUPS else {path}  # the group and its command
-    return _trimmed(load((COMMAND_MODULES[path],)), lambda name: name in names)
+    whole = load((COMMAND_MODULES[words[0]],))
+    if words[0] in GROUP_MODULES and not _has_command(whole, words[0], words[1]):
+        return load()  # the group alone, or a name it lacks: its help or suggestion, in full
+    names = set(words[:2]) if words[0] in GROUP_MODULES else {words[0]}
+    return _trimmed(whole, lambda name: name in names)
+
+
+def _has_command(whole: Any, group: str, name: str) -> bool:
+    return any(
+        _name(c) == name
+        for g in whole.registered_groups
+        if g.typer_instance.info.name == group
+        for c in g.typer_instance.registered_commands
+    )
 
 
 def _trimmed(whole: Any, keep: Any, change: Any = lambda command: command) -> Any:

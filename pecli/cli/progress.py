@@ -22,7 +22,7 @@ def write_streamed(
     *,
     output: str,
     fmt: str,
-    shape: tuple[int, int],
+    shape: tuple[int, ...],
     dtype: np.dtype,
     columns: list[str],
     header: bool,

@@ -31,7 +31,7 @@ def write_table(
     *,
     output: str | os.PathLike[str] | None,
     fmt: str,
-    shape: tuple[int, int],
+    shape: tuple[int, ...],
     dtype: np.dtype,
     columns: list[str],
     header: bool = True,
@@ -47,7 +47,8 @@ def write_table(
     fmt : {"csv", "npy"}, keyword-only
         Output format.
     shape : tuple of int, keyword-only
-        Shape of the whole table (the npy header is written before the first block).
+        Shape of the whole table (the npy header is written before the first block); npy
+        may have more than two axes (blocks are then split along the first).
     dtype : numpy.dtype, keyword-only
         Stored dtype; npy is written little-endian.
     columns : list of str, keyword-only
@@ -72,7 +73,7 @@ def write_table_to(
     blocks: Iterable[np.ndarray],
     *,
     fmt: str,
-    shape: tuple[int, int],
+    shape: tuple[int, ...],
     dtype: np.dtype,
     columns: list[str],
     header: bool = True,

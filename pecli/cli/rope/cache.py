@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import numpy as np
 import typer
 
+from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...core.threads import AHEAD
 from ...io import formats
@@ -18,6 +21,7 @@ from ..compute import COMPUTE_FORMATS
 from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
 from ..progress import say_written, write_streamed
 from .app import RopeLayout, RopeStart, rope_app
+from .axes import Form
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,13 +66,34 @@ ArithmeticOpt = Annotated[
 Blocks = functools.partial[Iterator[np.ndarray]]
 
 
+PositionsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--positions",
+        help="Positions of the rows instead of --start and --n: a list (0,1.5,7,-2) or a .npy / "
+        "CSV file of one column; fractional and negative too. CSV and npy only.",
+    ),
+]
+
+
+CacheFormOpt = Annotated[
+    Form,
+    typer.Option(
+        "--form",
+        help="full (rotary_dim columns), half (one per pair: GPT-J, gpt-oss), complex "
+        "(cos + i·sin, freqs_cis; .npy) or matrix (2×2 per pair; .npy). CSV and npy only.",
+    ),
+]
+
+
 @rope_app.command("cache")
 @rope_spec_options()
 def cache_command(
     n: N = 100, start: RopeStart = 0, layout: RopeLayout = "half-split", part: PartOpt = Part.both,
     dtype: TableDtypeOpt = TableDtype.float32, output: ComputeOutput = "-",
     fmt: FormatOpt = None, header: Header = True, arithmetic: ArithmeticOpt = Arithmetic.exact,
-    quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
+    quiet: Quiet = False, positions: PositionsOpt = None, form: CacheFormOpt = Form.full,
+    *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """The cos and sin of positions start … start+n-1, times the attention factor.
 
@@ -79,6 +104,10 @@ def cache_command(
     rope parameters as metadata (pecli rope identify reads them). --arithmetic transformers
     gives what transformers computes instead (float32 steps, within 1 ulp of its own).
 
+    --positions gives any positions instead (a list or a file; fractional too), each angle
+    still exact and each value rounded once. --form half, complex or matrix writes one column,
+    a complex number or a 2×2 rotation per pair instead of the full width.
+
     Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
     """
     from ...core.rope import rope_frequencies
@@ -86,21 +115,91 @@ def cache_command(
 
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
+    where, n = _positions(positions, n, kind, output)
     stored, freqs = check_table_dtype(dtype.value), rope_frequencies(rope[0])
     columns = cache_columns(rope[0].rotary_dim, part.value)
     check_checkpoint_table(n, len(columns), stored, kind)
-    make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored)
-    reuse = {"reuse": AHEAD + 2} if kind == "npy" and arithmetic.value == "exact" else {}
-    blocks = make(n, part=part.value, **reuse)  # arguments are checked here, before any output
+    make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored,
+                  positions=where)  # fmt: skip
+    blocks = make(n, part=part.value, **_reuse(kind, arithmetic.value))  # checked here, first
+    _check_form_output(form.value, part.value, kind, stored, output)
     _say_notes(rope[1], quiet=quiet)
+    if form is not Form.full:
+        return _write_form(make, n, form.value, part.value, kind=kind, output=output,
+                           header=header, quiet=quiet)  # fmt: skip
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
-    sample = _sample(make, n, start, part.value) if kind == "csv" else None
+    sample = _sample(make, n, start, part.value, where) if kind == "csv" else None
     shape = (n, len(columns))
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
     write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
                    header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+
+
+def _check_form_output(form: str, part: str, kind: str, stored: np.dtype, output: str) -> None:
+    """Refuse a form the output format, the part or the dtype cannot hold (before any work)."""
+    from ...core.rope.forms import check_form
+
+    check_form(form, part, stored)
+    if form != "full" and (kind == "safetensors" or (kind == "csv" and form != "half")):
+        rule = f"cannot hold the {form} form as {kind} (npy can; CSV: --form half)"
+        raise ParameterError("output", rule, output)
+
+
+def _write_form(make: Blocks, n: int, form: str, part: str, **out: Any) -> None:
+    """The cache in a form other than full: rounded once from the float64 full cache."""
+    from ...core.rope.cache import rope_layout
+    from ...core.rope.forms import reformed
+
+    kind, output, stored = out["kind"], out["output"], make.keywords["dtype"]
+    h = make.args[0].inv_freq.size
+    full = make(n, part="both", dtype=np.dtype(np.float64))
+    blocks = reformed(full, h=h, layout=rope_layout(make.keywords["layout"]), form=form,
+                      part=part, stored=stored)  # fmt: skip
+    names = ("cos", "sin") if part == "both" or form != "half" else (part,)
+    shapes: dict[str, tuple[int, ...]] = {"half": (n, h * len(names)), "complex": (n, h)}
+    shape = shapes.get(form, (n, h, 2, 2))
+    columns = [f"{name}_{j}" for name in names for j in range(h)]
+    dtype = np.dtype(np.complex64 if stored.itemsize == 4 else np.complex128)
+    dtype = dtype if form == "complex" else stored
+    size = None if kind == "csv" else 128 + int(np.prod(shape)) * dtype.itemsize
+    write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=dtype, columns=columns,
+                   header=out["header"], quiet=out["quiet"], description="rope cache",
+                   size=size)  # fmt: skip
+
+
+def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.ndarray | None, int]:
+    """The --positions as float64 and the row count; --n given beside them must agree."""
+    if text is None:
+        return None, n
+    if kind == "safetensors":
+        rule = "must be .csv or .npy with --positions (the metadata says consecutive positions)"
+        raise ParameterError("output", rule, output)
+    if os.path.exists(text):
+        from ...io.reading import read_table
+
+        if os.path.exists(output) and os.path.samefile(text, output):
+            raise ParameterError("output", "must not be the --positions file", output)
+        table = read_table(text, parameter="positions").astype(np.float64)
+        if 1 not in table.shape:
+            raise ParameterError("positions", "must be one row or one column", table.shape)
+        where = table.reshape(-1)
+    else:
+        try:
+            where = np.array([float(w) for w in text.split(",")], dtype=np.float64)
+        except ValueError:
+            rule = "must be numbers separated by commas, or an existing .npy or CSV file"
+            raise ParameterError("positions", rule, text) from None
+    source = click.get_current_context().get_parameter_source("n")
+    if source is not None and source.name != "DEFAULT" and n != where.size:
+        raise ParameterError("n", f"must be {where.size} with these --positions (or left out)", n)
+    return where, int(where.size)
+
+
+def _reuse(kind: str, arithmetic: str) -> dict[str, int]:
+    """A ring of AHEAD + 2 block buffers for .npy, which holds at most AHEAD + 1 blocks."""
+    return {"reuse": AHEAD + 2} if kind == "npy" and arithmetic == "exact" else {}
 
 
 def _say_notes(findings: list[str], *, quiet: bool) -> None:
@@ -122,6 +221,11 @@ def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
         transformers_inv_freq(freqs.spec)
     if arithmetic == "llama.cpp":
         ggml_angles(freqs, np.zeros(1))
+    if fixed.get("positions") is None:
+        fixed.pop("positions", None)
+    elif arithmetic == "llama.cpp":
+        rule = "go with --arithmetic exact or transformers (llama.cpp counts up from --start)"
+        raise ParameterError("positions", rule, "llama.cpp")
     return functools.partial(blocks, freqs, **fixed)
 
 
@@ -143,7 +247,10 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     write_safetensors(tensors, output=output, metadata=meta)
 
 
-def _sample(make: Blocks, n: int, start: int, part: str) -> np.ndarray:
+def _sample(make: Blocks, n: int, start: int, part: str, where: np.ndarray | None) -> np.ndarray:
     """Up to 64 rows spread over the cache, for the CSV size estimate."""
+    if where is not None:
+        chosen = where[np.unique(np.linspace(0, n - 1, 64).round().astype(np.int64))]
+        return np.concatenate(list(make(chosen.size, part=part, positions=chosen)))
     rows = np.unique(np.linspace(start, start + n - 1, 64).round().astype(np.int64))
     return np.concatenate([next(make(1, start=int(p), part=part)) for p in rows])

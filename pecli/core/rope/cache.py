@@ -23,7 +23,15 @@ from ..rules import MAX_POSITION, check_n, check_table_dtype
 from ..threads import block_buffers
 from .frequencies import RopeFrequencies
 
-__all__ = ["LAYOUT_ALIASES", "PARTS", "cache_blocks", "cache_columns", "rope_cache", "rope_layout"]
+__all__ = [
+    "LAYOUT_ALIASES",
+    "PARTS",
+    "cache_blocks",
+    "cache_columns",
+    "check_positions_list",
+    "rope_cache",
+    "rope_layout",
+]
 
 #: What frameworks call the two layouts; every name maps to ``half-split`` or ``interleaved``.
 LAYOUT_ALIASES = {
@@ -134,6 +142,7 @@ def cache_blocks(
     part: str = "both",
     rows: int | None = None,
     reuse: int = 0,
+    positions: np.ndarray | None = None,
 ) -> Iterator[np.ndarray]:
     """The cache as row blocks for streaming: ``part`` ``cos``, ``sin`` or ``both`` (cos | sin).
 
@@ -141,6 +150,9 @@ def cache_blocks(
     ``rotary_dim`` columns (``2·rotary_dim`` for ``both``); their concatenation is the cache
     of :func:`rope_cache`, bit for bit, whatever ``rows`` is. ``reuse`` (k >= 1): blocks are
     views of k buffers taken in turn (:func:`pecli.core.threads.block_buffers`).
+    ``positions``: any ``n`` finite positions instead of ``start … start+n−1`` (fractional,
+    negative, in any order), each angle the exact product of the position's float64 value
+    and the exact frequency.
     """
     n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
     if part not in PARTS:
@@ -149,7 +161,44 @@ def cache_blocks(
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     h = freqs.inv_freq.size
     step = rows or max(1, BLOCK_CELLS // max(h, 1))
+    if positions is not None:
+        where = check_positions_list(positions, n, start)
+        return _position_blocks(freqs, where, kind, stored, part, step)
     return _blocks(freqs, n, int(start), kind, stored, part, (step, max(0, int(reuse))))
+
+
+def check_positions_list(positions: np.ndarray, n: int, start: int = 0) -> np.ndarray:
+    """``n`` positions as float64: 1-D, finite, ``|p| <= 2^53``, and no ``start`` beside them.
+
+    Raises
+    ------
+    ParameterError
+        (as ``positions``, or ``start`` when one is given too).
+
+    """
+    where = np.asarray(positions, dtype=np.float64).reshape(-1)
+    if start:
+        raise ParameterError("start", "goes without positions (they say where each row is)", start)
+    if where.size != n or not np.all(np.isfinite(where)) or np.any(np.abs(where) > MAX_POSITION):
+        rule = f"must be {n} finite numbers with |p| <= 2^53"
+        raise ParameterError("positions", rule, f"{where.size} values")
+    return where
+
+
+def _position_blocks(
+    freqs: RopeFrequencies, where: np.ndarray, kind: str, stored: np.dtype, part: str, step: int
+) -> Iterator[np.ndarray]:
+    """Blocks of the cache at arbitrary positions: each sin/cos evaluated directly."""
+    h, names = freqs.inv_freq.size, ("cos", "sin") if part == "both" else (part,)
+    for row in range(0, where.size, step):
+        chunk = where[row : row + step]
+        sin, cos = np.empty((chunk.size, h)), np.empty((chunk.size, h))
+        kernels.fill_sin_cos_direct(sin, cos, chunk, freqs.inv_freq, freqs.residual)
+        out = np.empty((chunk.size, 2 * h * len(names)))
+        for k, name in enumerate(names):
+            values = (cos if name == "cos" else sin) * freqs.attention_factor
+            _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
+        yield round_once(out, stored) if stored.name in HALF_DTYPES else out.astype(stored)
 
 
 def _blocks(

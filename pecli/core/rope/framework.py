@@ -12,14 +12,14 @@ float64 ones (torch's are within 1 ulp). Pure NumPy; no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
 from ..rules import MAX_POSITION, check_n, check_table_dtype
-from .cache import BLOCK_CELLS, PARTS, rope_layout
+from .cache import BLOCK_CELLS, PARTS, check_positions_list, rope_layout
 from .frequencies import RopeFrequencies
 from .registry import RECORDS, record
 from .spec import RopeSpec
@@ -82,8 +82,12 @@ def framework_cache_blocks(
     dtype: DTypeLike = np.float32,
     part: str = "both",
     rows: int | None = None,
+    positions: np.ndarray | None = None,
 ) -> Iterator[np.ndarray]:
     """The cache as transformers computes it, in row blocks (as :func:`.cache.cache_blocks`).
+
+    ``positions``: any ``n`` positions instead of ``start … start+n−1``, rounded to float32 as
+    ``position_ids.float()`` does.
 
     ``angle = float32(p) · inv_freq`` in float32 (:func:`transformers_inv_freq`), cos and sin
     of it rounded to float32, times the attention factor in float32 (``LlamaRotaryEmbedding``
@@ -108,16 +112,22 @@ def framework_cache_blocks(
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     inv = transformers_inv_freq(freqs.spec)
     step = rows or max(1, BLOCK_CELLS // max(inv.size, 1))
-    return _blocks(inv, _F(freqs.attention_factor), n, int(start), kind, stored, part, step)
+    where = None if positions is None else check_positions_list(positions, n, start)
+
+    def rows_of(a: int, b: int) -> np.ndarray:  # exact: |start| + n <= 2^53
+        return np.arange(start + a, start + b, dtype=np.float64) if where is None else where[a:b]
+
+    return _blocks(inv, _F(freqs.attention_factor), rows_of, n, (kind, stored, part), step)
 
 
 def _blocks(
-    inv: np.ndarray, scale: np.float32, n: int, start: int, kind: str, stored: np.dtype,
-    part: str, step: int,
+    inv: np.ndarray, scale: np.float32, rows_of: Callable[[int, int], np.ndarray], n: int,
+    form: tuple[str, np.dtype, str], step: int,
 ) -> Iterator[np.ndarray]:  # fmt: skip
+    kind, stored, part = form
     names = ("cos", "sin") if part == "both" else (part,)
     for row in range(0, n, step):
-        positions = np.arange(start + row, start + min(row + step, n), dtype=np.float64)
+        positions = rows_of(row, min(row + step, n))
         angles = (positions.astype(_F)[:, None] * inv[None, :]).astype(np.float64)
         parts = []
         for name in names:

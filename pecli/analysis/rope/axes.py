@@ -1,0 +1,173 @@
+"""A multi-axis rotary cache read back: layout, which axis turns each pair, ω, θ per axis.
+
+Given a cache's cos and sin (one row per token) and the tokens' position ids, the layout is the
+one whose paired channels hold equal values; for each axis, two tokens whose ids differ by one
+on that axis only give every pair's turn ``Δ_j`` (``ω_j`` for the pairs of that axis, 0 for
+the others). The measured ``ω`` then tell the schedule: one geometric sequence over all pairs
+(a shared schedule, Qwen-VL, Pixtral: θ from its ratio over ``D = rotary_dim``) or one per
+axis restarting at ``ω = 1`` (FLUX, Wan: θ per axis over the axis's width). Pure NumPy on
+arrays; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.errors import ParameterError
+
+__all__ = ["AxesReading", "pair_values", "read_axes"]
+
+#: A pair counts as turned by an axis when its measured turn exceeds this (radians).
+MOVED = 1e-4
+#: Two tokens ``(u, v)`` and how many steps ``k`` apart they are.
+Step = tuple[int, int, float]
+#: Pairs whose ω is below this are not used to fit θ (float32 phases pin them poorly).
+FIT_FLOOR = 1e-3
+
+
+@dataclass
+class AxesReading:
+    """What a cache says about its multi-axis rotary embedding.
+
+    Attributes
+    ----------
+    layout : str
+        ``interleaved``, ``half-split``, or ``complex`` (a complex cache has no layout).
+    axis : list of int
+        Per pair, the axis whose unit step turns it, -1 when no axis of these ids does.
+    omega : numpy.ndarray
+        Per pair, the measured ω (NaN where ``axis`` is -1).
+    schedule : str
+        ``shared`` (one geometric sequence over all pairs), ``per-axis`` (each axis restarts at
+        ω = 1) or ``unknown``.
+    theta : dict of str to float
+        The fitted θ, per axis name (``shared``: the same for all).
+    notes : list of str
+        What could not be read.
+
+    """
+
+    layout: str
+    axis: list[int]
+    omega: np.ndarray
+    schedule: str = "unknown"
+    theta: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def strip(self, axes: tuple[str, ...]) -> str:
+        """One letter per pair (``?`` for an unmoved pair)."""
+        return "".join(axes[a][0].upper() if a >= 0 else "?" for a in self.axis)
+
+
+def pair_values(cos: np.ndarray, sin: np.ndarray) -> tuple[str, np.ndarray, np.ndarray]:
+    """The layout whose paired channels agree, and the per-pair cos and sin ``(n, h)``.
+
+    Raises
+    ------
+    ParameterError
+        (as ``file``) when neither layout pairs the channels, or the widths are odd.
+
+    """
+    cos, sin = np.asarray(cos, np.float64), np.asarray(sin, np.float64)
+    if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
+        raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
+    h = cos.shape[1] // 2
+    for layout, first, second in (("interleaved", slice(0, None, 2), slice(1, None, 2)),
+                                  ("half-split", slice(0, h), slice(h, None))):  # fmt: skip
+        if np.array_equal(cos[:, first], cos[:, second]) and np.array_equal(
+            sin[:, first], sin[:, second]
+        ):
+            return layout, cos[:, first], sin[:, first]
+    rule = "must repeat each value on the two channels of its pair (interleaved or half-split)"
+    raise ParameterError("file", rule, "neither layout")
+
+
+def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list[Step]:
+    """Token pairs ``(u, v, k)`` with ``ids[v] − ids[u] = k·direction``: a unit one, the longest."""
+    head = ids[:limit]
+    lead = int(np.flatnonzero(direction)[0])
+    along = head[:, lead]
+    groups: dict[tuple[float, ...], list[int]] = {}
+    for i, key in enumerate(map(tuple, (head - along[:, None] * direction).tolist())):
+        groups.setdefault(key, []).append(i)
+    unit, longest = None, None
+    for members in groups.values():
+        where = {float(along[i]): i for i in reversed(members)}
+        low, high = min(where), max(where)
+        if longest is None or high - low > longest[2]:
+            longest = (where[low], where[high], high - low)
+        if unit is None:
+            unit = next(((where[c], where[c + 1], 1.0) for c in sorted(where) if c + 1 in where),
+                        None)  # fmt: skip
+    return [step for step in (unit, longest) if step is not None and step[2] > 0]
+
+
+def _turns(angle: np.ndarray, steps: list[Step]) -> np.ndarray:
+    """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved."""
+    omega = np.zeros(angle.shape[1])
+    for u, v, k in reversed(steps):  # the longest first; the unit step overrides where it sees
+        turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
+        seen = turn > MOVED
+        omega[seen] = turn[seen] / k
+    return omega
+
+
+def read_axes(cos: np.ndarray, sin: np.ndarray, ids: np.ndarray, *, layout: str) -> AxesReading:
+    """Per pair, the axis that turns it and its ω; then the schedule and θ per axis.
+
+    ``cos`` and ``sin``: per-pair ``(n, h)`` (:func:`pair_values`); ``ids``: ``(n, axes)``.
+    An axis with no two tokens apart on it alone is read from the tokens that step every
+    axis at once (text tokens), if it is the only one.
+    """
+    angle = np.arctan2(sin, cos)
+    h, axes = cos.shape[1], ids.shape[1]
+    axis, omega, missing, floor = [-1] * h, np.full(h, np.nan), [], 0.0
+    for a in range(axes):
+        steps = _steps(ids, np.eye(axes)[a])
+        measured = _turns(angle, steps) if steps else np.zeros(h)
+        missing += [] if steps else [a]
+        floor = max(floor, 10 * MOVED / max([k for *_, k in steps], default=np.inf))
+        for j in np.flatnonzero(measured > 0):
+            axis[j], omega[j] = a, measured[j]
+    diagonal = _steps(ids, np.ones(axes)) if len(missing) == 1 and axes > 1 else []
+    through = _turns(angle, diagonal) if diagonal else np.zeros(h)
+    for j in np.flatnonzero(through > floor):  # the other axes' steps would have seen it
+        if axis[j] < 0:
+            axis[j], omega[j] = missing[0], through[j]
+    notes = [f"axis {a}: no two tokens apart on it alone" for a in missing]
+    reading = AxesReading(layout, axis, omega, notes=notes)
+    _fit_schedule(reading, axes)
+    return reading
+
+
+def _ratio(values: np.ndarray) -> float | None:
+    """The common ratio of a geometric sequence (least squares on the logs), if it is one."""
+    good = values[values > FIT_FLOOR]
+    if good.size < 2:
+        return None
+    k = np.arange(good.size)
+    slope, intercept = np.polyfit(k, np.log(good), 1)
+    fit = np.exp(intercept + slope * k)
+    return float(np.exp(slope)) if np.allclose(fit, good, rtol=1e-3) else None
+
+
+def _fit_schedule(reading: AxesReading, axes: int) -> None:
+    """Shared (one sequence through every pair, by size) or per axis (each restarts at 1)."""
+    known = np.flatnonzero(np.isfinite(reading.omega))
+    ordered = np.sort(reading.omega[known])[::-1]
+    shared = _ratio(ordered) if ordered.size and abs(ordered[0] - 1) < 1e-3 else None
+    if shared is not None and np.count_nonzero(np.abs(ordered - 1) < 1e-3) == 1:
+        reading.schedule = "shared"
+        theta = shared ** (-len(reading.axis))  # ω_k = θ^(-2k/D), D = 2h
+        reading.theta = {str(a): theta for a in sorted({x for x in reading.axis if x >= 0})}
+        return
+    thetas = {}
+    for a in range(axes):
+        mine = np.sort(reading.omega[[j for j, x in enumerate(reading.axis) if x == a]])[::-1]
+        r = _ratio(mine) if mine.size and abs(mine[0] - 1) < 1e-3 else None
+        if r is not None:
+            thetas[str(a)] = r ** (-mine.size)  # ω_k = θ^(-2k/D_a), D_a = 2·pairs of a
+    if thetas and len(thetas) == len({x for x in reading.axis if x >= 0}):
+        reading.schedule, reading.theta = "per-axis", thetas

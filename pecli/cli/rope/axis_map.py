@@ -1,0 +1,113 @@
+"""``pecli rope axis-map``: which axis drives each rotary pair, with ω and λ, or the presets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...io import writing
+from .. import text
+from ..options import DataOutput, Dpi, Quiet, Size
+from ..plots import FigureOutput
+from ..progress import say_written
+from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
+from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
+
+
+@rope_app.command("axis-map")
+def axis_map_command(
+    preset: PresetOpt = None, head_dim: HeadDimOpt = None, widths: WidthsOpt = None,
+    theta: ThetaOpt = None, layout: AxisLayoutOpt = None, fmt: ReportFormatOpt = None,
+    output: ReportOutput = "-", quiet: Quiet = False,
+) -> None:  # fmt: skip
+    """The channel → axis map of a multi-axis rotary embedding, one row per rotary pair.
+
+    Per pair: its two channels, the axis, k and D of ω = θ^(-2k/D), θ, ω and the wavelength
+    λ = 2π/ω. Without --preset or --widths: the presets, each with its source and compute dtype.
+
+    Example: pecli rope axis-map --preset wan --format csv
+    """
+    from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
+
+    kind = report_kind(output, fmt)
+    if preset is None and widths is None:
+        columns = _presets()
+        lines: list[str] = []
+    else:
+        plan, chosen = resolve_plan(preset, head_dim=head_dim, widths=widths, theta=theta,
+                                    layout=layout)  # fmt: skip
+        columns = plan_columns(plan)
+        lines = _summary(plan, chosen)
+    if kind != "table":
+        writing.write_records(columns, output=output, fmt=kind)
+    else:
+        text.show(*lines, _table(columns), output=output)
+    say_written(output, quiet=quiet)
+
+
+def _presets() -> dict[str, np.ndarray]:
+    from ...core.rope.multiaxis import AXIS_PRESETS
+    from ...core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+
+    rows: list[Any] = [*AXIS_PRESETS.values(), *MROPE_PRESETS.values()]
+    return {
+        "preset": np.array([p.name for p in rows]),
+        "head_dim": np.array([p.head_dim for p in rows]),
+        "grid": np.array([p.grid for p in rows]),
+        "dtype": np.array([p.dtype for p in rows]),
+        "what": np.array([p.title for p in rows]),
+        "source": np.array([p.source for p in rows]),
+    }
+
+
+def _summary(plan: Any, chosen: Any) -> list[str]:
+    counts = ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
+    lines = [f"{plan.pairs} pairs ({counts}), layout {plan.layout}: {plan.strip()}"]
+    if chosen is not None:
+        lines.insert(0, f"{chosen.title}; computed in {chosen.dtype}. Source: {chosen.source}")
+    return lines
+
+
+def _table(columns: dict[str, np.ndarray]) -> Any:
+    from rich.table import Table
+
+    table = Table()
+    for name in columns:
+        table.add_column(name, justify="right" if columns[name].dtype.kind in "iuf" else "left")
+    for row in zip(*columns.values(), strict=True):
+        table.add_row(*(f"{v:.10g}" if isinstance(v, np.floating) else str(v) for v in row))
+    return table
+
+
+@rope_app.command("plot-axes")
+def plot_axes_command(
+    preset: PresetOpt = None, head_dim: HeadDimOpt = None, widths: WidthsOpt = None,
+    theta: ThetaOpt = None, layout: AxisLayoutOpt = None, output: FigureOutput = None,
+    data: DataOutput = None, dpi: Dpi = None, size: Size = None, quiet: Quiet = False,
+) -> None:  # fmt: skip
+    """Draw the channel → axis map: which axis turns each rotary pair, and its wavelength.
+
+    The strip colours each pair by its position axis; below, each pair's λ = 2π/ω on a log
+    scale (a schedule per axis restarts at 2π on each axis). Writes axes.png without -o;
+    --data also writes the pairs' table (pair, k, D, ω, λ; axis as its index).
+
+    Example: pecli rope plot-axes --preset qwen3-vl -o qwen3-vl.png
+    """
+    from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
+    from .._app import figures
+    from ..plots import PlotOutputs
+
+    outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
+    plan, chosen = resolve_plan(preset or ("wan" if widths is None else None), head_dim=head_dim,
+                                widths=widths, theta=theta, layout=layout)  # fmt: skip
+    columns = plan_columns(plan)
+    counts = ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
+    thetas = "/".join(f"{t:g}" for t in dict.fromkeys(plan.theta))
+    title = f"{chosen.name if chosen else 'widths ' + str(widths)}: pairs {counts}; θ {thetas}"
+    title += f"; {plan.layout}"
+    table = np.column_stack([columns["pair"], np.array(plan.axis), columns["k"], columns["D"],
+                             columns["inv_freq"], columns["wavelength"]])  # fmt: skip
+    build = figures("axes").axis_map_figure
+    outputs.write(lambda: build(columns, title=title, size=size, dpi=dpi), table,
+                  ["pair", "axis", "k", "D", "inv_freq", "wavelength"])  # fmt: skip

@@ -1,0 +1,175 @@
+"""``pecli rope identify-axes``: the libraries' own caches named (and in which arithmetic), and a
+cache built with each of the (a)–(f) mistakes told apart from its preset."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from library_fixtures import load
+
+from pecli.analysis.rope.axes import pair_values, read_axes
+from pecli.analysis.rope.axes_compare import compare_to_plan
+from pecli.core.rope.multiaxis import axes_cache, axis_preset, per_axis, shared
+
+MULTI = {f.name: f for f in load("multiaxis")}
+MROPE = {f.name: f for f in load("mrope")}
+QWEN25 = "text:5 image:1,8,12 text:3 video:6,4,4,s=0.75 text:4 video:3,4,8,s=0.4 text:2"
+
+
+def _save(tmp_path, cos, sin):
+    path = tmp_path / "cache.npy"
+    np.save(path, np.concatenate([cos, sin], axis=1))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "args", "preset", "arithmetic"),
+    [
+        ("hunyuanvideo_3x4x5", ["--grid", "3x4x5"], "hunyuanvideo", "float32"),
+        ("wan_d128_3x4x5", ["--grid", "3x4x5"], "wan", "exact"),
+        ("flux_text3_4x5", ["--grid", "4x5", "--text", "3"], "flux", "exact"),
+        ("flux2_text2_3x4", ["--grid", "3x4", "--text", "2"], "flux2", "exact"),
+        ("pixtral_3x5", ["--grid", "3x5"], "pixtral", "float32"),
+        ("cosmos_3x4x5_fps30", ["--grid", "3x4x5", "--fps", "30"], "cosmos", "float32"),
+        ("cosmos_3x4x5_fpsNone", ["--grid", "3x4x5"], "cosmos", "float32"),
+    ],
+)
+def test_library_caches_are_named(run_cli, tmp_path, fixture, args, preset, arithmetic):
+    path = _save(tmp_path, MULTI[f"{fixture}_cos"].table, MULTI[f"{fixture}_sin"].table)
+    result = run_cli("rope", "identify-axes", path, *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    named = [name for name, v in report["presets"].items() if v["matches"]]
+    assert named == [preset] and report["presets"][preset]["arithmetic"] == arithmetic
+
+
+def test_qwen_cache_from_transformers_is_named_with_its_section(run_cli, tmp_path):
+    path = _save(tmp_path, MROPE["qwen2.5-vl_cos"].table, MROPE["qwen2.5-vl_sin"].table)
+    result = run_cli("rope", "identify-axes", path, "--tokens", QWEN25, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["presets"]["qwen2.5-vl"]["matches"] and report["schedule"] == "shared"
+    assert report["channel_axis"].startswith("T" * 16 + "H" * 24 + "W" * 11)
+    assert report["theta"]["t"] == pytest.approx(1e6, rel=1e-4)
+
+
+WAN = axis_preset("wan")
+PLAN = WAN.plan()
+IDS = WAN.ids([3, 4, 5])
+
+
+@pytest.mark.parametrize(
+    ("made", "ids", "arithmetic", "expected"),
+    [
+        (PLAN, IDS, "exact", []),
+        (PLAN, IDS, "float32", []),
+        (
+            shared(
+                [0] * 22 + [1] * 21 + [2] * 21,
+                theta=1e4,
+                axes=("t", "h", "w"),
+                layout="interleaved",
+            ),
+            IDS,
+            "exact",
+            ["(a)"],
+        ),
+        (per_axis([42, 44, 42], theta=1e4), IDS, "exact", ["(b/d)"]),
+        (dataclasses.replace(PLAN, layout="half-split"), IDS, "exact", ["(c)"]),
+        (per_axis([44, 42, 42], theta=[1e4, 1.05e4, 1e4]), IDS, "exact", ["θ of axis h"]),
+        (PLAN, IDS + np.array([0.0, 1.0, 0.0]), "exact", ["(e)"]),
+    ],
+)
+def test_each_mistake_is_named(made, ids, arithmetic, expected):
+    cos = axes_cache(made, ids, part="cos", arithmetic=arithmetic)
+    sin = axes_cache(made, ids, part="sin", arithmetic=arithmetic)
+    layout, c, s = pair_values(cos, sin)
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert [d.split(":")[0].split(" ")[0] if d.startswith("(") else d.split(":")[0]
+            for d in verdict.differences] == expected  # fmt: skip
+    assert verdict.matches == (not expected)
+    assert verdict.arithmetic == ("none" if expected and expected != ["(c)"] else arithmetic)
+
+
+def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
+    made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
+    path = _save(tmp_path, axes_cache(made, IDS, part="cos"), axes_cache(made, IDS, part="sin"))
+    result = run_cli("rope", "identify-axes", path, "--preset", "wan", "--grid", "3x4x5")
+    assert result.exit_code == 1
+    assert "wan: differs" in result.stdout and "θ of axis h: 20000 here, 10000" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--grid", "3x4"], "'FILE'"),  # rows do not fit any preset
+        (["--preset", "wan", "--grid", "3x4"], "--grid"),
+        (["--preset", "nope", "--grid", "3x4x5"], "--preset"),
+    ],
+)
+def test_refusals(run_cli, tmp_path, args, option):
+    path = _save(tmp_path, axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin"))
+    result = run_cli("rope", "identify-axes", path, *args)
+    assert result.exit_code == 2, result.output
+    assert option in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_table_that_pairs_no_channels_is_refused(run_cli, tmp_path):
+    path = _save(tmp_path, np.random.default_rng(0).random((60, 128)), np.ones((60, 128)))
+    result = run_cli("rope", "identify-axes", path, "--grid", "3x4x5")
+    assert result.exit_code == 2 and "neither layout" in result.stderr
+
+
+def test_qwen3_interleaved_map_is_read_without_guessing():
+    from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+
+    preset = MROPE_PRESETS["qwen3-vl"]
+    source, _ = preset.token_ids("text:5 image:1,8,12 text:3 video:3,4,4,gap=2 text:2")
+    ids, plan = source.array, preset.plan()
+    cos, sin = axes_cache(plan, ids, part="cos"), axes_cache(plan, ids, part="sin")
+    layout, c, s = pair_values(cos, sin)
+    reading = read_axes(c, s, ids, layout=layout)
+    read = reading.strip(plan.axes)
+    assert read.startswith("THW" * 12) and reading.schedule == "shared"
+    assert all(r in ("?", p) for r, p in zip(read, plan.strip(), strict=True))  # no wrong letter
+
+
+def test_a_block_that_is_not_geometric_has_no_schedule():
+    from pecli.core.rope.multiaxis.plan import AxisPlan
+
+    mixed = AxisPlan(("y", "x"), (0,) * 4 + (1,) * 4, (0, 1, 2, 3) * 2, (8,) * 8,
+                     (1e4, 1e4, 1e2, 1e2, 1e4, 1e4, 1e4, 1e4), "interleaved")  # fmt: skip
+    ids = np.array([[r, c] for r in range(3) for c in range(3)], dtype=float)
+    layout, c, s = pair_values(
+        axes_cache(mixed, ids, part="cos"), axes_cache(mixed, ids, part="sin")
+    )
+    reading = read_axes(c, s, ids, layout=layout)
+    assert reading.schedule == "unknown" and reading.theta == {}
+
+
+def test_a_preset_of_another_width_is_told_so():
+    cos, sin = axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin")
+    layout, c, s = pair_values(cos, sin)
+    allegro = axis_preset("allegro").plan(128)  # thirds of 128: 63 pairs
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), allegro, IDS, (c, s))
+    assert "(b) 64 pairs here, 63 in the preset" in verdict.differences and not verdict.matches
+
+
+@pytest.mark.parametrize(
+    ("fixture", "args", "preset"),
+    [
+        ("llama4_vision_4x4", ["--grid", "4"], "llama4-vision"),
+        ("qwen_image_text3_5x6", ["--grid", "5x6", "--text", "3"], "qwen-image"),
+    ],
+)
+def test_complex_freqs_cis_are_named(run_cli, tmp_path, fixture, args, preset):
+    path = tmp_path / "freqs_cis.npy"
+    np.save(path, MULTI[fixture].table)
+    result = run_cli("rope", "identify-axes", str(path), *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["layout"] == "complex"
+    assert [n for n, v in report["presets"].items() if v["matches"]] == [preset]

@@ -1,0 +1,184 @@
+"""Qwen-VL M-RoPE: the mrope_section maps, position ids equal to transformers' get_rope_index on a
+mixed text + image + video layout, caches equal to its rotary classes, the older release's rule,
+the refusals, and the commands."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from library_fixtures import load
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope.multiaxis import axes_cache
+from pecli.core.rope.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
+from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+
+FIXTURES = {f.name: f for f in load("mrope")}
+MODELS = ["qwen2-vl", "qwen2.5-vl", "qwen3-vl"]
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> int:
+    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
+    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
+    return int(np.max(np.abs(ia - ib)))
+
+
+def test_qwen2_vl_section_is_chunked_in_both_halves():
+    plan = mrope_plan([16, 24, 24], theta=1e6, head_dim=128)
+    assert plan.strip() == "T" * 16 + "H" * 24 + "W" * 24
+    assert plan.layout == "half-split" and plan.index == tuple(range(64))
+    assert set(plan.denominator) == {128}  # one schedule shared by the axes
+
+
+def test_qwen3_vl_section_is_interleaved():
+    plan = mrope_plan([24, 20, 20], theta=5e6, head_dim=128, interleaved=True)
+    assert plan.strip() == "THW" * 20 + "TTTT"
+
+
+def test_qwen3_5_partial_rotary_section():
+    plan = MROPE_PRESETS["qwen3.5"].plan()
+    assert plan.rotary_dim == 64 and set(plan.denominator) == {64}
+    assert plan.strip() == "THW" * 10 + "TH"  # h: j % 3 == 1 and j < 33; w: j < 30
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_ids_are_transformers_get_rope_index(model):
+    theirs = FIXTURES[f"{model}_ids"]
+    ids, delta = mrope_ids(parse_tokens(theirs.params["tokens"]), model=model)
+    assert np.array_equal(ids, theirs.table)
+    assert delta == int(FIXTURES[f"{model}_deltas"].table.ravel()[0])
+
+
+def test_text_after_a_long_video_repeats_positions_in_524_not_in_4():
+    segments = parse_tokens("text:2 video:4,2,2 text:1")
+    new, _ = mrope_ids(segments, model="qwen2-vl")
+    old, delta = mrope_ids(segments, model="qwen2-vl", release="4")
+    assert new[:, 2:6].tolist() == [[2, 3, 4, 5], [2, 2, 2, 2], [2, 2, 2, 2]]
+    assert new[:, -1].tolist() == [3, 3, 3]  # start + max(h, w) // merge: 3 again
+    assert old[:, -1].tolist() == [6, 6, 6] and delta == 0  # the largest id + 1
+
+
+def test_qwen2_5_interval_of_one_and_a_half_truncates():
+    ids, _ = mrope_ids(parse_tokens("video:4,2,2,s=0.75"), model="qwen2.5-vl")
+    assert ids[0].tolist() == [0, 1, 3, 4]  # 2 tokens/s · 0.75 s = 1.5 per grid
+
+
+@pytest.mark.parametrize("model", [*MODELS, "qwen3.5"])
+def test_caches_are_the_rotary_classes_own(model):
+    cos, sin = FIXTURES[f"{model}_cos"], FIXTURES[f"{model}_sin"]
+    p = cos.params
+    plan = mrope_plan(p["section"], theta=p["theta"], head_dim=p["head_dim"],
+                      partial_rotary_factor=p.get("partial_rotary_factor", 1.0),
+                      interleaved=p["interleaved"])  # fmt: skip
+    ids = FIXTURES[f"{p['model']}_ids"].table.T
+    for part, table in (("cos", cos.table), ("sin", sin.table)):
+        assert _ulps(axes_cache(plan, ids, part=part, arithmetic="float32"), table) <= 2
+        assert np.max(np.abs(axes_cache(plan, ids, part=part) - table)) < 1e-5
+
+
+@pytest.mark.parametrize(
+    ("tokens", "model", "parameter"),
+    [
+        ("text:5 picture:1,2,2", "qwen2-vl", "tokens"),
+        ("image:1,2", "qwen2-vl", "tokens"),
+        ("text:2,s=1", "qwen2-vl", "tokens"),
+        ("video:2,4,4,s=0.5", "qwen2-vl", "tokens"),  # s= is Qwen2.5-VL's
+        ("video:2,4,4,gap=1", "qwen2.5-vl", "tokens"),  # gap= is Qwen3-VL's
+        ("video:2,4,4", "qwen3-vl", "tokens"),  # frames need timestamps between them
+        ("image:1,4,4 image:1,4,4", "qwen2-vl", "tokens"),  # transformers reads one block
+        ("image:1,3,4", "qwen2-vl", "tokens"),  # H not a multiple of the merge
+        ("", "qwen2-vl", "tokens"),
+        ("text:2", "qwen9", "model"),
+    ],
+)
+def test_bad_layouts_are_refused(tokens, model, parameter):
+    with pytest.raises(ParameterError) as caught:
+        mrope_ids(parse_tokens(tokens), model=model)
+    assert caught.value.parameter == parameter
+
+
+@pytest.mark.parametrize(
+    ("section", "interleaved"), [([16, 24, 23], False), ([16, 24], False), ([4, 30, 30], True)]
+)
+def test_bad_sections_are_refused(section, interleaved):
+    with pytest.raises(ParameterError, match="mrope_section"):
+        mrope_plan(section, theta=1e6, head_dim=128, interleaved=interleaved)
+
+
+# --- the commands ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["npy", "csv", "json"])
+def test_mrope_ids_command_writes_transformers_ids(run_cli, tmp_path, fmt):
+    theirs = FIXTURES["qwen2.5-vl_ids"]
+    out = tmp_path / f"ids.{fmt}"
+    result = run_cli("rope", "mrope-ids", "--model", "qwen2.5-vl", "--tokens",
+                     theirs.params["tokens"], "-o", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "rope_deltas = -60" in result.stderr
+    if fmt == "npy":
+        ids = np.load(out)
+        assert ids.dtype == np.int64
+    elif fmt == "csv":
+        ids = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.int64).T
+    else:
+        record = json.loads(out.read_text())
+        ids = np.array(record["position_ids"])
+        assert record["rope_deltas"] == -60
+    assert np.array_equal(ids, theirs.table)
+
+
+def test_axes_command_with_a_qwen_preset_is_the_rotary_class(run_cli, tmp_path):
+    theirs = FIXTURES["qwen3-vl_sin"]
+    out = tmp_path / "c.npy"
+    result = run_cli("rope", "axes", "--preset", "qwen3-vl", "--tokens", theirs.params["tokens"],
+                     "--part", "sin", "--arithmetic", "model", "-o", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert _ulps(np.load(out), theirs.table) <= 2
+
+
+def test_axes_command_reads_transformers_3_by_seq_ids(run_cli, tmp_path):
+    ids = FIXTURES["qwen2-vl_ids"].table
+    np.save(tmp_path / "ids.npy", ids.astype(np.float64))
+    out = tmp_path / "c.npy"
+    result = run_cli("rope", "axes", "--preset", "qwen2-vl", "--ids", str(tmp_path / "ids.npy"),
+                     "--part", "cos", "-o", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    plan = MROPE_PRESETS["qwen2-vl"].plan()
+    assert np.array_equal(np.load(out), axes_cache(plan, ids.T, part="cos"))
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["rope", "mrope-ids", "--tokens", "text:2 video:2,4,4"], "--tokens"),  # fine: control
+        (["rope", "mrope-ids", "--tokens", "video:2,4,4,s=2"], "--tokens"),
+        (
+            ["rope", "mrope-ids", "--tokens", "text:1", "--tokens-per-second", "0"],
+            "--tokens-per-second",
+        ),
+        (["rope", "mrope-ids", "--tokens", "text:1", "-o", "ids.txt"], "--output"),
+        (["rope", "axes", "--preset", "qwen2-vl", "--grid", "2x2"], "--tokens"),
+        (["rope", "axes", "--preset", "flux", "--tokens", "text:1"], "--tokens"),
+    ],
+)
+def test_command_refusals(run_cli, tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(*args)
+    if args[-1] == "text:2 video:2,4,4":
+        assert result.exit_code == 0  # the control: the same words without the mistake
+        return
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_time_index_is_transformers_float32_product():
+    # fps 0.6, 2 frames per grid: s = 2/0.6; torch 2.13 computes (arange(4) * (25 * s)).long()
+    # in float32 as [0, 83, 166, 249], where 3 · 25 · 2/0.6 = 250 exactly
+    segments = parse_tokens(f"video:4,2,2,s={2 / 0.6!r}")
+    ids, _ = mrope_ids(segments, model="qwen2.5-vl", tokens_per_second=25)
+    assert ids[0].tolist() == [0, 83, 166, 249]

@@ -1,0 +1,319 @@
+"""Multi-axis rotary embeddings: the issue's golden values, an mpmath reference, the libraries' own
+caches (diffusers FluxPosEmbed, Flux2PosEmbed, HunyuanVideo, Wan, get_1d_rotary_pos_embed;
+transformers Pixtral, Llama 4 vision), the cache forms and the refusals."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import load
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope.multiaxis import axes_cache, axes_cache_blocks, axis_preset, per_axis, shared
+from pecli.core.rope.multiaxis.plan import channel_pairs, plan_frequencies
+from pecli.core.rope.multiaxis.presets import pixtral_plan, wan_widths
+
+mpmath.mp.dps = 40
+FIXTURES = {f.name: f for f in load("multiaxis")}
+
+
+def omega(plan, j):
+    """θ^(-2k/D) of pair j, 40 digits (independent of pecli's decimal code)."""
+    t, k, d = plan.theta[j], plan.index[j], plan.denominator[j]
+    return mpmath.power(mpmath.mpf(t), -mpmath.mpf(2 * k) / d)
+
+
+@pytest.mark.parametrize(
+    ("preset", "pair", "value"),
+    [
+        ("flux", 9, "0.719685673"),  # axis h (56): ω_1
+        ("flux", 1, "0.316227766"),  # axis t (16): ω_1
+        ("flux2", 1, "0.6218500"),
+        ("flux2", 15, "8.040524e-4"),
+        ("wan", 1, "0.657933225"),  # t, width 44
+        ("wan", 23, "0.644946677"),  # h, width 42: its own schedule restarts at pair 22
+        ("wan", 22, "1"),  # a single shared schedule would give 0.0421697 here
+    ],
+)
+def test_golden_frequencies(preset, pair, value):
+    got = plan_frequencies(axis_preset(preset).plan())[0][pair]
+    digits = len(value.replace("e-4", "").split(".")[-1]) if "." in value else 12
+    assert got == pytest.approx(float(value), rel=10 ** -(digits - 1))
+    assert got == float(omega(axis_preset(preset).plan(), pair))
+
+
+def test_hunyuan_frequencies_are_powers_of_two_exactly():
+    w, residual = plan_frequencies(axis_preset("hunyuanvideo").plan())
+    assert w[:8].tolist() == [2.0**-i for i in range(8)]
+    assert np.all(np.abs(residual[:8]) < 1e-45)  # 50-digit ln and exp: exact to 1e-50
+
+
+def test_wan_widths_and_the_wrong_shared_schedule():
+    assert wan_widths(128) == [44, 42, 42]
+    wrong = shared([0] * 64, theta=10000.0, axes=("t",))  # one schedule over the head
+    assert float(plan_frequencies(wrong)[0][22]) == pytest.approx(0.0421697, abs=5e-8)
+
+
+def test_pixtral_angles_of_token_h1_w2():
+    plan = axis_preset("pixtral").plan()
+    w = plan_frequencies(plan)[0]
+    angles = np.where(np.array(plan.axis) == 0, 1.0, 2.0) * w
+    assert angles[:4] == pytest.approx([1, 0.5623413, 0.3162278, 0.1778279], abs=5e-8)
+    assert angles[16:20] == pytest.approx([1.4997884, 0.8433930, 0.4742747, 0.2667043], abs=5e-8)
+
+
+def test_llama4_patch_25_is_x2_y2_and_cls_last():
+    ids = axis_preset("llama4-vision").ids([24])
+    assert ids[25].tolist() == [2.0, 2.0] and ids.shape == (577, 2) and not ids[-1].any()
+
+
+@pytest.mark.parametrize("name", ["flux", "flux2", "hunyuanvideo", "wan", "pixtral",
+                                  "llama4-vision", "rope-vit-axial"])  # fmt: skip
+def test_frequencies_match_mpmath_to_the_last_bit(name):
+    plan = axis_preset(name).plan()
+    w, residual = plan_frequencies(plan)
+    for j in range(plan.pairs):
+        exact = omega(plan, j)
+        assert w[j] == float(exact)
+        assert abs(mpmath.mpf(w[j]) + mpmath.mpf(residual[j]) - exact) < exact * 1e-30
+
+
+def reference(plan, ids, form="full"):
+    """float64 cos, sin (tokens, rotary_dim) from mpmath, placed by the layout's rule."""
+    h = plan.pairs
+    cos = np.empty((len(ids), h))
+    sin = np.empty_like(cos)
+    for r, row in enumerate(ids):
+        for j in range(h):
+            angle = mpmath.mpf(float(row[plan.axis[j]])) * omega(plan, j)
+            cos[r, j], sin[r, j] = float(mpmath.cos(angle)), float(mpmath.sin(angle))
+    if form == "half":
+        return cos, sin
+    full = [np.empty((len(ids), 2 * h)) for _ in (0, 1)]
+    for j in range(h):
+        a, b = _channels(plan, j)
+        for out, values in zip(full, (cos, sin), strict=True):
+            out[:, a] = out[:, b] = values[:, j]
+    return tuple(full)
+
+
+def _channels(plan, j):
+    """Written from the layout names, not from channel_pairs."""
+    h = plan.pairs
+    if plan.layout == "interleaved":
+        return 2 * j, 2 * j + 1
+    if plan.layout == "half-split":
+        return j, j + h
+    start = plan.axis.index(plan.axis[j])
+    size = plan.axis.count(plan.axis[j])
+    return 2 * start + (j - start), 2 * start + size + (j - start)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half-split", "half-split-per-axis"])
+def test_exact_cache_is_correctly_rounded(layout):
+    plan = dataclasses.replace(per_axis([4, 6, 6], theta=[10000.0, 256.0, 2000.0]), layout=layout)
+    ids = np.array([[0, 0, 0], [1, 2, 3], [12345, 0.5, -7.25], [2.0**30, 1e6 + 0.5, 3e7]])
+    cos_ref, sin_ref = reference(plan, ids)
+    cos = axes_cache(plan, ids, part="cos")
+    sin = axes_cache(plan, ids, part="sin")
+    assert np.array_equal(cos, cos_ref.astype(np.float32))
+    assert np.array_equal(sin, sin_ref.astype(np.float32))
+    assert np.max(np.abs(axes_cache(plan, ids, part="cos", dtype="float64") - cos_ref)) < 4e-16
+
+
+def test_forms_agree_with_each_other():
+    plan = axis_preset("flux").plan()
+    ids = axis_preset("flux").ids([3, 4], 2)
+    full = axes_cache(plan, ids, dtype="float64")
+    half = axes_cache(plan, ids, form="half", dtype="float64")
+    z = axes_cache(plan, ids, form="complex", dtype="float64")
+    m = axes_cache(plan, ids, form="matrix", dtype="float64")
+    h = plan.pairs
+    assert np.array_equal(full[:, 0 : 2 * h : 2], half[:, :h])
+    assert np.array_equal(full[:, 2 * h + 1 :: 2], half[:, h:])
+    assert np.array_equal(z.real, half[:, :h]) and np.array_equal(z.imag, half[:, h:])
+    assert z.dtype == np.complex128 and axes_cache(plan, ids, form="complex").dtype == np.complex64
+    assert m.shape == (len(ids), h, 2, 2)
+    assert np.array_equal(m[..., 0, 1], -half[:, h:]) and np.array_equal(m[..., 1, 0], half[:, h:])
+
+
+def test_blocks_concatenate_to_the_whole_cache():
+    plan = axis_preset("wan").plan(96)
+    ids = axis_preset("wan").ids([3, 4, 5])
+    whole = axes_cache(plan, ids, form="half")
+    parts = np.concatenate(list(axes_cache_blocks(plan, ids, form="half", rows=7)))
+    assert np.array_equal(whole, parts)
+
+
+def test_channel_pairs_of_the_three_layouts():
+    plan = per_axis([2, 4], theta=100.0, axes=("x", "y"))
+    assert [c.tolist() for c in channel_pairs(plan)] == [[0, 2, 4], [1, 3, 5]]
+    split = dataclasses.replace(plan, layout="half-split-per-axis")
+    assert [c.tolist() for c in channel_pairs(split)] == [[0, 2, 3], [1, 4, 5]]
+
+
+# --- the libraries' own caches ------------------------------------------------------------
+
+CACHES = sorted({n.rsplit("_", 1)[0] for n in FIXTURES if n.endswith("_cos") and "frac" not in n})
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> int:
+    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
+    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
+    return int(np.max(np.abs(ia - ib)))
+
+
+def _fixture_case(name):
+    cos, sin = FIXTURES[f"{name}_cos"], FIXTURES[f"{name}_sin"]
+    preset = axis_preset(cos.params["preset"])
+    params = cos.params
+    grid = (params.get("grid"), params.get("text", 0), params.get("fps"))
+    ids = np.array(params["ids"]) if "ids" in params else preset.ids(*grid)
+    return preset, preset.plan(params.get("head_dim")), ids, cos.table, sin.table
+
+
+@pytest.mark.parametrize("name", CACHES)
+def test_model_arithmetic_is_the_library_within_two_ulps(name):
+    preset, plan, ids, cos, sin = _fixture_case(name)
+    for part, table in (("cos", cos), ("sin", sin)):
+        ours = axes_cache(plan, ids, part=part, arithmetic=preset.dtype)
+        bound = 1 if preset.dtype == "float64" else 2  # torch's float32 cos/sin: within 2 ulps
+        assert ours.shape == table.shape and _ulps(ours, table) <= bound
+
+
+@pytest.mark.parametrize("name", CACHES)
+def test_exact_cache_is_within_the_library_arithmetic_error(name):
+    preset, plan, ids, cos, sin = _fixture_case(name)
+    # float64 models round only at the end; float32 ones err by a few ulps of each angle
+    bound = 0 if preset.dtype == "float64" else 2**-22 * (1 + np.abs(ids).max())
+    for part, table in (("cos", cos), ("sin", sin)):
+        assert np.max(np.abs(axes_cache(plan, ids, part=part) - table)) <= bound
+
+
+def test_llama4_freqs_ci_complex_form():
+    table = FIXTURES["llama4_vision_4x4"].table
+    preset = axis_preset("llama4-vision")
+    ours = axes_cache(preset.plan(88), preset.ids([4]), form="complex", arithmetic="float32")
+    assert ours.dtype == table.dtype == np.complex64
+    assert _ulps(ours.real.copy(), table.real.copy()) <= 1
+    assert _ulps(ours.imag.copy(), table.imag.copy()) <= 1
+    exact = axes_cache(preset.plan(88), preset.ids([4]), form="complex")
+    assert np.max(np.abs(exact - table)) < 2e-7
+
+
+def test_qwen_image_complex_freqs_with_centred_ids():
+    table = FIXTURES["qwen_image_text3_5x6"].table
+    preset = axis_preset("qwen-image")
+    ids = preset.ids([5, 6], 3)
+    assert ids[:3].tolist() == [[3.0] * 3, [4.0] * 3, [5.0] * 3]  # max(5//2, 6//2) + k
+    assert ids[3].tolist() == [0.0, -3.0, -3.0] and ids[-1].tolist() == [0.0, 1.0, 2.0]
+    ours = axes_cache(preset.plan(), ids, form="complex", arithmetic="float32")
+    assert ours.dtype == table.dtype == np.complex64
+    assert _ulps(ours.real.copy(), table.real.copy()) <= 1
+    assert _ulps(ours.imag.copy(), table.imag.copy()) <= 1
+
+
+def test_cosmos_temporal_theta_and_fps_ids():
+    plan = axis_preset("cosmos").plan()
+    assert plan.theta[0] == pytest.approx(20671.1557, abs=5e-5) and plan.theta[22] == 10000.0
+    assert plan.layout == "half-split" and plan.strip() == "T" * 22 + "H" * 21 + "W" * 21
+    ids = axis_preset("cosmos").ids([3, 1, 1], fps=30)
+    f = np.float32  # seq / fps * base_fps in float32: 0.8000001, 1.6000001
+    assert ids[:, 0].tolist() == [
+        0.0,
+        float(f(f(1) / f(30)) * f(24)),
+        float(f(f(2) / f(30)) * f(24)),
+    ]
+    assert ids[1, 0] != 0.8
+
+
+def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
+    cos, sin = FIXTURES["fractional_float64_cos"], FIXTURES["fractional_float64_sin"]
+    plan = per_axis([16], theta=10000.0, axes=("p",))
+    ids = np.array(cos.params["positions"])[:, None]
+    for part, table in (("cos", cos.table), ("sin", sin.table)):
+        assert _ulps(axes_cache(plan, ids, part=part, arithmetic="float64"), table) <= 1
+        assert _ulps(axes_cache(plan, ids, part=part), table) == 0
+        # diffusers' default float32 frequencies (angles then float64): thousands of ulps off
+        loose = FIXTURES[f"fractional_float32_{part}"].table
+        assert 100 < _ulps(axes_cache(plan, ids, part=part), loose) < 1 << 14
+
+
+# --- refusals ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "parameter"),
+    [
+        (lambda: per_axis([16, 55], theta=1e4, axes=("a", "b")), "widths"),
+        (lambda: per_axis([16, 56], theta=1e4), "widths"),
+        (lambda: per_axis([16], theta=1.0, axes=("a",)), "theta"),
+        (lambda: per_axis([16], theta=1e4, axes=("a",), layout="zigzag"), "layout"),
+        (lambda: shared([0, 0], theta=1e4, axes=("a",), order=[0, 0]), "order"),
+        (lambda: shared([0, 2], theta=1e4, axes=("a", "b")), "assign"),
+        (lambda: axis_preset("flux").plan(64), "head_dim"),
+        (lambda: axis_preset("wan").ids([1, 2, 1025]), "grid"),
+        (lambda: axis_preset("wan").ids([1, 2]), "grid"),
+        (lambda: axis_preset("hunyuanvideo").ids([1, 2, 2], 3), "text"),
+        (lambda: axis_preset("stable-diffusion"), "preset"),
+        (lambda: pixtral_plan(66), "head_dim"),
+        (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.ones((2, 2))), "ids"),
+        (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.array([[np.nan]])), "ids"),
+        (
+            lambda: axes_cache(
+                per_axis([4], theta=1e4, axes=("a",)),
+                np.ones((1, 1)),
+                form="complex",
+                dtype="float16",
+            ),
+            "dtype",
+        ),
+        (
+            lambda: axes_cache(
+                per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)), form="matrix", part="cos"
+            ),
+            "part",
+        ),
+        (
+            lambda: axes_cache(
+                per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)), arithmetic="bf16"
+            ),
+            "arithmetic",
+        ),
+    ],
+)
+def test_refusals_name_the_parameter(call, parameter):
+    with pytest.raises(ParameterError) as caught:
+        call()
+    assert caught.value.parameter == parameter
+
+
+@pytest.mark.parametrize("name", ["flux_text3_4x5", "flux2_text2_3x4", "pixtral_3x5"])
+def test_preset_ids_are_the_ids_the_pipeline_built(name):
+    params = FIXTURES[f"{name}_cos"].params
+    built = axis_preset(params["preset"]).ids(params["grid"], params.get("text", 0))
+    assert np.array_equal(built, np.array(params["ids"], dtype=np.float64))
+
+
+def test_model_arithmetic_rounds_positions_to_its_dtype_first():
+    plan = per_axis([4], theta=1e4, axes=("p",))
+    w = np.float32(1) / np.float32(100.0)  # ω_1 = 1/10000^(2/4), float32
+    p = np.array([0.1, 2.0**24 + 1, 123456789.0, 0.3])
+    torch_like = (p.astype(np.float32) * w).astype(np.float32)  # pos.float() * inv_freq
+    assert np.any(torch_like != (p * np.float64(w)).astype(np.float32))  # the test can tell
+    cos = axes_cache(plan, p[:, None], form="half", part="cos", dtype="float64",
+                     arithmetic="float32")  # fmt: skip
+    assert cos[:, 1].tolist() == np.cos(torch_like.astype(np.float64)).astype(np.float32).tolist()
+
+
+def test_cogvideox_ids_are_the_linspace_crop_in_float32():
+    ids = axis_preset("cogvideox").ids([3, 6, 10])
+    rows = sorted(set(ids[:, 1].tolist()))
+    # grid 6 × 10 in the 30 × 45 base: resized to 27 × 45, crop rows 2 … 29
+    step = np.float32((np.float32(29 * 5 / 6) - np.float32(2)) / np.float32(5))
+    assert rows[0] == 2.0 and rows[1] == float(np.float32(2 + float(step)))
+    assert sorted(set(ids[:, 0].tolist())) == [0.0, 1.0, 2.0]
+    assert axis_preset("cogvideox").plan().strip() == "T" * 8 + "H" * 12 + "W" * 12

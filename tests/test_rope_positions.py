@@ -1,0 +1,129 @@
+"""Rotary caches at positions that are not consecutive integers (``rope cache --positions``):
+exact and rounded once (mpmath), transformers' own caches at its listed positions, diffusers'
+fractional positions, and the refusals."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+import rope_reference as ref
+from library_fixtures import load
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope import RopeSpec, rope_frequencies
+from pecli.core.rope.cache import cache_blocks
+from pecli.core.rope.config import spec_from_config
+from pecli.core.rope.framework import framework_cache_blocks
+
+ROPE = {f.name: f for f in load("rope")}
+MULTI = {f.name: f for f in load("multiaxis")}
+YARN = RopeSpec(rope_type="yarn", theta=1e6, head_dim=16, factor=4.0,
+                original_max_position_embeddings=32768)  # fmt: skip
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> int:
+    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
+    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
+    return int(np.max(np.abs(ia - ib)))
+
+
+@pytest.mark.parametrize("layout", ["half-split", "interleaved"])
+def test_fractional_and_negative_positions_are_correctly_rounded(layout):
+    positions = np.array([0.5, -3.25, 1e6 + 0.125, 123456.789, 2.0**40 + 0.5, 7.0])
+    freqs = rope_frequencies(YARN)
+    table = np.concatenate(list(cache_blocks(freqs, positions.size, layout=layout,
+                                             positions=positions, rows=4)))  # fmt: skip
+    inv = ref.yarn(1e6, 16, 4, 32768)
+    scale = freqs.attention_factor
+    for row, p in zip(table, positions, strict=True):
+        cos, sin = ref.cache_row(mpmath.mpf(float(p)), inv, scale, layout)
+        expected = np.array([float(v) for v in cos + sin]).astype(np.float32)
+        assert np.array_equal(row, expected)
+
+
+def test_consecutive_positions_give_the_start_n_cache():
+    freqs = rope_frequencies(YARN)
+    a = np.concatenate(list(cache_blocks(freqs, 50, start=1000)))
+    b = np.concatenate(list(cache_blocks(freqs, 50, positions=np.arange(1000.0, 1050.0))))
+    assert _ulps(a, b) == 0
+
+
+@pytest.mark.parametrize("name", ["llama31", "default", "linear"])
+def test_transformers_listed_positions(name):
+    cos = ROPE[f"{name}_cos"]
+    spec = spec_from_config(cos.params["config"])[0]
+    freqs, where = rope_frequencies(spec), np.array(cos.params["positions"], dtype=np.float64)
+    ours = np.concatenate(list(framework_cache_blocks(freqs, where.size, part="cos", rows=4,
+                                                      positions=where)))  # fmt: skip
+    assert _ulps(ours, cos.table) <= 1
+
+
+def test_diffusers_fractional_positions_bit_for_bit():
+    cos, sin = MULTI["fractional_float64_cos"], MULTI["fractional_float64_sin"]
+    where = np.array(cos.params["positions"])
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
+    both = np.concatenate(list(cache_blocks(freqs, where.size, layout="interleaved",
+                                            positions=where)))  # fmt: skip
+    assert np.array_equal(both[:, :16], cos.table) and np.array_equal(both[:, 16:], sin.table)
+
+
+@pytest.mark.parametrize(
+    ("positions", "start", "parameter"),
+    [([0.0, np.nan], 0, "positions"), ([0.0, 2.0**60], 0, "positions"), ([1.0], 3, "start")],
+)
+def test_bad_positions_are_refused(positions, start, parameter):
+    freqs = rope_frequencies(YARN)
+    with pytest.raises(ParameterError) as caught:
+        cache_blocks(freqs, len(positions), start=start, positions=np.array(positions))
+    assert caught.value.parameter == parameter
+
+
+def test_cli_positions_list_and_file(run_cli, tmp_path):
+    np.save(tmp_path / "p.npy", np.array([[0.5], [-2.0], [1e7 + 0.25]]))
+    listed = run_cli("rope", "cache", "--head-dim", "8", "--positions", "0.5,-2,10000000.25",
+                     "--format", "npy", "-o", str(tmp_path / "a.npy"))  # fmt: skip
+    filed = run_cli("rope", "cache", "--head-dim", "8", "--positions", str(tmp_path / "p.npy"),
+                    "--n", "3", "-o", str(tmp_path / "b.npy"))  # fmt: skip
+    assert listed.exit_code == filed.exit_code == 0, listed.output + filed.output
+    a, b = np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy")
+    freqs = rope_frequencies(RopeSpec(head_dim=8))
+    where = np.array([0.5, -2.0, 1e7 + 0.25])
+    expected = np.concatenate(list(cache_blocks(freqs, 3, positions=where)))
+    assert np.array_equal(a, expected) and np.array_equal(b, expected)
+
+
+def test_cli_positions_csv_estimate_and_transformers(run_cli):
+    args = ["--positions", "16777217", "--arithmetic", "transformers", "--part", "sin"]
+    result = run_cli("rope", "cache", "--head-dim", "4", *args, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    first = np.float32(result.stdout.splitlines()[1].split(",")[0])
+    assert first == np.float32(np.sin(2.0**24))  # 2^24 + 1 is 2^24 in float32
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--positions", "0,x"], "--positions"),
+        (["--positions", "0,1", "--n", "3"], "--n"),
+        (["--positions", "0,1", "--start", "2"], "--start"),
+        (["--positions", "0,nan"], "--positions"),
+        (["--positions", "0,1", "-o", "c.safetensors"], "--output"),
+        (["--positions", "0,1", "--arithmetic", "llama.cpp"], "--positions"),
+    ],
+)
+def test_cli_refusals(run_cli, tmp_path, monkeypatch, args, option):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("rope", "cache", "--head-dim", "8", *args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_positions_file_is_never_the_output(run_cli, tmp_path):
+    path = tmp_path / "p.npy"
+    np.save(path, np.array([1.0, 2.0]))
+    before = path.read_bytes()
+    result = run_cli("rope", "cache", "--positions", str(path), "-o", str(path))
+    assert result.exit_code == 2 and path.read_bytes() == before
