@@ -150,3 +150,27 @@ def test_a_trimmed_application_says_what_the_whole_one_says(args):
     said = [(r.returncode, r.stdout, r.stderr) for r in (full, lazy)]
     assert said[0] == said[1]
     assert full.stdout or full.stderr
+
+
+def test_click_is_imported_only_as_a_fallback():
+    """typer >= 0.26 vendors click: a plain pip install has no click, so `import click` fails.
+
+    Every import of click must be the fallback of a ``try`` importing typer's own copy
+    (every command failed at import in a plain install once: pecli/cli/rope/cache.py).
+    """
+    import ast
+    from pathlib import Path
+
+    bare = []
+    for path in Path(pecli.cli.__file__).parents[1].rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        handlers = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
+                    for h in t.handlers for n in ast.walk(h)}  # fmt: skip
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if ("click" in names or (module or "").split(".")[0] == "click") and id(
+                node
+            ) not in handlers:
+                bare.append(f"{path.name}:{node.lineno}")
+    assert bare == []

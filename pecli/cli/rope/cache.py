@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import numpy as np
 import typer
 
@@ -191,7 +190,11 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
         except ValueError:
             rule = "must be numbers separated by commas, or an existing .npy or CSV file"
             raise ParameterError("positions", rule, text) from None
-    source = click.get_current_context().get_parameter_source("n")
+    try:  # typer >= 0.26 vendors click (a plain pip install has no click of its own)
+        from typer._click.globals import get_current_context  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import get_current_context
+    source = get_current_context().get_parameter_source("n")
     if source is not None and source.name != "DEFAULT" and n != where.size:
         raise ParameterError("n", f"must be {where.size} with these --positions (or left out)", n)
     return where, int(where.size)
