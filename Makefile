@@ -13,7 +13,7 @@ FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatma
           figures/axes-wan.png figures/axes-wan.svg figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg \
           figures/alibi.png figures/alibi.svg figures/t5-buckets.png figures/t5-buckets.svg
 
-.PHONY: install figures test lint bench bench-all clean library-fixtures
+.PHONY: install figures test lint bench bench-all clean library-fixtures mutation
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,12 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy pecli
+
+# Mutation run (tools/mutation/run.py): one-line mutants of the rotary, grid, identify,
+# checkpoint and dtype modules, one process at a time, each on its area's test files.
+MUTATION_ARGS ?= --sample 150 --seed 21 --budget 3600
+mutation: $(VENV)/.installed-dev  ## mutation score of the core modules (slow: about an hour)
+	$(BIN)/python tools/mutation/run.py $(MUTATION_ARGS)
 
 bench: $(VENV)/.installed-dev  ## the README's Performance table: every bound, as users install (~5 min)
 	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured

@@ -105,7 +105,10 @@ def test_add_reads_any_order_and_byte_order(run_cli, tmp_path, order, dtype):
 
 @pytest.mark.parametrize(("order", "dtype"), [("C", ">f4"), ("F", "<f8"), ("C", "<i2")])
 def test_large_npy_is_streamed_in_blocks(tmp_path, monkeypatch, order, dtype):
-    """C order: one pread per block, none at open; Fortran order: a read-only memory map."""
+    """C order: one pread per block, none at open; Fortran order: bounded reads too, no map.
+
+    A memory map of a file cut short while read ends the process with SIGBUS (issue 23).
+    """
     import mmap
     import os
 
@@ -127,10 +130,11 @@ def test_large_npy_is_streamed_in_blocks(tmp_path, monkeypatch, order, dtype):
     monkeypatch.setattr(mmap, "mmap", spy_map)
     monkeypatch.setattr(os, "pread", spy_read)
     matrix = read_matrix(str(tmp_path / "x.npy"))
-    assert reads == [] and maps == ([] if order == "C" else [{"access": mmap.ACCESS_READ}])
+    assert reads == [] and maps == []
     blocks = list(matrix.blocks(rows=300))
     if order == "C":
         assert reads == [300 * 6 * x.itemsize] * 3 + [100 * 6 * x.itemsize]
+    assert maps == []
     assert [first for first, _ in blocks] == [0, 300, 600, 900]
     assert all(b.dtype == np.float64 and b.flags.c_contiguous for _, b in blocks)
     np.testing.assert_array_equal(np.concatenate([b for _, b in blocks]), x)

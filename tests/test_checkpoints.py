@@ -8,6 +8,8 @@ formulas, one entry at a time), never by pecli.
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import ml_dtypes
@@ -222,8 +224,8 @@ PEAK = (
 LEARNED_BYTES = 8192 * 8192 * 4
 
 
-@pytest.fixture(scope="session")
-def large_checkpoint(tmp_path_factory) -> str:
+@pytest.fixture(scope="module")
+def large_checkpoint(tmp_path_factory) -> Iterator[str]:
     """~0.94 GB: three 256 MiB learned matrices, a 128 MiB vector and Whisper's table.
 
     The matrices are zeros but for their first 64 rows of random values (untouched zero pages
@@ -237,9 +239,11 @@ def large_checkpoint(tmp_path_factory) -> str:
         tensors[f"layers.{i}.mlp.weight"] = weight
     tensors["embed_tokens.bias"] = np.zeros(1 << 25, np.float32)
     tensors["encoder.embed_positions.weight"] = library_table("whisper", 1500, 384)
-    path = tmp_path_factory.mktemp("large") / "model.safetensors"
-    save_file(tensors, path)
-    return str(path)
+    folder = tmp_path_factory.mktemp("large")
+    save_file(tensors, folder / "model.safetensors")
+    del tensors
+    yield str(folder / "model.safetensors")
+    shutil.rmtree(folder)  # 899 MiB: never left in the temp folder (retention keeps factory dirs)
 
 
 def test_a_large_checkpoint_is_scanned_in_the_memory_of_its_table(large_checkpoint, pecli_cmd):
@@ -283,7 +287,7 @@ def test_the_tables_of_checkpoints_saved_by_the_libraries_are_found(run_cli, pro
     assert learned == {"not sinusoidal", "skipped"}
 
 
-def test_npz_members_are_read_by_their_headers_and_mapped_when_stored(tmp_path):
+def test_npz_members_are_read_by_their_headers_and_never_mapped(tmp_path):
     from pecli.io.checkpoints import open_checkpoint
 
     table = np.asfortranarray(library_table("whisper", 30, 8))
@@ -296,9 +300,11 @@ def test_npz_members_are_read_by_their_headers_and_mapped_when_stored(tmp_path):
             "steps": ((3,), "int64"),
             "obj": ((1,), "object"),
         }
-        mapped = checkpoint.load("pe")
-        assert isinstance(mapped, np.memmap) and np.array_equal(mapped, table)
+        read = checkpoint.load("pe")  # a memory map would end with SIGBUS on a shrinking file
+        assert not isinstance(read, np.memmap) and np.array_equal(read, table)
         assert np.array_equal(checkpoint.part("pe", (slice(0, 5), slice(2, 4))), table[:5, 2:4])
+        c_order = checkpoint.part("steps", (slice(1, 3),))  # only rows 1 and 2 are read
+        assert np.array_equal(c_order, [1, 2])
     with open_checkpoint(str(tmp_path / "packed.npz")) as checkpoint:
         read = checkpoint.load("pe")
         assert not isinstance(read, np.memmap) and np.array_equal(read, table)

@@ -161,7 +161,7 @@ def test_precision_csv_has_a_row_per_scenario_and_decade(run_cli):
     assert [(r["scenario"], r["first"], r["last"]) for r in rows[:4]] == [
         ("fp32", "0", "9"), ("fp32", "10", "99"), ("fp32", "100", "999"), ("fp32", "1000", "4999"),
     ]  # fmt: skip
-    assert len(rows) == 16 and float(rows[6]["max_phase_error"]) > 1.0  # bf16 inv_freq, 100…
+    assert len(rows) == 24 and float(rows[6]["max_phase_error"]) > 1.0  # 6 scenarios
 
 
 def test_permute_safetensors_rows_of_q_only_into_a_new_file(run_cli, tmp_path):

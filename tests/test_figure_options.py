@@ -198,8 +198,10 @@ def _drawn_values(fig):
     right, top = int(np.floor(box.x1)) - 1, int(np.floor(box.y1)) - 1
     pixels = rgb[height - top : height - bottom, left:right][::-1]  # row 0 at the bottom
     lut = colormaps["RdBu_r"](np.linspace(0, 1, 256))[:, :3] * 255
-    nearest = np.argmin(((pixels[..., None, :] - lut) ** 2).sum(axis=-1), axis=-1)
-    return nearest / 255 * 2 - 1, (left, bottom)
+    # the nearest colour of the colormap, found once per distinct colour (a few thousand)
+    colours, where = np.unique(pixels.reshape(-1, 3), axis=0, return_inverse=True)
+    nearest = np.argmin(((colours[:, None, :] - lut) ** 2).sum(axis=-1), axis=-1)
+    return nearest[where.ravel()].reshape(pixels.shape[:2]) / 255 * 2 - 1, (left, bottom)
 
 
 def _block_errors(fig, table, block=16):

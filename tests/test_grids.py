@@ -103,6 +103,10 @@ def test_large_positions_stay_exact():
 CASES = {
     "big_vision_3x5_d16": ((3, 5), {"d": 16, "preset": "big-vision"}),
     "diffusers_3x5_d16_default": ((3, 5), {"d": 16, "base_size": 16}),
+    "diffusers_cogvideox_t3_4x6_d32_scales": ((3, 4, 6), {
+        "d": 32, "preset": "cogvideox", "interpolation_scale": 1.875,
+        "temporal_interpolation_scale": 0.75}),
+    "diffusers_cogvideox_t3_4x6_d64": ((3, 4, 6), {"d": 64, "preset": "cogvideox"}),
     "diffusers_3x5_d16_patchembed": ((3, 5), {"d": 16, "base_size": 3}),
     "diffusers_4x4_d32_scale2_cls": (
         (4, 4), {"d": 32, "base_size": 4, "interpolation_scale": 2.0, "extra_tokens": 1}),
@@ -125,8 +129,8 @@ FIXTURES = load("grids")
 
 
 def _tolerance(fixture):
-    if fixture.name == "diffusers_3x5_d16_default":
-        return 4e-7  # diffusers rounds the positions k·16/3 to float32 (k/(3/16) in float32)
+    if fixture.name in ("diffusers_3x5_d16_default", "diffusers_cogvideox_t3_4x6_d32_scales"):
+        return 4e-7  # diffusers rounds the positions k·16/3, k/1.875, t/0.75 to float32
     if fixture.table.dtype == np.float64 and fixture.name.startswith(("mae", "diffusers")):
         return 1e-7 if "patchembed" in fixture.name or "sd3" in fixture.name else 1e-15
     return 6e-8  # float32 tables: about one float32 rounding at magnitude 1
@@ -140,8 +144,9 @@ def test_every_fixture_has_a_case():
 def test_matches_the_library(fixture):
     shape, knobs = CASES[fixture.name]
     ours = grid_table(shape, dtype="float64", **knobs)
-    assert ours.shape == fixture.table.shape
-    np.testing.assert_allclose(ours, fixture.table, rtol=0, atol=_tolerance(fixture))
+    table = fixture.table.reshape(-1, fixture.table.shape[-1])  # CogVideoX: (T, H·W, D)
+    assert ours.shape == table.shape
+    np.testing.assert_allclose(ours, table, rtol=0, atol=_tolerance(fixture))
 
 
 @pytest.mark.parametrize("name", [n for n, (s, _) in CASES.items() if len(set(s)) == len(s)])
@@ -151,7 +156,7 @@ def test_a_swapped_axis_order_would_fail(name):
     shape, knobs = CASES[name]
     own = grid_plan(knobs.get("preset", "mae"), knobs["d"], len(shape)).order
     other = grid_table(shape, dtype="float64", **knobs, axis_order=own[::-1])
-    assert np.abs(other - fixture.table).max() > 0.1
+    assert np.abs(other - fixture.table.reshape(other.shape)).max() > 0.1
 
 
 def test_axis_order_names_and_overrides():

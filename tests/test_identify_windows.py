@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import reference
 import slow_formulas as slow
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pecli import PRESETS, encoding_table
@@ -98,7 +98,34 @@ def preset_window(
     return table, preset.start + a, kwargs["padding_idx"]
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: One chosen window per preset: d = 2, odd d (a zero column, a sine, sine-d+1), fairseq's
+#: padding row inside and at the first row, three rows, starts near 2^24, both dtypes and
+#: orientations; hypothesis adds 6 random ones (80 random examples took 29-69 s).
+CHOSEN_WINDOWS = [
+    ("diffusers", 9, 2**24 - 300, 300, "float32", True),
+    ("distilbert", 33, 3, 50, "float64", False),
+    ("fairseq", 8, 0, 5, "float32", False),
+    ("fairseq", 5, 1, 40, "float64", True),
+    ("hf-marian", 3, 0, 3, "float32", False),
+    ("ldm", 130, 1000, 300, "float64", False),
+    ("lucidrains", 2, 2, 17, "float32", True),
+    ("mlx", 512, 12_345_678, 8, "float32", False),
+    ("musicgen", 16, 0, 3, "float64", True),
+    ("positional-encodings", 5, 70_000, 60, "float32", False),
+    ("pytorch", 64, 2**24 - 300, 299, "float64", True),
+    ("tensor2tensor", 4, 1, 100, "float32", False),
+    ("vaswani", 8, 0, 3, "float64", False),
+]
+
+
+def _with_chosen_windows(test):
+    for name, d, a, n, dtype, transposed in reversed(CHOSEN_WINDOWS):
+        test = example(name=name, d=d, a=a, n=n, dtype=dtype, transposed=transposed)(test)
+    return test
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@_with_chosen_windows
 @given(
     name=st.sampled_from(sorted(PRESETS)),
     d=st.sampled_from([2, 3, 4, 5, 8, 9, 16, 33, 64, 130, 512]),

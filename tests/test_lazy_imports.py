@@ -81,11 +81,11 @@ def test_reading_float_tables_imports_no_ml_dtypes(tmp_path):
 def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
     """The control: the same harness sees each library when its path runs."""
     bf16 = ["compute", "--d", "8", "--n", "4", "--dtype", "bfloat16", "-o", "{tmp}/b.safetensors"]
-    assert loaded(tmp_path, *bf16) == {"ml_dtypes", "safetensors"}
-    assert loaded(tmp_path, "identify", "{tmp}/b.safetensors") >= {"ml_dtypes", "safetensors"}
+    assert "ml_dtypes" in loaded(tmp_path, *bf16)
+    assert "ml_dtypes" in loaded(tmp_path, "identify", "{tmp}/b.safetensors")
     f32 = ["compute", "--d", "8", "--n", "4", "-o", "{tmp}/f.safetensors"]
-    assert loaded(tmp_path, *f32) == {"safetensors"}
-    assert loaded(tmp_path, "identify", "{tmp}/f.safetensors") == {"safetensors"}
+    assert "ml_dtypes" not in loaded(tmp_path, *f32)  # pecli's own safetensors reader/writer
+    assert "ml_dtypes" not in loaded(tmp_path, "identify", "{tmp}/f.safetensors")
     assert loaded(tmp_path, "compute", "--d", "8", "--n", "4", "-o", "{tmp}/t.csv") == {"polars"}
     png = ["heatmap", "--d", "8", "--n", "4", "-o", "{tmp}/h.png"]
     assert "matplotlib" in loaded(tmp_path, *png)

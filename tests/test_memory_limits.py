@@ -104,3 +104,45 @@ def test_blocks_are_computed_in_line_when_no_thread_can_start(monkeypatch):
 
     monkeypatch.setattr(threading.Thread, "start", refuse)
     assert list(computed_ahead(iter([1, 2, 3]))) == [1, 2, 3]  # before: RuntimeError
+
+
+def test_split_work_is_done_in_line_when_no_thread_can_start(monkeypatch):
+    """run_split: every range is filled, in line, when threads cannot start (prlimit --as)."""
+    import threading
+
+    from pecli.core.kernels import fill_sin_cos_consecutive
+    from pecli.core.threads import run_split
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    done: list[tuple[int, int]] = []
+    whole = np.empty((3000, 128))
+    omega = 10000.0 ** (-np.arange(64) / 64)
+    fill_sin_cos_consecutive(whole[:, 0::2], whole[:, 1::2], 0.0, omega, workers=1)
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    run_split(lambda n0, n1: done.append((n0, n1)), [(0, 2), (2, 5), (5, 9)])
+    assert done == [(0, 2), (2, 5), (5, 9)]  # before: RuntimeError from the thread pool
+    split = np.empty((3000, 128))
+    fill_sin_cos_consecutive(split[:, 0::2], split[:, 1::2], 0.0, omega, workers=3)
+    np.testing.assert_array_equal(split, whole)
+    # p·ω at row 2999, pair 1: the formula, not another pecli call
+    assert split[2999, 2] == pytest.approx(np.sin(2999 * 10000.0 ** (-1 / 64)), abs=1e-12)
+
+
+def test_split_work_raises_the_first_error_after_every_thread_ends():
+    import threading
+
+    from pecli.core.threads import run_split
+
+    ended = threading.Event()
+
+    def work(n0: int, n1: int) -> None:
+        if n0 == 0:
+            raise ValueError("range 0")
+        ended.wait(0.2)
+        ended.set()
+
+    with pytest.raises(ValueError, match="range 0"):
+        run_split(work, [(0, 1), (1, 2)])
+    assert ended.is_set()  # the thread's range had finished before the error came out

@@ -303,7 +303,7 @@ def run_with_terminal_stderr(cmd: list[str], stdout_path: Path) -> tuple[int, by
 
 
 def test_progress_bar_only_on_a_terminal_and_never_in_the_data(pecli_cmd, tmp_path):
-    cmd = [*pecli_cmd, "compute", "--d", "512", "--n", "300000", "--format", "npy"]
+    cmd = [*pecli_cmd, "compute", "--d", "512", "--n", "20000", "--format", "npy"]
     status, terminal = run_with_terminal_stderr(cmd, tmp_path / "a.npy")
     assert status == 0
     assert b"compute" in terminal and b"rows" in terminal
@@ -312,7 +312,7 @@ def test_progress_bar_only_on_a_terminal_and_never_in_the_data(pecli_cmd, tmp_pa
     assert status == 0 and terminal == b""
     assert (tmp_path / "a.npy").read_bytes() == (tmp_path / "b.npy").read_bytes()
     piped = run(
-        [*pecli_cmd, "compute", "--d", "512", "--n", "300000", "-o", str(tmp_path / "c.npy")]
+        [*pecli_cmd, "compute", "--d", "512", "--n", "20000", "-o", str(tmp_path / "c.npy")]
     )
     assert piped.returncode == 0  # no bar when stderr is piped; only the file's name
     assert piped.stderr == f"pecli: wrote {tmp_path / 'c.npy'}\n"

@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import types as click_types  # type: ignore[no-redef]
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
-from ..io import guard, streams
+from ..io import guard, paths, streams
 
 #: The choice type of typer's options: click's Choice, or typer's own TyperChoice where the
 #: vendored click has none (typer 0.28, what a plain ``pip install .`` gets).
@@ -79,7 +79,7 @@ def _explain(error: Exception) -> tuple[str, int]:
         return parameter_message(error), EXIT_USAGE
     mapping = isinstance(error, ImportError) and "failed to map segment" in str(error)
     if isinstance(error, MemoryError) or mapping or getattr(error, "errno", None) == errno.ENOMEM:
-        return f"out of memory: {error or 'a memory limit was reached'}", EXIT_RUNTIME
+        return f"out of memory: {str(error) or 'a memory limit was reached'}", EXIT_RUNTIME
     if isinstance(error, RuntimeError) and "can't start new thread" in str(error):
         return "cannot start threads: a limit on processes or memory was reached", EXIT_RUNTIME
     if isinstance(error, RuntimeFailure):
@@ -165,10 +165,19 @@ class PecliGroup(TyperGroup):
         elif "unexpected extra argument" in error.message:
             error.message += _hints.comma_hint(command, inner.words)
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; an ``EOFError`` is a failure, not the interrupt click makes of it."""
+        try:
+            return super().invoke(ctx)
+        except EOFError as error:  # click: Abort, reported as "interrupted" with status 130
+            raise RuntimeFailure(f"unexpected end of input ({error or 'no data left'})") from None
+
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
+        guard.begin_run()
         try:
-            status = super().main(*args, **kwargs)
+            with paths.reading_inputs():  # no output may replace a file the command reads
+                status = super().main(*args, **kwargs)
             if guard.signal_status():  # also when a handler's KeyboardInterrupt was swallowed
                 sys.exit(guard.signal_status())
         except guard.OutputClosed:

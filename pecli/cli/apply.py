@@ -46,7 +46,7 @@ def add(
     source = _source(file, input_file)
     named = "file" if file is not None else "input"  # errors name FILE or --input as typed
     kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
+    formats.check_output(output, kind, inputs=(source,))
     base, out_dtype = check_base(base), check_dtype(dtype.value)
     from ..core.rules import check_data_shape
     from ..io import reading  # csv, mmap: only commands that read input pay for them

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
@@ -69,6 +70,7 @@ def diff_command(
     from ..analysis.ports.readings import reading
 
     kind = report_kind(output, fmt, {"A": a, "B": b})
+    _check_tolerances(ulps=ulps, atol=atol)
     x, y = _table(a, tensor_a, "a"), _table(b, tensor_b, "b")
     result = compare(x, y, start=start, ulps=ulps, atol=atol)
     ra, rb = reading(x), reading(y)
@@ -87,11 +89,24 @@ def diff_command(
         )
 
 
+def _check_tolerances(**tolerances: float) -> None:
+    """NaN passes click's ``min=0`` and would make every entry equal (status 0)."""
+    for name, value in tolerances.items():
+        if math.isnan(value):
+            raise ParameterError(name, "must be a number >= 0", value)
+
+
 def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
-    """One table (argument ``which``); a problem with the file names the argument A or B."""
+    """One table (argument ``which``); a problem names the argument A or B, or --tensor-a/b."""
     try:
-        return _read_table(path, tensor, which)
+        table = _read_table(path, tensor, which)
+        if table.ndim == 0 or table.size == 0:  # a 0-d .npy, an empty one: nothing to compare
+            rule = "must hold a vector or a table of at least one value"
+            raise ParameterError(which, rule, f"shape {table.shape}")
+        return table
     except ParameterError as error:
+        if error.parameter == "tensor":  # the readers' own name: here it is --tensor-a or -b
+            raise ParameterError(f"tensor_{which}", error.rule, error.value) from None
         if error.parameter != which:
             raise
         hint = f"'{which.upper()}'"
@@ -104,6 +119,9 @@ def _read_table(path: str, tensor: str | None, which: str) -> np.ndarray:
 
     if is_gguf(path):
         return _gguf_table(path, tensor, which)
+    if tensor is not None and not path.endswith(".safetensors"):
+        rule = "applies only to .safetensors and .gguf files (a .npy or CSV file is one table)"
+        raise ParameterError("tensor", rule, tensor)
     from ..io.tensors import read_arrays
 
     arrays, _ = read_arrays(path, tensor=tensor, parameter=which)

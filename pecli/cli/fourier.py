@@ -154,7 +154,7 @@ def fourier(
     from ..core.fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 
     kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
+    formats.check_output(output, kind, inputs=(input_file,))
     parse_scale(scale)  # checked now, before any input is read; γ takes the text (exact π)
     stored, kind_f = check_dtype(dtype.value), frequencies.value
     gamma = partial(fourier_features, k=k, frequencies=kind_f, scale=scale,

@@ -87,8 +87,13 @@ def check_amplitude(amplitude: object, d: int) -> tuple[float, float]:
     return value, 0.0
 
 
-def check_amplitude_range(amplitude: tuple[float, float], dtype: np.dtype, given: object) -> None:
+def check_amplitude_range(
+    amplitude: tuple[float, float], dtype: np.dtype, given: object, parameter: str = "amplitude"
+) -> None:
     """Raise unless ``|amplitude|`` keeps the table finite and its ±1 values normal in ``dtype``.
+
+    ``parameter`` names the option (rope's cache: ``attention_factor``, also a factor on sin
+    and cos).
 
     >>> check_amplitude_range((70000.0, 0.0), np.dtype(np.float16), 70000)
     Traceback (most recent call last):
@@ -102,7 +107,7 @@ def check_amplitude_range(amplitude: tuple[float, float], dtype: np.dtype, given
             f"must be from {low:.3g} to {high:.3g} in magnitude for {dtype.name} "
             "(the values are sin and cos times it)"
         )
-        raise ParameterError("amplitude", rule, given)
+        raise ParameterError(parameter, rule, given)
 
 
 def resolve_odd_d(odd_d: object, pad_odd_d: bool) -> str:

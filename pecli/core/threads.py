@@ -112,15 +112,37 @@ def _put(ready: queue.Queue[object], item: object, stop: threading.Event) -> boo
 
 
 def run_split(work: Callable[[int, int], None], ranges: list[tuple[int, int]]) -> None:
-    """``work(n0, n1)`` for each range, in threads when there is more than one."""
-    if len(ranges) == 1:
-        work(*ranges[0])
-        return
-    from concurrent.futures import ThreadPoolExecutor  # only tables large enough to split
+    """``work(n0, n1)`` for each range: the first in line, the others in threads.
 
-    with ThreadPoolExecutor(len(ranges)) as pool:
-        for done in [pool.submit(work, n0, n1) for n0, n1 in ranges]:
-            done.result()
+    A range whose thread cannot start (a memory or thread limit: ``RuntimeError``) is done in
+    line after the first, so the result is the same, only slower. The first exception of any
+    range is raised once every started thread has ended.
+    """
+    errors: list[BaseException] = []
+
+    def guarded(n0: int, n1: int) -> None:
+        try:
+            work(n0, n1)
+        except BaseException as error:  # handed to the caller
+            errors.append(error)
+
+    started, in_line = [], [ranges[0]]
+    for n0, n1 in ranges[1:]:
+        thread = threading.Thread(target=guarded, args=(n0, n1), name="pecli-split", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to spare: this range in line
+            in_line.append((n0, n1))
+        else:
+            started.append(thread)
+    try:
+        for n0, n1 in in_line:
+            guarded(n0, n1)
+    finally:
+        for thread in started:
+            thread.join()
+    if errors:
+        raise errors[0]
 
 
 def worker_count(workers: int | None, cells: int) -> int:

@@ -3,10 +3,11 @@
 A checkpoint is opened by its header alone: the names, shapes and dtypes of its tensors (and,
 for ``.safetensors``, its string metadata) are known before any tensor is read, so a caller
 can skip tensors by their header and load only the ones it wants. ``.safetensors`` files are
-read through the ``safetensors`` library's NumPy API (``safe_open(..., framework="numpy")``),
-bfloat16 arriving as ``ml_dtypes.bfloat16``; rows of a tensor can be read without the rest
-(:meth:`Checkpoint.rows`). ``.npz`` members are read from the archive's own headers; a member
-stored uncompressed is memory-mapped, a compressed one read whole. Nothing is unpickled.
+read by :mod:`pecli.io.reading.safetensors_file` (bounded reads, no memory map: a file cut
+short while read is an error, not SIGBUS), bfloat16 arriving as ``ml_dtypes.bfloat16``; rows
+of a tensor can be read without the rest (:meth:`Checkpoint.part`). ``.npz`` members are
+read from the archive's own headers (:mod:`pecli.io.reading.npz_file`); a member stored
+uncompressed is read by bounded reads too, a compressed one whole. Nothing is unpickled.
 Writing ``.safetensors`` files is :mod:`pecli.io.tensors`' (one writer for every command).
 """
 
@@ -14,14 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from ..core.errors import ParameterError
+from .paths import note_input
 
 __all__ = [
     "CHECKPOINT_SUFFIXES",
@@ -39,11 +40,6 @@ _DTYPE_NAMES = {
     "I32": "int32", "I16": "int16", "I8": "int8", "U64": "uint64", "U32": "uint32",
     "U16": "uint16", "U8": "uint8", "BOOL": "bool",
 }  # fmt: skip
-#: The ``.npy`` header versions read (3.0 only differs for non-ASCII field names).
-_HEADER_READERS = {
-    (1, 0): np.lib.format.read_array_header_1_0,
-    (2, 0): np.lib.format.read_array_header_2_0,
-}
 #: Keys named in a missing-key message before "… and N more".
 SHOWN_KEYS = 8
 
@@ -84,24 +80,29 @@ class Checkpoint:
         """Tensor ``key``, whole, in its stored dtype (the only copy of it in memory)."""
         self.info(key)
         if self.kind == "safetensors":
-            array: np.ndarray = self.handle.get_tensor(key)
+            array: np.ndarray = self.handle.read(key)
             return array
         if self._last is None or self._last[0] != key:
             self._last = None  # the previous member is let go before the next is read
-            self._last = (key, _npz_member(self.handle, key))
+            self._last = (key, self.handle.read(key))
         return self._last[1]
 
     def part(self, key: str, index: tuple[slice, ...]) -> np.ndarray:
         """``tensor[index]``, without reading the rest where the format allows.
 
-        A ``.safetensors`` file reads only those entries, an uncompressed ``.npz`` member only
-        the pages they are on; a compressed member is read whole first.
+        A ``.safetensors`` file or an uncompressed ``.npz`` member reads only the entries of
+        the first sliced axis; a compressed member is read whole first.
         """
-        self.info(key)
-        if self.kind == "safetensors":
-            array: np.ndarray = self.handle.get_slice(key)[index]
-            return array
-        return np.array(self.load(key)[index])
+        shape = self.info(key).shape
+        if self.kind == "npz" and self.handle.members[key].offset is None:
+            return np.array(self.load(key)[index])
+        axis = 0
+        while axis < len(index) - 1 and shape[axis] == 1 and index[axis] == slice(None):
+            axis += 1
+        if axis >= len(shape) or index[axis].step not in (None, 1):
+            return np.array(self.load(key)[index])
+        rows = self.handle.read(key, index[axis], axis)
+        return np.array(rows[(*index[:axis], slice(None), *index[axis + 1 :])])
 
 
 def is_checkpoint(path: str) -> bool:
@@ -150,6 +151,7 @@ def open_checkpoint(path: str, *, parameter: str = "file") -> Iterator[Checkpoin
     """
     if not os.path.isfile(path):
         raise ParameterError(parameter, "must be an existing file", path)
+    note_input(path)
     with open(path, "rb") as handle:
         zipped = handle.read(4) == b"PK\x03\x04"
     opener = _open_npz if zipped else _open_safetensors
@@ -159,71 +161,27 @@ def open_checkpoint(path: str, *, parameter: str = "file") -> Iterator[Checkpoin
 
 @contextlib.contextmanager
 def _open_safetensors(path: str, parameter: str) -> Iterator[Checkpoint]:
-    from safetensors import SafetensorError, safe_open
+    from .reading.safetensors_file import SafetensorsFile
 
-    try:
-        handle: Any = safe_open(path, framework="numpy")  # its stubs leave methods untyped
-    except (SafetensorError, OSError) as error:
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        rule = f"must be a .safetensors file or an .npz archive ({reason})"
-        raise ParameterError(parameter, rule, path) from None
-    with handle:
-        tensors, keys = [], handle.keys()
-        for key in keys:
-            view = handle.get_slice(key)
-            code = view.get_dtype()
-            tensors.append(TensorInfo(key, tuple(view.get_shape()), _DTYPE_NAMES.get(code, code)))
-        if any(info.dtype == "bfloat16" for info in tensors):
-            import ml_dtypes  # noqa: F401 - registers bfloat16 with NumPy for get_tensor; 0.5 s
-        yield Checkpoint(path, "safetensors", tensors, dict(handle.metadata() or {}), handle)
+    what = "a .safetensors file or an .npz archive"
+    with SafetensorsFile(path, parameter=parameter, what=what) as handle:
+        tensors = [
+            TensorInfo(key, e.shape, _DTYPE_NAMES.get(e.code, e.code))
+            for key, e in handle.entries.items()
+        ]
+        yield Checkpoint(path, "safetensors", tensors, dict(handle.metadata), handle)
 
 
 @contextlib.contextmanager
 def _open_npz(path: str, parameter: str) -> Iterator[Checkpoint]:
+    from .reading.npz_file import NpzFile
+
+    handle = NpzFile(path, parameter=parameter)
     try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as error:
-        raise ParameterError(
-            parameter, f"must be a readable .npz archive ({error})", path
-        ) from None
-    with archive:
-        tensors = []
-        for name in archive.namelist():
-            if name.endswith(".npy"):
-                with archive.open(name) as member:
-                    shape, dtype = _npy_header(member, name, path, parameter)
-                tensors.append(TensorInfo(name[: -len(".npy")], shape, dtype))
-        yield Checkpoint(path, "npz", tensors, {}, (path, archive))
-
-
-def _npy_header(member: Any, name: str, path: str, parameter: str) -> tuple[tuple[int, ...], str]:
-    """Shape and dtype name of an ``.npy`` member, from its header alone."""
-    fmt = np.lib.format
-    try:
-        version = fmt.read_magic(member)
-        shape, _, dtype = _HEADER_READERS[version](member)
-    except (ValueError, KeyError) as error:  # a member that is no .npy
-        raise ParameterError(parameter, f"has a broken member {name} ({error})", path) from None
-    return tuple(shape), dtype.name if not dtype.hasobject else "object"
-
-
-def _npz_member(handle: tuple[str, zipfile.ZipFile], key: str) -> np.ndarray:
-    """Member ``key`` of an archive: memory-mapped when stored uncompressed, else read whole."""
-    path, archive = handle
-    info = archive.getinfo(key + ".npy")
-    with archive.open(info) as member:
-        shape, fortran, dtype = _HEADER_READERS[np.lib.format.read_magic(member)](member)
-        if dtype.hasobject:
-            raise ParameterError(
-                "file", f"has an object member {key} (pickles are never read)", path
-            )
-        header = member.tell() if info.compress_type == zipfile.ZIP_STORED else None
-    if header is not None:
-        with open(path, "rb") as raw:  # the member's data sits after its local file header
-            raw.seek(info.header_offset + 26)
-            skip = int.from_bytes(raw.read(2), "little") + int.from_bytes(raw.read(2), "little")
-        offset = info.header_offset + 30 + skip + header
-        order: Literal["C", "F"] = "F" if fortran else "C"
-        return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
-    with archive.open(info) as member:
-        return np.lib.format.read_array(member, allow_pickle=False)
+        tensors = [
+            TensorInfo(key, m.shape, "object" if m.dtype.hasobject else m.dtype.name)
+            for key, m in handle.members.items()
+        ]
+        yield Checkpoint(path, "npz", tensors, {}, handle)
+    finally:
+        handle.close()

@@ -77,17 +77,26 @@ def resolve_format(
 
 
 def check_output(
-    output: str | os.PathLike[str] | None, fmt: str, *, parameter: str = "output"
+    output: str | os.PathLike[str] | None,
+    fmt: str,
+    *,
+    parameter: str = "output",
+    inputs: tuple[str | None, ...] = (),
 ) -> None:
     """Refuse, before any work, an output that cannot be written.
+
+    ``inputs`` are files the command is about to read (:func:`pecli.io.paths.note_input`);
+    those it read already are known.
 
     Raises
     ------
     ParameterError
-        If the folder of a file does not exist or is not writable, if the path is a folder,
-        or if binary data (npy, png, pdf) would go to a terminal.
+        If the output is one of the command's input files (however it is spelled: links
+        included), if the folder of a file does not exist or is not writable, if the path is
+        a folder, or if binary data (npy, png, pdf) would go to a terminal.
 
     """
+    paths.check_not_input(output, inputs, parameter)
     if is_stdout(output) or is_special(output):  # written through: nothing is created
         if fmt in BINARY_FORMATS and paths.is_terminal(output):
             rule = f"is a terminal; {fmt} is binary: redirect stdout or give a file name"

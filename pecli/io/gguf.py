@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from .bounded import CUT
 from .bounded import Cursor as _Cursor
+from .paths import note_input
 
 __all__ = [
     "GgufFile",
@@ -165,9 +167,14 @@ def read_gguf(path: str, parameter: str = "gguf") -> GgufFile:
         fd = os.open(path, os.O_RDONLY)
     except OSError as error:
         raise ParameterError(parameter, f"cannot be read ({error.strerror})", path) from None
+    note_input(path)  # no output of the command may replace it (pecli.io.paths)
     try:
-        cursor = _Cursor(fd, os.fstat(fd).st_size, path, parameter)
-        return _parse(cursor)
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):  # a folder, a pipe: no offsets to read at
+            kind = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+            rule = f"is {kind}: a GGUF is read at offsets (save a stream to a file first)"
+            raise ParameterError(parameter, rule, path)
+        return _parse(_Cursor(fd, status.st_size, path, parameter))
     finally:
         os.close(fd)
 

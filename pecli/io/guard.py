@@ -26,12 +26,22 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
-from .paths import descriptor, is_special, is_stdout, name_max, naming_errors, open_through
+from .paths import (
+    check_not_input,
+    descriptor,
+    is_special,
+    is_stdout,
+    name_max,
+    naming_errors,
+    open_through,
+)
+from .pipes import OutputClosed, guarded, pipe_was_closed
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
     "OutputClosed",
     "atomic_output",
+    "begin_run",
     "checked",
     "exit_now",
     "leave_on_signal",
@@ -48,6 +58,9 @@ EXIT_BROKEN_PIPE = 128 + 13
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 _received = {"signal": 0}
+#: Once a file of the run has replaced its old version, a signal is only recorded: the run
+#: ends by saying what it wrote, then exits with 128 + signal (the message tells the truth).
+_committed = {"held": False}
 T = TypeVar("T")
 
 
@@ -74,7 +87,8 @@ def leave_on_signal() -> None:
 
 def _interrupt(signum: int, frame: object) -> None:
     _received["signal"] = signum
-    raise KeyboardInterrupt  # what long library loops (polars' sink) watch for
+    if not _committed["held"]:
+        raise KeyboardInterrupt  # what long library loops (polars' sink) watch for
 
 
 def _unraisable(report: Any) -> None:
@@ -82,6 +96,11 @@ def _unraisable(report: Any) -> None:
     if isinstance(report.exc_value, KeyboardInterrupt) and _received["signal"]:
         return
     sys.__unraisablehook__(report)
+
+
+def begin_run() -> None:
+    """A command starts: no file of it has been committed yet (signals raise again)."""
+    _committed["held"] = False
 
 
 def unwind_on_signal() -> None:
@@ -189,13 +208,14 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
     that descriptor at its current offset; a device, FIFO or socket is opened and written.
     For stdout, yields its buffer; a closed pipe raises :class:`OutputClosed`.
     """
+    check_not_input(output)  # the last check: a command's input stays as it is
     fd = descriptor(output)
     if is_stdout(output) or fd == 1:
-        with naming_errors("stdout"), _guarded(sys.stdout.buffer, stdout=True) as pipe:
+        with naming_errors("stdout"), guarded(sys.stdout.buffer, stdout=True) as pipe:
             yield pipe
         return
     if fd is not None or is_special(output):
-        with naming_errors(output), _guarded(open_through(output), stdout=False) as handle:
+        with naming_errors(output), guarded(open_through(output), stdout=False) as handle:
             yield handle
         return
     path = os.path.realpath(str(output))  # through symbolic links, dangling ones too
@@ -211,13 +231,27 @@ def atomic_output(output: str | os.PathLike[str] | None) -> Iterator[IO[bytes]]:
         with naming_errors(output), os.fdopen(fd, "wb") as handle:
             yield handle
             os.fchmod(handle.fileno(), _mode(path))
-        os.replace(part, name, src_dir_fd=where, dst_dir_fd=where)
+        _commit(lambda: os.replace(part, name, src_dir_fd=where, dst_dir_fd=where))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(part, dir_fd=where)
         raise
     finally:
         os.close(where)
+
+
+def _commit(rename: Callable[[], None]) -> None:
+    """Rename a complete file into place, unless a signal came first; later ones are held.
+
+    From the rename on, a signal is recorded but not raised (:func:`_interrupt`): the old
+    file is either intact (signal before) or replaced and the run goes on to say so.
+    """
+    already = _committed["held"]
+    _committed["held"] = True  # set before the check: a signal from here on is only recorded
+    if _received["signal"] and not already:
+        _committed["held"] = False
+        raise KeyboardInterrupt
+    rename()
 
 
 def _mode(path: str) -> int:
@@ -228,73 +262,3 @@ def _mode(path: str) -> int:
         mask = os.umask(0o022)  # read it back: os.umask only sets
         os.umask(mask)
         return 0o666 & ~mask
-
-
-class OutputClosed(Exception):
-    """The reader of stdout went away (``pecli … | head``); nothing more can be written."""
-
-
-@contextlib.contextmanager
-def _guarded(raw: IO[bytes], *, stdout: bool) -> Iterator[IO[bytes]]:
-    """A stream whose closed reader raises OutputClosed; stdout's fd 1 then goes to /dev/null.
-
-    Any other stream (``/dev/fd/3``, a FIFO) is closed at the end.
-    """
-    pipe = _PipeGuard(raw)
-    try:
-        yield pipe  # type: ignore[misc]
-        pipe.flush()
-    except OSError as error:
-        if not (isinstance(error, BrokenPipeError) or pipe.broken):
-            raise
-        if stdout:
-            devnull = os.open(os.devnull, os.O_WRONLY)  # no later flush can fail or complain
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-        raise OutputClosed from None
-    finally:
-        if not stdout:
-            with contextlib.suppress(OSError):  # a closed reader: nothing left to flush
-                raw.close()
-
-
-class _PipeGuard:
-    """A pipe's buffer, remembering a closed reader even if a library re-raises it as OSError."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self.broken = False
-
-    def write(self, data: bytes) -> int:
-        """Write all of ``data``: an unbuffered stdout (``python -u``) may take only a part."""
-        view, done = memoryview(data).cast("B"), 0
-        try:
-            while done < len(view):
-                written = self.raw.write(view[done:])
-                if written is None:  # a non-blocking stdout that is full: wait until it drains
-                    import select
-
-                    select.select([], [self.raw.fileno()], [])
-                done += written or 0
-        except BrokenPipeError:
-            self.broken = True
-            raise
-        return done
-
-    def flush(self) -> None:
-        try:
-            self.raw.flush()
-        except BrokenPipeError:
-            self.broken = True
-            raise
-
-
-def pipe_was_closed() -> bool:
-    """Whether typer or rich reacted to a closed stdout (a wrapper, or fd 1 on /dev/null)."""
-    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
-        return True
-    try:
-        now, devnull = os.fstat(1), os.stat(os.devnull)
-    except OSError:
-        return False
-    return (now.st_dev, now.st_ino) == (devnull.st_dev, devnull.st_ino)

@@ -23,15 +23,19 @@ from typing import IO
 
 __all__ = [
     "STDOUT",
+    "check_not_input",
     "descriptor",
     "descriptor_problem",
+    "input_problem",
     "is_special",
     "is_stdout",
     "is_stdout_alias",
     "is_terminal",
     "name_max",
     "naming_errors",
+    "note_input",
     "open_through",
+    "reading_inputs",
     "remember_open_descriptors",
 ]
 
@@ -42,6 +46,9 @@ _FD_FOLDER = re.compile(r"/proc/(\d+|self|thread-self)(/task/\d+)?/fd")
 _MAX_LINKS = 40
 #: The descriptors open when the command line started (None: not recorded, the library).
 _inherited: set[int] | None = None
+#: The files a running command reads, by what they are (st_dev, st_ino), with their names;
+#: None outside a command (the library keeps no record).
+_inputs: dict[tuple[int, int], str] | None = None
 
 
 def remember_open_descriptors() -> None:
@@ -205,3 +212,66 @@ def naming_errors(output: str | os.PathLike[str] | None) -> Iterator[None]:
             text = re.sub(r"^\[Errno \d+\] ", "", str(error))
             raise OSError(f"{text}: {name}") from error
         raise
+
+
+@contextlib.contextmanager
+def reading_inputs() -> Iterator[None]:
+    """While a command runs, remember the files it reads (:func:`note_input`), then forget."""
+    global _inputs
+    _inputs = {}
+    try:
+        yield
+    finally:
+        _inputs = None
+
+
+def note_input(path: str | os.PathLike[str]) -> None:
+    """Remember that the running command reads ``path``: no output may replace that file.
+
+    What the file *is* counts (``st_dev``, ``st_ino``, through symbolic links), so a hard
+    link, a symbolic link or another spelling of it is recognised; ``-`` is stdin, which may
+    be a file too (``< x.npy``). Outside a command (the library) nothing is recorded; names
+    that are no regular file (a pipe, a terminal) are skipped.
+    """
+    if _inputs is None:
+        return
+    stdin = str(path) == STDOUT
+    try:
+        found = os.fstat(0) if stdin else os.stat(str(path))
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(found.st_mode):
+        _inputs.setdefault((found.st_dev, found.st_ino), "stdin" if stdin else os.fspath(path))
+
+
+def input_problem(output: str | os.PathLike[str] | None) -> str | None:
+    """Why ``output`` cannot be written: it is (or leads to) a file the command reads.
+
+    >>> input_problem("-") is None
+    True
+    """
+    if _inputs is None or is_stdout(output):
+        return None
+    try:
+        found = os.stat(str(output))  # follows links, /dev/fd/N and /proc/self/fd/N included
+    except (OSError, ValueError):
+        return None
+    name = _inputs.get((found.st_dev, found.st_ino))
+    if name is None:
+        return None
+    return f"must not be the input {name} (it would be replaced): give another file name"
+
+
+def check_not_input(
+    output: str | os.PathLike[str] | None,
+    inputs: tuple[str | None, ...] = (),
+    parameter: str = "output",
+) -> None:
+    """Raise ``ParameterError`` if ``output`` is a file the command reads (or will: ``inputs``)."""
+    for source in inputs:
+        if source is not None:
+            note_input(source)
+    if problem := input_problem(output):
+        from ..core.errors import ParameterError
+
+        raise ParameterError(parameter, problem, str(output))

@@ -2,60 +2,69 @@
 
 The one writer of ``.safetensors`` files (``compute``, ``rope cache``, ``rope permute``), with
 the tensor names it accepts (:func:`check_key`) and the size it writes (for the free-space
-check before any work). Both go through the ``safetensors`` NumPy API:
-``safe_open(..., framework="np")`` reads (bfloat16 needs ``ml_dtypes`` imported first;
-``safetensors.numpy.load`` cannot return it) and ``safetensors.numpy.save`` writes, bfloat16
-included. No maths here.
+check before any work).
+Read by :mod:`pecli.io.reading.safetensors_file` (bounded reads, no memory map that a file cut
+short could fault); written here in the same format, streamed block by block, so a large
+cache never sits in memory twice (``safetensors.numpy.save`` builds the whole file in memory
+and aborts the process when that fails). bfloat16 is ``ml_dtypes.bfloat16``. No maths here.
 """
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core.errors import ParameterError
+from . import guard
 from .guard import atomic_output
+from .paths import note_input
 
 __all__ = [
     "as_vector", "check_key", "missing_tensor", "read_arrays", "read_safetensors",
-    "safetensors_bytes", "write_safetensors",
+    "safetensors_bytes", "safetensors_header", "write_safetensors", "write_safetensors_parts",
 ]  # fmt: skip
 
 #: Tensor names a "--tensor must name a tensor" error lists before "… and N more".
 SHOWN_NAMES = 8
 
-#: The dtypes a permuted checkpoint may hold (what safetensors' NumPy API writes).
-_CODES = {"float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
-          "uint8", "bool"}  # fmt: skip
+#: The dtypes written, as safetensors' codes.
+_CODES = {
+    "float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int64": "I64",
+    "int32": "I32", "int16": "I16", "int8": "I8", "uint64": "U64", "uint32": "U32",
+    "uint16": "U16", "uint8": "U8", "bool": "BOOL",
+}  # fmt: skip
 
 
 def read_safetensors(
     path: str | os.PathLike[str], *, parameter: str = "input"
 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """Every tensor of a ``.safetensors`` file (in file order) and its ``__metadata__``.
+    """Every tensor of a ``.safetensors`` file (sorted by name) and its ``__metadata__``.
+
+    Read by :class:`pecli.io.reading.safetensors_file.SafetensorsFile`: no memory map, so a
+    file cut short meanwhile is an error naming it, and a memory limit is no bad file.
 
     Raises
     ------
     ParameterError
-        If the file is missing or is not a readable safetensors file.
+        If the file is missing, is not a readable safetensors file, or changed while read.
 
     """
-    from safetensors import safe_open
+    from .reading.safetensors_file import SafetensorsFile
 
     name = os.fspath(path)
     if not os.path.isfile(name):
         raise ParameterError(parameter, "must be an existing .safetensors file", name)
-    try:
-        with safe_open(name, framework="np") as handle:
-            keys = handle.keys()
-            if any(handle.get_slice(key).get_dtype() == "BF16" for key in keys):
-                import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy: only when read)
-            tensors = {key: handle.get_tensor(key) for key in keys}
-            metadata = dict(handle.metadata() or {})
-    except Exception as error:  # safetensors raises its own SafetensorError for bad files
-        raise ParameterError(parameter, f"must be a safetensors file ({error})", name) from None
-    return tensors, metadata
+    with SafetensorsFile(name, parameter=parameter) as handle:
+        tensors = {key: handle.read(key) for key in handle.entries}
+        return tensors, dict(handle.metadata)
+
+
+#: Where a tensor's row blocks come from: ``(name, dtype, shape, blocks)``.
+Part = tuple[str, Any, tuple[int, ...], Iterable[np.ndarray]]
 
 
 def write_safetensors(
@@ -66,8 +75,8 @@ def write_safetensors(
 ) -> None:
     """Write ``tensors`` as a new ``.safetensors`` file, atomically.
 
-    Built by ``safetensors.numpy.save`` (bfloat16 from ``ml_dtypes`` included) and written
-    through :func:`pecli.io.guard.atomic_output`: the file appears complete or not at all.
+    Written by :func:`write_safetensors_parts` (no copy of the data is made) through
+    :func:`pecli.io.guard.atomic_output`: the file appears complete or not at all.
 
     Examples
     --------
@@ -79,16 +88,66 @@ def write_safetensors(
     >>> path.unlink(); path.parent.rmdir()
 
     """
-    from safetensors.numpy import save
+    parts = [(key, array.dtype, array.shape, [array]) for key, array in tensors.items()]
+    write_safetensors_parts(parts, output=output, metadata=metadata)
 
-    for key, array in tensors.items():
-        if str(array.dtype) not in _CODES:
-            raise ParameterError(
-                "input", f"holds tensor {key} of unsupported dtype", str(array.dtype)
-            )
-    data = save({k: np.ascontiguousarray(a) for k, a in tensors.items()}, metadata=metadata)
+
+def write_safetensors_parts(
+    parts: Sequence[Part], *, output: str | os.PathLike[str], metadata: dict[str, str] | None = None
+) -> None:
+    """Write tensors given as row blocks, one after the other: memory holds one block.
+
+    The header is the format's (huggingface/safetensors): 8 bytes of its length, compact
+    JSON padded with spaces to a multiple of 8, the ``data_offsets`` in the given order.
+
+    Raises
+    ------
+    ParameterError
+        If a dtype is not one safetensors stores.
+    ValueError
+        If a tensor's blocks do not hold its shape's bytes (the file is then not created).
+
+    """
+    parts = [(k, _little(d), s, b) for k, d, s, b in parts]
+    header = safetensors_header([(k, d, s) for k, d, s, _ in parts], metadata or {})
     with atomic_output(output) as handle:
-        handle.write(data)
+        handle.write(header)
+        for key, dtype, shape, blocks in parts:
+            wanted, written = math.prod(shape) * np.dtype(dtype).itemsize, 0
+            for block in guard.checked(blocks):
+                data = np.ascontiguousarray(block, dtype=dtype).reshape(-1).view(np.uint8)
+                written += handle.write(data.data) or 0
+            if written != wanted:
+                raise ValueError(f"tensor {key} got {written} bytes, expected {wanted}")
+
+
+def _little(dtype: np.dtype) -> np.dtype:
+    """``dtype`` stored little-endian, as safetensors files are."""
+    return np.dtype(dtype).newbyteorder("<") if np.dtype(dtype).byteorder == ">" else dtype
+
+
+def safetensors_header(
+    tensors: list[tuple[str, np.dtype, tuple[int, ...]]], metadata: dict[str, str]
+) -> bytes:
+    """The 8-byte length and JSON header of a ``.safetensors`` file holding ``tensors``."""
+    import json
+
+    entries: dict[str, object] = {"__metadata__": metadata} if metadata else {}
+    offset = 0
+    for key, dtype, shape in tensors:
+        code = _CODES.get(np.dtype(dtype).name)
+        if code is None:
+            raise ParameterError("input", f"holds tensor {key} of unsupported dtype", dtype)
+        size = math.prod(shape) * np.dtype(dtype).itemsize
+        entries[key] = {
+            "dtype": code,
+            "shape": list(shape),
+            "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    text = json.dumps(entries, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text
 
 
 def safetensors_bytes(
@@ -138,16 +197,14 @@ def read_arrays(
         if tensor not in tensors:
             raise missing_tensor(path, list(tensors), tensor)
         return {tensor: tensors[tensor]}, metadata
+    if tensor is not None:
+        rule = "applies only to .safetensors files (a .npy or CSV file holds one table)"
+        raise ParameterError("tensor", rule, tensor)
     if path.endswith(".npy") and os.path.isfile(path):
-        try:
-            table = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as error:
-            raise ParameterError(parameter, f"must be a .npy file ({error})", path) from None
-        if table.dtype.kind == "V" and table.dtype.itemsize == 2:  # how NumPy saves bfloat16
-            import ml_dtypes  # only then: 0.5 s to import (ml_dtypes 0.7)
+        from .reading.npy import load_keeping_dtype
 
-            table = table.view(ml_dtypes.bfloat16)
-        return {"table": table}, {}
+        note_input(path)  # its header is checked before the data is read, as identify does
+        return {"table": load_keeping_dtype(path, path, parameter)}, {}
     return {"table": read_table(path, parameter=parameter)}, {}
 
 

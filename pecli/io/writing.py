@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "save_figure", "save_figure_to", "write_json", "write_records", "write_table", "write_table_to",
+    "write_vector",
 ]  # fmt: skip
 
 
@@ -93,6 +94,23 @@ def write_table_to(
         raise ValueError(f"blocks hold {rows} rows, expected {shape[0]}")
 
 
+def write_vector(
+    values: np.ndarray, *, output: str | os.PathLike[str] | None, dtype: np.dtype
+) -> None:
+    """Write a 1-D vector as ``.npy`` (little-endian ``dtype``), atomically, to a file or stdout.
+
+    >>> import io, contextlib
+    >>> with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+    ...     write_vector(np.arange(3.0), output="-", dtype=np.dtype("float32"))
+
+    """
+    stored = np.dtype(dtype).newbyteorder("<")
+    vector = np.ascontiguousarray(np.asarray(values).reshape(-1), dtype=stored)
+    with atomic_output(output) as handle:
+        npy_header(handle, vector.shape, stored)
+        handle.write(_raw_bytes(vector))
+
+
 def _raw_bytes(block: np.ndarray) -> memoryview:
     """The bytes of a C-contiguous array, not copied (``tobytes`` would copy every block)."""
     return block.reshape(-1).view(np.uint8).data
@@ -134,11 +152,11 @@ def write_records(
     of one object per row, floats written by ``repr`` (also shortest round-trip).
     """
     if fmt == "json":
-        lists = [np.asarray(values).tolist() for values in columns.values()]
+        lists = [_finite_or_none(np.asarray(values).tolist()) for values in columns.values()]
         rows = [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
         import json
 
-        text = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+        text = json.dumps(rows, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     else:
         text = csv_output.import_polars().DataFrame(columns).write_csv()
     with atomic_output(output) as handle:
@@ -149,6 +167,29 @@ def write_json(value: object, *, output: str | os.PathLike[str] | None) -> None:
     """Write one JSON document (indented, UTF-8, newline at the end) atomically."""
     import json
 
-    text = json.dumps(value, indent=1, ensure_ascii=False) + "\n"
+    text = json.dumps(_strict(value), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     with atomic_output(output) as handle:
         handle.write(text.encode("utf-8"))
+
+
+def _strict(value: object) -> object:
+    """``value`` with every inf or NaN float (nested in lists and dicts) as None: strict JSON.
+
+    >>> _strict({"a": [1.0, float("inf")], "b": float("nan")})
+    {'a': [1.0, None], 'b': None}
+    """
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _strict(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(item) for item in value]
+    return value
+
+
+def _finite_or_none(values: list[object]) -> list[object]:
+    """JSON has no inf or NaN (``Infinity`` is refused by strict parsers): those become null.
+
+    A pass-through pair's wavelength is infinite, and says so as ``null``.
+    """
+    return [None if isinstance(v, float) and not np.isfinite(v) else v for v in values]

@@ -7,7 +7,8 @@ written. big_vision needs jax, which is not installed: its ``posemb_sincos_2d`` 
 NumPy standing in for ``jax.numpy`` (float64 arithmetic where jax would use float32).
 tensor2tensor needs TensorFlow 1 names: ``add_timing_signal_nd`` is run under TensorFlow 2
 with ``tf.to_float`` and ``common_layers.shape_list`` supplied. Grids are non-square
-(3 × 5) wherever the library allows, so that a swapped axis shows.
+(3 × 5) wherever the library allows, so that a swapped axis shows; CogVideoX's video grid is
+3 frames of 4 × 6.
 """
 
 from __future__ import annotations
@@ -73,6 +74,27 @@ def _diffusers(out: Path) -> None:
         table = get_2d_sincos_pos_embed(d, **kw).numpy()
         args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
         save(out, name, table, library="diffusers", call=f"{call}({d}, {args})", embed_dim=d, **kw)
+
+
+def _cogvideox(out: Path) -> None:
+    """CogVideoX's additive 3-D table: ``(T, H·W, D)`` as diffusers returns it.
+
+    ``spatial_size`` is ``(width, height)``: a 4 × 6 (H × W) grid is ``spatial_size=(6, 4)``.
+    """
+    from diffusers.models.embeddings import get_3d_sincos_pos_embed
+
+    call = "diffusers.models.embeddings.get_3d_sincos_pos_embed"
+    for name, kw in (
+        ("diffusers_cogvideox_t3_4x6_d64", {"embed_dim": 64, "spatial_size": (6, 4),
+                                            "temporal_size": 3}),
+        ("diffusers_cogvideox_t3_4x6_d32_scales", {"embed_dim": 32, "spatial_size": (6, 4),
+                                                   "temporal_size": 3,
+                                                   "spatial_interpolation_scale": 1.875,
+                                                   "temporal_interpolation_scale": 0.75}),
+    ):  # fmt: skip
+        table = get_3d_sincos_pos_embed(**kw).numpy()
+        args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
+        save(out, name, table, library="diffusers", call=f"{call}({args})", **kw)
 
 
 def _installed(distribution: str, files: list[str], names: list[str], ns: dict) -> dict:
@@ -211,5 +233,15 @@ def _t2t(out: Path) -> None:
 
 def generate(out: Path) -> None:
     """Write every grid fixture into ``out``."""
-    for make in (_diffusers, _timm, _tatp22, _vit_pytorch, _mae, _moco, _big_vision, _t2t):
+    for make in (
+        _diffusers,
+        _cogvideox,
+        _timm,
+        _tatp22,
+        _vit_pytorch,
+        _mae,
+        _moco,
+        _big_vision,
+        _t2t,
+    ):
         make(out)

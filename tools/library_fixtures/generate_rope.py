@@ -11,6 +11,7 @@ the formula); everything else is a real model's setting.
 
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 from typing import Any
@@ -57,13 +58,29 @@ CASES: dict[str, dict[str, Any]] = {
     "proportional": dict(head_dim=128, max_position_embeddings=8192, rope_parameters=dict(
         rope_type="proportional", rope_theta=1000000.0, partial_rotary_factor=0.25,
         factor=8.0)),
+    # The cases below pin behaviours no real model's setting reaches (issue 21).
+    # yarn, truncate: correction range (floor(-13.1), ceil(-0.16)) clamped to (0, 0): low ==
+    # high, which transformers' linear_ramp_factor widens by 0.001 (else 0/0 = NaN at pair 0)
+    "yarn_degenerate": dict(head_dim=64, max_position_embeddings=24, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=4.0, original_max_position_embeddings=6)),
+    # attention factor get_mscale(40, 1.0) / get_mscale(40, 0.8), not 1
+    "yarn_mscale_all_dim": dict(head_dim=64, max_position_embeddings=163840, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=40.0, mscale=1.0, mscale_all_dim=0.8,
+        original_max_position_embeddings=4096)),
+    # no factor: transformers takes 1.0, the rotated pairs keep their unscaled frequencies
+    "proportional_unscaled": dict(head_dim=128, max_position_embeddings=8192,
+        rope_parameters=dict(rope_type="proportional", rope_theta=1000000.0,
+                             partial_rotary_factor=0.25)),
+    # no rope_theta anywhere: the config's default_theta, 10000
+    "no_theta": dict(head_dim=64, max_position_embeddings=2048,
+                     rope_parameters=dict(rope_type="default")),
 }  # fmt: skip
 
 
 def _llama(spec: dict[str, Any]) -> LlamaConfig:
-    heads = 4
+    heads = 4  # a deep copy: LlamaConfig fills rope_parameters in place (rope_theta, ...)
     return LlamaConfig(hidden_size=spec["head_dim"] * heads, num_attention_heads=heads,
-                       num_key_value_heads=heads, **spec)  # fmt: skip
+                       num_key_value_heads=heads, **copy.deepcopy(spec))  # fmt: skip
 
 
 def _cache(module: torch.nn.Module, positions: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -106,13 +123,17 @@ def generate(out: Path) -> None:
 
 
 def _longrope_long(out: Path) -> None:
+    """Long factors past original_max_position_embeddings (4096); short ones up to it, included."""
     spec = CASES["phi3_longrope"]
-    config = _llama(spec)
-    inv, scale = ROPE_INIT_FUNCTIONS["longrope"](config, seq_len=131072)
-    module = LlamaRotaryEmbedding(config)
-    call = "ROPE_INIT_FUNCTIONS['longrope'](LlamaConfig(...), seq_len=131072)"
-    _save_case(out, "phi3_longrope_long", inv, float(scale), module, call, POSITIONS,
-               config=spec, seq_len=131072)  # fmt: skip
+    for name, seq_len in (("long", 131072), ("at_original", 4096), ("past_original", 4097)):
+        config = _llama(spec)
+        inv, scale = ROPE_INIT_FUNCTIONS["longrope"](config, seq_len=seq_len)
+        module = LlamaRotaryEmbedding(config)
+        call = f"ROPE_INIT_FUNCTIONS['longrope'](LlamaConfig(...), seq_len={seq_len})"
+        # forward() picks the factors from max(position_ids) + 1: keep it on the same side
+        positions = [p for p in POSITIONS if p < seq_len] if seq_len <= 4096 else POSITIONS
+        _save_case(out, f"phi3_longrope_{name}", inv, float(scale), module, call, positions,
+                   config=spec, seq_len=seq_len)  # fmt: skip
 
 
 def _dynamic(out: Path) -> None:
@@ -129,15 +150,22 @@ def _dynamic(out: Path) -> None:
 
 
 def _partial(out: Path) -> None:
-    for prf in (0.5, 0.25):
-        spec = dict(hidden_size=512, num_attention_heads=4, max_position_embeddings=2048,
-                    rope_parameters=dict(rope_type="default", rope_theta=10000.0,
-                                         partial_rotary_factor=prf))  # fmt: skip
-        config = GPTNeoXConfig(**spec)
+    """GPT-NeoX's partial rotary, and a config holding it twice.
+
+    ``partial_both`` has 0.5 at the top and 0.25 in rope_parameters: the setdefault of
+    ``convert_rope_params_to_dict`` keeps rope_parameters' 0.25.
+    """
+    for prf, top in ((0.5, None), (0.25, None), (0.25, 0.5)):
+        spec: dict[str, Any] = dict(hidden_size=512, num_attention_heads=4,
+                    max_position_embeddings=2048, rope_parameters=dict(rope_type="default",
+                    rope_theta=10000.0, partial_rotary_factor=prf))  # fmt: skip
+        if top is not None:
+            spec["partial_rotary_factor"] = top
+        config = GPTNeoXConfig(**copy.deepcopy(spec))
         inv, scale = GPTNeoXRotaryEmbedding.compute_default_rope_parameters(config)
         module = GPTNeoXRotaryEmbedding(config)
         call = "GPTNeoXRotaryEmbedding.compute_default_rope_parameters(GPTNeoXConfig(...))"
-        name = f"partial_{str(prf).replace('.', '')}"
+        name = "partial_both" if top is not None else f"partial_{str(prf).replace('.', '')}"
         _save_case(out, name, inv, float(scale), module, call, POSITIONS[:8], config=spec,
                    head_dim=128)  # fmt: skip
 

@@ -26,17 +26,15 @@ from typing import Protocol
 
 import numpy as np
 
-from ...core.conventions import layout_views
 from ...core.dtypes import FLOAT_DTYPES
 from ...core.errors import ParameterError
-from ...core.rules import LAYOUTS
+from ..grids.identify import GridIdentification, identify_grid
 from ..identify import Identification, identify_table
 from .metadata import check_metadata, describes, rebuild_command
+from .screen import SCREEN_ROWS, circle_residual, columns_residual
 
 __all__ = ["SCREEN_ROWS", "TensorFinding", "scan_tensors", "table_shape"]
 
-#: Rows (or columns) read to decide whether a tensor may be a sinusoidal table.
-SCREEN_ROWS = 64
 #: Largest ``|sin² + cos² - 1|`` of a candidate (bfloat16 storage stays below 0.01).
 SCREEN_TOLERANCE = 0.05
 #: Largest tensor identified: 2^26 values (256 MiB of float32), as ``identify`` reads.
@@ -63,7 +61,9 @@ class TensorFinding:
     (``residual`` is the best pairing's largest ``|sin² + cos² - 1|`` over the screened rows;
     ``reason`` says "holds NaN/inf values" for a tensor that does), ``"unreadable"`` (an
     ``.npz`` member whose data is shorter than its declared shape) or ``"skipped"`` (by its
-    header; ``reason`` says why).
+    header; ``reason`` says why). A table no 1-D reading reproduces is read as the table of a
+    grid of tokens (:func:`pecli.analysis.grids.identify.identify_grid`); ``grid`` holds that
+    reading when it matches.
     """
 
     key: str
@@ -73,6 +73,7 @@ class TensorFinding:
     reason: str = ""
     residual: float = math.nan
     identification: Identification | None = None
+    grid: GridIdentification | None = None  # a grid of tokens' table (ViT pos_embed)
     metadata: str = ""
     rebuild: str = ""  # from pecli's metadata when it agrees bit for bit
 
@@ -80,10 +81,18 @@ class TensorFinding:
 def table_shape(shape: tuple[int, ...]) -> tuple[int, int] | None:
     """The ``(rows, columns)`` of a tensor that may be a table, else None.
 
+    ``(n, d)``, ``(1, n, d)``, ``(n, 1, d)``, and a grid's table with a batch axis,
+    ``(1, H, W, d)`` or ``(1, T, H, W, d)`` (tokens in row-major order, as a ViT or a video
+    model keeps its ``pos_embed`` unflattened): ``(H·W, d)``.
+
     >>> table_shape((1, 1500, 384)), table_shape((50, 1, 8)), table_shape((64,))
     ((1500, 384), (50, 8), None)
+    >>> table_shape((1, 14, 14, 768)), table_shape((8, 3, 7, 7))
+    ((196, 768), None)
 
     """
+    if len(shape) in (4, 5) and shape[0] == 1:
+        shape = (math.prod(shape[1:-1]), shape[-1])
     if len(shape) == 3 and 1 in shape[:2]:
         shape = (shape[1], shape[2]) if shape[0] == 1 else (shape[0], shape[2])
     if len(shape) != 2 or min(shape) < 2:
@@ -96,70 +105,29 @@ def _view(
 ) -> Callable[[slice, slice], np.ndarray]:
     """Read ``table[rows, columns]`` of the tensor seen as its ``(n, d)`` table."""
     every = slice(None)
+    inner = math.prod(shape[2:-1]) if len(shape) > 3 else 1  # tokens per step of grid axis 1
 
     def read(rows: slice, columns: slice) -> np.ndarray:
         index: tuple[slice, ...]
         if len(shape) == 2:
             index = (rows, columns)
-        else:
+        elif len(shape) == 3:
             index = (every, rows, columns) if shape[0] == 1 else (rows, every, columns)
+        else:  # (1, H, W, d): the H-rows that hold the tokens, then those tokens
+            first, last = rows.start // inner, -(-rows.stop // inner)
+            index = (every, slice(first, last), *(every,) * (len(shape) - 3), columns)
+            block = np.asarray(part(key, index), dtype=np.float64).reshape(
+                -1, _width(columns, shape)
+            )
+            return block[rows.start - first * inner : rows.stop - first * inner]
         return np.asarray(part(key, index), dtype=np.float64).reshape(rows.stop - rows.start, -1)
 
     return read
 
 
-def _columns_residual(
-    read: Callable[[slice, slice], np.ndarray], width: int, positions: int
-) -> float:
-    """:func:`circle_residual` of a transposed table (rows = components), from four rows.
-
-    Only rows 0, 1, h and h + 1 (``h = width // 2``, an odd width's last row set aside) of the
-    first :data:`SCREEN_ROWS` columns are read: they hold a pair of every layout, and touch a
-    few pages of a large tensor, not one page per row.
-    """
-    h = width // 2
-    if h < 1:
-        return math.inf
-    first = slice(0, min(SCREEN_ROWS, positions))
-    rows = {r: read(slice(r, r + 1), first)[0] for r in {0, 1, h, h + 1} if r < 2 * h}
-    live = np.any(np.array(list(rows.values())) != 0, axis=0)
-
-    def off(a: int, b: int) -> float:
-        return float(np.max(np.abs(rows[a][live] ** 2 + rows[b][live] ** 2 - 1.0)))
-
-    if not live.any():
-        return math.inf
-    blocks = [off(0, h)] + ([off(1, h + 1)] if h > 1 else [])
-    return min(off(0, 1), max(blocks))
-
-
-def circle_residual(sample: np.ndarray) -> float:
-    """The best layout's largest ``|sin² + cos² - 1|`` over the non-zero rows of ``sample``.
-
-    Rows are positions. An all-zero last column of an odd width (tensor2tensor's) is set
-    aside; ``inf`` when no layout applies (an odd width without it, fewer than 2 columns, no
-    non-zero row).
-
-    >>> from pecli.core.encoding import encoding_table
-    >>> circle_residual(encoding_table(d=8, n=20)) < 1e-6
-    True
-    >>> circle_residual(np.full((20, 8), 0.3)) > 0.5
-    True
-
-    """
-    values = np.asarray(sample, dtype=np.float64)
-    values = values[np.any(values != 0, axis=1)]
-    if values.shape[1] % 2 == 1 and not values[:, -1].any():
-        values = values[:, :-1]
-    if values.shape[0] == 0 or values.shape[1] < 2 or values.shape[1] % 2 == 1:
-        return math.inf
-    if not np.all(np.isfinite(values)):
-        return math.inf
-    residuals = []
-    for layout in LAYOUTS:
-        sines, cosines = layout_views(values, layout)
-        residuals.append(float(np.max(np.abs(sines**2 + cosines**2 - 1.0))))
-    return min(residuals)
+def _width(columns: slice, shape: tuple[int, ...]) -> int:
+    """How many columns ``columns`` picks of a last axis of ``shape[-1]``."""
+    return len(range(*columns.indices(shape[-1])))
 
 
 def scan_tensors(
@@ -233,9 +201,21 @@ def _judge(
     found = identify_table(table)
     finding.identification, finding.residual = found, found.residual
     finding.verdict = "identified" if found.matched else "no match"
+    if not found.matched:
+        _read_grid(finding, table)
     if own:
         _check_own(finding, table, metadata)
     return finding
+
+
+def _read_grid(finding: TensorFinding, table: np.ndarray) -> None:
+    """Identify ``table`` as a grid's table; on a match, ``finding`` holds that reading."""
+    if len(table) < 4:
+        return
+    grid = identify_grid(table)
+    if grid.matched and grid.best is not None:
+        finding.verdict, finding.grid, finding.identification = "identified", grid, None
+        finding.residual = grid.best.max_error
 
 
 def _check_own(finding: TensorFinding, table: np.ndarray, metadata: dict[str, str]) -> None:
@@ -258,15 +238,19 @@ def _screen(
 ) -> tuple[np.ndarray, float, np.ndarray | None]:
     """The first rows, their circle residual, and the whole table if it is to be identified."""
     first_rows = read(slice(0, min(SCREEN_ROWS, shape[0])), slice(None))
-    residual = min(circle_residual(first_rows), _columns_residual(read, *shape))
+    residual = min(circle_residual(first_rows), columns_residual(read, *shape))
     table = np.asarray(load()).reshape(shape) if residual <= SCREEN_TOLERANCE or own else None
     return first_rows, residual, table
 
 
 def _unreadable(error: ValueError) -> str:
-    """Why a tensor's values could not be read."""
-    if isinstance(error, ParameterError):  # an object member, never unpickled
-        return error.rule
+    """Why a tensor's values could not be read; a file that changed while read is raised.
+
+    A ``ParameterError`` of the reader (the file changed, an object member never unpickled)
+    ends the run: no verdict on the other tensors holds.
+    """
+    if isinstance(error, ParameterError):
+        raise error
     return f"truncated: its data is shorter than its declared shape ({error})"
 
 
@@ -284,7 +268,7 @@ def _skip_reason(finding: TensorFinding, shape: tuple[int, int] | None) -> str:
     if finding.dtype not in FLOAT_DTYPES:
         return f"not a float table (dtype {finding.dtype})"
     if shape is None:
-        return "shape is not (n, d), (1, n, d) or (n, 1, d) with n, d >= 2"
+        return "shape is not (n, d), (1, n, d), (n, 1, d) or (1, H, W, d) with n, d >= 2"
     if shape[0] * shape[1] > MAX_SCAN_VALUES:
         return f"more than 2^26 values ({shape[0] * shape[1]})"
     return ""

@@ -142,6 +142,8 @@ def _reading(
     reading.max_error = _error(values, sample, reading, d)
     if reading.scale is not None:  # a simple fraction, if it does as well
         _round_scale(values, sample, reading, d)
+    if reading.scale == shape[1]:  # rounded to integer positions (a coarse storage's noise)
+        reading.scale = None
     return reading
 
 

@@ -93,7 +93,7 @@ def _offset(a: np.ndarray, b: np.ndarray, dtype: str, *_: Reading) -> str | None
             if k and n >= 2 and _close(first[k : k + n], second[:n], dtype):
                 return (
                     f"first position off by {k}: {names[0]}'s row {k} is {names[1]}'s row "
-                    f"0 ({names[1]} starts {k} positions later)"
+                    f"0 ({names[1]} starts {k} position{'s' if k > 1 else ''} later)"
                 )
     return None
 

@@ -24,6 +24,9 @@ __all__ = ["CACHE_FIELDS", "CacheGuess", "cache_metadata", "identify_cache", "sp
 
 #: Largest relative error of a measured ω_i for the pair to count as determined.
 DETERMINED = 1e-3
+#: Leading rows read one by one (then a geometric ladder): a framework cache far from position
+#: 0 is measured by a line through them (:func:`pecli.analysis.rope.start.slopes`).
+CONSECUTIVE = 1024
 #: How far from 1 a sin table alone may put the attention factor and be read as 1.
 SIN_ALONE = 1e-5
 
@@ -189,7 +192,7 @@ def _check(
     given = {k: np.asarray(v) for k, v in (("cos", cos), ("sin", sin)) if v is not None}
     shapes = {t.shape for t in given.values()}
     n = next(iter(shapes))[0] if len(shapes) == 1 and len(next(iter(shapes))) == 2 else 0
-    rows = ladder(n)
+    rows = ladder(n, first=min(n, CONSECUTIVE))
     tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
     if n < 3 or next(iter(shapes))[1] % 2 or not all(np.isfinite(t).all() for t in tables.values()):
         rule = (f"{_WHAT} (at least 3 rows of finite numbers and an even number of "

@@ -209,20 +209,35 @@ def _ramp(
 def _transition(
     idx: np.ndarray, omega: np.ndarray, s: np.ndarray, findings: list[str]
 ) -> tuple[str, dict[str, float]]:
-    """The type of the transition: yarn if linear in the pair index, llama3 if in the unscaled ω."""
+    """The type of the transition: yarn if linear in the pair index, llama3 if in the unscaled ω.
+
+    Two smoothed pairs fit both lines exactly (a tie): only integer ramp bounds (yarn's
+    default truncation) tell yarn; otherwise the type is not determined and both readings
+    are given.
+    """
     yarn = np.polyfit(idx, s, 1, full=True)
     llama = np.polyfit(omega, s, 1, full=True)
     err_yarn = float(yarn[1][0]) if yarn[1].size else 0.0
     err_llama = float(llama[1][0]) if llama[1].size else 0.0
+    slope, intercept = yarn[0]  # s = 1 − (i − low)/(high − low): 1 at low, 0 at high
+    low, high = _snap((1 - intercept) / slope), _snap(-intercept / slope)
+    whole = low == int(low) and high == int(high)
+    length, high_freq = _llama3_reading(llama[0])
+    if idx.size == 2 and not whole:
+        findings.append(f"two smoothed pairs fit yarn (ramp {low:.6g} … {high:.6g}, truncate "
+                        f"false) and llama3 (L = {length:.6g}, high_freq_factor {high_freq:.6g}) "
+                        "alike: the type is not determined")  # fmt: skip
+        return "unknown", {}
     if err_yarn <= err_llama:
-        slope, intercept = yarn[0]  # s = 1 − (i − low)/(high − low): 1 at low, 0 at high
-        low, high = _snap((1 - intercept) / slope), _snap(-intercept / slope)
-        whole = low == int(low) and high == int(high)
         findings.append(f"ramp bounds {'are' if whole else 'are not'} integers: truncate "
                         f"{'true (the default)' if whole else 'false'}")  # fmt: skip
         return "yarn", {"ramp_low": low, "ramp_high": high}
-    a, b = llama[0]  # s = (L·ω/(2π) − low)/(high − low), with low = 1
-    high = 1 - 1 / b
     findings.append("llama3: L and high_freq_factor assume low_freq_factor = 1")
-    length = _snap(a * 2 * math.pi * (high - 1))
-    return "llama3", {"original_max_position_embeddings": length, "high_freq_factor": _snap(high)}
+    return "llama3", {"original_max_position_embeddings": length, "high_freq_factor": high_freq}
+
+
+def _llama3_reading(line: np.ndarray) -> tuple[float, float]:
+    """L and high_freq_factor from ``s = a·ω + b`` = (L·ω/(2π) − low)/(high − low), low = 1."""
+    a, b = line
+    high = 1 - 1 / b
+    return _snap(a * 2 * math.pi * (high - 1)), _snap(high)

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from .start import exact_start, framework_start
+
 __all__ = ["ladder", "measure_complex", "measure_single"]
 
 TWO_PI = 2 * math.pi
@@ -24,8 +26,13 @@ ETA = 2.0**-23
 def refine(
     positions: np.ndarray, candidates: np.ndarray, errors: np.ndarray,
     omega: np.ndarray | None = None, err: np.ndarray | None = None, *, eta: float = ETA,
+    offset: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """``ω_i`` and its absolute error from phases at ``positions`` (> 0, increasing).
+
+    With ``offset`` > 0 the phases are relative, ``φ(s + k) − φ(s)`` at offsets ``k`` from a
+    first position ``s`` of at most ``offset``: each of the two float32 angles is off by up
+    to ``eta·(s + k)·ω``, so ``eta·|kω|·(1 + 2·offset/k)`` is allowed.
 
     ``candidates`` ``(m, K, h)``: the phases (mod 2π) each row allows, ``K`` = 1 from cos and
     sin, 2 from cos alone (±φ) or sin alone (φ, π − φ); ``errors`` ``(m, K, h)``: their errors
@@ -37,7 +44,7 @@ def refine(
     for p, cands, errs in zip(positions, candidates, errors, strict=True):
         pred, spread = p * omega, p * err
         full = cands + TWO_PI * np.round((pred - cands) / TWO_PI)
-        errs = errs + eta * np.abs(full)  # the angle p·ω itself rounded in float32
+        errs = errs + eta * np.abs(full) * (1 + 2 * offset / p)  # p·ω rounded in float32
         # a candidate is possible inside the window the estimate allows, and not below 0 (ω >= 0)
         possible = (np.abs(full - pred) <= spread + errs) & (full >= -errs)
         pick = np.argmin(np.abs(full - pred) + np.where(possible, 0.0, np.inf), axis=0)[None]
@@ -59,15 +66,39 @@ def measure_complex(
     (which the first position is then found for).
     """
     z = (cos + 1j * sin) / scale
+    k = positions - positions[0]
     if known:
-        return (*_absolute(z, positions, eps), int(positions[0]))
-    relative = z[1:] * np.conj(z[0])  # phases (k)·ω_i whatever the first position
-    k = positions[1:] - positions[0]
-    omega, err = refine(k, np.angle(relative)[:, None], np.full((k.size, 1, z.shape[1]), 2 * eps))
+        start = int(positions[0])
+        omega, err = _absolute(z, k + start, eps, *_relative(z, k, eps, start))
+        framework = None if np.all(err < 1e-3 * omega) else framework_start(z, k, eps)
+        if framework is not None and framework[0] == start:  # far out: read as float32 angles
+            return framework[1], framework[1] * ETA, start
+        return omega, err, start
+    return _unknown_start(z, k, eps)
+
+
+def _relative(
+    z: np.ndarray, k: np.ndarray, eps: float, offset: float, eta: float = ETA
+) -> tuple[np.ndarray, np.ndarray]:
+    """``ω`` from the phases relative to the first row, for first positions <= ``offset``."""
+    phases = np.angle(z[1:] * np.conj(z[0]))[:, None]  # k·ω_i whatever the first position
+    return refine(k[1:], phases, np.full(phases.shape, 2 * eps), eta=eta, offset=offset)
+
+
+def _unknown_start(
+    z: np.ndarray, k: np.ndarray, eps: float
+) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """Near 0 from the slowest pair; else exact angles by the CRT; else float32 angles."""
+    omega, err = _relative(z, k, eps, 0.0)
     start = _start(np.angle(z[0]), omega, err, eps)
+    if start is None:  # angles exact: ω pinned without the float32 drift
+        start = exact_start(z, k, *_relative(z, k, eps, 0.0, eta=0.0), eps)
     if start is None:
-        return omega, err, None
-    omega, err = _absolute(z, positions - positions[0] + start, eps, omega, err)
+        framework = framework_start(z, k, eps)
+        if framework is None:
+            return omega, err, None
+        return framework[1], framework[1] * ETA, framework[0]
+    omega, err = _absolute(z, k + start, eps, omega, err)
     return omega, err, start
 
 

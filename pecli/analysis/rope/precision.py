@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core import angles
-from ...core.dtypes import float_dtype
+from ...core.dtypes import float_dtype, round_once
 from ...core.errors import ParameterError
 from ...core.rope import RopeFrequencies
 from ...core.rules import check_n
@@ -36,6 +36,9 @@ SCENARIOS = {
     "bf16-positions": ("bfloat16", "float32", "float32"),
     "bf16-angles": ("float32", "float32", "bfloat16"),
 }
+#: Storage scenarios: exact cos and sin (times the attention factor) rounded once to a dtype,
+#: as ``rope cache --dtype bfloat16 / float16`` stores them; no arithmetic in that dtype.
+STORAGE = {"bf16-storage": "bfloat16", "fp16-storage": "float16"}
 #: Positions sampled per decade (all of them in short decades).
 SAMPLES = 4096
 
@@ -52,8 +55,9 @@ class PhaseError:
 
 
 def rope_phase_errors(
-    freqs: RopeFrequencies, n: int, *, start: int = 0, scenarios: tuple[str, ...] = tuple(SCENARIOS)
-) -> list[PhaseError]:
+    freqs: RopeFrequencies, n: int, *, start: int = 0,
+    scenarios: tuple[str, ...] = (*SCENARIOS, *STORAGE),
+) -> list[PhaseError]:  # fmt: skip
     """Phase and cos errors of each scenario for every decade of positions ``start … start+n−1``.
 
     Parameters
@@ -65,7 +69,8 @@ def rope_phase_errors(
     start : int, keyword-only
         First position, >= 0.
     scenarios : tuple of str, keyword-only
-        Names from :data:`SCENARIOS`.
+        Names from :data:`SCENARIOS` (arithmetic) and :data:`STORAGE` (exact values stored
+        in bf16 / fp16: the phase error is that of the stored pair, ``arg(c̃ + i·s̃) − p·ω``).
 
     Returns
     -------
@@ -84,14 +89,18 @@ def rope_phase_errors(
     >>> rows = rope_phase_errors(freqs, 1000, scenarios=("bf16-positions",))
     >>> [(r.first, r.last, round(r.phase, 3)) for r in rows]  # ω_0 = 1; bf16 steps 4 past 512
     [(0, 9, 0.0), (10, 99, 0.0), (100, 999, 2.0)]
+    >>> rows = rope_phase_errors(freqs, 1000, scenarios=("bf16-storage",))
+    >>> [round(r.cos / 2**-9, 2) for r in rows]  # at most half a bf16 ulp of values < 1
+    [0.92, 1.0, 1.0]
 
     """
     n = check_n(n)
     if start < 0:
         raise ParameterError("start", "must be >= 0", start)
     for name in scenarios:
-        if name not in SCENARIOS:
-            raise ParameterError("scenario", f"must be one of {', '.join(SCENARIOS)}", name)
+        if name not in SCENARIOS and name not in STORAGE:
+            known = ", ".join([*SCENARIOS, *STORAGE])
+            raise ParameterError("scenario", f"must be one of {known}", name)
     return [
         _decade(freqs, name, first, last)
         for name in scenarios
@@ -110,8 +119,10 @@ def _decades(first: int, last: int) -> list[tuple[int, int]]:
 
 
 def _decade(freqs: RopeFrequencies, name: str, first: int, last: int) -> PhaseError:
-    pos_t, freq_t, angle_t = (float_dtype(t) for t in SCENARIOS[name])
     p = np.unique(np.linspace(first, last, min(SAMPLES, last - first + 1)).round())[:, None]
+    if name in STORAGE:
+        return _stored(freqs, name, p, first, last)
+    pos_t, freq_t, angle_t = (float_dtype(t) for t in SCENARIOS[name])
     w = freqs.inv_freq.astype(np.float32).astype(freq_t)  # a float32 buffer, then cast
     angle = (p.astype(pos_t).astype(np.float32) * w.astype(np.float32)).astype(angle_t)
     hi, lo = angles.product(p, freqs.inv_freq, freqs.residual)
@@ -119,3 +130,14 @@ def _decade(freqs: RopeFrequencies, name: str, first: int, last: int) -> PhaseEr
     phase = np.abs((got - hi) - lo)
     cos = np.abs(np.cos(got) - angles.sin_cos((hi, lo))[1]) * freqs.attention_factor
     return PhaseError(name, first, last, float(phase.max()), float(cos.max()))
+
+
+def _stored(freqs: RopeFrequencies, name: str, p: np.ndarray, first: int, last: int) -> PhaseError:
+    """Exact ``a·cos(p·ω)`` and ``a·sin(p·ω)`` rounded once to the storage dtype."""
+    dtype, a = float_dtype(STORAGE[name]), freqs.attention_factor
+    sin, cos = angles.sin_cos(angles.product(p, freqs.inv_freq, freqs.residual))
+    stored_cos = round_once(a * cos, dtype).astype(np.float64)  # as rope cache --dtype stores
+    stored_sin = round_once(a * sin, dtype).astype(np.float64)
+    turned = (stored_cos + 1j * stored_sin) * (cos - 1j * sin)  # the stored pair's phase error
+    phase, cos_error = np.abs(np.angle(turned)).max(), np.abs(stored_cos - a * cos).max()
+    return PhaseError(name, first, last, float(phase), float(cos_error))

@@ -42,6 +42,7 @@ from .options import (
     InterpolationScale,
     Patch,
     Similarity,
+    TemporalScale,
 )
 
 
@@ -56,6 +57,7 @@ def grid(
     extra_tokens: ExtraTokens = None,
     base_size: BaseSize = None,
     interpolation_scale: InterpolationScale = 1.0,
+    temporal_interpolation_scale: TemporalScale = 1.0,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
     fmt: FormatOpt = None,
@@ -69,6 +71,8 @@ def grid(
     presets differ in which axis comes first (mae: the column index, although MAE and
     diffusers call it emb_h; mocov3 and timm: the row index), the frequencies and where the
     sines and cosines go (docs/grids.md). CSV columns are named sin_col_1, cos_row_1, ….
+    cogvideox takes T H W and adds [frame d/4 | column 3d/8 | row 3d/8] (CogVideoX, diffusers
+    get_3d_sincos_pos_embed, whose (T, H·W, d) output is this table reshaped).
 
     Example: pecli grid 14 14 --d 768 --preset mae --cls-token -o pos_embed.npy
     """
@@ -79,7 +83,8 @@ def grid(
     extra = _extra(cls_token, extra_tokens)
     knobs: dict[str, Any] = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
              "extra_tokens": extra, "base_size": base_size,
-             "interpolation_scale": interpolation_scale, "dtype": dtype.value}  # fmt: skip
+             "interpolation_scale": interpolation_scale, "dtype": dtype.value,
+             "temporal_interpolation_scale": temporal_interpolation_scale}  # fmt: skip
     reuse = AHEAD + 2 if kind == "npy" else 0  # the npy writer holds at most AHEAD + 1 blocks
     blocks = grid_blocks(shape, reuse=reuse, **knobs)  # checks every argument before any output
     names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
@@ -154,7 +159,7 @@ def plot_grid(
     )
     knobs = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
              "base_size": base_size, "interpolation_scale": interpolation_scale}  # fmt: skip
-    plane = _plane(shape, similarity=similarity)
+    plane = _plane(shape, similarity=similarity, patch=patch)
     table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
     grid = f"{preset.value} table of a {' × '.join(map(str, shape))} grid, d = {d}"
@@ -190,10 +195,15 @@ def _draw(
     outputs.write(channels, table[:, picked], [names[k] for k in picked])
 
 
-def _plane(shape: list[int], *, similarity: bool = False) -> tuple[int, int]:
-    """The grid of a 2-D plot, ``(H, W)``, small enough to draw."""
+def _plane(
+    shape: list[int], *, similarity: bool = False, patch: tuple[int, int] | None = None
+) -> tuple[int, int]:
+    """The grid of a 2-D plot, ``(H, W)``, small enough to draw (--patch needs --similarity)."""
     from ...core.errors import ParameterError
 
+    if patch is not None and not similarity:
+        rule = "goes with --similarity (it picks one tile of the similarity figure)"
+        raise ParameterError("patch", rule, " ".join(map(str, patch)))
     if len(shape) != 2:
         raise ParameterError("shape", "must be two sides H W for a plot", " ".join(map(str, shape)))
     most, what = (

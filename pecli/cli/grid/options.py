@@ -24,12 +24,14 @@ class GridPresetName(StrEnum):
     timm_interleaved = "timm-interleaved"
     t2t_nd = "t2t-nd"
     tatp22 = "tatp22"
+    cogvideox = "cogvideox"
 
 
 GridShape = Annotated[
     list[int],
     typer.Argument(
-        help="The grid's sides: H W (rows, columns) for an image; 1 to 4 axes.",
+        help="The grid's sides: H W (rows, columns) for an image, T H W for a video "
+        "(cogvideox); 1 to 4 axes.",
         show_default=False,
     ),
 ]
@@ -38,7 +40,7 @@ GridD = Annotated[
     typer.Option(
         "--d",
         help=f"Width d (embed_dim), 1 to {MAX_D}; a multiple of 4 for mae, mocov3, "
-        "big-vision (>= 8), timm and timm-interleaved.",
+        "big-vision (>= 8), timm and timm-interleaved; of 16 for cogvideox.",
     ),
 ]
 GridPresetOpt = Annotated[
@@ -75,7 +77,19 @@ BaseSize = Annotated[
 ]
 InterpolationScale = Annotated[
     float,
-    typer.Option("--interpolation-scale", help="mae only, diffusers' interpolation_scale."),
+    typer.Option(
+        "--interpolation-scale",
+        help="mae and cogvideox only: diffusers' interpolation_scale "
+        "(cogvideox: spatial_interpolation_scale, the row and column indices are divided by it).",
+    ),
+]
+TemporalScale = Annotated[
+    float,
+    typer.Option(
+        "--temporal-interpolation-scale",
+        help="cogvideox only: diffusers' temporal_interpolation_scale (the frame index is "
+        "divided by it).",
+    ),
 ]
 GridChannels = Annotated[
     str | None,

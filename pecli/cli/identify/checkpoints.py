@@ -14,7 +14,7 @@ import typer
 
 from ...core.errors import RuntimeFailure
 from .. import text
-from .tables import show_candidates, show_identification
+from .tables import show_candidates, show_grid_reading, show_identification
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.checkpoints.scan import TensorFinding
@@ -41,6 +41,8 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
         import json
 
         typer.echo(json.dumps([text.jsonable(dataclasses.asdict(f)) for f in findings], indent=2))
+    elif key is not None and findings[0].grid is not None:
+        show_grid_reading(findings[0].grid)
     elif key is not None and findings[0].identification is not None:
         _show_one(findings[0])
     else:
@@ -61,12 +63,19 @@ def _rebuild(finding: TensorFinding) -> str:
     """The command that rebuilds an identified tensor; pecli's own metadata, proven, first."""
     if finding.verdict != "identified":
         return ""
+    if finding.grid is not None and finding.grid.best is not None:
+        return finding.rebuild or finding.grid.best.command
     return finding.rebuild or (finding.identification.command if finding.identification else "")
 
 
 def _reading(finding: TensorFinding) -> str:
     """What a tensor is, in a few words."""
     found = finding.identification
+    if finding.grid is not None and finding.grid.best is not None:
+        best, extra = finding.grid.best, finding.grid.extra_tokens
+        grid = " × ".join(map(str, best.shape))
+        tokens = f"{extra} extra token{'' if extra == 1 else 's'}"
+        return f"{best.preset} grid {grid}, {best.first}, {tokens}, {finding.grid.storage}"
     if found is None:
         return finding.reason
     if found.presets:

@@ -40,8 +40,9 @@ def identify(
 
     Exit status 1, with the closest candidates, when no reading reproduces the table
     within tolerance (one unit in the storage's last place plus float32 arithmetic). In a
-    checkpoint, every 2-D (or [1, n, d], [n, 1, d]) float tensor is screened and identified;
-    learned tables are listed as not sinusoidal; status 1 when none is identified.
+    checkpoint, every 2-D (or [1, n, d], [n, 1, d], a grid's [1, H, W, d]) float tensor is
+    screened and identified, a grid's table as one (a ViT's pos_embed); learned tables are
+    listed as not sinusoidal; status 1 when none is identified.
 
     Example: pecli identify pe.npy --json; pecli identify model.safetensors
     """

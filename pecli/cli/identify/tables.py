@@ -70,12 +70,17 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
         return False
     if as_json:
         typer.echo(json.dumps({"grid": dataclasses.asdict(found)}, indent=2))
-        return True
+    else:
+        show_grid_reading(found)
+    return True
+
+
+def show_grid_reading(found: Any) -> None:
+    """Print a grid table's reading (a :class:`GridIdentification` that matched)."""
     shown = text.titled_table("pecli identify: match (a grid of tokens)", "what", "found")
     for what, value in _grid_rows(found):
         shown.add_row(what, value)
     text.show(shown, f"rebuild with: {found.best.command}")  # whole, for copy and paste
-    return True
 
 
 def _grid_rows(found: Any) -> list[tuple[str, str]]:

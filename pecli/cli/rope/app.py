@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
+from ...core.errors import ParameterError
 from ...io import formats, writing
 from .. import text
 from .._app import PecliGroup, app
-from ..options import Quiet
+from ..options import Dtype, Quiet
 from ..progress import say_written
 from .options import rope_spec_options
 
@@ -58,35 +59,70 @@ RopeLayout = Annotated[
 
 
 def report_kind(
-    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json")
-) -> str:
-    """table, csv or json (``choices`` besides table) from --format, else the suffix."""
+    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json"),
+    inputs: tuple[str | None, ...] = (),
+) -> str:  # fmt: skip
+    """table, csv or json (``choices`` besides table) from --format, else the suffix.
+
+    The output is checked (:func:`pecli.io.formats.check_output`), also against ``inputs``.
+    """
     kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
                                   default="table", suffixes=choices)  # fmt: skip
-    formats.check_output(output, kind)
+    formats.check_output(output, kind, inputs=inputs)
     return kind
+
+
+class FreqsFormat(StrEnum):
+    """Formats of ``rope freqs``: the reports, or the inv_freq vector alone."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    npy = "npy"
+
+
+FreqsFormatOpt = Annotated[
+    FreqsFormat | None,
+    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
+]
+FreqsOutput = Annotated[
+    str,
+    typer.Option(
+        "-o", "--output", help="Output file (.csv, .json; .npy: the inv_freq vector), or -."
+    ),
+]
+FreqsDtype = Annotated[
+    Dtype | None,
+    typer.Option("--dtype", help="dtype of the .npy vector. [default: float32, as a buffer]"),
+]
 
 
 @rope_app.command("freqs")
 @rope_spec_options()
 def freqs_command(
-    fmt: ReportFormatOpt = None, output: ReportOutput = "-", quiet: Quiet = False,
-    *, rope: tuple[RopeSpec, list[str]],
+    fmt: FreqsFormatOpt = None, output: FreqsOutput = "-", dtype: FreqsDtype = None,
+    quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """inv_freq ω_i, wavelength λ_i = 2π/ω_i and what the scaling did, per rotary pair i.
 
     The attention factor (which multiplies cos and sin) heads the table and is a column of
     the CSV and JSON. Values come from the exact formula of each rope_type, rounded once.
+    As .npy, the inv_freq vector alone (shape (rotary_dim/2,)), as a model's buffer holds it.
 
     Example: pecli rope freqs --rope-type llama3 --theta 500000 --factor 8 --low-freq-factor 1
     --high-freq-factor 4 --original-max-position-embeddings 8192
     """
     from ...core.rope import rope_frequencies
 
-    kind = report_kind(output, fmt)
+    kind = report_kind(output, fmt, ("csv", "json", "npy"))
+    if dtype is not None and kind != "npy":
+        raise ParameterError("dtype", "applies only to .npy output (CSV and JSON keep float64)",
+                             dtype.value)  # fmt: skip
     freqs = rope_frequencies(rope[0])
     columns = _freq_columns(freqs)
-    if kind != "table":
+    if kind == "npy":
+        writing.write_vector(freqs.inv_freq, output=output, dtype=np.dtype(dtype or "float32"))
+    elif kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
         text.show(*_summary(freqs, rope[1]), _freq_table(columns), output=output)
@@ -145,8 +181,17 @@ ConfigFile = Annotated[str, typer.Argument(help="A model's config.json, or its f
 SeqLen = Annotated[
     int | None, typer.Option("--seq-len", help="Sequence length (dynamic, longrope).")
 ]
+
+
+class TableOrJson(StrEnum):
+    """The formats of the reports that have no CSV form (config, permute, identify)."""
+
+    table = "table"
+    json = "json"
+
+
 JsonFormatOpt = Annotated[
-    ReportFormat | None,
+    TableOrJson | None,
     typer.Option("--format", help="table or json. [default: the suffix, else table]"),
 ]
 JsonOutput = Annotated[
@@ -169,9 +214,9 @@ def config_command(
     """
     from ...core.rope import rope_frequencies
     from ...core.rope.config import spec_from_config
-    from ...io.reading.json_config import read_json_object
+    from ...io.reading.json_config import config_path, read_json_object
 
-    kind = report_kind(output, fmt, ("json",))
+    kind = report_kind(output, fmt, ("json",), inputs=(config_path(file),))
     spec, findings = spec_from_config(
         read_json_object(file, parameter="file"), seq_len=seq_len, parameter="file"
     )

@@ -110,13 +110,12 @@ def cache_command(
     Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
     """
     from ...core.rope import rope_frequencies
-    from ...core.rope.cache import cache_columns
 
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
     where, n = _positions(positions, n, kind, output)
+    columns = _columns(rope[0].rotary_dim, part.value, kind, output, n)
     stored, freqs = check_table_dtype(dtype.value), rope_frequencies(rope[0])
-    columns = cache_columns(rope[0].rotary_dim, part.value)
     check_checkpoint_table(n, len(columns), stored, kind)
     make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored,
                   positions=where)  # fmt: skip
@@ -129,11 +128,24 @@ def cache_command(
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
-    sample = _sample(make, n, start, part.value, where) if kind == "csv" else None
     shape = (n, len(columns))
+    sample = _sample(make, shape, (start, part.value, where)) if kind == "csv" else None
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
     write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
                    header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+
+
+def _columns(rotary_dim: int, part: str, kind: str, output: str, n: int) -> list[str]:
+    """The cache's column names; CSV is refused first if it cannot fit at 2 bytes a value.
+
+    A digit and a comma at least per value: no room, no work (not even the frequencies).
+    """
+    from ...core.rope.cache import cache_columns
+
+    columns = cache_columns(rotary_dim, part)
+    if kind == "csv":
+        formats.check_room(output, 2 * n * len(columns))
+    return columns
 
 
 def _check_form_output(form: str, part: str, kind: str, stored: np.dtype, output: str) -> None:
@@ -213,6 +225,7 @@ def _say_notes(findings: list[str], *, quiet: bool) -> None:
 
 def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
     """``make(n, part=…, start=…)``: the cache's row blocks, exact or as transformers computes."""
+    from ...core.knobs import check_amplitude_range
     from ...core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
     from ...core.rope.cache import cache_blocks
     from ...core.rope.framework import framework_cache_blocks, transformers_inv_freq
@@ -220,6 +233,8 @@ def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
     blocks = {"transformers": framework_cache_blocks, "llama.cpp": ggml_cache_blocks}.get(
         arithmetic, cache_blocks
     )
+    factor = freqs.attention_factor  # cos and sin times it must stay finite in the dtype
+    check_amplitude_range((factor, 0.0), fixed["dtype"], factor, "attention_factor")
     if arithmetic == "transformers":  # refuse a rope type it does not repeat, up front
         transformers_inv_freq(freqs.spec)
     if arithmetic == "llama.cpp":
@@ -233,11 +248,11 @@ def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
 
 
 def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: str) -> None:
-    """Tensors ``cos`` and/or ``sin`` (n × rotary_dim) with the metadata, atomically."""
+    """Tensors ``cos`` and/or ``sin`` (n × rotary_dim) with the metadata, streamed, atomically."""
     from ... import __version__
     from ...analysis.rope.cache import cache_metadata
     from ...core.rope.cache import rope_layout
-    from ...io.tensors import safetensors_bytes, write_safetensors
+    from ...io.tensors import safetensors_bytes, write_safetensors_parts
 
     freqs, fixed = make.args[0], make.keywords
     stored, layout = fixed["dtype"], rope_layout(fixed["layout"])
@@ -246,14 +261,23 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     names = ("cos", "sin") if part == "both" else (part,)
     width = freqs.spec.rotary_dim * len(names)
     formats.check_room(output, safetensors_bytes((n, width), stored, ",".join(names), meta))
-    tensors = {name: np.concatenate(list(make(n, part=name))) for name in names}  # held whole
-    write_safetensors(tensors, output=output, metadata=meta)
+    shape = (n, freqs.spec.rotary_dim)  # streamed: one row block in memory at a time
+    parts = [(name, stored, shape, make(n, part=name)) for name in names]
+    write_safetensors_parts(parts, output=output, metadata=meta)
 
 
-def _sample(make: Blocks, n: int, start: int, part: str, where: np.ndarray | None) -> np.ndarray:
-    """Up to 64 rows spread over the cache, for the CSV size estimate."""
+def _sample(
+    make: Blocks, shape: tuple[int, int], at: tuple[int, str, np.ndarray | None]
+) -> np.ndarray:
+    """Up to 64 rows spread over the cache (at most 2^20 values), for the CSV size estimate.
+
+    ``at`` is (start, part, the --positions or None); the command has checked already that
+    the file fits at two bytes a value (a digit and a comma), so none is formatted in vain.
+    """
+    (n, width), (start, part, where) = shape, at
+    count = max(2, min(64, (1 << 20) // width))
     if where is not None:
-        chosen = where[np.unique(np.linspace(0, n - 1, 64).round().astype(np.int64))]
+        chosen = where[np.unique(np.linspace(0, n - 1, count).round().astype(np.int64))]
         return np.concatenate(list(make(chosen.size, part=part, positions=chosen)))
-    rows = np.unique(np.linspace(start, start + n - 1, 64).round().astype(np.int64))
+    rows = np.unique(np.linspace(start, start + n - 1, count).round().astype(np.int64))
     return np.concatenate([next(make(1, start=int(p), part=part)) for p in rows])

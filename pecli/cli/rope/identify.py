@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
@@ -15,6 +14,7 @@ from .. import text
 from ..options import Quiet
 from ..progress import say_written
 from .app import (
+    JsonFormatOpt,
     JsonOutput,
     report_kind,
     rope_app,
@@ -37,22 +37,9 @@ TensorName = Annotated[
 ]
 
 
-class TableOrJson(StrEnum):
-    """The formats of rope identify's report."""
-
-    table = "table"
-    json = "json"
-
-
-JsonOnly = Annotated[
-    TableOrJson | None,
-    typer.Option("--format", help="table or json. [default: the suffix, else table]"),
-]
-
-
 @rope_app.command("identify")
 def identify_command(
-    file: RopeFile, tensor: TensorName = None, fmt: JsonOnly = None,
+    file: RopeFile, tensor: TensorName = None, fmt: JsonFormatOpt = None,
     output: JsonOutput = "-", quiet: Quiet = False,
 ) -> None:  # fmt: skip
     """Which rotary embedding made an inv_freq vector or a cos/sin cache: θ, type, parameters.
@@ -68,7 +55,7 @@ def identify_command(
     """
     from ...io.tensors import read_arrays
 
-    kind = report_kind(output, fmt, ("json",))
+    kind = report_kind(output, fmt, ("json",), inputs=(file,))
     arrays, metadata = read_arrays(file, tensor=tensor)
     report, findings = _identify(file, arrays, metadata)
     if kind == "json":
@@ -140,7 +127,10 @@ def _metadata_findings(arrays: dict[str, np.ndarray], metadata: dict[str, str]) 
     """
     if metadata.get("kind") != "rope_cache":
         return []
-    said = ", ".join(f"{k} {metadata.get(k)}" for k in ("rope_type", "theta", "layout", "start"))
+    keys = ["rope_type", "theta", "layout", "start"]
+    if metadata.get("arithmetic", "exact") != "exact":  # llama.cpp's or transformers' float32
+        keys.append("arithmetic")
+    said = ", ".join(f"{k} {metadata.get(k)}" for k in keys)
     try:
         same = _rebuilds(metadata, arrays)
     except (ValueError, KeyError, TypeError) as error:

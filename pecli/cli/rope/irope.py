@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 import numpy as np
@@ -16,8 +17,13 @@ from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
 ConfigOpt = Annotated[
     str | None, typer.Option("--config", help="A Llama 4 config.json (text_config is read).")
 ]
+#: Far more layers than any model has (Llama 4: 48); a typo of 10^11 is refused, not listed.
+MAX_LAYERS = 100_000
+#: float64 holds every integer up to 2^53, so the temperature's floor is exact up to there.
+MAX_POSITION = 2**53
 Layers = Annotated[
-    int | None, typer.Option("--layers", min=1, help="num_hidden_layers. [default: 48]")
+    int | None,
+    typer.Option("--layers", min=1, max=MAX_LAYERS, help="num_hidden_layers. [default: 48]"),
 ]
 Positions = Annotated[
     str,
@@ -44,67 +50,116 @@ def irope_command(
 
     Example: pecli rope irope --layers 8 --positions 0,8191,65535
     """
-    from ...core.errors import ParameterError
     from ...core.ports.llama4 import nope_temperature, rope_layers
     from ...io.inputs import refuse_output_over
 
     kind = report_kind(output, fmt)
     refuse_output_over(output, {"--config": config} if config else {})
     settings = _settings(config)
-    try:
-        points = np.array([int(p) for p in positions.split(",")], dtype=np.int64)
-    except ValueError:
-        raise ParameterError("positions", "must be comma-separated integers", positions) from None
-    if points.size == 0 or points.min() < 0:
-        raise ParameterError("positions", "must be integers >= 0", positions)
+    points = _positions(positions)
     scales = nope_temperature(
         points, floor_scale=settings["floor_scale"], attn_scale=settings["attn_scale"]
     )
+    if not settings["tuning"]:  # attn_temperature_tuning false: the queries are not scaled
+        scales = np.ones_like(scales)
     columns = {"position": points, "nope_temperature": scales}
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
-        flags = rope_layers(layers or settings["layers"], given=settings["no_rope_layers"])
+        given = None if layers else settings["no_rope_layers"]  # --layers: the interval's map
+        flags = rope_layers(layers or settings["layers"], settings["interval"], given=given)
         text.show(*_lines(flags, settings), _table(columns), output=output)
     say_written(output, quiet=quiet)
 
 
+def _positions(text: str) -> np.ndarray:
+    """The positions of ``--positions``: integers from 0 to 2^53 (int64)."""
+    from ...core.errors import ParameterError
+
+    try:
+        values = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise ParameterError("positions", "must be comma-separated integers", text) from None
+    if min(values) < 0 or max(values) > MAX_POSITION:
+        raise ParameterError("positions", "must be integers from 0 to 2^53", text)
+    return np.array(values, dtype=np.int64)
+
+
+#: The config's fields read (transformers' Llama4TextConfig), each with its default and rule.
+_FIELDS: dict[str, tuple[str, Any, str]] = {
+    "num_hidden_layers": ("layers", 48, "layers"),
+    "no_rope_layer_interval": ("interval", 4, "count"),
+    "no_rope_layers": ("no_rope_layers", None, "flags"),
+    "attention_chunk_size": ("chunk", 8192, "count"),
+    "floor_scale": ("floor_scale", 8192.0, "positive"),
+    "attn_scale": ("attn_scale", 0.1, "number"),
+    "attn_temperature_tuning": ("tuning", True, "bool"),
+}
+
+
 def _settings(config: str | None) -> dict[str, Any]:
-    values: dict[str, Any] = {
-        "layers": 48,
-        "no_rope_layers": None,
-        "chunk": 8192,
-        "floor_scale": 8192.0,
-        "attn_scale": 0.1,
-    }
+    values: dict[str, Any] = {name: default for name, default, _ in _FIELDS.values()}
+    values["missing"] = []
     if config is None:
         return values
     from ...io.reading.json_config import read_json_object
 
     read = read_json_object(config, parameter="config")
-    read = {**read, **(read.get("text_config") or {})}
-    for key, name in (
-        ("num_hidden_layers", "layers"),
-        ("no_rope_layers", "no_rope_layers"),
-        ("attention_chunk_size", "chunk"),
-        ("floor_scale", "floor_scale"),
-        ("attn_scale", "attn_scale"),
-    ):
-        if read.get(key) is not None:
-            values[name] = read[key]
+    inner = read.get("text_config")
+    read = {**read, **(inner if isinstance(inner, dict) else {})}
+    for key, (name, _, rule) in _FIELDS.items():
+        if key in read and (read[key] is not None or key == "attention_chunk_size"):
+            values[name] = _checked(key, read[key], rule)  # a null chunk size: no chunks
+        elif key not in read and key != "no_rope_layers":  # without the list: the interval
+            values["missing"].append(key)
+    if values["no_rope_layers"]:  # the list decides the layers, not the interval or count
+        unused = ("no_rope_layer_interval", "num_hidden_layers")
+        values["missing"] = [k for k in values["missing"] if k not in unused]
     return values
+
+
+def _checked(key: str, value: Any, rule: str) -> Any:
+    """A config field that follows its rule, else a usage error naming --config and the field."""
+    from ...core.errors import ParameterError
+
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    ok = {
+        "layers": number and value == int(value) and 1 <= value <= MAX_LAYERS,
+        "count": value is None or (number and value == int(value) and value >= 1),
+        "positive": number and math.isfinite(value) and value > 0,
+        "number": number and math.isfinite(value),
+        "bool": isinstance(value, int | float),  # released configs hold 4: it is truthy
+        "flags": isinstance(value, list) and len(value) <= MAX_LAYERS
+        and all(v in (0, 1) and not isinstance(v, float) for v in value),
+    }[rule]  # fmt: skip
+    if not ok:
+        words = {"layers": f"an integer from 1 to {MAX_LAYERS}", "count": "an integer >= 1",
+                 "positive": "a number > 0", "number": "a finite number", "bool": "true or false",
+                 "flags": "a list of 0 (NoPE) and 1 (RoPE), one per layer"}  # fmt: skip
+        raise ParameterError("config", f"field {key} must be {words[rule]}", repr(value)[:60])
+    if rule == "bool":
+        return bool(value)
+    return int(value) if rule in ("layers", "count") and value is not None else value
 
 
 def _lines(flags: list[bool], settings: dict[str, Any]) -> list[str]:
     nope = [str(i) for i, rotates in enumerate(flags) if not rotates]
-    return [
-        f"{len(flags)} layers: {len(flags) - len(nope)} RoPE layers (chunked attention, "
-        f"chunks of {settings['chunk']}), {len(nope)} NoPE layers (global, no rotation, "
-        "temperature-tuned queries)",
+    chunk = settings["chunk"]
+    attention = f"chunked attention, chunks of {chunk}" if chunk else "full attention, no chunks"
+    lines = [
+        f"{len(flags)} layers: {len(flags) - len(nope)} RoPE layers ({attention}), "
+        f"{len(nope)} NoPE layers (global, no rotation"
+        + (", temperature-tuned queries)" if settings["tuning"] else ")"),
         "NoPE layers: " + (" ".join(nope) or "none"),
         f"temperature = log(floor((p + 1) / {settings['floor_scale']:g}) + 1) · "
         f"{settings['attn_scale']:g} + 1",
     ]
+    if not settings["tuning"]:
+        lines[-1] = "attn_temperature_tuning false: the NoPE layers' queries are not scaled (1)"
+    if settings["missing"]:
+        lines.append("note: not in the config, Llama 4's defaults used: "
+                     + ", ".join(settings["missing"]))  # fmt: skip
+    return lines
 
 
 def _table(columns: dict[str, np.ndarray]) -> Any:

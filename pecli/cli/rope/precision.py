@@ -36,8 +36,10 @@ def precision_command(
 
     Scenarios: fp32 (inv_freq, positions and angles in float32, as transformers does),
     bf16-inv-freq (inv_freq held in bf16), bf16-positions (positions in bf16: exact only up
-    to 256), bf16-angles (angles rounded to bf16, as under autocast). Errors are against the
-    exact angles p·ω; the cos error includes the attention factor.
+    to 256), bf16-angles (angles rounded to bf16, as under autocast); bf16-storage and
+    fp16-storage (exact cos and sin stored in bf16 / fp16, no arithmetic in them: the error
+    does not grow with the position). Errors are against the exact angles p·ω; the cos error
+    includes the attention factor.
 
     Example: pecli rope precision --theta 500000 --n 131072
     """

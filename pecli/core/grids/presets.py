@@ -54,7 +54,8 @@ class GridPreset:
     width : str
         ``quarter``: ``d % 4 == 0``, ``d/4`` pairs per axis; ``floor``: ``d // (2m)`` pairs
         per axis and zero columns after them; ``ceil``: ``ceil(d / (2m))`` pairs per axis,
-        the row cut to ``d`` columns.
+        the row cut to ``d`` columns; ``cogvideox``: ``d % 16 == 0``, uneven blocks of
+        ``d/8, 3d/16, 3d/16`` pairs (time, then the two spatial axes).
     axes : tuple of int
         The numbers of axes the library accepts.
     users : str
@@ -93,6 +94,8 @@ GRID_PRESETS: dict[str, GridPreset] = {
            "tensor2tensor add_timing_signal_nd"),
         _p("tatp22", "paper", "interleaved", "natural", "ceil", (2, 3),
            "positional-encodings PositionalEncoding2D / PositionalEncoding3D"),
+        _p("cogvideox", "paper", "blocks", "0,2,1", "cogvideox", (3,),
+           "CogVideoX (additive), diffusers get_3d_sincos_pos_embed"),
     )
 }  # fmt: skip
 
@@ -103,7 +106,8 @@ class GridPlan:
 
     ``order[b]`` is the grid axis that block ``b`` encodes; ``sin_cols[b, j]`` and
     ``cos_cols[b, j]`` are the columns of pair ``j`` of block ``b``, or -1 where the row
-    was cut (``ceil`` width). Columns that no pair owns are zero.
+    was cut (``ceil`` width) or the block is shorter (``block_pairs[b] < pairs``). Columns
+    that no pair owns are zero.
     """
 
     preset: GridPreset
@@ -112,14 +116,20 @@ class GridPlan:
     order: tuple[int, ...]
     sin_cols: np.ndarray
     cos_cols: np.ndarray
+    block_pairs: tuple[int, ...]
 
     def column_names(self) -> list[str]:
-        """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column (``row``/``col`` in 2-D), ``zero``."""
+        """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column, ``zero`` where no pair is.
+
+        Axes are ``row``/``col`` in 2-D, ``frame``/``row``/``col`` for ``cogvideox``.
+        """
         m = len(self.order)
         axes = ("row", "col") if m == 2 else tuple(f"axis{a + 1}" for a in range(m))
+        if self.preset.name == "cogvideox":  # T H W: frame, row, column
+            axes = ("frame", "row", "col")
         names = ["zero"] * self.d
         for b, axis in enumerate(self.order):
-            for j in range(self.pairs):
+            for j in range(self.block_pairs[b]):
                 for kind, cols in (("sin", self.sin_cols), ("cos", self.cos_cols)):
                     if cols[b, j] >= 0:
                         names[cols[b, j]] = f"{kind}_{axes[axis]}_{j + 1}"
@@ -146,8 +156,8 @@ def check_axis_order(axis_order: object, m: int, default: str) -> tuple[int, ...
     return order
 
 
-def _pairs(preset: GridPreset, d: object, m: int) -> tuple[int, int]:
-    """``(d, h)``: the checked width and the pairs per axis."""
+def _pairs(preset: GridPreset, d: object, m: int) -> tuple[int, tuple[int, ...]]:
+    """``(d, pairs of each block)``: the checked width and the pairs per block."""
     if not isinstance(d, int | np.integer) or isinstance(d, bool) or not 1 <= d <= MAX_D:
         raise ParameterError("d", f"must be an integer from 1 to {MAX_D}", d)
     d = int(d)
@@ -156,13 +166,17 @@ def _pairs(preset: GridPreset, d: object, m: int) -> tuple[int, int]:
         if d % 4 or d // 4 < least:
             rule = f"must be a multiple of 4, at least {4 * least}, for --preset {preset.name}"
             raise ParameterError("d", rule, d)
-        return d, d // 4
+        return d, (d // 4,) * m
+    if preset.width == "cogvideox":  # diffusers: [time d/4 | width 3d/8 | height 3d/8]
+        if d % 16:
+            raise ParameterError("d", f"must be a multiple of 16 for --preset {preset.name}", d)
+        return d, (d // 8, 3 * d // 16, 3 * d // 16)
     if preset.width == "floor":
         if d // (2 * m) < least:
             rule = f"must be at least {2 * m * least} for --preset {preset.name} on {m} axes"
             raise ParameterError("d", rule, d)
-        return d, d // (2 * m)
-    return d, math.ceil(d / (2 * m))
+        return d, (d // (2 * m),) * m
+    return d, (math.ceil(d / (2 * m)),) * m
 
 
 def grid_plan(preset: str, d: object, m: int, axis_order: object = None) -> GridPlan:
@@ -184,15 +198,19 @@ def grid_plan(preset: str, d: object, m: int, axis_order: object = None) -> Grid
         raise ParameterError("preset", f"must be one of {', '.join(GRID_PRESETS)}", preset)
     chosen = GRID_PRESETS[preset]
     check_grid_axes(m, chosen.axes, chosen.name)
-    d, h = _pairs(chosen, d, m)
+    d, hs = _pairs(chosen, d, m)
     order = check_axis_order(axis_order, m, chosen.order)
+    h = max(hs)
     b, j = np.arange(m)[:, None], np.arange(h)[None, :]
-    if chosen.layout == "blocks":
-        sin_cols, cos_cols = b * 2 * h + j, b * 2 * h + h + j
+    if chosen.layout == "blocks":  # blocks of their own pairs each, one after the other
+        size = np.array(hs)[:, None]
+        start = np.concatenate([[0], np.cumsum(2 * np.array(hs))[:-1]])[:, None]
+        sin_cols = np.where(j < size, start + j, d)
+        cos_cols = np.where(j < size, start + size + j, d)
     elif chosen.layout == "sines-first":
         sin_cols, cos_cols = b * h + j, m * h + b * h + j
     else:
         sin_cols, cos_cols = b * 2 * h + 2 * j, b * 2 * h + 2 * j + 1
     sin_cols = np.where(sin_cols < d, sin_cols, -1)
     cos_cols = np.where(cos_cols < d, cos_cols, -1)
-    return GridPlan(chosen, d, h, order, sin_cols, cos_cols)
+    return GridPlan(chosen, d, h, order, sin_cols, cos_cols, hs)

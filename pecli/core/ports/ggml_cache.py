@@ -36,8 +36,8 @@ def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, n
     """Per pair: frequency factor, ``freq_scale``, YaRN's ramp mix; and the net ``mscale``."""
     spec = freqs.spec
     if spec.rope_type not in GGML_TYPES:
-        raise ParameterError("arithmetic", "llama.cpp is repeated for rope types "
-                             f"{', '.join(GGML_TYPES)}", spec.rope_type)  # fmt: skip
+        rule = f"llama.cpp's float32 loop is repeated for {', '.join(GGML_TYPES)} only"
+        raise ParameterError("arithmetic", rule, f"llama.cpp with {spec.rope_type}")
     half = spec.rotary_dim // 2
     factors = np.ones(half, dtype=_F)
     scale, mix, mscale = _F(1.0), np.zeros(half, dtype=_F), _F(freqs.attention_factor)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ParameterError
+from .frequencies import rope_frequencies
 from .number_rules import shown
 from .registry import RECORDS
 from .spec import RopeSpec, check_spec
@@ -88,7 +89,10 @@ def spec_from_config(
     try:
         _scaling_fields(config, params, rope_type, fields, notes)
         spec = check_spec(RopeSpec(**{k: v for k, v in fields.items() if k in _SPEC_FIELDS}))
+        rope_frequencies(spec)  # a wavelength that overflows is the config's fault too
     except ParameterError as error:
+        if error.parameter == "seq_len":  # the command line's value, not the config's
+            raise
         rule = f"field {_CONFIG_NAMES.get(error.parameter, error.parameter)} {error.rule}"
         raise ParameterError(parameter, rule, error.value) from None
     return spec, notes
@@ -96,16 +100,14 @@ def spec_from_config(
 
 def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, Any], float]:
     """The rope parameters dict and θ, from either generation of configs."""
-    modern = _object(config, "rope_parameters")
-    if (
-        isinstance(modern, Mapping)
-        and modern
-        and all(isinstance(v, Mapping) for v in modern.values())
-    ):
-        raise ParameterError(
-            "config", "has rope_parameters per layer type; pass one of them", sorted(modern)
-        )
-    if isinstance(modern, Mapping) and modern:
+    modern, legacy = _flat_parameters(config), _object(config, "rope_scaling")
+    if isinstance(modern, Mapping) and modern and legacy:  # transformers 5: rope_scaling wins
+        params = dict(legacy)
+        if params != dict(modern):
+            notes.append(f"rope_scaling {params} and rope_parameters {dict(modern)} disagree: "
+                         "transformers 5 reads rope_scaling (convert_rope_params_to_dict "
+                         "prefers it), and so does pecli; fix the config")  # fmt: skip
+    elif isinstance(modern, Mapping) and modern:
         params = dict(modern)
         notes.append("rope_parameters (transformers 5): a transformers 4 reader ignores it "
                      "and takes rope_theta = 10000 and no scaling")  # fmt: skip
@@ -114,12 +116,22 @@ def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, A
             notes.append(f"rope_theta differs: {top} at the top, {params['rope_theta']} in "
                          "rope_parameters (transformers 5 takes rope_parameters)")  # fmt: skip
     else:
-        params = dict(_object(config, "rope_scaling") or {})
+        params = dict(legacy or {})
     theta = params.get("rope_theta", config.get("rope_theta"))
     if theta is None:
         notes.append("no rope_theta: transformers' default 10000 is used")
         theta = 10000.0
     return params, theta
+
+
+def _flat_parameters(config: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """``rope_parameters``, refused when it is given per layer type (one dict each)."""
+    modern = _object(config, "rope_parameters")
+    if modern and all(isinstance(v, Mapping) for v in modern.values()):
+        raise ParameterError(
+            "config", "has rope_parameters per layer type; pass one of them", sorted(modern)
+        )
+    return modern
 
 
 def _object(config: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:

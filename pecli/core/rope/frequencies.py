@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import ParameterError
 from ._exact import to_float_pair
 from .formulas import default_inv_freq
 from .registry import record
@@ -113,6 +114,7 @@ def rope_frequencies(spec: RopeSpec) -> RopeFrequencies:
     kind = record(spec.rope_type)
     exact, scaling, attention, notes = kind.formula(kind.with_defaults(spec))
     pairs = [to_float_pair(value) for value in exact]
+    _check_wavelengths(spec, [p[0] for p in pairs])
     return RopeFrequencies(
         spec=spec,
         inv_freq=np.array([p[0] for p in pairs], dtype=np.float64),
@@ -121,6 +123,17 @@ def rope_frequencies(spec: RopeSpec) -> RopeFrequencies:
         scaling=tuple(scaling),
         notes={k: float(v) for k, v in notes.items()},
     )
+
+
+def _check_wavelengths(spec: RopeSpec, inv_freq: list[float]) -> None:
+    """Raise unless every rotating pair's wavelength 2π/ω_i is a finite float64."""
+    smallest = min((value for value in inv_freq if value > 0), default=1.0)
+    if 2 * np.pi / smallest <= np.finfo(np.float64).max:
+        return
+    scaled = spec.factor is not None and spec.factor != 1 and spec.rope_type != "default"
+    name = "factor" if scaled else "theta"
+    rule = "must leave every wavelength 2π/ω_i finite in float64 (it overflows to inf)"
+    raise ParameterError(name, rule, spec.factor if scaled else spec.theta)
 
 
 def unscaled_inv_freq(spec: RopeSpec) -> np.ndarray:

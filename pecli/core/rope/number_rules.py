@@ -42,9 +42,10 @@ def positive(name: str, value: object, *, above: float = 0.0) -> float:
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
     if not ok:
         raise ParameterError(name, f"must be a finite number > {above:g}", shown(value))
-    if not math.isfinite(float(value)) or float(value) <= above:  # type: ignore[arg-type]
-        raise ParameterError(name, f"must be a finite number > {above:g}", value)
-    return float(value)  # type: ignore[arg-type]
+    number = _as_float(value)
+    if not math.isfinite(number) or number <= above:
+        raise ParameterError(name, f"must be a finite number > {above:g}", _short(value))
+    return number
 
 
 def count(name: str, value: object) -> int:
@@ -57,6 +58,25 @@ def count(name: str, value: object) -> int:
 def finite(name: str, value: object) -> float:
     """``value`` as a float if it is a finite real number (not a bool); else ParameterError."""
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not ok or not math.isfinite(float(value)):  # type: ignore[arg-type]
-        raise ParameterError(name, "must be a finite number", shown(value))
-    return float(value)  # type: ignore[arg-type]
+    if not ok or not math.isfinite(_as_float(value)):
+        raise ParameterError(name, "must be a finite number", _short(shown(value)))
+    return _as_float(value)
+
+
+def _as_float(value: object) -> float:
+    """``float(value)``, inf for an integer too large for a float (JSON allows 4,000 digits).
+
+    >>> _as_float(10**400), _as_float(2)
+    (inf, 2.0)
+    """
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return math.inf
+
+
+def _short(value: object) -> object:
+    """An integer of more than 20 digits by its length: one line, not 4,000 digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return _Shown(f"an integer of {len(str(abs(value)))} digits")
+    return value

@@ -12,11 +12,19 @@ attention): within each head, HF row ``r`` is Meta row ``perm[r]`` with
 
 from __future__ import annotations
 
+import fnmatch
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["DIRECTIONS", "permute_rows", "qk_permutation"]
+__all__ = [
+    "DIRECTIONS", "K_PATTERNS", "Q_PATTERNS", "checkpoint_plan", "head_counts", "permute_rows",
+    "qk_permutation",
+]  # fmt: skip
 
 #: ``meta-to-hf`` (transformers' converter) and ``hf-to-meta`` (llama.cpp's, the inverse).
 DIRECTIONS = ("meta-to-hf", "hf-to-meta")
@@ -95,3 +103,92 @@ def permute_rows(weight: np.ndarray, heads: int, direction: str = "meta-to-hf") 
         )
     permuted: np.ndarray = np.asarray(weight)[qk_permutation(heads, rows // heads, direction)]
     return permuted
+
+
+#: Default name patterns (fnmatch) of the q and k projections: Hugging Face's Llama-style names
+#: (``model.layers.N.self_attn.q_proj.weight``, and its bias) and Meta's (``layers.N.attention.wq
+#: .weight``).
+Q_PATTERNS = ("*q_proj.weight", "*q_proj.bias", "*.wq.weight")
+K_PATTERNS = ("*k_proj.weight", "*k_proj.bias", "*.wk.weight")
+#: Names of projections whose rows RoPE never rotates: permuting them breaks the model.
+_NOT_ROTATED = re.compile(r"(^|[._])(v_proj|o_proj|wv|wo|out_proj)([._]|$)")
+
+
+def head_counts(config: Mapping[str, Any]) -> tuple[int, int, int]:
+    """``(num_attention_heads, num_key_value_heads, head_dim)`` of a model's config.json.
+
+    ``num_key_value_heads`` defaults to ``num_attention_heads`` (no grouped-query attention),
+    ``head_dim`` to ``hidden_size // num_attention_heads`` (transformers' LlamaConfig); a
+    multimodal config's ``text_config`` is read when the top level has no heads.
+
+    >>> head_counts({"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8})
+    (32, 8, 128)
+
+    """
+    if "num_attention_heads" not in config and isinstance(config.get("text_config"), Mapping):
+        config = config["text_config"]
+    q = config.get("num_attention_heads")
+    if isinstance(q, bool) or not isinstance(q, int) or q < 1:
+        raise ParameterError("config", "must give num_attention_heads, an integer >= 1", q)
+    kv = config.get("num_key_value_heads") or q
+    head_dim = config.get("head_dim") or (config.get("hidden_size") or 0) // q
+    for name, value in (("num_key_value_heads", kv), ("head_dim", head_dim)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 2 or (
+            name == "head_dim" and value % 2
+        ):  # fmt: skip
+            rule = f"must give {name} (or hidden_size), an integer >= 2 (head_dim: even)"
+            raise ParameterError("config", rule, value)
+    return q, int(kv), int(head_dim)
+
+
+def checkpoint_plan(
+    shapes: Mapping[str, tuple[int, ...]], *, heads: tuple[int, int], head_dim: int,
+    patterns: tuple[Sequence[str], Sequence[str]] = (Q_PATTERNS, K_PATTERNS),
+) -> dict[str, int]:  # fmt: skip
+    """Which tensors of a checkpoint to permute, and with how many heads each.
+
+    Parameters
+    ----------
+    shapes : mapping of str to tuple of int
+        Every tensor's name and shape.
+    heads : tuple of int, keyword-only
+        ``(num_attention_heads, num_key_value_heads)``: for the q and the k projections.
+    head_dim : int, keyword-only
+        Rows per head; a matched tensor must have ``heads · head_dim`` rows.
+    patterns : tuple of two sequences of str, keyword-only
+        fnmatch patterns of the q and the k projections (default :data:`Q_PATTERNS`,
+        :data:`K_PATTERNS`).
+
+    Raises
+    ------
+    ParameterError
+        No tensor matched; a pattern matches a v or o projection (never rotated) or a tensor
+        the other pattern matches; a matched tensor's rows are not ``heads · head_dim``.
+
+    Examples
+    --------
+    >>> shapes = {"l.0.q_proj.weight": (8, 8), "l.0.k_proj.weight": (4, 8),
+    ...           "l.0.v_proj.weight": (4, 8)}
+    >>> checkpoint_plan(shapes, heads=(2, 1), head_dim=4)
+    {'l.0.q_proj.weight': 2, 'l.0.k_proj.weight': 1}
+
+    """
+    kinds: dict[str, str] = {}
+    for kind, chosen in zip(("q", "k"), patterns, strict=True):
+        for name in (n for n in shapes if any(fnmatch.fnmatchcase(n, p) for p in chosen)):
+            if _NOT_ROTATED.search(name):
+                rule = "must not match a v or o projection (RoPE rotates only q and k)"
+                raise ParameterError(f"{kind}_pattern", rule, name)
+            if name in kinds:
+                rule = "must not match a tensor the q pattern matches"
+                raise ParameterError(f"{kind}_pattern", rule, name)
+            kinds[name] = kind
+    if not kinds:
+        raise ParameterError("q_pattern", "and --k-pattern match no tensor", ", ".join(patterns[0]))
+    for name, kind in kinds.items():
+        count, rows = heads[kind == "k"], shapes[name][0] if shapes[name] else 0
+        if rows != count * head_dim:
+            what = "num_attention_heads" if kind == "q" else "num_key_value_heads"
+            rule = f"{what} {count} × head_dim {head_dim} = {count * head_dim} rows"
+            raise ParameterError("config", f"gives {rule}; {name} has {rows}", shapes[name])
+    return {name: heads[kind == "k"] for name, kind in kinds.items()}

@@ -33,6 +33,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rules import check_data_dtype
 from .. import streams
+from ..paths import note_input
 from .csv_text import as_stored, parse_csv
 from .matrix import Matrix, array_blocks
 from .npy import MAX_TABLE_VALUES, load_keeping_dtype, read_npy
@@ -77,6 +78,7 @@ def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
         return _read_named_stream(source, parameter)
     if not os.path.isfile(source):
         raise ParameterError(parameter, "must be an existing file (or - for stdin)", source)
+    note_input(source)
     with open(source, "rb") as handle:
         return _read_stream(handle, source, parameter)
 
@@ -137,6 +139,8 @@ def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
 
 def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
     """Load a whole 2-D table from ``.npy`` or CSV, keeping a ``.npy`` file's float dtype.
+
+    A ``.npy`` array of shape ``(1, n, d)`` (a leading batch axis) is read as its ``(n, d)``.
 
     A ``.npy`` of 2-byte void items is read as bfloat16 (how NumPy saves
     ``ml_dtypes.bfloat16`` arrays). CSV goes through :func:`pecli.io.reading.read_matrix`
@@ -202,6 +206,7 @@ def _read(path: str | os.PathLike[str], parameter: str, *, any_shape: bool) -> n
             return _read_file(copy, source, parameter, any_shape=any_shape)
     if not os.path.isfile(source):
         raise ParameterError(parameter, "must be an existing .npy or .csv file (or -)", source)
+    note_input(source)
     return _read_file(source, source, parameter, any_shape=any_shape)
 
 
@@ -217,6 +222,8 @@ def _read_file(source: str, name: str, parameter: str, *, any_shape: bool) -> np
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
         table = as_stored(table)
+    if not any_shape and table.ndim == 3 and table.shape[0] == 1:  # ViT's (1, tokens, d)
+        table = table[0]
     dims = "1-D to 4-D" if any_shape else "2-D"
     if not (1 <= table.ndim <= 4 if any_shape else table.ndim == 2) or table.size == 0:
         rule = f"must hold a non-empty {dims} table"

@@ -1,6 +1,7 @@
 """.npy input: the header parsed before any data is touched, then row blocks.
 
-A file is read through a memory map, so it may be larger than memory; stdin block by block as
+A file is read in row blocks with bounded reads (never a memory map, which a file cut short
+would turn into SIGBUS), so it may be larger than memory; stdin block by block as
 it arrives (all at once if Fortran-ordered). Fortran order and big-endian data are read
 correctly; only real (integer or float) dtypes are accepted. For ``identify`` a whole table is
 loaded keeping its stored float dtype (bfloat16 too). No maths here.
@@ -8,18 +9,17 @@ loaded keeping its stored float dtype (bfloat16 too). No maths here.
 
 from __future__ import annotations
 
-import errno
 import math
-import mmap
 import os
 from collections.abc import Iterator
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 import numpy as np
 
 from ...core.errors import ParameterError
 from ...core.rules import check_data_dtype
-from .matrix import Blocks, Matrix, array_blocks, as_2d, checked_block
+from .bounded import read_into
+from .matrix import Blocks, Matrix, array_blocks, checked_block
 
 __all__ = ["MAX_TABLE_VALUES", "load_keeping_dtype", "read_npy"]
 
@@ -50,7 +50,7 @@ def read_npy(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
         return Matrix(shape, None, array_blocks(np.empty(shape, dtype=dtype), parameter))
     if order == "C":
         return Matrix(shape, None, file_blocks(path, offset, shape, dtype, parameter))
-    return Matrix(shape, None, mapped_blocks(path, offset, shape, dtype, order, parameter))
+    return Matrix(shape, None, fortran_blocks(path, offset, shape, dtype, parameter))
 
 
 def file_blocks(
@@ -84,36 +84,32 @@ def file_blocks(
     return blocks
 
 
-def mapped_blocks(
-    path: str,
-    offset: int,
-    shape: tuple[int, ...],
-    dtype: np.dtype,
-    order: Literal["C", "F"],
-    parameter: str,
+def fortran_blocks(
+    path: str, offset: int, shape: tuple[int, ...], dtype: np.dtype, parameter: str
 ) -> Blocks:
-    """Row blocks of a memory-mapped ``.npy`` file (Fortran order: a row spans the file).
+    """Row blocks of a Fortran-ordered ``.npy`` file: a row spans the file, a column does not.
 
-    In C order the pages of the rows already done are handed back to the kernel
-    (``MADV_DONTNEED``; they stay in the page cache), so the process's resident memory
-    stays about one block however large the file is.
+    Rows ``first … first+count`` of each column are one contiguous run, read with one
+    bounded ``preadv`` into the block (no memory map: a file cut short meanwhile is an error
+    naming it, not SIGBUS); the block is then put in the row-major order of ``as_2d``.
     """
-    with open(path, "rb") as handle:
-        mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    flat = np.frombuffer(mapping, dtype=dtype, count=math.prod(shape), offset=offset)
-    table = as_2d(flat.reshape(shape, order=order))
-    row_bytes = table.shape[1] * dtype.itemsize
-    can_release = order == "C" and hasattr(mmap, "MADV_DONTNEED")
+    rows_total, inner = shape[0], shape[1:]
+    width = math.prod(inner)
 
     def blocks(rows: int) -> Iterator[tuple[int, np.ndarray]]:
-        released = 0  # pages [0, released) handed back already
-        for first in range(0, table.shape[0], rows):
-            yield first, checked_block(table[first : first + rows], first, parameter)
-            done = (offset + min(first + rows, table.shape[0]) * row_bytes) // mmap.PAGESIZE
-            if can_release and done > released:
-                start, length = released * mmap.PAGESIZE, (done - released) * mmap.PAGESIZE
-                mapping.madvise(mmap.MADV_DONTNEED, start, length)
-                released = done
+        with open(path, "rb") as handle:
+            for first in range(0, rows_total, rows):
+                count = min(rows, rows_total - first)
+                columns = np.empty((width, count), dtype=dtype)
+                for j in range(width):
+                    where = offset + (j * rows_total + first) * dtype.itemsize
+                    if not read_into(handle.fileno(), columns[j], where):
+                        rule = "changed while it was read: it ends before its header's shape"
+                        raise ParameterError(parameter, rule, path)
+                grid = columns.reshape(*inner[::-1], count)  # Fortran: the first axis fastest
+                order = (grid.ndim - 1, *range(grid.ndim - 2, -1, -1))
+                block = grid.transpose(order).reshape(count, width)
+                yield first, checked_block(block, first, parameter)
 
     return blocks
 
@@ -144,21 +140,43 @@ def stream_blocks(
 
 
 def load_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
-    """A whole ``.npy`` table in its stored float dtype (2-byte void items are bfloat16)."""
-    try:
-        table: np.ndarray = np.load(source, allow_pickle=False, mmap_mode="r")
-    except (ValueError, OSError, EOFError) as error:
-        if getattr(error, "errno", None) == errno.ENOMEM:  # a memory limit, not a bad file
-            raise MemoryError(str(error)) from None
-        raise ParameterError(parameter, f"must be a valid .npy file ({error})", name) from None
-    if table.size > MAX_TABLE_VALUES:  # checked on the header, before reading the data
-        rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
-        raise ParameterError(parameter, rule, f"shape {table.shape}")
-    table = np.array(table)  # read it now, off the memory map
-    if table.dtype.kind == "V" and table.dtype.itemsize == 2 and not table.dtype.names:
-        import ml_dtypes  # only for bfloat16: 0.5 s to import (ml_dtypes 0.7)
+    """A whole ``.npy`` table in its stored float dtype (2-byte void items are bfloat16).
 
-        return table.view(ml_dtypes.bfloat16)
-    if table.dtype.kind not in "fiu":
-        raise ParameterError(parameter, "must hold real numbers", f"dtype {table.dtype}")
-    return table if table.dtype.kind == "f" else table.astype(np.float64)
+    The header is checked first (at most :data:`MAX_TABLE_VALUES` values, a file that holds
+    them); the data is then read with bounded reads, no memory map, so a file cut short
+    meanwhile is an error naming it, never SIGBUS.
+    """
+    with open(source, "rb") as handle:
+        shape, fortran, dtype = _header(handle, name, parameter)
+        if os.fstat(handle.fileno()).st_size < handle.tell() + math.prod(shape) * dtype.itemsize:
+            rule = "is a truncated .npy file: it ends before its header's shape"
+            raise ParameterError(parameter, rule, name)
+        if math.prod(shape) > MAX_TABLE_VALUES:  # checked on the header, before the data
+            rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
+            raise ParameterError(parameter, rule, f"shape {shape}")
+        if dtype.kind == "V" and dtype.itemsize == 2 and not dtype.names:
+            import ml_dtypes  # only for bfloat16: 0.5 s to import (ml_dtypes 0.7)
+
+            dtype = np.dtype(ml_dtypes.bfloat16).newbyteorder(dtype.byteorder)
+        if dtype.kind not in "fiu" and dtype.name != "bfloat16":
+            raise ParameterError(parameter, "must hold real numbers", f"dtype {dtype}")
+        table = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+        if not read_into(handle.fileno(), table, handle.tell()):
+            rule = "is a truncated .npy file, or changed while it was read"
+            raise ParameterError(parameter, rule, name)
+    table = table.astype(table.dtype.newbyteorder("="), copy=False)
+    return (
+        table if table.dtype.kind == "f" or dtype.name == "bfloat16" else table.astype(np.float64)
+    )
+
+
+def _header(handle: IO[bytes], name: str, parameter: str) -> tuple[tuple[int, ...], bool, Any]:
+    """Shape, Fortran order and dtype from a ``.npy`` header (versions 1.0 and 2.0)."""
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(handle)
+        reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}[version]
+        shape, fortran, dtype = reader(handle)
+    except (ValueError, KeyError, OSError, EOFError) as error:
+        raise ParameterError(parameter, f"must be a valid .npy file ({error})", name) from None
+    return tuple(shape), bool(fortran), dtype

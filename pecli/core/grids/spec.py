@@ -1,0 +1,146 @@
+"""The checked arguments of a grid table and the routine that fills any of its rows.
+
+Split from :mod:`pecli.core.grids.table` (which holds the public functions and the accuracy
+notes). A block's frequencies depend on its own number of pairs, so uneven blocks
+(``cogvideox``: ``d/8`` pairs for time, ``3d/16`` for each spatial axis) each get theirs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+from .. import angles
+from ..errors import ParameterError
+from ..frequencies import frequencies_with_residuals
+from ..rules import check_dtype
+from .presets import GridPlan, grid_plan
+from .rules import check_extra_tokens, check_grid_scale, check_grid_shape
+
+__all__ = ["GridSpec"]
+
+
+def _divide(a: angles.DoubleDouble, b: angles.DoubleDouble) -> angles.DoubleDouble:
+    """``a / b`` for double-doubles, to about 2^-104 relative (one correction step)."""
+    q1 = a[0] / b[0]
+    p = angles.product(q1, b[0], b[1])  # q1·b_hi exactly, plus q1·b_lo
+    r = angles.add(a, (-p[0], -p[1]))
+    q2 = (r[0] + r[1]) / b[0]
+    s = q1 + q2
+    return s, q2 - (s - q1)
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """The checked arguments of a grid table, and the routine that fills any of its rows."""
+
+    plan: GridPlan
+    shape: tuple[int, ...]
+    extra: int
+    frequencies: dict[int, tuple[np.ndarray, np.ndarray]]  # pairs of a block -> (ω, residual)
+    scale: tuple[tuple[float, float], ...] | None  # per axis: (base_size or 0, scale)
+    dtype: np.dtype
+
+    @classmethod
+    def checked(
+        cls, shape: object, d: object, preset: str, base: float, axis_order: object,
+        extra_tokens: object, base_size: object, interpolation_scale: object, dtype: DTypeLike,
+        temporal_interpolation_scale: object = 1.0,
+    ) -> GridSpec:  # fmt: skip
+        """Check every argument (ParameterError naming it) and precompute the frequencies."""
+        sides = check_grid_shape(shape)
+        plan = grid_plan(preset, d, len(sides), axis_order)
+        frequencies = {
+            h: frequencies_with_residuals(2 * h, base, plan.preset.schedule)
+            for h in set(plan.block_pairs)
+        }
+        scales = _scales(preset, len(sides), base_size, interpolation_scale,
+                         temporal_interpolation_scale)  # fmt: skip
+        extra = check_extra_tokens(extra_tokens)
+        return cls(plan, sides, extra, frequencies, scales, check_dtype(dtype))
+
+    @property
+    def rows(self) -> int:
+        """Rows of the whole table: the extra tokens, then every token of the grid."""
+        return self.extra + math.prod(self.shape)
+
+    def positions(self, axis: int, k: np.ndarray) -> angles.DoubleDouble:
+        """Coordinates ``k`` of ``axis`` as double-double positions."""
+        k = k.astype(np.float64)
+        if self.scale is None:
+            return k, np.zeros_like(k)
+        n = float(self.shape[axis])
+        size, interpolation = self.scale[axis]
+        zero = np.zeros(())
+        numerator = angles.product(k, np.array(size or n), zero)  # exact (Dekker)
+        return _divide(numerator, angles.product(np.array(n), np.array(interpolation), zero))
+
+    def sin_cos(self, axis: int, k: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
+        """``sin`` and ``cos`` of ``p·ω``, ``(len(k), h)``, for coordinates ``k`` of ``axis``."""
+        hi, lo = self.positions(axis, k)
+        omega, residual = self.frequencies[h]
+        angle = angles.product(hi[:, None], omega, residual)
+        angle = angles.add(angle, (lo[:, None] * omega, np.zeros_like(angle[1])))
+        return angles.sin_cos(angle)
+
+    def fill_tokens(self, out: np.ndarray, tokens: np.ndarray) -> None:
+        """Fill ``out`` (``(len(tokens), d)``, zeroed) with the rows of grid tokens ``tokens``."""
+        coords = np.unravel_index(tokens, self.shape)
+        plan = self.plan
+        for b, axis in enumerate(plan.order):
+            unique, where = np.unique(coords[axis], return_inverse=True)
+            h = plan.block_pairs[b]
+            s, c = self.sin_cos(axis, unique, h)
+            cols = np.concatenate([plan.sin_cols[b, :h], plan.cos_cols[b, :h]])
+            keep = np.flatnonzero(cols >= 0)
+            order = keep[np.argsort(cols[keep])]  # this axis's values by output column
+            if order.size == 0:
+                continue
+            small = np.concatenate([s, c], axis=1)[:, order].astype(out.dtype)  # rounded once
+            first, targets = cols[order[0]], cols[order]
+            if np.array_equal(targets, np.arange(first, first + targets.size)):  # a plain slice
+                out[:, first : first + targets.size] = small[where]  # rows gathered, no scatter
+            else:
+                out[:, targets] = small[where]
+
+    def fill(self, out: np.ndarray, row0: int) -> None:
+        """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
+        out[...] = 0
+        first = max(row0, self.extra)  # rows before it are extra tokens: zeros
+        if first < row0 + len(out):
+            tokens = np.arange(first - self.extra, row0 + len(out) - self.extra, dtype=np.int64)
+            self.fill_tokens(out[first - row0 :], tokens)
+
+
+def _scales(
+    preset: str, m: int, base_size: object, scale: object, temporal: object
+) -> tuple[tuple[float, float], ...] | None:
+    """Per axis ``(base_size or 0, scale)`` for diffusers' knobs, or None (integer positions).
+
+    ``mae``: ``base_size`` and ``interpolation_scale`` on every axis; ``cogvideox``: axis 0
+    (time) divided by ``temporal_interpolation_scale``, the others by ``interpolation_scale``.
+    """
+    if float(temporal) != 1.0 and preset != "cogvideox":  # type: ignore[arg-type]
+        rule = "applies only to --preset cogvideox (diffusers get_3d_sincos_pos_embed)"
+        raise ParameterError("temporal_interpolation_scale", rule, temporal)
+    if base_size is not None and preset != "mae":
+        rule = "applies only to --preset mae (diffusers get_2d_sincos_pos_embed)"
+        raise ParameterError("base_size", rule, base_size)
+    if float(scale) != 1.0 and preset not in ("mae", "cogvideox"):  # type: ignore[arg-type]
+        rule = "applies only to --preset mae or cogvideox (diffusers)"
+        raise ParameterError("interpolation_scale", rule, scale)
+    if base_size is None and float(scale) == 1.0 and float(temporal) == 1.0:  # type: ignore[arg-type]
+        return None
+    size = 0.0 if base_size is None else check_grid_scale("base_size", base_size)
+    spatial = (size, check_grid_scale("interpolation_scale", scale))
+    if preset == "mae":
+        return (spatial,) * m
+    return ((0.0, check_grid_scale("temporal_interpolation_scale", temporal)),) + (spatial,) * (
+        m - 1
+    )

@@ -1,0 +1,117 @@
+"""``rope identify`` reads caches that do not start at position 0 (issue 22, "found").
+
+transformers' own float32 caches (tests/fixtures/libraries/rope_starts/, made by
+``LlamaRotaryEmbedding`` / ``PhiRotaryEmbedding.forward`` on consecutive position ids by
+tools/library_fixtures/generate_rope_starts.py) were read as "unknown, θ = 9993.46,
+per-pair factors (longrope?)" with the first position undetermined; pecli's own caches from
+position ~10^5 on lost their first position. The expected values are each fixture's own call
+(first position, rope_theta, rope type and its fields).
+"""
+
+from __future__ import annotations
+
+import json
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import load
+from safetensors.numpy import save_file
+
+from pecli.analysis.rope.cache import identify_cache
+from pecli.core.rope import RopeSpec
+from pecli.core.rope.framework import transformers_inv_freq
+
+FIXTURES = {f.name: f for f in load("rope_starts")}
+CASES = sorted({name.rsplit("_", 1)[0] for name in FIXTURES})
+
+
+def cache(case: str) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The module's cos and sin, both halves (the fixture keeps one: they are equal)."""
+    cos, sin = FIXTURES[f"{case}_cos"], FIXTURES[f"{case}_sin"]
+    return np.hstack([cos.table] * 2), np.hstack([sin.table] * 2), cos.params
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("given", [False, True], ids=["start-found", "positions-given"])
+def test_transformers_float32_caches_from_any_start(case, given):
+    cos, sin, params = cache(case)
+    start, rope = params["start"], params["config"]["rope_parameters"]
+    positions = np.arange(start, start + len(cos)) if given else None
+    guess = identify_cache(cos, sin, positions=positions)
+    assert guess.start == start
+    assert guess.layout == "half-split" and guess.attention_factor == 1.0
+    assert guess.rotary_dim == params["rotary_dim"]
+    assert guess.rope is not None and guess.rope.rope_type == rope["rope_type"]
+    assert guess.theta == rope["rope_theta"]
+    if rope["rope_type"] == "llama3":
+        assert guess.rope.parameters["factor"] == rope["factor"]
+        assert guess.rope.parameters["high_freq_factor"] == rope["high_freq_factor"]
+        expected = rope["original_max_position_embeddings"]
+        assert guess.rope.parameters["original_max_position_embeddings"] == expected
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cli_reads_them_from_a_safetensors_dump(run_cli, tmp_path, case):
+    cos, sin, params = cache(case)
+    save_file({"cos": cos, "sin": sin}, str(tmp_path / "c.safetensors"))
+    result = run_cli("rope", "identify", str(tmp_path / "c.safetensors"), "--format", "json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert found["start"] == params["start"]
+    assert found["theta"] == params["config"]["rope_parameters"]["rope_theta"]
+
+
+@pytest.mark.parametrize("start", [200000, 1_000_003, 10_000_000, 16_770_000])
+@pytest.mark.parametrize("arithmetic", ["exact", "transformers"])
+def test_pecli_caches_from_far_starts(run_cli, tmp_path, start, arithmetic):
+    """The issue's command: ``rope cache --start 200000 … && rope identify`` gives the start."""
+    out = str(tmp_path / "c.npy")
+    args = ["--theta", "10000", "--head-dim", "64", "--start", str(start), "--n", "4096"]
+    made = run_cli("rope", "cache", *args, "--arithmetic", arithmetic, "-o", out, "-q")
+    assert made.exit_code == 0, made.output
+    result = run_cli("rope", "identify", out, "--format", "json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert (found["start"], found["theta"], found["rope_type"]) == (start, 10000.0, "default")
+
+
+@pytest.mark.parametrize("theta", [10001.0, 12345.0, 750000.0])
+@pytest.mark.parametrize("arithmetic", ["transformers", "float64 inv_freq"])
+def test_thetas_that_are_not_round_and_inv_freq_rounded_once(theta, arithmetic):
+    """θ = 10001 is not snapped to 10000: a reading is kept only if it rebuilds every row.
+
+    The angles are float32 products of float32 positions and a float32 ``inv_freq``: the one
+    transformers computes, or the exact one rounded once (code that computes it in float64).
+    """
+    spec = RopeSpec(theta=theta, head_dim=64)
+    if arithmetic == "transformers":
+        inv = transformers_inv_freq(spec)
+    else:
+        inv = np.array([float(1 / mpmath.mpf(theta) ** (mpmath.mpf(i) / 32)) for i in range(32)],
+                       np.float32)  # fmt: skip
+    angle = np.arange(300000, 302048, dtype=np.float32)[:, None] * inv[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
+    assert (guess.start, guess.theta) == (300000, theta)
+
+
+def test_float32_pow_inv_freq_is_left_undetermined_not_misread():
+    """``θ ** x`` in float32 differs from both readings in a few ulps: no start rather than a
+    wrong one (a limit, documented in docs/rope.md)."""
+    x = np.arange(0, 64, 2, dtype=np.float32) / np.float32(64)
+    inv = (np.float32(1) / np.power(np.float32(10000), x)).astype(np.float32)
+    angle = np.arange(300000, 302048, dtype=np.float32)[:, None] * inv[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
+    assert guess.start in (None, 300000)
+
+
+def test_a_short_cache_tries_tighter_readings_of_theta():
+    """256 rows at 3·10^6 measure ω to ~1e-4: the first reading rounds θ = 10010 to 10000,
+    which the rows refuse; a 10 times tighter one reads 10010, which they accept."""
+    inv = transformers_inv_freq(RopeSpec(theta=10010.0, head_dim=64))
+    angle = np.arange(3_000_000, 3_000_256, dtype=np.float32)[:, None] * inv[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
+    assert (guess.start, guess.theta) == (3_000_000, 10010.0)

@@ -1,0 +1,103 @@
+"""``rope permute --config``: every q and k projection of a checkpoint in one pass (issue 22).
+
+The expected tensors are those transformers' converter (convert_llama_weights_to_hf.py,
+``permute`` with ``n_heads`` for wq and ``num_key_value_heads`` for wk) made of random Meta
+weights of a tiny grouped-query Llama (tests/fixtures/libraries/permute/,
+tools/library_fixtures/generate_permute.py). The input checkpoint holds Meta's weights under
+Hugging Face's names: renamed but not yet permuted, what a hand-written port leaves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from library_fixtures import load
+from safetensors.numpy import load_file, save_file
+
+FIXTURES = {f.name: f.table for f in load("permute")}
+CONFIG = {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+          "num_hidden_layers": 2, "rope_theta": 10000.0}  # fmt: skip
+SHORT = {"q_proj": "wq", "k_proj": "wk", "v_proj": "wv", "o_proj": "wo"}
+
+
+def hf_name(layer: int, proj: str) -> str:
+    return f"model.layers.{layer}.self_attn.{proj}.weight"
+
+
+@pytest.fixture
+def model(tmp_path):
+    """config.json and a checkpoint of Meta's weights under HF names, plus other tensors."""
+    tensors = {hf_name(layer, proj): FIXTURES[f"meta_layers.{layer}.attention.{w}.weight"]
+               for layer in range(2) for proj, w in SHORT.items()}  # fmt: skip
+    tensors["model.embed_tokens.weight"] = np.ones((10, 64), np.float32)
+    tensors["model.layers.0.input_layernorm.weight"] = np.ones(64, np.float32)
+    save_file(tensors, str(tmp_path / "in.safetensors"), metadata={"format": "pt"})
+    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
+    return tmp_path
+
+
+def permute(run_cli, folder, *args: str, output: str = "out.safetensors"):
+    return run_cli("rope", "permute", "--config", str(folder / "config.json"), "--input",
+                   str(folder / "in.safetensors"), "-o", str(folder / output), *args)  # fmt: skip
+
+
+def test_every_layer_matches_the_converter(run_cli, model):
+    result = permute(run_cli, model, "-q")
+    assert result.exit_code == 0, result.output
+    out = load_file(str(model / "out.safetensors"))
+    for layer in range(2):
+        for proj in SHORT:
+            expected = FIXTURES[f"hf_{hf_name(layer, proj)}"]
+            np.testing.assert_array_equal(out[hf_name(layer, proj)], expected)
+    np.testing.assert_array_equal(out["model.embed_tokens.weight"], np.ones((10, 64)))
+    back = run_cli("rope", "permute", "--config", str(model / "config.json"), "--input",
+                   str(model / "out.safetensors"), "-o", str(model / "back.safetensors"),
+                   "--direction", "hf-to-meta")  # fmt: skip
+    assert back.exit_code == 0, back.output
+    again = load_file(str(model / "back.safetensors"))
+    before = load_file(str(model / "in.safetensors"))
+    assert all(np.array_equal(again[k], before[k]) for k in before)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--k-pattern", "*v_proj.weight"], "'--k-pattern': must not match a v or o projection"),
+        (["--q-pattern", "*_proj.weight"], "'--q-pattern': must not match a v or o projection"),
+        (["--q-pattern", "*.q_proj.weight", "--k-pattern", "*q_proj.weight"],
+         "'--k-pattern': must not match a tensor the q pattern matches"),
+        (["--q-pattern", "*nothing*", "--k-pattern", "*none*"], "match no tensor"),
+    ],
+)  # fmt: skip
+def test_patterns_that_would_break_the_model_are_refused(run_cli, model, args, message):
+    result = permute(run_cli, model, *args)
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not os.path.exists(model / "out.safetensors")
+
+
+def test_a_config_whose_heads_disagree_with_the_tensors_is_refused(run_cli, model):
+    (model / "config.json").write_text(json.dumps(CONFIG | {"num_key_value_heads": 4}))
+    result = permute(run_cli, model)
+    assert result.exit_code == 2, result.output
+    assert "num_key_value_heads 4 × head_dim 16 = 64 rows" in result.output
+    assert not os.path.exists(model / "out.safetensors")
+
+
+def test_one_heads_for_q_and_k_of_different_heights_is_refused(run_cli, model):
+    """Before, --heads 4 for k (2 heads of 16 rows) was taken as 4 heads of 8 rows, silently."""
+    result = run_cli("rope", "permute", "--heads", "4", "--input", str(model / "in.safetensors"),
+                     "--tensor", hf_name(0, "q_proj"), "--tensor", hf_name(0, "k_proj"),
+                     "-o", str(model / "out.safetensors"))  # fmt: skip
+    assert result.exit_code == 2 and "'--heads': is one count for tensors of different" in (
+        result.output
+    )
+    assert not os.path.exists(model / "out.safetensors")
+
+
+def test_the_input_is_never_the_output(run_cli, model):
+    os.link(model / "in.safetensors", model / "same.safetensors")
+    result = permute(run_cli, model, output="same.safetensors")
+    assert result.exit_code == 2 and "must not be the input" in result.output  # any spelling

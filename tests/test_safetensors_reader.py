@@ -1,0 +1,127 @@
+"""pecli's own ``.safetensors`` reader and writer agree with the safetensors library.
+
+The reader (no memory map, issue 23) must refuse what the library refuses, and read what it
+reads, value for value; the streamed writer's files must read back through the library.
+Expected verdicts come from the library itself (``safe_open(..., "np")``), run here.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import ml_dtypes
+import numpy as np
+import pytest
+from safetensors import safe_open
+from safetensors.numpy import save_file
+
+from pecli.core.errors import ParameterError
+from pecli.io.reading.safetensors_file import SafetensorsFile
+from pecli.io.tensors import write_safetensors, write_safetensors_parts
+
+
+def _blob(header, data=b"", raw=None, size=None):
+    text = raw if raw is not None else json.dumps(header).encode()
+    return struct.pack("<Q", len(text) if size is None else size) + text + data
+
+
+def _e(dtype, shape, offsets):
+    return {"dtype": dtype, "shape": shape, "data_offsets": offsets}
+
+
+ONE = b'{"a": {"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
+CASES = {
+    "ok": _blob({"a": _e("F32", [2], [0, 8])}, b"\1" * 8),
+    "gap": _blob({"a": _e("F32", [1], [0, 4]), "b": _e("F32", [1], [8, 12])}, b"\0" * 12),
+    "overlap": _blob({"a": _e("F32", [2], [0, 8]), "b": _e("F32", [1], [4, 8])}, b"\0" * 8),
+    "short-data": _blob({"a": _e("F32", [2], [0, 8])}, b"\0" * 4),
+    "extra-data": _blob({"a": _e("F32", [1], [0, 4])}, b"\0" * 8),
+    "size-mismatch": _blob({"a": _e("F32", [3], [0, 8])}, b"\0" * 8),
+    "negative-shape": _blob({"a": _e("F32", [-2], [0, 8])}, b"\0" * 8),
+    "float-shape": _blob({"a": _e("F32", [2.0], [0, 8])}, b"\0" * 8),
+    "bool-shape": _blob({"a": _e("F32", [True], [0, 4])}, b"\0" * 4),
+    "huge-shape": _blob({"a": _e("F32", [2**62, 2**62], [0, 8])}, b"\0" * 8),
+    "unknown-dtype": _blob({"a": _e("X9", [2], [0, 8])}, b"\0" * 8),
+    "metadata-int": _blob({"__metadata__": {"k": 1}, "a": _e("F32", [2], [0, 8])}, b"\0" * 8),
+    "metadata-list": _blob({"__metadata__": [1], "a": _e("F32", [2], [0, 8])}, b"\0" * 8),
+    "array-header": _blob(None, raw=b"[1,2]"),
+    "not-utf8": _blob(None, raw=b'{"\xff": 1}'),
+    "huge-length": _blob(None, raw=b"{}", size=2**63),
+    "length-past-end": _blob(None, raw=b"{}", size=100),
+    "empty": _blob({}),
+    "empty-with-data": _blob({}, b"\0" * 8),
+    "leading-space": _blob(None, raw=b" " + ONE) + b"\0" * 4,
+    "three-offsets": _blob({"a": _e("F32", [2], [0, 8, 9])}, b"\0" * 8),
+    "reversed-offsets": _blob({"a": _e("F32", [0], [8, 0])}, b"\0" * 8),
+    "deep-nesting": _blob(None, raw=b"{" + b'"a":{' * 5000 + b"}" * 5001),
+    "trailing-garbage": _blob(None, raw=ONE + b" xx") + b"\0" * 4,
+    "entry-not-object": _blob({"a": 5}),
+    "unicode-name": _blob({"é☃": _e("F16", [2], [0, 4])}, b"\1\2\3\4"),
+    "zero-size": _blob({"a": _e("F32", [0, 3], [0, 0]), "b": _e("I8", [1], [0, 1])}, b"\7"),
+}  # fmt: skip
+
+
+def _library(path):
+    try:
+        with safe_open(str(path), "np") as handle:
+            return {key: handle.get_tensor(key) for key in handle.keys()}  # noqa: SIM118
+    except Exception:
+        return None
+
+
+@pytest.mark.parametrize("blob", CASES.values(), ids=CASES.keys())
+def test_the_reader_refuses_and_reads_what_the_library_does(tmp_path, blob):
+    path = tmp_path / "h.safetensors"
+    path.write_bytes(blob)
+    want = _library(path)
+    try:
+        with SafetensorsFile(str(path), parameter="file") as handle:
+            got = {key: handle.read(key) for key in handle.entries}
+    except ParameterError as error:
+        assert want is None, error
+        assert "must be a .safetensors file" in error.rule
+        return
+    assert want is not None and got.keys() == want.keys()
+    for key in want:
+        assert got[key].dtype == want[key].dtype and np.array_equal(got[key], want[key])
+
+
+def test_float8_is_read_where_numpy_has_no_type(tmp_path):
+    """The library's NumPy API refuses F8_E4M3; ml_dtypes reads it (the rest stays equal)."""
+    path = tmp_path / "f8.safetensors"
+    path.write_bytes(_blob({"a": _e("F8_E4M3", [2], [0, 2])}, b"\x38\x40"))
+    with SafetensorsFile(str(path), parameter="file") as handle:
+        values = handle.read("a")
+    assert values.dtype == ml_dtypes.float8_e4m3fn and values.astype(float).tolist() == [1.0, 2.0]
+
+
+def test_rows_are_read_alone_and_written_files_read_back(tmp_path):
+    rng = np.random.default_rng(3)
+    tensors = {
+        "w": rng.random((6, 5), dtype=np.float32),
+        "b16": rng.random((3, 2)).astype(ml_dtypes.bfloat16),
+        "big_endian": np.arange(4, dtype=">i4"),
+        "scalar": np.array(2.5),
+    }
+    save_file({k: v.astype(v.dtype.newbyteorder("<")) for k, v in tensors.items()},
+              str(tmp_path / "lib.safetensors"))  # fmt: skip
+    write_safetensors(tensors, output=tmp_path / "ours.safetensors", metadata={"k": "v"})
+    parts = [("w", np.dtype(np.float32), (6, 5), [tensors["w"][:2], tensors["w"][2:]])]
+    write_safetensors_parts(parts, output=tmp_path / "parts.safetensors")
+    for name in ("lib", "ours", "parts"):
+        read = _library(tmp_path / f"{name}.safetensors")
+        assert read is not None
+        for key, value in read.items():
+            assert np.array_equal(value, tensors[key]), (name, key)
+        with SafetensorsFile(str(tmp_path / f"{name}.safetensors"), parameter="f") as handle:
+            assert np.array_equal(handle.read("w", slice(2, 4)), tensors["w"][2:4])
+    with safe_open(str(tmp_path / "ours.safetensors"), "np") as handle:
+        assert handle.metadata() == {"k": "v"}
+
+
+def test_blocks_that_do_not_fill_the_shape_leave_no_file(tmp_path):
+    parts = [("w", np.dtype(np.float32), (4, 2), [np.zeros((3, 2), np.float32)])]
+    with pytest.raises(ValueError, match="expected 32"):
+        write_safetensors_parts(parts, output=tmp_path / "w.safetensors")
+    assert list(tmp_path.iterdir()) == []

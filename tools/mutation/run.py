@@ -1,0 +1,209 @@
+"""Mutation run over the rotary, grid, identify, checkpoint and dtype code (``make mutation``).
+
+``python tools/mutation/run.py [--sample N] [--seed S] [--budget SECONDS] [--json FILE]``
+
+Modules and their test files are found by path globs (see :data:`AREAS`), so the run still
+works when modules move into subpackages. Every one-line mutant of those modules is listed
+(:mod:`mutants`), a seeded sample is drawn, and each mutant is written into a copy of the
+tree (never into the checkout) and the area's test files are run on it with ``pytest -x``,
+one process at a time, at low priority (with the mutated module's doctests, which
+``make test`` runs too). A mutant is *killed* when a test fails (or the run
+exceeds three times the clean run's time, *timeout*), else it *survived*. The report lists
+the score and every survivor; ``--json`` keeps every mutant's result.
+Needs only the test environment (``.venv``); ``make test`` never runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mutants import Mutant, mutants, mutated_source
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: (area, module globs, test-file globs), relative to the repository root. A module belongs
+#: to the first area whose globs find it; its mutants run that area's test files only.
+AREAS: list[tuple[str, list[str], list[str]]] = [
+    ("rope identify", ["pecli/analysis/**/rope*identify*.py", "pecli/analysis/rope/inv_freq.py"],
+     ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_cli_rope.py"]),
+    ("grid identify", ["pecli/analysis/**/grid*identify*.py", "pecli/analysis/grid*/*identify*.py"],
+     ["tests/test_pinned_behaviours.py", "tests/test_cli_grid.py", "tests/test_grids.py"]),
+    ("multi-axis rope", ["pecli/core/rope/multiaxis/**/*.py"],
+     ["tests/test_multiaxis*.py", "tests/test_mrope*.py", "tests/test_cli_multiaxis*.py",
+      "tests/test_identify_axes*.py"]),
+    ("rope", ["pecli/core/rope/**/*.py"],
+     ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_rope_*.py",
+      "tests/test_cli_rope*.py"]),
+    ("grids", ["pecli/core/grids/**/*.py"],
+     ["tests/test_pinned_behaviours.py", "tests/test_grids.py", "tests/test_cli_grid.py"]),
+    ("identify", ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
+     ["tests/test_identify_limits.py", "tests/test_identify_fixtures.py", "tests/test_identify.py",
+      "tests/test_identify_windows.py"]),
+    ("checkpoints", ["pecli/io/**/checkpoints.py", "pecli/io/**/tensors.py"],
+     ["tests/test_pinned_behaviours.py", "tests/test_checkpoints.py"]),
+    ("dtypes", ["pecli/core/**/dtypes.py"],
+     ["tests/test_dtypes.py", "tests/test_half_precision.py", "tests/test_precision.py",
+      "tests/test_checkpoints.py"]),
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Area:
+    """One area: its modules and the test files run on their mutants."""
+
+    name: str
+    modules: list[str]
+    tests: list[str]
+
+
+def areas() -> list[Area]:
+    """The areas with the modules and test files their globs find today."""
+    found, taken = [], set()
+    for name, module_globs, test_globs in AREAS:
+        matches = (glob.glob(g, root_dir=ROOT, recursive=True) for g in module_globs)
+        modules = sorted({p for paths in matches for p in paths})
+        tests = [p for g in test_globs for p in sorted(glob.glob(g, root_dir=ROOT))]
+        tests = list(dict.fromkeys(t for t in tests if "__pycache__" not in t))
+        modules = [m for m in modules if "__pycache__" not in m and m not in taken]
+        taken.update(modules)
+        found.append(Area(name, modules, tests))
+    return found
+
+
+def copy_tree(target: Path) -> None:
+    """The code and tests the runs need, copied (without caches) into ``target``."""
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
+    for name in ("pecli", "tests"):
+        shutil.copytree(ROOT / name, target / name, ignore=ignore)
+    shutil.copy2(ROOT / "pyproject.toml", target / "pyproject.toml")
+
+
+def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]:
+    """``pytest -x`` on ``tests`` in ``tree``: (``passed``/``failed``/``timeout``, seconds)."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1", "PYTHONPATH": str(tree)}  # fmt: skip
+    command = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q", "--no-header",
+               "-p", "no:cacheprovider", "-o", "addopts=", "--doctest-modules", *tests]  # fmt: skip
+    start = time.monotonic()
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    with subprocess.Popen(command, cwd=tree, env=env, start_new_session=True, **quiet) as process:
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait()
+            return "timeout", time.monotonic() - start
+    seconds = time.monotonic() - start
+    return ("passed" if code == 0 else "failed" if code in (1, 2, 3) else f"exit {code}"), seconds
+
+
+def sample(all_areas: list[Area], size: int, seed: int) -> list[tuple[Area, Mutant]]:
+    """A seeded sample of ``size`` mutants over every module of every area."""
+    pool = []
+    for area in all_areas:
+        for module in area.modules:
+            source = (ROOT / module).read_text(encoding="utf-8")
+            pool.extend((area, m) for m in mutants(module, source))
+    chosen = random.Random(seed).sample(pool, min(size, len(pool)))
+    print(f"mutants: {len(pool)} in {sum(len(a.modules) for a in all_areas)} modules; "
+          f"sampled {len(chosen)} (seed {seed})", flush=True)  # fmt: skip
+    return sorted(chosen, key=lambda am: (am[0].name, am[1].path, am[1].index))
+
+
+def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> list[dict]:
+    """Run every chosen mutant (until ``budget`` seconds have passed); one result each."""
+    clean: dict[str, float] = {}
+    results: list[dict] = []
+    start = time.monotonic()
+    for area, mutant in chosen:
+        if area.name not in clean:
+            status, seconds = run_tests(tree, area.tests + area.modules, timeout=1800)
+            if status != "passed":
+                raise SystemExit(f"mutation: the {area.name} tests fail unmutated ({status})")
+            clean[area.name] = seconds
+            print(f"clean run of {area.name}: {seconds:.0f} s ({' '.join(area.tests)})", flush=True)
+        if time.monotonic() - start > budget:
+            print(f"budget of {budget:.0f} s spent: {len(results)} mutants run", flush=True)
+            break
+        path = tree / mutant.path
+        original = path.read_text(encoding="utf-8")
+        try:
+            path.write_text(mutated_source(original, mutant), encoding="utf-8")
+            tests = [*area.tests, mutant.path]  # and the module's own doctests
+            status, seconds = run_tests(tree, tests, timeout=3 * clean[area.name] + 30)
+        finally:
+            path.write_text(original, encoding="utf-8")
+        verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "survived"}
+        result = verdict.get(status, status)
+        results.append({"mutant": mutant.ident, "index": mutant.index, "area": area.name,
+                        "result": result, "seconds": round(seconds, 1)})  # fmt: skip
+        print(f"{len(results):4d} {results[-1]['result']:17s} {seconds:5.1f} s  {mutant.ident}",
+              flush=True)  # fmt: skip
+    return results
+
+
+def report(results: list[dict]) -> None:
+    """The score and every survivor."""
+    killed = sum(r["result"].startswith("killed") for r in results)
+    counted = sum(r["result"].startswith(("killed", "survived")) for r in results)
+    print(f"\nkilled {killed} of {counted} mutants: {100 * killed / max(counted, 1):.1f} %")
+    for r in results:
+        if not r["result"].startswith("killed"):
+            print(f"  {r['result']}: {r['mutant']}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the options, draw the sample, run it, report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=int, default=150, help="mutants drawn (default 150)")
+    parser.add_argument("--seed", type=int, default=21, help="sampling seed (default 21)")
+    parser.add_argument("--budget", type=float, default=3600, help="seconds (default 3600)")
+    parser.add_argument("--json", help="write every mutant's result to this file")
+    parser.add_argument("--list", action="store_true", help="list areas, modules and tests only")
+    parser.add_argument("--only", help="run only mutants whose name contains this text")
+    parser.add_argument(
+        "--rerun",
+        help="a --json file of an earlier run with the same sample: run its survivors again "
+        "and report the merged score (after tests were added)",
+    )
+    args = parser.parse_args(argv)
+    all_areas = areas()
+    if args.list:
+        for area in all_areas:
+            print(f"{area.name}: {len(area.modules)} modules; tests {' '.join(area.tests)}")
+            for module in area.modules:
+                print(f"  {module}")
+        return
+    chosen = sample(all_areas, args.sample, args.seed)
+    if args.only:
+        chosen = [(a, m) for a, m in chosen if args.only in m.ident]
+    earlier: list[dict] = []
+    if args.rerun:
+        earlier = json.loads(Path(args.rerun).read_text(encoding="utf-8"))
+        again = {r["mutant"] for r in earlier if r["result"] == "survived"}
+        chosen = [(a, m) for a, m in chosen if m.ident in again]  # same seed, same sources
+    with tempfile.TemporaryDirectory(prefix="pecli-mutation-") as folder:
+        copy_tree(Path(folder))
+        results = campaign(chosen, Path(folder), args.budget)
+    if earlier:
+        rerun = {r["mutant"]: r for r in results}
+        results = [rerun.get(r["mutant"], r) for r in earlier]
+    report(results)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
