@@ -129,7 +129,7 @@ def test_gguf_tensors(run_cli):
         (["missing.npy"], "'A'"),
         (["several.safetensors"], "holds 2 tensors: name one with --tensor-a"),
         (["a.npy", "--ulps", "-1"], "--ulps"),
-        (["a.npy", "--format", "json", "-o", "a.npy"], "is the input A"),
+        (["a.npy", "--format", "json", "-o", "a.npy"], "must not be the input a.npy"),
     ],
 )
 def test_usage_errors_are_one_line(run_cli, tmp_path, monkeypatch, args, message):

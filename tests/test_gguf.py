@@ -211,7 +211,7 @@ def test_the_output_never_replaces_an_input(pecli_cmd, tmp_path):
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 2 and "is the input --config" in done.stderr
+    assert done.returncode == 2 and "must not be the input" in done.stderr
     assert config.read_bytes() == before
 
 

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ..io import formats
+from ..io import formats, paths
 
 
 class Format(StrEnum):
@@ -31,12 +31,10 @@ Output = Annotated[
 
 def report_kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
     """``table`` or ``json``, after refusing an output that cannot be written or is an input."""
-    from ..io.inputs import refuse_output_over
-
     kind = formats.resolve_format(
         output, fmt.value if fmt else None, formats=("table", "json"), default="table",
         suffixes=("json",),
     )  # fmt: skip
     formats.check_output(output, kind)
-    refuse_output_over(output, inputs)
+    paths.check_not_input(output, tuple(inputs.values()))
     return kind

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ParameterError
-from .bounded import CUT
-from .bounded import Cursor as _Cursor
+from .gguf_cursor import CUT
+from .gguf_cursor import Cursor as _Cursor
 from .paths import note_input
 
 __all__ = [

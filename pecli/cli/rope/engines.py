@@ -54,11 +54,11 @@ def engines_command(
     from ...core.ports.engines import engine_readings
     from ...core.ports.gguf_check import text_config
     from ...core.rope.config import spec_from_config
-    from ...io.inputs import refuse_output_over
+    from ...io.paths import check_not_input
     from ...io.reading.json_config import read_json_object
 
     kind = report_kind(output, fmt, ("json",))
-    refuse_output_over(output, {"FILE": file})
+    check_not_input(output, (file,))
     config = read_json_object(file, parameter="file")
     merged, _ = text_config(config)
     spec, _notes = spec_from_config(merged, seq_len=seq_len, parameter="file")

@@ -51,10 +51,10 @@ def irope_command(
     Example: pecli rope irope --layers 8 --positions 0,8191,65535
     """
     from ...core.ports.llama4 import nope_temperature, rope_layers
-    from ...io.inputs import refuse_output_over
+    from ...io.paths import check_not_input
 
     kind = report_kind(output, fmt)
-    refuse_output_over(output, {"--config": config} if config else {})
+    check_not_input(output, (config,))
     settings = _settings(config)
     points = _positions(positions)
     scales = nope_temperature(
