@@ -1,4 +1,4 @@
-"""Every benchmark in one run (`make bench`): python benchmarks/run.py [--quick].
+"""Every benchmark in one run (`make bench-all`; `make bench` runs bench_headline.py).
 
 Table compute, CSV export, start-up and figure, peak memory, a RoPE cache, a multi-axis
 RoPE cache, whole commands

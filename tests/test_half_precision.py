@@ -87,3 +87,29 @@ def test_float16_csv_holds_each_value_exactly(run_cli):
     values = np.array([[float(c) for c in line.split(",")] for line in result.stdout.split()])
     table = pecli.encoding_table(d=8, n=20, dtype="float16")
     assert values.tolist() == table.astype(np.float64).tolist()  # exact, not just close
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
+def test_significand_bits_are_the_libraries(name):
+    import ml_dtypes as md
+
+    from pecli.core.dtypes import SIGNIFICAND_BITS, float_dtype
+
+    assert SIGNIFICAND_BITS[name] == int(md.finfo(float_dtype(name)).nmant) + 1
+
+
+def test_exact_in_bfloat16_on_bits_agrees_with_the_ml_dtypes_round_trip():
+    """exact_in reads bfloat16 from float32 bits; ml_dtypes' cast and back is the reference."""
+    from pecli.core.dtypes import exact_in
+
+    rng = np.random.default_rng(7)
+    halves = rng.integers(0, 2**16, 4000, dtype=np.uint16)  # every bf16: exact by definition
+    halves = halves[(halves & 0x7F80) != 0x7F80]  # finite ones
+    exact = halves.view(ml_dtypes.bfloat16).astype(np.float64)
+    near = np.concatenate([exact * (1 + 2.0**-12), exact + 2.0**-140, [3.4e38, 1e-45, 2.0**-149]])
+    for value in np.concatenate([exact[:300], near[:300], near[-3:]]):
+        one = np.array([value])
+        with np.errstate(over="ignore"):
+            reference = bool(one.astype(ml_dtypes.bfloat16).astype(np.float64)[0] == value)
+        assert exact_in(one, "bfloat16") == reference, value
+    assert exact_in(exact, "bfloat16")

@@ -29,11 +29,15 @@ try:
     from typer._click import types as click_types  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import types as click_types  # type: ignore[no-redef]
-
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
 from ..io import guard, paths, streams
-from . import _hints
+
+#: The choice type of typer's options: click's Choice, or typer's own TyperChoice where the
+#: vendored click has none (typer 0.28, what a plain ``pip install .`` gets).
+_Choice: Any = getattr(click_types, "Choice", None)
+if _Choice is None:  # pragma: no cover - depends on the installed typer
+    from typer._types import TyperChoice as _Choice
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -53,6 +57,8 @@ _ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE..."}
 def parameter_message(error: ParameterError) -> str:
     """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``."""
     option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
+    from . import _hints  # difflib: only when there is an error to explain
+
     guess = _hints.rule_with_guess(error.rule, error.value)  # a name one letter off: the closest
     if guess is not None:
         return f"Invalid value for '{option}': {error.value!r} {guess}"
@@ -86,7 +92,7 @@ def _explain(error: Exception) -> tuple[str, int]:
     return f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME
 
 
-class _SuggestingChoice(click_types.Choice):  # type: ignore[misc]
+class _SuggestingChoice(_Choice):  # type: ignore[misc]
     """A choice of names whose error names the closest one ('pytorc': "did you mean 'pytorch'?").
 
     It converts through the choice it stands in for (typer's, for enums), so values and
@@ -101,6 +107,8 @@ class _SuggestingChoice(click_types.Choice):  # type: ignore[misc]
         try:
             return self.inner.convert(value, param, ctx)
         except click_exceptions.BadParameter:
+            from . import _hints
+
             guess = _hints.closest(value, self.choices)
             if guess is None:
                 raise
@@ -118,9 +126,7 @@ class PecliGroup(TyperGroup):
         name, command, rest = super().resolve_command(ctx, args)
         self.running, self.chosen, self.words = name or "", command, tuple(rest)
         for param in getattr(command, "params", []):  # a name one letter off: the closest one
-            if isinstance(param.type, click_types.Choice) and not isinstance(
-                param.type, _SuggestingChoice
-            ):
+            if isinstance(param.type, _Choice) and not isinstance(param.type, _SuggestingChoice):
                 param.type = _SuggestingChoice(param.type)
         return name, command, rest
 
@@ -137,6 +143,8 @@ class PecliGroup(TyperGroup):
         try:
             return super().parse_args(ctx, args)  # type: ignore[no-any-return]
         except click_exceptions.NoSuchOption as error:  # pecli --d 512 compute
+            from . import _hints
+
             hint = _hints.options_first_hint(error.option_name, self, args, ctx.command_path)
             if hint:  # not "Did you mean '--help'?": the option exists, in the wrong place
                 error.message, error.possibilities = error.message + hint, None
@@ -149,6 +157,8 @@ class PecliGroup(TyperGroup):
             inner = inner.chosen
         if not isinstance(error, click_exceptions.UsageError) or error.ctx is None:
             return
+        from . import _hints
+
         command = error.ctx.command
         if isinstance(error, click_exceptions.NoSuchOption):
             error.message += _hints.one_dash_hint(error.option_name, command)
@@ -246,8 +256,11 @@ def figures(name: str) -> Any:
     return importlib.import_module(f"pecli.figures.{name}")
 
 
-def main() -> None:
-    """Console-script entry point: signals unwind (:mod:`pecli.io.guard`), then the group runs."""
+def main(application: typer.Typer = app) -> None:
+    """Run ``application``: signals unwind (:mod:`pecli.io.guard`), then the group runs.
+
+    The console script passes ``app`` trimmed to the command it names (:func:`pecli.cli.main`).
+    """
     # matplotlib's layout hints (a legend too large to fit, …) are not the user's errors
     warnings.filterwarnings("ignore", category=UserWarning, module="matplotlib")
     # … also when matplotlib attributes them to the caller (a legend too wide for its figure)
@@ -261,7 +274,7 @@ def main() -> None:
         if stream is not None and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     try:
-        app(prog_name="pecli")
+        application(prog_name="pecli")
     except KeyboardInterrupt:  # a signal while typer builds the commands, before the group runs
         guard.exit_now(guard.signal_status(EXIT_INTERRUPTED))
     except SystemExit as done:  # after a signal or a failure, leave without the shutdown:

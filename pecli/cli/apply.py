@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Annotated
 
+import numpy as np
 import typer
 
 from ..core.errors import ParameterError
 from ..core.frequencies import DEFAULT_BASE
 from ..core.rules import check_base, check_dtype, check_positions
+from ..core.threads import AHEAD
 from ..io import formats
 from ._app import app
 from .options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
@@ -45,7 +48,6 @@ def add(
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind, inputs=(source,))
     base, out_dtype = check_base(base), check_dtype(dtype.value)
-    from ..core.apply import add_encoding
     from ..core.rules import check_data_shape
     from ..io import reading  # csv, mmap: only commands that read input pay for them
 
@@ -53,10 +55,7 @@ def add(
     d = check_data_shape(matrix.shape, named)  # before shape[0]: a 0-D .npy has none
     n = matrix.shape[0]
     check_positions(start, n)  # the whole range, before row blocks shift the start
-    blocks = (
-        add_encoding(block, start=start + first, base=base, dtype=out_dtype)
-        for first, block in matrix.blocks()
-    )
+    blocks = _sums(matrix.blocks(), start, base, out_dtype, AHEAD + 2 if kind == "npy" else 0)
     columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
     from_file = os.path.isfile(source)  # a pipe's .npy header is not checked yet
     size = formats.table_bytes(kind, (n, d), out_dtype) if kind == "npy" and from_file else None
@@ -64,6 +63,28 @@ def add(
         blocks, output=output, fmt=kind, shape=(n, d), dtype=out_dtype, columns=columns,
         header=header, quiet=quiet, description="add", size=size,
     )  # fmt: skip
+
+
+def _sums(
+    blocks: Iterator[tuple[int, np.ndarray]], start: float, base: float, dtype: np.dtype,
+    reuse: int,
+) -> Iterator[np.ndarray]:  # fmt: skip
+    """``x + pe`` of each input block, into ``reuse`` output buffers taken in turn (0: new ones).
+
+    The .npy writer holds at most ``AHEAD + 1`` blocks, so ``AHEAD + 2`` buffers are never
+    overwritten in use (as compute's blocks, :func:`pecli.core.threads.block_buffers`).
+    """
+    from ..core.apply import add_encoding
+
+    ring: list[np.ndarray] = []
+    for k, (first, block) in enumerate(blocks):
+        out = None
+        if reuse:
+            if len(ring) < reuse:
+                ring.append(np.empty(block.shape, dtype))
+            buffer = ring[k % reuse]
+            out = buffer[: len(block)] if len(buffer) >= len(block) else None  # else a new one
+        yield add_encoding(block, start=start + first, base=base, dtype=dtype, out=out)
 
 
 def _source(file: str | None, input_file: str | None) -> str:

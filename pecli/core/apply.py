@@ -26,7 +26,12 @@ __all__ = ["add", "add_encoding"]
 
 
 def add_encoding(
-    x: ArrayLike, *, start: float = 1, base: float = DEFAULT_BASE, dtype: DTypeLike = np.float32
+    x: ArrayLike,
+    *,
+    start: float = 1,
+    base: float = DEFAULT_BASE,
+    dtype: DTypeLike = np.float32,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Add the positional encoding to data: row ``r`` becomes ``x[r] + pe(start + r)``.
 
@@ -43,6 +48,9 @@ def add_encoding(
         The base ``C``, from 1e-300 to 1e300.
     dtype : {float32, float64}, keyword-only
         Output dtype; the sum is computed in float64 and rounded once.
+    out : numpy.ndarray, keyword-only, optional
+        A C-ordered ``(n, d)`` array of ``dtype`` to write the result into (a writer's
+        reused buffer); it is returned.
 
     Returns
     -------
@@ -76,13 +84,20 @@ def add_encoding(
     out_dtype = check_dtype(dtype)
     values = np.asarray(data, dtype=np.float64)
     check_finite(values, "x")
-    table = encoding_table(d=d, n=values.shape[0], start=first, base=base, dtype=np.float64)
+    total = encoding_table(d=d, n=values.shape[0], start=first, base=base, dtype=np.float64)
+    total += values  # the sum in place: no third (n, d) float64 array
+    if out is None:
+        out = total if out_dtype == np.float64 else np.empty(total.shape, out_dtype)
+    elif out.shape != total.shape or out.dtype != out_dtype or not out.flags.c_contiguous:
+        raise ParameterError(
+            "out", f"must be a C-ordered {total.shape} {out_dtype} array", out.shape
+        )
     with np.errstate(over="ignore"):
-        result = np.ascontiguousarray(values + table, dtype=out_dtype)
-    if not np.all(np.isfinite(result)):  # finite float64 sums beyond float32's ±3.4e38
-        largest = float(np.max(np.abs(values + table)))
+        np.copyto(out, total, casting="same_kind") if out is not total else None
+    if not np.all(np.isfinite(out)):  # finite float64 sums beyond float32's ±3.4e38
+        largest = float(np.max(np.abs(total)))
         raise ParameterError("dtype", "must be float64 for values beyond ±3.4e38", f"{largest:g}")
-    return result
+    return out
 
 
 #: The name used by the command line (``pecli add``): :func:`add_encoding`.

@@ -29,6 +29,7 @@ from .errors import ParameterError
 from .filling import TableSpec
 from .frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from .rules import check_n
+from .threads import block_buffers
 
 __all__ = [
     "BLOCK_CELLS", "DEFAULT_BASE", "angular_frequencies", "component_names", "encoding_table",
@@ -246,9 +247,7 @@ def table_blocks(
 
 
 def _blocks(spec: TableSpec, n: int, rows: int, reuse: int) -> Iterator[np.ndarray]:
-    shape = (min(rows, n), spec.d)
-    ring = [np.empty(shape, spec.dtype) for _ in range(min(reuse, -(-n // rows)))]
-    for k, row in enumerate(range(0, n, rows)):
-        block = (ring[k % len(ring)] if ring else np.empty(shape, spec.dtype))[: n - row]
+    buffers = block_buffers(rows, spec.d, n, spec.dtype, reuse)
+    for row, block in zip(range(0, n, rows), buffers, strict=True):
         spec.fill(block, row)
         yield block

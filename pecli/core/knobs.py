@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .dtypes import float_info
 from .errors import ParameterError
 
 __all__ = [
@@ -99,9 +100,7 @@ def check_amplitude_range(
     ...
     pecli.core.errors.ParameterError: amplitude must be from 6.1e-05 to 6.55e+04 ... (got 70000)
     """
-    import ml_dtypes
-
-    info = ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
+    info = float_info(dtype)
     low, high = float(info.smallest_normal), float(info.max)
     if not low <= abs(amplitude[0]) <= high:
         rule = (

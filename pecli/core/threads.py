@@ -12,11 +12,21 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["AHEAD", "CELLS_PER_WORKER", "computed_ahead", "run_split", "split_rows", "worker_count"]
+__all__ = [
+    "AHEAD",
+    "CELLS_PER_WORKER",
+    "block_buffers",
+    "computed_ahead",
+    "run_split",
+    "split_rows",
+    "worker_count",
+]
 
 #: Below this many (row, pair) cells per thread a second thread costs more than it saves.
 CELLS_PER_WORKER = 1 << 19
@@ -56,6 +66,23 @@ def computed_ahead(blocks: Iterator[T], depth: int = AHEAD) -> Iterator[T]:
             with contextlib.suppress(KeyboardInterrupt):
                 if done.wait(0.05):
                     break
+
+
+def block_buffers(rows: int, width: int, n: int, dtype: Any, reuse: int) -> Iterator[np.ndarray]:
+    """Arrays for the blocks of an ``(n, width)`` table, ``rows`` rows at a time.
+
+    ``reuse >= 1``: views of ``reuse`` buffers taken in turn, each overwritten once ``reuse``
+    more blocks were taken (no fresh pages, so no page faults and zeroing per block: the
+    writer of :func:`computed_ahead` holds at most ``AHEAD + 1`` blocks, so ``AHEAD + 2``
+    are safe); ``0``: a new array for every block.
+
+    >>> [b.shape for b in block_buffers(4, 3, 10, np.float32, reuse=2)]
+    [(4, 3), (4, 3), (2, 3)]
+    """
+    shape = (min(rows, n), width)
+    ring = [np.empty(shape, dtype) for _ in range(min(max(reuse, 0), -(-n // rows)))]
+    for k, row in enumerate(range(0, n, rows)):
+        yield (ring[k % len(ring)] if ring else np.empty(shape, dtype))[: n - row]
 
 
 def _produce(

@@ -10,6 +10,7 @@ import typer
 
 from ...core.frequencies import DEFAULT_BASE
 from ...core.rules import check_dtype
+from ...core.threads import AHEAD
 from ...io import formats
 from .._app import app
 from .._app import figures as load_figures
@@ -84,7 +85,8 @@ def grid(
              "extra_tokens": extra, "base_size": base_size,
              "interpolation_scale": interpolation_scale, "dtype": dtype.value,
              "temporal_interpolation_scale": temporal_interpolation_scale}  # fmt: skip
-    blocks = grid_blocks(shape, **knobs)  # checks every argument before any output
+    reuse = AHEAD + 2 if kind == "npy" else 0  # the npy writer holds at most AHEAD + 1 blocks
+    blocks = grid_blocks(shape, reuse=reuse, **knobs)  # checks every argument before any output
     names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
     rows, stored = extra + math.prod(shape), check_dtype(dtype.value)
     write_streamed(

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import numpy as np
 import typer
 
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
+from ...core.threads import AHEAD
 from ...io import formats
 from ..compute import COMPUTE_FORMATS
 from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
@@ -119,7 +119,7 @@ def cache_command(
     check_checkpoint_table(n, len(columns), stored, kind)
     make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored,
                   positions=where)  # fmt: skip
-    blocks = make(n, part=part.value)  # arguments are checked here, before any output
+    blocks = make(n, part=part.value, **_reuse(kind, arithmetic.value))  # checked here, first
     _check_form_output(form.value, part.value, kind, stored, output)
     _say_notes(rope[1], quiet=quiet)
     if form is not Form.full:
@@ -202,10 +202,19 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
         except ValueError:
             rule = "must be numbers separated by commas, or an existing .npy or CSV file"
             raise ParameterError("positions", rule, text) from None
-    source = click.get_current_context().get_parameter_source("n")
+    try:  # typer >= 0.26 vendors click (a plain pip install has no click of its own)
+        from typer._click.globals import get_current_context  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import get_current_context
+    source = get_current_context().get_parameter_source("n")
     if source is not None and source.name != "DEFAULT" and n != where.size:
         raise ParameterError("n", f"must be {where.size} with these --positions (or left out)", n)
     return where, int(where.size)
+
+
+def _reuse(kind: str, arithmetic: str) -> dict[str, int]:
+    """A ring of AHEAD + 2 block buffers for .npy, which holds at most AHEAD + 1 blocks."""
+    return {"reuse": AHEAD + 2} if kind == "npy" and arithmetic == "exact" else {}
 
 
 def _say_notes(findings: list[str], *, quiet: bool) -> None:

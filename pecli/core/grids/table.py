@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from ..frequencies import DEFAULT_BASE
 from ..rules import check_n
+from ..threads import block_buffers
 from .presets import grid_plan
 from .spec import GridSpec
 
@@ -147,6 +148,7 @@ def grid_blocks(
     temporal_interpolation_scale: float = 1.0,
     dtype: DTypeLike = np.float32,
     rows: int | None = None,
+    reuse: int = 0,
 ) -> Iterator[np.ndarray]:
     """The table of :func:`grid_table` as an iterator of row blocks, checked at the call.
 
@@ -158,6 +160,10 @@ def grid_blocks(
         As in :func:`grid_table`.
     rows : int, keyword-only, optional
         Largest block height; by default about 4 M values a block.
+    reuse : int, keyword-only
+        ``k >= 1``: blocks are views of ``k`` buffers taken in turn, each overwritten once
+        ``k`` more blocks were taken; 0: every block is a new array
+        (:func:`pecli.core.threads.block_buffers`).
 
     Returns
     -------
@@ -183,12 +189,12 @@ def grid_blocks(
         temporal_interpolation_scale,
     )
     height = check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.plan.d)
-    return _blocks(spec, height)
+    return _blocks(spec, height, reuse)
 
 
-def _blocks(spec: GridSpec, height: int) -> Iterator[np.ndarray]:
-    for row in range(0, spec.rows, height):
-        block = np.empty((min(height, spec.rows - row), spec.plan.d), dtype=spec.dtype)
+def _blocks(spec: GridSpec, height: int, reuse: int) -> Iterator[np.ndarray]:
+    buffers = block_buffers(height, spec.plan.d, spec.rows, spec.dtype, reuse)
+    for row, block in zip(range(0, spec.rows, height), buffers, strict=True):
         spec.fill(block, row)
         yield block
 

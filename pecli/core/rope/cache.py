@@ -20,6 +20,7 @@ from .. import kernels
 from ..dtypes import HALF_DTYPES, round_once
 from ..errors import ParameterError
 from ..rules import MAX_POSITION, check_n, check_table_dtype
+from ..threads import block_buffers
 from .frequencies import RopeFrequencies
 
 __all__ = [
@@ -140,15 +141,18 @@ def cache_blocks(
     dtype: DTypeLike = np.float32,
     part: str = "both",
     rows: int | None = None,
+    reuse: int = 0,
     positions: np.ndarray | None = None,
 ) -> Iterator[np.ndarray]:
     """The cache as row blocks for streaming: ``part`` ``cos``, ``sin`` or ``both`` (cos | sin).
 
     Arguments are checked when this is called, before any block is computed. Blocks have
     ``rotary_dim`` columns (``2·rotary_dim`` for ``both``); their concatenation is the cache
-    of :func:`rope_cache`, bit for bit, whatever ``rows`` is. ``positions``: any ``n`` finite
-    positions instead of ``start … start+n−1`` (fractional, negative, in any order), each
-    angle the exact product of the position's float64 value and the exact frequency.
+    of :func:`rope_cache`, bit for bit, whatever ``rows`` is. ``reuse`` (k >= 1): blocks are
+    views of k buffers taken in turn (:func:`pecli.core.threads.block_buffers`).
+    ``positions``: any ``n`` finite positions instead of ``start … start+n−1`` (fractional,
+    negative, in any order), each angle the exact product of the position's float64 value
+    and the exact frequency.
     """
     n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
     if part not in PARTS:
@@ -160,7 +164,7 @@ def cache_blocks(
     if positions is not None:
         where = check_positions_list(positions, n, start)
         return _position_blocks(freqs, where, kind, stored, part, step)
-    return _blocks(freqs, n, int(start), kind, stored, part, step)
+    return _blocks(freqs, n, int(start), kind, stored, part, (step, max(0, int(reuse))))
 
 
 def check_positions_list(positions: np.ndarray, n: int, start: int = 0) -> np.ndarray:
@@ -198,24 +202,25 @@ def _position_blocks(
 
 
 def _blocks(
-    freqs: RopeFrequencies, n: int, start: int, kind: str, stored: np.dtype, part: str, step: int
-) -> Iterator[np.ndarray]:
-    h = freqs.inv_freq.size
+    freqs: RopeFrequencies, n: int, start: int, kind: str, stored: np.dtype, part: str,
+    blocking: tuple[int, int],
+) -> Iterator[np.ndarray]:  # fmt: skip
+    (step, reuse), h = blocking, freqs.inv_freq.size
     names = ("cos", "sin") if part == "both" else (part,)
     scale, half = freqs.attention_factor, stored.name in HALF_DTYPES
     # pairs (sin, cos) side by side: the kernel's fastest output (one complex product per
     # value); rounded straight to the output dtype when no attention factor follows
     scratch = np.dtype(np.float64 if scale != 1.0 or half else stored)
-    for row in range(0, n, step):
-        m = min(step, n - row)
-        pairs = np.empty((m, 2 * h), dtype=scratch)
+    width = 2 * h * len(names)
+    outs = block_buffers(step, width, n, scratch if half else stored, reuse)
+    scratches = block_buffers(step, 2 * h, n, scratch, 1)  # used up before each yield
+    for row, out, pairs in zip(range(0, n, step), outs, scratches, strict=True):
         kernels.fill_sin_cos_consecutive(
             pairs[:, 0::2], pairs[:, 1::2], float(start), freqs.inv_freq,
             omega_residual=freqs.residual, offset=row,
         )  # fmt: skip
         if scale != 1.0:
             pairs *= scale
-        out = np.empty((m, 2 * h * len(names)), dtype=scratch if half else stored)
         for k, name in enumerate(names):
             values = pairs[:, 1::2] if name == "cos" else pairs[:, 0::2]
             _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)

@@ -1,0 +1,49 @@
+"""The frames handed to polars' CSV sink hold the block's values, whatever the column stride."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from pecli.io import csv_output
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [1, 15, 16, 300, 8192])
+def test_frames_hold_the_block(rows, dtype):
+    pl = csv_output.import_polars()
+    rng = np.random.default_rng(rows)
+    block = rng.standard_normal((rows, 7)).astype(dtype)
+    schema = csv_output._schema(pl, 7, np.dtype(dtype))
+    frames = list(csv_output._frames(pl, block, schema, np.dtype(dtype)))
+    back = np.concatenate([frame.to_numpy() for frame in frames])
+    assert back.dtype == dtype and np.array_equal(back, block)
+
+
+@pytest.mark.parametrize("rows", [1, 10, 1000, 8192, 10000])
+def test_column_stride_is_an_odd_number_of_cache_lines(rows):
+    for itemsize in (4, 8):
+        stride = csv_output._column_stride(rows, itemsize)
+        assert stride >= rows and (stride * itemsize) % 64 == 0
+        assert (stride * itemsize // 64) % 2 == 1 and stride * itemsize - rows * itemsize < 128
+
+
+def test_csv_text_of_a_block_is_shortest_round_trip():
+    table = (np.arange(1, 301, dtype=np.float32) / 7).reshape(100, 3)
+    out = io.BytesIO()
+    rows = csv_output.write_csv(out, [table[:64], table[64:]], columns=["a", "b", "c"],
+                                dtype=np.dtype(np.float32))  # fmt: skip
+    lines = out.getvalue().decode().splitlines()
+    assert rows == 100 and lines[0] == "a,b,c"
+    expected = [",".join(str(v) for v in r) for r in table]  # NumPy: shortest float32 text
+    assert lines[1:] == expected
+
+
+def test_float16_blocks_reach_polars_as_float64():
+    pl = csv_output.import_polars()
+    block = np.float16([[0.1, 0.7], [1.5, -2.0]])
+    schema = csv_output._schema(pl, 2, np.dtype(np.float16))
+    frame = next(csv_output._frames(pl, block, schema, np.dtype(np.float16)))
+    assert frame.schema == schema and np.array_equal(frame.to_numpy(), block.astype(np.float64))

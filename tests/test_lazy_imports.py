@@ -1,0 +1,176 @@
+"""Heavy libraries are imported only by the commands whose output needs them (issue 24).
+
+``import ml_dtypes`` alone takes 0.5 s with ml_dtypes 0.7 (polars, matplotlib and safetensors
+0.05-0.3 s each): a float32 table written to .npy must not pay for any of them. Each case runs
+the console script's entry point in a fresh interpreter and lists the heavy modules loaded.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import typer
+
+import pecli.cli
+from pecli.cli import COMMAND_MODULES
+
+HEAVY = ("ml_dtypes", "polars", "matplotlib", "safetensors")
+
+RUN = """
+import sys
+sys.argv = ["pecli", *sys.argv[1:]]
+from pecli._entry import main
+try:
+    main()
+except SystemExit as stop:
+    status = stop.code or 0
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+sys.__stderr__.write(f"\\nexit {status} loaded {','.join(heavy)}\\n")
+"""
+
+
+def loaded(tmp_path, *args: str) -> set[str]:
+    """The heavy top-level modules a ``pecli ARGS`` run imported (it must succeed)."""
+    argv = [a.format(tmp=tmp_path) for a in args]
+    code = f"HEAVY = {HEAVY!r}\n{RUN}"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True, text=True, cwd=tmp_path, check=False, timeout=120,
+    )  # fmt: skip
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("exit 0 loaded"), done.stderr
+    return set(filter(None, last.removeprefix("exit 0 loaded").strip().split(",")))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        ["compute", "--help"],
+        ["compute", "--d", "512", "--n", "100", "-o", "{tmp}/s.npy"],
+        ["compute", "--d", "64", "--n", "10", "--dtype", "float16", "-o", "{tmp}/h.npy"],
+        ["grid", "8", "8", "--d", "64", "-o", "{tmp}/g.npy"],
+        ["rope", "cache", "--theta", "500000", "--head-dim", "128", "--n", "64",
+         "-o", "{tmp}/r.npy"],
+        ["rope", "freqs", "--head-dim", "64"],
+        ["wavelengths", "--d", "16"],
+    ],
+)  # fmt: skip
+def test_float32_commands_import_no_heavy_library(tmp_path, args):
+    assert loaded(tmp_path, *args) == set()
+
+
+def test_reading_float_tables_imports_no_ml_dtypes(tmp_path):
+    table = tmp_path / "t.npy"
+    assert loaded(tmp_path, "compute", "--d", "32", "--n", "50", "-o", str(table)) == set()
+    assert loaded(tmp_path, "identify", str(table)) == set()
+    np.save(tmp_path / "x.npy", np.ones((50, 32)))
+    assert loaded(tmp_path, "add", str(tmp_path / "x.npy"), "-o", "{tmp}/y.npy") == set()
+    cache = tmp_path / "r.npy"
+    loaded(tmp_path, "rope", "cache", "--head-dim", "16", "--n", "40", "-o", str(cache))
+    assert loaded(tmp_path, "rope", "identify", str(cache)) == set()
+    text = tmp_path / "t.csv"
+    np.savetxt(text, np.load(table), delimiter=",", fmt="%.9g")  # float32 text: no bf16 read
+    assert "ml_dtypes" not in loaded(tmp_path, "identify", str(text))
+
+
+def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
+    """The control: the same harness sees each library when its path runs."""
+    bf16 = ["compute", "--d", "8", "--n", "4", "--dtype", "bfloat16", "-o", "{tmp}/b.safetensors"]
+    assert "ml_dtypes" in loaded(tmp_path, *bf16)
+    assert "ml_dtypes" in loaded(tmp_path, "identify", "{tmp}/b.safetensors")
+    f32 = ["compute", "--d", "8", "--n", "4", "-o", "{tmp}/f.safetensors"]
+    assert "ml_dtypes" not in loaded(tmp_path, *f32)  # pecli's own safetensors reader/writer
+    assert "ml_dtypes" not in loaded(tmp_path, "identify", "{tmp}/f.safetensors")
+    assert loaded(tmp_path, "compute", "--d", "8", "--n", "4", "-o", "{tmp}/t.csv") == {"polars"}
+    png = ["heatmap", "--d", "8", "--n", "4", "-o", "{tmp}/h.png"]
+    assert "matplotlib" in loaded(tmp_path, *png)
+
+
+CHOSEN = """
+import sys, typer
+from pecli.cli import chosen, GROUPS
+built = typer.main.get_command(chosen(sys.argv[1:]))
+group = built.commands.get(sys.argv[1]) if sys.argv[1] in GROUPS else built
+print(" ".join(group.commands))
+"""
+
+
+def _every_command() -> list[str]:
+    whole = typer.main.get_command(pecli.cli.app)
+    every = []
+    for name, command in whole.commands.items():  # type: ignore[attr-defined]
+        inner = getattr(command, "commands", None)
+        every += [f"{name} {n}" for n in inner] if inner is not None else [name]
+    return every
+
+
+@pytest.mark.parametrize("path", _every_command())
+def test_a_run_builds_its_command_from_its_module_alone(path):
+    """pecli.cli.chosen imports COMMAND_MODULES[name] only: it must register that command."""
+    argv = [*path.split(), "--help"]
+    one = subprocess.run([sys.executable, "-c", CHOSEN, *argv], capture_output=True, text=True)
+    assert one.stdout.split() == [path.split()[-1]], one.stderr
+
+
+def test_command_modules_name_every_command():
+    whole = typer.main.get_command(pecli.cli.app)
+    assert sorted(whole.commands) == sorted(COMMAND_MODULES)  # type: ignore[attr-defined]
+    assert sorted(n for n, c in whole.commands.items() if hasattr(c, "commands")) == sorted(
+        pecli.cli.GROUPS
+    )  # type: ignore[attr-defined]
+
+
+FULL = """
+import sys
+sys.argv = ["pecli", *sys.argv[1:]]
+from pecli.cli import load
+from pecli.cli._app import main
+main(load())
+"""
+LAZY = "import sys; sys.argv = ['pecli', *sys.argv[1:]]; from pecli._entry import main; main()"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--help"], ["-h"], ["--version"], ["rope"], ["rope", "--help"], ["compute", "--help"],
+     ["rope", "cache", "-h"], ["comput"], ["rope", "cach"], ["grid", "--d", "3", "2", "2"]],
+)  # fmt: skip
+def test_a_trimmed_application_says_what_the_whole_one_says(args):
+    env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin"}
+    full, lazy = (
+        subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                       env=env, check=False)
+        for code in (FULL, LAZY)
+    )  # fmt: skip
+    said = [(r.returncode, r.stdout, r.stderr) for r in (full, lazy)]
+    assert said[0] == said[1]
+    assert full.stdout or full.stderr
+
+
+def test_click_is_imported_only_as_a_fallback():
+    """typer >= 0.26 vendors click: a plain pip install has no click, so `import click` fails.
+
+    Every import of click must be the fallback of a ``try`` importing typer's own copy
+    (every command failed at import in a plain install once: pecli/cli/rope/cache.py).
+    """
+    import ast
+    from pathlib import Path
+
+    bare = []
+    for path in Path(pecli.cli.__file__).parents[1].rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        handlers = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
+                    for h in t.handlers for n in ast.walk(h)}  # fmt: skip
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if ("click" in names or (module or "").split(".")[0] == "click") and id(
+                node
+            ) not in handlers:
+                bare.append(f"{path.name}:{node.lineno}")
+    assert bare == []
