@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..core.errors import RuntimeFailure
+from ..core.errors import ParameterError, RuntimeFailure
 from ..io import writing
 from . import text
 from ._app import PecliGroup, app
@@ -113,7 +113,7 @@ def _shown(value: Any) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:.9g}"
-    return str(value)
+    return str(value) if str(value).isprintable() else repr(value)
 
 
 @gguf_app.command("show")
@@ -171,6 +171,8 @@ def _show_report(gguf: Any) -> dict[str, Any]:
 
 def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str, Any] | None:
     """The identify reading of ``θ-schedule / rope_freqs`` (transformers' inv_freq)."""
+    import math
+
     import numpy as np
 
     from ..analysis.rope.inv_freq import identify_inv_freq
@@ -181,8 +183,14 @@ def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str
     )
     if factors is None or not isinstance(dims, int) or 2 * len(factors) != dims:
         return None
-    inv = 1.0 / float(base) ** (np.arange(0, dims, 2) / dims) / np.asarray(factors, dtype=float)
-    guess = identify_inv_freq(inv)
+    if not isinstance(base, int | float) or not 1.0 < base < math.inf:
+        return None
+    with np.errstate(all="ignore"):
+        inv = 1.0 / float(base) ** (np.arange(0, dims, 2) / dims) / np.asarray(factors, float)
+    try:
+        guess = identify_inv_freq(inv)
+    except ParameterError:  # zero, negative or non-finite factors: no reading, still shown
+        return None
     theta = None if guess.theta != guess.theta else guess.theta  # NaN: not determined
     return {"rope_type": guess.rope_type, "theta": theta, **guess.parameters}
 

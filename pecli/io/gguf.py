@@ -26,14 +26,7 @@ from .gguf_cursor import CUT
 from .gguf_cursor import Cursor as _Cursor
 from .paths import note_input
 
-__all__ = [
-    "GgufFile",
-    "GgufTensor",
-    "is_gguf",
-    "read_f32",
-    "read_gguf",
-    "read_rope_tensors",
-]
+__all__ = ["GgufFile", "GgufTensor", "is_gguf", "read_f32", "read_gguf", "read_rope_tensors"]
 
 MAGIC = b"GGUF"
 #: Value types of the key/value table: struct codes of the scalars (8 string, 9 array).
@@ -163,8 +156,8 @@ def read_gguf(path: str, parameter: str = "gguf") -> GgufFile:
         end), duplicate keys or tensor names, more than 4 dimensions, a bad alignment.
 
     """
-    try:
-        fd = os.open(path, os.O_RDONLY)
+    try:  # O_NONBLOCK: a FIFO opens at once (and is refused) instead of waiting for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         raise ParameterError(parameter, f"cannot be read ({error.strerror})", path) from None
     note_input(path)  # no output of the command may replace it (pecli.io.paths)
@@ -200,6 +193,8 @@ def _parse(cursor: _Cursor) -> GgufFile:
         if key in metadata:
             raise cursor.fail(f"key {key!r} appears twice")
         metadata[key] = _value(cursor, int(cursor.unpack("I")), depth=0)
+    if not str(arch := metadata.get("general.architecture", "")).isprintable():
+        raise cursor.fail(f"general.architecture {arch!r} is not a printable name")
     infos = [_tensor_info(cursor) for _ in range(n_tensors)]
     start = cursor.pos + (-cursor.pos) % _alignment(cursor, metadata)
     return GgufFile(cursor.path, version, metadata, _tensors(cursor, infos, start), cursor.order)

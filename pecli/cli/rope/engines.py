@@ -64,7 +64,7 @@ def engines_command(
     spec, _notes = spec_from_config(merged, seq_len=seq_len, parameter="file")
     window = context or spec.max_position_embeddings or spec.original_max_position_embeddings
     v5_only = "rope_parameters" in merged and "rope_scaling" not in merged
-    v4_theta = float(merged.get("rope_theta", 10000.0)) if v5_only else None
+    v4_theta = _v4_theta(merged.get("rope_theta", 10000.0), file) if v5_only else None
     rows = engine_readings(spec, context=window or 0, v4_theta=v4_theta)
     records = [_record(row) for row in rows]
     if kind == "json":
@@ -72,6 +72,16 @@ def engines_command(
     else:
         text.show(*_lines(spec, window), _table(records), *_deepseek(spec), output=output)
     say_written(output, quiet=quiet)
+
+
+def _v4_theta(value: Any, file: str) -> float:
+    """The top-level rope_theta transformers 4 reads beside rope_parameters: a number > 0."""
+    from ...core.errors import ParameterError
+
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not 0 < float(value) < float("inf"):
+        raise ParameterError("file", "must give rope_theta as a finite number > 0", value)
+    return float(value)
 
 
 def _record(row: EngineReading) -> dict[str, Any]:

@@ -50,16 +50,14 @@ def irope_command(
 
     Example: pecli rope irope --layers 8 --positions 0,8191,65535
     """
-    from ...core.ports.llama4 import nope_temperature, rope_layers
+    from ...core.ports.llama4 import rope_layers
     from ...io.paths import check_not_input
 
     kind = report_kind(output, fmt)
     check_not_input(output, (config,))
     settings = _settings(config)
     points = _positions(positions)
-    scales = nope_temperature(
-        points, floor_scale=settings["floor_scale"], attn_scale=settings["attn_scale"]
-    )
+    scales = _temperatures(points, settings)
     if not settings["tuning"]:  # attn_temperature_tuning false: the queries are not scaled
         scales = np.ones_like(scales)
     columns = {"position": points, "nope_temperature": scales}
@@ -70,6 +68,21 @@ def irope_command(
         flags = rope_layers(layers or settings["layers"], settings["interval"], given=given)
         text.show(*_lines(flags, settings), _table(columns), output=output)
     say_written(output, quiet=quiet)
+
+
+def _temperatures(points: np.ndarray, settings: dict[str, Any]) -> np.ndarray:
+    """The table's factors; one that overflows float64 is refused (never inf in a table)."""
+    from ...core.errors import ParameterError
+    from ...core.ports.llama4 import nope_temperature
+
+    with np.errstate(all="ignore"):
+        scales = nope_temperature(
+            points, floor_scale=settings["floor_scale"], attn_scale=settings["attn_scale"]
+        )
+    if not np.all(np.isfinite(scales)):
+        rule = "gives a NoPE temperature that overflows float64 (floor_scale or attn_scale)"
+        raise ParameterError("config", rule, f"attn_scale {settings['attn_scale']!r}")
+    return scales
 
 
 def _positions(text: str) -> np.ndarray:
@@ -123,9 +136,10 @@ def _checked(key: str, value: Any, rule: str) -> Any:
     from ...core.errors import ParameterError
 
     number = isinstance(value, int | float) and not isinstance(value, bool)
+    whole = number and math.isfinite(value) and value == int(value)  # int(NaN) would raise
     ok = {
-        "layers": number and value == int(value) and 1 <= value <= MAX_LAYERS,
-        "count": value is None or (number and value == int(value) and value >= 1),
+        "layers": whole and 1 <= value <= MAX_LAYERS,
+        "count": value is None or (whole and value >= 1),
         "positive": number and math.isfinite(value) and value > 0,
         "number": number and math.isfinite(value),
         "bool": isinstance(value, int | float),  # released configs hold 4: it is truthy

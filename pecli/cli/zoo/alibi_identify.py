@@ -46,7 +46,10 @@ def identify_command(
     vector = array.ndim == 1 or (array.ndim == 2 and 1 in array.shape and positive)
     if vector and not positive:
         raise ParameterError("file", "must hold positive slopes (a 1-D vector)", file)
-    fit = identify_alibi_slopes(array.reshape(-1)) if vector else identify_alibi_bias(array)
+    try:
+        fit = identify_alibi_slopes(array.reshape(-1)) if vector else identify_alibi_bias(array)
+    except ParameterError as error:  # the analysis names its array x: here it is FILE
+        raise ParameterError("file", error.rule, error.value) from None
     report = _report(fit)
     if as_json:
         import json

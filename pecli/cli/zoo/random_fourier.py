@@ -115,11 +115,15 @@ def _read_back(file: str, key: str | None, table_file: str, values: object, outp
     """--read: which layout made a table with these frequencies, and each row's input."""
     from ...analysis.zoo.random_fourier import read_fourier_table
     from ...io import writing
+    from ...io.paths import check_not_input
     from ...io.reading import read_table
     from .. import text
 
     if values:
         raise ParameterError("read", "takes no values: it finds them in the table", table_file)
+    check_not_input(output, (file, table_file))  # t.npy was replaced
+    if output != "-" and not output.lower().endswith(".csv"):  # rows are CSV (row, input)
+        raise ParameterError("output", "with --read must be a .csv file (row, input)", output)
     family, freqs, phases = _tensors(file, key)
     table = read_table(table_file, parameter="read")
     try:

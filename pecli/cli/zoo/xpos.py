@@ -5,8 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any
 
+import numpy as np
 import typer
 
+from ...core.errors import ParameterError
 from ...io import formats
 from .._app import app
 from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
@@ -76,7 +78,8 @@ def xpos_command(
         "centre": centre.value,
         "keys": keys,
     }
-    table = xpos_scales(n, head_dim, layout=layout.value, **knobs).astype(dtype.value)
+    with np.errstate(over="ignore"):  # an overflow is refused in _finite
+        table = _finite(xpos_scales(n, head_dim, layout=layout.value, **knobs), dtype, scale_base)
     write_streamed(
         [table],
         output=output,
@@ -89,6 +92,15 @@ def xpos_command(
         description="xpos",
         size=table.nbytes if kind == "npy" else None,
     )
+
+
+def _finite(scales: np.ndarray, dtype: Dtype, scale_base: float) -> np.ndarray:
+    """The scales in the output dtype; an overflow refuses --scale-base (never inf in a table)."""
+    table = scales.astype(dtype.value)
+    if not np.all(np.isfinite(table)):
+        rule = f"gives scales beyond {dtype.value}'s range at these positions (try 512)"
+        raise ParameterError("scale_base", rule, scale_base)
+    return table
 
 
 def _columns(head_dim: int, layout: PairLayout) -> list[str]:

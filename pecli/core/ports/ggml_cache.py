@@ -45,6 +45,11 @@ def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, n
         factors = frequency_factors(freqs).astype(_F)
     if spec.rope_type in ("linear", "yarn"):
         factor = float(freqs.notes.get("factor", spec.factor or 1.0))
+        with np.errstate(over="ignore"):  # ggml's freq_scale = 1/factor is float32
+            finite = 0 < _F(1.0) / _F(factor) < np.inf
+        if not finite:
+            rule = "must be at most 3.4e38 for llama.cpp (its freq_scale 1/factor is float32)"
+            raise ParameterError("factor", rule, factor)
         scale = _F(1.0) / _F(factor)
     if spec.rope_type == "yarn":
         _, (low, high) = yarn_corr_dims(spec.rotary_dim, spec.original_max_position_embeddings

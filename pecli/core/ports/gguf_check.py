@@ -53,11 +53,13 @@ def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None
 
     Returns the config and the sliding-window layers' θ (``freq_base_swa``), if any.
     """
-    merged = {**config, **(config.get("text_config") or {})}
+    inner = config.get("text_config")
+    merged = {**config, **(inner if isinstance(inner, Mapping) else {})}  # else: not read
     params = merged.get("rope_parameters")
     swa = None
-    if isinstance(params, Mapping) and "full_attention" in params:
-        swa = (params.get("sliding_attention") or {}).get("rope_theta")
+    if isinstance(params, Mapping) and isinstance(params.get("full_attention"), Mapping):
+        sliding = params.get("sliding_attention")
+        swa = sliding.get("rope_theta") if isinstance(sliding, Mapping) else None
         merged["rope_parameters"] = dict(params["full_attention"])
     for name in ("rope_parameters", "rope_scaling"):
         rope = merged.get(name)

@@ -50,6 +50,16 @@ FAMILIES = {
 }
 
 
+def _angles(values: np.ndarray, freqs: np.ndarray, scale: float) -> np.ndarray:
+    """``scale·x·f`` for every input and frequency; one beyond float64 refuses ``x``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles: np.ndarray = np.outer(values, freqs) * scale
+    if not np.isfinite(angles).all():
+        rule = "times the frequencies must stay finite (float64)"
+        raise ParameterError("x", rule, float(np.abs(values).max()))
+    return angles
+
+
 def _finite(name: str, array: object, ndim: int) -> np.ndarray:
     value = np.asarray(array, dtype=np.float64)
     if value.ndim != ndim or not value.size or not np.isfinite(value).all():
@@ -116,8 +126,8 @@ def random_fourier_table(
         phase = _finite("phases", phases, 1)
         if phase.shape != f.shape:
             raise ParameterError("phases", f"must have the shape of freqs {f.shape}", phase.shape)
-        features: np.ndarray = math.sqrt(2) * np.cos(np.outer(values, f) + phase)
+        features: np.ndarray = math.sqrt(2) * np.cos(_angles(values, f, 1.0) + phase)
         return features
-    angles = np.outer(values, f) * (2 * math.pi)
+    angles = _angles(values, f, 2 * math.pi)
     parts = [np.cos(angles), np.sin(angles)] if cos_first else [np.sin(angles), np.cos(angles)]
     return np.hstack(parts)

@@ -124,7 +124,12 @@ def model_inputs(values: object, model: str, *, input_dtype: str = "exact") -> n
         if (x <= 0).any():
             raise ParameterError("x", f"must be noise levels σ > 0 for {model}", float(x.min()))
         return _round(_noise(x, spec.noise_input), input_dtype)
-    return _round(_round(x, input_dtype) * spec.time_factor, input_dtype)
+    with np.errstate(over="ignore"):
+        result = _round(_round(x, input_dtype) * spec.time_factor, input_dtype)
+    if not np.isfinite(result).all():  # t·1000 beyond float64 (or the input dtype)
+        rule = f"times time_factor {spec.time_factor:g} must stay finite in {input_dtype}"
+        raise ParameterError("x", rule, float(np.abs(x).max()))
+    return result
 
 
 def _noise(sigma: np.ndarray, kind: str) -> np.ndarray:
@@ -189,4 +194,9 @@ def timestep_table(
     positions = model_inputs(values, model, input_dtype=input_dtype)
     if input_dtype == "exact" and spec.time_factor != 1.0:  # t·1000 folded in exactly
         positions, kwargs["angle_scale"] = np.asarray(values, dtype=np.float64), spec.time_factor
-    return positional_encoding(positions, d=d, **kwargs, **table)
+    with np.errstate(over="ignore", invalid="ignore"):  # refused below
+        result: np.ndarray = positional_encoding(positions, d=d, **kwargs, **table)
+    if not np.isfinite(result).all():  # an angle too large to reduce: never NaN in a table
+        rule = "gives angles too large for an exact sine (keep |t| well below 1e300)"
+        raise ParameterError("x", rule, float(np.abs(positions).max()))
+    return result
