@@ -17,6 +17,13 @@ from library_fixtures import ids, load
 from safetensors.numpy import save_file
 
 FIXTURES = load("grids")
+#: identify reads CogVideoX's 3-D table at interpolation scales of 1 only (docs/grids.md)
+UNREAD = {"diffusers_cogvideox_t3_4x6_d32_scales"}
+
+
+def rows(table: np.ndarray) -> np.ndarray:
+    """The fixture as (tokens, d): diffusers returns CogVideoX's table as (T, H·W, d)."""
+    return table.reshape(-1, table.shape[-1])
 
 
 def expected_grid(params: dict) -> tuple[int, ...]:
@@ -27,6 +34,9 @@ def expected_grid(params: dict) -> tuple[int, ...]:
             return tuple(size) if isinstance(size, list) else (size, size)
     if "h" in params:
         return params["h"], params["w"]
+    if "temporal_size" in params:  # CogVideoX: spatial_size is (width, height)
+        width, height = params["spatial_size"]
+        return params["temporal_size"], height, width
     shape = params["shape"]
     return tuple(shape[:-1]) if "channels" not in params else tuple(shape)
 
@@ -56,16 +66,19 @@ def findings(run_cli, path: str) -> dict[str, dict]:
 @pytest.mark.parametrize("kind", ["safetensors", "npz"])
 @pytest.mark.parametrize("fixture", FIXTURES, ids=ids(FIXTURES))
 def test_library_grid_tables_in_a_checkpoint(run_cli, tmp_path, fixture, kind):
-    found = findings(run_cli, checkpoint(tmp_path, kind, fixture.table))
+    if fixture.name in UNREAD:
+        pytest.skip("identify does not read CogVideoX's table at interpolation scales other than 1")
+    table = rows(fixture.table)
+    found = findings(run_cli, checkpoint(tmp_path, kind, table))
     pos = found["pos_embed"]
     assert pos["verdict"] == "identified", pos
     grid = pos["grid"]
     sides = expected_grid(fixture.params)  # MoCo v3's grid_size is (w, h): sides, any order
     assert sorted(grid["best"]["shape"]) == sorted(sides)
-    assert grid["extra_tokens"] == len(fixture.table) - int(np.prod(sides))
+    assert grid["extra_tokens"] == len(table) - int(np.prod(sides))
     assert found["blocks.0.attn.qkv.weight"]["verdict"] == "not sinusoidal"
     as_npy = tmp_path / "pe.npy"
-    np.save(as_npy, fixture.table)
+    np.save(as_npy, table)
     alone = run_cli("identify", str(as_npy), "--json")
     assert alone.exit_code == 0, alone.output
     assert json.loads(alone.stdout)["grid"]["best"]["command"] == grid["best"]["command"]
@@ -113,13 +126,15 @@ def test_half_precision_pos_embed_is_read_with_integer_positions(run_cli, tmp_pa
 @pytest.mark.parametrize("fixture", FIXTURES, ids=ids(FIXTURES))
 def test_unflattened_grid_tables_with_a_batch_axis(run_cli, tmp_path, fixture):
     """(1, H, W, d) and (1, T, H, W, d), as SAM-style or video models keep pos_embed."""
-    sides = expected_grid(fixture.params)
-    if len(fixture.table) != int(np.prod(sides)):
+    sides, table = expected_grid(fixture.params), rows(fixture.table)
+    if len(table) != int(np.prod(sides)):
         pytest.skip("extra tokens do not fit an unflattened grid")
+    if fixture.name in UNREAD:
+        pytest.skip("identify does not read CogVideoX's table at interpolation scales other than 1")
     as_npy = tmp_path / "pe.npy"
-    np.save(as_npy, fixture.table)
+    np.save(as_npy, table)
     alone = json.loads(run_cli("identify", str(as_npy), "--json").stdout)["grid"]["best"]
-    grid = np.ascontiguousarray(fixture.table.reshape(1, *alone["shape"], -1))
+    grid = np.ascontiguousarray(table.reshape(1, *alone["shape"], -1))
     conv = np.zeros((8, 3, 7, 7), np.float32)  # a convolution kernel: skipped by its header
     save_file({"pos_embed": grid, "patch_embed.proj.weight": conv}, str(tmp_path / "g.safetensors"))
     found = findings(run_cli, str(tmp_path / "g.safetensors"))

@@ -31,8 +31,8 @@ def grid_pairings(d: int) -> list[tuple[np.ndarray, np.ndarray]]:
     The axis order does not change which columns pair, so each preset's default is used;
     columns a preset cuts off (``-1``) are left out. Layouts that coincide are given once.
 
-    >>> [len(s) for s, c in grid_pairings(16)]  # blocks of 4 pairs, sines first, 3 × 2, 2 × 4
-    [8, 8, 6, 8]
+    >>> [len(s) for s, c in grid_pairings(16)]  # 4-pair blocks, sines first, 3 × 2, 2 × 4, 2+3+3
+    [8, 8, 6, 8, 8]
 
     """
     found: dict[tuple[bytes, bytes], tuple[np.ndarray, np.ndarray]] = {}

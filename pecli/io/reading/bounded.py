@@ -25,6 +25,7 @@ def read_into(fd: int, array: np.ndarray, offset: int) -> bool:
     >>> import tempfile
     >>> with tempfile.TemporaryFile() as handle:
     ...     _ = handle.write(np.arange(3, dtype="<i4").tobytes())
+    ...     handle.flush()
     ...     out = np.empty(3, "<i4")
     ...     read_into(handle.fileno(), out, 0), out.tolist(), read_into(handle.fileno(), out, 8)
     (True, [0, 1, 2], False)
