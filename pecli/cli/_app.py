@@ -213,7 +213,9 @@ class PecliGroup(TyperGroup):
 app = typer.Typer(
     cls=PecliGroup,
     name="pecli",
-    help="Compute, export and draw the sinusoidal positional encoding of Transformers.\n\n"
+    help="Position encodings, exact: sinusoidal tables, rotary embeddings (RoPE, multi-axis), "
+    "ALiBi, T5 buckets and their kin. Compute, export and draw them; identify the convention "
+    "of a table, a cache, a checkpoint or a GGUF file; diff two of them.\n\n"
     "Example: pecli compute --d 4 --n 2 --format csv  (pecli COMMAND --help for each command)",
     no_args_is_help=True,
     add_completion=True,
