@@ -85,9 +85,10 @@ def areas() -> list[Area]:
 def copy_tree(target: Path) -> None:
     """The code and tests the runs need, copied (without caches) into ``target``."""
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
-    for name in ("pecli", "tests"):
+    for name in ("pecli", "tests", "docs"):  # docs: tests hold the docs against the code
         shutil.copytree(ROOT / name, target / name, ignore=ignore)
-    shutil.copy2(ROOT / "pyproject.toml", target / "pyproject.toml")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, target / name)
 
 
 def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]:
