@@ -16,13 +16,10 @@ Run: python benchmarks/bench_axes.py [--quick] [--repeats R]
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
-import tempfile
-import time
 
 import mpmath
 import numpy as np
+from bench_rope import show, time_caches
 
 from pecli.core.rope.multiaxis import axes_cache_blocks, axis_preset
 from pecli.io.writing import write_table
@@ -96,23 +93,10 @@ def main(argv: list[str] | None = None) -> None:
     n = int(np.prod(grid))
     rows = np.array([0, 1, 4097, n // 2, n - 1])
     want = exact(grid, rows)
-    times: dict[str, list[float]] = {k: [] for k in CANDIDATES}
-    errors: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.repeats):
-            for name, make in CANDIDATES.items():
-                path = os.path.join(tmp, "cache.npy")
-                start = time.perf_counter()
-                table = make(grid, path)
-                times[name].append(time.perf_counter() - start)
-                errors[name] = float(np.abs(np.asarray(table[rows], np.float64) - want).max())
-                del table
-    base = statistics.median(times["floor (same bytes to .npy)"])
+    times, errors = time_caches(CANDIDATES, grid, rows, want, args.repeats)
     print(f"\nWan cache {'x'.join(map(str, grid))} ({n:,} tokens) x 128, cos | sin float32, "
           f"to .npy; median of {args.repeats}")  # fmt: skip
-    for name, t in times.items():
-        med = statistics.median(t)
-        print(f"{name:32} {med:7.3f} s {med / base:6.2f}x floor   max |err| {errors[name]:.3g}")
+    show(times, errors, width=32)
 
 
 if __name__ == "__main__":

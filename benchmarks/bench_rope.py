@@ -77,22 +77,40 @@ def main(argv: list[str] | None = None) -> None:
     n = 16_384 if args.quick else 131_072
     rows = np.array([0, 1, 4097, n // 2, n - 1])
     want = exact(rows)
-    times: dict[str, list[float]] = {k: [] for k in CANDIDATES}
+    times, errors = time_caches(CANDIDATES, n, rows, want, args.repeats)
+    print(f"\nRoPE cache {n:,} x 128 (cos | sin, float32) to .npy; median of {args.repeats}")
+    show(times, errors, width=30)
+
+
+def time_caches(
+    candidates: dict, size: object, rows: np.ndarray, want: np.ndarray, repeats: int
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Each candidate's times (interleaved, ``repeats`` rounds) and its largest error at ``rows``.
+
+    A candidate is ``make(size, path) -> table``, writing ``path`` (a .npy in a scratch folder).
+    """
+    times: dict[str, list[float]] = {k: [] for k in candidates}
     errors: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.repeats):
-            for name, make in CANDIDATES.items():
+        for _ in range(repeats):
+            for name, make in candidates.items():
                 path = os.path.join(tmp, "cache.npy")
                 start = time.perf_counter()
-                table = make(n, path)
+                table = make(size, path)
                 times[name].append(time.perf_counter() - start)
                 errors[name] = float(np.abs(np.asarray(table[rows], np.float64) - want).max())
                 del table
+    return times, errors
+
+
+def show(times: dict[str, list[float]], errors: dict[str, float], *, width: int) -> None:
+    """One line per candidate: median seconds, ratio to the floor (same bytes to .npy), error."""
     base = statistics.median(times["floor (same bytes to .npy)"])
-    print(f"\nRoPE cache {n:,} x 128 (cos | sin, float32) to .npy; median of {args.repeats}")
     for name, t in times.items():
         med = statistics.median(t)
-        print(f"{name:30} {med:7.3f} s {med / base:6.2f}x floor   max |err| {errors[name]:.3g}")
+        print(
+            f"{name:{width}} {med:7.3f} s {med / base:6.2f}x floor   max |err| {errors[name]:.3g}"
+        )
 
 
 if __name__ == "__main__":
