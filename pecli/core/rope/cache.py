@@ -198,7 +198,7 @@ def _position_blocks(
         for k, name in enumerate(names):
             values = (cos if name == "cos" else sin) * freqs.attention_factor
             _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
-        yield round_once(out, stored) if stored.name in HALF_DTYPES else out.astype(stored)
+        yield round_once(out, stored)
 
 
 def _blocks(
