@@ -77,6 +77,9 @@ def test_cli_scales_and_column_names(run_cli, tmp_path):
     want = grid_table((2, 3, 5), d=32, preset="cogvideox", interpolation_scale=1.5,
                       temporal_interpolation_scale=4)  # fmt: skip
     np.testing.assert_array_equal(np.load(out), want)
+    exact = [mp_row(*np.unravel_index(k, (2, 3, 5)), 32, 1.5, 4) for k in range(30)]
+    independent = np.array([[float(v) for v in row] for row in exact]).astype(np.float32)
+    np.testing.assert_array_equal(np.load(out), independent)  # mpmath, not pecli
     names = grid_column_names(32, preset="cogvideox", axes=3)
     assert names[:5] == ["sin_frame_1", "sin_frame_2", "sin_frame_3", "sin_frame_4", "cos_frame_1"]
     assert names[8] == "sin_col_1" and names[20] == "sin_row_1" and names[-1] == "cos_row_6"

@@ -89,15 +89,6 @@ def test_float16_csv_holds_each_value_exactly(run_cli):
     assert values.tolist() == table.astype(np.float64).tolist()  # exact, not just close
 
 
-@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
-def test_significand_bits_are_the_libraries(name):
-    import ml_dtypes as md
-
-    from pecli.core.dtypes import SIGNIFICAND_BITS, float_dtype
-
-    assert SIGNIFICAND_BITS[name] == int(md.finfo(float_dtype(name)).nmant) + 1
-
-
 def test_exact_in_bfloat16_on_bits_agrees_with_the_ml_dtypes_round_trip():
     """exact_in reads bfloat16 from float32 bits; ml_dtypes' cast and back is the reference."""
     from pecli.core.dtypes import exact_in

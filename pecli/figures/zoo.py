@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..core.zoo.t5_buckets import check_buckets
 from .style import new_figure
 
 __all__ = ["alibi_figure", "t5_buckets_figure"]
@@ -107,8 +108,7 @@ def t5_buckets_figure(
     fig = new_figure(size, dpi)
     ax = fig.add_subplot()
     ax.step(relative_positions, buckets, where="mid", linewidth=1.3)
-    half = num_buckets // 2 if bidirectional else num_buckets
-    max_exact = half // 2
+    max_exact = check_buckets(num_buckets, max_distance, bidirectional)
     signs = (-1, 1) if bidirectional else (-1,)
     for sign in signs:
         ax.axvline(sign * max_exact, color="C1", linestyle=":", linewidth=1.0)

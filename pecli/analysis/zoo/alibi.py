@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.dtypes import exact_in
 from ...core.errors import ParameterError
 from ...core.zoo.alibi import CONVENTIONS, VARIANTS, alibi_bias, alibi_exponents
 
@@ -70,9 +71,9 @@ class BiasFit:
 
 
 def _is_bfloat16(values: np.ndarray) -> bool:
-    """Every finite value is a bfloat16 number (its float32 has 16 trailing zero bits)."""
-    finite = values[np.isfinite(values)].astype(np.float32)
-    return bool(finite.size) and bool((finite.view(np.uint32) & 0xFFFF == 0).all())
+    """Every finite value is a bfloat16 number (:func:`pecli.core.dtypes.exact_in`)."""
+    finite = values[np.isfinite(values)]
+    return bool(finite.size) and exact_in(finite, "bfloat16")
 
 
 def _fit_series(log2m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, float]:
