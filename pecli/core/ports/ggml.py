@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..rope.float32_formulas import correction_dim
 from ..rope.frequencies import RopeFrequencies, unscaled_inv_freq
 
 __all__ = [
@@ -138,11 +139,8 @@ def yarn_corr_dims(
     ([8.0928, 17.398], (8.0, 18.0))
 
     """
-
-    def corr(rotations: float) -> float:
-        return n_dims * math.log(n_ctx_orig / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = corr(beta_fast), corr(beta_slow)
+    low = correction_dim(n_dims, n_ctx_orig, base, beta_fast)
+    high = correction_dim(n_dims, n_ctx_orig, base, beta_slow)
     return (low, high), (
         max(0.0, float(math.floor(low))),
         min(n_dims - 1.0, float(math.ceil(high))),
