@@ -20,9 +20,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rope.cache import BLOCK_CELLS, PARTS, rope_layout
+from ..rope.cache import BLOCK_CELLS, check_cache_args
 from ..rope.frequencies import RopeFrequencies
-from ..rules import check_n, check_table_dtype
 from .ggml import frequency_factors, yarn_corr_dims
 
 __all__ = ["GGML_TYPES", "ggml_angles", "ggml_cache_blocks"]
@@ -103,9 +102,7 @@ def ggml_cache_blocks(
 
     Positions must be below 2^24 (ggml's float positions are exact up to there).
     """
-    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
-    if part not in PARTS:
-        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part)
     if not isinstance(start, int | np.integer) or start < 0 or start + n > 1 << 24:
         raise ParameterError("start", "must be >= 0 with start + n <= 2^24 (llama.cpp)", start)
     plan = _plan(freqs)
