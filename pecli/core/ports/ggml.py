@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 from ..rope.float32_formulas import correction_dim
-from ..rope.frequencies import RopeFrequencies, unscaled_inv_freq
+from ..rope.frequencies import RopeFrequencies, rope_frequencies, unscaled_inv_freq
+from ..rope.spec import RopeSpec
 
 __all__ = [
     "ARCH_MODES",
@@ -24,6 +25,7 @@ __all__ = [
     "frequency_factors",
     "rope_mode",
     "yarn_corr_dims",
+    "yarn_factor",
 ]
 
 #: ggml's rope modes (``GGML_ROPE_TYPE_*`` in ``ggml.h``).
@@ -167,6 +169,11 @@ def frequency_factors(freqs: RopeFrequencies) -> np.ndarray:
     exact = freqs.inv_freq + freqs.residual
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(exact > 0, base / exact, 1.0)
+
+
+def yarn_factor(spec: RopeSpec) -> float:
+    """The YaRN factor ``spec`` rotates with (derived from the lengths when none is given)."""
+    return float(rope_frequencies(spec).notes.get("factor", spec.factor or 1.0))
 
 
 def deepseek_factors(factor: float, mscale_all_dim: float) -> dict[str, float]:
