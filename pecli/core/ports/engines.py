@@ -36,6 +36,7 @@ import numpy as np
 
 from ..rope import RopeSpec, rope_frequencies
 from ..rope.frequencies import RopeFrequencies
+from .ggml import yarn_factor
 
 __all__ = ["ENGINES", "EngineReading", "engine_readings", "first_phase_position"]
 
@@ -60,11 +61,6 @@ class EngineReading:
 
 def _mscale(factor: float, m: float = 1.0) -> float:
     return 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
-
-
-def _yarn_factor(spec: RopeSpec) -> float:
-    freqs = rope_frequencies(spec)
-    return float(freqs.notes.get("factor", spec.factor or 1.0))
 
 
 def _deepseek(spec: RopeSpec) -> bool:
@@ -106,7 +102,7 @@ def _variant(spec: RopeSpec, engine: str, context: int) -> tuple[RopeSpec, str |
 
 def _cos_sin(spec: RopeSpec, freqs: RopeFrequencies, engine: str) -> float:
     """The factor on cos and sin."""
-    f = _yarn_factor(spec) if spec.rope_type == "yarn" else 1.0
+    f = yarn_factor(spec) if spec.rope_type == "yarn" else 1.0
     if spec.rope_type == "longrope" and engine != "transformers 5":
         return _longrope_factor(spec)
     if spec.rope_type != "yarn" or engine in ("transformers 5", "transformers 4", "vLLM"):
@@ -123,7 +119,7 @@ def _scores(spec: RopeSpec, engine: str) -> float | None:
     """DeepSeek's multiplier on the attention scores (``mscale(f, m_all)²``), where applied."""
     if not _deepseek(spec):
         return None
-    m = _mscale(_yarn_factor(spec), spec.mscale_all_dim or 0.0)
+    m = _mscale(yarn_factor(spec), spec.mscale_all_dim or 0.0)
     return m * m
 
 

@@ -14,7 +14,9 @@ import math
 
 import numpy as np
 
-from ..rope.frequencies import RopeFrequencies, unscaled_inv_freq
+from ..rope.float32_formulas import correction_dim
+from ..rope.frequencies import RopeFrequencies, rope_frequencies, unscaled_inv_freq
+from ..rope.spec import RopeSpec
 
 __all__ = [
     "ARCH_MODES",
@@ -23,6 +25,7 @@ __all__ = [
     "frequency_factors",
     "rope_mode",
     "yarn_corr_dims",
+    "yarn_factor",
 ]
 
 #: ggml's rope modes (``GGML_ROPE_TYPE_*`` in ``ggml.h``).
@@ -138,11 +141,8 @@ def yarn_corr_dims(
     ([8.0928, 17.398], (8.0, 18.0))
 
     """
-
-    def corr(rotations: float) -> float:
-        return n_dims * math.log(n_ctx_orig / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = corr(beta_fast), corr(beta_slow)
+    low = correction_dim(n_dims, n_ctx_orig, base, beta_fast)
+    high = correction_dim(n_dims, n_ctx_orig, base, beta_slow)
     return (low, high), (
         max(0.0, float(math.floor(low))),
         min(n_dims - 1.0, float(math.ceil(high))),
@@ -169,6 +169,11 @@ def frequency_factors(freqs: RopeFrequencies) -> np.ndarray:
     exact = freqs.inv_freq + freqs.residual
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(exact > 0, base / exact, 1.0)
+
+
+def yarn_factor(spec: RopeSpec) -> float:
+    """The YaRN factor ``spec`` rotates with (derived from the lengths when none is given)."""
+    return float(rope_frequencies(spec).notes.get("factor", spec.factor or 1.0))
 
 
 def deepseek_factors(factor: float, mscale_all_dim: float) -> dict[str, float]:

@@ -20,9 +20,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rope.cache import BLOCK_CELLS, PARTS, rope_layout
+from ..rope.cache import BLOCK_CELLS, check_cache_args
 from ..rope.frequencies import RopeFrequencies
-from ..rules import check_n, check_table_dtype
 from .ggml import frequency_factors, yarn_corr_dims
 
 __all__ = ["GGML_TYPES", "ggml_angles", "ggml_cache_blocks"]
@@ -74,8 +73,16 @@ def ggml_angles(freqs: RopeFrequencies, positions: np.ndarray) -> np.ndarray:
     (dtype('float32'), np.float32(3.0), np.True_)
 
     """
+    return _angles(freqs, _plan(freqs), positions)
+
+
+def _angles(
+    freqs: RopeFrequencies, plan: tuple[np.ndarray, np.float32, np.ndarray, np.float32],
+    positions: np.ndarray,
+) -> np.ndarray:  # fmt: skip
+    """:func:`ggml_angles` with the plan of :func:`_plan` computed once by the caller."""
     spec = freqs.spec
-    factors, scale, mix, _ = _plan(freqs)
+    factors, scale, mix, _ = plan
     theta_scale = _F(float(_F(spec.theta)) ** float(_F(-2.0) / _F(spec.rotary_dim)))
     theta = np.asarray(positions).astype(_F)
     out = np.empty((theta.size, factors.size), dtype=_F)
@@ -95,16 +102,15 @@ def ggml_cache_blocks(
 
     Positions must be below 2^24 (ggml's float positions are exact up to there).
     """
-    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
-    if part not in PARTS:
-        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part)
     if not isinstance(start, int | np.integer) or start < 0 or start + n > 1 << 24:
         raise ParameterError("start", "must be >= 0 with start + n <= 2^24 (llama.cpp)", start)
-    mscale = _plan(freqs)[3]
+    plan = _plan(freqs)
+    mscale = plan[3]
     step = rows or max(1, BLOCK_CELLS // max(freqs.spec.rotary_dim, 1))
     names = ("cos", "sin") if part == "both" else (part,)
     for row in range(0, n, step):
-        angles = ggml_angles(freqs, np.arange(start + row, start + min(row + step, n)))
+        angles = _angles(freqs, plan, np.arange(start + row, start + min(row + step, n)))
         parts = []
         for name in names:
             values = (np.cos if name == "cos" else np.sin)(angles.astype(np.float64)).astype(_F)

@@ -172,14 +172,12 @@ def check_gguf(
     findings = [_key(k, v, found, metadata, prefix) for k, v in keys.items()]
     if "rope.scaling.factor" in found and "rope.scaling.factor" not in keys:
         findings.append(_key("rope.scaling.factor", 1.0, found, metadata, prefix))
-    findings += [
-        _tensor(name, tensors.get(name), want, ulps)
-        for name, want in expected_tensors(spec).items()
-    ]
+    wanted = expected_tensors(spec)
+    findings += [_tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()]
     findings += [
         _unexpected(name, tensors[name])
         for name in TENSORS
-        if name in tensors and name not in expected_tensors(spec)
+        if name in tensors and name not in wanted
     ]
     return findings + notes_for(spec, merged, arch, found)
 

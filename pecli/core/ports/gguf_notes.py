@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..rope import RopeSpec, rope_frequencies
-from .ggml import deepseek_factors, rope_mode, yarn_corr_dims
+from .ggml import deepseek_factors, rope_mode, yarn_corr_dims, yarn_factor
 
 __all__ = ["notes_for"]
 
@@ -102,8 +102,7 @@ def _dynamic(spec: RopeSpec) -> str:
 
 
 def _deepseek(spec: RopeSpec, found: Mapping[str, Any], finding: Any) -> Any:
-    factor = float(rope_frequencies(spec).notes.get("factor", spec.factor or 1.0))
-    values = deepseek_factors(factor, float(spec.mscale_all_dim or 0.0))
+    values = deepseek_factors(yarn_factor(spec), float(spec.mscale_all_dim or 0.0))
     text = (
         f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = "
         f"{values['yarn_log_multiplier']:g} (llama.cpp divides it by 0.1 on load); ggml's "

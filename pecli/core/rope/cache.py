@@ -28,6 +28,7 @@ __all__ = [
     "PARTS",
     "cache_blocks",
     "cache_columns",
+    "check_cache_args",
     "check_positions_list",
     "rope_cache",
     "rope_layout",
@@ -154,9 +155,7 @@ def cache_blocks(
     negative, in any order), each angle the exact product of the position's float64 value
     and the exact frequency.
     """
-    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
-    if part not in PARTS:
-        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part)
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     h = freqs.inv_freq.size
@@ -165,6 +164,14 @@ def cache_blocks(
         where = check_positions_list(positions, n, start)
         return _position_blocks(freqs, where, kind, stored, part, step)
     return _blocks(freqs, n, int(start), kind, stored, part, (step, max(0, int(reuse))))
+
+
+def check_cache_args(n: int, layout: str, dtype: DTypeLike, part: str) -> tuple[int, str, np.dtype]:
+    """A cache's row count, layout (canonical name) and stored dtype, checked with ``part``."""
+    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
+    if part not in PARTS:
+        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    return n, kind, stored
 
 
 def check_positions_list(positions: np.ndarray, n: int, start: int = 0) -> np.ndarray:

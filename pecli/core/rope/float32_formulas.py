@@ -53,15 +53,18 @@ def llama3(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
     return np.where(medium, smoothed, scaled).astype(_F)
 
 
+def correction_dim(dim: int, length: float, base: float, rotations: float) -> float:
+    """YaRN's ``find_correction_dim``, in Python floats: ``dim·ln(L/(2π·r)) / (2·ln θ)``."""
+    return (dim * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+
 def yarn(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
     """``_compute_yarn_parameters``: the correction range in Python floats, the ramp in float32."""
     dim, length = spec.rotary_dim, spec.original_max_position_embeddings or 1
     factor = spec.factor or (spec.max_position_embeddings or length) / length
 
-    def correction(rotations: float) -> float:  # find_correction_dim, in Python floats
-        return (dim * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(spec.theta))
-
-    low, high = correction(spec.beta_fast or 32), correction(spec.beta_slow or 1)
+    low = correction_dim(dim, length, spec.theta, spec.beta_fast or 32)
+    high = correction_dim(dim, length, spec.theta, spec.beta_slow or 1)
     if spec.truncate:
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, dim - 1)

@@ -18,8 +18,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rules import MAX_POSITION, check_n, check_table_dtype
-from .cache import BLOCK_CELLS, PARTS, check_positions_list, rope_layout
+from ..rules import MAX_POSITION
+from .cache import BLOCK_CELLS, check_cache_args, check_positions_list
 from .frequencies import RopeFrequencies
 from .registry import RECORDS, record
 from .spec import RopeSpec
@@ -105,9 +105,7 @@ def framework_cache_blocks(
     (dtype('float32'), 2.93e-05)
 
     """
-    n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
-    if part not in PARTS:
-        raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part)
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     inv = transformers_inv_freq(freqs.spec)
