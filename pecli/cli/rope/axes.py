@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -147,17 +146,12 @@ def _ids(plan: AxisPlan, chosen: object, output: str, *, ids: str | None, **give
 
     array = None
     if ids is not None:
+        from ...io.paths import check_not_input
         from ...io.reading import read_table
 
-        _not_the_input(output, ids)
+        check_not_input(output, (ids,))
         array = read_table(ids, parameter="ids").astype(np.float64)
     return resolve_ids(plan, chosen, ids=array, **given)  # type: ignore[arg-type]
-
-
-def _not_the_input(output: str, source: str) -> None:
-    """Refuse an output that is the --ids file itself (it would be replaced)."""
-    if os.path.exists(output) and os.path.exists(source) and os.path.samefile(output, source):
-        raise ParameterError("output", "must not be the --ids file (it would be replaced)", output)
 
 
 def _shape(plan: AxisPlan, n: int, form: str, part: str) -> tuple[tuple[int, ...], list[str]]:
