@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ..io import formats, paths
+from ..io import formats
 
 
 class Format(StrEnum):
@@ -35,6 +35,5 @@ def report_kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
         output, fmt.value if fmt else None, formats=("table", "json"), default="table",
         suffixes=("json",),
     )  # fmt: skip
-    formats.check_output(output, kind)
-    paths.check_not_input(output, tuple(inputs.values()))
+    formats.check_output(output, kind, inputs=tuple(inputs.values()))
     return kind

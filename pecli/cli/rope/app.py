@@ -12,6 +12,7 @@ from ...core.errors import ParameterError
 from ...io import formats, writing
 from .. import text
 from .._app import PecliGroup, app
+from ..json_report import FormatOpt, Output
 from ..options import Dtype, Quiet
 from ..progress import say_written
 from .options import rope_spec_options
@@ -183,20 +184,9 @@ SeqLen = Annotated[
 ]
 
 
-class TableOrJson(StrEnum):
-    """The formats of the reports that have no CSV form (config, permute, identify)."""
-
-    table = "table"
-    json = "json"
-
-
-JsonFormatOpt = Annotated[
-    TableOrJson | None,
-    typer.Option("--format", help="table or json. [default: the suffix, else table]"),
-]
-JsonOutput = Annotated[
-    str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
-]
+# The reports that have no CSV form (config, permute, identify): the options of gguf and diff.
+JsonFormatOpt = FormatOpt
+JsonOutput = Output
 
 
 @rope_app.command("config")
