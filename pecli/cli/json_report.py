@@ -1,5 +1,7 @@
 """The ``--format table|json`` and ``-o`` options of the report commands (gguf, diff), once.
 
+Also ``--format table|csv|json|npy`` of the reports that are an array too (zoo, rope freqs).
+
 The format comes from ``--format``, else the output's suffix, else ``table``; the output is
 checked before any work and refused when it is one of the command's inputs.
 """
@@ -26,6 +28,21 @@ FormatOpt = Annotated[
 ]
 Output = Annotated[
     str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
+]
+
+
+class ArrayFormat(StrEnum):
+    """Formats of a small report that is also an array."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    npy = "npy"
+
+
+ArrayFormatOpt = Annotated[
+    ArrayFormat | None,
+    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
 ]
 
 

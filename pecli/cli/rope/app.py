@@ -12,7 +12,7 @@ from ...core.errors import ParameterError
 from ...io import formats, writing
 from .. import text
 from .._app import PecliGroup, app
-from ..json_report import FormatOpt, Output
+from ..json_report import ArrayFormatOpt, FormatOpt, Output
 from ..options import Dtype, Quiet
 from ..progress import say_written
 from .options import rope_spec_options
@@ -73,19 +73,6 @@ def report_kind(
     return kind
 
 
-class FreqsFormat(StrEnum):
-    """Formats of ``rope freqs``: the reports, or the inv_freq vector alone."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    npy = "npy"
-
-
-FreqsFormatOpt = Annotated[
-    FreqsFormat | None,
-    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
-]
 FreqsOutput = Annotated[
     str,
     typer.Option(
@@ -101,7 +88,7 @@ FreqsDtype = Annotated[
 @rope_app.command("freqs")
 @rope_spec_options()
 def freqs_command(
-    fmt: FreqsFormatOpt = None, output: FreqsOutput = "-", dtype: FreqsDtype = None,
+    fmt: ArrayFormatOpt = None, output: FreqsOutput = "-", dtype: FreqsDtype = None,
     quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """inv_freq ω_i, wavelength λ_i = 2π/ω_i and what the scaling did, per rotary pair i.

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated
-
 import numpy as np
-import typer
 
 from ...io import formats, writing
+from ..json_report import ArrayFormat, ArrayFormatOpt
 
-
-class ArrayFormat(StrEnum):
-    """Formats of a small report that is also an array."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    npy = "npy"
-
-
-ArrayFormatOpt = Annotated[
-    ArrayFormat | None,
-    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
-]
+__all__ = ["ArrayFormat", "ArrayFormatOpt", "output_kind", "write_npy"]
 
 
 def output_kind(output: str, fmt: ArrayFormat | None) -> str:
