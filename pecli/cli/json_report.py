@@ -1,6 +1,7 @@
 """The ``--format table|json`` and ``-o`` options of the report commands (gguf, diff), once.
 
-Also ``--format table|csv|json|npy`` of the reports that are an array too (zoo, rope freqs).
+Also ``--format table|csv|json`` of the reports that are a table too (wavelengths, rope) and
+``--format table|csv|json|npy`` of those that are an array (zoo, rope freqs).
 
 The format comes from ``--format``, else the output's suffix, else ``table``; the output is
 checked before any work and refused when it is one of the command's inputs.
@@ -28,6 +29,23 @@ FormatOpt = Annotated[
 ]
 Output = Annotated[
     str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
+]
+
+
+class ReportFormat(StrEnum):
+    """Formats of the reports that are also a table (wavelengths, rope)."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+ReportFormatOpt = Annotated[
+    ReportFormat | None,
+    typer.Option("--format", help="table, csv or json. [default: the suffix, else table]"),
+]
+ReportOutput = Annotated[
+    str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
 ]
 
 

@@ -32,21 +32,6 @@ rope_app = typer.Typer(
 app.add_typer(rope_app)
 
 
-class ReportFormat(StrEnum):
-    """Formats of the rope reports."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-
-
-ReportFormatOpt = Annotated[
-    ReportFormat | None,
-    typer.Option("--format", help="table, csv or json. [default: the suffix, else table]"),
-]
-ReportOutput = Annotated[
-    str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
-]
 RopeStart = Annotated[int, typer.Option("--start", help="First position (transformers: 0).")]
 RopeLayout = Annotated[
     str,
