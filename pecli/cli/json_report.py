@@ -64,11 +64,20 @@ ArrayFormatOpt = Annotated[
 ]
 
 
+def table_kind(
+    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json"),
+    inputs: tuple[str | None, ...] = (),
+) -> str:  # fmt: skip
+    """table, csv or json (``choices`` besides table) from --format, else the suffix.
+
+    The output is checked (:func:`pecli.io.formats.check_output`), also against ``inputs``.
+    """
+    kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
+                                  default="table", suffixes=choices)  # fmt: skip
+    formats.check_output(output, kind, inputs=inputs)
+    return kind
+
+
 def report_kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
     """``table`` or ``json``, after refusing an output that cannot be written or is an input."""
-    kind = formats.resolve_format(
-        output, fmt.value if fmt else None, formats=("table", "json"), default="table",
-        suffixes=("json",),
-    )  # fmt: skip
-    formats.check_output(output, kind, inputs=tuple(inputs.values()))
-    return kind
+    return table_kind(output, fmt, ("json",), tuple(inputs.values()))

@@ -8,14 +8,12 @@ import numpy as np
 
 from ..core.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ..core.rules import check_d
-from ..io import formats, writing
+from ..io import writing
 from . import text
 from ._app import app
-from .json_report import ReportFormatOpt, ReportOutput
+from .json_report import ReportFormatOpt, ReportOutput, table_kind
 from .options import Base, EvenD, Quiet
 from .progress import say_written
-
-FORMATS = ("table", "csv", "json")
 
 
 def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float) -> Any:
@@ -45,14 +43,7 @@ def wavelengths_command(
 
     Example: pecli wavelengths --d 512 --format csv
     """
-    kind = formats.resolve_format(
-        output,
-        fmt.value if fmt else None,
-        formats=FORMATS,
-        default="table",
-        suffixes=("csv", "json"),
-    )
-    formats.check_output(output, kind)
+    kind = table_kind(output, fmt)
     d = check_d(d)  # before anything is sized by it
     pairs = np.arange(1, d // 2 + 1)
     columns = {

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import formats, writing
+from ...io import writing
 from .. import text
 from .._app import PecliGroup, app
-from ..json_report import ArrayFormatOpt, FormatOpt, Output
+from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
 from ..options import Dtype, Quiet
 from ..progress import say_written
 from .options import rope_spec_options
@@ -32,6 +31,7 @@ rope_app = typer.Typer(
 app.add_typer(rope_app)
 
 
+report_kind = table_kind  # the rope reports' --format and -o, checked (json_report)
 RopeStart = Annotated[int, typer.Option("--start", help="First position (transformers: 0).")]
 RopeLayout = Annotated[
     str,
@@ -42,20 +42,6 @@ RopeLayout = Annotated[
         "vllm-gptj, mlx-traditional, flash-attn-interleaved, deepseek).",
     ),
 ]
-
-
-def report_kind(
-    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json"),
-    inputs: tuple[str | None, ...] = (),
-) -> str:  # fmt: skip
-    """table, csv or json (``choices`` besides table) from --format, else the suffix.
-
-    The output is checked (:func:`pecli.io.formats.check_output`), also against ``inputs``.
-    """
-    kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
-                                  default="table", suffixes=choices)  # fmt: skip
-    formats.check_output(output, kind, inputs=inputs)
-    return kind
 
 
 FreqsOutput = Annotated[
