@@ -6,7 +6,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
-import typer
 
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
@@ -16,7 +15,7 @@ from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, Table
 from ..progress import say_written, write_streamed
 from .app import rope_app
 from .axes_output import axes_metadata, write_tensors
-from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt
+from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt, _option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.multiaxis.cache import IdSource
@@ -47,10 +46,6 @@ class AxisArithmetic(StrEnum):
     model = "model"
     float64 = "float64"
     float32 = "float32"
-
-
-def _option(name: str, text: str) -> Any:
-    return typer.Option(name, help=text)
 
 
 PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, cogvideox, "
