@@ -1,5 +1,8 @@
 """The ``--format table|json`` and ``-o`` options of the report commands (gguf, diff), once.
 
+Also ``--format table|csv|json`` of the reports that are a table too (wavelengths, rope) and
+``--format table|csv|json|npy`` of those that are an array (zoo, rope freqs).
+
 The format comes from ``--format``, else the output's suffix, else ``table``; the output is
 checked before any work and refused when it is one of the command's inputs.
 """
@@ -11,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ..io import formats, paths
+from ..io import formats
 
 
 class Format(StrEnum):
@@ -29,12 +32,52 @@ Output = Annotated[
 ]
 
 
+class ReportFormat(StrEnum):
+    """Formats of the reports that are also a table (wavelengths, rope)."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+ReportFormatOpt = Annotated[
+    ReportFormat | None,
+    typer.Option("--format", help="table, csv or json. [default: the suffix, else table]"),
+]
+ReportOutput = Annotated[
+    str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
+]
+
+
+class ArrayFormat(StrEnum):
+    """Formats of a small report that is also an array."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    npy = "npy"
+
+
+ArrayFormatOpt = Annotated[
+    ArrayFormat | None,
+    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
+]
+
+
+def table_kind(
+    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json"),
+    inputs: tuple[str | None, ...] = (),
+) -> str:  # fmt: skip
+    """table, csv or json (``choices`` besides table) from --format, else the suffix.
+
+    The output is checked (:func:`pecli.io.formats.check_output`), also against ``inputs``.
+    """
+    kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
+                                  default="table", suffixes=choices)  # fmt: skip
+    formats.check_output(output, kind, inputs=inputs)
+    return kind
+
+
 def report_kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
     """``table`` or ``json``, after refusing an output that cannot be written or is an input."""
-    kind = formats.resolve_format(
-        output, fmt.value if fmt else None, formats=("table", "json"), default="table",
-        suffixes=("json",),
-    )  # fmt: skip
-    formats.check_output(output, kind)
-    paths.check_not_input(output, tuple(inputs.values()))
-    return kind
+    return table_kind(output, fmt, ("json",), tuple(inputs.values()))

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
 
 from ..core.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ..core.rules import check_d
-from ..io import formats, writing
+from ..io import writing
 from . import text
 from ._app import app
+from .json_report import ReportFormatOpt, ReportOutput, table_kind
 from .options import Base, EvenD, Quiet
 from .progress import say_written
-
-FORMATS = ("table", "csv", "json")
-
-
-class ReportFormat(StrEnum):
-    """Formats of the wavelengths report."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
 
 
 def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float) -> Any:
@@ -43,13 +32,8 @@ def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float) -> Any:
 def wavelengths_command(
     d: EvenD = 512,
     base: Base = DEFAULT_BASE,
-    fmt: Annotated[
-        ReportFormat | None,
-        typer.Option("--format", help="table, csv or json. [default: the suffix, else table]"),
-    ] = None,
-    output: Annotated[
-        str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
-    ] = "-",
+    fmt: ReportFormatOpt = None,
+    output: ReportOutput = "-",
     quiet: Quiet = False,
 ) -> None:
     """The angular frequency ω_i and wavelength λ_i = 2π C^(2(i-1)/d) of every pair i.
@@ -59,14 +43,7 @@ def wavelengths_command(
 
     Example: pecli wavelengths --d 512 --format csv
     """
-    kind = formats.resolve_format(
-        output,
-        fmt.value if fmt else None,
-        formats=FORMATS,
-        default="table",
-        suffixes=("csv", "json"),
-    )
-    formats.check_output(output, kind)
+    kind = table_kind(output, fmt)
     d = check_d(d)  # before anything is sized by it
     pairs = np.arange(1, d // 2 + 1)
     columns = {

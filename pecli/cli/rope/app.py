@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import formats, writing
+from ...io import writing
 from .. import text
 from .._app import PecliGroup, app
+from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
 from ..options import Dtype, Quiet
 from ..progress import say_written
 from .options import rope_spec_options
@@ -31,21 +31,7 @@ rope_app = typer.Typer(
 app.add_typer(rope_app)
 
 
-class ReportFormat(StrEnum):
-    """Formats of the rope reports."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-
-
-ReportFormatOpt = Annotated[
-    ReportFormat | None,
-    typer.Option("--format", help="table, csv or json. [default: the suffix, else table]"),
-]
-ReportOutput = Annotated[
-    str, typer.Option("-o", "--output", help="Output file (.csv, .json), or - for stdout.")
-]
+report_kind = table_kind  # the rope reports' --format and -o, checked (json_report)
 RopeStart = Annotated[int, typer.Option("--start", help="First position (transformers: 0).")]
 RopeLayout = Annotated[
     str,
@@ -58,33 +44,6 @@ RopeLayout = Annotated[
 ]
 
 
-def report_kind(
-    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json"),
-    inputs: tuple[str | None, ...] = (),
-) -> str:  # fmt: skip
-    """table, csv or json (``choices`` besides table) from --format, else the suffix.
-
-    The output is checked (:func:`pecli.io.formats.check_output`), also against ``inputs``.
-    """
-    kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
-                                  default="table", suffixes=choices)  # fmt: skip
-    formats.check_output(output, kind, inputs=inputs)
-    return kind
-
-
-class FreqsFormat(StrEnum):
-    """Formats of ``rope freqs``: the reports, or the inv_freq vector alone."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    npy = "npy"
-
-
-FreqsFormatOpt = Annotated[
-    FreqsFormat | None,
-    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
-]
 FreqsOutput = Annotated[
     str,
     typer.Option(
@@ -100,7 +59,7 @@ FreqsDtype = Annotated[
 @rope_app.command("freqs")
 @rope_spec_options()
 def freqs_command(
-    fmt: FreqsFormatOpt = None, output: FreqsOutput = "-", dtype: FreqsDtype = None,
+    fmt: ArrayFormatOpt = None, output: FreqsOutput = "-", dtype: FreqsDtype = None,
     quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """inv_freq ω_i, wavelength λ_i = 2π/ω_i and what the scaling did, per rotary pair i.
@@ -183,20 +142,9 @@ SeqLen = Annotated[
 ]
 
 
-class TableOrJson(StrEnum):
-    """The formats of the reports that have no CSV form (config, permute, identify)."""
-
-    table = "table"
-    json = "json"
-
-
-JsonFormatOpt = Annotated[
-    TableOrJson | None,
-    typer.Option("--format", help="table or json. [default: the suffix, else table]"),
-]
-JsonOutput = Annotated[
-    str, typer.Option("-o", "--output", help="Output file (.json), or - for stdout.")
-]
+# The reports that have no CSV form (config, permute, identify): the options of gguf and diff.
+JsonFormatOpt = FormatOpt
+JsonOutput = Output
 
 
 @rope_app.command("config")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
-import typer
 
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
@@ -17,7 +15,7 @@ from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, Table
 from ..progress import say_written, write_streamed
 from .app import rope_app
 from .axes_output import axes_metadata, write_tensors
-from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt
+from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt, _option
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.multiaxis.cache import IdSource
@@ -48,10 +46,6 @@ class AxisArithmetic(StrEnum):
     model = "model"
     float64 = "float64"
     float32 = "float32"
-
-
-def _option(name: str, text: str) -> Any:
-    return typer.Option(name, help=text)
 
 
 PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, cogvideox, "
@@ -147,17 +141,12 @@ def _ids(plan: AxisPlan, chosen: object, output: str, *, ids: str | None, **give
 
     array = None
     if ids is not None:
+        from ...io.paths import check_not_input
         from ...io.reading import read_table
 
-        _not_the_input(output, ids)
+        check_not_input(output, (ids,))
         array = read_table(ids, parameter="ids").astype(np.float64)
     return resolve_ids(plan, chosen, ids=array, **given)  # type: ignore[arg-type]
-
-
-def _not_the_input(output: str, source: str) -> None:
-    """Refuse an output that is the --ids file itself (it would be replaced)."""
-    if os.path.exists(output) and os.path.exists(source) and os.path.samefile(output, source):
-        raise ParameterError("output", "must not be the --ids file (it would be replaced)", output)
 
 
 def _shape(plan: AxisPlan, n: int, form: str, part: str) -> tuple[tuple[int, ...], list[str]]:

@@ -8,10 +8,11 @@ import numpy as np
 
 from ...io import writing
 from .. import text
+from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import DataOutput, Dpi, Quiet, Size
 from ..plots import FigureOutput
 from ..progress import say_written
-from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
+from .app import report_kind, rope_app
 from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
 
 

@@ -188,10 +188,10 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
         rule = "must be .csv or .npy with --positions (the metadata says consecutive positions)"
         raise ParameterError("output", rule, output)
     if os.path.exists(text):
+        from ...io.paths import check_not_input
         from ...io.reading import read_table
 
-        if os.path.exists(output) and os.path.samefile(text, output):
-            raise ParameterError("output", "must not be the --positions file", output)
+        check_not_input(output, (text,))
         table = read_table(text, parameter="positions").astype(np.float64)
         if 1 not in table.shape:
             raise ParameterError("positions", "must be one row or one column", table.shape)

@@ -10,9 +10,10 @@ import typer
 from ...core.errors import ParameterError
 from ...io import writing
 from .. import text as rich_text
+from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..progress import say_written
-from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
+from .app import report_kind, rope_app
 from .axes import FpsOpt, GridOpt, HeadDimOpt, IdsOpt, PresetOpt, TextOpt
 from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt
 

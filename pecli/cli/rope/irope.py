@@ -10,9 +10,10 @@ import typer
 
 from ...io import writing
 from .. import text
+from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..progress import say_written
-from .app import ReportFormatOpt, ReportOutput, report_kind, rope_app
+from .app import report_kind, rope_app
 
 ConfigOpt = Annotated[
     str | None, typer.Option("--config", help="A Llama 4 config.json (text_config is read).")

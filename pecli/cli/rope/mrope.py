@@ -32,6 +32,7 @@ class Model(StrEnum):
 
 
 def _option(name: str, text: str) -> Any:
+    """An option and its help (the multi-axis commands: mrope-ids, axes)."""
     return typer.Option(name, help=text)
 
 

@@ -9,15 +9,10 @@ import typer
 
 from ...io import writing
 from .. import text
+from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..progress import say_written
-from .app import (
-    ReportFormatOpt,
-    ReportOutput,
-    RopeStart,
-    report_kind,
-    rope_app,
-)
+from .app import RopeStart, report_kind, rope_app
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -2,41 +2,17 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated
-
 import numpy as np
-import typer
 
 from ...io import formats, writing
+from ..json_report import ArrayFormat, ArrayFormatOpt, table_kind
 
-
-class ArrayFormat(StrEnum):
-    """Formats of a small report that is also an array."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    npy = "npy"
-
-
-ArrayFormatOpt = Annotated[
-    ArrayFormat | None,
-    typer.Option("--format", help="table, csv, json or npy. [default: the suffix, else table]"),
-]
+__all__ = ["ArrayFormat", "ArrayFormatOpt", "output_kind", "write_npy"]
 
 
 def output_kind(output: str, fmt: ArrayFormat | None) -> str:
     """table, csv, json or npy from --format, else the suffix (table on stdout); checked."""
-    kind = formats.resolve_format(
-        output,
-        fmt.value if fmt else None,
-        default="table",
-        formats=tuple(ArrayFormat),
-        suffixes=("csv", "json", "npy"),
-    )
-    formats.check_output(output, kind)
-    return kind
+    return table_kind(output, fmt, ("csv", "json", "npy"))
 
 
 def write_npy(array: np.ndarray, output: str) -> None:
