@@ -127,6 +127,8 @@ def test_gguf_tensors(run_cli):
     ("args", "message"),
     [
         (["missing.npy"], "'A'"),
+        (["folder"], "must be an existing .npy, CSV, .safetensors or .gguf file"),
+        (["missing.gguf"], "must be an existing .npy, CSV, .safetensors or .gguf file"),
         (["several.safetensors"], "holds 2 tensors: name one with --tensor-a"),
         (["a.npy", "--ulps", "-1"], "--ulps"),
         (["a.npy", "--format", "json", "-o", "a.npy"], "must not be the input a.npy"),
@@ -134,6 +136,7 @@ def test_gguf_tensors(run_cli):
 )
 def test_usage_errors_are_one_line(run_cli, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
+    Path("folder").mkdir()
     np.save("a.npy", cache(inv_freq(), n=4))
     save_file({"x": np.zeros(3, np.float32), "y": np.ones(3, np.float32)}, "several.safetensors")
     before = Path("a.npy").read_bytes()

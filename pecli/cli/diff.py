@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
@@ -117,6 +118,9 @@ def _read_table(path: str, tensor: str | None, which: str) -> np.ndarray:
     """A GGUF tensor, a .safetensors tensor or [cos | sin], a .npy or CSV table."""
     from ..io.gguf import is_gguf
 
+    if path != "-" and (not os.path.exists(path) or os.path.isdir(path)):  # any of the four kinds
+        rule = "must be an existing .npy, CSV, .safetensors or .gguf file (or -)"
+        raise ParameterError(which, rule, path)
     if is_gguf(path):
         return _gguf_table(path, tensor, which)
     if tensor is not None and not path.endswith(".safetensors"):
