@@ -60,6 +60,21 @@ def test_yarn_with_a_degenerate_correction_range_widens_it_by_0_001():
     assert freqs.attention_factor == pytest.approx(float(0.1 * mpmath.log(4) + 1), rel=1e-15)
 
 
+def test_yarn_clamps_the_correction_range_to_dim_minus_1():
+    # θ = 10, L_orig = 1024, d = 32: correction dims 32·ln(1024/(2π·β))/(2 ln 10) are 11.31
+    # (β = 32) and 35.39 (β = 1); floor/ceil give (11, 36) and find_correction_range clamps
+    # high to dim − 1 = 31: pairs 12 … 15 on the ramp (j − 11)/20, in both arithmetics
+    from pecli.core.rope.framework import transformers_inv_freq
+
+    fixture, freqs, _ = _from_fixture("yarn_high_clamp")
+    assert (freqs.notes["ramp_low"], freqs.notes["ramp_high"]) == (11, 31)
+    exact = _mp_default(10.0, 32)
+    ramp = [min(max(mpmath.mpf(j - 11) / 20, 0), 1) for j in range(16)]
+    assert _close_to(freqs.inv_freq, [w / 4 * r + w * (1 - r) for w, r in zip(exact, ramp, strict=True)])
+    ours = transformers_inv_freq(freqs.spec)
+    assert np.array_equal(ours.view(np.int32), fixture.table.view(np.int32))
+
+
 def test_yarn_mscale_all_dim_other_than_one_scales_the_attention():
     fixture, freqs, _ = _from_fixture("yarn_mscale_all_dim")
     ln40 = mpmath.log(40)
