@@ -70,7 +70,8 @@ def test_yarn_clamps_the_correction_range_to_dim_minus_1():
     assert (freqs.notes["ramp_low"], freqs.notes["ramp_high"]) == (11, 31)
     exact = _mp_default(10.0, 32)
     ramp = [min(max(mpmath.mpf(j - 11) / 20, 0), 1) for j in range(16)]
-    assert _close_to(freqs.inv_freq, [w / 4 * r + w * (1 - r) for w, r in zip(exact, ramp, strict=True)])
+    mixed = [w / 4 * r + w * (1 - r) for w, r in zip(exact, ramp, strict=True)]
+    assert _close_to(freqs.inv_freq, mixed)
     ours = transformers_inv_freq(freqs.spec)
     assert np.array_equal(ours.view(np.int32), fixture.table.view(np.int32))
 
