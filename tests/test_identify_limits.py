@@ -100,6 +100,36 @@ def test_an_amplitude_of_sqrt_2_over_d_is_named_and_other_columns_say_how_far_of
         circle_radius(np.array([[3.0], [1.0]]), np.array([[3.0], [0.0]]))
 
 
+def test_a_radius_is_read_as_1_within_4_units_of_half_precision_rounding_only():
+    """bfloat16 (u = 2^-8): within max(1e-4, 4u) = 0.015625 of 1 it is 1, past that a number."""
+    from pecli.analysis.identify.amplitude import amplitude_name
+
+    u = 2.0**-8
+    assert amplitude_name(1 + 3.9 * u, 64, u) == 1.0
+    assert amplitude_name(1 + 4.1 * u, 64, u) == 1.01601563  # 1 + 4.1/256 = 1.016015625, to 9 digits
+    assert amplitude_name(1 + 3 * 2.0**-24, 64) == 1.0 and amplitude_name(1.0002, 64) == 1.0002
+
+
+def test_a_table_equal_to_its_transpose_is_read_as_given():
+    """d = n = 2, start s = (π/2 − 1)/2: cos s = sin(s + 1), so the table is symmetric and
+    both orientations fit exactly; it is read untransposed, start s."""
+    s = (np.pi / 2 - 1) / 2
+    table = np.array([[np.sin(s), np.cos(s)], [np.sin(s + 1), np.cos(s + 1)]])
+    assert np.array_equal(table, table.T)
+    found = identify_table(table)
+    assert found.matched and not found.transposed and found.start == pytest.approx(s, abs=1e-12)
+
+
+def test_a_padding_row_past_the_compared_rows_names_no_preset():
+    """A zero row 100 (past the 64 rows compared): no preset zeroes row 100 (fairseq's padding
+    row is 1), so none builds the table; the command says --padding-idx 100."""
+    table = np.array(slow.preset_table("pytorch", 120, 16, 10000.0))
+    table[100] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.padding_rows == [100] and found.presets == []
+    assert "--padding-idx 100" in found.command
+
+
 @pytest.mark.parametrize("name", ["distilbert", "positional-encodings"])  # two odd-d rules
 def test_d_3_tables_read_their_base_from_the_extra_sine(name):
     """d = 3: one pair (ω_0 = 1) and a lone sine of ω_1 = C^(-2/3); only it tells C = 500."""
