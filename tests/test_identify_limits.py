@@ -130,6 +130,18 @@ def test_a_padding_row_past_the_compared_rows_names_no_preset():
     assert "--padding-idx 100" in found.command
 
 
+def test_pairs_too_slow_over_the_rows_after_padding_rows_leave_the_default_base():
+    """float16, d = 8, rows 0 … 9 zero and 10 … 12 live: over those 2 rows pair 1 (ω = 0.1)
+    turns 0.2 rad and tells C; pairs 2 and 3 (ω = 0.01, 0.001) turn 0.02 and 0.002 rad, under
+    50 float16 roundings (50·2^-11 = 0.024 rad), and are left out. Measuring the span from
+    row 0 (22 rows) would let pair 2's rounding noise in: C = 10002.5 instead of 10000."""
+    table = np.array(slow.preset_table("pytorch", 13, 8, 10000.0))
+    table[:10] = 0.0
+    found = identify_table(table.astype(np.float16))
+    assert found.matched and (found.schedule, found.base, found.start) == ("paper", 10000.0, 0)
+    assert found.padding_rows == list(range(10))
+
+
 @pytest.mark.parametrize("name", ["distilbert", "positional-encodings"])  # two odd-d rules
 def test_d_3_tables_read_their_base_from_the_extra_sine(name):
     """d = 3: one pair (ω_0 = 1) and a lone sine of ω_1 = C^(-2/3); only it tells C = 500."""
