@@ -65,6 +65,15 @@ def test_qwen2_5_interval_of_one_and_a_half_truncates():
     assert ids[0].tolist() == [0, 1, 3, 4]  # 2 tokens/s · 0.75 s = 1.5 per grid
 
 
+def test_a_one_frame_qwen3_vl_video_needs_no_timestamps():
+    # text 0, 1; one frame of 4×4 patches merged 2×2: t = 2, h = 2 + (0, 0, 1, 1),
+    # w = 2 + (0, 1, 0, 1); the text after it at 2 + max(H, W) // 2 = 4 (get_rope_index);
+    # delta = largest id + 1 − tokens = 5 − 7 = −2
+    ids, delta = mrope_ids(parse_tokens("text:2 video:1,4,4 text:1"), model="qwen3-vl")
+    assert ids.tolist() == [[0, 1, 2, 2, 2, 2, 4], [0, 1, 2, 2, 3, 3, 4], [0, 1, 2, 3, 2, 3, 4]]
+    assert delta == -2
+
+
 @pytest.mark.parametrize("model", [*MODELS, "qwen3.5"])
 def test_caches_are_the_rotary_classes_own(model):
     cos, sin = FIXTURES[f"{model}_cos"], FIXTURES[f"{model}_sin"]
