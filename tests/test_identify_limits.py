@@ -106,7 +106,9 @@ def test_a_radius_is_read_as_1_within_4_units_of_half_precision_rounding_only():
 
     u = 2.0**-8
     assert amplitude_name(1 + 3.9 * u, 64, u) == 1.0
-    assert amplitude_name(1 + 4.1 * u, 64, u) == 1.01601563  # 1 + 4.1/256 = 1.016015625, to 9 digits
+    assert (
+        amplitude_name(1 + 4.1 * u, 64, u) == 1.01601563
+    )  # 1 + 4.1/256 = 1.016015625, to 9 digits
     assert amplitude_name(1 + 3 * 2.0**-24, 64) == 1.0 and amplitude_name(1.0002, 64) == 1.0002
 
 
@@ -127,7 +129,44 @@ def test_a_padding_row_past_the_compared_rows_names_no_preset():
     table[100] = 0.0
     found = identify_table(table)
     assert found.matched and found.padding_rows == [100] and found.presets == []
-    assert "--padding-idx 100" in found.command
+    assert found.command == (
+        "pecli compute --d 16 --n 120 --base 10000 --dtype float64 --start 0 --layout "
+        "interleaved --schedule paper --padding-idx 100"
+    )  # an even d: no --odd-d
+
+
+def test_one_pair_is_every_preset_s_at_its_own_schedule():
+    """d = 2: ω_0 = 1 under every schedule and base, so no preset is named '(as …)'."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
+    assert found.matched and "tensor2tensor" in found.presets and "mlx" in found.presets
+    assert not [name for name in found.presets if "(as" in name]
+
+
+def test_the_base_fit_follows_the_reading_that_names_the_presets():
+    """fairseq, d = 8, C = 1000 (tensor2tensor: ω_j = 1000^(-j/3)) is the paper's
+    C = 1000^(4/3) = 10000, but only fairseq builds it: the reading, and the fitted base
+    beside it, are tensor2tensor's C = 1000."""
+    found = identify_table(np.array(slow.preset_table("fairseq", 30, 8, 1000.0)))
+    assert found.presets == ["fairseq"] and (found.schedule, found.base) == ("tensor2tensor", 1000)
+    assert found.base_fit == pytest.approx(1000.0, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("name", "base", "presets"),
+    [
+        ("hf-marian", 1000.0, ["hf-marian"]),
+        # d = 3, positional-encodings: ω_1 = C^(-2/4) = 0.01 (the frequencies of d + 1 = 4
+        # channels); DistilBERT's rule gives ω_1 = C'^(-2/3), the same for C' = 0.01^(-3/2)
+        (
+            "positional-encodings",
+            10000.0,
+            ["positional-encodings", "distilbert (as paper, C = 1000)"],
+        ),
+    ],
+)
+def test_d_3_presets_are_read_under_their_own_odd_d_rule(name, base, presets):
+    found = identify_table(np.array(slow.preset_table(name, 30, 3, base)))
+    assert found.matched and found.presets == presets
 
 
 def test_pairs_too_slow_over_the_rows_after_padding_rows_leave_the_default_base():
