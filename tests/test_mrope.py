@@ -74,6 +74,19 @@ def test_a_one_frame_qwen3_vl_video_needs_no_timestamps():
     assert delta == -2
 
 
+def test_qwen2_5_release_4_multiplies_the_truncated_times_by_tokens_per_second():
+    # transformers 4: (arange(4) · 0.75) · 2 = 0, 1.5, 3, 4.5 → 0, 1, 3, 4
+    ids, _ = mrope_ids(parse_tokens("video:4,2,2,s=0.75"), model="qwen2.5-vl", release="4")
+    assert ids[0].tolist() == [0, 1, 3, 4]
+
+
+def test_two_texts_in_a_row_are_one_block():
+    # text 0, 1; a 1×2×2 image merged 2×2: one token at (2, 2, 2); the text after it at
+    # 2 + max(2, 2) // 2 = 3, its 2 + 3 tokens one run 3 … 7
+    ids, _ = mrope_ids(parse_tokens("text:2 image:1,2,2 text:2 text:3"), model="qwen2-vl")
+    assert ids.tolist() == [[0, 1, 2, 3, 4, 5, 6, 7]] * 3
+
+
 @pytest.mark.parametrize("model", [*MODELS, "qwen3.5"])
 def test_caches_are_the_rotary_classes_own(model):
     cos, sin = FIXTURES[f"{model}_cos"], FIXTURES[f"{model}_sin"]

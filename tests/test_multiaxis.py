@@ -317,3 +317,14 @@ def test_cogvideox_ids_are_the_linspace_crop_in_float32():
     assert rows[0] == 2.0 and rows[1] == float(np.float32(2 + float(step)))
     assert sorted(set(ids[:, 0].tolist())) == [0.0, 1.0, 2.0]
     assert axis_preset("cogvideox").plan().strip() == "T" * 8 + "H" * 12 + "W" * 12
+
+
+@pytest.mark.parametrize(
+    ("theta", "per_axis_theta"), [("5000", (5e3,) * 3), ("5e3,6e3,7e3", (5e3, 6e3, 7e3))]
+)
+def test_a_preset_s_theta_is_overridden_by_one_number_or_one_per_axis(theta, per_axis_theta):
+    from pecli.core.rope.multiaxis.resolve import resolve_plan
+
+    plan, _ = resolve_plan("wan", theta=theta)  # axes t, h, w
+    assert plan.axes == ("t", "h", "w")
+    assert plan.theta == tuple(per_axis_theta[a] for a in plan.axis)  # every pair its axis's θ
