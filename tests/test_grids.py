@@ -222,3 +222,11 @@ def test_bad_arguments_name_the_parameter(call, parameter):
     with pytest.raises(ParameterError) as caught:
         grid_table(**call)
     assert caught.value.parameter == parameter
+
+
+@pytest.mark.parametrize(("shape", "least"), [((3, 3), 8), ((2, 2, 2), 12), ((5,), 4)])
+def test_t2t_nd_says_the_least_width_on_its_axes(shape, least):
+    """tensor2tensor needs 2 pairs per axis (C^(-j/(h-1))): d >= 2·2·m on m axes."""
+    with pytest.raises(ParameterError, match=f"must be at least {least} for --preset t2t-nd on"):
+        grid_table(shape, d=least - 1, preset="t2t-nd")
+    assert grid_table(shape, d=least, preset="t2t-nd").shape == (int(np.prod(shape)), least)

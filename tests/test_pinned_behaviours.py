@@ -76,6 +76,11 @@ def test_yarn_clamps_the_correction_range_to_dim_minus_1():
     assert np.array_equal(ours.view(np.int32), fixture.table.view(np.int32))
 
 
+def test_linear_with_a_factor_of_1_leaves_every_pair_unchanged():
+    freqs = rope_frequencies(RopeSpec(rope_type="linear", factor=1.0, head_dim=8))
+    assert freqs.scaling == ("unchanged",) * 4 and _close_to(freqs.inv_freq, _mp_default(1e4, 8))
+
+
 def test_yarn_mscale_all_dim_other_than_one_scales_the_attention():
     fixture, freqs, _ = _from_fixture("yarn_mscale_all_dim")
     ln40 = mpmath.log(40)
