@@ -230,3 +230,18 @@ def test_t2t_nd_says_the_least_width_on_its_axes(shape, least):
     with pytest.raises(ParameterError, match=f"must be at least {least} for --preset t2t-nd on"):
         grid_table(shape, d=least - 1, preset="t2t-nd")
     assert grid_table(shape, d=least, preset="t2t-nd").shape == (int(np.prod(shape)), least)
+
+
+@pytest.mark.parametrize(
+    ("name", "base_size"), [("diffusers_3x5_d16_patchembed", 3), ("diffusers_6x6_d16_sd3", 2)]
+)
+def test_a_half_precision_base_size_is_read_as_the_library_s_integer(name, base_size):
+    """diffusers' own table, stored in float16: its base_size fraction is read back exactly,
+    though the rounded table's best-fitting ratio is 3 − 4e-4 (or 2 − 2e-6)."""
+    from pecli.analysis.grids.identify import identify_grid
+
+    fixture = next(f for f in FIXTURES if f.name == name)
+    assert fixture.params["base_size"] == base_size
+    found = identify_grid(fixture.table.astype(np.float16))
+    assert found.matched and found.best.scale == base_size
+    assert found.best.command.endswith(f"--preset mae --base-size {base_size}")

@@ -135,6 +135,17 @@ def test_a_padding_row_past_the_compared_rows_names_no_preset():
     )  # an even d: no --odd-d
 
 
+def test_of_two_round_readings_the_one_of_the_layout_s_presets_is_taken():
+    """d = 4, interleaved, C = 10^6 with a zero row 100 (no preset builds it): the paper's
+    C = 10^6 and tensor2tensor's C = 10^3 (ω_1 = 10^-3 either way) are both round, and
+    10^3 is nearer 10^4, but interleaved tables are pytorch's (paper): that reading wins."""
+    table = np.array(slow.preset_table("pytorch", 120, 4, 1e6))
+    table[100] = 0.0
+    found = identify_table(table)
+    assert found.matched and (found.schedule, found.base) == ("paper", 1e6)
+    assert "--base 1000000 " in found.command and "--schedule paper" in found.command
+
+
 def test_one_pair_is_every_preset_s_at_its_own_schedule():
     """d = 2: ω_0 = 1 under every schedule and base, so no preset is named '(as …)'."""
     found = identify_table(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
@@ -188,6 +199,13 @@ def test_d_3_tables_read_their_base_from_the_extra_sine(name):
     found = identify_table(table)
     assert found.matched and (found.schedule, found.base) == ("paper", 500.0)
     assert found.command.startswith(f"pecli compute --convention {name} --d 3 --n 40 --base 500")
+
+
+def test_three_rows_of_d_3_tell_the_base_from_their_one_inner_row():
+    """y(0) + y(2) = 2 cos ω · y(1) for the lone sine y(p) = sin(p·ω): three rows give ω
+    (ω = 500^(-2/3) for DistilBERT's rule), so C = 500, not the default 10000."""
+    found = identify_table(np.array(slow.preset_table("distilbert", 3, 3, 500.0)))
+    assert found.matched and found.base == 500.0 and found.presets == ["distilbert"]
 
 
 def test_one_pair_at_a_fractional_start_is_read_with_c_10000_and_no_command():

@@ -122,6 +122,16 @@ def test_bad_layouts_are_refused(tokens, model, parameter):
 
 
 @pytest.mark.parametrize(
+    ("head_dim", "factor"), [(7, 1.0), (128, 1.5), (128, 0.0), (2, 0.5), (12, 0.25)]
+)
+def test_an_odd_or_empty_rotated_width_is_refused(head_dim, factor):
+    # int(head_dim · factor): 7, 192 (a factor > 1), 0, 1, 3 — each refused on its own
+    with pytest.raises(ParameterError, match="head_dim"):
+        mrope_plan([1, 1, 1], theta=1e6, head_dim=head_dim, partial_rotary_factor=factor)
+    assert mrope_plan([1, 1, 1], theta=1e6, head_dim=6).strip() == "THW"
+
+
+@pytest.mark.parametrize(
     ("section", "interleaved"), [([16, 24, 23], False), ([16, 24], False), ([4, 30, 30], True)]
 )
 def test_bad_sections_are_refused(section, interleaved):

@@ -328,3 +328,10 @@ def test_a_preset_s_theta_is_overridden_by_one_number_or_one_per_axis(theta, per
     plan, _ = resolve_plan("wan", theta=theta)  # axes t, h, w
     assert plan.axes == ("t", "h", "w")
     assert plan.theta == tuple(per_axis_theta[a] for a in plan.axis)  # every pair its axis's θ
+
+
+def test_wan_takes_even_heads_from_12():
+    assert wan_widths(12) == [4, 4, 4]  # 12 − 4·(12 // 6), 2·(12 // 6), 2·(12 // 6)
+    for head_dim in (10, 13):
+        with pytest.raises(ParameterError, match=">= 12"):
+            wan_widths(head_dim)

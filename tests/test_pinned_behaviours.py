@@ -115,6 +115,16 @@ def test_a_config_without_theta_takes_10000():
     assert np.allclose(fixture.table, freqs.inv_freq, rtol=15 * 2.0**-24, atol=0)
 
 
+@pytest.mark.parametrize(("inside", "said"), [(2.0, False), (4.0, True)])
+def test_rope_scaling_wins_over_rope_parameters_and_a_disagreement_is_said(inside, said):
+    config = {"head_dim": 64, "rope_theta": 10000.0,
+              "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+              "rope_parameters": {"rope_type": "linear", "factor": inside}}  # fmt: skip
+    spec, notes = spec_from_config(config)
+    assert spec.factor == 2.0
+    assert [n for n in notes if "disagree" in n] == ([notes[0]] if said else [])
+
+
 @pytest.mark.parametrize(("name", "long"), [("at_original", False), ("past_original", True)])
 def test_longrope_uses_long_factors_only_past_the_original_length(name, long):
     fixture, freqs, _ = _from_fixture(f"phi3_longrope_{name}")
