@@ -245,3 +245,23 @@ def test_a_half_precision_base_size_is_read_as_the_library_s_integer(name, base_
     found = identify_grid(fixture.table.astype(np.float16))
     assert found.matched and found.best.scale == base_size
     assert found.best.command.endswith(f"--preset mae --base-size {base_size}")
+
+
+def test_a_grid_of_four_tokens_is_read():
+    """MAE's 2 × 2 grid, d = 8 (util/pos_embed.py): ω = 1, 0.01; [sin c·ω | cos c·ω | sin r·ω |
+    cos r·ω] for token k = (r, c) = divmod(k, 2)."""
+    from pecli.analysis.grids.identify import identify_grid
+
+    omega = np.array([1.0, 0.01])
+    rows = [
+        np.concatenate([np.sin(c * omega), np.cos(c * omega), np.sin(r * omega), np.cos(r * omega)])
+        for r, c in (divmod(k, 2) for k in range(4))
+    ]
+    found = identify_grid(np.array(rows))
+    assert (
+        found.matched and found.best.command == "pecli grid 2 2 --d 8 --preset mae --dtype float64"
+    )
+    column_first = "the first block encodes the column index c of token k = r·2 + c"
+    assert found.best.note == column_first + " (MAE, DiT and diffusers call that half emb_h)"
+    mocov3 = next(r for r in found.also if r.preset == "mocov3")  # --axis-order 1,0
+    assert mocov3.note == column_first  # MAE's name for the half is MAE's only
