@@ -15,6 +15,8 @@ import pytest
 import slow_formulas as slow
 from test_identify import identify_table
 
+from pecli import ParameterError
+
 
 def test_a_residual_comparable_to_the_values_is_never_a_match():
     # at position 2^23 the float32 allowance alone (2^-22 per unit of position) would be 2:
@@ -206,6 +208,28 @@ def test_three_rows_of_d_3_tell_the_base_from_their_one_inner_row():
     (ω = 500^(-2/3) for DistilBERT's rule), so C = 500, not the default 10000."""
     found = identify_table(np.array(slow.preset_table("distilbert", 3, 3, 500.0)))
     assert found.matched and found.base == 500.0 and found.presets == ["distilbert"]
+
+
+def test_d_3_reads_its_base_from_the_rows_on_both_sides_of_a_padding_row():
+    """A zero row 5: only rows whose two neighbours are live give y(p−1) + y(p+1) =
+    2 cos ω · y(p); rows 4 and 6 (one neighbour across the gap) are left out, so C = 500."""
+    table = np.array(slow.preset_table("distilbert", 12, 3, 500.0))
+    table[5] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.base == 500.0 and found.padding_rows == [5]
+
+
+def test_one_live_row_is_refused_only_when_it_has_one_live_column_too():
+    """identify also reads the transposed table: one live row of 8 live columns is tried
+    (8 live rows once transposed; no match), one live entry is refused."""
+    from pecli.analysis.identify import identify_table as identify
+
+    table = np.zeros((6, 8))
+    table[2] = 0.5 + np.arange(8)
+    assert not identify(table).matched
+    table[2, 1:] = 0.0
+    with pytest.raises(ParameterError, match="at least 2 rows that are not all zero"):
+        identify(table)
 
 
 def test_one_pair_at_a_fractional_start_is_read_with_c_10000_and_no_command():

@@ -253,6 +253,7 @@ def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
         (lambda: per_axis([16], theta=1.0, axes=("a",)), "theta"),
         (lambda: per_axis([16], theta=1e4, axes=("a",), layout="zigzag"), "layout"),
         (lambda: shared([0, 0], theta=1e4, axes=("a",), order=[0, 0]), "order"),
+        (lambda: shared([0, 0], theta=1e4, axes=("a",), order=[0, 2]), "order"),  # k < D/2 = 2
         (lambda: shared([0, 2], theta=1e4, axes=("a", "b")), "assign"),
         (lambda: axis_preset("flux").plan(64), "head_dim"),
         (lambda: axis_preset("wan").ids([1, 2, 1025]), "grid"),
@@ -335,3 +336,11 @@ def test_wan_takes_even_heads_from_12():
     for head_dim in (10, 13):
         with pytest.raises(ParameterError, match=">= 12"):
             wan_widths(head_dim)
+
+
+def test_the_cached_frequencies_cannot_be_changed_by_a_caller():
+    omega, residual = plan_frequencies(per_axis([16], theta=256.0, axes=("t",)))
+    assert omega.tolist() == [2.0**-i for i in range(8)]  # 256^(-2i/16) = 2^-i
+    for array in (omega, residual):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0.5
