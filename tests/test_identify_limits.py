@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import shlex
 
-import ml_dtypes  # noqa: F401 - bfloat16 for safetensors
+import ml_dtypes
 import numpy as np
 import pytest
 import slow_formulas as slow
@@ -148,10 +149,22 @@ def test_of_two_round_readings_the_one_of_the_layout_s_presets_is_taken():
     assert "--base 1000000 " in found.command and "--schedule paper" in found.command
 
 
+def test_a_bfloat16_window_is_rebuilt_from_its_own_start_only():
+    """bfloat16, d = 8, positions 700 … 711: several far starts have the same phases within
+    bfloat16's rounding; rebuilt and rounded to bfloat16, only 700 gives the rows back."""
+    table = np.array(slow.preset_table("pytorch", 12, 8, 10000.0, 700))
+    found = identify_table(table.astype(ml_dtypes.bfloat16).astype(np.float64))
+    assert found.matched and found.start == 700 and found.starts == [700.0]
+
+
 def test_one_pair_is_every_preset_s_at_its_own_schedule():
     """d = 2: ω_0 = 1 under every schedule and base, so no preset is named '(as …)'."""
     found = identify_table(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
     assert found.matched and "tensor2tensor" in found.presets and "mlx" in found.presets
+    from pecli.analysis.identify import identify_table as identify
+
+    fit = identify(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
+    assert math.isnan(fit.base_fit)  # and no base is fitted: ω_0 = 1 tells none
     assert not [name for name in found.presets if "(as" in name]
 
 

@@ -65,6 +65,20 @@ def test_qwen2_5_interval_of_one_and_a_half_truncates():
     assert ids[0].tolist() == [0, 1, 3, 4]  # 2 tokens/s · 0.75 s = 1.5 per grid
 
 
+@pytest.mark.parametrize("model", [*MODELS, "qwen3.5"])
+def test_each_preset_is_its_model_s_rotary_class(model):
+    """The preset's own section, θ and head (not the fixture's): transformers' cos rows."""
+    cos = FIXTURES[f"{model}_cos"]
+    ids = FIXTURES[f"{cos.params['model']}_ids"].table.T
+    assert (
+        _ulps(
+            axes_cache(MROPE_PRESETS[model].plan(), ids, part="cos", arithmetic="float32"),
+            cos.table,
+        )
+        <= 2
+    )
+
+
 def test_a_one_frame_qwen3_vl_video_needs_no_timestamps():
     # text 0, 1; one frame of 4×4 patches merged 2×2: t = 2, h = 2 + (0, 0, 1, 1),
     # w = 2 + (0, 1, 0, 1); the text after it at 2 + max(H, W) // 2 = 4 (get_rope_index);

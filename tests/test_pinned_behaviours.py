@@ -107,6 +107,14 @@ def test_partial_rotary_factor_in_rope_parameters_wins_over_the_top_level():
     assert any("partial_rotary_factor 0.25" in n for n in notes)
 
 
+@pytest.mark.parametrize(("factor", "said"), [(1.0, False), (0.5, True)])
+def test_a_partial_rotary_factor_is_said_only_when_it_leaves_channels_unrotated(factor, said):
+    config = {"head_dim": 64, "rope_theta": 10000.0, "partial_rotary_factor": factor}
+    spec, notes = spec_from_config(config)
+    assert spec.rotary_dim == int(64 * factor)
+    assert any("channels rotate" in n for n in notes) == said
+
+
 def test_a_config_without_theta_takes_10000():
     fixture, freqs, notes = _from_fixture("no_theta")
     assert freqs.spec.theta == 10000.0
