@@ -275,6 +275,29 @@ def test_a_safetensors_file_without_its_suffix_is_read_by_its_header(run_cli, tm
 # -- rope identify: the yarn / llama3 tie -----------------------------------------------------
 
 
+@pytest.mark.parametrize("smoothed", [0, 1])
+def test_fewer_than_two_smoothed_pairs_leave_the_type_unknown_with_its_counts(smoothed):
+    # d = 16, θ = 10^4: pairs 0 … 3 kept, 5 … 7 divided by 4, pair 4 divided or half-way
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    w = 1e4 ** (-np.arange(0, 16, 2) / 16)
+    w[4:] /= 4
+    w[4] *= 1 if not smoothed else (1 + 4) / 2  # (1 − s)·ω/4 + s·ω at s = 1/2: 5/8 of ω
+    guess = identify_inv_freq(w)
+    assert (guess.rope_type, guess.theta) == ("unknown", 10000.0)
+    assert guess.parameters == {"factor": 4.0, "unchanged": 4, "smoothed": smoothed,
+                                "interpolated": 4 - smoothed}  # fmt: skip
+    assert guess.findings == ["too few smoothed pairs to tell yarn from llama3"]
+
+
+def test_longrope_below_its_original_length_keeps_an_attention_factor_of_1():
+    # factor = 2048/4096 = 0.5 <= 1: transformers' _compute_longrope_parameters takes 1.0
+    spec = RopeSpec(rope_type="longrope", head_dim=8, original_max_position_embeddings=4096,
+                    max_position_embeddings=2048, short_factor=(1, 1, 1, 1),
+                    long_factor=(2, 2, 2, 2))  # fmt: skip
+    assert rope_frequencies(spec).attention_factor == 1.0
+
+
 def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds():
     from pecli.analysis.rope.inv_freq import identify_inv_freq
 
