@@ -94,6 +94,16 @@ def test_each_mistake_is_named(made, ids, arithmetic, expected):
     assert verdict.arithmetic == ("none" if expected and expected != ["(c)"] else arithmetic)
 
 
+def test_a_sine_of_minus_zero_is_still_the_exact_arithmetic():
+    """-0.0 for 0.0 (torch's sin of -0.0) is 0 ulps away, not 2^31 across the sign bit."""
+    cos, sin = (axes_cache(PLAN, IDS, part=p, arithmetic="exact") for p in ("cos", "sin"))
+    layout, c, s = pair_values(cos, sin)
+    assert np.count_nonzero(s == 0) > 0
+    s = np.where(s == 0, -0.0, s)
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert verdict.matches and verdict.arithmetic == "exact"
+
+
 def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
     path = _save(tmp_path, axes_cache(made, IDS, part="cos"), axes_cache(made, IDS, part="sin"))

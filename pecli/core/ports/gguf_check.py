@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import ulps32
 from ..rope import RopeSpec, rope_frequencies
 from ..rope.config import spec_from_config
 from .ggml import frequency_factors
 from .gguf_notes import notes_for
 
-__all__ = ["TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors", "ulps32"]
+__all__ = ["TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors"]
 
 #: The F32 tensors that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
@@ -109,24 +110,6 @@ def expected_tensors(spec: RopeSpec) -> dict[str, np.ndarray]:
             "rope_factors_short.weight": np.array(spec.short_factor, dtype=np.float64),
         }
     return {}
-
-
-def ulps32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance in float32 units in the last place between ``a`` and ``b`` (as float32).
-
-    Examples
-    --------
-    >>> int(ulps32(np.float32(1.0), np.nextafter(np.float32(1.0), np.float32(2)))[()])
-    1
-
-    """
-
-    def ordered(x: np.ndarray) -> np.ndarray:
-        bits = np.asarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
-        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
-
-    distance: np.ndarray = np.abs(ordered(a) - ordered(b))
-    return distance
 
 
 def check_gguf(
