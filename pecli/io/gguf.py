@@ -270,8 +270,9 @@ def read_f32(gguf: GgufFile, name: str, parameter: str = "gguf") -> np.ndarray:
     if tensor is None:
         raise ParameterError(parameter, f"has no tensor {name}", gguf.path)
     if tensor.type_code != 0:
-        rule = f"tensor {name} is {tensor.type_name}: pecli reads only F32 tensors"
-        raise ParameterError(parameter, rule, gguf.path)
+        from ..core.ports.gguf_check import f32_refusal  # only here: it imports core.rope
+
+        raise ParameterError(parameter, f32_refusal(name, tensor.type_name), gguf.path)
     count = math.prod(tensor.shape)
     if count > MAX_F32_VALUES:
         raise ParameterError(

@@ -23,7 +23,9 @@ from ..rope.config import spec_from_config
 from .ggml import frequency_factors
 from .gguf_notes import notes_for
 
-__all__ = ["TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors"]
+__all__ = [
+    "TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors", "f32_refusal",
+]  # fmt: skip
 
 #: The F32 tensors that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
@@ -110,6 +112,23 @@ def expected_tensors(spec: RopeSpec) -> dict[str, np.ndarray]:
             "rope_factors_short.weight": np.array(spec.short_factor, dtype=np.float64),
         }
     return {}
+
+
+def f32_refusal(name: str, type_name: str) -> str:
+    """Why a tensor that is not F32 is not read; for a frequency tensor, why none ever is.
+
+    ``convert_hf_to_gguf.py`` (``ModelBase.prepare_tensors``) stores every 1-D tensor as F32
+    whatever ``--outtype``, and ggml's ``ggml_rope_impl`` asserts ``c->type == GGML_TYPE_F32``
+    for the frequency factors, so an F16 ``rope_freqs`` is no file llama.cpp runs.
+
+    >>> f32_refusal("blk.0.attn_q.weight", "Q8_0")
+    'tensor blk.0.attn_q.weight is Q8_0: pecli reads only F32 tensors'
+    """
+    rule = f"tensor {name} is {type_name}: pecli reads only F32 tensors"
+    if name in TENSORS:
+        rule += (" (llama.cpp's converter writes every 1-D tensor as F32 and ggml's rope "
+                 "asserts F32 frequency factors: llama.cpp would abort on this file)")  # fmt: skip
+    return rule
 
 
 def check_gguf(
