@@ -41,7 +41,7 @@ def main() -> None:
     try:
         run()
     except SystemExit as done:
-        if not done.code:  # a failure has left already, at once (guard.exit_now)
+        if done.code in (None, 0):  # a failure has left already, at once (guard.exit_now)
             streams.succeeded()
         raise
     except (MemoryError, SystemError) as error:  # while typer builds the commands

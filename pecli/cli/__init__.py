@@ -6,8 +6,8 @@ declared once in :mod:`.options` and :mod:`.convention_options`. Each module reg
 commands on :data:`pecli.cli._app.app`. A run imports and builds only the command it names
 (:func:`main`): importing every command module and building every command's options costs
 about 25 ms, a quarter of ``import numpy, typer``; ``pecli --help`` lists the commands from
-:mod:`.listing` and imports none. ``pecli.cli.app`` is the whole
-application (all commands registered, for tests and docs).
+:mod:`.listing` and imports none. ``pecli.cli.app`` is the whole application (all commands
+registered, for tests and docs).
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ def chosen(argv: list[str]) -> Any:
 
     ``argv`` without the program name. ``pecli``, ``pecli --help``: every command's name and
     help from :data:`.listing.LISTING` (no command module imported); ``pecli --version``: no
-    command at all. Other options before the command,
-    an unknown name, a group without its subcommand and shell completion get the whole
-    application, so help, suggestions ("Did you mean …?") and completion list every command.
+    command at all. Other options before the command, an unknown name, a group without its
+    subcommand and shell completion get the whole application, so help, suggestions ("Did
+    you mean …?") and completion list every command.
     """
     words = [*argv[:2], "", ""]
     if "_PECLI_COMPLETE" in os.environ:
