@@ -17,10 +17,20 @@ from ...core.dtypes import float_dtype, unit_roundoff
 from ...core.encoding import table_blocks
 from .fitting import Fit, Zeros
 
-__all__ = ["FLOAT32_ANGLE_ERROR", "MAX_ALLOWED", "rebuild", "residual"]
+__all__ = [
+    "FLOAT32_ANGLE_ERROR",
+    "FLOAT64_ANGLE_ERROR",
+    "MAX_ALLOWED",
+    "exact_error",
+    "rebuild",
+    "residual",
+]
 
 #: Error allowed for float32 arithmetic in the producing framework, per unit of position.
 FLOAT32_ANGLE_ERROR = 2.0**-22
+#: Error of a float64 producer's arithmetic, per unit of position: its ``ω_j`` computed another
+#: way (``exp(-ln C · 2i/d)`` against ``C^(-2i/d)``) is a few ulps off, so is ``p ω_j``.
+FLOAT64_ANGLE_ERROR = 2.0**-50
 #: Largest error allowed on any entry (the framework allowance reaches it near position 400000).
 MAX_ALLOWED = 0.1
 
@@ -57,3 +67,21 @@ def residual(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> tuple[f
         score = max(score, float((rows / allowed).max()))
         row += len(block)
     return worst, score
+
+
+def exact_error(storage: str, start: float, n: int) -> float:
+    """Largest residual of ``n`` rows from ``start`` that reproduces them to their rounding.
+
+    Four unit roundoffs of the storage; a float64 table adds :data:`FLOAT64_ANGLE_ERROR` per
+    unit of its farthest position (PyTorch's tutorial and pecli differ by 5 ulps at position
+    21.5 of a float64 table: both exact, neither is "the" rounding of the true values).
+
+    >>> exact_error("float32", 0, 100) == 4 * 2.0**-24
+    True
+    >>> exact_error("float64", 2.5, 20) > 10 * 2.0**-53
+    True
+    """
+    rounding = 4 * unit_roundoff(storage)
+    if storage != "float64":
+        return rounding
+    return rounding + FLOAT64_ANGLE_ERROR * (1 + max(abs(start), abs(start + n - 1)))
