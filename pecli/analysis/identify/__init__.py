@@ -35,8 +35,8 @@ from .fits import denominator
 from .fitting import Fit, Zeros
 from .identifiable import check_identifiable
 from .naming import command, preset_names
+from .passes import search
 from .result import Candidate, Identification
-from .search import search
 
 __all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"]
 

@@ -20,6 +20,7 @@ from ...core.rules import check_schedule
 
 __all__ = [
     "ROUND",
+    "NotGrowing",
     "denominator",
     "readings",
     "refine_k",
@@ -29,6 +30,10 @@ __all__ = [
     "start_position",
     "wrap",
 ]
+
+
+class NotGrowing(ValueError):
+    """The first pair's angle does not grow by 1 a row: another order, or an angle scale."""
 
 
 def wrap(angle: np.ndarray) -> np.ndarray:
@@ -60,7 +65,7 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
     span = rows[-1] - rows[0]
     usable = (j >= 1) & (slope * span > min(0.05, max(50 * noise, 1e-6)))
     if abs(slope[0] - 1.0) > 0.05:
-        raise ValueError(
+        raise NotGrowing(
             "angles do not grow like (start + row) ω_j with ω_0 = 1 (an angle scale, "
             "diffusers' scale or MLX's full_turns, is not fitted)"
         )

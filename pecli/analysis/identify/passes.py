@@ -26,7 +26,7 @@ import numpy as np
 
 from ...core.dtypes import unit_roundoff
 from ...core.rules import LAYOUTS
-from .fits import ROUND, roundness
+from .fits import ROUND, NotGrowing, roundness
 from .fitting import FIT_ROWS, Fit, Zeros, fit_layout
 from .identifiable import coarse
 from .phases import VERIFY_ROWS
@@ -38,6 +38,8 @@ __all__ = ["QUICK_ROWS", "Tried", "search"]
 
 #: Rows of the quick pass: those the candidate starts are compared on.
 QUICK_ROWS = VERIFY_ROWS
+#: The layout whose pairs are the same columns in the other order.
+MIRROR = {"interleaved": "", "sin-cos": "cos-sin", "cos-sin": "sin-cos"}
 
 
 @dataclass
@@ -75,18 +77,24 @@ def _best_fit(table: np.ndarray, storage: str, rows: int) -> Tried:
     tried = Tried(table, np.flatnonzero(nonzero), zeros, settled=True)
     sample = fit_rows(table, tried.live, rows)
     fits: list[Fit] = []
-    for layout in LAYOUTS:
-        clean = _layout(tried, fits, sample, layout, storage)
-        tried.settled = tried.settled and clean
-    tried.settled = tried.settled or tried.live.size <= rows  # every row fitted: the full fit
+    status = {layout: _layout(tried, fits, sample, layout, storage) for layout in LAYOUTS}
+    tried.settled = tried.live.size <= rows or all(  # every row fitted: this is the full fit
+        found in ("off", "exact") or (found == "reversed" and status[MIRROR[layout]] == "exact")
+        for layout, found in status.items()
+    )
     tried.best = min(fits, key=_rank(storage, table.shape[0]), default=None)
     return tried
 
 
 def _layout(
     tried: Tried, fits: list[Fit], sample: tuple[np.ndarray, np.ndarray], layout: str, storage: str
-) -> bool:
-    """One layout's readings into ``fits`` and ``tried.candidates``; whether it is settled."""
+) -> str:
+    """One layout's readings into ``fits`` and ``tried.candidates``, and how it ended.
+
+    "off": not pairs on the first 16 rows; "exact": its first reading reproduces every row as
+    the full fit would find it; "reversed": the angles run backwards (the mirror layout's
+    pairs, read in the other order: the same words on any rows); "" for anything else.
+    """
     table, zeros = tried.table, tried.zeros
     few = coarse(storage, len(sample[1]))  # two readings may be within rounding: try on
     odd_sine = table.shape[1] % 2 == 1 and not zeros.odd  # DistilBERT, HF Marian, tatp22
@@ -98,14 +106,12 @@ def _layout(
             text += "" if fit.amplitude == 1.0 else f", amplitude {fit.amplitude}"
             tried.candidates.append(Candidate(text, fit.residual, fit.score))
             exact = 0 if few else exact_error(storage, fit.start, table.shape[0])
-            if fit.score <= 1 and fit.residual <= exact:
-                return order == 0 and _rounded(fit)  # to the storage's rounding: no need for more
-    except OffCircle as reason:  # the same words on any rows
-        tried.candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
-        return True
+            if fit.score <= 1 and fit.residual <= exact:  # no need for the next reading
+                return "exact" if order == 0 and _rounded(fit) else ""
     except ValueError as reason:
         tried.candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
-    return False
+        return {OffCircle: "off", NotGrowing: "reversed"}.get(type(reason), "")
+    return ""
 
 
 def _rounded(fit: Fit) -> bool:
