@@ -34,9 +34,9 @@ def both(values: np.ndarray, monkeypatch) -> tuple[dict, dict, list[int]]:
     passes: list[int] = []
     best_fit = search._best_fit
 
-    def spy(oriented, storage, rows):
+    def spy(oriented, nonzero, storage, rows):
         passes.append(rows)
-        return best_fit(oriented, storage, rows)
+        return best_fit(oriented, nonzero, storage, rows)
 
     monkeypatch.setattr(search, "_best_fit", spy)
     quick = dataclasses.asdict(identify_table(values))

@@ -135,11 +135,12 @@ def identify_table(table: np.ndarray) -> Identification:
     if values.dtype not in (np.float32, np.float64):  # float32 stays: fits convert their rows
         values = values.astype(np.float64)
     check_identifiable(values.shape)
-    check_identifiable(values.shape, (int(values.any(axis=1).sum()), int(values.any(axis=0).sum())))
+    nonzero = (values.any(axis=1), values.any(axis=0))  # rows, columns
+    check_identifiable(values.shape, (int(nonzero[0].sum()), int(nonzero[1].sum())))
     storage = storage_precision(values)
     result = Identification(False, (values.shape[0], values.shape[1]), storage=storage)
     best: tuple[Fit, Zeros, bool] | None = None
-    for transposed, tried in zip((False, True), search(values, storage), strict=True):
+    for transposed, tried in zip((False, True), search(values, storage, nonzero), strict=True):
         note = " (transposed)" if transposed else ""
         result.candidates += [
             Candidate(c.description + note, c.residual, c.score) for c in tried.candidates

@@ -54,12 +54,19 @@ class Tried:
     candidates: list[Candidate] = field(default_factory=list)
 
 
-def search(values: np.ndarray, storage: str) -> list[Tried]:
-    """Both orientations (rows = positions, then transposed): the quick pass, else the full."""
-    quick = [_best_fit(oriented, storage, QUICK_ROWS) for oriented in (values, values.T)]
+def search(
+    values: np.ndarray, storage: str, nonzero: tuple[np.ndarray, np.ndarray] | None = None
+) -> list[Tried]:
+    """Both orientations (rows = positions, then transposed): the quick pass, else the full.
+
+    ``nonzero``: ``values.any(axis=1)`` and ``values.any(axis=0)`` if the caller has them.
+    """
+    rows, columns = nonzero or (values.any(axis=1), values.any(axis=0))
+    oriented = ((values, rows), (values.T, columns))
+    quick = [_best_fit(table, live, storage, QUICK_ROWS) for table, live in oriented]
     if all(t.settled for t in quick):
         return quick
-    return [_best_fit(oriented, storage, FIT_ROWS) for oriented in (values, values.T)]
+    return [_best_fit(table, live, storage, FIT_ROWS) for table, live in oriented]
 
 
 def fit_rows(table: np.ndarray, live: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -70,9 +77,9 @@ def fit_rows(table: np.ndarray, live: np.ndarray, rows: int) -> tuple[np.ndarray
     return table[chosen], chosen.astype(np.float64)
 
 
-def _best_fit(table: np.ndarray, storage: str, rows: int) -> Tried:
-    """Try every layout on ``table`` (rows = positions), fitted on its first ``rows`` rows."""
-    d, nonzero = table.shape[1], table.any(axis=1)
+def _best_fit(table: np.ndarray, nonzero: np.ndarray, storage: str, rows: int) -> Tried:
+    """Try every layout on ``table`` (rows = positions, ``nonzero`` its non-zero rows)."""
+    d = table.shape[1]
     zeros = Zeros([int(r) for r in np.flatnonzero(~nonzero)], d % 2 == 1 and not table[:, -1].any())
     tried = Tried(table, np.flatnonzero(nonzero), zeros, settled=True)
     sample = fit_rows(table, tried.live, rows)
