@@ -161,6 +161,5 @@ def test_a_float64_integer_start_is_exact_within_its_producers_arithmetic():
     assert exact_error("float64", -30, 20) == 4 * 2.0**-53 + 31 * 2.0**-50  # the farthest row
     table = np.array(slow.preset_table("pytorch", 40, 64, 10000.0, 100_000))
     found = identify_table(table)
-    assert found.matched and found.start == 100_000 and found.command.startswith(
-        "pecli compute --convention pytorch --start 100000 --d 64 --n 40"
-    )
+    assert found.matched and found.start == 100_000
+    assert found.command.startswith("pecli compute --convention pytorch --start 100000 --d 64")

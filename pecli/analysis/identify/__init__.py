@@ -18,6 +18,10 @@ The fit, for rows = positions (and again for the transposed table):
    precision, and compared entry by entry; the presets whose own tables are the same numbers
    are named (:mod:`.naming`).
 
+Steps 2-3 run on the first 256 non-zero rows, step 5 on every row; when that quick pass does
+not settle the reading (:mod:`.passes`: anything but one integer start, a round base and
+every row reproduced to the storage's rounding), steps 2-5 run again on 2048 rows.
+
 References
 ----------
 .. [1] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
@@ -35,7 +39,7 @@ from .fits import denominator
 from .fitting import Fit, Zeros
 from .identifiable import check_identifiable
 from .naming import command, preset_names
-from .passes import search
+from .passes import nonzero_lines, search
 from .result import Candidate, Identification
 
 __all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"]
@@ -135,7 +139,7 @@ def identify_table(table: np.ndarray) -> Identification:
     if values.dtype not in (np.float32, np.float64):  # float32 stays: fits convert their rows
         values = values.astype(np.float64)
     check_identifiable(values.shape)
-    nonzero = (values.any(axis=1), values.any(axis=0))  # rows, columns
+    nonzero = nonzero_lines(values)  # rows, columns
     check_identifiable(values.shape, (int(nonzero[0].sum()), int(nonzero[1].sum())))
     storage = storage_precision(values)
     result = Identification(False, (values.shape[0], values.shape[1]), storage=storage)

@@ -34,7 +34,7 @@ from .residuals import exact_error, residual
 from .result import Candidate
 from .samples import OffCircle
 
-__all__ = ["QUICK_ROWS", "Tried", "search"]
+__all__ = ["QUICK_ROWS", "Tried", "nonzero_lines", "search"]
 
 #: Rows of the quick pass: those the candidate starts are compared on.
 QUICK_ROWS = VERIFY_ROWS
@@ -54,14 +54,19 @@ class Tried:
     candidates: list[Candidate] = field(default_factory=list)
 
 
+def nonzero_lines(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which rows and which columns of ``values`` are not all zero (two boolean vectors)."""
+    return np.asarray(values.any(axis=1)), np.asarray(values.any(axis=0))
+
+
 def search(
     values: np.ndarray, storage: str, nonzero: tuple[np.ndarray, np.ndarray] | None = None
 ) -> list[Tried]:
     """Both orientations (rows = positions, then transposed): the quick pass, else the full.
 
-    ``nonzero``: ``values.any(axis=1)`` and ``values.any(axis=0)`` if the caller has them.
+    ``nonzero``: :func:`nonzero_lines` of ``values``, if the caller has them.
     """
-    rows, columns = nonzero or (values.any(axis=1), values.any(axis=0))
+    rows, columns = nonzero or nonzero_lines(values)
     oriented = ((values, rows), (values.T, columns))
     quick = [_best_fit(table, live, storage, QUICK_ROWS) for table, live in oriented]
     if all(t.settled for t in quick):

@@ -191,7 +191,8 @@ def distinct(values: np.ndarray) -> np.ndarray:
     ordered = np.sort(values)
     if ordered.size == 0:
         return ordered
-    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+    kept: np.ndarray = ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+    return kept
 
 
 def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np.ndarray:
