@@ -57,10 +57,10 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
     rounding; at most 0.05 rad is ever asked), so a few rows of a slow pair still tell ``k``.
     None when no pair but the first moves that much: the rows do not tell ``k``.
     """
-    steps = wrap(np.diff(theta, axis=0))  # the unwrapped angle of row r: θ(0) + Σ_{t<r} steps_t
+    steps = wrap(np.diff(theta, axis=0))
+    unwrapped = np.vstack([theta[:1], theta[:1] + np.cumsum(steps, axis=0)])
     centred = rows - rows.mean()
-    after = np.cumsum(centred[::-1])[::-1][1:]  # Σ_{r>t} centred_r: weights of steps_t
-    slope = after @ steps / (centred @ centred)  # Σ_r centred_r · unwrapped_r, no cumsum of θ
+    slope = centred @ (unwrapped - unwrapped.mean(axis=0)) / (centred @ centred)
     j = np.arange(theta.shape[1], dtype=np.float64)
     span = rows[-1] - rows[0]
     usable = (j >= 1) & (slope * span > min(0.05, max(50 * noise, 1e-6)))
@@ -89,21 +89,19 @@ def start_position(theta: np.ndarray, rows: np.ndarray, omega: np.ndarray) -> fl
 def refine_k(theta: np.ndarray, positions: np.ndarray, k: float) -> float:
     """Gauss-Newton on ``k`` over every entry, with wrapped residuals.
 
-    The Jacobian ``-j · p_r · ω_j`` is a product of a row and a column factor, so its sums
-    are two vector products and one pass over the entries per step; the steps stop once
-    they no longer move ``k`` beyond rounding (two or three from a good first ``k``).
+    At most 6 steps; it stops once a step leaves ``k`` as it was (the next would be the same).
     """
     j = np.arange(theta.shape[1], dtype=np.float64)
-    squares = float(positions @ positions)
     for _ in range(6):
-        omega = np.exp(-k * j)
-        denom = squares * float(np.sum((j * omega) ** 2))
+        model = positions[:, None] * np.exp(-k * j)[None, :]
+        jac = -j[None, :] * model
+        denom = float(np.sum(jac * jac))
         if denom == 0:
             break
-        step = -float((j * omega) @ (positions @ wrap(theta - np.multiply.outer(positions, omega))))
-        k += step / denom
-        if abs(step / denom) <= 1e-15 * abs(k):
+        moved = k + float(np.sum(jac * wrap(theta - model)) / denom)
+        if moved == k:
             break
+        k = moved
     return k
 
 

@@ -61,18 +61,13 @@ class Phases:
 def measure(theta: np.ndarray, rows: np.ndarray, omega: np.ndarray, floor: float) -> Phases:
     """The phase of each pair at row 0, and a tolerance from the scatter of its rows.
 
-    The phase is the mean of the rows' intercepts ``θ_j(r) - r ω_j``, each taken within
-    ``± π`` of the first row's (the circular mean of rows that scatter far less than π).
-
     ``theta`` is ``(m, h)`` (angles of the rows ``rows``), ``omega`` ``(h,)``; ``floor`` is the
     smallest tolerance (the storage's rounding), in radians.
     """
-    intercept = theta - np.multiply.outer(rows, omega)
-    first = wrap(intercept[0])
-    offsets = wrap(intercept - first)  # each row about the first: no complex exponential
-    centre = offsets.mean(axis=0)
-    spread = np.sqrt(np.mean(wrap(offsets - centre) ** 2, axis=0))
-    return Phases(wrap(first + centre), 4 * spread + floor)
+    intercept = theta - rows[:, None] * omega[None, :]
+    phase = np.angle(np.exp(1j * intercept).mean(axis=0))
+    spread = np.sqrt(np.mean(wrap(intercept - phase) ** 2, axis=0))
+    return Phases(phase, 4 * spread + floor)
 
 
 def candidate_starts(phases: Phases, omega: np.ndarray, drift: float) -> np.ndarray | None:
