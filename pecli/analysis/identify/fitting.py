@@ -72,6 +72,7 @@ class Fit:
     odd_d: str = "zero"  # an odd d: a zero last column, or a last sine (sine, sine-d+1)
     amplitude: float | str = 1.0  # the factor on every value (MLX: sqrt(2/d))
     real: bool = False  # the start fitted as a real number (not an integer from the phases)
+    k: float = math.nan  # the slopes' k (ω_j = exp(-k j)) its base was rounded from
     residual: float = math.inf
     score: float = math.inf
 
@@ -190,6 +191,7 @@ def _fits(fits: Sample) -> Iterator[Fit]:
         raise ValueError("no pair but the first moves beyond the rounding in these rows")
     exact = _integer_fit(fits, k)
     if exact is not None:
+        exact.k = k
         yield exact
     reading = fits.readings(k)[0]
     if roundness(reading[1]) > ROUND:  # a base that is no round number: integer starts at it

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.dtypes import unit_roundoff
+from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
-from .fits import ROUND, NotGrowing, roundness
+from .fits import ROUND, NotGrowing, denominator, roundness
 from .fitting import FIT_ROWS, Fit, Zeros, fit_layout
 from .identifiable import coarse
 from .phases import VERIFY_ROWS
@@ -119,14 +120,15 @@ def _layout(
             tried.candidates.append(Candidate(text, fit.residual, fit.score))
             exact = 0 if few else exact_error(storage, fit.start, table.shape[0])
             if fit.score <= 1 and fit.residual <= exact:  # no need for the next reading
-                return "exact" if order == 0 and _rounded(fit) else ""
+                rules = ODD_SINE if odd_sine else ("zero",)
+                return "exact" if order == 0 and _rounded(fit, table.shape[1], rules) else ""
     except ValueError as reason:
         tried.candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
         return {OffCircle: "off", NotGrowing: "reversed"}.get(type(reason), "")
     return ""
 
 
-def _rounded(fit: Fit) -> bool:
+def _rounded(fit: Fit, d: int, rules: tuple[str, ...]) -> bool:
     """A reading the full fit finds as it is: one integer start, a round base, a set amplitude."""
     return (
         not fit.real
@@ -134,6 +136,27 @@ def _rounded(fit: Fit) -> bool:
         and len(fit.starts) == 1
         and fit.amplitude in (1.0, "sqrt(2/d)")
         and roundness(fit.base) <= ROUND
+        and _steady(fit, d, rules)
+    )
+
+
+def _steady(fit: Fit, d: int, rules: tuple[str, ...]) -> bool:
+    """Whether the full fit's slopes would order the readings of ``k`` the same way.
+
+    The readings (paper or tensor2tensor, each odd-d rule) are ordered by how round their base
+    is, all within :data:`.fits.ROUND` tying; a reading whose roundness is near ROUND, within
+    10 times what the quick rows leave open of ``k`` (the slopes' ``k`` against the one the rows
+    measure once the positions are known), could fall on the other side with more rows.
+    """
+    own = denominator(fit.schedule, d, fit.odd_d)
+    if not math.isfinite(fit.k) or own is None:  # one pair: the base is not read from k
+        return True
+    gap = abs(fit.k - math.log(fit.base_fit) / own)
+    return not any(
+        abs(roundness(math.exp(fit.k * den)) - ROUND) <= 10 * den * gap + 1e-12
+        for rule in rules
+        for schedule in ("paper", "tensor2tensor")
+        if (den := denominator(schedule, d, rule)) is not None
     )
 
 
