@@ -53,8 +53,8 @@ LAYOUT_ALIASES = {
 PARTS = ("both", "cos", "sin")
 #: Values per block of the streamed cache (about 8 MB of float64 per temporary).
 BLOCK_CELLS = 1 << 20
-#: Values per block of the exact cache by default (1 MB of float32): the writer's ring of
-#: blocks stays in cache and zeroes few fresh pages (measured in benchmarks/bench_rope.py).
+#: Values per block of the exact cache with ``reuse`` (1 MB of float32): the writer's ring of
+#: blocks stays in cache and zeroes few fresh pages (benchmarks/bench_headline.py, rope row).
 OUT_CELLS = 1 << 18
 #: (row, pair) cells per call of the kernel: its set-up is paid per chunk, not per block.
 CHUNK_CELLS = 1 << 20
@@ -168,7 +168,8 @@ def cache_blocks(
         step = rows or max(1, BLOCK_CELLS // max(h, 1))
         where = check_positions_list(positions, n, start)
         return _position_blocks(freqs, where, kind, stored, part, step)
-    step = rows or max(1, OUT_CELLS // (2 * max(h, 1) * (2 if part == "both" else 1)))
+    width = 2 * max(h, 1) * (2 if part == "both" else 1)
+    step = rows or max(1, OUT_CELLS // width if reuse > 0 else BLOCK_CELLS // max(h, 1))
     return _blocks(freqs, n, int(start), kind, stored, part, (step, max(0, int(reuse))))
 
 
