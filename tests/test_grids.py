@@ -209,6 +209,19 @@ def test_broadcast_blocks_are_the_per_token_rows(preset, shape, d, rows, dtype):
     assert table[3:].dtype == want.dtype and table[3:].tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize(
+    ("preset", "shape", "knobs"),
+    [("mae", (6, 5), {"base_size": 16, "interpolation_scale": 1.5}),
+     ("mae", (5, 6), {"axis_order": "row-first"}),
+     ("cogvideox", (3, 4, 5), {"interpolation_scale": 2.0, "temporal_interpolation_scale": 3.0})],
+)  # fmt: skip
+def test_broadcast_blocks_with_fractional_positions(preset, shape, knobs):
+    tokens = np.arange(int(np.prod(shape)))
+    want = grid_token_rows(tokens, shape, d=32, preset=preset, **dict(knobs)).astype(np.float32)
+    blocks = [b.copy() for b in grid_blocks(shape, d=32, preset=preset, rows=7, reuse=2, **knobs)]
+    assert np.concatenate(blocks).tobytes() == want.tobytes()
+
+
 def test_a_long_axis_is_filled_token_by_token(monkeypatch):
     """Above AXIS_CELLS an axis's table is not kept: the blocks come from GridSpec.fill."""
     import pecli.core.grids.broadcast as broadcast
