@@ -55,8 +55,8 @@ def axis_tables(spec: GridSpec) -> Prepared | None:
             return None
         order = keep[np.argsort(cols[keep])]  # this axis's values by output column
         s, c = spec.sin_cos(axis, np.arange(side, dtype=np.int64), h)
-        values = np.concatenate([s, c], axis=1)[:, order]  # C order: rows are copied whole
-        values = values.astype(spec.dtype, order="C")  # rounded once
+        values = np.concatenate([s, c], axis=1)[:, order]  # indexing leaves it F-ordered
+        values = values.astype(spec.dtype, order="C")  # rounded once; rows contiguous to copy
         covered[cols[order]] = True
         stride = math.prod(spec.shape[axis + 1 :])
         tables.append(AxisTable(values, stride, tuple(_runs(cols[order]))))
