@@ -78,3 +78,31 @@ def test_output_that_cannot_be_flushed_leaves_the_usual_way(monkeypatch):
     monkeypatch.setattr(sys, "stdout", sys.__stdout__)
     streams._leave_without_teardown()
     assert left == [0]
+
+
+SEEN = """
+import os, sys, types
+stand_in = types.ModuleType("pecli.cli")  # the command line, replaced: report what it sees
+def main():
+    print(os.environ.get("OPENBLAS_NUM_THREADS"), "numpy" in sys.modules)
+    raise SystemExit(0)
+stand_in.main = main
+sys.modules["pecli.cli"] = stand_in
+from pecli._entry import main as entry
+entry()
+"""
+
+
+def _threads_seen(env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-c", SEEN], capture_output=True, text=True,
+                          env=env, timeout=60, check=True)  # fmt: skip
+    return done.stdout.strip()
+
+
+def test_openblas_gets_one_thread_before_numpy_loads_unless_the_caller_chose():
+    """pecli's arithmetic is elementwise: OpenBLAS' spinning threads only cost CPU (45 ms)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    assert _threads_seen(env) == "1 False"
+    assert _threads_seen({**env, "OPENBLAS_NUM_THREADS": "3"}) == "3 False"
