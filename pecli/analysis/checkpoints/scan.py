@@ -22,16 +22,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ...core.dtypes import FLOAT_DTYPES
 from ...core.errors import ParameterError
-from ..grids.identify import GridIdentification, identify_grid
 from ..identify import Identification, identify_table
 from .metadata import check_metadata, describes, rebuild_command
 from .screen import SCREEN_ROWS, circle_residual, columns_residual
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..grids.identify import GridIdentification
 
 __all__ = ["SCREEN_ROWS", "TensorFinding", "scan_tensors", "table_shape"]
 
@@ -212,6 +214,8 @@ def _read_grid(finding: TensorFinding, table: np.ndarray) -> None:
     """Identify ``table`` as a grid's table; on a match, ``finding`` holds that reading."""
     if len(table) < 4:
         return
+    from ..grids.identify import identify_grid  # only for tables no 1-D reading reproduces
+
     grid = identify_grid(table)
     if grid.matched and grid.best is not None:
         finding.verdict, finding.grid, finding.identification = "identified", grid, None
