@@ -388,3 +388,22 @@ def test_the_rebuild_command_of_a_pecli_checkpoint_makes_the_same_bytes(
     with safe_open("pe.safetensors", "numpy") as a, safe_open("orig.safetensors", "numpy") as b:
         key = "positional_encoding"
         assert a.get_tensor(key).tobytes() == b.get_tensor(key).tobytes()
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "nonfinite"),
+    [(np.float64, 1e300, False),  # finite in float64, inf once cast to float32
+     (np.float64, 3.5e38, False),  # just past float32's largest, 3.4028235e38
+     (np.float64, np.inf, True),
+     (np.float32, np.nan, True),
+     (np.float16, np.inf, True),
+     (ml_dtypes.bfloat16, np.inf, True),
+     (ml_dtypes.bfloat16, 3e38, False)],  # bfloat16 reaches float32's range
+)  # fmt: skip
+def test_a_value_is_non_finite_in_its_own_dtype(run_cli, tmp_path, dtype, value, nonfinite):
+    table = library_table("pytorch", 100, 8, np.float64)
+    table[80, 3] = value  # below the 64 screened rows: the whole table's check decides
+    save_file({"pe": table.astype(dtype)}, str(tmp_path / "m.safetensors"))
+    result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", "pe")
+    assert result.exit_code == 1 and "internal error" not in result.stderr, result.output
+    assert ("holds NaN/inf values" in result.stderr) == nonfinite

@@ -259,10 +259,15 @@ def _unreadable(error: ValueError) -> str:
 
 
 def _finite(table: np.ndarray) -> bool:
-    """Whether every value of the 2-D ``table`` is finite (bfloat16 included), in row blocks."""
+    """Whether every value of the 2-D ``table`` is finite, in row blocks.
+
+    float16 and bfloat16 are widened to float32 (exactly; ``isfinite`` has no bfloat16 loop);
+    float32 and float64 are read as they are (a float64 of 1e300 is finite, not float32's inf).
+    """
     rows = max(1, (1 << 20) // table.shape[1])
+    wide = np.float32 if table.dtype.itemsize < 4 else table.dtype
     return all(
-        np.all(np.isfinite(table[r : r + rows].astype(np.float32, copy=False)))
+        np.all(np.isfinite(table[r : r + rows].astype(wide, copy=False)))
         for r in range(0, len(table), rows)
     )
 
