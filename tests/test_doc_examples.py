@@ -155,7 +155,7 @@ def _environment(scratch: Path) -> dict[str, str]:
 
 #: Commands per test: a page runs as several tests of a few seconds each (the README's 80
 #: commands took 33 s as one), in order, in one scratch folder per page.
-CHUNK = 8
+CHUNK = 5
 CHUNKS = [
     (page, start) for page, commands in SHELL.items() for start in range(0, len(commands), CHUNK)
 ]
