@@ -66,7 +66,7 @@ figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_INPUTS) | $(VENV)/.insta
 
 # Two workers (pytest-xdist): the suite takes 4.5 min in one process on the 2-core machine, 2.7 in two.
 test: $(VENV)/.installed-dev  ## run the whole test suite
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy
 	$(BIN)/ruff check .

@@ -432,3 +432,22 @@ def test_read_arrays_takes_every_tensor_with_the_metadata_or_a_csv_table(tmp_pat
     (tmp_path / "t.csv").write_text("x,y\n1.5,2\n3,4.25\n", encoding="utf-8")
     arrays, metadata = read_arrays(str(tmp_path / "t.csv"))
     assert arrays["table"].tolist() == [[1.5, 2.0], [3.0, 4.25]] and metadata == {}
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "nonfinite"),
+    [(np.float64, 1e300, False),  # finite in float64, inf once cast to float32
+     (np.float64, 3.5e38, False),  # just past float32's largest, 3.4028235e38
+     (np.float64, np.inf, True),
+     (np.float32, np.nan, True),
+     (np.float16, np.inf, True),
+     (ml_dtypes.bfloat16, np.inf, True),
+     (ml_dtypes.bfloat16, 3e38, False)],  # bfloat16 reaches float32's range
+)  # fmt: skip
+def test_a_value_is_non_finite_in_its_own_dtype(run_cli, tmp_path, dtype, value, nonfinite):
+    table = library_table("pytorch", 100, 8, np.float64)
+    table[80, 3] = value  # below the 64 screened rows: the whole table's check decides
+    save_file({"pe": table.astype(dtype)}, str(tmp_path / "m.safetensors"))
+    result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", "pe")
+    assert result.exit_code == 1 and "internal error" not in result.stderr, result.output
+    assert ("holds NaN/inf values" in result.stderr) == nonfinite

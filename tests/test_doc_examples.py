@@ -2,7 +2,9 @@
 
 * Python blocks (```` ```python ````) run in-process.
 * Shell commands run with bash, one page's commands in order in one scratch folder (later
-  lines use the files of earlier ones, as a reader following the page would), with the
+  lines use the files of earlier ones, as a reader following the page would; a page runs as
+  several tests of ``CHUNK`` commands, in one worker, and a chunk run alone runs the page's
+  earlier commands first), with the
   environment's ``bin`` first on ``PATH``: ``pecli`` and ``python`` are this environment's, as
   after ``source .venv/bin/activate``. Commands are every line of a ```` ```sh ```` block and
   every ``$ `` line of a plain block (a block of bare ``pecli …`` lines counts too), but for
@@ -151,28 +153,62 @@ def _environment(scratch: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("page", [p for p, commands in SHELL.items() if commands])
-def test_page_commands_run_as_shown(page, tmp_path):
-    assert not tmp_path.resolve().is_relative_to(ROOT)  # a scratch folder outside the repo
-    env = _environment(tmp_path)
-    failures = []
-    for command in SHELL[page]:
-        # the repo's own example files, as a reader who cloned it has them
-        text = command.text.replace("tests/fixtures/", f"{ROOT}/tests/fixtures/")
-        with open(tmp_path / ".stdout", "wb") as out:
-            done = subprocess.run(
-                ["bash", "-c", text], cwd=tmp_path, env=env, stdout=out,
-                stderr=subprocess.PIPE, timeout=300, check=False,
-            )  # fmt: skip
-        output = (tmp_path / ".stdout").read_bytes()[: 1 << 20].decode("utf-8", "replace")
-        stderr = done.stderr.decode("utf-8", "replace")
-        wants_error = any(": error:" in line for line in command.shown)
-        status_ok = done.returncode == 2 if wants_error else done.returncode == 0
-        missing = check_output(command, output + stderr)
-        if not status_ok or missing:
-            failures.append(f"{page}:{command.line}: {command.text}\n  status {done.returncode}"
-                            f", stderr {stderr.strip()[-300:]!r}\n  missing {missing}")  # fmt: skip
-    assert not failures, "\n".join(failures)
+#: Commands per test: a page runs as several tests of a few seconds each (the README's 80
+#: commands took 33 s as one), in order, in one scratch folder per page.
+CHUNK = 5
+CHUNKS = [
+    (page, start) for page, commands in SHELL.items() for start in range(0, len(commands), CHUNK)
+]
+
+
+def _run(command: Command, scratch: Path, env: dict[str, str]) -> str | None:
+    """Run one command as the page shows it; a failure's description, or None."""
+    # the repo's own example files, as a reader who cloned it has them
+    text = command.text.replace("tests/fixtures/", f"{ROOT}/tests/fixtures/")
+    with open(scratch / ".stdout", "wb") as out:
+        done = subprocess.run(
+            ["bash", "-c", text], cwd=scratch, env=env, stdout=out,
+            stderr=subprocess.PIPE, timeout=300, check=False,
+        )  # fmt: skip
+    output = (scratch / ".stdout").read_bytes()[: 1 << 20].decode("utf-8", "replace")
+    stderr = done.stderr.decode("utf-8", "replace")
+    wants_error = any(": error:" in line for line in command.shown)
+    status_ok = done.returncode == 2 if wants_error else done.returncode == 0
+    missing = check_output(command, output + stderr)
+    if status_ok and not missing:
+        return None
+    return (f"{command.line}: {command.text}\n  status {done.returncode}"
+            f", stderr {stderr.strip()[-300:]!r}\n  missing {missing}")  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def page_folders():
+    """Per page: its scratch folder and how many of its commands have run there."""
+    return {}
+
+
+def _page_folder(page: str, folders: dict, factory) -> tuple[Path, dict[str, str], list[int]]:
+    if page not in folders:
+        scratch = factory.mktemp(page.replace("/", "_"))
+        folders[page] = (scratch, _environment(scratch), [0])
+    return folders[page]
+
+
+@pytest.mark.xdist_group("page-commands")  # one worker runs a page's chunks in order
+@pytest.mark.parametrize(("page", "start"), CHUNKS, ids=[f"{p}:{s}" for p, s in CHUNKS])
+def test_page_commands_run_as_shown(page, start, page_folders, tmp_path_factory):
+    scratch, env, done = _page_folder(page, page_folders, tmp_path_factory)
+    assert not scratch.resolve().is_relative_to(ROOT)  # a scratch folder outside the repo
+    for command in SHELL[page][done[0] : start]:  # run alone: the page's earlier commands first
+        _run(command, scratch, env)
+    failures = [f for c in SHELL[page][start : start + CHUNK] if (f := _run(c, scratch, env))]
+    done[0] = max(done[0], start + CHUNK)
+    assert not failures, "\n".join(f"{page}:{f}" for f in failures)
+
+
+def test_pages_are_cut_into_chunks_in_order():
+    readme = [s for p, s in CHUNKS if p == "README.md"]
+    assert readme == list(range(0, len(SHELL["README.md"]), CHUNK)) and len(readme) > 3
 
 
 def test_readme_says_how_to_run_the_installed_tool_before_any_example():

@@ -13,6 +13,7 @@ from pecli.core.dtypes import (
     float_dtype,
     largest_exact_integer,
     storage_precision,
+    ulps32,
     unit_roundoff,
 )
 
@@ -62,3 +63,26 @@ def test_float_info_takes_a_dtype_by_name_type_or_dtype(spelling):
         (2 - 2**-7) * 2.0**127,
     )
     assert float_info(np.float16).nmant == 10 and float_info(np.dtype("f4")).nmant == 23
+
+
+TINY = 2.0**-149  # the smallest float32 subnormal
+BINADE = 2**23  # float32 numbers in [2^k, 2^(k+1))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "apart"),
+    [(1.0, 2.0, BINADE),
+     (0.0, -0.0, 0),
+     (TINY, -TINY, 2),  # -tiny, ±0, tiny
+     (-3 * TINY, 5 * TINY, 8),
+     (TINY, 0.0, 1),
+     (2.0**-126 - TINY, 2.0**-126, 1),  # the largest subnormal to the smallest normal
+     (-1.0, 1.0, 2 * 127 * BINADE),  # [0, 1): 2^23 subnormals and zero, then 126 binades
+     (-np.inf, np.inf, 2 * 255 * BINADE),
+     (1.0, 1.0 + 2.0**-30, 0),  # both round to float32's 1
+     (np.nan, np.nan, 2**32),
+     (np.inf, np.nan, 2**32)],
+)  # fmt: skip
+def test_ulps32_counts_float32_numbers_across_signs_and_subnormals(a, b, apart):
+    assert ulps32(np.array([a]), np.array([b])).tolist() == [apart]
+    assert ulps32(np.float32(b), np.float64(a)).tolist() == apart  # symmetric, any dtype

@@ -183,3 +183,19 @@ def test_dynamic_is_unscaled_in_llama_cpp():
     unscaled = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
     np.testing.assert_allclose(rows["llama.cpp"].inv_freq, unscaled, rtol=1e-15)
     assert rows["mlx_lm"].max_relative == 0 and rows["llama.cpp"].max_relative > 0.5
+
+
+def test_yarn_magnitudes_are_correctly_rounded_in_every_engine():
+    """f = 4, mscale 1, mscale_all_dim 0.8: ``0.1·m·ln f + 1`` in float64 is 1 ulp off here."""
+    spec = RopeSpec(rope_type="yarn", theta=10000.0, head_dim=64, factor=4.0, mscale=1.0,
+                    mscale_all_dim=0.8, original_max_position_embeddings=4096)  # fmt: skip
+    rows = _rows(spec)
+
+    def m(f, k):
+        return 1 + mpmath.mpf("0.1") * mpmath.mpf(k) * mpmath.log(f)
+
+    with mpmath.workdps(50):
+        ratio, scores = float(m(4, 1.0) / m(4, 0.8)), float(m(4, 0.8) ** 2)
+    for engine in ("transformers 5", "mlx_lm", "llama.cpp", "TensorRT-LLM"):
+        assert rows[engine].cos_sin_factor == ratio, engine
+    assert {row.scores for row in rows.values()} == {scores}

@@ -62,6 +62,20 @@ def test_a_quantised_weight_is_never_decoded():
         read_f32(gguf, "blk.0.attn_q.weight")
 
 
+@pytest.mark.parametrize(
+    "command", [["gguf", "show"], ["gguf", "check"], ["diff", str(HERE / "llama31.gguf")]]
+)
+def test_f16_rope_freqs_are_refused_with_why(run_cli, command):
+    """gguf 0.19's writer stores a float16 array as F16, but the converter never does."""
+    f16 = HERE / "bad_llama31_f16.gguf"
+    assert read_gguf(str(f16)).tensors["rope_freqs.weight"].type_name == "F16"
+    extra = ["--config", str(HERE / "llama31.config.json")] if command[-1] == "check" else []
+    result = run_cli(*command, str(f16), *extra)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert "rope_freqs.weight is F16" in result.stderr
+    assert "every 1-D tensor as F32" in result.stderr and "would abort" in result.stderr
+
+
 @pytest.mark.parametrize("name", GOOD)
 def test_a_faithful_conversion_passes(run_cli, name):
     result = run_cli(

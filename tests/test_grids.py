@@ -186,6 +186,59 @@ def test_blocks_concatenate_to_the_table_bit_for_bit():
     np.testing.assert_array_equal(np.concatenate(parts), whole)
 
 
+BROADCAST_CASES = [  # (preset, shape, d): every layout, uneven blocks, cut and zero columns
+    ("mae", (6, 5), 16), ("mocov3", (5, 6), 16), ("timm", (4, 7), 24),
+    ("timm-interleaved", (3, 5), 16), ("big-vision", (5, 4), 16), ("t2t-nd", (2, 3, 4), 26),
+    ("t2t-nd", (3, 1, 2, 2), 20), ("t2t-nd", (9,), 6), ("tatp22", (2, 3, 5), 14),
+    ("cogvideox", (2, 3, 4), 32),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("preset", "shape", "d"), BROADCAST_CASES)
+@pytest.mark.parametrize("rows", [1, 4, 7, 13, 64])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_broadcast_blocks_are_the_per_token_rows(preset, shape, d, rows, dtype):
+    """Blocks filled by broadcasting per-axis tables (partial runs, whole runs, whole periods)
+    against the per-token path (grid_token_rows: one row per token, rounded once)."""
+    tokens = np.arange(int(np.prod(shape)))
+    want = grid_token_rows(tokens, shape, d=d, preset=preset).astype(dtype)
+    blocks = [b.copy() for b in grid_blocks(shape, d=d, preset=preset, extra_tokens=3,
+                                            dtype=dtype, rows=rows, reuse=2)]  # fmt: skip
+    table = np.concatenate(blocks)
+    assert not table[:3].any()
+    assert table[3:].dtype == want.dtype and table[3:].tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("preset", "shape", "knobs"),
+    [("mae", (6, 5), {"base_size": 16, "interpolation_scale": 1.5}),
+     ("mae", (5, 6), {"axis_order": "row-first"}),
+     ("cogvideox", (3, 4, 5), {"interpolation_scale": 2.0, "temporal_interpolation_scale": 3.0})],
+)  # fmt: skip
+def test_broadcast_blocks_with_fractional_positions(preset, shape, knobs):
+    tokens = np.arange(int(np.prod(shape)))
+    want = grid_token_rows(tokens, shape, d=32, preset=preset, **dict(knobs)).astype(np.float32)
+    blocks = [b.copy() for b in grid_blocks(shape, d=32, preset=preset, rows=7, reuse=2, **knobs)]
+    assert np.concatenate(blocks).tobytes() == want.tobytes()
+
+
+def test_a_long_axis_is_filled_token_by_token(monkeypatch):
+    """Above AXIS_CELLS an axis's table is not kept: the blocks come from GridSpec.fill."""
+    import pecli.core.grids.broadcast as broadcast
+
+    want = np.concatenate(list(grid_blocks((9, 5), d=16, rows=4)))
+    monkeypatch.setattr(broadcast, "AXIS_CELLS", 8 * 8)  # the row axis (9 × 8 values) is too long
+    assert broadcast.axis_tables(_spec((9, 5), 16)) is None
+    assert broadcast.axis_tables(_spec((8, 5), 16)) is not None
+    np.testing.assert_array_equal(np.concatenate(list(grid_blocks((9, 5), d=16, rows=4))), want)
+
+
+def _spec(shape, d):
+    from pecli.core.grids.spec import GridSpec
+
+    return GridSpec.checked(shape, d, "mae", 10000.0, None, 0, None, 1.0, "float32")
+
+
 def test_column_names():
     assert grid_column_names(4, preset="mocov3") == [
         "sin_row_1",

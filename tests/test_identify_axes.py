@@ -94,6 +94,16 @@ def test_each_mistake_is_named(made, ids, arithmetic, expected):
     assert verdict.arithmetic == ("none" if expected and expected != ["(c)"] else arithmetic)
 
 
+def test_a_sine_of_minus_zero_is_still_the_exact_arithmetic():
+    """-0.0 for 0.0 (torch's sin of -0.0) is 0 ulps away, not 2^31 across the sign bit."""
+    cos, sin = (axes_cache(PLAN, IDS, part=p, arithmetic="exact") for p in ("cos", "sin"))
+    layout, c, s = pair_values(cos, sin)
+    assert np.count_nonzero(s == 0) > 0
+    s = np.where(s == 0, -0.0, s)
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert verdict.matches and verdict.arithmetic == "exact"
+
+
 def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
     path = _save(tmp_path, axes_cache(made, IDS, part="cos"), axes_cache(made, IDS, part="sin"))
@@ -173,3 +183,39 @@ def test_complex_freqs_cis_are_named(run_cli, tmp_path, fixture, args, preset):
     report = json.loads(result.stdout)
     assert report["layout"] == "complex"
     assert [n for n, v in report["presets"].items() if v["matches"]] == [preset]
+
+
+# --- a cache whose pairs repeat with period h/2 fits both layouts --------------------------
+
+DIAGONAL = np.array([[k, k] for k in range(6)], dtype=np.float64)  # h = w: pair j is pair j + 16
+
+
+def _both_layouts(plan):
+    cos, sin = (axes_cache(plan, DIAGONAL, part=p) for p in ("cos", "sin"))
+    assert np.array_equal(cos[:, :32], cos[:, 32:]) and np.array_equal(cos[:, 0::2], cos[:, 1::2])
+    return cos, sin
+
+
+def test_both_layouts_fit_is_read_as_half_split_by_both_identify_commands():
+    from pecli.analysis.rope.cache import identify_cache
+
+    cos, sin = _both_layouts(axis_preset("lucidrains-axial").plan())
+    assert pair_values(cos, sin)[0] == identify_cache(cos, sin).layout == "half-split"
+
+
+def test_both_layouts_fit_is_read_in_the_presets_layout():
+    plan = per_axis([32, 32], theta=1e4, axes=("h", "w"))  # interleaved, as lucidrains'
+    cos, sin = _both_layouts(plan)
+    read, c, s = pair_values(cos, sin, prefer="interleaved")
+    verdict = compare_to_plan(read_axes(c, s, DIAGONAL, layout=read), plan, DIAGONAL, (c, s))
+    assert read == "interleaved" and verdict.matches and verdict.arithmetic == "exact"
+
+
+def test_identify_axes_reads_an_ambiguous_cache_in_the_presets_layout(run_cli, tmp_path):
+    cos, sin = _both_layouts(axis_preset("lucidrains-axial").plan())  # an interleaved preset
+    ids = tmp_path / "ids.npy"
+    np.save(ids, DIAGONAL)
+    result = run_cli("rope", "identify-axes", _save(tmp_path, cos, sin), "--preset",
+                     "lucidrains-axial", "--ids", str(ids), "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["layout"] == "interleaved"

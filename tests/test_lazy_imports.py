@@ -91,6 +91,66 @@ def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
     assert "matplotlib" in loaded(tmp_path, *png)
 
 
+LISTING_RUN = """
+import sys
+sys.argv = ["pecli", *sys.argv[1:]]
+from pecli._entry import main
+try:
+    main()
+except SystemExit as stop:
+    status = stop.code or 0
+names = sorted(m for m in sys.modules if m == "numpy" or m.startswith("pecli."))
+sys.__stderr__.write(f"\\nexit {status} loaded {','.join(names)}\\n")
+"""
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["-h"], ["--version"]])
+def test_help_and_version_import_no_numpy_and_no_command(tmp_path, args):
+    """The listing comes from pecli/cli/listing.py: no command module, no NumPy (issue 24)."""
+    done = subprocess.run([sys.executable, "-c", LISTING_RUN, *args], capture_output=True,
+                          text=True, cwd=tmp_path, check=False, timeout=120)  # fmt: skip
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("exit 0 loaded "), done.stderr
+    names = set(last.removeprefix("exit 0 loaded ").split(","))
+    assert "numpy" not in names
+    assert names <= {"pecli._entry", "pecli.cli", "pecli.cli._app", "pecli.cli.listing",
+                     "pecli.core", "pecli.core.errors", "pecli.io", "pecli.io.guard",
+                     "pecli.io.paths", "pecli.io.pipes", "pecli.io.streams"}  # fmt: skip
+    assert ("pecli.cli.listing" in names) == (args != ["--version"])
+
+
+def _first_paragraphs() -> dict[str, str]:
+    """Each command's name and the first paragraph of its help, as ``pecli --help`` lists."""
+    whole = typer.main.get_command(pecli.cli.app)
+    return {
+        name: " ".join((command.help or "").split("\n\n")[0].split())
+        for name, command in whole.commands.items()  # type: ignore[attr-defined]
+        if not command.hidden
+    }
+
+
+def test_the_listing_is_what_the_commands_say():
+    """pecli/cli/listing.py is a copy: it must list every command, in order, with its help."""
+    from pecli.cli.listing import LISTING
+
+    paste = "LISTING = {\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in
+                                       _first_paragraphs().items()) + "}"  # fmt: skip
+    assert list(LISTING.items()) == list(_first_paragraphs().items()), (
+        f"pecli/cli/listing.py differs from the commands' help; paste this there:\n{paste}"
+    )
+
+
+def test_a_stale_listing_lists_the_whole_application(monkeypatch):
+    """A command missing from the table is still listed: every module is imported instead."""
+    from pecli.cli import listing
+
+    monkeypatch.setattr(listing, "LISTING", {k: v for k, v in listing.LISTING.items()
+                                             if k != "compute"})  # fmt: skip
+    built = typer.main.get_command(pecli.cli.chosen(["--help"]))
+    assert list(built.commands) == list(_first_paragraphs())  # type: ignore[attr-defined]
+    assert built.commands["compute"].help.startswith("Compute the table")  # type: ignore[attr-defined]
+
+
 CHOSEN = """
 import sys, typer
 from pecli.cli import chosen, GROUPS

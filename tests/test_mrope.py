@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from library_fixtures import load
 
+from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope.multiaxis import axes_cache
 from pecli.core.rope.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
@@ -17,12 +18,6 @@ from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
 
 FIXTURES = {f.name: f for f in load("mrope")}
 MODELS = ["qwen2-vl", "qwen2.5-vl", "qwen3-vl"]
-
-
-def _ulps(a: np.ndarray, b: np.ndarray) -> int:
-    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
-    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
-    return int(np.max(np.abs(ia - ib)))
 
 
 def test_qwen2_vl_section_is_chunked_in_both_halves():
@@ -110,7 +105,7 @@ def test_caches_are_the_rotary_classes_own(model):
                       interleaved=p["interleaved"])  # fmt: skip
     ids = FIXTURES[f"{p['model']}_ids"].table.T
     for part, table in (("cos", cos.table), ("sin", sin.table)):
-        assert _ulps(axes_cache(plan, ids, part=part, arithmetic="float32"), table) <= 2
+        assert ulps32(axes_cache(plan, ids, part=part, arithmetic="float32"), table).max() <= 2
         assert np.max(np.abs(axes_cache(plan, ids, part=part) - table)) < 1e-5
 
 
@@ -182,7 +177,7 @@ def test_axes_command_with_a_qwen_preset_is_the_rotary_class(run_cli, tmp_path):
     result = run_cli("rope", "axes", "--preset", "qwen3-vl", "--tokens", theirs.params["tokens"],
                      "--part", "sin", "--arithmetic", "model", "-o", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert _ulps(np.load(out), theirs.table) <= 2
+    assert ulps32(np.load(out), theirs.table).max() <= 2
 
 
 def test_axes_command_reads_transformers_3_by_seq_ids(run_cli, tmp_path):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from library_fixtures import load
 
+from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope.multiaxis import axes_cache, axes_cache_blocks, axis_preset, per_axis, shared
 from pecli.core.rope.multiaxis.plan import channel_pairs, plan_frequencies
@@ -160,12 +161,6 @@ def test_channel_pairs_of_the_three_layouts():
 CACHES = sorted({n.rsplit("_", 1)[0] for n in FIXTURES if n.endswith("_cos") and "frac" not in n})
 
 
-def _ulps(a: np.ndarray, b: np.ndarray) -> int:
-    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
-    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
-    return int(np.max(np.abs(ia - ib)))
-
-
 def _fixture_case(name):
     cos, sin = FIXTURES[f"{name}_cos"], FIXTURES[f"{name}_sin"]
     preset = axis_preset(cos.params["preset"])
@@ -181,7 +176,7 @@ def test_model_arithmetic_is_the_library_within_two_ulps(name):
     for part, table in (("cos", cos), ("sin", sin)):
         ours = axes_cache(plan, ids, part=part, arithmetic=preset.dtype)
         bound = 1 if preset.dtype == "float64" else 2  # torch's float32 cos/sin: within 2 ulps
-        assert ours.shape == table.shape and _ulps(ours, table) <= bound
+        assert ours.shape == table.shape and ulps32(ours, table).max() <= bound
 
 
 @pytest.mark.parametrize("name", CACHES)
@@ -198,8 +193,8 @@ def test_llama4_freqs_ci_complex_form():
     preset = axis_preset("llama4-vision")
     ours = axes_cache(preset.plan(88), preset.ids([4]), form="complex", arithmetic="float32")
     assert ours.dtype == table.dtype == np.complex64
-    assert _ulps(ours.real.copy(), table.real.copy()) <= 1
-    assert _ulps(ours.imag.copy(), table.imag.copy()) <= 1
+    assert ulps32(ours.real.copy(), table.real.copy()).max() <= 1
+    assert ulps32(ours.imag.copy(), table.imag.copy()).max() <= 1
     exact = axes_cache(preset.plan(88), preset.ids([4]), form="complex")
     assert np.max(np.abs(exact - table)) < 2e-7
 
@@ -212,8 +207,8 @@ def test_qwen_image_complex_freqs_with_centred_ids():
     assert ids[3].tolist() == [0.0, -3.0, -3.0] and ids[-1].tolist() == [0.0, 1.0, 2.0]
     ours = axes_cache(preset.plan(), ids, form="complex", arithmetic="float32")
     assert ours.dtype == table.dtype == np.complex64
-    assert _ulps(ours.real.copy(), table.real.copy()) <= 1
-    assert _ulps(ours.imag.copy(), table.imag.copy()) <= 1
+    assert ulps32(ours.real.copy(), table.real.copy()).max() <= 1
+    assert ulps32(ours.imag.copy(), table.imag.copy()).max() <= 1
 
 
 def test_cosmos_temporal_theta_and_fps_ids():
@@ -235,11 +230,11 @@ def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
     plan = per_axis([16], theta=10000.0, axes=("p",))
     ids = np.array(cos.params["positions"])[:, None]
     for part, table in (("cos", cos.table), ("sin", sin.table)):
-        assert _ulps(axes_cache(plan, ids, part=part, arithmetic="float64"), table) <= 1
-        assert _ulps(axes_cache(plan, ids, part=part), table) == 0
+        assert ulps32(axes_cache(plan, ids, part=part, arithmetic="float64"), table).max() <= 1
+        assert ulps32(axes_cache(plan, ids, part=part), table).max() == 0
         # diffusers' default float32 frequencies (angles then float64): thousands of ulps off
         loose = FIXTURES[f"fractional_float32_{part}"].table
-        assert 100 < _ulps(axes_cache(plan, ids, part=part), loose) < 1 << 14
+        assert 100 < ulps32(axes_cache(plan, ids, part=part), loose).max() < 1 << 14
 
 
 # --- refusals ------------------------------------------------------------------------------

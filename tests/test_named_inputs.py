@@ -50,3 +50,58 @@ def test_an_empty_device_is_an_empty_input(pecli_cmd):
     )  # fmt: skip
     assert result.returncode == 2 and "empty input" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix", ["npy", "csv"])
+def test_diff_reads_a_fifo_as_identify_and_add_do(pecli_cmd, tmp_path, suffix):
+    """A FIFO is read once, in order; its values are the file's (0 ulps from itself)."""
+    import os
+
+    table = np.array([[0.0, 1.0], [0.8414709848078965, 0.5403023058681398]])
+    np.save(tmp_path / "t.npy", table)
+    np.savetxt(tmp_path / "t.csv", table, delimiter=",", fmt="%.17g", header="a,b", comments="")
+    os.mkfifo(tmp_path / "pipe")
+    script = f"cat t.{suffix} > pipe & {shlex.join(pecli_cmd)} diff pipe t.npy --format json"
+    result = bash(script, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert '"differing": 0' in result.stdout
+
+
+@pytest.mark.parametrize("command", [["diff", "pipe", "t.npy"], ["identify", "pipe"]])
+def test_a_fifo_nobody_writes_waits_like_cat_until_ctrl_c(pecli_cmd, tmp_path, command):
+    """No writer: open() waits, as for ``cat``; Ctrl-C ends the wait with status 130."""
+    import os
+    import signal
+    import time
+
+    np.save(tmp_path / "t.npy", np.eye(2))
+    os.mkfifo(tmp_path / "pipe")
+    proc = subprocess.Popen([*pecli_cmd, *command], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    time.sleep(1.0)
+    assert proc.poll() is None  # still waiting for a writer
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and b"Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [(["diff", "{fifo}", "{fifo}"], "'A'"), (["identify", "{fifo}"], "'FILE'"),
+     (["rope", "identify", "{fifo}"], "'FILE'"),
+     (["rope", "permute", "--input", "{fifo}", "--tensor", "wq", "--heads", "2", "-o",
+       "{out}"], "--input")],
+)  # fmt: skip
+def test_a_fifo_named_safetensors_is_refused_at_once_with_why(pecli_cmd, tmp_path, command, option):
+    """.safetensors are read at offsets: a FIFO is refused before it is opened (no wait)."""
+    import os
+
+    fifo = tmp_path / "m.safetensors"
+    os.mkfifo(fifo)
+    args = [a.format(fifo=fifo, out=tmp_path / "out.safetensors") for a in command]
+    result = subprocess.run(
+        [*pecli_cmd, *args], capture_output=True, text=True, timeout=30, check=False
+    )  # opening the FIFO would wait: a timeout, not a hang
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert option in result.stderr and "is not a regular file" in result.stderr
+    assert "is read at offsets (save a stream to a file first)" in result.stderr

@@ -137,6 +137,28 @@ def test_blocks_are_bit_identical_to_one_piece_and_to_a_later_start():
     assert np.array_equal(whole, pieces) and np.array_equal(whole[200:], tail)
 
 
+@pytest.mark.parametrize("layout", ["half-split", "interleaved"])
+@pytest.mark.parametrize("part", ["both", "cos", "sin"])
+def test_chunked_blocks_are_the_mpmath_rows(monkeypatch, layout, part):
+    """Several kernel chunks of several blocks each, the last of both partial: every row is
+    the correctly rounded float32 of the formula (tests/rope_reference.py), row by row."""
+    import pecli.core.rope.cache as cache
+
+    monkeypatch.setattr(cache, "CHUNK_CELLS", 60)  # h = 4, rows = 5: chunks of 15 rows
+    freqs = rope_frequencies(GPT_OSS.__class__(**{**GPT_OSS.__dict__, "head_dim": 8}))
+    exact = ref.yarn(150000.0, 8, 32, 4096, truncate=False)
+    scale = 0.1 * mpmath.log(32) + 1
+    start, n = 1_000_003, 47
+    blocks = [b.copy() for b in cache_blocks(freqs, n, start=start, layout=layout, part=part,
+                                             rows=5, reuse=2)]  # fmt: skip
+    assert [len(b) for b in blocks] == [5] * 9 + [2]
+    table = np.concatenate(blocks)
+    for row in range(n):
+        cos, sin = ref.cache_row(start + row, exact, scale, layout)
+        want = {"both": cos + sin, "cos": cos, "sin": sin}[part]
+        assert np.array_equal(table[row], np.array([float(v) for v in want], np.float32)), row
+
+
 @pytest.mark.parametrize(
     ("name", "layout"),
     [("rotate_half", "half-split"), ("GPT-NeoX", "half-split"), ("llama.cpp-neox", "half-split"),

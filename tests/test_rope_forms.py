@@ -9,16 +9,11 @@ import pytest
 import rope_reference as ref
 from library_fixtures import load
 
+from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope.forms import check_form, from_full, reform
 
 ROPE = {f.name: f for f in load("rope")}
-
-
-def _ulps(a: np.ndarray, b: np.ndarray) -> int:
-    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
-    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
-    return int(np.max(np.abs(ia - ib)))
 
 
 def test_half_form_is_gptj_create_sinusoidal_positions(run_cli, tmp_path):
@@ -30,8 +25,8 @@ def test_half_form_is_gptj_create_sinusoidal_positions(run_cli, tmp_path):
                      "-o", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
     ours = np.load(out)  # [cos | sin]; GPT-J keeps [sin | cos]
-    assert ours.shape == (8, 64) and _ulps(ours[:, :32], gptj.table[:, 32:]) <= 1
-    assert _ulps(ours[:, 32:], gptj.table[:, :32]) <= 1
+    assert ours.shape == (8, 64) and ulps32(ours[:, :32], gptj.table[:, 32:]).max() <= 1
+    assert ulps32(ours[:, 32:], gptj.table[:, :32]).max() <= 1
 
 
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])

@@ -9,6 +9,7 @@ import pytest
 from library_fixtures import load
 from safetensors import safe_open
 
+from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import cache_blocks
@@ -27,10 +28,6 @@ def _spec(name: str) -> RopeSpec:
     return spec_from_config(FIXTURES[f"{name}_inv_freq"].params["config"])[0]
 
 
-def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32).astype(np.int64))
-
-
 @pytest.mark.parametrize("name", BIT_EXACT)
 def test_inv_freq_is_transformers_bit_for_bit(name):
     ours = transformers_inv_freq(_spec(name))
@@ -40,7 +37,7 @@ def test_inv_freq_is_transformers_bit_for_bit(name):
 
 @pytest.mark.parametrize("name", POW_ULP)
 def test_inv_freq_differs_at_most_by_torch_s_pow_ulp(name):
-    ulps = _ulps(transformers_inv_freq(_spec(name)), FIXTURES[f"{name}_inv_freq"].table)
+    ulps = ulps32(transformers_inv_freq(_spec(name)), FIXTURES[f"{name}_inv_freq"].table)
     assert ulps.max() == 1 and np.count_nonzero(ulps) <= 2
 
 
@@ -57,7 +54,7 @@ def _cache(name: str, part: str, blocks) -> np.ndarray:
 def test_cache_is_within_one_ulp_of_transformers_where_exact_is_not(name, part):
     fixture = FIXTURES[f"{name}_{part}"].table
     ours = _cache(name, part, framework_cache_blocks)
-    ulps = _ulps(ours, fixture)
+    ulps = ulps32(ours, fixture)
     assert ulps.max() <= 1 and np.count_nonzero(ulps) < 0.2 * ulps.size  # torch's cos/sin: 1 ulp
     exact = _cache(name, part, lambda *a, **k: cache_blocks(*a, **k, dtype="float64"))
     assert np.abs(exact - fixture).max() > 100 * np.abs(ours.astype(np.float64) - fixture).max()
@@ -111,4 +108,4 @@ def test_cli_writes_the_framework_cache_and_says_so(run_cli, tmp_path):
         cos, meta = handle.get_tensor("cos"), handle.metadata()
     assert meta["arithmetic"] == "transformers" and np.array_equal(cos, table[:, :128])
     row = FIXTURES["llama31_cos"].params["positions"].index(8191)
-    assert _ulps(table[-1, :128], FIXTURES["llama31_cos"].table[row]).max() <= 1
+    assert ulps32(table[-1, :128], FIXTURES["llama31_cos"].table[row]).max() <= 1

@@ -10,6 +10,7 @@ import pytest
 import rope_reference as ref
 from library_fixtures import load
 
+from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import cache_blocks
@@ -20,12 +21,6 @@ ROPE = {f.name: f for f in load("rope")}
 MULTI = {f.name: f for f in load("multiaxis")}
 YARN = RopeSpec(rope_type="yarn", theta=1e6, head_dim=16, factor=4.0,
                 original_max_position_embeddings=32768)  # fmt: skip
-
-
-def _ulps(a: np.ndarray, b: np.ndarray) -> int:
-    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
-    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
-    return int(np.max(np.abs(ia - ib)))
 
 
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])
@@ -46,7 +41,7 @@ def test_consecutive_positions_give_the_start_n_cache():
     freqs = rope_frequencies(YARN)
     a = np.concatenate(list(cache_blocks(freqs, 50, start=1000)))
     b = np.concatenate(list(cache_blocks(freqs, 50, positions=np.arange(1000.0, 1050.0))))
-    assert _ulps(a, b) == 0
+    assert ulps32(a, b).max() == 0
 
 
 @pytest.mark.parametrize("name", ["llama31", "default", "linear"])
@@ -56,7 +51,7 @@ def test_transformers_listed_positions(name):
     freqs, where = rope_frequencies(spec), np.array(cos.params["positions"], dtype=np.float64)
     ours = np.concatenate(list(framework_cache_blocks(freqs, where.size, part="cos", rows=4,
                                                       positions=where)))  # fmt: skip
-    assert _ulps(ours, cos.table) <= 1
+    assert ulps32(ours, cos.table).max() <= 1
 
 
 def test_diffusers_fractional_positions_bit_for_bit():

@@ -5,8 +5,9 @@ several modules (``rope/``, ``grid/``, ``identify/``); options shared by several
 declared once in :mod:`.options` and :mod:`.convention_options`. Each module registers its
 commands on :data:`pecli.cli._app.app`. A run imports and builds only the command it names
 (:func:`main`): importing every command module and building every command's options costs
-about 25 ms, a quarter of ``import numpy, typer``. ``pecli.cli.app`` is the whole
-application (all commands registered, for tests and docs).
+about 25 ms, a quarter of ``import numpy, typer``; ``pecli --help`` lists the commands from
+:mod:`.listing` and imports none. ``pecli.cli.app`` is the whole application (all commands
+registered, for tests and docs).
 """
 
 from __future__ import annotations
@@ -55,16 +56,19 @@ def __getattr__(name: str) -> Any:
 def chosen(argv: list[str]) -> Any:
     """The application trimmed to the command ``argv`` names, or the whole one.
 
-    ``argv`` without the program name. ``pecli``, ``pecli --help``, ``pecli --version``:
-    every command with its help only (no options built). Other options before the command,
-    an unknown name, a group without its subcommand and shell completion get the whole
-    application, so help, suggestions ("Did you mean …?") and completion list every command.
+    ``argv`` without the program name. ``pecli``, ``pecli --help``: every command's name and
+    help from :data:`.listing.LISTING` (no command module imported); ``pecli --version``: no
+    command at all. Other options before the command, an unknown name, a group without its
+    subcommand and shell completion get the whole application, so help, suggestions ("Did
+    you mean …?") and completion list every command.
     """
     words = [*argv[:2], "", ""]
     if "_PECLI_COMPLETE" in os.environ:
         return load()
-    if argv in ([], ["--help"], ["-h"], ["--version"]):
-        return _trimmed(load(), lambda name: True, _listed)
+    if argv == ["--version"]:
+        return load(())  # no command is needed to print the version
+    if argv in ([], ["--help"], ["-h"]):
+        return _listing()
     if words[0] not in COMMAND_MODULES:
         return load()
     whole = load((COMMAND_MODULES[words[0]],))
@@ -72,6 +76,31 @@ def chosen(argv: list[str]) -> Any:
         return load()  # the group alone, or a name it lacks: its help or suggestion, in full
     names = set(words[:2]) if words[0] in GROUP_MODULES else {words[0]}
     return _trimmed(whole, lambda name: name in names)
+
+
+def _listing() -> Any:
+    """The application as ``pecli --help`` lists it, from :data:`.listing.LISTING` alone.
+
+    Each command is its name and help, with no options and no module imported: the listing
+    needs neither NumPy nor the commands. Should the table miss a command, every command
+    module is imported and the listing built from their docstrings.
+    """
+    from typer.models import CommandInfo
+
+    from .listing import LISTING
+
+    if LISTING.keys() != COMMAND_MODULES.keys():
+        return _trimmed(load(), lambda name: True, _listed)
+    listed = copy.copy(load(()))
+    listed.registered_commands = [
+        CommandInfo(name=name, callback=_never_run, help=text) for name, text in LISTING.items()
+    ]
+    listed.registered_groups = []
+    return listed
+
+
+def _never_run() -> None:  # pragma: no cover - a listing is never run
+    raise NotImplementedError
 
 
 def _has_command(whole: Any, group: str, name: str) -> bool:

@@ -171,14 +171,20 @@ def frequency_residuals(omega: np.ndarray, *, base: float, denominator: float) -
     True
 
     """
+    values = np.asarray(omega, dtype=np.float64)
+    found = _residuals(float(base), float(denominator), values.tobytes())
+    return np.array(found, dtype=np.float64).reshape(values.shape)
+
+
+@functools.lru_cache(maxsize=32)
+def _residuals(base: float, denominator: float, omega: bytes) -> tuple[float, ...]:
+    """:func:`frequency_residuals`, kept: identify and its rebuilds ask for the same ones."""
     import decimal
 
-    exact = _exact_frequencies(float(base), float(denominator), int(np.size(omega)))
+    values = np.frombuffer(omega, dtype=np.float64)
+    exact = _exact_frequencies(base, denominator, values.size)
     ctx = decimal.Context(prec=45)
-    return np.array(
-        [
-            float(ctx.subtract(e, decimal.Decimal(float(w))))
-            for e, w in zip(exact, omega, strict=True)
-        ],
-        dtype=np.float64,
+    return tuple(
+        float(ctx.subtract(e, decimal.Decimal(float(w))))
+        for e, w in zip(exact, values, strict=True)
     )

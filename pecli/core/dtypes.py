@@ -16,7 +16,8 @@ import numpy as np
 
 __all__ = [
     "FLOAT_DTYPES", "OUTPUT_DTYPES", "SIGNIFICAND_BITS", "TABLE_DTYPES", "exact_in", "float_dtype",
-    "float_info", "largest_exact_integer", "round_once", "storage_precision", "unit_roundoff",
+    "float_info", "largest_exact_integer", "round_once", "storage_precision", "ulps32",
+    "unit_roundoff",
 ]  # fmt: skip
 
 #: Every float dtype by name, finest first.
@@ -182,9 +183,46 @@ def storage_precision(values: np.ndarray) -> str:
     'float16'
 
     """
-    values = np.asarray(values, dtype=np.float64)
+    values = np.asarray(values)
+    stored = values.dtype.name  # values held in a dtype are exact in it: no pass to prove it
     name: str
     for name in reversed(FLOAT_DTYPES[1:]):  # coarsest first
-        if all(exact_in(part, name) for part in (values.flat[:4096], values)):
+        if name == stored or all(exact_in(part, name) for part in (values.flat[:4096], values)):
             return name
     return "float64"
+
+
+def ulps32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How many float32 numbers apart ``a`` and ``b`` are, once each is rounded to float32.
+
+    Every float32 is counted once along the number line, so the count runs across zero
+    (``+0`` and ``-0`` are 0 apart, the smallest subnormals ``±2^-149`` are 2 apart), through
+    the subnormals and across powers of 2 (one step between neighbours is 1). A NaN on
+    either side is ``2^32`` apart, more than any two numbers (``-inf`` to ``inf`` is
+    ``2·0x7F800000``), so it never agrees within a bound.
+
+    Parameters
+    ----------
+    a, b : array_like
+        Values of any float dtype, broadcast against each other.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, the broadcast shape.
+
+    Examples
+    --------
+    >>> ulps32(np.float32([1.0, 0.0, 2.0**-149]), np.float32([2.0, -0.0, -(2.0**-149)])).tolist()
+    [8388608, 0, 2]
+
+    """
+
+    def ordered(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values = np.asarray(x, dtype=np.float32)
+        bits = values.view(np.int32).astype(np.int64)
+        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits), np.isnan(values)
+
+    (ia, nan_a), (ib, nan_b) = ordered(a), ordered(b)
+    distance: np.ndarray = np.where(nan_a | nan_b, 1 << 32, np.abs(ia - ib))
+    return distance

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ParameterError
-from .paths import note_input
+from .paths import note_input, offsets_problem
 
 __all__ = [
     "CHECKPOINT_SUFFIXES",
@@ -149,8 +149,8 @@ def open_checkpoint(path: str, *, parameter: str = "file") -> Iterator[Checkpoin
     >>> import shutil; shutil.rmtree(folder)
 
     """
-    if not os.path.isfile(path):
-        raise ParameterError(parameter, "must be an existing file", path)
+    if problem := offsets_problem(path, "checkpoint (.safetensors or .npz file)"):
+        raise ParameterError(parameter, problem, path)
     note_input(path)
     with open(path, "rb") as handle:
         zipped = handle.read(4) == b"PK\x03\x04"

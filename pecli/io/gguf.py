@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from .gguf_cursor import CUT
 from .gguf_cursor import Cursor as _Cursor
-from .paths import note_input
+from .paths import note_input, offsets_problem
 
 __all__ = ["GgufFile", "GgufTensor", "is_gguf", "read_f32", "read_gguf", "read_rope_tensors"]
 
@@ -163,10 +162,8 @@ def read_gguf(path: str, parameter: str = "gguf") -> GgufFile:
     note_input(path)  # no output of the command may replace it (pecli.io.paths)
     try:
         status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):  # a folder, a pipe: no offsets to read at
-            kind = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file"
-            rule = f"is {kind}: a GGUF is read at offsets (save a stream to a file first)"
-            raise ParameterError(parameter, rule, path)
+        if problem := offsets_problem(path, "GGUF", status.st_mode):  # a folder, a pipe
+            raise ParameterError(parameter, problem, path)
         return _parse(_Cursor(fd, status.st_size, path, parameter))
     finally:
         os.close(fd)
@@ -270,8 +267,9 @@ def read_f32(gguf: GgufFile, name: str, parameter: str = "gguf") -> np.ndarray:
     if tensor is None:
         raise ParameterError(parameter, f"has no tensor {name}", gguf.path)
     if tensor.type_code != 0:
-        rule = f"tensor {name} is {tensor.type_name}: pecli reads only F32 tensors"
-        raise ParameterError(parameter, rule, gguf.path)
+        from ..core.ports.gguf_check import f32_refusal  # only here: it imports core.rope
+
+        raise ParameterError(parameter, f32_refusal(name, tensor.type_name), gguf.path)
     count = math.prod(tensor.shape)
     if count > MAX_F32_VALUES:
         raise ParameterError(

@@ -34,6 +34,7 @@ __all__ = [
     "name_max",
     "naming_errors",
     "note_input",
+    "offsets_problem",
     "open_through",
     "reading_inputs",
     "remember_open_descriptors",
@@ -275,3 +276,24 @@ def check_not_input(
         from ..core.errors import ParameterError
 
         raise ParameterError(parameter, problem, str(output))
+
+
+def offsets_problem(path: str, what: str, mode: int | None = None) -> str | None:
+    """Why ``path`` (of ``mode``, else as stat finds it) cannot be read at offsets, or None.
+
+    ``.safetensors``, ``.npz`` and GGUF are read by ``pread``: a FIFO or device is refused at
+    once rather than opened (which waits for a writer); ``.npy`` and CSV take pipes.
+
+    >>> offsets_problem("/no/such", ".safetensors file")
+    'must be an existing .safetensors file'
+    >>> offsets_problem("/dev/null", "GGUF")
+    'is not a regular file: a GGUF is read at offsets (save a stream to a file first)'
+    """
+    with contextlib.suppress(OSError, ValueError):
+        mode = os.stat(path).st_mode if mode is None else mode
+    if mode is None:
+        return f"must be an existing {what}"
+    if stat.S_ISREG(mode):
+        return None
+    kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+    return f"is {kind}: a {what} is read at offsets (save a stream to a file first)"

@@ -9,17 +9,22 @@ opened, :func:`stand_in_for_closed` gives each closed one a stand-in:
   "stdout is closed" with status 1 instead of writing nowhere;
 * stderr: ``/dev/null``; messages are lost, exit statuses still tell what happened.
 
+At the end of a successful run, :func:`leave_after_success` flushes stdout and stderr and
+leaves without the interpreter's teardown.
+
 Standard library only (the console script calls this before numpy and typer load).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 
-__all__ = ["closed", "stand_in_for_closed"]
+__all__ = ["closed", "leave_after_success", "stand_in_for_closed", "succeeded"]
 
 _closed: set[int] = set()
+_ended = {"success": False}
 
 
 def _is_open(fd: int) -> bool:
@@ -60,3 +65,33 @@ def closed(fd: int) -> bool:
     True
     """
     return fd in _closed
+
+
+def leave_after_success() -> None:
+    """At the interpreter's exit, after :func:`succeeded`: flush stdout and stderr, then leave.
+
+    What the interpreter does after its exit functions is free every module's objects, which
+    nobody sees: 12-15 ms with NumPy and typer loaded (``os._exit`` after ``import numpy,
+    typer`` saves 12% of that script's time). Registered before anything else, the hook runs
+    last: after the other threads were joined and every other exit function ran. A stream
+    that cannot be flushed (a full disk) leaves the usual way, which reports it; a failed run
+    has left already (:func:`pecli.io.guard.exit_now`).
+    """
+    atexit.register(_leave_without_teardown)
+
+
+def succeeded() -> None:
+    """The command ended with status 0: the process may skip its teardown."""
+    _ended["success"] = True
+
+
+def _leave_without_teardown() -> None:
+    if not _ended["success"]:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(0)

@@ -164,7 +164,7 @@ def _case_llama(w: gguf.GGUFWriter, config: dict[str, Any], mistake: str) -> Non
     w.add_rope_freq_base(10000.0 if mistake == "base" else config["rope_theta"])
     if mistake != "no_freqs":
         freqs = llama3_rope_freqs(config, 4096 if mistake == "freqs" else None)
-        w.add_tensor("rope_freqs.weight", freqs)
+        w.add_tensor("rope_freqs.weight", freqs.astype(np.float16) if mistake == "f16" else freqs)
 
 
 def _case_phi3(w: gguf.GGUFWriter, config: dict[str, Any], mistake: str) -> None:
@@ -222,6 +222,7 @@ def generate(out: Path) -> None:
         ("base", "freq_base left at 10000"),
         ("freqs", "rope_freqs made with original length 4096"),
         ("no_freqs", "rope_freqs missing"),
+        ("f16", "rope_freqs stored as F16 (by hand: the converter writes every 1-D tensor as F32)"),
     ):
         name = f"bad_llama31_{mistake}" if mistake else "llama31"
         _case(out, name, "llama", LLAMA31, lambda w, m=mistake: _case_llama(w, LLAMA31, m), note)

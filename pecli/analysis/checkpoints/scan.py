@@ -22,16 +22,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ...core.dtypes import FLOAT_DTYPES
 from ...core.errors import ParameterError
-from ..grids.identify import GridIdentification, identify_grid
 from ..identify import Identification, identify_table
 from .metadata import check_metadata, describes, rebuild_command
 from .screen import SCREEN_ROWS, circle_residual, columns_residual
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..grids.identify import GridIdentification
 
 __all__ = ["SCREEN_ROWS", "TensorFinding", "scan_tensors", "table_shape"]
 
@@ -212,6 +214,8 @@ def _read_grid(finding: TensorFinding, table: np.ndarray) -> None:
     """Identify ``table`` as a grid's table; on a match, ``finding`` holds that reading."""
     if len(table) < 4:
         return
+    from ..grids.identify import identify_grid  # only for tables no 1-D reading reproduces
+
     grid = identify_grid(table)
     if grid.matched and grid.best is not None:
         finding.verdict, finding.grid, finding.identification = "identified", grid, None
@@ -255,10 +259,15 @@ def _unreadable(error: ValueError) -> str:
 
 
 def _finite(table: np.ndarray) -> bool:
-    """Whether every value of the 2-D ``table`` is finite (bfloat16 included), in row blocks."""
+    """Whether every value of the 2-D ``table`` is finite, in row blocks.
+
+    float16 and bfloat16 are widened to float32 (exactly; ``isfinite`` has no bfloat16 loop);
+    float32 and float64 are read as they are (a float64 of 1e300 is finite, not float32's inf).
+    """
     rows = max(1, (1 << 20) // table.shape[1])
+    wide = np.float32 if table.dtype.itemsize < 4 else table.dtype
     return all(
-        np.all(np.isfinite(table[r : r + rows].astype(np.float32)))
+        np.all(np.isfinite(table[r : r + rows].astype(wide, copy=False)))
         for r in range(0, len(table), rows)
     )
 

@@ -18,6 +18,10 @@ The fit, for rows = positions (and again for the transposed table):
    precision, and compared entry by entry; the presets whose own tables are the same numbers
    are named (:mod:`.naming`).
 
+Steps 2-3 run on the first 256 non-zero rows, step 5 on every row; when that quick pass does
+not settle the reading (:mod:`.passes`: anything but one integer start, a round base and
+every row reproduced to the storage's rounding), steps 2-5 run again on 2048 rows.
+
 References
 ----------
 .. [1] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
@@ -26,20 +30,16 @@ References
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-
 import numpy as np
 
-from ...core.dtypes import storage_precision, unit_roundoff
+from ...core.dtypes import storage_precision
 from ...core.knobs import ODD_SINE
-from ...core.rules import LAYOUTS
 from . import phases
 from .fits import denominator
-from .fitting import Fit, Zeros, fit_layout, fit_rows
-from .identifiable import check_identifiable, coarse
+from .fitting import Fit, Zeros
+from .identifiable import check_identifiable
 from .naming import command, preset_names
-from .residuals import residual
+from .passes import nonzero_lines, search
 from .result import Candidate, Identification
 
 __all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"]
@@ -47,71 +47,6 @@ __all__ = ["BEYOND", "Candidate", "Identification", "identify", "identify_table"
 #: The note of a table whose closest reading starts in the top half of the positions searched
 #: and does not match: its first position is most likely past them.
 BEYOND = "first position not determined (beyond 2^24)"
-
-
-def _score(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> Fit:
-    """Fill the fit's residual; a rounded base that is too coarse is replaced by the fitted one."""
-    fit.residual, fit.score = residual(table, fit, zeros, storage)
-    if fit.score > 1 and math.isfinite(fit.base_fit) and fit.base != fit.base_fit:
-        base = fit.base
-        fit.base = fit.base_fit
-        worst, score = residual(table, fit, zeros, storage)
-        if score < fit.score:
-            fit.residual, fit.score = worst, score
-        else:
-            fit.base = base
-    return fit
-
-
-def _best_fit(table: np.ndarray, storage: str) -> tuple[Fit | None, list[Candidate], Zeros]:
-    """Try every layout on ``table`` (rows = positions); the best fit and all candidates."""
-    d = table.shape[1]
-    zeros = Zeros(
-        [int(r) for r in np.flatnonzero(~table.any(axis=1))],
-        d % 2 == 1 and not table[:, -1].any(),
-    )
-    sample = fit_rows(table, np.flatnonzero(table.any(axis=1)))
-    candidates, fits = [], []
-    few = coarse(storage, len(sample[1]))  # two readings may be within rounding: try on
-    for layout in LAYOUTS:
-        try:
-            odd_sine = d % 2 == 1 and not zeros.odd  # DistilBERT, HF Marian, tatp22
-            for order, fit in enumerate(fit_layout(sample, layout, storage, odd_sine=odd_sine)):
-                fits.append(_score(table, fit, zeros, storage))
-                fit.order = order
-                text = f"{layout}, {fit.schedule} schedule, C = {fit.base:.6g}, start {fit.start:g}"
-                text += "" if fit.amplitude == 1.0 else f", amplitude {fit.amplitude}"
-                candidates.append(Candidate(text, fit.residual, fit.score))
-                if fit.score <= 1 and fit.residual <= (0 if few else 4 * unit_roundoff(storage)):
-                    break  # reproduced to the storage's rounding: no need for the next reading
-        except ValueError as reason:
-            candidates.append(Candidate(f"{layout}: {reason}", math.inf, math.inf))
-    return min(fits, key=_rank(storage), default=None), candidates, zeros
-
-
-def _rank(storage: str) -> Callable[[Fit], tuple[bool, bool, bool, float, float]]:
-    """Order of preference: matches, those exact to the storage's rounding, then as tried.
-
-    The integer start is tried first and kept over the real one (which may fit a window's
-    framework noise more closely from a start that no table has), unless only the real one
-    reproduces the rows exactly (a start that is not an integer: a far integer start may be
-    within the large float32 error allowed there). Among integer starts that match within
-    the framework allowance only, the closer one wins (a base rounded to two digits may find
-    a far start whose large float32 allowance lets it through). Among readings exact to a
-    float16 or bfloat16 storage, fewer ulps of residual win (a few such rows may fit a far
-    start within two ulps when the table's own start fits with none).
-    """
-    unit = unit_roundoff(storage)
-
-    def rank(fit: Fit) -> tuple[bool, bool, bool, float, float]:
-        if fit.score > 1:
-            return (True, True, True, fit.score, 0)
-        if fit.residual > 4 * unit:
-            return (False, True, fit.real, fit.score, 0)
-        ulps = round(fit.residual / unit) if storage in ("float16", "bfloat16") else 0
-        return (False, False, fit.real, ulps, fit.order)
-
-    return rank
 
 
 def _equivalent(fit: Fit, d: int) -> str:
@@ -200,20 +135,23 @@ def identify_table(table: np.ndarray) -> Identification:
     (49900.0, 'pytorch --start 49900', 'pecli compute --convention pytorch --start 49900 ')
 
     """
-    values = np.asarray(table).astype(np.float64)
+    values = np.asarray(table)
+    if values.dtype not in (np.float32, np.float64):  # float32 stays: fits convert their rows
+        values = values.astype(np.float64)
     check_identifiable(values.shape)
-    check_identifiable(values.shape, (int(values.any(axis=1).sum()), int(values.any(axis=0).sum())))
+    nonzero = nonzero_lines(values)  # rows, columns
+    check_identifiable(values.shape, (int(nonzero[0].sum()), int(nonzero[1].sum())))
     storage = storage_precision(values)
     result = Identification(False, (values.shape[0], values.shape[1]), storage=storage)
     best: tuple[Fit, Zeros, bool] | None = None
-    for transposed, oriented in ((False, values), (True, values.T)):
-        fit, candidates, zeros = _best_fit(oriented, storage)
+    for transposed, tried in zip((False, True), search(values, storage, nonzero), strict=True):
         note = " (transposed)" if transposed else ""
         result.candidates += [
-            Candidate(c.description + note, c.residual, c.score) for c in candidates
+            Candidate(c.description + note, c.residual, c.score) for c in tried.candidates
         ]
+        fit = tried.best
         if fit is not None and (best is None or fit.score < best[0].score):
-            best = (fit, zeros, transposed)
+            best = (fit, tried.zeros, transposed)
     result.candidates.sort(key=lambda c: c.score)
     if best is not None:
         _fill(result, *best, values.T if best[2] else values)

@@ -34,16 +34,21 @@ def circle_radius(sines: np.ndarray, cosines: np.ndarray) -> float:
     0.5
 
     """
-    squares = sines[:16] ** 2 + cosines[:16] ** 2
-    radius = math.sqrt(float(np.mean(squares))) if squares.size else 1.0
-    for part in (slice(0, 16), slice(None)):
-        circle = sines[part] ** 2 + cosines[part] ** 2
-        spread = float(np.max(np.abs(circle / radius**2 - 1.0), initial=0)) if radius else math.inf
-        if spread > CIRCLE_TOLERANCE:
-            worst = float(np.max(np.abs(circle - 1.0), initial=0))
-            raise ValueError(
-                f"columns are not sine/cosine pairs (|sin² + cos² - 1| up to {worst:.2g})"
+    with np.errstate(over="ignore"):  # a square beyond float64 is inf: on no circle
+        squares = sines[:16] ** 2 + cosines[:16] ** 2
+        radius = math.sqrt(float(np.mean(squares))) if squares.size else 1.0
+        for part in (slice(0, 16), slice(None)):
+            circle = sines[part] ** 2 + cosines[part] ** 2
+            spread = (
+                float(np.max(np.abs(circle / radius**2 - 1.0), initial=0))
+                if 0 < radius < math.inf
+                else math.inf
             )
+            if spread > CIRCLE_TOLERANCE:
+                worst = float(np.max(np.abs(circle - 1.0), initial=0))
+                raise ValueError(
+                    f"columns are not sine/cosine pairs (|sin² + cos² - 1| up to {worst:.2g})"
+                )
     return math.sqrt(float(np.mean(sines**2 + cosines**2)))
 
 

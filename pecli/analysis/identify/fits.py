@@ -20,6 +20,7 @@ from ...core.rules import check_schedule
 
 __all__ = [
     "ROUND",
+    "NotGrowing",
     "denominator",
     "readings",
     "refine_k",
@@ -29,6 +30,10 @@ __all__ = [
     "start_position",
     "wrap",
 ]
+
+
+class NotGrowing(ValueError):
+    """The first pair's angle does not grow by 1 a row: another order, or an angle scale."""
 
 
 def wrap(angle: np.ndarray) -> np.ndarray:
@@ -60,7 +65,7 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
     span = rows[-1] - rows[0]
     usable = (j >= 1) & (slope * span > min(0.05, max(50 * noise, 1e-6)))
     if abs(slope[0] - 1.0) > 0.05:
-        raise ValueError(
+        raise NotGrowing(
             "angles do not grow like (start + row) ω_j with ω_0 = 1 (an angle scale, "
             "diffusers' scale or MLX's full_turns, is not fitted)"
         )
@@ -82,7 +87,10 @@ def start_position(theta: np.ndarray, rows: np.ndarray, omega: np.ndarray) -> fl
 
 
 def refine_k(theta: np.ndarray, positions: np.ndarray, k: float) -> float:
-    """Gauss-Newton on ``k`` over every entry, with wrapped residuals."""
+    """Gauss-Newton on ``k`` over every entry, with wrapped residuals.
+
+    At most 6 steps; it stops once a step leaves ``k`` as it was (the next would be the same).
+    """
     j = np.arange(theta.shape[1], dtype=np.float64)
     for _ in range(6):
         model = positions[:, None] * np.exp(-k * j)[None, :]
@@ -90,7 +98,10 @@ def refine_k(theta: np.ndarray, positions: np.ndarray, k: float) -> float:
         denom = float(np.sum(jac * jac))
         if denom == 0:
             break
-        k += float(np.sum(jac * wrap(theta - model)) / denom)
+        moved = k + float(np.sum(jac * wrap(theta - model)) / denom)
+        if moved == k:
+            break
+        k = moved
     return k
 
 

@@ -17,21 +17,17 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.conventions import PRESETS, layout_views
 from ...core.dtypes import float_dtype, unit_roundoff
 from ...core.frequencies import DEFAULT_BASE, frequencies_with_residuals
-from ...core.knobs import ODD_SINE
 from . import phases
-from .amplitude import amplitude_name, circle_radius
 from .fits import (
     ROUND,
     denominator,
-    readings,
     refine_k,
     round_base,
     roundness,
@@ -39,8 +35,9 @@ from .fits import (
     start_position,
 )
 from .identifiable import coarse
+from .samples import Sample, layout_sample
 
-__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "fit_rows"]
+__all__ = ["FIT_ROWS", "Fit", "Zeros", "fit_layout", "measured_base"]
 
 #: Rows used for the fit (the residual is checked on every row).
 FIT_ROWS = 2048
@@ -75,41 +72,9 @@ class Fit:
     odd_d: str = "zero"  # an odd d: a zero last column, or a last sine (sine, sine-d+1)
     amplitude: float | str = 1.0  # the factor on every value (MLX: sqrt(2/d))
     real: bool = False  # the start fitted as a real number (not an integer from the phases)
+    k: float = math.nan  # the slopes' k (ω_j = exp(-k j)) its base was rounded from
     residual: float = math.inf
     score: float = math.inf
-
-
-@dataclass
-class Sample:
-    """The fit rows of one layout: pair angles, (sin, cos) views, an odd d's extra sine."""
-
-    theta: np.ndarray  # (m, h) angles of the pairs
-    rows: np.ndarray  # (m,) 0-based rows, float64
-    views: tuple[np.ndarray, np.ndarray]  # the pairs' sines and cosines, (m, h) each
-    extra: np.ndarray | None  # (m, 1) the last sine of an odd d (DistilBERT, Marian, tatp22)
-    d: int
-    layout: str
-    storage: str
-
-    @property
-    def rules(self) -> tuple[str, ...]:
-        """The odd-d rules this width allows."""
-        return ODD_SINE if self.extra is not None else ("zero",)
-
-    def readings(self, k: float) -> list[tuple[str, float, str]]:
-        """The (schedule, base, odd-d rule) readings of ``k``, best first (:func:`.readings`)."""
-        return readings(k, self.d, self.rules, _named(self.layout, self.d))
-
-
-def _named(layout: str, d: int) -> Callable[[str, str], list[str]]:
-    def named(schedule: str, rule: str) -> list[str]:
-        return [
-            p.name
-            for p in PRESETS.values()
-            if (p.schedule, p.layout) == (schedule, layout) and (d % 2 == 0 or p.odd_d == rule)
-        ]
-
-    return named
 
 
 def _omega(sample: Sample, base: float, schedule: str, rule: str) -> np.ndarray:
@@ -126,7 +91,7 @@ def _integer_fit(
     The base is ``k``'s best reading rounded to two significant digits, the given
     ``reading`` (schedule, base, odd-d rule), or any base when ``k`` is None (one pair).
     """
-    theta, rows, h = sample.theta, sample.rows, sample.theta.shape[1]
+    h = sample.theta.shape[1]
     if reading is not None:
         schedule, base, rule = reading
         base_fit = base
@@ -143,9 +108,7 @@ def _integer_fit(
         return None
     start = float(ties[0])
     if h > 1:  # the base as the window measures it, now that the positions are known
-        den = denominator(schedule, sample.d, rule) or 1.0
-        k = refine_k(theta, start + rows, math.log(base) / den)
-        base_fit = math.exp(k * den)
+        base_fit = measured_base(sample, schedule, base, rule, start)
     fit = Fit(sample.layout, schedule, base, base_fit, start, starts=[float(s) for s in ties])
     fit.odd_d = rule
     return fit
@@ -160,7 +123,7 @@ def _starts(sample: Sample, omega: np.ndarray) -> np.ndarray:
         starts = phases.candidate_starts(found, omega[:h], drift)
         if starts is not None:
             tried.append(phases.best_phase_fits(starts, found, omega[:h]))
-    starts = np.unique(np.concatenate(tried))
+    starts = phases.distinct(np.concatenate(tried))
     if starts.size == 0:
         return starts
     squares = phases.verify(starts, sample.views, rows, omega[:h], storage)
@@ -198,36 +161,20 @@ def _real_fit(sample: Sample, k: float) -> Fit:
     return fit
 
 
-def fit_rows(table: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows used for the fit (the first :data:`FIT_ROWS` non-zero ones) and their indices."""
-    chosen = live[:FIT_ROWS]
-    if chosen.size and chosen[-1] - chosen[0] == chosen.size - 1:  # a run: a view, no copy
-        return table[chosen[0] : chosen[-1] + 1], chosen.astype(np.float64)
-    return table[chosen], chosen.astype(np.float64)
-
-
 def fit_layout(
     sample: tuple[np.ndarray, np.ndarray], layout: str, storage: str, *, odd_sine: bool = False
 ) -> Iterator[Fit]:
-    """The readings of the fit rows ``sample`` in one layout, best first (ValueError: none).
-
-    ``odd_sine``: an odd ``d`` whose last sine has no cosine (``ceil(d/2)`` sines).
-    """
-    table, rows = sample
-    sines, cosines = layout_views(table, layout, odd_sine=odd_sine)
-    h, d = cosines.shape[1], table.shape[1]
-    radius = circle_radius(sines[:, :h], cosines)
-    amplitude = amplitude_name(radius, d, unit_roundoff(storage))
-    if amplitude != 1.0:  # one factor on every column (MLX): fit the table divided by it
-        factor = math.sqrt(2 / d) if amplitude == "sqrt(2/d)" else radius
-        sines, cosines = sines / factor, cosines / factor
-    if rows.size < 2:
-        raise ValueError("fewer than 2 non-zero rows")
-    pairs, extra = (sines[:, :h], cosines), (sines[:, h:] if odd_sine else None)
-    fits = Sample(np.arctan2(*pairs), rows, pairs, extra, d, layout, storage)
+    """The readings of the fit rows ``sample`` in one layout, best first (ValueError: none)."""
+    fits, amplitude = layout_sample(sample, layout, storage, odd_sine=odd_sine)
     for fit in _fits(fits):
         fit.amplitude = amplitude
         yield fit
+
+
+def measured_base(sample: Sample, schedule: str, base: float, rule: str, start: float) -> float:
+    """The base the rows measure once their positions are known (from ``base``'s ``k``)."""
+    den = denominator(schedule, sample.d, rule) or 1.0
+    return math.exp(refine_k(sample.theta, start + sample.rows, math.log(base) / den) * den)
 
 
 def _fits(fits: Sample) -> Iterator[Fit]:
@@ -244,6 +191,7 @@ def _fits(fits: Sample) -> Iterator[Fit]:
         raise ValueError("no pair but the first moves beyond the rounding in these rows")
     exact = _integer_fit(fits, k)
     if exact is not None:
+        exact.k = k
         yield exact
     reading = fits.readings(k)[0]
     if roundness(reading[1]) > ROUND:  # a base that is no round number: integer starts at it

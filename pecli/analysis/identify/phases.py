@@ -15,6 +15,7 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from ...core.dtypes import float_dtype
 from .fits import wrap
 
-__all__ = ["MAX_START", "Phases", "candidate_starts", "measure", "ties", "verify"]
+__all__ = ["MAX_START", "Phases", "candidate_starts", "distinct", "measure", "ties", "verify"]
 
 #: Largest first position searched (positions 0 … MAX_START): 2^24, the last integer a
 #: float32 framework holds exactly (its positions run in float32).
@@ -96,27 +97,70 @@ def candidate_starts(phases: Phases, omega: np.ndarray, drift: float) -> np.ndar
 
     """
     low, high = np.zeros(1), np.full(1, float(MAX_START))
-    for j in np.argsort(omega, kind="stable"):  # slowest first: wrap count, then residue
-        period = 2 * np.pi / omega[j]
-        width = phases.tight[j] / omega[j] + (drift + FLOAT64_DRIFT) * (1 + high)  # positions
-        informative = 2 * width < period
-        if not informative.any():
-            continue
-        centre = phases.phase[j] / omega[j]
-        first = np.ceil((low - width - centre) / period)
-        count = np.where(informative, np.floor((high + width - centre) / period) - first + 1, 1)
-        count = np.maximum(count, 0).astype(np.int64)
-        if count.sum() > MAX_CANDIDATES:
-            return None
-        which = np.repeat(np.arange(low.size), count)
-        step = np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
-        near = centre + (first[which] + step) * period
-        keep = informative[which]
-        new_low = np.where(keep, np.maximum(low[which], near - width[which]), low[which])
-        new_high = np.where(keep, np.minimum(high[which], near + width[which]), high[which])
-        inside = new_low <= new_high
-        low, high = new_low[inside], new_high[inside]
+    for j in np.argsort(omega, kind="stable").tolist():  # slowest first: wrap count, residue
+        pair = (float(phases.phase[j]), float(phases.tight[j]), float(omega[j]), drift)
+        one = _narrow_one(float(low[0]), float(high[0]), *pair) if low.size == 1 else None
+        if one is None:  # several intervals (or several periods in one): the array path
+            if (found := _narrow(low, high, *pair)) is None:
+                return None
+            low, high = found
+        elif not one:
+            return np.empty(0, np.int64)
+        else:
+            low, high = np.array(one[:1]), np.array(one[1:])
     return _integers(low, high)
+
+
+def _narrow(
+    low: np.ndarray, high: np.ndarray, phase: float, tight: float, omega: float, drift: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The intervals ``[low, high]`` cut to the positions that agree with one pair's phase."""
+    period = 2 * np.pi / omega
+    width = tight / omega + (drift + FLOAT64_DRIFT) * (1 + high)  # positions
+    informative = 2 * width < period
+    if not informative.any():
+        return low, high
+    centre = phase / omega
+    first = np.ceil((low - width - centre) / period)
+    count = np.where(informative, np.floor((high + width - centre) / period) - first + 1, 1)
+    count = np.maximum(count, 0).astype(np.int64)
+    if count.sum() > MAX_CANDIDATES:
+        return None
+    which = np.repeat(np.arange(low.size), count)
+    step = np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
+    near = centre + (first[which] + step) * period
+    keep = informative[which]
+    new_low = np.where(keep, np.maximum(low[which], near - width[which]), low[which])
+    new_high = np.where(keep, np.minimum(high[which], near + width[which]), high[which])
+    inside = new_low <= new_high
+    return new_low[inside], new_high[inside]
+
+
+def _narrow_one(
+    low: float, high: float, phase: float, tight: float, omega: float, drift: float
+) -> tuple[float, ...] | None:
+    """:func:`_narrow` for one interval that one period at most cuts, in Python floats.
+
+    The same operations in the same order on float64, so the same bounds, without NumPy's
+    per-call cost (hundreds of pairs, one interval each once the slow pairs have spoken).
+    ``()`` when nothing is left, None when the array path is needed.
+    """
+    period = 2 * math.pi / omega
+    width = tight / omega + (drift + FLOAT64_DRIFT) * (1 + high)
+    if not 2 * width < period:
+        return (low, high)
+    centre = phase / omega
+    if not (math.isfinite(width) and math.isfinite(centre)):
+        return None
+    first = math.ceil((low - width - centre) / period)
+    count = math.floor((high + width - centre) / period) - first + 1
+    if count > 1:
+        return None
+    if count < 1:
+        return ()
+    near = centre + first * period
+    low, high = max(low, near - width), min(high, near + width)
+    return (low, high) if low <= high else ()
 
 
 def _integers(low: np.ndarray, high: np.ndarray) -> np.ndarray | None:
@@ -129,8 +173,21 @@ def _integers(low: np.ndarray, high: np.ndarray) -> np.ndarray | None:
     step = np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
     values: np.ndarray = first[which] + step
     if np.any(values[1:] <= values[:-1]):  # the intervals come sorted and apart: rarely taken
-        values = np.unique(values)
+        values = distinct(values)
     return values
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-D array, ascending: ``np.unique`` without its ``numpy.ma``.
+
+    >>> distinct(np.array([3, 1, 3, 2]))
+    array([1, 2, 3])
+    """
+    ordered = np.sort(values)
+    if ordered.size == 0:
+        return ordered
+    kept: np.ndarray = ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+    return kept
 
 
 def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np.ndarray:
@@ -151,7 +208,7 @@ def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np
     score = np.concatenate(chunks)
     near = np.flatnonzero(score <= np.partition(score, VERIFY - 1)[VERIFY - 1])  # in order
     order = near[np.argsort(score[near], kind="stable")[:VERIFY]]  # = a stable sort's first
-    return np.union1d(starts[order], starts[:VERIFY])
+    return distinct(np.concatenate([starts[order], starts[:VERIFY]]))
 
 
 def verify(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.errors import ParameterError
+from ...core.rope.forms import pair_columns, pair_layouts
 
 __all__ = ["AxesReading", "pair_values", "read_axes"]
 
@@ -61,8 +62,13 @@ class AxesReading:
         return "".join(axes[a][0].upper() if a >= 0 else "?" for a in self.axis)
 
 
-def pair_values(cos: np.ndarray, sin: np.ndarray) -> tuple[str, np.ndarray, np.ndarray]:
+def pair_values(
+    cos: np.ndarray, sin: np.ndarray, prefer: str | None = None
+) -> tuple[str, np.ndarray, np.ndarray]:
     """The layout whose paired channels agree, and the per-pair cos and sin ``(n, h)``.
+
+    When both layouts fit (the pairs' values repeat with period ``h/2``), ``prefer`` (a
+    preset's layout) is read, else half-split (:func:`~pecli.core.rope.forms.pair_layouts`).
 
     Raises
     ------
@@ -73,15 +79,9 @@ def pair_values(cos: np.ndarray, sin: np.ndarray) -> tuple[str, np.ndarray, np.n
     cos, sin = np.asarray(cos, np.float64), np.asarray(sin, np.float64)
     if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
         raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
-    h = cos.shape[1] // 2
-    for layout, first, second in (("interleaved", slice(0, None, 2), slice(1, None, 2)),
-                                  ("half-split", slice(0, h), slice(h, None))):  # fmt: skip
-        if np.array_equal(cos[:, first], cos[:, second]) and np.array_equal(
-            sin[:, first], sin[:, second]
-        ):
-            return layout, cos[:, first], sin[:, first]
-    rule = "must repeat each value on the two channels of its pair (interleaved or half-split)"
-    raise ParameterError("file", rule, "neither layout")
+    fits = pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
+    layout = prefer if prefer in fits else fits[0]
+    return layout, pair_columns(cos, layout), pair_columns(sin, layout)
 
 
 def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list[Step]:

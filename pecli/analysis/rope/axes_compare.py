@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.dtypes import ulps32
 from ...core.rope.multiaxis.cache import axes_cache
 from ...core.rope.multiaxis.plan import AxisPlan
 from .axes import AxesReading
@@ -33,18 +34,12 @@ def plan_schedule(plan: AxisPlan) -> str:
     return "shared" if set(plan.denominator) == {plan.rotary_dim} else "per-axis"
 
 
-def _ulps(a: np.ndarray, b: np.ndarray) -> int:
-    ia = a.astype(np.float32).view(np.int32).astype(np.int64)
-    ib = b.astype(np.float32).view(np.int32).astype(np.int64)
-    return int(np.max(np.abs(ia - ib)))
-
-
 def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> str:
     """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``."""
     for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
         cos = axes_cache(plan, ids, form="half", part="cos", arithmetic=mode)
         sin = axes_cache(plan, ids, form="half", part="sin", arithmetic=mode)
-        if max(_ulps(cos, pairs[0]), _ulps(sin, pairs[1])) <= bound:
+        if max(ulps32(cos, pairs[0]).max(initial=0), ulps32(sin, pairs[1]).max(initial=0)) <= bound:
             return mode
     return "none"
 

@@ -17,6 +17,7 @@ import numpy as np
 from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
 from ...core.rope import RopeFrequencies
+from ...core.rope.forms import pair_columns, pair_layouts
 from .inv_freq import RopeGuess, fit_theta, identify_inv_freq
 from .phases import ladder, measure_complex, measure_single
 
@@ -137,7 +138,7 @@ def identify_cache(
     tables, p, known = _check(cos, sin, positions)
     storage = storage_precision(np.concatenate([t.ravel() for t in tables.values()]))
     layout, findings = _layout(tables)
-    pairs = {k: _pairs(t, layout) for k, t in tables.items()}
+    pairs = {k: pair_columns(t, layout) for k, t in tables.items()}
     eps = 2 * (unit_roundoff(storage) if storage != "float64" else 2.0**-50)
     scale = _attention_factor(pairs)
     scale = 1.0 if scale is not None and abs(scale - 1) <= 2 * eps else scale
@@ -212,21 +213,9 @@ _WHAT = "must be a RoPE inv_freq vector (one row or column) or a cos/sin cache"
 
 def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
     """half-split if the two halves repeat, interleaved if neighbouring columns do."""
-    h = next(iter(tables.values())).shape[1] // 2
-    half = all(np.array_equal(t[:, :h], t[:, h:]) for t in tables.values())
-    inter = all(np.array_equal(t[:, 0::2], t[:, 1::2]) for t in tables.values())
-    if half and inter:
-        return "half-split", ["both layouts fit (the pairs repeat one value): read as half-split"]
-    if half or inter:
-        return "half-split" if half else "interleaved", []
-    rule = (f"{_WHAT}, whose columns come in equal twos (column j equals column j + dim/2, or "
-            "column 2j equals 2j + 1)")  # fmt: skip
-    width = next(iter(tables.values())).shape[1]
-    raise ParameterError("file", rule, f"{width} columns, none equal to its partner")
-
-
-def _pairs(table: np.ndarray, layout: str) -> np.ndarray:
-    return table[:, : table.shape[1] // 2] if layout == "half-split" else table[:, 0::2]
+    fits = pair_layouts(tables.values(), _WHAT)
+    notes = ["both layouts fit (the pairs repeat one value): read as half-split"]
+    return fits[0], notes if len(fits) > 1 else []
 
 
 def _attention_factor(pairs: dict[str, np.ndarray]) -> float | None:

@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.rope.axes_compare import Comparison
     from ...core.rope.multiaxis.plan import AxisPlan
 
+#: A cache's cos and sin ``(n, width)``, and whether they are a complex freqs_cis's.
+Cache = tuple[np.ndarray, np.ndarray, bool]
 #: (preset name, plan, ids) of one candidate.
 Candidate = tuple[str, "AxisPlan", np.ndarray]
 
@@ -52,23 +54,47 @@ def identify_axes_command(
 
     Example: pecli rope identify-axes flux.npy --grid 4x4 --text 3
     """
-    from ...analysis.rope.axes import pair_values, read_axes
-    from ...analysis.rope.axes_compare import compare_to_plan
-
     kind = report_kind(output, fmt, ("json",))
-    cos, sin = _read_cache(file)
-    layout, c, s = ("complex", cos, sin) if _is_complex(file) else pair_values(cos, sin)
+    cache = (*_read_cache(file), _is_complex(file))
+    _, c, _ = _pairs(cache, None)  # refuses a table that pairs no channels
     given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value,
              "tokens_per_second": tokens_per_second, "fps": fps}  # fmt: skip
     candidates = _candidates(preset, head_dim, c.shape, given, _read_ids(ids, output))
-    verdicts = {name: compare_to_plan(read_axes(c, s, i, layout=layout), plan, i, (c, s))
-                for name, plan, i in candidates}  # fmt: skip
+    verdicts = {name: _verdict(cache, plan, i) for name, plan, i in candidates}
     best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), 0)
     _, plan, token_ids = candidates[best]
-    _report(read_axes(c, s, token_ids, layout=layout), plan, verdicts, kind, output)
+    _report(_reading(cache, plan, token_ids), plan, verdicts, kind, output)
     say_written(output, quiet=quiet)
     if not any(v.matches for v in verdicts.values()):
         raise typer.Exit(1)
+
+
+def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
+    """The layout and per-pair cos and sin; the plan's layout when both layouts fit."""
+    from ...analysis.rope.axes import pair_values
+
+    cos, sin, is_complex = cache
+    return (
+        ("complex", cos, sin)
+        if is_complex
+        else pair_values(cos, sin, plan.layout if plan else None)
+    )
+
+
+def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
+    """The cache read with these ids, in the plan's layout where both fit."""
+    from ...analysis.rope.axes import read_axes
+
+    layout, c, s = _pairs(cache, plan)
+    return read_axes(c, s, ids, layout=layout)
+
+
+def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
+    """The cache against one candidate: it matches, or what differs."""
+    from ...analysis.rope.axes_compare import compare_to_plan
+
+    _, c, s = _pairs(cache, plan)
+    return compare_to_plan(_reading(cache, plan, ids), plan, ids, (c, s))
 
 
 def _read_cache(file: str) -> tuple[np.ndarray, np.ndarray]:

@@ -6,7 +6,6 @@ Printed as indices, or applied to tensors of a ``.safetensors`` file (written as
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
@@ -170,13 +169,13 @@ def _check_new_file(source: str, output: str) -> None:
     However it is spelled (a link, a hard link, /dev/fd/N), the input is never the output.
     """
     from ...core.errors import ParameterError
-    from ...io import formats
+    from ...io import formats, paths
 
     if not str(output).endswith(".safetensors"):
         raise ParameterError("output", "must name the new .safetensors file", output)
     formats.check_output(output, "npy", inputs=(source,))  # binary: room, folder, not the input
-    if not os.path.isfile(source):
-        raise ParameterError("input", "must be an existing .safetensors file", source)
+    if problem := paths.offsets_problem(source, ".safetensors file"):
+        raise ParameterError("input", problem, source)
 
 
 def _same_width(shapes: dict[str, tuple[int, ...]], names: list[str], heads: int) -> None:

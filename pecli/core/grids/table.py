@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from ..frequencies import DEFAULT_BASE
 from ..rules import check_n
 from ..threads import block_buffers
+from .broadcast import axis_tables, fill_block
 from .presets import grid_plan
 from .spec import GridSpec
 
@@ -40,6 +41,9 @@ __all__ = ["grid_blocks", "grid_column_names", "grid_table", "grid_token_rows"]
 
 #: Values per streamed block by default (as :data:`pecli.core.encoding.BLOCK_CELLS`).
 BLOCK_CELLS = 1 << 22
+#: Values per block with ``reuse`` (1 MB of float32): the writer's ring stays in cache and
+#: few fresh pages are zeroed (benchmarks/bench_headline.py, the grid row).
+RING_CELLS = 1 << 18
 
 
 def grid_table(
@@ -131,7 +135,7 @@ def grid_table(
         temporal_interpolation_scale,
     )
     table = np.empty((spec.rows, spec.plan.d), dtype=spec.dtype)
-    spec.fill(table, 0)
+    fill_block(spec, table, 0, axis_tables(spec))
     return table
 
 
@@ -159,7 +163,7 @@ def grid_blocks(
     temporal_interpolation_scale, dtype
         As in :func:`grid_table`.
     rows : int, keyword-only, optional
-        Largest block height; by default about 4 M values a block.
+        Largest block height; by default about 4 M values a block (256 K with ``reuse``).
     reuse : int, keyword-only
         ``k >= 1``: blocks are views of ``k`` buffers taken in turn, each overwritten once
         ``k`` more blocks were taken; 0: every block is a new array
@@ -188,14 +192,16 @@ def grid_blocks(
         dtype,
         temporal_interpolation_scale,
     )
-    height = check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.plan.d)
+    cells = RING_CELLS if reuse > 0 else BLOCK_CELLS
+    height = check_n(rows, "rows") if rows else max(1, cells // spec.plan.d)
     return _blocks(spec, height, reuse)
 
 
 def _blocks(spec: GridSpec, height: int, reuse: int) -> Iterator[np.ndarray]:
     buffers = block_buffers(height, spec.plan.d, spec.rows, spec.dtype, reuse)
+    prepared = axis_tables(spec)  # per-axis tables once, broadcast into every block
     for row, block in zip(range(0, spec.rows, height), buffers, strict=True):
-        spec.fill(block, row)
+        fill_block(spec, block, row, prepared)
         yield block
 
 

@@ -31,10 +31,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
 from ..rope import RopeSpec, rope_frequencies
+from ..rope.formulas import mscale
 from ..rope.frequencies import RopeFrequencies
 from .ggml import yarn_factor
 
@@ -57,10 +59,6 @@ class EngineReading:
     yarn_range: tuple[float, float] | None
     scores: float | None
     first_position: int | None
-
-
-def _mscale(factor: float, m: float = 1.0) -> float:
-    return 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
 
 
 def _deepseek(spec: RopeSpec) -> bool:
@@ -102,25 +100,24 @@ def _variant(spec: RopeSpec, engine: str, context: int) -> tuple[RopeSpec, str |
 
 def _cos_sin(spec: RopeSpec, freqs: RopeFrequencies, engine: str) -> float:
     """The factor on cos and sin."""
-    f = yarn_factor(spec) if spec.rope_type == "yarn" else 1.0
+    f = Decimal(yarn_factor(spec) if spec.rope_type == "yarn" else 1.0)
     if spec.rope_type == "longrope" and engine != "transformers 5":
         return _longrope_factor(spec)
     if spec.rope_type != "yarn" or engine in ("transformers 5", "transformers 4", "vLLM"):
         return freqs.attention_factor
     m, m_all = spec.mscale or 1.0, spec.mscale_all_dim or 0.0
     if engine == "llama.cpp" and not _deepseek(spec):
-        return spec.attention_factor if spec.attention_factor is not None else _mscale(f)
+        return spec.attention_factor if spec.attention_factor is not None else float(mscale(f))
     # mlx_lm, TensorRT-LLM (whose callers pass mscale_all_dim 0 outside DeepSeek), llama.cpp's
     # DeepSeek: mscale(f, m)/mscale(f, m_all); config's attention_factor is not read
-    return _mscale(f, m) / _mscale(f, m_all)
+    return float(mscale(f, Decimal(m)) / mscale(f, Decimal(m_all)))
 
 
 def _scores(spec: RopeSpec, engine: str) -> float | None:
     """DeepSeek's multiplier on the attention scores (``mscale(f, m_all)²``), where applied."""
     if not _deepseek(spec):
         return None
-    m = _mscale(yarn_factor(spec), spec.mscale_all_dim or 0.0)
-    return m * m
+    return float(mscale(Decimal(yarn_factor(spec)), Decimal(spec.mscale_all_dim or 0.0)) ** 2)
 
 
 def first_phase_position(ours: np.ndarray, theirs: np.ndarray) -> int | None:

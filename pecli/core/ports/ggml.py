@@ -11,10 +11,12 @@ Pure NumPy and :mod:`math`; no I/O. Sources (llama.cpp): ``src/llama-model.cpp``
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 
 from ..rope.float32_formulas import correction_dim
+from ..rope.formulas import mscale
 from ..rope.frequencies import RopeFrequencies, rope_frequencies, unscaled_inv_freq
 from ..rope.spec import RopeSpec
 
@@ -192,11 +194,11 @@ def deepseek_factors(factor: float, mscale_all_dim: float) -> dict[str, float]:
     [1.3688879, 0.73052, 1.8738542]
 
     """
-    internal = 1.0 + 0.1 * math.log(factor) if factor > 1 else 1.0
-    mscale = 1.0 + 0.1 * mscale_all_dim * math.log(factor) if factor > 1 else 1.0
+    internal = mscale(Decimal(factor))
+    scores = mscale(Decimal(factor), Decimal(mscale_all_dim))
     return {
-        "ggml_mscale": internal,
-        "cancelling_attn_factor": 1.0 / internal,
-        "kq_multiplier": mscale * mscale,
+        "ggml_mscale": float(internal),
+        "cancelling_attn_factor": float(1 / internal),
+        "kq_multiplier": float(scores * scores),
         "yarn_log_multiplier": 0.1 * mscale_all_dim,
     }

@@ -17,12 +17,15 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import ulps32
 from ..rope import RopeSpec, rope_frequencies
 from ..rope.config import spec_from_config
 from .ggml import frequency_factors
 from .gguf_notes import notes_for
 
-__all__ = ["TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors", "ulps32"]
+__all__ = [
+    "TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors", "f32_refusal",
+]  # fmt: skip
 
 #: The F32 tensors that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
@@ -111,22 +114,21 @@ def expected_tensors(spec: RopeSpec) -> dict[str, np.ndarray]:
     return {}
 
 
-def ulps32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance in float32 units in the last place between ``a`` and ``b`` (as float32).
+def f32_refusal(name: str, type_name: str) -> str:
+    """Why a tensor that is not F32 is not read; for a frequency tensor, why none ever is.
 
-    Examples
-    --------
-    >>> int(ulps32(np.float32(1.0), np.nextafter(np.float32(1.0), np.float32(2)))[()])
-    1
+    ``convert_hf_to_gguf.py`` (``ModelBase.prepare_tensors``) stores every 1-D tensor as F32
+    whatever ``--outtype``, and ggml's ``ggml_rope_impl`` asserts ``c->type == GGML_TYPE_F32``
+    for the frequency factors, so an F16 ``rope_freqs`` is no file llama.cpp runs.
 
+    >>> f32_refusal("blk.0.attn_q.weight", "Q8_0")
+    'tensor blk.0.attn_q.weight is Q8_0: pecli reads only F32 tensors'
     """
-
-    def ordered(x: np.ndarray) -> np.ndarray:
-        bits = np.asarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
-        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
-
-    distance: np.ndarray = np.abs(ordered(a) - ordered(b))
-    return distance
+    rule = f"tensor {name} is {type_name}: pecli reads only F32 tensors"
+    if name in TENSORS:
+        rule += (" (llama.cpp's converter writes every 1-D tensor as F32 and ggml's rope "
+                 "asserts F32 frequency factors: llama.cpp would abort on this file)")  # fmt: skip
+    return rule
 
 
 def check_gguf(

@@ -53,6 +53,11 @@ LAYOUT_ALIASES = {
 PARTS = ("both", "cos", "sin")
 #: Values per block of the streamed cache (about 8 MB of float64 per temporary).
 BLOCK_CELLS = 1 << 20
+#: Values per block of the exact cache with ``reuse`` (1 MB of float32): the writer's ring of
+#: blocks stays in cache and zeroes few fresh pages (benchmarks/bench_headline.py, rope row).
+OUT_CELLS = 1 << 18
+#: (row, pair) cells per call of the kernel: its set-up is paid per chunk, not per block.
+CHUNK_CELLS = 1 << 20
 
 
 def rope_layout(name: str) -> str:
@@ -159,10 +164,12 @@ def cache_blocks(
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     h = freqs.inv_freq.size
-    step = rows or max(1, BLOCK_CELLS // max(h, 1))
     if positions is not None:
+        step = rows or max(1, BLOCK_CELLS // max(h, 1))
         where = check_positions_list(positions, n, start)
         return _position_blocks(freqs, where, kind, stored, part, step)
+    width = 2 * max(h, 1) * (2 if part == "both" else 1)
+    step = rows or max(1, OUT_CELLS // width if reuse > 0 else BLOCK_CELLS // max(h, 1))
     return _blocks(freqs, n, int(start), kind, stored, part, (step, max(0, int(reuse))))
 
 
@@ -212,24 +219,33 @@ def _blocks(
     freqs: RopeFrequencies, n: int, start: int, kind: str, stored: np.dtype, part: str,
     blocking: tuple[int, int],
 ) -> Iterator[np.ndarray]:  # fmt: skip
+    """Blocks of ``step`` rows, spread from (sin, cos) pairs computed ``chunk`` rows at a time.
+
+    The kernel fills its pairs scratch in long chunks (its per-call set-up, a super-block's
+    phases, is paid per chunk); the blocks are small, so the ``reuse`` ring stays in cache
+    and few fresh pages are zeroed. A row's value does not depend on either split.
+    """
     (step, reuse), h = blocking, freqs.inv_freq.size
     names = ("cos", "sin") if part == "both" else (part,)
     scale, half = freqs.attention_factor, stored.name in HALF_DTYPES
     # pairs (sin, cos) side by side: the kernel's fastest output (one complex product per
     # value); rounded straight to the output dtype when no attention factor follows
     scratch = np.dtype(np.float64 if scale != 1.0 or half else stored)
-    width = 2 * h * len(names)
+    width, chunk = 2 * h * len(names), step * max(1, CHUNK_CELLS // max(h * step, 1))
     outs = block_buffers(step, width, n, scratch if half else stored, reuse)
-    scratches = block_buffers(step, 2 * h, n, scratch, 1)  # used up before each yield
-    for row, out, pairs in zip(range(0, n, step), outs, scratches, strict=True):
-        kernels.fill_sin_cos_consecutive(
-            pairs[:, 0::2], pairs[:, 1::2], float(start), freqs.inv_freq,
-            omega_residual=freqs.residual, offset=row,
-        )  # fmt: skip
-        if scale != 1.0:
-            pairs *= scale
+    ring = np.empty((min(chunk, n), 2 * h), scratch)  # private: refilled after its blocks
+    for row, out in zip(range(0, n, step), outs, strict=True):
+        if row % chunk == 0:
+            pairs = ring[: min(chunk, n - row)]
+            kernels.fill_sin_cos_consecutive(
+                pairs[:, 0::2], pairs[:, 1::2], float(start), freqs.inv_freq,
+                omega_residual=freqs.residual, offset=row,
+            )  # fmt: skip
+            if scale != 1.0:
+                pairs *= scale
+        rows = pairs[row % chunk : row % chunk + out.shape[0]]
         for k, name in enumerate(names):
-            values = pairs[:, 1::2] if name == "cos" else pairs[:, 0::2]
+            values = rows[:, 1::2] if name == "cos" else rows[:, 0::2]
             _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
         yield round_once(out, stored) if half else out
 

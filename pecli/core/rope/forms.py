@@ -18,10 +18,16 @@ import numpy as np
 from ..dtypes import round_once
 from ..errors import ParameterError
 
-__all__ = ["FORMS", "check_form", "from_full", "reform", "reformed"]
+__all__ = [
+    "FORMS", "PAIR_LAYOUTS", "check_form", "from_full", "pair_columns", "pair_layouts", "reform",
+    "reformed",
+]  # fmt: skip
 
 #: The forms, ``full`` first (the default).
 FORMS = ("full", "half", "complex", "matrix")
+#: Where a pair's two channels are: ``half-split`` (``j``, ``j + h``), ``interleaved``
+#: (``2j``, ``2j + 1``); a table that fits both is read as the first.
+PAIR_LAYOUTS = ("half-split", "interleaved")
 
 
 def check_form(form: str, part: str, stored: np.dtype) -> None:
@@ -71,8 +77,57 @@ def from_full(block: np.ndarray, h: int, layout: str) -> tuple[np.ndarray, np.nd
     ``layout``: ``half-split`` (pair ``j`` on channels ``j``, ``j+h``) or ``interleaved``
     (``2j``, ``2j+1``).
     """
-    take = slice(0, h) if layout == "half-split" else slice(0, 2 * h, 2)
-    return block[:, : 2 * h][:, take], block[:, 2 * h :][:, take]
+    return pair_columns(block[:, : 2 * h], layout), pair_columns(block[:, 2 * h :], layout)
+
+
+def pair_columns(table: np.ndarray, layout: str, partner: bool = False) -> np.ndarray:
+    """Each pair's first channel ``(n, w/2)`` of a ``(n, w)`` table (``partner``: its second).
+
+    >>> t = np.array([[0, 1, 2, 3]])
+    >>> pair_columns(t, "half-split").tolist(), pair_columns(t, "interleaved", True).tolist()
+    ([[0, 1]], [[1, 3]])
+    """
+    h = table.shape[1] // 2
+    if layout == "half-split":
+        return table[:, h : 2 * h] if partner else table[:, :h]
+    return table[:, 1::2] if partner else table[:, 0::2]
+
+
+def pair_layouts(tables: Iterable[np.ndarray], what: str) -> tuple[str, ...]:
+    """The layouts of :data:`PAIR_LAYOUTS` whose pairs repeat one value in every table.
+
+    Parameters
+    ----------
+    tables : iterable of numpy.ndarray
+        ``(n, w)`` each, one even width ``w`` (a cos table, a sin table, or both).
+    what : str
+        What the file must be, for the error (``"must be a cos/sin cache"``).
+
+    Raises
+    ------
+    ParameterError
+        (as ``file``) when neither layout repeats the values of each pair.
+
+    Examples
+    --------
+    >>> pair_layouts([np.array([[1.0, 1.0, 2.0, 2.0]])], "must be a cache")
+    ('interleaved',)
+    >>> pair_layouts([np.ones((3, 4))], "must be a cache")
+    ('half-split', 'interleaved')
+
+    """
+    tables = list(tables)
+    fits = tuple(
+        layout for layout in PAIR_LAYOUTS
+        if all(np.array_equal(pair_columns(t, layout), pair_columns(t, layout, True))
+               for t in tables)
+    )  # fmt: skip
+    if not fits:
+        rule = (f"{what}, whose columns come in equal twos (column j equals column j + dim/2: "
+                "half-split, or column 2j equals 2j + 1: interleaved)")  # fmt: skip
+        got = f"{tables[0].shape[1]} columns, none equal to its partner (neither layout)"
+        raise ParameterError("file", rule, got)
+    return fits
 
 
 def reformed(
