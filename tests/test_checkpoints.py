@@ -451,3 +451,12 @@ def test_a_value_is_non_finite_in_its_own_dtype(run_cli, tmp_path, dtype, value,
     result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", "pe")
     assert result.exit_code == 1 and "internal error" not in result.stderr, result.output
     assert ("holds NaN/inf values" in result.stderr) == nonfinite
+
+
+def test_a_big_endian_array_is_written_little_endian_as_safetensors_requires(tmp_path):
+    from pecli.io.tensors import write_safetensors
+
+    values = np.array([1.5, -2.0, 3.25], dtype=">f4")
+    write_safetensors({"w": values}, output=tmp_path / "w.safetensors")
+    read = load_file(str(tmp_path / "w.safetensors"))["w"]  # the safetensors library's reader
+    assert read.dtype == np.dtype("<f4") and read.tolist() == [1.5, -2.0, 3.25]

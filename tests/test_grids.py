@@ -318,3 +318,23 @@ def test_a_grid_of_four_tokens_is_read():
     assert found.best.note == column_first + " (MAE, DiT and diffusers call that half emb_h)"
     mocov3 = next(r for r in found.also if r.preset == "mocov3")  # --axis-order 1,0
     assert mocov3.note == column_first  # MAE's name for the half is MAE's only
+
+
+def test_a_three_axis_grid_of_twelve_tokens_is_read():
+    """tensor2tensor's add_timing_signal_nd on a 3 × 2 × 2 grid, d = 12: 2 pairs per axis,
+    ω = 1, 10^-4 (C^(-j/(h-1))), [sin | cos] of each axis's index in turn."""
+    from pecli.analysis.grids.identify import identify_grid
+
+    omega = np.array([1.0, 1e-4])
+    rows = [
+        np.concatenate([np.concatenate([np.sin(i * omega), np.cos(i * omega)]) for i in index])
+        for index in np.ndindex(3, 2, 2)
+    ]
+    found = identify_grid(np.array(rows))
+    assert found.matched and (found.best.preset, found.best.shape) == ("t2t-nd", (3, 2, 2))
+
+
+@pytest.mark.parametrize(("preset", "axes"), [("cogvideox", 3), ("tatp22", 2), ("mae", 2)])
+def test_a_width_of_0_is_refused_by_every_preset(preset, axes):
+    with pytest.raises(ParameterError, match="d must be an integer from 1 to"):
+        grid_plan(preset, 0, axes)

@@ -73,7 +73,7 @@ def test_blocks_of_any_height_go_on_from_where_the_last_stopped(rows):
     assert fixture.params["positions"][:4] == [0, 1, 2, 3]
     freqs = rope_frequencies(_spec("default"))
     ours = np.concatenate(list(framework_cache_blocks(freqs, 4, part="sin", rows=rows)))
-    assert _ulps(ours, fixture.table[:4]).max() <= 1
+    assert ulps32(ours, fixture.table[:4]).max() <= 1
 
 
 def test_positions_up_to_2_53_and_not_past_it():
