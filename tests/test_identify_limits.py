@@ -157,6 +157,35 @@ def test_a_bfloat16_window_is_rebuilt_from_its_own_start_only():
     assert found.matched and found.start == 700 and found.starts == [700.0]
 
 
+def test_a_base_that_is_not_round_is_read_as_fitted():
+    """pytorch, d = 64, C = 12345.678: the two-digit 12000 does not rebuild the rows, the fitted
+    base does; read as the paper's C or tensor2tensor's C^(31/32) = 9197.19 (the same ω)."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 100, 64, 12345.678)))
+    exponent = {"paper": 1.0, "tensor2tensor": 31 / 32}[found.schedule]
+    assert found.matched and found.base == pytest.approx(12345.678**exponent, rel=1e-9)
+
+
+def test_d_3_with_a_zero_column_is_the_presets_that_pad_an_odd_width():
+    """[sin p | cos p | 0]: tensor2tensor's get_timing_signal_1d and diffusers'
+    get_timestep_embedding at d = 3 (one pair, ω_0 = 1, then a zero column for the odd d)."""
+    p = np.arange(20.0)
+    table = np.stack([np.sin(p), np.cos(p), np.zeros(20)], axis=1)
+    found = identify_table(table)
+    assert found.matched and found.presets == [
+        "tensor2tensor", "diffusers", "diffusers --downscale-freq-shift 0"
+    ]  # fmt: skip
+
+
+def test_d_4_names_tensor2tensor_presets_at_their_own_base():
+    """[sin p·ω | cos p·ω], ω = 1, 0.01: the paper's C = 10^4 (ω_1 = C^(-1/2)), which
+    tensor2tensor's schedule (ω_1 = C'^(-1/1)) gives with C' = 100."""
+    p, omega = np.arange(30.0)[:, None], np.array([1.0, 0.01])
+    found = identify_table(np.hstack([np.sin(p * omega), np.cos(p * omega)]))
+    assert (found.schedule, found.base) == ("paper", 10000.0)
+    assert "tensor2tensor (as tensor2tensor, C = 100)" in found.presets
+    assert "diffusers --downscale-freq-shift 0" in found.presets
+
+
 def test_one_pair_is_every_preset_s_at_its_own_schedule():
     """d = 2: ω_0 = 1 under every schedule and base, so no preset is named '(as …)'."""
     found = identify_table(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))

@@ -69,6 +69,15 @@ def test_each_preset_is_its_model_s_rotary_class(model):
     assert ulps32(ours, cos.table).max() <= 2
 
 
+def test_a_segment_made_without_gap_has_no_timestamps():
+    from pecli.core.rope.multiaxis.mrope import Segment
+
+    # 2 frames of 4×4 patches merged 2×2: t = 0, 0, 0, 0, 1, 1, 1, 1; h, w over 2 × 2
+    ids, delta = mrope_ids([Segment("video", (2, 4, 4))], model="qwen2-vl")
+    assert ids.tolist() == [[0] * 4 + [1] * 4, [0, 0, 1, 1] * 2, [0, 1] * 4]
+    assert delta == 2 - 8  # largest id + 1 − tokens
+
+
 def test_a_one_frame_qwen3_vl_video_needs_no_timestamps():
     # text 0, 1; one frame of 4×4 patches merged 2×2: t = 2, h = 2 + (0, 0, 1, 1),
     # w = 2 + (0, 1, 0, 1); the text after it at 2 + max(H, W) // 2 = 4 (get_rope_index);

@@ -339,3 +339,11 @@ def test_the_cached_frequencies_cannot_be_changed_by_a_caller():
     for array in (omega, residual):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0.5
+
+
+@pytest.mark.parametrize("theta", ["inf", "nan", ""])
+def test_a_theta_that_is_not_a_finite_number_is_refused(theta):
+    from pecli.core.rope.multiaxis.resolve import resolve_plan
+
+    with pytest.raises(ParameterError, match="theta must be a number"):
+        resolve_plan("wan", theta=theta)
