@@ -186,6 +186,14 @@ def test_d_4_names_tensor2tensor_presets_at_their_own_base():
     assert "diffusers --downscale-freq-shift 0" in found.presets
 
 
+def test_a_base_that_is_not_round_still_names_the_presets_of_its_schedule():
+    """pytorch, d = 8, C = 12100 (not two digits; tensor2tensor's C^(3/4) = 1152.6 is less
+    round): the paper's reading, and pytorch builds it at that very base."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 40, 8, 12100.0)))
+    assert found.schedule == "paper" and found.base == pytest.approx(12100.0, rel=1e-12)
+    assert found.presets[0] == "pytorch"
+
+
 def test_one_pair_is_every_preset_s_at_its_own_schedule():
     """d = 2: ω_0 = 1 under every schedule and base, so no preset is named '(as …)'."""
     found = identify_table(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
