@@ -76,6 +76,14 @@ def test_yarn_clamps_the_correction_range_to_dim_minus_1():
     assert np.array_equal(ours.view(np.int32), fixture.table.view(np.int32))
 
 
+def test_wavelengths_are_2_pi_over_omega_and_infinite_where_a_pair_does_not_turn():
+    # proportional, head 8, partial 0.5: pairs 0, 1 turn at ω = 1, 10^4^(-2/8) = 0.1; 2, 3 do not
+    spec = RopeSpec(rope_type="proportional", theta=1e4, head_dim=8, partial_rotary_factor=0.5)
+    wavelengths = rope_frequencies(spec).wavelengths
+    assert wavelengths[:2] == pytest.approx([2 * np.pi, 20 * np.pi], rel=1e-15)
+    assert wavelengths[2:].tolist() == [np.inf, np.inf]
+
+
 def test_linear_with_a_factor_of_1_leaves_every_pair_unchanged():
     freqs = rope_frequencies(RopeSpec(rope_type="linear", factor=1.0, head_dim=8))
     assert freqs.scaling == ("unchanged",) * 4 and _close_to(freqs.inv_freq, _mp_default(1e4, 8))
