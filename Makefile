@@ -76,7 +76,7 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 # Mutation run (tools/mutation/run.py): one-line mutants of the rotary, grid, identify,
 # checkpoint and dtype modules, one process at a time, each on its area's test files.
 MUTATION_ARGS ?= --sample 150 --seed 21 --budget 3600
-mutation: $(VENV)/.installed-dev  ## mutation score of the core modules (slow: about an hour)
+mutation: $(VENV)/.installed-dev  ## mutation score of the core modules (slow: about 15 minutes on one core)
 	$(BIN)/python tools/mutation/run.py $(MUTATION_ARGS)
 
 bench: $(VENV)/.installed-dev  ## the README's Performance table: every bound, as users install (~5 min)

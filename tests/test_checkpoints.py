@@ -390,6 +390,50 @@ def test_the_rebuild_command_of_a_pecli_checkpoint_makes_the_same_bytes(
         assert a.get_tensor(key).tobytes() == b.get_tensor(key).tobytes()
 
 
+def test_a_part_reads_only_the_rows_of_its_first_sliced_axis(tmp_path, monkeypatch):
+    """(1, 4096, 8): the leading axis of 1 is skipped, rows 5 … 7 of axis 1 are the read."""
+    from pecli.io.checkpoints import open_checkpoint
+    from pecli.io.reading.safetensors_file import SafetensorsFile
+
+    pe = np.arange(4096 * 8, dtype=np.float32).reshape(1, 4096, 8)
+    save_file({"pe": pe}, str(tmp_path / "m.safetensors"))
+    read, shapes = SafetensorsFile.read, []
+
+    def spy(*args: object) -> np.ndarray:
+        shapes.append((array := read(*args)).shape)
+        return array
+
+    monkeypatch.setattr(SafetensorsFile, "read", spy)
+    every = slice(None)
+    with open_checkpoint(str(tmp_path / "m.safetensors")) as checkpoint:
+        rows = checkpoint.part("pe", (every, slice(5, 8), slice(2, 4)))
+    # entry (0, r, c) is 8·r + c: rows 5 … 7, columns 2 and 3, written out by hand
+    assert rows.tolist() == [[[42.0, 43.0], [50.0, 51.0], [58.0, 59.0]]]
+    assert shapes[0] == (1, 3, 8)  # 3 rows of 8 read, not the 4096
+
+
+def test_a_part_with_fewer_slices_than_axes_is_numpy_s_indexing(tmp_path):
+    from pecli.io.checkpoints import open_checkpoint
+
+    save_file({"x": np.float32([[[1, 2, 3]]])}, str(tmp_path / "m.safetensors"))  # (1, 1, 3)
+    with open_checkpoint(str(tmp_path / "m.safetensors")) as checkpoint:
+        assert checkpoint.part("x", (slice(None), slice(None))).tolist() == [[[1, 2, 3]]]
+        assert checkpoint.part("x", (slice(None), slice(0, 1), slice(1, 3))).tolist() == [[[2, 3]]]
+
+
+def test_read_arrays_takes_every_tensor_with_the_metadata_or_a_csv_table(tmp_path):
+    from pecli.io.tensors import read_arrays
+
+    first, second = np.eye(2, dtype=np.float32), np.arange(3, dtype=np.float64)
+    save_file({"a": first, "b": second}, str(tmp_path / "m.safetensors"), metadata={"k": "v"})
+    arrays, metadata = read_arrays(str(tmp_path / "m.safetensors"))
+    assert sorted(arrays) == ["a", "b"] and metadata == {"k": "v"}
+    assert arrays["a"].tolist() == [[1.0, 0.0], [0.0, 1.0]] and arrays["b"].tolist() == [0, 1, 2]
+    (tmp_path / "t.csv").write_text("x,y\n1.5,2\n3,4.25\n", encoding="utf-8")
+    arrays, metadata = read_arrays(str(tmp_path / "t.csv"))
+    assert arrays["table"].tolist() == [[1.5, 2.0], [3.0, 4.25]] and metadata == {}
+
+
 @pytest.mark.parametrize(
     ("dtype", "value", "nonfinite"),
     [(np.float64, 1e300, False),  # finite in float64, inf once cast to float32
@@ -407,3 +451,12 @@ def test_a_value_is_non_finite_in_its_own_dtype(run_cli, tmp_path, dtype, value,
     result = run_cli("identify", str(tmp_path / "m.safetensors"), "--key", "pe")
     assert result.exit_code == 1 and "internal error" not in result.stderr, result.output
     assert ("holds NaN/inf values" in result.stderr) == nonfinite
+
+
+def test_a_big_endian_array_is_written_little_endian_as_safetensors_requires(tmp_path):
+    from pecli.io.tensors import write_safetensors
+
+    values = np.array([1.5, -2.0, 3.25], dtype=">f4")
+    write_safetensors({"w": values}, output=tmp_path / "w.safetensors")
+    read = load_file(str(tmp_path / "w.safetensors"))["w"]  # the safetensors library's reader
+    assert read.dtype == np.dtype("<f4") and read.tolist() == [1.5, -2.0, 3.25]

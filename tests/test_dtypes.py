@@ -51,6 +51,20 @@ def test_storage_precision_reads_past_the_first_values():
     assert storage_precision(values) == "float64"
 
 
+@pytest.mark.parametrize("spelling", ["bfloat16", ml_dtypes.bfloat16, np.dtype(ml_dtypes.bfloat16)])
+def test_float_info_takes_a_dtype_by_name_type_or_dtype(spelling):
+    from pecli.core.dtypes import float_info
+
+    # bfloat16: 7 stored significand bits, eps 2^-7, largest (2 − 2^-7)·2^127
+    info = float_info(spelling)
+    assert (int(info.nmant), float(info.eps), float(info.max)) == (
+        7,
+        2.0**-7,
+        (2 - 2**-7) * 2.0**127,
+    )
+    assert float_info(np.float16).nmant == 10 and float_info(np.dtype("f4")).nmant == 23
+
+
 TINY = 2.0**-149  # the smallest float32 subnormal
 BINADE = 2**23  # float32 numbers in [2^k, 2^(k+1))
 

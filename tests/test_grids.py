@@ -275,3 +275,66 @@ def test_bad_arguments_name_the_parameter(call, parameter):
     with pytest.raises(ParameterError) as caught:
         grid_table(**call)
     assert caught.value.parameter == parameter
+
+
+@pytest.mark.parametrize(("shape", "least"), [((3, 3), 8), ((2, 2, 2), 12), ((5,), 4)])
+def test_t2t_nd_says_the_least_width_on_its_axes(shape, least):
+    """tensor2tensor needs 2 pairs per axis (C^(-j/(h-1))): d >= 2·2·m on m axes."""
+    with pytest.raises(ParameterError, match=f"must be at least {least} for --preset t2t-nd on"):
+        grid_table(shape, d=least - 1, preset="t2t-nd")
+    assert grid_table(shape, d=least, preset="t2t-nd").shape == (int(np.prod(shape)), least)
+
+
+@pytest.mark.parametrize(
+    ("name", "base_size"), [("diffusers_3x5_d16_patchembed", 3), ("diffusers_6x6_d16_sd3", 2)]
+)
+def test_a_half_precision_base_size_is_read_as_the_library_s_integer(name, base_size):
+    """diffusers' own table, stored in float16: its base_size fraction is read back exactly,
+    though the rounded table's best-fitting ratio is 3 − 4e-4 (or 2 − 2e-6)."""
+    from pecli.analysis.grids.identify import identify_grid
+
+    fixture = next(f for f in FIXTURES if f.name == name)
+    assert fixture.params["base_size"] == base_size
+    found = identify_grid(fixture.table.astype(np.float16))
+    assert found.matched and found.best.scale == base_size
+    assert found.best.command.endswith(f"--preset mae --base-size {base_size}")
+
+
+def test_a_grid_of_four_tokens_is_read():
+    """MAE's 2 × 2 grid, d = 8 (util/pos_embed.py): ω = 1, 0.01; [sin c·ω | cos c·ω | sin r·ω |
+    cos r·ω] for token k = (r, c) = divmod(k, 2)."""
+    from pecli.analysis.grids.identify import identify_grid
+
+    omega = np.array([1.0, 0.01])
+    rows = [
+        np.concatenate([np.sin(c * omega), np.cos(c * omega), np.sin(r * omega), np.cos(r * omega)])
+        for r, c in (divmod(k, 2) for k in range(4))
+    ]
+    found = identify_grid(np.array(rows))
+    assert (
+        found.matched and found.best.command == "pecli grid 2 2 --d 8 --preset mae --dtype float64"
+    )
+    column_first = "the first block encodes the column index c of token k = r·2 + c"
+    assert found.best.note == column_first + " (MAE, DiT and diffusers call that half emb_h)"
+    mocov3 = next(r for r in found.also if r.preset == "mocov3")  # --axis-order 1,0
+    assert mocov3.note == column_first  # MAE's name for the half is MAE's only
+
+
+def test_a_three_axis_grid_of_twelve_tokens_is_read():
+    """tensor2tensor's add_timing_signal_nd on a 3 × 2 × 2 grid, d = 12: 2 pairs per axis,
+    ω = 1, 10^-4 (C^(-j/(h-1))), [sin | cos] of each axis's index in turn."""
+    from pecli.analysis.grids.identify import identify_grid
+
+    omega = np.array([1.0, 1e-4])
+    rows = [
+        np.concatenate([np.concatenate([np.sin(i * omega), np.cos(i * omega)]) for i in index])
+        for index in np.ndindex(3, 2, 2)
+    ]
+    found = identify_grid(np.array(rows))
+    assert found.matched and (found.best.preset, found.best.shape) == ("t2t-nd", (3, 2, 2))
+
+
+@pytest.mark.parametrize(("preset", "axes"), [("cogvideox", 3), ("tatp22", 2), ("mae", 2)])
+def test_a_width_of_0_is_refused_by_every_preset(preset, axes):
+    with pytest.raises(ParameterError, match="d must be an integer from 1 to"):
+        grid_plan(preset, 0, axes)

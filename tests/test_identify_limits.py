@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import shlex
 
-import ml_dtypes  # noqa: F401 - bfloat16 for safetensors
+import ml_dtypes
 import numpy as np
 import pytest
 import slow_formulas as slow
 from test_identify import identify_table
+
+from pecli import ParameterError
 
 
 def test_a_residual_comparable_to_the_values_is_never_a_match():
@@ -100,6 +103,147 @@ def test_an_amplitude_of_sqrt_2_over_d_is_named_and_other_columns_say_how_far_of
         circle_radius(np.array([[3.0], [1.0]]), np.array([[3.0], [0.0]]))
 
 
+def test_a_radius_is_read_as_1_within_4_units_of_half_precision_rounding_only():
+    """bfloat16 (u = 2^-8): within max(1e-4, 4u) = 0.015625 of 1 it is 1, past that a number."""
+    from pecli.analysis.identify.amplitude import amplitude_name
+
+    u = 2.0**-8
+    assert amplitude_name(1 + 3.9 * u, 64, u) == 1.0
+    assert (
+        amplitude_name(1 + 4.1 * u, 64, u) == 1.01601563
+    )  # 1 + 4.1/256 = 1.016015625, to 9 digits
+    assert amplitude_name(1 + 3 * 2.0**-24, 64) == 1.0 and amplitude_name(1.0002, 64) == 1.0002
+
+
+def test_a_table_equal_to_its_transpose_is_read_as_given():
+    """d = n = 2, start s = (π/2 − 1)/2: cos s = sin(s + 1), so the table is symmetric and
+    both orientations fit exactly; it is read untransposed, start s."""
+    s = (np.pi / 2 - 1) / 2
+    table = np.array([[np.sin(s), np.cos(s)], [np.sin(s + 1), np.cos(s + 1)]])
+    assert np.array_equal(table, table.T)
+    found = identify_table(table)
+    assert found.matched and not found.transposed and found.start == pytest.approx(s, abs=1e-12)
+
+
+def test_a_padding_row_past_the_compared_rows_names_no_preset():
+    """A zero row 100 (past the 64 rows compared): no preset zeroes row 100 (fairseq's padding
+    row is 1), so none builds the table; the command says --padding-idx 100."""
+    table = np.array(slow.preset_table("pytorch", 120, 16, 10000.0))
+    table[100] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.padding_rows == [100] and found.presets == []
+    assert found.command == (
+        "pecli compute --d 16 --n 120 --base 10000 --dtype float64 --start 0 --layout "
+        "interleaved --schedule paper --padding-idx 100"
+    )  # an even d: no --odd-d
+
+
+def test_of_two_round_readings_the_one_of_the_layout_s_presets_is_taken():
+    """d = 4, interleaved, C = 10^6 with a zero row 100 (no preset builds it): the paper's
+    C = 10^6 and tensor2tensor's C = 10^3 (ω_1 = 10^-3 either way) are both round, and
+    10^3 is nearer 10^4, but interleaved tables are pytorch's (paper): that reading wins."""
+    table = np.array(slow.preset_table("pytorch", 120, 4, 1e6))
+    table[100] = 0.0
+    found = identify_table(table)
+    assert found.matched and (found.schedule, found.base) == ("paper", 1e6)
+    assert "--base 1000000 " in found.command and "--schedule paper" in found.command
+
+
+def test_a_bfloat16_window_is_rebuilt_from_its_own_start_only():
+    """bfloat16, d = 8, positions 700 … 711: several far starts have the same phases within
+    bfloat16's rounding; rebuilt and rounded to bfloat16, only 700 gives the rows back."""
+    table = np.array(slow.preset_table("pytorch", 12, 8, 10000.0, 700))
+    found = identify_table(table.astype(ml_dtypes.bfloat16).astype(np.float64))
+    assert found.matched and found.start == 700 and found.starts == [700.0]
+
+
+def test_a_base_that_is_not_round_is_read_as_fitted():
+    """pytorch, d = 64, C = 12345.678: the two-digit 12000 does not rebuild the rows, the fitted
+    base does; read as the paper's C or tensor2tensor's C^(31/32) = 9197.19 (the same ω)."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 100, 64, 12345.678)))
+    exponent = {"paper": 1.0, "tensor2tensor": 31 / 32}[found.schedule]
+    assert found.matched and found.base == pytest.approx(12345.678**exponent, rel=1e-9)
+
+
+def test_d_3_with_a_zero_column_is_the_presets_that_pad_an_odd_width():
+    """[sin p | cos p | 0]: tensor2tensor's get_timing_signal_1d and diffusers'
+    get_timestep_embedding at d = 3 (one pair, ω_0 = 1, then a zero column for the odd d)."""
+    p = np.arange(20.0)
+    table = np.stack([np.sin(p), np.cos(p), np.zeros(20)], axis=1)
+    found = identify_table(table)
+    assert found.matched and found.presets == [
+        "tensor2tensor", "diffusers", "diffusers --downscale-freq-shift 0"
+    ]  # fmt: skip
+
+
+def test_d_4_names_tensor2tensor_presets_at_their_own_base():
+    """[sin p·ω | cos p·ω], ω = 1, 0.01: the paper's C = 10^4 (ω_1 = C^(-1/2)), which
+    tensor2tensor's schedule (ω_1 = C'^(-1/1)) gives with C' = 100."""
+    p, omega = np.arange(30.0)[:, None], np.array([1.0, 0.01])
+    found = identify_table(np.hstack([np.sin(p * omega), np.cos(p * omega)]))
+    assert (found.schedule, found.base) == ("paper", 10000.0)
+    assert "tensor2tensor (as tensor2tensor, C = 100)" in found.presets
+    assert "diffusers --downscale-freq-shift 0" in found.presets
+
+
+def test_a_base_that_is_not_round_still_names_the_presets_of_its_schedule():
+    """pytorch, d = 8, C = 12100 (not two digits; tensor2tensor's C^(3/4) = 1152.6 is less
+    round): the paper's reading, and pytorch builds it at that very base."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 40, 8, 12100.0)))
+    assert found.schedule == "paper" and found.base == pytest.approx(12100.0, rel=1e-12)
+    assert found.presets[0] == "pytorch"
+
+
+def test_one_pair_is_every_preset_s_at_its_own_schedule():
+    """d = 2: ω_0 = 1 under every schedule and base, so no preset is named '(as …)'."""
+    found = identify_table(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
+    assert found.matched and "tensor2tensor" in found.presets and "mlx" in found.presets
+    from pecli.analysis.identify import identify_table as identify
+
+    fit = identify(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
+    assert math.isnan(fit.base_fit)  # and no base is fitted: ω_0 = 1 tells none
+    assert not [name for name in found.presets if "(as" in name]
+
+
+def test_the_base_fit_follows_the_reading_that_names_the_presets():
+    """fairseq, d = 8, C = 1000 (tensor2tensor: ω_j = 1000^(-j/3)) is the paper's
+    C = 1000^(4/3) = 10000, but only fairseq builds it: the reading, and the fitted base
+    beside it, are tensor2tensor's C = 1000."""
+    found = identify_table(np.array(slow.preset_table("fairseq", 30, 8, 1000.0)))
+    assert found.presets == ["fairseq"] and (found.schedule, found.base) == ("tensor2tensor", 1000)
+    assert found.base_fit == pytest.approx(1000.0, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("name", "base", "presets"),
+    [
+        ("hf-marian", 1000.0, ["hf-marian"]),
+        # d = 3, positional-encodings: ω_1 = C^(-2/4) = 0.01 (the frequencies of d + 1 = 4
+        # channels); DistilBERT's rule gives ω_1 = C'^(-2/3), the same for C' = 0.01^(-3/2)
+        (
+            "positional-encodings",
+            10000.0,
+            ["positional-encodings", "distilbert (as paper, C = 1000)"],
+        ),
+    ],
+)
+def test_d_3_presets_are_read_under_their_own_odd_d_rule(name, base, presets):
+    found = identify_table(np.array(slow.preset_table(name, 30, 3, base)))
+    assert found.matched and found.presets == presets
+
+
+def test_pairs_too_slow_over_the_rows_after_padding_rows_leave_the_default_base():
+    """float16, d = 8, rows 0 … 9 zero and 10 … 12 live: over those 2 rows pair 1 (ω = 0.1)
+    turns 0.2 rad and tells C; pairs 2 and 3 (ω = 0.01, 0.001) turn 0.02 and 0.002 rad, under
+    50 float16 roundings (50·2^-11 = 0.024 rad), and are left out. Measuring the span from
+    row 0 (22 rows) would let pair 2's rounding noise in: C = 10002.5 instead of 10000."""
+    table = np.array(slow.preset_table("pytorch", 13, 8, 10000.0))
+    table[:10] = 0.0
+    found = identify_table(table.astype(np.float16))
+    assert found.matched and (found.schedule, found.base, found.start) == ("paper", 10000.0, 0)
+    assert found.padding_rows == list(range(10))
+
+
 @pytest.mark.parametrize("name", ["distilbert", "positional-encodings"])  # two odd-d rules
 def test_d_3_tables_read_their_base_from_the_extra_sine(name):
     """d = 3: one pair (ω_0 = 1) and a lone sine of ω_1 = C^(-2/3); only it tells C = 500."""
@@ -107,6 +251,35 @@ def test_d_3_tables_read_their_base_from_the_extra_sine(name):
     found = identify_table(table)
     assert found.matched and (found.schedule, found.base) == ("paper", 500.0)
     assert found.command.startswith(f"pecli compute --convention {name} --d 3 --n 40 --base 500")
+
+
+def test_three_rows_of_d_3_tell_the_base_from_their_one_inner_row():
+    """y(0) + y(2) = 2 cos ω · y(1) for the lone sine y(p) = sin(p·ω): three rows give ω
+    (ω = 500^(-2/3) for DistilBERT's rule), so C = 500, not the default 10000."""
+    found = identify_table(np.array(slow.preset_table("distilbert", 3, 3, 500.0)))
+    assert found.matched and found.base == 500.0 and found.presets == ["distilbert"]
+
+
+def test_d_3_reads_its_base_from_the_rows_on_both_sides_of_a_padding_row():
+    """A zero row 5: only rows whose two neighbours are live give y(p−1) + y(p+1) =
+    2 cos ω · y(p); rows 4 and 6 (one neighbour across the gap) are left out, so C = 500."""
+    table = np.array(slow.preset_table("distilbert", 12, 3, 500.0))
+    table[5] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.base == 500.0 and found.padding_rows == [5]
+
+
+def test_one_live_row_is_refused_only_when_it_has_one_live_column_too():
+    """identify also reads the transposed table: one live row of 8 live columns is tried
+    (8 live rows once transposed; no match), one live entry is refused."""
+    from pecli.analysis.identify import identify_table as identify
+
+    table = np.zeros((6, 8))
+    table[2] = 0.5 + np.arange(8)
+    assert not identify(table).matched
+    table[2, 1:] = 0.0
+    with pytest.raises(ParameterError, match="at least 2 rows that are not all zero"):
+        identify(table)
 
 
 def test_one_pair_at_a_fractional_start_is_read_with_c_10000_and_no_command():

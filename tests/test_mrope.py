@@ -61,6 +61,46 @@ def test_qwen2_5_interval_of_one_and_a_half_truncates():
 
 
 @pytest.mark.parametrize("model", [*MODELS, "qwen3.5"])
+def test_each_preset_is_its_model_s_rotary_class(model):
+    """The preset's own section, θ and head (not the fixture's): transformers' cos rows."""
+    cos = FIXTURES[f"{model}_cos"]
+    ids = FIXTURES[f"{cos.params['model']}_ids"].table.T
+    ours = axes_cache(MROPE_PRESETS[model].plan(), ids, part="cos", arithmetic="float32")
+    assert ulps32(ours, cos.table).max() <= 2
+
+
+def test_a_segment_made_without_gap_has_no_timestamps():
+    from pecli.core.rope.multiaxis.mrope import Segment
+
+    # 2 frames of 4×4 patches merged 2×2: t = 0, 0, 0, 0, 1, 1, 1, 1; h, w over 2 × 2
+    ids, delta = mrope_ids([Segment("video", (2, 4, 4))], model="qwen2-vl")
+    assert ids.tolist() == [[0] * 4 + [1] * 4, [0, 0, 1, 1] * 2, [0, 1] * 4]
+    assert delta == 2 - 8  # largest id + 1 − tokens
+
+
+def test_a_one_frame_qwen3_vl_video_needs_no_timestamps():
+    # text 0, 1; one frame of 4×4 patches merged 2×2: t = 2, h = 2 + (0, 0, 1, 1),
+    # w = 2 + (0, 1, 0, 1); the text after it at 2 + max(H, W) // 2 = 4 (get_rope_index);
+    # delta = largest id + 1 − tokens = 5 − 7 = −2
+    ids, delta = mrope_ids(parse_tokens("text:2 video:1,4,4 text:1"), model="qwen3-vl")
+    assert ids.tolist() == [[0, 1, 2, 2, 2, 2, 4], [0, 1, 2, 2, 3, 3, 4], [0, 1, 2, 3, 2, 3, 4]]
+    assert delta == -2
+
+
+def test_qwen2_5_release_4_multiplies_the_truncated_times_by_tokens_per_second():
+    # transformers 4: (arange(4) · 0.75) · 2 = 0, 1.5, 3, 4.5 → 0, 1, 3, 4
+    ids, _ = mrope_ids(parse_tokens("video:4,2,2,s=0.75"), model="qwen2.5-vl", release="4")
+    assert ids[0].tolist() == [0, 1, 3, 4]
+
+
+def test_two_texts_in_a_row_are_one_block():
+    # text 0, 1; a 1×2×2 image merged 2×2: one token at (2, 2, 2); the text after it at
+    # 2 + max(2, 2) // 2 = 3, its 2 + 3 tokens one run 3 … 7
+    ids, _ = mrope_ids(parse_tokens("text:2 image:1,2,2 text:2 text:3"), model="qwen2-vl")
+    assert ids.tolist() == [[0, 1, 2, 3, 4, 5, 6, 7]] * 3
+
+
+@pytest.mark.parametrize("model", [*MODELS, "qwen3.5"])
 def test_caches_are_the_rotary_classes_own(model):
     cos, sin = FIXTURES[f"{model}_cos"], FIXTURES[f"{model}_sin"]
     p = cos.params
@@ -92,6 +132,16 @@ def test_bad_layouts_are_refused(tokens, model, parameter):
     with pytest.raises(ParameterError) as caught:
         mrope_ids(parse_tokens(tokens), model=model)
     assert caught.value.parameter == parameter
+
+
+@pytest.mark.parametrize(
+    ("head_dim", "factor"), [(7, 1.0), (128, 1.5), (128, 0.0), (2, 0.5), (12, 0.25)]
+)
+def test_an_odd_or_empty_rotated_width_is_refused(head_dim, factor):
+    # int(head_dim · factor): 7, 192 (a factor > 1), 0, 1, 3 — each refused on its own
+    with pytest.raises(ParameterError, match="head_dim"):
+        mrope_plan([1, 1, 1], theta=1e6, head_dim=head_dim, partial_rotary_factor=factor)
+    assert mrope_plan([1, 1, 1], theta=1e6, head_dim=6).strip() == "THW"
 
 
 @pytest.mark.parametrize(

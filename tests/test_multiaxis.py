@@ -248,6 +248,7 @@ def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
         (lambda: per_axis([16], theta=1.0, axes=("a",)), "theta"),
         (lambda: per_axis([16], theta=1e4, axes=("a",), layout="zigzag"), "layout"),
         (lambda: shared([0, 0], theta=1e4, axes=("a",), order=[0, 0]), "order"),
+        (lambda: shared([0, 0], theta=1e4, axes=("a",), order=[0, 2]), "order"),  # k < D/2 = 2
         (lambda: shared([0, 2], theta=1e4, axes=("a", "b")), "assign"),
         (lambda: axis_preset("flux").plan(64), "head_dim"),
         (lambda: axis_preset("wan").ids([1, 2, 1025]), "grid"),
@@ -312,3 +313,37 @@ def test_cogvideox_ids_are_the_linspace_crop_in_float32():
     assert rows[0] == 2.0 and rows[1] == float(np.float32(2 + float(step)))
     assert sorted(set(ids[:, 0].tolist())) == [0.0, 1.0, 2.0]
     assert axis_preset("cogvideox").plan().strip() == "T" * 8 + "H" * 12 + "W" * 12
+
+
+@pytest.mark.parametrize(
+    ("theta", "per_axis_theta"), [("5000", (5e3,) * 3), ("5e3,6e3,7e3", (5e3, 6e3, 7e3))]
+)
+def test_a_preset_s_theta_is_overridden_by_one_number_or_one_per_axis(theta, per_axis_theta):
+    from pecli.core.rope.multiaxis.resolve import resolve_plan
+
+    plan, _ = resolve_plan("wan", theta=theta)  # axes t, h, w
+    assert plan.axes == ("t", "h", "w")
+    assert plan.theta == tuple(per_axis_theta[a] for a in plan.axis)  # every pair its axis's θ
+
+
+def test_wan_takes_even_heads_from_12():
+    assert wan_widths(12) == [4, 4, 4]  # 12 − 4·(12 // 6), 2·(12 // 6), 2·(12 // 6)
+    for head_dim in (10, 13):
+        with pytest.raises(ParameterError, match=">= 12"):
+            wan_widths(head_dim)
+
+
+def test_the_cached_frequencies_cannot_be_changed_by_a_caller():
+    omega, residual = plan_frequencies(per_axis([16], theta=256.0, axes=("t",)))
+    assert omega.tolist() == [2.0**-i for i in range(8)]  # 256^(-2i/16) = 2^-i
+    for array in (omega, residual):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0.5
+
+
+@pytest.mark.parametrize("theta", ["inf", "nan", ""])
+def test_a_theta_that_is_not_a_finite_number_is_refused(theta):
+    from pecli.core.rope.multiaxis.resolve import resolve_plan
+
+    with pytest.raises(ParameterError, match="theta must be a number"):
+        resolve_plan("wan", theta=theta)

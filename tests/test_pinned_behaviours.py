@@ -60,6 +60,35 @@ def test_yarn_with_a_degenerate_correction_range_widens_it_by_0_001():
     assert freqs.attention_factor == pytest.approx(float(0.1 * mpmath.log(4) + 1), rel=1e-15)
 
 
+def test_yarn_clamps_the_correction_range_to_dim_minus_1():
+    # θ = 10, L_orig = 1024, d = 32: correction dims 32·ln(1024/(2π·β))/(2 ln 10) are 11.31
+    # (β = 32) and 35.39 (β = 1); floor/ceil give (11, 36) and find_correction_range clamps
+    # high to dim − 1 = 31: pairs 12 … 15 on the ramp (j − 11)/20, in both arithmetics
+    from pecli.core.rope.framework import transformers_inv_freq
+
+    fixture, freqs, _ = _from_fixture("yarn_high_clamp")
+    assert (freqs.notes["ramp_low"], freqs.notes["ramp_high"]) == (11, 31)
+    exact = _mp_default(10.0, 32)
+    ramp = [min(max(mpmath.mpf(j - 11) / 20, 0), 1) for j in range(16)]
+    mixed = [w / 4 * r + w * (1 - r) for w, r in zip(exact, ramp, strict=True)]
+    assert _close_to(freqs.inv_freq, mixed)
+    ours = transformers_inv_freq(freqs.spec)
+    assert np.array_equal(ours.view(np.int32), fixture.table.view(np.int32))
+
+
+def test_wavelengths_are_2_pi_over_omega_and_infinite_where_a_pair_does_not_turn():
+    # proportional, head 8, partial 0.5: pairs 0, 1 turn at ω = 1, 10^4^(-2/8) = 0.1; 2, 3 do not
+    spec = RopeSpec(rope_type="proportional", theta=1e4, head_dim=8, partial_rotary_factor=0.5)
+    wavelengths = rope_frequencies(spec).wavelengths
+    assert wavelengths[:2] == pytest.approx([2 * np.pi, 20 * np.pi], rel=1e-15)
+    assert wavelengths[2:].tolist() == [np.inf, np.inf]
+
+
+def test_linear_with_a_factor_of_1_leaves_every_pair_unchanged():
+    freqs = rope_frequencies(RopeSpec(rope_type="linear", factor=1.0, head_dim=8))
+    assert freqs.scaling == ("unchanged",) * 4 and _close_to(freqs.inv_freq, _mp_default(1e4, 8))
+
+
 def test_yarn_mscale_all_dim_other_than_one_scales_the_attention():
     fixture, freqs, _ = _from_fixture("yarn_mscale_all_dim")
     ln40 = mpmath.log(40)
@@ -86,12 +115,30 @@ def test_partial_rotary_factor_in_rope_parameters_wins_over_the_top_level():
     assert any("partial_rotary_factor 0.25" in n for n in notes)
 
 
+@pytest.mark.parametrize(("factor", "said"), [(1.0, False), (0.5, True)])
+def test_a_partial_rotary_factor_is_said_only_when_it_leaves_channels_unrotated(factor, said):
+    config = {"head_dim": 64, "rope_theta": 10000.0, "partial_rotary_factor": factor}
+    spec, notes = spec_from_config(config)
+    assert spec.rotary_dim == int(64 * factor)
+    assert any("channels rotate" in n for n in notes) == said
+
+
 def test_a_config_without_theta_takes_10000():
     fixture, freqs, notes = _from_fixture("no_theta")
     assert freqs.spec.theta == 10000.0
     assert any("no rope_theta" in n and "10000" in n for n in notes)
     assert _close_to(freqs.inv_freq, _mp_default(10000.0, 64))
     assert np.allclose(fixture.table, freqs.inv_freq, rtol=15 * 2.0**-24, atol=0)
+
+
+@pytest.mark.parametrize(("inside", "said"), [(2.0, False), (4.0, True)])
+def test_rope_scaling_wins_over_rope_parameters_and_a_disagreement_is_said(inside, said):
+    config = {"head_dim": 64, "rope_theta": 10000.0,
+              "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+              "rope_parameters": {"rope_type": "linear", "factor": inside}}  # fmt: skip
+    spec, notes = spec_from_config(config)
+    assert spec.factor == 2.0
+    assert [n for n in notes if "disagree" in n] == ([notes[0]] if said else [])
 
 
 @pytest.mark.parametrize(("name", "long"), [("at_original", False), ("past_original", True)])
@@ -234,6 +281,29 @@ def test_a_safetensors_file_without_its_suffix_is_read_by_its_header(run_cli, tm
 
 
 # -- rope identify: the yarn / llama3 tie -----------------------------------------------------
+
+
+@pytest.mark.parametrize("smoothed", [0, 1])
+def test_fewer_than_two_smoothed_pairs_leave_the_type_unknown_with_its_counts(smoothed):
+    # d = 16, θ = 10^4: pairs 0 … 3 kept, 5 … 7 divided by 4, pair 4 divided or half-way
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    w = 1e4 ** (-np.arange(0, 16, 2) / 16)
+    w[4:] /= 4
+    w[4] *= 1 if not smoothed else (1 + 4) / 2  # (1 − s)·ω/4 + s·ω at s = 1/2: 5/8 of ω
+    guess = identify_inv_freq(w)
+    assert (guess.rope_type, guess.theta) == ("unknown", 10000.0)
+    assert guess.parameters == {"factor": 4.0, "unchanged": 4, "smoothed": smoothed,
+                                "interpolated": 4 - smoothed}  # fmt: skip
+    assert guess.findings == ["too few smoothed pairs to tell yarn from llama3"]
+
+
+def test_longrope_below_its_original_length_keeps_an_attention_factor_of_1():
+    # factor = 2048/4096 = 0.5 <= 1: transformers' _compute_longrope_parameters takes 1.0
+    spec = RopeSpec(rope_type="longrope", head_dim=8, original_max_position_embeddings=4096,
+                    max_position_embeddings=2048, short_factor=(1, 1, 1, 1),
+                    long_factor=(2, 2, 2, 2))  # fmt: skip
+    assert rope_frequencies(spec).attention_factor == 1.0
 
 
 def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds():

@@ -67,6 +67,24 @@ def test_float32_angles_are_what_positions_past_2_24_round_to():
     assert block[0, 0] == float(np.float32(math.sin(2**24)))  # sin of it, rounded to float32
 
 
+@pytest.mark.parametrize("rows", [1, 3])
+def test_blocks_of_any_height_go_on_from_where_the_last_stopped(rows):
+    fixture = FIXTURES["default_sin"]  # transformers' own rows at positions 0, 1, 2, 3, 100, …
+    assert fixture.params["positions"][:4] == [0, 1, 2, 3]
+    freqs = rope_frequencies(_spec("default"))
+    ours = np.concatenate(list(framework_cache_blocks(freqs, 4, part="sin", rows=rows)))
+    assert ulps32(ours, fixture.table[:4]).max() <= 1
+
+
+def test_positions_up_to_2_53_and_not_past_it():
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=4))
+    last = next(framework_cache_blocks(freqs, 2, start=2**53 - 2, part="cos"))  # 2^53 − 1 last
+    assert last.shape == (2, 4)
+    for start, n in ((2**53 - 1, 2), (-(2**53), 1)):  # |start| + n = 2^53 + 1
+        with pytest.raises(ParameterError, match="start"):
+            framework_cache_blocks(freqs, n, start=start)
+
+
 def test_other_rope_types_are_refused_naming_the_option(run_cli):
     with pytest.raises(ParameterError, match="arithmetic"):
         transformers_inv_freq(

@@ -101,3 +101,15 @@ def test_the_input_is_never_the_output(run_cli, model):
     os.link(model / "in.safetensors", model / "same.safetensors")
     result = permute(run_cli, model, output="same.safetensors")
     assert result.exit_code == 2 and "must not be the input" in result.output  # any spelling
+
+
+def test_head_counts_read_text_config_only_when_the_top_level_has_no_heads():
+    from pecli.core.errors import ParameterError
+    from pecli.core.rope.permute import head_counts
+
+    text = {"hidden_size": 512, "num_attention_heads": 8}
+    top = {"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8}
+    assert head_counts({**top, "text_config": text}) == (32, 8, 128)  # 4096 / 32
+    assert head_counts({"text_config": text}) == (8, 8, 64)  # 512 / 8, no GQA
+    with pytest.raises(ParameterError, match="num_attention_heads"):
+        head_counts({"hidden_size": 4096})  # neither: one line, not a KeyError

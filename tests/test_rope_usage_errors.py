@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pecli.core.errors import ParameterError
+from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.config import spec_from_config
 
 
@@ -190,3 +191,17 @@ def test_identify_checks_a_short_cache_against_its_metadata_by_rebuilding_it(run
         save_file(raw, out, metadata=meta)
         findings = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
         assert any("disagrees" in f for f in findings["findings"])
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        (RopeSpec(rope_type="linear", factor=1e307, head_dim=4), "factor"),  # ω_1 = 10^-309
+        (RopeSpec(theta=1.7e308, head_dim=2048), "theta"),  # ω_1023 = θ^(-2046/2048) ≈ 1e-308
+        (RopeSpec(rope_type="linear", factor=1.0, theta=1.7e308, head_dim=2048), "theta"),
+    ],
+)
+def test_an_infinite_wavelength_names_the_number_that_made_it(spec, named):
+    with pytest.raises(ParameterError, match="wavelength") as caught:
+        rope_frequencies(spec)
+    assert caught.value.parameter == named

@@ -63,6 +63,11 @@ CASES: dict[str, dict[str, Any]] = {
     # high, which transformers' linear_ramp_factor widens by 0.001 (else 0/0 = NaN at pair 0)
     "yarn_degenerate": dict(head_dim=64, max_position_embeddings=24, rope_parameters=dict(
         rope_type="yarn", rope_theta=10000.0, factor=4.0, original_max_position_embeddings=6)),
+    # yarn with θ = 10 < β_fast/β_slow: correction dims 32·ln(1024/(2π·β))/(2 ln 10) are 11.3
+    # (β = 32) and 35.4 (β = 1); floor/ceil give (11, 36) and find_correction_range clamps
+    # high to dim − 1 = 31 while pairs 12 … 15 are on the ramp (j − 11)/(31 − 11)
+    "yarn_high_clamp": dict(head_dim=32, max_position_embeddings=4096, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10.0, factor=4.0, original_max_position_embeddings=1024)),
     # attention factor get_mscale(40, 1.0) / get_mscale(40, 0.8), not 1
     "yarn_mscale_all_dim": dict(head_dim=64, max_position_embeddings=163840, rope_parameters=dict(
         rope_type="yarn", rope_theta=10000.0, factor=40.0, mscale=1.0, mscale_all_dim=0.8,

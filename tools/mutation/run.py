@@ -1,6 +1,8 @@
 """Mutation run over the rotary, grid, identify, checkpoint and dtype code (``make mutation``).
 
 ``python tools/mutation/run.py [--sample N] [--seed S] [--budget SECONDS] [--json FILE]``
+(``--only TEXT --show`` prints the diff of the sampled mutants whose name holds TEXT; use
+``--sample 100000`` to pick any mutant of the tree).
 
 Modules and their test files are found by path globs (see :data:`AREAS`), so the run still
 works when modules move into subpackages. Every one-line mutant of those modules is listed
@@ -16,6 +18,8 @@ Needs only the test environment (``.venv``); ``make test`` never runs it.
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
 import glob
 import json
 import os
@@ -45,9 +49,10 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
       "tests/test_identify_axes*.py"]),
     ("rope", ["pecli/core/rope/**/*.py"],
      ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_rope_*.py",
-      "tests/test_cli_rope*.py"]),
+      "tests/test_cli_rope*.py", "tests/test_block_reuse.py"]),
     ("grids", ["pecli/core/grids/**/*.py"],
-     ["tests/test_pinned_behaviours.py", "tests/test_grids.py", "tests/test_cli_grid.py"]),
+     ["tests/test_pinned_behaviours.py", "tests/test_grids.py", "tests/test_cli_grid.py",
+      "tests/test_block_reuse.py"]),
     ("identify", ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
      ["tests/test_identify_limits.py", "tests/test_identify_fixtures.py", "tests/test_identify.py",
       "tests/test_identify_windows.py"]),
@@ -165,6 +170,17 @@ def report(results: list[dict]) -> None:
             print(f"  {r['result']}: {r['mutant']}")
 
 
+def show(chosen: list[tuple[Area, Mutant]]) -> None:
+    """Print each chosen mutant as a diff of the unparsed module (``--show``)."""
+    for _, mutant in chosen:
+        source = (ROOT / mutant.path).read_text(encoding="utf-8")
+        before = (ast.unparse(ast.parse(source)) + "\n").splitlines(keepends=True)
+        after = mutated_source(source, mutant).splitlines(keepends=True)
+        print(f"== {mutant.ident} (site {mutant.index})")
+        sys.stdout.writelines(difflib.unified_diff(before, after, n=1))
+        print()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse the options, draw the sample, run it, report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -174,6 +190,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", help="write every mutant's result to this file")
     parser.add_argument("--list", action="store_true", help="list areas, modules and tests only")
     parser.add_argument("--only", help="run only mutants whose name contains this text")
+    parser.add_argument(
+        "--show", action="store_true", help="print the chosen mutants' diffs, run nothing"
+    )
     parser.add_argument(
         "--rerun",
         help="a --json file of an earlier run with the same sample: run its survivors again "
@@ -190,6 +209,9 @@ def main(argv: list[str] | None = None) -> None:
     chosen = sample(all_areas, args.sample, args.seed)
     if args.only:
         chosen = [(a, m) for a, m in chosen if args.only in m.ident]
+    if args.show:
+        show(chosen)
+        return
     earlier: list[dict] = []
     if args.rerun:
         earlier = json.loads(Path(args.rerun).read_text(encoding="utf-8"))

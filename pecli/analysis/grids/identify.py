@@ -230,8 +230,7 @@ def identify_grid(table: np.ndarray) -> GridIdentification:
 def _preferred(good: list[GridReading]) -> GridReading:
     """Among matching readings, one in its preset's own axis order, else the closest."""
     for reading in good:
-        default = grid_plan(reading.preset, 4 * 8, len(reading.shape)).order
-        if reading.axis_order == default:
+        if reading.axis_order == GRID_PRESETS[reading.preset].default_order(len(reading.shape)):
             return reading
     return good[0]
 
@@ -239,7 +238,7 @@ def _preferred(good: list[GridReading]) -> GridReading:
 def _command(reading: GridReading, found: GridIdentification) -> str:
     """The ``pecli grid`` command that writes this table."""
     parts = ["pecli grid", *map(str, reading.shape), f"--d {found.d} --preset {reading.preset}"]
-    if reading.axis_order != grid_plan(reading.preset, 4 * 8, len(reading.shape)).order:
+    if reading.axis_order != GRID_PRESETS[reading.preset].default_order(len(reading.shape)):
         parts.append("--axis-order " + ",".join(map(str, reading.axis_order)))
     if reading.extra_tokens:
         parts.append(f"--extra-tokens {reading.extra_tokens}")

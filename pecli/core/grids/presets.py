@@ -71,6 +71,14 @@ class GridPreset:
     axes: tuple[int, ...]
     users: str
 
+    def default_order(self, m: int) -> tuple[int, ...]:
+        """The axis order the library uses on ``m`` axes when none is given.
+
+        >>> GRID_PRESETS["mae"].default_order(2), GRID_PRESETS["t2t-nd"].default_order(3)
+        ((1, 0), (0, 1, 2))
+        """
+        return check_axis_order(None, m, self.order)
+
 
 def _p(*fields: object) -> GridPreset:
     return GridPreset(*fields)  # type: ignore[arg-type]

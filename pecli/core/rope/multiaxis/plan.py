@@ -163,13 +163,12 @@ def shared(
     theta: float,
     axes: Sequence[str],
     order: Sequence[int] | None = None,
-    denominator: int | None = None,
     layout: str = "half-split",
 ) -> AxisPlan:
     """One schedule ``θ^(-2k/D)`` shared by all axes; ``assign[j]``: the axis of pair ``j``.
 
     ``order[j]`` is the schedule index ``k`` of pair ``j`` (default ``j``: Qwen-VL M-RoPE;
-    Pixtral puts the even ``k`` first, then the odd); ``D`` defaults to ``2·len(assign)``.
+    Pixtral puts the even ``k`` first, then the odd); ``D = 2·len(assign)``.
 
     Examples
     --------
@@ -180,13 +179,12 @@ def shared(
     """
     h = len(assign)
     order = list(range(h)) if order is None else [int(k) for k in order]
-    den = 2 * h if denominator is None else int(denominator)
-    if h == 0 or len(set(order)) != h or not all(0 <= k < den // 2 for k in order):
+    if h == 0 or len(set(order)) != h or not all(0 <= k < h for k in order):
         raise ParameterError("order", "must list distinct schedule indices k < D/2", order)
     if any(not 0 <= a < len(axes) for a in assign):
         raise ParameterError("assign", f"must name axes 0 … {len(axes) - 1}", list(assign))
     t = _check_theta(theta)
-    return AxisPlan(tuple(axes), tuple(int(a) for a in assign), tuple(order), (den,) * h,
+    return AxisPlan(tuple(axes), tuple(int(a) for a in assign), tuple(order), (2 * h,) * h,
                     (t,) * h, check_layout(layout))  # fmt: skip
 
 
