@@ -19,7 +19,8 @@ from pecli.cli import COMMAND_MODULES
 
 HEAVY = ("ml_dtypes", "polars", "matplotlib", "safetensors")
 
-RUN = """
+#: The console script's entry point, run in a fresh interpreter; what it loaded follows.
+ENTRY = """
 import sys
 sys.argv = ["pecli", *sys.argv[1:]]
 from pecli._entry import main
@@ -27,9 +28,13 @@ try:
     main()
 except SystemExit as stop:
     status = stop.code or 0
-heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+"""
+RUN = (
+    ENTRY
+    + """heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
 sys.__stderr__.write(f"\\nexit {status} loaded {','.join(heavy)}\\n")
 """
+)
 
 
 def loaded(tmp_path, *args: str) -> set[str]:
@@ -91,17 +96,13 @@ def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
     assert "matplotlib" in loaded(tmp_path, *png)
 
 
-LISTING_RUN = """
-import sys
-sys.argv = ["pecli", *sys.argv[1:]]
-from pecli._entry import main
-try:
-    main()
-except SystemExit as stop:
-    status = stop.code or 0
+LISTING_RUN = (
+    ENTRY
+    + """
 names = sorted(m for m in sys.modules if m == "numpy" or m.startswith("pecli."))
 sys.__stderr__.write(f"\\nexit {status} loaded {','.join(names)}\\n")
 """
+)
 
 
 @pytest.mark.parametrize("args", [[], ["--help"], ["-h"], ["--version"]])
