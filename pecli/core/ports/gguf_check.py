@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,7 @@ from ..dtypes import ulps32
 from ..rope import RopeSpec, rope_frequencies
 from ..rope.config import spec_from_config
 from .ggml import frequency_factors
-from .gguf_notes import notes_for
+from .gguf_notes import Finding, notes_for
 
 __all__ = [
     "TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors", "f32_refusal",
@@ -38,17 +37,6 @@ _DEFAULTS = {
     "rope.scaling.yarn_beta_slow": 1.0,
 }
 _GGUF_TYPE = {"linear": "linear", "yarn": "yarn", "longrope": "longrope"}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One comparison: the key or tensor, ``agree``/``differ``/``missing``/``note``, values."""
-
-    item: str
-    status: str
-    expected: Any = None
-    found: Any = None
-    detail: str = ""
 
 
 def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,21 +18,30 @@ import numpy as np
 from ..rope import RopeSpec, rope_frequencies
 from .ggml import deepseek_factors, rope_mode, yarn_corr_dims, yarn_factor
 
-__all__ = ["notes_for"]
+__all__ = ["Finding", "notes_for"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One comparison: the key or tensor, ``agree``/``differ``/``missing``/``note``, values."""
+
+    item: str
+    status: str
+    expected: Any = None
+    found: Any = None
+    detail: str = ""
 
 
 def notes_for(
     spec: RopeSpec, config: Mapping[str, Any], arch: str | None, found: Mapping[str, Any]
-) -> list[Any]:
+) -> list[Finding]:
     """Notes (``Finding`` with status ``note``, or ``differ`` for a convention broken)."""
-    from .gguf_check import Finding  # circular at import time only
-
-    notes = [_mode_finding(config, arch, Finding)]
+    notes = [_mode_finding(config, arch)]
     for text in (_truncate(spec), _llama3_length(spec, config), _dynamic(spec)):
         if text:
             notes.append(Finding("note", "note", None, None, text))
     if spec.mscale_all_dim is not None and spec.rope_type == "yarn":
-        notes.append(_deepseek(spec, found, Finding))
+        notes.append(_deepseek(spec, found))
     return notes
 
 
@@ -45,13 +55,13 @@ def _expected_mode(config: Mapping[str, Any]) -> str | None:
     return "IMROPE" if interleaved else "MROPE"
 
 
-def _mode_finding(config: Mapping[str, Any], arch: str | None, finding: Any) -> Any:
+def _mode_finding(config: Mapping[str, Any], arch: str | None) -> Finding:
     want, mode = _expected_mode(config), rope_mode(arch)
     if want and mode and mode[0] != want:
         rule = (f"the config has mrope_section ({want}): {arch} rotates in {mode[0]}, "
                 "right for text only, wrong for image and video positions")  # fmt: skip
-        return finding("rope mode", "differ", want, mode[0], rule)
-    return finding("rope mode", "note", None, None, _mode(arch))
+        return Finding("rope mode", "differ", want, mode[0], rule)
+    return Finding("rope mode", "note", None, None, _mode(arch))
 
 
 def _mode(arch: str | None) -> str:
@@ -101,7 +111,7 @@ def _dynamic(spec: RopeSpec) -> str:
     return "ggml has no dynamic NTK scaling: llama.cpp rotates with θ unchanged at every length"
 
 
-def _deepseek(spec: RopeSpec, found: Mapping[str, Any], finding: Any) -> Any:
+def _deepseek(spec: RopeSpec, found: Mapping[str, Any]) -> Finding:
     values = deepseek_factors(yarn_factor(spec), float(spec.mscale_all_dim or 0.0))
     text = (
         f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = "
@@ -117,4 +127,4 @@ def _deepseek(spec: RopeSpec, found: Mapping[str, Any], finding: Any) -> Any:
             "before llama.cpp PR 17945: llama.cpp divides it by 0.1, so the scores are "
             f"scaled by the wrong mscale². {text}"
         )
-    return finding("note", "note", None, None, text)
+    return Finding("note", "note", None, None, text)
