@@ -338,3 +338,20 @@ def test_a_three_axis_grid_of_twelve_tokens_is_read():
 def test_a_width_of_0_is_refused_by_every_preset(preset, axes):
     with pytest.raises(ParameterError, match="d must be an integer from 1 to"):
         grid_plan(preset, 0, axes)
+
+
+def test_quarter_width_refusals_name_the_least_multiple_of_four():
+    """d = 1 is an integer in range, refused by the quarter rule; big_vision's t2t needs h >= 2."""
+    with pytest.raises(ParameterError, match=r"multiple of 4, at least 4, for --preset mae"):
+        grid_table((2, 2), d=1, preset="mae")
+    with pytest.raises(ParameterError, match=r"multiple of 4, at least 8, for --preset big-vision"):
+        grid_table((2, 2), d=4, preset="big-vision")
+
+
+def test_grid_identify_on_three_rows_after_extra_tokens_reads_them_and_stops():
+    from pecli.analysis.grids.identify import identify_grid
+
+    table = np.zeros((5, 16))
+    table[2:] = grid_table((1, 3), d=16)  # two zero rows (extra tokens), three grid tokens
+    found = identify_grid(table)
+    assert (found.matched, found.extra_tokens, found.best, found.rows) == (False, 2, None, 5)

@@ -336,3 +336,20 @@ def test_a_float64_integer_start_is_exact_within_its_producers_arithmetic():
     found = identify_table(table)
     assert found.matched and found.start == 100_000
     assert found.command.startswith("pecli compute --convention pytorch --start 100000 --d 64")
+
+
+def test_slopes_tell_k_from_a_pair_that_moves_a_hundredth_of_a_radian():
+    """Exact angles (start + row)·ω_j with ω_1 = 0.001 over 10 rows: pair 1 moves 0.009 rad."""
+    from pecli.analysis.identify.fits import slopes_k
+
+    rows = np.arange(10, dtype=np.float64)
+    omega = np.array([1.0, 1e-3])
+    theta = np.remainder((5 + rows)[:, None] * omega + np.pi, 2 * np.pi) - np.pi
+    assert slopes_k(theta, rows) == pytest.approx(math.log(1000), rel=1e-9)
+
+
+def test_one_live_column_is_not_called_too_few_live_rows():
+    """check_identifiable counts live rows and live columns: ten live rows pass its rule."""
+    table = np.zeros((10, 4))
+    table[:, 0] = np.sin(np.arange(1, 11))
+    assert not identify_table(table).matched  # read, and matched by nothing; never refused

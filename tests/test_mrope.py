@@ -227,3 +227,8 @@ def test_time_index_is_transformers_float32_product():
     segments = parse_tokens(f"video:4,2,2,s={2 / 0.6!r}")
     ids, _ = mrope_ids(segments, model="qwen2.5-vl", tokens_per_second=25)
     assert ids[0].tolist() == [0, 83, 166, 249]
+
+
+def test_a_negative_section_is_refused_even_when_the_sum_is_right():
+    with pytest.raises(ParameterError, match="mrope_section"):
+        mrope_plan([-2, 34, 32], theta=1e6, head_dim=128)

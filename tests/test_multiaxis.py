@@ -347,3 +347,8 @@ def test_a_theta_that_is_not_a_finite_number_is_refused(theta):
 
     with pytest.raises(ParameterError, match="theta must be a number"):
         resolve_plan("wan", theta=theta)
+
+
+def test_id_source_has_no_text_tokens_unless_asked():
+    source = axis_preset("flux").id_source((2, 2))
+    assert source.text == 0 and axis_preset("flux").id_source((2, 2), 3).text == 3

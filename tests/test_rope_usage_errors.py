@@ -205,3 +205,12 @@ def test_an_infinite_wavelength_names_the_number_that_made_it(spec, named):
     with pytest.raises(ParameterError, match="wavelength") as caught:
         rope_frequencies(spec)
     assert caught.value.parameter == named
+
+
+def test_a_count_of_one_is_an_integer_at_least_one():
+    from pecli.core.rope.number_rules import count
+
+    assert count("n", 1) == 1 and count("n", np.int64(7)) == 7
+    for bad in (0, True, 1.0):
+        with pytest.raises(ParameterError, match="must be an integer >= 1"):
+            count("n", bad)
