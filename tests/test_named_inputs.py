@@ -105,3 +105,20 @@ def test_a_fifo_named_safetensors_is_refused_at_once_with_why(pecli_cmd, tmp_pat
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert option in result.stderr and "is not a regular file" in result.stderr
     assert "is read at offsets (save a stream to a file first)" in result.stderr
+
+
+def test_the_safetensors_reader_itself_refuses_a_fifo_and_a_folder(tmp_path):
+    """The refusal is the reader's, not each caller's: no caller can forget it and hang."""
+    import os
+
+    from pecli import ParameterError
+    from pecli.io.reading.safetensors_file import SafetensorsFile
+
+    fifo = tmp_path / "m.safetensors"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "is not a regular file"), (tmp_path, "is a folder")):
+        with pytest.raises(ParameterError, match=kind) as refused:
+            SafetensorsFile(str(path), parameter="input")
+        assert "a .safetensors file is read at offsets" in str(refused.value)
+    with pytest.raises(ParameterError, match="must be an existing .safetensors file"):
+        SafetensorsFile(str(tmp_path / "none.safetensors"), parameter="input")

@@ -21,7 +21,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from . import guard
 from .guard import atomic_output
-from .paths import note_input, offsets_problem
+from .paths import note_input
 
 __all__ = [
     "as_vector", "check_key", "missing_tensor", "read_arrays", "read_safetensors",
@@ -56,8 +56,6 @@ def read_safetensors(
     from .reading.safetensors_file import SafetensorsFile
 
     name = os.fspath(path)
-    if problem := offsets_problem(name, ".safetensors file"):
-        raise ParameterError(parameter, problem, name)
     with SafetensorsFile(name, parameter=parameter) as handle:
         tensors = {key: handle.read(key) for key in handle.entries}
         return tensors, dict(handle.metadata)

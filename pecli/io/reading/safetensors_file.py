@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import ParameterError
-from ..paths import note_input
+from ..paths import note_input, offsets_problem
 from .bounded import read_into
 
 __all__ = ["MAX_HEADER_BYTES", "NUMPY_NAMES", "Entry", "SafetensorsFile"]
@@ -59,14 +59,26 @@ class SafetensorsFile:
 
     def __init__(self, path: str, *, parameter: str, what: str = "a .safetensors file") -> None:
         self.path, self.parameter, self.what = path, parameter, what
+        self.fd = self._open()
         note_input(path)
-        self.fd = os.open(path, os.O_RDONLY)
         try:
-            self._stamp = _stamp(os.fstat(self.fd))
+            status = os.fstat(self.fd)
+            if problem := offsets_problem(path, what.removeprefix("a "), status.st_mode):
+                raise ParameterError(parameter, problem, path)  # a folder, a FIFO, a device
+            self._stamp = _stamp(status)
             self.entries, self.metadata, self.start = self._header()
         except BaseException:
             os.close(self.fd)
             raise
+
+    def _open(self) -> int:
+        """The file, opened at once: O_NONBLOCK refuses a FIFO instead of waiting for a writer."""
+        try:
+            return os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError as error:
+            problem = offsets_problem(self.path, self.what.removeprefix("a "))
+            reason = problem or f"cannot be read ({error.strerror})"
+            raise ParameterError(self.parameter, reason, self.path) from None
 
     def __enter__(self) -> SafetensorsFile:
         return self
