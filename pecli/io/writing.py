@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 __all__ = [
-    "save_figure", "save_figure_to", "write_json", "write_records", "write_table", "write_table_to",
-    "write_vector",
+    "save_figure", "save_figure_to", "write_array", "write_json", "write_records", "write_table",
+    "write_table_to", "write_vector",
 ]  # fmt: skip
 
 
@@ -109,6 +109,21 @@ def write_vector(
     with atomic_output(output) as handle:
         npy_header(handle, vector.shape, stored)
         handle.write(_raw_bytes(vector))
+
+
+def write_array(array: np.ndarray, *, output: str | os.PathLike[str] | None) -> None:
+    """A whole array of any number of dimensions as ``.npy``, atomically; room checked first.
+
+    >>> import io, contextlib
+    >>> with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())):
+    ...     write_array(np.zeros((2, 3, 4)), output="-")
+
+    """
+    from .formats import check_room
+
+    check_room(output, array.nbytes)
+    write_table([array], output=output, fmt="npy", shape=array.shape, dtype=array.dtype,
+                columns=[])  # fmt: skip
 
 
 def _raw_bytes(block: np.ndarray) -> memoryview:

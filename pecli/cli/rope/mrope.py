@@ -86,8 +86,7 @@ def mrope_ids_command(
     elif kind == "csv":
         writing.write_records(dict(zip("thw", ids.T, strict=True)), output=output, fmt="csv")
     else:
-        writing.write_table([ids.T], output=output, fmt=kind, shape=ids.T.shape,
-                            dtype=ids.dtype, columns=[])  # fmt: skip
+        writing.write_array(ids.T, output=output)
     if not quiet:
         sys.stderr.write(f"pecli rope mrope-ids: rope_deltas = {delta} ({ids.shape[0]} tokens)\n")
     say_written(output, quiet=quiet)

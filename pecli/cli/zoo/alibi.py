@@ -14,7 +14,7 @@ from .. import text
 from .._app import PecliGroup, app
 from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
 from ..progress import say_written
-from .output import ArrayFormatOpt, output_kind, write_npy
+from .output import ArrayFormatOpt, output_kind
 
 alibi_app = typer.Typer(
     cls=PecliGroup,
@@ -100,7 +100,7 @@ def slopes_command(
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value).astype(dtype.value)
     log2 = -max_bias * alibi_exponents(heads, variant.value)
     if kind == "npy":
-        write_npy(slopes, output)
+        writing.write_array(slopes, output=output)
     elif kind in ("csv", "json"):
         columns = {"head": np.arange(heads), "slope": slopes, "log2_slope": log2}
         writing.write_records(columns, output=output, fmt=kind)

@@ -16,7 +16,7 @@ from .. import text
 from .._app import app
 from ..options import Quiet, TableOutput
 from ..progress import say_written
-from .output import ArrayFormatOpt, output_kind, write_npy
+from .output import ArrayFormatOpt, output_kind
 
 NumBuckets = Annotated[int, typer.Option("--num-buckets", help="relative_attention_num_buckets.")]
 MaxDistance = Annotated[
@@ -97,7 +97,7 @@ def _span(span: int | None, max_distance: int) -> np.ndarray:
 
 def _write_line(rp: np.ndarray, buckets: np.ndarray, kind: str, output: str) -> None:
     if kind == "npy":
-        write_npy(buckets, output)
+        writing.write_array(buckets, output=output)
     elif kind in ("csv", "json"):
         writing.write_records({"relative_position": rp, "bucket": buckets}, output=output, fmt=kind)
     else:
@@ -114,7 +114,7 @@ def _write_line(rp: np.ndarray, buckets: np.ndarray, kind: str, output: str) -> 
 
 def _write_grid(grid: np.ndarray, kind: str, output: str) -> None:
     if kind == "npy":
-        write_npy(grid, output)
+        writing.write_array(grid, output=output)
         return
     columns = {f"key_{j}": grid[:, j] for j in range(grid.shape[1])}
     if kind in ("csv", "json"):

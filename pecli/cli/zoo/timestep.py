@@ -118,14 +118,7 @@ def _write_inputs(
     from ..progress import say_written
 
     if kind == "npy":
-        writing.write_table(
-            [received],
-            output=output,
-            fmt="npy",
-            shape=received.shape,  # type: ignore[arg-type]
-            dtype=received.dtype,
-            columns=[],
-        )
+        writing.write_array(received, output=output)
     else:
         writing.write_records({"value": x, "input": received}, output=output, fmt="csv")
     say_written(output, quiet=quiet)
