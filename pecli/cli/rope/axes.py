@@ -16,6 +16,7 @@ from ..progress import say_written, write_streamed
 from .app import rope_app
 from .axes_output import axes_metadata, write_tensors
 from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt, _option
+from .options import Part
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.multiaxis.cache import IdSource
@@ -29,14 +30,6 @@ class Form(StrEnum):
     half = "half"
     complex = "complex"
     matrix = "matrix"
-
-
-class AxisPart(StrEnum):
-    """cos, sin or both."""
-
-    both = "both"
-    cos = "cos"
-    sin = "sin"
 
 
 class AxisArithmetic(StrEnum):
@@ -67,7 +60,7 @@ AxisLayoutOpt = Annotated[str | None, _option("--layout", "interleaved (2j, 2j+1
     "(j, j+h) or half-split-per-axis; overrides a preset's.")]  # fmt: skip
 FormOpt = Annotated[Form, _option("--form", "full (rotary_dim columns), half (one per pair), "
     "complex (cos + i·sin, .npy) or matrix (2×2 per pair, .npy, .safetensors).")]  # fmt: skip
-PartOpt = Annotated[AxisPart, _option("--part", "cos, sin or both (cos columns, then sin) for "
+PartOpt = Annotated[Part, _option("--part", "cos, sin or both (cos columns, then sin) for "
     "the full and half forms.")]  # fmt: skip
 FpsOpt = Annotated[float | None, _option("--fps", "Cosmos videos: frames at k/fps·24 (base_fps "
     "24); images without it.")]  # fmt: skip
@@ -79,7 +72,7 @@ ArithmeticOpt = Annotated[AxisArithmetic, _option("--arithmetic", "exact (each v
 def axes_command(
     preset: PresetOpt = None, head_dim: HeadDimOpt = None, grid: GridOpt = None, text: TextOpt = 0,
     ids: IdsOpt = None, widths: WidthsOpt = None, theta: ThetaOpt = None,
-    layout: AxisLayoutOpt = None, form: FormOpt = Form.full, part: PartOpt = AxisPart.both,
+    layout: AxisLayoutOpt = None, form: FormOpt = Form.full, part: PartOpt = Part.both,
     dtype: TableDtypeOpt = TableDtype.float32, arithmetic: ArithmeticOpt = AxisArithmetic.exact,
     output: ComputeOutput = "-", fmt: FormatOpt = None, header: Header = True, quiet: Quiet = False,
     tokens: TokensOpt = None, release: ReleaseOpt = Release.v5_24,

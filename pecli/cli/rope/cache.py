@@ -21,18 +21,10 @@ from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, Ta
 from ..progress import say_written, write_streamed
 from .app import RopeLayout, RopeStart, rope_app
 from .axes import Form
-from .options import rope_spec_options
+from .options import Part, rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope import RopeFrequencies, RopeSpec
-
-
-class Part(StrEnum):
-    """What the cache table holds."""
-
-    both = "both"
-    cos = "cos"
-    sin = "sin"
 
 
 PartOpt = Annotated[

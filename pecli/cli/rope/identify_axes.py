@@ -91,10 +91,11 @@ def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
 
 def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
     """The cache against one candidate: it matches, or what differs."""
+    from ...analysis.rope.axes import read_axes
     from ...analysis.rope.axes_compare import compare_to_plan
 
-    _, c, s = _pairs(cache, plan)
-    return compare_to_plan(_reading(cache, plan, ids), plan, ids, (c, s))
+    layout, c, s = _pairs(cache, plan)  # once: it reads the whole cache as float64
+    return compare_to_plan(read_axes(c, s, ids, layout=layout), plan, ids, (c, s))
 
 
 def _read_cache(file: str) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ import functools
 import inspect
 import typing
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -159,3 +160,11 @@ def _factors(name: str, value: Any) -> Any:
         return tuple(float(part) for part in str(value).split(","))
     except ValueError:
         raise ParameterError(name, "must be comma-separated numbers", value) from None
+
+
+class Part(StrEnum):
+    """What a cache table holds (``rope cache`` and ``rope axes`` --part)."""
+
+    both = "both"
+    cos = "cos"
+    sin = "sin"

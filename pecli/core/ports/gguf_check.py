@@ -10,7 +10,6 @@ file that agrees rotates as transformers does. Pure NumPy; no I/O.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -238,8 +237,3 @@ def summary(findings: list[Finding]) -> tuple[int, int]:
     """``(agreeing, disagreeing)`` counts (``differ`` and ``missing`` disagree)."""
     bad = sum(f.status in ("differ", "missing") for f in findings)
     return sum(f.status == "agree" for f in findings), bad
-
-
-def relative(a: float, b: float) -> float:
-    """``|a − b| / |b|`` (0 when both are 0)."""
-    return 0.0 if a == b else abs(a - b) / abs(b) if b else math.inf
