@@ -141,6 +141,9 @@ def test_an_odd_or_empty_rotated_width_is_refused(head_dim, factor):
     # int(head_dim · factor): 7, 192 (a factor > 1), 0, 1, 3 — each refused on its own
     with pytest.raises(ParameterError, match="head_dim"):
         mrope_plan([1, 1, 1], theta=1e6, head_dim=head_dim, partial_rotary_factor=factor)
+
+
+def test_the_smallest_three_axis_width_is_one_pair_each():
     assert mrope_plan([1, 1, 1], theta=1e6, head_dim=6).strip() == "THW"
 
 
