@@ -212,12 +212,9 @@ def _judge(
 
 def _read_grid(finding: TensorFinding, table: np.ndarray) -> None:
     """Identify ``table`` as a grid's table; on a match, ``finding`` holds that reading."""
-    if len(table) < 4:
-        return
-    from ..grids.identify import identify_grid  # only for tables no 1-D reading reproduces
+    from ..grids.identify import grid_match  # only for tables no 1-D reading reproduces
 
-    grid = identify_grid(table)
-    if grid.matched and grid.best is not None:
+    if (grid := grid_match(table)) is not None and grid.best is not None:
         finding.verdict, finding.grid, finding.identification = "identified", grid, None
         finding.residual = grid.best.max_error
 

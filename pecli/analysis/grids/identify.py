@@ -25,7 +25,7 @@ from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
 from ...core.grids import GRID_PRESETS, grid_plan, grid_token_rows
 
-__all__ = ["GridIdentification", "GridReading", "identify_grid"]
+__all__ = ["GridIdentification", "GridReading", "grid_match", "identify_grid"]
 
 #: Rows compared for each candidate before the best is checked on every row.
 SAMPLE_ROWS = 24
@@ -266,3 +266,18 @@ def _note(reading: GridReading) -> str:
     if reading.scale is not None:
         text += f"; positions k·{reading.scale:.6g}/n (diffusers base_size / interpolation_scale)"
     return text
+
+
+def grid_match(table: np.ndarray) -> GridIdentification | None:
+    """The grid reading of a 2-D table of at least 4 rows, if one reproduces it; else None.
+
+    What ``identify`` and the checkpoint scan try once no 1-D convention reproduces a table.
+
+    >>> from pecli.core.grids import grid_table
+    >>> grid_match(grid_table((2, 3), d=8)).best.shape, grid_match(np.ones((3, 8)))
+    ((2, 3), None)
+    """
+    if table.ndim != 2 or len(table) < 4:
+        return None
+    found = identify_grid(table)
+    return found if found.matched and found.best is not None else None

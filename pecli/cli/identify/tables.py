@@ -61,12 +61,9 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
     import dataclasses
     import json
 
-    from ...analysis.grids.identify import identify_grid
+    from ...analysis.grids.identify import grid_match
 
-    if table.ndim != 2 or len(table) < 4:
-        return False
-    found = identify_grid(table)
-    if not found.matched or found.best is None:
+    if (found := grid_match(table)) is None:
         return False
     if as_json:
         typer.echo(json.dumps({"grid": dataclasses.asdict(found)}, indent=2))
