@@ -137,8 +137,9 @@ def _deepseek(spec: RopeSpec) -> list[str]:
     if spec.rope_type != "yarn" or not spec.mscale_all_dim:
         return []
     from ...core.ports.ggml import deepseek_factors, yarn_factor
+    from ...core.rope import rope_frequencies
 
-    v = deepseek_factors(yarn_factor(spec), float(spec.mscale_all_dim))
+    v = deepseek_factors(yarn_factor(rope_frequencies(spec)), float(spec.mscale_all_dim))
     return [
         f"note: DeepSeek in llama.cpp: ggml's YaRN multiplies cos/sin by "
         f"{v['ggml_mscale']:.7f}, the graph cancels it with attn_factor "

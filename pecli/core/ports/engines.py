@@ -100,12 +100,11 @@ def _variant(spec: RopeSpec, engine: str, context: int) -> tuple[RopeSpec, str |
 
 def _cos_sin(spec: RopeSpec, freqs: RopeFrequencies, engine: str) -> float:
     """The factor on cos and sin."""
-    f = Decimal(yarn_factor(spec) if spec.rope_type == "yarn" else 1.0)
     if spec.rope_type == "longrope" and engine != "transformers 5":
         return _longrope_factor(spec)
     if spec.rope_type != "yarn" or engine in ("transformers 5", "transformers 4", "vLLM"):
         return freqs.attention_factor
-    m, m_all = spec.mscale or 1.0, spec.mscale_all_dim or 0.0
+    m, m_all, f = spec.mscale or 1.0, spec.mscale_all_dim or 0.0, Decimal(yarn_factor(freqs))
     if engine == "llama.cpp" and not _deepseek(spec):
         return spec.attention_factor if spec.attention_factor is not None else float(mscale(f))
     # mlx_lm, TensorRT-LLM (whose callers pass mscale_all_dim 0 outside DeepSeek), llama.cpp's
@@ -113,11 +112,11 @@ def _cos_sin(spec: RopeSpec, freqs: RopeFrequencies, engine: str) -> float:
     return float(mscale(f, Decimal(m)) / mscale(f, Decimal(m_all)))
 
 
-def _scores(spec: RopeSpec, engine: str) -> float | None:
+def _scores(freqs: RopeFrequencies, engine: str) -> float | None:
     """DeepSeek's multiplier on the attention scores (``mscale(f, m_all)²``), where applied."""
-    if not _deepseek(spec):
+    if not _deepseek(freqs.spec):
         return None
-    return float(mscale(Decimal(yarn_factor(spec)), Decimal(spec.mscale_all_dim or 0.0)) ** 2)
+    return float(mscale(Decimal(yarn_factor(freqs)), Decimal(freqs.spec.mscale_all_dim or 0)) ** 2)
 
 
 def first_phase_position(ours: np.ndarray, theirs: np.ndarray) -> int | None:
@@ -173,7 +172,7 @@ def engine_readings(
                 _cos_sin(variant, freqs, engine),
                 factors,
                 _range(freqs),
-                _scores(variant, engine),
+                _scores(freqs, engine),
                 first_phase_position(freqs.inv_freq, reference.inv_freq),
             )
         )

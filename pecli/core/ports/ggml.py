@@ -17,8 +17,7 @@ import numpy as np
 
 from ..rope.float32_formulas import correction_dim
 from ..rope.formulas import mscale
-from ..rope.frequencies import RopeFrequencies, rope_frequencies, unscaled_inv_freq
-from ..rope.spec import RopeSpec
+from ..rope.frequencies import RopeFrequencies, unscaled_inv_freq
 
 __all__ = [
     "ARCH_MODES",
@@ -173,9 +172,9 @@ def frequency_factors(freqs: RopeFrequencies) -> np.ndarray:
         return np.where(exact > 0, base / exact, 1.0)
 
 
-def yarn_factor(spec: RopeSpec) -> float:
-    """The YaRN factor ``spec`` rotates with (derived from the lengths when none is given)."""
-    return float(rope_frequencies(spec).notes.get("factor", spec.factor or 1.0))
+def yarn_factor(freqs: RopeFrequencies) -> float:
+    """The YaRN factor ``freqs`` rotate with (derived from the lengths when none is given)."""
+    return float(freqs.notes.get("factor", freqs.spec.factor or 1.0))
 
 
 def deepseek_factors(factor: float, mscale_all_dim: float) -> dict[str, float]:

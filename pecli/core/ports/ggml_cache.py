@@ -22,7 +22,7 @@ from numpy.typing import DTypeLike
 from ..errors import ParameterError
 from ..rope.cache import BLOCK_CELLS, check_cache_args
 from ..rope.frequencies import RopeFrequencies
-from .ggml import frequency_factors, yarn_corr_dims
+from .ggml import frequency_factors, yarn_corr_dims, yarn_factor
 
 __all__ = ["GGML_TYPES", "ggml_angles", "ggml_cache_blocks"]
 
@@ -43,7 +43,7 @@ def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, n
     if spec.rope_type == "llama3":
         factors = frequency_factors(freqs).astype(_F)
     if spec.rope_type in ("linear", "yarn"):
-        factor = float(freqs.notes.get("factor", spec.factor or 1.0))
+        factor = yarn_factor(freqs)
         with np.errstate(over="ignore"):  # ggml's freq_scale = 1/factor is float32
             finite = 0 < _F(1.0) / _F(factor) < np.inf
         if not finite:

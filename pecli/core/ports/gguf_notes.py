@@ -112,7 +112,8 @@ def _dynamic(spec: RopeSpec) -> str:
 
 
 def _deepseek(spec: RopeSpec, found: Mapping[str, Any]) -> Finding:
-    values = deepseek_factors(yarn_factor(spec), float(spec.mscale_all_dim or 0.0))
+    factor = yarn_factor(rope_frequencies(spec))
+    values = deepseek_factors(factor, float(spec.mscale_all_dim or 0.0))
     text = (
         f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = "
         f"{values['yarn_log_multiplier']:g} (llama.cpp divides it by 0.1 on load); ggml's "
