@@ -284,3 +284,12 @@ def test_identify_bf16_llama2_buffer_and_a_damaged_first_frequency():
     damaged = exact.copy()
     damaged[0] = 1 - 2.0**-40  # not 1: re-initialised or overwritten
     assert any("not exactly 1" in f for f in identify_inv_freq(damaged).findings)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("start", [-1, -5, -4097])
+def test_position_zero_is_exactly_cos_1_sin_0_after_a_negative_start(start, dtype):
+    """cos 0 = 1, sin 0 = 0 at every frequency, wherever position 0 falls (it was 2e-17)."""
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=8))
+    cos, sin = rope_cache(freqs, -start + 2, start=start, dtype=dtype)
+    assert np.array_equal(cos[-start], np.ones(8)) and np.array_equal(sin[-start], np.zeros(8))

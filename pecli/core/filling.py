@@ -133,9 +133,6 @@ class TableSpec:
             if sin_out.shape[-1] > h:  # the last sine of an odd d, evaluated directly
                 positions = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
                 self._extra_sine(sin_out[:, h:], positions)
-            zero = -self.first - row0  # position 0: exactly [0, 1, 0, 1, …] (angle addition
-            if zero.is_integer() and 0 <= zero < len(out):  # leaves ~1e-18 there)
-                sin_out[int(zero)], cos_out[int(zero)] = 0, 1
         self._finish(out, row0)
 
     def _direct(self, out: np.ndarray, positions: np.ndarray) -> None:

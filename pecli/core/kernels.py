@@ -73,6 +73,7 @@ def fill_sin_cos_consecutive(
     rounded to float64), column ``j`` the frequency ``omega[j] + omega_residual[j]``. Values
     are computed in float64 to within ~5e-16 and rounded once, on assignment, to the views'
     dtype: for float32 that is the correctly rounded value except within ~5e-16 of a tie.
+    Position 0 is exactly ``sin 0 = 0``, ``cos 0 = 1``, whichever row it falls on.
 
     Parameters
     ----------
@@ -131,6 +132,9 @@ def fill_sin_cos_consecutive(
         work,
         threads.split_rows(offset, offset + m, rows * STEPS, threads.worker_count(workers, m * h)),
     )
+    zero = -float(first_position) - offset  # position 0: exactly sin 0, cos 1 (the angle
+    if zero.is_integer() and 0 <= zero < m:  # addition from another anchor leaves ~1e-17)
+        sin_out[int(zero)], cos_out[int(zero)] = 0, 1
 
 
 def fill_sin_cos_direct(
