@@ -103,6 +103,9 @@ def test_plot_waves_at_d_64_draws_pairs_that_exist_and_says_which(run_cli, tmp_p
     assert quiet.exit_code == 0 and quiet.stderr == ""
     given = run_cli("plot-waves", "--d", "64", "--pairs", "3", "-o", str(out))
     assert "drew pairs" not in given.stderr  # only pairs pecli chose are named
+    for bad in ("0", "7"):  # refused in one line: no pairs named for a d that is not drawn
+        refused = run_cli("plot-waves", "--d", bad, "-o", str(tmp_path / "bad.svg"))
+        assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
 
 
 def test_a_stop_too_close_to_start_is_a_usage_error(run_cli, tmp_path, monkeypatch):

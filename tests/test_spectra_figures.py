@@ -184,3 +184,10 @@ def test_rope_spectrum_refuses_the_encoding_s_options(run_cli, tmp_path, args, o
     assert result.exit_code == 2
     assert result.stderr.startswith(f"pecli plot-spectrum: error: Invalid value for '{option}'")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_rope_config_is_named_by_plot_spectrum_s_own_option(run_cli, tmp_path):
+    result = run_cli("plot-spectrum", "--rope-config", str(tmp_path / "none.json"),
+                     "-o", str(tmp_path / "s.png"))  # fmt: skip
+    assert result.exit_code == 2 and "Invalid value for '--rope-config'" in result.stderr
+    assert not (tmp_path / "s.png").exists()

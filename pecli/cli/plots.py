@@ -55,18 +55,16 @@ def _positions(start: float, stop: float, points: int, most: int) -> np.ndarray:
     return positions
 
 
-def _parse_pairs(text: str | None, d: int, quiet: bool) -> list[int]:
-    """The pairs asked for, or the article's scaled to ``d`` (named on stderr unless quiet)."""
+def _parse_pairs(text: str | None, d: int) -> tuple[list[int], str | None]:
+    """The pairs asked for, or the article's scaled to ``d`` and a line that names them."""
     from ..figures.waves import ARTICLE_PAIRS, default_pairs
 
     if text is None:
         pairs = default_pairs(d)
-        if not quiet:
-            article = ", ".join(map(str, ARTICLE_PAIRS))
-            drawn = ", ".join(map(str, pairs))
-            origin = "the article's" if d == 512 else f"the article's {article} scaled to d = {d}"
-            typer.echo(f"pecli: drew pairs {drawn} ({origin})", err=True)
-        return pairs
+        article = ", ".join(map(str, ARTICLE_PAIRS))
+        drawn = ", ".join(map(str, pairs))
+        origin = "the article's" if d == 512 else f"the article's {article} scaled to d = {d}"
+        return pairs, f"pecli: drew pairs {drawn} ({origin})"
     try:
         pairs = [int(part) for part in text.split(",")]
     except ValueError:
@@ -75,7 +73,7 @@ def _parse_pairs(text: str | None, d: int, quiet: bool) -> list[int]:
         ) from None
     if not pairs or min(pairs) < 1:
         raise ParameterError("pairs", "must be integers >= 1", text)
-    return pairs
+    return pairs, None
 
 
 class PlotOutputs:
@@ -183,9 +181,11 @@ def plot_waves(
     conv.check_plain("plot-waves")
     outputs = PlotOutputs(output, "waves.png", data, quiet, size=size, dpi=dpi, title=title)
     positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)
-    wanted = _parse_pairs(pairs, d, quiet)
+    wanted, named = _parse_pairs(pairs, d)
     sched = conv.schedule
     curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base, schedule=sched)
+    if named and not quiet:  # once d is known to be good
+        typer.echo(named, err=True)
     draw = functools.partial(
         figures.waves_figure, positions, curves, pairs=wanted, d=d, base=base, schedule=sched,
         layout=conv.layout, panels=panels, size=size, dpi=dpi,

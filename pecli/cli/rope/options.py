@@ -120,13 +120,25 @@ def rope_spec_options(*, optional: bool = False) -> Callable[[Command], Command]
             knobs = {name: kwargs.pop(name) for name, _ in options}
             if optional and all(value is None for value in knobs.values()):
                 return command(rope=None, **kwargs)
-            return command(rope=resolve_spec(**knobs), **kwargs)
+            return command(rope=_resolved(knobs, optional), **kwargs)
 
         run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         run.__annotations__ = {param.name: param.annotation for param in params}
         return run  # type: ignore[return-value]
 
     return decorate
+
+
+def _resolved(knobs: dict[str, Any], optional: bool) -> tuple[RopeSpec, list[str]]:
+    """:func:`resolve_spec`; a config error names the option the command has for it."""
+    from ...core.errors import ParameterError
+
+    try:
+        return resolve_spec(**knobs)
+    except ParameterError as error:
+        if not optional or error.parameter != "config":
+            raise
+        raise ParameterError("rope_config", error.rule, error.value) from None
 
 
 def resolve_spec(config: str | None = None, **fields: Any) -> tuple[RopeSpec, list[str]]:
