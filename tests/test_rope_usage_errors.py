@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -214,3 +215,20 @@ def test_a_count_of_one_is_an_integer_at_least_one():
     for bad in (0, True, 1.0):
         with pytest.raises(ParameterError, match="must be an integer >= 1"):
             count("n", bad)
+
+
+def test_refusals_show_the_bad_value_not_a_count_or_shape():
+    """A new user saw '(got 1 values)', '(got (1,))' and '(got neither)' for given values."""
+    from pecli.core.rope.cache import check_positions_list
+    from pecli.core.rope.multiaxis.resolve import resolve_plan
+    from pecli.core.zoo.timesteps import model_inputs
+
+    with pytest.raises(ParameterError) as refused:
+        check_positions_list(np.array([1.0, np.inf]), 2)
+    assert refused.value.value == np.inf
+    with pytest.raises(ParameterError) as refused:
+        resolve_plan(None, widths="2,2", theta=None)
+    assert refused.value.value == "--widths without --theta"
+    with pytest.raises(ParameterError) as refused:
+        model_inputs([1.0, float("nan")], "flux")
+    assert math.isnan(refused.value.value)

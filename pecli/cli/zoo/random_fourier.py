@@ -168,7 +168,7 @@ def _tensors(path: str, key: str | None) -> tuple[str, np.ndarray, np.ndarray | 
             chosen = found
         if len(chosen) != 1:
             names = ", ".join(f.freqs for f in chosen) or "none found by name"
-            raise ParameterError("key", f"must name the frequencies ({names})", key)
+            raise ParameterError("key", f"must name the frequencies ({names})", key or "none given")
         (tensors,) = chosen
         freqs = np.asarray(checkpoint.load(tensors.freqs), dtype=np.float64)
         phases = checkpoint.load(tensors.phases) if tensors.phases else None

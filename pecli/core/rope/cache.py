@@ -195,7 +195,8 @@ def check_positions_list(positions: np.ndarray, n: int, start: int = 0) -> np.nd
         raise ParameterError("start", "goes without positions (they say where each row is)", start)
     if where.size != n or not np.all(np.isfinite(where)) or np.any(np.abs(where) > MAX_POSITION):
         rule = f"must be {n} finite numbers with |p| <= 2^53"
-        raise ParameterError("positions", rule, f"{where.size} values")
+        bad = where[~np.isfinite(where) | (np.abs(where) > MAX_POSITION)]
+        raise ParameterError("positions", rule, bad[0] if bad.size else f"{where.size} values")
     return where
 
 

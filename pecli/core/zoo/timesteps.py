@@ -115,7 +115,9 @@ def model_inputs(values: object, model: str, *, input_dtype: str = "exact") -> n
     spec = _model(model)
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1 or not x.size or not np.isfinite(x).all():
-        raise ParameterError("x", "must be a non-empty list of finite numbers", x.shape)
+        bad = x.ravel()[~np.isfinite(x.ravel())]  # the first bad value, else the shape
+        raise ParameterError("x", "must be a non-empty list of finite numbers",
+                             bad[0] if bad.size else x.shape)  # fmt: skip
     if input_dtype not in INPUT_DTYPES:
         raise ParameterError(
             "input_dtype", f"must be one of {', '.join(INPUT_DTYPES)}", input_dtype

@@ -100,7 +100,10 @@ def resolve_plan(
     """
     if preset is None:
         if widths is None or theta is None:
-            raise ParameterError("preset", "must be given, or --widths and --theta", "neither")
+            given = "--widths" if widths is not None else "--theta" if theta is not None else None
+            missing = f"{given} without {'--theta' if widths is not None else '--widths'}"
+            raise ParameterError("preset", "must be given, or --widths and --theta",
+                                 missing if given else "neither")  # fmt: skip
         sizes = parse_sizes(widths, "widths")
         thetas = parse_numbers(theta, "theta")
         made = per_axis(sizes, theta=thetas[0] if len(thetas) == 1 else thetas,
