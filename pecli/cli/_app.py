@@ -109,10 +109,10 @@ class _SuggestingChoice(_Choice):  # type: ignore[misc]
         except click_exceptions.BadParameter:
             from . import _hints
 
-            guess = _hints.closest(value, self.choices)
-            if guess is None:
+            hint = _hints.not_one_of(value, list(self.choices))
+            if hint is None:
                 raise
-            self.fail(f"{value!r} is not one of its names; did you mean {guess!r}?", param, ctx)
+            self.fail(f"{value!r} {hint}", param, ctx)
 
 
 class PecliGroup(TyperGroup):

@@ -86,12 +86,21 @@ def rule_with_guess(rule: str, value: object) -> str | None:
     """A "must be one of a, b, …" rule as a guess of the closest name, if one is close.
 
     >>> rule_with_guess("must be one of interleaved, sin-cos", "interleave")
-    "is not one of its names; did you mean 'interleaved'?"
+    "is not a valid name; did you mean 'interleaved'?"
     >>> rule_with_guess("must be one of interleaved, sin-cos", "zzz") is None
     True
     """
     names = _ONE_OF.fullmatch(rule)
     if names is None or not isinstance(value, str):
         return None
-    guess = closest(value, names.group(1).split(", "))
-    return None if guess is None else f"is not one of its names; did you mean {guess!r}?"
+    return not_one_of(value, names.group(1).split(", "))
+
+
+def not_one_of(value: str, names: Sequence[str]) -> str | None:
+    """The closest name, not the list, when one is close: "is not a valid name; did you mean …?".
+
+    >>> not_one_of("float16", ["float32", "float64"])
+    "is not a valid name; did you mean 'float64'?"
+    """
+    guess = closest(value, names)
+    return None if guess is None else f"is not a valid name; did you mean {guess!r}?"
