@@ -120,5 +120,5 @@ def test_the_safetensors_reader_itself_refuses_a_fifo_and_a_folder(tmp_path):
         with pytest.raises(ParameterError, match=kind) as refused:
             SafetensorsFile(str(path), parameter="input")
         assert "a .safetensors file is read at offsets" in str(refused.value)
-    with pytest.raises(ParameterError, match="must be an existing .safetensors file"):
+    with pytest.raises(ParameterError, match=r"must be an existing \.safetensors file"):
         SafetensorsFile(str(tmp_path / "none.safetensors"), parameter="input")
