@@ -339,3 +339,21 @@ def test_a_full_device_is_named_in_the_message(pecli_cmd, tmp_path, args, redire
     )
     assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.endswith(f"error: No space left on device: {named}\n"), result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "accepted"),
+    [
+        (["identify"], (".npy", "CSV", ".safetensors", ".npz")),
+        (["rope", "identify"], (".npy", "CSV", ".safetensors")),
+        (["rope", "identify-axes"], (".npy", "CSV", ".safetensors")),
+        (["alibi", "identify"], (".npy", "CSV")),
+    ],
+)
+def test_a_missing_file_is_told_every_kind_the_command_reads(run_cli, tmp_path, command, accepted):
+    """identify reads checkpoints too: its message must not say '.npy or .csv' alone."""
+    for missing in ("gone.npy", "gone.safetensors", "gone"):
+        line = _one_line(run_cli(*command, str(tmp_path / missing)), "FILE")
+        named = line.split("must be an existing ", 1)[1].split(" file (or -)")[0]
+        assert named.replace(" or ", ", ").split(", ") == list(accepted), line
+    assert list(tmp_path.iterdir()) == []

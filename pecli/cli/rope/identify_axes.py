@@ -100,6 +100,10 @@ def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
 
 def _read_cache(file: str) -> tuple[np.ndarray, np.ndarray]:
     """Cos and sin ``(n, width)`` from a [cos | sin] table or a .safetensors file."""
+    from ...io.reading import check_source
+    from ...io.tensors import ARRAY_FORMATS
+
+    check_source(file, parameter="file", formats=ARRAY_FORMATS)
     if file.lower().endswith(".safetensors"):
         from ...io.tensors import read_safetensors
 

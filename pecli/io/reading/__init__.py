@@ -25,7 +25,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO
 
 import numpy as np
@@ -42,7 +42,10 @@ __all__ = [
     "MAX_CSV_BYTES",
     "MAX_STDIN_BYTES",
     "MAX_TABLE_VALUES",
+    "TABLE_FORMATS",
     "Matrix",
+    "check_source",
+    "existing_rule",
     "matrix_from_array",
     "read_array",
     "read_matrix",
@@ -56,9 +59,26 @@ STDIN = "-"
 
 #: Largest CSV text read whole: ~6 million float32 values, a few GB while parsed.
 MAX_CSV_BYTES = 64 << 20
-
 #: Most bytes taken from stdin: a table of MAX_TABLE_VALUES values as CSV fits.
 MAX_STDIN_BYTES = 1 << 30
+#: What :func:`read_table` reads (recognised by content): named when an input is missing.
+TABLE_FORMATS = (".npy", "CSV")
+
+
+def existing_rule(formats: Sequence[str]) -> str:
+    """The rule an input that is not a file breaks, naming the ``formats`` a command reads.
+
+    >>> existing_rule((*TABLE_FORMATS, ".safetensors"))
+    'must be an existing .npy, CSV or .safetensors file (or -)'
+    """
+    *most, last = formats
+    return f"must be an existing {', '.join(most) + ' or ' if most else ''}{last} file (or -)"
+
+
+def check_source(source: str, *, parameter: str, formats: Sequence[str] = TABLE_FORMATS) -> None:
+    """Raise unless ``source`` is ``-``, a pipe or a file; naming every one of ``formats``."""
+    if source != STDIN and not _is_stream(source) and not os.path.isfile(source):
+        raise ParameterError(parameter, existing_rule(formats), source)
 
 
 def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
@@ -204,8 +224,7 @@ def _read(path: str | os.PathLike[str], parameter: str, *, any_shape: bool) -> n
     if source == STDIN or _is_stream(source):
         with _stream_as_file(source, parameter) as copy:
             return _read_file(copy, source, parameter, any_shape=any_shape)
-    if not os.path.isfile(source):
-        raise ParameterError(parameter, "must be an existing .npy or .csv file (or -)", source)
+    check_source(source, parameter=parameter)
     note_input(source)
     return _read_file(source, source, parameter, any_shape=any_shape)
 
