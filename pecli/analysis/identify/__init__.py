@@ -38,7 +38,7 @@ from . import phases
 from .fits import denominator
 from .fitting import Fit, Zeros
 from .identifiable import check_identifiable
-from .naming import command, preset_names
+from .naming import command, preset_names, short_base
 from .passes import nonzero_lines, search
 from .result import Candidate, Identification
 
@@ -168,6 +168,7 @@ def _fill(
     found.padding_rows, found.zero_components = zeros.padding, [d] if zeros.odd else []
     found.residual, found.relative_residual = fit.residual, fit.score
     if found.matched:
+        short_base(fit, table, zeros, found.storage)  # 7321, not 7321.000000000008
         found.presets = preset_names(fit, (n, d), zeros)  # may switch to the reading they need
         found.convention = found.presets[0].split()[0] if found.presets else "custom"
         found.command = command(fit, (n, d), zeros, found.presets, found.storage)
