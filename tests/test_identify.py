@@ -149,6 +149,39 @@ def test_a_shorter_base_is_given_only_when_it_reproduces_the_table_exactly(dtype
     assert found.matched and found.base == told and f"--base {told:g}" in found.command
 
 
+@pytest.mark.parametrize("d", [3, 8])
+@pytest.mark.parametrize("zero", [[3], [0, 1], [3, 7]])
+def test_the_command_rebuilds_the_table_or_the_note_says_what_it_does_not(
+    run_cli, tmp_path, d, zero
+):
+    """--padding-idx zeroes one row: with two zero rows the command rebuilt them as positions
+    and nothing said so."""
+    made = tmp_path / "made.npy"
+    preset = "tensor2tensor" if d % 2 else "pytorch"
+    assert run_cli("compute", "--convention", preset, "--d", str(d), "--n", "20", "-o", str(made),
+                   "-q").exit_code == 0  # fmt: skip
+    table = np.load(made)
+    table[zero] = 0
+    np.save(made, table)
+    result = run_cli("identify", str(made), "--json")
+    found = json.loads(result.stdout)
+    assert result.exit_code == 0 and found["padding_rows"] == zero, result.output
+    again = tmp_path / "again.npy"
+    assert run_cli(*shlex.split(found["command"])[1:], "-o", str(again), "-q").exit_code == 0
+    rebuilt = np.load(again)
+    others = np.ones(20, bool)
+    others[zero] = False
+    assert np.array_equal(rebuilt[others], table[others])
+    if len(zero) == 1:
+        assert np.array_equal(rebuilt, table) and found["note"] == ""
+    else:
+        rows = ", ".join(map(str, zero))
+        assert not np.array_equal(rebuilt, table)
+        assert f"does not rebuild the zero rows {rows}" in found["note"]
+        text = run_cli("identify", str(made)).stdout.splitlines()
+        assert text[-2].startswith("rebuild with: ") and text[-1] == f"note: {found['note']}"
+
+
 def test_tables_from_the_libraries_own_formulas():
     assert identify_table(lib.fairseq(60, 33, padding_idx=1)).presets[0] == "fairseq"
     assert "whisper" in identify_table(lib.whisper(50, 384).astype(np.float16)).presets
