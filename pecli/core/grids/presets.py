@@ -126,6 +126,22 @@ class GridPlan:
     cos_cols: np.ndarray
     block_pairs: tuple[int, ...]
 
+    def block_columns(self, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Block ``b``'s output columns, increasing, and which of its values goes to each.
+
+        The second array indexes the block's ``2h`` values ``[sin_1 … sin_h | cos_1 … cos_h]``
+        (``h = block_pairs[b]``); values the row has no column for (``ceil`` width) are left
+        out, so both arrays may be shorter than ``2h``, or empty.
+
+        >>> [a.tolist() for a in grid_plan("timm", 8, 2).block_columns(1)]  # [sin h|sin w|…]
+        [[2, 3, 6, 7], [0, 1, 2, 3]]
+        """
+        h = self.block_pairs[b]
+        cols = np.concatenate([self.sin_cols[b, :h], self.cos_cols[b, :h]])
+        keep = np.flatnonzero(cols >= 0)
+        order = keep[np.argsort(cols[keep])]
+        return cols[order], order
+
     def column_names(self) -> list[str]:
         """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column, ``zero`` where no pair is.
 
