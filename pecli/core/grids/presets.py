@@ -120,11 +120,19 @@ class GridPlan:
 
     preset: GridPreset
     d: int
-    pairs: int
     order: tuple[int, ...]
     sin_cols: np.ndarray
     cos_cols: np.ndarray
     block_pairs: tuple[int, ...]
+
+    @property
+    def pairs(self) -> int:
+        """Pairs of the longest block: the width of ``sin_cols`` and ``cos_cols``.
+
+        >>> grid_plan("cogvideox", 32, 3).pairs  # blocks of 4, 6 and 6 pairs
+        6
+        """
+        return max(self.block_pairs)
 
     def block_columns(self, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Block ``b``'s output columns, increasing, and which of its values goes to each.
@@ -237,4 +245,4 @@ def grid_plan(preset: str, d: object, m: int, axis_order: object = None) -> Grid
         sin_cols, cos_cols = b * 2 * h + 2 * j, b * 2 * h + 2 * j + 1
     sin_cols = np.where(sin_cols < d, sin_cols, -1)
     cos_cols = np.where(cos_cols < d, cos_cols, -1)
-    return GridPlan(chosen, d, h, order, sin_cols, cos_cols, hs)
+    return GridPlan(chosen, d, order, sin_cols, cos_cols, hs)
