@@ -115,8 +115,9 @@ def framework_cache_blocks(
     where = None if positions is None else check_positions_list(positions, n, start)
 
     def angles_of(a: int, b: int) -> np.ndarray:  # exact positions: |start| + n <= 2^53
-        rows = np.arange(start + a, start + b, dtype=np.float64) if where is None else where[a:b]
-        return rows.astype(_F)[:, None] * inv[None, :]
+        p = np.arange(start + a, start + b, dtype=np.float64) if where is None else where[a:b]
+        angles: np.ndarray = p.astype(_F)[:, None] * inv[None, :]
+        return angles
 
     form = (kind, stored, part)
     return float32_cache_blocks(angles_of, n, inv.size, _F(freqs.attention_factor), form, rows)
