@@ -23,7 +23,7 @@ from run import ROOT, Area, areas
 
 
 def measure(area: Area, folder: Path) -> dict:
-    """coverage's JSON report for ``area``'s modules after running its tests."""
+    """The JSON report of ``coverage`` for ``area``'s modules after running its tests."""
     data, report = folder / f"{area.name}.coverage", folder / f"{area.name}.json"
     env = {**os.environ, "COVERAGE_FILE": str(data), "OPENBLAS_NUM_THREADS": "1"}
     run = [sys.executable, "-m", "coverage", "run", "--branch",
@@ -42,7 +42,8 @@ def lines(report: dict) -> list[str]:
         missing = entry["missing_lines"]
         branches = [f"{a}->{b if b > 0 else 'exit'}" for a, b in entry.get("missing_branches", [])]
         if missing or branches:
-            out.append(f"  {path}: lines {_ranges(missing) or '-'}; branches {' '.join(branches) or '-'}")
+            shown = f"lines {_ranges(missing) or '-'}; branches {' '.join(branches) or '-'}"
+            out.append(f"  {path}: {shown}")
     return out
 
 
