@@ -13,7 +13,7 @@ FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatma
           figures/axes-wan.png figures/axes-wan.svg figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg \
           figures/alibi.png figures/alibi.svg figures/t5-buckets.png figures/t5-buckets.svg
 
-.PHONY: install figures test lint bench bench-all clean library-fixtures mutation
+.PHONY: install figures test lint bench bench-all clean library-fixtures mutation uncovered
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 MUTATION_ARGS ?= --sample 150 --seed 21 --budget 3600
 mutation: $(VENV)/.installed-dev  ## mutation score of the core modules (slow: about 15 minutes on one core)
 	$(BIN)/python tools/mutation/run.py $(MUTATION_ARGS)
+
+uncovered: $(VENV)/.installed-dev  ## lines and branches of those modules that no test of their area runs (~5 min)
+	$(PIP) install -q -c constraints.txt -e '.[mutation]'
+	$(BIN)/python tools/mutation/uncovered.py
 
 bench: $(VENV)/.installed-dev  ## the README's Performance table: every bound, as users install (~5 min)
 	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured

@@ -9,6 +9,7 @@ import pytest
 
 from pecli.core.dtypes import (
     FLOAT_DTYPES,
+    MIN_EXPONENT,
     SIGNIFICAND_BITS,
     float_dtype,
     largest_exact_integer,
@@ -28,6 +29,8 @@ def test_significand_bits_are_the_libraries(name):
     # n is exact, and n + 1 is the first integer the dtype cannot hold
     top = np.array([n - 1, n, n + 1], dtype=np.float64).astype(float_dtype(name))
     assert top.astype(np.float64).tolist()[:2] == [n - 1, n] and float(top[2]) != n + 1
+    assert MIN_EXPONENT[name] == int(info.minexp)
+    assert float(info.smallest_normal) == 2.0 ** MIN_EXPONENT[name]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """pecli rope engines: each engine's reading against the engine's own code (mlx_lm, fixtures
-made by tools/library_fixtures/generate_engines.py) and the issue's golden numbers."""
+made by tools/library_fixtures/generate_engines.py, whose specs are read from the fixtures'
+provenance) and the issue's golden numbers."""
 
 from __future__ import annotations
 
@@ -17,82 +18,61 @@ HERE = Path(__file__).parent / "fixtures" / "libraries" / "engines"
 GGUF = Path(__file__).parent / "fixtures" / "libraries" / "gguf"
 
 
+#: mlx_lm's module per rope type (models/rope_utils.py ``initialize_rope``).
+MLX_TYPES = {"YarnRoPE": "yarn", "SuScaledRoPE": "longrope", "Llama3RoPE": "llama3"}
+#: mlx_lm's argument names that are not the spec's; its other arguments keep their names.
+MLX_NAMES = {"dims": "head_dim", "base": "theta", "scaling_factor": "factor"}
+
+
 def _mlx(name: str) -> tuple[np.ndarray, dict]:
     provenance = json.loads((HERE / f"mlx_{name}_inv_freq.json").read_text())
-    return np.load(HERE / f"mlx_{name}_inv_freq.npy"), provenance["params"]
+    return np.load(HERE / f"mlx_{name}_inv_freq.npy"), provenance
+
+
+def _spec(name: str, **more: object) -> RopeSpec:
+    """The spec of fixture ``name``: the arguments its provenance says mlx_lm was called with.
+
+    Read, not restated, so a fixture regenerated with other arguments moves the test with it.
+    ``more``: fields mlx_lm has no argument for (gpt-oss's ``truncate``, a ``seq_len``).
+    """
+    provenance = _mlx(name)[1]
+    params = dict(provenance["params"])
+    params.pop("scale")  # what the module made, not an argument
+    params |= params.pop("scaling_config", {})  # Llama3RoPE: the config's fields, flat
+    fields = {MLX_NAMES.get(k, k): tuple(v) if isinstance(v, list) else v
+              for k, v in params.items()}  # fmt: skip
+    kind = MLX_TYPES[provenance["call"].split("(")[0]]
+    return RopeSpec(rope_type=kind, **fields, **more)
 
 
 def _rows(spec: RopeSpec, context: int = 131072) -> dict:
     return {r.engine: r for r in engine_readings(spec, context=context)}
 
 
-OSS = RopeSpec(
-    rope_type="yarn",
-    theta=150000.0,
-    head_dim=64,
-    factor=32.0,
-    beta_fast=32.0,
-    beta_slow=1.0,
-    original_max_position_embeddings=4096,
-    truncate=False,
-)
-DEEPSEEK = RopeSpec(
-    rope_type="yarn",
-    theta=10000.0,
-    head_dim=64,
-    factor=40.0,
-    mscale=1.0,
-    mscale_all_dim=1.0,
-    original_max_position_embeddings=4096,
-)
+OSS = _spec("gpt_oss", truncate=False)  # gpt-oss's config.json: "truncate": false
+DEEPSEEK = _spec("deepseek")
 
 
 def _phi3(seq_len: int | None) -> RopeSpec:
-    _, p = _mlx("phi3")
-    return RopeSpec(
-        rope_type="longrope",
-        theta=10000.0,
-        head_dim=96,
-        seq_len=seq_len,
-        original_max_position_embeddings=4096,
-        max_position_embeddings=131072,
-        short_factor=tuple(p["short_factor"]),
-        long_factor=tuple(p["long_factor"]),
-    )
+    return _spec("phi3", seq_len=seq_len)
 
 
 @pytest.mark.parametrize(
     ("name", "spec"),
-    [
-        ("gpt_oss", OSS),
-        ("deepseek", DEEPSEEK),
-        ("phi3", _phi3(100)),
-        (
-            "llama31",
-            RopeSpec(
-                rope_type="llama3",
-                theta=500000.0,
-                head_dim=128,
-                factor=8.0,
-                low_freq_factor=1.0,
-                high_freq_factor=4.0,
-                original_max_position_embeddings=8192,
-            ),
-        ),
-    ],
+    [("gpt_oss", OSS), ("deepseek", DEEPSEEK), ("phi3", _phi3(100)), ("llama31", _spec("llama31"))],
 )
 def test_mlx_row_is_mlx_lms_own_inv_freq_and_factor(name, spec):
-    values, params = _mlx(name)
+    values, provenance = _mlx(name)
     row = _rows(spec)["mlx_lm"]
     np.testing.assert_allclose(row.inv_freq, values, rtol=3e-7)
-    assert row.cos_sin_factor == pytest.approx(params["scale"], rel=1e-12)
+    assert row.cos_sin_factor == pytest.approx(provenance["params"]["scale"], rel=1e-12)
 
 
 def test_gpt_oss_range_truncated_or_not():
     rows = _rows(OSS)
-    exact = [
-        64 * mpmath.log(4096 / (r * 2 * mpmath.pi)) / (2 * mpmath.log(150000)) for r in (32, 1)
-    ]
+    dim, length, theta = OSS.head_dim, OSS.original_max_position_embeddings, OSS.theta
+    exact = [dim * mpmath.log(length / (r * 2 * mpmath.pi)) / (2 * mpmath.log(theta))
+             for r in (OSS.beta_fast, OSS.beta_slow)]  # fmt: skip
     for engine in ("transformers 5", "vLLM"):
         assert rows[engine].yarn_range == pytest.approx([float(v) for v in exact], rel=1e-12)
         assert rows[engine].max_relative == 0 and rows[engine].first_position is None
@@ -103,7 +83,9 @@ def test_gpt_oss_range_truncated_or_not():
 
 def test_phi3_factor_and_long_factor_switching():
     short_prompt = _rows(_phi3(1000))
-    exact = float(mpmath.sqrt(1 + mpmath.log(32) / mpmath.log(4096)))
+    length = mpmath.mpf(_phi3(None).original_max_position_embeddings)
+    scale = _phi3(None).max_position_embeddings / length  # 32
+    exact = float(mpmath.sqrt(1 + mpmath.log(scale) / mpmath.log(length)))
     assert round(exact, 6) == 1.190238
     assert all(r.cos_sin_factor == pytest.approx(exact, rel=1e-12) for r in short_prompt.values())
     assert {e: r.factors for e, r in short_prompt.items()} == {
@@ -126,7 +108,8 @@ def test_phi3_factor_and_long_factor_switching():
 
 def test_deepseek_scores_multiplier_everywhere():
     rows = _rows(DEEPSEEK)
-    expected = float((1 + mpmath.mpf("0.1") * mpmath.log(40)) ** 2)
+    f, m = DEEPSEEK.factor, mpmath.mpf(DEEPSEEK.mscale_all_dim)
+    expected = float((1 + mpmath.mpf("0.1") * m * mpmath.log(f)) ** 2)
     assert round(expected, 7) == 1.8738542
     for row in rows.values():
         assert row.scores == pytest.approx(expected, rel=1e-14) and row.cos_sin_factor == 1.0

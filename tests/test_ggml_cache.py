@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from pecli.core.errors import ParameterError
 from pecli.core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
 from pecli.core.rope import RopeSpec, rope_frequencies
 
@@ -108,3 +109,14 @@ def test_cli(run_cli, tmp_path):
                         (["--start", str(1 << 24)], "--start")):  # fmt: skip
         result = run_cli("rope", "cache", "--n", "4", "--arithmetic", "llama.cpp", *bad)
         assert result.exit_code == 2 and option in result.stderr
+
+
+def test_refusals_come_at_the_call_and_blocks_match_any_height():
+    """Checked before the first block is asked for (refusals before work); heights: same bits."""
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
+    with pytest.raises(ParameterError, match="2\\^24"):
+        ggml_cache_blocks(freqs, 4, start=1 << 24)
+    whole = np.concatenate(list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved")))
+    short = np.concatenate(list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved",
+                                                  rows=3)))  # fmt: skip
+    assert whole.shape == (10, 32) and short.tobytes() == whole.tobytes()

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "FLOAT_DTYPES", "OUTPUT_DTYPES", "SIGNIFICAND_BITS", "TABLE_DTYPES", "exact_in", "float_dtype",
-    "float_info", "largest_exact_integer", "round_once", "storage_precision", "ulps32",
-    "unit_roundoff",
+    "FLOAT_DTYPES", "MIN_EXPONENT", "OUTPUT_DTYPES", "SIGNIFICAND_BITS", "TABLE_DTYPES",
+    "exact_in", "float_dtype", "float_info", "largest_exact_integer", "round_once",
+    "storage_precision", "ulps32", "unit_roundoff",
 ]  # fmt: skip
 
 #: Every float dtype by name, finest first.
@@ -29,6 +29,10 @@ TABLE_DTYPES = FLOAT_DTYPES
 #: Significand bits p (the implicit one included) of each of :data:`FLOAT_DTYPES`: the unit
 #: roundoff is 2^-p, integers up to 2^p are exact (IEEE 754-2008 Table 3.5; bfloat16: 8).
 SIGNIFICAND_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
+#: The exponent of the smallest normal number, ``emin``, of each of :data:`FLOAT_DTYPES`
+#: (IEEE 754-2008 Table 3.5; bfloat16 has float32's exponent range): below ``2^emin`` the
+#: spacing stays ``2^(emin − p + 1)``, the subnormals'.
+MIN_EXPONENT = {"float64": -1022, "float32": -126, "float16": -14, "bfloat16": -126}
 #: The dtypes rounded from a float64 computation rather than computed in their own width.
 HALF_DTYPES = ("float16", "bfloat16")
 

@@ -14,15 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
+
 __all__ = ["Comparison", "Decade", "coarser", "compare", "ulp"]
 
-#: Mantissa bits and smallest normal exponent of the float dtypes.
-FLOATS = {
-    "float64": (52, -1022),
-    "float32": (23, -126),
-    "float16": (10, -14),
-    "bfloat16": (7, -126),
-}
 #: Entries per block of the comparison (about 8 MB per float64 temporary).
 _CELLS = 1 << 20
 #: Below this fraction of a table's largest magnitude, ulps are those at the fraction (a sine
@@ -43,12 +38,12 @@ def _largest(rows: np.ndarray) -> float:
 def dtype_name(table: np.ndarray) -> str:
     """``float32``, ``bfloat16``, …; integers count as float64."""
     name = str(table.dtype)
-    return name if name in FLOATS else "float64"
+    return name if name in SIGNIFICAND_BITS else "float64"
 
 
 def coarser(a: np.ndarray, b: np.ndarray) -> str:
-    """The dtype of the two with fewer mantissa bits."""
-    return min(dtype_name(a), dtype_name(b), key=lambda n: FLOATS[n][0])
+    """The dtype of the two with fewer significand bits."""
+    return min(dtype_name(a), dtype_name(b), key=SIGNIFICAND_BITS.__getitem__)
 
 
 def ulp(x: np.ndarray, dtype: str) -> np.ndarray:
@@ -60,7 +55,7 @@ def ulp(x: np.ndarray, dtype: str) -> np.ndarray:
     True
 
     """
-    bits, lowest = FLOATS[dtype]
+    bits, lowest = SIGNIFICAND_BITS[dtype] - 1, MIN_EXPONENT[dtype]  # bits after the point
     magnitude = np.abs(np.asarray(x, dtype=np.float64))
     exponent = np.frexp(magnitude)[1] - 1  # floor(log2 |x|) for |x| > 0
     exponent = np.where(magnitude > 0, np.maximum(exponent, lowest), lowest)

@@ -2,8 +2,8 @@
 
 A token's block for grid axis ``a`` depends only on its coordinate ``(t // S) % N`` (``N``
 the axis's side, ``S`` the product of the later sides). :func:`axis_tables` computes, once per
-table, every coordinate's block, rounded to the output dtype as
-:meth:`pecli.core.grids.spec.GridSpec.fill_tokens` rounds it; :func:`fill_rows` then writes a
+table, every coordinate's block with :meth:`pecli.core.grids.spec.GridSpec.block_values`, the
+routine :meth:`~pecli.core.grids.spec.GridSpec.fill_tokens` uses; :func:`fill_rows` then writes a
 run of consecutive tokens as a few broadcast assignments per axis: whole periods of ``S·N``
 tokens, whole runs of ``S`` tokens sharing a coordinate, and the partial runs at the ends.
 The values are those of ``fill_tokens`` bit for bit (tests/test_grids.py compares them); only
@@ -48,18 +48,14 @@ def axis_tables(spec: GridSpec) -> Prepared | None:
     plan, tables = spec.plan, []
     covered = np.zeros(plan.d, dtype=bool)
     for b, axis in enumerate(plan.order):
-        side, h = spec.shape[axis], plan.block_pairs[b]
-        cols = np.concatenate([plan.sin_cols[b, :h], plan.cos_cols[b, :h]])
-        keep = np.flatnonzero(cols >= 0)
-        if side * keep.size > AXIS_CELLS:
+        side = spec.shape[axis]
+        targets, order = plan.block_columns(b)
+        if side * targets.size > AXIS_CELLS:
             return None
-        order = keep[np.argsort(cols[keep])]  # this axis's values by output column
-        s, c = spec.sin_cos(axis, np.arange(side, dtype=np.int64), h)
-        values = np.concatenate([s, c], axis=1)[:, order]  # indexing leaves it F-ordered
-        values = values.astype(spec.dtype, order="C")  # rounded once; rows contiguous to copy
-        covered[cols[order]] = True
+        values = spec.block_values(b, np.arange(side, dtype=np.int64), order)
+        covered[targets] = True
         stride = math.prod(spec.shape[axis + 1 :])
-        tables.append(AxisTable(values, stride, tuple(_runs(cols[order]))))
+        tables.append(AxisTable(values, stride, tuple(_runs(targets))))
     return tables, [(t, t + w) for t, _, w in _runs(np.flatnonzero(~covered))]
 
 

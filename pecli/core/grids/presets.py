@@ -120,11 +120,35 @@ class GridPlan:
 
     preset: GridPreset
     d: int
-    pairs: int
     order: tuple[int, ...]
     sin_cols: np.ndarray
     cos_cols: np.ndarray
     block_pairs: tuple[int, ...]
+
+    @property
+    def pairs(self) -> int:
+        """Pairs of the longest block: the width of ``sin_cols`` and ``cos_cols``.
+
+        >>> grid_plan("cogvideox", 32, 3).pairs  # blocks of 4, 6 and 6 pairs
+        6
+        """
+        return max(self.block_pairs)
+
+    def block_columns(self, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Block ``b``'s output columns, increasing, and which of its values goes to each.
+
+        The second array indexes the block's ``2h`` values ``[sin_1 … sin_h | cos_1 … cos_h]``
+        (``h = block_pairs[b]``); values the row has no column for (``ceil`` width) are left
+        out, so both arrays may be shorter than ``2h``, or empty.
+
+        >>> [a.tolist() for a in grid_plan("timm", 8, 2).block_columns(1)]  # [sin h|sin w|…]
+        [[2, 3, 6, 7], [0, 1, 2, 3]]
+        """
+        h = self.block_pairs[b]
+        cols = np.concatenate([self.sin_cols[b, :h], self.cos_cols[b, :h]])
+        keep = np.flatnonzero(cols >= 0)
+        order = keep[np.argsort(cols[keep])]
+        return cols[order], order
 
     def column_names(self) -> list[str]:
         """``sin_<axis>_<i>`` / ``cos_<axis>_<i>`` per column, ``zero`` where no pair is.
@@ -221,4 +245,4 @@ def grid_plan(preset: str, d: object, m: int, axis_order: object = None) -> Grid
         sin_cols, cos_cols = b * 2 * h + 2 * j, b * 2 * h + 2 * j + 1
     sin_cols = np.where(sin_cols < d, sin_cols, -1)
     cos_cols = np.where(cos_cols < d, cos_cols, -1)
-    return GridPlan(chosen, d, h, order, sin_cols, cos_cols, hs)
+    return GridPlan(chosen, d, order, sin_cols, cos_cols, hs)

@@ -89,21 +89,27 @@ class GridSpec:
         angle = angles.add(angle, (lo[:, None] * omega, np.zeros_like(angle[1])))
         return angles.sin_cos(angle)
 
+    def block_values(self, b: int, k: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """Block ``b``'s values at coordinates ``k`` of its axis, in output-column order.
+
+        ``order`` is the second array of :meth:`GridPlan.block_columns`. Returns
+        ``(len(k), len(order))`` of the table's dtype, C-ordered (rows contiguous to copy),
+        each value computed in float64 and rounded once.
+        """
+        s, c = self.sin_cos(self.plan.order[b], k, self.plan.block_pairs[b])
+        values = np.concatenate([s, c], axis=1)[:, order]  # indexing leaves it F-ordered
+        return values.astype(self.dtype, order="C")
+
     def fill_tokens(self, out: np.ndarray, tokens: np.ndarray) -> None:
-        """Fill ``out`` (``(len(tokens), d)``, zeroed) with the rows of grid tokens ``tokens``."""
+        """Fill ``out`` (``(len(tokens), d)``, zeroed, the table's dtype) with grid tokens' rows."""
         coords = np.unravel_index(tokens, self.shape)
-        plan = self.plan
-        for b, axis in enumerate(plan.order):
-            unique, where = np.unique(coords[axis], return_inverse=True)
-            h = plan.block_pairs[b]
-            s, c = self.sin_cos(axis, unique, h)
-            cols = np.concatenate([plan.sin_cols[b, :h], plan.cos_cols[b, :h]])
-            keep = np.flatnonzero(cols >= 0)
-            order = keep[np.argsort(cols[keep])]  # this axis's values by output column
-            if order.size == 0:
+        for b, axis in enumerate(self.plan.order):
+            targets, order = self.plan.block_columns(b)
+            if targets.size == 0:
                 continue
-            small = np.concatenate([s, c], axis=1)[:, order].astype(out.dtype)  # rounded once
-            first, targets = cols[order[0]], cols[order]
+            unique, where = np.unique(coords[axis], return_inverse=True)
+            small = self.block_values(b, unique, order)
+            first = targets[0]
             if np.array_equal(targets, np.arange(first, first + targets.size)):  # a plain slice
                 out[:, first : first + targets.size] = small[where]  # rows gathered, no scatter
             else:

@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rope.cache import BLOCK_CELLS, check_cache_args
+from ..rope.cache import check_cache_args
+from ..rope.framework import float32_cache_blocks
 from ..rope.frequencies import RopeFrequencies
 from .ggml import frequency_factors, yarn_corr_dims, yarn_factor
 
@@ -106,14 +107,9 @@ def ggml_cache_blocks(
     if not isinstance(start, int | np.integer) or start < 0 or start + n > 1 << 24:
         raise ParameterError("start", "must be >= 0 with start + n <= 2^24 (llama.cpp)", start)
     plan = _plan(freqs)
-    mscale = plan[3]
-    step = rows or max(1, BLOCK_CELLS // max(freqs.spec.rotary_dim, 1))
-    names = ("cos", "sin") if part == "both" else (part,)
-    for row in range(0, n, step):
-        angles = _angles(freqs, plan, np.arange(start + row, start + min(row + step, n)))
-        parts = []
-        for name in names:
-            values = (np.cos if name == "cos" else np.sin)(angles.astype(np.float64)).astype(_F)
-            values = values * mscale if mscale != 1 else values
-            parts += [values, values] if kind == "half-split" else [np.repeat(values, 2, axis=1)]
-        yield np.concatenate(parts, axis=1).astype(stored)
+
+    def angles_of(a: int, b: int) -> np.ndarray:
+        return _angles(freqs, plan, np.arange(start + a, start + b))
+
+    form = (kind, stored, part)
+    return float32_cache_blocks(angles_of, n, freqs.spec.rotary_dim // 2, plan[3], form, rows)

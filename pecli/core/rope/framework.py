@@ -24,7 +24,10 @@ from .frequencies import RopeFrequencies
 from .registry import RECORDS, record
 from .spec import RopeSpec
 
-__all__ = ["ARITHMETICS", "FRAMEWORK_TYPES", "framework_cache_blocks", "transformers_inv_freq"]
+__all__ = [
+    "ARITHMETICS", "FRAMEWORK_TYPES", "float32_cache_blocks", "framework_cache_blocks",
+    "transformers_inv_freq",
+]  # fmt: skip
 
 #: How a cache is computed: exact (rounded once) or as transformers does in float32.
 ARITHMETICS = ("exact", "transformers")
@@ -109,24 +112,63 @@ def framework_cache_blocks(
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     inv = transformers_inv_freq(freqs.spec)
-    step = rows or max(1, BLOCK_CELLS // max(inv.size, 1))
     where = None if positions is None else check_positions_list(positions, n, start)
 
-    def rows_of(a: int, b: int) -> np.ndarray:  # exact: |start| + n <= 2^53
-        return np.arange(start + a, start + b, dtype=np.float64) if where is None else where[a:b]
+    def angles_of(a: int, b: int) -> np.ndarray:  # exact positions: |start| + n <= 2^53
+        p = np.arange(start + a, start + b, dtype=np.float64) if where is None else where[a:b]
+        angles: np.ndarray = p.astype(_F)[:, None] * inv[None, :]
+        return angles
 
-    return _blocks(inv, _F(freqs.attention_factor), rows_of, n, (kind, stored, part), step)
+    form = (kind, stored, part)
+    return float32_cache_blocks(angles_of, n, inv.size, _F(freqs.attention_factor), form, rows)
 
 
-def _blocks(
-    inv: np.ndarray, scale: np.float32, rows_of: Callable[[int, int], np.ndarray], n: int,
-    form: tuple[str, np.dtype, str], step: int,
+def float32_cache_blocks(
+    angles_of: Callable[[int, int], np.ndarray], n: int, pairs: int, scale: np.float32,
+    form: tuple[str, np.dtype, str], rows: int | None = None,
 ) -> Iterator[np.ndarray]:  # fmt: skip
+    """A cache's row blocks from float32 angles, as a float32 framework finishes them.
+
+    ``cos`` and ``sin`` of each float32 angle rounded to float32 (the float64 values rounded
+    once, within 1 ulp of libm's ``cosf``/``sinf`` and torch's), times ``scale`` in float32
+    when it is not 1, laid out as ``form = (layout, stored dtype, part)`` says (see
+    :func:`.cache.check_cache_args`) and converted to the stored dtype. Shared by
+    :func:`framework_cache_blocks` (transformers) and
+    :func:`pecli.core.ports.ggml_cache.ggml_cache_blocks` (llama.cpp), which differ only in
+    their angles.
+
+    Parameters
+    ----------
+    angles_of : callable
+        ``angles_of(a, b)``: the float32 angles of rows ``a … b−1``, ``(b − a, pairs)``.
+    n, pairs : int
+        Rows of the cache and pairs of a row (``rotary_dim/2``).
+    scale : numpy.float32
+        The attention factor, as the framework holds it.
+    form : tuple
+        ``(layout, stored, part)``: ``half-split`` or ``interleaved``, the output dtype,
+        ``both``, ``cos`` or ``sin``.
+    rows : int, optional
+        Rows per block; by default about :data:`.cache.BLOCK_CELLS` angles a block.
+
+    Yields
+    ------
+    numpy.ndarray
+        ``(r, rotary_dim)`` blocks (``2·rotary_dim`` wide for ``both``: cos, then sin).
+
+    Examples
+    --------
+    >>> form = ("half-split", np.dtype(np.float32), "cos")
+    >>> next(float32_cache_blocks(lambda a, b: np.zeros((b - a, 1), _F), 2, 1, _F(1), form))
+    array([[1., 1.],
+           [1., 1.]], dtype=float32)
+
+    """
     kind, stored, part = form
     names = ("cos", "sin") if part == "both" else (part,)
+    step = rows or max(1, BLOCK_CELLS // max(pairs, 1))
     for row in range(0, n, step):
-        positions = rows_of(row, min(row + step, n))
-        angles = (positions.astype(_F)[:, None] * inv[None, :]).astype(np.float64)
+        angles = angles_of(row, min(row + step, n)).astype(np.float64)
         parts = []
         for name in names:
             values = (np.cos(angles) if name == "cos" else np.sin(angles)).astype(_F)
