@@ -130,7 +130,8 @@ def test_refusals(run_cli, tmp_path, args, option):
 @pytest.mark.parametrize(
     ("args", "option", "rule"),
     [
-        (["--grid", "3x4x5", "--text", "-3"], "--text", "must be an integer >= 0 (got -3)"),
+        (["--grid", "3x4x5", "--text", "-3"], "--text", "from 0 to 2^40 (got -3)"),
+        (["--grid", "3x4x5", "--text", str(2**40 + 1)], "--text", "from 0 to 2^40 (got 1099511"),
         (["--grid", "0x4x5"], "--grid", "sizes must be integers >= 1"),
         (["--grid", "3x4x5", "--head-dim", "-4"], "--head-dim", "from 4 to 65536 (got -4)"),
         (["--grid", "3x4x5", "--head-dim", "127"], "--head-dim", "must be even"),
