@@ -165,9 +165,21 @@ def load_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
             rule = "is a truncated .npy file, or changed while it was read"
             raise ParameterError(parameter, rule, name)
     table = table.astype(table.dtype.newbyteorder("="), copy=False)
-    return (
-        table if table.dtype.kind == "f" or dtype.name == "bfloat16" else table.astype(np.float64)
-    )
+    if table.dtype.kind == "f" or dtype.name == "bfloat16":
+        return table
+    return _exact_float64(table, parameter)
+
+
+def _exact_float64(table: np.ndarray, parameter: str) -> np.ndarray:
+    """An integer table as float64, refused when an entry is past ``±2^53``.
+
+    float64 would round it (``2^53 + 1`` becomes ``2^53``): another number, silently.
+    """
+    past = table[(table > 1 << 53) | (table < -(1 << 53))].reshape(-1)
+    if past.size:
+        rule = "must hold integers within ±2^53 (read as float64, which rounds larger ones)"
+        raise ParameterError(parameter, rule, int(past[0]))
+    return table.astype(np.float64)
 
 
 def _header(handle: IO[bytes], name: str, parameter: str) -> tuple[tuple[int, ...], bool, Any]:
