@@ -157,6 +157,8 @@ def test_a_shorter_base_is_given_only_when_it_reproduces_the_table_exactly(dtype
         # paper 152400000 (4 digits) within an ulp; tensor2tensor's 12345 is the table's own
         (["--convention", "whisper", "--d", "4", "--n", "200", "--base", "12345"], "12345"),
         (["--d", "64", "--n", "50", "--base", "7321.000123"], "7321.000123"),
+        # the fitter's round 100000 (fit 99999) rebuilt this float64 table 5e-6 off
+        (["--d", "8", "--n", "64", "--base", "99999", "--dtype", "float64"], "99999"),
     ],
 )  # fmt: skip
 def test_a_base_that_rebuilds_the_table_beats_a_shorter_one_that_does_not(run_cli, tmp_path,
