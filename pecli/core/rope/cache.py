@@ -160,7 +160,7 @@ def cache_blocks(
     negative, in any order), each angle the exact product of the position's float64 value
     and the exact frequency.
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     h = freqs.inv_freq.size
@@ -173,11 +173,15 @@ def cache_blocks(
     return _blocks(freqs, n, int(start), kind, stored, part, (step, max(0, int(reuse))))
 
 
-def check_cache_args(n: int, layout: str, dtype: DTypeLike, part: str) -> tuple[int, str, np.dtype]:
-    """A cache's row count, layout (canonical name) and stored dtype, checked with ``part``."""
+def check_cache_args(
+    n: int, layout: str, dtype: DTypeLike, part: str, rows: int | None = None
+) -> tuple[int, str, np.dtype]:
+    """A cache's row count, canonical layout and dtype; ``part``, ``rows`` (0: default) checked."""
     n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
     if part not in PARTS:
         raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    if rows:  # -1 made no block at all: an empty cache
+        check_n(rows, "rows")
     return n, kind, stored
 
 
