@@ -477,3 +477,10 @@ def test_the_allowed_error_is_2_to_the_minus_22_per_unit_of_position(factor, mat
     found = identify_table(table)
     assert found.matched is matched
     assert found.relative_residual == pytest.approx(factor, rel=1e-3)
+
+
+def test_the_help_says_what_the_command_below_the_reading_is(run_cli):
+    """identify --help named no command and no note, though every match prints both."""
+    text = " ".join(run_cli("identify", "--help").stdout.split())
+    assert "command that rebuilds the table" in text and "rebuilds it exactly" in text
+    assert "note: line" in text and "more than one all-zero row" in text
