@@ -242,3 +242,13 @@ def test_identify_axes_reads_an_ambiguous_cache_in_the_presets_layout(run_cli, t
                      "lucidrains-axial", "--ids", str(ids), "--format", "json")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["layout"] == "interleaved"
+
+
+def test_the_help_offers_only_the_formats_it_writes(run_cli, tmp_path):
+    """--help offered [table|csv|json] and -o .csv, then refused both: 'must be one of table,
+    json (got csv)'. It writes a table or JSON, and says so."""
+    text = " ".join(run_cli("rope", "identify-axes", "--help").stdout.split())
+    assert "[table|json]" in text and "(.json)" in text and "csv" not in text.split("Options:")[1]
+    path = _save(tmp_path, axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin"))
+    result = run_cli("rope", "identify-axes", path, "--grid", "3x4x5", "--format", "csv")
+    assert result.exit_code == 2 and "'--format'" in result.stderr, result.output
