@@ -108,7 +108,7 @@ def framework_cache_blocks(
     (dtype('float32'), 2.93e-05)
 
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     inv = transformers_inv_freq(freqs.spec)
