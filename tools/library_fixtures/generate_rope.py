@@ -76,6 +76,14 @@ CASES: dict[str, dict[str, Any]] = {
     "proportional_unscaled": dict(head_dim=128, max_position_embeddings=8192,
         rope_parameters=dict(rope_type="proportional", rope_theta=1000000.0,
                              partial_rotary_factor=0.25)),
+    # an explicit attention_factor replaces get_mscale(factor) (here 0.1·ln 8 + 1 = 1.208)
+    "yarn_attention_factor": dict(head_dim=64, max_position_embeddings=32768,
+        rope_parameters=dict(rope_type="yarn", rope_theta=10000.0, factor=8.0,
+                             attention_factor=0.5, original_max_position_embeddings=4096)),
+    # factor null: max_position_embeddings / original_max_position_embeddings = 4 (DeepSeek's
+    # rule) for the ramp and for the attention factor 0.1·ln 4 + 1
+    "yarn_factor_null": dict(head_dim=64, max_position_embeddings=16384, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=None, original_max_position_embeddings=4096)),
     # no rope_theta anywhere: the config's default_theta, 10000
     "no_theta": dict(head_dim=64, max_position_embeddings=2048,
                      rope_parameters=dict(rope_type="default")),
