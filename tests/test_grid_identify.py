@@ -1,0 +1,93 @@
+"""Grid identify at its edges: the smallest grids, and the tolerance of a table's storage.
+
+The tables are built here from the libraries' formulas (MAE's ``get_2d_sincos_pos_embed`` in
+float32 arithmetic, tensor2tensor's ``add_timing_signal_nd``), not by pecli; the tolerance is
+the documented one: one unit in the last place of the storage (``2·unit_roundoff``) plus
+1e-5 for the producing library's float32 arithmetic.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pecli.analysis.grids.identify import grid_match, identify_grid
+
+
+def _mae32(h: int, w: int, d: int) -> np.ndarray:
+    """MAE's util/pos_embed.py evaluated in float32 as a torch port does (one rounding a step)."""
+    f = np.float32
+    omega = f(1) / f(10000) ** (np.arange(d // 4, dtype=f) / f(d / 4))
+    rows, cols = np.divmod(np.arange(h * w), w)
+    half = [np.outer(p.astype(f), omega) for p in (cols, rows)]  # emb_h holds the column
+    return np.concatenate([np.concatenate([np.sin(a), np.cos(a)], axis=1) for a in half], axis=1)
+
+
+def _t2t(shape: tuple[int, ...], pairs: int) -> np.ndarray:
+    """add_timing_signal_nd: per axis [sin | cos] of the index, ω_j = 10^(-4·j/(pairs−1))."""
+    omega = 10000.0 ** (-np.arange(pairs) / (pairs - 1))
+    return np.array([
+        np.concatenate([np.concatenate([np.sin(i * omega), np.cos(i * omega)]) for i in index])
+        for index in np.ndindex(*shape)
+    ])  # fmt: skip
+
+
+def test_a_float32_table_of_a_framework_s_float32_arithmetic_is_read():
+    table = _mae32(8, 8, 32)
+    assert table.dtype == np.float32
+    found = grid_match(table)
+    assert found is not None and (found.best.preset, found.best.shape) == ("mae", (8, 8))
+    assert found.best.max_error < 1e-6  # a few float32 ulps, far inside the 1e-5
+
+
+def test_a_float32_table_off_by_far_more_than_float32_arithmetic_is_not_read():
+    table = _mae32(8, 8, 32)
+    table[37, 5] += np.float32(3e-5)  # 3 × the arithmetic allowance, on one entry
+    found = identify_grid(table)
+    assert not found.matched and grid_match(table) is None
+
+
+def _bfloat16_nudged(ulps: int) -> tuple[np.ndarray, np.ndarray]:
+    """A bfloat16 MAE table (float64 values rounded once), entries of magnitude 0.5 … 1 moved
+    ``ulps`` bfloat16 units (2^-8 there, staying below 1) away from the exact value."""
+    exact = _mae32(6, 6, 16).astype(np.float64)
+    stored = exact.astype(ml_dtypes.bfloat16).astype(np.float64)
+    big = (np.abs(stored) >= 0.5) & (np.abs(stored) <= 1 - ulps * 2.0**-8)
+    away = np.where(stored >= exact, 1.0, -1.0)
+    nudged = np.where(big, stored + away * ulps * 2.0**-8, stored)
+    assert np.array_equal(nudged.astype(ml_dtypes.bfloat16).astype(np.float64), nudged)
+    return nudged.astype(np.float32), np.abs(nudged - exact).max()
+
+
+def test_a_bfloat16_table_one_unit_off_is_read_and_two_units_off_is_not():
+    """One bfloat16 unit (2^-8 on 0.5 … 1) beyond the rounding is within one ulp of 1 (2^-7);
+    two units beyond it are not."""
+    one, error = _bfloat16_nudged(1)
+    assert 2.0**-8 <= error <= 2.0**-7  # more than half an ulp: rounding alone cannot explain
+    found = identify_grid(one)
+    assert found.storage == "bfloat16" and found.matched and found.best.shape == (6, 6)
+    two, error = _bfloat16_nudged(2)
+    assert 2.0**-7 + 1e-5 < error <= 2.5 * 2.0**-8
+    assert identify_grid(two).storage == "bfloat16" and grid_match(two) is None
+
+
+def test_grid_match_reads_a_grid_of_exactly_four_tokens():
+    """MAE's 2 × 2 grid (d = 8): the smallest table grid_match takes; 3 rows it does not."""
+    found = grid_match(_mae32(2, 2, 8))
+    assert found is not None and found.best.shape == (2, 2) and found.best.preset == "mae"
+    assert grid_match(_mae32(2, 2, 8)[:3]) is None
+
+
+@pytest.mark.parametrize("h", [2, 3, 5])
+def test_an_h_by_2_grid_is_read_with_its_sides_in_order(h):
+    found = grid_match(_mae32(h, 2, 16))
+    assert found is not None and found.best.shape == (h, 2)
+    assert found.best.command.startswith(f"pecli grid {h} 2 --d 16 --preset mae")
+
+
+def test_the_smallest_three_axis_grid_is_read():
+    """2 × 2 × 2 = 8 tokens: the first side runs up to tokens // 4 (here 2)."""
+    found = identify_grid(_t2t((2, 2, 2), 2))
+    assert found.matched and (found.best.preset, found.best.shape) == ("t2t-nd", (2, 2, 2))
+    assert found.best.note == "tokens in row-major order of a 2 × 2 × 2 grid"
