@@ -19,9 +19,10 @@ from pecli.core.rope.framework import framework_cache_blocks, transformers_inv_f
 FIXTURES = {f.name: f for f in load("rope")}
 #: Fixtures whose inv_freq pecli's float32 steps give bit for bit.
 BIT_EXACT = ["default", "linear", "llama31", "partial_05", "partial_025", "deepseek_yarn",
-             "yarn_mscale", "yarn_attention_factor"]  # fmt: skip
+             "yarn_mscale", "yarn_attention_factor", "yarn_factor_below_1",
+             "llama3_bands"]  # fmt: skip
 #: …and those whose cache takes torch's cos/sin (1 ulp) times an attention factor (1 more).
-INV_BIT_EXACT = [*BIT_EXACT, "yarn_factor_null"]
+INV_BIT_EXACT = [*BIT_EXACT, "yarn_factor_null", "yarn_mscale_alone"]
 #: …and those where torch's CPU pow (within 1 ulp, not correctly rounded) differs in a pair.
 POW_ULP = ["qwen_yarn", "gptoss_yarn"]
 
