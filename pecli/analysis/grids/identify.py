@@ -58,7 +58,7 @@ class GridIdentification:
     rows: int
     d: int
     storage: str
-    extra_tokens: int = 0
+    extra_tokens: int
     best: GridReading | None = None
     also: list[GridReading] = field(default_factory=list)
 
@@ -203,10 +203,10 @@ def identify_grid(table: np.ndarray) -> GridIdentification:
             "table", "must be a 2-D (rows, d) table of at least 4 rows", values.shape
         )
     storage = storage_precision(values)
-    result = GridIdentification(False, len(values), values.shape[1], storage)
     zero = np.flatnonzero(np.any(values != 0, axis=1))
-    result.extra_tokens = int(zero[0]) if len(zero) else len(values)
-    grid = values[result.extra_tokens :]
+    extra = int(zero[0]) if len(zero) else len(values)
+    result = GridIdentification(False, len(values), values.shape[1], storage, extra)
+    grid = values[extra:]
     if len(grid) < 4:
         return result
     sample = np.unique(np.linspace(0, len(grid) - 1, SAMPLE_ROWS).round().astype(np.int64))

@@ -81,7 +81,7 @@ def dynamic(s: RopeSpec) -> Exact:
     length = Decimal(max(s.seq_len or most, most))  # type: ignore[type-var, arg-type]
     grow = f * length / top - (f - ONE)
     dim = Decimal(s.rotary_dim)
-    theta = dec(s.theta) * grow ** (dim / Decimal(s.rotary_dim - 2)) if grow != 1 else dec(s.theta)
+    theta = dec(s.theta) * grow ** (dim / Decimal(s.rotary_dim - 2))  # 1^x is exactly 1
     inv = [inv_base(theta, Decimal(2 * i) / dim) for i in range(s.rotary_dim // 2)]
     kind = "unchanged" if grow == 1 else "rescaled"
     return Exact(inv, [kind] * len(inv), ONE, {"theta_effective": theta, "seq_len": length})
