@@ -22,7 +22,9 @@ BIT_EXACT = ["default", "linear", "llama31", "partial_05", "partial_025", "deeps
              "yarn_mscale", "yarn_attention_factor", "yarn_factor_below_1",
              "llama3_bands"]  # fmt: skip
 #: …and those whose cache takes torch's cos/sin (1 ulp) times an attention factor (1 more).
-INV_BIT_EXACT = [*BIT_EXACT, "yarn_factor_null", "yarn_mscale_alone"]
+#: …and those kept for their inv_freq: yarn's degenerate and clamped correction ranges.
+INV_BIT_EXACT = [*BIT_EXACT, "yarn_factor_null", "yarn_mscale_alone", "yarn_degenerate",
+                 "yarn_high_clamp", "yarn_mscale_all_dim", "no_theta", "partial_both"]  # fmt: skip
 #: …and those where torch's CPU pow (within 1 ulp, not correctly rounded) differs in a pair.
 POW_ULP = ["qwen_yarn", "gptoss_yarn"]
 
