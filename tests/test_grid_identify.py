@@ -91,3 +91,48 @@ def test_the_smallest_three_axis_grid_is_read():
     found = identify_grid(_t2t((2, 2, 2), 2))
     assert found.matched and (found.best.preset, found.best.shape) == ("t2t-nd", (2, 2, 2))
     assert found.best.note == "tokens in row-major order of a 2 × 2 × 2 grid"
+
+
+def test_a_grid_of_more_than_60_tokens_on_3_axes_is_read():
+    """4 × 4 × 5 = 80 tokens, tensor2tensor's add_timing_signal_nd (the 3-axis search goes up
+    to 10^6 tokens, not 10·6)."""
+    found = identify_grid(_t2t((4, 4, 5), 2))
+    assert found.matched and (found.best.preset, found.best.shape) == ("t2t-nd", (4, 4, 5))
+
+
+def test_a_table_that_is_no_grid_of_at_least_4_rows_is_refused_or_unread():
+    from pecli.core.errors import ParameterError
+
+    for bad in (np.zeros(8), _mae32(2, 2, 8)[:3]):
+        with pytest.raises(ParameterError, match=r"must be a 2-D \(rows, d\) table of at least 4"):
+            identify_grid(bad)
+    prime = identify_grid(_mae32(1, 7, 8))  # 7 tokens: no grid of sides >= 2
+    assert prime.best is None and not prime.matched and prime.also == []
+
+
+def test_a_reading_in_no_preset_s_own_order_is_still_taken():
+    """timm's sines-first layout, column first (timm's own order is row first) on a square
+    4 × 4 grid: [sin c·ω | sin r·ω | cos c·ω | cos r·ω], ω = 10^(-4j/2) for d = 8."""
+    omega = 10000.0 ** (-np.arange(2) / 2)
+    rows, cols = np.divmod(np.arange(16), 4)
+    angles = [np.outer(p, omega) for p in (cols, rows)]
+    table = np.concatenate([np.sin(a) for a in angles] + [np.cos(a) for a in angles], axis=1)
+    found = identify_grid(table)
+    assert found.matched and (found.best.preset, found.best.axis_order) == ("timm", (1, 0))
+    assert "--preset timm --axis-order 1,0" in found.best.command
+
+
+@pytest.mark.parametrize(("h", "w", "first", "said"), [
+    (4, 4, "row", False),  # square: the same table for the transposed grid, nothing to say
+    (3, 5, "row", True), (3, 5, "column", False),
+])  # fmt: skip
+def test_the_transposed_grid_is_named_only_for_a_row_first_table_of_unequal_sides(
+    h, w, first, said
+):
+    if first == "column":
+        table = _mae32(h, w, 16)
+    else:  # MoCo v3: the first block encodes the row
+        table = np.concatenate(np.split(_mae32(h, w, 16), 2, axis=1)[::-1], axis=1)
+    found = grid_match(table)
+    assert found is not None and found.best.first == f"{first} first"
+    assert ("gives this table for a" in found.best.note) == said
