@@ -136,3 +136,30 @@ def test_the_transposed_grid_is_named_only_for_a_row_first_table_of_unequal_side
     found = grid_match(table)
     assert found is not None and found.best.first == f"{first} first"
     assert ("gives this table for a" in found.best.note) == said
+
+
+def test_diffusers_base_size_past_pi_is_read_through_the_turns_of_the_fastest_pair():
+    """diffusers' get_2d_sincos_pos_embed(32, 4, base_size=64): coordinate k of 4 sits at
+    k·64/4 = 16k, so token 1's fastest pair has turned 3 times (16 ≈ 2.5·2π): the slowest
+    pair (ω = 10^-3.5, no turn below π·10^3.5) gives the turn count."""
+    omega = 10000.0 ** (-np.arange(8) / 8)
+    rows, cols = np.divmod(np.arange(16), 4)
+    half = [np.outer(16.0 * p, omega) for p in (cols, rows)]  # MAE's emb_h holds the column
+    table = np.concatenate([np.concatenate([np.sin(a), np.cos(a)], axis=1) for a in half], axis=1)
+    found = grid_match(table)
+    assert found is not None and (found.best.preset, found.best.scale) == ("mae", 64.0)
+    assert found.best.command == "pecli grid 4 4 --d 32 --preset mae --base-size 64 --dtype float64"
+
+
+def test_a_table_no_reading_matches_still_names_its_closest_reading():
+    """timm's sines-first layout is timm's alone: 3e-5 off on one entry of a compared row
+    (38 of the 24 spread over 64), it is no match, but the reading shown is timm's 8 × 8 with
+    that error, not the next candidate."""
+    omega = 10000.0 ** (-np.arange(4) / 4)
+    rows, cols = np.divmod(np.arange(64), 8)
+    angles = [np.outer(p, omega) for p in (rows, cols)]
+    table = np.concatenate([np.sin(a) for a in angles] + [np.cos(a) for a in angles], axis=1)
+    table[38, 5] += 3e-5
+    found = identify_grid(table)
+    assert not found.matched and (found.best.preset, found.best.shape) == ("timm", (8, 8))
+    assert found.best.max_error == pytest.approx(3e-5, rel=1e-6)

@@ -251,10 +251,10 @@ def _command(reading: GridReading, found: GridIdentification) -> str:
 
 def _note(reading: GridReading) -> str:
     """What a user checks against their own code."""
-    h, w = reading.shape[0], reading.shape[-1]
     if len(reading.shape) != 2:
         grid = " × ".join(map(str, reading.shape))
         return f"tokens in row-major order of a {grid} grid"
+    h, w = reading.shape
     which = "column index c" if reading.first == "column first" else "row index r"
     text = f"the first block encodes the {which} of token k = r·{w} + c"
     if reading.preset == "mae" and reading.first == "column first":
