@@ -1,4 +1,5 @@
-"""Grid identify at its edges: the smallest grids, and the tolerance of a table's storage.
+"""Grid identify at its edges: the smallest grids, and the tolerance of a table's storage
+(and the grid arguments refused by name).
 
 The tables are built here from the libraries' formulas (MAE's ``get_2d_sincos_pos_embed`` in
 float32 arithmetic, tensor2tensor's ``add_timing_signal_nd``), not by pecli; the tolerance is
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from pecli.analysis.grids.identify import grid_match, identify_grid
+from pecli.core.grids import grid_table
 
 
 def _mae32(h: int, w: int, d: int) -> np.ndarray:
@@ -163,3 +165,19 @@ def test_a_table_no_reading_matches_still_names_its_closest_reading():
     found = identify_grid(table)
     assert not found.matched and (found.best.preset, found.best.shape) == ("timm", (8, 8))
     assert found.best.max_error == pytest.approx(3e-5, rel=1e-6)
+
+
+@pytest.mark.parametrize(("call", "parameter"), [
+    (lambda: grid_table(5, d=8), "shape"),  # not a sequence of sides
+    (lambda: grid_table((2, 0), d=8), "shape"),
+    (lambda: grid_table((1 << 20, (1 << 20) + 1), d=4, preset="t2t-nd"), "shape"),  # > 2^40
+    (lambda: grid_table((2, 2), d=8, base_size="big"), "base_size"),
+    (lambda: grid_table((2, 2), d=8, interpolation_scale=2e6), "interpolation_scale"),
+    (lambda: grid_table((2, 2, 2), d=12, preset="t2t-nd", axis_order="row-first"), "axis_order"),
+])  # fmt: skip
+def test_grid_arguments_are_refused_by_name(call, parameter):
+    from pecli.core.errors import ParameterError
+
+    with pytest.raises(ParameterError) as caught:
+        call()
+    assert caught.value.parameter == parameter
