@@ -258,9 +258,8 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     meta = cache_metadata(freqs, n=n, start=fixed["start"], layout=layout, dtype=stored.name,
                           version=__version__, arithmetic=arithmetic)  # fmt: skip
     names = ("cos", "sin") if part == "both" else (part,)
-    width = freqs.spec.rotary_dim * len(names)
-    formats.check_room(output, safetensors_bytes((n, width), stored, ",".join(names), meta))
     shape = (n, freqs.spec.rotary_dim)  # streamed: one row block in memory at a time
+    formats.check_room(output, safetensors_bytes([(name, stored, shape) for name in names], meta))
     parts = [(name, stored, shape, make(n, part=name)) for name in names]
     write_safetensors_parts(parts, output=output, metadata=meta)
 
