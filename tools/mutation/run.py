@@ -56,7 +56,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
     ("identify", ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
      ["tests/test_identify_limits.py", "tests/test_identify_fixtures.py", "tests/test_identify.py",
       "tests/test_identify_windows.py", "tests/test_identify_quick.py",
-      "tests/test_pinned_behaviours.py"]),
+      "tests/test_identify_readings.py", "tests/test_pinned_behaviours.py"]),
     ("checkpoints", ["pecli/io/**/checkpoints.py", "pecli/io/**/tensors.py"],
      ["tests/test_pinned_behaviours.py", "tests/test_checkpoints.py"]),
     ("dtypes", ["pecli/core/**/dtypes.py"],

@@ -1,0 +1,81 @@
+"""identify's readings, held to the parameters each table was built from.
+
+The tables are built by ``encoding_table`` (or slow_formulas.py) from chosen parameters; each
+test asserts those parameters (or a number derived by hand from them), never only ``matched``.
+The cases are few and small: the identify area's mutation runs pay for this file per mutant.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import slow_formulas as slow
+
+from pecli import encoding_table
+from pecli.analysis.identify import identify_table
+from pecli.analysis.identify.fits import refine_k, wrap
+from pecli.analysis.identify.passes import fit_rows
+
+
+def angles(positions: np.ndarray, k: float, h: int) -> np.ndarray:
+    """``θ_j = p · exp(-k j)`` of ``h`` pairs at ``positions``, wrapped (the fits' input)."""
+    return wrap(positions[:, None] * np.exp(-k * np.arange(h))[None, :])
+
+
+def test_gauss_newton_takes_k_back_from_a_start_off_by_a_hundredth():
+    """d = 8 paper, C = 10^4: k = ln(10^4) / 4. From k + 0.01 the steps come back to it."""
+    k = math.log(1e4) / 4
+    positions = np.arange(100.0, 164.0)
+    assert refine_k(angles(positions, k, 4), positions, k + 0.01) == pytest.approx(k, abs=1e-12)
+
+
+def test_gauss_newton_leaves_a_k_whose_frequencies_underflow():
+    """k = 400: ω_1 = e^-400 ≈ 2e-174, so every ∂θ/∂k squared underflows to 0: no step can be
+    measured and k is returned as it is (not a division by zero)."""
+    positions = np.arange(2.0, 10.0)
+    assert refine_k(angles(positions, 400.0, 2), positions, 400.0) == 400.0
+
+
+def test_a_fractional_start_is_placed_from_its_slowest_pair_first():
+    """d = 8 paper, C = 44 (ω_j = 44^(-j/4)), start 16.5: the first pair's phase
+    16.5 − 6π ≈ −2.35 and the slowest's 16.5 · 44^(-3/4) ≈ 0.97 differ by more than π, so a
+    reading that began from the first pair's phase would be a period of the slowest pair off."""
+    table = encoding_table(d=8, n=20, start=16.5, base=44.0, dtype="float64")
+    found = identify_table(table)
+    assert found.matched and found.start == pytest.approx(16.5, abs=1e-9)
+    assert (found.schedule, found.base, found.layout) == ("paper", 44.0, "interleaved")
+    assert found.command == ""  # compute takes integer starts only
+
+
+@pytest.mark.parametrize(
+    ("live", "view"),
+    [
+        ([3, 4, 5, 6], True),  # a run after padding rows: a view of rows 3 … 6
+        ([0, 1, 2], True),
+        ([0, 2, 3], False),  # one padding row inside
+        ([1, 2, 5, 6], False),  # two padding rows inside
+    ],
+)
+def test_fit_rows_are_a_view_of_a_run_and_the_live_rows_otherwise(live, view):
+    """The fit rows of a table whose live rows run without a gap are a view (no copy of up to
+    2048 × d values); otherwise the live rows, gathered. Either way: those rows, in order."""
+    table = np.arange(32.0).reshape(8, 4)
+    rows, indices = fit_rows(table, np.array(live), 2048)
+    np.testing.assert_array_equal(rows, table[live])
+    np.testing.assert_array_equal(indices, np.array(live, dtype=np.float64))
+    assert np.shares_memory(rows, table) is view
+
+
+def test_fairseq_with_a_second_padding_row_past_the_compared_rows_is_no_preset():
+    """fairseq's table (zero row 1) with row 100 zeroed too: fairseq's own table has row 100,
+    so the rows compared must reach the last padding row, and no preset builds it. The
+    command cannot say two padding rows: it names no --padding-idx."""
+    table = np.array(slow.fairseq(120, 16))
+    table[100] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.padding_rows == [1, 100]
+    assert (found.schedule, found.base, found.start) == ("tensor2tensor", 10000.0, 0.0)
+    assert found.presets == [] and found.convention == "custom"
+    assert "--padding-idx" not in found.command
