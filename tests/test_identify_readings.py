@@ -16,7 +16,8 @@ import slow_formulas as slow
 from pecli import encoding_table
 from pecli.analysis.identify import identify_table
 from pecli.analysis.identify.fits import refine_k, wrap
-from pecli.analysis.identify.passes import fit_rows
+from pecli.analysis.identify.fitting import Fit
+from pecli.analysis.identify.passes import _rank, fit_rows
 
 
 def angles(positions: np.ndarray, k: float, h: int) -> np.ndarray:
@@ -79,3 +80,28 @@ def test_fairseq_with_a_second_padding_row_past_the_compared_rows_is_no_preset()
     assert (found.schedule, found.base, found.start) == ("tensor2tensor", 10000.0, 0.0)
     assert found.presets == [] and found.convention == "custom"
     assert "--padding-idx" not in found.command
+
+
+def reading(name: str, score: float, ulps: float, real: bool = False, order: int = 0) -> Fit:
+    """A reading of a float16 table, its residual in units of float16's rounding 2^-11."""
+    fit = Fit(name, "paper", 1e4, 1e4, 0.5 if real else 3.0, real=real, order=order)
+    fit.score, fit.residual = score, ulps * 2.0**-11
+    return fit
+
+
+def test_readings_rank_matches_then_exact_ones_then_integer_starts():
+    """The order of _rank's notes on a float16 table (exact: within 4 units of its rounding):
+    exact integer starts by ulps then as tried, exact real starts, inexact matches (integer
+    first, then by score), then every reading that does not match, by score alone. A score of
+    1 still matches, 4 units still are exact."""
+    expected = [
+        reading("exact, 0 ulp, tried second", 0.0, 0, order=1),
+        reading("exact at the limits: 4 ulps, a score of 1, tried first", 1.0, 4),
+        reading("exact real start", 0.0, 0, real=True, order=2),
+        reading("inexact integer start", 0.9, 20),
+        reading("inexact real start", 0.3, 10, real=True),
+        reading("no match, real start", 1.5, 50, real=True),
+        reading("no match, integer start", 3.0, 90),
+    ]
+    ranked = sorted(reversed(expected), key=_rank("float16", 10))
+    assert [fit.layout for fit in ranked] == [fit.layout for fit in expected]

@@ -174,7 +174,7 @@ def _score(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> Fit:
     return fit
 
 
-def _rank(storage: str, n: int) -> Callable[[Fit], tuple[bool, bool, bool, float, float]]:
+def _rank(storage: str, n: int) -> Callable[[Fit], tuple[float, ...]]:
     """Order of preference: matches, those exact to the storage's rounding, then as tried.
 
     The integer start is tried first and kept over the real one (which may fit a window's
@@ -186,15 +186,17 @@ def _rank(storage: str, n: int) -> Callable[[Fit], tuple[bool, bool, bool, float
     float16 or bfloat16 storage, fewer ulps of residual win (a few such rows may fit a far
     start within two ulps when the table's own start fits with none). Exact is within
     :func:`.residuals.exact_error` (a float64 table: its producer's float64 arithmetic too).
+    A reading that does not match ranks as an inexact real start whose score, above 1, is
+    above every match's.
     """
     unit = unit_roundoff(storage)
 
-    def rank(fit: Fit) -> tuple[bool, bool, bool, float, float]:
+    def rank(fit: Fit) -> tuple[float, ...]:
         if fit.score > 1:
-            return (True, True, True, fit.score, 0)
+            return (True, True, fit.score)
         if fit.residual > exact_error(storage, fit.start, n):
-            return (False, True, fit.real, fit.score, 0)
+            return (True, fit.real, fit.score)
         ulps = round(fit.residual / unit) if storage in ("float16", "bfloat16") else 0
-        return (False, False, fit.real, ulps, fit.order)
+        return (False, fit.real, ulps, fit.order)
 
     return rank
