@@ -122,18 +122,20 @@ def round_base(base: float) -> float:
 ROUND = 1e-4
 
 
-def denominator(schedule: str, d: int, odd_d: str = "zero") -> float | None:
-    """``h - s`` of ``ω_j = C^(-j/(h-s))`` for a width-``d`` table (None when not positive).
+def denominator(schedule: str, d: int, odd_d: str = "zero") -> float:
+    """``h - s`` of ``ω_j = C^(-j/(h-s))`` for a width-``d`` table, ``d >= 2`` (positive).
 
     ``h`` is ``d // 2``, or ``d/2`` (``sine``: DistilBERT, HF Marian) and ``(d+1)/2``
     (``sine-d+1``: tatp22) for an odd ``d`` that ends with a sine; tensor2tensor's own
-    guard ``max(h - 1, 1)`` applies (pecli.core.frequencies).
+    guard ``max(h - 1, 1)`` applies (pecli.core.frequencies). From ``d = 2`` on, ``h >= 1``:
+    the paper's ``h`` is positive, and so is tensor2tensor's ``h - 1`` or its guard's 1.
+
+    >>> denominator("paper", 8), denominator("tensor2tensor", 8), denominator("tensor2tensor", 3)
+    (4.0, 3.0, 1.0)
     """
     half = {"sine": d / 2, "sine-d+1": float((d + 1) // 2)}.get(odd_d, float(d // 2))
-    shift = check_schedule(schedule)
-    if shift == 1.0 and half - shift <= 0:
-        return 1.0
-    return half - shift if half - shift > 0 else None
+    den = half - check_schedule(schedule)
+    return den if den > 0 else 1.0
 
 
 def readings(
@@ -150,7 +152,7 @@ def readings(
     for rule in rules:
         for schedule in ("paper", "tensor2tensor"):
             den = denominator(schedule, d, rule)
-            if den is not None and den not in seen:
+            if den not in seen:  # d = 2: one reading (h - s = 1 for both)
                 seen.append(den)
                 options.append((schedule, math.exp(k * den), rule))
     return sorted(

@@ -53,12 +53,11 @@ def _variants() -> Iterator[tuple[str, Convention]]:
 def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
     """The base that gives the fitted frequencies under the preset's schedule and odd-d rule.
 
-    None when it is not a round number, or the preset's rule cannot make this odd width.
+    None when it is not a round number (a preset whose rule cannot make this odd width is
+    refused by its own table, :func:`_builds`).
     """
     rule = preset.odd_d if d % 2 else fit.odd_d
     own, other = denominator(fit.schedule, d, fit.odd_d), denominator(preset.schedule, d, rule)
-    if own is None or other is None:
-        return None
     if other == own or (d // 2 <= 1 and d % 2 == 0):  # d = 2: any base
         return fit.base
     base = math.exp(math.log(fit.base) * other / own)

@@ -148,15 +148,14 @@ def _steady(fit: Fit, d: int, rules: tuple[str, ...]) -> bool:
     10 times what the quick rows leave open of ``k`` (the slopes' ``k`` against the one the rows
     measure once the positions are known), could fall on the other side with more rows.
     """
-    own = denominator(fit.schedule, d, fit.odd_d)
-    if not math.isfinite(fit.k) or own is None:  # one pair: the base is not read from k
+    if not math.isfinite(fit.k):  # one pair: the base is not read from k
         return True
-    gap = abs(fit.k - math.log(fit.base_fit) / own)
+    gap = abs(fit.k - math.log(fit.base_fit) / denominator(fit.schedule, d, fit.odd_d))
+    dens = [
+        denominator(schedule, d, rule) for rule in rules for schedule in ("paper", "tensor2tensor")
+    ]
     return not any(
-        abs(roundness(math.exp(fit.k * den)) - ROUND) <= 10 * den * gap + 1e-12
-        for rule in rules
-        for schedule in ("paper", "tensor2tensor")
-        if (den := denominator(schedule, d, rule)) is not None
+        abs(roundness(math.exp(fit.k * den)) - ROUND) <= 10 * den * gap + 1e-12 for den in dens
     )
 
 
