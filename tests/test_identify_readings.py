@@ -7,6 +7,7 @@ The cases are few and small: the identify area's mutation runs pay for this file
 
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
@@ -105,3 +106,20 @@ def test_readings_rank_matches_then_exact_ones_then_integer_starts():
     ]
     ranked = sorted(reversed(expected), key=_rank("float16", 10))
     assert [fit.layout for fit in ranked] == [fit.layout for fit in expected]
+
+
+def test_frequencies_that_fall_faster_than_any_base_are_no_reading(run_cli):
+    """ω_j = e^(-10 j) over 72 pairs (interleaved): the paper's base would be e^720 and
+    tensor2tensor's e^710, both past 1e300 (e^690.8). Before, exp overflowed and identify
+    stopped with a traceback; now the layout says why it has no reading, and no match."""
+    positions = np.arange(40.0)[:, None]
+    theta = positions * np.exp(-10.0 * np.arange(72))[None, :]
+    table = np.stack([np.sin(theta), np.cos(theta)], axis=2).reshape(40, 144)
+    found = identify_table(table)
+    assert not found.matched
+    reason = "interleaved: the frequencies fall as exp(-10 j): no base from 1e-300 to 1e+300"
+    assert any(c.description.startswith(reason) for c in found.candidates)
+    buffer = io.BytesIO()
+    np.save(buffer, table)
+    result = run_cli("identify", "-", input=buffer.getvalue())
+    assert result.exit_code == 1 and "Traceback" not in result.output

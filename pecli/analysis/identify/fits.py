@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...core.rules import check_schedule
+from ...core.rules import BASE_RANGE, check_schedule
 
 __all__ = [
     "ROUND",
@@ -145,16 +145,24 @@ def readings(
 
     ``rules`` are the odd-d rules the table allows (``("zero",)`` for an even one). The
     rounder base first (all bases within :data:`ROUND` of a two-digit number tie), then
-    readings that name a preset, then the base nearest 10000.
+    readings that name a preset, then the base nearest 10000. Only bases in
+    :data:`~pecli.core.rules.BASE_RANGE` (those ``compute`` takes) are readings; ValueError
+    when none is.
     """
     options: list[tuple[str, float, str]] = []
     seen: list[float] = []
+    low, high = (math.log(bound) for bound in BASE_RANGE)
     for rule in rules:
         for schedule in ("paper", "tensor2tensor"):
             den = denominator(schedule, d, rule)
-            if den not in seen:  # d = 2: one reading (h - s = 1 for both)
+            if den not in seen and low <= k * den <= high:  # d = 2: h - s = 1 for both
                 seen.append(den)
                 options.append((schedule, math.exp(k * den), rule))
+    if not options:
+        raise ValueError(
+            f"the frequencies fall as exp(-{k:.6g} j): no base from {BASE_RANGE[0]:g} to "
+            f"{BASE_RANGE[1]:g} gives them"
+        )
     return sorted(
         options,
         key=lambda o: (
