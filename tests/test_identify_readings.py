@@ -16,9 +16,10 @@ import slow_formulas as slow
 
 from pecli import encoding_table
 from pecli.analysis.identify import identify_table
-from pecli.analysis.identify.fits import refine_k, wrap
+from pecli.analysis.identify.fits import readings, refine_k, wrap
 from pecli.analysis.identify.fitting import Fit
 from pecli.analysis.identify.passes import _rank, fit_rows
+from pecli.analysis.identify.phases import Phases, candidate_starts
 
 
 def angles(positions: np.ndarray, k: float, h: int) -> np.ndarray:
@@ -123,3 +124,51 @@ def test_frequencies_that_fall_faster_than_any_base_are_no_reading(run_cli):
     np.save(buffer, table)
     result = run_cli("identify", "-", input=buffer.getvalue())
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+def test_d_2_has_one_reading_whatever_the_schedule():
+    """d = 2: h - s is 1 for the paper (h = 1) and for tensor2tensor (its guard): one reading."""
+    assert readings(math.log(50.0), 2, ("zero",), lambda schedule, rule: []) == [
+        ("paper", pytest.approx(50.0), "zero")
+    ]
+
+
+def test_phases_wider_than_half_a_turn_leave_the_start_open():
+    """Two pairs, ω = 0.99 then 1, each phase known to ±3 rad only: the slow pair leaves
+    2^24 · 0.99 / 2π ≈ 2.6 million intervals 6.06 positions wide, each of which the fast
+    pair (period 2π, ±3) cuts in two: more than 2^22 candidates, the start is not told."""
+    found = Phases(np.zeros(2), np.full(2, 3.0))
+    assert candidate_starts(found, np.array([1.0, 0.99]), 0.0) is None
+
+
+def test_float16_rows_too_few_for_the_slow_pair_read_a_base_they_cannot_tell():
+    """d = 4, paper, C = 10^9 in float16, 10 rows: the slow pair (ω_1 = 10^-4.5) turns by
+    3·10^-4 rad, under the 50 units of rounding the slopes ask for, so k is not read and
+    C = 10000 is tried: tensor2tensor's ω_1 = 10^-4 is within float16's allowance, given as
+    the paper's C = 10^8 with the note that larger bases (10^9 is one) give the same numbers."""
+    table = encoding_table(d=4, n=10, start=0, base=1e9, dtype="float16")
+    found = identify_table(table.astype(np.float64))
+    assert found.matched and found.start == 0 and (found.schedule, found.base) == ("paper", 1e8)
+    assert found.note.startswith("the base is not determined") and found.base < 1e9
+    reason = "interleaved: no pair but the first moves beyond the rounding in these rows"
+    assert reason in [c.description for c in found.candidates]
+
+
+def test_fairseq_at_base_1_names_fairseq_under_its_own_schedule():
+    """fairseq at C = 1: every pair turns at ω = 1, so the paper and tensor2tensor readings
+    are both C = 1; only fairseq (tensor2tensor, zero row 1) builds the table, so the reading
+    becomes fairseq's, C = 1 (no exponent log C' / log C to carry the fitted base over)."""
+    found = identify_table(np.array(slow.fairseq(20, 6, base=1.0)))
+    assert found.matched and found.presets == ["fairseq"] and found.padding_rows == [1]
+    assert (found.schedule, found.base, found.start) == ("tensor2tensor", 1.0, 0.0)
+    assert found.base_fit == pytest.approx(1.0)
+
+
+def test_one_live_row_says_it_is_one_and_matches_nothing():
+    """pytorch's row at position 5 (d = 8) and two zero rows: one row cannot tell k or the
+    start; the interleaved pairs are on the circle, so that layout says why."""
+    table = np.zeros((3, 8))
+    table[0] = slow.preset_table("pytorch", 1, 8, 10000.0, 5)[0]
+    found = identify_table(table)
+    assert not found.matched and found.presets == []
+    assert "interleaved: fewer than 2 non-zero rows" in [c.description for c in found.candidates]
