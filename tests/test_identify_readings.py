@@ -13,6 +13,8 @@ import math
 import numpy as np
 import pytest
 import slow_formulas as slow
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
 
 from pecli import encoding_table
 from pecli.analysis.identify import identify_table
@@ -172,3 +174,62 @@ def test_one_live_row_says_it_is_one_and_matches_nothing():
     found = identify_table(table)
     assert not found.matched and found.presets == []
     assert "interleaved: fewer than 2 non-zero rows" in [c.description for c in found.candidates]
+
+
+@pytest.mark.parametrize(("n", "zeroed"), [(40, [2, 3, 4]), (200, list(range(10, 110)))])
+def test_zero_rows_inside_a_table_are_stepped_over(n, zeroed):
+    """pytorch's table (d = 16, C = 10^4, start 0) with rows zeroed inside: across 3 zero rows
+    the first pair turns by 4 rad, past π (across 100, by 101 rad: 16 turns more); before,
+    such a turn was read wrapped, the angles did not grow, and no layout matched."""
+    table = encoding_table(d=16, n=n, start=0, dtype="float64")
+    table[zeroed] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.padding_rows == zeroed and found.layout == "interleaved"
+    assert (found.schedule, found.base, found.start) == ("paper", 10000.0, 0.0)
+
+
+def is_round(base: float) -> bool:
+    """Within 10^-4 in log of a number with two significant digits (identify's round)."""
+    step = 10.0 ** (math.floor(math.log10(base)) - 1)
+    return abs(math.log(base / (round(base / step) * step))) <= 1e-4
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(d=8, schedule="paper", layout="interleaved", digits=44, power=0, start=16, zeroed={0})
+@example(
+    d=9, schedule="tensor2tensor", layout="sin-cos", digits=12, power=3, start=0, zeroed={2, 3, 4}
+)
+@example(
+    d=4, schedule="tensor2tensor", layout="cos-sin", digits=99, power=5, start=2**24 - 40,
+    zeroed=set(),
+)  # fmt: skip
+@given(
+    d=st.sampled_from([4, 5, 6, 8, 9, 16, 33]),
+    schedule=st.sampled_from(["paper", "tensor2tensor"]),
+    layout=st.sampled_from(["interleaved", "sin-cos", "cos-sin"]),
+    digits=st.integers(10, 99),
+    power=st.integers(0, 5),
+    start=st.one_of(st.integers(0, 3), st.integers(0, 2**24 - 40)),
+    zeroed=st.sets(st.integers(0, 39), max_size=3),
+)
+def test_a_round_base_whose_equivalent_is_not_round_is_read_as_built(
+    d, schedule, layout, digits, power, start, zeroed
+):
+    """A float64 table at a two-digit base C (an odd d with a zero last column), some rows
+    zeroed: the other schedule's reading C^((h - s')/(h - s)) is the same numbers, and when it
+    is not round the table is read as it was built, the other given as equivalent."""
+    base, h = digits * 10.0**power, d // 2
+    own, other = (h, max(h - 1, 1)) if schedule == "paper" else (max(h - 1, 1), h)
+    other_base = base ** (other / own)
+    assume(not is_round(other_base))
+    table = encoding_table(
+        d=d, n=40, start=start, base=base, schedule=schedule, layout=layout, dtype="float64",
+        pad_odd_d=d % 2 == 1,
+    )  # fmt: skip
+    table[sorted(zeroed)] = 0.0
+    found = identify_table(table)
+    assert found.matched and (found.layout, found.start) == (layout, start)
+    assert (found.schedule, found.base) == (schedule, base)
+    assert found.padding_rows == sorted(zeroed) and found.zero_components == [d] * (d % 2)
+    named = "tensor2tensor" if schedule == "paper" else "paper"
+    assert f"{named} schedule with C = {other_base:.6g}" in found.equivalent

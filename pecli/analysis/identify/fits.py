@@ -57,7 +57,7 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
     rounding; at most 0.05 rad is ever asked), so a few rows of a slow pair still tell ``k``.
     None when no pair but the first moves that much: the rows do not tell ``k``.
     """
-    steps = wrap(np.diff(theta, axis=0))
+    steps = _steps(theta, rows)
     unwrapped = np.vstack([theta[:1], theta[:1] + np.cumsum(steps, axis=0)])
     centred = rows - rows.mean()
     slope = centred @ (unwrapped - unwrapped.mean(axis=0)) / (centred @ centred)
@@ -73,6 +73,24 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
         return None
     w = slope[usable] ** 2
     return float(np.sum(w * j[usable] * -np.log(slope[usable])) / np.sum(w * j[usable] ** 2))
+
+
+def _steps(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Each pair's turn from one fit row to the next, across left-out zero rows too.
+
+    Between rows one apart a pair turns by less than π (``ω_j <= 1``): the wrapped difference
+    is the turn. Across a gap of ``g`` rows it turns ``g`` times that, which may pass π (the
+    first pair, from 4 rows on): the per-row turn measured where rows are one apart carries it.
+    """
+    turns = np.diff(theta, axis=0)
+    steps = wrap(turns)
+    gaps = np.diff(rows)
+    wide = gaps > 1
+    if wide.any() and (gaps == 1).any():
+        per_row = np.angle(np.exp(1j * steps[gaps == 1]).mean(axis=0))
+        expected = gaps[wide, None] * per_row[None, :]
+        steps[wide] = expected + wrap(turns[wide] - expected)
+    return steps
 
 
 def start_position(theta: np.ndarray, rows: np.ndarray, omega: np.ndarray) -> float:
