@@ -194,42 +194,92 @@ def is_round(base: float) -> bool:
     return abs(math.log(base / (round(base / step) * step))) <= 1e-4
 
 
+def denominator_by_hand(schedule: str, d: int, rule: str) -> float:
+    """``h - s``: h = d // 2, d/2 (sine) or (d+1)/2 (sine-d+1); tensor2tensor's guard 1."""
+    half = {"sine": d / 2, "sine-d+1": (d + 1) // 2}.get(rule, d // 2)
+    value = half - (schedule == "tensor2tensor")
+    return value if value > 0 else 1.0
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@example(d=8, schedule="paper", layout="interleaved", digits=44, power=0, start=16, zeroed={0})
 @example(
-    d=9, schedule="tensor2tensor", layout="sin-cos", digits=12, power=3, start=0, zeroed={2, 3, 4}
+    d=8,
+    rule="zero",
+    schedule="paper",
+    layout="interleaved",
+    digits=44,
+    power=0,
+    start=16,
+    zeroed={0},
 )
 @example(
-    d=4, schedule="tensor2tensor", layout="cos-sin", digits=99, power=5, start=2**24 - 40,
+    d=9,
+    rule="zero",
+    schedule="tensor2tensor",
+    layout="sin-cos",
+    digits=12,
+    power=3,
+    start=0,
+    zeroed={2, 3, 4},
+)
+@example(
+    d=5,
+    rule="sine",
+    schedule="tensor2tensor",
+    layout="cos-sin",
+    digits=99,
+    power=5,
+    start=2**24 - 40,
     zeroed=set(),
-)  # fmt: skip
+)
+@example(
+    d=9,
+    rule="sine-d+1",
+    schedule="paper",
+    layout="interleaved",
+    digits=37,
+    power=2,
+    start=70_000,
+    zeroed={39},
+)
 @given(
     d=st.sampled_from([4, 5, 6, 8, 9, 16, 33]),
+    rule=st.sampled_from(["zero", "sine", "sine-d+1"]),
     schedule=st.sampled_from(["paper", "tensor2tensor"]),
     layout=st.sampled_from(["interleaved", "sin-cos", "cos-sin"]),
     digits=st.integers(10, 99),
     power=st.integers(0, 5),
     start=st.one_of(st.integers(0, 3), st.integers(0, 2**24 - 40)),
     zeroed=st.sets(st.integers(0, 39), max_size=3),
-)
-def test_a_round_base_whose_equivalent_is_not_round_is_read_as_built(
-    d, schedule, layout, digits, power, start, zeroed
+)  # fmt: skip
+def test_a_round_base_whose_equivalents_are_not_round_is_read_as_built(
+    d, rule, schedule, layout, digits, power, start, zeroed
 ):
-    """A float64 table at a two-digit base C (an odd d with a zero last column), some rows
-    zeroed: the other schedule's reading C^((h - s')/(h - s)) is the same numbers, and when it
-    is not round the table is read as it was built, the other given as equivalent."""
-    base, h = digits * 10.0**power, d // 2
-    own, other = (h, max(h - 1, 1)) if schedule == "paper" else (max(h - 1, 1), h)
-    other_base = base ** (other / own)
-    assume(not is_round(other_base))
+    """A float64 table at a two-digit base C (an odd d: a zero last column, or a last sine
+    under either rule), some rows zeroed: the other schedule's (and the other odd-d rule's)
+    readings C^((h' - s')/(h - s)) are the same numbers; when none is round, the table is
+    read as it was built, and the others are given as equivalent."""
+    rule = rule if d % 2 else "zero"
+    base, own = digits * 10.0**power, denominator_by_hand(schedule, d, rule)
+    rules = ("zero",) if rule == "zero" else ("sine", "sine-d+1")
+    others = {
+        (other, r): base ** (denominator_by_hand(other, d, r) / own)
+        for r in rules
+        for other in ("paper", "tensor2tensor")
+        if (other, r) != (schedule, rule)
+    }
+    assume(not any(is_round(b) for b in others.values()))
+    knobs = {"pad_odd_d": True} if rule == "zero" else {"odd_d": rule}
     table = encoding_table(
         d=d, n=40, start=start, base=base, schedule=schedule, layout=layout, dtype="float64",
-        pad_odd_d=d % 2 == 1,
+        **knobs,
     )  # fmt: skip
     table[sorted(zeroed)] = 0.0
     found = identify_table(table)
     assert found.matched and (found.layout, found.start) == (layout, start)
     assert (found.schedule, found.base) == (schedule, base)
-    assert found.padding_rows == sorted(zeroed) and found.zero_components == [d] * (d % 2)
-    named = "tensor2tensor" if schedule == "paper" else "paper"
-    assert f"{named} schedule with C = {other_base:.6g}" in found.equivalent
+    assert found.padding_rows == sorted(zeroed)
+    assert found.zero_components == ([d] if d % 2 and rule == "zero" else [])
+    for (other, r), other_base in others.items():
+        label = f"{other} schedule" + (f" (odd d: {r})" if r != rule else "")
+        assert f"{label} with C = {other_base:.6g}" in found.equivalent
