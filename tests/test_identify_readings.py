@@ -176,11 +176,14 @@ def test_one_live_row_says_it_is_one_and_matches_nothing():
     assert "interleaved: fewer than 2 non-zero rows" in [c.description for c in found.candidates]
 
 
-@pytest.mark.parametrize(("n", "zeroed"), [(40, [2, 3, 4]), (200, list(range(10, 110)))])
+@pytest.mark.parametrize(
+    ("n", "zeroed"), [(40, [2, 3, 4]), (200, list(range(10, 110))), (40, list(range(1, 40, 2)))]
+)
 def test_zero_rows_inside_a_table_are_stepped_over(n, zeroed):
     """pytorch's table (d = 16, C = 10^4, start 0) with rows zeroed inside: across 3 zero rows
     the first pair turns by 4 rad, past π (across 100, by 101 rad: 16 turns more); before,
-    such a turn was read wrapped, the angles did not grow, and no layout matched."""
+    such a turn was read wrapped, the angles did not grow, and no layout matched. Every
+    other row zeroed: no two rows one apart, and every turn (2 rad at most) is under π."""
     table = encoding_table(d=16, n=n, start=0, dtype="float64")
     table[zeroed] = 0.0
     found = identify_table(table)
