@@ -310,3 +310,14 @@ def test_a_float32_framework_window_is_fitted_again_on_2048_rows(monkeypatch):
     assert (found.layout, found.schedule, found.base) == ("interleaved", "paper", 10000.0)
     assert found.start == 2**20 and found.starts == [2**20] and found.storage == "float32"
     assert found.presets[0] == "pytorch --start 1048576"
+
+
+def test_two_rows_of_d_3_at_another_base_than_10000_are_no_match():
+    """distilbert, d = 3, C = 100, 2 rows: one pair (ω_0 = 1) and a last sine, whose
+    ω_1 = 100^(-2/3) the recurrence y(p+1) + y(p-1) = 2 cos ω · y(p) reads only at a row with
+    a live row on each side; two rows have none, and C = 10000 (tried first) does not give
+    them: no match, rather than a wrong base (three rows are read: test_identify_limits.py)."""
+    found = identify_table(np.array(slow.preset_table("distilbert", 2, 3, 100.0)))
+    assert not found.matched and found.presets == [] and found.command == ""
+    fitted = [c.description for c in found.candidates if math.isfinite(c.score)]
+    assert fitted and all("C = 10000," in text for text in fitted)
