@@ -182,3 +182,20 @@ def test_yarn_magnitudes_are_correctly_rounded_in_every_engine():
     for engine in ("transformers 5", "mlx_lm", "llama.cpp", "TensorRT-LLM"):
         assert rows[engine].cos_sin_factor == ratio, engine
     assert {row.scores for row in rows.values()} == {scores}
+
+
+@pytest.mark.parametrize("option", ["--seq-len", "--context"])
+@pytest.mark.parametrize("value", ["0", str(2**53 + 1), str(10**20)])
+def test_prompt_and_context_are_counts_of_exact_positions(run_cli, tmp_path, option, value):
+    """As compute --n and rope freqs --seq-len: integers from 1 to 2^53, in the house words."""
+    out = tmp_path / "engines.json"
+    result = run_cli("rope", "engines", str(GGUF / "gpt_oss.config.json"), option, value,
+                     "-o", str(out))  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"pecli rope engines: error: Invalid value for '{option}': "
+        f"must be an integer from 1 to 2^53 (got {value})"
+    ]
+    assert not out.exists()
+    edge = run_cli("rope", "engines", str(GGUF / "gpt_oss.config.json"), option, str(2**53))
+    assert edge.exit_code == 0, edge.output

@@ -119,6 +119,69 @@ def test_recovers_an_unlisted_base_numerically():
     assert found.base_fit == pytest.approx(7321.0, rel=1e-9)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(("base", "start"), [("7321", 0), ("12345", 1), ("10000", 1), ("500.5", 7)])
+def test_the_suggested_command_gives_the_short_base_and_rebuilds_the_table(
+    run_cli, tmp_path, base, start, dtype
+):
+    """A float64 table at C = 7321 was told '--base 7321.000000000008' (the angles' last bits);
+    12345 was read as tensor2tensor's 9196.69952807497. The shortest decimal that reproduces
+    the table is given, and the command it prints writes the same table again."""
+    made = tmp_path / "made.npy"
+    args = ["--d", "64", "--n", "50", "--start", str(start), "--base", base, "--dtype", dtype]
+    assert run_cli("compute", *args, "-o", str(made), "-q").exit_code == 0
+    result = run_cli("identify", str(made))
+    assert result.exit_code == 0, result.output
+    command = result.stdout.split("rebuild with: ")[1].split("\n")[0].split()
+    assert command[command.index("--base") + 1] == base, command
+    again = tmp_path / "again.npy"
+    assert run_cli(*command[1:], "-o", str(again), "-q").exit_code == 0
+    assert np.array_equal(np.load(again), np.load(made))
+
+
+@pytest.mark.parametrize(("dtype", "told"), [("float64", 7321.000123), ("float32", 7321.0)])
+def test_a_shorter_base_is_given_only_when_it_reproduces_the_table_exactly(dtype, told):
+    """float64 tells 7321.000123 from 7321 (the exactness rule is kept); float32 cannot."""
+    from pecli import encoding_table
+    from pecli.analysis.identify import identify_table
+
+    found = identify_table(encoding_table(d=64, n=50, base=7321.000123, dtype=dtype))
+    assert found.matched and found.base == told and f"--base {told:g}" in found.command
+
+
+@pytest.mark.parametrize("d", [3, 8])
+@pytest.mark.parametrize("zero", [[3], [0, 1], [3, 7]])
+def test_the_command_rebuilds_the_table_or_the_note_says_what_it_does_not(
+    run_cli, tmp_path, d, zero
+):
+    """--padding-idx zeroes one row: with two zero rows the command rebuilt them as positions
+    and nothing said so."""
+    made = tmp_path / "made.npy"
+    preset = "tensor2tensor" if d % 2 else "pytorch"
+    assert run_cli("compute", "--convention", preset, "--d", str(d), "--n", "20", "-o", str(made),
+                   "-q").exit_code == 0  # fmt: skip
+    table = np.load(made)
+    table[zero] = 0
+    np.save(made, table)
+    result = run_cli("identify", str(made), "--json")
+    found = json.loads(result.stdout)
+    assert result.exit_code == 0 and found["padding_rows"] == zero, result.output
+    again = tmp_path / "again.npy"
+    assert run_cli(*shlex.split(found["command"])[1:], "-o", str(again), "-q").exit_code == 0
+    rebuilt = np.load(again)
+    others = np.ones(20, bool)
+    others[zero] = False
+    assert np.array_equal(rebuilt[others], table[others])
+    if len(zero) == 1:
+        assert np.array_equal(rebuilt, table) and found["note"] == ""
+    else:
+        rows = ", ".join(map(str, zero))
+        assert not np.array_equal(rebuilt, table)
+        assert f"does not rebuild the zero rows {rows}" in found["note"]
+        text = run_cli("identify", str(made)).stdout.splitlines()
+        assert text[-2].startswith("rebuild with: ") and text[-1] == f"note: {found['note']}"
+
+
 def test_tables_from_the_libraries_own_formulas():
     assert identify_table(lib.fairseq(60, 33, padding_idx=1)).presets[0] == "fairseq"
     assert "whisper" in identify_table(lib.whisper(50, 384).astype(np.float16)).presets

@@ -127,6 +127,28 @@ def test_refusals(run_cli, tmp_path, args, option):
     assert option in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("args", "option", "rule"),
+    [
+        (["--grid", "3x4x5", "--text", "-3"], "--text", "must be an integer >= 0 (got -3)"),
+        (["--grid", "0x4x5"], "--grid", "sizes must be integers >= 1"),
+        (["--grid", "3x4x5", "--head-dim", "-4"], "--head-dim", "from 4 to 65536 (got -4)"),
+        (["--grid", "3x4x5", "--head-dim", "127"], "--head-dim", "must be even"),
+        (["--grid", "3x4x5", "--fps", "0"], "--fps", "must be a number > 0"),
+        (["--tokens", "text:-3"], "--tokens", "must be words text:N"),
+        (["--tokens", "text:60", "--tokens-per-second", "0"], "--tokens-per-second", "from 1"),
+    ],
+)
+def test_a_value_no_preset_takes_is_named_without_a_preset(run_cli, tmp_path, args, option, rule):
+    """Not "fits no preset": the option the user typed, and its rule, before any preset is tried."""
+    path = _save(tmp_path, axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin"))
+    result = run_cli("rope", "identify-axes", path, *args, "-o", str(tmp_path / "r.json"))
+    assert result.exit_code == 2, result.output
+    line, *more = result.stderr.strip().splitlines()
+    assert not more and f"'{option}'" in line and rule in line, line
+    assert not (tmp_path / "r.json").exists()
+
+
 def test_a_table_that_pairs_no_channels_is_refused(run_cli, tmp_path):
     path = _save(tmp_path, np.random.default_rng(0).random((60, 128)), np.ones((60, 128)))
     result = run_cli("rope", "identify-axes", path, "--grid", "3x4x5")

@@ -278,7 +278,7 @@ def test_one_live_row_is_refused_only_when_it_has_one_live_column_too():
     table[2] = 0.5 + np.arange(8)
     assert not identify(table).matched
     table[2, 1:] = 0.0
-    with pytest.raises(ParameterError, match="at least 2 rows that are not all zero"):
+    with pytest.raises(ParameterError, match="at least 2 rows or 2 columns that are not all zero"):
         identify(table)
 
 
@@ -346,6 +346,22 @@ def test_slopes_tell_k_from_a_pair_that_moves_a_hundredth_of_a_radian():
     omega = np.array([1.0, 1e-3])
     theta = np.remainder((5 + rows)[:, None] * omega + np.pi, 2 * np.pi) - np.pi
     assert slopes_k(theta, rows) == pytest.approx(math.log(1000), rel=1e-9)
+
+
+def test_the_live_rows_rule_names_rows_and_columns_as_it_counts_them(run_cli, tmp_path):
+    """The rule takes the larger of live rows and live columns; it said "rows" alone."""
+    table = np.zeros((6, 8))
+    table[2, 5] = 0.5
+    np.save(tmp_path / "one.npy", table)
+    result = run_cli("identify", str(tmp_path / "one.npy"))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        "pecli identify: error: Invalid value for 'FILE': must have at least 2 rows or 2 columns "
+        "that are not all zero (it is read transposed too): too few to tell a convention "
+        "(got 1 non-zero row(s) of 6, 1 non-zero column(s) of 8)"
+    ]
+    table[4, 5] = 0.25  # two live rows, one live column: read (and matched by nothing)
+    assert not identify_table(table).matched
 
 
 def test_one_live_column_is_not_called_too_few_live_rows():

@@ -263,8 +263,8 @@ def test_a_table_of_zeros_is_a_usage_error(run_cli, tmp_path):
     np.save(path, np.zeros((5, 8), dtype=np.float32))
     result = run_cli("identify", str(path))
     assert result.exit_code == 2, result.output
-    assert "must have at least 2 rows that are not all zero" in result.stderr
-    assert "(got 0 non-zero row(s) of 5)" in result.stderr
+    assert "must have at least 2 rows or 2 columns that are not all zero" in result.stderr
+    assert "(got 0 non-zero row(s) of 5, 0 non-zero column(s) of 8)" in result.stderr
 
 
 # -- what the report carries ---------------------------------------------------------------------

@@ -339,3 +339,57 @@ def test_a_full_device_is_named_in_the_message(pecli_cmd, tmp_path, args, redire
     )
     assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.endswith(f"error: No space left on device: {named}\n"), result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "accepted"),
+    [
+        (["identify"], (".npy", "CSV", ".safetensors", ".npz")),
+        (["rope", "identify"], (".npy", "CSV", ".safetensors")),
+        (["rope", "identify-axes"], (".npy", "CSV", ".safetensors")),
+        (["alibi", "identify"], (".npy", "CSV")),
+    ],
+)
+def test_a_missing_file_is_told_every_kind_the_command_reads(run_cli, tmp_path, command, accepted):
+    """identify reads checkpoints too: its message must not say '.npy or .csv' alone."""
+    for missing in ("gone.npy", "gone.safetensors", "gone"):
+        line = _one_line(run_cli(*command, str(tmp_path / missing)), "FILE")
+        named = line.split("must be an existing ", 1)[1].split(" file (or -)")[0]
+        assert named.replace(" or ", ", ").split(", ") == list(accepted), line
+    assert list(tmp_path.iterdir()) == []
+
+
+def _range_options():
+    """Every option of every command whose type is a click number range, with its path."""
+    import click
+    import typer.main
+
+    from pecli.cli import app
+
+    def walk(command, path):
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, (*path, name))
+        for param in command.params:
+            if isinstance(param.type, click.types.IntRange | click.types.FloatRange):
+                yield path, param, sum(isinstance(p, click.Argument) for p in command.params)
+
+    return list(walk(typer.main.get_command(app), ()))
+
+
+def test_number_ranges_are_refused_in_the_house_words(run_cli):
+    """gguf check --ulps abc said "'abc' is not a valid integer range." and -1 "-1 is not in
+    the range x>=0."; every other number option says "'abc' is not a valid integer." and
+    "must be an integer >= 0 (got -1)"."""
+    found = _range_options()
+    assert {(" ".join(path), p.opts[0]) for path, p, _ in found} >= {("gguf check", "--ulps")}
+    for path, param, arguments in found:
+        below = param.type.min - 1 if param.type.min is not None else param.type.max + 1
+        integer = isinstance(below, int)
+        for value, words in (
+            ("abc", f"'abc' is not a valid {'integer' if integer else 'float'}."),
+            (str(below), f"must be an integer >= {param.type.min} (got {below})" if integer
+             and param.type.max is None else "must be "),
+        ):  # fmt: skip
+            line = _one_line(run_cli(*path, *["x"] * arguments, param.opts[0], value),
+                             param.opts[0])  # fmt: skip
+            assert words in line and "range" not in line, line

@@ -88,6 +88,32 @@ def test_cli_positions_list_and_file(run_cli, tmp_path):
     assert np.array_equal(a, expected) and np.array_equal(b, expected)
 
 
+@pytest.mark.parametrize("shape", [(3,), (3, 1), (1, 3)])
+def test_cli_positions_file_is_a_vector_of_any_of_its_shapes(run_cli, tmp_path, shape):
+    """A 1-D .npy is the obvious list of positions; one row or one column means the same."""
+    where = np.array([0.5, -2.0, 1e7 + 0.25])
+    np.save(tmp_path / "p.npy", where.reshape(shape))
+    result = run_cli("rope", "cache", "--head-dim", "8", "--positions", str(tmp_path / "p.npy"),
+                     "-o", str(tmp_path / "c.npy"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    expected = np.concatenate(list(cache_blocks(rope_frequencies(RopeSpec(head_dim=8)), 3,
+                                                positions=where)))  # fmt: skip
+    assert np.array_equal(np.load(tmp_path / "c.npy"), expected)
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (), (0,), (1, 1, 3)])
+def test_cli_positions_file_of_another_shape_is_refused_naming_it(run_cli, tmp_path, shape):
+    np.save(tmp_path / "p.npy", np.zeros(shape))
+    result = run_cli("rope", "cache", "--positions", str(tmp_path / "p.npy"),
+                     "-o", str(tmp_path / "c.npy"))  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        "pecli rope cache: error: Invalid value for '--positions': must hold one non-empty "
+        f"vector: a 1-D array, one row or one column (got shape {shape})"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.npy"]
+
+
 def test_cli_positions_csv_estimate_and_transformers(run_cli):
     args = ["--positions", "16777217", "--arithmetic", "transformers", "--part", "sin"]
     result = run_cli("rope", "cache", "--head-dim", "4", *args, "--format", "csv")
@@ -122,3 +148,15 @@ def test_cli_positions_file_is_never_the_output(run_cli, tmp_path):
     before = path.read_bytes()
     result = run_cli("rope", "cache", "--positions", str(path), "-o", str(path))
     assert result.exit_code == 2 and path.read_bytes() == before
+
+
+def test_cli_positions_from_stdin(pecli_cmd):
+    import subprocess
+
+    args = [*pecli_cmd, "rope", "cache", "--head-dim", "4", "--positions", "-", "--format", "csv"]
+    done = subprocess.run(args, input=b"0.5\n-2\n", capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    expected = np.concatenate(list(cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2,
+                                                positions=np.array([0.5, -2.0]))))  # fmt: skip
+    got = np.loadtxt(done.stdout.decode().splitlines()[1:], delimiter=",", ndmin=2)
+    assert np.array_equal(got.astype(np.float32), expected)

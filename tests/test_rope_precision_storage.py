@@ -66,3 +66,36 @@ def test_storage_error_does_not_grow_with_the_position_unlike_arithmetic(run_cli
     # half a bf16 ulp of values below 1: each value rounded once
     assert max(stored) <= 2.0**-9 and min(stored[1:]) >= 0.99 * 2.0**-9
     assert fp32[-1] > 10 * fp32[1]  # float32 angles: error grows as 2^-24·p
+
+
+@pytest.mark.parametrize("scenario", ["fp32", "bf16-inv-freq", "bf16-positions", "bf16-angles",
+                                      "bf16-storage", "fp16-storage"])  # fmt: skip
+def test_errors_at_negative_positions_mirror_the_positive_ones(scenario):
+    """Why rope precision refuses --start < 0 (rope cache takes it): nothing new is measured."""
+    from pecli.analysis.rope.precision import _decade
+    from pecli.core.rope import RopeSpec, rope_frequencies
+
+    freqs = rope_frequencies(RopeSpec(head_dim=16, theta=500000.0))
+    for first, last in ((1, 9), (10, 99), (100, 999), (1000, 4095)):
+        ahead, behind = (
+            _decade(freqs, scenario, first, last),
+            _decade(freqs, scenario, -last, -first),
+        )
+        assert (behind.phase, behind.cos) == (ahead.phase, ahead.cos), (first, last)
+
+
+@pytest.mark.parametrize(
+    ("start", "n", "rule"),
+    [
+        ("-5", "10", "must be >= 0: the errors at -p are those at p"),
+        (str(2**60), "1", "must be a finite number within ±2^53"),
+        (str(2**53), "2", "must leave the last position start + n - 1 = 9007199254740993"),
+    ],
+)
+def test_start_is_refused_in_one_line_saying_why(run_cli, tmp_path, start, n, rule):
+    out = tmp_path / "p.csv"
+    result = run_cli("rope", "precision", "--start", start, "--n", n, "-o", str(out))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'--start'" in lines[0] and rule in lines[0], lines
+    assert not out.exists()

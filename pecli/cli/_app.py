@@ -25,19 +25,9 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
 from typer.core import TyperGroup
 
-try:
-    from typer._click import types as click_types  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - depends on the installed typer
-    from click import types as click_types  # type: ignore[no-redef]
 from .. import __version__
 from ..core.errors import ParameterError, RuntimeFailure
 from ..io import guard, paths, streams
-
-#: The choice type of typer's options: click's Choice, or typer's own TyperChoice where the
-#: vendored click has none (typer 0.28, what a plain ``pip install .`` gets).
-_Choice: Any = getattr(click_types, "Choice", None)
-if _Choice is None:  # pragma: no cover - depends on the installed typer
-    from typer._types import TyperChoice as _Choice
 
 EXIT_USAGE = 2
 EXIT_RUNTIME = 1
@@ -92,29 +82,6 @@ def _explain(error: Exception) -> tuple[str, int]:
     return f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME
 
 
-class _SuggestingChoice(_Choice):  # type: ignore[misc]
-    """A choice of names whose error names the closest one ('pytorc': "did you mean 'pytorch'?").
-
-    It converts through the choice it stands in for (typer's, for enums), so values and
-    help are unchanged; only the message of a name that is not one of them differs.
-    """
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__(inner.choices, case_sensitive=inner.case_sensitive)
-        self.inner = inner
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-        try:
-            return self.inner.convert(value, param, ctx)
-        except click_exceptions.BadParameter:
-            from . import _hints
-
-            hint = _hints.not_one_of(value, list(self.choices))
-            if hint is None:
-                raise
-            self.fail(f"{value!r} {hint}", param, ctx)
-
-
 class PecliGroup(TyperGroup):
     """Runs a command and turns every failure into one line and an exit status."""
 
@@ -125,9 +92,10 @@ class PecliGroup(TyperGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name, command, rest = super().resolve_command(ctx, args)
         self.running, self.chosen, self.words = name or "", command, tuple(rest)
-        for param in getattr(command, "params", []):  # a name one letter off: the closest one
-            if isinstance(param.type, _Choice) and not isinstance(param.type, _SuggestingChoice):
-                param.type = _SuggestingChoice(param.type)
+        from ._types import house_type  # refusals in pecli's words: once a command is chosen
+
+        for param in getattr(command, "params", []):
+            param.type = house_type(param.type)
         return name, command, rest
 
     def running_path(self) -> str:

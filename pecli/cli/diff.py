@@ -117,10 +117,11 @@ def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
 def _read_table(path: str, tensor: str | None, which: str) -> np.ndarray:
     """A GGUF tensor, a .safetensors tensor or [cos | sin], a .npy or CSV table."""
     from ..io.gguf import is_gguf
+    from ..io.reading import existing_rule
+    from ..io.tensors import ARRAY_FORMATS
 
     if path != "-" and (not os.path.exists(path) or os.path.isdir(path)):  # any of the four kinds
-        rule = "must be an existing .npy, CSV, .safetensors or .gguf file (or -)"
-        raise ParameterError(which, rule, path)
+        raise ParameterError(which, existing_rule((*ARRAY_FORMATS, ".gguf")), path)
     if is_gguf(path):
         return _gguf_table(path, tensor, which)
     if tensor is not None and not path.endswith(".safetensors"):

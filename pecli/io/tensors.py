@@ -22,12 +22,16 @@ from ..core.errors import ParameterError
 from . import guard
 from .guard import atomic_output
 from .paths import note_input
+from .reading import TABLE_FORMATS, check_source
 
 __all__ = [
-    "as_vector", "check_key", "missing_tensor", "read_arrays", "read_safetensors",
-    "safetensors_bytes", "safetensors_header", "write_safetensors", "write_safetensors_parts",
+    "ARRAY_FORMATS", "as_vector", "check_key", "missing_tensor", "read_arrays",
+    "read_safetensors", "safetensors_bytes", "safetensors_header", "write_safetensors",
+    "write_safetensors_parts",
 ]  # fmt: skip
 
+#: What :func:`read_arrays` reads: a table (:data:`pecli.io.reading.TABLE_FORMATS`) or these.
+ARRAY_FORMATS = (*TABLE_FORMATS, ".safetensors")
 #: Tensor names a "--tensor must name a tensor" error lists before "… and N more".
 SHOWN_NAMES = 8
 
@@ -188,6 +192,7 @@ def read_arrays(
     """
     from .reading import read_table
 
+    check_source(path, parameter=parameter, formats=ARRAY_FORMATS)
     if path.endswith(".safetensors"):
         tensors, metadata = read_safetensors(path, parameter=parameter)
         if tensor is None:

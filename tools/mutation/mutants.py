@@ -5,8 +5,12 @@ Each mutant changes one operator or one constant of one line: a comparison (``<`
 ``and`` to ``or``, a dropped ``not`` or unary minus, a number (``n`` to ``n + 1``, ``0`` to
 ``1``, ``1`` to ``0``), ``True`` to ``False``, ``min`` to ``max``, or a ``return`` of ``None``.
 Docstrings, type annotations, ``__all__`` and code under ``if TYPE_CHECKING`` are left alone:
-changing them changes no behaviour a test could see. The mutated module is printed back with
-:func:`ast.unparse` (comments go; line numbers may move, which no test depends on).
+changing them changes no behaviour a test could see. So are the guard keywords ``strict=``
+(of ``zip``) and ``frozen=`` / ``slots=`` / ``kw_only=`` (of ``dataclass``): they turn on a
+check against a bug elsewhere (lengths that differ, an assignment to a record), so on correct
+code no input tells their flip apart (seeds 7 and 8 drew three such mutants, all equivalent).
+The mutated module is printed back with :func:`ast.unparse` (comments go; line numbers may
+move, which no test depends on).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ SWAPS: dict[type, type] = {
     ast.And: ast.Or, ast.Or: ast.And, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
 }  # fmt: skip
 FUNCTION_SWAPS = {"min": "max", "max": "min", "floor": "ceil", "ceil": "floor"}
+GUARD_KEYWORDS = {"strict", "frozen", "slots", "kw_only"}
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ class Mutant:
 
 
 def _skipped(tree: ast.Module) -> set[int]:
-    """``id`` of the nodes left alone: docstrings, annotations, __all__, TYPE_CHECKING."""
+    """``id`` of the nodes left alone: docstrings, annotations, __all__, TYPE_CHECKING, guards."""
     skip: set[int] = set()
 
     def drop(node: ast.AST | None) -> None:
@@ -66,6 +71,8 @@ def _skipped(tree: ast.Module) -> set[int]:
             drop(node)
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             drop(node)
+        if isinstance(node, ast.keyword) and node.arg in GUARD_KEYWORDS:
+            drop(node.value)
     return skip
 
 

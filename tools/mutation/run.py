@@ -230,4 +230,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # `run.py --show | head`: the reader had enough
+        os._exit(0)

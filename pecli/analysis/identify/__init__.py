@@ -38,7 +38,7 @@ from . import phases
 from .fits import denominator
 from .fitting import Fit, Zeros
 from .identifiable import check_identifiable
-from .naming import command, preset_names
+from .naming import command, preset_names, short_base
 from .passes import nonzero_lines, search
 from .result import Candidate, Identification
 
@@ -66,9 +66,19 @@ def _equivalent(fit: Fit, d: int) -> str:
     return ", ".join(others)
 
 
-def _note(fit: Fit) -> str:
-    """Words for what the numbers leave open: the base, the start, or a start compute refuses."""
+def _note(fit: Fit, zeros: Zeros) -> str:
+    """Words for what the numbers leave open, and for what the command does not rebuild.
+
+    Left open: the base, the start, a start compute refuses; not rebuilt: more than one zero
+    row (``compute`` zeroes one, ``--padding-idx``).
+    """
     notes = [_start_note(fit)] if _start_note(fit) else []
+    if len(zeros.padding) > 1:  # compute zeroes one row: --padding-idx
+        rows = ", ".join(map(str, zeros.padding[:8])) + (", …" if len(zeros.padding) > 8 else "")
+        notes.append(
+            f"the command does not rebuild the zero rows {rows}: it computes them as positions "
+            "(pecli compute zeroes one padding row, --padding-idx)"
+        )
     if fit.base_open:
         notes.append(
             "the base is not determined: only the first pair moves beyond the storage's "
@@ -168,10 +178,11 @@ def _fill(
     found.padding_rows, found.zero_components = zeros.padding, [d] if zeros.odd else []
     found.residual, found.relative_residual = fit.residual, fit.score
     if found.matched:
+        short_base(fit, table, zeros, found.storage)  # 7321, not 7321.000000000008
         found.presets = preset_names(fit, (n, d), zeros)  # may switch to the reading they need
         found.convention = found.presets[0].split()[0] if found.presets else "custom"
         found.command = command(fit, (n, d), zeros, found.presets, found.storage)
-        found.note = _note(fit)
+        found.note = _note(fit, zeros)
     elif not fit.real and fit.start >= phases.MAX_START // 2:  # at the end of the searched range
         found.note = BEYOND
     found.schedule, found.base, found.base_fit = fit.schedule, fit.base, fit.base_fit

@@ -2,11 +2,14 @@
 
 A preset is named when its own table (``encoding_table(**preset.table_kwargs())``, at the fitted
 base, start and width) equals the fitted table: whatever presets exist, and whatever their
-knobs (layout, schedule, padding row, odd width), are compared by their numbers.
+knobs (layout, schedule, padding row, odd width), are compared by their numbers. The base the
+command gives is the shortest decimal that reproduces the table as well as the fitted one
+(:func:`short_base`): ``7321``, not the ``7321.000000000008`` the angles measure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -17,17 +20,21 @@ from ...core.conventions import PRESETS, Convention, convention
 from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.knobs import ODD_SINE
-from ...core.rules import number_text
+from ...core.rules import BASE_RANGE, number_text
 from .fits import ROUND, denominator, round_base, roundness
 from .fitting import Fit, Zeros
-from .residuals import rebuild
+from .residuals import exact_error, rebuild, residual
 
-__all__ = ["command", "preset_names"]
+__all__ = ["command", "preset_names", "short_base"]
 
 #: Rows compared (more when a padding row lies further down).
 COMPARE_ROWS = 64
 #: Rows compared first: most presets differ there, and their 64 rows are not built.
 PROBE_ROWS = 2
+#: Most significant digits of a decimal tried in place of the fitted base (and its integer).
+SHORT_DIGITS = 15
+#: Rows a shorter base is compared on first, before every row.
+SHORT_PROBE = 64
 #: diffusers' knobs, as ``pecli compute`` spells them, tried on every preset that takes them.
 KNOBS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("--flip-sin-to-cos", {"flip_sin_to_cos": True}),
@@ -62,6 +69,72 @@ def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
         return fit.base
     base = math.exp(math.log(fit.base) * other / own)
     return round_base(base) if roundness(base) <= ROUND else None
+
+
+def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
+    """Give ``fit`` the shortest base that reproduces ``table`` as well as its own (in place).
+
+    The base measured from the angles carries their last bits (``7321.000000000008``). Each
+    equivalent reading (paper ``C``, tensor2tensor ``C^((h-1)/h)``, each odd-d rule) offers
+    its base rounded to 1 … :data:`SHORT_DIGITS` significant digits and to an integer,
+    shortest first (:func:`_shorter`); the first whose table is within
+    the fit's own error (to the storage's rounding, :func:`.residuals.exact_error`, or no
+    further than the fitted base) and still matches replaces the fitted reading. A base
+    already as short, one the rows leave open, or a single pair is kept.
+
+    Examples
+    --------
+    >>> from pecli import encoding_table
+    >>> from pecli.analysis.identify import identify_table
+    >>> identify_table(encoding_table(d=16, n=40, base=7321, dtype="float64")).base
+    7321.0
+
+    """
+    n, d = table.shape
+    own = denominator(fit.schedule, d, fit.odd_d)
+    if own is None or fit.base_open or d // 2 <= 1:
+        return
+    limit = max(exact_error(storage, fit.start, n), fit.residual)
+    for den, rule, schedule, base in _shorter(fit, d, own):
+        trial = dataclasses.replace(fit, schedule=schedule, odd_d=rule, base=base)
+        if all(
+            (found := residual(table[:rows], trial, zeros, storage))[1] <= 1 and found[0] <= limit
+            for rows in dict.fromkeys((min(n, SHORT_PROBE), n))
+        ):
+            fit.base_fit = fit.base_fit ** (den / own)
+            fit.schedule, fit.odd_d, fit.base = schedule, rule, base
+            return
+
+
+def _shorter(fit: Fit, d: int, own: float) -> list[tuple[float, str, str, float]]:
+    """(h - s, odd-d rule, schedule, base) of the bases shorter than the fit's, best first.
+
+    Fewer significant digits first; among as many, the nearest to the base the angles
+    measure for its reading (12345 before tensor2tensor's 9196.7 for a table made at 12345).
+    """
+    odd = fit.odd_d in ODD_SINE
+    rules = (fit.odd_d, *(r for r in ODD_SINE if r != fit.odd_d)) if odd else (fit.odd_d,)
+    longest = _digits(number_text(fit.base))
+    found: dict[tuple[float, float], tuple[int, float, float, str, str, float]] = {}
+    for rule, schedule in ((r, s) for r in rules for s in ("paper", "tensor2tensor")):
+        den = denominator(schedule, d, rule)
+        if den is None:
+            continue
+        exact = math.exp(math.log(fit.base) * den / own)
+        if not BASE_RANGE[0] <= exact <= BASE_RANGE[1]:
+            continue
+        for text in [f"{exact:.{p}g}" for p in range(1, SHORT_DIGITS + 1)] + [f"{round(exact)}"]:
+            base = float(text)
+            digits = _digits(number_text(base))
+            if BASE_RANGE[0] <= base <= BASE_RANGE[1] and digits < longest:
+                off = abs(math.log(base / exact))
+                found.setdefault((den, base), (digits, off, den, rule, schedule, base))
+    return [option[2:] for option in sorted(found.values())]
+
+
+def _digits(text: str) -> int:
+    """Significant digits of a number's text: ``7321.000000000008`` has 16, ``1e+20`` one."""
+    return len(text.split("e")[0].lstrip("-").replace(".", "").strip("0")) or 1
 
 
 def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:

@@ -25,7 +25,7 @@ from ...core import angles
 from ...core.dtypes import float_dtype, round_once
 from ...core.errors import ParameterError
 from ...core.rope import RopeFrequencies
-from ...core.rules import check_n
+from ...core.rules import check_n, check_positions
 
 __all__ = ["SCENARIOS", "PhaseError", "rope_phase_errors"]
 
@@ -67,7 +67,8 @@ def rope_phase_errors(
     n : int
         Positions (>= 1); decades are ``[0, 10)``, ``[10, 100)``, … clipped to the range.
     start : int, keyword-only
-        First position, >= 0.
+        First position, >= 0 (float rounding is symmetric in sign, so the errors at ``-p``
+        are those at ``p``), with ``start + n - 1 <= 2^53``.
     scenarios : tuple of str, keyword-only
         Names from :data:`SCENARIOS` (arithmetic) and :data:`STORAGE` (exact values stored
         in bf16 / fp16: the phase error is that of the stored pair, ``arg(c̃ + i·s̃) − p·ω``).
@@ -80,7 +81,7 @@ def rope_phase_errors(
     Raises
     ------
     ParameterError
-        Unknown scenario, ``n < 1`` or ``start < 0``.
+        Unknown scenario, ``n < 1``, ``start < 0`` or ``start + n - 1 > 2^53``.
 
     Examples
     --------
@@ -95,8 +96,10 @@ def rope_phase_errors(
 
     """
     n = check_n(n)
-    if start < 0:
-        raise ParameterError("start", "must be >= 0", start)
+    check_positions(start, n)  # the positions are float64: exact integers up to 2^53
+    if start < 0:  # rope cache takes -p, but each error at -p is the one at p: a mirror
+        rule = "must be >= 0: the errors at -p are those at p (rounding is symmetric in sign)"
+        raise ParameterError("start", rule, start)
     for name in scenarios:
         if name not in SCENARIOS and name not in STORAGE:
             known = ", ".join([*SCENARIOS, *STORAGE])

@@ -59,6 +59,12 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
 ROTARY_NAMES = {"inv_freq", "cos", "sin", "cos_cached", "sin_cached"}
 
 
+def _note(finding: TensorFinding) -> str:
+    """What identify says its command leaves open or does not rebuild (pecli's metadata: none)."""
+    found = finding.identification
+    return found.note if found is not None and not finding.rebuild else ""
+
+
 def _rebuild(finding: TensorFinding) -> str:
     """The command that rebuilds an identified tensor; pecli's own metadata, proven, first."""
     if finding.verdict != "identified":
@@ -96,7 +102,11 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
         residual = "-" if math.isnan(f.residual) else f"{f.residual:.3g}"
         shape = "×".join(map(str, f.shape)) or "scalar"
         table.add_row(f.key, shape, f.dtype, f.verdict, _reading(f), residual)
-    notes = [f"{f.key}: rebuild with {command}" for f in findings if (command := _rebuild(f))]
+    notes = [
+        f"{f.key}: rebuild with {command}" + (f" (note: {note})" if (note := _note(f)) else "")
+        for f in findings
+        if (command := _rebuild(f))
+    ]
     notes += [f"{f.key}: pecli's metadata {f.metadata}" for f in findings if f.metadata]
     notes += [
         f"{f.key}: a rotary embedding's buffer? pecli rope identify {file} --tensor {f.key}"

@@ -46,10 +46,13 @@ def identify(
 
     Example: pecli identify pe.npy --json; pecli identify model.safetensors
     """
-    from ...io.checkpoints import is_checkpoint
+    from ...io.checkpoints import CHECKPOINT_SUFFIXES, is_checkpoint
+    from ...io.reading import TABLE_FORMATS, check_source
 
+    check_source(file, parameter="file", formats=(*TABLE_FORMATS, *CHECKPOINT_SUFFIXES))
     if key is not None and not is_checkpoint(file):
-        raise ParameterError("key", "applies only to .safetensors and .npz files", file)
+        rule = f"applies only to {' and '.join(CHECKPOINT_SUFFIXES)} files"
+        raise ParameterError("key", rule, file)
     if key is not None or is_checkpoint(file):
         return identify_checkpoint(file, key, as_json=as_json)
     table, found = _read_identified(file)

@@ -30,7 +30,7 @@ def show_identification(found: Identification) -> None:
         "base C": f"{found.base:.10g}"
         + (f" (fit {found.base_fit:.8g})" if math.isfinite(found.base_fit) else ""),
         "equivalent": found.equivalent or "-",
-        "first position": f"{found.start:.10g}" + (f" ({found.note})" if found.note else ""),
+        "first position": f"{found.start:.10g}",
         "padding rows (0-based)": ", ".join(map(str, found.padding_rows)) or "-",
         "zero components": ", ".join(map(str, found.zero_components)) or "-",
         "storage": found.storage,
@@ -39,8 +39,10 @@ def show_identification(found: Identification) -> None:
     }
     for what, value in rows.items():
         table.add_row(what, value)
-    # below the table, whole: a command wrapped inside a box cannot be copied and pasted
-    text.show(table, f"rebuild with: {found.command}" if found.command else "rebuild with: -")
+    # below the table, whole: a command wrapped inside a box cannot be copied and pasted;
+    # the note says what it leaves open, or what it does not rebuild
+    command = f"rebuild with: {found.command or '-'}"
+    text.show(table, command, *([f"note: {found.note}"] if found.note else []))
 
 
 def show_candidates(found: Identification) -> None:

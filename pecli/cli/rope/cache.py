@@ -61,8 +61,9 @@ PositionsOpt = Annotated[
     str | None,
     typer.Option(
         "--positions",
-        help="Positions of the rows instead of --start and --n: a list (0,1.5,7,-2) or a .npy / "
-        "CSV file of one column; fractional and negative too. CSV and npy only.",
+        help="Positions of the rows instead of --start and --n: a list (0,1.5,7,-2), a 1-D .npy, "
+        "or a .npy / CSV file of one row or column (- for stdin); fractional and negative "
+        "too. CSV and npy only.",
     ),
 ]
 
@@ -179,20 +180,17 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
     if kind == "safetensors":
         rule = "must be .csv or .npy with --positions (the metadata says consecutive positions)"
         raise ParameterError("output", rule, output)
-    if os.path.exists(text):
+    if text == "-" or os.path.exists(text):  # - is stdin, not a list of numbers
         from ...io.paths import check_not_input
-        from ...io.reading import read_table
+        from ...io.reading import read_vector
 
-        check_not_input(output, (text,))
-        table = read_table(text, parameter="positions").astype(np.float64)
-        if 1 not in table.shape:
-            raise ParameterError("positions", "must be one row or one column", table.shape)
-        where = table.reshape(-1)
+        check_not_input(output, (text,))  # a 1-D .npy is the plain list of positions
+        where = read_vector(text, parameter="positions").astype(np.float64)
     else:
         try:
             where = np.array([float(w) for w in text.split(",")], dtype=np.float64)
         except ValueError:
-            rule = "must be numbers separated by commas, or an existing .npy or CSV file"
+            rule = "must be numbers separated by commas, or an existing .npy or CSV file (or -)"
             raise ParameterError("positions", rule, text) from None
     try:  # typer >= 0.26 vendors click (a plain pip install has no click of its own)
         from typer._click.globals import get_current_context  # type: ignore[import-not-found]

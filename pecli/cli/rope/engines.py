@@ -18,13 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Prompt = Annotated[
     int | None,
-    typer.Option("--seq-len", min=1, help="Prompt length (transformers switches longrope by it)."),
+    typer.Option("--seq-len", help="Prompt length (transformers switches longrope by it)."),
 ]
 Context = Annotated[
     int | None,
     typer.Option(
         "--context",
-        min=1,
         help="max_model_len (vLLM, TensorRT-LLM) or llama.cpp's "
         "context per sequence. [default: max_position_embeddings]",
     ),
@@ -62,7 +61,7 @@ def engines_command(
     config = read_json_object(file, parameter="file")
     merged, _ = text_config(config)
     spec, _notes = spec_from_config(merged, seq_len=seq_len, parameter="file")
-    window = context or spec.max_position_embeddings or spec.original_max_position_embeddings
+    window = _window(spec, context)
     v5_only = "rope_parameters" in merged and "rope_scaling" not in merged
     v4_theta = _v4_theta(merged.get("rope_theta", 10000.0), file) if v5_only else None
     rows = engine_readings(spec, context=window or 0, v4_theta=v4_theta)
@@ -72,6 +71,15 @@ def engines_command(
     else:
         text.show(*_lines(spec, window), _table(records), *_deepseek(spec), output=output)
     say_written(output, quiet=quiet)
+
+
+def _window(spec: RopeSpec, context: int | None) -> int | None:
+    """--context (a number of positions, as --seq-len: 1 to 2^53), else the config's."""
+    from ...core.rules import check_n
+
+    if context is not None:
+        return check_n(context, "context")
+    return spec.max_position_embeddings or spec.original_max_position_embeddings
 
 
 def _v4_theta(value: Any, file: str) -> float:

@@ -100,6 +100,10 @@ def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
 
 def _read_cache(file: str) -> tuple[np.ndarray, np.ndarray]:
     """Cos and sin ``(n, width)`` from a [cos | sin] table or a .safetensors file."""
+    from ...io.reading import check_source
+    from ...io.tensors import ARRAY_FORMATS
+
+    check_source(file, parameter="file", formats=ARRAY_FORMATS)
     if file.lower().endswith(".safetensors"):
         from ...io.tensors import read_safetensors
 
@@ -151,8 +155,9 @@ def _candidates(
     """The presets that fit the cache's width and rows with these ids (the named one only)."""
     from ...core.rope.multiaxis import AXIS_PRESETS
     from ...core.rope.multiaxis.mrope_presets import MROPE_PRESETS
-    from ...core.rope.multiaxis.resolve import resolve_ids, resolve_plan
+    from ...core.rope.multiaxis.resolve import check_id_options, resolve_ids, resolve_plan
 
+    check_id_options(head_dim=head_dim, **given)  # a value no preset takes is named, not "fits"
     names = [preset] if preset else [*AXIS_PRESETS, *MROPE_PRESETS]
     found, last = [], None
     for name in names:

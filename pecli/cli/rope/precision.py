@@ -12,19 +12,22 @@ from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..progress import say_written
-from .app import RopeStart, report_kind, rope_app
+from .app import report_kind, rope_app
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope import RopeSpec
 
 Positions = Annotated[int, typer.Option("--n", help="Positions start … start+n-1 (>= 1).")]
+Start = Annotated[
+    int, typer.Option("--start", help="First position, >= 0 (the errors at -p are those at p).")
+]
 
 
 @rope_app.command("precision")
 @rope_spec_options()
 def precision_command(
-    n: Positions = 131072, start: RopeStart = 0, fmt: ReportFormatOpt = None,
+    n: Positions = 131072, start: Start = 0, fmt: ReportFormatOpt = None,
     output: ReportOutput = "-", quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
 ) -> None:  # fmt: skip
     """Largest phase and cos error per decade of positions when a cache is built in low precision.

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..errors import ParameterError
-from ..rules import MAX_D
+from ..rules import MAX_D, check_n
 from .number_rules import count, finite, positive, shown
 from .registry import FACTOR_AT_LEAST_ONE, RECORDS, ROPE_TYPES, RopeType, default_of, record
 
@@ -105,9 +105,11 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
     for name in kind.required:
         if getattr(spec, name) is None:
             raise ParameterError(name, f"is required by rope_type {spec.rope_type!r}", "nothing")
-    for name in ("original_max_position_embeddings", "max_position_embeddings", "seq_len"):
+    for name in ("original_max_position_embeddings", "max_position_embeddings"):
         if getattr(spec, name) is not None:
             count(name, getattr(spec, name))
+    if spec.seq_len is not None:  # a number of positions: exact integers end at 2^53
+        check_n(spec.seq_len, "seq_len")
     _check_factor(spec, kind)
     _check_numbers(spec)
     for rule in kind.rules:

@@ -25,8 +25,8 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
-from typing import IO
+from collections.abc import Iterator, Sequence
+from typing import IO, Literal
 
 import numpy as np
 
@@ -34,31 +34,51 @@ from ...core.errors import ParameterError
 from ...core.rules import check_data_dtype
 from .. import streams
 from ..paths import note_input
+from .bounded import bounded_chunks
 from .csv_text import as_stored, parse_csv
 from .matrix import Matrix, array_blocks
 from .npy import MAX_TABLE_VALUES, load_keeping_dtype, read_npy
 
 __all__ = [
-    "MAX_CSV_BYTES",
-    "MAX_STDIN_BYTES",
-    "MAX_TABLE_VALUES",
-    "Matrix",
-    "matrix_from_array",
-    "read_array",
-    "read_matrix",
-    "read_table",
-]
+    "MAX_CSV_BYTES", "MAX_STDIN_BYTES", "MAX_TABLE_VALUES", "TABLE_FORMATS", "Matrix",
+    "check_source", "existing_rule", "matrix_from_array", "read_array", "read_matrix",
+    "read_table", "read_vector",
+]  # fmt: skip
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK\x03\x04"
 PICKLE_OPCODE = b"\x80"
 STDIN = "-"
+Kind = Literal["table", "array", "vector"]
 
 #: Largest CSV text read whole: ~6 million float32 values, a few GB while parsed.
 MAX_CSV_BYTES = 64 << 20
-
 #: Most bytes taken from stdin: a table of MAX_TABLE_VALUES values as CSV fits.
 MAX_STDIN_BYTES = 1 << 30
+#: Each whole reader's shapes (fewest and most axes), whether it takes infinities, its words.
+_KINDS = {
+    "table": (2, 2, False, "a non-empty 2-D table"),
+    "array": (1, 4, True, "a non-empty 1-D to 4-D table"),
+    "vector": (1, 1, False, "one non-empty vector: a 1-D array, one row or one column"),
+}
+#: What :func:`read_table` reads (recognised by content): named when an input is missing.
+TABLE_FORMATS = (".npy", "CSV")
+
+
+def existing_rule(formats: Sequence[str]) -> str:
+    """The rule an input that is not a file breaks, naming the ``formats`` a command reads.
+
+    >>> existing_rule((*TABLE_FORMATS, ".safetensors"))
+    'must be an existing .npy, CSV or .safetensors file (or -)'
+    """
+    *most, last = formats
+    return f"must be an existing {', '.join(most) + ' or ' if most else ''}{last} file (or -)"
+
+
+def check_source(source: str, *, parameter: str, formats: Sequence[str] = TABLE_FORMATS) -> None:
+    """Raise unless ``source`` is ``-``, a pipe or a file; naming every one of ``formats``."""
+    if source != STDIN and not _is_stream(source) and not os.path.isfile(source):
+        raise ParameterError(parameter, existing_rule(formats), source)
 
 
 def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
@@ -127,7 +147,7 @@ def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
         rule = "must be .npy or CSV; pickled data is never loaded"
         raise ParameterError(parameter, rule, "a pickle")
     rule = f"must be at most {MAX_CSV_BYTES >> 20} MiB as CSV (larger data: use .npy)"
-    data = b"".join(_bounded(stream, prefix, MAX_CSV_BYTES, rule, parameter, text=True))
+    data = b"".join(bounded_chunks(stream, prefix, MAX_CSV_BYTES, rule, parameter, text=True))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -176,7 +196,7 @@ def read_table(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
     >>> folder.cleanup()
 
     """
-    return _read(path, parameter, any_shape=False)
+    return _read(path, parameter, "table")
 
 
 def read_array(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
@@ -196,21 +216,32 @@ def read_array(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
     >>> folder.cleanup()
 
     """
-    return _read(path, parameter, any_shape=True)
+    return _read(path, parameter, "array")
 
 
-def _read(path: str | os.PathLike[str], parameter: str, *, any_shape: bool) -> np.ndarray:
+def read_vector(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
+    """Load one finite vector: a 1-D ``.npy``, or a table of one row or one column, flattened.
+
+    >>> import numpy as np, tempfile, os
+    >>> name = os.path.join(tempfile.mkdtemp(), "p.npy")
+    >>> np.save(name, np.array([[0.0], [1.5], [-2.0]]))
+    >>> read_vector(name).tolist()
+    [0.0, 1.5, -2.0]
+    """
+    return _read(path, parameter, "vector")
+
+
+def _read(path: str | os.PathLike[str], parameter: str, kind: Kind) -> np.ndarray:
     source = os.fspath(path)
     if source == STDIN or _is_stream(source):
         with _stream_as_file(source, parameter) as copy:
-            return _read_file(copy, source, parameter, any_shape=any_shape)
-    if not os.path.isfile(source):
-        raise ParameterError(parameter, "must be an existing .npy or .csv file (or -)", source)
+            return _read_file(copy, source, parameter, kind)
+    check_source(source, parameter=parameter)
     note_input(source)
-    return _read_file(source, source, parameter, any_shape=any_shape)
+    return _read_file(source, source, parameter, kind)
 
 
-def _read_file(source: str, name: str, parameter: str, *, any_shape: bool) -> np.ndarray:
+def _read_file(source: str, name: str, parameter: str, kind: Kind) -> np.ndarray:
     with open(source, "rb") as handle:
         is_npy = handle.read(len(NPY_MAGIC)) == NPY_MAGIC
     if is_npy:
@@ -222,15 +253,16 @@ def _read_file(source: str, name: str, parameter: str, *, any_shape: bool) -> np
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
         table = as_stored(table)
-    if not any_shape and table.ndim == 3 and table.shape[0] == 1:  # ViT's (1, tokens, d)
+    if kind == "table" and table.ndim == 3 and table.shape[0] == 1:  # ViT's (1, tokens, d)
         table = table[0]
-    dims = "1-D to 4-D" if any_shape else "2-D"
-    if not (1 <= table.ndim <= 4 if any_shape else table.ndim == 2) or table.size == 0:
-        rule = f"must hold a non-empty {dims} table"
-        raise ParameterError(parameter, rule, f"shape {table.shape}")
+    if kind == "vector" and table.ndim == 2 and 1 in table.shape:
+        table = table.reshape(-1)
+    fewest, most, infinite, words = _KINDS[kind]
+    if not fewest <= table.ndim <= most or table.size == 0:
+        raise ParameterError(parameter, f"must hold {words}", f"shape {table.shape}")
     values = table.astype(np.float64)
-    if not np.all(np.isfinite(values) | (any_shape & np.isinf(values))):
-        allowed = "numbers (infinities allowed)" if any_shape else "finite numbers only"
+    if not np.all(np.isfinite(values) | (infinite & np.isinf(values))):
+        allowed = "numbers (infinities allowed)" if infinite else "finite numbers only"
         raise ParameterError(parameter, f"must hold {allowed}", name)
     return table
 
@@ -256,25 +288,6 @@ def _stream_as_file(source: str, parameter: str) -> Iterator[str]:
         limit = MAX_CSV_BYTES if text else MAX_STDIN_BYTES
         rule = f"must be at most {limit:,} bytes from a pipe (a few rows do)"
         with open(copy, "wb") as handle:
-            for chunk in _bounded(stream, first, limit, rule, parameter, text=text):
+            for chunk in bounded_chunks(stream, first, limit, rule, parameter, text=text):
                 handle.write(chunk)
         yield copy
-
-
-def _bounded(
-    stream: IO[bytes], first: bytes, limit: int, rule: str, parameter: str, *, text: bool
-) -> Iterator[bytes]:
-    """``first``, then the rest of ``stream``, checked as it arrives (``/dev/zero``, ``yes``).
-
-    Raises :class:`ParameterError` with ``rule`` past ``limit`` bytes and, for ``text``, at
-    the first NUL byte (text has none), instead of reading an endless stream to its end.
-    """
-    total, chunk = 0, first
-    while chunk:
-        if text and b"\0" in chunk:
-            raise ParameterError(parameter, "must be .npy or CSV text", "binary data")
-        total += len(chunk)
-        if total > limit:
-            raise ParameterError(parameter, rule, "more")
-        yield chunk
-        chunk = stream.read(1 << 20)

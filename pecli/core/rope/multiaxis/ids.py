@@ -17,10 +17,23 @@ import numpy as np
 from ...errors import ParameterError
 from ...rules import MAX_POSITION
 
-__all__ = ["MAX_TOKENS", "ArrayIds", "GridIds", "check_grid", "check_ids", "torch_linspace"]
+__all__ = [
+    "MAX_TOKENS", "ArrayIds", "GridIds", "check_grid", "check_ids", "check_text", "torch_linspace",
+]  # fmt: skip
 
 #: Most tokens an id source may hold (2^40: far past any cache a disk holds).
 MAX_TOKENS = 1 << 40
+
+
+def check_text(text: object) -> int:
+    """The number of text tokens as an int: 0 to :data:`MAX_TOKENS`.
+
+    >>> check_text(3)
+    3
+    """
+    if not isinstance(text, int | np.integer) or text < 0 or text > MAX_TOKENS:
+        raise ParameterError("text", "must be an integer >= 0", text)
+    return int(text)
 
 
 def check_grid(grid: Sequence[int], dims: int, *, most: int | None = None) -> tuple[int, ...]:

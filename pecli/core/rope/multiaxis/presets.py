@@ -21,6 +21,7 @@ __all__ = [
     "AXIS_PRESETS",
     "AxisPreset",
     "axis_preset",
+    "check_head",
     "cosmos_plan",
     "pixtral_plan",
     "wan_widths",
@@ -68,7 +69,7 @@ class AxisPreset:
 
     def plan(self, head_dim: int | None = None) -> AxisPlan:
         """The plan for ``head_dim`` (default: the model's)."""
-        return self.make_plan(self.head_dim if head_dim is None else _check_head(head_dim))
+        return self.make_plan(self.head_dim if head_dim is None else check_head(head_dim))
 
     def id_source(
         self, grid: Sequence[int], text: int = 0, fps: float | None = None
@@ -83,13 +84,12 @@ class AxisPreset:
 
         """
         sizes = idmod.check_grid(grid, len(self.grid.split()), most=self.most)
-        if not isinstance(text, int | np.integer) or text < 0 or text > idmod.MAX_TOKENS:
-            raise ParameterError("text", "must be an integer >= 0", text)
+        text = idmod.check_text(text)
         if text and self.text == "none":
             raise ParameterError("text", f"must be 0: {self.name} does not rotate text", text)
         if fps is not None and (self.name != "cosmos" or not 0 < fps < float("inf")):
             raise ParameterError("fps", "is Cosmos' (video frames at base_fps/fps), > 0", fps)
-        return self.make_ids(sizes, int(text), fps)
+        return self.make_ids(sizes, text, fps)
 
     def ids(self, grid: Sequence[int], text: int = 0, fps: float | None = None) -> np.ndarray:
         """:meth:`id_source` as one array ``(tokens, axes)``, float64."""
@@ -97,7 +97,8 @@ class AxisPreset:
         return source.rows(0, source.n)
 
 
-def _check_head(head_dim: object) -> int:
+def check_head(head_dim: object) -> int:
+    """A head width any preset could take: an integer from 4 to 65536."""
     if not isinstance(head_dim, int | np.integer) or head_dim < 4 or head_dim > 1 << 16:
         raise ParameterError("head_dim", "must be an integer from 4 to 65536", head_dim)
     return int(head_dim)

@@ -14,16 +14,17 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from .ids import ArrayIds, GridIds, check_grid, check_ids
+from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
 from .mrope_presets import MROPE_PRESETS, MropePreset
 from .plan import AxisPlan, check_layout, per_axis
-from .presets import AXIS_PRESETS, AxisPreset, axis_preset
+from .presets import AXIS_PRESETS, AxisPreset, axis_preset, check_head
 
 Preset = AxisPreset | MropePreset
 
 __all__ = [
     "any_preset",
     "axes_for",
+    "check_id_options",
     "parse_numbers",
     "parse_sizes",
     "plan_columns",
@@ -164,6 +165,37 @@ def resolve_ids(
         raise ParameterError("text", "needs a --preset (which says where text tokens go)", text)
     sizes = check_grid(sizes, len(plan.axes))
     return GridIds(sizes, axes=len(sizes), columns=tuple(range(len(sizes))))
+
+
+def check_id_options(
+    *, head_dim: int | None, grid: str | None, text: int, tokens: str | None = None,
+    fps: float | None = None, tokens_per_second: int = 2, **_: Any,
+) -> None:  # fmt: skip
+    """The rules of the ids' options that hold whatever the preset, checked before any is tried.
+
+    ``rope identify-axes`` tries every preset; a value none could take (``--text -3``, a grid
+    size 0, ``--fps 0``) is named by this check instead of "fits no preset".
+
+    >>> check_id_options(head_dim=None, grid="4x4", text=-3)
+    Traceback (most recent call last):
+    ...
+    pecli.core.errors.ParameterError: text must be an integer >= 0 (got -3)
+
+    """
+    if head_dim is not None and check_head(head_dim) % 2:
+        raise ParameterError("head_dim", "must be even (rotary pairs)", head_dim)
+    if grid is not None:
+        check_grid(sizes := parse_sizes(grid, "grid"), len(sizes))
+    check_text(text)
+    if fps is not None and not 0 < fps < float("inf"):
+        raise ParameterError("fps", "must be a number > 0 (video frames at base_fps/fps)", fps)
+    if tokens is not None:
+        from .mrope import parse_tokens
+
+        parse_tokens(tokens)
+    if not 1 <= tokens_per_second <= 1 << 20:
+        rule = "must be an integer from 1 to 2^20"
+        raise ParameterError("tokens_per_second", rule, tokens_per_second)
 
 
 def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:

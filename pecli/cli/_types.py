@@ -1,0 +1,112 @@
+"""Option types whose refusals read as pecli's own rules (docs/cli.md#errors).
+
+click's choices and number ranges word their errors their own way ("-1 is not in the range
+x>=0.", "'abc' is not a valid integer range."). The group (:mod:`pecli.cli._app`) swaps each
+option's type for one of these before parsing: values, conversion and help are unchanged; only
+the message of a refused value differs. A name one letter off names the closest name; a number
+out of range is refused as the library refuses numbers ("must be an integer >= 0 (got -1)"),
+and a word that is no number as any other number option ("'abc' is not a valid integer.").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:  # typer >= 0.26 vendors click; earlier releases use click itself
+    from typer._click import exceptions as click_exceptions  # type: ignore[import-not-found]
+    from typer._click import types as click_types  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
+    from click import types as click_types  # type: ignore[no-redef]
+
+__all__ = ["house_type"]
+
+#: The choice type of typer's options: click's Choice, or typer's own TyperChoice where the
+#: vendored click has none (typer 0.28, what a plain ``pip install .`` gets).
+_Choice: Any = getattr(click_types, "Choice", None)
+if _Choice is None:  # pragma: no cover - depends on the installed typer
+    from typer._types import TyperChoice as _Choice
+
+
+class _SuggestingChoice(_Choice):  # type: ignore[misc]
+    """A choice of names whose error names the closest one ('pytorc': "did you mean 'pytorch'?").
+
+    It converts through the choice it stands in for (typer's, for enums), so values and
+    help are unchanged; only the message of a name that is not one of them differs.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner.choices, case_sensitive=inner.case_sensitive)
+        self.inner = inner
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        try:
+            return self.inner.convert(value, param, ctx)
+        except click_exceptions.BadParameter:
+            from . import _hints
+
+            hint = _hints.not_one_of(value, list(self.choices))
+            if hint is None:
+                raise
+            self.fail(f"{value!r} {hint}", param, ctx)
+
+
+def _text(number: object) -> str:
+    """``0`` for ``0.0``, else the number's shortest text (``2.5``, ``100000``)."""
+    text = repr(number)
+    return text[:-2] if isinstance(number, float) and text.endswith(".0") else text
+
+
+class _HouseRange:
+    """The refusals of click's ``IntRange`` / ``FloatRange`` in pecli's words (a mixin)."""
+
+    plain: Any  # click's INT or FLOAT: how a word that is no number is refused
+    noun: str  # "an integer" or "a number"
+    min: Any
+    max: Any
+    min_open: bool
+    max_open: bool
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        try:
+            return super().convert(value, param, ctx)  # type: ignore[misc]
+        except click_exceptions.BadParameter:
+            number = self.plain.convert(value, param, ctx)  # no number: "… is not a valid integer."
+        raise click_exceptions.BadParameter(f"{self.rule()} (got {_text(number)})", ctx, param)
+
+    def rule(self) -> str:
+        """The rule, as pecli words it: ``must be an integer from 1 to 100000``."""
+        low, high = _text(self.min), _text(self.max)
+        if self.min is not None and self.max is not None and not (self.min_open or self.max_open):
+            return f"must be {self.noun} from {low} to {high}"
+        bounds = [f"{'>' if self.min_open else '>='} {low}"] if self.min is not None else []
+        bounds += [f"{'<' if self.max_open else '<='} {high}"] if self.max is not None else []
+        return f"must be {self.noun} {' and '.join(bounds)}"
+
+
+class _IntRange(_HouseRange, click_types.IntRange):  # type: ignore[misc]
+    plain, noun = click_types.INT, "an integer"
+
+
+class _FloatRange(_HouseRange, click_types.FloatRange):  # type: ignore[misc]
+    plain, noun = click_types.FLOAT, "a number"
+
+
+def house_type(kind: Any) -> Any:
+    """``kind`` itself, or the type that refuses its values in pecli's words (same values).
+
+    >>> house_type(click_types.IntRange(min=0)).rule()
+    'must be an integer >= 0'
+    >>> house_type(click_types.FloatRange(0.0, 1.0, min_open=True)).rule()
+    'must be a number > 0 and <= 1'
+    """
+    if isinstance(kind, _HouseRange | _SuggestingChoice):
+        return kind
+    if isinstance(kind, _Choice):
+        return _SuggestingChoice(kind)
+    for plain, house in ((click_types.IntRange, _IntRange), (click_types.FloatRange, _FloatRange)):
+        if type(kind) is plain:
+            swapped = house.__new__(house)
+            swapped.__dict__.update(vars(kind))
+            return swapped
+    return kind
