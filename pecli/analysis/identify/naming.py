@@ -92,7 +92,7 @@ def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
     """
     n, d = table.shape
     own = denominator(fit.schedule, d, fit.odd_d)
-    if own is None or fit.base_open or d // 2 <= 1:
+    if fit.base_open or d // 2 <= 1:
         return
     limit = max(exact_error(storage, fit.start, n), fit.residual)
     for den, rule, schedule, base in _shorter(fit, d, own):
@@ -118,8 +118,6 @@ def _shorter(fit: Fit, d: int, own: float) -> list[tuple[float, str, str, float]
     found: dict[tuple[float, float], tuple[int, float, float, str, str, float]] = {}
     for rule, schedule in ((r, s) for r in rules for s in ("paper", "tensor2tensor")):
         den = denominator(schedule, d, rule)
-        if den is None:
-            continue
         exact = math.exp(math.log(fit.base) * den / own)
         if not BASE_RANGE[0] <= exact <= BASE_RANGE[1]:
             continue
