@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 import slow_formulas as slow
@@ -321,3 +322,23 @@ def test_two_rows_of_d_3_at_another_base_than_10000_are_no_match():
     assert not found.matched and found.presets == [] and found.command == ""
     fitted = [c.description for c in found.candidates if math.isfinite(c.score)]
     assert fitted and all("C = 10000," in text for text in fitted)
+
+
+def bfloat16_rows(start: int) -> np.ndarray:
+    """PyTorch's tutorial table, d = 4 (ω = 1, 0.01), 3 rows from ``start``, in bfloat16."""
+    return np.array(slow.pytorch_tutorial(3, 4, start=start)).astype(ml_dtypes.bfloat16)
+
+
+@pytest.mark.parametrize(("start", "count"), [(14997, 6), (74985, 7)])
+def test_tied_starts_are_all_listed_and_the_note_shows_six(start, count):
+    """bfloat16, d = 4, 3 rows: 1146053 positions are 182400 turns of ω_0 = 1 and 1824 of
+    ω_1 = 0.01, both to 3·10^-5 rad, so the rows from start + 1146053 i are the same numbers
+    until that drift reaches bfloat16's rounding. Those starts (found by rebuilding each) are
+    the ties; the note shows the first six, then "…" when there are more."""
+    window = bfloat16_rows(start)
+    same = [s for s in range(start, 2**24 + 1, 1146053) if np.array_equal(bfloat16_rows(s), window)]
+    assert len(same) == count
+    found = identify_table(window)
+    assert found.matched and found.start == start and found.starts == same
+    shown = ", ".join(str(s) for s in same[:6]) + (", …" if count > 6 else "")
+    assert f"the rows are the same from positions {shown} (searched up to 2^24)" in found.note
