@@ -342,3 +342,22 @@ def test_tied_starts_are_all_listed_and_the_note_shows_six(start, count):
     assert found.matched and found.start == start and found.starts == same
     shown = ", ".join(str(s) for s in same[:6]) + (", …" if count > 6 else "")
     assert f"the rows are the same from positions {shown} (searched up to 2^24)" in found.note
+
+
+def test_a_base_of_1e300_whose_other_reading_is_past_it_is_read():
+    """tensor2tensor, d = 68 (h - 1 = 33), C = 10^300, 1300 rows: ω_1 = 10^(-300/33) ≈ 8.5e-10
+    moves the slow pair 1.1e-6 rad over the rows, so k is read; the paper's reading would be
+    C = 10^(300 · 34/33) ≈ 10^309, past any float. Before, exp of it overflowed (a traceback
+    from the quick pass's check, the naming and the equivalent readings); now it is no
+    reading, and the table is read as built."""
+    table = encoding_table(
+        d=68, n=1300, start=0, base=1e300, schedule="tensor2tensor", layout="sin-cos",
+        dtype="float64",
+    )  # fmt: skip
+    found = identify_table(table)
+    assert found.matched and (found.schedule, found.base, found.start) == (
+        "tensor2tensor",
+        1e300,
+        0,
+    )
+    assert found.presets[:2] == ["tensor2tensor", "diffusers"] and found.equivalent == ""

@@ -35,7 +35,7 @@ import numpy as np
 from ...core.dtypes import storage_precision
 from ...core.knobs import ODD_SINE
 from . import phases
-from .fits import denominator
+from .fits import denominator, other_base
 from .fitting import Fit, Zeros
 from .identifiable import check_identifiable
 from .naming import command, preset_names, short_base
@@ -59,10 +59,11 @@ def _equivalent(fit: Fit, d: int) -> str:
     for rule in rules:
         for schedule in ("paper", "tensor2tensor"):
             den = denominator(schedule, d, rule)
-            if (schedule, rule) == (fit.schedule, fit.odd_d) or den == own:
+            base = other_base(fit.base, den, own)
+            if (schedule, rule) == (fit.schedule, fit.odd_d) or den == own or base is None:
                 continue
             label = f"{schedule} schedule" + (f" (odd d: {rule})" if rule != fit.odd_d else "")
-            others.append(f"{label} with C = {fit.base ** (den / own):.6g}")
+            others.append(f"{label} with C = {base:.6g}")
     return ", ".join(others)
 
 

@@ -19,9 +19,11 @@ import numpy as np
 from ...core.rules import BASE_RANGE, check_schedule
 
 __all__ = [
+    "LOG_BASES",
     "ROUND",
     "NotGrowing",
     "denominator",
+    "other_base",
     "readings",
     "refine_k",
     "round_base",
@@ -138,6 +140,19 @@ def round_base(base: float) -> float:
 
 #: A base within this log-distance of a two-digit number counts as round.
 ROUND = 1e-4
+#: ``ln C`` of the bases ``compute`` takes (:data:`~pecli.core.rules.BASE_RANGE`): a reading
+#: outside them is none (and ``exp`` of it may overflow).
+LOG_BASES = (math.log(BASE_RANGE[0]), math.log(BASE_RANGE[1]))
+
+
+def other_base(base: float, den: float, own: float) -> float | None:
+    """``base^(den/own)``: the same frequencies with ``h - s = den`` (None outside BASE_RANGE).
+
+    >>> round(other_base(10000.0, 3.0, 4.0), 9), other_base(1e300, 34.0, 33.0)
+    (1000.0, None)
+    """
+    log = math.log(base) * den / own
+    return math.exp(log) if LOG_BASES[0] <= log <= LOG_BASES[1] else None
 
 
 def denominator(schedule: str, d: int, odd_d: str = "zero") -> float:
@@ -169,7 +184,7 @@ def readings(
     """
     options: list[tuple[str, float, str]] = []
     seen: list[float] = []
-    low, high = (math.log(bound) for bound in BASE_RANGE)
+    low, high = LOG_BASES
     for rule in rules:
         for schedule in ("paper", "tensor2tensor"):
             den = denominator(schedule, d, rule)

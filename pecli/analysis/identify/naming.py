@@ -21,7 +21,7 @@ from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.knobs import ODD_SINE
 from ...core.rules import BASE_RANGE, number_text
-from .fits import ROUND, denominator, round_base, roundness
+from .fits import ROUND, denominator, other_base, round_base, roundness
 from .fitting import Fit, Zeros
 from .residuals import exact_error, rebuild, residual
 
@@ -67,8 +67,8 @@ def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
     own, other = denominator(fit.schedule, d, fit.odd_d), denominator(preset.schedule, d, rule)
     if other == own or (d // 2 <= 1 and d % 2 == 0):  # d = 2: any base
         return fit.base
-    base = math.exp(math.log(fit.base) * other / own)
-    return round_base(base) if roundness(base) <= ROUND else None
+    base = other_base(fit.base, other, own)
+    return round_base(base) if base is not None and roundness(base) <= ROUND else None
 
 
 def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
@@ -118,8 +118,8 @@ def _shorter(fit: Fit, d: int, own: float) -> list[tuple[float, str, str, float]
     found: dict[tuple[float, float], tuple[int, float, float, str, str, float]] = {}
     for rule, schedule in ((r, s) for r in rules for s in ("paper", "tensor2tensor")):
         den = denominator(schedule, d, rule)
-        exact = math.exp(math.log(fit.base) * den / own)
-        if not BASE_RANGE[0] <= exact <= BASE_RANGE[1]:
+        exact = other_base(fit.base, den, own)
+        if exact is None:
             continue
         for text in [f"{exact:.{p}g}" for p in range(1, SHORT_DIGITS + 1)] + [f"{round(exact)}"]:
             base = float(text)
