@@ -205,47 +205,25 @@ def denominator_by_hand(schedule: str, d: int, rule: str) -> float:
     return value if value > 0 else 1.0
 
 
+#: Chosen cases: (d, rule, schedule, layout, digits, power, start, zeroed, storage, transposed).
+ROUND_BASE_CASES = [
+    (8, "zero", "paper", "interleaved", 44, 0, 16, {0}, "float64", False),
+    (9, "zero", "tensor2tensor", "sin-cos", 12, 3, 0, {2, 3, 4}, "float32", True),
+    (5, "sine", "tensor2tensor", "cos-sin", 99, 5, 2**24 - 40, set(), "float32", False),
+    (9, "sine-d+1", "paper", "interleaved", 37, 2, 70_000, {39}, "float64", True),
+]
+
+
+def _with_round_base_cases(test):
+    names = ("d", "rule", "schedule", "layout", "digits", "power", "start", "zeroed")
+    names += ("storage", "transposed")
+    for case in reversed(ROUND_BASE_CASES):
+        test = example(**dict(zip(names, case, strict=True)))(test)
+    return test
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@example(
-    d=8,
-    rule="zero",
-    schedule="paper",
-    layout="interleaved",
-    digits=44,
-    power=0,
-    start=16,
-    zeroed={0},
-)
-@example(
-    d=9,
-    rule="zero",
-    schedule="tensor2tensor",
-    layout="sin-cos",
-    digits=12,
-    power=3,
-    start=0,
-    zeroed={2, 3, 4},
-)
-@example(
-    d=5,
-    rule="sine",
-    schedule="tensor2tensor",
-    layout="cos-sin",
-    digits=99,
-    power=5,
-    start=2**24 - 40,
-    zeroed=set(),
-)
-@example(
-    d=9,
-    rule="sine-d+1",
-    schedule="paper",
-    layout="interleaved",
-    digits=37,
-    power=2,
-    start=70_000,
-    zeroed={39},
-)
+@_with_round_base_cases
 @given(
     d=st.sampled_from([4, 5, 6, 8, 9, 16, 33]),
     rule=st.sampled_from(["zero", "sine", "sine-d+1"]),
@@ -255,14 +233,16 @@ def denominator_by_hand(schedule: str, d: int, rule: str) -> float:
     power=st.integers(0, 5),
     start=st.one_of(st.integers(0, 3), st.integers(0, 2**24 - 40)),
     zeroed=st.sets(st.integers(0, 39), max_size=3),
-)  # fmt: skip
+    storage=st.sampled_from(["float64", "float32"]),
+    transposed=st.booleans(),
+)
 def test_a_round_base_whose_equivalents_are_not_round_is_read_as_built(
-    d, rule, schedule, layout, digits, power, start, zeroed
+    d, rule, schedule, layout, digits, power, start, zeroed, storage, transposed
 ):
-    """A float64 table at a two-digit base C (an odd d: a zero last column, or a last sine
-    under either rule), some rows zeroed: the other schedule's (and the other odd-d rule's)
-    readings C^((h' - s')/(h - s)) are the same numbers; when none is round, the table is
-    read as it was built, and the others are given as equivalent."""
+    """A float64 or float32 table (or its transpose) at a two-digit base C (an odd d: a zero
+    last column, or a last sine under either rule), some rows zeroed: the other schedule's
+    (and the other odd-d rule's) readings C^((h' - s')/(h - s)) are the same numbers; when
+    none is round, the table is read as it was built, the others given as equivalent."""
     rule = rule if d % 2 else "zero"
     base, own = digits * 10.0**power, denominator_by_hand(schedule, d, rule)
     rules = ("zero",) if rule == "zero" else ("sine", "sine-d+1")
@@ -279,7 +259,9 @@ def test_a_round_base_whose_equivalents_are_not_round_is_read_as_built(
         **knobs,
     )  # fmt: skip
     table[sorted(zeroed)] = 0.0
-    found = identify_table(table)
+    table = table.astype(storage)
+    found = identify_table(table.T if transposed else table)
+    assert (found.storage, found.transposed) == (storage, transposed)
     assert found.matched and (found.layout, found.start) == (layout, start)
     assert (found.schedule, found.base) == (schedule, base)
     assert found.padding_rows == sorted(zeroed)
