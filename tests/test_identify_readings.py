@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from pecli import encoding_table
 from pecli.analysis.identify import identify_table, passes
-from pecli.analysis.identify.fits import readings, refine_k, wrap
+from pecli.analysis.identify.fits import readings, refine_k, round_base, roundness, wrap
 from pecli.analysis.identify.fitting import Fit
 from pecli.analysis.identify.passes import _rank, fit_rows
 from pecli.analysis.identify.phases import Phases, candidate_starts
@@ -175,6 +175,38 @@ def test_one_live_row_says_it_is_one_and_matches_nothing():
     found = identify_table(table)
     assert not found.matched and found.presets == []
     assert "interleaved: fewer than 2 non-zero rows" in [c.description for c in found.candidates]
+
+
+@pytest.mark.parametrize(
+    ("zeroed", "rows"), [(8, "2, 3, 4, 5, 6, 7, 8, 9"), (9, "2, 3, 4, 5, 6, 7, 8, 9, …")]
+)
+def test_zero_rows_the_command_cannot_rebuild_are_named_eight_at_most(zeroed, rows):
+    """pytorch's table (d = 16) with 8 or 9 zero rows from row 2: compute zeroes one padding
+    row, so the note names the rows its command computes as positions: all 8, or 8 then …"""
+    table = encoding_table(d=16, n=40, start=0, dtype="float64")
+    table[2 : 2 + zeroed] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.padding_rows == list(range(2, 2 + zeroed))
+    assert f"the command does not rebuild the zero rows {rows}: it computes" in found.note
+
+
+def test_roundness_is_the_log_distance_to_two_significant_digits():
+    """By hand: 44 is round; 1234 is 1200 · 1.0283; 9.96 rounds to 10.0; 0.0456 to 0.046."""
+    assert roundness(44.0) == 0.0 and round_base(44.4) == 44.0
+    assert roundness(1234.0) == pytest.approx(math.log(1234 / 1200))
+    assert round_base(9.96) == pytest.approx(10.0) and roundness(9.96) == pytest.approx(
+        math.log(10 / 9.96)
+    )
+    assert round_base(0.0456) == pytest.approx(0.046)
+
+
+def test_an_angle_scale_of_2_is_said_not_to_grow_as_positions():
+    """[sin | cos] of 2 p ω_j (diffusers' scale, which identify does not fit): the sin-cos
+    pairs are on the circle but their first angle grows by 2 a row, not 1; no match."""
+    angles = 2 * np.arange(40.0)[:, None] * 10000.0 ** (-np.arange(8) / 8)
+    found = identify_table(np.hstack([np.sin(angles), np.cos(angles)]))
+    assert not found.matched
+    assert any(c.description.startswith("sin-cos: angles do not grow") for c in found.candidates)
 
 
 @pytest.mark.parametrize(
