@@ -35,7 +35,7 @@ import numpy as np
 from ...core.dtypes import storage_precision
 from ...core.knobs import ODD_SINE
 from . import phases
-from .fits import denominator
+from .fits import denominator, other_base
 from .fitting import Fit, Zeros
 from .identifiable import check_identifiable
 from .naming import command, preset_names, short_base
@@ -52,17 +52,18 @@ BEYOND = "first position not determined (beyond 2^24)"
 def _equivalent(fit: Fit, d: int) -> str:
     """The other readings of the same numbers: paper with C, or tensor2tensor with C^((h-1)/h)."""
     own = denominator(fit.schedule, d, fit.odd_d)
-    if (d // 2 == 1 and fit.odd_d not in ODD_SINE) or own is None:  # one pair, ω_0 = 1
+    if d // 2 == 1 and fit.odd_d not in ODD_SINE:  # one pair, ω_0 = 1
         return "any base (d = 2)" if d == 2 else f"any base (one pair at d = {d})"
     rules = ODD_SINE if fit.odd_d in ODD_SINE else (fit.odd_d,)
     others = []
     for rule in rules:
         for schedule in ("paper", "tensor2tensor"):
             den = denominator(schedule, d, rule)
-            if den is None or (schedule, rule) == (fit.schedule, fit.odd_d) or den == own:
+            base = other_base(fit.base, den, own)
+            if (schedule, rule) == (fit.schedule, fit.odd_d) or den == own or base is None:
                 continue
             label = f"{schedule} schedule" + (f" (odd d: {rule})" if rule != fit.odd_d else "")
-            others.append(f"{label} with C = {fit.base ** (den / own):.6g}")
+            others.append(f"{label} with C = {base:.6g}")
     return ", ".join(others)
 
 

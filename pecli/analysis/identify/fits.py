@@ -16,12 +16,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...core.rules import check_schedule
+from ...core.rules import BASE_RANGE, check_schedule
 
 __all__ = [
+    "LOG_BASES",
     "ROUND",
     "NotGrowing",
     "denominator",
+    "other_base",
     "readings",
     "refine_k",
     "round_base",
@@ -57,7 +59,7 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
     rounding; at most 0.05 rad is ever asked), so a few rows of a slow pair still tell ``k``.
     None when no pair but the first moves that much: the rows do not tell ``k``.
     """
-    steps = wrap(np.diff(theta, axis=0))
+    steps = _steps(theta, rows)
     unwrapped = np.vstack([theta[:1], theta[:1] + np.cumsum(steps, axis=0)])
     centred = rows - rows.mean()
     slope = centred @ (unwrapped - unwrapped.mean(axis=0)) / (centred @ centred)
@@ -73,6 +75,24 @@ def slopes_k(theta: np.ndarray, rows: np.ndarray, noise: float = 0.0) -> float |
         return None
     w = slope[usable] ** 2
     return float(np.sum(w * j[usable] * -np.log(slope[usable])) / np.sum(w * j[usable] ** 2))
+
+
+def _steps(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Each pair's turn from one fit row to the next, across left-out zero rows too.
+
+    Between rows one apart a pair turns by less than π (``ω_j <= 1``): the wrapped difference
+    is the turn. Across a gap of ``g`` rows it turns ``g`` times that, which may pass π (the
+    first pair, from 4 rows on): the per-row turn measured where rows are one apart carries it.
+    """
+    turns = np.diff(theta, axis=0)
+    steps = wrap(turns)
+    gaps = np.diff(rows)
+    wide = gaps > 1
+    if wide.any() and (gaps == 1).any():
+        per_row = np.angle(np.exp(1j * steps[gaps == 1]).mean(axis=0))
+        expected = gaps[wide, None] * per_row[None, :]
+        steps[wide] = expected + wrap(turns[wide] - expected)
+    return steps
 
 
 def start_position(theta: np.ndarray, rows: np.ndarray, omega: np.ndarray) -> float:
@@ -120,20 +140,35 @@ def round_base(base: float) -> float:
 
 #: A base within this log-distance of a two-digit number counts as round.
 ROUND = 1e-4
+#: ``ln C`` of the bases ``compute`` takes (:data:`~pecli.core.rules.BASE_RANGE`): a reading
+#: outside them is none (and ``exp`` of it may overflow).
+LOG_BASES = (math.log(BASE_RANGE[0]), math.log(BASE_RANGE[1]))
 
 
-def denominator(schedule: str, d: int, odd_d: str = "zero") -> float | None:
-    """``h - s`` of ``ω_j = C^(-j/(h-s))`` for a width-``d`` table (None when not positive).
+def other_base(base: float, den: float, own: float) -> float | None:
+    """``base^(den/own)``: the same frequencies with ``h - s = den`` (None outside BASE_RANGE).
+
+    >>> round(other_base(10000.0, 3.0, 4.0), 9), other_base(1e300, 34.0, 33.0)
+    (1000.0, None)
+    """
+    log = math.log(base) * den / own
+    return math.exp(log) if LOG_BASES[0] <= log <= LOG_BASES[1] else None
+
+
+def denominator(schedule: str, d: int, odd_d: str = "zero") -> float:
+    """``h - s`` of ``ω_j = C^(-j/(h-s))`` for a width-``d`` table, ``d >= 2`` (positive).
 
     ``h`` is ``d // 2``, or ``d/2`` (``sine``: DistilBERT, HF Marian) and ``(d+1)/2``
     (``sine-d+1``: tatp22) for an odd ``d`` that ends with a sine; tensor2tensor's own
-    guard ``max(h - 1, 1)`` applies (pecli.core.frequencies).
+    guard ``max(h - 1, 1)`` applies (pecli.core.frequencies). From ``d = 2`` on, ``h >= 1``:
+    the paper's ``h`` is positive, and so is tensor2tensor's ``h - 1`` or its guard's 1.
+
+    >>> denominator("paper", 8), denominator("tensor2tensor", 8), denominator("tensor2tensor", 3)
+    (4.0, 3.0, 1.0)
     """
     half = {"sine": d / 2, "sine-d+1": float((d + 1) // 2)}.get(odd_d, float(d // 2))
-    shift = check_schedule(schedule)
-    if shift == 1.0 and half - shift <= 0:
-        return 1.0
-    return half - shift if half - shift > 0 else None
+    den = half - check_schedule(schedule)
+    return den if den > 0 else 1.0
 
 
 def readings(
@@ -143,16 +178,24 @@ def readings(
 
     ``rules`` are the odd-d rules the table allows (``("zero",)`` for an even one). The
     rounder base first (all bases within :data:`ROUND` of a two-digit number tie), then
-    readings that name a preset, then the base nearest 10000.
+    readings that name a preset, then the base nearest 10000. Only bases in
+    :data:`~pecli.core.rules.BASE_RANGE` (those ``compute`` takes) are readings; ValueError
+    when none is.
     """
     options: list[tuple[str, float, str]] = []
     seen: list[float] = []
+    low, high = LOG_BASES
     for rule in rules:
         for schedule in ("paper", "tensor2tensor"):
             den = denominator(schedule, d, rule)
-            if den is not None and den not in seen:
+            if den not in seen and low <= k * den <= high:  # d = 2: h - s = 1 for both
                 seen.append(den)
                 options.append((schedule, math.exp(k * den), rule))
+    if not options:
+        raise ValueError(
+            f"the frequencies fall as exp(-{k:.6g} j): no base from {BASE_RANGE[0]:g} to "
+            f"{BASE_RANGE[1]:g} gives them"
+        )
     return sorted(
         options,
         key=lambda o: (

@@ -173,7 +173,7 @@ def fit_layout(
 
 def measured_base(sample: Sample, schedule: str, base: float, rule: str, start: float) -> float:
     """The base the rows measure once their positions are known (from ``base``'s ``k``)."""
-    den = denominator(schedule, sample.d, rule) or 1.0
+    den = denominator(schedule, sample.d, rule)
     return math.exp(refine_k(sample.theta, start + sample.rows, math.log(base) / den) * den)
 
 
@@ -207,10 +207,9 @@ def _default_bases(sample: Sample) -> Iterator[Fit]:
     """Integer fits with C = 10000 under every schedule and odd-d rule."""
     for rule in sample.rules:
         for schedule in ("tensor2tensor", "paper"):
-            if denominator(schedule, sample.d, rule) is not None:
-                fit = _integer_fit(sample, None, (schedule, DEFAULT_BASE, rule))
-                if fit is not None:
-                    yield fit
+            fit = _integer_fit(sample, None, (schedule, DEFAULT_BASE, rule))
+            if fit is not None:
+                yield fit
 
 
 def _narrow(sample: Sample) -> Iterator[Fit]:

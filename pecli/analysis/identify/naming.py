@@ -21,7 +21,7 @@ from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.knobs import ODD_SINE
 from ...core.rules import BASE_RANGE, number_text
-from .fits import ROUND, denominator, round_base, roundness
+from .fits import ROUND, denominator, other_base, round_base, roundness
 from .fitting import Fit, Zeros
 from .residuals import RESIDUAL_ROWS, exact_error, rebuild, residual
 
@@ -60,16 +60,15 @@ def _variants() -> Iterator[tuple[str, Convention]]:
 def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
     """The base that gives the fitted frequencies under the preset's schedule and odd-d rule.
 
-    None when it is not a round number, or the preset's rule cannot make this odd width.
+    None when it is not a round number (a preset whose rule cannot make this odd width is
+    refused by its own table, :func:`_builds`).
     """
     rule = preset.odd_d if d % 2 else fit.odd_d
     own, other = denominator(fit.schedule, d, fit.odd_d), denominator(preset.schedule, d, rule)
-    if own is None or other is None:
-        return None
     if other == own or (d // 2 <= 1 and d % 2 == 0):  # d = 2: any base
         return fit.base
-    base = math.exp(math.log(fit.base) * other / own)
-    return round_base(base) if roundness(base) <= ROUND else None
+    base = other_base(fit.base, other, own)
+    return round_base(base) if base is not None and roundness(base) <= ROUND else None
 
 
 def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
@@ -96,7 +95,7 @@ def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
     """
     d = table.shape[1]
     own = denominator(fit.schedule, d, fit.odd_d)
-    if own is None or fit.base_open or d // 2 <= 1:
+    if fit.base_open or d // 2 <= 1:
         return
     shorter = _shorter(fit, d, own, fit.base, _digits(number_text(fit.base)))
     # the measured base's digits too: the fitter's round 100000 is 5e-6 off a float64 table
@@ -155,10 +154,8 @@ def _shorter(fit: Fit, d: int, own: float, measured: float, longest: int) -> lis
         return []
     for rule, schedule in ((r, s) for r in rules for s in ("paper", "tensor2tensor")):
         den = denominator(schedule, d, rule)
-        if den is None:
-            continue
-        exact = math.exp(math.log(measured) * den / own)
-        if not BASE_RANGE[0] <= exact <= BASE_RANGE[1]:
+        exact = other_base(measured, den, own)
+        if exact is None:
             continue
         for text in [f"{exact:.{p}g}" for p in range(1, SHORT_DIGITS + 1)] + [f"{round(exact)}"]:
             base = float(text)

@@ -27,7 +27,7 @@ import numpy as np
 from ...core.dtypes import unit_roundoff
 from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
-from .fits import ROUND, NotGrowing, denominator, roundness
+from .fits import LOG_BASES, ROUND, NotGrowing, denominator, roundness
 from .fitting import FIT_ROWS, Fit, Zeros, fit_layout
 from .identifiable import coarse
 from .phases import VERIFY_ROWS
@@ -148,15 +148,17 @@ def _steady(fit: Fit, d: int, rules: tuple[str, ...]) -> bool:
     10 times what the quick rows leave open of ``k`` (the slopes' ``k`` against the one the rows
     measure once the positions are known), could fall on the other side with more rows.
     """
-    own = denominator(fit.schedule, d, fit.odd_d)
-    if not math.isfinite(fit.k) or own is None:  # one pair: the base is not read from k
+    if not math.isfinite(fit.k):  # one pair: the base is not read from k
         return True
-    gap = abs(fit.k - math.log(fit.base_fit) / own)
-    return not any(
-        abs(roundness(math.exp(fit.k * den)) - ROUND) <= 10 * den * gap + 1e-12
+    gap = abs(fit.k - math.log(fit.base_fit) / denominator(fit.schedule, d, fit.odd_d))
+    dens = [
+        den
         for rule in rules
         for schedule in ("paper", "tensor2tensor")
-        if (den := denominator(schedule, d, rule)) is not None
+        if LOG_BASES[0] <= fit.k * (den := denominator(schedule, d, rule)) <= LOG_BASES[1]
+    ]  # the readings that are bases
+    return not any(
+        abs(roundness(math.exp(fit.k * den)) - ROUND) <= 10 * den * gap + 1e-12 for den in dens
     )
 
 
@@ -174,7 +176,7 @@ def _score(table: np.ndarray, fit: Fit, zeros: Zeros, storage: str) -> Fit:
     return fit
 
 
-def _rank(storage: str, n: int) -> Callable[[Fit], tuple[bool, bool, bool, float, float]]:
+def _rank(storage: str, n: int) -> Callable[[Fit], tuple[float, ...]]:
     """Order of preference: matches, those exact to the storage's rounding, then as tried.
 
     The integer start is tried first and kept over the real one (which may fit a window's
@@ -186,15 +188,17 @@ def _rank(storage: str, n: int) -> Callable[[Fit], tuple[bool, bool, bool, float
     float16 or bfloat16 storage, fewer ulps of residual win (a few such rows may fit a far
     start within two ulps when the table's own start fits with none). Exact is within
     :func:`.residuals.exact_error` (a float64 table: its producer's float64 arithmetic too).
+    A reading that does not match ranks as an inexact real start whose score, above 1, is
+    above every match's.
     """
     unit = unit_roundoff(storage)
 
-    def rank(fit: Fit) -> tuple[bool, bool, bool, float, float]:
+    def rank(fit: Fit) -> tuple[float, ...]:
         if fit.score > 1:
-            return (True, True, True, fit.score, 0)
+            return (True, True, fit.score)
         if fit.residual > exact_error(storage, fit.start, n):
-            return (False, True, fit.real, fit.score, 0)
+            return (True, fit.real, fit.score)
         ulps = round(fit.residual / unit) if storage in ("float16", "bfloat16") else 0
-        return (False, False, fit.real, ulps, fit.order)
+        return (False, fit.real, ulps, fit.order)
 
     return rank

@@ -150,8 +150,6 @@ def _narrow_one(
     if not 2 * width < period:
         return (low, high)
     centre = phase / omega
-    if not (math.isfinite(width) and math.isfinite(centre)):
-        return None
     first = math.ceil((low - width - centre) / period)
     count = math.floor((high + width - centre) / period) - first + 1
     if count > 1:
@@ -171,9 +169,7 @@ def _integers(low: np.ndarray, high: np.ndarray) -> np.ndarray | None:
         return None
     which = np.repeat(np.arange(first.size), count)
     step = np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
-    values: np.ndarray = first[which] + step
-    if np.any(values[1:] <= values[:-1]):  # the intervals come sorted and apart: rarely taken
-        values = distinct(values)
+    values: np.ndarray = first[which] + step  # ascending: the intervals are sorted and apart
     return values
 
 
