@@ -369,7 +369,7 @@ def test_a_plain_grid_without_a_preset_is_row_major_and_takes_no_text():
 @pytest.mark.parametrize(("call", "words"), [
     (lambda: parse_numbers("ten", "theta"), "theta"),
     (lambda: resolve_plan("flux", theta="1"), "theta must be > 1"),
-    (lambda: axis_preset("flux").id_source([2, 2], text=-1), "text must be an integer >= 0"),
+    (lambda: axis_preset("flux").id_source([2, 2], text=-1), r"text must be an integer from 0"),
     (lambda: axis_preset("lucidrains-axial").plan(6), "head_dim must be a multiple of 4"),
     (lambda: axis_preset("rope-vit-axial").plan(6), "head_dim must be a multiple of 4"),
     (lambda: axis_preset("cogvideox").plan(12), "head_dim must be a multiple of 8 for CogVideoX"),
@@ -399,3 +399,9 @@ def test_grid_sizes_and_id_arrays_are_checked_for_their_axes():
         axes_cache(plan, wrong)
     with pytest.raises(ParameterError, match="part must be both, cos or sin"):
         axes_cache(plan, np.zeros((2, 3)), part="tan")
+
+
+def test_rope_vit_axial_ids_run_x_first():
+    """RoPE-ViT: x = i mod W in the first column, y = i div W in the second (W = 3)."""
+    ids = axis_preset("rope-vit-axial").ids([2, 3])
+    assert ids.tolist() == [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]
