@@ -20,6 +20,7 @@ from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
 import pecli
+from pecli.core.errors import ParameterError
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -460,3 +461,177 @@ def test_a_big_endian_array_is_written_little_endian_as_safetensors_requires(tmp
     write_safetensors({"w": values}, output=tmp_path / "w.safetensors")
     read = load_file(str(tmp_path / "w.safetensors"))["w"]  # the safetensors library's reader
     assert read.dtype == np.dtype("<f4") and read.tolist() == [1.5, -2.0, 3.25]
+
+
+def _npz_spy(monkeypatch) -> list[tuple[object, tuple[int, ...]]]:
+    """Each NpzFile.read: the rows asked for and the shape of what was read."""
+    from pecli.io.reading.npz_file import NpzFile
+
+    read, calls = NpzFile.read, []
+
+    def spy(self, key: str, rows: slice | None = None, axis: int = 0) -> np.ndarray:
+        calls.append((rows, (array := read(self, key, rows, axis)).shape))
+        return array
+
+    monkeypatch.setattr(NpzFile, "read", spy)
+    return calls
+
+
+def test_a_part_of_a_stored_npz_member_reads_its_rows_and_a_compressed_one_is_read_once(
+    tmp_path, monkeypatch
+):
+    """Stored: only rows 5 … 7 of 4096 are read; compressed: read whole once, its parts cut
+    from that one copy (a zip member cannot be read from the middle)."""
+    from pecli.io.checkpoints import open_checkpoint
+
+    pe = np.arange(4096 * 8, dtype=np.float32).reshape(4096, 8)  # entry (r, c) is 8·r + c
+    np.savez(tmp_path / "stored.npz", pe=pe)
+    np.savez_compressed(tmp_path / "packed.npz", pe=pe)
+    calls = _npz_spy(monkeypatch)
+    with open_checkpoint(str(tmp_path / "stored.npz")) as checkpoint:
+        rows = checkpoint.part("pe", (slice(5, 8), slice(2, 4)))
+        step_one = checkpoint.part("pe", (slice(5, 8, 1), slice(2, 4)))
+    assert rows.tolist() == step_one.tolist() == [[42.0, 43.0], [50.0, 51.0], [58.0, 59.0]]
+    assert calls == [(slice(5, 8), (3, 8)), (slice(5, 8, 1), (3, 8))]
+    calls.clear()
+    with open_checkpoint(str(tmp_path / "packed.npz")) as checkpoint:
+        first = checkpoint.part("pe", (slice(5, 8), slice(2, 4)))
+        later = checkpoint.part("pe", (slice(4095, 4096), slice(0, 1)))
+    assert first.tolist() == rows.tolist() and later.tolist() == [[8.0 * 4095]]
+    assert calls == [(None, (4096, 8))]
+
+
+def test_a_part_with_a_step_reads_the_tensor_whole(tmp_path, monkeypatch):
+    from pecli.io.checkpoints import open_checkpoint
+
+    pe = np.arange(40, dtype=np.float64).reshape(10, 4)
+    np.savez(tmp_path / "m.npz", pe=pe)
+    calls = _npz_spy(monkeypatch)
+    with open_checkpoint(str(tmp_path / "m.npz")) as checkpoint:
+        every_other = checkpoint.part("pe", (slice(0, 10, 2), slice(1, 2)))
+    assert every_other.ravel().tolist() == [1.0, 9.0, 17.0, 25.0, 33.0]
+    assert calls == [(None, (10, 4))]
+
+
+def test_is_checkpoint_goes_by_suffix_then_by_the_first_bytes(tmp_path):
+    from pecli.io.checkpoints import is_checkpoint
+
+    save_file({"x": np.zeros(2, np.float32)}, str(tmp_path / "weights"))  # no suffix
+    with open(tmp_path / "arrays.bin", "wb") as handle:  # a zip archive under another name
+        np.savez(handle, x=np.zeros(2))
+    (tmp_path / "table.txt").write_text("1,2\n3,4\n", encoding="utf-8")
+    assert is_checkpoint(str(tmp_path / "weights")) and is_checkpoint(str(tmp_path / "arrays.bin"))
+    assert is_checkpoint(str(tmp_path / "missing.NPZ"))  # the suffix alone, any case
+    assert not is_checkpoint(str(tmp_path / "table.txt"))
+    assert not is_checkpoint("-") and not is_checkpoint(str(tmp_path / "missing"))
+    assert not is_checkpoint(str(tmp_path))  # a folder
+
+
+def test_a_folder_is_refused_before_it_is_opened_as_a_checkpoint(tmp_path):
+    from pecli.io.checkpoints import open_checkpoint
+
+    with pytest.raises(ParameterError) as caught, open_checkpoint(str(tmp_path), parameter="file"):
+        pass
+    assert caught.value.parameter == "file" and "is a folder: a checkpoint" in str(caught.value)
+
+
+def test_blocks_short_of_their_shape_are_refused_and_no_file_is_left(tmp_path):
+    from pecli.io.tensors import write_safetensors_parts
+
+    out = tmp_path / "t.safetensors"
+    parts = [("x", np.dtype("float32"), (3, 2), [np.zeros((2, 2), np.float32)])]
+    with pytest.raises(ValueError, match="tensor x got 16 bytes, expected 24"):
+        write_safetensors_parts(parts, output=out)
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_dtype_safetensors_does_not_store_is_refused_by_name(tmp_path):
+    from pecli.io.tensors import write_safetensors
+
+    with pytest.raises(ParameterError, match="holds tensor z of unsupported dtype"):
+        write_safetensors({"z": np.zeros(2, np.complex64)}, output=tmp_path / "z.safetensors")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_read_arrays_takes_one_named_tensor_and_lists_the_rest_when_it_is_missing(tmp_path):
+    from pecli.io.tensors import read_arrays
+
+    names = [f"t{i:02d}" for i in range(10)]
+    save_file({n: np.full(2, i, np.float32) for i, n in enumerate(names)},
+              str(tmp_path / "m.safetensors"), metadata={"k": "v"})  # fmt: skip
+    arrays, metadata = read_arrays(str(tmp_path / "m.safetensors"), tensor="t03")
+    assert (
+        list(arrays) == ["t03"] and arrays["t03"].tolist() == [3.0, 3.0] and metadata == {"k": "v"}
+    )
+    with pytest.raises(ParameterError) as caught:
+        read_arrays(str(tmp_path / "m.safetensors"), tensor="t99")
+    shown = ", ".join(names[:8]) + ", … and 2 more"
+    assert caught.value.parameter == "tensor" and f"(it has: {shown})" in str(caught.value)
+    np.save(tmp_path / "t.npy", np.eye(2))
+    with pytest.raises(ParameterError, match=r"applies only to \.safetensors files"):
+        read_arrays(str(tmp_path / "t.npy"), tensor="t03")
+    assert read_arrays(str(tmp_path / "t.npy"))[0]["table"].tolist() == [[1, 0], [0, 1]]
+
+
+@pytest.mark.parametrize(("shape", "ok"), [((5,), True), ((5, 1), True), ((1, 5), True),
+                                           ((2, 3), False), ((1, 1, 5), False)])  # fmt: skip
+def test_as_vector_takes_a_row_or_a_column_and_nothing_wider(shape, ok):
+    from pecli.io.tensors import as_vector
+
+    table = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    if ok:
+        assert as_vector(table).tolist() == list(range(table.size))
+    else:
+        with pytest.raises(ParameterError) as caught:
+            as_vector(table, parameter="file")
+        assert str(caught.value) == f"file must hold one vector (got 'shape {shape}')"
+
+
+@pytest.mark.parametrize(("count", "more"), [(8, ""), (9, ", … and 1 more")])
+def test_a_missing_key_lists_eight_names_and_counts_the_rest(tmp_path, count, more):
+    from pecli.io.checkpoints import open_checkpoint
+    from pecli.io.tensors import missing_tensor
+
+    names = [f"t{i}" for i in range(count)]
+    save_file({n: np.zeros(1, np.float32) for n in names}, str(tmp_path / "m.safetensors"))
+    with (
+        pytest.raises(ParameterError) as caught,
+        open_checkpoint(str(tmp_path / "m.safetensors")) as c,
+    ):
+        c.info("nope")
+    shown = f"(it has: {', '.join(names[:8])}{more})"
+    assert shown in str(caught.value)
+    assert shown in str(missing_tensor("m.safetensors", names, "nope"))
+
+
+def test_tensors_written_one_after_the_other_are_read_back_by_safetensors(tmp_path):
+    from pecli.io.tensors import write_safetensors_parts
+
+    cos, sin = np.arange(6, dtype=np.float32).reshape(3, 2), -np.arange(6.0).reshape(3, 2)
+    parts = [
+        ("cos", cos.dtype, cos.shape, [cos[:2], cos[2:]]),
+        ("sin", sin.dtype, sin.shape, [sin]),
+    ]
+    write_safetensors_parts(parts, output=tmp_path / "t.safetensors", metadata={"k": "v"})
+    back = load_file(str(tmp_path / "t.safetensors"))
+    assert np.array_equal(back["cos"], cos) and np.array_equal(back["sin"], sin)
+    with safe_open(str(tmp_path / "t.safetensors"), "numpy") as handle:
+        assert handle.metadata() == {"k": "v"}
+
+
+@pytest.mark.parametrize(
+    "tensors",
+    [{"x": np.arange(6, dtype=np.float32).reshape(2, 3)}, {"x": np.zeros((0, 4), np.float32)},
+     {"a": np.ones(3, np.float64), "b": np.arange(4, dtype=np.int16)}],
+    ids=["one", "empty", "two"],
+)  # fmt: skip
+@pytest.mark.parametrize("metadata", [{}, {"k": "é位"}], ids=["bare", "utf8"])
+def test_a_written_file_is_byte_for_byte_what_safetensors_writes(tmp_path, tensors, metadata):
+    """The header as the library writes it: compact UTF-8 JSON (not \\u escapes), padded with
+    spaces to a multiple of 8, offsets in order; an empty tensor writes no bytes."""
+    from pecli.io.tensors import write_safetensors
+
+    save_file(tensors, str(tmp_path / "theirs.safetensors"), metadata=metadata or None)
+    write_safetensors(tensors, output=tmp_path / "ours.safetensors", metadata=metadata)
+    ours, theirs = ((tmp_path / f"{w}.safetensors").read_bytes() for w in ("ours", "theirs"))
+    assert ours == theirs

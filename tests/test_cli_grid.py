@@ -62,6 +62,10 @@ def test_grid_three_axes_csv_header(run_cli):
         (["3", "3", "--d", "8", "--axis-order", "up"], "'--axis-order': must be row-first"),
         (["3", "3", "--d", "8", "--cls-token", "--extra-tokens", "2"],
          "'--extra-tokens': must be 1 with --cls-token"),
+        (["3", "3", "--d", "8", "--extra-tokens", "-1"],
+         "'--extra-tokens': must be an integer from 0 to 2^20 (got -1)"),
+        (["3", "3", "--d", "8", "--extra-tokens", str(2**20 + 1)],
+         "'--extra-tokens': must be an integer from 0 to 2^20 (got 1048577)"),
     ],
 )  # fmt: skip
 def test_grid_usage_errors_are_one_line_status_2(pecli_cmd, tmp_path, args, message):
@@ -126,3 +130,9 @@ def test_a_1d_table_is_still_read_as_1d(run_cli, tmp_path):
     np.save(tmp_path / "c.npy", np.asarray(__import__("pecli").encoding_table(d=16, n=24)))
     result = run_cli("identify", str(tmp_path / "c.npy"))
     assert result.exit_code == 0 and "grid" not in result.stdout
+
+
+def test_the_help_gives_the_range_extra_tokens_are_held_to(run_cli):
+    """It said [x>=0] (click's range) while 2^20 + 1 was refused as "from 0 to 2^20"."""
+    help_text = " ".join(run_cli("grid", "--help").stdout.split())
+    assert "0 to 2^20" in help_text and "x>=0" not in help_text

@@ -89,3 +89,16 @@ BINADE = 2**23  # float32 numbers in [2^k, 2^(k+1))
 def test_ulps32_counts_float32_numbers_across_signs_and_subnormals(a, b, apart):
     assert ulps32(np.array([a]), np.array([b])).tolist() == [apart]
     assert ulps32(np.float32(b), np.float64(a)).tolist() == apart  # symmetric, any dtype
+
+
+def test_every_float64_value_is_exact_in_float64_and_other_names_are_key_errors():
+    from pecli.core.dtypes import exact_in
+
+    assert exact_in(np.array([0.1, np.pi, 5e-324]), "float64")  # not float32 or float16 values
+    assert not exact_in(np.array([0.1]), "float32")
+    for name in ("int8", "float8", "complex64"):
+        with pytest.raises(KeyError):
+            float_dtype(name)
+        with pytest.raises(KeyError):
+            exact_in(np.zeros(1), name)
+    assert float_dtype("float16") == np.dtype(np.float16)

@@ -199,3 +199,10 @@ def test_prompt_and_context_are_counts_of_exact_positions(run_cli, tmp_path, opt
     assert not out.exists()
     edge = run_cli("rope", "engines", str(GGUF / "gpt_oss.config.json"), option, str(2**53))
     assert edge.exit_code == 0, edge.output
+
+
+def test_the_help_gives_the_range_of_prompt_and_context(run_cli):
+    """Both are refused outside 1 … 2^53; the help said neither bound."""
+    text = " ".join(run_cli("rope", "engines", "--help").stdout.split("Options:")[1].split())
+    for option in ("--seq-len", "--context"):
+        assert "1 to 2^53" in text.split(option, 1)[1].split("--", 1)[0], option

@@ -120,3 +120,19 @@ def test_refusals_come_at_the_call_and_blocks_match_any_height():
     short = np.concatenate(list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved",
                                                   rows=3)))  # fmt: skip
     assert whole.shape == (10, 32) and short.tobytes() == whole.tobytes()
+
+
+@pytest.mark.parametrize("rows", [-1, 2.5])
+def test_a_bad_block_height_is_refused_at_the_call_by_every_cache(rows):
+    """rows=-1 gave llama.cpp's and transformers' caches no block at all (an empty cache,
+    silently) and the exact one a ValueError mid-iteration; table_blocks refuses it."""
+    from pecli.core.rope.cache import cache_blocks
+    from pecli.core.rope.framework import framework_cache_blocks
+
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
+    for blocks in (ggml_cache_blocks, framework_cache_blocks, cache_blocks):
+        with pytest.raises(ParameterError, match="rows must be an integer from 1") as caught:
+            blocks(freqs, 4, rows=rows)  # not iterated: refused before any block
+        assert caught.value.parameter == "rows", blocks
+    with pytest.raises(ParameterError, match="rows must be"):
+        cache_blocks(freqs, 2, rows=-1, positions=np.array([0.5, 1.5]))

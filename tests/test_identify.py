@@ -139,14 +139,39 @@ def test_the_suggested_command_gives_the_short_base_and_rebuilds_the_table(
     assert np.array_equal(np.load(again), np.load(made))
 
 
-@pytest.mark.parametrize(("dtype", "told"), [("float64", 7321.000123), ("float32", 7321.0)])
-def test_a_shorter_base_is_given_only_when_it_reproduces_the_table_exactly(dtype, told):
-    """float64 tells 7321.000123 from 7321 (the exactness rule is kept); float32 cannot."""
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_shorter_base_is_given_only_when_it_reproduces_the_table_exactly(dtype):
+    """float64 tells 7321.000123 from 7321, and so does float32: 428 of its 3200 entries
+    differ by an ulp. 7321 was given for float32, and its command wrote another table."""
+    told = 7321.000123
     from pecli import encoding_table
     from pecli.analysis.identify import identify_table
 
     found = identify_table(encoding_table(d=64, n=50, base=7321.000123, dtype=dtype))
     assert found.matched and found.base == told and f"--base {told:g}" in found.command
+
+
+@pytest.mark.parametrize(
+    ("args", "base"),
+    [
+        # paper 152400000 (4 digits) within an ulp; tensor2tensor's 12345 is the table's own
+        (["--convention", "whisper", "--d", "4", "--n", "200", "--base", "12345"], "12345"),
+        (["--d", "64", "--n", "50", "--base", "7321.000123"], "7321.000123"),
+        # the fitter's round 100000 (fit 99999) rebuilt this float64 table 5e-6 off
+        (["--d", "8", "--n", "64", "--base", "99999", "--dtype", "float64"], "99999"),
+    ],
+)  # fmt: skip
+def test_a_base_that_rebuilds_the_table_beats_a_shorter_one_that_does_not(run_cli, tmp_path,
+                                                                          args, base):  # fmt: skip
+    """The shortest base within the storage's rounding was given even where a longer one
+    rebuilt the table bit for bit: the printed command wrote a table an ulp off."""
+    made, again = tmp_path / "made.npy", tmp_path / "again.npy"
+    assert run_cli("compute", *args, "-o", str(made), "-q").exit_code == 0
+    found = json.loads(run_cli("identify", str(made), "--json").stdout)
+    command = shlex.split(found["command"])
+    assert command[command.index("--base") + 1] == base, command
+    assert run_cli(*command[1:], "-o", str(again), "-q").exit_code == 0
+    assert np.load(again).tobytes() == np.load(made).tobytes()
 
 
 @pytest.mark.parametrize("d", [3, 8])
@@ -452,3 +477,10 @@ def test_the_allowed_error_is_2_to_the_minus_22_per_unit_of_position(factor, mat
     found = identify_table(table)
     assert found.matched is matched
     assert found.relative_residual == pytest.approx(factor, rel=1e-3)
+
+
+def test_the_help_says_what_the_command_below_the_reading_is(run_cli):
+    """identify --help named no command and no note, though every match prints both."""
+    text = " ".join(run_cli("identify", "--help").stdout.split())
+    assert "command that rebuilds the table" in text and "rebuilds it exactly" in text
+    assert "note: line" in text and "more than one all-zero row" in text

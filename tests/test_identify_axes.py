@@ -130,7 +130,8 @@ def test_refusals(run_cli, tmp_path, args, option):
 @pytest.mark.parametrize(
     ("args", "option", "rule"),
     [
-        (["--grid", "3x4x5", "--text", "-3"], "--text", "must be an integer >= 0 (got -3)"),
+        (["--grid", "3x4x5", "--text", "-3"], "--text", "from 0 to 2^40 (got -3)"),
+        (["--grid", "3x4x5", "--text", str(2**40 + 1)], "--text", "from 0 to 2^40 (got 1099511"),
         (["--grid", "0x4x5"], "--grid", "sizes must be integers >= 1"),
         (["--grid", "3x4x5", "--head-dim", "-4"], "--head-dim", "from 4 to 65536 (got -4)"),
         (["--grid", "3x4x5", "--head-dim", "127"], "--head-dim", "must be even"),
@@ -241,3 +242,13 @@ def test_identify_axes_reads_an_ambiguous_cache_in_the_presets_layout(run_cli, t
                      "lucidrains-axial", "--ids", str(ids), "--format", "json")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["layout"] == "interleaved"
+
+
+def test_the_help_offers_only_the_formats_it_writes(run_cli, tmp_path):
+    """--help offered [table|csv|json] and -o .csv, then refused both: 'must be one of table,
+    json (got csv)'. It writes a table or JSON, and says so."""
+    text = " ".join(run_cli("rope", "identify-axes", "--help").stdout.split())
+    assert "[table|json]" in text and "(.json)" in text and "csv" not in text.split("Options:")[1]
+    path = _save(tmp_path, axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin"))
+    result = run_cli("rope", "identify-axes", path, "--grid", "3x4x5", "--format", "csv")
+    assert result.exit_code == 2 and "'--format'" in result.stderr, result.output

@@ -393,3 +393,30 @@ def test_number_ranges_are_refused_in_the_house_words(run_cli):
             line = _one_line(run_cli(*path, *["x"] * arguments, param.opts[0], value),
                              param.opts[0])  # fmt: skip
             assert words in line and "range" not in line, line
+
+
+def _huge_header_npy(path) -> None:
+    """A valid .npy whose header is padded past numpy's 10000-byte safety limit."""
+    import struct
+
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }" + " " * 20000
+    header += " " * ((-(12 + len(header) + 1)) % 64) + "\n"
+    body = struct.pack("<I", len(header)) + header.encode() + bytes(32)
+    path.write_bytes(b"\x93NUMPY\x02\x00" + body)
+
+
+def test_a_huge_npy_header_is_refused_in_one_line(run_cli, tmp_path):
+    """numpy refuses a header over 10000 bytes in three lines of advice (allow_pickle=True,
+    sandboxing): printed whole, the error ran to three lines, streamed or read whole."""
+    _huge_header_npy(tmp_path / "h.npy")
+    name, data = str(tmp_path / "h.npy"), (tmp_path / "h.npy").read_bytes()
+    out = str(tmp_path / "out.npy")
+    for args, option, given in [
+        (("add", "-i", name, "-o", out), "--input", None),
+        (("add", "-o", out), "--input", data),
+        (("identify", name), "FILE", None),
+        (("rope", "cache", "--head-dim", "4", "--positions", name), "--positions", None),
+    ]:
+        line = _one_line(run_cli(*args, input=given), option)
+        assert "must be a valid .npy file" in line and "header" in line.lower(), line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npy"]

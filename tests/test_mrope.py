@@ -235,3 +235,38 @@ def test_time_index_is_transformers_float32_product():
 def test_a_negative_section_is_refused_even_when_the_sum_is_right():
     with pytest.raises(ParameterError, match="mrope_section"):
         mrope_plan([-2, 34, 32], theta=1e6, head_dim=128)
+
+
+def test_tokens_per_second_and_merge_size_take_1_and_2_to_the_20_and_nothing_past():
+    """By hand from get_rope_index: image patches unmerged (merge 1) sit at start + (row, col);
+    Qwen2.5-VL's video time is frame · second_per_grid_t · tokens_per_second."""
+    qwen2, qwen25 = MROPE_PRESETS["qwen2-vl"], MROPE_PRESETS["qwen2.5-vl"]
+    ids, delta = qwen2.token_ids("text:1 image:1,2,3", spatial_merge_size=1)
+    assert ids.array.T.tolist() == [[0, 1, 1, 1, 1, 1, 1], [0, 1, 1, 1, 2, 2, 2],
+                                    [0, 1, 2, 3, 1, 2, 3]]  # fmt: skip
+    assert delta == 4 - 7
+    ids, _ = qwen25.token_ids("video:3,2,2,s=1.0", tokens_per_second=1)  # 3 frames of 1 token
+    assert ids.array[:, 0].tolist() == [0, 1, 2]
+    ids, delta = qwen25.token_ids("video:3,2,2,s=1.0", tokens_per_second=1 << 20)
+    assert ids.array[:, 0].tolist() == [0, 1 << 20, 1 << 21] and delta == (1 << 21) + 1 - 3
+    for name, value in [("tokens_per_second", 0), ("spatial_merge_size", (1 << 20) + 1),
+                        ("tokens_per_second", 2.0)]:  # fmt: skip
+        with pytest.raises(ParameterError, match=f"{name} must be an integer from 1 to 2\\^20"):
+            qwen25.token_ids("text:2", **{name: value})
+
+
+def test_qwen2_5_takes_2_tokens_per_second_by_default():
+    """Qwen2.5-VL's released vision config (and pecli's documented default): 2 per second."""
+    ids, _ = MROPE_PRESETS["qwen2.5-vl"].token_ids("video:3,2,2,s=1.0")
+    assert ids.array[:, 0].tolist() == [0, 2, 4]
+
+
+@pytest.mark.parametrize("model", [*MODELS, "qwen3.5"])
+def test_each_preset_holds_the_numbers_transformers_ran(model):
+    """The generator's model settings (the fixture's provenance), not a cache within 2 ulps:
+    θ + 1 or another head width moves no cos row of the fixtures by that much."""
+    ran, preset = FIXTURES[f"{model}_cos"].params, MROPE_PRESETS[model]
+    assert (preset.section, preset.theta, preset.head_dim) == (
+        tuple(ran["section"]), ran["theta"], ran["head_dim"])  # fmt: skip
+    assert preset.partial_rotary_factor == ran.get("partial_rotary_factor", 1.0)
+    assert preset.interleaved == ran["interleaved"]

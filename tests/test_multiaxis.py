@@ -16,6 +16,7 @@ from pecli.core.errors import ParameterError
 from pecli.core.rope.multiaxis import axes_cache, axes_cache_blocks, axis_preset, per_axis, shared
 from pecli.core.rope.multiaxis.plan import channel_pairs, plan_frequencies
 from pecli.core.rope.multiaxis.presets import pixtral_plan, wan_widths
+from pecli.core.rope.multiaxis.resolve import parse_numbers, resolve_ids, resolve_plan
 
 mpmath.mp.dps = 40
 FIXTURES = {f.name: f for f in load("multiaxis")}
@@ -352,3 +353,49 @@ def test_a_theta_that_is_not_a_finite_number_is_refused(theta):
 def test_id_source_has_no_text_tokens_unless_asked():
     source = axis_preset("flux").id_source((2, 2))
     assert source.text == 0 and axis_preset("flux").id_source((2, 2), 3).text == 3
+
+
+# -- refusals and plain grids (each value below is written out by hand) -------------------
+
+
+def test_a_plain_grid_without_a_preset_is_row_major_and_takes_no_text():
+    plan, _ = resolve_plan(None, widths="4,4", theta="100")
+    ids = resolve_ids(plan, None, grid="2,3", text=0, ids=None)
+    assert ids.rows(0, ids.n).tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
+    with pytest.raises(ParameterError, match="text needs a --preset"):
+        resolve_ids(plan, None, grid="2,3", text=1, ids=None)
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    (lambda: parse_numbers("ten", "theta"), "theta"),
+    (lambda: resolve_plan("flux", theta="1"), "theta must be > 1"),
+    (lambda: axis_preset("flux").id_source([2, 2], text=-1), "text must be an integer >= 0"),
+    (lambda: axis_preset("lucidrains-axial").plan(6), "head_dim must be a multiple of 4"),
+    (lambda: axis_preset("rope-vit-axial").plan(6), "head_dim must be a multiple of 4"),
+    (lambda: axis_preset("cogvideox").plan(12), "head_dim must be a multiple of 8 for CogVideoX"),
+    (lambda: axis_preset("flux").plan(2), "head_dim must be an integer from 4 to 65536"),
+])  # fmt: skip
+def test_bad_preset_arguments_name_the_option_and_rule(call, words):
+    with pytest.raises(ParameterError, match=words):
+        call()
+
+
+def test_grid_sizes_and_id_arrays_are_checked_for_their_axes():
+    from pecli.core.rope.multiaxis.ids import GridIds, check_grid, check_ids
+
+    with pytest.raises(ParameterError, match="grid sizes must be integers >= 1"):
+        check_grid([0, 2], 2)
+    with pytest.raises(ParameterError, match=r"grid must hold at most 2\^40 tokens"):
+        check_grid([1 << 20, (1 << 20) + 1], 2)
+    assert check_grid([1 << 20, 1 << 20], 2) == (1 << 20, 1 << 20)  # exactly 2^40 tokens
+    assert check_ids(np.arange(3.0), 1).array.tolist() == [
+        [0.0],
+        [1.0],
+        [2.0],
+    ]  # one axis: a column
+    plan = per_axis([4, 4, 4], theta=10000.0)
+    wrong = GridIds((2, 2), axes=2, columns=(0, 1))
+    with pytest.raises(ParameterError, match=r"ids must have one column per axis \(3\)"):
+        axes_cache(plan, wrong)
+    with pytest.raises(ParameterError, match="part must be both, cos or sin"):
+        axes_cache(plan, np.zeros((2, 3)), part="tan")

@@ -332,20 +332,22 @@ def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds(
 # -- found by the mutation run (tools/mutation) -----------------------------------------------
 
 
-@pytest.mark.parametrize(("shape", "dtype"), [((100, 64), np.float32), ((7, 3), "bfloat16")])
-def test_the_room_estimate_of_a_safetensors_file_bounds_the_file_written(tmp_path, shape, dtype):
+@pytest.mark.parametrize(
+    ("names", "shape", "dtype"),
+    [(["pos_embed"], (100, 64), np.float32), (["cos", "sin"], (7, 3), "bfloat16"),
+     (["位置编码" * 50], (3, 4), np.float64)],  # a key of 600 UTF-8 bytes in 200 characters
+)  # fmt: skip
+def test_the_room_needed_for_a_safetensors_file_is_the_size_written(tmp_path, names, shape, dtype):
     import ml_dtypes
 
     from pecli.io.tensors import safetensors_bytes, write_safetensors
 
     stored = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
-    meta = {"pecli": "compute --d 64", "format": "pt"} | {f"k{i}": "v" * i for i in range(40)}
+    meta = {"pecli": "compute --d 64", "format": "pt"} | {f"k{i}": "é" * i for i in range(40)}
     out = tmp_path / "pe.safetensors"
-    write_safetensors({"pos_embed": np.zeros(shape, stored)}, output=out, metadata=meta)
-    size = out.stat().st_size
-    estimate = safetensors_bytes(shape, stored, "pos_embed", meta)
-    data = int(np.prod(shape)) * stored.itemsize  # the header is JSON of a few hundred bytes
-    assert size <= estimate <= size + 256 + 8 and estimate > data + 8 + len("pos_embed")
+    write_safetensors({k: np.zeros(shape, stored) for k in names}, output=out, metadata=meta)
+    needed = safetensors_bytes([(k, stored, shape) for k in names], meta)
+    assert needed == out.stat().st_size  # before: 8 + 256 + characters, short by 211 bytes here
 
 
 def test_identify_names_a_three_axis_grid_in_row_major_order():

@@ -293,3 +293,25 @@ def test_position_zero_is_exactly_cos_1_sin_0_after_a_negative_start(start, dtyp
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=8))
     cos, sin = rope_cache(freqs, -start + 2, start=start, dtype=dtype)
     assert np.array_equal(cos[-start], np.ones(8)) and np.array_equal(sin[-start], np.zeros(8))
+
+
+def test_per_pair_factors_that_rise_and_fall_are_not_read_as_a_ramp():
+    """A longrope-like buffer: θ = 10000, dim 16, each pair divided by its own factor, not in
+    order (2 then 1.5): neither yarn's nor llama3's monotone transition."""
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    factors = np.array([1, 1, 1, 2, 1.5, 4, 4, 4.0])
+    guess = identify_inv_freq(10000.0 ** (-np.arange(8) * 2 / 16) / factors)
+    assert (guess.rope_type, guess.theta) == ("unknown", 10000.0)
+    assert guess.findings == ["per-pair factors (longrope?): 1, 1, 1, 2, 1.5, 4, 4, 4"]
+
+
+def test_a_theta_no_nine_digit_number_fits_is_kept_as_fitted():
+    """θ = 10^4·π over 16 pairs at a 10^-12 tolerance: its 9-digit rounding 31415.9265 moves
+    the slowest pair by 10^-10 relative, so the fit itself is returned."""
+    from pecli.analysis.rope.inv_freq import fit_theta
+
+    theta = 10000 * math.pi
+    fitted, scale, run = fit_theta(theta ** (-np.arange(16) * 2 / 32), 32, np.full(16, 1e-12))
+    assert fitted == pytest.approx(theta, rel=1e-13) and fitted != float(f"{fitted:.9g}")
+    assert scale == pytest.approx(1.0, rel=1e-13) and run == 16

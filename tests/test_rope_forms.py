@@ -101,3 +101,18 @@ def test_cli_refusals(run_cli, tmp_path, monkeypatch, args, option):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and option in lines[0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_pairs_are_channels_j_and_j_plus_half_or_2j_and_2j_plus_1():
+    from pecli.core.rope.forms import pair_columns, pair_layouts
+
+    t = np.arange(6.0)[None, :]  # channels 0 … 5: 3 pairs
+    assert pair_columns(t, "half-split").tolist() == [[0, 1, 2]]
+    assert pair_columns(t, "half-split", True).tolist() == [[3, 4, 5]]
+    assert pair_columns(t, "interleaved").tolist() == [[0, 2, 4]]
+    assert pair_columns(t, "interleaved", True).tolist() == [[1, 3, 5]]
+    assert pair_layouts([np.array([[1.0, 2.0, 1.0, 2.0]])], "x") == ("half-split",)
+    with pytest.raises(ParameterError) as caught:  # 3 rows of 4 columns, no pair repeats
+        pair_layouts([np.arange(12.0).reshape(3, 4)], "must be a cache")
+    assert caught.value.parameter == "file"
+    assert "(got '4 columns, none equal to its partner (neither layout)')" in str(caught.value)

@@ -19,7 +19,12 @@ from pecli.core.rope.framework import framework_cache_blocks, transformers_inv_f
 FIXTURES = {f.name: f for f in load("rope")}
 #: Fixtures whose inv_freq pecli's float32 steps give bit for bit.
 BIT_EXACT = ["default", "linear", "llama31", "partial_05", "partial_025", "deepseek_yarn",
-             "yarn_mscale"]  # fmt: skip
+             "yarn_mscale", "yarn_attention_factor", "yarn_factor_below_1",
+             "llama3_bands"]  # fmt: skip
+#: …and those whose cache takes torch's cos/sin (1 ulp) times an attention factor (1 more).
+#: …and those kept for their inv_freq: yarn's degenerate and clamped correction ranges.
+INV_BIT_EXACT = [*BIT_EXACT, "yarn_factor_null", "yarn_mscale_alone", "yarn_degenerate",
+                 "yarn_high_clamp", "yarn_mscale_all_dim", "no_theta", "partial_both"]  # fmt: skip
 #: …and those where torch's CPU pow (within 1 ulp, not correctly rounded) differs in a pair.
 POW_ULP = ["qwen_yarn", "gptoss_yarn"]
 
@@ -28,7 +33,7 @@ def _spec(name: str) -> RopeSpec:
     return spec_from_config(FIXTURES[f"{name}_inv_freq"].params["config"])[0]
 
 
-@pytest.mark.parametrize("name", BIT_EXACT)
+@pytest.mark.parametrize("name", INV_BIT_EXACT)
 def test_inv_freq_is_transformers_bit_for_bit(name):
     ours = transformers_inv_freq(_spec(name))
     assert ours.dtype == np.float32

@@ -113,3 +113,18 @@ def test_head_counts_read_text_config_only_when_the_top_level_has_no_heads():
     assert head_counts({"text_config": text}) == (8, 8, 64)  # 512 / 8, no GQA
     with pytest.raises(ParameterError, match="num_attention_heads"):
         head_counts({"hidden_size": 4096})  # neither: one line, not a KeyError
+
+
+def test_one_key_value_head_is_multi_query_attention_and_is_read():
+    """Gemma 2B's config.json: 8 query heads, 1 key/value head of 256 (multi-query): before,
+    num_key_value_heads had to be >= 2 and the model was refused."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.rope.permute import head_counts
+
+    gemma = {"hidden_size": 2048, "num_attention_heads": 8, "num_key_value_heads": 1,
+             "head_dim": 256}  # fmt: skip
+    assert head_counts(gemma) == (8, 1, 256)
+    with pytest.raises(ParameterError, match="num_key_value_heads, an integer >= 1"):
+        head_counts({**gemma, "num_key_value_heads": -1})
+    with pytest.raises(ParameterError, match=r"head_dim \(or hidden_size\), an even integer >= 2"):
+        head_counts({**gemma, "head_dim": 255})

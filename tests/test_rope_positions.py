@@ -160,3 +160,29 @@ def test_cli_positions_from_stdin(pecli_cmd):
                                                 positions=np.array([0.5, -2.0]))))  # fmt: skip
     got = np.loadtxt(done.stdout.decode().splitlines()[1:], delimiter=",", ndmin=2)
     assert np.array_equal(got.astype(np.float32), expected)
+
+
+def test_an_integer_position_past_2_53_is_refused_not_rounded_into_the_rule():
+    """float64 rounds 2^53 + 1 to 2^53, which the rule |p| <= 2^53 lets through: the cache of
+    another position, silently. Integers are checked before they become float64."""
+    freqs = rope_frequencies(RopeSpec(head_dim=4))
+    for positions in (np.array([0, 2**53 + 1]), np.array([2**64 - 1], dtype=np.uint64)):
+        with pytest.raises(ParameterError, match=r"\|p\| <= 2\^53") as caught:
+            cache_blocks(freqs, positions.size, positions=positions)
+        assert caught.value.parameter == "positions"
+    edge = [np.concatenate(list(cache_blocks(freqs, 1, positions=p))) for p in
+            (np.array([-(2**53)]), [-(2.0**53)])]  # fmt: skip
+    assert np.array_equal(*edge)
+
+
+@pytest.mark.parametrize("given", ["npy", "list"])
+def test_cli_an_integer_position_past_2_53_is_refused(run_cli, tmp_path, given):
+    """An int64 .npy or a typed 9007199254740993 was read as 2^53 and its cache written."""
+    np.save(tmp_path / "p.npy", np.array([0, 2**53 + 1]))
+    where = str(tmp_path / "p.npy") if given == "npy" else "0,9007199254740993"
+    result = run_cli("rope", "cache", "--head-dim", "4", "--positions", where, "-q",
+                     "-o", str(tmp_path / "c.npy"))  # fmt: skip
+    assert result.exit_code == 2, result.output
+    line, *more = result.stderr.strip().splitlines()
+    assert not more and "'--positions'" in line and "9007199254740993" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.npy"]

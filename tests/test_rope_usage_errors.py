@@ -232,3 +232,49 @@ def test_refusals_show_the_bad_value_not_a_count_or_shape():
     with pytest.raises(ParameterError) as refused:
         model_inputs([1.0, float("nan")], "flux")
     assert math.isnan(refused.value.value)
+
+
+@pytest.mark.parametrize(("make", "parameter", "words"), [
+    (lambda: RopeSpec(head_dim=8, partial_rotary_factor=1.5), "partial_rotary_factor",
+     "must be in (0, 1]"),
+    (lambda: RopeSpec(rope_type="llama3", factor=8.0, low_freq_factor=math.nan,
+                      high_freq_factor=4.0, original_max_position_embeddings=8192),
+     "low_freq_factor", "must be a finite number"),
+])  # fmt: skip
+def test_a_spec_outside_its_rules_names_the_field(make, parameter, words):
+    with pytest.raises(ParameterError) as caught:
+        rope_frequencies(make())
+    assert caught.value.parameter == parameter and words in str(caught.value)
+
+
+def test_a_huge_integer_in_a_config_is_shown_by_its_length():
+    config = {"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 10**400}}
+    with pytest.raises(ParameterError) as caught:
+        spec_from_config(config)
+    assert str(caught.value).endswith("(got an integer of 401 digits)")  # not 401 digits
+
+
+def test_permutation_arguments_and_defaults_are_refused_by_name():
+    from pecli.core.rope.permute import qk_permutation
+    from pecli.core.rope.registry import default_of
+
+    with pytest.raises(ParameterError, match="heads must be an integer >= 1"):
+        qk_permutation(0, 8)
+    with pytest.raises(ParameterError, match="direction must be one of"):
+        qk_permutation(1, 8, "sideways")
+    with pytest.raises(KeyError):
+        default_of("mscale")  # no rope type has a default for it
+
+
+def test_a_cache_at_listed_positions_is_cos_and_sin_of_each_position():
+    """Positions in any order, negative included: cos(p·ω), sin(p·ω) with ω = 1, 10^-2."""
+    from pecli.core.rope.cache import cache_blocks
+
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=4))
+    p = np.array([5.0, 0.0, -2.0])
+    (block,) = cache_blocks(freqs, 3, positions=p, dtype="float64")
+    angles = np.outer(p, [1.0, 0.01])  # [cos | sin], each pair on channels j and j + 2
+    expected = np.hstack([np.tile(np.cos(angles), 2), np.tile(np.sin(angles), 2)])
+    assert np.allclose(block, expected, rtol=0, atol=1e-15)
+    with pytest.raises(ParameterError, match="part must be one of"):
+        next(cache_blocks(freqs, 3, part="tan"))

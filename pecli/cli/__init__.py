@@ -44,7 +44,22 @@ def load(modules: tuple[str, ...] = MODULES) -> Any:
         importlib.import_module(f"{__name__}.{name}")
     from ._app import app
 
+    if modules:  # (none for --version, which lists nothing)
+        _in_listed_order(app)
     return app
+
+
+def _in_listed_order(app: Any) -> None:
+    """List the commands in the order of ``pecli --help``, whatever the import history.
+
+    A command module imported earlier (by another command module, or a test's doctest)
+    registered its commands first.
+    """
+    from .listing import LISTING
+
+    rank = {name: k for k, name in enumerate(LISTING)}
+    app.registered_commands.sort(key=lambda c: rank.get(_name(c), len(rank)))
+    app.registered_groups.sort(key=lambda g: rank.get(g.name or g.typer_instance.info.name, 0))
 
 
 def __getattr__(name: str) -> Any:

@@ -100,7 +100,7 @@ def _write_checkpoint(
         version=__version__,
     )  # fmt: skip
     stored = check_table_dtype(table["dtype"])
-    formats.check_room(output, tensors.safetensors_bytes((n, table["d"]), stored, key, meta))
+    formats.check_room(output, tensors.safetensors_bytes([(key, stored, (n, table["d"]))], meta))
     whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
     tensors.write_safetensors({key: whole}, output=output, metadata=meta)
     say_written(output, quiet=quiet)

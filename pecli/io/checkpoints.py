@@ -91,7 +91,8 @@ class Checkpoint:
         """``tensor[index]``, without reading the rest where the format allows.
 
         A ``.safetensors`` file or an uncompressed ``.npz`` member reads only the entries of
-        the first sliced axis; a compressed member is read whole first.
+        the first sliced axis; a compressed member is read whole first. ``index`` holds at
+        most one slice per axis (NumPy's IndexError otherwise).
         """
         shape = self.info(key).shape
         if self.kind == "npz" and self.handle.members[key].offset is None:
@@ -99,7 +100,7 @@ class Checkpoint:
         axis = 0
         while axis < len(index) - 1 and shape[axis] == 1 and index[axis] == slice(None):
             axis += 1
-        if axis >= len(shape) or index[axis].step not in (None, 1):
+        if index[axis].step not in (None, 1):  # axis < len(index) <= len(shape)
             return np.array(self.load(key)[index])
         rows = self.handle.read(key, index[axis], axis)
         return np.array(rows[(*index[:axis], slice(None), *index[axis + 1 :])])
@@ -109,11 +110,14 @@ def is_checkpoint(path: str) -> bool:
     """Whether ``path`` names a checkpoint: its suffix, else a zip or safetensors header."""
     if path.lower().endswith(CHECKPOINT_SUFFIXES):
         return True
-    if path == "-" or not os.path.isfile(path):
-        return False
+    return path != "-" and os.path.isfile(path) and _checkpoint_head(path)
+
+
+def _checkpoint_head(path: str) -> bool:
+    """A zip archive's first bytes, or 8 bytes of header length and the JSON's ``{``."""
     with open(path, "rb") as handle:
         head = handle.read(9)
-    return head.startswith(b"PK\x03\x04") or (len(head) == 9 and head[8:9] == b"{")
+    return head.startswith(b"PK\x03\x04") or head[8:] == b"{"
 
 
 @contextlib.contextmanager

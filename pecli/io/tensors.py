@@ -153,15 +153,27 @@ def safetensors_header(
 
 
 def safetensors_bytes(
-    shape: tuple[int, ...], dtype: np.dtype, key: str, metadata: dict[str, str]
+    tensors: Sequence[tuple[str, Any, tuple[int, ...]]], metadata: dict[str, str]
 ) -> int:
-    """Bytes of the ``.safetensors`` file :func:`write_safetensors` writes, rounded up a little.
+    """Bytes of the ``.safetensors`` file the writers here write for ``tensors``, exactly.
 
-    The JSON header (at most this estimate's 256 bytes of framing beyond its strings) and the
-    data: used for the free-space check before anything is computed.
+    ``tensors`` are ``(name, dtype, shape)`` in the order written: the header
+    (:func:`safetensors_header`, UTF-8 metadata counted in bytes) and the data. For the
+    free-space check before anything is computed.
+
+    Raises
+    ------
+    ParameterError
+        If a dtype is not one safetensors stores.
+
+    Examples
+    --------
+    >>> safetensors_bytes([("w", np.dtype("float32"), (2, 3))], {})  # 8 + 64 (padded) + 24
+    96
+
     """
-    strings = len(key) + sum(len(k) + len(v) + 8 for k, v in metadata.items())
-    return 8 + 256 + strings + int(np.prod(shape)) * np.dtype(dtype).itemsize
+    data = sum(math.prod(shape) * int(np.dtype(dtype).itemsize) for _, dtype, shape in tensors)
+    return len(safetensors_header(list(tensors), metadata)) + data
 
 
 def check_key(key: str) -> str:

@@ -76,6 +76,25 @@ CASES: dict[str, dict[str, Any]] = {
     "proportional_unscaled": dict(head_dim=128, max_position_embeddings=8192,
         rope_parameters=dict(rope_type="proportional", rope_theta=1000000.0,
                              partial_rotary_factor=0.25)),
+    # an explicit attention_factor replaces get_mscale(factor) (here 0.1·ln 8 + 1 = 1.208)
+    "yarn_attention_factor": dict(head_dim=64, max_position_embeddings=32768,
+        rope_parameters=dict(rope_type="yarn", rope_theta=10000.0, factor=8.0,
+                             attention_factor=0.5, original_max_position_embeddings=4096)),
+    # factor null: max_position_embeddings / original_max_position_embeddings = 4 (DeepSeek's
+    # rule) for the ramp and for the attention factor 0.1·ln 4 + 1
+    "yarn_factor_null": dict(head_dim=64, max_position_embeddings=16384, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=None, original_max_position_embeddings=4096)),
+    # factor null with max_position_embeddings < original: f = 0.5 <= 1, get_mscale gives 1
+    "yarn_factor_below_1": dict(head_dim=64, max_position_embeddings=2048, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=None, original_max_position_embeddings=4096)),
+    # mscale without mscale_all_dim: "if mscale and mscale_all_dim" fails, get_mscale(factor)
+    "yarn_mscale_alone": dict(head_dim=64, max_position_embeddings=65536, rope_parameters=dict(
+        rope_type="yarn", rope_theta=10000.0, factor=16.0, mscale=2.0,
+        original_max_position_embeddings=4096)),
+    # llama3 bands other than Llama 3.1's 1 and 4: L/low_freq_factor is no longer L·low
+    "llama3_bands": dict(head_dim=128, max_position_embeddings=131072, rope_parameters=dict(
+        rope_type="llama3", rope_theta=500000.0, factor=16.0, low_freq_factor=2.0,
+        high_freq_factor=8.0, original_max_position_embeddings=8192)),
     # no rope_theta anywhere: the config's default_theta, 10000
     "no_theta": dict(head_dim=64, max_position_embeddings=2048,
                      rope_parameters=dict(rope_type="default")),

@@ -58,16 +58,16 @@ class GridIdentification:
     rows: int
     d: int
     storage: str
-    extra_tokens: int = 0
+    extra_tokens: int
     best: GridReading | None = None
     also: list[GridReading] = field(default_factory=list)
 
 
 def _shapes(tokens: int, axes: int) -> list[tuple[int, ...]]:
-    """Every way to write ``tokens`` as a product of ``axes`` sides >= 2 (3 axes: <= 10^6)."""
+    """Every way to write ``tokens`` as a product of ``axes`` (2 or 3) sides >= 2 (3: <= 10^6)."""
     if axes == 2:
         return [(h, tokens // h) for h in range(2, tokens // 2 + 1) if tokens % h == 0]
-    if axes != 3 or tokens > 10**6:
+    if tokens > 10**6:
         return []
     return [(a, *rest) for a in range(2, tokens // 4 + 1) if tokens % a == 0
             for rest in _shapes(tokens // a, 2)]  # fmt: skip
@@ -135,7 +135,7 @@ def _reading(
 ) -> GridReading:  # fmt: skip
     """One candidate reading and its largest error on the sample rows."""
     reading = GridReading(preset, shape, order, order_words(order), 0)
-    if preset == "mae" and shape[1] > 1:
+    if preset == "mae":  # every side is >= 2
         ratio = _scale(values[1], shape, order, d)
         if abs(ratio - shape[1]) > 1e-6 * shape[1]:
             reading.scale = ratio
@@ -151,7 +151,7 @@ def _round_scale(values: np.ndarray, sample: np.ndarray, reading: GridReading, d
     """Replace a fitted ``base_size / scale`` by a fraction of denominator <= 64 if as close."""
     from fractions import Fraction
 
-    raw, error = reading.scale or 0.0, reading.max_error
+    raw, error = float(reading.scale), reading.max_error  # type: ignore[arg-type]
     reading.scale = float(Fraction(raw).limit_denominator(64))
     rounded = _error(values, sample, reading, d)
     if rounded <= max(2 * error, 1e-6):
@@ -203,10 +203,10 @@ def identify_grid(table: np.ndarray) -> GridIdentification:
             "table", "must be a 2-D (rows, d) table of at least 4 rows", values.shape
         )
     storage = storage_precision(values)
-    result = GridIdentification(False, len(values), values.shape[1], storage)
     zero = np.flatnonzero(np.any(values != 0, axis=1))
-    result.extra_tokens = int(zero[0]) if len(zero) else len(values)
-    grid = values[result.extra_tokens :]
+    extra = int(zero[0]) if len(zero) else len(values)
+    result = GridIdentification(False, len(values), values.shape[1], storage, extra)
+    grid = values[extra:]
     if len(grid) < 4:
         return result
     sample = np.unique(np.linspace(0, len(grid) - 1, SAMPLE_ROWS).round().astype(np.int64))
@@ -251,10 +251,10 @@ def _command(reading: GridReading, found: GridIdentification) -> str:
 
 def _note(reading: GridReading) -> str:
     """What a user checks against their own code."""
-    h, w = reading.shape[0], reading.shape[-1]
     if len(reading.shape) != 2:
         grid = " × ".join(map(str, reading.shape))
         return f"tokens in row-major order of a {grid} grid"
+    h, w = reading.shape
     which = "column index c" if reading.first == "column first" else "row index r"
     text = f"the first block encodes the {which} of token k = r·{w} + c"
     if reading.preset == "mae" and reading.first == "column first":

@@ -23,7 +23,7 @@ from ...core.knobs import ODD_SINE
 from ...core.rules import BASE_RANGE, number_text
 from .fits import ROUND, denominator, other_base, round_base, roundness
 from .fitting import Fit, Zeros
-from .residuals import exact_error, rebuild, residual
+from .residuals import RESIDUAL_ROWS, exact_error, rebuild, residual
 
 __all__ = ["command", "preset_names", "short_base"]
 
@@ -77,10 +77,13 @@ def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
     The base measured from the angles carries their last bits (``7321.000000000008``). Each
     equivalent reading (paper ``C``, tensor2tensor ``C^((h-1)/h)``, each odd-d rule) offers
     its base rounded to 1 … :data:`SHORT_DIGITS` significant digits and to an integer,
-    shortest first (:func:`_shorter`); the first whose table is within
-    the fit's own error (to the storage's rounding, :func:`.residuals.exact_error`, or no
-    further than the fitted base) and still matches replaces the fitted reading. A base
-    already as short, one the rows leave open, or a single pair is kept.
+    shortest first (:func:`_shorter`). The first that rebuilds the table exactly (residual
+    0), from those or from the measured base's digits (``base_fit``: the fitter may have
+    taken a round base near it), replaces the fitted reading; failing that, when the fitted
+    base does not rebuild it exactly either, the first within the fit's own error (to the
+    storage's rounding, :func:`.residuals.exact_error`, or no further than the fitted base)
+    that still matches. A base already as short, one the rows leave open, or a single pair
+    is kept.
 
     Examples
     --------
@@ -90,35 +93,68 @@ def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
     7321.0
 
     """
-    n, d = table.shape
+    d = table.shape[1]
     own = denominator(fit.schedule, d, fit.odd_d)
     if fit.base_open or d // 2 <= 1:
         return
-    limit = max(exact_error(storage, fit.start, n), fit.residual)
-    for den, rule, schedule, base in _shorter(fit, d, own):
-        trial = dataclasses.replace(fit, schedule=schedule, odd_d=rule, base=base)
-        if all(
-            (found := residual(table[:rows], trial, zeros, storage))[1] <= 1 and found[0] <= limit
-            for rows in dict.fromkeys((min(n, SHORT_PROBE), n))
-        ):
-            fit.base_fit = fit.base_fit ** (den / own)
-            fit.schedule, fit.odd_d, fit.base = schedule, rule, base
-            return
+    shorter = _shorter(fit, d, own, fit.base, _digits(number_text(fit.base)))
+    # the measured base's digits too: the fitter's round 100000 is 5e-6 off a float64 table
+    # made at 99999 (d = 8), and 12345 beats a shorter 152400000 an ulp off (whisper, d = 4)
+    kept: Option = (_digits(number_text(fit.base)), -1.0, own, fit.odd_d, fit.schedule, fit.base)
+    measured = _shorter(fit, d, own, fit.base_fit, SHORT_DIGITS + 2)
+    exact = sorted({o[2::3]: o for o in [*measured, *shorter, kept]}.values())
+    for tier, options in enumerate((exact, shorter)):  # as compute writes it, else within rounding
+        for _, _, den, rule, schedule, base in options:
+            trial = dataclasses.replace(fit, schedule=schedule, odd_d=rule, base=base)
+            if _rebuilds(table, trial, zeros, storage, exactly=tier == 0):
+                fit.base_fit = fit.base_fit ** (den / own)
+                fit.schedule, fit.odd_d, fit.base = schedule, rule, base
+                return
 
 
-def _shorter(fit: Fit, d: int, own: float) -> list[tuple[float, str, str, float]]:
-    """(h - s, odd-d rule, schedule, base) of the bases shorter than the fit's, best first.
+def _rebuilds(table: np.ndarray, trial: Fit, zeros: Zeros, storage: str, *, exactly: bool) -> bool:
+    """Whether ``trial`` rebuilds ``table``: its first rows, then all of them.
 
-    Fewer significant digits first; among as many, the nearest to the base the angles
-    measure for its reading (12345 before tensor2tensor's 9196.7 for a table made at 12345).
+    ``exactly``: as ``pecli compute`` writes it (each value rounded once to the storage; a
+    float64 table to :func:`.residuals.exact_error`, another float64 arithmetic's ulps);
+    else within :func:`.residuals.exact_error` or the fit's own residual, and a match.
+    """
+    n, width = table.shape
+    limit = max(exact_error(storage, trial.start, n), trial.residual)
+    for rows in dict.fromkeys((min(n, SHORT_PROBE), n)):
+        if not exactly:
+            worst, score = residual(table[:rows], trial, zeros, storage)
+            if score > 1 or worst > limit:
+                return False
+            continue
+        most = exact_error(storage, trial.start, n) if storage == "float64" else 0.0
+        row = 0
+        for block in rebuild(trial, (rows, width), zeros, dtype=storage, rows=RESIDUAL_ROWS):
+            if np.abs(table[row : row + len(block)] - block.astype(np.float64)).max() > most:
+                return False
+            row += len(block)
+    return True
+
+
+Option = tuple[int, float, float, str, str, float]
+
+
+def _shorter(fit: Fit, d: int, own: float, measured: float, longest: int) -> list[Option]:
+    """(digits, distance, h - s, odd-d rule, schedule, base) of bases shorter than ``longest``.
+
+    Each reading's ``measured`` base (``fit``'s reading) rounded to 1 … :data:`SHORT_DIGITS`
+    digits and to an integer, best first: fewer significant digits; among as many, the
+    nearest to the base the angles measure for its reading (12345 before tensor2tensor's
+    9196.7 for a table made at 12345).
     """
     odd = fit.odd_d in ODD_SINE
     rules = (fit.odd_d, *(r for r in ODD_SINE if r != fit.odd_d)) if odd else (fit.odd_d,)
-    longest = _digits(number_text(fit.base))
-    found: dict[tuple[float, float], tuple[int, float, float, str, str, float]] = {}
+    found: dict[tuple[float, float], Option] = {}
+    if not math.isfinite(measured) or measured <= 0:
+        return []
     for rule, schedule in ((r, s) for r in rules for s in ("paper", "tensor2tensor")):
         den = denominator(schedule, d, rule)
-        exact = other_base(fit.base, den, own)
+        exact = other_base(measured, den, own)
         if exact is None:
             continue
         for text in [f"{exact:.{p}g}" for p in range(1, SHORT_DIGITS + 1)] + [f"{round(exact)}"]:
@@ -127,7 +163,7 @@ def _shorter(fit: Fit, d: int, own: float) -> list[tuple[float, str, str, float]
             if BASE_RANGE[0] <= base <= BASE_RANGE[1] and digits < longest:
                 off = abs(math.log(base / exact))
                 found.setdefault((den, base), (digits, off, den, rule, schedule, base))
-    return [option[2:] for option in sorted(found.values())]
+    return sorted(found.values())
 
 
 def _digits(text: str) -> int:

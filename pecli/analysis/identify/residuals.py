@@ -21,6 +21,7 @@ __all__ = [
     "FLOAT32_ANGLE_ERROR",
     "FLOAT64_ANGLE_ERROR",
     "MAX_ALLOWED",
+    "RESIDUAL_ROWS",
     "exact_error",
     "rebuild",
     "residual",

@@ -64,7 +64,7 @@ ClsToken = Annotated[
 ]
 ExtraTokens = Annotated[
     int | None,
-    typer.Option("--extra-tokens", help="All-zero rows first (DiT's extra_tokens).", min=0),
+    typer.Option("--extra-tokens", help="All-zero rows first (DiT's extra_tokens), 0 to 2^20."),
 ]
 BaseSize = Annotated[
     float | None,

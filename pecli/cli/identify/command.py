@@ -38,6 +38,11 @@ def identify(
 ) -> None:
     """Recognise the convention of a table: layout, schedule, base C, first position, storage.
 
+    Below the reading, the pecli compute command that rebuilds the table: with the shortest
+    base that rebuilds it exactly where one does (7321, not 7321.000000000008), else the
+    rounder one within the storage's rounding; a note: line says what the table leaves open
+    and what the command does not rebuild (more than one all-zero row).
+
     Exit status 1, with the closest candidates, when no reading reproduces the table
     within tolerance (one unit in the storage's last place plus float32 arithmetic). In a
     checkpoint, every 2-D (or [1, n, d], [n, 1, d], a grid's [1, H, W, d]) float tensor is

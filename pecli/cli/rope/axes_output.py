@@ -46,5 +46,6 @@ def write_tensors(
     table = np.concatenate(list(blocks))
     parts = np.split(table, len(names), axis=1) if len(names) > 1 else [table]
     tensors = {name: np.ascontiguousarray(part) for name, part in zip(names, parts, strict=True)}
-    formats.check_room(output, safetensors_bytes(table.shape, table.dtype, ",".join(names), meta))
+    heads = [(name, part.dtype, part.shape) for name, part in tensors.items()]
+    formats.check_room(output, safetensors_bytes(heads, meta))
     write_safetensors(tensors, output=output, metadata=meta)

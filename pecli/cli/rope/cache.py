@@ -187,11 +187,7 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
         check_not_input(output, (text,))  # a 1-D .npy is the plain list of positions
         where = read_vector(text, parameter="positions").astype(np.float64)
     else:
-        try:
-            where = np.array([float(w) for w in text.split(",")], dtype=np.float64)
-        except ValueError:
-            rule = "must be numbers separated by commas, or an existing .npy or CSV file (or -)"
-            raise ParameterError("positions", rule, text) from None
+        where = _listed(text)
     try:  # typer >= 0.26 vendors click (a plain pip install has no click of its own)
         from typer._click.globals import get_current_context  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - depends on the installed typer
@@ -200,6 +196,19 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
     if source is not None and source.name != "DEFAULT" and n != where.size:
         raise ParameterError("n", f"must be {where.size} with these --positions (or left out)", n)
     return where, int(where.size)
+
+
+def _listed(text: str) -> np.ndarray:
+    """A typed list of positions as float64; integers checked first (2^53 + 1 is no 2^53)."""
+    from ...core.rope.cache import check_positions_list
+
+    try:
+        words = [w.strip() for w in text.split(",")]
+        values = [int(w) if w.lstrip("+-").isdigit() else float(w) for w in words]
+    except ValueError:
+        rule = "must be numbers separated by commas, or an existing .npy or CSV file (or -)"
+        raise ParameterError("positions", rule, text) from None
+    return check_positions_list(values, len(values))
 
 
 def _reuse(kind: str, arithmetic: str) -> dict[str, int]:
@@ -249,9 +258,8 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
     meta = cache_metadata(freqs, n=n, start=fixed["start"], layout=layout, dtype=stored.name,
                           version=__version__, arithmetic=arithmetic)  # fmt: skip
     names = ("cos", "sin") if part == "both" else (part,)
-    width = freqs.spec.rotary_dim * len(names)
-    formats.check_room(output, safetensors_bytes((n, width), stored, ",".join(names), meta))
     shape = (n, freqs.spec.rotary_dim)  # streamed: one row block in memory at a time
+    formats.check_room(output, safetensors_bytes([(name, stored, shape) for name in names], meta))
     parts = [(name, stored, shape, make(n, part=name)) for name in names]
     write_safetensors_parts(parts, output=output, metadata=meta)
 

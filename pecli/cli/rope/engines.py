@@ -18,14 +18,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Prompt = Annotated[
     int | None,
-    typer.Option("--seq-len", help="Prompt length (transformers switches longrope by it)."),
+    typer.Option(
+        "--seq-len", help="Prompt length, 1 to 2^53 (transformers switches longrope by it)."
+    ),
 ]
 Context = Annotated[
     int | None,
     typer.Option(
         "--context",
         help="max_model_len (vLLM, TensorRT-LLM) or llama.cpp's "
-        "context per sequence. [default: max_position_embeddings]",
+        "context per sequence, 1 to 2^53. [default: max_position_embeddings]",
     ),
 ]
 

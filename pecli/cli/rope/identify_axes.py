@@ -10,7 +10,7 @@ import typer
 from ...core.errors import ParameterError
 from ...io import writing
 from .. import text as rich_text
-from ..json_report import ReportFormatOpt, ReportOutput
+from ..json_report import FormatOpt, Output
 from ..options import Quiet
 from ..progress import say_written
 from .app import report_kind, rope_app
@@ -41,7 +41,7 @@ def identify_axes_command(
     file: FileArg, preset: PresetOpt = None, head_dim: HeadDimOpt = None, grid: GridOpt = None,
     text: TextOpt = 0, ids: IdsOpt = None, tokens: TokensOpt = None,
     release: ReleaseOpt = Release.v5_24, tokens_per_second: TokensPerSecondOpt = 2,
-    fmt: ReportFormatOpt = None, output: ReportOutput = "-", quiet: Quiet = False,
+    fmt: FormatOpt = None, output: Output = "-", quiet: Quiet = False,
     fps: FpsOpt = None,
 ) -> None:  # fmt: skip
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.

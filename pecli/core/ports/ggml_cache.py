@@ -103,7 +103,7 @@ def ggml_cache_blocks(
 
     Positions must be below 2^24 (ggml's float positions are exact up to there).
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
     if not isinstance(start, int | np.integer) or start < 0 or start + n > 1 << 24:
         raise ParameterError("start", "must be >= 0 with start + n <= 2^24 (llama.cpp)", start)
     plan = _plan(freqs)

@@ -11,7 +11,7 @@ Pure NumPy; no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -160,7 +160,7 @@ def cache_blocks(
     negative, in any order), each angle the exact product of the position's float64 value
     and the exact frequency.
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     h = freqs.inv_freq.size
@@ -173,16 +173,25 @@ def cache_blocks(
     return _blocks(freqs, n, int(start), kind, stored, part, (step, max(0, int(reuse))))
 
 
-def check_cache_args(n: int, layout: str, dtype: DTypeLike, part: str) -> tuple[int, str, np.dtype]:
-    """A cache's row count, layout (canonical name) and stored dtype, checked with ``part``."""
+def check_cache_args(
+    n: int, layout: str, dtype: DTypeLike, part: str, rows: int | None = None
+) -> tuple[int, str, np.dtype]:
+    """A cache's row count, canonical layout and dtype; ``part``, ``rows`` (0: default) checked."""
     n, kind, stored = check_n(n), rope_layout(layout), check_table_dtype(dtype)
     if part not in PARTS:
         raise ParameterError("part", f"must be one of {', '.join(PARTS)}", part)
+    if rows:  # -1 made no block at all: an empty cache
+        check_n(rows, "rows")
     return n, kind, stored
 
 
-def check_positions_list(positions: np.ndarray, n: int, start: int = 0) -> np.ndarray:
+def check_positions_list(
+    positions: np.ndarray | Sequence[float], n: int, start: int = 0
+) -> np.ndarray:
     """``n`` positions as float64: 1-D, finite, ``|p| <= 2^53``, and no ``start`` beside them.
+
+    Integers (an integer array, Python ints) are held to ``|p| <= 2^53`` before they become
+    float64, which rounds ``2^53 + 1`` to ``2^53``: inside the rule, and another position.
 
     Raises
     ------
@@ -190,14 +199,29 @@ def check_positions_list(positions: np.ndarray, n: int, start: int = 0) -> np.nd
         (as ``positions``, or ``start`` when one is given too).
 
     """
+    rule = f"must be {n} finite number{'s' * (n != 1)} with |p| <= 2^53"
+    past = _integer_past(positions)
+    if past is not None:
+        raise ParameterError("positions", rule, past)
     where = np.asarray(positions, dtype=np.float64).reshape(-1)
     if start:
         raise ParameterError("start", "goes without positions (they say where each row is)", start)
     if where.size != n or not np.all(np.isfinite(where)) or np.any(np.abs(where) > MAX_POSITION):
-        rule = f"must be {n} finite numbers with |p| <= 2^53"
         bad = where[~np.isfinite(where) | (np.abs(where) > MAX_POSITION)]
         raise ParameterError("positions", rule, bad[0] if bad.size else f"{where.size} values")
     return where
+
+
+def _integer_past(positions: np.ndarray | Sequence[float]) -> int | None:
+    """The first integer position past ``±2^53``, exactly (None: none, or no integers)."""
+    most = int(MAX_POSITION)
+    if isinstance(positions, np.ndarray):
+        if positions.dtype.kind not in "iu":
+            return None
+        past = positions[(positions > most) | (positions < -most)].reshape(-1)
+        return int(past[0]) if past.size else None
+    ints = (p for p in positions if isinstance(p, int | np.integer))
+    return next((int(p) for p in ints if abs(int(p)) > most), None)
 
 
 def _position_blocks(

@@ -4,8 +4,9 @@ transformers 5 builds ``inv_freq`` in float32: ``torch.arange(0, dim, 2).float()
 ``base ** x`` and ``1.0 / …``, and each scaling step rounded to float32 with Python numbers
 taken as float32 (``_compute_<type>_parameters`` in ``transformers/modeling_rope_utils.py``).
 Each function here takes a checked :class:`~pecli.core.rope.spec.RopeSpec` (its type's
-defaults applied, :meth:`pecli.core.rope.registry.RopeType.with_defaults`) and the float32
-powers ``base ** x``, and returns the float32 ``inv_freq``; :mod:`pecli.core.rope.registry`
+defaults applied, :meth:`pecli.core.rope.registry.RopeType.with_defaults`: every field the
+formula reads is set, so none needs a fallback here) and the float32 powers ``base ** x``,
+and returns the float32 ``inv_freq``; :mod:`pecli.core.rope.registry`
 pairs each with its type, and :func:`pecli.core.rope.framework.transformers_inv_freq` computes
 the powers. Pure NumPy; no I/O.
 """
@@ -36,14 +37,15 @@ def default(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
 
 def linear(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
     """``_compute_linear_scaling_rope_parameters``: ``inv_freq / factor`` in float32."""
-    return default(spec, pos) / _F(spec.factor or 1.0)
+    return default(spec, pos) / _F(spec.factor)  # type: ignore[arg-type]
 
 
 def llama3(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
     """``_compute_llama3_parameters``: its wavelength bands and smoothing, in float32."""
     inv = default(spec, pos)
-    factor, low = _F(spec.factor or 1.0), spec.low_freq_factor or 1.0
-    high, length = spec.high_freq_factor or 4.0, spec.original_max_position_embeddings or 8192
+    factor, low = _F(spec.factor), float(spec.low_freq_factor)  # type: ignore[arg-type]
+    high = float(spec.high_freq_factor)  # type: ignore[arg-type]
+    length = int(spec.original_max_position_embeddings)  # type: ignore[arg-type]
     low_wavelen, high_wavelen = _F(length / low), _F(length / high)
     wavelen = _F(2 * math.pi) / inv
     scaled = np.where(wavelen > low_wavelen, inv / factor, inv)
@@ -60,11 +62,10 @@ def correction_dim(dim: int, length: float, base: float, rotations: float) -> fl
 
 def yarn(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
     """``_compute_yarn_parameters``: the correction range in Python floats, the ramp in float32."""
-    dim, length = spec.rotary_dim, spec.original_max_position_embeddings or 1
-    factor = spec.factor or (spec.max_position_embeddings or length) / length
-
-    low = correction_dim(dim, length, spec.theta, spec.beta_fast or 32)
-    high = correction_dim(dim, length, spec.theta, spec.beta_slow or 1)
+    dim, length = spec.rotary_dim, int(spec.original_max_position_embeddings)  # type: ignore[arg-type]
+    factor = spec.factor or spec.max_position_embeddings / length  # type: ignore[operator]
+    low = correction_dim(dim, length, spec.theta, spec.beta_fast)  # type: ignore[arg-type]
+    high = correction_dim(dim, length, spec.theta, spec.beta_slow)  # type: ignore[arg-type]
     if spec.truncate:
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, dim - 1)

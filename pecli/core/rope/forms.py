@@ -83,13 +83,15 @@ def from_full(block: np.ndarray, h: int, layout: str) -> tuple[np.ndarray, np.nd
 def pair_columns(table: np.ndarray, layout: str, partner: bool = False) -> np.ndarray:
     """Each pair's first channel ``(n, w/2)`` of a ``(n, w)`` table (``partner``: its second).
 
+    ``w`` is even (every caller refuses an odd width first).
+
     >>> t = np.array([[0, 1, 2, 3]])
     >>> pair_columns(t, "half-split").tolist(), pair_columns(t, "interleaved", True).tolist()
     ([[0, 1]], [[1, 3]])
     """
     h = table.shape[1] // 2
     if layout == "half-split":
-        return table[:, h : 2 * h] if partner else table[:, :h]
+        return table[:, h:] if partner else table[:, :h]
     return table[:, 1::2] if partner else table[:, 0::2]
 
 

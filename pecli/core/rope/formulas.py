@@ -76,11 +76,12 @@ def linear(s: RopeSpec) -> Exact:
 @fifty_digits
 def dynamic(s: RopeSpec) -> Exact:
     """``_compute_dynamic_ntk_parameters``: θ' = θ·(f·L/max − (f−1))^(dim/(dim−2))."""
-    f, top = dec(s.factor), Decimal(s.max_position_embeddings)  # type: ignore[arg-type]
-    length = Decimal(max(s.seq_len or 0, s.max_position_embeddings or 0))
+    most = s.max_position_embeddings  # required, >= 1
+    f, top = dec(s.factor), Decimal(most)  # type: ignore[arg-type]
+    length = Decimal(max(s.seq_len or most, most))  # type: ignore[type-var, arg-type]
     grow = f * length / top - (f - ONE)
     dim = Decimal(s.rotary_dim)
-    theta = dec(s.theta) * grow ** (dim / Decimal(s.rotary_dim - 2)) if grow != 1 else dec(s.theta)
+    theta = dec(s.theta) * grow ** (dim / Decimal(s.rotary_dim - 2))  # 1^x is exactly 1
     inv = [inv_base(theta, Decimal(2 * i) / dim) for i in range(s.rotary_dim // 2)]
     kind = "unchanged" if grow == 1 else "rescaled"
     return Exact(inv, [kind] * len(inv), ONE, {"theta_effective": theta, "seq_len": length})

@@ -22,7 +22,7 @@ from ..rules import MAX_POSITION
 from .cache import BLOCK_CELLS, check_cache_args, check_positions_list
 from .frequencies import RopeFrequencies
 from .registry import RECORDS, record
-from .spec import RopeSpec
+from .spec import RopeSpec, check_spec
 
 __all__ = [
     "ARITHMETICS", "FRAMEWORK_TYPES", "float32_cache_blocks", "framework_cache_blocks",
@@ -42,7 +42,8 @@ def transformers_inv_freq(spec: RopeSpec) -> np.ndarray:
     Parameters
     ----------
     spec : RopeSpec
-        A spec of one of :data:`FRAMEWORK_TYPES` (checked).
+        A spec of one of :data:`FRAMEWORK_TYPES` (checked here: the float32 formulas read
+        every field their type requires, with its defaults applied).
 
     Returns
     -------
@@ -52,7 +53,8 @@ def transformers_inv_freq(spec: RopeSpec) -> np.ndarray:
     Raises
     ------
     ParameterError
-        (as ``arithmetic``) for another rope type.
+        (as ``arithmetic``) for another rope type; as :func:`~pecli.core.rope.spec.check_spec`
+        for an invalid spec.
 
     References
     ----------
@@ -66,7 +68,7 @@ def transformers_inv_freq(spec: RopeSpec) -> np.ndarray:
     array([1.   , 0.1  , 0.01 , 0.001], dtype=float32)
 
     """
-    kind = record(spec.rope_type)
+    kind = record(check_spec(spec).rope_type)
     if kind.float32 is None:
         rule = f"transformers' float32 steps are repeated for {', '.join(FRAMEWORK_TYPES)} only"
         raise ParameterError("arithmetic", rule, f"transformers with {spec.rope_type}")
@@ -108,7 +110,7 @@ def framework_cache_blocks(
     (dtype('float32'), 2.93e-05)
 
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part)
+    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
     if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
         raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
     inv = transformers_inv_freq(freqs.spec)

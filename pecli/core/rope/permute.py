@@ -132,12 +132,11 @@ def head_counts(config: Mapping[str, Any]) -> tuple[int, int, int]:
         raise ParameterError("config", "must give num_attention_heads, an integer >= 1", q)
     kv = config.get("num_key_value_heads") or q
     head_dim = config.get("head_dim") or (config.get("hidden_size") or 0) // q
-    for name, value in (("num_key_value_heads", kv), ("head_dim", head_dim)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 2 or (
-            name == "head_dim" and value % 2
-        ):  # fmt: skip
-            rule = f"must give {name} (or hidden_size), an integer >= 2 (head_dim: even)"
-            raise ParameterError("config", rule, value)
+    if isinstance(kv, bool) or not isinstance(kv, int) or kv < 1:  # 1: multi-query (Gemma 2B)
+        raise ParameterError("config", "must give num_key_value_heads, an integer >= 1", kv)
+    if isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 2 or head_dim % 2:
+        rule = "must give head_dim (or hidden_size), an even integer >= 2"
+        raise ParameterError("config", rule, head_dim)
     return q, int(kv), int(head_dim)
 
 

@@ -36,7 +36,7 @@ def read_npy(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     try:
         shape, fortran, dtype = read_header(stream)
     except (ValueError, OSError) as error:
-        raise ParameterError(parameter, "must be a valid .npy file", str(error)) from None
+        raise ParameterError(parameter, "must be a valid .npy file", _why(error)) from None
     check_data_dtype(dtype, parameter)
     shape = tuple(shape)
     order: Literal["C", "F"] = "F" if fortran else "C"
@@ -165,9 +165,21 @@ def load_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
             rule = "is a truncated .npy file, or changed while it was read"
             raise ParameterError(parameter, rule, name)
     table = table.astype(table.dtype.newbyteorder("="), copy=False)
-    return (
-        table if table.dtype.kind == "f" or dtype.name == "bfloat16" else table.astype(np.float64)
-    )
+    if table.dtype.kind == "f" or dtype.name == "bfloat16":
+        return table
+    return _exact_float64(table, parameter)
+
+
+def _exact_float64(table: np.ndarray, parameter: str) -> np.ndarray:
+    """An integer table as float64, refused when an entry is past ``±2^53``.
+
+    float64 would round it (``2^53 + 1`` becomes ``2^53``): another number, silently.
+    """
+    past = table[(table > 1 << 53) | (table < -(1 << 53))].reshape(-1)
+    if past.size:
+        rule = "must hold integers within ±2^53 (read as float64, which rounds larger ones)"
+        raise ParameterError(parameter, rule, int(past[0]))
+    return table.astype(np.float64)
 
 
 def _header(handle: IO[bytes], name: str, parameter: str) -> tuple[tuple[int, ...], bool, Any]:
@@ -178,5 +190,15 @@ def _header(handle: IO[bytes], name: str, parameter: str) -> tuple[tuple[int, ..
         reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}[version]
         shape, fortran, dtype = reader(handle)
     except (ValueError, KeyError, OSError, EOFError) as error:
-        raise ParameterError(parameter, f"must be a valid .npy file ({error})", name) from None
+        rule = f"must be a valid .npy file ({_why(error)})"
+        raise ParameterError(parameter, rule, name) from None
     return tuple(shape), bool(fortran), dtype
+
+
+def _why(error: Exception) -> str:
+    r"""The first line of NumPy's reason (a long header's runs on with advice): one line.
+
+    >>> _why(ValueError("Header info length (20084) is large.\nTo allow loading, adjust …"))
+    'Header info length (20084) is large.'
+    """
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

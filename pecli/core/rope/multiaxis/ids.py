@@ -32,7 +32,7 @@ def check_text(text: object) -> int:
     3
     """
     if not isinstance(text, int | np.integer) or text < 0 or text > MAX_TOKENS:
-        raise ParameterError("text", "must be an integer >= 0", text)
+        raise ParameterError("text", "must be an integer from 0 to 2^40", text)
     return int(text)
 
 

@@ -179,7 +179,7 @@ def check_id_options(
     >>> check_id_options(head_dim=None, grid="4x4", text=-3)
     Traceback (most recent call last):
     ...
-    pecli.core.errors.ParameterError: text must be an integer >= 0 (got -3)
+    pecli.core.errors.ParameterError: text must be an integer from 0 to 2^40 (got -3)
 
     """
     if head_dim is not None and check_head(head_dim) % 2:
