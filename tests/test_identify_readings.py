@@ -375,3 +375,14 @@ def test_a_base_of_1e300_whose_other_reading_is_past_it_is_read():
         0,
     )
     assert found.presets[:2] == ["tensor2tensor", "diffusers"] and found.equivalent == ""
+
+
+def test_a_zero_row_past_the_first_rebuilt_block_is_rebuilt_as_zero():
+    """pytorch's table (d = 16, 700 rows) with row 600 zeroed: the rebuild runs 512 rows at a
+    time, and the zero row falls in the second block; rebuilt where it is, it matches exactly
+    with --padding-idx 600."""
+    table = encoding_table(d=16, n=700, start=0, dtype="float64")
+    table[600] = 0.0
+    found = identify_table(table)
+    assert found.matched and found.padding_rows == [600] and found.residual == 0.0
+    assert found.command.endswith("--padding-idx 600")
