@@ -181,3 +181,11 @@ def test_grid_arguments_are_refused_by_name(call, parameter):
     with pytest.raises(ParameterError) as caught:
         call()
     assert caught.value.parameter == parameter
+
+
+def test_an_axis_order_that_is_no_permutation_names_the_axes_it_must_permute():
+    from pecli.core.errors import ParameterError
+
+    with pytest.raises(ParameterError) as caught:
+        grid_table((2, 3, 4), d=12, preset="t2t-nd", axis_order="0,1,3")
+    assert "of the 3 axes 0 … 2 (got '0,1,3')" in str(caught.value)

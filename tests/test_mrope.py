@@ -270,3 +270,9 @@ def test_each_preset_holds_the_numbers_transformers_ran(model):
         tuple(ran["section"]), ran["theta"], ran["head_dim"])  # fmt: skip
     assert preset.partial_rotary_factor == ran.get("partial_rotary_factor", 1.0)
     assert preset.interleaved == ran["interleaved"]
+
+
+def test_a_qwen3_vl_video_takes_a_gap_of_one_timestamp_token():
+    """2 frames of 4×4 patches merged 2×2 (4 tokens each) with 1 timestamp token between."""
+    ids, _ = mrope_ids(parse_tokens("video:2,4,4,gap=1"), model="qwen3-vl")
+    assert ids.shape == (3, 4 + 1 + 4)

@@ -399,3 +399,9 @@ def test_grid_sizes_and_id_arrays_are_checked_for_their_axes():
         axes_cache(plan, wrong)
     with pytest.raises(ParameterError, match="part must be both, cos or sin"):
         axes_cache(plan, np.zeros((2, 3)), part="tan")
+
+
+def test_rope_vit_axial_ids_run_x_first():
+    """RoPE-ViT: x = i mod W in the first column, y = i div W in the second (W = 3)."""
+    ids = axis_preset("rope-vit-axial").ids([2, 3])
+    assert ids.tolist() == [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]

@@ -278,3 +278,15 @@ def test_a_cache_at_listed_positions_is_cos_and_sin_of_each_position():
     assert np.allclose(block, expected, rtol=0, atol=1e-15)
     with pytest.raises(ParameterError, match="part must be one of"):
         next(cache_blocks(freqs, 3, part="tan"))
+
+
+@pytest.mark.parametrize(
+    ("factor", "shown"),
+    [(-(10**20), "an integer of 21 digits"), (1 - 10**20, str(1 - 10**20))],
+)
+def test_an_integer_is_shortened_from_10_to_the_20(factor, shown):
+    """A refused factor of 21 digits is named by its length; of 20, written out."""
+    config = {"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": factor}}
+    with pytest.raises(ParameterError) as caught:
+        spec_from_config(config)
+    assert str(caught.value).endswith(f"(got {shown})")
