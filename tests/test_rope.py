@@ -286,6 +286,31 @@ def test_identify_bf16_llama2_buffer_and_a_damaged_first_frequency():
     assert any("not exactly 1" in f for f in identify_inv_freq(damaged).findings)
 
 
+@pytest.mark.parametrize(
+    ("scale", "kind", "factor"),
+    [(1 / 8, "linear", 8.0), (4.0, "unknown", 0.25), (2000.0, "unknown", 1 / 2000),
+     (1 / 3.3, "linear", 3.3)],
+)  # fmt: skip
+def test_every_frequency_scaled_alike_reads_the_factor_where_round_factors_live(
+    scale, kind, factor
+):
+    """ω_i = scale · θ^(-2i/d) in float32: a linear factor 1/scale, snapped to n or 1/n.
+
+    A factor below 1 (frequencies raised; transformers' linear validation warns about it)
+    is no rope_type pecli computes: unknown, with the factor and why. It was read as linear
+    with factor 0.0 for ω_0 = 2000 (snapped to the nearest integer, 0) and 0.2499999994 for 4.
+    """
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    inv = (scale * 10000.0 ** (-np.arange(0, 64, 2) / 64)).astype(np.float32)
+    guess = identify_inv_freq(inv)
+    assert (guess.rope_type, guess.theta) == (kind, 10000.0)
+    assert guess.parameters["factor"] == pytest.approx(factor, rel=1e-7)
+    if factor in (8.0, 0.25, 1 / 2000):  # round: exactly n or 1/n
+        assert guess.parameters["factor"] == factor
+    assert any("below 1" in f for f in guess.findings) == (kind == "unknown")
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("start", [-1, -5, -4097])
 def test_position_zero_is_exactly_cos_1_sin_0_after_a_negative_start(start, dtype):

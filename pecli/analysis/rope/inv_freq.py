@@ -92,7 +92,7 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
             theta,
             dim,
             storage,
-            {"rope_angles": h, "factor": _snap(1 / scale)},
+            {"rope_angles": h, "factor": _snap_factor(1 / scale)},
             findings,
         )
     if np.all(np.abs(q / scale - 1) < tol[:h]):
@@ -116,7 +116,15 @@ def _uniform(
     """Every pair scaled alike: ``default`` (no scaling) or ``linear`` (one factor)."""
     dim = 2 * w.size
     if abs(scale - 1) >= tol[0]:
-        return RopeGuess("linear", theta, dim, storage, {"factor": _snap(1 / scale)}, findings)
+        factor = _snap_factor(1 / scale)
+        if factor >= 1:
+            return RopeGuess("linear", theta, dim, storage, {"factor": factor}, findings)
+        findings.append(
+            f"every frequency is {scale:.6g} times θ's own (inv_freq[0] = {w[0]:.6g}, not 1): "
+            f"a linear factor of {factor:.6g}, below 1, which transformers warns about and "
+            "pecli does not compute"
+        )
+        return RopeGuess("unknown", theta, dim, storage, {"factor": factor}, findings)
     if not measured:  # a measured ω_0 is 1 only within its error
         _first_is_one(w, findings)
     if len(f"{theta:.9g}".replace(".", "").strip("0")) > 3:
@@ -176,6 +184,18 @@ def fit_theta(w: np.ndarray, dim: int, tol: np.ndarray) -> tuple[float, float, i
 def _snap(x: float) -> float:
     """The nearest integer if within 1e-3 relative (float32 data), else ``x``."""
     return float(round(x)) if abs(x - round(x)) <= 1e-3 * max(1.0, abs(x)) else float(x)
+
+
+def _snap_factor(f: float) -> float:
+    """A scaling factor snapped where round factors live: ``n`` above 1, ``1/n`` below it.
+
+    >>> _snap_factor(7.9999995), _snap_factor(0.24999999936661904), _snap_factor(0.3)
+    (8.0, 0.25, 0.3)
+    """
+    if f >= 1:
+        return _snap(f)
+    n = _snap(1 / f)
+    return 1 / n if n == int(n) else f
 
 
 def _first_is_one(w: np.ndarray, findings: list[str]) -> None:
