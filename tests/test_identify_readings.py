@@ -398,13 +398,14 @@ def test_a_pair_that_moves_a_twentieth_of_a_radian_or_more_tells_k_whatever_the_
     assert slopes_k(angles(rows, k, 2), rows, noise=0.01) == pytest.approx(k, abs=1e-9)
 
 
-def test_a_reading_at_the_top_of_the_base_range_can_tip_the_order():
-    """d = 4, k = ln(1e300) / 2: paper (h − s = 2) reads 1e300, the range's end, round to
+@pytest.mark.parametrize("end", [0, 1])
+def test_a_reading_at_either_end_of_the_base_range_can_tip_the_order(end):
+    """d = 4, k = ln(1e±300) / 2: paper (h − s = 2) reads 1e±300, the range's end, round to
     about 1e-15, so 1e-4 (ROUND) from the tie; the rows leave k open by 7e-6, which moves
     that reading's roundness by up to 10 · 2 · 7e-6 = 1.4e-4: it could cross, not steady.
-    (tensor2tensor, h − s = 1, reads 1e150: 10 · 7e-6 = 7e-5 cannot.)"""
-    k = passes.LOG_BASES[1] / 2
-    fit = Fit("interleaved", "paper", 1e300, math.exp(2 * (k - 7e-6)), 0.0, k=k)
+    (tensor2tensor, h − s = 1, reads 1e±150: 10 · 7e-6 = 7e-5 cannot.)"""
+    k = passes.LOG_BASES[end] / 2
+    fit = Fit("interleaved", "paper", math.exp(2 * k), math.exp(2 * (k - 7e-6)), 0.0, k=k)
     assert not passes._steady(fit, 4, ("zero",))
 
 
