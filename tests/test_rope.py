@@ -137,6 +137,14 @@ def test_blocks_are_bit_identical_to_one_piece_and_to_a_later_start():
     assert np.array_equal(whole, pieces) and np.array_equal(whole[200:], tail)
 
 
+@pytest.mark.parametrize("start", [2**53, -(2**53), 2**53 - 1])
+def test_the_last_position_may_not_pass_2_to_the_53(start):
+    # positions start … start+n-1 with |start| + n <= 2^53; 2^53 - 1 + 2 = 2^53 + 1 is too far
+    with pytest.raises(ParameterError, match=r"\|start\| \+ n <= 2\^53"):
+        cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2, start=start)
+    assert len(list(cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 1, start=2**53 - 1)))
+
+
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])
 @pytest.mark.parametrize("part", ["both", "cos", "sin"])
 def test_chunked_blocks_are_the_mpmath_rows(monkeypatch, layout, part):
