@@ -294,6 +294,20 @@ def test_identify_bf16_llama2_buffer_and_a_damaged_first_frequency():
     assert any("not exactly 1" in f for f in identify_inv_freq(damaged).findings)
 
 
+def test_factors_that_dip_between_two_ends_of_factor_1_are_no_ramp():
+    """Pairs 8 … 20 of θ = 10^4 (d = 128) slowed by 10, 9.2, … 0.4 millionths (each step back
+    under the 1e-6 tolerance), every other pair exact: the slowest pair is divided by 1, so
+    this is no linear, yarn or llama3 ramp (they divide it by f > 1): per-pair factors."""
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    q = np.ones(64)
+    q[8:21] = 1 - 1e-6 * (10 - 0.8 * np.arange(13))
+    inv = 10000.0 ** (-np.arange(64) * 2.0 / 128) * q
+    guess = identify_inv_freq(inv, tolerance=np.full(64, 1e-6))
+    assert (guess.rope_type, guess.theta, guess.parameters) == ("unknown", 10000.0, {})
+    assert guess.findings[0].startswith("per-pair factors (longrope?): 1, 1,")
+
+
 @pytest.mark.parametrize(
     ("scale", "kind", "factor"),
     [(1 / 8, "linear", 8.0), (4.0, "unknown", 0.25), (2000.0, "unknown", 1 / 2000),
