@@ -33,6 +33,22 @@ def run_cli():
     return run
 
 
+@pytest.fixture
+def fitted_rows(monkeypatch) -> list[int]:
+    """The rows each of identify's fits took, in order (a spy on ``passes._best_fit``)."""
+    from pecli.analysis.identify import passes
+
+    rows: list[int] = []
+    best_fit = passes._best_fit
+
+    def spy(table, nonzero, storage, n):
+        rows.append(n)
+        return best_fit(table, nonzero, storage, n)
+
+    monkeypatch.setattr(passes, "_best_fit", spy)
+    return rows
+
+
 @pytest.fixture(scope="session")
 def pecli_cmd() -> list[str]:
     """The installed console script (beside this Python), else ``python -m pecli``."""

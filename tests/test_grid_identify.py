@@ -43,6 +43,23 @@ def test_a_float32_table_of_a_framework_s_float32_arithmetic_is_read():
     assert found.best.max_error < 1e-6  # a few float32 ulps, far inside the 1e-5
 
 
+def test_a_float32_table_of_unequal_sides_is_read_with_integer_positions():
+    """Token 1's position read back from float32 sines is 1 to about 4e-8, so ×32 it is
+    1.3e-6 off 32: within 1e-6·32, no diffusers base_size is named and MAE is the reading."""
+    found = grid_match(_mae32(6, 32, 16))
+    assert found is not None and (found.best.preset, found.best.scale) == ("mae", None)
+    assert found.best.command == "pecli grid 6 32 --d 16 --preset mae"
+
+
+def test_a_table_whose_first_token_is_not_at_position_0_is_read_as_no_grid():
+    """Token 0 is at position 0 on every axis (sin 0, cos 1) in every preset: moved away from
+    it, the table fits no preset and no reading is named, though token 1 fits several."""
+    table = _mae32(4, 8, 16)
+    table[0] += np.float32(0.25)
+    found = identify_grid(table)
+    assert found.best is None and not found.matched
+
+
 def test_a_float32_table_off_by_far_more_than_float32_arithmetic_is_not_read():
     table = _mae32(8, 8, 32)
     table[37, 5] += np.float32(3e-5)  # 3 × the arithmetic allowance, on one entry

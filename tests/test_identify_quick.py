@@ -29,18 +29,10 @@ def table(name, n, d, dtype=np.float32, base=10000.0, start=None) -> np.ndarray:
     return np.array(slow.preset_table(name, n, d, base, start)).astype(dtype)
 
 
-def both(values: np.ndarray, monkeypatch) -> tuple[dict, dict, list[int]]:
+def both(values: np.ndarray, monkeypatch, fitted_rows) -> tuple[dict, dict, list[int]]:
     """The report as identify gives it, the full fit's report, and the rows each pass fitted."""
-    passes: list[int] = []
-    best_fit = search._best_fit
-
-    def spy(oriented, nonzero, storage, rows):
-        passes.append(rows)
-        return best_fit(oriented, nonzero, storage, rows)
-
-    monkeypatch.setattr(search, "_best_fit", spy)
     quick = dataclasses.asdict(identify_table(values))
-    used = list(passes)
+    used = list(fitted_rows)
     monkeypatch.setattr(search, "QUICK_ROWS", FIT_ROWS)
     full = dataclasses.asdict(identify_table(values))
     measured = [report.pop("base_fit") for report in (quick, full)]
@@ -64,9 +56,9 @@ CLEAN = {
 
 
 @pytest.mark.parametrize("case", CLEAN, ids=list(CLEAN))
-def test_clean_tables_are_read_on_their_first_rows_as_in_full(case, monkeypatch):
+def test_clean_tables_are_read_on_their_first_rows_as_in_full(case, monkeypatch, fitted_rows):
     values, preset, start = CLEAN[case]
-    quick, full, passes = both(values, monkeypatch)
+    quick, full, passes = both(values, monkeypatch, fitted_rows)
     assert quick == full
     assert passes == [QUICK] * 2  # both orientations, the quick pass only
     assert quick["matched"] and quick["start"] == start
@@ -114,22 +106,24 @@ FOOLING = {
 
 
 @pytest.mark.parametrize("case", FOOLING, ids=list(FOOLING))
-def test_tables_the_first_rows_would_misread_are_fitted_in_full(case, monkeypatch):
+def test_tables_the_first_rows_would_misread_are_fitted_in_full(case, monkeypatch, fitted_rows):
     values, matched = FOOLING[case]
-    quick, full, passes = both(values, monkeypatch)
+    quick, full, passes = both(values, monkeypatch, fitted_rows)
     assert quick == full
     assert passes == [QUICK] * 2 + [FIT_ROWS] * 2  # quick pass, then the full fit
     assert quick["matched"] is matched
 
 
-def test_padding_rows_before_the_fit_rows_are_skipped_and_named(monkeypatch):
-    quick, full, passes = both(zero_rows_first(), monkeypatch)
+def test_padding_rows_before_the_fit_rows_are_skipped_and_named(monkeypatch, fitted_rows):
+    quick, full, passes = both(zero_rows_first(), monkeypatch, fitted_rows)
     assert quick == full and passes == [QUICK] * 2
     assert quick["matched"] and quick["start"] == 0 and quick["padding_rows"] == list(range(20))
 
 
-def test_a_short_table_is_fitted_once(monkeypatch):
+def test_a_short_table_is_fitted_once(monkeypatch, fitted_rows):
     """A table of at most 256 rows: the quick pass is the full fit, nothing is fitted twice."""
-    quick, full, passes = both(table("pytorch", 200, 16, np.float16, start=3), monkeypatch)
+    quick, full, passes = both(
+        table("pytorch", 200, 16, np.float16, start=3), monkeypatch, fitted_rows
+    )
     assert quick == full and passes == [QUICK] * 2
     assert quick["matched"] and quick["start"] == 3

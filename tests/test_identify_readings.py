@@ -305,24 +305,16 @@ def test_a_round_base_whose_equivalents_are_not_round_is_read_as_built(
         assert f"{label} with C = {other_base:.6g}" in found.equivalent
 
 
-def test_a_float32_framework_window_is_fitted_again_on_2048_rows(monkeypatch):
+def test_a_float32_framework_window_is_fitted_again_on_2048_rows(fitted_rows):
     """Positions 2^20 … 2^20 + 599 and ω_j = 10^(-j/8) (d = 64, C = 10^4), multiplied in
     float32 as frameworks do: angles off by up to ~2^20 · 2^-24 rad, within the float32
     allowance (2^-22 per unit of position) but not exact, so the quick pass (256 rows) does
     not stand and both orientations are fitted again on 2048 rows; the window is placed."""
-    rows_fitted: list[int] = []
-    best_fit = passes._best_fit
-
-    def spy(table, nonzero, storage, rows):
-        rows_fitted.append(rows)
-        return best_fit(table, nonzero, storage, rows)
-
-    monkeypatch.setattr(passes, "_best_fit", spy)
     positions = np.arange(2**20, 2**20 + 600, dtype=np.float32)
     theta = positions[:, None] * (10000.0 ** (-np.arange(32) / 32)).astype(np.float32)
     table = np.stack([np.sin(theta), np.cos(theta)], axis=2).reshape(600, 64)
     found = identify_table(table)
-    assert rows_fitted == [256, 256, 2048, 2048]
+    assert fitted_rows == [256, 256, 2048, 2048]
     assert found.matched and found.residual > 4 * 2.0**-24  # not exact
     assert (found.layout, found.schedule, found.base) == ("interleaved", "paper", 10000.0)
     assert found.start == 2**20 and found.starts == [2**20] and found.storage == "float32"

@@ -38,6 +38,15 @@ def test_qwen3_5_partial_rotary_section():
     assert plan.strip() == "THW" * 10 + "TH"  # h: j % 3 == 1 and j < 33; w: j < 30
 
 
+def test_interleaved_sections_may_run_past_the_pairs_as_in_transformers():
+    # Qwen3-VL's apply_interleaved_mrope overwrites freqs[..., offset:3·s:3] for h (offset 1)
+    # and w (offset 2): with 4 pairs and sections [0, 2, 2], h takes pair 1 and w pair 2
+    # (pairs 4 and 5 do not exist), t keeps 0 and 3. 3·2 = 4 + 2 is the most it allows.
+    assert mrope_plan([0, 2, 2], theta=100.0, head_dim=8, interleaved=True).strip() == "THWT"
+    with pytest.raises(ParameterError, match="exceed the pairs"):
+        mrope_plan([0, 1, 3], theta=100.0, head_dim=8, interleaved=True)
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_ids_are_transformers_get_rope_index(model):
     theirs = FIXTURES[f"{model}_ids"]

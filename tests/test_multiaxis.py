@@ -374,6 +374,14 @@ def test_a_plain_grid_without_a_preset_is_row_major_and_takes_no_text():
     (lambda: axis_preset("rope-vit-axial").plan(6), "head_dim must be a multiple of 4"),
     (lambda: axis_preset("cogvideox").plan(12), "head_dim must be a multiple of 8 for CogVideoX"),
     (lambda: axis_preset("flux").plan(2), "head_dim must be an integer from 4 to 65536"),
+    (lambda: axis_preset("flux").plan(65537), "head_dim must be an integer from 4 to 65536"),
+    (lambda: axis_preset("flux").id_source([2, 2], fps=1.0), "fps is Cosmos'"),
+    (lambda: axis_preset("cosmos").id_source([1, 1, 1], fps=0.0), "fps is Cosmos'"),
+    (lambda: shared([0, 2], theta=100.0, axes=("h", "w")), "assign must name axes 0 … 1 "),
+    (lambda: resolve_plan(None, widths="4,8"), "--widths without --theta"),
+    (lambda: resolve_plan(None, theta="100"), "--theta without --widths"),
+    (lambda: resolve_ids(resolve_plan(None, widths="4,4", theta="100")[0], None, grid="1,2",
+                         text=0, ids=np.zeros((2, 2))), "ids goes without --grid"),
 ])  # fmt: skip
 def test_bad_preset_arguments_name_the_option_and_rule(call, words):
     with pytest.raises(ParameterError, match=words):

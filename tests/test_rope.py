@@ -137,6 +137,14 @@ def test_blocks_are_bit_identical_to_one_piece_and_to_a_later_start():
     assert np.array_equal(whole, pieces) and np.array_equal(whole[200:], tail)
 
 
+@pytest.mark.parametrize("start", [2**53, -(2**53), 2**53 - 1])
+def test_the_last_position_may_not_pass_2_to_the_53(start):
+    # positions start … start+n-1 with |start| + n <= 2^53; 2^53 - 1 + 2 = 2^53 + 1 is too far
+    with pytest.raises(ParameterError, match=r"\|start\| \+ n <= 2\^53"):
+        cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2, start=start)
+    assert len(list(cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 1, start=2**53 - 1)))
+
+
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])
 @pytest.mark.parametrize("part", ["both", "cos", "sin"])
 def test_chunked_blocks_are_the_mpmath_rows(monkeypatch, layout, part):
@@ -284,6 +292,20 @@ def test_identify_bf16_llama2_buffer_and_a_damaged_first_frequency():
     damaged = exact.copy()
     damaged[0] = 1 - 2.0**-40  # not 1: re-initialised or overwritten
     assert any("not exactly 1" in f for f in identify_inv_freq(damaged).findings)
+
+
+def test_factors_that_dip_between_two_ends_of_factor_1_are_no_ramp():
+    """Pairs 8 … 20 of θ = 10^4 (d = 128) slowed by 10, 9.2, … 0.4 millionths (each step back
+    under the 1e-6 tolerance), every other pair exact: the slowest pair is divided by 1, so
+    this is no linear, yarn or llama3 ramp (they divide it by f > 1): per-pair factors."""
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    q = np.ones(64)
+    q[8:21] = 1 - 1e-6 * (10 - 0.8 * np.arange(13))
+    inv = 10000.0 ** (-np.arange(64) * 2.0 / 128) * q
+    guess = identify_inv_freq(inv, tolerance=np.full(64, 1e-6))
+    assert (guess.rope_type, guess.theta, guess.parameters) == ("unknown", 10000.0, {})
+    assert guess.findings[0].startswith("per-pair factors (longrope?): 1, 1,")
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,8 @@ def test_head_counts_read_text_config_only_when_the_top_level_has_no_heads():
     assert head_counts({"text_config": text}) == (8, 8, 64)  # 512 / 8, no GQA
     with pytest.raises(ParameterError, match="num_attention_heads"):
         head_counts({"hidden_size": 4096})  # neither: one line, not a KeyError
+    with pytest.raises(ParameterError, match="num_attention_heads, an integer >= 1"):
+        head_counts({"num_attention_heads": 0, "head_dim": 64})  # no heads: not (0, 0, 64)
 
 
 def test_one_key_value_head_is_multi_query_attention_and_is_read():
