@@ -18,11 +18,13 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pecli import encoding_table
-from pecli.analysis.identify import identify_table
-from pecli.analysis.identify.fits import readings, refine_k, round_base, roundness, wrap
-from pecli.analysis.identify.fitting import Fit
+from pecli.analysis.identify import identify_table, passes
+from pecli.analysis.identify.fits import readings, refine_k, round_base, roundness, slopes_k, wrap
+from pecli.analysis.identify.fitting import Fit, Zeros
+from pecli.analysis.identify.naming import _rebuilds
 from pecli.analysis.identify.passes import _rank, fit_rows
 from pecli.analysis.identify.phases import Phases, candidate_starts
+from pecli.analysis.identify.residuals import exact_error, residual
 
 
 def angles(positions: np.ndarray, k: float, h: int) -> np.ndarray:
@@ -378,3 +380,34 @@ def test_a_zero_row_past_the_first_rebuilt_block_is_rebuilt_as_zero():
     found = identify_table(table)
     assert found.matched and found.padding_rows == [600] and found.residual == 0.0
     assert found.command.endswith("--padding-idx 600")
+
+
+def test_a_pair_that_moves_a_twentieth_of_a_radian_or_more_tells_k_whatever_the_noise():
+    """ω_1 = 1/45 over rows 0..9 turns 9/45 = 0.2 rad. With noise 0.01, 50 noise = 0.5 rad,
+    but at most 0.05 rad is ever asked: the pair counts and k = ln 45 (ω_1 = e^-k)."""
+    rows = np.arange(10.0)
+    k = math.log(45.0)
+    assert slopes_k(angles(rows, k, 2), rows, noise=0.01) == pytest.approx(k, abs=1e-9)
+
+
+@pytest.mark.parametrize("end", [0, 1])
+def test_a_reading_at_either_end_of_the_base_range_can_tip_the_order(end):
+    """d = 4, k = ln(1e±300) / 2: paper (h − s = 2) reads 1e±300, the range's end, round to
+    about 1e-15, so 1e-4 (ROUND) from the tie; the rows leave k open by 7e-6, which moves
+    that reading's roundness by up to 10 · 2 · 7e-6 = 1.4e-4: it could cross, not steady.
+    (tensor2tensor, h − s = 1, reads 1e±150: 10 · 7e-6 = 7e-5 cannot.)"""
+    k = passes.LOG_BASES[end] / 2
+    fit = Fit("interleaved", "paper", math.exp(2 * k), math.exp(2 * (k - 7e-6)), 0.0, k=k)
+    assert not passes._steady(fit, 4, ("zero",))
+
+
+def test_a_shorter_base_that_rebuilds_the_table_to_its_own_residual_rebuilds_it():
+    """A float32 table of C = 10^4 (d = 8, 64 rows from 1) read with C = 10000.01 is off by
+    1.6e-6, above float32's 4 ulps: a trial whose own residual is that worst still rebuilds
+    the table (within, not strictly below, its residual)."""
+    table = encoding_table(d=8, n=64, base=10000.0).astype(np.float64)
+    zeros = Zeros([], False)
+    trial = Fit("interleaved", "paper", 10000.01, 10000.01, 1.0)
+    trial.residual, score = residual(table, trial, zeros, "float32")
+    assert score <= 1 and trial.residual > exact_error("float32", 1.0, 64)
+    assert _rebuilds(table, trial, zeros, "float32", exactly=False)
