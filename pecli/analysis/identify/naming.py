@@ -21,7 +21,7 @@ from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.knobs import ODD_SINE
 from ...core.rules import BASE_RANGE, number_text
-from .fits import ROUND, denominator, other_base, round_base, roundness
+from .fits import ROUND, denominator, other_base, round_base, roundness, schedules
 from .fitting import Fit, Zeros
 from .residuals import RESIDUAL_ROWS, exact_error, rebuild, residual
 
@@ -152,8 +152,7 @@ def _shorter(fit: Fit, d: int, own: float, measured: float, longest: int) -> lis
     found: dict[tuple[float, float], Option] = {}
     if not math.isfinite(measured) or measured <= 0:
         return []
-    for rule, schedule in ((r, s) for r in rules for s in ("paper", "tensor2tensor")):
-        den = denominator(schedule, d, rule)
+    for rule, schedule, den in schedules(d, rules):
         exact = other_base(measured, den, own)
         if exact is None:
             continue
