@@ -185,7 +185,7 @@ def test_one_live_row_says_it_is_one_and_matches_nothing():
 def test_zero_rows_the_command_cannot_rebuild_are_named_eight_at_most(zeroed, rows):
     """pytorch's table (d = 16) with 8 or 9 zero rows from row 2: compute zeroes one padding
     row, so the note names the rows its command computes as positions: all 8, or 8 then …"""
-    table = encoding_table(d=16, n=40, start=0, dtype="float64")
+    table = np.array(slow.preset_table("pytorch", 40, 16, 10000.0, 0))  # the tutorial's formula
     table[2 : 2 + zeroed] = 0.0
     found = identify_table(table)
     assert found.matched and found.padding_rows == list(range(2, 2 + zeroed))
@@ -219,7 +219,7 @@ def test_zero_rows_inside_a_table_are_stepped_over(n, zeroed):
     the first pair turns by 4 rad, past π (across 100, by 101 rad: 16 turns more); before,
     such a turn was read wrapped, the angles did not grow, and no layout matched. Every
     other row zeroed: no two rows one apart, and every turn (2 rad at most) is under π."""
-    table = encoding_table(d=16, n=n, start=0, dtype="float64")
+    table = np.array(slow.preset_table("pytorch", n, 16, 10000.0, 0))  # the tutorial's formula
     table[zeroed] = 0.0
     found = identify_table(table)
     assert found.matched and found.padding_rows == zeroed and found.layout == "interleaved"

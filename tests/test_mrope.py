@@ -282,6 +282,13 @@ def test_each_preset_holds_the_numbers_transformers_ran(model):
 
 
 def test_a_qwen3_vl_video_takes_a_gap_of_one_timestamp_token():
-    """2 frames of 4×4 patches merged 2×2 (4 tokens each) with 1 timestamp token between."""
-    ids, _ = mrope_ids(parse_tokens("video:2,4,4,gap=1"), model="qwen3-vl")
-    assert ids.shape == (3, 4 + 1 + 4)
+    """2 frames of 4×4 patches merged 2×2 (4 tokens each) with 1 timestamp token between.
+
+    By hand from get_rope_index: each frame is a one-frame video (t index 0); frame 1 at 0,
+    h = (0, 0, 1, 1), w = (0, 1, 0, 1); the timestamp at its largest id + 1 = 2 on every axis;
+    frame 2 at 3: t = 3, h = 3 + (0, 0, 1, 1), w = 3 + (0, 1, 0, 1); delta = 5 − 9.
+    """
+    ids, delta = mrope_ids(parse_tokens("video:2,4,4,gap=1"), model="qwen3-vl")
+    assert ids.tolist() == [[0, 0, 0, 0, 2, 3, 3, 3, 3], [0, 0, 1, 1, 2, 3, 3, 4, 4],
+                            [0, 1, 0, 1, 2, 3, 4, 3, 4]]  # fmt: skip
+    assert delta == 5 - 9

@@ -142,7 +142,10 @@ def test_the_last_position_may_not_pass_2_to_the_53(start):
     # positions start … start+n-1 with |start| + n <= 2^53; 2^53 - 1 + 2 = 2^53 + 1 is too far
     with pytest.raises(ParameterError, match=r"\|start\| \+ n <= 2\^53"):
         cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2, start=start)
-    assert len(list(cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 1, start=2**53 - 1)))
+    # the last position allowed is computed, and is the formula's row there (mpmath, 40 digits)
+    (row,) = cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 1, start=2**53 - 1)
+    cos, sin = ref.cache_row(2**53 - 1, ref.default(10000.0, 4), 1, "half-split")
+    assert np.array_equal(row, [np.array([float(v) for v in cos + sin], np.float32)])
 
 
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from library_fixtures import load
@@ -84,7 +85,12 @@ def test_blocks_of_any_height_go_on_from_where_the_last_stopped(rows):
 def test_positions_up_to_2_53_and_not_past_it():
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=4))
     last = next(framework_cache_blocks(freqs, 2, start=2**53 - 2, part="cos"))  # 2^53 − 1 last
-    assert last.shape == (2, 4)
+    # float32 positions (spaced 2^30 there): 2^53 − 2 and 2^53 − 1 are both 2^53, so both rows
+    # are cos(2^53 · ω) for transformers' float32 ω = 1 and 0.01, half-split (mpmath, exact)
+    with mpmath.workdps(40):
+        row = [float(mpmath.cos(mpmath.mpf(float(np.float32(w))) * 2**53)) for w in (1.0, 0.01)]
+    row *= 2
+    assert ulps32(last, np.array([row, row], np.float32)).max() <= 1
     for start, n in ((2**53 - 1, 2), (-(2**53), 1)):  # |start| + n = 2^53 + 1
         with pytest.raises(ParameterError, match="start"):
             framework_cache_blocks(freqs, n, start=start)

@@ -59,7 +59,9 @@ def _in_listed_order(app: Any) -> None:
 
     rank = {name: k for k, name in enumerate(LISTING)}
     app.registered_commands.sort(key=lambda c: rank.get(_name(c), len(rank)))
-    app.registered_groups.sort(key=lambda g: rank.get(g.name or g.typer_instance.info.name, 0))
+    app.registered_groups.sort(
+        key=lambda g: rank.get(g.name or g.typer_instance.info.name, len(rank))
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -53,8 +53,11 @@ class _SuggestingChoice(_Choice):  # type: ignore[misc]
 
 def _text(number: object) -> str:
     """``0`` for ``0.0``, else the number's shortest text (``2.5``, ``100000``)."""
-    text = repr(number)
-    return text[:-2] if isinstance(number, float) and text.endswith(".0") else text
+    if not isinstance(number, float):
+        return repr(number)  # an int as given, past 2^53 too
+    from ..core.rules import number_text  # (imports NumPy: only once a value is refused)
+
+    return number_text(number)
 
 
 class _HouseRange:

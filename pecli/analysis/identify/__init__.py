@@ -35,7 +35,7 @@ import numpy as np
 from ...core.dtypes import storage_precision
 from ...core.knobs import ODD_SINE
 from . import phases
-from .fits import denominator, other_base
+from .fits import denominator, other_base, schedules
 from .fitting import Fit, Zeros
 from .identifiable import check_identifiable
 from .naming import command, preset_names, short_base
@@ -56,14 +56,12 @@ def _equivalent(fit: Fit, d: int) -> str:
         return "any base (d = 2)" if d == 2 else f"any base (one pair at d = {d})"
     rules = ODD_SINE if fit.odd_d in ODD_SINE else (fit.odd_d,)
     others = []
-    for rule in rules:
-        for schedule in ("paper", "tensor2tensor"):
-            den = denominator(schedule, d, rule)
-            base = other_base(fit.base, den, own)
-            if (schedule, rule) == (fit.schedule, fit.odd_d) or den == own or base is None:
-                continue
-            label = f"{schedule} schedule" + (f" (odd d: {rule})" if rule != fit.odd_d else "")
-            others.append(f"{label} with C = {base:.6g}")
+    for rule, schedule, den in schedules(d, rules):
+        base = other_base(fit.base, den, own)
+        if (schedule, rule) == (fit.schedule, fit.odd_d) or den == own or base is None:
+            continue
+        label = f"{schedule} schedule" + (f" (odd d: {rule})" if rule != fit.odd_d else "")
+        others.append(f"{label} with C = {base:.6g}")
     return ", ".join(others)
 
 

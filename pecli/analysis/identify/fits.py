@@ -12,11 +12,11 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ...core.rules import BASE_RANGE, check_schedule
+from ...core.rules import BASE_RANGE, SCHEDULES, check_schedule
 
 __all__ = [
     "LOG_BASES",
@@ -28,6 +28,7 @@ __all__ = [
     "refine_k",
     "round_base",
     "roundness",
+    "schedules",
     "slopes_k",
     "start_position",
     "wrap",
@@ -171,6 +172,17 @@ def denominator(schedule: str, d: int, odd_d: str = "zero") -> float:
     return den if den > 0 else 1.0
 
 
+def schedules(d: int, rules: tuple[str, ...]) -> Iterator[tuple[str, str, float]]:
+    """Each (odd-d rule, schedule, ``h - s``) a width-``d`` table may be read with, in order.
+
+    >>> list(schedules(8, ("zero",)))
+    [('zero', 'paper', 4.0), ('zero', 'tensor2tensor', 3.0)]
+    """
+    for rule in rules:
+        for schedule in SCHEDULES:  # paper, tensor2tensor
+            yield rule, schedule, denominator(schedule, d, rule)
+
+
 def readings(
     k: float, d: int, rules: tuple[str, ...], named: Callable[[str, str], list[str]]
 ) -> list[tuple[str, float, str]]:
@@ -185,12 +197,10 @@ def readings(
     options: list[tuple[str, float, str]] = []
     seen: list[float] = []
     low, high = LOG_BASES
-    for rule in rules:
-        for schedule in ("paper", "tensor2tensor"):
-            den = denominator(schedule, d, rule)
-            if den not in seen and low <= k * den <= high:  # d = 2: h - s = 1 for both
-                seen.append(den)
-                options.append((schedule, math.exp(k * den), rule))
+    for rule, schedule, den in schedules(d, rules):
+        if den not in seen and low <= k * den <= high:  # d = 2: h - s = 1 for both
+            seen.append(den)
+            options.append((schedule, math.exp(k * den), rule))
     if not options:
         raise ValueError(
             f"the frequencies fall as exp(-{k:.6g} j): no base from {BASE_RANGE[0]:g} to "

@@ -21,7 +21,7 @@ from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.knobs import ODD_SINE
 from ...core.rules import BASE_RANGE, number_text
-from .fits import ROUND, denominator, other_base, round_base, roundness
+from .fits import ROUND, denominator, other_base, round_base, roundness, schedules
 from .fitting import Fit, Zeros
 from .residuals import RESIDUAL_ROWS, exact_error, rebuild, residual
 
@@ -94,13 +94,13 @@ def short_base(fit: Fit, table: np.ndarray, zeros: Zeros, storage: str) -> None:
 
     """
     d = table.shape[1]
-    own = denominator(fit.schedule, d, fit.odd_d)
     if fit.base_open or d // 2 <= 1:
         return
-    shorter = _shorter(fit, d, own, fit.base, _digits(number_text(fit.base)))
+    own, length = denominator(fit.schedule, d, fit.odd_d), _digits(number_text(fit.base))
+    shorter = _shorter(fit, d, own, fit.base, length)
     # the measured base's digits too: the fitter's round 100000 is 5e-6 off a float64 table
     # made at 99999 (d = 8), and 12345 beats a shorter 152400000 an ulp off (whisper, d = 4)
-    kept: Option = (_digits(number_text(fit.base)), -1.0, own, fit.odd_d, fit.schedule, fit.base)
+    kept: Option = (length, -1.0, own, fit.odd_d, fit.schedule, fit.base)
     measured = _shorter(fit, d, own, fit.base_fit, SHORT_DIGITS + 2)
     exact = sorted({o[2::3]: o for o in [*measured, *shorter, kept]}.values())
     for tier, options in enumerate((exact, shorter)):  # as compute writes it, else within rounding
@@ -120,14 +120,14 @@ def _rebuilds(table: np.ndarray, trial: Fit, zeros: Zeros, storage: str, *, exac
     else within :func:`.residuals.exact_error` or the fit's own residual, and a match.
     """
     n, width = table.shape
-    limit = max(exact_error(storage, trial.start, n), trial.residual)
+    exact = exact_error(storage, trial.start, n)
+    limit, most = max(exact, trial.residual), exact if storage == "float64" else 0.0
     for rows in dict.fromkeys((min(n, SHORT_PROBE), n)):
         if not exactly:
             worst, score = residual(table[:rows], trial, zeros, storage)
             if score > 1 or worst > limit:
                 return False
             continue
-        most = exact_error(storage, trial.start, n) if storage == "float64" else 0.0
         row = 0
         for block in rebuild(trial, (rows, width), zeros, dtype=storage, rows=RESIDUAL_ROWS):
             if np.abs(table[row : row + len(block)] - block.astype(np.float64)).max() > most:
@@ -152,8 +152,7 @@ def _shorter(fit: Fit, d: int, own: float, measured: float, longest: int) -> lis
     found: dict[tuple[float, float], Option] = {}
     if not math.isfinite(measured) or measured <= 0:
         return []
-    for rule, schedule in ((r, s) for r in rules for s in ("paper", "tensor2tensor")):
-        den = denominator(schedule, d, rule)
+    for rule, schedule, den in schedules(d, rules):
         exact = other_base(measured, den, own)
         if exact is None:
             continue

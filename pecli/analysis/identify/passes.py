@@ -27,7 +27,7 @@ import numpy as np
 from ...core.dtypes import unit_roundoff
 from ...core.knobs import ODD_SINE
 from ...core.rules import LAYOUTS
-from .fits import LOG_BASES, ROUND, NotGrowing, denominator, roundness
+from .fits import LOG_BASES, ROUND, NotGrowing, denominator, roundness, schedules
 from .fitting import FIT_ROWS, Fit, Zeros, fit_layout
 from .identifiable import coarse
 from .phases import VERIFY_ROWS
@@ -152,10 +152,7 @@ def _steady(fit: Fit, d: int, rules: tuple[str, ...]) -> bool:
         return True
     gap = abs(fit.k - math.log(fit.base_fit) / denominator(fit.schedule, d, fit.odd_d))
     dens = [
-        den
-        for rule in rules
-        for schedule in ("paper", "tensor2tensor")
-        if LOG_BASES[0] <= fit.k * (den := denominator(schedule, d, rule)) <= LOG_BASES[1]
+        den for _, _, den in schedules(d, rules) if LOG_BASES[0] <= fit.k * den <= LOG_BASES[1]
     ]  # the readings that are bases
     return not any(
         abs(roundness(math.exp(fit.k * den)) - ROUND) <= 10 * den * gap + 1e-12 for den in dens
