@@ -420,3 +420,19 @@ def test_a_huge_npy_header_is_refused_in_one_line(run_cli, tmp_path):
         line = _one_line(run_cli(*args, input=given), option)
         assert "must be a valid .npy file" in line and "header" in line.lower(), line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npy"]
+
+
+def test_an_unknown_npy_version_is_named_not_printed_as_a_tuple(run_cli, tmp_path):
+    """A file with the .npy magic and version bytes 'ju' (106, 117) was refused as
+    'must be a valid .npy file ((106, 117))': numpy's KeyError printed raw."""
+    bad = tmp_path / "bad.npy"
+    bad.write_bytes(b"\x93NUMPYjunk")
+    for args, option in [
+        (("identify", str(bad)), "FILE"),
+        (("rope", "identify", str(bad)), "FILE"),
+        (("diff", str(bad), str(bad)), "A"),
+    ]:
+        line = _one_line(run_cli(*args), option)
+        assert "must be a valid .npy file" in line and "version 106.117" in line, line
+        assert "((" not in line, line
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.npy"]

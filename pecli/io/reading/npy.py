@@ -187,9 +187,11 @@ def _header(handle: IO[bytes], name: str, parameter: str) -> tuple[tuple[int, ..
     fmt = np.lib.format
     try:
         version = fmt.read_magic(handle)
-        reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}[version]
+        reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}.get(version)
+        if reader is None:  # a bare KeyError would print as "(106, 117)"
+            raise ValueError("format version {}.{}: only 1.0 and 2.0 are read".format(*version))
         shape, fortran, dtype = reader(handle)
-    except (ValueError, KeyError, OSError, EOFError) as error:
+    except (ValueError, OSError, EOFError) as error:
         rule = f"must be a valid .npy file ({_why(error)})"
         raise ParameterError(parameter, rule, name) from None
     return tuple(shape), bool(fortran), dtype
