@@ -45,11 +45,18 @@ def diffusers_style(grid: list[int], path: str) -> np.ndarray:
     parts = []
     for k in (0, 1):
         t_, h_, w_ = (tab[k] for tab in tables)
-        block = np.concatenate([
-            np.broadcast_to(t_[:f, None, None, :], (f, h, w, 44)),
-            np.broadcast_to(h_[None, :h, None, :], (f, h, w, 42)),
-            np.broadcast_to(w_[None, None, :w, :], (f, h, w, 42)),
-        ], axis=-1).reshape(f * h * w, 128).astype(np.float32)  # fmt: skip
+        block = (
+            np.concatenate(
+                [
+                    np.broadcast_to(t_[:f, None, None, :], (f, h, w, 44)),
+                    np.broadcast_to(h_[None, :h, None, :], (f, h, w, 42)),
+                    np.broadcast_to(w_[None, None, :w, :], (f, h, w, 42)),
+                ],
+                axis=-1,
+            )
+            .reshape(f * h * w, 128)
+            .astype(np.float32)
+        )
         parts.append(block)
     table = np.concatenate(parts, axis=1)
     np.save(path, table)
@@ -59,13 +66,22 @@ def diffusers_style(grid: list[int], path: str) -> np.ndarray:
 def pecli_axes(grid: list[int], path: str) -> np.ndarray:
     source = WAN.id_source(grid)
     blocks = axes_cache_blocks(PLAN, source)
-    write_table(blocks, output=path, fmt="npy", shape=(source.n, 256),
-                dtype=np.dtype(np.float32), columns=[])  # fmt: skip
+    write_table(
+        blocks,
+        output=path,
+        fmt="npy",
+        shape=(source.n, 256),
+        dtype=np.dtype(np.float32),
+        columns=[],
+    )
     return np.load(path, mmap_mode="r")
 
 
-CANDIDATES = {"floor (same bytes to .npy)": floor, "diffusers-style float64": diffusers_style,
-              "pecli axes_cache_blocks -> .npy": pecli_axes}  # fmt: skip
+CANDIDATES = {
+    "floor (same bytes to .npy)": floor,
+    "diffusers-style float64": diffusers_style,
+    "pecli axes_cache_blocks -> .npy": pecli_axes,
+}
 
 
 def exact(grid: list[int], rows: np.ndarray) -> np.ndarray:
@@ -94,8 +110,10 @@ def main(argv: list[str] | None = None) -> None:
     rows = np.array([0, 1, 4097, n // 2, n - 1])
     want = exact(grid, rows)
     times, errors = time_caches(CANDIDATES, grid, rows, want, args.repeats)
-    print(f"\nWan cache {'x'.join(map(str, grid))} ({n:,} tokens) x 128, cos | sin float32, "
-          f"to .npy; median of {args.repeats}")  # fmt: skip
+    print(
+        f"\nWan cache {'x'.join(map(str, grid))} ({n:,} tokens) x 128, cos | sin float32, "
+        f"to .npy; median of {args.repeats}"
+    )
     show(times, errors, width=32)
 
 

@@ -70,8 +70,11 @@ def precision_rows(repeats: int) -> None:
         imports.append(on_terminal(anchor)[1])
     floor = statistics.median(imports)
     print(f"\npecli precision (its defaults) on a pseudo-terminal; median of {repeats}")
-    rows = {"python -c 'import numpy, typer'": imports, "precision: first bar shown": firsts,
-            "precision: done": totals}  # fmt: skip
+    rows = {
+        "python -c 'import numpy, typer'": imports,
+        "precision: first bar shown": firsts,
+        "precision: done": totals,
+    }
     for name, t in rows.items():
         print(f"{name:36} {statistics.median(t):9.3f} {statistics.median(t) / floor:8.2f}")
 
@@ -98,10 +101,19 @@ def main(argv: list[str] | None = None) -> None:
         rows = {
             "grid: np.empty+fill+np.save": [py, "-c", SAVE.format(n=tokens, d=1024), npy],
             f"grid: pecli grid {side} {side} --d 1024": [
-                PECLI, "grid", str(side), str(side), "--d", "1024", "-o", npy, "-q"],
+                PECLI,
+                "grid",
+                str(side),
+                str(side),
+                "--d",
+                "1024",
+                "-o",
+                npy,
+                "-q",
+            ],
             "identify: read the file": [py, "-c", READ, str(model)],
             "identify: pecli identify": [PECLI, "identify", str(model)],
-        }  # fmt: skip
+        }
         times: dict[str, list[float]] = {name: [] for name in rows}
         peaks: dict[str, float] = {}
         for command in rows.values():  # warm-up: page cache, bytecode

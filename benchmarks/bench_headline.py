@@ -29,8 +29,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PLAIN = ROOT / "benchmarks" / "results" / "plain-venv"
 #: What pecli imports from each heavy dependency (safetensors itself loads its parts lazily).
-HEAVY = ("numpy", "typer", "rich.console", "polars", "matplotlib.figure", "ml_dtypes",
-         "safetensors.numpy")  # fmt: skip
+HEAVY = (
+    "numpy",
+    "typer",
+    "rich.console",
+    "polars",
+    "matplotlib.figure",
+    "ml_dtypes",
+    "safetensors.numpy",
+)
 VERSIONS = ("numpy", "typer", "click", "rich", "polars", "matplotlib", "ml_dtypes", "safetensors")
 
 SAVE = "import numpy as np, sys; a = np.empty(({n}, {d}), np.float32); a.fill(0.5); np.save(sys.argv[1], a)"  # noqa: E501
@@ -107,8 +114,10 @@ def compare(title: str, bound: str, rows: dict[str, list[str]], repeats: int) ->
         cpu = statistics.median(r[1] for r in results)
         paired = statistics.median(r[0] / a[0] for r, a in zip(results, anchor, strict=True))
         peak = max(r[2] for r in results)
-        print(f"  {label[:50]:50} {wall:7.3f} {wall / base_wall:6.2f} {paired:7.2f} "
-              f"{cpu / base_cpu:6.2f} {peak:8.0f}")  # fmt: skip
+        print(
+            f"  {label[:50]:50} {wall:7.3f} {wall / base_wall:6.2f} {paired:7.2f} "
+            f"{cpu / base_cpu:6.2f} {peak:8.0f}"
+        )
 
 
 def load() -> str:
@@ -125,8 +134,14 @@ def import_times(python: str, title: str, repeats: int = 5) -> None:
         code = (
             f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
         )
-        times = [float(subprocess.run([python, "-c", code], capture_output=True, text=True,
-                                      check=True).stdout) for _ in range(repeats)]  # fmt: skip
+        times = [
+            float(
+                subprocess.run(
+                    [python, "-c", code], capture_output=True, text=True, check=True
+                ).stdout
+            )
+            for _ in range(repeats)
+        ]
         cells.append(f"{module} {1e3 * statistics.median(times):.0f}")
     print(f"  import ms, {title}: " + ", ".join(cells))
 
@@ -146,8 +161,10 @@ def header(plain: str) -> None:
     with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
         names = [line.split(":", 1)[1].strip() for line in info if line.startswith("model name")]
     now = datetime.datetime.now(datetime.UTC)
-    print(f"{now:%Y-%m-%d %H:%M} UTC; {names[0] if names else cpu}, {os.cpu_count()} CPUs, "
-          f"{memory:.0f} GiB; load {load()}; Python {platform.python_version()}")  # fmt: skip
+    print(
+        f"{now:%Y-%m-%d %H:%M} UTC; {names[0] if names else cpu}, {os.cpu_count()} CPUs, "
+        f"{memory:.0f} GiB; load {load()}; Python {platform.python_version()}"
+    )
     print(f"plain pip install .: {versions(plain)}")
     print(f"pinned (make install): {versions(sys.executable)}")
 
@@ -194,59 +211,136 @@ def groups(py: str, tmp: Path, quick: bool, rounds: int) -> None:
     pecli = str(Path(py).with_name("pecli"))
     for python, name in ((py, "plain pip install ."), (sys.executable, "pinned, make install")):
         exe = str(Path(python).with_name("pecli"))
-        compare(f"start-up, {name}", "<= 1.2x", {
-            "python -c 'import numpy, typer'": [python, "-c", "import numpy, typer"],
-            "pecli --help": [exe, "--help"],
-            "pecli --version": [exe, "--version"],
-            "pecli compute --d 512 --n 100 -o start.npy": [
-                exe, "compute", "--d", "512", "--n", "100", "-o", str(tmp / "start.npy")],
-        }, 5 if quick else 21)  # fmt: skip
-    compare("CSV 10,000 x 512 float32 to stdout (> /dev/null)", "<= 1.0x the polars script", {
-        "NumPy table + polars.DataFrame.write_csv": [py, "-c", POLARS],
-        "pecli compute --d 512 --n 10000 --format csv": [pecli, "compute", "--d", "512", "--n",
-                                                          "10000", "--format", "csv"],
-        "NumPy table + np.savetxt('%.9g')": [py, "-c", SAVETXT],
-    }, rounds)  # fmt: skip
+        compare(
+            f"start-up, {name}",
+            "<= 1.2x",
+            {
+                "python -c 'import numpy, typer'": [python, "-c", "import numpy, typer"],
+                "pecli --help": [exe, "--help"],
+                "pecli --version": [exe, "--version"],
+                "pecli compute --d 512 --n 100 -o start.npy": [
+                    exe,
+                    "compute",
+                    "--d",
+                    "512",
+                    "--n",
+                    "100",
+                    "-o",
+                    str(tmp / "start.npy"),
+                ],
+            },
+            5 if quick else 21,
+        )
+    compare(
+        "CSV 10,000 x 512 float32 to stdout (> /dev/null)",
+        "<= 1.0x the polars script",
+        {
+            "NumPy table + polars.DataFrame.write_csv": [py, "-c", POLARS],
+            "pecli compute --d 512 --n 10000 --format csv": [
+                pecli,
+                "compute",
+                "--d",
+                "512",
+                "--n",
+                "10000",
+                "--format",
+                "csv",
+            ],
+            "NumPy table + np.savetxt('%.9g')": [py, "-c", SAVETXT],
+        },
+        rounds,
+    )
     n = 100_000 if quick else 1_000_000
-    compare(f"npy {n:,} x 512 float32 to a file", "<= 1.2x", {
-        "np.empty + fill + np.save": [py, "-c", SAVE.format(n=n, d=512), str(tmp / "s.npy")],
-        f"pecli compute --d 512 --n {n} -o t.npy": [pecli, "compute", "--d", "512", "--n", str(n),
-                                                      "-o", str(tmp / "t.npy"), "-q"],
-    }, rounds)  # fmt: skip
+    compare(
+        f"npy {n:,} x 512 float32 to a file",
+        "<= 1.2x",
+        {
+            "np.empty + fill + np.save": [py, "-c", SAVE.format(n=n, d=512), str(tmp / "s.npy")],
+            f"pecli compute --d 512 --n {n} -o t.npy": [
+                pecli,
+                "compute",
+                "--d",
+                "512",
+                "--n",
+                str(n),
+                "-o",
+                str(tmp / "t.npy"),
+                "-q",
+            ],
+        },
+        rounds,
+    )
     for name in ("s.npy", "t.npy"):
         (tmp / name).unlink(missing_ok=True)
     n = 16_384 if quick else 131_072
     rope = [pecli, "rope", "cache", "--theta", "500000", "--head-dim", "128", "--n", str(n), "-q"]
-    compare(f"RoPE cache {n:,} x 128, cos | sin, float32 .npy", "<= 1.5x", {
-        "np.save of the same bytes": [py, "-c", SAVE.format(n=n, d=256), str(tmp / "s.npy")],
-        "pecli rope cache --theta 500000 --head-dim 128": [*rope, "-o", str(tmp / "r.npy")],
-        "  the same, to a new file (no output replaced)": fresh(rope, tmp),
-    }, rounds)  # fmt: skip
+    compare(
+        f"RoPE cache {n:,} x 128, cos | sin, float32 .npy",
+        "<= 1.5x",
+        {
+            "np.save of the same bytes": [py, "-c", SAVE.format(n=n, d=256), str(tmp / "s.npy")],
+            "pecli rope cache --theta 500000 --head-dim 128": [*rope, "-o", str(tmp / "r.npy")],
+            "  the same, to a new file (no output replaced)": fresh(rope, tmp),
+        },
+        rounds,
+    )
     for made in tmp.glob("fresh-*.npy"):
         made.unlink()
     side = 64 if quick else 256
     grid = [pecli, "grid", str(side), str(side), "--d", "1024", "-q"]
-    compare(f"grid {side} x {side}, d 1024, float32 .npy", "<= 1.5x", {
-        "np.save of the same bytes": [py, "-c", SAVE.format(n=side * side, d=1024),
-                                      str(tmp / "s.npy")],
-        f"pecli grid {side} {side} --d 1024": [*grid, "-o", str(tmp / "g.npy")],
-        "  the same, to a new file (no output replaced)": fresh(grid, tmp),
-    }, rounds)  # fmt: skip
+    compare(
+        f"grid {side} x {side}, d 1024, float32 .npy",
+        "<= 1.5x",
+        {
+            "np.save of the same bytes": [
+                py,
+                "-c",
+                SAVE.format(n=side * side, d=1024),
+                str(tmp / "s.npy"),
+            ],
+            f"pecli grid {side} {side} --d 1024": [*grid, "-o", str(tmp / "g.npy")],
+            "  the same, to a new file (no output replaced)": fresh(grid, tmp),
+        },
+        rounds,
+    )
     for made in [*tmp.glob("fresh-*.npy"), tmp / "s.npy", tmp / "r.npy", tmp / "g.npy"]:
         made.unlink(missing_ok=True)
     model = tmp / "model.safetensors"
     checkpoint(py, model, 25_000 if quick else 250_000)
-    compare(f"identify a {model.stat().st_size / 1e9:.2f} GB .safetensors (4096 x 768 table + "
-            "a weight)", "<= 1.5x", {
-        "read the file in 16 MB pieces": [py, "-c", READ, str(model)],
-        "pecli identify model.safetensors": [pecli, "identify", str(model)],
-    }, rounds)  # fmt: skip
+    compare(
+        f"identify a {model.stat().st_size / 1e9:.2f} GB .safetensors (4096 x 768 table + "
+        "a weight)",
+        "<= 1.5x",
+        {
+            "read the file in 16 MB pieces": [py, "-c", READ, str(model)],
+            "pecli identify model.safetensors": [pecli, "identify", str(model)],
+        },
+        rounds,
+    )
     model.unlink()
-    compare("figure", "<= 1.2x", {
-        "import matplotlib.figure, render the same image": [py, "-c", FIGURE, str(tmp / "f.png")],
-        "pecli heatmap --d 128 --n 100 -o h.png": [pecli, "heatmap", "--d", "128", "--n", "100",
-                                                   "-o", str(tmp / "h.png")],
-    }, rounds)  # fmt: skip
+    compare(
+        "figure",
+        "<= 1.2x",
+        {
+            "import matplotlib.figure, render the same image": [
+                py,
+                "-c",
+                FIGURE,
+                str(tmp / "f.png"),
+            ],
+            "pecli heatmap --d 128 --n 100 -o h.png": [
+                pecli,
+                "heatmap",
+                "--d",
+                "128",
+                "--n",
+                "100",
+                "-o",
+                str(tmp / "h.png"),
+            ],
+        },
+        rounds,
+    )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,15 @@ from pecli.core.rope.formulas import llama3
 from pecli.io.writing import write_table
 
 mpmath.mp.dps = 40
-SPEC = RopeSpec(rope_type="llama3", theta=500000.0, head_dim=128, factor=8.0, low_freq_factor=1.0,
-                high_freq_factor=4.0, original_max_position_embeddings=8192)  # fmt: skip
+SPEC = RopeSpec(
+    rope_type="llama3",
+    theta=500000.0,
+    head_dim=128,
+    factor=8.0,
+    low_freq_factor=1.0,
+    high_freq_factor=4.0,
+    original_max_position_embeddings=8192,
+)
 
 
 def floor(n: int, path: str) -> np.ndarray:
@@ -50,13 +57,17 @@ def transformers_style(n: int, path: str) -> np.ndarray:
 
 def pecli_cache(n: int, path: str) -> np.ndarray:
     blocks = cache_blocks(rope_frequencies(SPEC), n, dtype=np.float32)
-    write_table(blocks, output=path, fmt="npy", shape=(n, 256), dtype=np.dtype(np.float32),
-                columns=[])  # fmt: skip
+    write_table(
+        blocks, output=path, fmt="npy", shape=(n, 256), dtype=np.dtype(np.float32), columns=[]
+    )
     return np.load(path, mmap_mode="r")
 
 
-CANDIDATES = {"floor (same bytes to .npy)": floor, "transformers-style float32": transformers_style,
-              "pecli cache_blocks -> .npy": pecli_cache}  # fmt: skip
+CANDIDATES = {
+    "floor (same bytes to .npy)": floor,
+    "transformers-style float32": transformers_style,
+    "pecli cache_blocks -> .npy": pecli_cache,
+}
 
 
 def exact(rows: np.ndarray) -> np.ndarray:

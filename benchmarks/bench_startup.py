@@ -65,11 +65,18 @@ def startup(folder: Path, python: str, title: str) -> tuple[str, list[str], dict
             "pecli --help": [pecli, "--help"],
             "pecli --version": [pecli, "--version"],
             "pecli compute --d 512 --n 100 -o pe.npy": [
-                pecli, "compute", "--d", "512", "--n", "100", "-o", str(folder / "pe.npy"),
+                pecli,
+                "compute",
+                "--d",
+                "512",
+                "--n",
+                "100",
+                "-o",
+                str(folder / "pe.npy"),
             ],
         },
         1.2,
-    )  # fmt: skip
+    )
 
 
 def groups(folder: Path, plain: bool) -> list[tuple[str, list[str], dict[str, list[str]], float]]:
@@ -85,12 +92,19 @@ def groups(folder: Path, plain: bool) -> list[tuple[str, list[str], dict[str, li
             [PYTHON, "-c", FIGURE_FLOOR, str(folder / "floor.png")],
             {
                 "pecli heatmap --d 128 --n 100 -o h.png": [
-                    pecli, "heatmap", "--d", "128", "--n", "100", "-o", str(folder / "h.png"),
+                    pecli,
+                    "heatmap",
+                    "--d",
+                    "128",
+                    "--n",
+                    "100",
+                    "-o",
+                    str(folder / "h.png"),
                 ],
             },
             1.2,
         ),
-    ]  # fmt: skip
+    ]
 
 
 def wall(cmd: list[str]) -> float:

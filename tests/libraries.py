@@ -126,9 +126,15 @@ def ldm(timesteps: np.ndarray, dim: int, max_period: float = 10000) -> np.ndarra
     return np.pad(embedding, [(0, 0), (0, dim % 2)])
 
 
-def mlx(x: np.ndarray, dims: int, min_freq: float = 1e-4, max_freq: float = 1.0,
-        scale: float | None = None, cos_first: bool = False,
-        full_turns: bool = False) -> np.ndarray:  # fmt: skip
+def mlx(
+    x: np.ndarray,
+    dims: int,
+    min_freq: float = 1e-4,
+    max_freq: float = 1.0,
+    scale: float | None = None,
+    cos_first: bool = False,
+    full_turns: bool = False,
+) -> np.ndarray:
     """MLX ``nn.SinusoidalPositionalEncoding(dims, …)(x)``, in float64."""
     one_zero = np.array([1.0]) if dims == 2 else 1 - np.arange(dims // 2) / (dims // 2 - 1)
     sigmas = np.exp(one_zero * (math.log(max_freq) - math.log(min_freq)) + math.log(min_freq))

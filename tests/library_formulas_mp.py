@@ -14,8 +14,15 @@ import mpmath
 mpmath.mp.dps = 40
 
 #: Presets whose frequencies are ω_k = exp(-ln C · k / (h - s)), h = d // 2, sine block first.
-SHIFTED = {"tensor2tensor": 1, "fairseq": 1, "whisper": 1, "lucidrains": 1, "musicgen": 1,
-           "diffusers": 1, "ldm": 0}  # fmt: skip
+SHIFTED = {
+    "tensor2tensor": 1,
+    "fairseq": 1,
+    "whisper": 1,
+    "lucidrains": 1,
+    "musicgen": 1,
+    "diffusers": 1,
+    "ldm": 0,
+}
 COS_FIRST = {"musicgen", "ldm"}
 
 

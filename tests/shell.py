@@ -9,6 +9,10 @@ from pathlib import Path
 def bash(script: str, cwd: Path | str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run ``script`` with ``bash -c`` in ``cwd``; stdout and stderr captured as text."""
     return subprocess.run(
-        ["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        ["bash", "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         check=False,
-    )  # fmt: skip
+    )

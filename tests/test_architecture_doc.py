@@ -52,7 +52,10 @@ def test_every_module_is_named(module):
 def test_every_named_module_exists():
     paths = [(p, names) for p, names in READINGS if p.endswith((".py", "/"))]
     outside = ("tests/", "docs/", "tools/", "benchmarks/")
-    stale = [p for p, names in paths if not p.startswith(outside)
-             and not any((ROOT / "pecli" / name).exists() for name in names)]  # fmt: skip
+    stale = [
+        p
+        for p, names in paths
+        if not p.startswith(outside) and not any((ROOT / "pecli" / name).exists() for name in names)
+    ]
     assert len(paths) > len(MODULES)  # the page names each module, the folders, and tests
     assert not stale, f"docs/architecture.md names modules that do not exist: {stale}"

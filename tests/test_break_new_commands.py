@@ -78,18 +78,25 @@ def test_gguf_check_shows_a_string_value_escaped(run_cli, tmp_path):
 
 @pytest.mark.parametrize(
     ("args", "config", "named", "rule"),
-    [(["--layers", "1000000000000"], None, "--layers", "an integer from 1 to 100000"),  # hung
-     (["--positions", "100000000000000000000000"], None, "--positions", "integers from 0 to 2^53"),
-     ([], '{"num_hidden_layers": 1000000000000}', "--config", "must be an integer from 1"),
-     ([], '{"num_hidden_layers": "x"}', "--config", "num_hidden_layers"),  # internal error
-     ([], '{"num_hidden_layers": -3}', "--config", "num_hidden_layers"),  # was 0 layers
-     ([], '{"floor_scale": 0}', "--config", "floor_scale must be a number > 0"),
-     ([], '{"floor_scale": "x"}', "--config", "floor_scale"),  # internal error
-     ([], '{"attn_scale": 1e308}', "--config", "overflows float64"),  # inf in the table
-     ([], '{"floor_scale": 1e-320}', "--config", "overflows float64"),
-     ([], '{"no_rope_layers": "x"}', "--config", "no_rope_layers must be a list of 0"),
-     ([], '{"attention_chunk_size": "\\u001b[31m"}', "--config", "attention_chunk_size")],
-)  # fmt: skip
+    [
+        (["--layers", "1000000000000"], None, "--layers", "an integer from 1 to 100000"),  # hung
+        (
+            ["--positions", "100000000000000000000000"],
+            None,
+            "--positions",
+            "integers from 0 to 2^53",
+        ),
+        ([], '{"num_hidden_layers": 1000000000000}', "--config", "must be an integer from 1"),
+        ([], '{"num_hidden_layers": "x"}', "--config", "num_hidden_layers"),  # internal error
+        ([], '{"num_hidden_layers": -3}', "--config", "num_hidden_layers"),  # was 0 layers
+        ([], '{"floor_scale": 0}', "--config", "floor_scale must be a number > 0"),
+        ([], '{"floor_scale": "x"}', "--config", "floor_scale"),  # internal error
+        ([], '{"attn_scale": 1e308}', "--config", "overflows float64"),  # inf in the table
+        ([], '{"floor_scale": 1e-320}', "--config", "overflows float64"),
+        ([], '{"no_rope_layers": "x"}', "--config", "no_rope_layers must be a list of 0"),
+        ([], '{"attention_chunk_size": "\\u001b[31m"}', "--config", "attention_chunk_size"),
+    ],
+)
 def test_irope_refuses_what_its_formula_cannot_use(run_cli, tmp_path, args, config, named, rule):
     extra = []
     if config is not None:
@@ -113,10 +120,23 @@ def test_irope_reads_a_config_whose_text_config_is_no_object(run_cli, tmp_path, 
 @pytest.mark.parametrize("factor", ["1e39", "1e300"])
 def test_llama_cpp_arithmetic_refuses_a_factor_beyond_float32(run_cli, tmp_path, rope_type, factor):
     result = run_cli(
-        "rope", "cache", "--arithmetic", "llama.cpp", "--head-dim", "8", "--n", "2",
-        "--rope-type", rope_type, "--factor", factor, "--original-max-position-embeddings",
-        "4096", "-o", str(tmp_path / "c.npy"),
-    )  # fmt: skip
+        "rope",
+        "cache",
+        "--arithmetic",
+        "llama.cpp",
+        "--head-dim",
+        "8",
+        "--n",
+        "2",
+        "--rope-type",
+        rope_type,
+        "--factor",
+        factor,
+        "--original-max-position-embeddings",
+        "4096",
+        "-o",
+        str(tmp_path / "c.npy"),
+    )
     assert result.exit_code == 2, result.output  # yarn: ZeroDivisionError; linear: angles 0
     assert result.stderr.count("\n") == 1 and "'--factor'" in result.stderr
     assert "at most 3.4e38 for llama.cpp" in result.stderr
@@ -176,10 +196,14 @@ def test_engines_refuses_a_top_level_theta_transformers_4_cannot_use(run_cli, tm
 
 @pytest.mark.parametrize(
     ("args", "rule"),
-    [(["timestep", "--model", "flux", "--d", "8", "--linspace", "0", "1e308", "3"],
-      "must stay finite"),  # t·1000 was inf: a table of NaN
-     (["timestep", "--model", "dit", "--d", "8", "1e308"], "too large for an exact sine")],
-)  # fmt: skip
+    [
+        (
+            ["timestep", "--model", "flux", "--d", "8", "--linspace", "0", "1e308", "3"],
+            "must stay finite",
+        ),  # t·1000 was inf: a table of NaN
+        (["timestep", "--model", "dit", "--d", "8", "1e308"], "too large for an exact sine"),
+    ],
+)
 def test_timestep_refuses_values_whose_table_would_hold_nan(run_cli, args, rule):
     result = run_cli(*args, "--format", "csv")
     assert result.exit_code == 2, result.output
@@ -211,9 +235,13 @@ def test_random_fourier_read_never_replaces_its_table(run_cli, tmp_path, name):
     if name == "link.csv":
         (tmp_path / name).symlink_to("t.npy")
     result = run_cli(
-        "random-fourier", str(tmp_path / "m.npz"), "--read", str(tmp_path / "t.npy"),
-        "-o", str(tmp_path / name),
-    )  # fmt: skip
+        "random-fourier",
+        str(tmp_path / "m.npz"),
+        "--read",
+        str(tmp_path / "t.npy"),
+        "-o",
+        str(tmp_path / name),
+    )
     assert result.exit_code == 2, result.output  # t.npy was replaced by CSV rows
     assert result.stderr.count("\n") == 1 and "'--output'" in result.stderr
     assert (tmp_path / "t.npy").read_bytes() == before

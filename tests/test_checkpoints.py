@@ -142,11 +142,13 @@ def test_compute_writes_a_safetensors_table_with_its_metadata(run_cli, tmp_path,
 
 @pytest.mark.parametrize(
     "args",
-    [["--convention", "mlx", "--d", "8"],  # amplitude sqrt(2/d): no pair on the unit circle
-     ["--convention", "diffusers", "--angle-scale", "1000", "--d", "16"],
-     ["--convention", "distilbert", "--d", "9", "--dtype", "float16"]],  # odd d ending in a sine
+    [
+        ["--convention", "mlx", "--d", "8"],  # amplitude sqrt(2/d): no pair on the unit circle
+        ["--convention", "diffusers", "--angle-scale", "1000", "--d", "16"],
+        ["--convention", "distilbert", "--d", "9", "--dtype", "float16"],
+    ],  # odd d ending in a sine
     ids=["mlx", "diffusers-scale", "distilbert-odd"],
-)  # fmt: skip
+)
 def test_pecli_tables_with_every_knob_are_known_by_their_metadata(run_cli, tmp_path, args):
     out = tmp_path / "pe.safetensors"
     assert run_cli("compute", *args, "--n", "50", "-o", str(out), "-q").exit_code == 0
@@ -369,12 +371,25 @@ def test_key_verdicts_say_what_the_tensor_is(run_cli, tmp_path, case):
 
 @pytest.mark.parametrize(
     "args",
-    [["--d", "8", "--n", "3", "--start", "1", "--dtype", "bfloat16"],  # narrow: the fit is not
-     ["--convention", "diffusers", "--flip-sin-to-cos", "--d", "9", "--n", "5",
-      "--angle-scale", "1000", "--dtype", "float16"],
-     ["--convention", "mlx", "--d", "16", "--n", "20"]],
+    [
+        ["--d", "8", "--n", "3", "--start", "1", "--dtype", "bfloat16"],  # narrow: the fit is not
+        [
+            "--convention",
+            "diffusers",
+            "--flip-sin-to-cos",
+            "--d",
+            "9",
+            "--n",
+            "5",
+            "--angle-scale",
+            "1000",
+            "--dtype",
+            "float16",
+        ],
+        ["--convention", "mlx", "--d", "16", "--n", "20"],
+    ],
     ids=["narrow-bf16", "diffusers-knobs", "mlx"],
-)  # fmt: skip
+)
 def test_the_rebuild_command_of_a_pecli_checkpoint_makes_the_same_bytes(
     run_cli, tmp_path, monkeypatch, args
 ):
@@ -437,14 +452,16 @@ def test_read_arrays_takes_every_tensor_with_the_metadata_or_a_csv_table(tmp_pat
 
 @pytest.mark.parametrize(
     ("dtype", "value", "nonfinite"),
-    [(np.float64, 1e300, False),  # finite in float64, inf once cast to float32
-     (np.float64, 3.5e38, False),  # just past float32's largest, 3.4028235e38
-     (np.float64, np.inf, True),
-     (np.float32, np.nan, True),
-     (np.float16, np.inf, True),
-     (ml_dtypes.bfloat16, np.inf, True),
-     (ml_dtypes.bfloat16, 3e38, False)],  # bfloat16 reaches float32's range
-)  # fmt: skip
+    [
+        (np.float64, 1e300, False),  # finite in float64, inf once cast to float32
+        (np.float64, 3.5e38, False),  # just past float32's largest, 3.4028235e38
+        (np.float64, np.inf, True),
+        (np.float32, np.nan, True),
+        (np.float16, np.inf, True),
+        (ml_dtypes.bfloat16, np.inf, True),
+        (ml_dtypes.bfloat16, 3e38, False),
+    ],  # bfloat16 reaches float32's range
+)
 def test_a_value_is_non_finite_in_its_own_dtype(run_cli, tmp_path, dtype, value, nonfinite):
     table = library_table("pytorch", 100, 8, np.float64)
     table[80, 3] = value  # below the 64 screened rows: the whole table's check decides
@@ -557,8 +574,11 @@ def test_read_arrays_takes_one_named_tensor_and_lists_the_rest_when_it_is_missin
     from pecli.io.tensors import read_arrays
 
     names = [f"t{i:02d}" for i in range(10)]
-    save_file({n: np.full(2, i, np.float32) for i, n in enumerate(names)},
-              str(tmp_path / "m.safetensors"), metadata={"k": "v"})  # fmt: skip
+    save_file(
+        {n: np.full(2, i, np.float32) for i, n in enumerate(names)},
+        str(tmp_path / "m.safetensors"),
+        metadata={"k": "v"},
+    )
     arrays, metadata = read_arrays(str(tmp_path / "m.safetensors"), tensor="t03")
     assert (
         list(arrays) == ["t03"] and arrays["t03"].tolist() == [3.0, 3.0] and metadata == {"k": "v"}
@@ -573,8 +593,10 @@ def test_read_arrays_takes_one_named_tensor_and_lists_the_rest_when_it_is_missin
     assert read_arrays(str(tmp_path / "t.npy"))[0]["table"].tolist() == [[1, 0], [0, 1]]
 
 
-@pytest.mark.parametrize(("shape", "ok"), [((5,), True), ((5, 1), True), ((1, 5), True),
-                                           ((2, 3), False), ((1, 1, 5), False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("shape", "ok"),
+    [((5,), True), ((5, 1), True), ((1, 5), True), ((2, 3), False), ((1, 1, 5), False)],
+)
 def test_as_vector_takes_a_row_or_a_column_and_nothing_wider(shape, ok):
     from pecli.io.tensors import as_vector
 
@@ -621,10 +643,13 @@ def test_tensors_written_one_after_the_other_are_read_back_by_safetensors(tmp_pa
 
 @pytest.mark.parametrize(
     "tensors",
-    [{"x": np.arange(6, dtype=np.float32).reshape(2, 3)}, {"x": np.zeros((0, 4), np.float32)},
-     {"a": np.ones(3, np.float64), "b": np.arange(4, dtype=np.int16)}],
+    [
+        {"x": np.arange(6, dtype=np.float32).reshape(2, 3)},
+        {"x": np.zeros((0, 4), np.float32)},
+        {"a": np.ones(3, np.float64), "b": np.arange(4, dtype=np.int16)},
+    ],
     ids=["one", "empty", "two"],
-)  # fmt: skip
+)
 @pytest.mark.parametrize("metadata", [{}, {"k": "é位"}], ids=["bare", "utf8"])
 def test_a_written_file_is_byte_for_byte_what_safetensors_writes(tmp_path, tensors, metadata):
     """The header as the library writes it: compact UTF-8 JSON (not \\u escapes), padded with

@@ -24,9 +24,20 @@ def test_compute_with_a_preset_writes_the_library_table(run_cli, tmp_path):
 
 def test_explicit_options_override_the_preset(run_cli):
     result = run_cli(
-        "compute", "--convention", "hf-marian", "--d", "4", "--n", "1", "--start", "1",
-        "--layout", "cos-sin", "--schedule", "tensor2tensor",
-    )  # fmt: skip
+        "compute",
+        "--convention",
+        "hf-marian",
+        "--d",
+        "4",
+        "--n",
+        "1",
+        "--start",
+        "1",
+        "--layout",
+        "cos-sin",
+        "--schedule",
+        "tensor2tensor",
+    )
     header, row = result.stdout.strip().splitlines()
     assert header == "cos_1,cos_2,sin_1,sin_2"
     expected = [np.cos(1), np.cos(1e-4), np.sin(1), np.sin(1e-4)]
@@ -35,9 +46,20 @@ def test_explicit_options_override_the_preset(run_cli):
 
 def test_diffusers_flags_on_compute(run_cli):
     result = run_cli(
-        "compute", "--convention", "diffusers", "--flip-sin-to-cos", "--downscale-freq-shift",
-        "0", "--d", "6", "--n", "3", "--dtype", "float64", "--no-header",
-    )  # fmt: skip
+        "compute",
+        "--convention",
+        "diffusers",
+        "--flip-sin-to-cos",
+        "--downscale-freq-shift",
+        "0",
+        "--d",
+        "6",
+        "--n",
+        "3",
+        "--dtype",
+        "float64",
+        "--no-header",
+    )
     got = np.loadtxt(result.stdout.splitlines(), delimiter=",")
     np.testing.assert_allclose(got, lib.diffusers(np.arange(3), 6, True, 0), atol=1e-15)
 
@@ -45,9 +67,18 @@ def test_diffusers_flags_on_compute(run_cli):
 def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
     data = tmp_path / "h.csv"
     result = run_cli(
-        "heatmap", "--convention", "whisper", "--d", "8", "--n", "5", "-o",
-        str(tmp_path / "h.png"), "--data", str(data),
-    )  # fmt: skip
+        "heatmap",
+        "--convention",
+        "whisper",
+        "--d",
+        "8",
+        "--n",
+        "5",
+        "-o",
+        str(tmp_path / "h.png"),
+        "--data",
+        str(data),
+    )
     assert result.exit_code == 0, result.output
     lines = data.read_text().splitlines()
     assert lines[0].startswith("sin_1,sin_2,sin_3,sin_4,cos_1")
@@ -55,9 +86,22 @@ def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
     np.testing.assert_allclose(got, lib.whisper(5, 8), atol=1e-15)
     waves = tmp_path / "w.csv"
     result = run_cli(
-        "plot-waves", "--schedule", "tensor2tensor", "--d", "8", "--pairs", "4",
-        "--points", "3", "--stop", "2", "-o", str(tmp_path / "w.png"), "--data", str(waves),
-    )  # fmt: skip
+        "plot-waves",
+        "--schedule",
+        "tensor2tensor",
+        "--d",
+        "8",
+        "--pairs",
+        "4",
+        "--points",
+        "3",
+        "--stop",
+        "2",
+        "-o",
+        str(tmp_path / "w.png"),
+        "--data",
+        str(waves),
+    )
     assert result.exit_code == 0, result.output
     got = np.loadtxt(waves.read_text().splitlines()[1:], delimiter=",")
     np.testing.assert_allclose(got[:, 1], np.sin(np.array([0, 1, 2]) * 1e-4), rtol=1e-12)
@@ -123,16 +167,25 @@ def _options(command: str) -> dict[str, tuple[tuple[str, ...], str | None]]:
 
 
 CONVENTION_OPTIONS = {
-    "convention", "layout", "schedule", "start", "padding_idx", "flip_sin_to_cos",
+    "convention",
+    "layout",
+    "schedule",
+    "start",
+    "padding_idx",
+    "flip_sin_to_cos",
     "downscale_freq_shift",
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize(
     ("command", "missing"),
-    [("compute", set()), ("heatmap", set()), ("precision", set()),
-     ("plot-waves", {"start", "padding_idx"})],
-)  # fmt: skip
+    [
+        ("compute", set()),
+        ("heatmap", set()),
+        ("precision", set()),
+        ("plot-waves", {"start", "padding_idx"}),
+    ],
+)
 def test_convention_options_are_declared_once_and_shared(command, missing):
     """Every command that takes a convention offers the same options with the same help."""
     reference = _options("compute")

@@ -36,9 +36,19 @@ def test_fourier_negative_values(run_cli, args):
 
 def test_fourier_linspace_octave_scale_and_input(run_cli):
     result = run_cli(
-        "fourier", "--linspace", "-1", "1", "5", "--k", "3", "--frequencies", "octave",
-        "--scale", "pi", "--include-input",
-    )  # fmt: skip
+        "fourier",
+        "--linspace",
+        "-1",
+        "1",
+        "5",
+        "--k",
+        "3",
+        "--frequencies",
+        "octave",
+        "--scale",
+        "pi",
+        "--include-input",
+    )
     assert result.exit_code == 0, result.output
     header, values = table(result.stdout)
     assert header[:3] == ["x", "sin_1", "cos_1"] and values.shape == (5, 7)
@@ -53,15 +63,35 @@ def test_fourier_coordinates_from_a_file_to_npy(run_cli, tmp_path):
     points = np.array([[0.5, -1.5], [2.0, 3.0], [-0.25, 0.0]])
     np.save(tmp_path / "p.npy", points.astype(">f4"))
     out = tmp_path / "g.npy"
-    result = run_cli("fourier", "-i", str(tmp_path / "p.npy"), "--k", "2", "--include-input",
-                     "--dtype", "float32", "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "fourier",
+        "-i",
+        str(tmp_path / "p.npy"),
+        "--k",
+        "2",
+        "--include-input",
+        "--dtype",
+        "float32",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     got = np.load(out, allow_pickle=False)
     assert got.shape == (3, 2 + 2 * 2 * 2) and got.dtype == np.dtype("<f4")
     p = points.astype(np.float32).astype(np.float64)
     for r, (a, b) in enumerate(p):
-        expected = [a, b, math.sin(a), math.sin(b), math.cos(a), math.cos(b),
-                    math.sin(2 * a), math.sin(2 * b), math.cos(2 * a), math.cos(2 * b)]  # fmt: skip
+        expected = [
+            a,
+            b,
+            math.sin(a),
+            math.sin(b),
+            math.cos(a),
+            math.cos(b),
+            math.sin(2 * a),
+            math.sin(2 * b),
+            math.cos(2 * a),
+            math.cos(2 * b),
+        ]
         np.testing.assert_array_equal(got[r], np.array(expected, dtype=np.float32))
 
 
@@ -70,8 +100,16 @@ def test_fourier_coordinates_from_csv_with_header(run_cli, tmp_path):
     result = run_cli("fourier", "-i", str(tmp_path / "p.csv"), "--k", "2")
     assert result.exit_code == 0, result.output
     header, values = table(result.stdout)
-    assert header == ["sin_1_x1", "sin_1_x2", "cos_1_x1", "cos_1_x2",
-                      "sin_2_x1", "sin_2_x2", "cos_2_x1", "cos_2_x2"]  # fmt: skip
+    assert header == [
+        "sin_1_x1",
+        "sin_1_x2",
+        "cos_1_x1",
+        "cos_1_x2",
+        "sin_2_x1",
+        "sin_2_x2",
+        "cos_2_x1",
+        "cos_2_x2",
+    ]
     g05, g15 = GAMMA_05_K3[:4], GAMMA_M15_K2  # γ per coordinate, interleaved by frequency
     expected = [g05[0], g15[0], g05[1], g15[1], g05[2], g15[2], g05[3], g15[3]]
     np.testing.assert_allclose(values, [expected], atol=1e-10)
@@ -163,9 +201,13 @@ def test_wavelengths_rich_table(run_cli):
 
 @pytest.mark.parametrize(
     ("args", "option"),
-    [(["--d", "7"], "--d"), (["--base", "0"], "--base"), (["--format", "xml"], "--format"),
-     (["-o", "w.xml"], "--output")],
-)  # fmt: skip
+    [
+        (["--d", "7"], "--d"),
+        (["--base", "0"], "--base"),
+        (["--format", "xml"], "--format"),
+        (["-o", "w.xml"], "--output"),
+    ],
+)
 def test_wavelengths_usage_errors(run_cli, tmp_path, monkeypatch, args, option):
     monkeypatch.chdir(tmp_path)
     result = run_cli("wavelengths", *args)

@@ -21,8 +21,9 @@ def test_grid_csv_golden_row(run_cli):
     lines = result.stdout.strip().splitlines()
     assert lines[0].split(",")[:2] == ["sin_col_1", "sin_col_2"]
     row = np.array(lines[1 + 5].split(","), dtype=np.float64)  # token 5: row 1, column 2
-    np.testing.assert_allclose(row, [0.9093, 0.02, -0.4161, 0.9998, 0.8415, 0.01, 0.5403, 1.0],
-                               atol=5e-5)  # fmt: skip
+    np.testing.assert_allclose(
+        row, [0.9093, 0.02, -0.4161, 0.9998, 0.8415, 0.01, 0.5403, 1.0], atol=5e-5
+    )
 
 
 @pytest.mark.parametrize(
@@ -30,12 +31,16 @@ def test_grid_csv_golden_row(run_cli):
     [
         (["--preset", "timm", "--cls-token"], {"preset": "timm", "extra_tokens": 1}),
         (["--extra-tokens", "2", "--base-size", "16"], {"extra_tokens": 2, "base_size": 16}),
-        (["--preset", "mocov3", "--axis-order", "col-first"],
-         {"preset": "mocov3", "axis_order": "col-first"}),
-        (["--interpolation-scale", "0.5", "--dtype", "float64"],
-         {"interpolation_scale": 0.5, "dtype": "float64"}),
+        (
+            ["--preset", "mocov3", "--axis-order", "col-first"],
+            {"preset": "mocov3", "axis_order": "col-first"},
+        ),
+        (
+            ["--interpolation-scale", "0.5", "--dtype", "float64"],
+            {"interpolation_scale": 0.5, "dtype": "float64"},
+        ),
     ],
-)  # fmt: skip
+)
 def test_grid_npy_equals_the_library_function(run_cli, tmp_path, args, knobs):
     out = tmp_path / "g.npy"
     result = run_cli("grid", "3", "5", "--d", "16", *args, "-o", str(out), "-q")
@@ -57,21 +62,34 @@ def test_grid_three_axes_csv_header(run_cli):
         (["3", "3", "--d", "6"], "'--d': must be a multiple of 4"),
         (["3", "3", "3", "--d", "8"], "'SHAPE...': must have 2 axes for --preset mae"),
         (["3", "0", "--d", "8"], "'SHAPE...': must be 1 to 4 integers"),
-        (["3", "3", "--d", "8", "--preset", "timm", "--base-size", "4"],
-         "'--base-size': applies only to --preset mae"),
+        (
+            ["3", "3", "--d", "8", "--preset", "timm", "--base-size", "4"],
+            "'--base-size': applies only to --preset mae",
+        ),
         (["3", "3", "--d", "8", "--axis-order", "up"], "'--axis-order': must be row-first"),
-        (["3", "3", "--d", "8", "--cls-token", "--extra-tokens", "2"],
-         "'--extra-tokens': must be 1 with --cls-token"),
-        (["3", "3", "--d", "8", "--extra-tokens", "-1"],
-         "'--extra-tokens': must be an integer from 0 to 2^20 (got -1)"),
-        (["3", "3", "--d", "8", "--extra-tokens", str(2**20 + 1)],
-         "'--extra-tokens': must be an integer from 0 to 2^20 (got 1048577)"),
+        (
+            ["3", "3", "--d", "8", "--cls-token", "--extra-tokens", "2"],
+            "'--extra-tokens': must be 1 with --cls-token",
+        ),
+        (
+            ["3", "3", "--d", "8", "--extra-tokens", "-1"],
+            "'--extra-tokens': must be an integer from 0 to 2^20 (got -1)",
+        ),
+        (
+            ["3", "3", "--d", "8", "--extra-tokens", str(2**20 + 1)],
+            "'--extra-tokens': must be an integer from 0 to 2^20 (got 1048577)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_grid_usage_errors_are_one_line_status_2(pecli_cmd, tmp_path, args, message):
     out = tmp_path / "g.npy"
-    run = subprocess.run([*pecli_cmd, "grid", *args, "-o", str(out)], capture_output=True,
-                         text=True, check=False, timeout=60)  # fmt: skip
+    run = subprocess.run(
+        [*pecli_cmd, "grid", *args, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     assert run.returncode == 2
     assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert "Traceback" not in run.stderr and not out.exists()

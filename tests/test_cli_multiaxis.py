@@ -16,8 +16,20 @@ FIXTURES = {f.name: f for f in load("multiaxis")}
 
 
 def test_csv_half_form_is_the_core_cache(run_cli):
-    result = run_cli("rope", "axes", "--preset", "flux", "--grid", "2x3", "--text", "2",
-                     "--form", "half", "--format", "csv")  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "flux",
+        "--grid",
+        "2x3",
+        "--text",
+        "2",
+        "--form",
+        "half",
+        "--format",
+        "csv",
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].split(",")[:2] == ["cos_0", "cos_1"] and len(lines) == 1 + 8
@@ -29,16 +41,42 @@ def test_csv_half_form_is_the_core_cache(run_cli):
 @pytest.mark.parametrize("arithmetic", ["exact", "model"])
 def test_npy_wan_cache_is_diffusers_own(run_cli, tmp_path, arithmetic):
     out = tmp_path / "wan.npy"
-    result = run_cli("rope", "axes", "--preset", "wan", "--head-dim", "96", "--grid", "3x4x5",
-                     "--part", "cos", "--arithmetic", arithmetic, "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "wan",
+        "--head-dim",
+        "96",
+        "--grid",
+        "3x4x5",
+        "--part",
+        "cos",
+        "--arithmetic",
+        arithmetic,
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     assert np.array_equal(np.load(out), FIXTURES["wan_d96_3x4x5_cos"].table)
 
 
 def test_complex_form_is_llama4_freqs_ci(run_cli, tmp_path):
     out = tmp_path / "l4.npy"
-    result = run_cli("rope", "axes", "--preset", "llama4-vision", "--grid", "4", "--form",
-                     "complex", "--arithmetic", "model", "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "llama4-vision",
+        "--grid",
+        "4",
+        "--form",
+        "complex",
+        "--arithmetic",
+        "model",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     ours, theirs = np.load(out), FIXTURES["llama4_vision_4x4"].table
     assert ours.dtype == np.complex64 and ours.shape == theirs.shape == (17, 44)
@@ -47,8 +85,22 @@ def test_complex_form_is_llama4_freqs_ci(run_cli, tmp_path):
 
 def test_matrix_form_npy_has_four_axes(run_cli, tmp_path):
     out = tmp_path / "m.npy"
-    result = run_cli("rope", "axes", "--preset", "flux2", "--grid", "2x2", "--text", "1",
-                     "--form", "matrix", "--dtype", "float64", "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "flux2",
+        "--grid",
+        "2x2",
+        "--text",
+        "1",
+        "--form",
+        "matrix",
+        "--dtype",
+        "float64",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     m = np.load(out)
     assert m.shape == (5, 64, 2, 2) and m.dtype == np.float64
@@ -76,8 +128,20 @@ def test_ids_file_with_fractional_and_negative_ids(run_cli, tmp_path):
     ids = np.array([[0.5, -3.25], [1e6 + 0.5, 7.0], [-2.0, 0.125]])
     np.save(tmp_path / "ids.npy", ids)
     out = tmp_path / "c.npy"
-    result = run_cli("rope", "axes", "--widths", "8,12", "--theta", "100,1000", "--layout",
-                     "half-split", "--ids", str(tmp_path / "ids.npy"), "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--widths",
+        "8,12",
+        "--theta",
+        "100,1000",
+        "--layout",
+        "half-split",
+        "--ids",
+        str(tmp_path / "ids.npy"),
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     plan = per_axis([8, 12], theta=[100.0, 1000.0], axes=("y", "x"), layout="half-split")
     assert np.array_equal(np.load(out), axes_cache(plan, ids))
@@ -85,12 +149,25 @@ def test_ids_file_with_fractional_and_negative_ids(run_cli, tmp_path):
 
 def test_theta_override_of_a_preset(run_cli, tmp_path):
     out = tmp_path / "c.npy"
-    result = run_cli("rope", "axes", "--preset", "wan", "--grid", "1x2x2", "--theta",
-                     "10000,20000,20000", "--form", "half", "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "wan",
+        "--grid",
+        "1x2x2",
+        "--theta",
+        "10000,20000,20000",
+        "--form",
+        "half",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     plan = per_axis([44, 42, 42], theta=[10000.0, 20000.0, 20000.0])
-    assert np.array_equal(np.load(out), axes_cache(plan, axis_preset("wan").ids([1, 2, 2]),
-                                                   form="half"))  # fmt: skip
+    assert np.array_equal(
+        np.load(out), axes_cache(plan, axis_preset("wan").ids([1, 2, 2]), form="half")
+    )
 
 
 @pytest.mark.parametrize(
@@ -139,8 +216,9 @@ def test_ids_file_is_never_the_output(run_cli, tmp_path):
 
 def test_ids_with_grid_is_refused(run_cli, tmp_path):
     np.save(tmp_path / "ids.npy", np.zeros((2, 3)))
-    result = run_cli("rope", "axes", "--preset", "flux", "--grid", "2x2", "--ids",
-                     str(tmp_path / "ids.npy"))  # fmt: skip
+    result = run_cli(
+        "rope", "axes", "--preset", "flux", "--grid", "2x2", "--ids", str(tmp_path / "ids.npy")
+    )
     assert result.exit_code == 2 and "--ids" in result.stderr
 
 
@@ -148,8 +226,17 @@ def test_axis_map_csv_shows_each_axis_restarting_at_one(run_cli):
     result = run_cli("rope", "axis-map", "--preset", "wan", "--format", "csv")
     assert result.exit_code == 0, result.output
     rows = [line.split(",") for line in result.stdout.splitlines()]
-    assert rows[0] == ["pair", "channel_a", "channel_b", "axis", "k", "D", "theta", "inv_freq",
-                       "wavelength"]  # fmt: skip
+    assert rows[0] == [
+        "pair",
+        "channel_a",
+        "channel_b",
+        "axis",
+        "k",
+        "D",
+        "theta",
+        "inv_freq",
+        "wavelength",
+    ]
     assert rows[1 + 22][3:8] == ["h", "0", "42", "10000.0", "1.0"]
     assert float(rows[1 + 1][7]) == pytest.approx(0.657933225, abs=5e-10)
 
@@ -182,6 +269,9 @@ def test_axis_map_figure_has_a_line_per_axis():
     fig = axis_map_figure(columns, title="qwen3-vl")
     _strip, waves = fig.axes
     assert [line.get_label() for line in waves.get_lines()] == [
-        "axis t (24 pairs)", "axis h (20 pairs)", "axis w (20 pairs)"]  # fmt: skip
+        "axis t (24 pairs)",
+        "axis h (20 pairs)",
+        "axis w (20 pairs)",
+    ]
     h = waves.get_lines()[1].get_xdata()
     assert list(h) == list(range(1, 60, 3))

@@ -20,11 +20,20 @@ LLAMA31 = [
     *("--original-max-position-embeddings", "8192"),
 ]
 V5_CONFIG = {
-    "model_type": "llama", "head_dim": 64, "hidden_size": 2048, "num_attention_heads": 16,
-    "max_position_embeddings": 131072, "rope_theta": 10000.0,
-    "rope_parameters": {"rope_type": "yarn", "rope_theta": 150000.0, "factor": 32.0,
-                        "original_max_position_embeddings": 4096, "truncate": False},
-}  # fmt: skip
+    "model_type": "llama",
+    "head_dim": 64,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "max_position_embeddings": 131072,
+    "rope_theta": 10000.0,
+    "rope_parameters": {
+        "rope_type": "yarn",
+        "rope_theta": 150000.0,
+        "factor": 32.0,
+        "original_max_position_embeddings": 4096,
+        "truncate": False,
+    },
+}
 
 
 def _rows(text: str) -> list[dict[str, str]]:
@@ -41,8 +50,18 @@ def test_freqs_csv_counts_llama31_pairs(run_cli):
 
 
 def test_freqs_json_gives_yarn_attention_factor(run_cli):
-    args = ["--rope-type", "yarn", "--theta", "1e6", "--factor", "4",
-            "--original-max-position-embeddings", "32768", "--format", "json"]  # fmt: skip
+    args = [
+        "--rope-type",
+        "yarn",
+        "--theta",
+        "1e6",
+        "--factor",
+        "4",
+        "--original-max-position-embeddings",
+        "32768",
+        "--format",
+        "json",
+    ]
     rows = json.loads(run_cli("rope", "freqs", *args).stdout)
     assert len(rows) == 64 and rows[0]["attention_factor"] == pytest.approx(0.1 * math.log(4) + 1)
 
@@ -60,8 +79,9 @@ def test_config_v5_is_read_from_rope_parameters_with_findings(run_cli, tmp_path)
 def test_freqs_options_override_the_config(run_cli, tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(V5_CONFIG), encoding="utf-8")
-    rows = _rows(run_cli("rope", "freqs", "--config", str(path), "--truncate", "--format",
-                         "csv").stdout)  # fmt: skip
+    rows = _rows(
+        run_cli("rope", "freqs", "--config", str(path), "--truncate", "--format", "csv").stdout
+    )
     # truncated range 8 … 18: pairs 0-8 unchanged, 18-31 interpolated
     assert [r["scaling"] for r in rows].count("unchanged") == 9
     assert [r["scaling"] for r in rows].count("interpolated") == 14
@@ -72,16 +92,23 @@ def test_cache_npy_is_the_core_cache(run_cli, tmp_path, layout):
     out = tmp_path / "c.npy"
     args = ["--n", "50", "--start", "1000", "--layout", layout, "-o", str(out), "-q"]
     assert run_cli("rope", "cache", *LLAMA31, "--head-dim", "16", *args).exit_code == 0
-    spec = RopeSpec(rope_type="llama3", theta=500000.0, head_dim=16, factor=8.0,
-                    low_freq_factor=1.0, high_freq_factor=4.0,
-                    original_max_position_embeddings=8192)  # fmt: skip
+    spec = RopeSpec(
+        rope_type="llama3",
+        theta=500000.0,
+        head_dim=16,
+        factor=8.0,
+        low_freq_factor=1.0,
+        high_freq_factor=4.0,
+        original_max_position_embeddings=8192,
+    )
     cos, sin = rope_cache(rope_frequencies(spec), 50, start=1000, layout=layout)
     assert np.array_equal(np.load(out), np.concatenate([cos, sin], axis=1))
 
 
 def test_cache_csv_part_sin_is_sin_of_the_angle(run_cli):
-    result = run_cli("rope", "cache", "--head-dim", "4", "--n", "3", "--part", "sin", "--dtype",
-                     "float64")  # fmt: skip
+    result = run_cli(
+        "rope", "cache", "--head-dim", "4", "--n", "3", "--part", "sin", "--dtype", "float64"
+    )
     rows = _rows(result.stdout)
     assert list(rows[0]) == ["sin_0", "sin_1", "sin_2", "sin_3"]
     assert float(rows[2]["sin_1"]) == pytest.approx(math.sin(2 / 100), rel=1e-15)
@@ -122,8 +149,11 @@ def test_permute_command(run_cli):
     assert run_cli("rope", "permute", "--heads", "2", "--head-dim", "4").stdout == (
         "head 0: 0 2 1 3\nhead 1: 4 6 5 7\n"
     )
-    data = json.loads(run_cli("rope", "permute", "--head-dim", "4", "--direction",
-                              "hf-to-meta", "--format", "json").stdout)  # fmt: skip
+    data = json.loads(
+        run_cli(
+            "rope", "permute", "--head-dim", "4", "--direction", "hf-to-meta", "--format", "json"
+        ).stdout
+    )
     assert data["perm"] == [0, 2, 1, 3]
 
 
@@ -159,8 +189,11 @@ def test_config_without_a_needed_field_names_it(run_cli, tmp_path):
 def test_precision_csv_has_a_row_per_scenario_and_decade(run_cli):
     rows = _rows(run_cli("rope", "precision", "--n", "5000", "--format", "csv").stdout)
     assert [(r["scenario"], r["first"], r["last"]) for r in rows[:4]] == [
-        ("fp32", "0", "9"), ("fp32", "10", "99"), ("fp32", "100", "999"), ("fp32", "1000", "4999"),
-    ]  # fmt: skip
+        ("fp32", "0", "9"),
+        ("fp32", "10", "99"),
+        ("fp32", "100", "999"),
+        ("fp32", "1000", "4999"),
+    ]
     assert len(rows) == 24 and float(rows[6]["max_phase_error"]) > 1.0  # 6 scenarios
 
 

@@ -20,10 +20,12 @@ def _bash(pecli_cmd, args: str, redirect: str, cwd) -> subprocess.CompletedProce
 
 @pytest.mark.parametrize(
     ("args", "made"),
-    [("compute --d 8 --n 100000 -o t.npy", "t.npy"),
-     ("heatmap --d 8 --n 3 -o h.png", "h.png"),
-     ("compute --d 8 --n 10 --format csv -o t.csv", "t.csv")],
-)  # fmt: skip
+    [
+        ("compute --d 8 --n 100000 -o t.npy", "t.npy"),
+        ("heatmap --d 8 --n 3 -o h.png", "h.png"),
+        ("compute --d 8 --n 10 --format csv -o t.csv", "t.csv"),
+    ],
+)
 def test_a_closed_stderr_is_ignored(pecli_cmd, tmp_path, args, made):
     result = _bash(pecli_cmd, args, "2>&-", tmp_path)
     assert result.returncode == 0
@@ -36,9 +38,15 @@ def test_a_closed_stderr_keeps_the_usage_status(pecli_cmd, tmp_path):
 
 @pytest.mark.parametrize(
     "args",
-    ["compute --d 4 --n 2", "compute --d 4 --n 2 --format npy", "conventions",
-     "wavelengths --d 4", "--help", "fourier --k 1 1"],
-)  # fmt: skip
+    [
+        "compute --d 4 --n 2",
+        "compute --d 4 --n 2 --format npy",
+        "conventions",
+        "wavelengths --d 4",
+        "--help",
+        "fourier --k 1 1",
+    ],
+)
 def test_a_closed_stdout_is_named(pecli_cmd, tmp_path, args):
     result = _bash(pecli_cmd, args, ">&-", tmp_path)
     assert result.returncode == 1

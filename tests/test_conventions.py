@@ -138,9 +138,20 @@ def test_component_names_follow_the_layout():
 
 def test_presets_are_those_of_the_issue():
     assert set(PRESETS) == {
-        "vaswani", "pytorch", "distilbert", "positional-encodings", "hf-marian", "tensor2tensor",
-        "fairseq", "diffusers", "ldm", "musicgen", "whisper", "lucidrains", "mlx",
-    }  # fmt: skip
+        "vaswani",
+        "pytorch",
+        "distilbert",
+        "positional-encodings",
+        "hf-marian",
+        "tensor2tensor",
+        "fairseq",
+        "diffusers",
+        "ldm",
+        "musicgen",
+        "whisper",
+        "lucidrains",
+        "mlx",
+    }
     assert set(ALIASES.values()) <= set(PRESETS) and not set(ALIASES) & set(PRESETS)
     assert convention().name == "vaswani" and convention().start == 1
     assert convention("pytorch", start=0).name == "pytorch"
@@ -192,9 +203,20 @@ def test_invalid_knobs_name_the_argument(call, parameter):
 def test_a_shift_on_the_command_line_is_taken_in_full(run_cli):
     # shift:0.1234567 used to become shift:0.123457 (six digits), 4e-6 off at position 1000
     result = run_cli(
-        "compute", "--d", "8", "--n", "1", "--start", "1000", "--schedule", "shift:0.1234567",
-        "--dtype", "float64", "--format", "csv",
-    )  # fmt: skip
+        "compute",
+        "--d",
+        "8",
+        "--n",
+        "1",
+        "--start",
+        "1000",
+        "--schedule",
+        "shift:0.1234567",
+        "--dtype",
+        "float64",
+        "--format",
+        "csv",
+    )
     assert result.exit_code == 0, result.stderr
     got = np.array(result.stdout.splitlines()[1].split(","), dtype=np.float64)
     omega = 10000.0 ** (-np.arange(4) / (4 - 0.1234567))
@@ -207,8 +229,19 @@ def test_a_shift_on_the_command_line_is_taken_in_full(run_cli):
 def test_frequencies_beyond_float64_are_a_usage_error(run_cli):
     # C < 1 with d/2 - S near 0: C^(-j/(d/2 - S)) overflows (was NaN columns, status 0)
     for shift in ("1.9999", "1.9999999"):
-        result = run_cli("compute", "--d", "4", "--n", "2", "--base", "0.5", "--schedule",
-                         f"shift:{shift}", "--format", "csv")  # fmt: skip
+        result = run_cli(
+            "compute",
+            "--d",
+            "4",
+            "--n",
+            "2",
+            "--base",
+            "0.5",
+            "--schedule",
+            f"shift:{shift}",
+            "--format",
+            "csv",
+        )
         assert result.exit_code == 2 and "'--base'" in result.stderr, result.stderr
         assert result.stdout == ""
 

@@ -33,8 +33,9 @@ def test_column_stride_is_an_odd_number_of_cache_lines(rows):
 def test_csv_text_of_a_block_is_shortest_round_trip():
     table = (np.arange(1, 301, dtype=np.float32) / 7).reshape(100, 3)
     out = io.BytesIO()
-    rows = csv_output.write_csv(out, [table[:64], table[64:]], columns=["a", "b", "c"],
-                                dtype=np.dtype(np.float32))  # fmt: skip
+    rows = csv_output.write_csv(
+        out, [table[:64], table[64:]], columns=["a", "b", "c"], dtype=np.dtype(np.float32)
+    )
     lines = out.getvalue().decode().splitlines()
     assert rows == 100 and lines[0] == "a,b,c"
     expected = [",".join(str(v) for v in r) for r in table]  # NumPy: shortest float32 text

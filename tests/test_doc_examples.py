@@ -167,9 +167,14 @@ def _run(command: Command, scratch: Path, env: dict[str, str]) -> str | None:
     text = command.text.replace("tests/fixtures/", f"{ROOT}/tests/fixtures/")
     with open(scratch / ".stdout", "wb") as out:
         done = subprocess.run(
-            ["bash", "-c", text], cwd=scratch, env=env, stdout=out,
-            stderr=subprocess.PIPE, timeout=300, check=False,
-        )  # fmt: skip
+            ["bash", "-c", text],
+            cwd=scratch,
+            env=env,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            timeout=300,
+            check=False,
+        )
     output = (scratch / ".stdout").read_bytes()[: 1 << 20].decode("utf-8", "replace")
     stderr = done.stderr.decode("utf-8", "replace")
     wants_error = any(": error:" in line for line in command.shown)
@@ -177,8 +182,10 @@ def _run(command: Command, scratch: Path, env: dict[str, str]) -> str | None:
     missing = check_output(command, output + stderr)
     if status_ok and not missing:
         return None
-    return (f"{command.line}: {command.text}\n  status {done.returncode}"
-            f", stderr {stderr.strip()[-300:]!r}\n  missing {missing}")  # fmt: skip
+    return (
+        f"{command.line}: {command.text}\n  status {done.returncode}"
+        f", stderr {stderr.strip()[-300:]!r}\n  missing {missing}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -241,6 +248,7 @@ def test_the_performance_examples_overwrite_no_file_of_the_tour():
         labels += re.findall(r"``(pecli [^`]+)``|\"(pecli [^\"]+)\"", bench.read_text("utf-8"))
     shown = [a or b for a, b in labels]
     assert any("-o" in label for label in shown)
-    clashes = [label for label in shown for name in _written(label)
-               if name in used and used[name] != label]  # fmt: skip
+    clashes = [
+        label for label in shown for name in _written(label) if name in used and used[name] != label
+    ]
     assert not clashes

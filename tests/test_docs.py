@@ -159,8 +159,10 @@ TABLE = layout_table_paths(README.read_text(encoding="utf-8"))
 MODULES = sorted(_rel(p) for p in (ROOT / "pecli").rglob("*.py"))
 #: What the table must name: each package folder (``pecli/core/rope/``) and each module of
 #: ``pecli/`` itself; docs/architecture.md names every module (tests/test_architecture_doc.py).
-PLACES = sorted({m.rsplit("/", 1)[0] + "/" for m in MODULES if m.count("/") > 1}
-                | {m for m in MODULES if m.count("/") == 1})  # fmt: skip
+PLACES = sorted(
+    {m.rsplit("/", 1)[0] + "/" for m in MODULES if m.count("/") > 1}
+    | {m for m in MODULES if m.count("/") == 1}
+)
 
 
 def test_layout_table_found():
@@ -261,8 +263,11 @@ def _code(text: str) -> list[str]:
     lines = []
     for block in fenced:  # a command shown with "No such option" is a mistake on purpose
         shown = block.splitlines()
-        lines += [line for line, after in zip(shown, [*shown[1:], ""], strict=True)
-                  if "error: No such option" not in after]  # fmt: skip
+        lines += [
+            line
+            for line, after in zip(shown, [*shown[1:], ""], strict=True)
+            if "error: No such option" not in after
+        ]
     return lines + re.findall(r"`([^`\n]+)`", rest)
 
 

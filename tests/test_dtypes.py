@@ -35,15 +35,17 @@ def test_significand_bits_are_the_libraries(name):
 
 @pytest.mark.parametrize(
     ("value", "storage"),
-    [(1 + 2**-7, "bfloat16"),  # 8 significand bits
-     (1 + 2**-8, "float16"),  # 9 bits: too many for bfloat16, within float16's 11
-     (1 + 2**-10, "float16"),
-     (1 + 2**-11, "float32"),  # 12 bits
-     (1 + 2**-23, "float32"),
-     (1 + 2**-24, "float64"),  # 25 bits
-     (2.0**-140, "float32"),  # below float16's range, a float32 subnormal
-     (70000.0, "float32")],  # above float16's largest, 65504
-)  # fmt: skip
+    [
+        (1 + 2**-7, "bfloat16"),  # 8 significand bits
+        (1 + 2**-8, "float16"),  # 9 bits: too many for bfloat16, within float16's 11
+        (1 + 2**-10, "float16"),
+        (1 + 2**-11, "float32"),  # 12 bits
+        (1 + 2**-23, "float32"),
+        (1 + 2**-24, "float64"),  # 25 bits
+        (2.0**-140, "float32"),  # below float16's range, a float32 subnormal
+        (70000.0, "float32"),
+    ],  # above float16's largest, 65504
+)
 def test_storage_precision_is_the_coarsest_exact_dtype(value, storage):
     assert storage_precision(np.array([0.5, value])) == storage
 
@@ -74,18 +76,20 @@ BINADE = 2**23  # float32 numbers in [2^k, 2^(k+1))
 
 @pytest.mark.parametrize(
     ("a", "b", "apart"),
-    [(1.0, 2.0, BINADE),
-     (0.0, -0.0, 0),
-     (TINY, -TINY, 2),  # -tiny, ±0, tiny
-     (-3 * TINY, 5 * TINY, 8),
-     (TINY, 0.0, 1),
-     (2.0**-126 - TINY, 2.0**-126, 1),  # the largest subnormal to the smallest normal
-     (-1.0, 1.0, 2 * 127 * BINADE),  # [0, 1): 2^23 subnormals and zero, then 126 binades
-     (-np.inf, np.inf, 2 * 255 * BINADE),
-     (1.0, 1.0 + 2.0**-30, 0),  # both round to float32's 1
-     (np.nan, np.nan, 2**32),
-     (np.inf, np.nan, 2**32)],
-)  # fmt: skip
+    [
+        (1.0, 2.0, BINADE),
+        (0.0, -0.0, 0),
+        (TINY, -TINY, 2),  # -tiny, ±0, tiny
+        (-3 * TINY, 5 * TINY, 8),
+        (TINY, 0.0, 1),
+        (2.0**-126 - TINY, 2.0**-126, 1),  # the largest subnormal to the smallest normal
+        (-1.0, 1.0, 2 * 127 * BINADE),  # [0, 1): 2^23 subnormals and zero, then 126 binades
+        (-np.inf, np.inf, 2 * 255 * BINADE),
+        (1.0, 1.0 + 2.0**-30, 0),  # both round to float32's 1
+        (np.nan, np.nan, 2**32),
+        (np.inf, np.nan, 2**32),
+    ],
+)
 def test_ulps32_counts_float32_numbers_across_signs_and_subnormals(a, b, apart):
     assert ulps32(np.array([a]), np.array([b])).tolist() == [apart]
     assert ulps32(np.float32(b), np.float64(a)).tolist() == apart  # symmetric, any dtype

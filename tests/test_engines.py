@@ -39,8 +39,9 @@ def _spec(name: str, **more: object) -> RopeSpec:
     params = dict(provenance["params"])
     params.pop("scale")  # what the module made, not an argument
     params |= params.pop("scaling_config", {})  # Llama3RoPE: the config's fields, flat
-    fields = {MLX_NAMES.get(k, k): tuple(v) if isinstance(v, list) else v
-              for k, v in params.items()}  # fmt: skip
+    fields = {
+        MLX_NAMES.get(k, k): tuple(v) if isinstance(v, list) else v for k, v in params.items()
+    }
     kind = MLX_TYPES[provenance["call"].split("(")[0]]
     return RopeSpec(rope_type=kind, **fields, **more)
 
@@ -71,8 +72,10 @@ def test_mlx_row_is_mlx_lms_own_inv_freq_and_factor(name, spec):
 def test_gpt_oss_range_truncated_or_not():
     rows = _rows(OSS)
     dim, length, theta = OSS.head_dim, OSS.original_max_position_embeddings, OSS.theta
-    exact = [dim * mpmath.log(length / (r * 2 * mpmath.pi)) / (2 * mpmath.log(theta))
-             for r in (OSS.beta_fast, OSS.beta_slow)]  # fmt: skip
+    exact = [
+        dim * mpmath.log(length / (r * 2 * mpmath.pi)) / (2 * mpmath.log(theta))
+        for r in (OSS.beta_fast, OSS.beta_slow)
+    ]
     for engine in ("transformers 5", "vLLM"):
         assert rows[engine].yarn_range == pytest.approx([float(v) for v in exact], rel=1e-12)
         assert rows[engine].max_relative == 0 and rows[engine].first_position is None
@@ -160,8 +163,14 @@ def test_first_position_is_the_first_with_a_phase_over_1e_3():
 
 
 def test_dynamic_is_unscaled_in_llama_cpp():
-    spec = RopeSpec(rope_type="dynamic", theta=10000.0, head_dim=64, factor=2.0,
-                    max_position_embeddings=4096, seq_len=8000)  # fmt: skip
+    spec = RopeSpec(
+        rope_type="dynamic",
+        theta=10000.0,
+        head_dim=64,
+        factor=2.0,
+        max_position_embeddings=4096,
+        seq_len=8000,
+    )
     rows = _rows(spec)
     unscaled = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
     np.testing.assert_allclose(rows["llama.cpp"].inv_freq, unscaled, rtol=1e-15)
@@ -170,8 +179,15 @@ def test_dynamic_is_unscaled_in_llama_cpp():
 
 def test_yarn_magnitudes_are_correctly_rounded_in_every_engine():
     """f = 4, mscale 1, mscale_all_dim 0.8: ``0.1·m·ln f + 1`` in float64 is 1 ulp off here."""
-    spec = RopeSpec(rope_type="yarn", theta=10000.0, head_dim=64, factor=4.0, mscale=1.0,
-                    mscale_all_dim=0.8, original_max_position_embeddings=4096)  # fmt: skip
+    spec = RopeSpec(
+        rope_type="yarn",
+        theta=10000.0,
+        head_dim=64,
+        factor=4.0,
+        mscale=1.0,
+        mscale_all_dim=0.8,
+        original_max_position_embeddings=4096,
+    )
     rows = _rows(spec)
 
     def m(f, k):
@@ -189,8 +205,9 @@ def test_yarn_magnitudes_are_correctly_rounded_in_every_engine():
 def test_prompt_and_context_are_counts_of_exact_positions(run_cli, tmp_path, option, value):
     """As compute --n and rope freqs --seq-len: integers from 1 to 2^53, in the house words."""
     out = tmp_path / "engines.json"
-    result = run_cli("rope", "engines", str(GGUF / "gpt_oss.config.json"), option, value,
-                     "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope", "engines", str(GGUF / "gpt_oss.config.json"), option, value, "-o", str(out)
+    )
     assert result.exit_code == 2, result.output
     assert result.stderr.strip().splitlines() == [
         f"pecli rope engines: error: Invalid value for '{option}': "

@@ -38,8 +38,11 @@ def test_every_drawing_command_takes_dpi_and_size():
     from pecli.cli import app
 
     group = typer.main.get_command(app)
-    drawing = [name for name in group.commands
-               if name.startswith("plot-") or name in ("heatmap", "precision")]  # fmt: skip
+    drawing = [
+        name
+        for name in group.commands
+        if name.startswith("plot-") or name in ("heatmap", "precision")
+    ]
     assert set(DRAWING) <= set(drawing)
     for name in drawing:
         options = {o for p in group.commands[name].params for o in p.opts}
@@ -61,13 +64,16 @@ def test_without_dpi_and_size_the_figure_keeps_its_own(run_cli, tmp_path, name):
     assert png_size(out) == (900, 450)
 
 
-@pytest.mark.parametrize(("args", "option", "words"), [
-    (["--dpi", "5"], "--dpi", "from 10 to 1200"),
-    (["--dpi", "nan"], "--dpi", "from 10 to 1200"),
-    (["--size", "0.5", "3"], "--size", "from 1 to 100"),
-    (["--dpi", "1200"], "--dpi", "50 million pixels"),
-    (["--size", "100", "100", "--dpi", "300"], "--size", "50 million pixels"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "option", "words"),
+    [
+        (["--dpi", "5"], "--dpi", "from 10 to 1200"),
+        (["--dpi", "nan"], "--dpi", "from 10 to 1200"),
+        (["--size", "0.5", "3"], "--size", "from 1 to 100"),
+        (["--dpi", "1200"], "--dpi", "50 million pixels"),
+        (["--size", "100", "100", "--dpi", "300"], "--size", "50 million pixels"),
+    ],
+)
 @pytest.mark.parametrize("name", ["plot-waves", "precision", "plot-spectrum"])
 def test_bad_dpi_or_size_is_a_usage_error_and_writes_nothing(
     run_cli, tmp_path, monkeypatch, name, args, option, words

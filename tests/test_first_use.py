@@ -32,8 +32,10 @@ def test_rope_identify_offers_only_the_formats_it_writes_and_takes_key(run_cli, 
 
 
 def test_the_rebuild_command_is_one_whole_line_outside_the_table(run_cli, tmp_path):
-    np.save(tmp_path / "w.npy", encoding_table(d=64, n=300, start=99700, schedule="paper",
-                                               layout="interleaved"))  # fmt: skip
+    np.save(
+        tmp_path / "w.npy",
+        encoding_table(d=64, n=300, start=99700, schedule="paper", layout="interleaved"),
+    )
     lines = run_cli("identify", str(tmp_path / "w.npy")).stdout.splitlines()
     (rebuild,) = [line for line in lines if "rebuild with" in line]
     assert rebuild.startswith("rebuild with: pecli compute --convention pytorch --start 99700")

@@ -60,18 +60,38 @@ def test_coordinates_are_grouped_by_frequency_with_input_first():
             expected += [math.cos(f * x1), math.cos(f * x2), math.cos(f * x3)]
         np.testing.assert_allclose(got[r], expected, rtol=0, atol=1e-15)
     assert feature_names(3, 2, include_input=True) == [
-        "x1", "x2", "x3",
-        "sin_1_x1", "sin_1_x2", "sin_1_x3", "cos_1_x1", "cos_1_x2", "cos_1_x3",
-        "sin_2_x1", "sin_2_x2", "sin_2_x3", "cos_2_x1", "cos_2_x2", "cos_2_x3",
-    ]  # fmt: skip
+        "x1",
+        "x2",
+        "x3",
+        "sin_1_x1",
+        "sin_1_x2",
+        "sin_1_x3",
+        "cos_1_x1",
+        "cos_1_x2",
+        "cos_1_x3",
+        "sin_2_x1",
+        "sin_2_x2",
+        "sin_2_x3",
+        "cos_2_x1",
+        "cos_2_x2",
+        "cos_2_x3",
+    ]
 
 
 def test_coordinates_without_input():
     points = np.array([[0.5, -1.5]])
     got = fourier_features(points, k=2)
     a, b = points[0]
-    expected = [math.sin(a), math.sin(b), math.cos(a), math.cos(b),
-                math.sin(2 * a), math.sin(2 * b), math.cos(2 * a), math.cos(2 * b)]  # fmt: skip
+    expected = [
+        math.sin(a),
+        math.sin(b),
+        math.cos(a),
+        math.cos(b),
+        math.sin(2 * a),
+        math.sin(2 * b),
+        math.cos(2 * a),
+        math.cos(2 * b),
+    ]
     np.testing.assert_allclose(got, [expected], rtol=0, atol=1e-15)
 
 
@@ -89,9 +109,17 @@ def test_scale_pi_is_the_nerf_paper_form():
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("1", 1.0), ("0.5", 0.5), ("pi", math.pi), ("2pi", 2 * math.pi), ("0.5*pi", math.pi / 2),
-     ("π", math.pi), ("2 PI", 2 * math.pi), ("1e-3", 0.001)],
-)  # fmt: skip
+    [
+        ("1", 1.0),
+        ("0.5", 0.5),
+        ("pi", math.pi),
+        ("2pi", 2 * math.pi),
+        ("0.5*pi", math.pi / 2),
+        ("π", math.pi),
+        ("2 PI", 2 * math.pi),
+        ("1e-3", 0.001),
+    ],
+)
 def test_parse_scale(text, value):
     assert parse_scale(text) == value
 

@@ -24,8 +24,9 @@ def forward(network, inputs):
 
 
 def gamma_loop(x, k):
-    return np.array([[f(level * v) for level in range(1, k + 1) for f in (math.sin, math.cos)]
-                     for v in x])  # fmt: skip
+    return np.array(
+        [[f(level * v) for level in range(1, k + 1) for f in (math.sin, math.cos)] for v in x]
+    )
 
 
 @pytest.fixture
@@ -94,9 +95,22 @@ def test_two_builds_are_byte_identical(run_cli, tmp_path, suffix):
 
 def test_data_export_octave_scale_pi(run_cli, tmp_path):
     result = run_cli(
-        "plot-fourier", "--k", "2", "--frequencies", "octave", "--scale", "pi", "--periods", "2",
-        "--points", "9", "-o", str(tmp_path / "f.svg"), "--data", str(tmp_path / "f.csv"),
-    )  # fmt: skip
+        "plot-fourier",
+        "--k",
+        "2",
+        "--frequencies",
+        "octave",
+        "--scale",
+        "pi",
+        "--periods",
+        "2",
+        "--points",
+        "9",
+        "-o",
+        str(tmp_path / "f.svg"),
+        "--data",
+        str(tmp_path / "f.csv"),
+    )
     assert result.exit_code == 0, result.output
     data = np.genfromtxt(tmp_path / "f.csv", delimiter=",", names=True)
     assert data.dtype.names == ("x", "sin_1", "cos_1", "sin_2", "cos_2", "f")

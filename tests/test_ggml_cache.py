@@ -16,11 +16,23 @@ F = np.float32
 SPECS = [
     RopeSpec(theta=10000.0, head_dim=16),
     RopeSpec(rope_type="linear", theta=10000.0, head_dim=16, factor=4.0),
-    RopeSpec(rope_type="llama3", theta=500000.0, head_dim=32, factor=8.0, low_freq_factor=1.0,
-             high_freq_factor=4.0, original_max_position_embeddings=64),
-    RopeSpec(rope_type="yarn", theta=10000.0, head_dim=32, factor=4.0,
-             original_max_position_embeddings=256),
-]  # fmt: skip
+    RopeSpec(
+        rope_type="llama3",
+        theta=500000.0,
+        head_dim=32,
+        factor=8.0,
+        low_freq_factor=1.0,
+        high_freq_factor=4.0,
+        original_max_position_embeddings=64,
+    ),
+    RopeSpec(
+        rope_type="yarn",
+        theta=10000.0,
+        head_dim=32,
+        factor=4.0,
+        original_max_position_embeddings=256,
+    ),
+]
 
 
 def slow_angles(spec: RopeSpec, p: int) -> list[F]:
@@ -36,8 +48,11 @@ def slow_angles(spec: RopeSpec, p: int) -> list[F]:
     if spec.rope_type == "yarn":
 
         def corr(r):
-            return d * math.log(spec.original_max_position_embeddings / (r * 2 * math.pi)) / (
-                2 * math.log(spec.theta))  # fmt: skip
+            return (
+                d
+                * math.log(spec.original_max_position_embeddings / (r * 2 * math.pi))
+                / (2 * math.log(spec.theta))
+            )
 
         low, high = max(0.0, math.floor(corr(32))), min(d - 1.0, math.ceil(corr(1)))
     theta, out = F(p), []
@@ -86,8 +101,14 @@ def test_each_pair_carries_about_one_rounding_more():
 
 
 def test_cos_sin_times_the_attention_factor():
-    spec = RopeSpec(rope_type="yarn", theta=10000.0, head_dim=32, factor=3.0,
-                    attention_factor=1.2, original_max_position_embeddings=256)  # fmt: skip
+    spec = RopeSpec(
+        rope_type="yarn",
+        theta=10000.0,
+        head_dim=32,
+        factor=3.0,
+        attention_factor=1.2,
+        original_max_position_embeddings=256,
+    )
     freqs = rope_frequencies(spec)
     block = next(ggml_cache_blocks(freqs, 3, start=5, part="cos"))
     angles = ggml_angles(freqs, np.arange(5, 8)).astype(np.float64)
@@ -100,13 +121,30 @@ def test_cos_sin_times_the_attention_factor():
 
 def test_cli(run_cli, tmp_path):
     out = tmp_path / "c.safetensors"
-    result = run_cli("rope", "cache", "--theta", "500000", "--head-dim", "64", "--n", "64",
-                     "--arithmetic", "llama.cpp", "-o", str(out), "-q")  # fmt: skip
+    result = run_cli(
+        "rope",
+        "cache",
+        "--theta",
+        "500000",
+        "--head-dim",
+        "64",
+        "--n",
+        "64",
+        "--arithmetic",
+        "llama.cpp",
+        "-o",
+        str(out),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
     assert "metadata agrees" in run_cli("rope", "identify", str(out)).stdout
-    for bad, option in ((["--rope-type", "dynamic", "--factor", "2",
-                          "--max-position-embeddings", "64"], "--arithmetic"),
-                        (["--start", str(1 << 24)], "--start")):  # fmt: skip
+    for bad, option in (
+        (
+            ["--rope-type", "dynamic", "--factor", "2", "--max-position-embeddings", "64"],
+            "--arithmetic",
+        ),
+        (["--start", str(1 << 24)], "--start"),
+    ):
         result = run_cli("rope", "cache", "--n", "4", "--arithmetic", "llama.cpp", *bad)
         assert result.exit_code == 2 and option in result.stderr
 
@@ -117,8 +155,9 @@ def test_refusals_come_at_the_call_and_blocks_match_any_height():
     with pytest.raises(ParameterError, match="2\\^24"):
         ggml_cache_blocks(freqs, 4, start=1 << 24)
     whole = np.concatenate(list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved")))
-    short = np.concatenate(list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved",
-                                                  rows=3)))  # fmt: skip
+    short = np.concatenate(
+        list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved", rows=3))
+    )
     assert whole.shape == (10, 32) and short.tobytes() == whole.tobytes()
 
 

@@ -282,8 +282,9 @@ def test_show_identifies_rope_freqs_as_llama3(run_cli):
 
 def _check_json(run_cli, tmp_path, gguf: str, config: dict):
     (tmp_path / "config.json").write_text(json.dumps(config))
-    result = run_cli("gguf", "check", str(HERE / f"{gguf}.gguf"), "--config", str(tmp_path),
-                     "--format", "json")  # fmt: skip
+    result = run_cli(
+        "gguf", "check", str(HERE / f"{gguf}.gguf"), "--config", str(tmp_path), "--format", "json"
+    )
     return result.exit_code, {r["item"]: r for r in json.loads(result.stdout)}
 
 
@@ -307,8 +308,12 @@ def test_a_stray_scaling_factor_beside_rope_freqs(run_cli, tmp_path):
     status, rows = _check_json(run_cli, tmp_path, "linear", _config("llama31"))
     assert status == 1
     assert rows["llama.rope.scaling.factor"] == {
-        "item": "llama.rope.scaling.factor", "status": "differ", "expected": 1.0,
-        "found": 2.0, "detail": ""}  # fmt: skip
+        "item": "llama.rope.scaling.factor",
+        "status": "differ",
+        "expected": 1.0,
+        "found": 2.0,
+        "detail": "",
+    }
 
 
 def test_sections_and_sliding_theta_are_required_when_the_config_has_them(run_cli, tmp_path):
@@ -346,8 +351,14 @@ def test_a_big_endian_file_reads_the_same(run_cli):
     little = read_gguf(str(HERE / "llama31.gguf"))
     assert big.order == ">" and little.order == "<"
     assert big.metadata == little.metadata
-    np.testing.assert_array_equal(read_f32(big, "rope_freqs.weight"),
-                                  read_f32(little, "rope_freqs.weight"))  # fmt: skip
-    result = run_cli("gguf", "check", str(HERE / "llama31_big_endian.gguf"), "--config",
-                     str(HERE / "llama31.config.json"))  # fmt: skip
+    np.testing.assert_array_equal(
+        read_f32(big, "rope_freqs.weight"), read_f32(little, "rope_freqs.weight")
+    )
+    result = run_cli(
+        "gguf",
+        "check",
+        str(HERE / "llama31_big_endian.gguf"),
+        "--config",
+        str(HERE / "llama31.config.json"),
+    )
     assert result.exit_code == 0

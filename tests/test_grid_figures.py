@@ -63,8 +63,19 @@ def test_channels_are_drawn_as_grid_images():
 
 
 def test_plot_grid_writes_the_drawn_channels(run_cli, tmp_path):
-    result = run_cli("plot-grid", "3", "5", "--d", "16", "--channels", "sin_col_1,9",
-                     "-o", str(tmp_path / "g.png"), "--data", str(tmp_path / "g.csv"))  # fmt: skip
+    result = run_cli(
+        "plot-grid",
+        "3",
+        "5",
+        "--d",
+        "16",
+        "--channels",
+        "sin_col_1,9",
+        "-o",
+        str(tmp_path / "g.png"),
+        "--data",
+        str(tmp_path / "g.csv"),
+    )
     assert result.exit_code == 0, result.output
     lines = (tmp_path / "g.csv").read_text().splitlines()
     assert lines[0] == "sin_col_1,sin_row_2"

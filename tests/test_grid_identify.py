@@ -29,10 +29,12 @@ def _mae32(h: int, w: int, d: int) -> np.ndarray:
 def _t2t(shape: tuple[int, ...], pairs: int) -> np.ndarray:
     """add_timing_signal_nd: per axis [sin | cos] of the index, ω_j = 10^(-4·j/(pairs−1))."""
     omega = 10000.0 ** (-np.arange(pairs) / (pairs - 1))
-    return np.array([
-        np.concatenate([np.concatenate([np.sin(i * omega), np.cos(i * omega)]) for i in index])
-        for index in np.ndindex(*shape)
-    ])  # fmt: skip
+    return np.array(
+        [
+            np.concatenate([np.concatenate([np.sin(i * omega), np.cos(i * omega)]) for i in index])
+            for index in np.ndindex(*shape)
+        ]
+    )
 
 
 def test_a_float32_table_of_a_framework_s_float32_arithmetic_is_read():
@@ -141,10 +143,14 @@ def test_a_reading_in_no_preset_s_own_order_is_still_taken():
     assert "--preset timm --axis-order 1,0" in found.best.command
 
 
-@pytest.mark.parametrize(("h", "w", "first", "said"), [
-    (4, 4, "row", False),  # square: the same table for the transposed grid, nothing to say
-    (3, 5, "row", True), (3, 5, "column", False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("h", "w", "first", "said"),
+    [
+        (4, 4, "row", False),  # square: the same table for the transposed grid, nothing to say
+        (3, 5, "row", True),
+        (3, 5, "column", False),
+    ],
+)
 def test_the_transposed_grid_is_named_only_for_a_row_first_table_of_unequal_sides(
     h, w, first, said
 ):
@@ -184,14 +190,20 @@ def test_a_table_no_reading_matches_still_names_its_closest_reading():
     assert found.best.max_error == pytest.approx(3e-5, rel=1e-6)
 
 
-@pytest.mark.parametrize(("call", "parameter"), [
-    (lambda: grid_table(5, d=8), "shape"),  # not a sequence of sides
-    (lambda: grid_table((2, 0), d=8), "shape"),
-    (lambda: grid_table((1 << 20, (1 << 20) + 1), d=4, preset="t2t-nd"), "shape"),  # > 2^40
-    (lambda: grid_table((2, 2), d=8, base_size="big"), "base_size"),
-    (lambda: grid_table((2, 2), d=8, interpolation_scale=2e6), "interpolation_scale"),
-    (lambda: grid_table((2, 2, 2), d=12, preset="t2t-nd", axis_order="row-first"), "axis_order"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("call", "parameter"),
+    [
+        (lambda: grid_table(5, d=8), "shape"),  # not a sequence of sides
+        (lambda: grid_table((2, 0), d=8), "shape"),
+        (lambda: grid_table((1 << 20, (1 << 20) + 1), d=4, preset="t2t-nd"), "shape"),  # > 2^40
+        (lambda: grid_table((2, 2), d=8, base_size="big"), "base_size"),
+        (lambda: grid_table((2, 2), d=8, interpolation_scale=2e6), "interpolation_scale"),
+        (
+            lambda: grid_table((2, 2, 2), d=12, preset="t2t-nd", axis_order="row-first"),
+            "axis_order",
+        ),
+    ],
+)
 def test_grid_arguments_are_refused_by_name(call, parameter):
     from pecli.core.errors import ParameterError
 

@@ -79,8 +79,13 @@ def test_correctly_rounded_against_mpmath(preset, shape, d, scale):
     # no value lies that close to a float32 tie here)
     np.testing.assert_array_equal(f32, want64.astype(np.float32))
     # float64: within one ulp of the exact value (measured: at most 1 ulp, mostly 0)
-    err = np.array([[abs(mpmath.mpf(float(a)) - v) for a, v in zip(ours, row, strict=True)]
-                    for ours, row in zip(f64, exact, strict=True)], dtype=float)  # fmt: skip
+    err = np.array(
+        [
+            [abs(mpmath.mpf(float(a)) - v) for a, v in zip(ours, row, strict=True)]
+            for ours, row in zip(f64, exact, strict=True)
+        ],
+        dtype=float,
+    )
     assert np.all(err <= np.spacing(np.abs(want64)) + 1e-300)
 
 
@@ -91,8 +96,9 @@ def test_large_positions_stay_exact():
     for row, k in zip(got, tokens, strict=True):
         s, c = _mp_block(mpmath.mpf(int(k)), 4, 1)
         np.testing.assert_allclose(row, [float(v) for v in s + c], rtol=0, atol=3e-16)
-    got = grid_token_rows(np.array([29_999]), (1, 30_000), d=8, base_size=7.0,
-                          interpolation_scale=0.1 + 0.2)  # fmt: skip
+    got = grid_token_rows(
+        np.array([29_999]), (1, 30_000), d=8, base_size=7.0, interpolation_scale=0.1 + 0.2
+    )
     want = mp_row("mae", 0, 29_999, 8, scale=(7.0, 0.1 + 0.2), shape=(1, 30_000))
     np.testing.assert_allclose(got[0], [float(v) for v in want], rtol=0, atol=3e-16)
 
@@ -103,13 +109,21 @@ def test_large_positions_stay_exact():
 CASES = {
     "big_vision_3x5_d16": ((3, 5), {"d": 16, "preset": "big-vision"}),
     "diffusers_3x5_d16_default": ((3, 5), {"d": 16, "base_size": 16}),
-    "diffusers_cogvideox_t3_4x6_d32_scales": ((3, 4, 6), {
-        "d": 32, "preset": "cogvideox", "interpolation_scale": 1.875,
-        "temporal_interpolation_scale": 0.75}),
+    "diffusers_cogvideox_t3_4x6_d32_scales": (
+        (3, 4, 6),
+        {
+            "d": 32,
+            "preset": "cogvideox",
+            "interpolation_scale": 1.875,
+            "temporal_interpolation_scale": 0.75,
+        },
+    ),
     "diffusers_cogvideox_t3_4x6_d64": ((3, 4, 6), {"d": 64, "preset": "cogvideox"}),
     "diffusers_3x5_d16_patchembed": ((3, 5), {"d": 16, "base_size": 3}),
     "diffusers_4x4_d32_scale2_cls": (
-        (4, 4), {"d": 32, "base_size": 4, "interpolation_scale": 2.0, "extra_tokens": 1}),
+        (4, 4),
+        {"d": 32, "base_size": 4, "interpolation_scale": 2.0, "extra_tokens": 1},
+    ),
     "diffusers_6x6_d16_sd3": ((6, 6), {"d": 16, "base_size": 2}),
     "mae_4x4_d16_cls": ((4, 4), {"d": 16, "extra_tokens": 1}),
     "mocov3_3x5_d16_cls": ((5, 3), {"d": 16, "preset": "mocov3", "extra_tokens": 1}),
@@ -124,7 +138,7 @@ CASES = {
     "timm_3x5_d16_interleaved": ((3, 5), {"d": 16, "preset": "timm-interleaved"}),
     "timm_3x5_d16_reverse": ((5, 3), {"d": 16, "preset": "timm"}),
     "vit_pytorch_3x5_d16": ((3, 5), {"d": 16, "preset": "big-vision"}),
-}  # fmt: skip
+}
 FIXTURES = load("grids")
 
 
@@ -180,18 +194,25 @@ def test_extra_tokens_are_zero_rows_first():
 
 def test_blocks_concatenate_to_the_table_bit_for_bit():
     whole = grid_table((7, 5), d=24, base_size=3, interpolation_scale=1.5, extra_tokens=2)
-    parts = list(grid_blocks((7, 5), d=24, base_size=3, interpolation_scale=1.5, extra_tokens=2,
-                             rows=4))  # fmt: skip
+    parts = list(
+        grid_blocks((7, 5), d=24, base_size=3, interpolation_scale=1.5, extra_tokens=2, rows=4)
+    )
     assert [len(p) for p in parts] == [4] * 9 + [1]
     np.testing.assert_array_equal(np.concatenate(parts), whole)
 
 
 BROADCAST_CASES = [  # (preset, shape, d): every layout, uneven blocks, cut and zero columns
-    ("mae", (6, 5), 16), ("mocov3", (5, 6), 16), ("timm", (4, 7), 24),
-    ("timm-interleaved", (3, 5), 16), ("big-vision", (5, 4), 16), ("t2t-nd", (2, 3, 4), 26),
-    ("t2t-nd", (3, 1, 2, 2), 20), ("t2t-nd", (9,), 6), ("tatp22", (2, 3, 5), 14),
+    ("mae", (6, 5), 16),
+    ("mocov3", (5, 6), 16),
+    ("timm", (4, 7), 24),
+    ("timm-interleaved", (3, 5), 16),
+    ("big-vision", (5, 4), 16),
+    ("t2t-nd", (2, 3, 4), 26),
+    ("t2t-nd", (3, 1, 2, 2), 20),
+    ("t2t-nd", (9,), 6),
+    ("tatp22", (2, 3, 5), 14),
     ("cogvideox", (2, 3, 4), 32),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("preset", "shape", "d"), BROADCAST_CASES)
@@ -202,8 +223,12 @@ def test_broadcast_blocks_are_the_per_token_rows(preset, shape, d, rows, dtype):
     against the per-token path (grid_token_rows: one row per token, rounded once)."""
     tokens = np.arange(int(np.prod(shape)))
     want = grid_token_rows(tokens, shape, d=d, preset=preset).astype(dtype)
-    blocks = [b.copy() for b in grid_blocks(shape, d=d, preset=preset, extra_tokens=3,
-                                            dtype=dtype, rows=rows, reuse=2)]  # fmt: skip
+    blocks = [
+        b.copy()
+        for b in grid_blocks(
+            shape, d=d, preset=preset, extra_tokens=3, dtype=dtype, rows=rows, reuse=2
+        )
+    ]
     table = np.concatenate(blocks)
     assert not table[:3].any()
     assert table[3:].dtype == want.dtype and table[3:].tobytes() == want.tobytes()
@@ -211,10 +236,12 @@ def test_broadcast_blocks_are_the_per_token_rows(preset, shape, d, rows, dtype):
 
 @pytest.mark.parametrize(
     ("preset", "shape", "knobs"),
-    [("mae", (6, 5), {"base_size": 16, "interpolation_scale": 1.5}),
-     ("mae", (5, 6), {"axis_order": "row-first"}),
-     ("cogvideox", (3, 4, 5), {"interpolation_scale": 2.0, "temporal_interpolation_scale": 3.0})],
-)  # fmt: skip
+    [
+        ("mae", (6, 5), {"base_size": 16, "interpolation_scale": 1.5}),
+        ("mae", (5, 6), {"axis_order": "row-first"}),
+        ("cogvideox", (3, 4, 5), {"interpolation_scale": 2.0, "temporal_interpolation_scale": 3.0}),
+    ],
+)
 def test_broadcast_blocks_with_fractional_positions(preset, shape, knobs):
     tokens = np.arange(int(np.prod(shape)))
     want = grid_token_rows(tokens, shape, d=32, preset=preset, **dict(knobs)).astype(np.float32)

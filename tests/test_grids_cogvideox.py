@@ -43,8 +43,13 @@ def test_correctly_rounded_against_mpmath(shape, d, spatial, temporal):
     exact = [mp_row(*np.unravel_index(k, shape), d, spatial, temporal) for k in range(f32.shape[0])]
     want = np.array([[float(v) for v in row] for row in exact])
     np.testing.assert_array_equal(f32, want.astype(np.float32))  # rounded once
-    err = np.array([[abs(mpmath.mpf(float(a)) - v) for a, v in zip(ours, row, strict=True)]
-                    for ours, row in zip(f64, exact, strict=True)], dtype=float)  # fmt: skip
+    err = np.array(
+        [
+            [abs(mpmath.mpf(float(a)) - v) for a, v in zip(ours, row, strict=True)]
+            for ours, row in zip(f64, exact, strict=True)
+        ],
+        dtype=float,
+    )
     assert np.all(err <= np.spacing(np.abs(want)) + 1e-300)
 
 
@@ -62,20 +67,48 @@ def test_a_few_entries_by_hand():
 def test_matches_diffusers_through_the_cli(run_cli, tmp_path):
     fixture = next(f for f in load("grids") if f.name == "diffusers_cogvideox_t3_4x6_d64")
     out = tmp_path / "cog.npy"
-    result = run_cli("grid", "3", "4", "6", "--preset", "cogvideox", "--d", "64",
-                     "--dtype", "float64", "-o", str(out), "-q")  # fmt: skip
+    result = run_cli(
+        "grid",
+        "3",
+        "4",
+        "6",
+        "--preset",
+        "cogvideox",
+        "--d",
+        "64",
+        "--dtype",
+        "float64",
+        "-o",
+        str(out),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
     np.testing.assert_allclose(np.load(out).reshape(3, 24, 64), fixture.table, rtol=0, atol=1e-15)
 
 
 def test_cli_scales_and_column_names(run_cli, tmp_path):
     out = tmp_path / "cog.npy"
-    result = run_cli("grid", "2", "3", "5", "--preset", "cogvideox", "--d", "32",
-                     "--interpolation-scale", "1.5", "--temporal-interpolation-scale", "4",
-                     "-o", str(out), "-q")  # fmt: skip
+    result = run_cli(
+        "grid",
+        "2",
+        "3",
+        "5",
+        "--preset",
+        "cogvideox",
+        "--d",
+        "32",
+        "--interpolation-scale",
+        "1.5",
+        "--temporal-interpolation-scale",
+        "4",
+        "-o",
+        str(out),
+        "-q",
+    )
     assert result.exit_code == 0, result.output
-    want = grid_table((2, 3, 5), d=32, preset="cogvideox", interpolation_scale=1.5,
-                      temporal_interpolation_scale=4)  # fmt: skip
+    want = grid_table(
+        (2, 3, 5), d=32, preset="cogvideox", interpolation_scale=1.5, temporal_interpolation_scale=4
+    )
     np.testing.assert_array_equal(np.load(out), want)
     exact = [mp_row(*np.unravel_index(k, (2, 3, 5)), 32, 1.5, 4) for k in range(30)]
     independent = np.array([[float(v) for v in row] for row in exact]).astype(np.float32)
@@ -86,8 +119,13 @@ def test_cli_scales_and_column_names(run_cli, tmp_path):
 
 
 def test_blocks_concatenate_to_the_table_bit_for_bit():
-    knobs = {"d": 48, "preset": "cogvideox", "interpolation_scale": 0.7,
-             "temporal_interpolation_scale": 2.5, "extra_tokens": 1}  # fmt: skip
+    knobs = {
+        "d": 48,
+        "preset": "cogvideox",
+        "interpolation_scale": 0.7,
+        "temporal_interpolation_scale": 2.5,
+        "extra_tokens": 1,
+    }
     parts = list(grid_blocks((3, 4, 5), rows=7, **knobs))
     np.testing.assert_array_equal(np.concatenate(parts), grid_table((3, 4, 5), **knobs))
 
@@ -103,10 +141,12 @@ TEMPORAL = "temporal_interpolation_scale"
         ({"shape": (3, 4, 6), "d": 32, "base_size": 16}, "base_size"),  # mae's knob
         ({"shape": (3, 4, 6), "d": 32, "temporal_interpolation_scale": 0}, TEMPORAL),
         ({"shape": (3, 4), "d": 32, "preset": "mae", "temporal_interpolation_scale": 2}, TEMPORAL),
-        ({"shape": (3, 4), "d": 32, "preset": "timm", "interpolation_scale": 2},
-         "interpolation_scale"),
+        (
+            {"shape": (3, 4), "d": 32, "preset": "timm", "interpolation_scale": 2},
+            "interpolation_scale",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_arguments_name_the_parameter(call, parameter):
     call = {"preset": "cogvideox", **call}
     with pytest.raises(ParameterError) as caught:
@@ -117,8 +157,12 @@ def test_bad_arguments_name_the_parameter(call, parameter):
 def test_cli_refusal_is_one_line(pecli_cmd):
     import subprocess
 
-    run = subprocess.run([*pecli_cmd, "grid", "3", "4", "6", "--preset", "cogvideox", "--d", "40"],
-                         capture_output=True, text=True, check=False)  # fmt: skip
+    run = subprocess.run(
+        [*pecli_cmd, "grid", "3", "4", "6", "--preset", "cogvideox", "--d", "40"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 2 and not run.stdout
     assert run.stderr.strip() == (
         "pecli grid: error: Invalid value for '--d': must be a multiple of 16 for --preset "
@@ -144,6 +188,16 @@ def test_the_spec_holds_one_scale_per_axis_time_first():
     axis / interpolation_scale (no base_size): one (0, scale) per axis of the grid."""
     from pecli.core.grids.spec import GridSpec
 
-    spec = GridSpec.checked((3, 4, 6), 32, "cogvideox", 10000.0, None, 0, None, 1.5,
-                            np.float32, temporal_interpolation_scale=2.0)  # fmt: skip
+    spec = GridSpec.checked(
+        (3, 4, 6),
+        32,
+        "cogvideox",
+        10000.0,
+        None,
+        0,
+        None,
+        1.5,
+        np.float32,
+        temporal_interpolation_scale=2.0,
+    )
     assert spec.scale == ((0.0, 2.0), (0.0, 1.5), (0.0, 1.5))

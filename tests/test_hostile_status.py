@@ -19,9 +19,13 @@ needs_prlimit = pytest.mark.skipif(shutil.which("prlimit") is None, reason="need
 def _run(pecli_cmd, *args, cwd, megabytes=None, timeout=60):
     limit = ["prlimit", f"--as={megabytes << 20}"] if megabytes else []
     return subprocess.run(
-        [*limit, *pecli_cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        [*limit, *pecli_cmd, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         check=False,
-    )  # fmt: skip
+    )
 
 
 def _one_line(result, status, *parts):
@@ -34,9 +38,14 @@ def _one_line(result, status, *parts):
 @needs_prlimit
 @pytest.mark.parametrize(
     ("megabytes", "args"),
-    [(100, ["grid", "2", "2", "--d", "8"]), (60, ["--help"]), (30, ["--version"]),
-     (80, ["grid", "2", "2", "--d", "8", "-o", "g.npy"]), (90, ["rope", "--help"])],
-)  # fmt: skip
+    [
+        (100, ["grid", "2", "2", "--d", "8"]),
+        (60, ["--help"]),
+        (30, ["--version"]),
+        (80, ["grid", "2", "2", "--d", "8", "-o", "g.npy"]),
+        (90, ["rope", "--help"]),
+    ],
+)
 def test_too_little_memory_to_start_is_one_line(pecli_cmd, tmp_path, megabytes, args):
     result = _run(pecli_cmd, *args, cwd=tmp_path, megabytes=megabytes)
     _one_line(result, 1, "out of memory")
@@ -53,19 +62,38 @@ def _encrypted_npz(path):
 
 
 BAD_FILES = {
-    "nested-config": ("c.json", "[" * 100_000 + "]" * 100_000,
-                      ["rope", "config", "c.json"], "c.json"),
-    "digits-config": ("c.json", '{"rope_theta": ' + "9" * 5000 + ', "head_dim": 8}',
-                      ["rope", "config", "c.json"], "c.json"),
-    "nested-freqs": ("c.json", '{"a":' * 100_000 + "1" + "}" * 100_000,
-                     ["rope", "freqs", "--config", "c.json"], "c.json"),
+    "nested-config": (
+        "c.json",
+        "[" * 100_000 + "]" * 100_000,
+        ["rope", "config", "c.json"],
+        "c.json",
+    ),
+    "digits-config": (
+        "c.json",
+        '{"rope_theta": ' + "9" * 5000 + ', "head_dim": 8}',
+        ["rope", "config", "c.json"],
+        "c.json",
+    ),
+    "nested-freqs": (
+        "c.json",
+        '{"a":' * 100_000 + "1" + "}" * 100_000,
+        ["rope", "freqs", "--config", "c.json"],
+        "c.json",
+    ),
     "encrypted-npz": ("m.npz", None, ["identify", "m.npz"], "m.npz"),
-    "4000-digits": ("c.json", '{"rope_theta": ' + "9" * 4000 + ', "head_dim": 8}',
-                    ["rope", "config", "c.json"], "'FILE': field rope_theta"),  # OverflowError
-    "factor-overflows": ("c.json", '{"head_dim": 8, "rope_scaling": {"rope_type": "linear", '
-                         '"factor": 1e308}}', ["rope", "freqs", "--config", "c.json"],
-                         "'--config': field factor"),  # blamed --factor, never given
-}  # fmt: skip
+    "4000-digits": (
+        "c.json",
+        '{"rope_theta": ' + "9" * 4000 + ', "head_dim": 8}',
+        ["rope", "config", "c.json"],
+        "'FILE': field rope_theta",
+    ),  # OverflowError
+    "factor-overflows": (
+        "c.json",
+        '{"head_dim": 8, "rope_scaling": {"rope_type": "linear", "factor": 1e308}}',
+        ["rope", "freqs", "--config", "c.json"],
+        "'--config': field factor",
+    ),  # blamed --factor, never given
+}
 
 
 @pytest.mark.parametrize(("name", "text", "args", "said"), BAD_FILES.values(), ids=BAD_FILES.keys())
@@ -120,13 +148,25 @@ def test_permute_streams_one_head_at_a_time(pecli_cmd, tmp_path):
     assert np.array_equal(written["norm"], np.ones(8, np.float32))
 
 
-YARN = ["rope", "cache", "--rope-type", "yarn", "--factor", "4", "--head-dim", "8", "--n", "4",
-        "--original-max-position-embeddings", "16"]  # fmt: skip
+YARN = [
+    "rope",
+    "cache",
+    "--rope-type",
+    "yarn",
+    "--factor",
+    "4",
+    "--head-dim",
+    "8",
+    "--n",
+    "4",
+    "--original-max-position-embeddings",
+    "16",
+]
 OVERFLOW = {
     "float16": [*YARN, "--dtype", "float16", "--attention-factor", "70000", "--format", "csv"],
     "bfloat16": [*YARN, "--dtype", "bfloat16", "--attention-factor", "1e39", "-o", "c.safetensors"],
     "float32": [*YARN, "--attention-factor", "1e300", "-o", "c.safetensors"],
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("args", OVERFLOW.values(), ids=OVERFLOW.keys())
@@ -150,19 +190,26 @@ def test_no_infinity_is_written_as_json(pecli_cmd, tmp_path):
 
 
 def _conflicting_config(path):
-    path.write_text(json.dumps({
-        "head_dim": 8, "rope_theta": 10000.0,
-        "rope_scaling": {"rope_type": "linear", "factor": 2.0},
-        "rope_parameters": {"rope_type": "linear", "factor": 8.0, "rope_theta": 10000.0},
-    }))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "head_dim": 8,
+                "rope_theta": 10000.0,
+                "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+                "rope_parameters": {"rope_type": "linear", "factor": 8.0, "rope_theta": 10000.0},
+            }
+        )
+    )
 
 
 CONFUSING = {
     "seq-len": (["rope", "config", "c.json", "--seq-len", "-5"], "'--seq-len'"),
     "key-on-npy": (["rope", "identify", "x.npy", "--key", "pe"], "applies only to .safetensors"),
-    "patch-alone": (["plot-grid", "4", "4", "--d", "16", "--patch", "1", "1", "-o", "g.png"],
-                    "'--patch'"),
-}  # fmt: skip
+    "patch-alone": (
+        ["plot-grid", "4", "4", "--d", "16", "--patch", "1", "1", "-o", "g.png"],
+        "'--patch'",
+    ),
+}
 
 
 @pytest.mark.parametrize(("args", "said"), CONFUSING.values(), ids=CONFUSING.keys())

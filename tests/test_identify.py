@@ -160,9 +160,10 @@ def test_a_shorter_base_is_given_only_when_it_reproduces_the_table_exactly(dtype
         # the fitter's round 100000 (fit 99999) rebuilt this float64 table 5e-6 off
         (["--d", "8", "--n", "64", "--base", "99999", "--dtype", "float64"], "99999"),
     ],
-)  # fmt: skip
-def test_a_base_that_rebuilds_the_table_beats_a_shorter_one_that_does_not(run_cli, tmp_path,
-                                                                          args, base):  # fmt: skip
+)
+def test_a_base_that_rebuilds_the_table_beats_a_shorter_one_that_does_not(
+    run_cli, tmp_path, args, base
+):
     """The shortest base within the storage's rounding was given even where a longer one
     rebuilt the table bit for bit: the printed command wrote a table an ulp off."""
     made, again = tmp_path / "made.npy", tmp_path / "again.npy"
@@ -183,8 +184,12 @@ def test_the_command_rebuilds_the_table_or_the_note_says_what_it_does_not(
     and nothing said so."""
     made = tmp_path / "made.npy"
     preset = "tensor2tensor" if d % 2 else "pytorch"
-    assert run_cli("compute", "--convention", preset, "--d", str(d), "--n", "20", "-o", str(made),
-                   "-q").exit_code == 0  # fmt: skip
+    assert (
+        run_cli(
+            "compute", "--convention", preset, "--d", str(d), "--n", "20", "-o", str(made), "-q"
+        ).exit_code
+        == 0
+    )
     table = np.load(made)
     table[zero] = 0
     np.save(made, table)

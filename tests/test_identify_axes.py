@@ -88,8 +88,10 @@ def test_each_mistake_is_named(made, ids, arithmetic, expected):
     sin = axes_cache(made, ids, part="sin", arithmetic=arithmetic)
     layout, c, s = pair_values(cos, sin)
     verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
-    assert [d.split(":")[0].split(" ")[0] if d.startswith("(") else d.split(":")[0]
-            for d in verdict.differences] == expected  # fmt: skip
+    assert [
+        d.split(":")[0].split(" ")[0] if d.startswith("(") else d.split(":")[0]
+        for d in verdict.differences
+    ] == expected
     assert verdict.matches == (not expected)
     assert verdict.arithmetic == ("none" if expected and expected != ["(c)"] else arithmetic)
 
@@ -173,8 +175,14 @@ def test_qwen3_interleaved_map_is_read_without_guessing():
 def test_a_block_that_is_not_geometric_has_no_schedule():
     from pecli.core.rope.multiaxis.plan import AxisPlan
 
-    mixed = AxisPlan(("y", "x"), (0,) * 4 + (1,) * 4, (0, 1, 2, 3) * 2, (8,) * 8,
-                     (1e4, 1e4, 1e2, 1e2, 1e4, 1e4, 1e4, 1e4), "interleaved")  # fmt: skip
+    mixed = AxisPlan(
+        ("y", "x"),
+        (0,) * 4 + (1,) * 4,
+        (0, 1, 2, 3) * 2,
+        (8,) * 8,
+        (1e4, 1e4, 1e2, 1e2, 1e4, 1e4, 1e4, 1e4),
+        "interleaved",
+    )
     ids = np.array([[r, c] for r in range(3) for c in range(3)], dtype=float)
     layout, c, s = pair_values(
         axes_cache(mixed, ids, part="cos"), axes_cache(mixed, ids, part="sin")
@@ -238,8 +246,17 @@ def test_identify_axes_reads_an_ambiguous_cache_in_the_presets_layout(run_cli, t
     cos, sin = _both_layouts(axis_preset("lucidrains-axial").plan())  # an interleaved preset
     ids = tmp_path / "ids.npy"
     np.save(ids, DIAGONAL)
-    result = run_cli("rope", "identify-axes", _save(tmp_path, cos, sin), "--preset",
-                     "lucidrains-axial", "--ids", str(ids), "--format", "json")  # fmt: skip
+    result = run_cli(
+        "rope",
+        "identify-axes",
+        _save(tmp_path, cos, sin),
+        "--preset",
+        "lucidrains-axial",
+        "--ids",
+        str(ids),
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["layout"] == "interleaved"
 

@@ -172,8 +172,10 @@ def test_d_3_with_a_zero_column_is_the_presets_that_pad_an_odd_width():
     table = np.stack([np.sin(p), np.cos(p), np.zeros(20)], axis=1)
     found = identify_table(table)
     assert found.matched and found.presets == [
-        "tensor2tensor", "diffusers", "diffusers --downscale-freq-shift 0"
-    ]  # fmt: skip
+        "tensor2tensor",
+        "diffusers",
+        "diffusers --downscale-freq-shift 0",
+    ]
 
 
 def test_d_4_names_tensor2tensor_presets_at_their_own_base():

@@ -289,9 +289,15 @@ def test_a_round_base_whose_equivalents_are_not_round_is_read_as_built(
     assume(not any(is_round(b) for b in others.values()))
     knobs = {"pad_odd_d": True} if rule == "zero" else {"odd_d": rule}
     table = encoding_table(
-        d=d, n=40, start=start, base=base, schedule=schedule, layout=layout, dtype="float64",
+        d=d,
+        n=40,
+        start=start,
+        base=base,
+        schedule=schedule,
+        layout=layout,
+        dtype="float64",
         **knobs,
-    )  # fmt: skip
+    )
     table[sorted(zeroed)] = 0.0
     table = table.astype(storage)
     found = identify_table(table.T if transposed else table)
@@ -359,9 +365,14 @@ def test_a_base_of_1e300_whose_other_reading_is_past_it_is_read():
     from the quick pass's check, the naming and the equivalent readings); now it is no
     reading, and the table is read as built."""
     table = encoding_table(
-        d=68, n=1300, start=0, base=1e300, schedule="tensor2tensor", layout="sin-cos",
+        d=68,
+        n=1300,
+        start=0,
+        base=1e300,
+        schedule="tensor2tensor",
+        layout="sin-cos",
         dtype="float64",
-    )  # fmt: skip
+    )
     found = identify_table(table)
     assert found.matched and (found.schedule, found.base, found.start) == (
         "tensor2tensor",

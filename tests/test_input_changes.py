@@ -22,8 +22,10 @@ def test_a_truncated_input_is_named_and_leaves_nothing(pecli_cmd, tmp_path):
     out = tmp_path / "out.npy"
     proc = subprocess.Popen(
         [*pecli_cmd, "add", str(source), "-o", str(out), "-q"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60  # a loaded machine may take seconds to get going
     while not list(tmp_path.glob(".out.npy.*.part")) and time.monotonic() < deadline:
         time.sleep(0.005)  # the part file appears once the header has been read
@@ -58,8 +60,9 @@ def test_an_output_folder_renamed_mid_run_keeps_no_part_file(pecli_cmd, tmp_path
     folder.mkdir()
     proc = subprocess.Popen(
         [*pecli_cmd, "compute", "--d", "512", "--n", "400000", "-o", str(folder / "t.npy"), "-q"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     time.sleep(0.5)
     assert proc.poll() is None  # still writing: the rename falls in the middle of the run
     folder.rename(tmp_path / "moved")
@@ -79,7 +82,10 @@ def test_a_lying_npy_header_on_stdin_is_called_truncated(pecli_cmd, tmp_path):
     )
     result = subprocess.run(
         [*pecli_cmd, "add", "--format", "npy", "-o", str(tmp_path / "out.npy")],
-        input=header.getvalue() + bytes(16384), capture_output=True, timeout=60, check=False,
-    )  # fmt: skip
+        input=header.getvalue() + bytes(16384),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2 and b"truncated .npy stream" in result.stderr
     assert list(tmp_path.iterdir()) == []

@@ -154,9 +154,14 @@ def test_filling_in_pieces_is_bit_identical(h, m, first, cuts, workers):
     bounds = sorted({0, m, *(c for c in cuts if c < m)})
     for r0, r1 in itertools.pairwise(bounds):
         fill_sin_cos_consecutive(
-            pieces[r0:r1, 0::2], pieces[r0:r1, 1::2], float(first), omega,
-            omega_residual=res, offset=r0, workers=1,
-        )  # fmt: skip
+            pieces[r0:r1, 0::2],
+            pieces[r0:r1, 1::2],
+            float(first),
+            omega,
+            omega_residual=res,
+            offset=r0,
+            workers=1,
+        )
     np.testing.assert_array_equal(pieces, whole)
 
 

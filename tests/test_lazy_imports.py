@@ -43,8 +43,12 @@ def loaded(tmp_path, *args: str) -> set[str]:
     code = f"HEAVY = {HEAVY!r}\n{RUN}"
     done = subprocess.run(
         [sys.executable, "-c", code, *argv],
-        capture_output=True, text=True, cwd=tmp_path, check=False, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("exit 0 loaded"), done.stderr
     return set(filter(None, last.removeprefix("exit 0 loaded").strip().split(",")))
@@ -59,12 +63,22 @@ def loaded(tmp_path, *args: str) -> set[str]:
         ["compute", "--d", "512", "--n", "100", "-o", "{tmp}/s.npy"],
         ["compute", "--d", "64", "--n", "10", "--dtype", "float16", "-o", "{tmp}/h.npy"],
         ["grid", "8", "8", "--d", "64", "-o", "{tmp}/g.npy"],
-        ["rope", "cache", "--theta", "500000", "--head-dim", "128", "--n", "64",
-         "-o", "{tmp}/r.npy"],
+        [
+            "rope",
+            "cache",
+            "--theta",
+            "500000",
+            "--head-dim",
+            "128",
+            "--n",
+            "64",
+            "-o",
+            "{tmp}/r.npy",
+        ],
         ["rope", "freqs", "--head-dim", "64"],
         ["wavelengths", "--d", "16"],
     ],
-)  # fmt: skip
+)
 def test_float32_commands_import_no_heavy_library(tmp_path, args):
     assert loaded(tmp_path, *args) == set()
 
@@ -108,15 +122,31 @@ sys.__stderr__.write(f"\\nexit {status} loaded {','.join(names)}\\n")
 @pytest.mark.parametrize("args", [[], ["--help"], ["-h"], ["--version"]])
 def test_help_and_version_import_no_numpy_and_no_command(tmp_path, args):
     """The listing comes from pecli/cli/listing.py: no command module, no NumPy (issue 24)."""
-    done = subprocess.run([sys.executable, "-c", LISTING_RUN, *args], capture_output=True,
-                          text=True, cwd=tmp_path, check=False, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", LISTING_RUN, *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("exit 0 loaded "), done.stderr
     names = set(last.removeprefix("exit 0 loaded ").split(","))
     assert "numpy" not in names
-    assert names <= {"pecli._entry", "pecli.cli", "pecli.cli._app", "pecli.cli.listing",
-                     "pecli.core", "pecli.core.errors", "pecli.io", "pecli.io.guard",
-                     "pecli.io.paths", "pecli.io.pipes", "pecli.io.streams"}  # fmt: skip
+    assert names <= {
+        "pecli._entry",
+        "pecli.cli",
+        "pecli.cli._app",
+        "pecli.cli.listing",
+        "pecli.core",
+        "pecli.core.errors",
+        "pecli.io",
+        "pecli.io.guard",
+        "pecli.io.paths",
+        "pecli.io.pipes",
+        "pecli.io.streams",
+    }
     assert ("pecli.cli.listing" in names) == (args != ["--version"])
 
 
@@ -134,8 +164,11 @@ def test_the_listing_is_what_the_commands_say():
     """pecli/cli/listing.py is a copy: it must list every command, in order, with its help."""
     from pecli.cli.listing import LISTING
 
-    paste = "LISTING = {\n" + "".join(f"    {k!r}: {v!r},\n" for k, v in
-                                       _first_paragraphs().items()) + "}"  # fmt: skip
+    paste = (
+        "LISTING = {\n"
+        + "".join(f"    {k!r}: {v!r},\n" for k, v in _first_paragraphs().items())
+        + "}"
+    )
     assert list(LISTING.items()) == list(_first_paragraphs().items()), (
         f"pecli/cli/listing.py differs from the commands' help; paste this there:\n{paste}"
     )
@@ -145,8 +178,9 @@ def test_a_stale_listing_lists_the_whole_application(monkeypatch):
     """A command missing from the table is still listed: every module is imported instead."""
     from pecli.cli import listing
 
-    monkeypatch.setattr(listing, "LISTING", {k: v for k, v in listing.LISTING.items()
-                                             if k != "compute"})  # fmt: skip
+    monkeypatch.setattr(
+        listing, "LISTING", {k: v for k, v in listing.LISTING.items() if k != "compute"}
+    )
     built = typer.main.get_command(pecli.cli.chosen(["--help"]))
     assert list(built.commands) == list(_first_paragraphs())  # type: ignore[attr-defined]
     assert built.commands["compute"].help.startswith("Compute the table")  # type: ignore[attr-defined]
@@ -198,16 +232,32 @@ LAZY = "import sys; sys.argv = ['pecli', *sys.argv[1:]]; from pecli._entry impor
 
 @pytest.mark.parametrize(
     "args",
-    [[], ["--help"], ["-h"], ["--version"], ["rope"], ["rope", "--help"], ["compute", "--help"],
-     ["rope", "cache", "-h"], ["comput"], ["rope", "cach"], ["grid", "--d", "3", "2", "2"]],
-)  # fmt: skip
+    [
+        [],
+        ["--help"],
+        ["-h"],
+        ["--version"],
+        ["rope"],
+        ["rope", "--help"],
+        ["compute", "--help"],
+        ["rope", "cache", "-h"],
+        ["comput"],
+        ["rope", "cach"],
+        ["grid", "--d", "3", "2", "2"],
+    ],
+)
 def test_a_trimmed_application_says_what_the_whole_one_says(args):
     env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin"}
     full, lazy = (
-        subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                       env=env, check=False)
+        subprocess.run(
+            [sys.executable, "-c", code, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
         for code in (FULL, LAZY)
-    )  # fmt: skip
+    )
     said = [(r.returncode, r.stdout, r.stderr) for r in (full, lazy)]
     assert said[0] == said[1]
     assert full.stdout or full.stderr
@@ -225,8 +275,13 @@ def test_click_is_imported_only_as_a_fallback():
     bare = []
     for path in Path(pecli.cli.__file__).parents[1].rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        handlers = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try)
-                    for h in t.handlers for n in ast.walk(h)}  # fmt: skip
+        handlers = {
+            id(n)
+            for t in ast.walk(tree)
+            if isinstance(t, ast.Try)
+            for h in t.handlers
+            for n in ast.walk(h)
+        }
         for node in ast.walk(tree):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             module = node.module if isinstance(node, ast.ImportFrom) else None

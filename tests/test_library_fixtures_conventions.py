@@ -31,9 +31,24 @@ from pecli import convention, encoding_table
 
 FIXTURES = library_fixtures.load("conventions")
 #: Fixture-name prefixes that must be present: every library this area covers.
-LIBRARIES = ("distilbert", "marian", "m2m100", "speech2text", "musicgen", "speecht5",
-             "whisper_hf", "whisper_openai", "diffusers", "tatp22", "keras_hub", "lucidrains",
-             "ldm", "mlx", "fairseq", "tensor2tensor")  # fmt: skip
+LIBRARIES = (
+    "distilbert",
+    "marian",
+    "m2m100",
+    "speech2text",
+    "musicgen",
+    "speecht5",
+    "whisper_hf",
+    "whisper_openai",
+    "diffusers",
+    "tatp22",
+    "keras_hub",
+    "lucidrains",
+    "ldm",
+    "mlx",
+    "fairseq",
+    "tensor2tensor",
+)
 
 
 def pecli_table(fixture: library_fixtures.Fixture, dtype: str) -> np.ndarray:

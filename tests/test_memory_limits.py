@@ -26,11 +26,13 @@ def _capped(pecli_cmd, megabytes: int, *args: str, cwd) -> subprocess.CompletedP
 @pytest.mark.parametrize("megabytes", [300, 500])
 @pytest.mark.parametrize(
     "args",
-    [("compute", "--d", "512", "--n", "100000", "-q"),
-     ("compute", "--d", "512", "--n", "100000", "-q", "-o", "t.csv"),
-     ("add", "x.npy", "-q")],
+    [
+        ("compute", "--d", "512", "--n", "100000", "-q"),
+        ("compute", "--d", "512", "--n", "100000", "-q", "-o", "t.csv"),
+        ("add", "x.npy", "-q"),
+    ],
     ids=["compute-stdout", "compute-file", "add"],
-)  # fmt: skip
+)
 def test_csv_under_a_small_limit_fails_at_once_in_one_line(pecli_cmd, tmp_path, megabytes, args):
     np.save(tmp_path / "x.npy", np.ones((1000, 64), np.float32))
     result = _capped(pecli_cmd, megabytes, *args, cwd=tmp_path)

@@ -46,9 +46,14 @@ def test_pecli_alone_prints_the_help_and_succeeds(pecli_cmd):
 
 def _run(pecli_cmd, *args: str, env: dict[str, str], cwd=None):
     return subprocess.run(
-        [*pecli_cmd, *args], capture_output=True, text=True, timeout=60, check=False,
-        env={**__import__("os").environ, **env}, cwd=cwd,
-    )  # fmt: skip
+        [*pecli_cmd, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**__import__("os").environ, **env},
+        cwd=cwd,
+    )
 
 
 def test_a_zero_d_npy_is_a_usage_error(run_cli, tmp_path):
@@ -62,12 +67,18 @@ def test_a_zero_d_npy_is_a_usage_error(run_cli, tmp_path):
 @pytest.mark.parametrize(
     ("args", "env", "words"),
     [
-        (("heatmap", "--d", "8", "--n", "2", "-o", "h.png"), {"MPLBACKEND": "nonsense"},
-         "MPLBACKEND='nonsense' is not a matplotlib backend"),
-        (("compute", "--d", "4", "--n", "2"), {"POLARS_MAX_THREADS": "0"},
-         "POLARS_MAX_THREADS must be a positive integer"),
+        (
+            ("heatmap", "--d", "8", "--n", "2", "-o", "h.png"),
+            {"MPLBACKEND": "nonsense"},
+            "MPLBACKEND='nonsense' is not a matplotlib backend",
+        ),
+        (
+            ("compute", "--d", "4", "--n", "2"),
+            {"POLARS_MAX_THREADS": "0"},
+            "POLARS_MAX_THREADS must be a positive integer",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_broken_environment_setting_is_named_in_one_line(pecli_cmd, tmp_path, args, env, words):
     result = _run(pecli_cmd, *args, env=env, cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
@@ -136,8 +147,11 @@ def test_a_usage_error_found_while_csv_streams_exits_cleanly(pecli_cmd, tmp_path
     for _ in range(4):
         result = subprocess.run(
             [*pecli_cmd, "add", "-i", str(tmp_path / "deep.npy")],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1 and "row 150002, column 4" in result.stderr
 
@@ -166,7 +180,7 @@ def test_an_output_ending_in_a_slash_is_refused(run_cli, tmp_path, name):
         (["fourier", "1"], "--k", "65536", "65537"),
         (["fourier", "1"], "--k", "65536", "0"),
     ],
-)  # fmt: skip
+)
 def test_help_states_the_bound_the_command_enforces(
     run_cli, tmp_path, command, option, bound, beyond
 ):
@@ -292,8 +306,12 @@ def test_an_unwritable_matplotlib_folder_adds_no_warnings(pecli_cmd, tmp_path):
     env = {**os.environ, "MPLCONFIGDIR": "/proc/pecli-no-such-folder"}
     result = subprocess.run(
         [*pecli_cmd, "heatmap", "--d", "8", "--n", "3", "-o", str(tmp_path / "h.png")],
-        capture_output=True, text=True, timeout=60, env=env, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
     assert result.returncode == 0 and result.stderr == f"pecli: wrote {tmp_path / 'h.png'}\n"
 
 
@@ -312,8 +330,11 @@ def test_a_crowded_legend_adds_no_python_warning(pecli_cmd, tmp_path):
     pairs = ",".join(str(i) for i in range(1, 33))  # the most in one figure: two columns
     result = subprocess.run(
         [*pecli_cmd, "plot-waves", "-q", "--pairs", pairs, "-o", str(tmp_path / "w.png")],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0 and result.stderr == ""
 
 
@@ -327,11 +348,13 @@ def test_add_names_its_input_as_it_was_typed(run_cli, tmp_path, flag, named):
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize(
     ("args", "redirect", "named"),
-    [("compute --d 8 --n 100 -o /dev/full", "", "/dev/full"),
-     ("compute --d 8 --n 100 --format npy -o /dev/full", "", "/dev/full"),
-     ("compute --d 8 --n 100", "> /dev/full", "stdout"),
-     ("wavelengths --d 8 -o /dev/full", "", "/dev/full")],
-)  # fmt: skip
+    [
+        ("compute --d 8 --n 100 -o /dev/full", "", "/dev/full"),
+        ("compute --d 8 --n 100 --format npy -o /dev/full", "", "/dev/full"),
+        ("compute --d 8 --n 100", "> /dev/full", "stdout"),
+        ("wavelengths --d 8 -o /dev/full", "", "/dev/full"),
+    ],
+)
 def test_a_full_device_is_named_in_the_message(pecli_cmd, tmp_path, args, redirect, named):
     script = f"{' '.join(pecli_cmd)} {args} {redirect}"
     result = subprocess.run(
@@ -387,11 +410,16 @@ def test_number_ranges_are_refused_in_the_house_words(run_cli):
         integer = isinstance(below, int)
         for value, words in (
             ("abc", f"'abc' is not a valid {'integer' if integer else 'float'}."),
-            (str(below), f"must be an integer >= {param.type.min} (got {below})" if integer
-             and param.type.max is None else "must be "),
-        ):  # fmt: skip
-            line = _one_line(run_cli(*path, *["x"] * arguments, param.opts[0], value),
-                             param.opts[0])  # fmt: skip
+            (
+                str(below),
+                f"must be an integer >= {param.type.min} (got {below})"
+                if integer and param.type.max is None
+                else "must be ",
+            ),
+        ):
+            line = _one_line(
+                run_cli(*path, *["x"] * arguments, param.opts[0], value), param.opts[0]
+            )
             assert words in line and "range" not in line, line
 
 

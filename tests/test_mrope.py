@@ -113,9 +113,13 @@ def test_two_texts_in_a_row_are_one_block():
 def test_caches_are_the_rotary_classes_own(model):
     cos, sin = FIXTURES[f"{model}_cos"], FIXTURES[f"{model}_sin"]
     p = cos.params
-    plan = mrope_plan(p["section"], theta=p["theta"], head_dim=p["head_dim"],
-                      partial_rotary_factor=p.get("partial_rotary_factor", 1.0),
-                      interleaved=p["interleaved"])  # fmt: skip
+    plan = mrope_plan(
+        p["section"],
+        theta=p["theta"],
+        head_dim=p["head_dim"],
+        partial_rotary_factor=p.get("partial_rotary_factor", 1.0),
+        interleaved=p["interleaved"],
+    )
     ids = FIXTURES[f"{p['model']}_ids"].table.T
     for part, table in (("cos", cos.table), ("sin", sin.table)):
         assert ulps32(axes_cache(plan, ids, part=part, arithmetic="float32"), table).max() <= 2
@@ -171,8 +175,16 @@ def test_bad_sections_are_refused(section, interleaved):
 def test_mrope_ids_command_writes_transformers_ids(run_cli, tmp_path, fmt):
     theirs = FIXTURES["qwen2.5-vl_ids"]
     out = tmp_path / f"ids.{fmt}"
-    result = run_cli("rope", "mrope-ids", "--model", "qwen2.5-vl", "--tokens",
-                     theirs.params["tokens"], "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "mrope-ids",
+        "--model",
+        "qwen2.5-vl",
+        "--tokens",
+        theirs.params["tokens"],
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     assert "rope_deltas = -60" in result.stderr
     if fmt == "npy":
@@ -190,8 +202,20 @@ def test_mrope_ids_command_writes_transformers_ids(run_cli, tmp_path, fmt):
 def test_axes_command_with_a_qwen_preset_is_the_rotary_class(run_cli, tmp_path):
     theirs = FIXTURES["qwen3-vl_sin"]
     out = tmp_path / "c.npy"
-    result = run_cli("rope", "axes", "--preset", "qwen3-vl", "--tokens", theirs.params["tokens"],
-                     "--part", "sin", "--arithmetic", "model", "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "qwen3-vl",
+        "--tokens",
+        theirs.params["tokens"],
+        "--part",
+        "sin",
+        "--arithmetic",
+        "model",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     assert ulps32(np.load(out), theirs.table).max() <= 2
 
@@ -200,8 +224,18 @@ def test_axes_command_reads_transformers_3_by_seq_ids(run_cli, tmp_path):
     ids = FIXTURES["qwen2-vl_ids"].table
     np.save(tmp_path / "ids.npy", ids.astype(np.float64))
     out = tmp_path / "c.npy"
-    result = run_cli("rope", "axes", "--preset", "qwen2-vl", "--ids", str(tmp_path / "ids.npy"),
-                     "--part", "cos", "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "qwen2-vl",
+        "--ids",
+        str(tmp_path / "ids.npy"),
+        "--part",
+        "cos",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     plan = MROPE_PRESETS["qwen2-vl"].plan()
     assert np.array_equal(np.load(out), axes_cache(plan, ids.T, part="cos"))
@@ -251,15 +285,21 @@ def test_tokens_per_second_and_merge_size_take_1_and_2_to_the_20_and_nothing_pas
     Qwen2.5-VL's video time is frame · second_per_grid_t · tokens_per_second."""
     qwen2, qwen25 = MROPE_PRESETS["qwen2-vl"], MROPE_PRESETS["qwen2.5-vl"]
     ids, delta = qwen2.token_ids("text:1 image:1,2,3", spatial_merge_size=1)
-    assert ids.array.T.tolist() == [[0, 1, 1, 1, 1, 1, 1], [0, 1, 1, 1, 2, 2, 2],
-                                    [0, 1, 2, 3, 1, 2, 3]]  # fmt: skip
+    assert ids.array.T.tolist() == [
+        [0, 1, 1, 1, 1, 1, 1],
+        [0, 1, 1, 1, 2, 2, 2],
+        [0, 1, 2, 3, 1, 2, 3],
+    ]
     assert delta == 4 - 7
     ids, _ = qwen25.token_ids("video:3,2,2,s=1.0", tokens_per_second=1)  # 3 frames of 1 token
     assert ids.array[:, 0].tolist() == [0, 1, 2]
     ids, delta = qwen25.token_ids("video:3,2,2,s=1.0", tokens_per_second=1 << 20)
     assert ids.array[:, 0].tolist() == [0, 1 << 20, 1 << 21] and delta == (1 << 21) + 1 - 3
-    for name, value in [("tokens_per_second", 0), ("spatial_merge_size", (1 << 20) + 1),
-                        ("tokens_per_second", 2.0)]:  # fmt: skip
+    for name, value in [
+        ("tokens_per_second", 0),
+        ("spatial_merge_size", (1 << 20) + 1),
+        ("tokens_per_second", 2.0),
+    ]:
         with pytest.raises(ParameterError, match=f"{name} must be an integer from 1 to 2\\^20"):
             qwen25.token_ids("text:2", **{name: value})
 
@@ -276,7 +316,10 @@ def test_each_preset_holds_the_numbers_transformers_ran(model):
     θ + 1 or another head width moves no cos row of the fixtures by that much."""
     ran, preset = FIXTURES[f"{model}_cos"].params, MROPE_PRESETS[model]
     assert (preset.section, preset.theta, preset.head_dim) == (
-        tuple(ran["section"]), ran["theta"], ran["head_dim"])  # fmt: skip
+        tuple(ran["section"]),
+        ran["theta"],
+        ran["head_dim"],
+    )
     assert preset.partial_rotary_factor == ran.get("partial_rotary_factor", 1.0)
     assert preset.interleaved == ran["interleaved"]
 
@@ -289,6 +332,9 @@ def test_a_qwen3_vl_video_takes_a_gap_of_one_timestamp_token():
     frame 2 at 3: t = 3, h = 3 + (0, 0, 1, 1), w = 3 + (0, 1, 0, 1); delta = 5 − 9.
     """
     ids, delta = mrope_ids(parse_tokens("video:2,4,4,gap=1"), model="qwen3-vl")
-    assert ids.tolist() == [[0, 0, 0, 0, 2, 3, 3, 3, 3], [0, 0, 1, 1, 2, 3, 3, 4, 4],
-                            [0, 1, 0, 1, 2, 3, 4, 3, 4]]  # fmt: skip
+    assert ids.tolist() == [
+        [0, 0, 0, 0, 2, 3, 3, 3, 3],
+        [0, 0, 1, 1, 2, 3, 3, 4, 4],
+        [0, 1, 0, 1, 2, 3, 4, 3, 4],
+    ]
     assert delta == 5 - 9

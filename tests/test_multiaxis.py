@@ -72,8 +72,9 @@ def test_llama4_patch_25_is_x2_y2_and_cls_last():
     assert ids[25].tolist() == [2.0, 2.0] and ids.shape == (577, 2) and not ids[-1].any()
 
 
-@pytest.mark.parametrize("name", ["flux", "flux2", "hunyuanvideo", "wan", "pixtral",
-                                  "llama4-vision", "rope-vit-axial"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["flux", "flux2", "hunyuanvideo", "wan", "pixtral", "llama4-vision", "rope-vit-axial"]
+)
 def test_frequencies_match_mpmath_to_the_last_bit(name):
     plan = axis_preset(name).plan()
     w, residual = plan_frequencies(plan)
@@ -301,8 +302,9 @@ def test_model_arithmetic_rounds_positions_to_its_dtype_first():
     p = np.array([0.1, 2.0**24 + 1, 123456789.0, 0.3])
     torch_like = (p.astype(np.float32) * w).astype(np.float32)  # pos.float() * inv_freq
     assert np.any(torch_like != (p * np.float64(w)).astype(np.float32))  # the test can tell
-    cos = axes_cache(plan, p[:, None], form="half", part="cos", dtype="float64",
-                     arithmetic="float32")  # fmt: skip
+    cos = axes_cache(
+        plan, p[:, None], form="half", part="cos", dtype="float64", arithmetic="float32"
+    )
     assert cos[:, 1].tolist() == np.cos(torch_like.astype(np.float64)).astype(np.float32).tolist()
 
 
@@ -366,23 +368,37 @@ def test_a_plain_grid_without_a_preset_is_row_major_and_takes_no_text():
         resolve_ids(plan, None, grid="2,3", text=1, ids=None)
 
 
-@pytest.mark.parametrize(("call", "words"), [
-    (lambda: parse_numbers("ten", "theta"), "theta"),
-    (lambda: resolve_plan("flux", theta="1"), "theta must be > 1"),
-    (lambda: axis_preset("flux").id_source([2, 2], text=-1), "text must be an integer from 0"),
-    (lambda: axis_preset("lucidrains-axial").plan(6), "head_dim must be a multiple of 4"),
-    (lambda: axis_preset("rope-vit-axial").plan(6), "head_dim must be a multiple of 4"),
-    (lambda: axis_preset("cogvideox").plan(12), "head_dim must be a multiple of 8 for CogVideoX"),
-    (lambda: axis_preset("flux").plan(2), "head_dim must be an integer from 4 to 65536"),
-    (lambda: axis_preset("flux").plan(65537), "head_dim must be an integer from 4 to 65536"),
-    (lambda: axis_preset("flux").id_source([2, 2], fps=1.0), "fps is Cosmos'"),
-    (lambda: axis_preset("cosmos").id_source([1, 1, 1], fps=0.0), "fps is Cosmos'"),
-    (lambda: shared([0, 2], theta=100.0, axes=("h", "w")), "assign must name axes 0 … 1 "),
-    (lambda: resolve_plan(None, widths="4,8"), "--widths without --theta"),
-    (lambda: resolve_plan(None, theta="100"), "--theta without --widths"),
-    (lambda: resolve_ids(resolve_plan(None, widths="4,4", theta="100")[0], None, grid="1,2",
-                         text=0, ids=np.zeros((2, 2))), "ids goes without --grid"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: parse_numbers("ten", "theta"), "theta"),
+        (lambda: resolve_plan("flux", theta="1"), "theta must be > 1"),
+        (lambda: axis_preset("flux").id_source([2, 2], text=-1), "text must be an integer from 0"),
+        (lambda: axis_preset("lucidrains-axial").plan(6), "head_dim must be a multiple of 4"),
+        (lambda: axis_preset("rope-vit-axial").plan(6), "head_dim must be a multiple of 4"),
+        (
+            lambda: axis_preset("cogvideox").plan(12),
+            "head_dim must be a multiple of 8 for CogVideoX",
+        ),
+        (lambda: axis_preset("flux").plan(2), "head_dim must be an integer from 4 to 65536"),
+        (lambda: axis_preset("flux").plan(65537), "head_dim must be an integer from 4 to 65536"),
+        (lambda: axis_preset("flux").id_source([2, 2], fps=1.0), "fps is Cosmos'"),
+        (lambda: axis_preset("cosmos").id_source([1, 1, 1], fps=0.0), "fps is Cosmos'"),
+        (lambda: shared([0, 2], theta=100.0, axes=("h", "w")), "assign must name axes 0 … 1 "),
+        (lambda: resolve_plan(None, widths="4,8"), "--widths without --theta"),
+        (lambda: resolve_plan(None, theta="100"), "--theta without --widths"),
+        (
+            lambda: resolve_ids(
+                resolve_plan(None, widths="4,4", theta="100")[0],
+                None,
+                grid="1,2",
+                text=0,
+                ids=np.zeros((2, 2)),
+            ),
+            "ids goes without --grid",
+        ),
+    ],
+)
 def test_bad_preset_arguments_name_the_option_and_rule(call, words):
     with pytest.raises(ParameterError, match=words):
         call()

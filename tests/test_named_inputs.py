@@ -17,9 +17,13 @@ CSV = "1,2\n3,4\n"
 
 @pytest.mark.parametrize(
     "how",
-    ["pecli add -i <(cat x.csv)", "cat x.csv | pecli add -i /dev/stdin",
-     "pecli add -i <(cat x.npy) --format csv", "cat x.csv | pecli add -i /proc/self/fd/0"],
-)  # fmt: skip
+    [
+        "pecli add -i <(cat x.csv)",
+        "cat x.csv | pecli add -i /dev/stdin",
+        "pecli add -i <(cat x.npy) --format csv",
+        "cat x.csv | pecli add -i /proc/self/fd/0",
+    ],
+)
 def test_add_reads_a_pipe_given_by_name(pecli_cmd, tmp_path, how):
     (tmp_path / "x.csv").write_text(CSV)
     np.save(tmp_path / "x.npy", np.array([[1.0, 2.0], [3.0, 4.0]]))
@@ -29,8 +33,9 @@ def test_add_reads_a_pipe_given_by_name(pecli_cmd, tmp_path, how):
     assert lines[0] == "x_1,x_2" and len(lines) == 3
     np.testing.assert_allclose(
         np.loadtxt(lines[1:], delimiter=","),
-        [[1 + np.sin(1), 2 + np.cos(1)], [3 + np.sin(2), 4 + np.cos(2)]], atol=3e-7,
-    )  # fmt: skip
+        [[1 + np.sin(1), 2 + np.cos(1)], [3 + np.sin(2), 4 + np.cos(2)]],
+        atol=3e-7,
+    )
 
 
 def test_fourier_reads_a_fifo(pecli_cmd, tmp_path):
@@ -45,9 +50,12 @@ def test_fourier_reads_a_fifo(pecli_cmd, tmp_path):
 
 def test_an_empty_device_is_an_empty_input(pecli_cmd):
     result = subprocess.run(
-        [*pecli_cmd, "add", "-i", "/dev/null"], capture_output=True, text=True, timeout=60,
+        [*pecli_cmd, "add", "-i", "/dev/null"],
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=False,
-    )  # fmt: skip
+    )
     assert result.returncode == 2 and "empty input" in result.stderr
     assert result.stderr.count("\n") == 1
 
@@ -76,8 +84,9 @@ def test_a_fifo_nobody_writes_waits_like_cat_until_ctrl_c(pecli_cmd, tmp_path, c
 
     np.save(tmp_path / "t.npy", np.eye(2))
     os.mkfifo(tmp_path / "pipe")
-    proc = subprocess.Popen([*pecli_cmd, *command], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [*pecli_cmd, *command], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     time.sleep(1.0)
     assert proc.poll() is None  # still waiting for a writer
     proc.send_signal(signal.SIGINT)
@@ -87,11 +96,27 @@ def test_a_fifo_nobody_writes_waits_like_cat_until_ctrl_c(pecli_cmd, tmp_path, c
 
 @pytest.mark.parametrize(
     ("command", "option"),
-    [(["diff", "{fifo}", "{fifo}"], "'A'"), (["identify", "{fifo}"], "'FILE'"),
-     (["rope", "identify", "{fifo}"], "'FILE'"),
-     (["rope", "permute", "--input", "{fifo}", "--tensor", "wq", "--heads", "2", "-o",
-       "{out}"], "--input")],
-)  # fmt: skip
+    [
+        (["diff", "{fifo}", "{fifo}"], "'A'"),
+        (["identify", "{fifo}"], "'FILE'"),
+        (["rope", "identify", "{fifo}"], "'FILE'"),
+        (
+            [
+                "rope",
+                "permute",
+                "--input",
+                "{fifo}",
+                "--tensor",
+                "wq",
+                "--heads",
+                "2",
+                "-o",
+                "{out}",
+            ],
+            "--input",
+        ),
+    ],
+)
 def test_a_fifo_named_safetensors_is_refused_at_once_with_why(pecli_cmd, tmp_path, command, option):
     """.safetensors are read at offsets: a FIFO is refused before it is opened (no wait)."""
     import os

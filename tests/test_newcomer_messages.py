@@ -61,10 +61,13 @@ def test_a_list_given_with_spaces_names_the_separator(run_cli, tmp_path):
         (("compute", "--convention", "pytorc"), "pytorch", "whisper"),
         (("compute", "--layout", "interleave"), "interleaved", "sin-cos"),
         (("compute", "--convention", "PyTorch"), "pytorch", "whisper"),
-        (("rope", "cache", "--layout", "interleave", "--head-dim", "4", "--n", "2"),
-         "interleaved", "gptj"),
+        (
+            ("rope", "cache", "--layout", "interleave", "--head-dim", "4", "--n", "2"),
+            "interleaved",
+            "gptj",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_name_one_letter_off_gets_the_closest_name_not_the_list(run_cli, args, meant, not_listed):
     line = _line(run_cli(*args))
     assert f"did you mean '{meant}'?" in line
@@ -87,10 +90,22 @@ def model(run_cli, tmp_path):
     "command",
     [
         ("rope", "identify", "{file}", "--tensor", "foo"),
-        ("rope", "permute", "--input", "{file}", "--tensor", "foo", "--heads", "1",
-         "--head-dim", "4", "-o", "{out}"),
+        (
+            "rope",
+            "permute",
+            "--input",
+            "{file}",
+            "--tensor",
+            "foo",
+            "--heads",
+            "1",
+            "--head-dim",
+            "4",
+            "-o",
+            "{out}",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_wrong_tensor_lists_the_names_the_file_has(run_cli, model, tmp_path, command):
     out = tmp_path / "out.safetensors"
     line = _line(run_cli(*(part.format(file=model, out=out) for part in command)))

@@ -34,7 +34,7 @@ PERMUTE = "rope permute --heads 1 --tensor wq --input in.safetensors"
 CASES = {
     "permute-symlink-out": f"ln -s in.safetensors o.safetensors; P {PERMUTE} -o o.safetensors",
     "permute-symlink-in": f"mv in.safetensors o.safetensors; ln -s o.safetensors in.safetensors;"
-                          f" P {PERMUTE} -o o.safetensors",
+    f" P {PERMUTE} -o o.safetensors",
     "permute-hardlink": f"ln in.safetensors o.safetensors; P {PERMUTE} -o o.safetensors",
     "permute-folder-link": f"ln -s . d; P {PERMUTE} -o d/in.safetensors",
     "add-fd": "P add x.npy --format npy -o /dev/fd/3 3>>x.npy",
@@ -50,7 +50,7 @@ CASES = {
     "add-hardlink": "ln x.npy y.npy; P add -i x.npy -o y.npy",
     "fourier-input": "ln -s x.npy y.npy; P fourier -i y.npy --k 1 -o x.npy",
     "rope-identify": "P rope identify in.safetensors --tensor wq --format json -o in.safetensors",
-}  # fmt: skip
+}
 
 
 def _snapshot(folder):

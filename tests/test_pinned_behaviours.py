@@ -133,9 +133,12 @@ def test_a_config_without_theta_takes_10000():
 
 @pytest.mark.parametrize(("inside", "said"), [(2.0, False), (4.0, True)])
 def test_rope_scaling_wins_over_rope_parameters_and_a_disagreement_is_said(inside, said):
-    config = {"head_dim": 64, "rope_theta": 10000.0,
-              "rope_scaling": {"rope_type": "linear", "factor": 2.0},
-              "rope_parameters": {"rope_type": "linear", "factor": inside}}  # fmt: skip
+    config = {
+        "head_dim": 64,
+        "rope_theta": 10000.0,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+        "rope_parameters": {"rope_type": "linear", "factor": inside},
+    }
     spec, notes = spec_from_config(config)
     assert spec.factor == 2.0
     assert [n for n in notes if "disagree" in n] == ([notes[0]] if said else [])
@@ -174,8 +177,9 @@ def test_head_dim_2_is_the_identity_and_the_smallest_width(run_cli):
     assert qk_permutation(3, 2, "hf-to-meta").tolist() == [0, 1, 2, 3, 4, 5]
     w = np.arange(12.0).reshape(6, 2)
     assert np.array_equal(permute_rows(w, 3), w)
-    data = json.loads(run_cli("rope", "permute", "--heads", "3", "--head-dim", "2",
-                              "--format", "json").stdout)  # fmt: skip
+    data = json.loads(
+        run_cli("rope", "permute", "--heads", "3", "--head-dim", "2", "--format", "json").stdout
+    )
     assert data["head_dim"] == 2 and data["perm"] == [0, 1, 2, 3, 4, 5]
     result = run_cli("rope", "permute", "--heads", "3", "--head-dim", "0")
     assert result.exit_code == 2 and "'--head-dim'" in result.output
@@ -217,8 +221,9 @@ def mae_table(h: int, w: int, d: int) -> np.ndarray:
 
 def mocov3_table(h: int, w: int, d: int) -> np.ndarray:
     """MoCo v3's build_2d_sincos_position_embedding (vits.py): torch.meshgrid's 'ij' order."""
-    grid_w, grid_h = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64),
-                                 indexing="ij")  # fmt: skip
+    grid_w, grid_h = np.meshgrid(
+        np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64), indexing="ij"
+    )
     omega = 1.0 / 10000 ** (np.arange(d // 4, dtype=np.float64) / (d // 4))
     out_w = np.einsum("m,d->md", grid_w.flatten(), omega)
     out_h = np.einsum("m,d->md", grid_h.flatten(), omega)
@@ -293,16 +298,25 @@ def test_fewer_than_two_smoothed_pairs_leave_the_type_unknown_with_its_counts(sm
     w[4] *= 1 if not smoothed else (1 + 4) / 2  # (1 − s)·ω/4 + s·ω at s = 1/2: 5/8 of ω
     guess = identify_inv_freq(w)
     assert (guess.rope_type, guess.theta) == ("unknown", 10000.0)
-    assert guess.parameters == {"factor": 4.0, "unchanged": 4, "smoothed": smoothed,
-                                "interpolated": 4 - smoothed}  # fmt: skip
+    assert guess.parameters == {
+        "factor": 4.0,
+        "unchanged": 4,
+        "smoothed": smoothed,
+        "interpolated": 4 - smoothed,
+    }
     assert guess.findings == ["too few smoothed pairs to tell yarn from llama3"]
 
 
 def test_longrope_below_its_original_length_keeps_an_attention_factor_of_1():
     # factor = 2048/4096 = 0.5 <= 1: transformers' _compute_longrope_parameters takes 1.0
-    spec = RopeSpec(rope_type="longrope", head_dim=8, original_max_position_embeddings=4096,
-                    max_position_embeddings=2048, short_factor=(1, 1, 1, 1),
-                    long_factor=(2, 2, 2, 2))  # fmt: skip
+    spec = RopeSpec(
+        rope_type="longrope",
+        head_dim=8,
+        original_max_position_embeddings=4096,
+        max_position_embeddings=2048,
+        short_factor=(1, 1, 1, 1),
+        long_factor=(2, 2, 2, 2),
+    )
     assert rope_frequencies(spec).attention_factor == 1.0
 
 
@@ -311,9 +325,15 @@ def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds(
 
     # llama3 with high_freq_factor 1.6: wavelengths 2π·5e5^(i/64) fall between 8192/1.6 and
     # 8192 for exactly two pairs; a line through two points fits yarn's ramp as well
-    spec = RopeSpec(rope_type="llama3", theta=500000.0, head_dim=128, factor=8.0,
-                    low_freq_factor=1.0, high_freq_factor=1.6,
-                    original_max_position_embeddings=8192)  # fmt: skip
+    spec = RopeSpec(
+        rope_type="llama3",
+        theta=500000.0,
+        head_dim=128,
+        factor=8.0,
+        low_freq_factor=1.0,
+        high_freq_factor=1.6,
+        original_max_position_embeddings=8192,
+    )
     guess = identify_inv_freq(rope_frequencies(spec).inv_freq)
     assert guess.rope_type == "unknown" and guess.parameters["smoothed"] == 2
     assert any("not determined" in f and "high_freq_factor 1.6" in f for f in guess.findings)
@@ -322,8 +342,9 @@ def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds(
     low = 16 * mpmath.log(8192 / (2 * mpmath.pi * 32)) / (2 * mpmath.log(10**6))
     high = 16 * mpmath.log(8192 / (2 * mpmath.pi)) / (2 * mpmath.log(10**6))
     assert (int(mpmath.floor(low)), int(mpmath.ceil(high))) == (2, 5)
-    spec = RopeSpec(rope_type="yarn", theta=1e6, head_dim=16, factor=4.0,
-                    original_max_position_embeddings=8192)  # fmt: skip
+    spec = RopeSpec(
+        rope_type="yarn", theta=1e6, head_dim=16, factor=4.0, original_max_position_embeddings=8192
+    )
     guess = identify_inv_freq(rope_frequencies(spec).inv_freq)
     assert guess.rope_type == "yarn" and guess.parameters["smoothed"] == 2
     assert (guess.parameters["ramp_low"], guess.parameters["ramp_high"]) == (2.0, 5.0)
@@ -334,9 +355,12 @@ def test_two_smoothed_pairs_do_not_tell_llama3_from_yarn_without_integer_bounds(
 
 @pytest.mark.parametrize(
     ("names", "shape", "dtype"),
-    [(["pos_embed"], (100, 64), np.float32), (["cos", "sin"], (7, 3), "bfloat16"),
-     (["位置编码" * 50], (3, 4), np.float64)],  # a key of 600 UTF-8 bytes in 200 characters
-)  # fmt: skip
+    [
+        (["pos_embed"], (100, 64), np.float32),
+        (["cos", "sin"], (7, 3), "bfloat16"),
+        (["位置编码" * 50], (3, 4), np.float64),
+    ],  # a key of 600 UTF-8 bytes in 200 characters
+)
 def test_the_room_needed_for_a_safetensors_file_is_the_size_written(tmp_path, names, shape, dtype):
     import ml_dtypes
 
@@ -389,9 +413,18 @@ def test_dynamic_and_longrope_name_each_pair_s_scaling():
 
 
 def test_config_fields_a_type_does_not_use_are_named_and_ignored():
-    config = {"head_dim": 64, "max_position_embeddings": 8192, "rope_parameters": {
-        "rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "low_freq_factor": 1.0,
-        "original_max_position_embeddings": 2048, "partial_rotary_factor": 1.0}}  # fmt: skip
+    config = {
+        "head_dim": 64,
+        "max_position_embeddings": 8192,
+        "rope_parameters": {
+            "rope_type": "yarn",
+            "rope_theta": 10000.0,
+            "factor": 4.0,
+            "low_freq_factor": 1.0,
+            "original_max_position_embeddings": 2048,
+            "partial_rotary_factor": 1.0,
+        },
+    }
     spec, notes = spec_from_config(config)
     assert spec.low_freq_factor is None and spec.factor == 4.0
     assert "low_freq_factor is not used by rope_type 'yarn' (ignored)" in notes

@@ -45,8 +45,9 @@ def test_odd_d_as_each_library_does_it(d):
 @pytest.mark.parametrize("d", [4, 8, 64])
 def test_even_d_presets_match_their_libraries(d):
     n = 60
-    np.testing.assert_allclose(preset_table("distilbert", d, n), lib.pytorch_tutorial(n, d),
-                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(
+        preset_table("distilbert", d, n), lib.pytorch_tutorial(n, d), atol=1e-12
+    )
     np.testing.assert_allclose(preset_table("lucidrains", d, n), lib.whisper(n, d), atol=1e-12)
     for knobs, kwargs in (
         ({}, {}),
@@ -80,17 +81,37 @@ def _mp_values(pos, omegas, kinds, amplitude=1):
 
 
 CASES = {  # name: (d, knobs, ω of each column from its name, amplitude)
-    "scale1000": (8, {"angle_scale": 1000},
-                  lambda j, d: 1000 * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 3), 1),
-    "turns": (6, {"full_turns": True},
-              lambda j, d: 2 * mpmath.pi * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 2), 1),
-    "sqrt": (8, {"amplitude": "sqrt(2/d)"}, lambda j, d: mpmath.mpf(10000) ** (-mpmath.mpf(j) / 3),
-             mpmath.sqrt(mpmath.mpf(2) / 8)),
-    "odd_sine": (9, {"odd_d": "sine", "schedule": "paper", "layout": "interleaved"},
-                 lambda j, d: mpmath.mpf(10000) ** (-mpmath.mpf(2 * j) / 9), 1),
-    "odd_d+1": (9, {"odd_d": "sine-d+1", "schedule": "paper", "layout": "interleaved"},
-                lambda j, d: mpmath.mpf(10000) ** (-mpmath.mpf(2 * j) / 10), 1),
-}  # fmt: skip
+    "scale1000": (
+        8,
+        {"angle_scale": 1000},
+        lambda j, d: 1000 * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 3),
+        1,
+    ),
+    "turns": (
+        6,
+        {"full_turns": True},
+        lambda j, d: 2 * mpmath.pi * mpmath.mpf(10000) ** (-mpmath.mpf(j) / 2),
+        1,
+    ),
+    "sqrt": (
+        8,
+        {"amplitude": "sqrt(2/d)"},
+        lambda j, d: mpmath.mpf(10000) ** (-mpmath.mpf(j) / 3),
+        mpmath.sqrt(mpmath.mpf(2) / 8),
+    ),
+    "odd_sine": (
+        9,
+        {"odd_d": "sine", "schedule": "paper", "layout": "interleaved"},
+        lambda j, d: mpmath.mpf(10000) ** (-mpmath.mpf(2 * j) / 9),
+        1,
+    ),
+    "odd_d+1": (
+        9,
+        {"odd_d": "sine-d+1", "schedule": "paper", "layout": "interleaved"},
+        lambda j, d: mpmath.mpf(10000) ** (-mpmath.mpf(2 * j) / 10),
+        1,
+    ),
+}
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -114,8 +135,16 @@ def test_knobs_keep_the_table_correctly_rounded(case, start):
 
 
 def test_streamed_blocks_and_single_positions_agree_with_every_knob():
-    kw = {"d": 9, "n": 103, "start": 5, "odd_d": "sine", "layout": "sin-cos",
-          "angle_scale": 3.5, "full_turns": True, "amplitude": "sqrt(2/d)"}  # fmt: skip
+    kw = {
+        "d": 9,
+        "n": 103,
+        "start": 5,
+        "odd_d": "sine",
+        "layout": "sin-cos",
+        "angle_scale": 3.5,
+        "full_turns": True,
+        "amplitude": "sqrt(2/d)",
+    }
     for dtype in ("float32", "float64"):
         whole = encoding_table(dtype=dtype, **kw)
         blocks = np.concatenate(list(table_blocks(dtype=dtype, rows=10, **kw)))
@@ -147,14 +176,18 @@ def test_conventions_lists_every_preset_and_alias(run_cli):
 @pytest.mark.parametrize(
     ("args", "option"),
     [
-        (["--convention", "diffusers", "--flip-sin-to-cos", "--layout", "sin-cos"],
-         "'--flip-sin-to-cos'"),
-        (["--convention", "diffusers", "--downscale-freq-shift", "0", "--schedule", "paper"],
-         "'--downscale-freq-shift'"),
+        (
+            ["--convention", "diffusers", "--flip-sin-to-cos", "--layout", "sin-cos"],
+            "'--flip-sin-to-cos'",
+        ),
+        (
+            ["--convention", "diffusers", "--downscale-freq-shift", "0", "--schedule", "paper"],
+            "'--downscale-freq-shift'",
+        ),
         (["--convention", "pytorch", "--d", "9"], "'--d'"),
         (["--amplitude", "0"], "'--amplitude'"),
     ],
-)  # fmt: skip
+)
 def test_conflicting_or_bad_options_are_one_line_usage_errors(run_cli, args, option):
     result = run_cli("compute", "--d", "8", "--n", "2", *args)
     assert result.exit_code == 2 and option in result.stderr, result.stderr
@@ -162,8 +195,21 @@ def test_conflicting_or_bad_options_are_one_line_usage_errors(run_cli, args, opt
 
 
 def test_explicit_options_apply_over_a_preset(run_cli):
-    result = run_cli("compute", "--convention", "keras-hub", "--d", "9", "--n", "1",
-                     "--start", "5", "--format", "csv", "--dtype", "float64")  # fmt: skip
+    result = run_cli(
+        "compute",
+        "--convention",
+        "keras-hub",
+        "--d",
+        "9",
+        "--n",
+        "1",
+        "--start",
+        "5",
+        "--format",
+        "csv",
+        "--dtype",
+        "float64",
+    )
     assert result.exit_code == 0, result.stderr
     got = np.array(result.stdout.splitlines()[1].split(","), dtype=np.float64)
     np.testing.assert_allclose(got, lib.distilbert(6, 9)[5], atol=1e-15)

@@ -32,8 +32,14 @@ finally:
 
 
 def _run(tmp_path, *args: str, stdout: int | None = subprocess.PIPE) -> tuple[int, str]:
-    done = subprocess.run([sys.executable, "-c", RUN, *args], stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     return done.returncode, done.stdout or ""
 
 
@@ -52,8 +58,13 @@ def test_the_harness_sees_a_teardown(tmp_path):
     """The control: without pecli's success the same script is torn down as usual."""
     status, out = _run(tmp_path, "compute", "--d", "4", "--n", "2", "--dtype", "float8")
     assert status == 2 and out == ""  # a usage error leaves at once, as before (exit_now)
-    done = subprocess.run([sys.executable, "-c", RUN.replace("main()", "pass")],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", RUN.replace("main()", "pass")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0 and done.stdout == "tail"
     assert _files(tmp_path) == {"exit-function-ran", "torn-down"}
 
@@ -94,8 +105,14 @@ entry()
 
 
 def _threads_seen(env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-c", SEEN], capture_output=True, text=True,
-                          env=env, timeout=60, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", SEEN],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
     return done.stdout.strip()
 
 

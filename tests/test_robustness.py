@@ -116,11 +116,24 @@ def test_head_closes_the_pipe_and_pecli_ends_quietly(pecli_cmd, unbuffered):
 
 @pytest.mark.parametrize(
     "args",
-    [("compute", "--d", "4", "--n", str(10**12)),
-     ("grid", "100000", "100000", "--d", "8", "--format", "csv"),
-     ("rope", "cache", "--theta", "1e4", "--head-dim", "4", "--n", str(10**12), "--format", "csv")],
+    [
+        ("compute", "--d", "4", "--n", str(10**12)),
+        ("grid", "100000", "100000", "--d", "8", "--format", "csv"),
+        (
+            "rope",
+            "cache",
+            "--theta",
+            "1e4",
+            "--head-dim",
+            "4",
+            "--n",
+            str(10**12),
+            "--format",
+            "csv",
+        ),
+    ],
     ids=["compute", "grid", "rope-cache"],
-)  # fmt: skip
+)
 def test_head_ends_an_endless_table_at_once(pecli_cmd, args):
     """Before: the CSV source kept feeding polars after head left (n = 1e8: 7 s; 1e12: hours)."""
     proc = subprocess.Popen([*pecli_cmd, *args], stdout=subprocess.PIPE)

@@ -15,13 +15,26 @@ from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import cache_blocks, rope_cache, rope_layout
 from pecli.core.rope.config import spec_from_config
 
-LLAMA31 = RopeSpec(rope_type="llama3", theta=500000.0, head_dim=128, factor=8.0,
-                   low_freq_factor=1.0, high_freq_factor=4.0,
-                   original_max_position_embeddings=8192)  # fmt: skip
-GPT_OSS = RopeSpec(rope_type="yarn", theta=150000.0, head_dim=64, factor=32.0,
-                   original_max_position_embeddings=4096, truncate=False)  # fmt: skip
-QWEN = RopeSpec(rope_type="yarn", theta=1e6, head_dim=128, factor=4.0,
-                original_max_position_embeddings=32768)  # fmt: skip
+LLAMA31 = RopeSpec(
+    rope_type="llama3",
+    theta=500000.0,
+    head_dim=128,
+    factor=8.0,
+    low_freq_factor=1.0,
+    high_freq_factor=4.0,
+    original_max_position_embeddings=8192,
+)
+GPT_OSS = RopeSpec(
+    rope_type="yarn",
+    theta=150000.0,
+    head_dim=64,
+    factor=32.0,
+    original_max_position_embeddings=4096,
+    truncate=False,
+)
+QWEN = RopeSpec(
+    rope_type="yarn", theta=1e6, head_dim=128, factor=4.0, original_max_position_embeddings=32768
+)
 FIXTURES = {f.name: f for f in load("rope")}
 INV = [f for f in FIXTURES.values() if f.name.endswith("_inv_freq")]
 
@@ -47,8 +60,15 @@ def test_gpt_oss_correction_range_is_not_rounded():
 
 
 def test_deepseek_mscale_ratio_is_one():
-    spec = RopeSpec(rope_type="yarn", theta=1e4, head_dim=64, factor=40.0, mscale=1.0,
-                    mscale_all_dim=1.0, original_max_position_embeddings=4096)  # fmt: skip
+    spec = RopeSpec(
+        rope_type="yarn",
+        theta=1e4,
+        head_dim=64,
+        factor=40.0,
+        mscale=1.0,
+        mscale_all_dim=1.0,
+        original_max_position_embeddings=4096,
+    )
     assert rope_frequencies(spec).attention_factor == 1.0
 
 
@@ -106,8 +126,11 @@ def test_gptj_interleaved_cache_rotates_like_transformers():
         cos, sin = rope_cache(freqs, 1, start=q, layout="gptj", dtype="float64")
         assert np.allclose(x * cos[0] + turned * sin[0], rotated.table[row], atol=4e-6 * max(q, 1))
         # GPT-J's buffer is pecli's [S|C] halves: sin block, then cos block
-        assert np.allclose(np.concatenate([sin[0][0::2], cos[0][0::2]]), table.table[row],
-                           atol=2e-7 * max(q, 1) + 1e-7)  # fmt: skip
+        assert np.allclose(
+            np.concatenate([sin[0][0::2], cos[0][0::2]]),
+            table.table[row],
+            atol=2e-7 * max(q, 1) + 1e-7,
+        )
 
 
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])
@@ -160,8 +183,10 @@ def test_chunked_blocks_are_the_mpmath_rows(monkeypatch, layout, part):
     exact = ref.yarn(150000.0, 8, 32, 4096, truncate=False)
     scale = 0.1 * mpmath.log(32) + 1
     start, n = 1_000_003, 47
-    blocks = [b.copy() for b in cache_blocks(freqs, n, start=start, layout=layout, part=part,
-                                             rows=5, reuse=2)]  # fmt: skip
+    blocks = [
+        b.copy()
+        for b in cache_blocks(freqs, n, start=start, layout=layout, part=part, rows=5, reuse=2)
+    ]
     assert [len(b) for b in blocks] == [5] * 9 + [2]
     table = np.concatenate(blocks)
     for row in range(n):
@@ -172,11 +197,20 @@ def test_chunked_blocks_are_the_mpmath_rows(monkeypatch, layout, part):
 
 @pytest.mark.parametrize(
     ("name", "layout"),
-    [("rotate_half", "half-split"), ("GPT-NeoX", "half-split"), ("llama.cpp-neox", "half-split"),
-     ("vllm-neox", "half-split"), ("mlx", "half-split"), ("flash-attn", "half-split"),
-     ("gptj", "interleaved"), ("meta", "interleaved"), ("llama.cpp-norm", "interleaved"),
-     ("mlx-traditional", "interleaved"), ("flash-attn-interleaved", "interleaved")],
-)  # fmt: skip
+    [
+        ("rotate_half", "half-split"),
+        ("GPT-NeoX", "half-split"),
+        ("llama.cpp-neox", "half-split"),
+        ("vllm-neox", "half-split"),
+        ("mlx", "half-split"),
+        ("flash-attn", "half-split"),
+        ("gptj", "interleaved"),
+        ("meta", "interleaved"),
+        ("llama.cpp-norm", "interleaved"),
+        ("mlx-traditional", "interleaved"),
+        ("flash-attn-interleaved", "interleaved"),
+    ],
+)
 def test_layout_aliases(name, layout):
     assert rope_layout(name) == layout
 
@@ -221,12 +255,24 @@ def test_config_missing_a_field_names_it():
 
 
 def test_v4_and_v5_configs_give_the_same_spec_and_findings_name_the_traps():
-    v4 = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
-          "rope_theta": 500000.0, "rope_scaling": {"type": "llama3", "factor": 8.0,
-          "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-          "original_max_position_embeddings": 8192}}  # fmt: skip
-    v5 = {"head_dim": 128, "max_position_embeddings": 131072,
-          "rope_parameters": {"rope_theta": 500000.0, **v4["rope_scaling"]}}  # fmt: skip
+    v4 = {
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 131072,
+        "rope_theta": 500000.0,
+        "rope_scaling": {
+            "type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+    }
+    v5 = {
+        "head_dim": 128,
+        "max_position_embeddings": 131072,
+        "rope_parameters": {"rope_theta": 500000.0, **v4["rope_scaling"]},
+    }
     (a, notes_a), (b, notes_b) = spec_from_config(v4), spec_from_config(v5)
     assert a == b == RopeSpec(**{**LLAMA31.__dict__, "max_position_embeddings": 131072})
     assert any("'type'" in n for n in notes_a) and any("rope_parameters" in n for n in notes_b)
@@ -258,16 +304,27 @@ def test_phase_errors_per_decade_against_hand_derived_and_mpmath_values():
 
 
 IDENTIFIED = {
-    "default": ("default", 500000.0, {}), "linear": ("linear", 10000.0, {"factor": 4.0}),
-    "llama31": ("llama3", 500000.0, {"factor": 8.0, "unchanged": 29, "smoothed": 6,
-                "original_max_position_embeddings": 8192.0, "high_freq_factor": 4.0}),
+    "default": ("default", 500000.0, {}),
+    "linear": ("linear", 10000.0, {"factor": 4.0}),
+    "llama31": (
+        "llama3",
+        500000.0,
+        {
+            "factor": 8.0,
+            "unchanged": 29,
+            "smoothed": 6,
+            "original_max_position_embeddings": 8192.0,
+            "high_freq_factor": 4.0,
+        },
+    ),
     "qwen_yarn": ("yarn", 1e6, {"factor": 4.0, "ramp_low": 23.0, "ramp_high": 40.0}),
     "gptoss_yarn": ("yarn", 150000.0, {"factor": 32.0}),
     "deepseek_yarn": ("yarn", 10000.0, {"factor": 40.0, "ramp_low": 10.0, "ramp_high": 23.0}),
     "proportional": ("proportional", 1e6, {"rope_angles": 16, "factor": 8.0}),
-    "partial_025": ("default", 10000.0, {}), "dynamic_8192": ("default", 30527.7, {}),
+    "partial_025": ("default", 10000.0, {}),
+    "dynamic_8192": ("default", 30527.7, {}),
     "phi3_longrope": ("unknown", math.nan, {}),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", sorted(IDENTIFIED))
@@ -313,9 +370,13 @@ def test_factors_that_dip_between_two_ends_of_factor_1_are_no_ramp():
 
 @pytest.mark.parametrize(
     ("scale", "kind", "factor"),
-    [(1 / 8, "linear", 8.0), (4.0, "unknown", 0.25), (2000.0, "unknown", 1 / 2000),
-     (1 / 3.3, "linear", 3.3)],
-)  # fmt: skip
+    [
+        (1 / 8, "linear", 8.0),
+        (4.0, "unknown", 0.25),
+        (2000.0, "unknown", 1 / 2000),
+        (1 / 3.3, "linear", 3.3),
+    ],
+)
 def test_every_frequency_scaled_alike_reads_the_factor_where_round_factors_live(
     scale, kind, factor
 ):

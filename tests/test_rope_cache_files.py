@@ -62,11 +62,19 @@ def test_safetensors_cache_holds_cos_and_sin_rounded_once_to_bf16(run_cli, tmp_p
         assert _nearest_bf16(tensors["sin"][row], want_sin)
     assert meta["attention_factor"] == repr(float(0.1 * mpmath.log(32) + 1))
     fields = {k: meta[k] for k in ("kind", "rope_type", "theta", "head_dim", "rotary_dim")}
-    assert fields == {"kind": "rope_cache", "rope_type": "yarn", "theta": "150000.0",
-                      "head_dim": "64", "rotary_dim": "64"}  # fmt: skip
+    assert fields == {
+        "kind": "rope_cache",
+        "rope_type": "yarn",
+        "theta": "150000.0",
+        "head_dim": "64",
+        "rotary_dim": "64",
+    }
     assert (meta["layout"], meta["start"], meta["n"], meta["dtype"]) == (
-        "interleaved", "4090", "40", "bfloat16"
-    )  # fmt: skip
+        "interleaved",
+        "4090",
+        "40",
+        "bfloat16",
+    )
     assert meta["pecli_version"] == pecli.__version__
     params = json.loads(meta["rope_parameters"])
     assert params["factor"] == 32.0 and params["truncate"] is False
@@ -124,19 +132,32 @@ def test_a_safetensors_cache_over_1_gib_is_refused(run_cli, tmp_path):
 FIXTURES = {f.name: f for f in load("rope")}
 #: What transformers' caches are (its config), and the pairs cos alone cannot pin at 8191.
 CACHES = {
-    "default": ("default", 500000.0, {}, 128), "linear": ("linear", 10000.0, {"factor": 4.0}, 64),
-    "llama31": ("llama3", 500000.0, {"factor": 8.0, "unchanged": 29, "smoothed": 6,
-                "interpolated": 29, "original_max_position_embeddings": 8192.0,
-                "high_freq_factor": 4.0}, 128),
+    "default": ("default", 500000.0, {}, 128),
+    "linear": ("linear", 10000.0, {"factor": 4.0}, 64),
+    "llama31": (
+        "llama3",
+        500000.0,
+        {
+            "factor": 8.0,
+            "unchanged": 29,
+            "smoothed": 6,
+            "interpolated": 29,
+            "original_max_position_embeddings": 8192.0,
+            "high_freq_factor": 4.0,
+        },
+        128,
+    ),
     "qwen_yarn": ("yarn", 1e6, {"factor": 4.0, "ramp_low": 23.0, "ramp_high": 40.0}, 128),
     "gptoss_yarn": ("yarn", 150000.0, {"factor": 32.0}, 64),
     "deepseek_yarn": ("yarn", 10000.0, {"factor": 40.0, "ramp_low": 10.0, "ramp_high": 23.0}, 64),
     "yarn_mscale": ("yarn", 10000.0, {"factor": 16.0}, 64),
     "proportional": ("proportional", 1e6, {"rope_angles": 16, "factor": 8.0}, 128),
-    "partial_05": ("default", 10000.0, {}, 64), "partial_025": ("default", 10000.0, {}, 32),
-    "dynamic_4096": ("default", 10000.0, {}, 128), "dynamic_8192": ("default", 30527.7, {}, 128),
+    "partial_05": ("default", 10000.0, {}, 64),
+    "partial_025": ("default", 10000.0, {}, 32),
+    "dynamic_4096": ("default", 10000.0, {}, 128),
+    "dynamic_8192": ("default", 30527.7, {}, 128),
     "phi3_longrope": ("unknown", math.nan, {}, 96),
-}  # fmt: skip
+}
 SLOW_FOR_COS = {"llama31", "qwen_yarn", "gptoss_yarn"}  # cos ≈ 1 there: arccos is blunt
 
 
@@ -146,11 +167,15 @@ def test_identify_reads_transformers_caches(case, tables):
     kind, theta, params, dim = CACHES[case]
     cos, sin = FIXTURES[f"{case}_cos"], FIXTURES[f"{case}_sin"]
     given = {"cos": cos.table, "sin": sin.table}
-    guess = identify_cache(**{k: given[k] for k in tables.split()},
-                           positions=np.array(cos.params["positions"]))  # fmt: skip
+    guess = identify_cache(
+        **{k: given[k] for k in tables.split()}, positions=np.array(cos.params["positions"])
+    )
     assert (guess.layout, guess.start, guess.storage, guess.rotary_dim) == (
-        "half-split", 0, "float32", dim
-    )  # fmt: skip
+        "half-split",
+        0,
+        "float32",
+        dim,
+    )
     assert guess.attention_factor == pytest.approx(cos.params["attention_scaling"], rel=1e-6)
     if tables == "cos" and case in SLOW_FOR_COS:
         assert guess.rope is None and guess.theta == theta
@@ -170,23 +195,47 @@ def test_identify_reads_gptj_interleaved_values():
     interleaved = {"cos": np.repeat(cos, 2, axis=1), "sin": np.repeat(sin, 2, axis=1)}
     guess = identify_cache(**interleaved, positions=np.array(fixture.params["positions"]))
     assert (guess.layout, guess.rotary_dim, guess.rope.rope_type, guess.theta) == (
-        "interleaved", 64, "default", 10000.0
-    )  # fmt: skip
+        "interleaved",
+        64,
+        "default",
+        10000.0,
+    )
 
 
 @pytest.mark.parametrize(
     ("spec", "n", "start", "layout", "dtype"),
     [
-        (RopeSpec(rope_type="llama3", theta=500000.0, factor=8.0, low_freq_factor=1.0,
-                  high_freq_factor=4.0, original_max_position_embeddings=8192),
-         8192, 0, "half-split", "float32"),
-        (RopeSpec(rope_type="yarn", theta=150000.0, head_dim=64, factor=32.0,
-                  original_max_position_embeddings=4096, truncate=False),
-         40, 4090, "gptj", "float32"),
-        (RopeSpec(theta=1e6, head_dim=64, partial_rotary_factor=0.5), 3000, 123, "meta",
-         "float64"),
+        (
+            RopeSpec(
+                rope_type="llama3",
+                theta=500000.0,
+                factor=8.0,
+                low_freq_factor=1.0,
+                high_freq_factor=4.0,
+                original_max_position_embeddings=8192,
+            ),
+            8192,
+            0,
+            "half-split",
+            "float32",
+        ),
+        (
+            RopeSpec(
+                rope_type="yarn",
+                theta=150000.0,
+                head_dim=64,
+                factor=32.0,
+                original_max_position_embeddings=4096,
+                truncate=False,
+            ),
+            40,
+            4090,
+            "gptj",
+            "float32",
+        ),
+        (RopeSpec(theta=1e6, head_dim=64, partial_rotary_factor=0.5), 3000, 123, "meta", "float64"),
     ],
-)  # fmt: skip
+)
 def test_identify_reads_pecli_caches_from_any_first_position(spec, n, start, layout, dtype):
     freqs = rope_frequencies(spec)
     cos, sin = rope_cache(freqs, n, start=start, layout=layout, dtype=dtype)
@@ -255,8 +304,10 @@ def test_cli_identifies_npy_and_csv_caches(run_cli, tmp_path, part):
         report = json.loads(found.stdout)
         assert report["cache"] == ("cos and sin" if part == "both" else part)
         assert (report["layout"], report["rope_type"], report["theta"]) == (
-            "interleaved", "default", 10000.0
-        )  # fmt: skip
+            "interleaved",
+            "default",
+            10000.0,
+        )
         assert report["findings"] == []
 
 

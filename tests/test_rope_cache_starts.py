@@ -88,8 +88,9 @@ def test_thetas_that_are_not_round_and_inv_freq_rounded_once(theta, arithmetic):
     if arithmetic == "transformers":
         inv = transformers_inv_freq(spec)
     else:
-        inv = np.array([float(1 / mpmath.mpf(theta) ** (mpmath.mpf(i) / 32)) for i in range(32)],
-                       np.float32)  # fmt: skip
+        inv = np.array(
+            [float(1 / mpmath.mpf(theta) ** (mpmath.mpf(i) / 32)) for i in range(32)], np.float32
+        )
     angle = np.arange(300000, 302048, dtype=np.float32)[:, None] * inv[None, :]
     cos, sin = np.cos(angle), np.sin(angle)
     guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))

@@ -32,8 +32,12 @@ def test_the_type_alias_is_said_only_when_type_stands_alone():
 
 def test_an_empty_rope_parameters_leaves_rope_scaling_in_force():
     """transformers: ``rope_scaling or rope_parameters``: ``{}`` is falsy, rope_scaling is read."""
-    config = {**HEAD, "rope_theta": 10000.0, "rope_parameters": {},
-              "rope_scaling": {"rope_type": "linear", "factor": 2.0}}  # fmt: skip
+    config = {
+        **HEAD,
+        "rope_theta": 10000.0,
+        "rope_parameters": {},
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+    }
     spec, notes = spec_from_config(config)
     assert (spec.rope_type, spec.factor, spec.theta) == ("linear", 2.0, 10000.0)
     assert not any("rope_parameters" in n for n in notes)  # nothing to say about an empty dict
@@ -69,14 +73,19 @@ def test_rotary_pct_is_gpt_neox_s_partial_rotary_factor():
         ({"rope_theta": 1e4}, "config needs head_dim, or hidden_size and num_attention_heads"),
         ({"hidden_size": 256, "rope_theta": 1e4}, "needs head_dim, or hidden_size and"),
         (
-            {**HEAD, "rope_parameters": {"full_attention": {"rope_type": "default"},
-                                         "sliding_attention": {"rope_type": "default"}}},
+            {
+                **HEAD,
+                "rope_parameters": {
+                    "full_attention": {"rope_type": "default"},
+                    "sliding_attention": {"rope_type": "default"},
+                },
+            },
             "config has rope_parameters per layer type; pass one of them "
             "(got ['full_attention', 'sliding_attention'])",
         ),
     ],
     ids=["no-width", "no-heads", "per-layer-type"],
-)  # fmt: skip
+)
 def test_a_config_without_one_reading_is_refused_as_the_config(config, words):
     with pytest.raises(ParameterError) as caught:
         spec_from_config(config, parameter="config")
@@ -84,8 +93,11 @@ def test_a_config_without_one_reading_is_refused_as_the_config(config, words):
 
 
 def test_a_bad_seq_len_is_the_command_line_s_error_not_the_config_s():
-    config = {**HEAD, "max_position_embeddings": 4096,
-              "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}  # fmt: skip
+    config = {
+        **HEAD,
+        "max_position_embeddings": 4096,
+        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+    }
     with pytest.raises(ParameterError) as caught:
         spec_from_config(config, seq_len=0, parameter="--config")
     assert caught.value.parameter == "seq_len"

@@ -21,8 +21,9 @@ def test_half_form_is_gptj_create_sinusoidal_positions(run_cli, tmp_path):
     where = ",".join(str(p) for p in gptj.params["positions"])
     out = tmp_path / "half.npy"
     args = ["--positions", where, "--form", "half", "--layout", "gptj"]
-    result = run_cli("rope", "cache", "--head-dim", "64", *args, "--arithmetic", "transformers",
-                     "-o", str(out))  # fmt: skip
+    result = run_cli(
+        "rope", "cache", "--head-dim", "64", *args, "--arithmetic", "transformers", "-o", str(out)
+    )
     assert result.exit_code == 0, result.output
     ours = np.load(out)  # [cos | sin]; GPT-J keeps [sin | cos]
     assert ours.shape == (8, 64) and ulps32(ours[:, :32], gptj.table[:, 32:]).max() <= 1
@@ -31,8 +32,20 @@ def test_half_form_is_gptj_create_sinusoidal_positions(run_cli, tmp_path):
 
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])
 def test_complex_and_matrix_forms_are_correctly_rounded(run_cli, tmp_path, layout):
-    args = ["rope", "cache", "--theta", "500000", "--head-dim", "8", "--n", "3", "--start",
-            "1000000", "--layout", layout]  # fmt: skip
+    args = [
+        "rope",
+        "cache",
+        "--theta",
+        "500000",
+        "--head-dim",
+        "8",
+        "--n",
+        "3",
+        "--start",
+        "1000000",
+        "--layout",
+        layout,
+    ]
     assert run_cli(*args, "--form", "complex", "-o", str(tmp_path / "z.npy")).exit_code == 0
     assert run_cli(*args, "--form", "matrix", "-o", str(tmp_path / "m.npy")).exit_code == 0
     z, m = np.load(tmp_path / "z.npy"), np.load(tmp_path / "m.npy")
@@ -48,8 +61,20 @@ def test_complex_and_matrix_forms_are_correctly_rounded(run_cli, tmp_path, layou
 
 
 def test_half_form_of_a_part_csv(run_cli):
-    result = run_cli("rope", "cache", "--head-dim", "4", "--n", "2", "--form", "half", "--part",
-                     "sin", "--format", "csv")  # fmt: skip
+    result = run_cli(
+        "rope",
+        "cache",
+        "--head-dim",
+        "4",
+        "--n",
+        "2",
+        "--form",
+        "half",
+        "--part",
+        "sin",
+        "--format",
+        "csv",
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "sin_0,sin_1"
     assert result.stdout.splitlines()[2] == "0.84147096,0.009999833"

@@ -19,13 +19,30 @@ from pecli.core.rope.framework import framework_cache_blocks, transformers_inv_f
 
 FIXTURES = {f.name: f for f in load("rope")}
 #: Fixtures whose inv_freq pecli's float32 steps give bit for bit.
-BIT_EXACT = ["default", "linear", "llama31", "partial_05", "partial_025", "deepseek_yarn",
-             "yarn_mscale", "yarn_attention_factor", "yarn_factor_below_1",
-             "llama3_bands"]  # fmt: skip
+BIT_EXACT = [
+    "default",
+    "linear",
+    "llama31",
+    "partial_05",
+    "partial_025",
+    "deepseek_yarn",
+    "yarn_mscale",
+    "yarn_attention_factor",
+    "yarn_factor_below_1",
+    "llama3_bands",
+]
 #: …and those whose cache takes torch's cos/sin (1 ulp) times an attention factor (1 more).
 #: …and those kept for their inv_freq: yarn's degenerate and clamped correction ranges.
-INV_BIT_EXACT = [*BIT_EXACT, "yarn_factor_null", "yarn_mscale_alone", "yarn_degenerate",
-                 "yarn_high_clamp", "yarn_mscale_all_dim", "no_theta", "partial_both"]  # fmt: skip
+INV_BIT_EXACT = [
+    *BIT_EXACT,
+    "yarn_factor_null",
+    "yarn_mscale_alone",
+    "yarn_degenerate",
+    "yarn_high_clamp",
+    "yarn_mscale_all_dim",
+    "no_theta",
+    "partial_both",
+]
 #: …and those where torch's CPU pow (within 1 ulp, not correctly rounded) differs in a pair.
 POW_ULP = ["qwen_yarn", "gptoss_yarn"]
 
@@ -101,17 +118,49 @@ def test_other_rope_types_are_refused_naming_the_option(run_cli):
         transformers_inv_freq(
             RopeSpec(rope_type="dynamic", factor=2.0, max_position_embeddings=4096)
         )
-    result = run_cli("rope", "cache", "--rope-type", "longrope", "--arithmetic", "transformers",
-                     "--short-factor", "1,1", "--long-factor", "2,2", "--head-dim", "4",
-                     "--factor", "2", "--original-max-position-embeddings", "4096")  # fmt: skip
+    result = run_cli(
+        "rope",
+        "cache",
+        "--rope-type",
+        "longrope",
+        "--arithmetic",
+        "transformers",
+        "--short-factor",
+        "1,1",
+        "--long-factor",
+        "2,2",
+        "--head-dim",
+        "4",
+        "--factor",
+        "2",
+        "--original-max-position-embeddings",
+        "4096",
+    )
     assert result.exit_code == 2
     assert result.stderr.startswith("pecli rope cache: error: Invalid value for '--arithmetic'")
 
 
 def test_cli_writes_the_framework_cache_and_says_so(run_cli, tmp_path):
-    args = ["--rope-type", "llama3", "--theta", "500000", "--factor", "8", "--low-freq-factor",
-            "1", "--high-freq-factor", "4", "--original-max-position-embeddings", "8192",
-            "--n", "9", "--start", "8183", "--arithmetic", "transformers"]  # fmt: skip
+    args = [
+        "--rope-type",
+        "llama3",
+        "--theta",
+        "500000",
+        "--factor",
+        "8",
+        "--low-freq-factor",
+        "1",
+        "--high-freq-factor",
+        "4",
+        "--original-max-position-embeddings",
+        "8192",
+        "--n",
+        "9",
+        "--start",
+        "8183",
+        "--arithmetic",
+        "transformers",
+    ]
     for name in ("c.npy", "c.safetensors"):
         assert run_cli("rope", "cache", *args, "-o", str(tmp_path / name)).exit_code == 0
     table = np.load(tmp_path / "c.npy")

@@ -15,9 +15,22 @@ import pytest
 from library_fixtures import load
 
 ROPE = {f.name: f for f in load("rope")}
-LLAMA31 = ["--rope-type", "llama3", "--theta", "500000", "--head-dim", "128", "--factor", "8",
-           "--low-freq-factor", "1", "--high-freq-factor", "4",
-           "--original-max-position-embeddings", "8192"]  # fmt: skip
+LLAMA31 = [
+    "--rope-type",
+    "llama3",
+    "--theta",
+    "500000",
+    "--head-dim",
+    "128",
+    "--factor",
+    "8",
+    "--low-freq-factor",
+    "1",
+    "--high-freq-factor",
+    "4",
+    "--original-max-position-embeddings",
+    "8192",
+]
 
 
 def test_llama31_vector_is_transformers_buffer(run_cli, tmp_path):

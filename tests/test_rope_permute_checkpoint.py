@@ -18,8 +18,13 @@ from library_fixtures import load
 from safetensors.numpy import load_file, save_file
 
 FIXTURES = {f.name: f.table for f in load("permute")}
-CONFIG = {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
-          "num_hidden_layers": 2, "rope_theta": 10000.0}  # fmt: skip
+CONFIG = {
+    "hidden_size": 64,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "num_hidden_layers": 2,
+    "rope_theta": 10000.0,
+}
 SHORT = {"q_proj": "wq", "k_proj": "wk", "v_proj": "wv", "o_proj": "wo"}
 
 
@@ -30,8 +35,11 @@ def hf_name(layer: int, proj: str) -> str:
 @pytest.fixture
 def model(tmp_path):
     """config.json and a checkpoint of Meta's weights under HF names, plus other tensors."""
-    tensors = {hf_name(layer, proj): FIXTURES[f"meta_layers.{layer}.attention.{w}.weight"]
-               for layer in range(2) for proj, w in SHORT.items()}  # fmt: skip
+    tensors = {
+        hf_name(layer, proj): FIXTURES[f"meta_layers.{layer}.attention.{w}.weight"]
+        for layer in range(2)
+        for proj, w in SHORT.items()
+    }
     tensors["model.embed_tokens.weight"] = np.ones((10, 64), np.float32)
     tensors["model.layers.0.input_layernorm.weight"] = np.ones(64, np.float32)
     save_file(tensors, str(tmp_path / "in.safetensors"), metadata={"format": "pt"})
@@ -40,8 +48,17 @@ def model(tmp_path):
 
 
 def permute(run_cli, folder, *args: str, output: str = "out.safetensors"):
-    return run_cli("rope", "permute", "--config", str(folder / "config.json"), "--input",
-                   str(folder / "in.safetensors"), "-o", str(folder / output), *args)  # fmt: skip
+    return run_cli(
+        "rope",
+        "permute",
+        "--config",
+        str(folder / "config.json"),
+        "--input",
+        str(folder / "in.safetensors"),
+        "-o",
+        str(folder / output),
+        *args,
+    )
 
 
 def test_every_layer_matches_the_converter(run_cli, model):
@@ -53,9 +70,18 @@ def test_every_layer_matches_the_converter(run_cli, model):
             expected = FIXTURES[f"hf_{hf_name(layer, proj)}"]
             np.testing.assert_array_equal(out[hf_name(layer, proj)], expected)
     np.testing.assert_array_equal(out["model.embed_tokens.weight"], np.ones((10, 64)))
-    back = run_cli("rope", "permute", "--config", str(model / "config.json"), "--input",
-                   str(model / "out.safetensors"), "-o", str(model / "back.safetensors"),
-                   "--direction", "hf-to-meta")  # fmt: skip
+    back = run_cli(
+        "rope",
+        "permute",
+        "--config",
+        str(model / "config.json"),
+        "--input",
+        str(model / "out.safetensors"),
+        "-o",
+        str(model / "back.safetensors"),
+        "--direction",
+        "hf-to-meta",
+    )
     assert back.exit_code == 0, back.output
     again = load_file(str(model / "back.safetensors"))
     before = load_file(str(model / "in.safetensors"))
@@ -67,11 +93,13 @@ def test_every_layer_matches_the_converter(run_cli, model):
     [
         (["--k-pattern", "*v_proj.weight"], "'--k-pattern': must not match a v or o projection"),
         (["--q-pattern", "*_proj.weight"], "'--q-pattern': must not match a v or o projection"),
-        (["--q-pattern", "*.q_proj.weight", "--k-pattern", "*q_proj.weight"],
-         "'--k-pattern': must not match a tensor the q pattern matches"),
+        (
+            ["--q-pattern", "*.q_proj.weight", "--k-pattern", "*q_proj.weight"],
+            "'--k-pattern': must not match a tensor the q pattern matches",
+        ),
         (["--q-pattern", "*nothing*", "--k-pattern", "*none*"], "match no tensor"),
     ],
-)  # fmt: skip
+)
 def test_patterns_that_would_break_the_model_are_refused(run_cli, model, args, message):
     result = permute(run_cli, model, *args)
     assert result.exit_code == 2 and message in result.output, result.output
@@ -88,9 +116,20 @@ def test_a_config_whose_heads_disagree_with_the_tensors_is_refused(run_cli, mode
 
 def test_one_heads_for_q_and_k_of_different_heights_is_refused(run_cli, model):
     """Before, --heads 4 for k (2 heads of 16 rows) was taken as 4 heads of 8 rows, silently."""
-    result = run_cli("rope", "permute", "--heads", "4", "--input", str(model / "in.safetensors"),
-                     "--tensor", hf_name(0, "q_proj"), "--tensor", hf_name(0, "k_proj"),
-                     "-o", str(model / "out.safetensors"))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "permute",
+        "--heads",
+        "4",
+        "--input",
+        str(model / "in.safetensors"),
+        "--tensor",
+        hf_name(0, "q_proj"),
+        "--tensor",
+        hf_name(0, "k_proj"),
+        "-o",
+        str(model / "out.safetensors"),
+    )
     assert result.exit_code == 2 and "'--heads': is one count for tensors of different" in (
         result.output
     )
@@ -123,8 +162,12 @@ def test_one_key_value_head_is_multi_query_attention_and_is_read():
     from pecli.core.errors import ParameterError
     from pecli.core.rope.permute import head_counts
 
-    gemma = {"hidden_size": 2048, "num_attention_heads": 8, "num_key_value_heads": 1,
-             "head_dim": 256}  # fmt: skip
+    gemma = {
+        "hidden_size": 2048,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 1,
+        "head_dim": 256,
+    }
     assert head_counts(gemma) == (8, 1, 256)
     with pytest.raises(ParameterError, match="num_key_value_heads, an integer >= 1"):
         head_counts({**gemma, "num_key_value_heads": -1})

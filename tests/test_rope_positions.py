@@ -19,16 +19,18 @@ from pecli.core.rope.framework import framework_cache_blocks
 
 ROPE = {f.name: f for f in load("rope")}
 MULTI = {f.name: f for f in load("multiaxis")}
-YARN = RopeSpec(rope_type="yarn", theta=1e6, head_dim=16, factor=4.0,
-                original_max_position_embeddings=32768)  # fmt: skip
+YARN = RopeSpec(
+    rope_type="yarn", theta=1e6, head_dim=16, factor=4.0, original_max_position_embeddings=32768
+)
 
 
 @pytest.mark.parametrize("layout", ["half-split", "interleaved"])
 def test_fractional_and_negative_positions_are_correctly_rounded(layout):
     positions = np.array([0.5, -3.25, 1e6 + 0.125, 123456.789, 2.0**40 + 0.5, 7.0])
     freqs = rope_frequencies(YARN)
-    table = np.concatenate(list(cache_blocks(freqs, positions.size, layout=layout,
-                                             positions=positions, rows=4)))  # fmt: skip
+    table = np.concatenate(
+        list(cache_blocks(freqs, positions.size, layout=layout, positions=positions, rows=4))
+    )
     inv = ref.yarn(1e6, 16, 4, 32768)
     scale = freqs.attention_factor
     for row, p in zip(table, positions, strict=True):
@@ -49,8 +51,9 @@ def test_transformers_listed_positions(name):
     cos = ROPE[f"{name}_cos"]
     spec = spec_from_config(cos.params["config"])[0]
     freqs, where = rope_frequencies(spec), np.array(cos.params["positions"], dtype=np.float64)
-    ours = np.concatenate(list(framework_cache_blocks(freqs, where.size, part="cos", rows=4,
-                                                      positions=where)))  # fmt: skip
+    ours = np.concatenate(
+        list(framework_cache_blocks(freqs, where.size, part="cos", rows=4, positions=where))
+    )
     assert ulps32(ours, cos.table).max() <= 1
 
 
@@ -58,8 +61,9 @@ def test_diffusers_fractional_positions_bit_for_bit():
     cos, sin = MULTI["fractional_float64_cos"], MULTI["fractional_float64_sin"]
     where = np.array(cos.params["positions"])
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
-    both = np.concatenate(list(cache_blocks(freqs, where.size, layout="interleaved",
-                                            positions=where)))  # fmt: skip
+    both = np.concatenate(
+        list(cache_blocks(freqs, where.size, layout="interleaved", positions=where))
+    )
     assert np.array_equal(both[:, :16], cos.table) and np.array_equal(both[:, 16:], sin.table)
 
 
@@ -76,10 +80,30 @@ def test_bad_positions_are_refused(positions, start, parameter):
 
 def test_cli_positions_list_and_file(run_cli, tmp_path):
     np.save(tmp_path / "p.npy", np.array([[0.5], [-2.0], [1e7 + 0.25]]))
-    listed = run_cli("rope", "cache", "--head-dim", "8", "--positions", "0.5,-2,10000000.25",
-                     "--format", "npy", "-o", str(tmp_path / "a.npy"))  # fmt: skip
-    filed = run_cli("rope", "cache", "--head-dim", "8", "--positions", str(tmp_path / "p.npy"),
-                    "--n", "3", "-o", str(tmp_path / "b.npy"))  # fmt: skip
+    listed = run_cli(
+        "rope",
+        "cache",
+        "--head-dim",
+        "8",
+        "--positions",
+        "0.5,-2,10000000.25",
+        "--format",
+        "npy",
+        "-o",
+        str(tmp_path / "a.npy"),
+    )
+    filed = run_cli(
+        "rope",
+        "cache",
+        "--head-dim",
+        "8",
+        "--positions",
+        str(tmp_path / "p.npy"),
+        "--n",
+        "3",
+        "-o",
+        str(tmp_path / "b.npy"),
+    )
     assert listed.exit_code == filed.exit_code == 0, listed.output + filed.output
     a, b = np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy")
     freqs = rope_frequencies(RopeSpec(head_dim=8))
@@ -93,19 +117,29 @@ def test_cli_positions_file_is_a_vector_of_any_of_its_shapes(run_cli, tmp_path, 
     """A 1-D .npy is the obvious list of positions; one row or one column means the same."""
     where = np.array([0.5, -2.0, 1e7 + 0.25])
     np.save(tmp_path / "p.npy", where.reshape(shape))
-    result = run_cli("rope", "cache", "--head-dim", "8", "--positions", str(tmp_path / "p.npy"),
-                     "-o", str(tmp_path / "c.npy"))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "cache",
+        "--head-dim",
+        "8",
+        "--positions",
+        str(tmp_path / "p.npy"),
+        "-o",
+        str(tmp_path / "c.npy"),
+    )
     assert result.exit_code == 0, result.output
-    expected = np.concatenate(list(cache_blocks(rope_frequencies(RopeSpec(head_dim=8)), 3,
-                                                positions=where)))  # fmt: skip
+    expected = np.concatenate(
+        list(cache_blocks(rope_frequencies(RopeSpec(head_dim=8)), 3, positions=where))
+    )
     assert np.array_equal(np.load(tmp_path / "c.npy"), expected)
 
 
 @pytest.mark.parametrize("shape", [(2, 2), (), (0,), (1, 1, 3)])
 def test_cli_positions_file_of_another_shape_is_refused_naming_it(run_cli, tmp_path, shape):
     np.save(tmp_path / "p.npy", np.zeros(shape))
-    result = run_cli("rope", "cache", "--positions", str(tmp_path / "p.npy"),
-                     "-o", str(tmp_path / "c.npy"))  # fmt: skip
+    result = run_cli(
+        "rope", "cache", "--positions", str(tmp_path / "p.npy"), "-o", str(tmp_path / "c.npy")
+    )
     assert result.exit_code == 2, result.output
     assert result.stderr.strip().splitlines() == [
         "pecli rope cache: error: Invalid value for '--positions': must hold one non-empty "
@@ -156,8 +190,11 @@ def test_cli_positions_from_stdin(pecli_cmd):
     args = [*pecli_cmd, "rope", "cache", "--head-dim", "4", "--positions", "-", "--format", "csv"]
     done = subprocess.run(args, input=b"0.5\n-2\n", capture_output=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    expected = np.concatenate(list(cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2,
-                                                positions=np.array([0.5, -2.0]))))  # fmt: skip
+    expected = np.concatenate(
+        list(
+            cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2, positions=np.array([0.5, -2.0]))
+        )
+    )
     got = np.loadtxt(done.stdout.decode().splitlines()[1:], delimiter=",", ndmin=2)
     assert np.array_equal(got.astype(np.float32), expected)
 
@@ -170,8 +207,10 @@ def test_an_integer_position_past_2_53_is_refused_not_rounded_into_the_rule():
         with pytest.raises(ParameterError, match=r"\|p\| <= 2\^53") as caught:
             cache_blocks(freqs, positions.size, positions=positions)
         assert caught.value.parameter == "positions"
-    edge = [np.concatenate(list(cache_blocks(freqs, 1, positions=p))) for p in
-            (np.array([-(2**53)]), [-(2.0**53)])]  # fmt: skip
+    edge = [
+        np.concatenate(list(cache_blocks(freqs, 1, positions=p)))
+        for p in (np.array([-(2**53)]), [-(2.0**53)])
+    ]
     assert np.array_equal(*edge)
 
 
@@ -180,8 +219,17 @@ def test_cli_an_integer_position_past_2_53_is_refused(run_cli, tmp_path, given):
     """An int64 .npy or a typed 9007199254740993 was read as 2^53 and its cache written."""
     np.save(tmp_path / "p.npy", np.array([0, 2**53 + 1]))
     where = str(tmp_path / "p.npy") if given == "npy" else "0,9007199254740993"
-    result = run_cli("rope", "cache", "--head-dim", "4", "--positions", where, "-q",
-                     "-o", str(tmp_path / "c.npy"))  # fmt: skip
+    result = run_cli(
+        "rope",
+        "cache",
+        "--head-dim",
+        "4",
+        "--positions",
+        where,
+        "-q",
+        "-o",
+        str(tmp_path / "c.npy"),
+    )
     assert result.exit_code == 2, result.output
     line, *more = result.stderr.strip().splitlines()
     assert not more and "'--positions'" in line and "9007199254740993" in line, line

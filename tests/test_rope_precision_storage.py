@@ -47,8 +47,18 @@ def expected(dtype: np.dtype, theta: float, dim: int, first: int, last: int, a: 
 
 @pytest.mark.parametrize("scenario", sorted(DTYPES))
 def test_storage_errors_per_decade_match_mpmath(run_cli, scenario):
-    result = run_cli("rope", "precision", "--theta", "10000", "--head-dim", "8", "--n", "1000",
-                     "--format", "json")  # fmt: skip
+    result = run_cli(
+        "rope",
+        "precision",
+        "--theta",
+        "10000",
+        "--head-dim",
+        "8",
+        "--n",
+        "1000",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     rows = [r for r in json.loads(result.stdout) if r["scenario"] == scenario]
     assert [(r["first"], r["last"]) for r in rows] == [(0, 9), (10, 99), (100, 999)]
@@ -68,8 +78,10 @@ def test_storage_error_does_not_grow_with_the_position_unlike_arithmetic(run_cli
     assert fp32[-1] > 10 * fp32[1]  # float32 angles: error grows as 2^-24·p
 
 
-@pytest.mark.parametrize("scenario", ["fp32", "bf16-inv-freq", "bf16-positions", "bf16-angles",
-                                      "bf16-storage", "fp16-storage"])  # fmt: skip
+@pytest.mark.parametrize(
+    "scenario",
+    ["fp32", "bf16-inv-freq", "bf16-positions", "bf16-angles", "bf16-storage", "fp16-storage"],
+)
 def test_errors_at_negative_positions_mirror_the_positive_ones(scenario):
     """Why rope precision refuses --start < 0 (rope cache takes it): nothing new is measured."""
     from pecli.analysis.rope.precision import _decade

@@ -32,34 +32,63 @@ COMPLETE = {
     "linear": RopeSpec("linear", 10000.0, 8, factor=2.0),
     "dynamic": RopeSpec("dynamic", 10000.0, 8, factor=2.0, max_position_embeddings=64),
     "yarn": RopeSpec("yarn", 10000.0, 8, factor=4.0, original_max_position_embeddings=64),
-    "longrope": RopeSpec("longrope", 10000.0, 8, original_max_position_embeddings=64,
-                         factor=2.0, short_factor=(1.0,) * 4, long_factor=(2.0,) * 4),
-    "llama3": RopeSpec("llama3", 10000.0, 8, factor=8.0, low_freq_factor=1.0,
-                       high_freq_factor=4.0, original_max_position_embeddings=64),
+    "longrope": RopeSpec(
+        "longrope",
+        10000.0,
+        8,
+        original_max_position_embeddings=64,
+        factor=2.0,
+        short_factor=(1.0,) * 4,
+        long_factor=(2.0,) * 4,
+    ),
+    "llama3": RopeSpec(
+        "llama3",
+        10000.0,
+        8,
+        factor=8.0,
+        low_freq_factor=1.0,
+        high_freq_factor=4.0,
+        original_max_position_embeddings=64,
+    ),
     "proportional": RopeSpec("proportional", 10000.0, 8, partial_rotary_factor=0.5),
-}  # fmt: skip
+}
 #: transformers 5.24's required keys, without rope_type / rope_theta (yarn's factor may come
 #: from max/original; dynamic also needs max_position_embeddings, a top-level field).
 REQUIRED = {
-    "default": (), "linear": ("factor",), "dynamic": ("factor", "max_position_embeddings"),
+    "default": (),
+    "linear": ("factor",),
+    "dynamic": ("factor", "max_position_embeddings"),
     "yarn": ("original_max_position_embeddings",),
     "longrope": ("original_max_position_embeddings", "short_factor", "long_factor"),
-    "llama3": ("factor", "low_freq_factor", "high_freq_factor",
-               "original_max_position_embeddings"),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
     "proportional": (),
-}  # fmt: skip
+}
 #: The keys each type reads from rope_parameters (required and optional keys of its
 #: validator; proportional's compute function reads ``factor``, default 1.0).
 READS = {
-    "default": set(), "linear": {"factor"}, "dynamic": {"factor"},
-    "yarn": {"factor", "original_max_position_embeddings", "attention_factor", "beta_fast",
-             "beta_slow", "mscale", "mscale_all_dim", "truncate"},
-    "longrope": {"factor", "original_max_position_embeddings", "attention_factor",
-                 "short_factor", "long_factor"},
-    "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor",
-               "high_freq_factor"},
+    "default": set(),
+    "linear": {"factor"},
+    "dynamic": {"factor"},
+    "yarn": {
+        "factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "truncate",
+    },
+    "longrope": {
+        "factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+        "short_factor",
+        "long_factor",
+    },
+    "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
     "proportional": {"factor"},
-}  # fmt: skip
+}
 
 
 def frequencies_table() -> list[list[str]]:
@@ -133,10 +162,16 @@ def test_a_factor_below_one(name):
 @pytest.mark.parametrize("name", list(REQUIRED))
 def test_the_config_reader_takes_the_fields_of_the_type(name, style):
     spec = COMPLETE[name]
-    params = {k: list(v) if isinstance(v, tuple) else v for k, v in spec.given().items()
-              if k in READS[name]}  # fmt: skip
-    config = {"head_dim": 8, "max_position_embeddings": 64,
-              style: {"rope_type": name, "unused_key": 1, **params}}  # fmt: skip
+    params = {
+        k: list(v) if isinstance(v, tuple) else v
+        for k, v in spec.given().items()
+        if k in READS[name]
+    }
+    config = {
+        "head_dim": 8,
+        "max_position_embeddings": 64,
+        style: {"rope_type": name, "unused_key": 1, **params},
+    }
     if style == "rope_parameters":  # transformers 5: θ inside
         config[style]["rope_theta"] = 10000.0
     else:
@@ -156,11 +191,18 @@ def test_the_config_reader_takes_the_fields_of_the_type(name, style):
 def test_a_top_level_original_length_is_read_by_the_types_that_use_it(name):
     # transformers' standardize_rope_params: the top-level value (Phi-3) wins, for the types
     # whose validator takes original_max_position_embeddings
-    params = {k: list(v) if isinstance(v, tuple) else v
-              for k, v in COMPLETE[name].given().items() if k in READS[name]}  # fmt: skip
-    config = {"head_dim": 8, "max_position_embeddings": 64, "rope_theta": 10000.0,
-              "original_max_position_embeddings": 32,
-              "rope_scaling": {"type": name, **params}}  # fmt: skip
+    params = {
+        k: list(v) if isinstance(v, tuple) else v
+        for k, v in COMPLETE[name].given().items()
+        if k in READS[name]
+    }
+    config = {
+        "head_dim": 8,
+        "max_position_embeddings": 64,
+        "rope_theta": 10000.0,
+        "original_max_position_embeddings": 32,
+        "rope_scaling": {"type": name, **params},
+    }
     if name == "proportional":
         config["partial_rotary_factor"] = 0.5
     read, notes = spec_from_config(config)
@@ -179,10 +221,12 @@ def test_yarn_and_longrope_take_the_factor_from_the_lengths():
 
 @pytest.mark.parametrize(
     ("fields", "named", "rule"),
-    [({"factor": 1.0}, None, None),  # a factor of exactly 1 is allowed (transformers: < 1 warns)
-     ({"high_freq_factor": 1.0}, "high_freq_factor", "must be > low_freq_factor"),
-     ({"low_freq_factor": 0.0}, "low_freq_factor", "must be > 0")],
-)  # fmt: skip
+    [
+        ({"factor": 1.0}, None, None),  # a factor of exactly 1 is allowed (transformers: < 1 warns)
+        ({"high_freq_factor": 1.0}, "high_freq_factor", "must be > low_freq_factor"),
+        ({"low_freq_factor": 0.0}, "low_freq_factor", "must be > 0"),
+    ],
+)
 def test_llama3_rules(fields, named, rule):
     spec = dataclasses.replace(COMPLETE["llama3"], **fields)
     if named is None:
@@ -195,10 +239,12 @@ def test_llama3_rules(fields, named, rule):
 
 @pytest.mark.parametrize(
     ("fields", "named", "rule"),
-    [({"short_factor": (1.0,) * 3}, "short_factor", "must hold rotary_dim/2 = 4 numbers"),
-     ({"long_factor": (1.0,) * 5}, "long_factor", "must hold rotary_dim/2 = 4 numbers"),
-     ({"long_factor": (1.0, 1.0, 0.0, 1.0)}, "long_factor", "must be a finite number > 0")],
-)  # fmt: skip
+    [
+        ({"short_factor": (1.0,) * 3}, "short_factor", "must hold rotary_dim/2 = 4 numbers"),
+        ({"long_factor": (1.0,) * 5}, "long_factor", "must hold rotary_dim/2 = 4 numbers"),
+        ({"long_factor": (1.0, 1.0, 0.0, 1.0)}, "long_factor", "must be a finite number > 0"),
+    ],
+)
 def test_longrope_factor_lists(fields, named, rule):
     with pytest.raises(ParameterError) as error:
         rope_frequencies(dataclasses.replace(COMPLETE["longrope"], **fields))

@@ -87,22 +87,28 @@ INTEGER = "must be an integer >= 1 (got"
         ({**H8, "rope_scaling": "yes"}, f"field rope_scaling {OBJECT} the string 'yes')"),
         ({**H8, "rope_scaling": [1, 2]}, f"field rope_scaling {OBJECT} [1, 2])"),
         ({**H8, "rope_parameters": 3}, f"field rope_parameters {OBJECT} 3)"),
-        ({**H8, "rope_scaling": {"type": "linear", "factor": "2"}},
-         f"field factor {NUMBER} > 0 (got the string '2')"),
+        (
+            {**H8, "rope_scaling": {"type": "linear", "factor": "2"}},
+            f"field factor {NUMBER} > 0 (got the string '2')",
+        ),
         ({**H8, "rope_theta": "1e4"}, f"field rope_theta {NUMBER} > 1 (got the string '1e4')"),
         ({"head_dim": "8"}, f"field head_dim {INTEGER} the string '8')"),
         ({**H8, "partial_rotary_factor": "0.5"}, "(got the string '0.5')"),
         ({**H8, "rope_scaling": {"type": ["yarn"]}}, "field rope_type must be a string"),
-        ({**H8, "max_position_embeddings": "9", "rope_scaling": {"type": "yarn", "factor": 2}},
-         f"field original_max_position_embeddings {INTEGER} the string '9')"),
+        (
+            {**H8, "max_position_embeddings": "9", "rope_scaling": {"type": "yarn", "factor": 2}},
+            f"field original_max_position_embeddings {INTEGER} the string '9')",
+        ),
         ({**H8, "rope_scaling": {**YARN, "truncate": "no"}}, "field truncate must be true or"),
         ({**H8, "rope_scaling": LONG}, "field short_factor must be a JSON list of numbers"),
-        ({"hidden_size": 250, "num_attention_heads": 3},
-         "field hidden_size must be a multiple of num_attention_heads = 3 (got 250)"),
+        (
+            {"hidden_size": 250, "num_attention_heads": 3},
+            "field hidden_size must be a multiple of num_attention_heads = 3 (got 250)",
+        ),
         ({"hidden_size": 256.5, "num_attention_heads": 2}, f"field hidden_size {INTEGER} 256.5)"),
         ({"hidden_size": 256, "num_attention_heads": True}, "field num_attention_heads must be"),
     ],
-)  # fmt: skip
+)
 def test_config_fields_of_the_wrong_json_type_are_named(run_cli, tmp_path, config, words):
     with pytest.raises(ParameterError) as caught:
         spec_from_config(config)
@@ -111,10 +117,15 @@ def test_config_fields_of_the_wrong_json_type_are_named(run_cli, tmp_path, confi
     path.write_text(json.dumps(config))
     for command in ("freqs", "config"):
         line = _one_line_status_2(
-            run_cli("rope", command, "--config" if command == "freqs" else str(path),
-                    *([str(path)] if command == "freqs" else [])),
-            tmp_path, ["config.json"],
-        )  # fmt: skip
+            run_cli(
+                "rope",
+                command,
+                "--config" if command == "freqs" else str(path),
+                *([str(path)] if command == "freqs" else []),
+            ),
+            tmp_path,
+            ["config.json"],
+        )
         assert words in line and line.count("(got") <= 1
 
 
@@ -152,8 +163,9 @@ INV_FREQ = 1 / 10000.0 ** (np.arange(0, 64, 2) / 64)  # 1/θ^(2i/dim), dim 64
         (np.sort(np.random.default_rng(0).random(32))[::-1].copy(), "ratios"),
     ],
 )
-def test_identify_says_a_vector_that_is_no_rope_inv_freq_with_status_1(run_cli, tmp_path, vector,
-                                                                       words):  # fmt: skip
+def test_identify_says_a_vector_that_is_no_rope_inv_freq_with_status_1(
+    run_cli, tmp_path, vector, words
+):
     path = tmp_path / "v.npy"
     np.save(path, vector)
     result = run_cli("rope", "identify", str(path), "--format", "json")
@@ -171,8 +183,9 @@ def test_identify_still_reads_a_true_vector_with_status_0(run_cli, tmp_path):
 
 
 @pytest.mark.parametrize("dtype", [[], ["--dtype", "bfloat16"]])
-def test_identify_checks_a_short_cache_against_its_metadata_by_rebuilding_it(run_cli, tmp_path,
-                                                                              dtype):  # fmt: skip
+def test_identify_checks_a_short_cache_against_its_metadata_by_rebuilding_it(
+    run_cli, tmp_path, dtype
+):
     from safetensors.numpy import load_file, save_file
 
     from pecli.io.tensors import read_safetensors
@@ -234,13 +247,27 @@ def test_refusals_show_the_bad_value_not_a_count_or_shape():
     assert math.isnan(refused.value.value)
 
 
-@pytest.mark.parametrize(("make", "parameter", "words"), [
-    (lambda: RopeSpec(head_dim=8, partial_rotary_factor=1.5), "partial_rotary_factor",
-     "must be in (0, 1]"),
-    (lambda: RopeSpec(rope_type="llama3", factor=8.0, low_freq_factor=math.nan,
-                      high_freq_factor=4.0, original_max_position_embeddings=8192),
-     "low_freq_factor", "must be a finite number"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("make", "parameter", "words"),
+    [
+        (
+            lambda: RopeSpec(head_dim=8, partial_rotary_factor=1.5),
+            "partial_rotary_factor",
+            "must be in (0, 1]",
+        ),
+        (
+            lambda: RopeSpec(
+                rope_type="llama3",
+                factor=8.0,
+                low_freq_factor=math.nan,
+                high_freq_factor=4.0,
+                original_max_position_embeddings=8192,
+            ),
+            "low_freq_factor",
+            "must be a finite number",
+        ),
+    ],
+)
 def test_a_spec_outside_its_rules_names_the_field(make, parameter, words):
     with pytest.raises(ParameterError) as caught:
         rope_frequencies(make())

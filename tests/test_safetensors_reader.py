@@ -59,7 +59,7 @@ CASES = {
     "entry-not-object": _blob({"a": 5}),
     "unicode-name": _blob({"é☃": _e("F16", [2], [0, 4])}, b"\1\2\3\4"),
     "zero-size": _blob({"a": _e("F32", [0, 3], [0, 0]), "b": _e("I8", [1], [0, 1])}, b"\7"),
-}  # fmt: skip
+}
 
 
 def _library(path):
@@ -104,8 +104,10 @@ def test_rows_are_read_alone_and_written_files_read_back(tmp_path):
         "big_endian": np.arange(4, dtype=">i4"),
         "scalar": np.array(2.5),
     }
-    save_file({k: v.astype(v.dtype.newbyteorder("<")) for k, v in tensors.items()},
-              str(tmp_path / "lib.safetensors"))  # fmt: skip
+    save_file(
+        {k: v.astype(v.dtype.newbyteorder("<")) for k, v in tensors.items()},
+        str(tmp_path / "lib.safetensors"),
+    )
     write_safetensors(tensors, output=tmp_path / "ours.safetensors", metadata={"k": "v"})
     parts = [("w", np.dtype(np.float32), (6, 5), [tensors["w"][:2], tensors["w"][2:]])]
     write_safetensors_parts(parts, output=tmp_path / "parts.safetensors")

@@ -66,9 +66,19 @@ main()
 COMMANDS = {
     "identify": ["identify", "f.safetensors"],
     "rope-identify": ["rope", "identify", "f.safetensors"],
-    "permute": ["rope", "permute", "--input", "f.safetensors", "--tensor", "cos", "--heads",
-                "1", "-o", "out.safetensors"],
-}  # fmt: skip
+    "permute": [
+        "rope",
+        "permute",
+        "--input",
+        "f.safetensors",
+        "--tensor",
+        "cos",
+        "--heads",
+        "1",
+        "-o",
+        "out.safetensors",
+    ],
+}
 
 
 @pytest.mark.parametrize("args", COMMANDS.values(), ids=COMMANDS.keys())
@@ -84,9 +94,13 @@ def test_a_file_cut_short_while_read_is_named(tmp_path, args):
 
 def _check(folder, args, name):
     result = subprocess.run(
-        [sys.executable, "-c", HOOK.format(args=args, name=name)], cwd=folder,
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        [sys.executable, "-c", HOOK.format(args=args, name=name)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2, (result.returncode, result.stderr[-500:])
     assert result.stderr.count("\n") == 1, result.stderr
     assert "changed while it was read" in result.stderr and name in result.stderr

@@ -29,12 +29,32 @@ main()
 """
 
 COMMANDS = {
-    "permute": ["rope", "permute", "--heads", "1", "--tensor", "wq", "--input", "in.safetensors",
-                "-o", "out.safetensors"],
-    "cache": ["rope", "cache", "--n", "4", "--head-dim", "8", "--theta", "100", "-o",
-              "out.safetensors"],
+    "permute": [
+        "rope",
+        "permute",
+        "--heads",
+        "1",
+        "--tensor",
+        "wq",
+        "--input",
+        "in.safetensors",
+        "-o",
+        "out.safetensors",
+    ],
+    "cache": [
+        "rope",
+        "cache",
+        "--n",
+        "4",
+        "--head-dim",
+        "8",
+        "--theta",
+        "100",
+        "-o",
+        "out.safetensors",
+    ],
     "compute": ["compute", "--d", "4", "--n", "3", "-o", "out.safetensors"],
-}  # fmt: skip
+}
 
 
 def _run(tmp_path, args, *, step, after):
@@ -46,9 +66,13 @@ def _run(tmp_path, args, *, step, after):
     (tmp_path / "out.safetensors").write_bytes(b"old")
     code = RUN.format(step=step, after=after, args=args)
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=False,
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.parametrize("args", COMMANDS.values(), ids=COMMANDS.keys())

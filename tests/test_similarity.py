@@ -30,11 +30,14 @@ def test_against_mpmath_paper_schedule(k):
     assert math.isclose(offset_similarity([k], 512)[0], mp_similarity(k, 512), abs_tol=1e-13)
 
 
-@pytest.mark.parametrize(("schedule", "shift", "base", "d"), [
-    ("tensor2tensor", 1.0, 10000.0, 64),
-    ("shift:0.5", 0.5, 500000.0, 128),
-    ("paper", 0.0, 100.0, 8),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("schedule", "shift", "base", "d"),
+    [
+        ("tensor2tensor", 1.0, 10000.0, 64),
+        ("shift:0.5", 0.5, 500000.0, 128),
+        ("paper", 0.0, 100.0, 8),
+    ],
+)
 def test_against_mpmath_other_schedules(schedule, shift, base, d):
     ks = [1, 5, 77, 4096]
     got = offset_similarity(ks, d, base=base, schedule=schedule)
@@ -58,8 +61,9 @@ def test_equals_the_normalised_dot_product_of_pecli_s_own_rows():
 
 
 def test_does_not_depend_on_the_layout_or_the_first_position():
-    table = encoding_table(d=64, n=40, start=3, layout="sin-cos", schedule="tensor2tensor",
-                           dtype="float64")  # fmt: skip
+    table = encoding_table(
+        d=64, n=40, start=3, layout="sin-cos", schedule="tensor2tensor", dtype="float64"
+    )
     dots = table[5:] @ table[5] / 32  # |pe(p)|^2 = d/2
     want = offset_similarity(np.arange(35), 64, schedule="tensor2tensor")
     np.testing.assert_allclose(dots, want, atol=1e-12)

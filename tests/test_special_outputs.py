@@ -57,9 +57,13 @@ def test_other_commands_write_through_stdout_names(pecli_cmd, tmp_path, command,
         handle.write("a\n")
         handle.flush()
         result = subprocess.run(
-            [*pecli_cmd, *command, "-o", "/dev/stdout"], stdout=handle, stderr=subprocess.PIPE,
-            text=True, timeout=60, check=False,
-        )  # fmt: skip
+            [*pecli_cmd, *command, "-o", "/dev/stdout"],
+            stdout=handle,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert result.returncode == 0, result.stderr
     data = log.read_bytes()
     assert data.startswith(b"a\n") and check(data[2:].decode("latin-1"))
@@ -74,8 +78,11 @@ def test_a_fifo_is_written_through(pecli_cmd, tmp_path):
     reader.start()
     result = subprocess.run(
         [*pecli_cmd, "compute", "--d", "4", "--n", "1", "-o", str(fifo)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     reader.join(timeout=60)
     assert result.returncode == 0, result.stderr
     assert received == [TABLE.encode()]
@@ -99,8 +106,11 @@ def test_a_regular_file_is_still_replaced_atomically(pecli_cmd, tmp_path):
     inode = target.stat().st_ino
     result = subprocess.run(
         [*pecli_cmd, "compute", "--d", "4", "--n", "2", "-o", str(target)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert target.stat().st_ino != inode  # renamed over, as before
     np.testing.assert_allclose(np.load(target)[0], [0.84147096, 0.5403023, 0.009999833, 0.99995])
@@ -113,8 +123,11 @@ def test_a_replaced_file_keeps_its_mode(pecli_cmd, tmp_path):
     target.chmod(0o600)
     result = subprocess.run(
         [*pecli_cmd, "compute", "--d", "4", "--n", "1", "-o", str(target)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert target.read_text() == TABLE
     assert target.stat().st_mode & 0o777 == 0o600
@@ -122,11 +135,13 @@ def test_a_replaced_file_keeps_its_mode(pecli_cmd, tmp_path):
 
 @pytest.mark.parametrize(
     ("args", "option"),
-    [("heatmap --d 4 --n 3 -o h.png --data /dev/fd/7", "--data"),
-     ("compute --d 4 --n 2 -o /dev/fd/7", "--output"),
-     ("compute --d 4 --n 2 -o /dev/fd/3", "--output"),  # the number a listing would take
-     ("compute --d 4 --n 2 -o /dev/fd/99999999999999999999", "--output")],
-)  # fmt: skip
+    [
+        ("heatmap --d 4 --n 3 -o h.png --data /dev/fd/7", "--data"),
+        ("compute --d 4 --n 2 -o /dev/fd/7", "--output"),
+        ("compute --d 4 --n 2 -o /dev/fd/3", "--output"),  # the number a listing would take
+        ("compute --d 4 --n 2 -o /dev/fd/99999999999999999999", "--output"),
+    ],
+)
 def test_a_descriptor_the_caller_did_not_open_is_refused(pecli_cmd, tmp_path, args, option):
     """Else /dev/fd/N could name pecli's own files, such as the figure's temporary file."""
     (tmp_path / "h.png").write_bytes(b"old figure")
@@ -155,9 +170,12 @@ def test_another_process_descriptor_is_appended_to(pecli_cmd, tmp_path):
 
 @pytest.mark.parametrize(
     "args",
-    ["heatmap --d 4 --n 2 -o - --data /dev/stdout", "heatmap --d 4 --n 2 -o /dev/fd/1 --data -",
-     "precision --d 8 --n 100 -o /dev/stdout"],
-)  # fmt: skip
+    [
+        "heatmap --d 4 --n 2 -o - --data /dev/stdout",
+        "heatmap --d 4 --n 2 -o /dev/fd/1 --data -",
+        "precision --d 8 --n 100 -o /dev/stdout",
+    ],
+)
 def test_stdout_is_not_shared_through_its_names(pecli_cmd, tmp_path, args):
     result = bash(f"{shlex.join(pecli_cmd)} {args} > out", tmp_path)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
@@ -172,8 +190,12 @@ def test_binary_is_not_written_to_a_terminal_through_its_names(pecli_cmd):
         for name in ("/dev/stdout", "/dev/fd/1", os.ttyname(secondary)):
             proc = subprocess.run(
                 [*pecli_cmd, "compute", "--d", "4", "--format", "npy", "-o", name],
-                stdout=secondary, stderr=subprocess.PIPE, text=True, timeout=60, check=False,
-            )  # fmt: skip
+                stdout=secondary,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+                check=False,
+            )
             assert proc.returncode == 2 and "terminal" in proc.stderr, (name, proc.stderr)
     finally:
         os.close(secondary)
@@ -185,8 +207,11 @@ def test_a_loop_of_links_is_refused_and_kept(pecli_cmd, tmp_path):
     (tmp_path / "d.csv").symlink_to("c.csv")
     result = subprocess.run(
         [*pecli_cmd, "compute", "--d", "4", "-o", str(tmp_path / "c.csv")],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2 and "loop of symbolic links" in result.stderr
     assert (tmp_path / "c.csv").is_symlink()
 

@@ -38,8 +38,18 @@ def test_similarity_data_and_legend_name_the_issue_s_values(run_cli, tmp_path):
 def test_similarity_figure_draws_one_curve_per_schedule_and_base(run_cli, tmp_path):
     data = tmp_path / "s.npy"
     args = ["--base", "100", "--base", "10000", "--convention", "whisper", "--schedule", "paper"]
-    result = run_cli("plot-similarity", "--d", "64", *args, "--max-offset", "30",
-                     "-o", str(tmp_path / "s.png"), "--data", str(data))  # fmt: skip
+    result = run_cli(
+        "plot-similarity",
+        "--d",
+        "64",
+        *args,
+        "--max-offset",
+        "30",
+        "-o",
+        str(tmp_path / "s.png"),
+        "--data",
+        str(data),
+    )
     assert result.exit_code == 0, result.output
     table = np.load(data)
     assert table.shape == (31, 5)
@@ -76,8 +86,14 @@ def test_similarity_figure_marks_the_threshold_and_keeps_the_curves():
     assert any(line.get_ydata()[0] == 0.5 for line in lines[2:])  # the threshold line
 
 
-@pytest.mark.parametrize("args", [["--max-offset", "0"], ["--max-offset", "1000001"],
-                                  ["--d", "131072", "--max-offset", "10000"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--max-offset", "0"],
+        ["--max-offset", "1000001"],
+        ["--d", "131072", "--max-offset", "10000"],
+    ],
+)
 def test_similarity_usage_errors(run_cli, tmp_path, monkeypatch, args):
     monkeypatch.chdir(tmp_path)
     result = run_cli("plot-similarity", *args)
@@ -102,15 +118,20 @@ def test_spectrum_data_are_the_wavelengths_and_the_context_counts_longer_pairs(r
 
 def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
     labels = ["unchanged"] * 20 + ["smoothed"] * 12 + ["interpolated"] * 32
-    assert band_runs(labels) == [("unchanged", 1, 20), ("smoothed", 21, 32),
-                                 ("interpolated", 33, 64)]  # fmt: skip
+    assert band_runs(labels) == [
+        ("unchanged", 1, 20),
+        ("smoothed", 21, 32),
+        ("interpolated", 33, 64),
+    ]
     fig = spectrum_figure({"C = 10000": wavelengths(128)}, d=128, bands=labels)
     ax = fig.axes[0]
     assert ax.get_yscale() == "log"
     spans = ax.patches
     assert [(p.get_x(), p.get_x() + p.get_width()) for p in spans] == [
-        (0.5, 20.5), (20.5, 32.5), (32.5, 64.5)
-    ]  # fmt: skip
+        (0.5, 20.5),
+        (20.5, 32.5),
+        (32.5, 64.5),
+    ]
     assert len({to_rgba(p.get_facecolor()) for p in spans}) == 3
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["C = 10000", "unchanged", "smoothed", "interpolated"]
@@ -119,10 +140,22 @@ def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
 
 
 @pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
-@pytest.mark.parametrize("command", [["plot-similarity", "--base", "100", "--base", "10000"],
-                                     ["plot-spectrum", "--context", "2048"],
-                                     ["plot-spectrum", "--rope-type", "yarn", "--factor", "4",
-                                      "--original-max-position-embeddings", "4096"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["plot-similarity", "--base", "100", "--base", "10000"],
+        ["plot-spectrum", "--context", "2048"],
+        [
+            "plot-spectrum",
+            "--rope-type",
+            "yarn",
+            "--factor",
+            "4",
+            "--original-max-position-embeddings",
+            "4096",
+        ],
+    ],
+)
 def test_two_builds_are_byte_identical(run_cli, tmp_path, command, suffix):
     first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
     assert run_cli(*command, "-o", str(first)).exit_code == 0
@@ -148,9 +181,14 @@ def test_rope_spectrum_shades_the_llama31_bands(run_cli, tmp_path, monkeypatch):
     spans = [(p.get_x(), p.get_x() + p.get_width()) for p in ax.patches]
     assert spans == [(-0.5, 28.5), (28.5, 34.5), (34.5, 63.5)]  # 29 unchanged, 6, 29 (pairs 0…63)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["unscaled, θ = 500000 (29 pairs longer than L)",
-                      "llama3, f = 8 (32 pairs longer than L)",
-                      "context L = 8,192", "unchanged", "smoothed", "interpolated"]  # fmt: skip
+    assert legend == [
+        "unscaled, θ = 500000 (29 pairs longer than L)",
+        "llama3, f = 8 (32 pairs longer than L)",
+        "context L = 8,192",
+        "unchanged",
+        "smoothed",
+        "interpolated",
+    ]
     table = np.genfromtxt(data, delimiter=",", names=True)
     assert table.dtype.names == ("pair", "unscaled_wavelength", "wavelength")
     want = [float(2 * ref.mpmath.pi / w) for w in ref.llama3(500000.0, 128, 8, 1, 4, 8192)]
@@ -163,22 +201,40 @@ def test_rope_spectrum_shades_the_llama31_bands(run_cli, tmp_path, monkeypatch):
 def test_rope_spectrum_reads_a_config(run_cli, tmp_path):
     import json
 
-    config = {"head_dim": 128, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,
-              "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-              "original_max_position_embeddings": 8192}, "rope_theta": 500000.0}  # fmt: skip
+    config = {
+        "head_dim": 128,
+        "rope_scaling": {
+            "rope_type": "llama3",
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192,
+        },
+        "rope_theta": 500000.0,
+    }
     (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
     for name, args in (("a", ["--rope-config", str(tmp_path)]), ("b", LLAMA31)):
-        result = run_cli("plot-spectrum", *args, "-o", str(tmp_path / f"{name}.svg"),
-                         "--data", str(tmp_path / f"{name}.csv"))  # fmt: skip
+        result = run_cli(
+            "plot-spectrum",
+            *args,
+            "-o",
+            str(tmp_path / f"{name}.svg"),
+            "--data",
+            str(tmp_path / f"{name}.csv"),
+        )
         assert result.exit_code == 0, result.output
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
 
 
 @pytest.mark.parametrize(
     ("args", "option"),
-    [(["--d", "64"], "--d"), (["--base", "100"], "--convention"),
-     (["--convention", "whisper"], "--convention"), (["--head-dim", "7"], "--head-dim")],
-)  # fmt: skip
+    [
+        (["--d", "64"], "--d"),
+        (["--base", "100"], "--convention"),
+        (["--convention", "whisper"], "--convention"),
+        (["--head-dim", "7"], "--head-dim"),
+    ],
+)
 def test_rope_spectrum_refuses_the_encoding_s_options(run_cli, tmp_path, args, option):
     result = run_cli("plot-spectrum", "--theta", "10000", *args, "-o", str(tmp_path / "x.png"))
     assert result.exit_code == 2
@@ -187,7 +243,8 @@ def test_rope_spectrum_refuses_the_encoding_s_options(run_cli, tmp_path, args, o
 
 
 def test_a_missing_rope_config_is_named_by_plot_spectrum_s_own_option(run_cli, tmp_path):
-    result = run_cli("plot-spectrum", "--rope-config", str(tmp_path / "none.json"),
-                     "-o", str(tmp_path / "s.png"))  # fmt: skip
+    result = run_cli(
+        "plot-spectrum", "--rope-config", str(tmp_path / "none.json"), "-o", str(tmp_path / "s.png")
+    )
     assert result.exit_code == 2 and "Invalid value for '--rope-config'" in result.stderr
     assert not (tmp_path / "s.png").exists()

@@ -29,9 +29,13 @@ PEAK = (
 def test_endless_stdin_is_refused_early(pecli_cmd, tmp_path, source, args, words):
     script = f"{source} | {shlex.join(pecli_cmd)} {args} > /dev/null"
     result = subprocess.run(
-        [sys.executable, "-c", PEAK, script], cwd=tmp_path, capture_output=True, text=True,
-        timeout=60, check=False,
-    )  # fmt: skip
+        [sys.executable, "-c", PEAK, script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert words in result.stderr
     peak_mib = int(result.stdout.split()[-1]) / 1024

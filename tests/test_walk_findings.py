@@ -114,9 +114,13 @@ def test_irope_reads_the_interval_a_null_chunk_and_no_tuning(run_cli, tmp_path):
     none; attention_chunk_size null means full attention; attn_temperature_tuning false
     leaves the NoPE queries unscaled (Llama4TextAttention.forward)."""
     config = {
-        "num_hidden_layers": 6, "no_rope_layer_interval": 2, "attention_chunk_size": None,
-        "attn_temperature_tuning": False, "floor_scale": 8192, "attn_scale": 0.1,
-    }  # fmt: skip
+        "num_hidden_layers": 6,
+        "no_rope_layer_interval": 2,
+        "attention_chunk_size": None,
+        "attn_temperature_tuning": False,
+        "floor_scale": 8192,
+        "attn_scale": 0.1,
+    }
     result = _irope(run_cli, tmp_path, config, "--positions", "0,65535")
     assert result.exit_code == 0, result.output
     assert "NoPE layers: 1 3 5" in result.stdout
@@ -212,8 +216,21 @@ def test_rope_identify_says_the_arithmetic_its_metadata_rebuilt(run_cli, tmp_pat
     bit for bit', as if exact: the float32 arithmetic it was rebuilt with went unsaid."""
     for arithmetic in ("llama.cpp", "transformers", "exact"):
         out = str(tmp_path / f"{arithmetic}.safetensors")
-        made = run_cli("rope", "cache", "--theta", "500000", "--head-dim", "8", "--n", "64",
-                       "--arithmetic", arithmetic, "-q", "-o", out)  # fmt: skip
+        made = run_cli(
+            "rope",
+            "cache",
+            "--theta",
+            "500000",
+            "--head-dim",
+            "8",
+            "--n",
+            "64",
+            "--arithmetic",
+            arithmetic,
+            "-q",
+            "-o",
+            out,
+        )
         assert made.exit_code == 0, made.output
         result = run_cli("rope", "identify", out)
         assert result.exit_code == 0, result.output

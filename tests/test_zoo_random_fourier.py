@@ -40,8 +40,9 @@ def test_the_networks_own_output_from_its_checkpoint(fixture):
     x = np.asarray(p["values"], dtype=np.float64)
     if p["log"]:  # diffusers takes torch.log of the float32 σ
         x = np.log(x.astype(np.float32)).astype(np.float64)
-    ours = random_fourier_table(x, found.family, freqs=freqs, phases=phases,
-                                cos_first=p["cos_first"])  # fmt: skip
+    ours = random_fourier_table(
+        x, found.family, freqs=freqs, phases=phases, cos_first=p["cos_first"]
+    )
     # the libraries compute the angles in float32: |angle|·2^-23 (and √2 for MPFourier)
     angle = np.abs(np.outer(x.reshape(-1), np.asarray(freqs, np.float64).reshape(-1)))
     bound = 4 * (2 * math.pi * angle.max() + 10) * 2.0**-24
@@ -60,7 +61,8 @@ def test_a_wrong_layout_or_missing_log_is_caught():
 
 def test_formulas_by_hand():
     assert random_fourier_table([0.25], "gaussian", freqs=[1.0, 2.0]).round(12).tolist() == [
-        [1.0, 0.0, 0.0, -1.0]]  # fmt: skip
+        [1.0, 0.0, 0.0, -1.0]
+    ]
     mp = random_fourier_table([0.5], "mp-fourier", freqs=[np.pi], phases=[np.pi / 2])
     assert mp.round(12).tolist() == [[round(-math.sqrt(2), 12)]]
     ff = random_fourier_table([[1.0, 2.0]], "fourier-features", freqs=[[0.125, 0.0625]])
@@ -68,8 +70,12 @@ def test_formulas_by_hand():
 
 
 def test_finder_ignores_ordinary_weights():
-    headers = [("norm.weight", (8,)), ("emb_norm.weight", (8,)), ("proj.weight", (8, 8)),
-               ("time_embedding.linear_1.weight", (32, 8))]  # fmt: skip
+    headers = [
+        ("norm.weight", (8,)),
+        ("emb_norm.weight", (8,)),
+        ("proj.weight", (8, 8)),
+        ("time_embedding.linear_1.weight", (32, 8)),
+    ]
     assert find_fourier_tensors(headers) == []
 
 
@@ -138,8 +144,13 @@ def test_a_library_table_is_read_back_with_its_frequencies(fixture):
     x = np.asarray(p["values"], dtype=np.float64).reshape(-1)
     if p["log"]:
         x = np.log(x)
-    layout = "cos" if p["family"] == "mp-fourier" else "cos-sin" if (
-        p["cos_first"] or p["family"] == "fourier-features") else "sin-cos"  # fmt: skip
+    layout = (
+        "cos"
+        if p["family"] == "mp-fourier"
+        else "cos-sin"
+        if (p["cos_first"] or p["family"] == "fourier-features")
+        else "sin-cos"
+    )
     assert reading.matched and reading.layout == layout
     np.testing.assert_allclose(reading.inputs, x, rtol=1e-5, atol=1e-6)
 

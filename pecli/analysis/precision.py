@@ -112,9 +112,13 @@ class PrecisionReport:
             rows = magnitude == decade
             p = self.positions[rows]
             out.append(
-                (float(p.min()), float(p.max()), float(self.framework_error[rows].max()),
-                 float(self.pecli_error[rows].max()))
-            )  # fmt: skip
+                (
+                    float(p.min()),
+                    float(p.max()),
+                    float(self.framework_error[rows].max()),
+                    float(self.pecli_error[rows].max()),
+                )
+            )
         return out
 
 
@@ -198,5 +202,6 @@ def precision_report(
     over = np.flatnonzero(errors > threshold)
     first = float(positions[over[0]]) if over.size else None
     pecli = np.concatenate(pecli_error)
-    return PrecisionReport(dtype, positions, errors, pecli, threshold, first,
-                           largest_exact_integer(dtype))  # fmt: skip
+    return PrecisionReport(
+        dtype, positions, errors, pecli, threshold, first, largest_exact_integer(dtype)
+    )

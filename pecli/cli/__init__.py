@@ -21,21 +21,51 @@ from typing import Any
 __all__ = ["COMMAND_MODULES", "GROUPS", "GROUP_MODULES", "app", "load", "main"]
 
 #: Every command module, in the order the commands are listed by ``pecli --help``.
-MODULES = ("apply", "compute", "conventions", "diff", "fourier", "gguf", "grid", "identify",
-           "plots", "precision", "rope", "spectra", "wavelengths", "zoo")  # fmt: skip
+MODULES = (
+    "apply",
+    "compute",
+    "conventions",
+    "diff",
+    "fourier",
+    "gguf",
+    "grid",
+    "identify",
+    "plots",
+    "precision",
+    "rope",
+    "spectra",
+    "wavelengths",
+    "zoo",
+)
 #: Each command group and the module registering it with all its commands.
 GROUP_MODULES = {"alibi": "zoo", "gguf": "gguf", "rope": "rope"}
 GROUPS = tuple(GROUP_MODULES)
 #: The module registering each command outside the groups; tests/test_lazy_imports.py checks
 #: it against the whole application (a command missing here still runs, from all modules).
 COMMAND_MODULES = {
-    "add": "apply", "compute": "compute", "conventions": "conventions", "identify": "identify",
-    "precision": "precision", "plot-waves": "plots", "heatmap": "plots", "fourier": "fourier",
-    "plot-fourier": "fourier", "grid": "grid", "plot-grid": "grid", "plot-similarity": "spectra",
-    "plot-spectrum": "spectra", "wavelengths": "wavelengths", "diff": "diff",
-    "plot-alibi": "zoo", "plot-t5-buckets": "zoo", "random-fourier": "zoo", "t5-buckets": "zoo",
-    "timestep": "zoo", "xpos": "zoo", **{group: module for group, module in GROUP_MODULES.items()},
-}  # fmt: skip
+    "add": "apply",
+    "compute": "compute",
+    "conventions": "conventions",
+    "identify": "identify",
+    "precision": "precision",
+    "plot-waves": "plots",
+    "heatmap": "plots",
+    "fourier": "fourier",
+    "plot-fourier": "fourier",
+    "grid": "grid",
+    "plot-grid": "grid",
+    "plot-similarity": "spectra",
+    "plot-spectrum": "spectra",
+    "wavelengths": "wavelengths",
+    "diff": "diff",
+    "plot-alibi": "zoo",
+    "plot-t5-buckets": "zoo",
+    "random-fourier": "zoo",
+    "t5-buckets": "zoo",
+    "timestep": "zoo",
+    "xpos": "zoo",
+    **{group: module for group, module in GROUP_MODULES.items()},
+}
 
 
 def load(modules: tuple[str, ...] = MODULES) -> Any:

@@ -60,15 +60,26 @@ def add(
     from_file = os.path.isfile(source)  # a pipe's .npy header is not checked yet
     size = formats.table_bytes(kind, (n, d), out_dtype) if kind == "npy" and from_file else None
     write_streamed(
-        blocks, output=output, fmt=kind, shape=(n, d), dtype=out_dtype, columns=columns,
-        header=header, quiet=quiet, description="add", size=size,
-    )  # fmt: skip
+        blocks,
+        output=output,
+        fmt=kind,
+        shape=(n, d),
+        dtype=out_dtype,
+        columns=columns,
+        header=header,
+        quiet=quiet,
+        description="add",
+        size=size,
+    )
 
 
 def _sums(
-    blocks: Iterator[tuple[int, np.ndarray]], start: float, base: float, dtype: np.dtype,
+    blocks: Iterator[tuple[int, np.ndarray]],
+    start: float,
+    base: float,
+    dtype: np.dtype,
     reuse: int,
-) -> Iterator[np.ndarray]:  # fmt: skip
+) -> Iterator[np.ndarray]:
     """``x + pe`` of each input block, into ``reuse`` output buffers taken in turn (0: new ones).
 
     The .npy writer holds at most ``AHEAD + 1`` blocks, so ``AHEAD + 2`` buffers are never

@@ -79,10 +79,17 @@ def compute(
         return
     columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     write_streamed(
-        blocks, output=output, fmt=kind, shape=(n, d), dtype=stored, columns=columns,
-        header=header, quiet=quiet, description="compute",
+        blocks,
+        output=output,
+        fmt=kind,
+        shape=(n, d),
+        dtype=stored,
+        columns=columns,
+        header=header,
+        quiet=quiet,
+        description="compute",
         size=_size(output, kind, n, table, columns, header),
-    )  # fmt: skip
+    )
 
 
 def _write_checkpoint(
@@ -96,9 +103,14 @@ def _write_checkpoint(
 
     tensors.check_key(key)  # before the table is built
     meta = table_metadata(
-        key=key, d=table["d"], n=n, base=table["base"], dtype=table["dtype"], convention=conv,
+        key=key,
+        d=table["d"],
+        n=n,
+        base=table["base"],
+        dtype=table["dtype"],
+        convention=conv,
         version=__version__,
-    )  # fmt: skip
+    )
     stored = check_table_dtype(table["dtype"])
     formats.check_room(output, tensors.safetensors_bytes([(key, stored, (n, table["d"]))], meta))
     whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer

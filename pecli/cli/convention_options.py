@@ -198,8 +198,10 @@ def convention_options(*, positions: bool = True) -> Callable[[Command], Command
         params: list[inspect.Parameter] = []
         for param in inspect.signature(command).parameters.values():
             if param.name == "conv":
-                params += [inspect.Parameter(name, _KEYWORD, default=default, annotation=alias)
-                           for name, alias, default in wanted]  # fmt: skip
+                params += [
+                    inspect.Parameter(name, _KEYWORD, default=default, annotation=alias)
+                    for name, alias, default in wanted
+                ]
             else:
                 params.append(param.replace(kind=_KEYWORD, annotation=hints[param.name]))
 

@@ -22,8 +22,9 @@ def conventions() -> None:
     for c in PRESETS.values():
         padding = "-" if c.padding_idx is None else f"row {c.padding_idx}"
         factors = f"amplitude {c.amplitude}" if c.amplitude != 1.0 else "-"
-        table.add_row(c.name, c.schedule, c.layout, str(c.start), padding, c.odd_d, factors,
-                      c.users)  # fmt: skip
+        table.add_row(
+            c.name, c.schedule, c.layout, str(c.start), padding, c.odd_d, factors, c.users
+        )
     text.show(table)
     aliases = text.titled_table("Aliases (the same table)", "alias", "convention")
     for alias, name in ALIASES.items():

@@ -157,17 +157,28 @@ def fourier(
     formats.check_output(output, kind, inputs=(input_file,))
     parse_scale(scale)  # checked now, before any input is read; γ takes the text (exact π)
     stored, kind_f = check_dtype(dtype.value), frequencies.value
-    gamma = partial(fourier_features, k=k, frequencies=kind_f, scale=scale,
-                    include_input=include_input, dtype=stored)  # fmt: skip
+    gamma = partial(
+        fourier_features,
+        k=k,
+        frequencies=kind_f,
+        scale=scale,
+        include_input=include_input,
+        dtype=stored,
+    )
     fourier_frequencies(k, frequencies=kind_f)
     matrix = _points(values, input_file, linspace)
     n = matrix.shape[0] if matrix.shape else 1
     m = matrix.shape[1] if len(matrix.shape) == 2 else 1
     names = feature_names(m, k, include_input=include_input, frequencies=kind_f)
     writing.write_table(
-        (gamma(block) for _, block in matrix.blocks()), output=output, fmt=kind,
-        shape=(n, len(names)), dtype=stored, columns=names, header=header,
-    )  # fmt: skip
+        (gamma(block) for _, block in matrix.blocks()),
+        output=output,
+        fmt=kind,
+        shape=(n, len(names)),
+        dtype=stored,
+        columns=names,
+        header=header,
+    )
     say_written(output, quiet=quiet)
 
 
@@ -211,8 +222,9 @@ def plot_fourier(
     from ..core.fourier import feature_names, fourier_features, fourier_frequencies, parse_scale
 
     fourier_figure = load_figures("fourier")
-    outputs = PlotOutputs(output, "fourier.png", data, quiet, size=size, dpi=dpi,
-                          default_size=(9.0, 6.0), title=title)  # fmt: skip
+    outputs = PlotOutputs(
+        output, "fourier.png", data, quiet, size=size, dpi=dpi, default_size=(9.0, 6.0), title=title
+    )
     factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
     _check_plot_ranges(periods=periods, points=points, hidden=hidden, k=k)
     network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)

@@ -65,15 +65,22 @@ ArrayFormatOpt = Annotated[
 
 
 def table_kind(
-    output: str, fmt: StrEnum | None, choices: tuple[str, ...] = ("csv", "json"),
+    output: str,
+    fmt: StrEnum | None,
+    choices: tuple[str, ...] = ("csv", "json"),
     inputs: tuple[str | None, ...] = (),
-) -> str:  # fmt: skip
+) -> str:
     """table, csv or json (``choices`` besides table) from --format, else the suffix.
 
     The output is checked (:func:`pecli.io.formats.check_output`), also against ``inputs``.
     """
-    kind = formats.resolve_format(output, fmt.value if fmt else None, formats=("table", *choices),
-                                  default="table", suffixes=choices)  # fmt: skip
+    kind = formats.resolve_format(
+        output,
+        fmt.value if fmt else None,
+        formats=("table", *choices),
+        default="table",
+        suffixes=choices,
+    )
     formats.check_output(output, kind, inputs=inputs)
     return kind
 

@@ -123,9 +123,13 @@ class PlotOutputs:
             if self.data is not None:
                 data_file = files.enter_context(guard.atomic_output(self.data))
                 writing.write_table_to(
-                    data_file, [table], fmt=self.data_format, shape=table.shape,
-                    dtype=table.dtype, columns=columns,
-                )  # fmt: skip
+                    data_file,
+                    [table],
+                    fmt=self.data_format,
+                    shape=table.shape,
+                    dtype=table.dtype,
+                    columns=columns,
+                )
             writing.save_figure_to(figure_file, figure, self.figure_format)
             with guard.signals_held():  # both renames happen, or (on an error) neither
                 files.close()
@@ -187,9 +191,18 @@ def plot_waves(
     if named and not quiet:  # once d is known to be good
         typer.echo(named, err=True)
     draw = functools.partial(
-        figures.waves_figure, positions, curves, pairs=wanted, d=d, base=base, schedule=sched,
-        layout=conv.layout, panels=panels, size=size, dpi=dpi,
-    )  # fmt: skip
+        figures.waves_figure,
+        positions,
+        curves,
+        pairs=wanted,
+        d=d,
+        base=base,
+        schedule=sched,
+        layout=conv.layout,
+        panels=panels,
+        size=size,
+        dpi=dpi,
+    )
     columns = ["position", *(f"sin_{i}" for i in wanted)]
     outputs.write(draw, np.column_stack([positions, curves]), columns)
 

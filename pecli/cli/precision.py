@@ -87,9 +87,14 @@ def precision(
 
     kind = _figure_kind(output, size, dpi)
     report = precision_report(
-        d=d, n=n, convention=conv, base=base, dtype=compute_dtype.value, threshold=threshold,
+        d=d,
+        n=n,
+        convention=conv,
+        base=base,
+        dtype=compute_dtype.value,
+        threshold=threshold,
         track=functools.partial(track_rows, total_rows=n, description="precision", quiet=quiet),
-    )  # fmt: skip
+    )
     _show_precision(report)
     if output is not None and kind is not None:
         figures = load_figures("article")

@@ -44,10 +44,15 @@ def curves_asked(
 
     sources = [(str(name), convention(str(name)).schedule) for name in conventions or []]
     sources += [(text, schedule_name(check_schedule(text))) for text in schedules or []]
-    chosen = [(CITED.get(name) or (f"{name} ({sched})" if name != sched else f"{sched} schedule"),
-               sched) for name, sched in sources or [("vaswani", "paper")]]  # fmt: skip
-    wanted = [(f"{name}, C = {base:g}", sched, base)
-              for name, sched in chosen for base in bases or [DEFAULT_BASE]]  # fmt: skip
+    chosen = [
+        (CITED.get(name) or (f"{name} ({sched})" if name != sched else f"{sched} schedule"), sched)
+        for name, sched in sources or [("vaswani", "paper")]
+    ]
+    wanted = [
+        (f"{name}, C = {base:g}", sched, base)
+        for name, sched in chosen
+        for base in bases or [DEFAULT_BASE]
+    ]
     if len(wanted) > MAX_CURVES:
         rule = f"with --schedule and --base must give at most {MAX_CURVES} curves"
         raise ParameterError("convention", rule, f"{len(wanted)} curves")
@@ -125,12 +130,20 @@ Context = Annotated[
 @app.command("plot-spectrum")
 @rope_spec_options(optional=True)
 def plot_spectrum(
-    d: EvenD = 512, convention: Conventions = None, schedule: Schedules = None,
-    base: Bases = None, context: Context = None, output: FigureOutput = None,
-    data: DataOutput = None, dpi: Dpi = None, size: Size = None, title: Title = None,
+    d: EvenD = 512,
+    convention: Conventions = None,
+    schedule: Schedules = None,
+    base: Bases = None,
+    context: Context = None,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+    dpi: Dpi = None,
+    size: Size = None,
+    title: Title = None,
     quiet: Quiet = False,
-    *, rope: tuple[RopeSpec, list[str]] | None,
-) -> None:  # fmt: skip
+    *,
+    rope: tuple[RopeSpec, list[str]] | None,
+) -> None:
     """Draw the wavelength λ_i = 2π/ω_i of every pair i on a log scale.
 
     One curve per --convention or --schedule and --base (each repeatable); --context draws
@@ -172,9 +185,13 @@ def _not_with_rope(d: int, *given: Sequence[object] | None) -> None:
 
 
 def _rope_spectrum(
-    spec: RopeSpec, outputs: PlotOutputs, context: float | None, *,
-    size: tuple[float, float] | None, dpi: float | None,
-) -> None:  # fmt: skip
+    spec: RopeSpec,
+    outputs: PlotOutputs,
+    context: float | None,
+    *,
+    size: tuple[float, float] | None,
+    dpi: float | None,
+) -> None:
     """RoPE wavelengths before and after the scaling, the scaling's bands shaded (pairs from 0)."""
     from ..core.rope import rope_frequencies
     from ..core.rope.frequencies import unscaled_inv_freq
@@ -183,8 +200,10 @@ def _rope_spectrum(
     with np.errstate(divide="ignore"):
         unscaled = 2 * np.pi / unscaled_inv_freq(spec)
     factor = f", f = {spec.factor:g}" if spec.factor is not None else ""
-    curves = {f"unscaled, θ = {spec.theta:g}": unscaled,
-              f"{spec.rope_type}{factor}": freqs.wavelengths}  # fmt: skip
+    curves = {
+        f"unscaled, θ = {spec.theta:g}": unscaled,
+        f"{spec.rope_type}{factor}": freqs.wavelengths,
+    }
     context = context or spec.original_max_position_embeddings
     title = f"RoPE wavelengths, {spec.rope_type} scaling, rotated width {spec.rotary_dim}"
     look = {"context": context, "size": size, "dpi": dpi, "title": title, "first_pair": 0}

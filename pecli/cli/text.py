@@ -25,13 +25,17 @@ def render(*renderables: Any, terminal: bool) -> str:
     buffer = io.StringIO()
     width = shutil.get_terminal_size().columns if terminal else 200
     console = Console(
-        file=buffer, force_terminal=terminal, color_system="auto" if terminal else None,
-        width=width, highlight=False,
-    )  # fmt: skip
+        file=buffer,
+        force_terminal=terminal,
+        color_system="auto" if terminal else None,
+        width=width,
+        highlight=False,
+    )
     for renderable in renderables:
         if isinstance(renderable, Table) and renderable.title:  # a whole line, not wrapped
-            console.print(renderable.title, style="table.title" if terminal else None,
-                          soft_wrap=True)  # fmt: skip
+            console.print(
+                renderable.title, style="table.title" if terminal else None, soft_wrap=True
+            )
             renderable.title = None  # to the table's width, a title wrapped mid-phrase
         if not terminal and isinstance(renderable, Table):
             renderable.box, renderable.show_edge, renderable.pad_edge = None, False, False

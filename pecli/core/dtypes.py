@@ -15,10 +15,20 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "FLOAT_DTYPES", "MIN_EXPONENT", "OUTPUT_DTYPES", "SIGNIFICAND_BITS", "TABLE_DTYPES",
-    "exact_in", "float_dtype", "float_info", "largest_exact_integer", "round_once",
-    "storage_precision", "ulps32", "unit_roundoff",
-]  # fmt: skip
+    "FLOAT_DTYPES",
+    "MIN_EXPONENT",
+    "OUTPUT_DTYPES",
+    "SIGNIFICAND_BITS",
+    "TABLE_DTYPES",
+    "exact_in",
+    "float_dtype",
+    "float_info",
+    "largest_exact_integer",
+    "round_once",
+    "storage_precision",
+    "ulps32",
+    "unit_roundoff",
+]
 
 #: Every float dtype by name, finest first.
 FLOAT_DTYPES = ("float64", "float32", "float16", "bfloat16")

@@ -32,9 +32,16 @@ from .rules import check_n
 from .threads import block_buffers
 
 __all__ = [
-    "BLOCK_CELLS", "DEFAULT_BASE", "angular_frequencies", "component_names", "encoding_table",
-    "layout_views", "positional_encoding", "table_blocks", "wavelengths",
-]  # fmt: skip
+    "BLOCK_CELLS",
+    "DEFAULT_BASE",
+    "angular_frequencies",
+    "component_names",
+    "encoding_table",
+    "layout_views",
+    "positional_encoding",
+    "table_blocks",
+    "wavelengths",
+]
 
 #: Values per streamed block by default: peak memory stays a few blocks whatever ``n`` is.
 BLOCK_CELLS = 1 << 22
@@ -191,8 +198,9 @@ def encoding_table(
            [ 0.90929743,  0.01999867, -0.41614684,  0.99980001]])
 
     """
-    spec = TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d,
-                             **knobs)  # fmt: skip
+    spec = TableSpec.checked(
+        d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d, **knobs
+    )
     table = np.empty((n, spec.d), dtype=spec.dtype)
     spec.fill(table, 0)
     return table
@@ -240,8 +248,9 @@ def table_blocks(
         (a ``ValueError``) for an invalid argument, raised by the call itself.
 
     """
-    spec = TableSpec.checked(d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d,
-                             **knobs)  # fmt: skip
+    spec = TableSpec.checked(
+        d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d, **knobs
+    )
     rows = check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.d)
     return _blocks(spec, n, rows, max(0, int(reuse)))
 

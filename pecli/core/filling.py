@@ -63,11 +63,21 @@ class TableSpec:
 
     @classmethod
     def checked(
-        cls, d: object, n: object, start: object, base: float, dtype: DTypeLike,
-        schedule: str | float, layout: str, padding_idx: int | None, pad_odd_d: bool,
-        odd_d: str | None = None, angle_scale: float = 1.0, full_turns: bool = False,
+        cls,
+        d: object,
+        n: object,
+        start: object,
+        base: float,
+        dtype: DTypeLike,
+        schedule: str | float,
+        layout: str,
+        padding_idx: int | None,
+        pad_odd_d: bool,
+        odd_d: str | None = None,
+        angle_scale: float = 1.0,
+        full_turns: bool = False,
         amplitude: float | str = 1.0,
-    ) -> TableSpec:  # fmt: skip
+    ) -> TableSpec:
         """Check every argument now, before any row is computed."""
         rule = resolve_odd_d(odd_d, pad_odd_d)
         width = check_width(d, pad_odd_d=rule != "error")
@@ -83,8 +93,19 @@ class TableSpec:
         check_amplitude_range(amp, out_dtype, amplitude)
         k = check_angle_scale(angle_scale)
         turns = _half_turns(width, base, schedule, rule, k) if full_turns else ()
-        return cls(width, rows, first, omega, residual, out_dtype, layout, pad,
-                   rule in ODD_SINE, amp, turns)  # fmt: skip
+        return cls(
+            width,
+            rows,
+            first,
+            omega,
+            residual,
+            out_dtype,
+            layout,
+            pad,
+            rule in ODD_SINE,
+            amp,
+            turns,
+        )
 
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
@@ -127,9 +148,13 @@ class TableSpec:
             sin_out, cos_out = layout_views(out, self.layout, odd_sine=self.odd_sine)
             h = cos_out.shape[-1]
             kernels.fill_sin_cos_consecutive(
-                sin_out[:, :h], cos_out, self.first, self.omega[:h],
-                omega_residual=self.residual[:h], offset=row0,
-            )  # fmt: skip
+                sin_out[:, :h],
+                cos_out,
+                self.first,
+                self.omega[:h],
+                omega_residual=self.residual[:h],
+                offset=row0,
+            )
             if sin_out.shape[-1] > h:  # the last sine of an odd d, evaluated directly
                 positions = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
                 self._extra_sine(sin_out[:, h:], positions)

@@ -73,8 +73,10 @@ def offset_similarity(
         rule = "must be finite numbers within ±2^53, one axis"
         raise ParameterError("offsets", rule, f"shape {k.shape}")
     rows = max(1, _BLOCK // omega.size)
-    parts = [np.cos(np.multiply.outer(k[s : s + rows], omega)).mean(axis=1)
-             for s in range(0, k.size, rows)]  # fmt: skip
+    parts = [
+        np.cos(np.multiply.outer(k[s : s + rows], omega)).mean(axis=1)
+        for s in range(0, k.size, rows)
+    ]
     result: np.ndarray = np.concatenate(parts) if parts else np.zeros(0)
     return result
 

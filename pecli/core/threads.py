@@ -86,9 +86,11 @@ def block_buffers(rows: int, width: int, n: int, dtype: Any, reuse: int) -> Iter
 
 
 def _produce(
-    blocks: Iterator[object], ready: queue.Queue[object], stop: threading.Event,
+    blocks: Iterator[object],
+    ready: queue.Queue[object],
+    stop: threading.Event,
     done: threading.Event,
-) -> None:  # fmt: skip
+) -> None:
     """Put each block, then ``_END`` (or the exception), into ``ready``, until ``stop``."""
     try:
         for item in itertools.chain(blocks, [_END]):

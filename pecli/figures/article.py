@@ -148,18 +148,32 @@ def precision_figure(
     ax = fig.add_subplot()
     floor, top = error_range(report)  # exact rows (error 0) are drawn at the bottom
     ax.plot(
-        report.positions, np.maximum(report.framework_error, floor), linewidth=0.8,
+        report.positions,
+        np.maximum(report.framework_error, floor),
+        linewidth=0.8,
         label=f"framework style, {report.dtype} arithmetic",
-    )  # fmt: skip
+    )
     ax.plot(
-        report.positions, np.maximum(report.pecli_error, floor), linewidth=0.8,
+        report.positions,
+        np.maximum(report.pecli_error, floor),
+        linewidth=0.8,
         label=f"pecli: float64, rounded once to {report.dtype}",
-    )  # fmt: skip
-    ax.axhline(report.threshold, color="grey", linestyle="--", linewidth=0.8,
-               label=f"threshold = {number_label(report.threshold)}")  # fmt: skip
+    )
+    ax.axhline(
+        report.threshold,
+        color="grey",
+        linestyle="--",
+        linewidth=0.8,
+        label=f"threshold = {number_label(report.threshold)}",
+    )
     if report.positions[0] <= report.largest_exact <= report.positions[-1]:
-        ax.axvline(report.largest_exact, color="black", linestyle=":", linewidth=0.8,
-                   label=f"last exact position ({report.largest_exact})")  # fmt: skip
+        ax.axvline(
+            report.largest_exact,
+            color="black",
+            linestyle=":",
+            linewidth=0.8,
+            label=f"last exact position ({report.largest_exact})",
+        )
     ax.set_yscale("log")
     ax.set_ylim(floor, top)
     ax.set_xlabel("position")

@@ -50,15 +50,28 @@ def axis_map_figure(
     strip, waves = fig.subplots(2, 1, sharex=True, height_ratios=[1, 6])
     codes = np.array([names.index(a) for a in axis.tolist()])[None, :]
     colours = [f"C{k}" for k in range(len(names))]
-    strip.imshow(codes, aspect="auto", cmap=ListedColormap(colours), vmin=-0.5,
-                 vmax=len(names) - 0.5, extent=(pairs[0] - 0.5, pairs[-1] + 0.5, 0, 1),
-                 interpolation="nearest")  # fmt: skip
+    strip.imshow(
+        codes,
+        aspect="auto",
+        cmap=ListedColormap(colours),
+        vmin=-0.5,
+        vmax=len(names) - 0.5,
+        extent=(pairs[0] - 0.5, pairs[-1] + 0.5, 0, 1),
+        interpolation="nearest",
+    )
     strip.set_yticks([])
     strip.set_title(title)
     for k, name in enumerate(names):
         mine = axis == name
-        waves.plot(pairs[mine], lam[mine], linestyle="none", marker="o", markersize=3.5,
-                   color=colours[k], label=f"axis {name} ({int(mine.sum())} pairs)")  # fmt: skip
+        waves.plot(
+            pairs[mine],
+            lam[mine],
+            linestyle="none",
+            marker="o",
+            markersize=3.5,
+            color=colours[k],
+            label=f"axis {name} ({int(mine.sum())} pairs)",
+        )
     waves.set_yscale("log")
     waves.set_xlim(pairs[0] - 0.5, pairs[-1] + 0.5)
     waves.set_xlabel("rotary pair j (channels as the layout places them)")

@@ -181,8 +181,12 @@ def patch_similarity_figure(
     fig = Figure(figsize=figsize or (7.5, 6.5), dpi=dpi, layout="constrained")
     ax = fig.add_subplot()
     low = math.floor(float(similarity.min()) * 10) / 10  # the data's range: contrast
-    style: dict[str, Any] = {"cmap": "viridis", "vmin": min(low, 0.9), "vmax": 1.0,
-                             "interpolation": "nearest"}  # fmt: skip
+    style: dict[str, Any] = {
+        "cmap": "viridis",
+        "vmin": min(low, 0.9),
+        "vmax": 1.0,
+        "interpolation": "nearest",
+    }
     if patch is not None:
         image = _one_tile(ax, similarity, shape, patch, style)
     else:
@@ -204,9 +208,12 @@ def patch_similarity_figure(
 
 
 def _one_tile(
-    ax: Any, similarity: np.ndarray, shape: tuple[int, int], patch: tuple[int, int],
+    ax: Any,
+    similarity: np.ndarray,
+    shape: tuple[int, int],
+    patch: tuple[int, int],
     style: dict[str, Any],
-) -> Any:  # fmt: skip
+) -> Any:
     """Draw patch ``(r, c)``'s similarities with every patch as an ``H × W`` image."""
     (h, w), (r, c) = shape, patch
     if not (0 <= r < h and 0 <= c < w):

@@ -83,8 +83,9 @@ def legend_outside(ax: Axes, *, title: str, rows: int = MAX_LEGEND_ROWS) -> None
     height = float(ax.get_figure(root=True).get_size_inches()[1])  # type: ignore[union-attr]
     fit = max(4, int(rows * height / FIGSIZE[1]))
     columns = max(1, math.ceil(entries / fit))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title=title,
-              ncols=columns)  # fmt: skip
+    ax.legend(
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title=title, ncols=columns
+    )
 
 
 def retitle(fig: Figure, title: str) -> None:

@@ -154,8 +154,14 @@ def waves_figure(
         ax.set_ylim(-1.1, 1.1)
         ax.grid(alpha=0.3)
         if panels:
-            ax.text(1.01, 0.5, label.replace(" (", "\n("), transform=ax.transAxes,
-                    va="center", fontsize="small")  # fmt: skip
+            ax.text(
+                1.01,
+                0.5,
+                label.replace(" (", "\n("),
+                transform=ax.transAxes,
+                va="center",
+                fontsize="small",
+            )
     _decorate(axes, positions, d=d, base=base, schedule=schedule, layout=layout)
     if not panels:
         legend_outside(axes[0], title="pair")

@@ -36,10 +36,20 @@ __all__ = [
 CHECKPOINT_SUFFIXES = (".safetensors", ".npz")
 #: safetensors' dtype codes as NumPy names (others, such as float8 ``F8_E4M3``, keep the code).
 _DTYPE_NAMES = {
-    "F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
-    "I32": "int32", "I16": "int16", "I8": "int8", "U64": "uint64", "U32": "uint32",
-    "U16": "uint16", "U8": "uint8", "BOOL": "bool",
-}  # fmt: skip
+    "F64": "float64",
+    "F32": "float32",
+    "F16": "float16",
+    "BF16": "bfloat16",
+    "I64": "int64",
+    "I32": "int32",
+    "I16": "int16",
+    "I8": "int8",
+    "U64": "uint64",
+    "U32": "uint32",
+    "U16": "uint16",
+    "U8": "uint8",
+    "BOOL": "bool",
+}
 #: Keys named in a missing-key message before "… and N more".
 SHOWN_KEYS = 8
 

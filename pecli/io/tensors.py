@@ -25,10 +25,17 @@ from .paths import note_input
 from .reading import TABLE_FORMATS, check_source
 
 __all__ = [
-    "ARRAY_FORMATS", "as_vector", "check_key", "missing_tensor", "read_arrays",
-    "read_safetensors", "safetensors_bytes", "safetensors_header", "write_safetensors",
+    "ARRAY_FORMATS",
+    "as_vector",
+    "check_key",
+    "missing_tensor",
+    "read_arrays",
+    "read_safetensors",
+    "safetensors_bytes",
+    "safetensors_header",
+    "write_safetensors",
     "write_safetensors_parts",
-]  # fmt: skip
+]
 
 #: What :func:`read_arrays` reads: a table (:data:`pecli.io.reading.TABLE_FORMATS`) or these.
 ARRAY_FORMATS = (*TABLE_FORMATS, ".safetensors")
@@ -37,10 +44,20 @@ SHOWN_NAMES = 8
 
 #: The dtypes written, as safetensors' codes.
 _CODES = {
-    "float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int64": "I64",
-    "int32": "I32", "int16": "I16", "int8": "I8", "uint64": "U64", "uint32": "U32",
-    "uint16": "U16", "uint8": "U8", "bool": "BOOL",
-}  # fmt: skip
+    "float64": "F64",
+    "float32": "F32",
+    "float16": "F16",
+    "bfloat16": "BF16",
+    "int64": "I64",
+    "int32": "I32",
+    "int16": "I16",
+    "int8": "I8",
+    "uint64": "U64",
+    "uint32": "U32",
+    "uint16": "U16",
+    "uint8": "U8",
+    "bool": "BOOL",
+}
 
 
 def read_safetensors(

@@ -22,9 +22,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 __all__ = [
-    "save_figure", "save_figure_to", "write_array", "write_json", "write_records", "write_table",
-    "write_table_to", "write_vector",
-]  # fmt: skip
+    "save_figure",
+    "save_figure_to",
+    "write_array",
+    "write_json",
+    "write_records",
+    "write_table",
+    "write_table_to",
+    "write_vector",
+]
 
 
 def write_table(
@@ -122,8 +128,7 @@ def write_array(array: np.ndarray, *, output: str | os.PathLike[str] | None) -> 
     from .formats import check_room
 
     check_room(output, array.nbytes)
-    write_table([array], output=output, fmt="npy", shape=array.shape, dtype=array.dtype,
-                columns=[])  # fmt: skip
+    write_table([array], output=output, fmt="npy", shape=array.shape, dtype=array.dtype, columns=[])
 
 
 def _raw_bytes(block: np.ndarray) -> memoryview:

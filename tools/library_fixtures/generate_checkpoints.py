@@ -18,18 +18,35 @@ from typing import Any
 from common import version
 
 WHISPER = {
-    "vocab_size": 64, "num_mel_bins": 8, "d_model": 64, "encoder_layers": 1,
-    "decoder_layers": 1, "encoder_attention_heads": 2, "decoder_attention_heads": 2,
-    "encoder_ffn_dim": 32, "decoder_ffn_dim": 32, "max_source_positions": 100,
-    "max_target_positions": 40, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    "vocab_size": 64,
+    "num_mel_bins": 8,
+    "d_model": 64,
+    "encoder_layers": 1,
+    "decoder_layers": 1,
+    "encoder_attention_heads": 2,
+    "decoder_attention_heads": 2,
+    "encoder_ffn_dim": 32,
+    "decoder_ffn_dim": 32,
+    "max_source_positions": 100,
+    "max_target_positions": 40,
+    "pad_token_id": 0,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
     "decoder_start_token_id": 1,
-}  # fmt: skip
+}
 MARIAN = {
-    "vocab_size": 64, "d_model": 32, "encoder_layers": 1, "decoder_layers": 1,
-    "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 32,
-    "decoder_ffn_dim": 32, "max_position_embeddings": 120, "pad_token_id": 0,
+    "vocab_size": 64,
+    "d_model": 32,
+    "encoder_layers": 1,
+    "decoder_layers": 1,
+    "encoder_attention_heads": 2,
+    "decoder_attention_heads": 2,
+    "encoder_ffn_dim": 32,
+    "decoder_ffn_dim": 32,
+    "max_position_embeddings": 120,
+    "pad_token_id": 0,
     "decoder_start_token_id": 0,
-}  # fmt: skip
+}
 
 
 def _provenance(folder: Path, name: str, *, library: str, call: str, **fields: Any) -> None:
@@ -55,12 +72,19 @@ def _whisper(out: Path) -> None:
     call = "WhisperModel(WhisperConfig(**params)).save_pretrained(folder)"
     _save_pretrained(model, out / "whisper_tiny.safetensors")
     common = {"library": "transformers", "params": WHISPER, "sinusoidal": sinusoidal}
-    _provenance(out, "whisper_tiny", call=call, dtype="float32",
-                file="whisper_tiny.safetensors", **common)  # fmt: skip
+    _provenance(
+        out, "whisper_tiny", call=call, dtype="float32", file="whisper_tiny.safetensors", **common
+    )
     _save_pretrained(model.to(torch.bfloat16), out / "whisper_tiny_bf16.safetensors")
     call = call.replace(".save_pretrained", ".to(torch.bfloat16).save_pretrained")
-    _provenance(out, "whisper_tiny_bf16", call=call, dtype="bfloat16",
-                file="whisper_tiny_bf16.safetensors", **common)  # fmt: skip
+    _provenance(
+        out,
+        "whisper_tiny_bf16",
+        call=call,
+        dtype="bfloat16",
+        file="whisper_tiny_bf16.safetensors",
+        **common,
+    )
 
 
 def _marian(out: Path) -> None:
@@ -77,18 +101,27 @@ def _marian(out: Path) -> None:
     torch.manual_seed(0)
     model = MarianMTModel(MarianConfig(**MARIAN))
     sinusoidal = sorted(
-        f"{name}.weight" for name, module in model.named_modules()
+        f"{name}.weight"
+        for name, module in model.named_modules()
         if isinstance(module, MarianSinusoidalPositionalEmbedding)
-    )  # fmt: skip
+    )
     call = "safetensors.torch.save_model(MarianMTModel(MarianConfig(**params)){}, file)"
     for name, half, dtype in (
         ("marian_tiny", "", "float32"),
         ("marian_tiny_fp16", ".half()", "float16"),
     ):
         save_model(model.half() if half else model, str(out / f"{name}.safetensors"))
-        _provenance(out, name, library="safetensors", call=call.format(half), params=MARIAN,
-                    transformers=version("transformers"), dtype=dtype,
-                    file=f"{name}.safetensors", sinusoidal=sinusoidal)  # fmt: skip
+        _provenance(
+            out,
+            name,
+            library="safetensors",
+            call=call.format(half),
+            params=MARIAN,
+            transformers=version("transformers"),
+            dtype=dtype,
+            file=f"{name}.safetensors",
+            sinusoidal=sinusoidal,
+        )
 
 
 def generate(out: Path) -> None:

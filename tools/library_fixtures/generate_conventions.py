@@ -50,36 +50,85 @@ def transformers_tables(out: Path) -> None:
     for d, n in ((8, 300), (9, 300), (64, 400), (512, 40)):
         w = torch.empty(n, d)
         create_sinusoidal_embeddings(n, d, w)
-        save(out, f"distilbert_d{d}", _torch(w), library=lib,
-             call=f"create_sinusoidal_embeddings({n}, {d}, out=torch.empty({n}, {d}))",
-             preset="distilbert", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"distilbert_d{d}",
+            _torch(w),
+            library=lib,
+            call=f"create_sinusoidal_embeddings({n}, {d}, out=torch.empty({n}, {d}))",
+            preset="distilbert",
+            knobs={},
+            start=0,
+        )
     for d, n in ((8, 300), (9, 300), (512, 40)):
         weight = MarianSinusoidalPositionalEmbedding(n, d).create_weight()
-        save(out, f"marian_d{d}", _torch(weight), library=lib,
-             call=f"MarianSinusoidalPositionalEmbedding({n}, {d}).create_weight()",
-             preset="hf-marian", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"marian_d{d}",
+            _torch(weight),
+            library=lib,
+            call=f"MarianSinusoidalPositionalEmbedding({n}, {d}).create_weight()",
+            preset="hf-marian",
+            knobs={},
+            start=0,
+        )
     for d, n in ((9, 300), (64, 400)):
         table = M2M100SinusoidalPositionalEmbedding.get_embedding(n, d, padding_idx=1)
-        save(out, f"m2m100_d{d}", _torch(table), library=lib,
-             call=f"M2M100SinusoidalPositionalEmbedding.get_embedding({n}, {d}, padding_idx=1)",
-             preset="fairseq", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"m2m100_d{d}",
+            _torch(table),
+            library=lib,
+            call=f"M2M100SinusoidalPositionalEmbedding.get_embedding({n}, {d}, padding_idx=1)",
+            preset="fairseq",
+            knobs={},
+            start=0,
+        )
     table = Speech2TextSinusoidalPositionalEmbedding.get_embedding(300, 8, padding_idx=1)
-    save(out, "speech2text_d8", _torch(table), library=lib,
-         call="Speech2TextSinusoidalPositionalEmbedding.get_embedding(300, 8, padding_idx=1)",
-         preset="fairseq", knobs={}, start=0)  # fmt: skip
+    save(
+        out,
+        "speech2text_d8",
+        _torch(table),
+        library=lib,
+        call="Speech2TextSinusoidalPositionalEmbedding.get_embedding(300, 8, padding_idx=1)",
+        preset="fairseq",
+        knobs={},
+        start=0,
+    )
     for d, n in ((9, 300), (64, 400)):
         table = MusicgenSinusoidalPositionalEmbedding.get_embedding(n, d)
-        save(out, f"musicgen_d{d}", _torch(table), library=lib,
-             call=f"MusicgenSinusoidalPositionalEmbedding.get_embedding({n}, {d})",
-             preset="musicgen", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"musicgen_d{d}",
+            _torch(table),
+            library=lib,
+            call=f"MusicgenSinusoidalPositionalEmbedding.get_embedding({n}, {d})",
+            preset="musicgen",
+            knobs={},
+            start=0,
+        )
     for d, n in ((8, 300), (64, 400)):
         pe = SpeechT5ScaledPositionalEncoding(0.0, d, max_len=n).pe[0]
-        save(out, f"speecht5_d{d}", _torch(pe), library=lib,
-             call=f"SpeechT5ScaledPositionalEncoding(0.0, {d}, max_len={n}).pe[0]",
-             preset="pytorch", knobs={}, start=0)  # fmt: skip
-    save(out, "whisper_hf_d64", _torch(sinusoids(400, 64)), library=lib,
-         call="transformers.models.whisper.modeling_whisper.sinusoids(400, 64)",
-         preset="whisper", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"speecht5_d{d}",
+            _torch(pe),
+            library=lib,
+            call=f"SpeechT5ScaledPositionalEncoding(0.0, {d}, max_len={n}).pe[0]",
+            preset="pytorch",
+            knobs={},
+            start=0,
+        )
+    save(
+        out,
+        "whisper_hf_d64",
+        _torch(sinusoids(400, 64)),
+        library=lib,
+        call="transformers.models.whisper.modeling_whisper.sinusoids(400, 64)",
+        preset="whisper",
+        knobs={},
+        start=0,
+    )
 
 
 def other_tables(out: Path) -> None:
@@ -89,9 +138,16 @@ def other_tables(out: Path) -> None:
     from diffusers.models.embeddings import get_timestep_embedding
     from positional_encodings.torch_encodings import PositionalEncoding1D
 
-    save(out, "whisper_openai_d64", _torch(whisper.model.sinusoids(1500, 64)),
-         library="openai-whisper", call="whisper.model.sinusoids(1500, 64)",
-         preset="whisper", knobs={}, start=0)  # fmt: skip
+    save(
+        out,
+        "whisper_openai_d64",
+        _torch(whisper.model.sinusoids(1500, 64)),
+        library="openai-whisper",
+        call="whisper.model.sinusoids(1500, 64)",
+        preset="whisper",
+        knobs={},
+        start=0,
+    )
     runs = (  # name, d, first timestep, rows, knobs of get_timestep_embedding
         ("default_d8", 8, 0, 300, {}),
         ("sd_d9", 9, 0, 300, {"flip_sin_to_cos": True, "downscale_freq_shift": 0}),
@@ -106,14 +162,28 @@ def other_tables(out: Path) -> None:
         pecli_knobs = {k: v for k, v in knobs.items() if k != "scale"}
         if "scale" in knobs:
             pecli_knobs["angle_scale"] = knobs["scale"]
-        save(out, f"diffusers_{name}", _torch(table), library="diffusers",
-             call=f"get_timestep_embedding(torch.arange({first}, {first + n}), {d}{args})",
-             preset="diffusers", knobs=pecli_knobs, start=first)  # fmt: skip
+        save(
+            out,
+            f"diffusers_{name}",
+            _torch(table),
+            library="diffusers",
+            call=f"get_timestep_embedding(torch.arange({first}, {first + n}), {d}{args})",
+            preset="diffusers",
+            knobs=pecli_knobs,
+            start=first,
+        )
     for d, n in ((8, 300), (9, 300), (2, 100_000)):
         table = PositionalEncoding1D(d)(torch.zeros(1, n, d))[0]
-        save(out, f"tatp22_d{d}", _torch(table), library="positional-encodings",
-             call=f"PositionalEncoding1D({d})(torch.zeros(1, {n}, {d}))[0]",
-             preset="positional-encodings", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"tatp22_d{d}",
+            _torch(table),
+            library="positional-encodings",
+            call=f"PositionalEncoding1D({d})(torch.zeros(1, {n}, {d}))[0]",
+            preset="positional-encodings",
+            knobs={},
+            start=0,
+        )
 
 
 def keras_tables(out: Path) -> None:
@@ -129,9 +199,16 @@ def keras_tables(out: Path) -> None:
     for d, n, start in ((9, 300, 0), (64, 300, 5), (8, 300, 99_000)):
         layer = keras_hub.layers.SinePositionEncoding()
         table = keras.ops.convert_to_numpy(layer(np.zeros((1, n, d), "float32"), start_index=start))
-        save(out, f"keras_hub_d{d}_start{start}", table[0], library="keras-hub",
-             call=f"SinePositionEncoding()(np.zeros((1, {n}, {d})), start_index={start})",
-             preset="distilbert", knobs={}, start=start)  # fmt: skip
+        save(
+            out,
+            f"keras_hub_d{d}_start{start}",
+            table[0],
+            library="keras-hub",
+            call=f"SinePositionEncoding()(np.zeros((1, {n}, {d})), start_index={start})",
+            preset="distilbert",
+            knobs={},
+            start=start,
+        )
 
 
 def diffusion_tables(out: Path) -> None:
@@ -141,18 +218,36 @@ def diffusion_tables(out: Path) -> None:
     SinusoidalPosEmb = _lucidrains_class()
     for d in (8, 64):
         table = SinusoidalPosEmb(d)(torch.arange(400).float())
-        save(out, f"lucidrains_d{d}", _torch(table), library="denoising-diffusion-pytorch",
-             call=f"SinusoidalPosEmb({d})(torch.arange(400).float())",
-             preset="lucidrains", knobs={}, start=0)  # fmt: skip
-    commit = subprocess.run(["git", "-C", str(LDM_REPO), "rev-parse", "HEAD"], check=True,
-                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+        save(
+            out,
+            f"lucidrains_d{d}",
+            _torch(table),
+            library="denoising-diffusion-pytorch",
+            call=f"SinusoidalPosEmb({d})(torch.arange(400).float())",
+            preset="lucidrains",
+            knobs={},
+            start=0,
+        )
+    commit = subprocess.run(
+        ["git", "-C", str(LDM_REPO), "rev-parse", "HEAD"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     timestep_embedding = _ldm_function(commit)
     for d, n in ((9, 300), (64, 400)):
         table = timestep_embedding(torch.arange(n), d)
-        save(out, f"ldm_d{d}", _torch(table), library="torch",
-             call=f"CompVis/stable-diffusion@{commit} {LDM_FILE} "
-             f"timestep_embedding(torch.arange({n}), {d})",
-             preset="ldm", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"ldm_d{d}",
+            _torch(table),
+            library="torch",
+            call=f"CompVis/stable-diffusion@{commit} {LDM_FILE} "
+            f"timestep_embedding(torch.arange({n}), {d})",
+            preset="ldm",
+            knobs={},
+            start=0,
+        )
 
 
 def _lucidrains_class() -> Any:
@@ -179,8 +274,12 @@ def _ldm_function(commit: str) -> Any:
     """LDM's ``timestep_embedding``, its source read from the fetched repository."""
     import torch
 
-    source = subprocess.run(["git", "-C", str(LDM_REPO), "show", f"{commit}:{LDM_FILE}"],
-                            check=True, capture_output=True, text=True).stdout  # fmt: skip
+    source = subprocess.run(
+        ["git", "-C", str(LDM_REPO), "show", f"{commit}:{LDM_FILE}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     tree = ast.parse(source)
     node = next(n for n in tree.body if getattr(n, "name", "") == "timestep_embedding")
     namespace: dict[str, Any] = {"torch": torch, "math": math}
@@ -196,16 +295,28 @@ def mlx_tables(out: Path) -> None:
     runs = (  # name, d, rows, constructor arguments, pecli knobs
         ("d8", 8, 300, {}, {}),
         ("d64_cos_first", 64, 300, {"cos_first": True}, {"layout": "cos-sin"}),
-        ("d64_turns", 64, 300, {"full_turns": True, "scale": 1.0, "min_freq": 1e-3},
-         {"full_turns": True, "amplitude": 1.0, "base": 1000.0}),
+        (
+            "d64_turns",
+            64,
+            300,
+            {"full_turns": True, "scale": 1.0, "min_freq": 1e-3},
+            {"full_turns": True, "amplitude": 1.0, "base": 1000.0},
+        ),
         ("d2", 2, 300, {}, {}),
-    )  # fmt: skip
+    )
     for name, d, n, kwargs, knobs in runs:
         table = np.array(nn.SinusoidalPositionalEncoding(d, **kwargs)(mx.arange(n)))
         args = "".join(f", {k}={v}" for k, v in kwargs.items())
-        save(out, f"mlx_{name}", table, library="mlx",
-             call=f"mlx.nn.SinusoidalPositionalEncoding({d}{args})(mx.arange({n}))",
-             preset="mlx", knobs=knobs, start=0)  # fmt: skip
+        save(
+            out,
+            f"mlx_{name}",
+            table,
+            library="mlx",
+            call=f"mlx.nn.SinusoidalPositionalEncoding({d}{args})(mx.arange({n}))",
+            preset="mlx",
+            knobs=knobs,
+            start=0,
+        )
 
 
 def _pypi_function(dist: str, member: str, name: str, namespace: dict[str, Any]) -> Any:
@@ -216,8 +327,10 @@ def _pypi_function(dist: str, member: str, name: str, namespace: dict[str, Any])
     import zipfile
 
     with tempfile.TemporaryDirectory() as folder:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", dist, "-d",
-                        folder], check=True)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", dist, "-d", folder],
+            check=True,
+        )
         (archive,) = Path(folder).iterdir()
         if archive.suffix == ".whl":
             source = zipfile.ZipFile(archive).read(member).decode()
@@ -243,31 +356,55 @@ def original_tables(out: Path) -> None:
 
     fairseq = "fairseq==0.12.2"
     get_embedding = _pypi_function(
-        fairseq, "fairseq/modules/sinusoidal_positional_embedding.py", "get_embedding",
+        fairseq,
+        "fairseq/modules/sinusoidal_positional_embedding.py",
+        "get_embedding",
         {"torch": torch, "math": math, "Optional": Optional},
-    )  # fmt: skip
+    )
     for d, n in ((8, 300), (9, 300), (512, 40)):
-        save(out, f"fairseq_d{d}", _torch(get_embedding(n, d, padding_idx=1)), library="torch",
-             call=f"{fairseq} (PyPI file) fairseq/modules/sinusoidal_positional_embedding.py "
-             f"SinusoidalPositionalEmbedding.get_embedding({n}, {d}, padding_idx=1)",
-             preset="fairseq", knobs={}, start=0)  # fmt: skip
+        save(
+            out,
+            f"fairseq_d{d}",
+            _torch(get_embedding(n, d, padding_idx=1)),
+            library="torch",
+            call=f"{fairseq} (PyPI file) fairseq/modules/sinusoidal_positional_embedding.py "
+            f"SinusoidalPositionalEmbedding.get_embedding({n}, {d}, padding_idx=1)",
+            preset="fairseq",
+            knobs={},
+            start=0,
+        )
     t2t = "tensor2tensor==1.15.7"
     timing = _pypi_function(
-        t2t, "tensor2tensor/layers/common_attention.py", "get_timing_signal_1d",
+        t2t,
+        "tensor2tensor/layers/common_attention.py",
+        "get_timing_signal_1d",
         {"tf": tf.compat.v1, "math": math},
-    )  # fmt: skip
+    )
     for d, n, start in ((2, 300, 0), (3, 300, 0), (9, 300, 0), (64, 300, 99_000)):
         table = timing(n, d, start_index=start).numpy()[0]
-        save(out, f"tensor2tensor_d{d}_start{start}", table, library="tensorflow",
-             call=f"{t2t} (PyPI file) tensor2tensor/layers/common_attention.py "
-             f"get_timing_signal_1d({n}, {d}, start_index={start}) with tf = tf.compat.v1",
-             preset="tensor2tensor", knobs={}, start=start)  # fmt: skip
+        save(
+            out,
+            f"tensor2tensor_d{d}_start{start}",
+            table,
+            library="tensorflow",
+            call=f"{t2t} (PyPI file) tensor2tensor/layers/common_attention.py "
+            f"get_timing_signal_1d({n}, {d}, start_index={start}) with tf = tf.compat.v1",
+            preset="tensor2tensor",
+            knobs={},
+            start=start,
+        )
 
 
 #: The groups of tables; each runs in its own process, because TensorFlow (tensor2tensor) and
 #: torch loaded together abort on a clash of their LLVM copies.
-GROUPS = ("original_tables", "transformers_tables", "other_tables", "keras_tables",
-          "diffusion_tables", "mlx_tables")  # fmt: skip
+GROUPS = (
+    "original_tables",
+    "transformers_tables",
+    "other_tables",
+    "keras_tables",
+    "diffusion_tables",
+    "mlx_tables",
+)
 
 
 def generate(out: Path) -> None:

@@ -27,22 +27,71 @@ def _save(out: Path, name: str, kind: Any, scale: str | None, **params: Any) -> 
     rope = kind(**params)
     inv = 1.0 / np.array(rope._freqs)
     factor = 1.0 if scale is None else float(getattr(rope, scale))
-    save(out, f"mlx_{name}_inv_freq", inv, library="mlx-lm", call=f"{kind.__name__}(**params)",
-         scale=factor, **params)  # fmt: skip
+    save(
+        out,
+        f"mlx_{name}_inv_freq",
+        inv,
+        library="mlx-lm",
+        call=f"{kind.__name__}(**params)",
+        scale=factor,
+        **params,
+    )
 
 
 def generate(out: Path) -> None:
     """Write every case into ``out``."""
-    _save(out, "gpt_oss", YarnRoPE, "mscale", dims=64, base=150000.0, scaling_factor=32.0,
-          original_max_position_embeddings=4096, beta_fast=32, beta_slow=1)  # fmt: skip
-    _save(out, "deepseek", YarnRoPE, "mscale", dims=64, base=10000.0, scaling_factor=40.0,
-          original_max_position_embeddings=4096, beta_fast=32, beta_slow=1, mscale=1.0,
-          mscale_all_dim=1.0)  # fmt: skip
-    _save(out, "phi3", SuScaledRoPE, "_scale", dims=96, base=10000.0,
-          max_position_embeddings=131072, original_max_position_embeddings=4096,
-          short_factor=PHI3_SHORT, long_factor=PHI3_LONG)  # fmt: skip
-    llama = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-             "original_max_position_embeddings": 8192}  # fmt: skip
+    _save(
+        out,
+        "gpt_oss",
+        YarnRoPE,
+        "mscale",
+        dims=64,
+        base=150000.0,
+        scaling_factor=32.0,
+        original_max_position_embeddings=4096,
+        beta_fast=32,
+        beta_slow=1,
+    )
+    _save(
+        out,
+        "deepseek",
+        YarnRoPE,
+        "mscale",
+        dims=64,
+        base=10000.0,
+        scaling_factor=40.0,
+        original_max_position_embeddings=4096,
+        beta_fast=32,
+        beta_slow=1,
+        mscale=1.0,
+        mscale_all_dim=1.0,
+    )
+    _save(
+        out,
+        "phi3",
+        SuScaledRoPE,
+        "_scale",
+        dims=96,
+        base=10000.0,
+        max_position_embeddings=131072,
+        original_max_position_embeddings=4096,
+        short_factor=PHI3_SHORT,
+        long_factor=PHI3_LONG,
+    )
+    llama = {
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    }
     # Llama3RoPE has no scale attribute: its __call__ passes scale=1.0 to mx.fast.rope
-    _save(out, "llama31", Llama3RoPE, None, dims=128, max_position_embeddings=131072,
-          base=500000.0, scaling_config=llama)  # fmt: skip
+    _save(
+        out,
+        "llama31",
+        Llama3RoPE,
+        None,
+        dims=128,
+        max_position_embeddings=131072,
+        base=500000.0,
+        scaling_config=llama,
+    )

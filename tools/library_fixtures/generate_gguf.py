@@ -226,8 +226,15 @@ def generate(out: Path) -> None:
     ):
         name = f"bad_llama31_{mistake}" if mistake else "llama31"
         _case(out, name, "llama", LLAMA31, lambda w, m=mistake: _case_llama(w, LLAMA31, m), note)
-    _case(out, "llama31_big_endian", "llama", LLAMA31, lambda w: _case_llama(w, LLAMA31, ""),
-          "Llama 3.1 written big-endian (GGUFWriter endianess=BIG)", big=True)  # fmt: skip
+    _case(
+        out,
+        "llama31_big_endian",
+        "llama",
+        LLAMA31,
+        lambda w: _case_llama(w, LLAMA31, ""),
+        "Llama 3.1 written big-endian (GGUFWriter endianess=BIG)",
+        big=True,
+    )
     qwen = QWEN_YARN["rope_scaling"]
     _case(
         out,

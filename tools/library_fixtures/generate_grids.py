@@ -41,10 +41,15 @@ FILES = {
 def _source(repo: str) -> tuple[str, str]:
     """The text of the repository's file at HEAD, and the commit."""
     git = MIRRORS / REPOS[repo] / "repo"
-    commit = subprocess.run(["git", "-C", git, "rev-parse", "HEAD"], capture_output=True,
-                            text=True, check=True).stdout.strip()  # fmt: skip
-    text = subprocess.run(["git", "-C", git, "show", f"HEAD:{FILES[repo]}"], capture_output=True,
-                          text=True, check=True).stdout  # fmt: skip
+    commit = subprocess.run(
+        ["git", "-C", git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    text = subprocess.run(
+        ["git", "-C", git, "show", f"HEAD:{FILES[repo]}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return text, commit
 
 
@@ -65,11 +70,18 @@ def _diffusers(out: Path) -> None:
     for name, kw in (
         ("diffusers_3x5_d16_default", {"grid_size": (3, 5)}),
         ("diffusers_3x5_d16_patchembed", {"grid_size": (3, 5), "base_size": 3}),
-        ("diffusers_4x4_d32_scale2_cls", {"grid_size": 4, "base_size": 4,
-                                          "interpolation_scale": 2.0, "cls_token": True,
-                                          "extra_tokens": 1}),
+        (
+            "diffusers_4x4_d32_scale2_cls",
+            {
+                "grid_size": 4,
+                "base_size": 4,
+                "interpolation_scale": 2.0,
+                "cls_token": True,
+                "extra_tokens": 1,
+            },
+        ),
         ("diffusers_6x6_d16_sd3", {"grid_size": 6, "base_size": 2}),
-    ):  # fmt: skip
+    ):
         d = 32 if "d32" in name else 16
         table = get_2d_sincos_pos_embed(d, **kw).numpy()
         args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
@@ -85,13 +97,21 @@ def _cogvideox(out: Path) -> None:
 
     call = "diffusers.models.embeddings.get_3d_sincos_pos_embed"
     for name, kw in (
-        ("diffusers_cogvideox_t3_4x6_d64", {"embed_dim": 64, "spatial_size": (6, 4),
-                                            "temporal_size": 3}),
-        ("diffusers_cogvideox_t3_4x6_d32_scales", {"embed_dim": 32, "spatial_size": (6, 4),
-                                                   "temporal_size": 3,
-                                                   "spatial_interpolation_scale": 1.875,
-                                                   "temporal_interpolation_scale": 0.75}),
-    ):  # fmt: skip
+        (
+            "diffusers_cogvideox_t3_4x6_d64",
+            {"embed_dim": 64, "spatial_size": (6, 4), "temporal_size": 3},
+        ),
+        (
+            "diffusers_cogvideox_t3_4x6_d32_scales",
+            {
+                "embed_dim": 32,
+                "spatial_size": (6, 4),
+                "temporal_size": 3,
+                "spatial_interpolation_scale": 1.875,
+                "temporal_interpolation_scale": 0.75,
+            },
+        ),
+    ):
         table = get_3d_sincos_pos_embed(**kw).numpy()
         args = ", ".join(f"{k}={v!r}" for k, v in kw.items())
         save(out, name, table, library="diffusers", call=f"{call}({args})", **kw)
@@ -121,9 +141,12 @@ def _timm(out: Path) -> None:
 
     import torch
 
-    ns = _installed("timm", ["timm/layers/grid.py", "timm/layers/pos_embed_sincos.py"],
-                    ["ndgrid", "freq_bands", "build_sincos2d_pos_embed"],
-                    {"torch": torch, **vars(typing)})  # fmt: skip
+    ns = _installed(
+        "timm",
+        ["timm/layers/grid.py", "timm/layers/pos_embed_sincos.py"],
+        ["ndgrid", "freq_bands", "build_sincos2d_pos_embed"],
+        {"torch": torch, **vars(typing)},
+    )
     build_sincos2d_pos_embed = ns["build_sincos2d_pos_embed"]
     call = "timm.layers.pos_embed_sincos.build_sincos2d_pos_embed (read from the installed file)"
     for name, kw in (
@@ -133,8 +156,16 @@ def _timm(out: Path) -> None:
     ):
         table = build_sincos2d_pos_embed([3, 5], dim=16, **kw).numpy()
         args = "".join(f", {k}={v!r}" for k, v in kw.items())
-        save(out, name, table, library="timm", call=f"{call}([3, 5], dim=16{args})",
-             feat_shape=[3, 5], dim=16, **kw)  # fmt: skip
+        save(
+            out,
+            name,
+            table,
+            library="timm",
+            call=f"{call}([3, 5], dim=16{args})",
+            feat_shape=[3, 5],
+            dim=16,
+            **kw,
+        )
 
 
 def _tatp22(out: Path) -> None:
@@ -148,10 +179,19 @@ def _tatp22(out: Path) -> None:
         ("tatp22_3d_2x3x4_c10", PositionalEncoding3D, (2, 3, 4), 10),
     ):
         table = cls(channels)(torch.zeros((1, *shape, channels)))[0].reshape(-1, channels)
-        call = f"positional_encodings.torch_encodings.{cls.__name__}({channels})" \
-               f"(torch.zeros((1, {', '.join(map(str, shape))}, {channels})))[0]"  # fmt: skip
-        save(out, name, table.numpy(), library="positional-encodings", call=call,
-             shape=list(shape), channels=channels)  # fmt: skip
+        call = (
+            f"positional_encodings.torch_encodings.{cls.__name__}({channels})"
+            f"(torch.zeros((1, {', '.join(map(str, shape))}, {channels})))[0]"
+        )
+        save(
+            out,
+            name,
+            table.numpy(),
+            library="positional-encodings",
+            call=call,
+            shape=list(shape),
+            channels=channels,
+        )
 
 
 def _vit_pytorch(out: Path) -> None:
@@ -166,8 +206,16 @@ def _vit_pytorch(out: Path) -> None:
     posemb_sincos_2d = module.posemb_sincos_2d
 
     table = posemb_sincos_2d(3, 5, 16).numpy()
-    save(out, "vit_pytorch_3x5_d16", table, library="vit-pytorch",
-         call="vit_pytorch.simple_vit.posemb_sincos_2d(3, 5, 16)", h=3, w=5, dim=16)  # fmt: skip
+    save(
+        out,
+        "vit_pytorch_3x5_d16",
+        table,
+        library="vit-pytorch",
+        call="vit_pytorch.simple_vit.posemb_sincos_2d(3, 5, 16)",
+        h=3,
+        w=5,
+        dim=16,
+    )
 
 
 def _mae(out: Path) -> None:
@@ -175,41 +223,65 @@ def _mae(out: Path) -> None:
         **{k: getattr(np, k) for k in dir(np) if not k.startswith("__")}
     )
     np_float.float = float  # MAE uses np.float, removed in NumPy 1.24: the builtin it aliased
-    names = ["get_2d_sincos_pos_embed", "get_2d_sincos_pos_embed_from_grid",
-             "get_1d_sincos_pos_embed_from_grid"]  # fmt: skip
+    names = [
+        "get_2d_sincos_pos_embed",
+        "get_2d_sincos_pos_embed_from_grid",
+        "get_1d_sincos_pos_embed_from_grid",
+    ]
     ns, commit = _functions("mae", names, {"np": np_float})
     table = ns["get_2d_sincos_pos_embed"](16, 4, cls_token=True)
     call = (
         f"facebookresearch/mae@{commit} util/pos_embed.py "
         "get_2d_sincos_pos_embed(16, 4, cls_token=True) with np.float = float"
     )
-    save(out, "mae_4x4_d16_cls", table, library="numpy", call=call, embed_dim=16, grid_size=4,
-         cls_token=True)  # fmt: skip
+    save(
+        out,
+        "mae_4x4_d16_cls",
+        table,
+        library="numpy",
+        call=call,
+        embed_dim=16,
+        grid_size=4,
+        cls_token=True,
+    )
 
 
 def _moco(out: Path) -> None:
     import torch
     from torch import nn
 
-    ns, commit = _functions("moco", ["build_2d_sincos_position_embedding"],
-                            {"torch": torch, "nn": nn})  # fmt: skip
+    ns, commit = _functions(
+        "moco", ["build_2d_sincos_position_embedding"], {"torch": torch, "nn": nn}
+    )
     for h, w in ((4, 4), (3, 5)):
-        model = types.SimpleNamespace(patch_embed=types.SimpleNamespace(grid_size=(h, w)),
-                                      embed_dim=16, num_tokens=1)  # fmt: skip
+        model = types.SimpleNamespace(
+            patch_embed=types.SimpleNamespace(grid_size=(h, w)), embed_dim=16, num_tokens=1
+        )
         ns["build_2d_sincos_position_embedding"](model)
         table = model.pos_embed.detach()[0].numpy()
-        call = (f"facebookresearch/moco-v3@{commit} vits.py VisionTransformerMoCo."
-                f"build_2d_sincos_position_embedding (patch_embed.grid_size=({h}, {w}), "
-                "embed_dim=16, num_tokens=1)")  # fmt: skip
-        save(out, f"mocov3_{h}x{w}_d16_cls", table, library="torch", call=call, grid_size=[h, w],
-             embed_dim=16)  # fmt: skip
+        call = (
+            f"facebookresearch/moco-v3@{commit} vits.py VisionTransformerMoCo."
+            f"build_2d_sincos_position_embedding (patch_embed.grid_size=({h}, {w}), "
+            "embed_dim=16, num_tokens=1)"
+        )
+        save(
+            out,
+            f"mocov3_{h}x{w}_d16_cls",
+            table,
+            library="torch",
+            call=call,
+            grid_size=[h, w],
+            embed_dim=16,
+        )
 
 
 def _big_vision(out: Path) -> None:
     ns, commit = _functions("big_vision", ["posemb_sincos_2d"], {"jnp": np})
     table = ns["posemb_sincos_2d"](3, 5, 16, dtype=np.float32)[0]
-    call = (f"google-research/big_vision@{commit} big_vision/models/vit.py "
-            "posemb_sincos_2d(3, 5, 16) with NumPy as jax.numpy")  # fmt: skip
+    call = (
+        f"google-research/big_vision@{commit} big_vision/models/vit.py "
+        "posemb_sincos_2d(3, 5, 16) with NumPy as jax.numpy"
+    )
     save(out, "big_vision_3x5_d16", table, library="numpy", call=call, h=3, w=5, width=16)
 
 
@@ -221,13 +293,16 @@ def _t2t(out: Path) -> None:
     shim = types.SimpleNamespace(**{k: getattr(tf, k) for k in dir(tf) if not k.startswith("__")})
     shim.to_float = lambda x: tf.cast(x, tf.float32)
     layers = types.SimpleNamespace(shape_list=lambda x: x.shape.as_list())
-    ns, commit = _functions("t2t", ["add_timing_signal_nd"],
-                            {"tf": shim, "math": math, "common_layers": layers})  # fmt: skip
+    ns, commit = _functions(
+        "t2t", ["add_timing_signal_nd"], {"tf": shim, "math": math, "common_layers": layers}
+    )
     for name, shape in (("t2t_nd_3x5_c16", (3, 5, 16)), ("t2t_nd_2x3x4_c26", (2, 3, 4, 26))):
         table = ns["add_timing_signal_nd"](tf.zeros((1, *shape))).numpy()[0].reshape(-1, shape[-1])
-        call = (f"tensorflow/tensor2tensor@{commit} tensor2tensor/layers/common_attention.py "
-                f"add_timing_signal_nd(tf.zeros((1, {', '.join(map(str, shape))}))) "
-                "under TensorFlow 2 with tf.to_float = tf.cast(x, tf.float32)")  # fmt: skip
+        call = (
+            f"tensorflow/tensor2tensor@{commit} tensor2tensor/layers/common_attention.py "
+            f"add_timing_signal_nd(tf.zeros((1, {', '.join(map(str, shape))}))) "
+            "under TensorFlow 2 with tf.to_float = tf.cast(x, tf.float32)"
+        )
         save(out, name, table, library="tensorflow", call=call, shape=list(shape))
 
 

@@ -20,11 +20,15 @@ sys.modules.setdefault("torchvision", None)  # type: ignore[arg-type]  (see gene
 import torch  # noqa: E402
 from common import save  # noqa: E402
 
-CONVERTER = ("def permute(w, n_heads, dim1=dim, dim2=dim):\n"
-             "    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2)"
-             ".reshape(dim1, dim2)")  # fmt: skip
-SOURCE = ("huggingface/transformers@01cc9cd9d804d368d553c093c4eb0646320545bb src/transformers/"
-          "models/llama/convert_llama_weights_to_hf.py write_model.permute")  # fmt: skip
+CONVERTER = (
+    "def permute(w, n_heads, dim1=dim, dim2=dim):\n"
+    "    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2)"
+    ".reshape(dim1, dim2)"
+)
+SOURCE = (
+    "huggingface/transformers@01cc9cd9d804d368d553c093c4eb0646320545bb src/transformers/"
+    "models/llama/convert_llama_weights_to_hf.py write_model.permute"
+)
 PARAMS = {"dim": 64, "n_heads": 4, "n_kv_heads": 2, "n_layers": 2}
 
 
@@ -50,8 +54,20 @@ def generate(out: Path) -> None:
             "o_proj": meta["wo"],
         }
         for name, weight in meta.items():
-            save(out, f"meta_layers.{layer}.attention.{name}.weight", weight.numpy(),
-                 library="torch", call="torch.randn (seed 22)", **PARAMS)  # fmt: skip
+            save(
+                out,
+                f"meta_layers.{layer}.attention.{name}.weight",
+                weight.numpy(),
+                library="torch",
+                call="torch.randn (seed 22)",
+                **PARAMS,
+            )
         for name, weight in hf.items():
-            save(out, f"hf_model.layers.{layer}.self_attn.{name}.weight", weight.numpy(),
-                 library="torch", call=f"{SOURCE}: {CONVERTER}", **PARAMS)  # fmt: skip
+            save(
+                out,
+                f"hf_model.layers.{layer}.self_attn.{name}.weight",
+                weight.numpy(),
+                library="torch",
+                call=f"{SOURCE}: {CONVERTER}",
+                **PARAMS,
+            )

@@ -22,31 +22,66 @@ from transformers import LlamaConfig, PhiConfig  # noqa: E402
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding  # noqa: E402
 from transformers.models.phi.modeling_phi import PhiRotaryEmbedding  # noqa: E402
 
-LLAMA32 = dict(rope_type="llama3", rope_theta=500000.0, factor=32.0, low_freq_factor=1.0,
-               high_freq_factor=4.0, original_max_position_embeddings=8192)  # fmt: skip
+LLAMA32 = dict(
+    rope_type="llama3",
+    rope_theta=500000.0,
+    factor=32.0,
+    low_freq_factor=1.0,
+    high_freq_factor=4.0,
+    original_max_position_embeddings=8192,
+)
 
 #: name: (module, config, first position, rows).
 CASES: dict[str, tuple[str, dict[str, Any], int, int]] = {
-    "llama_h32_from1000": ("llama", dict(head_dim=32, rope_parameters=dict(
-        rope_type="default", rope_theta=10000.0)), 1000, 2048),
-    "phi_h32_from1000": ("phi", dict(hidden_size=320, num_attention_heads=4,
-        rope_parameters=dict(rope_type="default", rope_theta=10000.0,
-                             partial_rotary_factor=0.4)), 1000, 2048),
-    "llama_h64_from5000": ("llama", dict(head_dim=64, rope_parameters=dict(
-        rope_type="default", rope_theta=10000.0)), 5000, 2048),
-    "llama32_from100000": ("llama", dict(head_dim=64, max_position_embeddings=131072,
-        rope_parameters=LLAMA32), 100000, 4096),
-    "llama_h64_from10000000": ("llama", dict(head_dim=64, rope_parameters=dict(
-        rope_type="default", rope_theta=10000.0)), 10_000_000, 1024),
-}  # fmt: skip
+    "llama_h32_from1000": (
+        "llama",
+        dict(head_dim=32, rope_parameters=dict(rope_type="default", rope_theta=10000.0)),
+        1000,
+        2048,
+    ),
+    "phi_h32_from1000": (
+        "phi",
+        dict(
+            hidden_size=320,
+            num_attention_heads=4,
+            rope_parameters=dict(
+                rope_type="default", rope_theta=10000.0, partial_rotary_factor=0.4
+            ),
+        ),
+        1000,
+        2048,
+    ),
+    "llama_h64_from5000": (
+        "llama",
+        dict(head_dim=64, rope_parameters=dict(rope_type="default", rope_theta=10000.0)),
+        5000,
+        2048,
+    ),
+    "llama32_from100000": (
+        "llama",
+        dict(head_dim=64, max_position_embeddings=131072, rope_parameters=LLAMA32),
+        100000,
+        4096,
+    ),
+    "llama_h64_from10000000": (
+        "llama",
+        dict(head_dim=64, rope_parameters=dict(rope_type="default", rope_theta=10000.0)),
+        10_000_000,
+        1024,
+    ),
+}
 
 
 def _module(kind: str, spec: dict[str, Any]) -> torch.nn.Module:
     if kind == "phi":
         return PhiRotaryEmbedding(PhiConfig(**spec))
     heads = 4
-    config = LlamaConfig(hidden_size=spec["head_dim"] * heads, num_attention_heads=heads,
-                         num_key_value_heads=heads, **spec)  # fmt: skip
+    config = LlamaConfig(
+        hidden_size=spec["head_dim"] * heads,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,
+        **spec,
+    )
     return LlamaRotaryEmbedding(config)
 
 
@@ -67,6 +102,15 @@ def generate(out: Path) -> None:
             f"{start + rows})[None]); first half of the columns (the halves are equal)"
         )
         for part, table in (("cos", cos), ("sin", sin)):
-            save(out, f"{name}_{part}", table[:, :half].numpy(), library="transformers",
-                 call=call, config=spec, start=start, rows=rows, rotary_dim=2 * half,
-                 attention_scaling=float(module.attention_scaling))  # fmt: skip
+            save(
+                out,
+                f"{name}_{part}",
+                table[:, :half].numpy(),
+                library="transformers",
+                call=call,
+                config=spec,
+                start=start,
+                rows=rows,
+                rotary_dim=2 * half,
+                attention_scaling=float(module.attention_scaling),
+            )

@@ -230,37 +230,94 @@ def random_fourier(out: Path) -> None:
         # the module under the name it has in the model (UNet2DModel, SongUNet, …)
         state = {f"{prefix}.{k}": v.contiguous() for k, v in module.state_dict().items()}
         save_file(state, str(out / f"rff_{name}.safetensors"))
-        save(out, f"rff_{name}", _np(module(inp)), library="torch", call=call,
-             checkpoint=f"rff_{name}.safetensors", values=inp.tolist(), **params)  # fmt: skip
+        save(
+            out,
+            f"rff_{name}",
+            _np(module(inp)),
+            library="torch",
+            call=call,
+            checkpoint=f"rff_{name}.safetensors",
+            values=inp.tolist(),
+            **params,
+        )
 
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     diffusers_gauss = GaussianFourierProjection(embedding_size=8, scale=16)
-    emit("diffusers_gaussian", diffusers_gauss, sigma,
-         "diffusers GaussianFourierProjection(8, scale=16)(sigma) (log=True)", "time_proj",
-         family="gaussian", log=True, cos_first=False)  # fmt: skip
+    emit(
+        "diffusers_gaussian",
+        diffusers_gauss,
+        sigma,
+        "diffusers GaussianFourierProjection(8, scale=16)(sigma) (log=True)",
+        "time_proj",
+        family="gaussian",
+        log=True,
+        cos_first=False,
+    )
     torch.manual_seed(1)
     flipped = GaussianFourierProjection(8, scale=1.0, log=False, flip_sin_to_cos=True)
-    emit("diffusers_gaussian_flip", flipped, x,
-         "diffusers GaussianFourierProjection(8, log=False, flip_sin_to_cos=True)(x)",
-         "time_proj", family="gaussian", log=False, cos_first=True)  # fmt: skip
+    emit(
+        "diffusers_gaussian_flip",
+        flipped,
+        x,
+        "diffusers GaussianFourierProjection(8, log=False, flip_sin_to_cos=True)(x)",
+        "time_proj",
+        family="gaussian",
+        log=False,
+        cos_first=True,
+    )
     for repo, path, name, args, family, cos_first, prefix in (
-        ("NVlabs+edm2", "training/networks_edm2.py", "MPFourier", (8,), "mp-fourier", False,
-         "unet.emb_fourier"),
-        ("NVlabs+edm", "training/networks.py", "FourierEmbedding", (16,), "gaussian", True,
-         "model.map_noise"),
-        ("yang-song+score_sde_pytorch", "models/layerspp.py", "GaussianFourierProjection",
-         (8,), "gaussian", False, "module.all_modules.0"),
-        ("crowsonkb+k-diffusion", "k_diffusion/layers.py", "FourierFeatures", (1, 8),
-         "fourier-features", False, "inner_model.timestep_embed"),
-    ):  # fmt: skip
+        (
+            "NVlabs+edm2",
+            "training/networks_edm2.py",
+            "MPFourier",
+            (8,),
+            "mp-fourier",
+            False,
+            "unet.emb_fourier",
+        ),
+        (
+            "NVlabs+edm",
+            "training/networks.py",
+            "FourierEmbedding",
+            (16,),
+            "gaussian",
+            True,
+            "model.map_noise",
+        ),
+        (
+            "yang-song+score_sde_pytorch",
+            "models/layerspp.py",
+            "GaussianFourierProjection",
+            (8,),
+            "gaussian",
+            False,
+            "module.all_modules.0",
+        ),
+        (
+            "crowsonkb+k-diffusion",
+            "k_diffusion/layers.py",
+            "FourierFeatures",
+            (1, 8),
+            "fourier-features",
+            False,
+            "inner_model.timestep_embed",
+        ),
+    ):
         found, commit = _from_repo(repo, path, name, dict(env))
         torch.manual_seed(2)
         module = found(*args)
         inp = x[:, None] if family == "fourier-features" else x
-        emit(name.lower() + "_" + repo.split("+")[0].lower(), module, inp,
-             f"{repo.replace('+', '/')}@{commit[:8]} {path}: {name}{args}(x)", prefix,
-             family=family, log=False, cos_first=cos_first)  # fmt: skip
+        emit(
+            name.lower() + "_" + repo.split("+")[0].lower(),
+            module,
+            inp,
+            f"{repo.replace('+', '/')}@{commit[:8]} {path}: {name}{args}(x)",
+            prefix,
+            family=family,
+            log=False,
+            cos_first=cos_first,
+        )
 
 
 def generate(out: Path) -> None:

@@ -40,30 +40,83 @@ ROOT = Path(__file__).resolve().parents[2]
 #: (area, module globs, test-file globs), relative to the repository root. A module belongs
 #: to the first area whose globs find it; its mutants run that area's test files only.
 AREAS: list[tuple[str, list[str], list[str]]] = [
-    ("rope identify", ["pecli/analysis/**/rope*identify*.py", "pecli/analysis/rope/inv_freq.py"],
-     ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_cli_rope.py"]),
-    ("grid identify", ["pecli/analysis/**/grid*identify*.py", "pecli/analysis/grid*/*identify*.py"],
-     ["tests/test_pinned_behaviours.py", "tests/test_cli_grid.py", "tests/test_grids.py",
-      "tests/test_grid_identify.py"]),
-    ("multi-axis rope", ["pecli/core/rope/multiaxis/**/*.py"],
-     ["tests/test_multiaxis*.py", "tests/test_mrope*.py", "tests/test_cli_multiaxis*.py",
-      "tests/test_identify_axes*.py"]),
-    ("rope", ["pecli/core/rope/**/*.py"],
-     ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_rope_*.py",
-      "tests/test_cli_rope*.py", "tests/test_block_reuse.py"]),
-    ("grids", ["pecli/core/grids/**/*.py"],
-     ["tests/test_pinned_behaviours.py", "tests/test_grids.py", "tests/test_cli_grid.py",
-      "tests/test_block_reuse.py", "tests/test_grids_cogvideox.py", "tests/test_grid_identify.py"]),
-    ("identify", ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
-     ["tests/test_identify_readings.py", "tests/test_identify_limits.py",
-      "tests/test_identify_fixtures.py", "tests/test_identify.py", "tests/test_identify_windows.py",
-      "tests/test_identify_quick.py", "tests/test_pinned_behaviours.py"]),
-    ("checkpoints", ["pecli/io/**/checkpoints.py", "pecli/io/**/tensors.py"],
-     ["tests/test_pinned_behaviours.py", "tests/test_checkpoints.py"]),
-    ("dtypes", ["pecli/core/**/dtypes.py"],
-     ["tests/test_dtypes.py", "tests/test_half_precision.py", "tests/test_precision.py",
-      "tests/test_checkpoints.py"]),
-]  # fmt: skip
+    (
+        "rope identify",
+        ["pecli/analysis/**/rope*identify*.py", "pecli/analysis/rope/inv_freq.py"],
+        ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_cli_rope.py"],
+    ),
+    (
+        "grid identify",
+        ["pecli/analysis/**/grid*identify*.py", "pecli/analysis/grid*/*identify*.py"],
+        [
+            "tests/test_pinned_behaviours.py",
+            "tests/test_cli_grid.py",
+            "tests/test_grids.py",
+            "tests/test_grid_identify.py",
+        ],
+    ),
+    (
+        "multi-axis rope",
+        ["pecli/core/rope/multiaxis/**/*.py"],
+        [
+            "tests/test_multiaxis*.py",
+            "tests/test_mrope*.py",
+            "tests/test_cli_multiaxis*.py",
+            "tests/test_identify_axes*.py",
+        ],
+    ),
+    (
+        "rope",
+        ["pecli/core/rope/**/*.py"],
+        [
+            "tests/test_pinned_behaviours.py",
+            "tests/test_rope.py",
+            "tests/test_rope_*.py",
+            "tests/test_cli_rope*.py",
+            "tests/test_block_reuse.py",
+        ],
+    ),
+    (
+        "grids",
+        ["pecli/core/grids/**/*.py"],
+        [
+            "tests/test_pinned_behaviours.py",
+            "tests/test_grids.py",
+            "tests/test_cli_grid.py",
+            "tests/test_block_reuse.py",
+            "tests/test_grids_cogvideox.py",
+            "tests/test_grid_identify.py",
+        ],
+    ),
+    (
+        "identify",
+        ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
+        [
+            "tests/test_identify_readings.py",
+            "tests/test_identify_limits.py",
+            "tests/test_identify_fixtures.py",
+            "tests/test_identify.py",
+            "tests/test_identify_windows.py",
+            "tests/test_identify_quick.py",
+            "tests/test_pinned_behaviours.py",
+        ],
+    ),
+    (
+        "checkpoints",
+        ["pecli/io/**/checkpoints.py", "pecli/io/**/tensors.py"],
+        ["tests/test_pinned_behaviours.py", "tests/test_checkpoints.py"],
+    ),
+    (
+        "dtypes",
+        ["pecli/core/**/dtypes.py"],
+        [
+            "tests/test_dtypes.py",
+            "tests/test_half_precision.py",
+            "tests/test_precision.py",
+            "tests/test_checkpoints.py",
+        ],
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -100,10 +153,30 @@ def copy_tree(target: Path) -> None:
 
 def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]:
     """``pytest -x`` on ``tests`` in ``tree``: (``passed``/``failed``/``timeout``, seconds)."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
-           "OMP_NUM_THREADS": "1", "PYTHONPATH": str(tree)}  # fmt: skip
-    command = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q", "--no-header",
-               "-p", "no:cacheprovider", "-o", "addopts=", "--doctest-modules", *tests]  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": str(tree),
+    }
+    command = [
+        "nice",
+        "-n",
+        "10",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-x",
+        "-q",
+        "--no-header",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "--doctest-modules",
+        *tests,
+    ]
     start = time.monotonic()
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     with subprocess.Popen(command, cwd=tree, env=env, start_new_session=True, **quiet) as process:
@@ -125,8 +198,11 @@ def sample(all_areas: list[Area], size: int, seed: int) -> list[tuple[Area, Muta
             source = (ROOT / module).read_text(encoding="utf-8")
             pool.extend((area, m) for m in mutants(module, source))
     chosen = random.Random(seed).sample(pool, min(size, len(pool)))
-    print(f"mutants: {len(pool)} in {sum(len(a.modules) for a in all_areas)} modules; "
-          f"sampled {len(chosen)} (seed {seed})", flush=True)  # fmt: skip
+    print(
+        f"mutants: {len(pool)} in {sum(len(a.modules) for a in all_areas)} modules; "
+        f"sampled {len(chosen)} (seed {seed})",
+        flush=True,
+    )
     return sorted(chosen, key=lambda am: (am[0].name, am[1].path, am[1].index))
 
 
@@ -155,10 +231,19 @@ def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> li
             path.write_text(original, encoding="utf-8")
         verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "survived"}
         result = verdict.get(status, status)
-        results.append({"mutant": mutant.ident, "index": mutant.index, "area": area.name,
-                        "result": result, "seconds": round(seconds, 1)})  # fmt: skip
-        print(f"{len(results):4d} {results[-1]['result']:17s} {seconds:5.1f} s  {mutant.ident}",
-              flush=True)  # fmt: skip
+        results.append(
+            {
+                "mutant": mutant.ident,
+                "index": mutant.index,
+                "area": area.name,
+                "result": result,
+                "seconds": round(seconds, 1),
+            }
+        )
+        print(
+            f"{len(results):4d} {results[-1]['result']:17s} {seconds:5.1f} s  {mutant.ident}",
+            flush=True,
+        )
     return results
 
 

@@ -26,12 +26,31 @@ def measure(area: Area, folder: Path) -> dict:
     """The JSON report of ``coverage`` for ``area``'s modules after running its tests."""
     data, report = folder / f"{area.name}.coverage", folder / f"{area.name}.json"
     env = {**os.environ, "COVERAGE_FILE": str(data), "OPENBLAS_NUM_THREADS": "1"}
-    run = [sys.executable, "-m", "coverage", "run", "--branch",
-           f"--include={','.join(area.modules)}", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-           "-o", "addopts=", "--doctest-modules", *area.tests, *area.modules]  # fmt: skip
+    run = [
+        sys.executable,
+        "-m",
+        "coverage",
+        "run",
+        "--branch",
+        f"--include={','.join(area.modules)}",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "--doctest-modules",
+        *area.tests,
+        *area.modules,
+    ]
     subprocess.run(run, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "coverage", "json", "-q", "-o", str(report)],
-                   cwd=ROOT, env=env, check=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "coverage", "json", "-q", "-o", str(report)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     return json.loads(report.read_text(encoding="utf-8"))
 
 
@@ -68,8 +87,10 @@ def main(argv: list[str] | None = None) -> None:
             if args.area in area.name:
                 report = measure(area, Path(folder))
                 total = report["totals"]
-                print(f"{area.name}: {total['percent_covered_display']} % of lines and branches",
-                      flush=True)  # fmt: skip
+                print(
+                    f"{area.name}: {total['percent_covered_display']} % of lines and branches",
+                    flush=True,
+                )
                 print("\n".join(lines(report)), flush=True)
 
 

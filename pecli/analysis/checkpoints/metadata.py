@@ -23,14 +23,31 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...core.conventions import Convention
 
 __all__ = [
-    "METADATA_FIELDS", "check_metadata", "describes", "rebuild_command", "table_metadata",
-]  # fmt: skip
+    "METADATA_FIELDS",
+    "check_metadata",
+    "describes",
+    "rebuild_command",
+    "table_metadata",
+]
 
 #: The fields pecli writes, in order.
 METADATA_FIELDS = (
-    "pecli_version", "key", "convention", "d", "n", "base", "start", "schedule", "layout",
-    "padding_idx", "odd_d", "angle_scale", "full_turns", "amplitude", "dtype",
-)  # fmt: skip
+    "pecli_version",
+    "key",
+    "convention",
+    "d",
+    "n",
+    "base",
+    "start",
+    "schedule",
+    "layout",
+    "padding_idx",
+    "odd_d",
+    "angle_scale",
+    "full_turns",
+    "amplitude",
+    "dtype",
+)
 
 
 def table_metadata(
@@ -50,14 +67,22 @@ def table_metadata(
     knobs = convention.table_kwargs()
     padding = knobs["padding_idx"]
     values = {
-        "pecli_version": version, "key": key, "convention": convention.name, "d": str(d),
-        "n": str(n), "base": repr(float(base)), "start": str(knobs["start"]),
-        "schedule": str(knobs["schedule"]), "layout": knobs["layout"],
+        "pecli_version": version,
+        "key": key,
+        "convention": convention.name,
+        "d": str(d),
+        "n": str(n),
+        "base": repr(float(base)),
+        "start": str(knobs["start"]),
+        "schedule": str(knobs["schedule"]),
+        "layout": knobs["layout"],
         "padding_idx": "" if padding is None else str(padding),
-        "odd_d": knobs["odd_d"], "angle_scale": repr(float(knobs["angle_scale"])),
+        "odd_d": knobs["odd_d"],
+        "angle_scale": repr(float(knobs["angle_scale"])),
         "full_turns": "true" if knobs["full_turns"] else "false",
-        "amplitude": _number_or_name(knobs["amplitude"]), "dtype": dtype,
-    }  # fmt: skip
+        "amplitude": _number_or_name(knobs["amplitude"]),
+        "dtype": dtype,
+    }
     return {name: values[name] for name in METADATA_FIELDS}
 
 
@@ -152,14 +177,20 @@ def rebuild_command(metadata: dict[str, str]) -> str:
     """
     knobs = _knobs(metadata)
     name = metadata["convention"]
-    parts = ["pecli compute", f"--convention {name}" if name in PRESETS else "",
-             f"--d {knobs['d']} --n {knobs['n']} --base {number_text(knobs['base'])}",
-             f"--start {number_text(knobs['start'])}"]  # fmt: skip
+    parts = [
+        "pecli compute",
+        f"--convention {name}" if name in PRESETS else "",
+        f"--d {knobs['d']} --n {knobs['n']} --base {number_text(knobs['base'])}",
+        f"--start {number_text(knobs['start'])}",
+    ]
     if name not in PRESETS or name == "diffusers":
-        parts += [f"--schedule {knobs['schedule']} --layout {knobs['layout']}",
-                  f"--odd-d {knobs['odd_d']}", f"--angle-scale {number_text(knobs['angle_scale'])}",
-                  "--full-turns" if knobs["full_turns"] else "",
-                  f"--amplitude {metadata['amplitude']}"]  # fmt: skip
+        parts += [
+            f"--schedule {knobs['schedule']} --layout {knobs['layout']}",
+            f"--odd-d {knobs['odd_d']}",
+            f"--angle-scale {number_text(knobs['angle_scale'])}",
+            "--full-turns" if knobs["full_turns"] else "",
+            f"--amplitude {metadata['amplitude']}",
+        ]
         if knobs["padding_idx"] is not None:
             parts.append(f"--padding-idx {knobs['padding_idx']}")
     parts.append(f"--dtype {metadata['dtype']} -o pe.safetensors --key {metadata['key']}")

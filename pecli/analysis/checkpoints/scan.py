@@ -187,8 +187,9 @@ def _judge(
     assert shape is not None
     own = describes(metadata, tensor.key)  # pecli's table: checked against its metadata anyway
     try:
-        first_rows, residual, table = _screen(_view(part, tensor.key, finding.shape), shape,
-                                              lambda: load(tensor.key), own=own)  # fmt: skip
+        first_rows, residual, table = _screen(
+            _view(part, tensor.key, finding.shape), shape, lambda: load(tensor.key), own=own
+        )
     except ValueError as error:  # an .npz member whose data ends before its declared shape
         finding.verdict, finding.reason = "unreadable", _unreadable(error)
         return finding

@@ -69,8 +69,12 @@ def _shapes(tokens: int, axes: int) -> list[tuple[int, ...]]:
         return [(h, tokens // h) for h in range(2, tokens // 2 + 1) if tokens % h == 0]
     if tokens > 10**6:
         return []
-    return [(a, *rest) for a in range(2, tokens // 4 + 1) if tokens % a == 0
-            for rest in _shapes(tokens // a, 2)]  # fmt: skip
+    return [
+        (a, *rest)
+        for a in range(2, tokens // 4 + 1)
+        if tokens % a == 0
+        for rest in _shapes(tokens // a, 2)
+    ]
 
 
 def order_words(order: tuple[int, ...]) -> str:
@@ -124,15 +128,21 @@ def _candidates(values: np.ndarray, d: int, sample: np.ndarray, tol: float) -> l
             for order in itertools.permutations(range(axes)):
                 if not _plausible(values, preset.name, axes, order, tol):
                     continue
-                found += [_reading(values, d, sample, preset.name, shape, order)
-                          for shape in _shapes(len(values), axes)]  # fmt: skip
+                found += [
+                    _reading(values, d, sample, preset.name, shape, order)
+                    for shape in _shapes(len(values), axes)
+                ]
     return found
 
 
 def _reading(
-    values: np.ndarray, d: int, sample: np.ndarray, preset: str, shape: tuple[int, ...],
+    values: np.ndarray,
+    d: int,
+    sample: np.ndarray,
+    preset: str,
+    shape: tuple[int, ...],
     order: tuple[int, ...],
-) -> GridReading:  # fmt: skip
+) -> GridReading:
     """One candidate reading and its largest error on the sample rows."""
     reading = GridReading(preset, shape, order, order_words(order), 0)
     if preset == "mae":  # every side is >= 2

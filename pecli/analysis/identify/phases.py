@@ -208,9 +208,12 @@ def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np
 
 
 def verify(
-    starts: np.ndarray, views: tuple[np.ndarray, np.ndarray], rows: np.ndarray,
-    omega: np.ndarray, storage: str,
-) -> np.ndarray:  # fmt: skip
+    starts: np.ndarray,
+    views: tuple[np.ndarray, np.ndarray],
+    rows: np.ndarray,
+    omega: np.ndarray,
+    storage: str,
+) -> np.ndarray:
     """Mean-square difference, per pair, between the window and its rebuild from each start.
 
     ``views`` are the sine and cosine columns ``(m, h)`` of the rows ``rows`` (0-based rows of

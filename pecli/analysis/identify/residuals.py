@@ -39,19 +39,32 @@ MAX_ALLOWED = 0.1
 
 
 def rebuild(
-    fit: Fit, shape: tuple[int, int], zeros: Zeros, *, dtype: str = "float64", rows: int = 4096,
+    fit: Fit,
+    shape: tuple[int, int],
+    zeros: Zeros,
+    *,
+    dtype: str = "float64",
+    rows: int = 4096,
     reuse: int = 0,
-) -> Iterator[np.ndarray]:  # fmt: skip
+) -> Iterator[np.ndarray]:
     """The table of ``fit`` (padding rows zeroed) in blocks of at most ``rows`` rows.
 
     ``reuse``: as :func:`pecli.core.encoding.table_blocks` (1: each block overwrites the last).
     """
     n, d = shape
     blocks = table_blocks(
-        d=d, n=n, start=fit.start, base=fit.base, dtype=dtype, schedule=fit.schedule,
-        layout=fit.layout, odd_d=fit.odd_d if d % 2 else None, amplitude=fit.amplitude,
-        rows=rows, reuse=reuse,
-    )  # fmt: skip
+        d=d,
+        n=n,
+        start=fit.start,
+        base=fit.base,
+        dtype=dtype,
+        schedule=fit.schedule,
+        layout=fit.layout,
+        odd_d=fit.odd_d if d % 2 else None,
+        amplitude=fit.amplitude,
+        rows=rows,
+        reuse=reuse,
+    )
     row = 0
     padding = np.asarray(zeros.padding, dtype=np.int64)
     for block in blocks:

@@ -156,8 +156,7 @@ def _kinds(a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading, rb: Reading) -
             "inv_freq": "a vector (inv_freq, or frequency factors)",
             "cache": "a cos/sin cache",
         }
-        return (f"not the same kind of table: A is {names[ra['kind']]}, "
-                f"B {names[rb['kind']]}")  # fmt: skip
+        return f"not the same kind of table: A is {names[ra['kind']]}, B {names[rb['kind']]}"
     return None
 
 

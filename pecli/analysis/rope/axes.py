@@ -99,8 +99,9 @@ def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list
         if longest is None or high - low > longest[2]:
             longest = (where[low], where[high], high - low)
         if unit is None:
-            unit = next(((where[c], where[c + 1], 1.0) for c in sorted(where) if c + 1 in where),
-                        None)  # fmt: skip
+            unit = next(
+                ((where[c], where[c + 1], 1.0) for c in sorted(where) if c + 1 in where), None
+            )
     return [step for step in (unit, longest) if step is not None and step[2] > 0]
 
 

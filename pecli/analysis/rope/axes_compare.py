@@ -52,8 +52,10 @@ def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
     if not wrong:
         return []
     first, here = wrong[0], plan.axes[reading.axis[wrong[0]]]
-    return [f"(b/d) the channel → axis map: {len(wrong)} pairs differ, the first pair {first} "
-            f"turned by {here} here, by {plan.axes[plan.axis[first]]} in the preset"]  # fmt: skip
+    return [
+        f"(b/d) the channel → axis map: {len(wrong)} pairs differ, the first pair {first} "
+        f"turned by {here} here, by {plan.axes[plan.axis[first]]} in the preset"
+    ]
 
 
 def _theta_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:

@@ -33,15 +33,32 @@ SIN_ALONE = 1e-5
 
 #: The metadata fields of a cache written by pecli, in order.
 CACHE_FIELDS = (
-    "pecli_version", "kind", "rope_type", "theta", "head_dim", "rotary_dim", "layout", "start",
-    "n", "attention_factor", "dtype", "arithmetic", "rope_parameters",
-)  # fmt: skip
+    "pecli_version",
+    "kind",
+    "rope_type",
+    "theta",
+    "head_dim",
+    "rotary_dim",
+    "layout",
+    "start",
+    "n",
+    "attention_factor",
+    "dtype",
+    "arithmetic",
+    "rope_parameters",
+)
 
 
 def cache_metadata(
-    freqs: RopeFrequencies, *, n: int, start: int, layout: str, dtype: str, version: str,
+    freqs: RopeFrequencies,
+    *,
+    n: int,
+    start: int,
+    layout: str,
+    dtype: str,
+    version: str,
     arithmetic: str = "exact",
-) -> dict[str, str]:  # fmt: skip
+) -> dict[str, str]:
     """The string metadata of a cos/sin cache (safetensors holds strings only).
 
     ``rope_parameters`` is the JSON of every field of the spec that was given, so the cache
@@ -60,13 +77,20 @@ def cache_metadata(
     spec = freqs.spec
     given = {k: list(v) if isinstance(v, tuple) else v for k, v in spec.given().items()}
     values = {
-        "pecli_version": version, "kind": "rope_cache", "rope_type": spec.rope_type,
-        "theta": repr(float(spec.theta)), "head_dim": str(spec.head_dim),
-        "rotary_dim": str(spec.rotary_dim), "layout": layout, "start": str(start), "n": str(n),
-        "attention_factor": repr(float(freqs.attention_factor)), "dtype": dtype,
+        "pecli_version": version,
+        "kind": "rope_cache",
+        "rope_type": spec.rope_type,
+        "theta": repr(float(spec.theta)),
+        "head_dim": str(spec.head_dim),
+        "rotary_dim": str(spec.rotary_dim),
+        "layout": layout,
+        "start": str(start),
+        "n": str(n),
+        "attention_factor": repr(float(freqs.attention_factor)),
+        "dtype": dtype,
         "arithmetic": arithmetic,
         "rope_parameters": json.dumps(given, sort_keys=True),
-    }  # fmt: skip
+    }
     return {name: values[name] for name in CACHE_FIELDS}
 
 
@@ -196,8 +220,7 @@ def _check(
     rows = ladder(n, first=min(n, CONSECUTIVE))
     tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
     if n < 3 or next(iter(shapes))[1] % 2 or not all(np.isfinite(t).all() for t in tables.values()):
-        rule = (f"{_WHAT} (at least 3 rows of finite numbers and an even number of "
-                "columns)")  # fmt: skip
+        rule = f"{_WHAT} (at least 3 rows of finite numbers and an even number of columns)"
         shapes_got = ", ".join(f"{k}: {' × '.join(map(str, t.shape))}" for k, t in given.items())
         raise ParameterError("file", rule, shapes_got)
     if positions is None:
@@ -239,9 +262,14 @@ def _starts_at_zero(pairs: dict[str, np.ndarray], positions: np.ndarray) -> bool
 
 
 def _conclude(
-    layout: str, start: int | None, scale: float, storage: str, omega: np.ndarray,
-    err: np.ndarray, findings: list[str],
-) -> CacheGuess:  # fmt: skip
+    layout: str,
+    start: int | None,
+    scale: float,
+    storage: str,
+    omega: np.ndarray,
+    err: np.ndarray,
+    findings: list[str],
+) -> CacheGuess:
     """Read the measured frequencies as an ``inv_freq`` vector when every pair is determined."""
     with np.errstate(divide="ignore", invalid="ignore"):
         u = np.where(omega > 0, err / omega, 0.0)
@@ -250,24 +278,30 @@ def _conclude(
     if start is None:
         findings.append("the first position is not determined (rows not consecutive?)")
     if undetermined.size:
-        findings.append(f"pairs {undetermined[0]} … {u.size - 1} are not determined by these "
-                        "positions: a longer cache (more positions) pins them")  # fmt: skip
+        findings.append(
+            f"pairs {undetermined[0]} … {u.size - 1} are not determined by these "
+            "positions: a longer cache (more positions) pins them"
+        )
         theta = _leading_theta(omega[: undetermined[0]], 2 * u.size, tol[: undetermined[0]])
-        return CacheGuess(layout, start, scale, storage, 2 * u.size, theta, omega, u, None,
-                          findings)  # fmt: skip
+        return CacheGuess(
+            layout, start, scale, storage, 2 * u.size, theta, omega, u, None, findings
+        )
     if u.size < 3:  # identify_inv_freq needs 3 pairs to fit θ and tell the type
         findings.append(f"{u.size} pairs: too few to fit θ and tell the rope type (3 needed)")
-        return CacheGuess(layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None,
-                          findings)  # fmt: skip
+        return CacheGuess(
+            layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None, findings
+        )
     if not omega[0] > 0:  # identify_inv_freq would blame the "inv_freq vector"
         findings.append("pair 0 does not rotate: no RoPE frequencies to read")
-        return CacheGuess(layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None,
-                          findings)  # fmt: skip
+        return CacheGuess(
+            layout, start, scale, storage, 2 * u.size, math.nan, omega, u, None, findings
+        )
     rope = identify_inv_freq(omega, tolerance=tol)
     if abs(scale - 1) > 8 * unit_roundoff(storage) and rope.rope_type not in ("yarn", "unknown"):
         findings.append(f"attention factor {scale:.6g} with rope type {rope.rope_type}")
-    return CacheGuess(layout, start, scale, storage, 2 * u.size, rope.theta, omega, u, rope,
-                      findings)  # fmt: skip
+    return CacheGuess(
+        layout, start, scale, storage, 2 * u.size, rope.theta, omega, u, rope, findings
+    )
 
 
 def _leading_theta(omega: np.ndarray, dim: int, tol: np.ndarray) -> float:

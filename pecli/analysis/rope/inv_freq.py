@@ -22,8 +22,12 @@ from ...core.errors import ParameterError
 __all__ = ["RopeGuess", "fit_theta", "identify_inv_freq"]
 
 #: Relative tolerance per storage dtype: transformers' float32 pow loses ~15 ulps.
-_TOLERANCE = {"float64": 1e-9, "float32": 4e-6, "float16": 4 * unit_roundoff("float16"),
-              "bfloat16": 4 * unit_roundoff("bfloat16")}  # fmt: skip
+_TOLERANCE = {
+    "float64": 1e-9,
+    "float32": 4e-6,
+    "float16": 4 * unit_roundoff("float16"),
+    "bfloat16": 4 * unit_roundoff("bfloat16"),
+}
 
 
 @dataclass(frozen=True)
@@ -103,16 +107,26 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
 def _no_theta(theta: float, run: int) -> str:
     """Why no θ > 1 fits: ratios that vary at once, or frequencies that rise (θ < 1)."""
     if run < 3:
-        return ("the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
-                "(longrope?) that θ cannot be separated from")  # fmt: skip
-    return (f"the frequencies increase with the pair index (θ = {theta:.6g} < 1): not an "
-            "inv_freq vector, whose ω_i = θ^(-2i/dim) fall")  # fmt: skip
+        return (
+            "the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
+            "(longrope?) that θ cannot be separated from"
+        )
+    return (
+        f"the frequencies increase with the pair index (θ = {theta:.6g} < 1): not an "
+        "inv_freq vector, whose ω_i = θ^(-2i/dim) fall"
+    )
 
 
 def _uniform(
-    w: np.ndarray, theta: float, scale: float, storage: str, tol: np.ndarray,
-    findings: list[str], *, measured: bool,
-) -> RopeGuess:  # fmt: skip
+    w: np.ndarray,
+    theta: float,
+    scale: float,
+    storage: str,
+    tol: np.ndarray,
+    findings: list[str],
+    *,
+    measured: bool,
+) -> RopeGuess:
     """Every pair scaled alike: ``default`` (no scaling) or ``linear`` (one factor)."""
     dim = 2 * w.size
     if abs(scale - 1) >= tol[0]:
@@ -206,9 +220,14 @@ def _first_is_one(w: np.ndarray, findings: list[str]) -> None:
 
 
 def _ramp(
-    q: np.ndarray, base: np.ndarray, theta: float, dim: int, storage: str, tol: np.ndarray,
+    q: np.ndarray,
+    base: np.ndarray,
+    theta: float,
+    dim: int,
+    storage: str,
+    tol: np.ndarray,
     findings: list[str],
-) -> RopeGuess:  # fmt: skip
+) -> RopeGuess:
     """Types that keep the fast pairs and divide the slow ones by f, with a transition."""
     f = 1 / q[-1]
     kept, divided = np.abs(q - 1) < tol, np.abs(q * f - 1) < tol
@@ -216,8 +235,12 @@ def _ramp(
         findings.append("per-pair factors (longrope?): " + ", ".join(f"{1 / x:.6g}" for x in q))
         return RopeGuess("unknown", theta, dim, storage, {}, findings)
     idx = np.flatnonzero(~(kept | divided))
-    params = {"factor": _snap(f), "unchanged": int(kept.sum()), "smoothed": int(idx.size),
-              "interpolated": int(divided.sum())}  # fmt: skip
+    params = {
+        "factor": _snap(f),
+        "unchanged": int(kept.sum()),
+        "smoothed": int(idx.size),
+        "interpolated": int(divided.sum()),
+    }
     if idx.size < 2:
         findings.append("too few smoothed pairs to tell yarn from llama3")
         return RopeGuess("unknown", theta, dim, storage, params, findings)
@@ -244,13 +267,17 @@ def _transition(
     whole = low == int(low) and high == int(high)
     length, high_freq = _llama3_reading(llama[0])
     if idx.size == 2 and not whole:
-        findings.append(f"two smoothed pairs fit yarn (ramp {low:.6g} … {high:.6g}, truncate "
-                        f"false) and llama3 (L = {length:.6g}, high_freq_factor {high_freq:.6g}) "
-                        "alike: the type is not determined")  # fmt: skip
+        findings.append(
+            f"two smoothed pairs fit yarn (ramp {low:.6g} … {high:.6g}, truncate "
+            f"false) and llama3 (L = {length:.6g}, high_freq_factor {high_freq:.6g}) "
+            "alike: the type is not determined"
+        )
         return "unknown", {}
     if err_yarn <= err_llama:
-        findings.append(f"ramp bounds {'are' if whole else 'are not'} integers: truncate "
-                        f"{'true (the default)' if whole else 'false'}")  # fmt: skip
+        findings.append(
+            f"ramp bounds {'are' if whole else 'are not'} integers: truncate "
+            f"{'true (the default)' if whole else 'false'}"
+        )
         return "yarn", {"ramp_low": low, "ramp_high": high}
     findings.append("llama3: L and high_freq_factor assume low_freq_factor = 1")
     return "llama3", {"original_max_position_embeddings": length, "high_freq_factor": high_freq}

@@ -24,10 +24,15 @@ ETA = 2.0**-23
 
 
 def refine(
-    positions: np.ndarray, candidates: np.ndarray, errors: np.ndarray,
-    omega: np.ndarray | None = None, err: np.ndarray | None = None, *, eta: float = ETA,
+    positions: np.ndarray,
+    candidates: np.ndarray,
+    errors: np.ndarray,
+    omega: np.ndarray | None = None,
+    err: np.ndarray | None = None,
+    *,
+    eta: float = ETA,
     offset: float = 0.0,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray]:
     """``ω_i`` and its absolute error from phases at ``positions`` (> 0, increasing).
 
     With ``offset`` > 0 the phases are relative, ``φ(s + k) − φ(s)`` at offsets ``k`` from a
@@ -119,9 +124,12 @@ def ladder(n: int, first: int = 16, growth: float = 1.25) -> np.ndarray:
 
 
 def _absolute(
-    z: np.ndarray, positions: np.ndarray, eps: float,
-    omega: np.ndarray | None = None, err: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    z: np.ndarray,
+    positions: np.ndarray,
+    eps: float,
+    omega: np.ndarray | None = None,
+    err: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     rows = positions > 0
     phases = np.angle(z[rows])[:, None]
     return refine(positions[rows], phases, np.full(phases.shape, eps), omega, err)

@@ -55,9 +55,12 @@ class PhaseError:
 
 
 def rope_phase_errors(
-    freqs: RopeFrequencies, n: int, *, start: int = 0,
+    freqs: RopeFrequencies,
+    n: int,
+    *,
+    start: int = 0,
     scenarios: tuple[str, ...] = (*SCENARIOS, *STORAGE),
-) -> list[PhaseError]:  # fmt: skip
+) -> list[PhaseError]:
     """Phase and cos errors of each scenario for every decade of positions ``start … start+n−1``.
 
     Parameters

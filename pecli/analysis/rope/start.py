@@ -141,18 +141,26 @@ def _spec(guess: RopeGuess) -> RopeSpec:
         fields |= {"rope_type": "linear", "factor": p["factor"]}
     elif guess.rope_type == "llama3":
         length = int(p["original_max_position_embeddings"])
-        fields |= {"rope_type": "llama3", "factor": p["factor"], "low_freq_factor": 1.0,
-                   "high_freq_factor": p["high_freq_factor"],
-                   "original_max_position_embeddings": length}  # fmt: skip
+        fields |= {
+            "rope_type": "llama3",
+            "factor": p["factor"],
+            "low_freq_factor": 1.0,
+            "high_freq_factor": p["high_freq_factor"],
+            "original_max_position_embeddings": length,
+        }
     elif guess.rope_type != "default":
         raise KeyError(guess.rope_type)
     return RopeSpec(**fields)  # type: ignore[arg-type]
 
 
 def _search(
-    z: np.ndarray, rows: np.ndarray, omega: np.ndarray, drift: float, eps: float,
+    z: np.ndarray,
+    rows: np.ndarray,
+    omega: np.ndarray,
+    drift: float,
+    eps: float,
     angles: object,
-) -> int | None:  # fmt: skip
+) -> int | None:
     """The one start in ``0 … 2^24`` whose rebuilt angles ``angles(s)`` match every row."""
     theta = np.angle(z)
     phases = measure(theta, rows, omega, ROW_TOLERANCE * eps)

@@ -97,9 +97,11 @@ MOST_INPUT = 64.0
 
 
 def _best_inputs(
-    guesses: np.ndarray, period: float, rebuild: Callable[[np.ndarray], np.ndarray],
+    guesses: np.ndarray,
+    period: float,
+    rebuild: Callable[[np.ndarray], np.ndarray],
     table: np.ndarray,
-) -> tuple[np.ndarray, float]:  # fmt: skip
+) -> tuple[np.ndarray, float]:
     """Per row, the guess plus whole periods that rebuilds the row best; the worst residual.
 
     Every whole period with ``|x| <= MOST_INPUT`` is tried; of the inputs that rebuild a row

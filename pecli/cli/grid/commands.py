@@ -81,19 +81,33 @@ def grid(
     kind = formats.resolve_format(output, fmt.value if fmt else None)
     formats.check_output(output, kind)
     extra = _extra(cls_token, extra_tokens)
-    knobs: dict[str, Any] = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
-             "extra_tokens": extra, "base_size": base_size,
-             "interpolation_scale": interpolation_scale, "dtype": dtype.value,
-             "temporal_interpolation_scale": temporal_interpolation_scale}  # fmt: skip
+    knobs: dict[str, Any] = {
+        "d": d,
+        "preset": preset.value,
+        "base": base,
+        "axis_order": axis_order,
+        "extra_tokens": extra,
+        "base_size": base_size,
+        "interpolation_scale": interpolation_scale,
+        "dtype": dtype.value,
+        "temporal_interpolation_scale": temporal_interpolation_scale,
+    }
     reuse = AHEAD + 2 if kind == "npy" else 0  # the npy writer holds at most AHEAD + 1 blocks
     blocks = grid_blocks(shape, reuse=reuse, **knobs)  # checks every argument before any output
     names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
     rows, stored = extra + math.prod(shape), check_dtype(dtype.value)
     write_streamed(
-        blocks, output=output, fmt=kind, shape=(rows, d), dtype=stored, columns=names,
-        header=header, quiet=quiet, description="grid",
+        blocks,
+        output=output,
+        fmt=kind,
+        shape=(rows, d),
+        dtype=stored,
+        columns=names,
+        header=header,
+        quiet=quiet,
+        description="grid",
         size=_size(kind, shape, knobs, (rows, d), names, header),
-    )  # fmt: skip
+    )
 
 
 def _extra(cls_token: bool, extra_tokens: int | None) -> int:
@@ -107,9 +121,13 @@ def _extra(cls_token: bool, extra_tokens: int | None) -> int:
 
 
 def _size(
-    kind: str, shape: list[int], knobs: dict[str, Any], table: tuple[int, int],
-    columns: list[str], header: bool,
-) -> int:  # fmt: skip
+    kind: str,
+    shape: list[int],
+    knobs: dict[str, Any],
+    table: tuple[int, int],
+    columns: list[str],
+    header: bool,
+) -> int:
     """Bytes the table takes in ``kind``; CSV is estimated from 64 tokens spread over the grid."""
     from ...core.grids import grid_token_rows
 
@@ -117,8 +135,13 @@ def _size(
     if kind == "csv":
         tokens = np.unique(np.linspace(0, math.prod(shape) - 1, 64).round().astype(np.int64))
         skip = ("preset", "extra_tokens", "dtype", "d")
-        rows = grid_token_rows(tokens, shape, d=knobs["d"], preset=knobs["preset"],
-                               **{k: v for k, v in knobs.items() if k not in skip})  # fmt: skip
+        rows = grid_token_rows(
+            tokens,
+            shape,
+            d=knobs["d"],
+            preset=knobs["preset"],
+            **{k: v for k, v in knobs.items() if k not in skip},
+        )
         sample = rows.astype(check_dtype(knobs["dtype"]))
     stored = check_dtype(knobs["dtype"])
     return formats.table_bytes(kind, table, stored, sample=sample, columns=columns, header=header)
@@ -157,8 +180,14 @@ def plot_grid(
     outputs = PlotOutputs(
         output, "grid.png", data, quiet, size=size, dpi=dpi, default_size=(9, 9), title=title
     )
-    knobs = {"d": d, "preset": preset.value, "base": base, "axis_order": axis_order,
-             "base_size": base_size, "interpolation_scale": interpolation_scale}  # fmt: skip
+    knobs = {
+        "d": d,
+        "preset": preset.value,
+        "base": base,
+        "axis_order": axis_order,
+        "base_size": base_size,
+        "interpolation_scale": interpolation_scale,
+    }
     plane = _plane(shape, similarity=similarity, patch=patch)
     table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
@@ -171,10 +200,15 @@ def plot_grid(
 
 
 def _draw(
-    outputs: PlotOutputs, table: np.ndarray, plane: tuple[int, int], title: str,
-    names: list[str], picked: list[int] | None, patch: tuple[int, int] | None,
+    outputs: PlotOutputs,
+    table: np.ndarray,
+    plane: tuple[int, int],
+    title: str,
+    names: list[str],
+    picked: list[int] | None,
+    patch: tuple[int, int] | None,
     look: dict[str, Any],
-) -> None:  # fmt: skip
+) -> None:
     """Write the channels figure (``picked``) or the similarity figure, with their data."""
     figures = load_figures("grid")
     if picked is None:

@@ -59,9 +59,13 @@ FreqsDtype = Annotated[
 @rope_app.command("freqs")
 @rope_spec_options()
 def freqs_command(
-    fmt: ArrayFormatOpt = None, output: FreqsOutput = "-", dtype: FreqsDtype = None,
-    quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
-) -> None:  # fmt: skip
+    fmt: ArrayFormatOpt = None,
+    output: FreqsOutput = "-",
+    dtype: FreqsDtype = None,
+    quiet: Quiet = False,
+    *,
+    rope: tuple[RopeSpec, list[str]],
+) -> None:
     """inv_freq ω_i, wavelength λ_i = 2π/ω_i and what the scaling did, per rotary pair i.
 
     The attention factor (which multiplies cos and sin) heads the table and is a column of
@@ -75,8 +79,9 @@ def freqs_command(
 
     kind = report_kind(output, fmt, ("csv", "json", "npy"))
     if dtype is not None and kind != "npy":
-        raise ParameterError("dtype", "applies only to .npy output (CSV and JSON keep float64)",
-                             dtype.value)  # fmt: skip
+        raise ParameterError(
+            "dtype", "applies only to .npy output (CSV and JSON keep float64)", dtype.value
+        )
     freqs = rope_frequencies(rope[0])
     columns = _freq_columns(freqs)
     if kind == "npy":
@@ -149,9 +154,12 @@ JsonOutput = Output
 
 @rope_app.command("config")
 def config_command(
-    file: ConfigFile, seq_len: SeqLen = None, fmt: JsonFormatOpt = None,
-    output: JsonOutput = "-", quiet: Quiet = False,
-) -> None:  # fmt: skip
+    file: ConfigFile,
+    seq_len: SeqLen = None,
+    fmt: JsonFormatOpt = None,
+    output: JsonOutput = "-",
+    quiet: Quiet = False,
+) -> None:
     """What a model's config.json says about its rotary embedding, read as transformers 5 does.
 
     Both generations of configs are read (transformers 4: rope_theta + rope_scaling, 'type'

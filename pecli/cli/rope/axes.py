@@ -41,43 +41,106 @@ class AxisArithmetic(StrEnum):
     float32 = "float32"
 
 
-PresetOpt = Annotated[str | None, _option("--preset", "flux, flux2, hunyuanvideo, wan, cogvideox, "
-    "allegro, cosmos, qwen-image, pixtral, llama4-vision, rope-vit-axial, lucidrains-axial, "
-    "qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (pecli rope axis-map lists them).")]  # fmt: skip
-HeadDimOpt = Annotated[int | None, _option("--head-dim", "Head width [default: the preset's]; "
-    "FLUX and HunyuanVideo fix it at 128.")]  # fmt: skip
-GridOpt = Annotated[str | None, _option("--grid", "Grid sizes, e.g. 64x64 (H W: latent patches "
-    "after packing) or 21x30x52 (T H W); Llama 4 vision: one side.")]  # fmt: skip
-TextOpt = Annotated[int, _option("--text", "Text tokens before the grid (FLUX.1: ids 0; "
-    "FLUX.2: 0 … L-1 on axis l).")]  # fmt: skip
-IdsOpt = Annotated[str | None, _option("--ids", "A .npy or CSV file of ids, one row per token, "
-    "one column per axis (any finite numbers); replaces --grid.")]  # fmt: skip
-WidthsOpt = Annotated[str | None, _option("--widths", "Without --preset: rotated channels per "
-    "axis, e.g. 16,56,56 (a schedule per axis over its width).")]  # fmt: skip
-ThetaOpt = Annotated[str | None, _option("--theta", "θ, or one per axis (10000,256,256); "
-    "overrides a preset's.")]  # fmt: skip
-AxisLayoutOpt = Annotated[str | None, _option("--layout", "interleaved (2j, 2j+1), half-split "
-    "(j, j+h) or half-split-per-axis; overrides a preset's.")]  # fmt: skip
-FormOpt = Annotated[Form, _option("--form", "full (rotary_dim columns), half (one per pair), "
-    "complex (cos + i·sin, .npy) or matrix (2×2 per pair, .npy, .safetensors).")]  # fmt: skip
-PartOpt = Annotated[Part, _option("--part", "cos, sin or both (cos columns, then sin) for "
-    "the full and half forms.")]  # fmt: skip
-FpsOpt = Annotated[float | None, _option("--fps", "Cosmos videos: frames at k/fps·24 (base_fps "
-    "24); images without it.")]  # fmt: skip
-ArithmeticOpt = Annotated[AxisArithmetic, _option("--arithmetic", "exact (each value rounded "
-    "once), model (the preset's own dtype), float64 or float32.")]  # fmt: skip
+PresetOpt = Annotated[
+    str | None,
+    _option(
+        "--preset",
+        "flux, flux2, hunyuanvideo, wan, cogvideox, "
+        "allegro, cosmos, qwen-image, pixtral, llama4-vision, rope-vit-axial, lucidrains-axial, "
+        "qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (pecli rope axis-map lists them).",
+    ),
+]
+HeadDimOpt = Annotated[
+    int | None,
+    _option(
+        "--head-dim", "Head width [default: the preset's]; FLUX and HunyuanVideo fix it at 128."
+    ),
+]
+GridOpt = Annotated[
+    str | None,
+    _option(
+        "--grid",
+        "Grid sizes, e.g. 64x64 (H W: latent patches "
+        "after packing) or 21x30x52 (T H W); Llama 4 vision: one side.",
+    ),
+]
+TextOpt = Annotated[
+    int,
+    _option("--text", "Text tokens before the grid (FLUX.1: ids 0; FLUX.2: 0 … L-1 on axis l)."),
+]
+IdsOpt = Annotated[
+    str | None,
+    _option(
+        "--ids",
+        "A .npy or CSV file of ids, one row per token, "
+        "one column per axis (any finite numbers); replaces --grid.",
+    ),
+]
+WidthsOpt = Annotated[
+    str | None,
+    _option(
+        "--widths",
+        "Without --preset: rotated channels per "
+        "axis, e.g. 16,56,56 (a schedule per axis over its width).",
+    ),
+]
+ThetaOpt = Annotated[
+    str | None, _option("--theta", "θ, or one per axis (10000,256,256); overrides a preset's.")
+]
+AxisLayoutOpt = Annotated[
+    str | None,
+    _option(
+        "--layout",
+        "interleaved (2j, 2j+1), half-split (j, j+h) or half-split-per-axis; overrides a preset's.",
+    ),
+]
+FormOpt = Annotated[
+    Form,
+    _option(
+        "--form",
+        "full (rotary_dim columns), half (one per pair), "
+        "complex (cos + i·sin, .npy) or matrix (2×2 per pair, .npy, .safetensors).",
+    ),
+]
+PartOpt = Annotated[
+    Part, _option("--part", "cos, sin or both (cos columns, then sin) for the full and half forms.")
+]
+FpsOpt = Annotated[
+    float | None,
+    _option("--fps", "Cosmos videos: frames at k/fps·24 (base_fps 24); images without it."),
+]
+ArithmeticOpt = Annotated[
+    AxisArithmetic,
+    _option(
+        "--arithmetic",
+        "exact (each value rounded once), model (the preset's own dtype), float64 or float32.",
+    ),
+]
 
 
 @rope_app.command("axes")
 def axes_command(
-    preset: PresetOpt = None, head_dim: HeadDimOpt = None, grid: GridOpt = None, text: TextOpt = 0,
-    ids: IdsOpt = None, widths: WidthsOpt = None, theta: ThetaOpt = None,
-    layout: AxisLayoutOpt = None, form: FormOpt = Form.full, part: PartOpt = Part.both,
-    dtype: TableDtypeOpt = TableDtype.float32, arithmetic: ArithmeticOpt = AxisArithmetic.exact,
-    output: ComputeOutput = "-", fmt: FormatOpt = None, header: Header = True, quiet: Quiet = False,
-    tokens: TokensOpt = None, release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2, fps: FpsOpt = None,
-) -> None:  # fmt: skip
+    preset: PresetOpt = None,
+    head_dim: HeadDimOpt = None,
+    grid: GridOpt = None,
+    text: TextOpt = 0,
+    ids: IdsOpt = None,
+    widths: WidthsOpt = None,
+    theta: ThetaOpt = None,
+    layout: AxisLayoutOpt = None,
+    form: FormOpt = Form.full,
+    part: PartOpt = Part.both,
+    dtype: TableDtypeOpt = TableDtype.float32,
+    arithmetic: ArithmeticOpt = AxisArithmetic.exact,
+    output: ComputeOutput = "-",
+    fmt: FormatOpt = None,
+    header: Header = True,
+    quiet: Quiet = False,
+    tokens: TokensOpt = None,
+    release: ReleaseOpt = Release.v5_24,
+    tokens_per_second: TokensPerSecondOpt = 2,
+    fps: FpsOpt = None,
+) -> None:
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
     Pair j turns by pos[axis(j)]·ω_j (pecli rope axis-map shows which axis and ω). Ids come
@@ -91,24 +154,45 @@ def axes_command(
     from ...core.rope.multiaxis import axes_cache_blocks
     from ...core.rope.multiaxis.resolve import resolve_plan
 
-    plan, chosen = resolve_plan(preset, head_dim=head_dim, widths=widths, theta=theta,
-                                layout=layout)  # fmt: skip
+    plan, chosen = resolve_plan(
+        preset, head_dim=head_dim, widths=widths, theta=theta, layout=layout
+    )
     kind, stored = _output_kind(output, fmt, form.value), check_table_dtype(dtype.value)
-    source = _ids(plan, chosen, output, grid=grid, text=text, ids=ids, tokens=tokens, fps=fps,
-                  release=release.value, tokens_per_second=tokens_per_second)  # fmt: skip
+    source = _ids(
+        plan,
+        chosen,
+        output,
+        grid=grid,
+        text=text,
+        ids=ids,
+        tokens=tokens,
+        fps=fps,
+        release=release.value,
+        tokens_per_second=tokens_per_second,
+    )
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value
-    blocks = axes_cache_blocks(plan, source, form=form.value, part=part.value, dtype=stored,
-                               arithmetic=mode)  # fmt: skip
+    blocks = axes_cache_blocks(
+        plan, source, form=form.value, part=part.value, dtype=stored, arithmetic=mode
+    )
     shape, columns = _shape(plan, source.n, form.value, part.value)
     check_checkpoint_table(source.n, int(np.prod(shape[1:])), stored, kind)
     if kind == "safetensors":
         meta = axes_metadata(plan, chosen, form=form.value, arithmetic=mode, dtype=stored.name)
         write_tensors(blocks, output=output, names=_names(form.value, part.value), meta=meta)
         return say_written(output, quiet=quiet)
-    write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=_stored(stored, form.value),
-                   columns=columns, header=header, quiet=quiet, description="rope axes",
-                   size=_size(kind, shape, stored, form.value))  # fmt: skip
+    write_streamed(
+        blocks,
+        output=output,
+        fmt=kind,
+        shape=shape,
+        dtype=_stored(stored, form.value),
+        columns=columns,
+        header=header,
+        quiet=quiet,
+        description="rope axes",
+        size=_size(kind, shape, stored, form.value),
+    )
 
 
 def _names(form: str, part: str) -> tuple[str, ...]:
@@ -121,8 +205,10 @@ def _names(form: str, part: str) -> tuple[str, ...]:
 def _output_kind(output: str, fmt: FormatOpt, form: str) -> str:
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
-    if (kind == "csv" and form in ("complex", "matrix")) or (kind, form) == ("safetensors",
-                                                                           "complex"):  # fmt: skip
+    if (kind == "csv" and form in ("complex", "matrix")) or (kind, form) == (
+        "safetensors",
+        "complex",
+    ):
         rule = f"cannot hold the {form} form as {kind} (npy can; CSV: --form half)"
         raise ParameterError("output" if fmt is None else "format", rule, output)
     return kind

@@ -18,10 +18,15 @@ from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
 
 @rope_app.command("axis-map")
 def axis_map_command(
-    preset: PresetOpt = None, head_dim: HeadDimOpt = None, widths: WidthsOpt = None,
-    theta: ThetaOpt = None, layout: AxisLayoutOpt = None, fmt: ReportFormatOpt = None,
-    output: ReportOutput = "-", quiet: Quiet = False,
-) -> None:  # fmt: skip
+    preset: PresetOpt = None,
+    head_dim: HeadDimOpt = None,
+    widths: WidthsOpt = None,
+    theta: ThetaOpt = None,
+    layout: AxisLayoutOpt = None,
+    fmt: ReportFormatOpt = None,
+    output: ReportOutput = "-",
+    quiet: Quiet = False,
+) -> None:
     """The channel → axis map of a multi-axis rotary embedding, one row per rotary pair.
 
     Per pair: its two channels, the axis, k and D of ω = θ^(-2k/D), θ, ω and the wavelength
@@ -36,8 +41,9 @@ def axis_map_command(
         columns = _presets()
         lines: list[str] = []
     else:
-        plan, chosen = resolve_plan(preset, head_dim=head_dim, widths=widths, theta=theta,
-                                    layout=layout)  # fmt: skip
+        plan, chosen = resolve_plan(
+            preset, head_dim=head_dim, widths=widths, theta=theta, layout=layout
+        )
         columns = plan_columns(plan)
         lines = _summary(plan, chosen)
     if kind != "table":
@@ -83,10 +89,17 @@ def _table(columns: dict[str, np.ndarray]) -> Any:
 
 @rope_app.command("plot-axes")
 def plot_axes_command(
-    preset: PresetOpt = None, head_dim: HeadDimOpt = None, widths: WidthsOpt = None,
-    theta: ThetaOpt = None, layout: AxisLayoutOpt = None, output: FigureOutput = None,
-    data: DataOutput = None, dpi: Dpi = None, size: Size = None, quiet: Quiet = False,
-) -> None:  # fmt: skip
+    preset: PresetOpt = None,
+    head_dim: HeadDimOpt = None,
+    widths: WidthsOpt = None,
+    theta: ThetaOpt = None,
+    layout: AxisLayoutOpt = None,
+    output: FigureOutput = None,
+    data: DataOutput = None,
+    dpi: Dpi = None,
+    size: Size = None,
+    quiet: Quiet = False,
+) -> None:
     """Draw the channel → axis map: which axis turns each rotary pair, and its wavelength.
 
     The strip colours each pair by its position axis; below, each pair's λ = 2π/ω on a log
@@ -100,15 +113,31 @@ def plot_axes_command(
     from ..plots import PlotOutputs
 
     outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
-    plan, chosen = resolve_plan(preset or ("wan" if widths is None else None), head_dim=head_dim,
-                                widths=widths, theta=theta, layout=layout)  # fmt: skip
+    plan, chosen = resolve_plan(
+        preset or ("wan" if widths is None else None),
+        head_dim=head_dim,
+        widths=widths,
+        theta=theta,
+        layout=layout,
+    )
     columns = plan_columns(plan)
     counts = ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
     thetas = "/".join(f"{t:g}" for t in dict.fromkeys(plan.theta))
     title = f"{chosen.name if chosen else 'widths ' + str(widths)}: pairs {counts}; θ {thetas}"
     title += f"; {plan.layout}"
-    table = np.column_stack([columns["pair"], np.array(plan.axis), columns["k"], columns["D"],
-                             columns["inv_freq"], columns["wavelength"]])  # fmt: skip
+    table = np.column_stack(
+        [
+            columns["pair"],
+            np.array(plan.axis),
+            columns["k"],
+            columns["D"],
+            columns["inv_freq"],
+            columns["wavelength"],
+        ]
+    )
     build = figures("axes").axis_map_figure
-    outputs.write(lambda: build(columns, title=title, size=size, dpi=dpi), table,
-                  ["pair", "axis", "k", "D", "inv_freq", "wavelength"])  # fmt: skip
+    outputs.write(
+        lambda: build(columns, title=title, size=size, dpi=dpi),
+        table,
+        ["pair", "axis", "k", "D", "inv_freq", "wavelength"],
+    )

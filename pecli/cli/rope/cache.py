@@ -81,12 +81,21 @@ CacheFormOpt = Annotated[
 @rope_app.command("cache")
 @rope_spec_options()
 def cache_command(
-    n: N = 100, start: RopeStart = 0, layout: RopeLayout = "half-split", part: PartOpt = Part.both,
-    dtype: TableDtypeOpt = TableDtype.float32, output: ComputeOutput = "-",
-    fmt: FormatOpt = None, header: Header = True, arithmetic: ArithmeticOpt = Arithmetic.exact,
-    quiet: Quiet = False, positions: PositionsOpt = None, form: CacheFormOpt = Form.full,
-    *, rope: tuple[RopeSpec, list[str]],
-) -> None:  # fmt: skip
+    n: N = 100,
+    start: RopeStart = 0,
+    layout: RopeLayout = "half-split",
+    part: PartOpt = Part.both,
+    dtype: TableDtypeOpt = TableDtype.float32,
+    output: ComputeOutput = "-",
+    fmt: FormatOpt = None,
+    header: Header = True,
+    arithmetic: ArithmeticOpt = Arithmetic.exact,
+    quiet: Quiet = False,
+    positions: PositionsOpt = None,
+    form: CacheFormOpt = Form.full,
+    *,
+    rope: tuple[RopeSpec, list[str]],
+) -> None:
     """The cos and sin of positions start … start+n-1, times the attention factor.
 
     Each is rotary_dim wide: half-split [c_0 … c_h-1, c_0 … c_h-1] or interleaved
@@ -110,22 +119,34 @@ def cache_command(
     columns = _columns(rope[0].rotary_dim, part.value, kind, output, n)
     stored, freqs = check_table_dtype(dtype.value), rope_frequencies(rope[0])
     check_checkpoint_table(n, len(columns), stored, kind)
-    make = _maker(arithmetic.value, freqs, start=start, layout=layout, dtype=stored,
-                  positions=where)  # fmt: skip
+    make = _maker(
+        arithmetic.value, freqs, start=start, layout=layout, dtype=stored, positions=where
+    )
     blocks = make(n, part=part.value, **_reuse(kind, arithmetic.value))  # checked here, first
     _check_form_output(form.value, part.value, kind, stored, output)
     _say_notes(rope[1], quiet=quiet)
     if form is not Form.full:
-        return _write_form(make, n, form.value, part.value, kind=kind, output=output,
-                           header=header, quiet=quiet)  # fmt: skip
+        return _write_form(
+            make, n, form.value, part.value, kind=kind, output=output, header=header, quiet=quiet
+        )
     if kind == "safetensors":
         _write_checkpoint(make, output, n, part.value, arithmetic.value)
         return say_written(output, quiet=quiet)
     shape = (n, len(columns))
     sample = _sample(make, shape, (start, part.value, where)) if kind == "csv" else None
     size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
-    write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=stored, columns=columns,
-                   header=header, quiet=quiet, description="rope cache", size=size)  # fmt: skip
+    write_streamed(
+        blocks,
+        output=output,
+        fmt=kind,
+        shape=shape,
+        dtype=stored,
+        columns=columns,
+        header=header,
+        quiet=quiet,
+        description="rope cache",
+        size=size,
+    )
 
 
 def _columns(rotary_dim: int, part: str, kind: str, output: str, n: int) -> list[str]:
@@ -159,8 +180,9 @@ def _write_form(make: Blocks, n: int, form: str, part: str, **out: Any) -> None:
     kind, output, stored = out["kind"], out["output"], make.keywords["dtype"]
     h = make.args[0].inv_freq.size
     full = make(n, part="both", dtype=np.dtype(np.float64))
-    blocks = reformed(full, h=h, layout=rope_layout(make.keywords["layout"]), form=form,
-                      part=part, stored=stored)  # fmt: skip
+    blocks = reformed(
+        full, h=h, layout=rope_layout(make.keywords["layout"]), form=form, part=part, stored=stored
+    )
     names = ("cos", "sin") if part == "both" or form != "half" else (part,)
     shapes: dict[str, tuple[int, ...]] = {"half": (n, h * len(names)), "complex": (n, h)}
     shape = shapes.get(form, (n, h, 2, 2))
@@ -168,9 +190,18 @@ def _write_form(make: Blocks, n: int, form: str, part: str, **out: Any) -> None:
     dtype = np.dtype(np.complex64 if stored.itemsize == 4 else np.complex128)
     dtype = dtype if form == "complex" else stored
     size = None if kind == "csv" else 128 + int(np.prod(shape)) * dtype.itemsize
-    write_streamed(blocks, output=output, fmt=kind, shape=shape, dtype=dtype, columns=columns,
-                   header=out["header"], quiet=out["quiet"], description="rope cache",
-                   size=size)  # fmt: skip
+    write_streamed(
+        blocks,
+        output=output,
+        fmt=kind,
+        shape=shape,
+        dtype=dtype,
+        columns=columns,
+        header=out["header"],
+        quiet=out["quiet"],
+        description="rope cache",
+        size=size,
+    )
 
 
 def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.ndarray | None, int]:
@@ -255,8 +286,15 @@ def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: 
 
     freqs, fixed = make.args[0], make.keywords
     stored, layout = fixed["dtype"], rope_layout(fixed["layout"])
-    meta = cache_metadata(freqs, n=n, start=fixed["start"], layout=layout, dtype=stored.name,
-                          version=__version__, arithmetic=arithmetic)  # fmt: skip
+    meta = cache_metadata(
+        freqs,
+        n=n,
+        start=fixed["start"],
+        layout=layout,
+        dtype=stored.name,
+        version=__version__,
+        arithmetic=arithmetic,
+    )
     names = ("cos", "sin") if part == "both" else (part,)
     shape = (n, freqs.spec.rotary_dim)  # streamed: one row block in memory at a time
     formats.check_room(output, safetensors_bytes([(name, stored, shape) for name in names], meta))

@@ -113,8 +113,10 @@ def _lines(spec: RopeSpec, window: int | None) -> list[str]:
         f"prompt {spec.seq_len or '-'}, context {window or '-'}"
     ]
     if spec.rope_type == "dynamic":
-        lines.append("note: dynamic: the vLLM and TensorRT-LLM rows are not modelled (shown as "
-                     "transformers); llama.cpp has no dynamic scaling")  # fmt: skip
+        lines.append(
+            "note: dynamic: the vLLM and TensorRT-LLM rows are not modelled (shown as "
+            "transformers); llama.cpp has no dynamic scaling"
+        )
     return lines
 
 

@@ -39,9 +39,12 @@ TensorName = Annotated[
 
 @rope_app.command("identify")
 def identify_command(
-    file: RopeFile, tensor: TensorName = None, fmt: JsonFormatOpt = None,
-    output: JsonOutput = "-", quiet: Quiet = False,
-) -> None:  # fmt: skip
+    file: RopeFile,
+    tensor: TensorName = None,
+    fmt: JsonFormatOpt = None,
+    output: JsonOutput = "-",
+    quiet: Quiet = False,
+) -> None:
     """Which rotary embedding made an inv_freq vector or a cos/sin cache: θ, type, parameters.
 
     A vector (.npy, CSV, or a tensor of a .safetensors checkpoint: older Llama-2 files hold
@@ -95,9 +98,13 @@ def _inv_freq_report(vector: np.ndarray) -> tuple[dict[str, Any], list[str]]:
     from ...analysis.rope.inv_freq import identify_inv_freq
 
     guess = identify_inv_freq(vector)
-    report = {"rope_type": guess.rope_type, "theta": _number(guess.theta),
-              "rotary_dim": guess.rotary_dim, "storage": guess.storage,
-              **guess.parameters}  # fmt: skip
+    report = {
+        "rope_type": guess.rope_type,
+        "theta": _number(guess.theta),
+        "rotary_dim": guess.rotary_dim,
+        "storage": guess.storage,
+        **guess.parameters,
+    }
     return report, guess.findings
 
 
@@ -110,12 +117,16 @@ def _cache_report(
     rope = guess.rope
     tables = " and ".join(k for k, v in (("cos", cos), ("sin", sin)) if v is not None)
     report = {
-        "cache": tables, "layout": guess.layout, "start": guess.start,
-        "attention_factor": guess.attention_factor, "storage": guess.storage,
-        "rotary_dim": guess.rotary_dim, "theta": _number(guess.theta),
+        "cache": tables,
+        "layout": guess.layout,
+        "start": guess.start,
+        "attention_factor": guess.attention_factor,
+        "storage": guess.storage,
+        "rotary_dim": guess.rotary_dim,
+        "theta": _number(guess.theta),
         "rope_type": rope.rope_type if rope else "not determined",
         **(rope.parameters if rope else {}),
-    }  # fmt: skip
+    }
     return report, guess.findings + (rope.findings if rope else [])
 
 
@@ -136,8 +147,9 @@ def _metadata_findings(arrays: dict[str, np.ndarray], metadata: dict[str, str]) 
     except (ValueError, KeyError, TypeError) as error:
         return [f"pecli's metadata describes no cache pecli can rebuild ({error}): it says {said}"]
     if same:
-        return [f"pecli's metadata agrees: the cache it describes ({said}) is these values, "
-                "bit for bit"]  # fmt: skip
+        return [
+            f"pecli's metadata agrees: the cache it describes ({said}) is these values, bit for bit"
+        ]
     return [f"pecli's metadata disagrees with the values: it says {said}"]
 
 
@@ -175,15 +187,24 @@ def _metadata_blocks(metadata: dict[str, str], n: int, part: str) -> Iterator[np
 
     fields = json.loads(metadata["rope_parameters"])
     given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
-    given |= {"rope_type": metadata["rope_type"], "theta": float(metadata["theta"]),
-              "head_dim": int(metadata["head_dim"])}  # fmt: skip
+    given |= {
+        "rope_type": metadata["rope_type"],
+        "theta": float(metadata["theta"]),
+        "head_dim": int(metadata["head_dim"]),
+    }
     from ...core.ports.ggml_cache import ggml_cache_blocks
 
     make = {"transformers": framework_cache_blocks, "llama.cpp": ggml_cache_blocks}.get(
         metadata.get("arithmetic", "exact"), cache_blocks
     )
-    return make(rope_frequencies(RopeSpec(**given)), n, start=int(metadata["start"]),
-                layout=metadata["layout"], dtype=metadata["dtype"], part=part)  # fmt: skip
+    return make(
+        rope_frequencies(RopeSpec(**given)),
+        n,
+        start=int(metadata["start"]),
+        layout=metadata["layout"],
+        dtype=metadata["dtype"],
+        part=part,
+    )
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:

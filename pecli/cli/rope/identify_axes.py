@@ -38,12 +38,20 @@ FileArg = Annotated[
 
 @rope_app.command("identify-axes")
 def identify_axes_command(
-    file: FileArg, preset: PresetOpt = None, head_dim: HeadDimOpt = None, grid: GridOpt = None,
-    text: TextOpt = 0, ids: IdsOpt = None, tokens: TokensOpt = None,
-    release: ReleaseOpt = Release.v5_24, tokens_per_second: TokensPerSecondOpt = 2,
-    fmt: FormatOpt = None, output: Output = "-", quiet: Quiet = False,
+    file: FileArg,
+    preset: PresetOpt = None,
+    head_dim: HeadDimOpt = None,
+    grid: GridOpt = None,
+    text: TextOpt = 0,
+    ids: IdsOpt = None,
+    tokens: TokensOpt = None,
+    release: ReleaseOpt = Release.v5_24,
+    tokens_per_second: TokensPerSecondOpt = 2,
+    fmt: FormatOpt = None,
+    output: Output = "-",
+    quiet: Quiet = False,
     fps: FpsOpt = None,
-) -> None:  # fmt: skip
+) -> None:
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.
 
     The tokens' ids come as for pecli rope axes: --grid (and --text), --tokens, or --ids.
@@ -57,8 +65,14 @@ def identify_axes_command(
     kind = report_kind(output, fmt, ("json",))
     cache = (*_read_cache(file), _is_complex(file))
     _, c, _ = _pairs(cache, None)  # refuses a table that pairs no channels
-    given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value,
-             "tokens_per_second": tokens_per_second, "fps": fps}  # fmt: skip
+    given = {
+        "grid": grid,
+        "text": text,
+        "tokens": tokens,
+        "release": release.value,
+        "tokens_per_second": tokens_per_second,
+        "fps": fps,
+    }
     candidates = _candidates(preset, head_dim, c.shape, given, _read_ids(ids, output))
     verdicts = {name: _verdict(cache, plan, i) for name, plan, i in candidates}
     best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), 0)
@@ -149,9 +163,12 @@ def _read_ids(ids: str | None, output: str) -> np.ndarray | None:
 
 
 def _candidates(
-    preset: str | None, head_dim: int | None, shape: tuple[int, ...], given: dict[str, Any],
+    preset: str | None,
+    head_dim: int | None,
+    shape: tuple[int, ...],
+    given: dict[str, Any],
     ids: np.ndarray | None,
-) -> list[Candidate]:  # fmt: skip
+) -> list[Candidate]:
     """The presets that fit the cache's width and rows with these ids (the named one only)."""
     from ...core.rope.multiaxis import AXIS_PRESETS
     from ...core.rope.multiaxis.mrope_presets import MROPE_PRESETS
@@ -182,17 +199,27 @@ def _report(
 ) -> None:
     """The reading, then one verdict per candidate preset."""
     thetas = {plan.axes[int(a)]: round(t, 6) for a, t in reading.theta.items()}
-    presets = {name: {"matches": v.matches, "arithmetic": v.arithmetic,
-                      "differences": v.differences} for name, v in verdicts.items()}  # fmt: skip
-    record = {"layout": reading.layout, "pairs": len(reading.axis), "schedule": reading.schedule,
-              "theta": thetas, "channel_axis": reading.strip(plan.axes), "notes": reading.notes,
-              "presets": presets}  # fmt: skip
+    presets = {
+        name: {"matches": v.matches, "arithmetic": v.arithmetic, "differences": v.differences}
+        for name, v in verdicts.items()
+    }
+    record = {
+        "layout": reading.layout,
+        "pairs": len(reading.axis),
+        "schedule": reading.schedule,
+        "theta": thetas,
+        "channel_axis": reading.strip(plan.axes),
+        "notes": reading.notes,
+        "presets": presets,
+    }
     if kind == "json":
         return writing.write_json(record, output=output)
-    lines = [f"layout {reading.layout}, {len(reading.axis)} pairs, {reading.schedule} schedule, "
-             f"θ {', '.join(f'{a} {t:.6g}' for a, t in thetas.items()) or 'not fitted'}",
-             f"channel → axis: {record['channel_axis']}  (? = not turned by these ids)",
-             *[f"note: {n}" for n in reading.notes]]  # fmt: skip
+    lines = [
+        f"layout {reading.layout}, {len(reading.axis)} pairs, {reading.schedule} schedule, "
+        f"θ {', '.join(f'{a} {t:.6g}' for a, t in thetas.items()) or 'not fitted'}",
+        f"channel → axis: {record['channel_axis']}  (? = not turned by these ids)",
+        *[f"note: {n}" for n in reading.notes],
+    ]
     for name, v in verdicts.items():
         state = f"matches ({v.arithmetic} arithmetic)" if v.matches else "differs"
         lines += [f"{name}: {state}", *[f"  {d}" for d in v.differences]]

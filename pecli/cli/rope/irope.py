@@ -144,13 +144,19 @@ def _checked(key: str, value: Any, rule: str) -> Any:
         "positive": number and math.isfinite(value) and value > 0,
         "number": number and math.isfinite(value),
         "bool": isinstance(value, int | float),  # released configs hold 4: it is truthy
-        "flags": isinstance(value, list) and len(value) <= MAX_LAYERS
+        "flags": isinstance(value, list)
+        and len(value) <= MAX_LAYERS
         and all(v in (0, 1) and not isinstance(v, float) for v in value),
-    }[rule]  # fmt: skip
+    }[rule]
     if not ok:
-        words = {"layers": f"an integer from 1 to {MAX_LAYERS}", "count": "an integer >= 1",
-                 "positive": "a number > 0", "number": "a finite number", "bool": "true or false",
-                 "flags": "a list of 0 (NoPE) and 1 (RoPE), one per layer"}  # fmt: skip
+        words = {
+            "layers": f"an integer from 1 to {MAX_LAYERS}",
+            "count": "an integer >= 1",
+            "positive": "a number > 0",
+            "number": "a finite number",
+            "bool": "true or false",
+            "flags": "a list of 0 (NoPE) and 1 (RoPE), one per layer",
+        }
         raise ParameterError("config", f"field {key} must be {words[rule]}", repr(value)[:60])
     if rule == "bool":
         return bool(value)
@@ -172,8 +178,9 @@ def _lines(flags: list[bool], settings: dict[str, Any]) -> list[str]:
     if not settings["tuning"]:
         lines[-1] = "attn_temperature_tuning false: the NoPE layers' queries are not scaled (1)"
     if settings["missing"]:
-        lines.append("note: not in the config, Llama 4's defaults used: "
-                     + ", ".join(settings["missing"]))  # fmt: skip
+        lines.append(
+            "note: not in the config, Llama 4's defaults used: " + ", ".join(settings["missing"])
+        )
     return lines
 
 

@@ -36,32 +36,69 @@ def _option(name: str, text: str) -> Any:
     return typer.Option(name, help=text)
 
 
-TokensOpt = Annotated[str | None, _option("--tokens", "Qwen-VL: the sequence, e.g. 'text:5 "
-    "image:1,8,12 text:3 video:4,8,12,s=1.0 text:2' (grids T,H,W in patches; s= seconds per "
-    "grid, Qwen2.5-VL; gap= timestamp tokens between frames, Qwen3-VL).")]  # fmt: skip
-ReleaseOpt = Annotated[Release, _option("--release", "Whose get_rope_index: 5.24 (text after "
-    "an image or video goes on at start + max(h, w)) or 4 (at the largest id + 1).")]  # fmt: skip
-TokensPerSecondOpt = Annotated[int, _option("--tokens-per-second", "Qwen2.5-VL's vision "
-    "config tokens_per_second (2 in its checkpoints).")]  # fmt: skip
-MergeOpt = Annotated[int, _option("--spatial-merge-size", "The vision config's "
-    "spatial_merge_size (2 in every Qwen-VL).")]  # fmt: skip
-ModelOpt = Annotated[Model, _option("--model", "qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (the "
-    "ids of qwen3-vl).")]  # fmt: skip
-IdsFormatOpt = Annotated[str | None, _option("--format", "csv (one row per token: t,h,w), npy "
-    "((3, seq) int64, as transformers) or json. [default: the suffix, else csv]")]  # fmt: skip
-IdsOutput = Annotated[str, typer.Option("-o", "--output", help="Output file (.csv, .npy or "
-    ".json), or - for stdout.")]  # fmt: skip
+TokensOpt = Annotated[
+    str | None,
+    _option(
+        "--tokens",
+        "Qwen-VL: the sequence, e.g. 'text:5 "
+        "image:1,8,12 text:3 video:4,8,12,s=1.0 text:2' (grids T,H,W in patches; s= seconds per "
+        "grid, Qwen2.5-VL; gap= timestamp tokens between frames, Qwen3-VL).",
+    ),
+]
+ReleaseOpt = Annotated[
+    Release,
+    _option(
+        "--release",
+        "Whose get_rope_index: 5.24 (text after "
+        "an image or video goes on at start + max(h, w)) or 4 (at the largest id + 1).",
+    ),
+]
+TokensPerSecondOpt = Annotated[
+    int,
+    _option(
+        "--tokens-per-second",
+        "Qwen2.5-VL's vision config tokens_per_second (2 in its checkpoints).",
+    ),
+]
+MergeOpt = Annotated[
+    int,
+    _option("--spatial-merge-size", "The vision config's spatial_merge_size (2 in every Qwen-VL)."),
+]
+ModelOpt = Annotated[
+    Model, _option("--model", "qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (the ids of qwen3-vl).")
+]
+IdsFormatOpt = Annotated[
+    str | None,
+    _option(
+        "--format",
+        "csv (one row per token: t,h,w), npy "
+        "((3, seq) int64, as transformers) or json. [default: the suffix, else csv]",
+    ),
+]
+IdsOutput = Annotated[
+    str, typer.Option("-o", "--output", help="Output file (.csv, .npy or .json), or - for stdout.")
+]
 
 
 @rope_app.command("mrope-ids")
 def mrope_ids_command(
-    tokens: Annotated[str, _option("--tokens", "The sequence: 'text:5 image:1,8,12 text:3 "
-        "video:4,8,12,s=1.0 text:2' (grids T,H,W in patches; s= Qwen2.5-VL's seconds per grid, "
-        "gap= Qwen3-VL's timestamp tokens between frames).")],
-    model: ModelOpt = Model.qwen2_vl, release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2, spatial_merge_size: MergeOpt = 2,
-    fmt: IdsFormatOpt = None, output: IdsOutput = "-", quiet: Quiet = False,
-) -> None:  # fmt: skip
+    tokens: Annotated[
+        str,
+        _option(
+            "--tokens",
+            "The sequence: 'text:5 image:1,8,12 text:3 "
+            "video:4,8,12,s=1.0 text:2' (grids T,H,W in patches; s= Qwen2.5-VL's seconds per grid, "
+            "gap= Qwen3-VL's timestamp tokens between frames).",
+        ),
+    ],
+    model: ModelOpt = Model.qwen2_vl,
+    release: ReleaseOpt = Release.v5_24,
+    tokens_per_second: TokensPerSecondOpt = 2,
+    spatial_merge_size: MergeOpt = 2,
+    fmt: IdsFormatOpt = None,
+    output: IdsOutput = "-",
+    quiet: Quiet = False,
+) -> None:
     """Qwen-VL's position ids (t, h, w) of a token layout, as get_rope_index computes them.
 
     Text runs count up on all three axes; an image or video grid (merged by
@@ -76,12 +113,19 @@ def mrope_ids_command(
     kind = formats.resolve_format(output, fmt, formats=("csv", "npy", "json"), parameter="output")
     formats.check_output(output, kind)
     source, delta = MROPE_PRESETS[model.value].token_ids(
-        tokens, release=release.value, tokens_per_second=tokens_per_second,
-        spatial_merge_size=spatial_merge_size)  # fmt: skip
+        tokens,
+        release=release.value,
+        tokens_per_second=tokens_per_second,
+        spatial_merge_size=spatial_merge_size,
+    )
     ids = source.array.astype(np.int64)
     if kind == "json":
-        record = {"model": model.value, "release": release.value,
-                  "position_ids": ids.T.tolist(), "rope_deltas": delta}  # fmt: skip
+        record = {
+            "model": model.value,
+            "release": release.value,
+            "position_ids": ids.T.tolist(),
+            "rope_deltas": delta,
+        }
         writing.write_json(record, output=output)
     elif kind == "csv":
         writing.write_records(dict(zip("thw", ids.T, strict=True)), output=output, fmt="csv")

@@ -37,27 +37,39 @@ _FIELDS: tuple[tuple[str, Any, str], ...] = (
     ("rope_type", str, "{types}. [default: {default}]"),
     ("theta", float, "rope_theta, the base θ (> 1). [default: {default}]"),
     ("head_dim", int, "Width of one attention head (even). [default: {default}]"),
-    ("partial_rotary_factor", float,
-     "Fraction of the head that rotates, (0, 1]. [default: {default}]"),
+    (
+        "partial_rotary_factor",
+        float,
+        "Fraction of the head that rotates, (0, 1]. [default: {default}]",
+    ),
     ("factor", float, "Scaling factor f (>= 1 for {at_least_one})."),
     ("original_max_position_embeddings", int, "Pre-training context length L ({readers})."),
-    ("max_position_embeddings", int,
-     "max_position_embeddings (dynamic; yarn/longrope take f = max/L without --factor)."),
+    (
+        "max_position_embeddings",
+        int,
+        "max_position_embeddings (dynamic; yarn/longrope take f = max/L without --factor).",
+    ),
     ("seq_len", int, "Sequence length: dynamic's new θ; longrope's long factors past L."),
     ("low_freq_factor", float, "{readers}: wavelengths above L/low are divided by f."),
     ("high_freq_factor", float, "{readers}: wavelengths below L/high are kept."),
     ("beta_fast", float, "{readers}: rotations bounding extrapolation. [default: {default}]"),
     ("beta_slow", float, "{readers}: rotations bounding interpolation. [default: {default}]"),
-    ("mscale", float,
-     "{readers}: with --mscale-all-dim, attention factor mscale(f, m)/mscale(f, m_all)."),
+    (
+        "mscale",
+        float,
+        "{readers}: with --mscale-all-dim, attention factor mscale(f, m)/mscale(f, m_all).",
+    ),
     ("mscale_all_dim", float, "{readers}: see --mscale."),
     ("attention_factor", float, "{readers}: the factor on cos and sin. [default: from f]"),
     ("short_factor", str, "{readers}: rotary_dim/2 comma-separated factors."),
     ("long_factor", str, "{readers}: rotary_dim/2 comma-separated factors, used past L."),
-    ("truncate", bool,
-     "{readers}: round the correction range to integers (gpt-oss: --no-truncate). "
-     "[default: truncate]"),
-)  # fmt: skip
+    (
+        "truncate",
+        bool,
+        "{readers}: round the correction range to integers (gpt-oss: --no-truncate). "
+        "[default: truncate]",
+    ),
+)
 
 
 def _help(name: str, template: str) -> str:
@@ -77,8 +89,9 @@ def _help(name: str, template: str) -> str:
 
 def _option(name: str, kind: Any, template: str) -> Any:
     if kind is bool:
-        flag = typer.Option("--truncate/--no-truncate", help=_help(name, template),
-                            show_default=False)  # fmt: skip
+        flag = typer.Option(
+            "--truncate/--no-truncate", help=_help(name, template), show_default=False
+        )
         return Annotated[bool | None, flag]
     return _opt(f"--{name.replace('_', '-')}", kind, _help(name, template))
 

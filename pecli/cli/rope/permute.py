@@ -88,11 +88,18 @@ KPattern = Annotated[
 
 @rope_app.command("permute")
 def permute_command(
-    heads: Heads = 1, head_dim: HeadDim = None, direction: DirectionOpt = Direction.meta_to_hf,
-    fmt: JsonFormatOpt = None, output: JsonOutput = "-", source: Source = None,
-    tensors: TensorNames = None, config: ConfigOpt = None, q_pattern: QPattern = None,
-    k_pattern: KPattern = None, quiet: Quiet = False,
-) -> None:  # fmt: skip
+    heads: Heads = 1,
+    head_dim: HeadDim = None,
+    direction: DirectionOpt = Direction.meta_to_hf,
+    fmt: JsonFormatOpt = None,
+    output: JsonOutput = "-",
+    source: Source = None,
+    tensors: TensorNames = None,
+    config: ConfigOpt = None,
+    q_pattern: QPattern = None,
+    k_pattern: KPattern = None,
+    quiet: Quiet = False,
+) -> None:
     """Row order from Meta's q/k projection rows to Hugging Face's (or back): w_new = w_old[perm].
 
     Within each head HF row r is Meta row [0, 2, 4, …, 1, 3, 5, …][r], so that rotate_half on
@@ -120,8 +127,15 @@ def permute_command(
     head_dim = 128 if head_dim is None else head_dim
     perm = qk_permutation(heads, head_dim, direction.value)
     if kind == "json":
-        writing.write_json({"direction": direction.value, "heads": heads, "head_dim": head_dim,
-                            "perm": perm.tolist()}, output=output)  # fmt: skip
+        writing.write_json(
+            {
+                "direction": direction.value,
+                "heads": heads,
+                "head_dim": head_dim,
+                "perm": perm.tolist(),
+            },
+            output=output,
+        )
     else:
         rows = perm.reshape(heads, head_dim)
         text.show(
@@ -131,9 +145,12 @@ def permute_command(
 
 
 def _permute_file(
-    source: str | None, names: list[str], shape: tuple[int, int | None], direction: str,
+    source: str | None,
+    names: list[str],
+    shape: tuple[int, int | None],
+    direction: str,
     output: str,
-) -> None:  # fmt: skip
+) -> None:
     """Permute the rows of the named tensors and write every tensor to a new file.
 
     ``shape`` is (--heads, --head-dim or None); a --head-dim must equal rows / --heads.
@@ -146,8 +163,9 @@ def _permute_file(
         raise ParameterError("input", "and --tensor go together", source)
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
-        raise ParameterError("tensor", "must name each tensor once (it would be permuted "
-                             "twice)", ", ".join(twice))  # fmt: skip
+        raise ParameterError(
+            "tensor", "must name each tensor once (it would be permuted twice)", ", ".join(twice)
+        )
     _check_new_file(source, output)
     heads, head_dim = shape
     with SafetensorsFile(source, parameter="input") as handle:
@@ -185,15 +203,20 @@ def _same_width(shapes: dict[str, tuple[int, ...]], names: list[str], heads: int
     rows = {name: shapes[name][0] if shapes[name] else 0 for name in names}
     if len(set(rows.values())) > 1:
         shown = ", ".join(f"{name} {count} rows" for name, count in rows.items())
-        rule = (f"is one count for tensors of different heights ({shown}): q and k have "
-                "different head counts under grouped-query attention; give --config")  # fmt: skip
+        rule = (
+            f"is one count for tensors of different heights ({shown}): q and k have "
+            "different head counts under grouped-query attention; give --config"
+        )
         raise ParameterError("heads", rule, heads)
 
 
 def _permute_checkpoint(
-    config: str | None, source: str | None, patterns: tuple[list[str] | None, list[str] | None],
-    direction: str, output: str,
-) -> None:  # fmt: skip
+    config: str | None,
+    source: str | None,
+    patterns: tuple[list[str] | None, list[str] | None],
+    direction: str,
+    output: str,
+) -> None:
     """Permute every q and k projection of ``source`` with the config's head counts."""
     from ...core.errors import ParameterError
     from ...core.rope.permute import K_PATTERNS, Q_PATTERNS, checkpoint_plan, head_counts
@@ -201,15 +224,17 @@ def _permute_checkpoint(
     from ...io.reading.safetensors_file import SafetensorsFile
 
     if config is None or source is None:
-        raise ParameterError("config", "and --input go together (--q-pattern, --k-pattern "
-                             "need both)", config)  # fmt: skip
+        raise ParameterError(
+            "config", "and --input go together (--q-pattern, --k-pattern need both)", config
+        )
     q_heads, kv_heads, head_dim = head_counts(read_json_object(config, parameter="config"))
     _check_new_file(source, output)
     chosen = (patterns[0] or Q_PATTERNS, patterns[1] or K_PATTERNS)
     with SafetensorsFile(source, parameter="input") as handle:
         shapes = {key: entry.shape for key, entry in handle.entries.items()}
-        plan = checkpoint_plan(shapes, heads=(q_heads, kv_heads), head_dim=head_dim,
-                               patterns=chosen)  # fmt: skip
+        plan = checkpoint_plan(
+            shapes, heads=(q_heads, kv_heads), head_dim=head_dim, patterns=chosen
+        )
         _write_permuted(handle, plan, direction, output)
 
 
@@ -231,8 +256,10 @@ def _write_permuted(
     for key, heads in plan.items():  # the rows split into heads of even width, before writing
         rows = handle.entries[key].shape[0] if handle.entries[key].shape else 0
         permute_rows(np.empty((rows, 0)), heads, direction)
-    parts = [(key, handle.dtype(key), entry.shape, _blocks(handle, key, plan.get(key), direction))
-             for key, entry in handle.entries.items()]  # fmt: skip
+    parts = [
+        (key, handle.dtype(key), entry.shape, _blocks(handle, key, plan.get(key), direction))
+        for key, entry in handle.entries.items()
+    ]
     write_safetensors_parts(parts, output=output, metadata=handle.metadata)
 
 

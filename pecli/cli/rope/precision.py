@@ -27,9 +27,14 @@ Start = Annotated[
 @rope_app.command("precision")
 @rope_spec_options()
 def precision_command(
-    n: Positions = 131072, start: Start = 0, fmt: ReportFormatOpt = None,
-    output: ReportOutput = "-", quiet: Quiet = False, *, rope: tuple[RopeSpec, list[str]],
-) -> None:  # fmt: skip
+    n: Positions = 131072,
+    start: Start = 0,
+    fmt: ReportFormatOpt = None,
+    output: ReportOutput = "-",
+    quiet: Quiet = False,
+    *,
+    rope: tuple[RopeSpec, list[str]],
+) -> None:
     """Largest phase and cos error per decade of positions when a cache is built in low precision.
 
     Scenarios: fp32 (inv_freq, positions and angles in float32, as transformers does),

@@ -118,36 +118,86 @@ PRESETS: dict[str, Convention] = {
     c.name: c
     for c in (
         _preset("vaswani", "paper", "interleaved", "error", "the article (§3.5)", start=1),
-        _preset("pytorch", "paper", "interleaved", "error",
-                "PyTorch tutorial, Annotated Transformer, SpeechT5 ScaledPositionalEncoding, "
-                "ESPnet PositionalEncoding"),
+        _preset(
+            "pytorch",
+            "paper",
+            "interleaved",
+            "error",
+            "PyTorch tutorial, Annotated Transformer, SpeechT5 ScaledPositionalEncoding, "
+            "ESPnet PositionalEncoding",
+        ),
         _preset("hf-marian", "paper", "sin-cos", "sine", "HF Marian, the TensorFlow tutorial"),
-        _preset("tensor2tensor", "tensor2tensor", "sin-cos", "zero",
-                "tensor2tensor get_timing_signal_1d, Marian C++"),
-        _preset("fairseq", "tensor2tensor", "sin-cos", "zero",
-                "fairseq, HF M2M100 / Speech2Text / SpeechT5 SinusoidalPositionalEmbedding",
-                padding_idx=1),
-        _preset("diffusers", "tensor2tensor", "sin-cos", "zero",
-                "diffusers get_timestep_embedding (its flip_sin_to_cos, downscale_freq_shift "
-                "and scale are options)"),
-        _preset("whisper", "tensor2tensor", "sin-cos", "error",
-                "OpenAI Whisper sinusoids, HF WhisperEncoder"),
-        _preset("distilbert", "paper", "interleaved", "sine",
-                "DistilBERT/XLM create_sinusoidal_embeddings, keras-hub SinePositionEncoding "
-                "(start_index = --start)"),
-        _preset("positional-encodings", "paper", "interleaved", "sine-d+1",
-                "tatp22 positional-encodings PositionalEncoding1D"),
-        _preset("ldm", "paper", "cos-sin", "zero",
-                "LDM / sgm timestep_embedding, Stable Diffusion UNet (diffusers "
-                "flip_sin_to_cos=True, downscale_freq_shift=0)"),
+        _preset(
+            "tensor2tensor",
+            "tensor2tensor",
+            "sin-cos",
+            "zero",
+            "tensor2tensor get_timing_signal_1d, Marian C++",
+        ),
+        _preset(
+            "fairseq",
+            "tensor2tensor",
+            "sin-cos",
+            "zero",
+            "fairseq, HF M2M100 / Speech2Text / SpeechT5 SinusoidalPositionalEmbedding",
+            padding_idx=1,
+        ),
+        _preset(
+            "diffusers",
+            "tensor2tensor",
+            "sin-cos",
+            "zero",
+            "diffusers get_timestep_embedding (its flip_sin_to_cos, downscale_freq_shift "
+            "and scale are options)",
+        ),
+        _preset(
+            "whisper",
+            "tensor2tensor",
+            "sin-cos",
+            "error",
+            "OpenAI Whisper sinusoids, HF WhisperEncoder",
+        ),
+        _preset(
+            "distilbert",
+            "paper",
+            "interleaved",
+            "sine",
+            "DistilBERT/XLM create_sinusoidal_embeddings, keras-hub SinePositionEncoding "
+            "(start_index = --start)",
+        ),
+        _preset(
+            "positional-encodings",
+            "paper",
+            "interleaved",
+            "sine-d+1",
+            "tatp22 positional-encodings PositionalEncoding1D",
+        ),
+        _preset(
+            "ldm",
+            "paper",
+            "cos-sin",
+            "zero",
+            "LDM / sgm timestep_embedding, Stable Diffusion UNet (diffusers "
+            "flip_sin_to_cos=True, downscale_freq_shift=0)",
+        ),
         _preset("musicgen", "tensor2tensor", "cos-sin", "zero", "HF MusicGen"),
-        _preset("lucidrains", "tensor2tensor", "sin-cos", "error",
-                "lucidrains SinusoidalPosEmb (denoising-diffusion-pytorch; odd d: d - 1 columns)"),
-        _preset("mlx", "tensor2tensor", "sin-cos", "error",
-                "MLX nn.SinusoidalPositionalEncoding (C = max_freq/min_freq, --angle-scale "
-                "max_freq)", amplitude="sqrt(2/d)"),
+        _preset(
+            "lucidrains",
+            "tensor2tensor",
+            "sin-cos",
+            "error",
+            "lucidrains SinusoidalPosEmb (denoising-diffusion-pytorch; odd d: d - 1 columns)",
+        ),
+        _preset(
+            "mlx",
+            "tensor2tensor",
+            "sin-cos",
+            "error",
+            "MLX nn.SinusoidalPositionalEncoding (C = max_freq/min_freq, --angle-scale max_freq)",
+            amplitude="sqrt(2/d)",
+        ),
     )
-}  # fmt: skip
+}
 
 #: Other names a user looks for, and the preset that makes their table.
 ALIASES: dict[str, str] = {

@@ -90,8 +90,13 @@ def fill_rows(
     for table in tables:
         side = table.values.shape[0]
         for column, first, width in table.runs:
-            _broadcast(out[:, column : column + width], table.values[:, first : first + width],
-                       token, table.stride, side)  # fmt: skip
+            _broadcast(
+                out[:, column : column + width],
+                table.values[:, first : first + width],
+                token,
+                table.stride,
+                side,
+            )
 
 
 def _broadcast(target: np.ndarray, values: np.ndarray, token: int, stride: int, side: int) -> None:

@@ -49,10 +49,18 @@ class GridSpec:
 
     @classmethod
     def checked(
-        cls, shape: object, d: object, preset: str, base: float, axis_order: object,
-        extra_tokens: object, base_size: object, interpolation_scale: object, dtype: DTypeLike,
+        cls,
+        shape: object,
+        d: object,
+        preset: str,
+        base: float,
+        axis_order: object,
+        extra_tokens: object,
+        base_size: object,
+        interpolation_scale: object,
+        dtype: DTypeLike,
         temporal_interpolation_scale: object = 1.0,
-    ) -> GridSpec:  # fmt: skip
+    ) -> GridSpec:
         """Check every argument (ParameterError naming it) and precompute the frequencies."""
         sides = check_grid_shape(shape)
         plan = grid_plan(preset, d, len(sides), axis_order)
@@ -60,8 +68,9 @@ class GridSpec:
             h: frequencies_with_residuals(2 * h, base, plan.preset.schedule)
             for h in set(plan.block_pairs)
         }
-        scales = _scales(preset, len(sides), base_size, interpolation_scale,
-                         temporal_interpolation_scale)  # fmt: skip
+        scales = _scales(
+            preset, len(sides), base_size, interpolation_scale, temporal_interpolation_scale
+        )
         extra = check_extra_tokens(extra_tokens)
         return cls(plan, sides, extra, frequencies, scales, check_dtype(dtype))
 

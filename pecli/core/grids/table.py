@@ -219,10 +219,17 @@ def grid_token_rows(
 
     """
     spec = GridSpec.checked(
-        shape, d, preset, knobs.pop("base", DEFAULT_BASE), knobs.pop("axis_order", None),  # type: ignore[arg-type]
-        0, knobs.pop("base_size", None), knobs.pop("interpolation_scale", 1.0), np.float64,
+        shape,
+        d,
+        preset,
+        knobs.pop("base", DEFAULT_BASE),  # type: ignore[arg-type]
+        knobs.pop("axis_order", None),  # type: ignore[arg-type]
+        0,
+        knobs.pop("base_size", None),
+        knobs.pop("interpolation_scale", 1.0),
+        np.float64,
         knobs.pop("temporal_interpolation_scale", 1.0),
-    )  # fmt: skip
+    )
     out = np.zeros((len(tokens), spec.plan.d), dtype=np.float64)
     spec.fill_tokens(out, np.asarray(tokens, dtype=np.int64))
     return out

@@ -80,8 +80,11 @@ def _variant(spec: RopeSpec, engine: str, context: int) -> tuple[RopeSpec, str |
     if kind == "yarn" and engine == "vLLM" and _deepseek(spec):
         return dataclasses.replace(spec, truncate=True), None
     if kind == "dynamic" and engine == "llama.cpp":  # ggml has no dynamic NTK scaling
-        return RopeSpec(theta=spec.theta, head_dim=spec.head_dim,
-                        partial_rotary_factor=spec.partial_rotary_factor), None  # fmt: skip
+        return RopeSpec(
+            theta=spec.theta,
+            head_dim=spec.head_dim,
+            partial_rotary_factor=spec.partial_rotary_factor,
+        ), None
     if kind != "longrope":
         return spec, None
     orig = spec.original_max_position_embeddings or 0

@@ -52,9 +52,13 @@ def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, n
             raise ParameterError("factor", rule, factor)
         scale = _F(1.0) / _F(factor)
     if spec.rope_type == "yarn":
-        _, (low, high) = yarn_corr_dims(spec.rotary_dim, spec.original_max_position_embeddings
-                                         or 0, spec.theta, spec.beta_fast or 32.0,
-                                         spec.beta_slow or 1.0)  # fmt: skip
+        _, (low, high) = yarn_corr_dims(
+            spec.rotary_dim,
+            spec.original_max_position_embeddings or 0,
+            spec.theta,
+            spec.beta_fast or 32.0,
+            spec.beta_slow or 1.0,
+        )
         ramp = (np.arange(half, dtype=_F) - _F(low)) / _F(max(0.001, high - low))
         mix = (_F(1) - np.clip(ramp, 0, 1)).astype(_F)
         internal = _F(1.0) + _F(0.1) * _F(math.log(1.0 / float(scale)))
@@ -78,9 +82,10 @@ def ggml_angles(freqs: RopeFrequencies, positions: np.ndarray) -> np.ndarray:
 
 
 def _angles(
-    freqs: RopeFrequencies, plan: tuple[np.ndarray, np.float32, np.ndarray, np.float32],
+    freqs: RopeFrequencies,
+    plan: tuple[np.ndarray, np.float32, np.ndarray, np.float32],
     positions: np.ndarray,
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """:func:`ggml_angles` with the plan of :func:`_plan` computed once by the caller."""
     spec = freqs.spec
     factors, scale, mix, _ = plan
@@ -96,9 +101,15 @@ def _angles(
 
 
 def ggml_cache_blocks(
-    freqs: RopeFrequencies, n: int, *, start: int = 0, layout: str = "half-split",
-    dtype: DTypeLike = np.float32, part: str = "both", rows: int | None = None,
-) -> Iterator[np.ndarray]:  # fmt: skip
+    freqs: RopeFrequencies,
+    n: int,
+    *,
+    start: int = 0,
+    layout: str = "half-split",
+    dtype: DTypeLike = np.float32,
+    part: str = "both",
+    rows: int | None = None,
+) -> Iterator[np.ndarray]:
     """The cache as llama.cpp's CPU backend computes it, in row blocks (as ``cache_blocks``).
 
     Positions must be below 2^24 (ggml's float positions are exact up to there).

@@ -22,8 +22,13 @@ from .ggml import frequency_factors
 from .gguf_notes import Finding, notes_for
 
 __all__ = [
-    "TENSORS", "Finding", "check_gguf", "expected_keys", "expected_tensors", "f32_refusal",
-]  # fmt: skip
+    "TENSORS",
+    "Finding",
+    "check_gguf",
+    "expected_keys",
+    "expected_tensors",
+    "f32_refusal",
+]
 
 #: The F32 tensors that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
@@ -113,8 +118,10 @@ def f32_refusal(name: str, type_name: str) -> str:
     """
     rule = f"tensor {name} is {type_name}: pecli reads only F32 tensors"
     if name in TENSORS:
-        rule += (" (llama.cpp's converter writes every 1-D tensor as F32 and ggml's rope "
-                 "asserts F32 frequency factors: llama.cpp would abort on this file)")  # fmt: skip
+        rule += (
+            " (llama.cpp's converter writes every 1-D tensor as F32 and ggml's rope "
+            "asserts F32 frequency factors: llama.cpp would abort on this file)"
+        )
     return rule
 
 

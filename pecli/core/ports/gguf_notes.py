@@ -58,8 +58,10 @@ def _expected_mode(config: Mapping[str, Any]) -> str | None:
 def _mode_finding(config: Mapping[str, Any], arch: str | None) -> Finding:
     want, mode = _expected_mode(config), rope_mode(arch)
     if want and mode and mode[0] != want:
-        rule = (f"the config has mrope_section ({want}): {arch} rotates in {mode[0]}, "
-                "right for text only, wrong for image and video positions")  # fmt: skip
+        rule = (
+            f"the config has mrope_section ({want}): {arch} rotates in {mode[0]}, "
+            "right for text only, wrong for image and video positions"
+        )
         return Finding("rope mode", "differ", want, mode[0], rule)
     return Finding("rope mode", "note", None, None, _mode(arch))
 

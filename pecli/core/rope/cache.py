@@ -37,18 +37,48 @@ __all__ = [
 #: What frameworks call the two layouts; every name maps to ``half-split`` or ``interleaved``.
 LAYOUT_ALIASES = {
     **dict.fromkeys(
-        ("half-split", "half", "rotate_half", "rotate-half", "hf", "transformers", "llama",
-         "gpt-neox", "neox", "qwen", "gemma", "phi", "llama.cpp-neox", "vllm-neox",
-         "is_neox_style", "mlx", "flash-attn"),
+        (
+            "half-split",
+            "half",
+            "rotate_half",
+            "rotate-half",
+            "hf",
+            "transformers",
+            "llama",
+            "gpt-neox",
+            "neox",
+            "qwen",
+            "gemma",
+            "phi",
+            "llama.cpp-neox",
+            "vllm-neox",
+            "is_neox_style",
+            "mlx",
+            "flash-attn",
+        ),
         "half-split",
     ),
     **dict.fromkeys(
-        ("interleaved", "rotate_every_two", "rotate-every-two", "gptj", "gpt-j", "codegen",
-         "meta", "llama.cpp-norm", "norm", "vllm-gptj", "mlx-traditional",
-         "flash-attn-interleaved", "deepseek", "torchtune", "lucidrains"),
+        (
+            "interleaved",
+            "rotate_every_two",
+            "rotate-every-two",
+            "gptj",
+            "gpt-j",
+            "codegen",
+            "meta",
+            "llama.cpp-norm",
+            "norm",
+            "vllm-gptj",
+            "mlx-traditional",
+            "flash-attn-interleaved",
+            "deepseek",
+            "torchtune",
+            "lucidrains",
+        ),
         "interleaved",
     ),
-}  # fmt: skip
+}
 #: What a cache table holds: the cos block, the sin block, or both side by side.
 PARTS = ("both", "cos", "sin")
 #: Values per block of the streamed cache (about 8 MB of float64 per temporary).
@@ -241,9 +271,14 @@ def _position_blocks(
 
 
 def _blocks(
-    freqs: RopeFrequencies, n: int, start: int, kind: str, stored: np.dtype, part: str,
+    freqs: RopeFrequencies,
+    n: int,
+    start: int,
+    kind: str,
+    stored: np.dtype,
+    part: str,
     blocking: tuple[int, int],
-) -> Iterator[np.ndarray]:  # fmt: skip
+) -> Iterator[np.ndarray]:
     """Blocks of ``step`` rows, spread from (sin, cos) pairs computed ``chunk`` rows at a time.
 
     The kernel fills its pairs scratch in long chunks (its per-call set-up, a super-block's
@@ -263,9 +298,13 @@ def _blocks(
         if row % chunk == 0:
             pairs = ring[: min(chunk, n - row)]
             kernels.fill_sin_cos_consecutive(
-                pairs[:, 0::2], pairs[:, 1::2], float(start), freqs.inv_freq,
-                omega_residual=freqs.residual, offset=row,
-            )  # fmt: skip
+                pairs[:, 0::2],
+                pairs[:, 1::2],
+                float(start),
+                freqs.inv_freq,
+                omega_residual=freqs.residual,
+                offset=row,
+            )
             if scale != 1.0:
                 pairs *= scale
         rows = pairs[row % chunk : row % chunk + out.shape[0]]

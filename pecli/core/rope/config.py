@@ -104,17 +104,23 @@ def _rope_dict(config: Mapping[str, Any], notes: list[str]) -> tuple[dict[str, A
     if isinstance(modern, Mapping) and modern and legacy:  # transformers 5: rope_scaling wins
         params = dict(legacy)
         if params != dict(modern):
-            notes.append(f"rope_scaling {params} and rope_parameters {dict(modern)} disagree: "
-                         "transformers 5 reads rope_scaling (convert_rope_params_to_dict "
-                         "prefers it), and so does pecli; fix the config")  # fmt: skip
+            notes.append(
+                f"rope_scaling {params} and rope_parameters {dict(modern)} disagree: "
+                "transformers 5 reads rope_scaling (convert_rope_params_to_dict "
+                "prefers it), and so does pecli; fix the config"
+            )
     elif isinstance(modern, Mapping) and modern:
         params = dict(modern)
-        notes.append("rope_parameters (transformers 5): a transformers 4 reader ignores it "
-                     "and takes rope_theta = 10000 and no scaling")  # fmt: skip
+        notes.append(
+            "rope_parameters (transformers 5): a transformers 4 reader ignores it "
+            "and takes rope_theta = 10000 and no scaling"
+        )
         top = config.get("rope_theta")
         if top is not None and "rope_theta" in params and top != params["rope_theta"]:
-            notes.append(f"rope_theta differs: {top} at the top, {params['rope_theta']} in "
-                         "rope_parameters (transformers 5 takes rope_parameters)")  # fmt: skip
+            notes.append(
+                f"rope_theta differs: {top} at the top, {params['rope_theta']} in "
+                "rope_parameters (transformers 5 takes rope_parameters)"
+            )
     else:
         params = dict(legacy or {})
     theta = params.get("rope_theta", config.get("rope_theta"))
@@ -166,15 +172,20 @@ def _partial(config: Mapping[str, Any], params: Mapping[str, Any], notes: list[s
         value = config["rotary_pct"]
         notes.append("rotary_pct (GPT-NeoX) is the partial_rotary_factor")
     if value is not None and value != 1:
-        notes.append(f"partial_rotary_factor {value}: only the first int(head_dim·{value}) "
-                     "channels rotate; a kernel rotating the whole head is wrong")  # fmt: skip
+        notes.append(
+            f"partial_rotary_factor {value}: only the first int(head_dim·{value}) "
+            "channels rotate; a kernel rotating the whole head is wrong"
+        )
     return 1.0 if value is None else value
 
 
 def _scaling_fields(
-    config: Mapping[str, Any], params: Mapping[str, Any], rope_type: str,
-    fields: dict[str, Any], notes: list[str],
-) -> None:  # fmt: skip
+    config: Mapping[str, Any],
+    params: Mapping[str, Any],
+    rope_type: str,
+    fields: dict[str, Any],
+    notes: list[str],
+) -> None:
     known = KNOWN_FIELDS.get(rope_type, set())
     for key, value in params.items():
         if key in known or key in _COMMON:
@@ -188,19 +199,26 @@ def _scaling_fields(
             fields[key] = tuple(fields[key])
     kind = RECORDS.get(rope_type)
     if kind is None or not kind.old_parsers_know:
-        notes.append(f"rope_type {rope_type!r}: a parser that knows only type/factor "
-                     f"({_OLD_SCALINGS}) refuses it or silently applies no scaling")  # fmt: skip
+        notes.append(
+            f"rope_type {rope_type!r}: a parser that knows only type/factor "
+            f"({_OLD_SCALINGS}) refuses it or silently applies no scaling"
+        )
     if "truncate" in params:
-        notes.append(f"truncate {params['truncate']}: older YaRN code ignores it and rounds "
-                     "the correction range to integers")  # fmt: skip
+        notes.append(
+            f"truncate {params['truncate']}: older YaRN code ignores it and rounds "
+            "the correction range to integers"
+        )
     if kind is not None and "original_max_position_embeddings" in kind.reads:
         if "original_max_position_embeddings" in config:  # Phi-3: the top level wins
             fields["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-            notes.append("original_max_position_embeddings is read from the top level "
-                         "(as transformers does, over rope_parameters)")  # fmt: skip
+            notes.append(
+                "original_max_position_embeddings is read from the top level "
+                "(as transformers does, over rope_parameters)"
+            )
         elif "original_max_position_embeddings" not in params and config.get(
             "max_position_embeddings"
         ):
             fields["original_max_position_embeddings"] = config["max_position_embeddings"]
-            notes.append("no original_max_position_embeddings: transformers takes "
-                         "max_position_embeddings")  # fmt: skip
+            notes.append(
+                "no original_max_position_embeddings: transformers takes max_position_embeddings"
+            )

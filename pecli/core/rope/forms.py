@@ -19,9 +19,15 @@ from ..dtypes import round_once
 from ..errors import ParameterError
 
 __all__ = [
-    "FORMS", "PAIR_LAYOUTS", "check_form", "from_full", "pair_columns", "pair_layouts", "reform",
+    "FORMS",
+    "PAIR_LAYOUTS",
+    "check_form",
+    "from_full",
+    "pair_columns",
+    "pair_layouts",
+    "reform",
     "reformed",
-]  # fmt: skip
+]
 
 #: The forms, ``full`` first (the default).
 FORMS = ("full", "half", "complex", "matrix")
@@ -120,13 +126,17 @@ def pair_layouts(tables: Iterable[np.ndarray], what: str) -> tuple[str, ...]:
     """
     tables = list(tables)
     fits = tuple(
-        layout for layout in PAIR_LAYOUTS
-        if all(np.array_equal(pair_columns(t, layout), pair_columns(t, layout, True))
-               for t in tables)
-    )  # fmt: skip
+        layout
+        for layout in PAIR_LAYOUTS
+        if all(
+            np.array_equal(pair_columns(t, layout), pair_columns(t, layout, True)) for t in tables
+        )
+    )
     if not fits:
-        rule = (f"{what}, whose columns come in equal twos (column j equals column j + dim/2: "
-                "half-split, or column 2j equals 2j + 1: interleaved)")  # fmt: skip
+        rule = (
+            f"{what}, whose columns come in equal twos (column j equals column j + dim/2: "
+            "half-split, or column 2j equals 2j + 1: interleaved)"
+        )
         got = f"{tables[0].shape[1]} columns, none equal to its partner (neither layout)"
         raise ParameterError("file", rule, got)
     return fits

@@ -21,9 +21,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from .spec import RopeSpec
 
 __all__ = [
-    "Exact", "default", "default_inv_freq", "dynamic", "linear", "llama3", "longrope", "mscale",
-    "proportional", "yarn",
-]  # fmt: skip
+    "Exact",
+    "default",
+    "default_inv_freq",
+    "dynamic",
+    "linear",
+    "llama3",
+    "longrope",
+    "mscale",
+    "proportional",
+    "yarn",
+]
 
 ONE, ZERO = Decimal(1), Decimal(0)
 

@@ -25,9 +25,12 @@ from .registry import RECORDS, record
 from .spec import RopeSpec, check_spec
 
 __all__ = [
-    "ARITHMETICS", "FRAMEWORK_TYPES", "float32_cache_blocks", "framework_cache_blocks",
+    "ARITHMETICS",
+    "FRAMEWORK_TYPES",
+    "float32_cache_blocks",
+    "framework_cache_blocks",
     "transformers_inv_freq",
-]  # fmt: skip
+]
 
 #: How a cache is computed: exact (rounded once) or as transformers does in float32.
 ARITHMETICS = ("exact", "transformers")
@@ -126,9 +129,13 @@ def framework_cache_blocks(
 
 
 def float32_cache_blocks(
-    angles_of: Callable[[int, int], np.ndarray], n: int, pairs: int, scale: np.float32,
-    form: tuple[str, np.dtype, str], rows: int | None = None,
-) -> Iterator[np.ndarray]:  # fmt: skip
+    angles_of: Callable[[int, int], np.ndarray],
+    n: int,
+    pairs: int,
+    scale: np.float32,
+    form: tuple[str, np.dtype, str],
+    rows: int | None = None,
+) -> Iterator[np.ndarray]:
     """A cache's row blocks from float32 angles, as a float32 framework finishes them.
 
     ``cos`` and ``sin`` of each float32 angle rounded to float32 (the float64 values rounded

@@ -22,9 +22,14 @@ import numpy as np
 from ..errors import ParameterError
 
 __all__ = [
-    "DIRECTIONS", "K_PATTERNS", "Q_PATTERNS", "checkpoint_plan", "head_counts", "permute_rows",
+    "DIRECTIONS",
+    "K_PATTERNS",
+    "Q_PATTERNS",
+    "checkpoint_plan",
+    "head_counts",
+    "permute_rows",
     "qk_permutation",
-]  # fmt: skip
+]
 
 #: ``meta-to-hf`` (transformers' converter) and ``hf-to-meta`` (llama.cpp's, the inverse).
 DIRECTIONS = ("meta-to-hf", "hf-to-meta")
@@ -141,9 +146,12 @@ def head_counts(config: Mapping[str, Any]) -> tuple[int, int, int]:
 
 
 def checkpoint_plan(
-    shapes: Mapping[str, tuple[int, ...]], *, heads: tuple[int, int], head_dim: int,
+    shapes: Mapping[str, tuple[int, ...]],
+    *,
+    heads: tuple[int, int],
+    head_dim: int,
     patterns: tuple[Sequence[str], Sequence[str]] = (Q_PATTERNS, K_PATTERNS),
-) -> dict[str, int]:  # fmt: skip
+) -> dict[str, int]:
     """Which tensors of a checkpoint to permute, and with how many heads each.
 
     Parameters

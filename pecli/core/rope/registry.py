@@ -31,9 +31,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .spec import RopeSpec
 
 __all__ = [
-    "FACTOR_AT_LEAST_ONE", "RECORDS", "ROPE_TYPES", "RopeType", "default_of", "readers",
+    "FACTOR_AT_LEAST_ONE",
+    "RECORDS",
+    "ROPE_TYPES",
+    "RopeType",
+    "default_of",
+    "readers",
     "record",
-]  # fmt: skip
+]
 
 _NO_DEFAULTS: Mapping[str, float] = MappingProxyType({})
 

@@ -144,9 +144,11 @@ def _check_factor(spec: RopeSpec, kind: RopeType) -> None:
             raise ParameterError("factor", f"must be >= 1 for rope_type {spec.rope_type!r}", factor)
     elif kind.factor_from_lengths and spec.max_position_embeddings is None:
         raise ParameterError(
-            "factor", f"is required by rope_type {spec.rope_type!r} "
-            "(or max_position_embeddings, to take max/original)", "nothing",
-        )  # fmt: skip
+            "factor",
+            f"is required by rope_type {spec.rope_type!r} "
+            "(or max_position_embeddings, to take max/original)",
+            "nothing",
+        )
 
 
 def _check_numbers(spec: RopeSpec) -> None:

@@ -23,8 +23,7 @@ __all__ = ["dynamic_width", "llama3_bands", "longrope_factors"]
 def llama3_bands(spec: RopeSpec) -> None:
     """low_freq_factor > 0 (it divides L) and high_freq_factor > low_freq_factor."""
     if spec.low_freq_factor <= 0:  # type: ignore[operator]
-        raise ParameterError("low_freq_factor", "must be > 0 (it divides L)",
-                             spec.low_freq_factor)  # fmt: skip
+        raise ParameterError("low_freq_factor", "must be > 0 (it divides L)", spec.low_freq_factor)
     if spec.high_freq_factor <= spec.low_freq_factor:  # type: ignore[operator]
         raise ParameterError("high_freq_factor", "must be > low_freq_factor", spec.high_freq_factor)
 

@@ -65,23 +65,51 @@ def _m(name: str, convention: str, source: str, **kw: Any) -> TimestepModel:
 TIMESTEP_MODELS: dict[str, TimestepModel] = {
     m.name: m
     for m in (
-        _m("flux", "ldm", "BFL timestep_embedding(t, 256), time_factor 1000; diffusers FLUX "
-           "(t·1000, Timesteps(256, True, 0))", time_factor=1000.0),
+        _m(
+            "flux",
+            "ldm",
+            "BFL timestep_embedding(t, 256), time_factor 1000; diffusers FLUX "
+            "(t·1000, Timesteps(256, True, 0))",
+            time_factor=1000.0,
+        ),
         _m("dit", "ldm", "facebookresearch/DiT TimestepEmbedder (also SiT)"),
-        _m("dit-diffusers", "diffusers", "diffusers DiTTransformer2DModel: Timesteps(256, True, "
-           "downscale_freq_shift=1), not the original DiT's 0",
-           knobs={"flip_sin_to_cos": True, "downscale_freq_shift": 1}),
+        _m(
+            "dit-diffusers",
+            "diffusers",
+            "diffusers DiTTransformer2DModel: Timesteps(256, True, "
+            "downscale_freq_shift=1), not the original DiT's 0",
+            knobs={"flip_sin_to_cos": True, "downscale_freq_shift": 1},
+        ),
         _m("pixart", "ldm", "PixArt-alpha TimestepEmbedder; diffusers PixArt (shift 0)"),
-        _m("edm", "tensor2tensor", "EDM DDPM++ (SongUNet): PositionalEmbedding(endpoint=True), "
-           "sin/cos swapped; EDMPrecond c_noise = ln(σ)/4", noise_input="edm"),
-        _m("edm-adm", "ldm", "EDM ADM (DhariwalUNet): PositionalEmbedding(endpoint=False); "
-           "EDMPrecond c_noise = ln(σ)/4", noise_input="edm"),
-        _m("edm-ve", "tensor2tensor", "EDM VEPrecond with DDPM++: c_noise = ln(σ/2)",
-           noise_input="ve"),
-        _m("consistency", "ldm", "openai/consistency_models: 1000·0.25·ln(σ + 1e-44) into "
-           "guided-diffusion's timestep_embedding", noise_input="consistency"),
+        _m(
+            "edm",
+            "tensor2tensor",
+            "EDM DDPM++ (SongUNet): PositionalEmbedding(endpoint=True), "
+            "sin/cos swapped; EDMPrecond c_noise = ln(σ)/4",
+            noise_input="edm",
+        ),
+        _m(
+            "edm-adm",
+            "ldm",
+            "EDM ADM (DhariwalUNet): PositionalEmbedding(endpoint=False); "
+            "EDMPrecond c_noise = ln(σ)/4",
+            noise_input="edm",
+        ),
+        _m(
+            "edm-ve",
+            "tensor2tensor",
+            "EDM VEPrecond with DDPM++: c_noise = ln(σ/2)",
+            noise_input="ve",
+        ),
+        _m(
+            "consistency",
+            "ldm",
+            "openai/consistency_models: 1000·0.25·ln(σ + 1e-44) into "
+            "guided-diffusion's timestep_embedding",
+            noise_input="consistency",
+        ),
     )
-}  # fmt: skip
+}
 
 
 def model_inputs(values: object, model: str, *, input_dtype: str = "exact") -> np.ndarray:
@@ -116,8 +144,9 @@ def model_inputs(values: object, model: str, *, input_dtype: str = "exact") -> n
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1 or not x.size or not np.isfinite(x).all():
         bad = x.ravel()[~np.isfinite(x.ravel())]  # the first bad value, else the shape
-        raise ParameterError("x", "must be a non-empty list of finite numbers",
-                             bad[0] if bad.size else x.shape)  # fmt: skip
+        raise ParameterError(
+            "x", "must be a non-empty list of finite numbers", bad[0] if bad.size else x.shape
+        )
     if input_dtype not in INPUT_DTYPES:
         raise ParameterError(
             "input_dtype", f"must be one of {', '.join(INPUT_DTYPES)}", input_dtype

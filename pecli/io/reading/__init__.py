@@ -40,10 +40,19 @@ from .matrix import Matrix, array_blocks
 from .npy import MAX_TABLE_VALUES, load_keeping_dtype, read_npy
 
 __all__ = [
-    "MAX_CSV_BYTES", "MAX_STDIN_BYTES", "MAX_TABLE_VALUES", "TABLE_FORMATS", "Matrix",
-    "check_source", "existing_rule", "matrix_from_array", "read_array", "read_matrix",
-    "read_table", "read_vector",
-]  # fmt: skip
+    "MAX_CSV_BYTES",
+    "MAX_STDIN_BYTES",
+    "MAX_TABLE_VALUES",
+    "TABLE_FORMATS",
+    "Matrix",
+    "check_source",
+    "existing_rule",
+    "matrix_from_array",
+    "read_array",
+    "read_matrix",
+    "read_table",
+    "read_vector",
+]
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK\x03\x04"

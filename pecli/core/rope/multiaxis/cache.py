@@ -128,9 +128,14 @@ def _check_form(form: str, part: str, dtype: DTypeLike, arithmetic: str) -> np.d
 
 
 def _blocks(
-    plan: AxisPlan, ids: IdSource, form: str, part: str, stored: np.dtype, arithmetic: str,
+    plan: AxisPlan,
+    ids: IdSource,
+    form: str,
+    part: str,
+    stored: np.dtype,
+    arithmetic: str,
     step: int,
-) -> Iterator[np.ndarray]:  # fmt: skip
+) -> Iterator[np.ndarray]:
     for row in range(0, ids.n, step):
         block = ids.rows(row, min(row + step, ids.n))
         if arithmetic == "exact":
@@ -205,9 +210,14 @@ def _runs(plan: AxisPlan) -> list[tuple[tuple[slice, slice], tuple[int, int]]]:
 
 
 def axes_cache(
-    plan: AxisPlan, ids: IdSource | np.ndarray, *, form: str = "full", part: str = "both",
-    dtype: DTypeLike = np.float32, arithmetic: str = "exact",
-) -> np.ndarray:  # fmt: skip
+    plan: AxisPlan,
+    ids: IdSource | np.ndarray,
+    *,
+    form: str = "full",
+    part: str = "both",
+    dtype: DTypeLike = np.float32,
+    arithmetic: str = "exact",
+) -> np.ndarray:
     """The whole cache at once (:func:`axes_cache_blocks` concatenated).
 
     Examples
@@ -218,5 +228,6 @@ def axes_cache(
     array([[ 0.540302, -0.416147,  0.841471,  0.909297]])
 
     """
-    return np.concatenate(list(axes_cache_blocks(
-        plan, ids, form=form, part=part, dtype=dtype, arithmetic=arithmetic)))  # fmt: skip
+    return np.concatenate(
+        list(axes_cache_blocks(plan, ids, form=form, part=part, dtype=dtype, arithmetic=arithmetic))
+    )

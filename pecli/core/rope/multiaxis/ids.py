@@ -18,8 +18,14 @@ from ...errors import ParameterError
 from ...rules import MAX_POSITION
 
 __all__ = [
-    "MAX_TOKENS", "ArrayIds", "GridIds", "check_grid", "check_ids", "check_text", "torch_linspace",
-]  # fmt: skip
+    "MAX_TOKENS",
+    "ArrayIds",
+    "GridIds",
+    "check_grid",
+    "check_ids",
+    "check_text",
+    "torch_linspace",
+]
 
 #: Most tokens an id source may hold (2^40: far past any cache a disk holds).
 MAX_TOKENS = 1 << 40

@@ -31,9 +31,13 @@ RELEASES = ("5.24", "4")
 
 
 def mrope_plan(
-    section: Sequence[int], *, theta: float, head_dim: int, partial_rotary_factor: float = 1.0,
+    section: Sequence[int],
+    *,
+    theta: float,
+    head_dim: int,
+    partial_rotary_factor: float = 1.0,
     interleaved: bool = False,
-) -> AxisPlan:  # fmt: skip
+) -> AxisPlan:
     """The channel → axis map of ``mrope_section`` over one shared schedule, half-split.
 
     Parameters
@@ -176,9 +180,13 @@ def _time_index(
 
 
 def mrope_ids(
-    segments: list[Segment], *, model: str, release: str = "5.24", spatial_merge_size: int = 2,
+    segments: list[Segment],
+    *,
+    model: str,
+    release: str = "5.24",
+    spatial_merge_size: int = 2,
     tokens_per_second: int = 2,
-) -> tuple[np.ndarray, int]:  # fmt: skip
+) -> tuple[np.ndarray, int]:
     """Position ids ``(3, seq)`` (t, h, w) of a token layout and ``rope_deltas``.
 
     Parameters

@@ -39,36 +39,85 @@ class MropePreset:
 
     def plan(self, head_dim: int | None = None) -> AxisPlan:
         """The channel → axis map for ``head_dim`` (default: the model's)."""
-        return mrope_plan(self.section, theta=self.theta, head_dim=head_dim or self.head_dim,
-                          partial_rotary_factor=self.partial_rotary_factor,
-                          interleaved=self.interleaved)  # fmt: skip
+        return mrope_plan(
+            self.section,
+            theta=self.theta,
+            head_dim=head_dim or self.head_dim,
+            partial_rotary_factor=self.partial_rotary_factor,
+            interleaved=self.interleaved,
+        )
 
     def token_ids(
-        self, tokens: str, *, release: str = "5.24", tokens_per_second: int = 2,
+        self,
+        tokens: str,
+        *,
+        release: str = "5.24",
+        tokens_per_second: int = 2,
         spatial_merge_size: int = 2,
-    ) -> tuple[ArrayIds, int]:  # fmt: skip
+    ) -> tuple[ArrayIds, int]:
         """Ids ``(seq, 3)`` of a ``--tokens`` layout and ``rope_deltas``."""
-        for name, value in (("tokens_per_second", tokens_per_second),
-                            ("spatial_merge_size", spatial_merge_size)):  # fmt: skip
+        for name, value in (
+            ("tokens_per_second", tokens_per_second),
+            ("spatial_merge_size", spatial_merge_size),
+        ):
             if not isinstance(value, int | np.integer) or not 1 <= value <= 1 << 20:
                 raise ParameterError(name, "must be an integer from 1 to 2^20", value)
-        ids, delta = mrope_ids(parse_tokens(tokens), model=self.rules, release=release,
-                               spatial_merge_size=spatial_merge_size,
-                               tokens_per_second=tokens_per_second)  # fmt: skip
+        ids, delta = mrope_ids(
+            parse_tokens(tokens),
+            model=self.rules,
+            release=release,
+            spatial_merge_size=spatial_merge_size,
+            tokens_per_second=tokens_per_second,
+        )
         return ArrayIds(ids.T.astype(np.float64)), delta
 
 
-MROPE_PRESETS: dict[str, MropePreset] = {p.name: p for p in (
-    MropePreset("qwen2-vl", "Qwen2-VL: mrope_section [16, 24, 24] chunked, θ 1e6",
-                _T + "qwen2_vl/modeling_qwen2_vl.py Qwen2VLRotaryEmbedding, get_rope_index",
-                (16, 24, 24), 1e6, 128, 1.0, False, "qwen2-vl"),
-    MropePreset("qwen2.5-vl", "Qwen2.5-VL: as Qwen2-VL, video time = t·seconds·tokens_per_second",
-                _T + "qwen2_5_vl/modeling_qwen2_5_vl.py Qwen2_5_VLRotaryEmbedding, "
-                "get_rope_index", (16, 24, 24), 1e6, 128, 1.0, False, "qwen2.5-vl"),
-    MropePreset("qwen3-vl", "Qwen3-VL: mrope_section [24, 20, 20] interleaved THW…, θ 5e6",
-                _T + "qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding, get_rope_index",
-                (24, 20, 20), 5e6, 128, 1.0, True, "qwen3-vl"),
-    MropePreset("qwen3.5", "Qwen3.5: [11, 11, 10] interleaved on 0.25 of head 256, θ 1e7",
-                _T + "qwen3_5/modeling_qwen3_5.py Qwen3_5TextRotaryEmbedding, get_rope_index",
-                (11, 11, 10), 1e7, 256, 0.25, True, "qwen3-vl"),
-)}  # fmt: skip
+MROPE_PRESETS: dict[str, MropePreset] = {
+    p.name: p
+    for p in (
+        MropePreset(
+            "qwen2-vl",
+            "Qwen2-VL: mrope_section [16, 24, 24] chunked, θ 1e6",
+            _T + "qwen2_vl/modeling_qwen2_vl.py Qwen2VLRotaryEmbedding, get_rope_index",
+            (16, 24, 24),
+            1e6,
+            128,
+            1.0,
+            False,
+            "qwen2-vl",
+        ),
+        MropePreset(
+            "qwen2.5-vl",
+            "Qwen2.5-VL: as Qwen2-VL, video time = t·seconds·tokens_per_second",
+            _T + "qwen2_5_vl/modeling_qwen2_5_vl.py Qwen2_5_VLRotaryEmbedding, get_rope_index",
+            (16, 24, 24),
+            1e6,
+            128,
+            1.0,
+            False,
+            "qwen2.5-vl",
+        ),
+        MropePreset(
+            "qwen3-vl",
+            "Qwen3-VL: mrope_section [24, 20, 20] interleaved THW…, θ 5e6",
+            _T + "qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding, get_rope_index",
+            (24, 20, 20),
+            5e6,
+            128,
+            1.0,
+            True,
+            "qwen3-vl",
+        ),
+        MropePreset(
+            "qwen3.5",
+            "Qwen3.5: [11, 11, 10] interleaved on 0.25 of head 256, θ 1e7",
+            _T + "qwen3_5/modeling_qwen3_5.py Qwen3_5TextRotaryEmbedding, get_rope_index",
+            (11, 11, 10),
+            1e7,
+            256,
+            0.25,
+            True,
+            "qwen3-vl",
+        ),
+    )
+}

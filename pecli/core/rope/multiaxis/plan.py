@@ -153,8 +153,9 @@ def per_axis(
         index += list(range(w // 2))
         den += [w] * (w // 2)
         th += [t] * (w // 2)
-    return AxisPlan(tuple(axes), tuple(axis), tuple(index), tuple(den), tuple(th),
-                    check_layout(layout))  # fmt: skip
+    return AxisPlan(
+        tuple(axes), tuple(axis), tuple(index), tuple(den), tuple(th), check_layout(layout)
+    )
 
 
 def shared(
@@ -184,8 +185,14 @@ def shared(
     if any(not 0 <= a < len(axes) for a in assign):
         raise ParameterError("assign", f"must name axes 0 … {len(axes) - 1}", list(assign))
     t = _check_theta(theta)
-    return AxisPlan(tuple(axes), tuple(int(a) for a in assign), tuple(order), (2 * h,) * h,
-                    (t,) * h, check_layout(layout))  # fmt: skip
+    return AxisPlan(
+        tuple(axes),
+        tuple(int(a) for a in assign),
+        tuple(order),
+        (2 * h,) * h,
+        (t,) * h,
+        check_layout(layout),
+    )
 
 
 def _check_width(width: object) -> int:
@@ -213,8 +220,10 @@ def plan_frequencies(plan: AxisPlan) -> tuple[np.ndarray, np.ndarray]:
     exact = {}
     for t, k, d in set(zip(plan.theta, plan.index, plan.denominator, strict=True)):
         exact[t, k, d] = ex.inv_base(ex.dec(t), ex.CTX.divide(Decimal(2 * k), Decimal(d)))
-    pairs = [ex.to_float_pair(exact[key]) for key in
-             zip(plan.theta, plan.index, plan.denominator, strict=True)]  # fmt: skip
+    pairs = [
+        ex.to_float_pair(exact[key])
+        for key in zip(plan.theta, plan.index, plan.denominator, strict=True)
+    ]
     omega = np.array([p[0] for p in pairs], dtype=np.float64)
     residual = np.array([p[1] for p in pairs], dtype=np.float64)
     omega.flags.writeable = residual.flags.writeable = False

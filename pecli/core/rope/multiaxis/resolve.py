@@ -87,9 +87,13 @@ def any_preset(name: str) -> Preset:
 
 
 def resolve_plan(
-    preset: str | None, *, head_dim: int | None = None, widths: str | None = None,
-    theta: str | None = None, layout: str | None = None,
-) -> tuple[AxisPlan, Preset | None]:  # fmt: skip
+    preset: str | None,
+    *,
+    head_dim: int | None = None,
+    widths: str | None = None,
+    theta: str | None = None,
+    layout: str | None = None,
+) -> tuple[AxisPlan, Preset | None]:
     """The plan of a preset (θ and layout overridable) or of ``widths`` and ``theta``.
 
     Examples
@@ -103,16 +107,22 @@ def resolve_plan(
         if widths is None or theta is None:
             given = "--widths" if widths is not None else "--theta" if theta is not None else None
             missing = f"{given} without {'--theta' if widths is not None else '--widths'}"
-            raise ParameterError("preset", "must be given, or --widths and --theta",
-                                 missing if given else "neither")  # fmt: skip
+            raise ParameterError(
+                "preset", "must be given, or --widths and --theta", missing if given else "neither"
+            )
         sizes = parse_sizes(widths, "widths")
         thetas = parse_numbers(theta, "theta")
-        made = per_axis(sizes, theta=thetas[0] if len(thetas) == 1 else thetas,
-                        axes=axes_for(len(sizes)), layout=layout or "interleaved")  # fmt: skip
+        made = per_axis(
+            sizes,
+            theta=thetas[0] if len(thetas) == 1 else thetas,
+            axes=axes_for(len(sizes)),
+            layout=layout or "interleaved",
+        )
         return made, None
     if widths is not None:
-        raise ParameterError("widths", "goes without --preset (a preset's widths are its model)",
-                             widths)  # fmt: skip
+        raise ParameterError(
+            "widths", "goes without --preset (a preset's widths are its model)", widths
+        )
     chosen = any_preset(preset)
     plan = chosen.plan(head_dim)
     if theta is not None:
@@ -132,16 +142,26 @@ def _with_theta(plan: AxisPlan, thetas: tuple[float, ...]) -> AxisPlan:
 
 
 def resolve_ids(
-    plan: AxisPlan, preset: Preset | None, *, grid: str | None, text: int,
-    ids: np.ndarray | None, tokens: str | None = None, fps: float | None = None, **rules: Any,
-) -> GridIds | ArrayIds:  # fmt: skip
+    plan: AxisPlan,
+    preset: Preset | None,
+    *,
+    grid: str | None,
+    text: int,
+    ids: np.ndarray | None,
+    tokens: str | None = None,
+    fps: float | None = None,
+    **rules: Any,
+) -> GridIds | ArrayIds:
     """The ids: explicit ``ids``, a preset's ``grid`` (and ``text``), ``tokens``, or a grid.
 
     ``tokens`` is the layout of an M-RoPE preset (``rules``: ``release``, ``tokens_per_second``,
     ``spatial_merge_size``); without a preset, ``grid`` gives a plain row-major grid.
     """
-    given = [name for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
-             if value is not None]  # fmt: skip
+    given = [
+        name
+        for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
+        if value is not None
+    ]
     if len(given) > 1 or (ids is not None and text):
         raise ParameterError(given[-1], f"goes without --{given[0]} (give one of them)", "both")
     if ids is not None:
@@ -168,9 +188,15 @@ def resolve_ids(
 
 
 def check_id_options(
-    *, head_dim: int | None, grid: str | None, text: int, tokens: str | None = None,
-    fps: float | None = None, tokens_per_second: int = 2, **_: Any,
-) -> None:  # fmt: skip
+    *,
+    head_dim: int | None,
+    grid: str | None,
+    text: int,
+    tokens: str | None = None,
+    fps: float | None = None,
+    tokens_per_second: int = 2,
+    **_: Any,
+) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
 
     ``rope identify-axes`` tries every preset; a value none could take (``--text -3``, a grid

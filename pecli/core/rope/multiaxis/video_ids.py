@@ -21,8 +21,15 @@ def qwen_image_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) 
     """
     h, w = sizes
     offsets = (-(h - h // 2), -(w - w // 2))
-    return idmod.GridIds(sizes, axes=3, columns=(1, 2), text=text, text_axes=(0, 1, 2),
-                         offsets=offsets, text_base=max(h // 2, w // 2))  # fmt: skip
+    return idmod.GridIds(
+        sizes,
+        axes=3,
+        columns=(1, 2),
+        text=text,
+        text_axes=(0, 1, 2),
+        offsets=offsets,
+        text_base=max(h // 2, w // 2),
+    )
 
 
 def cosmos_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
@@ -38,11 +45,14 @@ def cogvideox_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -
     """
     t, h, w = sizes
     (top, left), (bottom, right) = crop_region(h, w, 45, 30)
-    coords = (idmod.torch_linspace(0, t * (t - 1) / t, t),
-              idmod.torch_linspace(top, bottom * (h - 1) / h, h),
-              idmod.torch_linspace(left, right * (w - 1) / w, w))  # fmt: skip
-    return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2),
-                         coords=tuple(tuple(c.tolist()) for c in coords))  # fmt: skip
+    coords = (
+        idmod.torch_linspace(0, t * (t - 1) / t, t),
+        idmod.torch_linspace(top, bottom * (h - 1) / h, h),
+        idmod.torch_linspace(left, right * (w - 1) / w, w),
+    )
+    return idmod.GridIds(
+        sizes, axes=3, columns=(0, 1, 2), coords=tuple(tuple(c.tolist()) for c in coords)
+    )
 
 
 def allegro_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
@@ -53,8 +63,10 @@ def allegro_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> 
     """
     f = np.float32
     scales = (2.2, 2.0, 2.0)
-    grids = [idmod.torch_linspace(0, n * (n - 1) / n, n).astype(f) / f(s)
-             for n, s in zip(sizes, scales, strict=True)]  # fmt: skip
+    grids = [
+        idmod.torch_linspace(0, n * (n - 1) / n, n).astype(f) / f(s)
+        for n, s in zip(sizes, scales, strict=True)
+    ]
     coords = tuple(tuple(g.astype(np.float64).tolist()) for g in grids)
     return idmod.GridIds(sizes, axes=3, columns=(0, 1, 2), coords=coords)
 
