@@ -16,56 +16,13 @@ import math
 import library_fixtures
 import numpy as np
 import pytest
+from dit_formulas import EPS, F32, F64, F64_ANGLE, Tables, bound, grid_ids, per_axis
 from safetensors.numpy import load_file
 
-FIXTURES = {f.name: f for f in library_fixtures.load("dit_presets")}
-EPS = 2.0**-24
-F64, F64_ANGLE, F32 = (0.0, 1.0), (1.0, 2.0), None  # F32: (ln θ + 4, 4)
-
-
-def grid_ids(*sizes: int) -> np.ndarray:
-    """Row-major ids of a grid, one column per axis."""
-    mesh = np.meshgrid(*(np.arange(n, dtype=np.float64) for n in sizes), indexing="ij")
-    return np.stack([m.ravel() for m in mesh], axis=1)
-
-
-def per_axis(ids: np.ndarray, widths: list[int], thetas: list[float]) -> np.ndarray:
-    """Angles (tokens, pairs): each axis its own schedule θ^(−2k/D), axes one after another."""
-    blocks = []
-    for axis, (width, theta) in enumerate(zip(widths, thetas, strict=True)):
-        omega = theta ** (-np.arange(0, width, 2) / width)
-        blocks.append(ids[:, axis : axis + 1] * omega[None, :])
-    return np.concatenate(blocks, axis=1)
-
-
-def bound(angles: np.ndarray, theta: float, arithmetic: tuple[float, float] | None) -> np.ndarray:
-    a, b = arithmetic if arithmetic is not None else (math.log(theta) + 4, 4.0)
-    return EPS * (a * np.abs(angles) + b)
-
-
-def check(name: str, expected: np.ndarray, tolerance: np.ndarray) -> None:
-    got = FIXTURES[name].table
-    assert got.shape == expected.shape, name
-    excess = np.abs(got.astype(expected.dtype) - expected) - tolerance
-    assert excess.max() <= 0, (
-        f"{name}: {excess.max()} over at {np.unravel_index(excess.argmax(), excess.shape)}"
-    )
-
-
-def check_interleaved(name: str, angles: np.ndarray, theta: float, arithmetic) -> None:
-    tol = np.repeat(bound(angles, theta, arithmetic), 2, axis=1)
-    check(f"{name}_cos", np.repeat(np.cos(angles), 2, axis=1), tol)
-    check(f"{name}_sin", np.repeat(np.sin(angles), 2, axis=1), tol)
-
-
-def check_matrix(name: str, angles: np.ndarray, theta: float, arithmetic) -> None:
-    cos, sin = np.cos(angles), np.sin(angles)
-    matrix = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)
-    check(name, matrix, bound(angles, theta, arithmetic)[..., None, None])
-
-
-def check_complex(name: str, angles: np.ndarray, theta: float, arithmetic) -> None:
-    check(name, np.cos(angles) + 1j * np.sin(angles), 2 * bound(angles, theta, arithmetic))
+TABLES = Tables("dit_presets")
+FIXTURES = TABLES.fixtures
+check = TABLES.check
+check_interleaved, check_matrix, check_complex = TABLES.interleaved, TABLES.matrix, TABLES.complex
 
 
 def test_index_complete_with_provenance():
