@@ -23,24 +23,16 @@ made by the model's or pipeline's own code where it has a function for them:
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 sys.modules.setdefault("torchvision", None)  # type: ignore[arg-type]  # see generate_rope.py
 
 import torch  # noqa: E402
-from common import save  # noqa: E402
+from common import save_pair, save_tensor  # noqa: E402
 
-LIB = "diffusers"
-
-
-def _save(out: Path, name: str, table: torch.Tensor, call: str, **params: Any) -> None:
-    save(out, name, table.detach().numpy(), library=LIB, call=call, **params)
-
-
-def _pair(out: Path, name: str, cos_sin: Any, call: str, **params: Any) -> None:
-    for part, table in zip(("cos", "sin"), cos_sin, strict=True):
-        _save(out, f"{name}_{part}", table, call, part=part, **params)
+_save = partial(save_tensor, library="diffusers")
+_pair = partial(save_pair, library="diffusers")
 
 
 def ernie_image(out: Path) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 sys.modules.setdefault("torchvision", None)  # type: ignore[arg-type]  # see generate_rope.py
 
 import torch  # noqa: E402
-from common import save  # noqa: E402
+from common import save_pair, save_tensor  # noqa: E402
 from diffusers.models.transformers.transformer_ltx import LTXVideoRotaryPosEmbed  # noqa: E402
 from diffusers.models.transformers.transformer_ltx2 import (  # noqa: E402
     LTX2AudioVideoRotaryPosEmbed,
@@ -45,12 +45,11 @@ AUDIO = 9  # LTX-2 audio latents for those 9 frames at 24 fps
 
 
 def _save(out: Path, name: str, table: torch.Tensor, call: str, **params: Any) -> None:
-    save(out, name, table.squeeze(0).numpy(), library=LIB, call=call, **params)
+    save_tensor(out, name, table.squeeze(0), call, library=LIB, **params)
 
 
 def _pair(out: Path, name: str, cos_sin: Any, call: str, **params: Any) -> None:
-    for part, table in zip(("cos", "sin"), cos_sin, strict=True):
-        _save(out, f"{name}_{part}", table, call, part=part, **params)
+    save_pair(out, name, [t.squeeze(0) for t in cos_sin], call, library=LIB, **params)
 
 
 def _ltx_video(out: Path) -> None:

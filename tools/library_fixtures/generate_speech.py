@@ -24,14 +24,14 @@ from typing import Any
 sys.modules.setdefault("torchvision", None)  # type: ignore[arg-type]  # see generate_rope.py
 
 import torch  # noqa: E402
-from common import save  # noqa: E402
+from common import save_tensor  # noqa: E402
 
 LIB = "transformers"
 LENGTHS = (1, 8, 37)
 
 
 def _save(out: Path, name: str, table: torch.Tensor, call: str, **params: Any) -> None:
-    save(out, name, table.detach().numpy(), library=LIB, call=call, **params)
+    save_tensor(out, name, table, call, library=LIB, **params)
 
 
 def parakeet(out: Path) -> None:
