@@ -39,3 +39,20 @@ def save(folder: Path, name: str, table: Any, *, library: str, call: str, **para
     }
     text = json.dumps(provenance, indent=2, sort_keys=True) + "\n"
     (folder / f"{name}.json").write_text(text, encoding="utf-8")
+
+
+def save_tensor(
+    folder: Path, name: str, table: Any, call: str, *, library: str, **params: Any
+) -> None:
+    """:func:`save` for a torch tensor (detached, on the CPU) or anything NumPy reads."""
+    if hasattr(table, "detach"):
+        table = table.detach().cpu().numpy()
+    save(folder, name, table, library=library, call=call, **params)
+
+
+def save_pair(
+    folder: Path, name: str, cos_sin: Any, call: str, *, library: str, **params: Any
+) -> None:
+    """A rotary module's ``(cos, sin)`` as ``name_cos`` and ``name_sin`` (params ``part``)."""
+    for part, table in zip(("cos", "sin"), cos_sin, strict=True):
+        save_tensor(folder, f"{name}_{part}", table, call, library=library, part=part, **params)

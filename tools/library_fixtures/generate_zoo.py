@@ -1,7 +1,8 @@
 """ALiBi slopes and bias tensors, and T5 relative-position buckets, made by transformers.
 
 Area ``zoo``: BLOOM ``_get_alibi_slopes`` / ``build_alibi_tensor`` (with and without left
-padding), Falcon ``build_alibi_tensor`` (its slopes cast to bfloat16), MPT
+padding), Falcon ``build_alibi_tensor`` (its slopes cast to bfloat16), both on (batch, keys)
+masks with right, per-row and inner padding (kind ``bias-mask``), MPT
 ``build_mpt_alibi_tensor`` (``alibi_bias_max`` 8 and 16), T5 ``_relative_position_bucket``
 over a range of relative positions, and T5 ``compute_bias`` (encoder and decoder) with the
 bias embedding set to the bucket number, so the fixture is the bucket of each (query, key)
@@ -189,8 +190,51 @@ def xpos(out: Path) -> None:
             )
 
 
+#: (batch, keys) 0/1 attention masks: right padding, per-row left padding, both, and a hole.
+MASKS = {
+    "right": [[1, 1, 1, 1, 1, 0, 0, 0]],
+    "left_rows": [[0, 0, 0, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1], [0, 1, 1, 1, 1, 1, 1, 1]],
+    "both": [[0, 0, 1, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1, 0, 0]],
+    "hole": [[1, 1, 0, 1, 1, 1, 1, 1]],
+}
+
+
+def alibi_masks(out: Path) -> None:
+    """BLOOM's and Falcon's build_alibi_tensor on (batch, keys) masks: (batch·heads, 1, keys).
+
+    Kind ``bias-mask`` (not ``bias``: pecli's ``--left-padding`` tests read those). Output
+    dtypes float32 and bfloat16 (a model's dtype); bfloat16 values are saved as float32,
+    which holds them exactly.
+    """
+    import torch
+    from transformers.models.bloom import modeling_bloom as bloom
+    from transformers.models.falcon import modeling_falcon as falcon
+
+    for mask_name, mask in MASKS.items():
+        m = torch.tensor(mask)
+        for n in (12, 32):
+            for model, module in (("bloom", bloom), ("falcon", falcon)):
+                for dtype in (torch.float32, torch.bfloat16):
+                    label = str(dtype).removeprefix("torch.")
+                    t = module.build_alibi_tensor(m, n, dtype)
+                    save(
+                        out,
+                        f"{model}_bias_mask_{mask_name}_h{n}_{label}",
+                        _np(t),
+                        library="transformers",
+                        call=f"modeling_{model}.build_alibi_tensor(mask, {n}, torch.{label})",
+                        kind="bias-mask",
+                        convention=model,
+                        heads=n,
+                        max_bias=8.0,
+                        attention_mask=mask,
+                        output_dtype=label,
+                    )
+
+
 def generate(out: Path) -> None:
     """Write every fixture of the area."""
     alibi(out)
+    alibi_masks(out)
     t5(out)
     xpos(out)
