@@ -39,6 +39,8 @@ from common import version  # noqa: E402
 from safetensors.torch import save_file  # noqa: E402
 from transformers import (  # noqa: E402
     AttentionInterface,
+    Glm4vConfig,
+    Glm4vModel,
     GPTJConfig,
     GPTJModel,
     Llama4TextConfig,
@@ -387,6 +389,7 @@ def _qwen2vl(out: Path) -> None:
         **_half(128),
         sections=dict(
             mrope_section=[16, 24, 24],
+            layout="chunked",
             axes=["t", "h", "w"],
             rule="pair j (j < 64) takes the t id for j < 16, h for 16 <= j < 40, w for "
             "40 <= j < 64 (chunked; the same on both halves)",
@@ -603,6 +606,84 @@ def _ministral3(out: Path) -> None:
     )
 
 
+def _glm4v(out: Path) -> None:
+    """GLM-4.1V text: M-RoPE sections on interleaved pairs over the first half of the head."""
+    rope = dict(
+        rope_type="default",
+        rope_theta=10000.0,
+        partial_rotary_factor=0.5,
+        mrope_section=[8, 12, 12],
+    )
+    text = dict(
+        hidden_size=512,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=128,
+        num_hidden_layers=2,
+        max_position_embeddings=32768,
+        rope_parameters=rope,
+        **SMALL,
+    )
+    vision = dict(depth=1, num_heads=2, hidden_size=64, intermediate_size=64, out_hidden_size=512)
+    model = _seeded(lambda: Glm4vModel(Glm4vConfig(text_config=text, vision_config=vision)), 8)
+    types = [0] * 3 + [1] * 24 + [0] * 4000 + [1] * 4 + [0] * 2  # image 8×12, image 4×4
+    ids, _ = model.get_rope_index(
+        input_ids=torch.zeros(1, len(types), dtype=torch.long),
+        mm_token_type_ids=torch.tensor([types]),
+        image_grid_thw=torch.tensor([[1, 8, 12], [1, 4, 4]]),
+    )
+    n = len(types)
+    keep = [*range(0, 30), 30 + 3995, *range(n - 6, n)]
+    language = model.language_model
+    truth = dict(
+        rope=True,
+        theta=10000.0,
+        scaling=None,
+        head_dim=128,
+        rotary_dim=64,
+        rotated_channels=[0, 64],
+        pairing="interleaved",
+        pairs="(2j, 2j + 1) for j < 32",
+        pass_through_channels=[64, 128],
+        exponent="2j / 64 (over the rotated width)",
+        sections=dict(
+            mrope_section=[8, 12, 12],
+            layout="chunked",
+            axes=["t", "h", "w"],
+            rule="pair j takes the t id for j < 8, h for 8 <= j < 20, w for 20 <= j < 32",
+        ),
+        temperature=None,
+        attention_scaling=language.rotary_emb.attention_scaling,
+        inv_freq=_inv_freq(language.rotary_emb),
+        angle="fl32(fl32(id of the pair's axis) * inv_freq[j]), cos/sin in float32",
+    )
+    meta = dict(
+        description="GLM-4.1V text model: θ 10000, partial_rotary_factor 0.5 of head 128, "
+        "mrope_section [8, 12, 12] on interleaved pairs (rotate_half_llm), 64 channels pass "
+        "through; 4 q / 2 kv heads, layer 1 of 2; ids from Glm4vModel.get_rope_index",
+        position_ids=ids[:, 0, keep].tolist(),
+        position_axes=["t", "h", "w"],
+        layout=dict(
+            mm_token_type_groups=[[0, 3], [1, 24], [0, 4000], [1, 4], [0, 2]],
+            image_grid_thw=[[1, 8, 12], [1, 4, 4]],
+            spatial_merge_size=2,
+            kept_token_indices=keep,
+            note="the forward runs on the kept tokens only, with their ids from the whole layout",
+        ),
+    )
+    forward = dict(input_ids=_ids(8, len(keep)), position_ids=ids[:, :, keep])
+    _case(
+        out,
+        "glm4v_partial_mrope",
+        language,
+        forward,
+        layer=1,
+        rotary_fn=(sys.modules[type(language).__module__], "apply_rotary_pos_emb"),
+        truth=truth,
+        meta=meta,
+    )
+
+
 LLAMA4_START, LLAMA4_KEPT = 8186, 8
 
 
@@ -714,3 +795,4 @@ def generate(out: Path) -> None:
     _smollm3(out)
     _ministral3(out)
     _llama4(out)
+    _glm4v(out)
