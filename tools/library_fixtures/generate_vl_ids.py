@@ -1,12 +1,14 @@
 """VL position ids beyond Qwen-VL and their text rotary tables, from transformers' own code.
 
 Area ``vl_ids`` (issue 35). For GLM-4.1V (``glm4v``), GLM-4.5V (``glm4v_moe``), GLM-4.6V
-(``glm46v``), GLM-OCR, Ernie 4.5 VL, PaddleOCR-VL, HunYuanVL (XD-RoPE, four axes), HY-V4-VL
-(a newline column per row, frames in blocks) and GLM-Image: ``<model>_ids`` (axes, tokens)
-and ``<model>_deltas`` from the model's ``get_rope_index`` on a text + image (+ video) layout,
-and ``<model>_cos`` / ``<model>_sin`` from its text rotary embedding's ``forward`` at those ids
-(the whole table the module returns: for GLM the 64 rotated channels of a 128 head, the other
-64 pass through in ``apply_rotary_pos_emb``). Tiny models with random weights never used; the
+(``glm46v`` with a ``glm4v_text`` model as GLM-4.6V-Flash, ``glm46v_moe`` with a
+``glm4v_moe_text`` one), GLM-OCR, Ernie 4.5 VL, PaddleOCR-VL, HunYuanVL (XD-RoPE, four axes),
+HY-V4-VL (a newline column per row, frames in blocks) and GLM-Image: ``<model>_ids`` (axes,
+tokens) and ``<model>_deltas`` from the model's ``get_rope_index`` on a text + image (+ video)
+layout, and ``<model>_cos`` / ``<model>_sin`` from its text rotary embedding's ``forward`` at
+those ids (the whole table the module returns: for GLM the 64 rotated channels of a 128 head,
+the other 64 pass through in ``apply_rotary_pos_emb``; ``glm4v_text`` pairs them interleaved,
+``glm4v_moe_text`` half-split). Tiny models with random weights never used; the
 rope parameters are the checkpoints' where known (the provenance says which are the config
 class's defaults). The layout is in the provenance as segments, ``mm_token_type_ids`` and the
 grids handed over.
@@ -75,6 +77,13 @@ def _glm4v_moe() -> Any:
 def _glm46v() -> Any:
     text = dict(TEXT, model_type="glm4v_text", rope_parameters=dict(GLM_ROPE))
     vision = dict(VISION, model_type="glm4v_vision", out_hidden_size=256)
+    return tf.Glm46VModel(tf.Glm46VConfig(text_config=text, vision_config=vision))
+
+
+def _glm46v_moe() -> Any:
+    text = dict(TEXT, model_type="glm4v_moe_text", first_k_dense_replace=1, **MOE)
+    text["rope_parameters"] = dict(GLM_ROPE)
+    vision = dict(VISION, model_type="glm4v_moe_vision", out_hidden_size=256)
     return tf.Glm46VModel(tf.Glm46VConfig(text_config=text, vision_config=vision))
 
 
@@ -154,6 +163,13 @@ MODELS: dict[str, tuple[Callable[[], Any], list[tuple], Callable[[str, tuple], i
     ),
     "glm4v_moe": (_glm4v_moe, IMAGE_VIDEO, _count_default, True, "GLM-4.5V: as GLM-4.1V"),
     "glm46v": (_glm46v, IMAGE_VIDEO, _count_default, True, "GLM-4.6V(-Flash): glm4v_text"),
+    "glm46v_moe": (
+        _glm46v_moe,
+        IMAGE_VIDEO,
+        _count_default,
+        True,
+        "GLM-4.6V (the MoE one): glm4v_moe_text, as GLM-4.5V",
+    ),
     "glm_ocr": (_glm_ocr, TWO_IMAGES, _count_default, True, "GLM-OCR: as GLM-4.1V (assumed)"),
     "ernie4_5_vl": (
         _ernie,
