@@ -251,3 +251,30 @@ def test_arithmetic_tables_name_every_capability_once():
     }
     assert inv["default"][19] == np.float32(0.010262265801429749)  # fl32(1/fl32(5e6^0.296875))
     assert inv["avx512"][19] == np.float32(0.010262266732752323)  # SLEEF's powf, one ulp off
+
+
+Q25_AXES = np.tile(np.repeat([0, 1, 2], [16, 24, 24]), 2)  # chunked, half-split
+Q3_AXES = np.zeros(64, dtype=int)
+Q3_AXES[1:60:3], Q3_AXES[2:60:3] = 1, 2  # interleaved T H W …, then T
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "qwen2.5-omni_audio",
+        "qwen2.5-omni_videos",
+        "qwen3-omni_videos",
+        "qwen3-omni_video_audio_tie_fps30",
+    ],
+)
+def test_omni_rotary_tables_follow_their_sections(name):
+    axes = Q25_AXES if name.startswith("qwen2.5") else np.tile(Q3_AXES, 2)
+    cos = _fixture("omni_ids", f"{name}_cos")
+    ids = _fixture("omni_ids", f"{name}_ids").table[:, cos.params["rotary_tokens"]]
+    want, _ = _rotary_from_ids(ids, 1e6, 128, axes, np.tile(J64, 2))
+    # the module's angle is a float32 product: up to half an ulp of the angle itself
+    tolerance = 2.0**-23 * np.abs(ids).max() + 2e-6
+    assert np.abs(want - cos.table).max() < tolerance
+    other = np.tile(Q3_AXES, 2) if name.startswith("qwen2.5") else Q25_AXES  # the other layout
+    wrong, _ = _rotary_from_ids(ids, 1e6, 128, other, np.tile(J64, 2))
+    assert np.abs(wrong - cos.table).max() > 1e-2
