@@ -294,31 +294,53 @@ def _half(rotary_dim: int, start: int = 0) -> dict[str, Any]:
 
 
 ANGLE = "fl32(fl32(position) * inv_freq[j]) in float32, then cos/sin in float32"
+MROPE_ANGLE = "fl32(fl32(id of the pair's axis) * inv_freq[j]), cos/sin in float32"
+
+
+NOPE = dict(rotary_dim=0, rotated_channels=None, pairing=None)
+
+
+def _tiny(**changes: Any) -> dict[str, Any]:
+    """Config keywords of a tiny text model (2 heads, 1 kv head, head 128, 2 layers) changed."""
+    base = dict(
+        hidden_size=256,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=128,
+        num_hidden_layers=2,
+        **SMALL,
+    )
+    return {k: v for k, v in (base | changes).items() if v is not None}
+
+
+def _truth(rotary: Any | None, **fields: Any) -> dict[str, Any]:
+    """Ground truth: no scaling, sections or temperature unless given; the module's own ω."""
+    rope = rotary is not None
+    base = dict(
+        rope=rope,
+        scaling=None,
+        head_dim=128,
+        sections=None,
+        temperature=None,
+        attention_scaling=rotary.attention_scaling if rope else None,
+        inv_freq=_inv_freq(rotary) if rope else None,
+        angle=ANGLE if rope else "none: post == pre exactly",
+    )
+    return base | fields
 
 
 def _llama(out: Path, dtype: torch.dtype) -> None:
+    heads = dict(num_attention_heads=4, num_key_value_heads=2)
     config = LlamaConfig(
-        hidden_size=256,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=128,
-        num_hidden_layers=2,
-        max_position_embeddings=131072,
-        rope_parameters=dict(LLAMA3),
-        **SMALL,
+        **_tiny(**heads, max_position_embeddings=131072, rope_parameters=dict(LLAMA3))
     )
     model = _seeded(lambda: LlamaModel(config), 1).to(dtype)
     bf16 = dtype == torch.bfloat16
-    truth = dict(
-        rope=True,
+    truth = _truth(
+        model.rotary_emb,
         theta=500000.0,
         scaling=dict(LLAMA3),
-        head_dim=128,
         **_half(128),
-        sections=None,
-        temperature=None,
-        attention_scaling=model.rotary_emb.attention_scaling,
-        inv_freq=_inv_freq(model.rotary_emb),
         angle=ANGLE
         + (", cast to bfloat16; q*cos + rotate_half(q)*sin in bfloat16" if bf16 else ""),
     )
@@ -352,14 +374,14 @@ QWEN2VL_SEGMENTS = [
 
 
 def _qwen2vl(out: Path) -> None:
-    text = dict(
+    rope = dict(rope_type="default", rope_theta=1e6, mrope_section=[16, 24, 24])
+    text = _tiny(
         hidden_size=512,
         num_attention_heads=4,
         num_key_value_heads=2,
-        num_hidden_layers=2,
+        head_dim=None,
         max_position_embeddings=32768,
-        rope_parameters=dict(rope_type="default", rope_theta=1e6, mrope_section=[16, 24, 24]),
-        **SMALL,
+        rope_parameters=rope,
     )
     vision = dict(depth=1, num_heads=2, hidden_size=64, spatial_merge_size=2)
     config = Qwen2VLConfig(text_config=text, vision_config=vision)
@@ -381,11 +403,9 @@ def _qwen2vl(out: Path) -> None:
     keep = [*range(0, 11), 11, 11 + 4091, *range(n - 6, n)]  # both images, text around them
     position_ids = ids[:, :, keep]
     language = model.language_model
-    truth = dict(
-        rope=True,
+    truth = _truth(
+        language.rotary_emb,
         theta=1e6,
-        scaling=None,
-        head_dim=128,
         **_half(128),
         sections=dict(
             mrope_section=[16, 24, 24],
@@ -394,10 +414,7 @@ def _qwen2vl(out: Path) -> None:
             rule="pair j (j < 64) takes the t id for j < 16, h for 16 <= j < 40, w for "
             "40 <= j < 64 (chunked; the same on both halves)",
         ),
-        temperature=None,
-        attention_scaling=language.rotary_emb.attention_scaling,
-        inv_freq=_inv_freq(language.rotary_emb),
-        angle="fl32(fl32(id of the pair's axis) * inv_freq[j]), cos/sin in float32",
+        angle=MROPE_ANGLE,
     )
     meta = dict(
         description="Qwen2-VL text model: M-RoPE θ 1e6, mrope_section [16, 24, 24], head 128, "
@@ -426,29 +443,18 @@ def _qwen2vl(out: Path) -> None:
 
 def _phi(out: Path) -> None:
     rope = dict(rope_type="default", rope_theta=10000.0, partial_rotary_factor=0.4)
+    heads = dict(num_attention_heads=4, num_key_value_heads=4, head_dim=None)
     config = PhiConfig(
-        hidden_size=320,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        num_hidden_layers=2,
-        max_position_embeddings=32768,
-        rope_parameters=rope,
-        **SMALL,
+        **_tiny(hidden_size=320, **heads, max_position_embeddings=32768, rope_parameters=rope)
     )
     model = _seeded(lambda: PhiModel(config), 3)
-    truth = dict(
-        rope=True,
+    truth = _truth(
+        model.rotary_emb,
         theta=10000.0,
-        scaling=None,
         head_dim=80,
         **_half(32),
         pass_through_channels=[32, 80],
         exponent="2j / 32 (over the rotated width, not the head)",
-        sections=None,
-        temperature=None,
-        attention_scaling=model.rotary_emb.attention_scaling,
-        inv_freq=_inv_freq(model.rotary_emb),
-        angle=ANGLE,
     )
     meta = dict(
         description="Phi-2-style partial rotary: head 80, partial_rotary_factor 0.4 (first 32 "
@@ -505,31 +511,21 @@ def _gptj(out: Path) -> None:
 
 
 def _smollm3(out: Path) -> None:
+    rope = dict(rope_type="default", rope_theta=5e6)
     config = SmolLM3Config(
-        hidden_size=256,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        num_hidden_layers=4,
-        max_position_embeddings=65536,
-        rope_parameters=dict(rope_type="default", rope_theta=5e6),
-        **SMALL,
+        **_tiny(
+            head_dim=None, num_hidden_layers=4, max_position_embeddings=65536, rope_parameters=rope
+        )
     )
     model = _seeded(lambda: SmolLM3Model(config), 5)
     forward = dict(input_ids=_ids(5, len(POSITIONS)), position_ids=torch.tensor([POSITIONS]))
     rotary_fn = (sys.modules[type(model).__module__], "apply_rotary_pos_emb")
     for layer, name in ((2, "smollm3_rope"), (3, "smollm3_nope")):
         rope = bool(config.no_rope_layers[layer])
-        truth = dict(
-            rope=rope,
+        truth = _truth(
+            model.rotary_emb if rope else None,
             theta=5e6 if rope else None,
-            scaling=None,
-            head_dim=128,
-            **(_half(128) if rope else dict(rotary_dim=0, rotated_channels=None, pairing=None)),
-            sections=None,
-            temperature=None,
-            attention_scaling=model.rotary_emb.attention_scaling if rope else None,
-            inv_freq=_inv_freq(model.rotary_emb) if rope else None,
-            angle=ANGLE if rope else "none: post == pre exactly",
+            **(_half(128) if rope else NOPE),
         )
         meta = dict(
             description=f"SmolLM3: no_rope_layers {config.no_rope_layers} (every 4th layer "
@@ -554,26 +550,15 @@ def _ministral3(out: Path) -> None:
         mscale=1.0,
         llama_4_scaling_beta=0.1,
     )
-    config = Ministral3Config(
-        hidden_size=256,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        head_dim=128,
-        num_hidden_layers=2,
-        max_position_embeddings=262144,
-        rope_parameters=rope,
-        **SMALL,
-    )
+    config = Ministral3Config(**_tiny(max_position_embeddings=262144, rope_parameters=rope))
     model = _seeded(lambda: Ministral3Model(config), 6)
     pos = torch.tensor([MINISTRAL_POSITIONS])
     scale = modeling_ministral3.get_llama_4_attn_scale(pos, 0.1, 16384)
-    truth = dict(
-        rope=True,
+    truth = _truth(
+        model.rotary_emb,
         theta=1e6,
         scaling={k: v for k, v in rope.items() if k != "llama_4_scaling_beta"},
-        head_dim=128,
         **_half(128),
-        sections=None,
         temperature=dict(
             applies_to="q only, after RoPE (k unchanged)",
             formula="1 + beta * ln(1 + floor(p / L)), beta 0.1, L 16384 "
@@ -582,8 +567,6 @@ def _ministral3(out: Path) -> None:
             original_max_position_embeddings=16384,
             per_position=[float(x) for x in scale.flatten().tolist()],
         ),
-        attention_scaling=model.rotary_emb.attention_scaling,
-        inv_freq=_inv_freq(model.rotary_emb),
         angle=ANGLE + "; cos/sin times attention_scaling",
     )
     meta = dict(
@@ -614,16 +597,8 @@ def _glm4v(out: Path) -> None:
         partial_rotary_factor=0.5,
         mrope_section=[8, 12, 12],
     )
-    text = dict(
-        hidden_size=512,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=128,
-        num_hidden_layers=2,
-        max_position_embeddings=32768,
-        rope_parameters=rope,
-        **SMALL,
-    )
+    heads = dict(num_attention_heads=4, num_key_value_heads=2)
+    text = _tiny(hidden_size=512, **heads, max_position_embeddings=32768, rope_parameters=rope)
     vision = dict(depth=1, num_heads=2, hidden_size=64, intermediate_size=64, out_hidden_size=512)
     model = _seeded(lambda: Glm4vModel(Glm4vConfig(text_config=text, vision_config=vision)), 8)
     types = [0] * 3 + [1] * 24 + [0] * 4000 + [1] * 4 + [0] * 2  # image 8×12, image 4×4
@@ -635,11 +610,9 @@ def _glm4v(out: Path) -> None:
     n = len(types)
     keep = [*range(0, 30), 30 + 3995, *range(n - 6, n)]
     language = model.language_model
-    truth = dict(
-        rope=True,
+    truth = _truth(
+        language.rotary_emb,
         theta=10000.0,
-        scaling=None,
-        head_dim=128,
         rotary_dim=64,
         rotated_channels=[0, 64],
         pairing="interleaved",
@@ -652,10 +625,7 @@ def _glm4v(out: Path) -> None:
             axes=["t", "h", "w"],
             rule="pair j takes the t id for j < 8, h for 8 <= j < 20, w for 20 <= j < 32",
         ),
-        temperature=None,
-        attention_scaling=language.rotary_emb.attention_scaling,
-        inv_freq=_inv_freq(language.rotary_emb),
-        angle="fl32(fl32(id of the pair's axis) * inv_freq[j]), cos/sin in float32",
+        angle=MROPE_ANGLE,
     )
     meta = dict(
         description="GLM-4.1V text model: θ 10000, partial_rotary_factor 0.5 of head 128, "
@@ -722,32 +692,22 @@ def _llama4(out: Path) -> None:
         forward_note=f"the forward runs on {count} tokens at positions 0..{count - 1}; the "
         f"last {LLAMA4_KEPT} are kept",
     )
-    rope_truth = dict(
-        rope=True,
+    rope_truth = _truth(
+        model.rotary_emb,
         theta=500000.0,
         scaling=rope,
-        head_dim=128,
         rotary_dim=128,
         rotated_channels=[0, 128],
         pairing="interleaved",
         pairs="(2j, 2j + 1) for j < 64: view_as_complex(x.reshape(..., 64, 2)) * freqs_cis",
-        sections=None,
-        temperature=None,
-        attention_scaling=model.rotary_emb.attention_scaling,
-        inv_freq=_inv_freq(model.rotary_emb),
         angle="torch.polar(1, fl32(fl32(position) * inv_freq[j])), complex64 product",
         note="use_qk_norm is False here; Llama 4 Scout sets it True (a weightless RMS norm "
         "of q and k after RoPE in the RoPE layers)",
     )
-    nope_truth = dict(
-        rope=False,
+    nope_truth = _truth(
+        None,
         theta=None,
-        scaling=None,
-        head_dim=128,
-        rotary_dim=0,
-        rotated_channels=None,
-        pairing=None,
-        sections=None,
+        **NOPE,
         temperature=dict(
             applies_to="q only, in NoPE layers (attn_temperature_tuning), k unchanged",
             formula="1 + attn_scale * ln(1 + floor((t + 1) / floor_scale)), attn_scale 0.1, "
@@ -757,8 +717,6 @@ def _llama4(out: Path) -> None:
             floor_scale=8192,
             per_position=[float(x) for x in scale.tolist()],
         ),
-        attention_scaling=None,
-        inv_freq=None,
         angle="none: q_post = q_pre * temperature, k_post == k_pre",
     )
     rotary_fn = (sys.modules[type(model).__module__], "apply_rotary_emb")
