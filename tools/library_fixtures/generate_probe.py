@@ -283,6 +283,12 @@ def _case(
     _write(out / name, arrays, dict(info, **_provenance(model, call)), fmt)
 
 
+def _text_model_case(out: Path, name: str, language: Any, forward: dict, truth: dict, meta: dict):
+    """A VL model's text model, layer 1, its modeling file's ``apply_rotary_pos_emb`` checked."""
+    rotary_fn = (sys.modules[type(language).__module__], "apply_rotary_pos_emb")
+    _case(out, name, language, forward, layer=1, rotary_fn=rotary_fn, truth=truth, meta=meta)
+
+
 def _half(rotary_dim: int, start: int = 0) -> dict[str, Any]:
     half = rotary_dim // 2
     return dict(
@@ -429,16 +435,7 @@ def _qwen2vl(out: Path) -> None:
         ),
     )
     forward = dict(input_ids=_ids(2, len(keep)), position_ids=position_ids)
-    _case(
-        out,
-        "qwen2vl_mrope",
-        language,
-        forward,
-        layer=1,
-        rotary_fn=(sys.modules[type(language).__module__], "apply_rotary_pos_emb"),
-        truth=truth,
-        meta=meta,
-    )
+    _text_model_case(out, "qwen2vl_mrope", language, forward, truth, meta)
 
 
 def _phi(out: Path) -> None:
@@ -642,16 +639,7 @@ def _glm4v(out: Path) -> None:
         ),
     )
     forward = dict(input_ids=_ids(8, len(keep)), position_ids=ids[:, :, keep])
-    _case(
-        out,
-        "glm4v_partial_mrope",
-        language,
-        forward,
-        layer=1,
-        rotary_fn=(sys.modules[type(language).__module__], "apply_rotary_pos_emb"),
-        truth=truth,
-        meta=meta,
-    )
+    _text_model_case(out, "glm4v_partial_mrope", language, forward, truth, meta)
 
 
 LLAMA4_START, LLAMA4_KEPT = 8186, 8
