@@ -293,3 +293,13 @@ def test_the_headline_gives_the_row_and_its_position(run_cli, tmp_path):
     assert result.exit_code == 1
     assert "1 entries differ, first at row 345 (position 355), column 17" in result.stdout
     assert "350…409" not in result.stdout and "100…409" in result.stdout  # decades of positions
+
+
+def test_two_rows_in_common_are_enough_to_name_an_offset(run_cli, tmp_path):
+    """Positions 1-3 against 0-2: B's rows 1 and 2 are A's rows 0 and 1."""
+    result, report = _run(
+        run_cli, tmp_path, cache(inv_freq(), n=3, start=1), cache(inv_freq(), n=3)
+    )
+    assert result.exit_code == 1 and report["causes"] == [
+        "first position off by 1: B's row 1 is A's row 0 (A starts 1 position later)"
+    ]
