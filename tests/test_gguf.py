@@ -86,20 +86,21 @@ def test_a_faithful_conversion_passes(run_cli, name):
     assert all(row[1] == "agree" for row in rows if len(row) > 1 and not row[0].endswith(":"))
 
 
+def _check(run_cli, gguf: str, config: str) -> tuple[int, list[dict]]:
+    """``gguf check`` of fixture ``gguf`` against config ``config``: status and JSON rows."""
+    json_rows = ["--format", "json"]
+    config_path = str(HERE / f"{config}.config.json")
+    result = run_cli(
+        "gguf", "check", str(HERE / f"{gguf}.gguf"), "--config", config_path, *json_rows
+    )
+    return result.exit_code, json.loads(result.stdout)
+
+
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_each_porting_mistake_is_caught_and_named(run_cli, name):
     config, item = BAD[name]
-    result = run_cli(
-        "gguf",
-        "check",
-        str(HERE / f"{name}.gguf"),
-        "--config",
-        str(HERE / f"{config}.config.json"),
-        "--format",
-        "json",
-    )
-    assert result.exit_code == 1
-    rows = json.loads(result.stdout)
+    status, rows = _check(run_cli, name, config)
+    assert status == 1
     assert [r["item"] for r in rows if r["status"] in ("differ", "missing")] == item.split()
 
 
@@ -365,16 +366,7 @@ def test_a_big_endian_file_reads_the_same(run_cli):
 
 
 def _notes(run_cli, gguf: str, config: str) -> list[str]:
-    result = run_cli(
-        "gguf",
-        "check",
-        str(HERE / f"{gguf}.gguf"),
-        "--config",
-        str(HERE / f"{config}.config.json"),
-        "--format",
-        "json",
-    )
-    return [r["detail"] for r in json.loads(result.stdout) if r["status"] == "note"]
+    return [r["detail"] for r in _check(run_cli, gguf, config)[1] if r["status"] == "note"]
 
 
 @pytest.mark.parametrize("name", GOOD)
