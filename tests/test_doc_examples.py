@@ -157,15 +157,29 @@ def _environment(scratch: Path) -> dict[str, str]:
     return env
 
 
-#: Characters that need bash: pipes, redirections, lists, variables, globs, substitutions.
-SHELL_SYNTAX = set("|&;<>()$`*?[]~{}!")
+#: Characters that need bash: pipes, redirections, lists, variables, globs, substitutions,
+#: escapes (anywhere before the comment, quoted or not).
+SHELL_SYNTAX = set("|&;<>()$`*?[]~{}!\\")
 #: Seconds a command may take (a page's commands run in one test).
 COMMAND_SECONDS = 300
 
 
+def _before_comment(text: str) -> str:
+    """The command without its comment: from an unquoted ``#`` that starts a word, as bash."""
+    quote = ""
+    for k, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (k == 0 or text[k - 1].isspace()):
+            return text[:k]
+    return text
+
+
 def simple_pecli(command: Command) -> list[str] | None:
     """The arguments after ``pecli`` of a command bash would pass through as they are."""
-    text = command.text.split("#", 1)[0]
+    text = _before_comment(command.text)
     if SHELL_SYNTAX & set(text):
         return None
     words = shlex.split(text)
@@ -293,8 +307,9 @@ def test_a_forked_command_is_the_command_run_by_bash(tmp_path, text):
 
 
 def test_only_plain_pecli_lines_are_forked():
-    quoted = Command(1, "pecli grid 14 14 --title 'a b'   # c")
-    assert simple_pecli(quoted) == ["grid", "14", "14", "--title", "a b"]
+    quoted = Command(1, "pecli grid 14 14 --title 'a b#c' --d 8  # c")
+    assert simple_pecli(quoted) == ["grid", "14", "14", "--title", "a b#c", "--d", "8"]
+    assert simple_pecli(Command(1, "pecli grid 14 14#c")) == ["grid", "14", "14#c"]
     for text in (
         "pecli compute --d 64 | head -n 3",
         "pecli a -o f.npy && pecli identify f.npy",
@@ -302,6 +317,7 @@ def test_only_plain_pecli_lines_are_forked():
         "pecli diff a.npy b.npy; echo $?",
         "pecli identify *.npy",
         "python -c 'import pecli'",
+        "pecli compute --title a\\ b",
     ):
         assert simple_pecli(Command(1, text)) is None, text
     forked = [c for commands in SHELL.values() for c in commands if simple_pecli(c) is not None]
