@@ -1,12 +1,15 @@
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+from progress_lines import ProgressLines, pytest_addoption  # noqa: F401
 
 #: The checkout these tests belong to. Subprocesses (``pecli_cmd``, ``python -c``) inherit
 #: this PYTHONPATH, so they run this tree's pecli and not whichever one is installed
@@ -54,3 +57,19 @@ def pecli_cmd() -> list[str]:
     """The installed console script (beside this Python), else ``python -m pecli``."""
     script = shutil.which("pecli", path=os.path.dirname(sys.executable))
     return [script] if script else [sys.executable, "-m", "pecli"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the process that reports (not in xdist's workers, which inherit its environment).
+
+    matplotlib gets a font cache of its own for the run, removed at its end: the one in the
+    user's ~/.cache/matplotlib may have been written by another matplotlib (a system one that
+    lists only /usr/share/fonts), which changed the committed figures' bytes.
+    """
+    if hasattr(config, "workerinput"):
+        return
+    if config.getoption("--progress-lines"):
+        config.pluginmanager.register(ProgressLines(config), "progress-lines")
+    folder = tempfile.mkdtemp(prefix="pecli-tests-matplotlib-")
+    os.environ["MPLCONFIGDIR"] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))

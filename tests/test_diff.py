@@ -56,11 +56,23 @@ def _causes(run_cli, tmp_path, a, b, *options):
     return [cause.split(":")[0] for cause in report["causes"]]
 
 
-def test_equal_tables_pass(run_cli, tmp_path):
+def test_tables_one_ulp_apart_are_equal_within_the_default_tolerance_only(run_cli, tmp_path):
+    """Every entry of B one float32 step above A's: 1 ulp everywhere, so equal at --ulps 1
+    (the default) and every entry different at --ulps 0."""
     a = cache(inv_freq())
-    result, report = _run(run_cli, tmp_path, a, a.copy())
-    assert result.exit_code == 0 and report["equal"] and report["causes"] == []
-    assert [d["first"] for d in report["decades"]] == [0, 10, 100, 1000]
+    b = np.nextafter(a, np.float32(np.inf))
+    result, report = _run(run_cli, tmp_path, a, b)
+    assert result.exit_code == 0 and report["equal"] and report["differing"] == 0
+    assert report["causes"] == [] and report["first"] is None
+    assert [(d["first"], d["last"], d["max_ulps"]) for d in report["decades"]] == [
+        (0, 9, 1.0),
+        (10, 99, 1.0),
+        (100, 999, 1.0),
+        (1000, 2047, 1.0),
+    ]
+    result, report = _run(run_cli, tmp_path, a, b, "--ulps", "0")
+    assert result.exit_code == 1 and report["differing"] == a.size
+    assert report["first"] == {"row": 0, "column": 0}
 
 
 def test_first_difference_and_decades_in_ulps(run_cli, tmp_path):
@@ -75,28 +87,82 @@ def test_first_difference_and_decades_in_ulps(run_cli, tmp_path):
     assert _run(run_cli, tmp_path, a, b, "--ulps", "2")[0].exit_code == 0
 
 
+ROTATE_HALF = "(rotate_half pairs (i, i + d/2) against interleaved (2i, 2i + 1))"
+
+
 @pytest.mark.parametrize(
     ("make", "cause"),
     [
-        (lambda a: cache(inv_freq(), layout="interleaved"), "pair layout swapped"),
-        (lambda a: a.T.copy(), "rows transposed"),
-        (lambda a: cache(inv_freq(), start=3), "first position off by 3"),
-        (lambda a: cache(inv_freq(500000.0)), "θ (base, rope_theta) differs"),
-        (lambda a: np.concatenate([a[:, 64:], a[:, :64]], 1), "sin/cos swapped"),
-        (lambda a: np.concatenate([a[:, :32], a[:, 64:96]], 1), "half width against full width"),
-        (lambda a: (a / 1.1386294).astype(np.float32), "attention factor missing"),
-        (lambda a: a.astype(ml_dtypes.bfloat16), "stored in bf16"),
+        (
+            lambda a: cache(inv_freq(), layout="interleaved"),
+            f"pair layout swapped: B's columns put in the half-split order are A {ROTATE_HALF}",
+        ),
+        (
+            lambda a: a.T.copy(),
+            "rows transposed: B is A transposed ((2048, 128) against (128, 2048))",
+        ),
+        (
+            lambda a: cache(inv_freq(), start=3),
+            "first position off by 3: A's row 3 is B's row 0 (B starts 3 positions later)",
+        ),
+        (
+            lambda a: cache(inv_freq(500000.0)),
+            "θ (base, rope_theta) differs: A reads as θ = 10000, B as θ = 500000",
+        ),
+        (
+            lambda a: np.concatenate([a[:, 64:], a[:, :64]], 1),
+            "sin/cos swapped: A's cos half is B's sin half and the other way round",
+        ),
+        (
+            lambda a: np.concatenate([a[:, :32], a[:, 64:96]], 1),
+            "half width against full width: A repeats each pair's value twice (half-split, "
+            "the whole head), B holds it once per pair",
+        ),
+        (
+            lambda a: (a / 1.25).astype(np.float32),
+            "attention factor missing: A = 1.25 × B (the factor transformers puts on cos and "
+            "sin for yarn / longrope is in one table only)",
+        ),
+        (
+            lambda a: a.astype(ml_dtypes.bfloat16),
+            "stored in bf16: B is A rounded once to bfloat16",
+        ),
     ],
 )
 def test_each_mistake_is_named(run_cli, tmp_path, make, cause):
+    """The whole sentence, as the mistake was made here: which table, which way, how much."""
     a = cache(inv_freq())
-    assert cause in _causes(run_cli, tmp_path, a, make(a), "--ulps", "0")
+    result, report = _run(run_cli, tmp_path, a, make(a), "--ulps", "0")
+    assert result.exit_code == 1 and cause in report["causes"], report["causes"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "cause"),
+    [
+        (
+            cache(inv_freq(), start=1),
+            cache(inv_freq()),
+            "first position off by 1: B's row 1 is A's row 0 (A starts 1 position later)",
+        ),
+        (
+            cache(inv_freq()).astype(ml_dtypes.bfloat16),
+            cache(inv_freq()),
+            "stored in bf16: A is B rounded once to bfloat16",
+        ),
+    ],
+)
+def test_a_mistake_in_a_is_named_the_other_way_round(run_cli, tmp_path, a, b, cause):
+    result, report = _run(run_cli, tmp_path, a, b, "--ulps", "0")
+    assert result.exit_code == 1 and cause in report["causes"], report["causes"]
 
 
 def test_scaling_missing_past_l(run_cli, tmp_path):
     scaled = cache(llama3(inv_freq()), n=4096)
-    causes = _causes(run_cli, tmp_path, scaled, cache(inv_freq(), n=4096))
-    assert causes == ["scaling missing past L"]
+    result, report = _run(run_cli, tmp_path, scaled, cache(inv_freq(), n=4096))
+    assert result.exit_code == 1 and report["causes"] == [
+        "scaling missing past L: A is llama3 (factor 8, L = 1024), the other unscaled: they "
+        "agree at short wavelengths and part past the original context length"
+    ]
 
 
 def test_computed_in_bf16(run_cli, tmp_path):
@@ -105,7 +171,11 @@ def test_computed_in_bf16(run_cli, tmp_path):
     angles = (np.outer(positions, inv_freq().astype(bf).astype(np.float64))).astype(bf)
     emb = np.concatenate([angles, angles], 1).astype(np.float64)
     b = np.concatenate([np.cos(emb), np.sin(emb)], 1).astype(bf)
-    assert _causes(run_cli, tmp_path, cache(inv_freq()), b) == ["computed in bf16"]
+    result, report = _run(run_cli, tmp_path, cache(inv_freq()), b)
+    assert result.exit_code == 1 and report["causes"] == [
+        "computed in bf16: B's values are all bfloat16 numbers but not A's rounded (the error "
+        "grows with the position: bf16 arithmetic)"
+    ]
 
 
 def test_safetensors_cos_sin_is_read_as_one_cache(run_cli, tmp_path):
@@ -181,3 +251,55 @@ def test_rows_past_the_first_block(run_cli, tmp_path):
 def test_a_vector_against_a_cache_is_named_as_such(run_cli, tmp_path):
     causes = _causes(run_cli, tmp_path, inv_freq(), cache(inv_freq()))
     assert causes == ["not the same kind of table"]
+
+
+#: (position, column, ulps) of each entry moved, and each decade's (first, last, ulps,
+#: entries moved) as the entries were placed; rows 0-32767, 32768-65535, 65536-69999 are
+#: compare's three blocks of 32 columns, and 10000-99999 spans all three.
+MOVED = [(7, 0, 1), (42, 5, 3), (57, 31, 2), (500, 7, 5), (20000, 1, 7), (40000, 2, 4)]
+MOVED += [(69000, 3, 2)]
+
+
+@pytest.mark.parametrize("start", [0, 5])
+def test_each_decade_holds_its_largest_error_and_count(start):
+    """Values in [0.5, 1), where float32's spacing is 2^-24: k steps are k ulps, k·2^-24."""
+    from pecli.analysis.ports.compare import compare
+
+    a = np.random.default_rng(1).uniform(0.5, 0.9, (70000, 32)).astype(np.float32)
+    b = a.copy()
+    for position, column, k in MOVED:
+        b[position - start, column] += np.float32(k * 2.0**-24)
+    last = start + 69999
+    spans = [(start, 9), (10, 99), (100, 999), (1000, 9999), (10000, last)]
+    expected = []
+    for first, end in spans:
+        moved = [k for p, _, k in MOVED if first <= p <= end]
+        most = max(moved, default=0)
+        expected.append((first, end, most, most * 2.0**-24, len(moved)))
+    result = compare(a, b, start=start, ulps=0)
+    assert [(d.first, d.last, d.max_ulps, d.max_abs, d.differing) for d in result.decades] == (
+        expected
+    )
+    assert result.first == (7 - start, 0) and result.differing == len(MOVED)
+
+
+def test_the_headline_gives_the_row_and_its_position(run_cli, tmp_path):
+    a = cache(inv_freq(), n=400)
+    b = a.copy()
+    b[345, 17] = np.nextafter(np.nextafter(b[345, 17], np.float32(9)), np.float32(9))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "--start", "10")
+    assert result.exit_code == 1
+    assert "1 entries differ, first at row 345 (position 355), column 17" in result.stdout
+    assert "350…409" not in result.stdout and "100…409" in result.stdout  # decades of positions
+
+
+def test_two_rows_in_common_are_enough_to_name_an_offset(run_cli, tmp_path):
+    """Positions 1-3 against 0-2: B's rows 1 and 2 are A's rows 0 and 1."""
+    result, report = _run(
+        run_cli, tmp_path, cache(inv_freq(), n=3, start=1), cache(inv_freq(), n=3)
+    )
+    assert result.exit_code == 1 and report["causes"] == [
+        "first position off by 1: B's row 1 is A's row 0 (A starts 1 position later)"
+    ]

@@ -1,15 +1,16 @@
 """Every example in the README and docs/ runs as written, in a scratch folder outside the repo.
 
 * Python blocks (```` ```python ````) run in-process.
-* Shell commands run with bash, one page's commands in order in one scratch folder (later
-  lines use the files of earlier ones, as a reader following the page would; a page runs as
-  several tests of ``CHUNK`` commands, in one worker, and a chunk run alone runs the page's
-  earlier commands first), with the
+* Shell commands run one page's commands in order in one scratch folder (later lines use the
+  files of earlier ones, as a reader following the page would), one test per page, with the
   environment's ``bin`` first on ``PATH``: ``pecli`` and ``python`` are this environment's, as
-  after ``source .venv/bin/activate``. Commands are every line of a ```` ```sh ```` block and
-  every ``$ `` line of a plain block (a block of bare ``pecli …`` lines counts too), but for
-  ``make …`` and ``source .venv/bin/activate``: building the repo (``make test`` runs this
-  test) and entering its environment are not examples of pecli.
+  after ``source .venv/bin/activate``. A plain ``pecli …`` line (no pipe, redirection,
+  ``&&``, variable or glob) runs in its own process forked from one that loaded pecli once
+  (tests/page_runner.py: the console script's entry point, exit status and streams as in a
+  shell, without the start-up); any other line runs with bash. Commands are every line of a
+  ```` ```sh ```` block and every ``$ `` line of a plain block (a block of bare ``pecli …``
+  lines counts too), but for ``make …`` and ``source .venv/bin/activate``: building the repo
+  (``make test`` runs this test) and entering its environment are not examples of pecli.
 * The output a page shows under a ``$`` command must be what the command prints now: each
   shown line (box-drawing characters and runs of spaces aside; ``…`` elides) is in the
   command's output, and a command shown with an ``error:`` line fails with status 2 while
@@ -18,8 +19,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import selectors
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -153,18 +157,76 @@ def _environment(scratch: Path) -> dict[str, str]:
     return env
 
 
-#: Commands per test: a page runs as several tests of a few seconds each (the README's 80
-#: commands took 33 s as one), in order, in one scratch folder per page.
-CHUNK = 5
-CHUNKS = [
-    (page, start) for page, commands in SHELL.items() for start in range(0, len(commands), CHUNK)
-]
+#: Characters that need bash: pipes, redirections, lists, variables, globs, substitutions,
+#: escapes (anywhere before the comment, quoted or not).
+SHELL_SYNTAX = set("|&;<>()$`*?[]~{}!\\")
+#: Seconds a command may take (a page's commands run in one test).
+COMMAND_SECONDS = 300
 
 
-def _run(command: Command, scratch: Path, env: dict[str, str]) -> str | None:
-    """Run one command as the page shows it; a failure's description, or None."""
-    # the repo's own example files, as a reader who cloned it has them
-    text = command.text.replace("tests/fixtures/", f"{ROOT}/tests/fixtures/")
+def _before_comment(text: str) -> str:
+    """The command without its comment: from an unquoted ``#`` that starts a word, as bash."""
+    quote = ""
+    for k, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (k == 0 or text[k - 1].isspace()):
+            return text[:k]
+    return text
+
+
+def simple_pecli(command: Command) -> list[str] | None:
+    """The arguments after ``pecli`` of a command bash would pass through as they are."""
+    text = _before_comment(command.text)
+    if SHELL_SYNTAX & set(text):
+        return None
+    words = shlex.split(text)
+    return words[1:] if words and words[0] == "pecli" else None
+
+
+class PageRunner:
+    """tests/page_runner.py for one page: ``pecli`` commands forked from one loaded process."""
+
+    def __init__(self, scratch: Path, env: dict[str, str]):
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).parent / "page_runner.py")],
+            cwd=scratch,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self.scratch = scratch
+
+    def run(self, argv: list[str]) -> tuple[int, bytes, bytes]:
+        """Status, stdout and stderr of ``pecli argv``."""
+        out, err = self.scratch / ".stdout", self.scratch / ".stderr"
+        job = {"argv": argv, "stdout": str(out), "stderr": str(err)}
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(job).encode() + b"\n")
+        self.process.stdin.flush()
+        with selectors.DefaultSelector() as wait:
+            wait.register(self.process.stdout, selectors.EVENT_READ)
+            if not wait.select(COMMAND_SECONDS):
+                raise TimeoutError(f"pecli {' '.join(argv)}: no status in {COMMAND_SECONDS} s")
+        status = int(self.process.stdout.readline())
+        return status, out.read_bytes(), err.read_bytes()
+
+    def close(self) -> None:
+        """End the runner (and any child still running)."""
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, 9)
+            self.process.wait()
+        self.process.stdout.close()
+
+
+def _bash(text: str, scratch: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:
     with open(scratch / ".stdout", "wb") as out:
         done = subprocess.run(
             ["bash", "-c", text],
@@ -172,50 +234,94 @@ def _run(command: Command, scratch: Path, env: dict[str, str]) -> str | None:
             env=env,
             stdout=out,
             stderr=subprocess.PIPE,
-            timeout=300,
+            timeout=COMMAND_SECONDS,
             check=False,
         )
-    output = (scratch / ".stdout").read_bytes()[: 1 << 20].decode("utf-8", "replace")
-    stderr = done.stderr.decode("utf-8", "replace")
+    return done.returncode, (scratch / ".stdout").read_bytes(), done.stderr
+
+
+def _run(command: Command, scratch: Path, env: dict[str, str], runner: PageRunner) -> str | None:
+    """Run one command as the page shows it; a failure's description, or None."""
+    # the repo's own example files, as a reader who cloned it has them
+    text = command.text.replace("tests/fixtures/", f"{ROOT}/tests/fixtures/")
+    argv = simple_pecli(Command(command.line, text))
+    status, out, err = runner.run(argv) if argv is not None else _bash(text, scratch, env)
+    output = out[: 1 << 20].decode("utf-8", "replace")
+    stderr = err.decode("utf-8", "replace")
     wants_error = any(": error:" in line for line in command.shown)
-    status_ok = done.returncode == 2 if wants_error else done.returncode == 0
+    status_ok = status == 2 if wants_error else status == 0
     missing = check_output(command, output + stderr)
     if status_ok and not missing:
         return None
     return (
-        f"{command.line}: {command.text}\n  status {done.returncode}"
+        f"{command.line}: {command.text}\n  status {status}"
         f", stderr {stderr.strip()[-300:]!r}\n  missing {missing}"
     )
 
 
-@pytest.fixture(scope="session")
-def page_folders():
-    """Per page: its scratch folder and how many of its commands have run there."""
-    return {}
+PAGES_WITH_COMMANDS = [page for page, commands in SHELL.items() if commands]
 
 
-def _page_folder(page: str, folders: dict, factory) -> tuple[Path, dict[str, str], list[int]]:
-    if page not in folders:
-        scratch = factory.mktemp(page.replace("/", "_"))
-        folders[page] = (scratch, _environment(scratch), [0])
-    return folders[page]
-
-
-@pytest.mark.xdist_group("page-commands")  # one worker runs a page's chunks in order
-@pytest.mark.parametrize(("page", "start"), CHUNKS, ids=[f"{p}:{s}" for p, s in CHUNKS])
-def test_page_commands_run_as_shown(page, start, page_folders, tmp_path_factory):
-    scratch, env, done = _page_folder(page, page_folders, tmp_path_factory)
-    assert not scratch.resolve().is_relative_to(ROOT)  # a scratch folder outside the repo
-    for command in SHELL[page][done[0] : start]:  # run alone: the page's earlier commands first
-        _run(command, scratch, env)
-    failures = [f for c in SHELL[page][start : start + CHUNK] if (f := _run(c, scratch, env))]
-    done[0] = max(done[0], start + CHUNK)
+@pytest.mark.timeout(1800)  # a page's commands in one test: the README's 80 take ~25 s of CPU
+@pytest.mark.parametrize("page", PAGES_WITH_COMMANDS)
+def test_page_commands_run_as_shown(page, tmp_path):
+    assert not tmp_path.resolve().is_relative_to(ROOT)  # a scratch folder outside the repo
+    env = _environment(tmp_path)
+    runner = PageRunner(tmp_path, env)
+    try:
+        failures = [f for c in SHELL[page] if (f := _run(c, tmp_path, env, runner))]
+    finally:
+        runner.close()
     assert not failures, "\n".join(f"{page}:{f}" for f in failures)
 
 
-def test_pages_are_cut_into_chunks_in_order():
-    readme = [s for p, s in CHUNKS if p == "README.md"]
-    assert readme == list(range(0, len(SHELL["README.md"]), CHUNK)) and len(readme) > 3
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pecli compute --d 4 --n 2 --format csv",  # stdout
+        "pecli compute --d 4 --n 2 -o t.npy",  # a file, and the line saying so on stderr
+        "pecli compute --d 0",  # a usage error: status 2, one line
+        "pecli rope cache --n 4 --head-dim 8 --format npy",  # binary on stdout
+        "pecli --version",
+    ],
+)
+def test_a_forked_command_is_the_command_run_by_bash(tmp_path, text):
+    """Status, stdout, stderr and files written: the runner's child is ``pecli`` in a shell."""
+    env = _environment(tmp_path)
+    argv = simple_pecli(Command(1, text))
+    assert argv is not None
+    (tmp_path / "bash").mkdir()
+    (tmp_path / "fork").mkdir()
+    by_bash = _bash(text, tmp_path / "bash", env)
+    runner = PageRunner(tmp_path / "fork", env)
+    try:
+        forked = runner.run(argv)
+    finally:
+        runner.close()
+    assert forked == by_bash
+    written = sorted(p.name for p in (tmp_path / "bash").iterdir() if p.name[0] != ".")
+    assert sorted(p.name for p in (tmp_path / "fork").iterdir() if p.name[0] != ".") == written
+    assert written or text != "pecli compute --d 4 --n 2 -o t.npy"
+    for name in written:
+        assert (tmp_path / "fork" / name).read_bytes() == (tmp_path / "bash" / name).read_bytes()
+
+
+def test_only_plain_pecli_lines_are_forked():
+    quoted = Command(1, "pecli grid 14 14 --title 'a b#c' --d 8  # c")
+    assert simple_pecli(quoted) == ["grid", "14", "14", "--title", "a b#c", "--d", "8"]
+    assert simple_pecli(Command(1, "pecli grid 14 14#c")) == ["grid", "14", "14#c"]
+    for text in (
+        "pecli compute --d 64 | head -n 3",
+        "pecli a -o f.npy && pecli identify f.npy",
+        "cat x.npy | pecli add > y.npy",
+        "pecli diff a.npy b.npy; echo $?",
+        "pecli identify *.npy",
+        "python -c 'import pecli'",
+        "pecli compute --title a\\ b",
+    ):
+        assert simple_pecli(Command(1, text)) is None, text
+    forked = [c for commands in SHELL.values() for c in commands if simple_pecli(c) is not None]
+    assert len(forked) > 100
 
 
 def test_readme_says_how_to_run_the_installed_tool_before_any_example():

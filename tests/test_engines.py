@@ -5,6 +5,7 @@ provenance) and the issue's golden numbers."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import mpmath
@@ -155,11 +156,31 @@ def test_a_missing_config_is_a_usage_error(run_cli, tmp_path):
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
 
 
+def yarn_inv_freq(spec: RopeSpec, truncate: bool) -> np.ndarray:
+    """transformers' ``_compute_yarn_parameters`` written out (float64): the correction range
+    floored and ceiled (llama.cpp) or not (gpt-oss's ``truncate: false``)."""
+    d, theta, length = spec.head_dim, spec.theta, spec.original_max_position_embeddings
+
+    def corr(rotations: float) -> float:
+        return d * math.log(length / (rotations * 2 * math.pi)) / (2 * math.log(theta))
+
+    low, high = corr(spec.beta_fast), corr(spec.beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, d - 1)
+    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+    extrapolation = 1 / theta ** (np.arange(0, d, 2) / d)
+    return extrapolation / spec.factor * ramp + extrapolation * (1 - ramp)
+
+
 def test_first_position_is_the_first_with_a_phase_over_1e_3():
+    """gpt-oss: llama.cpp's floored and ceiled range against transformers 5's exact one."""
+    ggml, exact = yarn_inv_freq(OSS, True), yarn_inv_freq(OSS, False)
     rows = _rows(OSS)
-    gap = np.max(np.abs(rows["llama.cpp"].inv_freq - rows["transformers 5"].inv_freq))
-    p = rows["llama.cpp"].first_position
-    assert p * gap > 1e-3 >= (p - 1) * gap
+    np.testing.assert_allclose(rows["llama.cpp"].inv_freq, ggml, rtol=1e-14)
+    np.testing.assert_allclose(rows["transformers 5"].inv_freq, exact, rtol=1e-14)
+    gap = np.max(np.abs(ggml - exact))
+    assert rows["llama.cpp"].first_position == math.floor(1e-3 / gap) + 1
 
 
 def test_dynamic_is_unscaled_in_llama_cpp():

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
+from safetensors.numpy import load_file
 
 from pecli.core.errors import ParameterError
 from pecli.core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
@@ -32,18 +34,44 @@ SPECS = [
         factor=4.0,
         original_max_position_embeddings=256,
     ),
+    YARN_RAMP := RopeSpec(  # a ramp inside the head: pairs 20 … 46 (low > 0, high < d/2 - 1)
+        rope_type="yarn",
+        theta=10000.0,
+        head_dim=128,
+        factor=4.0,
+        original_max_position_embeddings=4096,
+    ),
 ]
+
+
+def llama3_factors(spec: RopeSpec) -> np.ndarray:
+    """What rope_freqs holds for ggml to give transformers' llama3 ω: θ_i / ω_i, float64.
+
+    transformers' ``_compute_llama3_parameters`` written out: ω / factor past the long
+    wavelength, ω below the short one, the smoothed mix between; ggml divides θ_i by the
+    factor, so the factor is ``1 / ((1 - s) / factor + s)`` in the middle.
+    """
+    d, length = spec.rotary_dim, spec.original_max_position_embeddings
+    low, high = spec.low_freq_factor, spec.high_freq_factor
+    out = []
+    for i in range(d // 2):
+        wavelen = 2 * math.pi * spec.theta ** (2 * i / d)
+        smooth = (length / wavelen - low) / (high - low)
+        if wavelen < length / high:
+            out.append(1.0)
+        elif wavelen > length / low:
+            out.append(spec.factor)
+        else:
+            out.append(1 / ((1 - smooth) / spec.factor + smooth))
+    return np.array(out)
 
 
 def slow_angles(spec: RopeSpec, p: int) -> list[F]:
     """ggml_rope_cache_init for one position, scalar float32 operations in ggml's order."""
-    freqs = rope_frequencies(spec)
     d = spec.rotary_dim
     theta_scale = F(float(F(spec.theta)) ** float(F(-2.0) / F(d)))
-    factor = float(freqs.notes.get("factor", spec.factor or 1.0))
-    freq_scale = F(1.0) / F(factor) if spec.rope_type in ("linear", "yarn") else F(1.0)
-    base = 1 / spec.theta ** (np.arange(0, d, 2) / d)
-    ff = base / (freqs.inv_freq + freqs.residual) if spec.rope_type == "llama3" else None
+    freq_scale = F(1.0) / F(spec.factor) if spec.rope_type in ("linear", "yarn") else F(1.0)
+    ff = llama3_factors(spec) if spec.rope_type == "llama3" else None
     low = high = 0.0
     if spec.rope_type == "yarn":
 
@@ -90,10 +118,10 @@ def test_hand_derived_first_pairs():
 
 def test_each_pair_carries_about_one_rounding_more():
     spec = RopeSpec(theta=500000.0, head_dim=128)
-    freqs = rope_frequencies(spec)
     p = 10007
-    angles = ggml_angles(freqs, np.array([p]))[0].astype(np.float64)
-    exact = p * (freqs.inv_freq + freqs.residual)
+    angles = ggml_angles(rope_frequencies(spec), np.array([p]))[0].astype(np.float64)
+    with mpmath.workdps(30):
+        exact = np.array([float(p / mpmath.mpf(500000) ** (mpmath.mpf(i) / 64)) for i in range(64)])
     relative = np.abs(angles - exact) / exact
     bound = (np.arange(64) + 4) * 2.0**-24
     assert np.all(relative <= bound)
@@ -109,9 +137,8 @@ def test_cos_sin_times_the_attention_factor():
         attention_factor=1.2,
         original_max_position_embeddings=256,
     )
-    freqs = rope_frequencies(spec)
-    block = next(ggml_cache_blocks(freqs, 3, start=5, part="cos"))
-    angles = ggml_angles(freqs, np.arange(5, 8)).astype(np.float64)
+    block = next(ggml_cache_blocks(rope_frequencies(spec), 3, start=5, part="cos"))
+    angles = np.array([slow_angles(spec, p) for p in (5, 6, 7)], dtype=np.float64)
     internal = F(1) + F(0.1) * F(math.log(3.0))
     mscale = F(F(1.2) / internal) * internal  # llama.cpp passes 1.2/internal, ggml multiplies
     assert mscale != F(1.2)
@@ -137,6 +164,12 @@ def test_cli(run_cli, tmp_path):
         "-q",
     )
     assert result.exit_code == 0, result.output
+    spec = RopeSpec(theta=500000.0, head_dim=64)
+    angles = np.array([slow_angles(spec, p) for p in range(64)], dtype=np.float64)
+    stored = load_file(str(out))
+    for part, f in (("cos", np.cos), ("sin", np.sin)):  # half-split: [f(θ) | f(θ)], rounded once
+        half = f(angles).astype(F)
+        assert stored[part].tobytes() == np.concatenate([half, half], axis=1).tobytes(), part
     assert "metadata agrees" in run_cli("rope", "identify", str(out)).stdout
     for bad, option in (
         (
@@ -159,6 +192,43 @@ def test_refusals_come_at_the_call_and_blocks_match_any_height():
         list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved", rows=3))
     )
     assert whole.shape == (10, 32) and short.tobytes() == whole.tobytes()
+
+
+def test_the_yarn_ramp_runs_between_llama_cpps_floored_and_ceiled_pairs():
+    """``rope_yarn_ramp``: y = (i - low) / max(0.001, high - low), mix = 1 - clamp(y, 0, 1).
+
+    The correction range of the spec, from ``ggml_rope_yarn_corr_dims`` (mpmath), is 20 … 46:
+    pairs up to 20 keep the extrapolated angle, pairs from 46 on the interpolated one (θ/4),
+    and pair 33, halfway, the float32 mean of the two.
+    """
+
+    def corr(r):
+        return 128 * mpmath.log(4096 / (r * 2 * mpmath.pi)) / (2 * mpmath.log(10000))
+
+    assert (mpmath.floor(corr(32)), mpmath.ceil(corr(1))) == (20, 46)
+    p = 1000
+    angles = ggml_angles(rope_frequencies(YARN_RAMP), np.array([p]))[0]
+    theta, extrap = F(p), []
+    for _ in range(64):  # ggml's θ, one float32 product per pair
+        extrap.append(theta)
+        theta = theta * F(F(10000.0) ** F(-2 / 128))
+    extrap = np.array(extrap, dtype=F)
+    interp = F(0.25) * extrap
+    assert angles[:21].tolist() == extrap[:21].tolist()
+    assert angles[46:].tolist() == interp[46:].tolist()
+    assert angles[33] == interp[33] * F(0.5) + extrap[33] * F(0.5)
+    assert interp[21] < angles[21] < extrap[21] and interp[45] < angles[45] < extrap[45]
+
+
+def test_positions_up_to_2_to_the_24_minus_1_and_no_further():
+    """ggml's float positions are exact below 2^24: the last one allowed is 2^24 - 1."""
+    freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
+    (last,) = ggml_cache_blocks(freqs, 2, start=(1 << 24) - 2, part="cos")
+    assert last.shape == (2, 16)
+    assert ggml_angles(freqs, np.array([(1 << 24) - 1]))[0, 0] == 16777215.0
+    for start, n in (((1 << 24) - 1, 2), (1 << 24, 1)):
+        with pytest.raises(ParameterError, match="2\\^24"):
+            ggml_cache_blocks(freqs, n, start=start)
 
 
 @pytest.mark.parametrize("rows", [-1, 2.5])

@@ -86,20 +86,21 @@ def test_a_faithful_conversion_passes(run_cli, name):
     assert all(row[1] == "agree" for row in rows if len(row) > 1 and not row[0].endswith(":"))
 
 
+def _check(run_cli, gguf: str, config: str) -> tuple[int, list[dict]]:
+    """``gguf check`` of fixture ``gguf`` against config ``config``: status and JSON rows."""
+    json_rows = ["--format", "json"]
+    config_path = str(HERE / f"{config}.config.json")
+    result = run_cli(
+        "gguf", "check", str(HERE / f"{gguf}.gguf"), "--config", config_path, *json_rows
+    )
+    return result.exit_code, json.loads(result.stdout)
+
+
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_each_porting_mistake_is_caught_and_named(run_cli, name):
     config, item = BAD[name]
-    result = run_cli(
-        "gguf",
-        "check",
-        str(HERE / f"{name}.gguf"),
-        "--config",
-        str(HERE / f"{config}.config.json"),
-        "--format",
-        "json",
-    )
-    assert result.exit_code == 1
-    rows = json.loads(result.stdout)
+    status, rows = _check(run_cli, name, config)
+    assert status == 1
     assert [r["item"] for r in rows if r["status"] in ("differ", "missing")] == item.split()
 
 
@@ -362,3 +363,48 @@ def test_a_big_endian_file_reads_the_same(run_cli):
         str(HERE / "llama31.config.json"),
     )
     assert result.exit_code == 0
+
+
+def _notes(run_cli, gguf: str, config: str) -> list[str]:
+    return [r["detail"] for r in _check(run_cli, gguf, config)[1] if r["status"] == "note"]
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_the_deepseek_note_is_given_for_yarn_with_mscale_all_dim_only(run_cli, name):
+    """deepseek2.cpp's convention concerns YaRN with ``mscale_all_dim``: read in the config."""
+    rope = _config(name)["rope_scaling"]
+    kind = rope.get("rope_type", rope.get("type"))
+    deepseek = [n for n in _notes(run_cli, name, name) if "DeepSeek convention" in n]
+    assert len(deepseek) == (kind == "yarn" and "mscale_all_dim" in rope)
+    if deepseek:  # factor 40, mscale_all_dim 1: 1 + 0.1 ln 40, its inverse and square (mpmath)
+        internal = 1 + mpmath.mpf("0.1") * mpmath.log(40)
+        for value in (internal, 1 / internal, internal**2):
+            assert f"{float(value):.7f}" in deepseek[0]
+        assert "yarn_log_multiplier = 0.1·mscale_all_dim = 0.1 " in deepseek[0]
+        assert "before llama.cpp PR 17945" not in deepseek[0]  # the file holds 0.1
+
+
+def test_a_log_multiplier_holding_mscale_all_dim_itself_is_the_old_convention(run_cli):
+    """bad_deepseek_log_mul stores 1.0 = mscale_all_dim (llama.cpp before PR 17945)."""
+    stored = read_gguf(str(HERE / "bad_deepseek_log_mul.gguf")).metadata
+    assert stored["deepseek2.rope.scaling.yarn_log_multiplier"] == 1.0
+    (note,) = [n for n in _notes(run_cli, "bad_deepseek_log_mul", "deepseek") if "DeepSeek" in n]
+    assert note.startswith("yarn_log_multiplier holds mscale_all_dim itself (1)")
+
+
+def test_every_value_type_and_ggml_type_reads_as_llama_cpps_package_reads_it(run_cli):
+    """every_type.gguf: a key of each GGUF value type (uint8 200 and int8 -100 tell the two
+    apart) and two blocks of each ggml type; every_type.json: what gguf's GGUFReader read."""
+    record = json.loads((HERE / "every_type.json").read_text())
+    gguf = read_gguf(str(HERE / "every_type.gguf"))
+    assert {k: gguf.metadata[k] for k in record["keys"]} == {
+        k: entry["value"] for k, entry in record["keys"].items()
+    }
+    assert len(record["tensors"]) == len(gguf.tensors) == 34
+    for name, theirs in record["tensors"].items():
+        ours = gguf.tensors[name]
+        assert (ours.type_name, ours.type_code) == (theirs["type"], theirs["type_code"]), name
+        assert (list(ours.shape), ours.offset) == (theirs["shape"], theirs["data_offset"]), name
+        assert ours.nbytes == theirs["n_bytes"] == 2 * theirs["type_size"], name
+    shown = run_cli("gguf", "show", str(HERE / "every_type.gguf")).stdout
+    assert all(f"1 {t['type']}" in shown for t in record["tensors"].values())

@@ -3,7 +3,6 @@ cache built with each of the (a)–(f) mistakes told apart from its preset."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
@@ -12,7 +11,7 @@ from library_fixtures import load
 
 from pecli.analysis.rope.axes import pair_values, read_axes
 from pecli.analysis.rope.axes_compare import compare_to_plan
-from pecli.core.rope.multiaxis import axes_cache, axis_preset, per_axis, shared
+from pecli.core.rope.multiaxis import axes_cache, axis_preset, per_axis
 
 MULTI = {f.name: f for f in load("multiaxis")}
 MROPE = {f.name: f for f in load("mrope")}
@@ -58,34 +57,78 @@ def test_qwen_cache_from_transformers_is_named_with_its_section(run_cli, tmp_pat
 
 WAN = axis_preset("wan")
 PLAN = WAN.plan()
-IDS = WAN.ids([3, 4, 5])
+IDS = np.array([(t, h, w) for t in range(3) for h in range(4) for w in range(5)], float)
+F32 = np.float32
+
+
+def hand_cache(pairs, ids, part, layout="interleaved", arithmetic="exact"):
+    """A rotary cache written out, as diffusers builds Wan's (``WanRotaryPosEmbed``).
+
+    ``pairs``: (axis, θ, j, D) of each pair, ω = θ^(-2j/D); the angle id·ω, its cos or sin in
+    both of the pair's columns, (2j, 2j + 1) or (j, j + d/2). In float32 arithmetic, torch's:
+    ``1.0 / θ ** (arange(0, D, 2) / D)`` in float32 (the power rounded once), the id rounded,
+    their product rounded once, cos and sin rounded.
+    """
+    axis = [a for a, _, _, _ in pairs]
+    if arithmetic == "float32":
+        omega = np.array([F32(1) / F32(t ** float(F32(2 * j) / F32(d))) for _, t, j, d in pairs])
+        angles = (ids[:, axis].astype(F32) * omega.astype(F32)).astype(np.float64)
+    else:
+        omega = np.array([t ** (-2 * j / d) for _, t, j, d in pairs])
+        angles = ids[:, axis] * omega
+    values = (np.cos if part == "cos" else np.sin)(angles)
+    if arithmetic == "float32":
+        values = values.astype(F32)
+    if layout == "interleaved":
+        return np.repeat(values, 2, axis=1)
+    return np.concatenate([values, values], axis=1)
+
+
+def per_axis_pairs(widths, thetas):
+    """Each axis its own schedule: ω_j = θ_a^(-2j/w_a) for its w_a/2 pairs."""
+    return [
+        (a, theta, j, width)
+        for a, (width, theta) in enumerate(zip(widths, thetas, strict=True))
+        for j in range(width // 2)
+    ]
+
+
+WAN_PAIRS = per_axis_pairs([44, 42, 42], [1e4] * 3)  # d − 4(d//6), 2(d//6), 2(d//6) at 128
+
+
+def test_the_hand_cache_is_diffusers_wan():
+    for part in ("cos", "sin"):
+        table = MULTI[f"wan_d128_3x4x5_{part}"].table
+        assert np.max(np.abs(hand_cache(WAN_PAIRS, IDS, part) - table)) <= 2**-25  # rounded
 
 
 @pytest.mark.parametrize(
-    ("made", "ids", "arithmetic", "expected"),
+    ("pairs", "ids", "layout", "arithmetic", "expected"),
     [
-        (PLAN, IDS, "exact", []),
-        (PLAN, IDS, "float32", []),
-        (
-            shared(
-                [0] * 22 + [1] * 21 + [2] * 21,
-                theta=1e4,
-                axes=("t", "h", "w"),
-                layout="interleaved",
-            ),
+        (WAN_PAIRS, IDS, "interleaved", "exact", []),
+        (WAN_PAIRS, IDS, "interleaved", "float32", []),
+        (  # (a): one schedule over the head, θ^(-2i/128), pairs 0-21 t, 22-42 h, 43-63 w
+            [(0 if i < 22 else 1 if i < 43 else 2, 1e4, i, 128) for i in range(64)],
             IDS,
+            "interleaved",
             "exact",
             ["(a)"],
         ),
-        (per_axis([42, 44, 42], theta=1e4), IDS, "exact", ["(b/d)"]),
-        (dataclasses.replace(PLAN, layout="half-split"), IDS, "exact", ["(c)"]),
-        (per_axis([44, 42, 42], theta=[1e4, 1.05e4, 1e4]), IDS, "exact", ["θ of axis h"]),
-        (PLAN, IDS + np.array([0.0, 1.0, 0.0]), "exact", ["(e)"]),
+        (per_axis_pairs([42, 44, 42], [1e4] * 3), IDS, "interleaved", "exact", ["(b/d)"]),
+        (WAN_PAIRS, IDS, "half-split", "exact", ["(c)"]),
+        (
+            per_axis_pairs([44, 42, 42], [1e4, 1.05e4, 1e4]),
+            IDS,
+            "interleaved",
+            "exact",
+            ["θ of axis h"],
+        ),
+        (WAN_PAIRS, IDS + np.array([0.0, 1.0, 0.0]), "interleaved", "exact", ["(e)"]),
     ],
 )
-def test_each_mistake_is_named(made, ids, arithmetic, expected):
-    cos = axes_cache(made, ids, part="cos", arithmetic=arithmetic)
-    sin = axes_cache(made, ids, part="sin", arithmetic=arithmetic)
+def test_each_mistake_is_named(pairs, ids, layout, arithmetic, expected):
+    cos = hand_cache(pairs, ids, "cos", layout, arithmetic)
+    sin = hand_cache(pairs, ids, "sin", layout, arithmetic)
     layout, c, s = pair_values(cos, sin)
     verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
     assert [

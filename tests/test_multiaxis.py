@@ -15,7 +15,7 @@ from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope.multiaxis import axes_cache, axes_cache_blocks, axis_preset, per_axis, shared
 from pecli.core.rope.multiaxis.plan import channel_pairs, plan_frequencies
-from pecli.core.rope.multiaxis.presets import pixtral_plan, wan_widths
+from pecli.core.rope.multiaxis.presets import AXIS_PRESETS, pixtral_plan, wan_widths
 from pecli.core.rope.multiaxis.resolve import parse_numbers, resolve_ids, resolve_plan
 
 mpmath.mp.dps = 40
@@ -429,3 +429,17 @@ def test_rope_vit_axial_ids_run_x_first():
     """RoPE-ViT: x = i mod W in the first column, y = i div W in the second (W = 3)."""
     ids = axis_preset("rope-vit-axial").ids([2, 3])
     assert ids.tolist() == [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1], [2, 1]]
+
+
+@pytest.mark.parametrize("name", list(AXIS_PRESETS))
+def test_each_preset_rotates_the_whole_of_its_default_head(name):
+    """A preset's head_dim is its plan's width: no column left out, none past the head."""
+    preset = axis_preset(name)
+    assert preset.plan().rotary_dim == preset.head_dim
+
+
+def test_allegro_default_head_is_the_models():
+    """diffusers 0.42.1 ``AllegroTransformer3DModel(attention_head_dim=96)``; the table diffusers
+    made for the fixture (``get_3d_rotary_pos_embed_allegro(96, …)``) is that wide."""
+    cos = FIXTURES["allegro_2x3x4_cos"]
+    assert axis_preset("allegro").head_dim == cos.table.shape[1] == 96

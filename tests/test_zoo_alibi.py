@@ -196,10 +196,22 @@ def test_decoding_queries_are_the_last_positions():
 # --- identify ----------------------------------------------------------------------------
 
 
+def port_slopes(variant: str, n: int, b: float) -> list[float]:
+    """Each series as the code that has it computes it: ggml's for the paper's, then the three
+    mistakes of ports (the next power of two's first ``n``, ``(h+1)/n``, the ``+ 1`` dropped)."""
+    p, up = 2 ** math.floor(math.log2(n)), 2 ** math.ceil(math.log2(n))
+    return {
+        "press": lambda: ggml_slopes(n, b),
+        "next-power-of-two": lambda: [2 ** (-b * (h + 1) / up) for h in range(n)],
+        "geometric-at-n": lambda: [2 ** (-b * (h + 1) / n) for h in range(n)],
+        "zero-based": lambda: [2 ** (-b * (h if h < p else h - p) / p) for h in range(n)],
+    }[variant]()
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize(("n", "b"), [(3, 8), (12, 8), (20, 8), (40, 4), (71, 8), (96, 16)])
 def test_identify_each_variant(variant, n, b):
-    fit = identify_alibi_slopes(alibi_slopes(n, max_bias=b, variant=variant).astype(np.float32))
+    fit = identify_alibi_slopes(np.array(port_slopes(variant, n, b), dtype=np.float32))
     assert (fit.heads, fit.variant, fit.max_bias, fit.matched) == (n, variant, b, True)
 
 

@@ -160,7 +160,9 @@ def test_a_table_of_other_frequencies_is_not_read():
 
     rng = np.random.default_rng(0)
     w = rng.normal(size=8)
-    table = random_fourier_table([0.5, 1.5], "gaussian", freqs=w)
+    angles = 2 * np.pi * np.outer([0.5, 1.5], w)  # GaussianFourierProjection: [sin | cos]
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    assert read_fourier_table(table, w).matched  # the control: its own frequencies
     assert not read_fourier_table(table, rng.normal(size=8)).matched
 
 
@@ -186,6 +188,7 @@ def test_repeating_frequencies_read_the_smallest_input():
     from pecli.analysis.zoo.random_fourier import read_fourier_table
 
     freqs, phases = np.array([2.0, 1.0]), np.array([0.0, 0.5])  # both repeat every 2π in x
-    table = random_fourier_table([0.25, -1.5, 3.0], "mp-fourier", freqs=freqs, phases=phases)
+    x = np.array([0.25, -1.5, 3.0])
+    table = np.sqrt(2) * np.cos(np.outer(x, freqs) + phases)  # EDM2's MPFourier
     reading = read_fourier_table(table, freqs, phases)
     np.testing.assert_allclose(reading.inputs, [0.25, -1.5, 3.0], atol=1e-12)  # not 3 ± 2πk

@@ -58,14 +58,16 @@ def test_odd_lengths_tell_the_two_centres_apart(fixture):
 
 
 def test_even_lengths_centre_alike():
-    assert np.array_equal(xpos_positions(6), xpos_positions(6, centre="lucidrains"))
+    """torchscale ``-(L + offset) // 2 …``, lucidrains ``t - L // 2``: at L = 6 both -3 … 2."""
+    assert xpos_positions(6).tolist() == [-3, -2, -1, 0, 1, 2]
+    assert xpos_positions(6, centre="lucidrains").tolist() == [-3, -2, -1, 0, 1, 2]
     assert xpos_positions(5, offset=3).tolist() == [-1, 0, 1, 2, 3]  # -(8)//2 = -4, last 5
 
 
 def test_query_times_key_is_a_decay_in_the_distance():
     q = xpos_scales(9, 16, scale_base=16.0)
     k = xpos_scales(9, 16, scale_base=16.0, keys=True)
-    zeta = np.repeat(xpos_pair_bases(16), 2)
+    zeta = np.repeat([(2 * i + 0.4 * 16) / (1.4 * 16) for i in range(8)], 2)  # the paper's ζ
     for tq, tk in ((8, 0), (3, 3), (2, 7)):
         np.testing.assert_allclose(q[tq] * k[tk], zeta ** ((tq - tk) / 16.0), rtol=1e-14)
 

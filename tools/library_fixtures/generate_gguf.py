@@ -6,7 +6,10 @@ keys through ``GGUFWriter.add_rope_*`` and its frequency tensors computed as the
 computes them (``LlamaModel.generate_extra_tensors``: torch float32; Phi-3's factor lists;
 DeepSeek's ``yarn_log_multiplier = 0.1·mscale_all_dim``), plus one Q8_0-quantised weight
 (made by ``gguf.quants.quantize``) that pecli must never decode. The ``bad_*`` cases are the
-same files with one porting mistake each. Provenance in ``<case>.json``.
+same files with one porting mistake each. Provenance in ``<case>.json``. ``every_type.gguf``
+holds a key of every GGUF value type and a tensor of every ggml type the package knows, and
+``every_type.json`` what the package's own ``GGUFReader`` reads back: each value, and each
+tensor's type, block size, bytes per block and bytes (``GGML_QUANT_SIZES``).
 """
 
 from __future__ import annotations
@@ -303,3 +306,74 @@ def generate(out: Path) -> None:
             lambda w, m=log_mul: (w.add_rope_freq_base(10000.0), _yarn(w, ds, m)),
             note,
         )
+    every_type(out)
+
+
+#: A key of each GGUF value type (``GGUFValueType``): (name, writer method, value).
+SCALARS = [
+    ("uint8", "add_uint8", 200),
+    ("int8", "add_int8", -100),
+    ("uint16", "add_uint16", 60000),
+    ("int16", "add_int16", -30000),
+    ("uint32", "add_uint32", 4000000000),
+    ("int32", "add_int32", -2000000000),
+    ("float32", "add_float32", 0.1),
+    ("bool", "add_bool", True),
+    ("string", "add_string", "h\u00e9llo"),
+    ("uint64", "add_uint64", (1 << 63) + 5),
+    ("int64", "add_int64", -(1 << 62)),
+    ("float64", "add_float64", 0.1),
+]
+
+
+def every_type(out: Path) -> None:
+    """``every_type.gguf`` and ``every_type.json``, GGUFReader's reading of it.
+
+    A key of every value type (arrays of uint8 and int8 too), a tensor of two blocks of every
+    ggml type.
+    """
+    path = out / "every_type.gguf"
+    w = gguf.GGUFWriter(str(path), "llama")
+    for name, method, value in SCALARS:
+        getattr(w, method)(f"test.{name}", value)
+    for name, kind, values in (
+        ("uint8", gguf.GGUFValueType.UINT8, [1, 200, 255]),
+        ("int8", gguf.GGUFValueType.INT8, [-1, -128, 127]),
+    ):
+        w.add_key_value(f"test.array.{name}", values, gguf.GGUFValueType.ARRAY, sub_type=kind)
+    for qtype, (_, size) in gguf.GGML_QUANT_SIZES.items():
+        raw = np.arange(2 * size, dtype=np.uint8).reshape(2, size)  # two blocks' bytes
+        w.add_tensor(f"t.{qtype.name}", raw, raw_dtype=qtype)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    reader = gguf.GGUFReader(str(path))
+    keys = {}
+    for name in [n for n, _, _ in SCALARS] + ["array.uint8", "array.int8"]:
+        field = reader.fields[f"test.{name}"]
+        value = field.contents()
+        keys[f"test.{name}"] = {"type": [t.name for t in field.types], "value": value}
+    tensors = {
+        t.name: {
+            "type": t.tensor_type.name,
+            "type_code": int(t.tensor_type),
+            "block_size": gguf.GGML_QUANT_SIZES[t.tensor_type][0],
+            "type_size": gguf.GGML_QUANT_SIZES[t.tensor_type][1],
+            "shape": [int(n) for n in t.shape],
+            "n_bytes": int(t.n_bytes),
+            "data_offset": int(t.data_offset),
+        }
+        for t in reader.tensors
+    }
+    provenance = {
+        "library": "gguf",
+        "version": version("gguf"),
+        "call": "gguf.GGUFWriter(path, 'llama').add_<type>(key, value) / add_key_value(key, "
+        "values, ARRAY, sub_type) / add_tensor(name, two blocks of bytes, raw_dtype=type) for "
+        "every GGML_QUANT_SIZES type; read back with gguf.GGUFReader",
+        "case": "every value type and every ggml type",
+        "keys": keys,
+        "tensors": tensors,
+    }
+    (out / "every_type.json").write_text(json.dumps(provenance, indent=2, sort_keys=True) + "\n")

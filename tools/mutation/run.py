@@ -1,17 +1,19 @@
-"""Mutation run over the rotary, grid, identify, checkpoint and dtype code (``make mutation``).
+"""Mutation run over every area of pecli (``make mutation``).
 
 ``python tools/mutation/run.py [--sample N] [--seed S] [--budget SECONDS] [--json FILE]``
-(``--only TEXT --show`` prints the diff of the sampled mutants whose name holds TEXT; use
-``--sample 100000`` to pick any mutant of the tree).
+(``--area TEXT`` draws from the areas whose name holds TEXT only; ``--only TEXT --show``
+prints the diff of the sampled mutants whose name holds TEXT; use ``--sample 100000`` to pick
+any mutant; ``--list`` names each area's modules and test files, and the modules no area has).
 
-Modules and their test files are found by path globs (see :data:`AREAS`), so the run still
-works when modules move into subpackages. Every one-line mutant of those modules is listed
-(:mod:`mutants`), a seeded sample is drawn, and each mutant is written into a copy of the
-tree (never into the checkout) and the area's test files are run on it with ``pytest -x``,
-one process at a time, at low priority (with the mutated module's doctests, which
-``make test`` runs too). A mutant is *killed* when a test fails (or the run
-exceeds three times the clean run's time, *timeout*), else it *survived*. The report lists
-the score and every survivor; ``--json`` keeps every mutant's result.
+Modules and their test files are found by globs on subject folders and file names (see
+:mod:`areas`), so the run still works when modules move between layers or into subject
+folders. Every one-line mutant of those modules is listed (:mod:`mutants`), a seeded sample
+is drawn, and each mutant is written into a copy of the tree (never into the checkout) and
+the area's test files are run on it with ``pytest -x``, one process at a time, at low
+priority (with the mutated module's doctests, which ``make test`` runs too). A mutant is
+*killed* when a test fails (or the run exceeds three times the clean run's time, *timeout*),
+else it *survived*. The report gives the score, the score per area and every survivor;
+``--json`` keeps every mutant's result.
 Needs only the test environment (``.venv``); ``make test`` never runs it.
 """
 
@@ -20,7 +22,6 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
-import glob
 import json
 import os
 import random
@@ -29,125 +30,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from areas import ROOT, Area, areas, stale, unassigned
 from mutants import Mutant, mutants, mutated_source
-
-ROOT = Path(__file__).resolve().parents[2]
-
-#: (area, module globs, test-file globs), relative to the repository root. A module belongs
-#: to the first area whose globs find it; its mutants run that area's test files only.
-AREAS: list[tuple[str, list[str], list[str]]] = [
-    (
-        "rope identify",
-        ["pecli/analysis/**/rope*identify*.py", "pecli/analysis/rope/inv_freq.py"],
-        ["tests/test_pinned_behaviours.py", "tests/test_rope.py", "tests/test_cli_rope.py"],
-    ),
-    (
-        "grid identify",
-        ["pecli/analysis/**/grid*identify*.py", "pecli/analysis/grid*/*identify*.py"],
-        [
-            "tests/test_pinned_behaviours.py",
-            "tests/test_cli_grid.py",
-            "tests/test_grids.py",
-            "tests/test_grid_identify.py",
-        ],
-    ),
-    (
-        "multi-axis rope",
-        ["pecli/core/rope/multiaxis/**/*.py"],
-        [
-            "tests/test_multiaxis*.py",
-            "tests/test_mrope*.py",
-            "tests/test_cli_multiaxis*.py",
-            "tests/test_identify_axes*.py",
-        ],
-    ),
-    (
-        "rope",
-        ["pecli/core/rope/**/*.py"],
-        [
-            "tests/test_pinned_behaviours.py",
-            "tests/test_rope.py",
-            "tests/test_rope_*.py",
-            "tests/test_cli_rope*.py",
-            "tests/test_block_reuse.py",
-        ],
-    ),
-    (
-        "grids",
-        ["pecli/core/grids/**/*.py"],
-        [
-            "tests/test_pinned_behaviours.py",
-            "tests/test_grids.py",
-            "tests/test_cli_grid.py",
-            "tests/test_block_reuse.py",
-            "tests/test_grids_cogvideox.py",
-            "tests/test_grid_identify.py",
-        ],
-    ),
-    (
-        "identify",
-        ["pecli/analysis/**/identify/**/*.py", "pecli/analysis/**/*identify*.py"],
-        [
-            "tests/test_identify_readings.py",
-            "tests/test_identify_limits.py",
-            "tests/test_identify_fixtures.py",
-            "tests/test_identify.py",
-            "tests/test_identify_windows.py",
-            "tests/test_identify_quick.py",
-            "tests/test_pinned_behaviours.py",
-        ],
-    ),
-    (
-        "checkpoints",
-        ["pecli/io/**/checkpoints.py", "pecli/io/**/tensors.py"],
-        ["tests/test_pinned_behaviours.py", "tests/test_checkpoints.py"],
-    ),
-    (
-        "dtypes",
-        ["pecli/core/**/dtypes.py"],
-        [
-            "tests/test_dtypes.py",
-            "tests/test_half_precision.py",
-            "tests/test_precision.py",
-            "tests/test_checkpoints.py",
-        ],
-    ),
-]
-
-
-@dataclass(frozen=True)
-class Area:
-    """One area: its modules and the test files run on their mutants."""
-
-    name: str
-    modules: list[str]
-    tests: list[str]
-
-
-def areas() -> list[Area]:
-    """The areas with the modules and test files their globs find today."""
-    found, taken = [], set()
-    for name, module_globs, test_globs in AREAS:
-        matches = (glob.glob(g, root_dir=ROOT, recursive=True) for g in module_globs)
-        modules = sorted({p for paths in matches for p in paths})
-        tests = [p for g in test_globs for p in sorted(glob.glob(g, root_dir=ROOT))]
-        tests = list(dict.fromkeys(t for t in tests if "__pycache__" not in t))
-        modules = [m for m in modules if "__pycache__" not in m and m not in taken]
-        taken.update(modules)
-        found.append(Area(name, modules, tests))
-    return found
 
 
 def copy_tree(target: Path) -> None:
     """The code and tests the runs need, copied (without caches) into ``target``."""
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
-    for name in ("pecli", "tests", "docs"):  # docs: tests hold the docs against the code
+    for name in ("pecli", "tests", "docs", "figures"):  # tests hold docs, figures to the code
         shutil.copytree(ROOT / name, target / name, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "Makefile", "constraints.txt"):
         shutil.copy2(ROOT / name, target / name)
 
 
@@ -213,7 +108,7 @@ def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> li
     start = time.monotonic()
     for area, mutant in chosen:
         if area.name not in clean:
-            status, seconds = run_tests(tree, area.tests + area.modules, timeout=1800)
+            status, seconds = run_tests(tree, area.tests + area.doctests, timeout=1800)
             if status != "passed":
                 raise SystemExit(f"mutation: the {area.name} tests fail unmutated ({status})")
             clean[area.name] = seconds
@@ -225,7 +120,8 @@ def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> li
         original = path.read_text(encoding="utf-8")
         try:
             path.write_text(mutated_source(original, mutant), encoding="utf-8")
-            tests = [*area.tests, mutant.path]  # and the module's own doctests
+            own = [m for m in area.doctests if m == mutant.path]  # its doctests, if it has
+            tests = [*area.tests, *own]
             status, seconds = run_tests(tree, tests, timeout=3 * clean[area.name] + 30)
         finally:
             path.write_text(original, encoding="utf-8")
@@ -248,13 +144,32 @@ def campaign(chosen: list[tuple[Area, Mutant]], tree: Path, budget: float) -> li
 
 
 def report(results: list[dict]) -> None:
-    """The score and every survivor."""
-    killed = sum(r["result"].startswith("killed") for r in results)
-    counted = sum(r["result"].startswith(("killed", "survived")) for r in results)
-    print(f"\nkilled {killed} of {counted} mutants: {100 * killed / max(counted, 1):.1f} %")
+    """The score, the score of each area and every survivor."""
+    print(f"\nkilled {_score(results)}")
+    for name in dict.fromkeys(r["area"] for r in results):
+        print(f"  {name}: {_score([r for r in results if r['area'] == name])}")
     for r in results:
         if not r["result"].startswith("killed"):
             print(f"  {r['result']}: {r['mutant']}")
+
+
+def _score(results: list[dict]) -> str:
+    """``k of n mutants: p %`` (errors of the run itself are not counted)."""
+    killed = sum(r["result"].startswith("killed") for r in results)
+    counted = sum(r["result"].startswith(("killed", "survived")) for r in results)
+    return f"{killed} of {counted} mutants: {100 * killed / max(counted, 1):.1f} %"
+
+
+def list_areas(all_areas: list[Area]) -> None:
+    """Each area's modules and test files; the modules no area has and globs finding nothing."""
+    for area in all_areas:
+        print(f"{area.name}: {len(area.modules)} modules; tests {' '.join(area.tests)}")
+        for module in area.modules:
+            print(f"  {module}")
+    for module in unassigned():
+        print(f"in no area: {module}")
+    for pattern in stale():
+        print(f"glob finding nothing: {pattern}")
 
 
 def show(chosen: list[tuple[Area, Mutant]]) -> None:
@@ -276,6 +191,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=float, default=3600, help="seconds (default 3600)")
     parser.add_argument("--json", help="write every mutant's result to this file")
     parser.add_argument("--list", action="store_true", help="list areas, modules and tests only")
+    parser.add_argument("--area", default="", help="draw only from areas whose name has this")
     parser.add_argument("--only", help="run only mutants whose name contains this text")
     parser.add_argument(
         "--show", action="store_true", help="print the chosen mutants' diffs, run nothing"
@@ -288,11 +204,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     all_areas = areas()
     if args.list:
-        for area in all_areas:
-            print(f"{area.name}: {len(area.modules)} modules; tests {' '.join(area.tests)}")
-            for module in area.modules:
-                print(f"  {module}")
+        list_areas(all_areas)
         return
+    if unassigned():
+        print(f"mutation: {len(unassigned())} modules in no area (run.py --list)", flush=True)
+    all_areas = [a for a in all_areas if args.area in a.name]
     chosen = sample(all_areas, args.sample, args.seed)
     if args.only:
         chosen = [(a, m) for a, m in chosen if args.only in m.ident]

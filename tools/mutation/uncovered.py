@@ -1,10 +1,11 @@
-"""Lines and branches of the mutated modules that their area's tests never run.
+"""Lines and branches of pecli's modules that their area's tests never run.
 
-``python tools/mutation/uncovered.py [--area TEXT]`` runs each area's test files (the same
-lists :mod:`run` uses) under ``coverage run --branch`` and prints, per module, the lines no
-test executes and the branches no test takes. A mutant on such a line survives whatever it
-changes, so this is the cheap first look before a mutation run: a sampled run costs about
-ten seconds per mutant, this costs one test run per area. Needs ``coverage``
+``python tools/mutation/uncovered.py [--area TEXT]`` runs each area's test files (the areas
+of :mod:`areas`, which :mod:`run` uses: every module of pecli is in one) under
+``coverage run --branch`` and prints, per module, the lines no test executes and the
+branches no test takes, then the modules no area has. A mutant on such a line survives
+whatever it changes, so this is the cheap first look before a mutation run: a sampled run
+costs about ten seconds per mutant, this costs one test run per area. Needs ``coverage``
 (``pip install .[mutation]``; ``make mutation`` installs it).
 """
 
@@ -19,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import ROOT, Area, areas
+from areas import ROOT, Area, areas, unassigned
 
 
 def measure(area: Area, folder: Path) -> dict:
@@ -42,7 +43,7 @@ def measure(area: Area, folder: Path) -> dict:
         "addopts=",
         "--doctest-modules",
         *area.tests,
-        *area.modules,
+        *area.doctests,
     ]
     subprocess.run(run, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(
@@ -92,6 +93,8 @@ def main(argv: list[str] | None = None) -> None:
                     flush=True,
                 )
                 print("\n".join(lines(report)), flush=True)
+    for module in unassigned():
+        print(f"in no area (never measured): {module}")
 
 
 if __name__ == "__main__":

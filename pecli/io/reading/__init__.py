@@ -232,10 +232,12 @@ def read_vector(path: str | os.PathLike[str], *, parameter: str = "file") -> np.
     """Load one finite vector: a 1-D ``.npy``, or a table of one row or one column, flattened.
 
     >>> import numpy as np, tempfile, os
-    >>> name = os.path.join(tempfile.mkdtemp(), "p.npy")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> name = os.path.join(folder.name, "p.npy")
     >>> np.save(name, np.array([[0.0], [1.5], [-2.0]]))
     >>> read_vector(name).tolist()
     [0.0, 1.5, -2.0]
+    >>> folder.cleanup()
     """
     return _read(path, parameter, "vector")
 

@@ -1,0 +1,300 @@
+"""The areas of ``make mutation`` and ``make uncovered``: every module of pecli in one area.
+
+An area is a subject (ports, multi-axis rope, the zoo, …) in every layer: its modules are
+found by globs on subject folders and file names (``pecli/**/ports/**/*.py``,
+``pecli/**/*gguf*.py``), so a module that moves between layers or into a subject folder stays
+in its area; its tests by globs on test-file names (``tests/**/test_gguf*.py``), so they may
+move into subject folders too. A module belongs to the first area whose globs find it (the
+list goes from the narrow subjects to the broad ones); a mutant of it runs that area's test
+files only. A module no area finds is listed by :func:`unassigned` (``run.py --list``, and
+tests/test_mutation_areas.py fails on it): give it an area or a glob before it counts.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: (area, module globs, test-file globs), relative to the repository root; first match wins.
+#: Test files run in the order given (``pytest -x`` stops at the first failure): quick first.
+AREAS: list[tuple[str, list[str], list[str]]] = [
+    (
+        "multi-axis rope",  # M-RoPE, video/image axes, identify-axes, axis maps, their figure
+        [
+            "pecli/**/multiaxis/**/*.py",
+            "pecli/**/*mrope*.py",
+            "pecli/**/*axes*.py",
+            "pecli/**/*axis*.py",
+        ],
+        [
+            "tests/**/test_multiaxis*.py",
+            "tests/**/test_mrope*.py",
+            "tests/**/test_cli_multiaxis*.py",
+            "tests/**/test_identify_axes*.py",
+        ],
+    ),
+    (
+        "ports",  # GGUF, llama.cpp's arithmetic, serving engines, Llama 4, diff and its causes
+        [
+            "pecli/**/ports/**/*.py",
+            "pecli/**/*gguf*.py",
+            "pecli/**/*ggml*.py",
+            "pecli/**/*engines*.py",
+            "pecli/**/*irope*.py",
+            "pecli/**/*llama4*.py",
+            "pecli/**/diff*.py",
+        ],
+        [
+            "tests/**/test_gguf*.py",
+            "tests/**/test_ggml*.py",
+            "tests/**/test_engines*.py",
+            "tests/**/test_irope*.py",
+            "tests/**/test_diff*.py",
+            "tests/**/test_walk_findings*.py",
+            "tests/**/test_break_new_commands.py",
+        ],
+    ),
+    (
+        "zoo",  # timesteps, ALiBi, T5 buckets, xPos, random Fourier features
+        ["pecli/**/zoo/**/*.py", "pecli/**/*zoo*.py"],
+        ["tests/**/test_zoo*.py", "tests/**/test_cli_zoo*.py"],
+    ),
+    (
+        "rope identify",
+        ["pecli/**/inv_freq*.py", "pecli/**/rope/identify*.py"],
+        [
+            "tests/**/test_pinned_behaviours.py",
+            "tests/**/test_rope.py",
+            "tests/**/test_cli_rope.py",
+            "tests/**/test_rope_cache_files.py",
+        ],
+    ),
+    (
+        "grid identify",
+        ["pecli/**/grid*/**/*identify*.py", "pecli/**/*grid*identify*.py"],
+        [
+            "tests/**/test_pinned_behaviours.py",
+            "tests/**/test_cli_grid.py",
+            "tests/**/test_grids.py",
+            "tests/**/test_grid_identify*.py",
+        ],
+    ),
+    (
+        "rope",  # the rope-type registry, caches, forms, configs, permutation, precision
+        ["pecli/**/rope/**/*.py"],
+        [
+            "tests/**/test_pinned_behaviours.py",
+            "tests/**/test_rope.py",
+            "tests/**/test_rope_*.py",
+            "tests/**/test_cli_rope*.py",
+            "tests/**/test_block_reuse.py",
+        ],
+    ),
+    (
+        "grids",
+        ["pecli/**/grid*/**/*.py", "pecli/**/*grid*.py"],
+        [
+            "tests/**/test_pinned_behaviours.py",
+            "tests/**/test_grids*.py",
+            "tests/**/test_cli_grid*.py",
+            "tests/**/test_grid_*.py",
+            "tests/**/test_block_reuse.py",
+            "tests/**/test_checkpoint_grids.py",
+        ],
+    ),
+    (
+        "checkpoints",  # tables read out of .safetensors / .npz checkpoints, and identified
+        [
+            "pecli/**/checkpoints/**/*.py",
+            "pecli/**/checkpoints.py",
+            "pecli/**/tensors.py",
+            "pecli/**/*safetensors*.py",
+            "pecli/**/npz*.py",
+        ],
+        [
+            "tests/**/test_pinned_behaviours.py",
+            "tests/**/test_checkpoint*.py",
+            "tests/**/test_safetensors*.py",
+            "tests/**/test_named_inputs.py",
+        ],
+    ),
+    (
+        "identify",  # which sinusoidal convention a table uses
+        ["pecli/**/identify/**/*.py", "pecli/**/*identify*.py"],
+        [
+            "tests/**/test_presets_knobs.py",
+            "tests/**/test_pinned_behaviours.py",
+            "tests/**/test_identify_quick.py",
+            "tests/**/test_identify_fixtures.py",
+            "tests/**/test_identify_readings.py",
+            "tests/**/test_identify_windows.py",
+            "tests/**/test_identify_limits.py",
+            "tests/**/test_identify.py",
+        ],
+    ),
+    (
+        "dtypes",  # dtypes, rounding and the precision reports
+        ["pecli/**/dtypes.py", "pecli/**/precision.py"],
+        [
+            "tests/**/test_dtypes.py",
+            "tests/**/test_half_precision.py",
+            "tests/**/test_precision.py",
+            "tests/**/test_checkpoints.py",
+        ],
+    ),
+    (
+        "conventions",  # the library presets and knobs of the sinusoidal encoding
+        [
+            "pecli/**/conventions/**/*.py",
+            "pecli/**/*convention*.py",
+            "pecli/**/knobs.py",
+            "pecli/**/frequencies.py",
+        ],
+        [
+            "tests/**/test_conventions.py",
+            "tests/**/test_cli_conventions.py",
+            "tests/**/test_library_fixtures_conventions.py",
+            "tests/**/test_presets_knobs.py",
+        ],
+    ),
+    (
+        "fourier",  # NeRF's Fourier feature map
+        ["pecli/**/*fourier*.py"],
+        ["tests/**/test_fourier*.py", "tests/**/test_cli_fourier*.py"],
+    ),
+    (
+        "figures",  # the article's figures, spectra, similarity, their options and styles
+        [
+            "pecli/figures/**/*.py",
+            "pecli/**/plots.py",
+            "pecli/**/figure_rules.py",
+            "pecli/**/spectr*.py",
+            "pecli/**/similarity.py",
+        ],
+        [
+            "tests/**/test_similarity.py",
+            "tests/**/test_figure*.py",
+            "tests/**/test_cli.py",
+            "tests/**/test_print_ready_figures.py",
+            "tests/**/test_spectra_figures.py",
+        ],
+    ),
+    (
+        "sinusoidal",  # the encoding itself: exact angles, kernels, filling, apply, its rules
+        [
+            "pecli/**/sinusoidal/**/*.py",
+            "pecli/**/encoding.py",
+            "pecli/**/angles.py",
+            "pecli/**/kernels.py",
+            "pecli/**/filling.py",
+            "pecli/**/apply.py",
+            "pecli/**/threads.py",
+            "pecli/core/rules.py",
+            "pecli/**/compute.py",
+            "pecli/**/wavelengths.py",
+        ],
+        [
+            "tests/**/test_block_reuse.py",
+            "tests/**/test_slow_formulas.py",
+            "tests/**/test_encoding.py",
+            "tests/**/test_properties.py",
+            "tests/**/test_apply.py",
+            "tests/**/test_memory_limits.py",
+            "tests/**/test_kernels.py",
+            "tests/**/test_cli.py",
+        ],
+    ),
+    (
+        "io",  # reading and writing files and streams: bounded reads, atomic output, pipes
+        ["pecli/io/**/*.py"],
+        [
+            "tests/**/test_csv_output.py",
+            "tests/**/test_safetensors_reader.py",
+            "tests/**/test_rope_freqs_npy.py",
+            "tests/**/test_input_changes.py",
+            "tests/**/test_shrinking_inputs.py",
+            "tests/**/test_unbounded_input.py",
+            "tests/**/test_apply.py",
+            "tests/**/test_closed_streams.py",
+            "tests/**/test_outputs_never_inputs.py",
+            "tests/**/test_named_inputs.py",
+            "tests/**/test_special_outputs.py",
+            "tests/**/test_robustness.py",
+        ],
+    ),
+    (
+        "command line",  # the shared plumbing: the app, options, errors, messages, start-up
+        ["pecli/*.py", "pecli/*/__init__.py", "pecli/cli/*.py", "pecli/**/errors.py"],
+        [
+            "tests/**/test_first_use.py",
+            "tests/**/test_docs.py",
+            "tests/**/test_break_it.py",
+            "tests/**/test_quick_exit.py",
+            "tests/**/test_bad_input.py",
+            "tests/**/test_newcomer_messages.py",
+            "tests/**/test_signal_at_commit.py",
+            "tests/**/test_hostile_status.py",
+            "tests/**/test_cli.py",
+            "tests/**/test_lazy_imports.py",
+            "tests/**/test_messages.py",
+        ],
+    ),
+]
+
+#: Modules whose doctests are never collected (``python -m pecli``: importing it runs pecli).
+NO_DOCTESTS = ("__main__.py",)
+
+
+@dataclass(frozen=True)
+class Area:
+    """One area: its modules and the test files run on their mutants."""
+
+    name: str
+    modules: list[str]
+    tests: list[str]
+
+    @property
+    def doctests(self) -> list[str]:
+        """The modules whose doctests run with the area's tests (``make test`` runs them too)."""
+        return [m for m in self.modules if Path(m).name not in NO_DOCTESTS]
+
+
+def _found(patterns: list[str], root: Path) -> list[str]:
+    """The files the globs find under ``root``, once each, in sorted order (no caches)."""
+    paths = {p for g in patterns for p in glob.glob(g, root_dir=root, recursive=True)}
+    return sorted(p for p in paths if "__pycache__" not in p)
+
+
+def areas(root: Path = ROOT) -> list[Area]:
+    """The areas with the modules and test files their globs find today."""
+    found, taken = [], set()
+    for name, module_globs, test_globs in AREAS:
+        modules = [m for m in _found(module_globs, root) if m not in taken]
+        taken.update(modules)
+        tests = [t for pattern in test_globs for t in _found([pattern], root)]
+        found.append(Area(name, modules, list(dict.fromkeys(tests))))
+    return found
+
+
+def modules(root: Path = ROOT) -> list[str]:
+    """Every module of pecli (paths relative to ``root``)."""
+    return _found(["pecli/**/*.py"], root)
+
+
+def unassigned(root: Path = ROOT) -> list[str]:
+    """The modules of pecli that no area's globs find: their mutants would never be drawn."""
+    taken = {m for area in areas(root) for m in area.modules}
+    return [m for m in modules(root) if m not in taken]
+
+
+def stale(root: Path = ROOT) -> list[str]:
+    """Globs that find nothing: a module or test file moved or renamed out of its area."""
+    out = []
+    for name, module_globs, test_globs in AREAS:
+        for pattern in [*module_globs, *test_globs]:
+            if not _found([pattern], root):
+                out.append(f"{name}: {pattern}")
+    return out
