@@ -44,15 +44,31 @@ def _fail(prog: str, message: str, status: int) -> None:
 _ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE..."}
 
 
+def _option(parameter: str) -> str:
+    """The command line's name of a library parameter: ``--d`` for ``d``, ``FILE`` for ``file``."""
+    return _ARGUMENTS.get(parameter) or "--" + parameter.replace("_", "-")
+
+
+def _in_options(text: object) -> object:
+    """Another parameter a rule names in backquotes (```ids```), as its option (``--ids``)."""
+    if not isinstance(text, str):
+        return text
+    import re
+
+    return re.sub(r"`([a-z_]+)`", lambda name: _option(name[1]), text)
+
+
 def parameter_message(error: ParameterError) -> str:
     """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``."""
-    option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
+    option = _option(error.parameter)
     from . import _hints  # difflib: only when there is an error to explain
 
     guess = _hints.rule_with_guess(error.rule, error.value)  # a name one letter off: the closest
     if guess is not None:
         return f"Invalid value for '{option}': {error.value!r} {guess}"
-    return f"Invalid value for '{option}': {error.rule} (got {error.value})"
+    return (
+        f"Invalid value for '{option}': {_in_options(error.rule)} (got {_in_options(error.value)})"
+    )
 
 
 def _is_bug(error: Exception) -> bool:

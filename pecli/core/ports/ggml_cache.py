@@ -17,10 +17,9 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rope.cache import check_cache_args
+from ..rope.cache_spec import CacheSpec
 from ..rope.framework import float32_cache_blocks
 from ..rope.frequencies import RopeFrequencies
 from .ggml import frequency_factors, yarn_corr_dims, yarn_factor
@@ -100,27 +99,19 @@ def _angles(
     return out
 
 
-def ggml_cache_blocks(
-    freqs: RopeFrequencies,
-    n: int,
-    *,
-    start: int = 0,
-    layout: str = "half-split",
-    dtype: DTypeLike = np.float32,
-    part: str = "both",
-    rows: int | None = None,
-) -> Iterator[np.ndarray]:
+def ggml_cache_blocks(spec: CacheSpec) -> Iterator[np.ndarray]:
     """The cache as llama.cpp's CPU backend computes it, in row blocks (as ``cache_blocks``).
 
-    Positions must be below 2^24 (ggml's float positions are exact up to there).
+    Positions must be below 2^24 (ggml's float positions are exact up to there), and consecutive
+    from ``start``: ggml takes no list of positions.
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
+    start, n = spec.start, spec.n
     if not isinstance(start, int | np.integer) or start < 0 or start + n > 1 << 24:
         raise ParameterError("start", "must be >= 0 with start + n <= 2^24 (llama.cpp)", start)
-    plan = _plan(freqs)
+    plan = _plan(spec.freqs)
 
     def angles_of(a: int, b: int) -> np.ndarray:
-        return _angles(freqs, plan, np.arange(start + a, start + b))
+        return _angles(spec.freqs, plan, np.arange(start + a, start + b))
 
-    form = (kind, stored, part)
-    return float32_cache_blocks(angles_of, n, freqs.spec.rotary_dim // 2, plan[3], form, rows)
+    form = (spec.layout, spec.stored, spec.part)
+    return float32_cache_blocks(angles_of, n, spec.pairs, plan[3], form, spec.rows)
