@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 from bench_rope import show, time_caches
 
-from pecli.core.rope.multiaxis import axes_cache_blocks, axis_preset
+from pecli.core.multiaxis import axes_cache_blocks, axis_preset
 from pecli.io.writing import write_table
 
 mpmath.mp.dps = 40

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from library_fixtures import load
 
-from pecli.core.rope.multiaxis import axes_cache, axis_preset, per_axis
+from pecli.core.multiaxis import axes_cache, axis_preset, per_axis
 
 FIXTURES = {f.name: f for f in load("multiaxis")}
 
@@ -261,8 +261,8 @@ def test_plot_axes_writes_figure_and_data(run_cli, tmp_path):
 
 
 def test_axis_map_figure_has_a_line_per_axis():
-    from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
-    from pecli.core.rope.multiaxis.resolve import plan_columns
+    from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
+    from pecli.core.multiaxis.resolve import plan_columns
     from pecli.figures.axes import axis_map_figure
 
     columns = plan_columns(MROPE_PRESETS["qwen3-vl"].plan())

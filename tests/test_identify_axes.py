@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from library_fixtures import load
 
-from pecli.analysis.rope.axes import pair_values, read_axes
-from pecli.analysis.rope.axes_compare import compare_to_plan
-from pecli.core.rope.multiaxis import axes_cache, axis_preset, per_axis, shared
+from pecli.analysis.multiaxis.compare import compare_to_plan
+from pecli.analysis.multiaxis.reading import pair_values, read_axes
+from pecli.core.multiaxis import axes_cache, axis_preset, per_axis, shared
 
 MULTI = {f.name: f for f in load("multiaxis")}
 MROPE = {f.name: f for f in load("mrope")}
@@ -159,7 +159,7 @@ def test_a_table_that_pairs_no_channels_is_refused(run_cli, tmp_path):
 
 
 def test_qwen3_interleaved_map_is_read_without_guessing():
-    from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+    from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 
     preset = MROPE_PRESETS["qwen3-vl"]
     source, _ = preset.token_ids("text:5 image:1,8,12 text:3 video:3,4,4,gap=2 text:2")
@@ -173,7 +173,7 @@ def test_qwen3_interleaved_map_is_read_without_guessing():
 
 
 def test_a_block_that_is_not_geometric_has_no_schedule():
-    from pecli.core.rope.multiaxis.plan import AxisPlan
+    from pecli.core.multiaxis.plan import AxisPlan
 
     mixed = AxisPlan(
         ("y", "x"),

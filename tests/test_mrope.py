@@ -12,9 +12,9 @@ from library_fixtures import load
 
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
-from pecli.core.rope.multiaxis import axes_cache
-from pecli.core.rope.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
-from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+from pecli.core.multiaxis import axes_cache
+from pecli.core.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
+from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 
 FIXTURES = {f.name: f for f in load("mrope")}
 MODELS = ["qwen2-vl", "qwen2.5-vl", "qwen3-vl"]
@@ -79,7 +79,7 @@ def test_each_preset_is_its_model_s_rotary_class(model):
 
 
 def test_a_segment_made_without_gap_has_no_timestamps():
-    from pecli.core.rope.multiaxis.mrope import Segment
+    from pecli.core.multiaxis.mrope import Segment
 
     # 2 frames of 4×4 patches merged 2×2: t = 0, 0, 0, 0, 1, 1, 1, 1; h, w over 2 × 2
     ids, delta = mrope_ids([Segment("video", (2, 4, 4))], model="qwen2-vl")

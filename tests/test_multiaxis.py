@@ -13,10 +13,10 @@ from library_fixtures import load
 
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
-from pecli.core.rope.multiaxis import axes_cache, axes_cache_blocks, axis_preset, per_axis, shared
-from pecli.core.rope.multiaxis.plan import channel_pairs, plan_frequencies
-from pecli.core.rope.multiaxis.presets import pixtral_plan, wan_widths
-from pecli.core.rope.multiaxis.resolve import parse_numbers, resolve_ids, resolve_plan
+from pecli.core.multiaxis import axes_cache, axes_cache_blocks, axis_preset, per_axis, shared
+from pecli.core.multiaxis.plan import channel_pairs, plan_frequencies
+from pecli.core.multiaxis.presets import pixtral_plan, wan_widths
+from pecli.core.multiaxis.resolve import parse_numbers, resolve_ids, resolve_plan
 
 mpmath.mp.dps = 40
 FIXTURES = {f.name: f for f in load("multiaxis")}
@@ -322,7 +322,7 @@ def test_cogvideox_ids_are_the_linspace_crop_in_float32():
     ("theta", "per_axis_theta"), [("5000", (5e3,) * 3), ("5e3,6e3,7e3", (5e3, 6e3, 7e3))]
 )
 def test_a_preset_s_theta_is_overridden_by_one_number_or_one_per_axis(theta, per_axis_theta):
-    from pecli.core.rope.multiaxis.resolve import resolve_plan
+    from pecli.core.multiaxis.resolve import resolve_plan
 
     plan, _ = resolve_plan("wan", theta=theta)  # axes t, h, w
     assert plan.axes == ("t", "h", "w")
@@ -346,7 +346,7 @@ def test_the_cached_frequencies_cannot_be_changed_by_a_caller():
 
 @pytest.mark.parametrize("theta", ["inf", "nan", ""])
 def test_a_theta_that_is_not_a_finite_number_is_refused(theta):
-    from pecli.core.rope.multiaxis.resolve import resolve_plan
+    from pecli.core.multiaxis.resolve import resolve_plan
 
     with pytest.raises(ParameterError, match="theta must be a number"):
         resolve_plan("wan", theta=theta)
@@ -405,7 +405,7 @@ def test_bad_preset_arguments_name_the_option_and_rule(call, words):
 
 
 def test_grid_sizes_and_id_arrays_are_checked_for_their_axes():
-    from pecli.core.rope.multiaxis.ids import GridIds, check_grid, check_ids
+    from pecli.core.multiaxis.ids import GridIds, check_grid, check_ids
 
     with pytest.raises(ParameterError, match="grid sizes must be integers >= 1"):
         check_grid([0, 2], 2)

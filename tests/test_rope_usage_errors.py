@@ -232,8 +232,8 @@ def test_a_count_of_one_is_an_integer_at_least_one():
 
 def test_refusals_show_the_bad_value_not_a_count_or_shape():
     """A new user saw '(got 1 values)', '(got (1,))' and '(got neither)' for given values."""
+    from pecli.core.multiaxis.resolve import resolve_plan
     from pecli.core.rope.cache_spec import check_positions_list
-    from pecli.core.rope.multiaxis.resolve import resolve_plan
     from pecli.core.zoo.timesteps import model_inputs
 
     with pytest.raises(ParameterError) as refused:

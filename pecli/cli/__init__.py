@@ -32,13 +32,13 @@ MODULES = (
     "identify",
     "plots",
     "precision",
-    "rope",
+    "rope.commands",
     "spectra",
     "wavelengths",
     "zoo",
 )
 #: Each command group and the module registering it with all its commands.
-GROUP_MODULES = {"alibi": "zoo", "gguf": "gguf", "rope": "rope"}
+GROUP_MODULES = {"alibi": "zoo", "gguf": "gguf", "rope": "rope.commands"}
 GROUPS = tuple(GROUP_MODULES)
 #: The module registering each command outside the groups; tests/test_lazy_imports.py checks
 #: it against the whole application (a command missing here still runs, from all modules).

@@ -57,7 +57,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
     ),
     (
         "multi-axis rope",
-        ["pecli/core/rope/multiaxis/**/*.py"],
+        ["pecli/core/multiaxis/**/*.py"],
         [
             "tests/test_multiaxis*.py",
             "tests/test_mrope*.py",

@@ -16,8 +16,7 @@ from ...core.threads import AHEAD
 from ...io import formats
 from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
 from .app import RopeLayout, RopeStart, rope_app
-from .axes import Form
-from .options import Part, rope_spec_options
+from .options import Form, Part, rope_spec_options
 from .output import table_kind, write_cache
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.dtypes import ulps32
-from ...core.rope.multiaxis.cache import axes_cache
-from ...core.rope.multiaxis.plan import AxisPlan
-from .axes import AxesReading
+from ...core.multiaxis.cache import axes_cache
+from ...core.multiaxis.plan import AxisPlan
+from .reading import AxesReading
 
 __all__ = ["Comparison", "compare_to_plan", "plan_schedule"]
 

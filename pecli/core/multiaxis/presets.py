@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ParameterError
+from ..errors import ParameterError
 from . import ids as idmod
 from .plan import AxisPlan, per_axis, shared
-from .video_ids import allegro_ids, cogvideox_ids, cosmos_ids, qwen_image_ids
 
 __all__ = [
     "AXIS_PRESETS",
@@ -160,30 +159,6 @@ def _two_axes(theta: float) -> Callable[[int], AxisPlan]:
     return make
 
 
-def _flux_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    return idmod.GridIds(sizes, axes=3, columns=(1, 2), text=text)  # text ids all 0
-
-
-def _flux2_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    return idmod.GridIds(sizes, axes=4, columns=(1, 2), text=text, text_axes=(3,))
-
-
-def _grid(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    return idmod.GridIds(sizes, axes=len(sizes), columns=tuple(range(len(sizes))))
-
-
-def _xy_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    return idmod.GridIds(sizes, axes=2, columns=(1, 0))  # x = i mod W first, y = i div W
-
-
-def _llama4(sizes: tuple[int, ...], text: int, fps: float | None = None) -> idmod.GridIds:
-    """Llama 4 vision: ``(x+1, y+1)``, then the class token at ids 0 (cos 1, sin 0).
-
-    transformers ``Llama4VisionRotaryEmbedding._compute_freqs_ci`` masks its frequencies to 0.
-    """
-    return idmod.GridIds((sizes[0], sizes[0]), axes=2, columns=(1, 0), base=1.0, tail=1)
-
-
 def _cogvideox_plan(head_dim: int) -> AxisPlan:
     if head_dim % 8:
         raise ParameterError("head_dim", "must be a multiple of 8 for CogVideoX", head_dim)
@@ -220,7 +195,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "H W",
             "first",
             _fixed([16, 56, 56], 10000.0, ("t", "h", "w")),
-            _flux_ids,
+            idmod.flux_ids,
         ),
         AxisPreset(
             "flux2",
@@ -231,7 +206,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "H W",
             "first",
             _fixed([32] * 4, 2000.0, ("t", "h", "w", "l")),
-            _flux2_ids,
+            idmod.flux2_ids,
         ),
         AxisPreset(
             "hunyuanvideo",
@@ -242,7 +217,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "T H W",
             "none",
             _fixed([16, 56, 56], 256.0, ("t", "h", "w")),
-            _grid,
+            idmod.grid_ids,
         ),
         AxisPreset(
             "wan",
@@ -253,7 +228,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "F H W",
             "none",
             lambda d: per_axis(wan_widths(d), theta=10000.0),
-            _grid,
+            idmod.grid_ids,
             most=1024,
         ),
         AxisPreset(
@@ -266,7 +241,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "T H W",
             "none",
             _cogvideox_plan,
-            cogvideox_ids,
+            idmod.cogvideox_ids,
         ),
         AxisPreset(
             "allegro",
@@ -278,7 +253,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "T H W",
             "none",
             lambda d: per_axis([d // 3] * 3, theta=10000.0, layout="half-split-per-axis"),
-            allegro_ids,
+            idmod.allegro_ids,
         ),
         AxisPreset(
             "cosmos",
@@ -289,7 +264,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "T H W",
             "none",
             cosmos_plan,
-            cosmos_ids,
+            idmod.cosmos_ids,
         ),
         AxisPreset(
             "qwen-image",
@@ -300,7 +275,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "H W",
             "first",
             _fixed([16, 56, 56], 10000.0, ("t", "h", "w")),
-            qwen_image_ids,
+            idmod.qwen_image_ids,
         ),
         AxisPreset(
             "pixtral",
@@ -311,7 +286,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "H W",
             "none",
             pixtral_plan,
-            _grid,
+            idmod.grid_ids,
         ),
         AxisPreset(
             "llama4-vision",
@@ -322,7 +297,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "SIDE",
             "none",
             _two_axes(10000.0),
-            _llama4,
+            idmod.llama4_ids,
         ),
         AxisPreset(
             "lucidrains-axial",
@@ -334,7 +309,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "H W",
             "none",
             _rows_cols,
-            _grid,
+            idmod.grid_ids,
         ),
         AxisPreset(
             "rope-vit-axial",
@@ -345,7 +320,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "H W",
             "none",
             _two_axes(100.0),
-            _xy_ids,
+            idmod.xy_ids,
         ),
     )
 }

@@ -20,8 +20,8 @@ from decimal import Decimal
 
 import numpy as np
 
-from ...errors import ParameterError
-from .. import _exact as ex
+from ..errors import ParameterError
+from ..rope import _exact as ex
 
 __all__ = [
     "LAYOUTS",

@@ -18,11 +18,11 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ... import kernels
-from ...dtypes import HALF_DTYPES, round_once
-from ...errors import ParameterError
-from ...rules import check_table_dtype
-from ..forms import FORMS, check_form, reform
+from .. import kernels
+from ..dtypes import HALF_DTYPES, round_once
+from ..errors import ParameterError
+from ..rope.forms import FORMS, check_form, reform
+from ..rules import check_table_dtype
 from .ids import ArrayIds, GridIds, check_ids
 from .plan import AxisPlan, channel_pairs, plan_frequencies
 

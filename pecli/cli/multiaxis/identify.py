@@ -13,14 +13,14 @@ from .. import text as rich_text
 from ..json_report import FormatOpt, Output
 from ..options import Quiet
 from ..progress import say_written
-from .app import report_kind, rope_app
+from ..rope.app import report_kind, rope_app
 from .axes import FpsOpt, GridOpt, HeadDimOpt, IdsOpt, PresetOpt, TextOpt
 from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...analysis.rope.axes import AxesReading
-    from ...analysis.rope.axes_compare import Comparison
-    from ...core.rope.multiaxis.plan import AxisPlan
+    from ...analysis.multiaxis.compare import Comparison
+    from ...analysis.multiaxis.reading import AxesReading
+    from ...core.multiaxis.plan import AxisPlan
 
 #: A cache's cos and sin ``(n, width)``, and whether they are a complex freqs_cis's.
 Cache = tuple[np.ndarray, np.ndarray, bool]
@@ -85,7 +85,7 @@ def identify_axes_command(
 
 def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
     """The layout and per-pair cos and sin; the plan's layout when both layouts fit."""
-    from ...analysis.rope.axes import pair_values
+    from ...analysis.multiaxis.reading import pair_values
 
     cos, sin, is_complex = cache
     return (
@@ -97,7 +97,7 @@ def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.nda
 
 def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
     """The cache read with these ids, in the plan's layout where both fit."""
-    from ...analysis.rope.axes import read_axes
+    from ...analysis.multiaxis.reading import read_axes
 
     layout, c, s = _pairs(cache, plan)
     return read_axes(c, s, ids, layout=layout)
@@ -105,8 +105,8 @@ def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
 
 def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
     """The cache against one candidate: it matches, or what differs."""
-    from ...analysis.rope.axes import read_axes
-    from ...analysis.rope.axes_compare import compare_to_plan
+    from ...analysis.multiaxis.compare import compare_to_plan
+    from ...analysis.multiaxis.reading import read_axes
 
     layout, c, s = _pairs(cache, plan)  # once: it reads the whole cache as float64
     return compare_to_plan(read_axes(c, s, ids, layout=layout), plan, ids, (c, s))
@@ -170,9 +170,9 @@ def _candidates(
     ids: np.ndarray | None,
 ) -> list[Candidate]:
     """The presets that fit the cache's width and rows with these ids (the named one only)."""
-    from ...core.rope.multiaxis import AXIS_PRESETS
-    from ...core.rope.multiaxis.mrope_presets import MROPE_PRESETS
-    from ...core.rope.multiaxis.resolve import check_id_options, resolve_ids, resolve_plan
+    from ...core.multiaxis import AXIS_PRESETS
+    from ...core.multiaxis.mrope_presets import MROPE_PRESETS
+    from ...core.multiaxis.resolve import check_id_options, resolve_ids, resolve_plan
 
     check_id_options(head_dim=head_dim, **given)  # a value no preset takes is named, not "fits"
     names = [preset] if preset else [*AXIS_PRESETS, *MROPE_PRESETS]

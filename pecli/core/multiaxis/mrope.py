@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ParameterError
+from ..errors import ParameterError
 from .plan import AxisPlan, shared
 
 __all__ = ["MODELS", "RELEASES", "Segment", "mrope_ids", "mrope_plan", "parse_tokens"]

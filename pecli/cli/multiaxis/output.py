@@ -11,8 +11,8 @@ import numpy as np
 from ...io import formats
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...core.rope.multiaxis.plan import AxisPlan
-    from ...core.rope.multiaxis.resolve import Preset
+    from ...core.multiaxis.plan import AxisPlan
+    from ...core.multiaxis.resolve import Preset
 
 
 def axes_metadata(

@@ -13,23 +13,14 @@ from ...io import formats
 from ..compute import COMPUTE_FORMATS
 from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, TableDtypeOpt
 from ..progress import say_written, write_streamed
-from .app import rope_app
-from .axes_output import axes_metadata, write_tensors
+from ..rope.app import rope_app
+from ..rope.options import Form, Part
 from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt, _option
-from .options import Part
+from .output import axes_metadata, write_tensors
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...core.rope.multiaxis.cache import IdSource
-    from ...core.rope.multiaxis.plan import AxisPlan
-
-
-class Form(StrEnum):
-    """What each row of the cache holds."""
-
-    full = "full"
-    half = "half"
-    complex = "complex"
-    matrix = "matrix"
+    from ...core.multiaxis.cache import IdSource
+    from ...core.multiaxis.plan import AxisPlan
 
 
 class AxisArithmetic(StrEnum):
@@ -151,8 +142,8 @@ def axes_command(
 
     Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv
     """
-    from ...core.rope.multiaxis import axes_cache_blocks
-    from ...core.rope.multiaxis.resolve import resolve_plan
+    from ...core.multiaxis import axes_cache_blocks
+    from ...core.multiaxis.resolve import resolve_plan
 
     plan, chosen = resolve_plan(
         preset, head_dim=head_dim, widths=widths, theta=theta, layout=layout
@@ -216,7 +207,7 @@ def _output_kind(output: str, fmt: FormatOpt, form: str) -> str:
 
 def _ids(plan: AxisPlan, chosen: object, output: str, *, ids: str | None, **given: Any) -> IdSource:
     """The id source: the --ids file (never the output), a grid or a token layout."""
-    from ...core.rope.multiaxis.resolve import resolve_ids
+    from ...core.multiaxis.resolve import resolve_ids
 
     array = None
     if ids is not None:

@@ -12,7 +12,7 @@ import typer
 from ...io import formats, writing
 from ..options import Quiet
 from ..progress import say_written
-from .app import rope_app
+from ..rope.app import rope_app
 
 
 class Release(StrEnum):
@@ -108,7 +108,7 @@ def mrope_ids_command(
 
     Example: pecli rope mrope-ids --model qwen2.5-vl --tokens "text:3 video:4,4,4,s=0.75 text:2"
     """
-    from ...core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+    from ...core.multiaxis.mrope_presets import MROPE_PRESETS
 
     kind = formats.resolve_format(output, fmt, formats=("csv", "npy", "json"), parameter="output")
     formats.check_output(output, kind)

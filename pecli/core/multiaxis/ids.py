@@ -3,8 +3,12 @@
 A :class:`GridIds` makes any range of rows on demand (a cache of a billion tokens is streamed
 without its ids ever being whole in memory): text tokens first (FLUX.1: 0 on every axis; FLUX.2:
 ``0 … L−1`` on one axis), then a grid in row-major order (``meshgrid(…, indexing="ij")``), then
-trailing tokens at 0 (Llama 4's class token). :class:`ArrayIds` wraps explicit ids. Pure
-NumPy; no I/O.
+trailing tokens at 0 (Llama 4's class token). :class:`ArrayIds` wraps explicit ids. Each
+model's ids of a grid are a function ``(sizes, text, fps) → GridIds`` here, named in its preset
+(:mod:`.presets`): FLUX's text at 0, Llama 4's 1-based ids; Qwen-Image centres its rows and
+columns; Cosmos scales frames by ``base_fps / fps``; CogVideoX and Allegro take
+``torch.linspace`` grids over a crop (and Allegro divides them by its interpolation scales), all
+in float32 as diffusers computes them. Pure NumPy; no I/O.
 """
 
 from __future__ import annotations
@@ -14,17 +18,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ParameterError
-from ...rules import MAX_POSITION
+from ..errors import ParameterError
+from ..rules import MAX_POSITION
 
 __all__ = [
     "MAX_TOKENS",
     "ArrayIds",
     "GridIds",
+    "allegro_ids",
     "check_grid",
     "check_ids",
     "check_text",
+    "cogvideox_ids",
+    "cosmos_ids",
+    "crop_region",
+    "flux2_ids",
+    "flux_ids",
+    "grid_ids",
+    "llama4_ids",
+    "qwen_image_ids",
     "torch_linspace",
+    "xy_ids",
 ]
 
 #: Most tokens an id source may hold (2^40: far past any cache a disk holds).
@@ -206,3 +220,98 @@ def torch_linspace(start: float, end: float, steps: int) -> np.ndarray:
     low = (np.float64(first) + np.float64(step) * i).astype(f)
     high = (np.float64(last) - np.float64(step) * (steps - 1 - i)).astype(f)
     return np.where(i < steps // 2, low, high).astype(np.float64)
+
+
+def flux_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """FLUX.1: text tokens first at ids 0, then the image ``(0, row, col)``."""
+    return GridIds(sizes, axes=3, columns=(1, 2), text=text)  # text ids all 0
+
+
+def flux2_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """FLUX.2: text first at ``(0, 0, 0, 0 … L−1)``, then the image ``(0, row, col, 0)``."""
+    return GridIds(sizes, axes=4, columns=(1, 2), text=text, text_axes=(3,))
+
+
+def grid_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """A plain grid: one id column per grid dimension, row-major."""
+    return GridIds(sizes, axes=len(sizes), columns=tuple(range(len(sizes))))
+
+
+def xy_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """RoPE-ViT axial: ``(i mod W, i div W)``, x first."""
+    return GridIds(sizes, axes=2, columns=(1, 0))  # x = i mod W first, y = i div W
+
+
+def llama4_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """Llama 4 vision: ``(x+1, y+1)``, then the class token at ids 0 (cos 1, sin 0).
+
+    transformers ``Llama4VisionRotaryEmbedding._compute_freqs_ci`` masks its frequencies to 0.
+    """
+    return GridIds((sizes[0], sizes[0]), axes=2, columns=(1, 0), base=1.0, tail=1)
+
+
+def qwen_image_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """Qwen-Image (``scale_rope``): rows ``−(h − h//2) … h//2 − 1``, columns alike, frame 0.
+
+    Text comes first, at ``max(h//2, w//2) + k`` on all three axes.
+    """
+    h, w = sizes
+    offsets = (-(h - h // 2), -(w - w // 2))
+    return GridIds(
+        sizes,
+        axes=3,
+        columns=(1, 2),
+        text=text,
+        text_axes=(0, 1, 2),
+        offsets=offsets,
+        text_base=max(h // 2, w // 2),
+    )
+
+
+def cosmos_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """Cosmos: frames at ``k`` (images) or ``k / fps · base_fps`` (videos, base_fps 24, float32)."""
+    return GridIds(sizes, axes=3, columns=(0, 1, 2), fps=fps)
+
+
+def cogvideox_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """CogVideoX 1.0: ``linspace`` grids over the crop of the 30 × 45 base grid, in float32.
+
+    diffusers ``embeddings.py`` ``get_3d_rotary_pos_embed(grid_type="linspace")`` with the
+    pipeline's ``get_resizecrop_region_for_grid((H, W), 45, 30)``.
+    """
+    t, h, w = sizes
+    (top, left), (bottom, right) = crop_region(h, w, 45, 30)
+    coords = (
+        torch_linspace(0, t * (t - 1) / t, t),
+        torch_linspace(top, bottom * (h - 1) / h, h),
+        torch_linspace(left, right * (w - 1) / w, w),
+    )
+    return GridIds(
+        sizes, axes=3, columns=(0, 1, 2), coords=tuple(tuple(c.tolist()) for c in coords)
+    )
+
+
+def allegro_ids(sizes: tuple[int, ...], text: int, fps: float | None = None) -> GridIds:
+    """Allegro: ``linspace`` grids divided by ``interpolation_scale`` (2.2, 2.0, 2.0), float32.
+
+    diffusers ``embeddings.py`` ``get_3d_rotary_pos_embed_allegro`` with the pipeline's crop
+    ``(0, 0)``–``(H, W)``.
+    """
+    f = np.float32
+    scales = (2.2, 2.0, 2.0)
+    grids = [
+        torch_linspace(0, n * (n - 1) / n, n).astype(f) / f(s)
+        for n, s in zip(sizes, scales, strict=True)
+    ]
+    coords = tuple(tuple(g.astype(np.float64).tolist()) for g in grids)
+    return GridIds(sizes, axes=3, columns=(0, 1, 2), coords=coords)
+
+
+def crop_region(h: int, w: int, tw: int, th: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The CogVideoX pipelines' ``get_resizecrop_region_for_grid`` (Python's ``round``)."""
+    if h / w > th / tw:
+        rh, rw = th, round(th / h * w)
+    else:
+        rw, rh = tw, round(tw / w * h)
+    top, left = round((th - rh) / 2.0), round((tw - rw) / 2.0)
+    return (top, left), (top + rh, left + rw)

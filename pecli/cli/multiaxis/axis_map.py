@@ -12,7 +12,7 @@ from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import DataOutput, Dpi, Quiet, Size
 from ..plots import FigureOutput
 from ..progress import say_written
-from .app import report_kind, rope_app
+from ..rope.app import report_kind, rope_app
 from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
 
 
@@ -34,7 +34,7 @@ def axis_map_command(
 
     Example: pecli rope axis-map --preset wan --format csv
     """
-    from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
+    from ...core.multiaxis.resolve import plan_columns, resolve_plan
 
     kind = report_kind(output, fmt)
     if preset is None and widths is None:
@@ -54,8 +54,8 @@ def axis_map_command(
 
 
 def _presets() -> dict[str, np.ndarray]:
-    from ...core.rope.multiaxis import AXIS_PRESETS
-    from ...core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+    from ...core.multiaxis import AXIS_PRESETS
+    from ...core.multiaxis.mrope_presets import MROPE_PRESETS
 
     rows: list[Any] = [*AXIS_PRESETS.values(), *MROPE_PRESETS.values()]
     return {
@@ -108,7 +108,7 @@ def plot_axes_command(
 
     Example: pecli rope plot-axes --preset qwen3-vl -o qwen3-vl.png
     """
-    from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
+    from ...core.multiaxis.resolve import plan_columns, resolve_plan
     from .._app import figures
     from ..plots import PlotOutputs
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ParameterError
+from ..errors import ParameterError
 from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
 from .mrope_presets import MROPE_PRESETS, MropePreset
 from .plan import AxisPlan, check_layout, per_axis

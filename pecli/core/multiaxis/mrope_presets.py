@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ParameterError
+from ..errors import ParameterError
 from .ids import ArrayIds
 from .mrope import mrope_ids, mrope_plan, parse_tokens
 from .plan import AxisPlan
