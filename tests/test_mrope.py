@@ -12,7 +12,7 @@ from library_fixtures import load
 
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
-from pecli.core.multiaxis import axes_cache
+from pecli.core.multiaxis import AxesSpec, axes_cache
 from pecli.core.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
 from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 
@@ -74,7 +74,7 @@ def test_each_preset_is_its_model_s_rotary_class(model):
     """The preset's own section, θ and head (not the fixture's): transformers' cos rows."""
     cos = FIXTURES[f"{model}_cos"]
     ids = FIXTURES[f"{cos.params['model']}_ids"].table.T
-    ours = axes_cache(MROPE_PRESETS[model].plan(), ids, part="cos", arithmetic="float32")
+    ours = axes_cache(AxesSpec(MROPE_PRESETS[model].plan(), ids, part="cos", arithmetic="float32"))
     assert ulps32(ours, cos.table).max() <= 2
 
 
@@ -122,8 +122,11 @@ def test_caches_are_the_rotary_classes_own(model):
     )
     ids = FIXTURES[f"{p['model']}_ids"].table.T
     for part, table in (("cos", cos.table), ("sin", sin.table)):
-        assert ulps32(axes_cache(plan, ids, part=part, arithmetic="float32"), table).max() <= 2
-        assert np.max(np.abs(axes_cache(plan, ids, part=part) - table)) < 1e-5
+        assert (
+            ulps32(axes_cache(AxesSpec(plan, ids, part=part, arithmetic="float32")), table).max()
+            <= 2
+        )
+        assert np.max(np.abs(axes_cache(AxesSpec(plan, ids, part=part)) - table)) < 1e-5
 
 
 @pytest.mark.parametrize(
@@ -238,7 +241,7 @@ def test_axes_command_reads_transformers_3_by_seq_ids(run_cli, tmp_path):
     )
     assert result.exit_code == 0, result.output
     plan = MROPE_PRESETS["qwen2-vl"].plan()
-    assert np.array_equal(np.load(out), axes_cache(plan, ids.T, part="cos"))
+    assert np.array_equal(np.load(out), axes_cache(AxesSpec(plan, ids.T, part="cos")))
 
 
 @pytest.mark.parametrize(

@@ -240,8 +240,8 @@ def test_refusals_show_the_bad_value_not_a_count_or_shape():
         check_positions_list(np.array([1.0, np.inf]), 2)
     assert refused.value.value == np.inf
     with pytest.raises(ParameterError) as refused:
-        resolve_plan(None, widths="2,2", theta=None)
-    assert refused.value.value == "--widths without --theta"
+        resolve_plan(None, widths=(2, 2), theta=None)
+    assert refused.value.value == "`widths` without `theta`"  # --widths … on the command line
     with pytest.raises(ParameterError) as refused:
         model_inputs([1.0, float("nan")], "flux")
     assert math.isnan(refused.value.value)

@@ -41,7 +41,7 @@ def _fail(prog: str, message: str, status: int) -> None:
 
 
 #: Library argument names that are positional arguments, not options, on the command line.
-_ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE..."}
+_ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE...", "a": "A", "b": "B"}
 
 
 def _option(parameter: str) -> str:

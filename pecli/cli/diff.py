@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
-import os
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
 
-from ..core.errors import ParameterError, RuntimeFailure
+from ..core.errors import RuntimeFailure
 from ..io import writing
 from . import text
 from ._app import app
@@ -19,6 +17,7 @@ from .progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.ports.compare import Comparison
+    from ..analysis.ports.diff import Diff
 
 
 TableA = Annotated[str, typer.Argument(help="A table or cache: .npy, CSV, .safetensors, .gguf.")]
@@ -66,121 +65,37 @@ def diff_command(
 
     Example: pecli diff ours.npy theirs.safetensors --ulps 2
     """
-    from ..analysis.ports.causes import likely_causes
-    from ..analysis.ports.compare import compare
-    from ..analysis.ports.readings import reading
+    from ..analysis.ports.diff import diff
 
     kind = report_kind(output, fmt, {"A": a, "B": b})
-    _check_tolerances(ulps=ulps, atol=atol)
-    x, y = _table(a, tensor_a, "a"), _table(b, tensor_b, "b")
-    result = compare(x, y, start=start, ulps=ulps, atol=atol)
-    ra, rb = reading(x), reading(y)
-    causes = [] if result.equal else likely_causes(x, y, result.dtype, ra, rb)
-    report = _report(result, ra, rb, causes, start)
-    _write(report, result, kind, output)
+    found = diff(
+        _table(a, tensor_a, "a"), _table(b, tensor_b, "b"), start=start, ulps=ulps, atol=atol
+    )
+    _write(found, kind, output)
     say_written(output, quiet=quiet)
-    if not result.equal:
+    if not found.equal:
+        result = found.comparison
         where = (
             f"first at row {result.first[0]}, column {result.first[1]}"
             if result.first
             else (f"shapes {result.shape_a} and {result.shape_b}")
         )
-        raise RuntimeFailure(
-            f"{a} and {b} differ ({where})" + (f": {causes[0].split(':')[0]}" if causes else "")
-        )
-
-
-def _check_tolerances(**tolerances: float) -> None:
-    """NaN passes click's ``min=0`` and would make every entry equal (status 0)."""
-    for name, value in tolerances.items():
-        if math.isnan(value):
-            raise ParameterError(name, "must be a number >= 0", value)
+        cause = f": {found.causes[0].split(':')[0]}" if found.causes else ""
+        raise RuntimeFailure(f"{a} and {b} differ ({where}){cause}")
 
 
 def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
-    """One table (argument ``which``); a problem names the argument A or B, or --tensor-a/b."""
-    try:
-        table = _read_table(path, tensor, which)
-        if table.ndim == 0 or table.size == 0:  # a 0-d .npy, an empty one: nothing to compare
-            rule = "must hold a vector or a table of at least one value"
-            raise ParameterError(which, rule, f"shape {table.shape}")
-        return table
-    except ParameterError as error:
-        if error.parameter == "tensor":  # the readers' own name: here it is --tensor-a or -b
-            raise ParameterError(f"tensor_{which}", error.rule, error.value) from None
-        if error.parameter != which:
-            raise
-        hint = f"'{which.upper()}'"
-        raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint=hint) from None
+    """The table of argument ``which`` (A or B), a tensor of it named by --tensor-a or -b."""
+    from ..analysis.ports.diff import one_table
+    from ..io.reading.arrays import read_arrays
+
+    names = (which, f"tensor_{which}")
+    arrays, _ = read_arrays(path, tensor=tensor, parameter=names[0], tensor_parameter=names[1])
+    return one_table(arrays, parameter=names[0], tensor_parameter=names[1])
 
 
-def _read_table(path: str, tensor: str | None, which: str) -> np.ndarray:
-    """A GGUF tensor, a .safetensors tensor or [cos | sin], a .npy or CSV table."""
-    from ..io.gguf import is_gguf
-    from ..io.reading import existing_rule
-    from ..io.tensors import ARRAY_FORMATS
-
-    if path != "-" and (not os.path.exists(path) or os.path.isdir(path)):  # any of the four kinds
-        raise ParameterError(which, existing_rule((*ARRAY_FORMATS, ".gguf")), path)
-    if is_gguf(path):
-        return _gguf_table(path, tensor, which)
-    if tensor is not None and not path.endswith(".safetensors"):
-        rule = "applies only to .safetensors and .gguf files (a .npy or CSV file is one table)"
-        raise ParameterError("tensor", rule, tensor)
-    from ..io.tensors import read_arrays
-
-    arrays, _ = read_arrays(path, tensor=tensor, parameter=which)
-    if {"cos", "sin"} <= arrays.keys() and tensor is None:
-        cos, sin = arrays["cos"], arrays["sin"]
-        if cos.shape == sin.shape and cos.ndim == 2:
-            return np.concatenate([cos, sin], axis=1)
-    if len(arrays) != 1:
-        rule = f"holds {len(arrays)} tensors: name one with --tensor-{which}"
-        raise ParameterError(which, rule, ", ".join(list(arrays)[:8]))
-    return next(iter(arrays.values()))
-
-
-def _gguf_table(path: str, tensor: str | None, which: str) -> np.ndarray:
-    from ..core.ports.gguf_check import TENSORS
-    from ..io.gguf import read_f32, read_gguf
-
-    gguf = read_gguf(path, parameter=which)
-    if tensor is None:
-        present = [name for name in TENSORS if name in gguf.tensors]
-        if len(present) != 1:
-            rule = f"holds {len(present)} frequency tensors: name one with --tensor-{which}"
-            raise ParameterError(which, rule, path)
-        tensor = present[0]
-    return read_f32(gguf, tensor, parameter=f"tensor_{which}")
-
-
-def _report(
-    result: Comparison,
-    ra: dict[str, Any] | None,
-    rb: dict[str, Any] | None,
-    causes: list[str],
-    start: int,
-) -> dict[str, Any]:
-    return {
-        "equal": result.equal,
-        "shape_a": list(result.shape_a),
-        "shape_b": list(result.shape_b),
-        "dtype": result.dtype,
-        "differing": result.differing,
-        "max_ulps": result.max_ulps,
-        "max_abs": result.max_abs,
-        "start": start,
-        "first": None
-        if result.first is None
-        else {"row": result.first[0], "column": result.first[1]},
-        "decades": [vars(d) for d in result.decades],
-        "reading_a": ra,
-        "reading_b": rb,
-        "causes": causes,
-    }
-
-
-def _write(report: dict[str, Any], result: Comparison, kind: str, output: str) -> None:
+def _write(found: Diff, kind: str, output: str) -> None:
+    report, result = found.record(), found.comparison
     if kind == "json":
         writing.write_json(text.jsonable(report), output=output)
         return

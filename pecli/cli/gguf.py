@@ -1,6 +1,6 @@
 """``pecli gguf``: a GGUF file's rotary metadata and frequency tensors, shown or checked.
 
-The header is read with bounded reads (:mod:`pecli.io.gguf`); only the F32 frequency tensors
+The header is read with bounded reads (:mod:`pecli.io.ports.gguf`); only the F32 frequency tensors
 are read, never the (quantised) weights.
 """
 
@@ -67,14 +67,15 @@ def check_command(
 
     Example: pecli gguf check model.gguf --config config.json
     """
-    from ..core.ports.gguf_check import TENSORS, check_gguf, summary
-    from ..io.gguf import read_gguf, read_rope_tensors
+    from ..core.ports.ggml import FREQUENCY_TENSORS
+    from ..core.ports.gguf_check import check_gguf, summary
+    from ..io.ports.gguf import read_gguf, read_rope_tensors
     from ..io.reading.json_config import read_json_object
 
     kind = report_kind(output, fmt, {"FILE": file, "--config": config})
     settings = read_json_object(config, parameter="config")
     gguf = read_gguf(file, parameter="file")
-    tensors = read_rope_tensors(gguf, TENSORS, parameter="file")
+    tensors = read_rope_tensors(gguf, FREQUENCY_TENSORS, parameter="file")
     findings = check_gguf(settings, gguf.arch, gguf.metadata, tensors, ulps=ulps)
     _report(findings, kind, output)
     say_written(output, quiet=quiet)
@@ -129,7 +130,7 @@ def show_command(
     Example: pecli gguf show model.gguf
     """
     from ..core.ports.ggml import rope_mode
-    from ..io.gguf import read_gguf
+    from ..io.ports.gguf import read_gguf
 
     kind = report_kind(output, fmt, {"FILE": file})
     gguf = read_gguf(file, parameter="file")
@@ -142,9 +143,8 @@ def show_command(
 
 
 def _show_report(gguf: Any) -> dict[str, Any]:
-    from ..core.ports.ggml import rope_mode
-    from ..core.ports.gguf_check import TENSORS
-    from ..io.gguf import read_rope_tensors
+    from ..core.ports.ggml import FREQUENCY_TENSORS, rope_mode
+    from ..io.ports.gguf import read_rope_tensors
 
     prefix = f"{gguf.arch}."
     keys = {
@@ -155,7 +155,7 @@ def _show_report(gguf: Any) -> dict[str, Any]:
     types: dict[str, int] = {}
     for tensor in gguf.tensors.values():
         types[tensor.type_name] = types.get(tensor.type_name, 0) + 1
-    tensors = {k: v.tolist() for k, v in read_rope_tensors(gguf, TENSORS, "file").items()}
+    tensors = {k: v.tolist() for k, v in read_rope_tensors(gguf, FREQUENCY_TENSORS, "file").items()}
     mode = rope_mode(gguf.arch)
     reading = _identify_freqs(tensors.get("rope_freqs.weight"), keys, prefix)
     return {

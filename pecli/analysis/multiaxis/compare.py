@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.dtypes import ulps32
-from ...core.multiaxis.cache import axes_cache
+from ...core.multiaxis.cache import AxesSpec, axes_cache
 from ...core.multiaxis.plan import AxisPlan
 from .reading import AxesReading
 
@@ -37,8 +37,10 @@ def plan_schedule(plan: AxisPlan) -> str:
 def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> str:
     """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``."""
     for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
-        cos = axes_cache(plan, ids, form="half", part="cos", arithmetic=mode)
-        sin = axes_cache(plan, ids, form="half", part="sin", arithmetic=mode)
+        cos, sin = (
+            axes_cache(AxesSpec(plan, ids, form="half", part=part, arithmetic=mode))
+            for part in ("cos", "sin")
+        )
         if max(ulps32(cos, pairs[0]).max(initial=0), ulps32(sin, pairs[1]).max(initial=0)) <= bound:
             return mode
     return "none"

@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import numpy as np
 
 from ...core.errors import ParameterError
-from ...core.rules import check_checkpoint_table, check_table_dtype
-from ...io import formats
-from ..compute import COMPUTE_FORMATS
+from ...core.rules import check_checkpoint_table
 from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, TableDtypeOpt
-from ..progress import say_written, write_streamed
 from ..rope.app import rope_app
 from ..rope.options import Form, Part
-from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt, _option
-from .output import axes_metadata, write_tensors
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ...core.multiaxis.cache import IdSource
-    from ...core.multiaxis.plan import AxisPlan
+from ..rope.output import table_kind, write_cache
+from .options import (
+    AxisLayoutOpt,
+    FpsOpt,
+    GridOpt,
+    HeadDimOpt,
+    IdsOpt,
+    PresetOpt,
+    Release,
+    ReleaseOpt,
+    TextOpt,
+    ThetaOpt,
+    TokensOpt,
+    TokensPerSecondOpt,
+    WidthsOpt,
+    _option,
+    id_source,
+    plan_of,
+)
 
 
 class AxisArithmetic(StrEnum):
@@ -32,59 +43,6 @@ class AxisArithmetic(StrEnum):
     float32 = "float32"
 
 
-PresetOpt = Annotated[
-    str | None,
-    _option(
-        "--preset",
-        "flux, flux2, hunyuanvideo, wan, cogvideox, "
-        "allegro, cosmos, qwen-image, pixtral, llama4-vision, rope-vit-axial, lucidrains-axial, "
-        "qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (pecli rope axis-map lists them).",
-    ),
-]
-HeadDimOpt = Annotated[
-    int | None,
-    _option(
-        "--head-dim", "Head width [default: the preset's]; FLUX and HunyuanVideo fix it at 128."
-    ),
-]
-GridOpt = Annotated[
-    str | None,
-    _option(
-        "--grid",
-        "Grid sizes, e.g. 64x64 (H W: latent patches "
-        "after packing) or 21x30x52 (T H W); Llama 4 vision: one side.",
-    ),
-]
-TextOpt = Annotated[
-    int,
-    _option("--text", "Text tokens before the grid (FLUX.1: ids 0; FLUX.2: 0 … L-1 on axis l)."),
-]
-IdsOpt = Annotated[
-    str | None,
-    _option(
-        "--ids",
-        "A .npy or CSV file of ids, one row per token, "
-        "one column per axis (any finite numbers); replaces --grid.",
-    ),
-]
-WidthsOpt = Annotated[
-    str | None,
-    _option(
-        "--widths",
-        "Without --preset: rotated channels per "
-        "axis, e.g. 16,56,56 (a schedule per axis over its width).",
-    ),
-]
-ThetaOpt = Annotated[
-    str | None, _option("--theta", "θ, or one per axis (10000,256,256); overrides a preset's.")
-]
-AxisLayoutOpt = Annotated[
-    str | None,
-    _option(
-        "--layout",
-        "interleaved (2j, 2j+1), half-split (j, j+h) or half-split-per-axis; overrides a preset's.",
-    ),
-]
 FormOpt = Annotated[
     Form,
     _option(
@@ -95,10 +53,6 @@ FormOpt = Annotated[
 ]
 PartOpt = Annotated[
     Part, _option("--part", "cos, sin or both (cos columns, then sin) for the full and half forms.")
-]
-FpsOpt = Annotated[
-    float | None,
-    _option("--fps", "Cosmos videos: frames at k/fps·24 (base_fps 24); images without it."),
 ]
 ArithmeticOpt = Annotated[
     AxisArithmetic,
@@ -142,60 +96,34 @@ def axes_command(
 
     Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv
     """
-    from ...core.multiaxis import axes_cache_blocks
-    from ...core.multiaxis.resolve import resolve_plan
+    from ... import __version__
+    from ...core.multiaxis.cache import AxesSpec, axes_metadata, axes_table
 
-    plan, chosen = resolve_plan(
-        preset, head_dim=head_dim, widths=widths, theta=theta, layout=layout
-    )
-    kind, stored = _output_kind(output, fmt, form.value), check_table_dtype(dtype.value)
-    source = _ids(
-        plan,
-        chosen,
-        output,
-        grid=grid,
-        text=text,
-        ids=ids,
-        tokens=tokens,
-        fps=fps,
-        release=release.value,
-        tokens_per_second=tokens_per_second,
-    )
+    plan, chosen = plan_of(preset, head_dim, widths, theta, layout)
+    kind = _output_kind(output, fmt, form.value)
+    given = {"grid": grid, "text": text, "tokens": tokens, "fps": fps, "release": release.value}
+    source = id_source(plan, chosen, output, ids=ids, tokens_per_second=tokens_per_second, **given)
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value
-    blocks = axes_cache_blocks(
-        plan, source, form=form.value, part=part.value, dtype=stored, arithmetic=mode
-    )
-    shape, columns = _shape(plan, source.n, form.value, part.value)
-    check_checkpoint_table(source.n, int(np.prod(shape[1:])), stored, kind)
-    if kind == "safetensors":
-        meta = axes_metadata(plan, chosen, form=form.value, arithmetic=mode, dtype=stored.name)
-        write_tensors(blocks, output=output, names=_names(form.value, part.value), meta=meta)
-        return say_written(output, quiet=quiet)
-    write_streamed(
-        blocks,
+    spec = AxesSpec(plan, source, form.value, part.value, dtype.value, mode)
+    table = axes_table(spec)
+    check_checkpoint_table(source.n, math.prod(table.shape[1:]), np.dtype(spec.dtype), kind)
+    name = chosen.name if chosen else ""
+    meta = axes_metadata(spec, preset=name, version=__version__) if kind == "safetensors" else None
+    write_cache(
+        table,
         output=output,
-        fmt=kind,
-        shape=shape,
-        dtype=_stored(stored, form.value),
-        columns=columns,
+        kind=kind,
         header=header,
         quiet=quiet,
         description="rope axes",
-        size=_size(kind, shape, stored, form.value),
+        metadata=meta,
     )
 
 
-def _names(form: str, part: str) -> tuple[str, ...]:
-    """Tensor names of a .safetensors output."""
-    if form == "matrix":
-        return ("rotation",)
-    return ("cos", "sin") if part == "both" else (part,)
-
-
 def _output_kind(output: str, fmt: FormatOpt, form: str) -> str:
-    kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
-    formats.check_output(output, kind)
+    """The output's kind, refused before any work where it cannot hold the form."""
+    kind = table_kind(output, fmt)
     if (kind == "csv" and form in ("complex", "matrix")) or (kind, form) == (
         "safetensors",
         "complex",
@@ -203,40 +131,3 @@ def _output_kind(output: str, fmt: FormatOpt, form: str) -> str:
         rule = f"cannot hold the {form} form as {kind} (npy can; CSV: --form half)"
         raise ParameterError("output" if fmt is None else "format", rule, output)
     return kind
-
-
-def _ids(plan: AxisPlan, chosen: object, output: str, *, ids: str | None, **given: Any) -> IdSource:
-    """The id source: the --ids file (never the output), a grid or a token layout."""
-    from ...core.multiaxis.resolve import resolve_ids
-
-    array = None
-    if ids is not None:
-        from ...io.paths import check_not_input
-        from ...io.reading import read_table
-
-        check_not_input(output, (ids,))
-        array = read_table(ids, parameter="ids").astype(np.float64)
-    return resolve_ids(plan, chosen, ids=array, **given)  # type: ignore[arg-type]
-
-
-def _shape(plan: AxisPlan, n: int, form: str, part: str) -> tuple[tuple[int, ...], list[str]]:
-    names = ("cos", "sin") if part == "both" else (part,)
-    width = plan.rotary_dim if form == "full" else plan.pairs
-    if form == "complex":
-        return (n, plan.pairs), [f"pair_{j}" for j in range(plan.pairs)]
-    if form == "matrix":
-        return (n, plan.pairs, 2, 2), []
-    return (n, width * len(names)), [f"{name}_{k}" for name in names for k in range(width)]
-
-
-def _stored(stored: np.dtype, form: str) -> np.dtype:
-    if form == "complex":
-        return np.dtype(np.complex64 if stored.itemsize == 4 else np.complex128)
-    return stored
-
-
-def _size(kind: str, shape: tuple[int, ...], stored: np.dtype, form: str) -> int | None:
-    """Bytes of an npy output (checked against the free room); CSV is not estimated."""
-    if kind != "npy":
-        return None
-    return 128 + int(np.prod(shape, dtype=object)) * _stored(stored, form).itemsize

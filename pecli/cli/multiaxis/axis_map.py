@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,7 +13,11 @@ from ..options import DataOutput, Dpi, Quiet, Size
 from ..plots import FigureOutput
 from ..progress import say_written
 from ..rope.app import report_kind, rope_app
-from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
+from .options import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt, plan_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.multiaxis.plan import AxisPlan
+    from ...core.multiaxis.resolve import Preset
 
 
 @rope_app.command("axis-map")
@@ -34,18 +38,14 @@ def axis_map_command(
 
     Example: pecli rope axis-map --preset wan --format csv
     """
-    from ...core.multiaxis.resolve import plan_columns, resolve_plan
+    from ...core.multiaxis.resolve import plan_columns, preset_columns
 
     kind = report_kind(output, fmt)
     if preset is None and widths is None:
-        columns = _presets()
-        lines: list[str] = []
+        columns, lines = preset_columns(), []
     else:
-        plan, chosen = resolve_plan(
-            preset, head_dim=head_dim, widths=widths, theta=theta, layout=layout
-        )
-        columns = plan_columns(plan)
-        lines = _summary(plan, chosen)
+        plan, chosen = plan_of(preset, head_dim, widths, theta, layout)
+        columns, lines = plan_columns(plan), _summary(plan, chosen)
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
@@ -53,24 +53,13 @@ def axis_map_command(
     say_written(output, quiet=quiet)
 
 
-def _presets() -> dict[str, np.ndarray]:
-    from ...core.multiaxis import AXIS_PRESETS
-    from ...core.multiaxis.mrope_presets import MROPE_PRESETS
-
-    rows: list[Any] = [*AXIS_PRESETS.values(), *MROPE_PRESETS.values()]
-    return {
-        "preset": np.array([p.name for p in rows]),
-        "head_dim": np.array([p.head_dim for p in rows]),
-        "grid": np.array([p.grid for p in rows]),
-        "dtype": np.array([p.dtype for p in rows]),
-        "what": np.array([p.title for p in rows]),
-        "source": np.array([p.source for p in rows]),
-    }
+def _counts(plan: AxisPlan) -> str:
+    """``t 8, h 12, w 12``: the pairs of each axis."""
+    return ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
 
 
-def _summary(plan: Any, chosen: Any) -> list[str]:
-    counts = ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
-    lines = [f"{plan.pairs} pairs ({counts}), layout {plan.layout}: {plan.strip()}"]
+def _summary(plan: AxisPlan, chosen: Preset | None) -> list[str]:
+    lines = [f"{plan.pairs} pairs ({_counts(plan)}), layout {plan.layout}: {plan.strip()}"]
     if chosen is not None:
         lines.insert(0, f"{chosen.title}; computed in {chosen.dtype}. Source: {chosen.source}")
     return lines
@@ -108,36 +97,16 @@ def plot_axes_command(
 
     Example: pecli rope plot-axes --preset qwen3-vl -o qwen3-vl.png
     """
-    from ...core.multiaxis.resolve import plan_columns, resolve_plan
+    from ...core.multiaxis.resolve import plan_columns, plan_data
     from .._app import figures
     from ..plots import PlotOutputs
 
     outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
-    plan, chosen = resolve_plan(
-        preset or ("wan" if widths is None else None),
-        head_dim=head_dim,
-        widths=widths,
-        theta=theta,
-        layout=layout,
-    )
+    default = "wan" if widths is None else None
+    plan, chosen = plan_of(preset or default, head_dim, widths, theta, layout)
     columns = plan_columns(plan)
-    counts = ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
     thetas = "/".join(f"{t:g}" for t in dict.fromkeys(plan.theta))
-    title = f"{chosen.name if chosen else 'widths ' + str(widths)}: pairs {counts}; θ {thetas}"
-    title += f"; {plan.layout}"
-    table = np.column_stack(
-        [
-            columns["pair"],
-            np.array(plan.axis),
-            columns["k"],
-            columns["D"],
-            columns["inv_freq"],
-            columns["wavelength"],
-        ]
-    )
+    name = chosen.name if chosen else f"widths {widths}"
+    title = f"{name}: pairs {_counts(plan)}; θ {thetas}; {plan.layout}"
     build = figures("axes").axis_map_figure
-    outputs.write(
-        lambda: build(columns, title=title, size=size, dpi=dpi),
-        table,
-        ["pair", "axis", "k", "D", "inv_freq", "wavelength"],
-    )
+    outputs.write(lambda: build(columns, title=title, size=size, dpi=dpi), *plan_data(plan))

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated
 
 import numpy as np
 import typer
@@ -13,59 +12,18 @@ from ...io import formats, writing
 from ..options import Quiet
 from ..progress import say_written
 from ..rope.app import rope_app
-
-
-class Release(StrEnum):
-    """Whose get_rope_index."""
-
-    v5_24 = "5.24"
-    v4 = "4"
-
-
-class Model(StrEnum):
-    """The Qwen-VL models."""
-
-    qwen2_vl = "qwen2-vl"
-    qwen2_5_vl = "qwen2.5-vl"
-    qwen3_vl = "qwen3-vl"
-    qwen3_5 = "qwen3.5"
-
-
-def _option(name: str, text: str) -> Any:
-    """An option and its help (the multi-axis commands: mrope-ids, axes)."""
-    return typer.Option(name, help=text)
-
-
-TokensOpt = Annotated[
-    str | None,
-    _option(
-        "--tokens",
-        "Qwen-VL: the sequence, e.g. 'text:5 "
-        "image:1,8,12 text:3 video:4,8,12,s=1.0 text:2' (grids T,H,W in patches; s= seconds per "
-        "grid, Qwen2.5-VL; gap= timestamp tokens between frames, Qwen3-VL).",
-    ),
-]
-ReleaseOpt = Annotated[
+from .options import (
+    FIRST_MODEL,
+    ModelOpt,
     Release,
-    _option(
-        "--release",
-        "Whose get_rope_index: 5.24 (text after "
-        "an image or video goes on at start + max(h, w)) or 4 (at the largest id + 1).",
-    ),
-]
-TokensPerSecondOpt = Annotated[
-    int,
-    _option(
-        "--tokens-per-second",
-        "Qwen2.5-VL's vision config tokens_per_second (2 in its checkpoints).",
-    ),
-]
+    ReleaseOpt,
+    TokensPerSecondOpt,
+    _option,
+)
+
 MergeOpt = Annotated[
     int,
     _option("--spatial-merge-size", "The vision config's spatial_merge_size (2 in every Qwen-VL)."),
-]
-ModelOpt = Annotated[
-    Model, _option("--model", "qwen2-vl, qwen2.5-vl, qwen3-vl or qwen3.5 (the ids of qwen3-vl).")
 ]
 IdsFormatOpt = Annotated[
     str | None,
@@ -91,7 +49,7 @@ def mrope_ids_command(
             "gap= Qwen3-VL's timestamp tokens between frames).",
         ),
     ],
-    model: ModelOpt = Model.qwen2_vl,
+    model: ModelOpt = FIRST_MODEL,
     release: ReleaseOpt = Release.v5_24,
     tokens_per_second: TokensPerSecondOpt = 2,
     spatial_merge_size: MergeOpt = 2,

@@ -51,10 +51,11 @@ def identify_command(
     Example: pecli rope identify inv_freq.npy; pecli rope identify cache.safetensors
     """
     from ...analysis.rope.identify import identify_rope
-    from ...io.tensors import missing_tensor, read_arrays
+    from ...io.reading.arrays import ANY_FORMATS, read_arrays
+    from ...io.tensors import missing_tensor
 
     kind = report_kind(output, fmt, ("json",), inputs=(file,))
-    arrays, metadata = read_arrays(file, tensor=tensor)
+    arrays, metadata = read_arrays(file, tensor=tensor, formats=ANY_FORMATS[:-1])  # no GGUF
     if len(arrays) > 1 and not {"cos", "sin"} & arrays.keys():  # which one is the vector?
         raise missing_tensor(file, list(arrays), "nothing, and it holds no cos and sin")
     report, findings = identify_rope(arrays, metadata)

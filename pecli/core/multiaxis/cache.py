@@ -13,7 +13,10 @@ rotation ``[[cos, −sin], [sin, cos]]`` per pair). Pure NumPy; no I/O.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -21,14 +24,23 @@ from numpy.typing import DTypeLike
 from .. import kernels
 from ..dtypes import HALF_DTYPES, round_once
 from ..errors import ParameterError
-from ..rope.forms import FORMS, check_form, reform
+from ..rope.forms import FORMS, FormTable, check_form, form_table, reform
 from ..rules import check_table_dtype
 from .ids import ArrayIds, GridIds, check_ids
 from .plan import AxisPlan, channel_pairs, plan_frequencies
 
 IdSource = GridIds | ArrayIds
 
-__all__ = ["ARITHMETICS", "FORMS", "axes_cache", "axes_cache_blocks", "model_frequencies"]
+__all__ = [
+    "ARITHMETICS",
+    "FORMS",
+    "AxesSpec",
+    "axes_cache",
+    "axes_cache_blocks",
+    "axes_metadata",
+    "axes_table",
+    "model_frequencies",
+]
 
 #: ``exact`` (rounded once) or a model's own compute dtype.
 ARITHMETICS = ("exact", "float64", "float32")
@@ -66,43 +78,33 @@ def _source(plan: AxisPlan, ids: IdSource | np.ndarray) -> IdSource:
     return ids
 
 
-def axes_cache_blocks(
-    plan: AxisPlan,
-    ids: IdSource | np.ndarray,
-    *,
-    form: str = "full",
-    part: str = "both",
-    dtype: DTypeLike = np.float32,
-    arithmetic: str = "exact",
-    rows: int | None = None,
-) -> Iterator[np.ndarray]:
-    """The cache in row blocks, for streaming; arguments are checked before any block is made.
+@dataclass(frozen=True, eq=False)
+class AxesSpec:
+    """One multi-axis cache: the plan, the tokens' ids, the form, part, dtype and arithmetic.
 
-    Parameters
+    Every cache function takes one (:func:`axes_cache_blocks`, :func:`axes_cache`,
+    :func:`axes_table`), checked when it is made (``ids`` then an id source, ``dtype`` a
+    :class:`numpy.dtype`).
+
+    Attributes
     ----------
     plan : AxisPlan
         The channel → axis map and frequencies.
     ids : numpy.ndarray or id source
         Shape ``(tokens, len(plan.axes))``: each token's position on each axis; or a
         :class:`~.ids.GridIds` / :class:`~.ids.ArrayIds`, whose rows are made a block at a time.
-    form : str, keyword-only
+    form : str
         One of :data:`FORMS`.
-    part : str, keyword-only
+    part : str
         ``both`` (cos columns then sin columns), ``cos`` or ``sin``; ``complex`` and
         ``matrix`` hold both.
-    dtype : str, keyword-only
+    dtype : numpy.dtype
         float32, float64, float16 or bfloat16; ``complex``: float32 gives complex64, float64
         complex128.
-    arithmetic : str, keyword-only
+    arithmetic : str
         One of :data:`ARITHMETICS`.
-    rows : int, keyword-only, optional
+    rows : int, optional
         Rows per block (default: about half a million values).
-
-    Yields
-    ------
-    numpy.ndarray
-        ``full``: ``(m, rotary_dim·parts)``; ``half``: ``(m, h·parts)``; ``complex``:
-        ``(m, h)``; ``matrix``: ``(m, h, 2, 2)``.
 
     Raises
     ------
@@ -111,10 +113,86 @@ def axes_cache_blocks(
         the form cannot hold.
 
     """
-    source = _source(plan, ids)
-    stored = _check_form(form, part, dtype, arithmetic)
-    step = rows or max(1, BLOCK_CELLS // plan.rotary_dim)
-    return _blocks(plan, source, form, part, stored, arithmetic, step)
+
+    plan: AxisPlan
+    ids: IdSource | np.ndarray
+    form: str = "full"
+    part: str = "both"
+    dtype: DTypeLike = np.float32
+    arithmetic: str = "exact"
+    rows: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ids", _source(self.plan, self.ids))
+        stored = _check_form(self.form, self.part, self.dtype, self.arithmetic)
+        object.__setattr__(self, "dtype", stored)
+
+    @property
+    def source(self) -> IdSource:
+        """The ids, as an id source."""
+        return _source(self.plan, self.ids)  # already one: __post_init__ made it
+
+
+def axes_cache_blocks(spec: AxesSpec) -> Iterator[np.ndarray]:
+    """The cache in row blocks, for streaming.
+
+    Yields
+    ------
+    numpy.ndarray
+        ``full``: ``(m, rotary_dim·parts)``; ``half``: ``(m, h·parts)``; ``complex``:
+        ``(m, h)``; ``matrix``: ``(m, h, 2, 2)``.
+
+    """
+    step = spec.rows or max(1, BLOCK_CELLS // spec.plan.rotary_dim)
+    stored = np.dtype(spec.dtype)
+    return _blocks(spec.plan, spec.source, spec.form, spec.part, stored, spec.arithmetic, step)
+
+
+def axes_table(spec: AxesSpec) -> FormTable:
+    """The cache as a writer takes it: shape, dtype, columns, tensors and row blocks.
+
+    Examples
+    --------
+    >>> from .plan import per_axis
+    >>> spec = AxesSpec(per_axis([2, 2], theta=100.0, axes=("h", "w")), np.zeros((3, 2)))
+    >>> table = axes_table(spec)
+    >>> table.shape, table.columns[:3], table.tensors
+    ((3, 8), ['cos_0', 'cos_1', 'cos_2'], ('cos', 'sin'))
+
+    """
+
+    def make(part: str) -> Iterator[np.ndarray]:
+        return axes_cache_blocks(dataclasses.replace(spec, part=part))
+
+    n, h, stored = spec.source.n, spec.plan.pairs, np.dtype(spec.dtype)
+    return form_table(make, n=n, h=h, form=spec.form, part=spec.part, stored=stored)
+
+
+def axes_metadata(spec: AxesSpec, *, preset: str, version: str) -> dict[str, str]:
+    """What a ``.safetensors`` cache is: the preset, the channel → axis map, θ, k/D, the form.
+
+    >>> from .plan import per_axis
+    >>> spec = AxesSpec(per_axis([2, 2], theta=100.0, axes=("h", "w")), np.zeros((3, 2)))
+    >>> meta = axes_metadata(spec, preset="", version="0.1.0")
+    >>> meta["channel_axis"], meta["theta"], meta["dtype"]
+    ('HW', '[100.0, 100.0]', 'float32')
+
+    """
+    plan = spec.plan
+    return {
+        "pecli": version,
+        "kind": "multi-axis rotary cache",
+        "preset": preset,
+        "axes": ",".join(plan.axes),
+        "channel_axis": plan.strip(),
+        "theta": json.dumps(list(plan.theta)),
+        "index": json.dumps(list(plan.index)),
+        "denominator": json.dumps(list(plan.denominator)),
+        "layout": plan.layout,
+        "form": spec.form,
+        "arithmetic": spec.arithmetic,
+        "dtype": np.dtype(spec.dtype).name,
+    }
 
 
 def _check_form(form: str, part: str, dtype: DTypeLike, arithmetic: str) -> np.dtype:
@@ -209,25 +287,15 @@ def _runs(plan: AxisPlan) -> list[tuple[tuple[slice, slice], tuple[int, int]]]:
     return runs
 
 
-def axes_cache(
-    plan: AxisPlan,
-    ids: IdSource | np.ndarray,
-    *,
-    form: str = "full",
-    part: str = "both",
-    dtype: DTypeLike = np.float32,
-    arithmetic: str = "exact",
-) -> np.ndarray:
+def axes_cache(spec: AxesSpec) -> np.ndarray:
     """The whole cache at once (:func:`axes_cache_blocks` concatenated).
 
     Examples
     --------
     >>> from .plan import per_axis
     >>> plan = per_axis([2, 2], theta=100.0, axes=("h", "w"))
-    >>> axes_cache(plan, np.array([[1.0, 2.0]]), form="half", dtype="float64").round(6)
+    >>> axes_cache(AxesSpec(plan, np.array([[1.0, 2.0]]), form="half", dtype="float64")).round(6)
     array([[ 0.540302, -0.416147,  0.841471,  0.909297]])
 
     """
-    return np.concatenate(
-        list(axes_cache_blocks(plan, ids, form=form, part=part, dtype=dtype, arithmetic=arithmetic))
-    )
+    return np.concatenate(list(axes_cache_blocks(spec)))

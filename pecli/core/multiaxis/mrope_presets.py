@@ -55,7 +55,7 @@ class MropePreset:
         tokens_per_second: int = 2,
         spatial_merge_size: int = 2,
     ) -> tuple[ArrayIds, int]:
-        """Ids ``(seq, 3)`` of a ``--tokens`` layout and ``rope_deltas``."""
+        """Ids ``(seq, 3)`` of a token layout (:func:`.mrope.parse_tokens`) and ``rope_deltas``."""
         for name, value in (
             ("tokens_per_second", tokens_per_second),
             ("spatial_merge_size", spatial_merge_size),

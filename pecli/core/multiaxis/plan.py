@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..rope import _exact as ex
+from ..rope.number_rules import check_theta
 
 __all__ = [
     "LAYOUTS",
@@ -93,12 +94,6 @@ def check_layout(layout: str) -> str:
     return layout
 
 
-def _check_theta(theta: float) -> float:
-    if not isinstance(theta, int | float) or not np.isfinite(theta) or theta <= 1:
-        raise ParameterError("theta", "must be a finite number > 1", theta)
-    return float(theta)
-
-
 def per_axis(
     widths: Sequence[int],
     *,
@@ -142,11 +137,12 @@ def per_axis(
 
     """
     widths = [_check_width(w) for w in widths]
-    thetas = [theta] * len(widths) if isinstance(theta, int | float) else list(theta)
+    thetas = np.atleast_1d(theta).tolist()
+    thetas = thetas * len(widths) if np.ndim(theta) == 0 else thetas
     if not widths or len(thetas) != len(widths) or len(axes) != len(widths):
         rule = "needs one width per axis (and one θ per axis when θ is a list)"
         raise ParameterError("widths", rule, list(widths))
-    thetas = [_check_theta(t) for t in thetas]
+    thetas = [check_theta(t) for t in thetas]
     axis, index, den, th = [], [], [], []
     for a, (w, t) in enumerate(zip(widths, thetas, strict=True)):
         axis += [a] * (w // 2)
@@ -184,7 +180,7 @@ def shared(
         raise ParameterError("order", "must list distinct schedule indices k < D/2", order)
     if any(not 0 <= a < len(axes) for a in assign):
         raise ParameterError("assign", f"must name axes 0 … {len(axes) - 1}", list(assign))
-    t = _check_theta(theta)
+    t = check_theta(theta)
     return AxisPlan(
         tuple(axes),
         tuple(int(a) for a in assign),

@@ -42,7 +42,7 @@ class AxisPreset:
     head_dim : int
         The model's head width (the default).
     grid : str
-        What ``--grid`` gives, e.g. ``"H W"`` (latent patches).
+        What the grid's sizes are, e.g. ``"H W"`` (latent patches).
     text : str
         ``first``: text tokens come before the grid (FLUX); ``none``: the model does not rotate
         text tokens (they are not in the cache).

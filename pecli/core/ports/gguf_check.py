@@ -18,20 +18,16 @@ import numpy as np
 from ..dtypes import ulps32
 from ..rope import RopeSpec, rope_frequencies
 from ..rope.config import spec_from_config
-from .ggml import frequency_factors
+from .ggml import FREQUENCY_TENSORS, frequency_factors
 from .gguf_notes import Finding, notes_for
 
 __all__ = [
-    "TENSORS",
     "Finding",
     "check_gguf",
     "expected_keys",
     "expected_tensors",
-    "f32_refusal",
 ]
 
-#: The F32 tensors that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
-TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
 #: llama.cpp's values for absent keys (``llama_model::load_hparams``).
 _DEFAULTS = {
     "rope.freq_base": 10000.0,
@@ -106,25 +102,6 @@ def expected_tensors(spec: RopeSpec) -> dict[str, np.ndarray]:
     return {}
 
 
-def f32_refusal(name: str, type_name: str) -> str:
-    """Why a tensor that is not F32 is not read; for a frequency tensor, why none ever is.
-
-    ``convert_hf_to_gguf.py`` (``ModelBase.prepare_tensors``) stores every 1-D tensor as F32
-    whatever ``--outtype``, and ggml's ``ggml_rope_impl`` asserts ``c->type == GGML_TYPE_F32``
-    for the frequency factors, so an F16 ``rope_freqs`` is no file llama.cpp runs.
-
-    >>> f32_refusal("blk.0.attn_q.weight", "Q8_0")
-    'tensor blk.0.attn_q.weight is Q8_0: pecli reads only F32 tensors'
-    """
-    rule = f"tensor {name} is {type_name}: pecli reads only F32 tensors"
-    if name in TENSORS:
-        rule += (
-            " (llama.cpp's converter writes every 1-D tensor as F32 and ggml's rope "
-            "asserts F32 frequency factors: llama.cpp would abort on this file)"
-        )
-    return rule
-
-
 def check_gguf(
     config: Mapping[str, Any],
     arch: str | None,
@@ -144,7 +121,7 @@ def check_gguf(
     metadata : mapping
         The file's key/value table.
     tensors : mapping
-        Those of :data:`TENSORS` the file holds, float32.
+        Those of :data:`FREQUENCY_TENSORS` the file holds, float32.
     ulps : int, keyword-only
         Largest element difference, in float32 ulps, that still agrees (the converter
         computes ``rope_freqs`` in float32: up to 4 ulps from the exact value).
@@ -172,7 +149,7 @@ def check_gguf(
     findings += [_tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()]
     findings += [
         _unexpected(name, tensors[name])
-        for name in TENSORS
+        for name in FREQUENCY_TENSORS
         if name in tensors and name not in wanted
     ]
     return findings + notes_for(spec, merged, arch, found)

@@ -76,7 +76,7 @@ class RopeType:
         The file of that function (``default``'s is in each model's file, Llama's here).
     float32 : callable or None
         ``(RopeSpec, base ** x) -> inv_freq``: transformers' own float32 steps
-        (:mod:`pecli.core.rope.float32_formulas`), for ``rope cache --arithmetic transformers``;
+        (:mod:`pecli.core.rope.float32_formulas`), for a cache in transformers' arithmetic;
         None where pecli does not repeat them.
     rules : tuple of callables
         The type's own rules, run after every field's own: each raises ParameterError.

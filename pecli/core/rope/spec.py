@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import ParameterError
 from ..rules import MAX_D, check_n
-from .number_rules import count, finite, positive, shown
+from .number_rules import check_theta, count, finite, positive, shown
 from .registry import FACTOR_AT_LEAST_ONE, RECORDS, ROPE_TYPES, RopeType, default_of, record
 
 __all__ = ["FACTOR_AT_LEAST_ONE", "ROPE_TYPES", "RopeSpec", "check_spec"]
@@ -119,7 +119,7 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
 
 def _check_widths(spec: RopeSpec) -> None:
     """θ > 1, an even head_dim from 2 to MAX_D, an even rotated width >= 2, truncate a bool."""
-    positive("theta", spec.theta, above=1.0)
+    check_theta(spec.theta)
     head = count("head_dim", spec.head_dim)
     if head % 2 or head < 2 or head > MAX_D:
         raise ParameterError("head_dim", f"must be even (rotary pairs), from 2 to {MAX_D}", head)

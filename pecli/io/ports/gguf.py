@@ -20,12 +20,19 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ParameterError
-from .gguf_cursor import CUT
-from .gguf_cursor import Cursor as _Cursor
-from .paths import note_input, offsets_problem
+from ...core.errors import ParameterError
+from ...core.ports.ggml import FREQUENCY_TENSORS, TENSOR_TYPES
+from ..paths import note_input, offsets_problem
 
-__all__ = ["GgufFile", "GgufTensor", "is_gguf", "read_f32", "read_gguf", "read_rope_tensors"]
+__all__ = [
+    "GgufFile",
+    "GgufTensor",
+    "f32_refusal",
+    "is_gguf",
+    "read_f32",
+    "read_gguf",
+    "read_rope_tensors",
+]
 
 MAGIC = b"GGUF"
 #: Value types of the key/value table: struct codes of the scalars (8 string, 9 array).
@@ -43,48 +50,75 @@ _SCALARS = {
     12: "d",
 }
 _STRING, _ARRAY = 8, 9
-#: ggml types: name, elements per block, bytes per block (gguf-py ``GGML_QUANT_SIZES``).
-GGML_TYPES = {
-    0: ("F32", 1, 4),
-    1: ("F16", 1, 2),
-    2: ("Q4_0", 32, 18),
-    3: ("Q4_1", 32, 20),
-    6: ("Q5_0", 32, 22),
-    7: ("Q5_1", 32, 24),
-    8: ("Q8_0", 32, 34),
-    9: ("Q8_1", 32, 40),
-    10: ("Q2_K", 256, 84),
-    11: ("Q3_K", 256, 110),
-    12: ("Q4_K", 256, 144),
-    13: ("Q5_K", 256, 176),
-    14: ("Q6_K", 256, 210),
-    15: ("Q8_K", 256, 292),
-    16: ("IQ2_XXS", 256, 66),
-    17: ("IQ2_XS", 256, 74),
-    18: ("IQ3_XXS", 256, 98),
-    19: ("IQ1_S", 256, 50),
-    20: ("IQ4_NL", 32, 18),
-    21: ("IQ3_S", 256, 110),
-    22: ("IQ2_S", 256, 82),
-    23: ("IQ4_XS", 256, 136),
-    24: ("I8", 1, 1),
-    25: ("I16", 1, 2),
-    26: ("I32", 1, 4),
-    27: ("I64", 1, 8),
-    28: ("F64", 1, 8),
-    29: ("IQ1_M", 256, 56),
-    30: ("BF16", 1, 2),
-    34: ("TQ1_0", 256, 54),
-    35: ("TQ2_0", 256, 66),
-    39: ("MXFP4", 32, 17),
-    40: ("NVFP4", 64, 36),
-    41: ("Q1_0", 128, 18),
-}
 #: Arrays longer than this are walked but not kept (a vocabulary: its length is kept).
 KEEP_ARRAY = 4096
 #: Largest F32 tensor read: 2^24 values (64 MiB).
 MAX_F32_VALUES = 1 << 24
 _MAX_DIMS = 4
+
+
+_WINDOW = 1 << 20
+CUT = "a truncated GGUF file, or not a valid one"
+
+
+class Cursor:
+    """Bounded sequential reads of a file through ``os.pread`` in 1 MiB windows.
+
+    Every read is checked against the bytes the file has left (a truncated file is named as
+    such); a count is checked against what its items need at least before it is used; the
+    file's bytes are never memory-mapped, so a file cut short while it is read is an error.
+    Byte order ``order`` is ``<`` or ``>`` (struct codes).
+    """
+
+    def __init__(self, fd: int, size: int, path: str, parameter: str) -> None:
+        self.fd, self.size, self.path, self.parameter = fd, size, path, parameter
+        self.pos, self._start, self._window = 0, 0, b""
+        self.order = "<"
+
+    def left(self) -> int:
+        """Bytes of the file after the current position."""
+        return self.size - self.pos
+
+    def fail(self, what: str, kind: str = "not a valid GGUF file") -> ParameterError:
+        """The one-line error naming the file: ``is <kind>: <what>``."""
+        return ParameterError(self.parameter, f"is {kind}: {what}", self.path)
+
+    def take(self, n: int) -> bytes:
+        """The next ``n`` bytes; a file too short for them is named truncated."""
+        if n > self.left():
+            raise ParameterError(
+                self.parameter,
+                f"is a truncated GGUF file: it ends at byte "
+                f"{self.size}, its header needs {self.pos + n}",
+                self.path,
+            )
+        end = self._start + len(self._window)
+        if not (self._start <= self.pos and self.pos + n <= end):
+            self._start, self._window = self.pos, os.pread(self.fd, max(n, _WINDOW), self.pos)
+            if len(self._window) < n:
+                raise ParameterError(self.parameter, "changed while it was read", self.path)
+        at = self.pos - self._start
+        self.pos += n
+        return self._window[at : at + n]
+
+    def unpack(self, code: str) -> Any:
+        """The next scalar of struct ``code`` in the file's byte order."""
+        return struct.unpack(self.order + code, self.take(struct.calcsize(code)))[0]
+
+    def count(self, what: str, least_bytes: int) -> int:
+        """A uint64 count of items of at least ``least_bytes`` each that must fit the file."""
+        n = int(self.unpack("Q"))
+        if n * least_bytes > self.left():
+            raise self.fail(f"{what} {n} cannot fit the {self.left()} bytes left", CUT)
+        return n
+
+    def string(self, what: str, strict: bool = False) -> str:
+        """A uint64 length, then that many bytes of UTF-8 (``strict``: refuse bad bytes)."""
+        raw = self.take(self.count(f"{what} of length", 1))
+        try:
+            return raw.decode("utf-8", errors="strict" if strict else "replace")
+        except UnicodeDecodeError:
+            raise self.fail(f"{what} is not UTF-8") from None
 
 
 @dataclass(frozen=True)
@@ -100,17 +134,17 @@ class GgufTensor:
     def type_name(self) -> str:
         """The ggml type's name (``F32``, ``Q4_K``, …) or ``type <code>`` if unknown."""
         return (
-            GGML_TYPES[self.type_code][0]
-            if self.type_code in GGML_TYPES
+            TENSOR_TYPES[self.type_code][0]
+            if self.type_code in TENSOR_TYPES
             else (f"type {self.type_code}")
         )
 
     @property
     def nbytes(self) -> int | None:
         """Bytes of its data, or None for a type pecli does not know."""
-        if self.type_code not in GGML_TYPES:
+        if self.type_code not in TENSOR_TYPES:
             return None
-        _, block, size = GGML_TYPES[self.type_code]
+        _, block, size = TENSOR_TYPES[self.type_code]
         return math.prod(self.shape) // block * size
 
 
@@ -164,12 +198,12 @@ def read_gguf(path: str, parameter: str = "gguf") -> GgufFile:
         status = os.fstat(fd)
         if problem := offsets_problem(path, "GGUF", status.st_mode):  # a folder, a pipe
             raise ParameterError(parameter, problem, path)
-        return _parse(_Cursor(fd, status.st_size, path, parameter))
+        return _parse(Cursor(fd, status.st_size, path, parameter))
     finally:
         os.close(fd)
 
 
-def _parse(cursor: _Cursor) -> GgufFile:
+def _parse(cursor: Cursor) -> GgufFile:
     if cursor.take(4) != MAGIC:
         raise cursor.fail("it does not start with the magic 'GGUF'")
     raw = cursor.take(4)
@@ -197,7 +231,7 @@ def _parse(cursor: _Cursor) -> GgufFile:
     return GgufFile(cursor.path, version, metadata, _tensors(cursor, infos, start), cursor.order)
 
 
-def _value(cursor: _Cursor, kind: int, depth: int) -> Any:
+def _value(cursor: Cursor, kind: int, depth: int) -> Any:
     if kind in _SCALARS:
         return cursor.unpack(_SCALARS[kind])
     if kind == _STRING:
@@ -216,7 +250,7 @@ def _value(cursor: _Cursor, kind: int, depth: int) -> Any:
     return ("array", n) if n > KEEP_ARRAY else values
 
 
-def _tensor_info(cursor: _Cursor) -> tuple[str, tuple[int, ...], int, int]:
+def _tensor_info(cursor: Cursor) -> tuple[str, tuple[int, ...], int, int]:
     name = cursor.string("a tensor name", strict=True)
     n_dims = int(cursor.unpack("I"))
     if n_dims > _MAX_DIMS:
@@ -225,7 +259,7 @@ def _tensor_info(cursor: _Cursor) -> tuple[str, tuple[int, ...], int, int]:
     return name, shape, int(cursor.unpack("I")), int(cursor.unpack("Q"))
 
 
-def _alignment(cursor: _Cursor, metadata: dict[str, Any]) -> int:
+def _alignment(cursor: Cursor, metadata: dict[str, Any]) -> int:
     value = metadata.get("general.alignment", 32)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1 or value & (value - 1):
         raise cursor.fail(f"general.alignment {value!r} is not a power of two")
@@ -233,7 +267,7 @@ def _alignment(cursor: _Cursor, metadata: dict[str, Any]) -> int:
 
 
 def _tensors(
-    cursor: _Cursor, infos: list[tuple[str, tuple[int, ...], int, int]], start: int
+    cursor: Cursor, infos: list[tuple[str, tuple[int, ...], int, int]], start: int
 ) -> dict[str, GgufTensor]:
     tensors: dict[str, GgufTensor] = {}
     for name, shape, code, offset in infos:
@@ -252,6 +286,26 @@ def _tensors(
     return tensors
 
 
+def f32_refusal(name: str, type_name: str) -> str:
+    """Why a tensor that is not F32 is not read; for a frequency tensor, why none ever is.
+
+    ``convert_hf_to_gguf.py`` (``ModelBase.prepare_tensors``) stores every 1-D tensor as F32
+    whatever its output type (``outtype``), and ggml's ``ggml_rope_impl`` asserts
+    ``c->type == GGML_TYPE_F32`` for the frequency factors, so an F16 ``rope_freqs`` is no file
+    llama.cpp runs.
+
+    >>> f32_refusal("blk.0.attn_q.weight", "Q8_0")
+    'tensor blk.0.attn_q.weight is Q8_0: pecli reads only F32 tensors'
+    """
+    rule = f"tensor {name} is {type_name}: pecli reads only F32 tensors"
+    if name in FREQUENCY_TENSORS:
+        rule += (
+            " (llama.cpp's converter writes every 1-D tensor as F32 and ggml's rope "
+            "asserts F32 frequency factors: llama.cpp would abort on this file)"
+        )
+    return rule
+
+
 def read_f32(gguf: GgufFile, name: str, parameter: str = "gguf") -> np.ndarray:
     """The F32 tensor ``name`` of ``gguf``, read with one ``pread``, shape ``ne`` reversed.
 
@@ -267,8 +321,6 @@ def read_f32(gguf: GgufFile, name: str, parameter: str = "gguf") -> np.ndarray:
     if tensor is None:
         raise ParameterError(parameter, f"has no tensor {name}", gguf.path)
     if tensor.type_code != 0:
-        from ..core.ports.gguf_check import f32_refusal  # only here: it imports core.rope
-
         raise ParameterError(parameter, f32_refusal(name, tensor.type_name), gguf.path)
     count = math.prod(tensor.shape)
     if count > MAX_F32_VALUES:
