@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
-from ..core.errors import RuntimeFailure
+from ..core.errors import ParameterError, RuntimeFailure
 from ..io import writing
 from . import text
 from ._app import app
@@ -88,10 +88,17 @@ def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
     """The table of argument ``which`` (A or B), a tensor of it named by --tensor-a or -b."""
     from ..analysis.ports.diff import one_table
     from ..io.reading.arrays import read_arrays
+    from ._app import option_words
 
-    names = (which, f"tensor_{which}")
-    arrays, _ = read_arrays(path, tensor=tensor, parameter=names[0], tensor_parameter=names[1])
-    return one_table(arrays, parameter=names[0], tensor_parameter=names[1])
+    name = f"tensor_{which}"
+    try:
+        arrays, _ = read_arrays(path, tensor=tensor, parameter=which, tensor_parameter=name)
+        return one_table(arrays, parameter=which, tensor_parameter=name)
+    except ParameterError as error:
+        if error.parameter != which:
+            raise
+        rule = f"{option_words(error.rule)} (got {error.value})"
+        raise typer.BadParameter(rule, param_hint=f"'{which.upper()}'") from None
 
 
 def _write(found: Diff, kind: str, output: str) -> None:
