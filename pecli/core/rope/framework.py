@@ -20,7 +20,7 @@ from ..errors import ParameterError
 from .cache import BLOCK_CELLS
 from .cache_spec import CacheSpec, check_positions_list
 from .registry import RECORDS, record
-from .spec import RopeSpec, check_spec
+from .spec import RopeSpec, check_spec, with_defaults
 
 __all__ = [
     "ARITHMETICS",
@@ -76,7 +76,7 @@ def transformers_inv_freq(spec: RopeSpec) -> np.ndarray:
     dim = spec.rotary_dim
     x = np.arange(0, dim, 2).astype(_F) / _F(dim)
     pos = np.power(float(spec.theta), x.astype(np.float64)).astype(_F)  # base ** x
-    return kind.float32(kind.with_defaults(spec), pos)
+    return kind.float32(with_defaults(spec), pos)
 
 
 def framework_cache_blocks(spec: CacheSpec) -> Iterator[np.ndarray]:

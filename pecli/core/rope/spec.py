@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ParameterError
 from ..rules import MAX_D, check_n
 from .number_rules import check_theta, count, finite, positive, shown
 from .registry import FACTOR_AT_LEAST_ONE, RECORDS, ROPE_TYPES, RopeType, default_of, record
 
-__all__ = ["FACTOR_AT_LEAST_ONE", "ROPE_TYPES", "RopeSpec", "check_spec"]
+__all__ = ["FACTOR_AT_LEAST_ONE", "ROPE_TYPES", "RopeSpec", "check_spec", "with_defaults"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,17 @@ class RopeSpec:
             for f in dataclasses.fields(self)
             if getattr(self, f.name) is not None
         }
+
+
+def with_defaults(spec: RopeSpec) -> RopeSpec:
+    """``spec`` with each unset field its type has a default for set to that default.
+
+    >>> with_defaults(RopeSpec(rope_type="yarn")).beta_fast
+    32.0
+    """
+    defaults = record(spec.rope_type).defaults
+    unset: dict[str, Any] = {k: v for k, v in defaults.items() if getattr(spec, k) is None}
+    return dataclasses.replace(spec, **unset) if unset else spec
 
 
 def check_spec(spec: RopeSpec) -> RopeSpec:
