@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from pecli.core.errors import ParameterError
-from pecli.core.ports.ggml import deepseek_factors, rope_mode, yarn_corr_dims
+from pecli.core.ports.ggml import deepseek_factors, yarn_corr_dims
+from pecli.core.ports.gguf_format import rope_mode
 from pecli.io.ports.gguf import read_f32, read_gguf
 
 HERE = Path(__file__).parent / "fixtures" / "libraries" / "gguf"

@@ -14,10 +14,10 @@ COMMAND_MODULES = (
     "multiaxis.axes",
     "multiaxis.axis_map",
     "rope.cache",
-    "rope.engines",
+    "ports.engines",
     "rope.identify",
     "multiaxis.identify",
-    "rope.irope",
+    "ports.irope",
     "rope.permute",
     "rope.precision",
 )

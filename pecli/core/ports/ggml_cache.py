@@ -22,27 +22,30 @@ from ..errors import ParameterError
 from ..rope.cache_spec import CacheSpec
 from ..rope.framework import float32_cache_blocks
 from ..rope.frequencies import RopeFrequencies
+from ..rope.registry import RECORDS, record
 from .ggml import frequency_factors, yarn_corr_dims, yarn_factor
 
 __all__ = ["GGML_TYPES", "ggml_angles", "ggml_cache_blocks"]
 
-#: The rope types llama.cpp runs (dynamic NTK and longrope's switching are not repeated).
-GGML_TYPES = ("default", "linear", "llama3", "yarn")
+#: The rope types whose llama.cpp loop is repeated (their records' ``ggml``; not dynamic NTK
+#: nor longrope's switching), by name.
+GGML_TYPES = tuple(sorted(name for name, kind in RECORDS.items() if kind.ggml))
 _F = np.float32
 
 
 def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, np.float32]:
     """Per pair: frequency factor, ``freq_scale``, YaRN's ramp mix; and the net ``mscale``."""
     spec = freqs.spec
-    if spec.rope_type not in GGML_TYPES:
+    kind = record(spec.rope_type)
+    if not kind.ggml:
         rule = f"llama.cpp's float32 loop is repeated for {', '.join(GGML_TYPES)} only"
         raise ParameterError("arithmetic", rule, f"llama.cpp with {spec.rope_type}")
     half = spec.rotary_dim // 2
     factors = np.ones(half, dtype=_F)
     scale, mix, mscale = _F(1.0), np.zeros(half, dtype=_F), _F(freqs.attention_factor)
-    if spec.rope_type == "llama3":
+    if kind.bands:  # the wavelength bands: rope_freqs divides θ
         factors = frequency_factors(freqs).astype(_F)
-    if spec.rope_type in ("linear", "yarn"):
+    if kind.interpolates:
         factor = yarn_factor(freqs)
         with np.errstate(over="ignore"):  # ggml's freq_scale = 1/factor is float32
             finite = 0 < _F(1.0) / _F(factor) < np.inf
@@ -50,7 +53,7 @@ def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, n
             rule = "must be at most 3.4e38 for llama.cpp (its freq_scale 1/factor is float32)"
             raise ParameterError("factor", rule, factor)
         scale = _F(1.0) / _F(factor)
-    if spec.rope_type == "yarn":
+    if kind.ramp:
         _, (low, high) = yarn_corr_dims(
             spec.rotary_dim,
             spec.original_max_position_embeddings or 0,

@@ -130,7 +130,8 @@ def _check_wavelengths(spec: RopeSpec, inv_freq: list[float]) -> None:
     smallest = min((value for value in inv_freq if value > 0), default=1.0)
     if 2 * np.pi / smallest <= np.finfo(np.float64).max:
         return
-    scaled = spec.factor is not None and spec.factor != 1 and spec.rope_type != "default"
+    reads_factor = "factor" in record(spec.rope_type).reads
+    scaled = spec.factor is not None and spec.factor != 1 and reads_factor
     name = "factor" if scaled else "theta"
     rule = "must leave every wavelength 2π/ω_i finite in float64 (it overflows to inf)"
     raise ParameterError(name, rule, spec.factor if scaled else spec.theta)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import ParameterError
-from ...core.ports.ggml import FREQUENCY_TENSORS, TENSOR_TYPES
+from ...core.ports.gguf_format import FREQUENCY_TENSORS, TENSOR_TYPES
 from ..paths import note_input, offsets_problem
 
 __all__ = [

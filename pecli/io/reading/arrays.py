@@ -128,7 +128,7 @@ def _gguf(
     path: str, tensor: str | None, parameter: str, tensor_parameter: str
 ) -> dict[str, np.ndarray]:
     """The named tensor of a GGUF file, else the one frequency tensor it holds (F32 only)."""
-    from ...core.ports.ggml import FREQUENCY_TENSORS
+    from ...core.ports.gguf_format import FREQUENCY_TENSORS
     from ..ports.gguf import read_f32, read_gguf
 
     gguf = read_gguf(path, parameter=parameter)

@@ -10,7 +10,7 @@ from ...io import writing
 from .. import text
 from ..options import Quiet
 from ..progress import say_written
-from .app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_app
+from ..rope.app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_app
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.ports.engines import EngineReading
@@ -52,46 +52,21 @@ def engines_command(
 
     Example: pecli rope engines config.json --seq-len 1000 --context 131072
     """
-    from ...core.ports.engines import engine_readings
-    from ...core.ports.gguf_check import text_config
-    from ...core.rope.config import spec_from_config
+    from ...core.ports.engines import engine_notes, engine_readings, read_config
     from ...io.paths import check_not_input
     from ...io.reading.json_config import read_json_object
 
     kind = report_kind(output, fmt, ("json",))
     check_not_input(output, (file,))
     config = read_json_object(file, parameter="file")
-    merged, _ = text_config(config)
-    spec, _notes = spec_from_config(merged, seq_len=seq_len, parameter="file")
-    window = _window(spec, context)
-    v5_only = "rope_parameters" in merged and "rope_scaling" not in merged
-    v4_theta = _v4_theta(merged.get("rope_theta", 10000.0), file) if v5_only else None
-    rows = engine_readings(spec, context=window or 0, v4_theta=v4_theta)
-    records = [_record(row) for row in rows]
+    spec, window, v4_theta = read_config(config, seq_len=seq_len, context=context)
+    records = [_record(r) for r in engine_readings(spec, context=window or 0, v4_theta=v4_theta)]
     if kind == "json":
         writing.write_json(text.jsonable({"context": window, "engines": records}), output=output)
     else:
-        text.show(*_lines(spec, window), _table(records), *_deepseek(spec), output=output)
+        before, after = (["note: " + note for note in notes] for notes in engine_notes(spec))
+        text.show(_line(spec, window), *before, _table(records), *after, output=output)
     say_written(output, quiet=quiet)
-
-
-def _window(spec: RopeSpec, context: int | None) -> int | None:
-    """--context (a number of positions, as --seq-len: 1 to 2^53), else the config's."""
-    from ...core.rules import check_n
-
-    if context is not None:
-        return check_n(context, "context")
-    return spec.max_position_embeddings or spec.original_max_position_embeddings
-
-
-def _v4_theta(value: Any, file: str) -> float:
-    """The top-level rope_theta transformers 4 reads beside rope_parameters: a number > 0."""
-    from ...core.errors import ParameterError
-
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    if not number or not 0 < float(value) < float("inf"):
-        raise ParameterError("file", "must give rope_theta as a finite number > 0", value)
-    return float(value)
 
 
 def _record(row: EngineReading) -> dict[str, Any]:
@@ -107,17 +82,11 @@ def _record(row: EngineReading) -> dict[str, Any]:
     }
 
 
-def _lines(spec: RopeSpec, window: int | None) -> list[str]:
-    lines = [
+def _line(spec: RopeSpec, window: int | None) -> str:
+    return (
         f"rope_type {spec.rope_type}, θ = {spec.theta:g}, rotated width {spec.rotary_dim}, "
         f"prompt {spec.seq_len or '-'}, context {window or '-'}"
-    ]
-    if spec.rope_type == "dynamic":
-        lines.append(
-            "note: dynamic: the vLLM and TensorRT-LLM rows are not modelled (shown as "
-            "transformers); llama.cpp has no dynamic scaling"
-        )
-    return lines
+    )
 
 
 def _table(records: list[dict[str, Any]]) -> Any:
@@ -143,19 +112,3 @@ def _table(records: list[dict[str, Any]]) -> Any:
             str(r["first_position_phase_1e-3"] or "never"),
         )
     return table
-
-
-def _deepseek(spec: RopeSpec) -> list[str]:
-    if spec.rope_type != "yarn" or not spec.mscale_all_dim:
-        return []
-    from ...core.ports.ggml import deepseek_factors, yarn_factor
-    from ...core.rope import rope_frequencies
-
-    v = deepseek_factors(yarn_factor(rope_frequencies(spec)), float(spec.mscale_all_dim))
-    return [
-        f"note: DeepSeek in llama.cpp: ggml's YaRN multiplies cos/sin by "
-        f"{v['ggml_mscale']:.7f}, the graph cancels it with attn_factor "
-        f"{v['cancelling_attn_factor']:.7f}, and the scores are multiplied by mscale² = "
-        f"{v['kq_multiplier']:.7f} (transformers, vLLM and mlx_lm: the same mscale² on the "
-        "softmax scale)"
-    ]

@@ -1,6 +1,7 @@
 """What a GGUF check adds in words: the rope mode, what ggml cannot express, conventions.
 
-Pure Python and NumPy; no I/O. Sources: llama.cpp ``llama_model_rope_type``,
+Analysis of a GGUF against its config (findings with statuses); pure Python and NumPy, no I/O.
+Sources: llama.cpp ``llama_model_rope_type``,
 ``ggml_rope_yarn_corr_dims``, ``convert_hf_to_gguf.py`` (``LlamaModel.generate_extra_tensors``
 reads ``original_max_position_embeddings`` from the top of the config, default 8192),
 ``DeepseekV2Model.set_gguf_parameters`` and ``deepseek2.cpp``.
@@ -15,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..rope import RopeSpec, rope_frequencies
-from .ggml import deepseek_factors, rope_mode, yarn_corr_dims, yarn_factor
+from ...core.ports.ggml import deepseek_note, yarn_corr_dims, yarn_factor
+from ...core.ports.gguf_format import rope_mode
+from ...core.rope import RopeSpec, rope_frequencies
+from ...core.rope.registry import record
 
 __all__ = ["Finding", "notes_for"]
 
@@ -40,7 +43,7 @@ def notes_for(
     for text in (_truncate(spec), _llama3_length(spec, config), _dynamic(spec)):
         if text:
             notes.append(Finding("note", "note", None, None, text))
-    if spec.mscale_all_dim is not None and spec.rope_type == "yarn":
+    if spec.mscale_all_dim is not None and record(spec.rope_type).ramp:
         notes.append(_deepseek(spec, found))
     return notes
 
@@ -75,7 +78,7 @@ def _mode(arch: str | None) -> str:
 
 
 def _truncate(spec: RopeSpec) -> str:
-    if spec.rope_type != "yarn" or spec.truncate:
+    if not record(spec.rope_type).ramp or spec.truncate:
         return ""
     exact, ggml = yarn_corr_dims(
         spec.rotary_dim,
@@ -95,7 +98,7 @@ def _truncate(spec: RopeSpec) -> str:
 
 
 def _llama3_length(spec: RopeSpec, config: Mapping[str, Any]) -> str:
-    if spec.rope_type != "llama3":
+    if not record(spec.rope_type).bands:
         return ""
     taken = config.get("original_max_position_embeddings", 8192)
     if taken == spec.original_max_position_embeddings:
@@ -108,20 +111,17 @@ def _llama3_length(spec: RopeSpec, config: Mapping[str, Any]) -> str:
 
 
 def _dynamic(spec: RopeSpec) -> str:
-    if spec.rope_type != "dynamic":
+    if not record(spec.rope_type).follows_length:
         return ""
     return "ggml has no dynamic NTK scaling: llama.cpp rotates with θ unchanged at every length"
 
 
 def _deepseek(spec: RopeSpec, found: Mapping[str, Any]) -> Finding:
-    factor = yarn_factor(rope_frequencies(spec))
-    values = deepseek_factors(factor, float(spec.mscale_all_dim or 0.0))
+    m_all = float(spec.mscale_all_dim or 0.0)
     text = (
-        f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = "
-        f"{values['yarn_log_multiplier']:g} (llama.cpp divides it by 0.1 on load); ggml's "
-        f"YaRN multiplies cos/sin by {values['ggml_mscale']:.7f}, DeepSeek's graph cancels "
-        f"it with attn_factor {values['cancelling_attn_factor']:.7f} and scales the scores "
-        f"by mscale² = {values['kq_multiplier']:.7f}"
+        f"DeepSeek convention: yarn_log_multiplier = 0.1·mscale_all_dim = {0.1 * m_all:g} "
+        "(llama.cpp divides it by 0.1 on load); "
+        + deepseek_note(yarn_factor(rope_frequencies(spec)), m_all)
     )
     stored = found.get("rope.scaling.yarn_log_multiplier")
     if stored is not None and spec.mscale_all_dim and stored == np.float32(spec.mscale_all_dim):

@@ -1,4 +1,4 @@
-"""A GGUF's rotary metadata and frequency tensors checked against a ``config.json``.
+"""A GGUF's rotary metadata and frequency tensors, shown and checked against a ``config.json``.
 
 What llama.cpp's converter (``convert_hf_to_gguf.py``: ``TextModel.set_gguf_parameters``,
 ``LlamaModel.generate_extra_tensors``, ``Phi3MiniModel``, ``DeepseekV2Model``) writes for a
@@ -10,15 +10,19 @@ file that agrees rotates as transformers does. Pure NumPy; no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ..dtypes import ulps32
-from ..rope import RopeSpec, rope_frequencies
-from ..rope.config import spec_from_config
-from .ggml import FREQUENCY_TENSORS, frequency_factors
+from ...core.dtypes import ulps32
+from ...core.errors import ParameterError
+from ...core.ports.ggml import frequency_factors
+from ...core.ports.gguf_format import FREQUENCY_TENSORS, rope_mode, text_config
+from ...core.rope import RopeSpec, rope_frequencies
+from ...core.rope.config import spec_from_config
+from ...core.rope.registry import record
 from .gguf_notes import Finding, notes_for
 
 __all__ = [
@@ -26,6 +30,8 @@ __all__ = [
     "check_gguf",
     "expected_keys",
     "expected_tensors",
+    "show_report",
+    "summary",
 ]
 
 #: llama.cpp's values for absent keys (``llama_model::load_hparams``).
@@ -36,49 +42,25 @@ _DEFAULTS = {
     "rope.scaling.yarn_beta_fast": 32.0,
     "rope.scaling.yarn_beta_slow": 1.0,
 }
-_GGUF_TYPE = {"linear": "linear", "yarn": "yarn", "longrope": "longrope"}
-
-
-def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None]:
-    """The config the converter reads (``text_config`` merged in, ``full_attention`` rope).
-
-    Returns the config and the sliding-window layers' θ (``freq_base_swa``), if any.
-    """
-    inner = config.get("text_config")
-    merged = {**config, **(inner if isinstance(inner, Mapping) else {})}  # else: not read
-    params = merged.get("rope_parameters")
-    swa = None
-    if isinstance(params, Mapping) and isinstance(params.get("full_attention"), Mapping):
-        sliding = params.get("sliding_attention")
-        swa = sliding.get("rope_theta") if isinstance(sliding, Mapping) else None
-        merged["rope_parameters"] = dict(params["full_attention"])
-    for name in ("rope_parameters", "rope_scaling"):
-        rope = merged.get(name)
-        if isinstance(rope, Mapping) and rope.get("rope_type", rope.get("type")) == "mrope":
-            # Qwen2-VL: transformers reads type "mrope" as "default" (the sections pick axes)
-            merged[name] = {**rope, "rope_type": "default", "type": "default"}
-    if "qk_rope_head_dim" in merged:  # DeepSeek: only this part of the head rotates
-        merged["head_dim"] = merged["qk_rope_head_dim"]
-    return merged, swa
 
 
 def expected_keys(spec: RopeSpec, config: Mapping[str, Any], swa: float | None) -> dict[str, Any]:
     """The rope keys (without the ``{arch}.`` prefix) a faithful converter writes."""
     keys: dict[str, Any] = {"rope.freq_base": spec.theta, "rope.dimension_count": spec.rotary_dim}
-    kind = spec.rope_type
-    keys["rope.scaling.type"] = _GGUF_TYPE.get(kind, "none")
-    if kind in ("linear", "yarn"):
+    kind = record(spec.rope_type)
+    keys["rope.scaling.type"] = kind.gguf_scaling
+    if kind.interpolates:
         keys["rope.scaling.factor"] = rope_frequencies(spec).notes.get("factor", spec.factor)
-    if kind in ("yarn", "longrope"):
+    if kind.ramp or kind.factor_lists:
         keys["rope.scaling.original_context_length"] = spec.original_max_position_embeddings
-    if kind == "yarn":
+    if kind.ramp:
         keys["rope.scaling.yarn_beta_fast"] = spec.beta_fast or 32.0
         keys["rope.scaling.yarn_beta_slow"] = spec.beta_slow or 1.0
-    if kind == "longrope":
+    if kind.factor_lists:
         keys["rope.scaling.attn_factor"] = rope_frequencies(spec).attention_factor
-    if kind == "yarn" and spec.attention_factor is not None:
+    if kind.ramp and spec.attention_factor is not None:
         keys["rope.scaling.yarn_attn_factor"] = spec.attention_factor
-    if spec.mscale_all_dim is not None and kind == "yarn":
+    if kind.ramp and spec.mscale_all_dim is not None:
         keys["rope.scaling.yarn_log_multiplier"] = 0.1 * spec.mscale_all_dim
     sections = (config.get("rope_parameters") or config.get("rope_scaling") or {}).get(
         "mrope_section"
@@ -92,9 +74,10 @@ def expected_keys(spec: RopeSpec, config: Mapping[str, Any], swa: float | None) 
 
 def expected_tensors(spec: RopeSpec) -> dict[str, np.ndarray]:
     """The frequency tensors (float64) a faithful converter writes for ``spec``."""
-    if spec.rope_type == "llama3":
+    kind = record(spec.rope_type)
+    if kind.bands:  # llama.cpp carries the wavelength bands as divisors of θ
         return {"rope_freqs.weight": frequency_factors(rope_frequencies(spec))}
-    if spec.rope_type == "longrope":
+    if kind.factor_lists:
         return {
             "rope_factors_long.weight": np.array(spec.long_factor, dtype=np.float64),
             "rope_factors_short.weight": np.array(spec.short_factor, dtype=np.float64),
@@ -221,3 +204,60 @@ def summary(findings: list[Finding]) -> tuple[int, int]:
     """``(agreeing, disagreeing)`` counts (``differ`` and ``missing`` disagree)."""
     bad = sum(f.status in ("differ", "missing") for f in findings)
     return sum(f.status == "agree" for f in findings), bad
+
+
+def show_report(
+    arch: str | None,
+    version: int,
+    metadata: Mapping[str, Any],
+    tensor_types: list[str],
+    tensors: Mapping[str, np.ndarray],
+) -> dict[str, Any]:
+    """What ``gguf show`` reports of a file's header and frequency tensors.
+
+    Its ``{arch}.rope.*`` keys and context length, the rope mode of its architecture, how many
+    tensors of each ggml type it holds, the frequency tensors' values, and how
+    ``θ-schedule / rope_freqs`` (transformers' ``inv_freq``) reads.
+    """
+    prefix = f"{arch}."
+    keys = {
+        k: v
+        for k, v in metadata.items()
+        if k.startswith(prefix + "rope.") or k == prefix + "context_length"
+    }
+    types: dict[str, int] = {}
+    for name in tensor_types:
+        types[name] = types.get(name, 0) + 1
+    values = {k: v.tolist() for k, v in tensors.items()}
+    mode = rope_mode(arch)
+    return {
+        "architecture": arch,
+        "version": version,
+        "keys": keys,
+        "rope_mode": mode[0] if mode else None,
+        "tensor_types": types,
+        "tensors": values,
+        "rope_freqs_reading": _identify_freqs(values.get("rope_freqs.weight"), keys, prefix),
+    }
+
+
+def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str, Any] | None:
+    """The identify reading of ``θ-schedule / rope_freqs`` (transformers' inv_freq)."""
+    from ..rope.inv_freq import identify_inv_freq
+
+    base, dims = (
+        keys.get(prefix + "rope.freq_base", 10000.0),
+        keys.get(prefix + "rope.dimension_count"),
+    )
+    if factors is None or not isinstance(dims, int) or 2 * len(factors) != dims:
+        return None
+    if not isinstance(base, int | float) or not 1.0 < base < math.inf:
+        return None
+    with np.errstate(all="ignore"):
+        inv = 1.0 / float(base) ** (np.arange(0, dims, 2) / dims) / np.asarray(factors, float)
+    try:
+        guess = identify_inv_freq(inv)
+    except ParameterError:  # zero, negative or non-finite factors: no reading, still shown
+        return None
+    theta = None if guess.theta != guess.theta else guess.theta  # NaN: not determined
+    return {"rope_type": guess.rope_type, "theta": theta, **guess.parameters}

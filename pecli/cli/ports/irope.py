@@ -13,7 +13,7 @@ from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..progress import say_written
-from .app import report_kind, rope_app
+from ..rope.app import report_kind, rope_app
 
 ConfigOpt = Annotated[
     str | None, typer.Option("--config", help="A Llama 4 config.json (text_config is read).")

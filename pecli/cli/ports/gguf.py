@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..core.errors import ParameterError, RuntimeFailure
-from ..io import writing
-from . import text
-from ._app import PecliGroup, app
-from .json_report import FormatOpt, Output, report_kind
-from .options import Quiet
-from .progress import say_written
+from ...core.errors import RuntimeFailure
+from ...io import writing
+from .. import text
+from .._app import PecliGroup, app
+from ..json_report import FormatOpt, Output, report_kind
+from ..options import Quiet
+from ..progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.ports.gguf_check import Finding
+    from ...analysis.ports.gguf import Finding
 
 gguf_app = typer.Typer(
     cls=PecliGroup,
@@ -67,10 +67,10 @@ def check_command(
 
     Example: pecli gguf check model.gguf --config config.json
     """
-    from ..core.ports.ggml import FREQUENCY_TENSORS
-    from ..core.ports.gguf_check import check_gguf, summary
-    from ..io.ports.gguf import read_gguf, read_rope_tensors
-    from ..io.reading.json_config import read_json_object
+    from ...analysis.ports.gguf import check_gguf, summary
+    from ...core.ports.gguf_format import FREQUENCY_TENSORS
+    from ...io.ports.gguf import read_gguf, read_rope_tensors
+    from ...io.reading.json_config import read_json_object
 
     kind = report_kind(output, fmt, {"FILE": file, "--config": config})
     settings = read_json_object(config, parameter="config")
@@ -129,70 +129,23 @@ def show_command(
 
     Example: pecli gguf show model.gguf
     """
-    from ..core.ports.ggml import rope_mode
-    from ..io.ports.gguf import read_gguf
+    from ...analysis.ports.gguf import show_report
+    from ...core.ports.gguf_format import FREQUENCY_TENSORS, rope_mode
+    from ...io.ports.gguf import read_gguf, read_rope_tensors
 
     kind = report_kind(output, fmt, {"FILE": file})
     gguf = read_gguf(file, parameter="file")
-    report, mode = _show_report(gguf), rope_mode(gguf.arch)
+    tensors = read_rope_tensors(gguf, FREQUENCY_TENSORS, "file")
+    types = [tensor.type_name for tensor in gguf.tensors.values()]
+    report, mode = (
+        show_report(gguf.arch, gguf.version, gguf.metadata, types, tensors),
+        rope_mode(gguf.arch),
+    )
     if kind == "json":
         writing.write_json(text.jsonable(report), output=output)
     else:
         text.show(*_show_lines(report, mode), output=output)
     say_written(output, quiet=quiet)
-
-
-def _show_report(gguf: Any) -> dict[str, Any]:
-    from ..core.ports.ggml import FREQUENCY_TENSORS, rope_mode
-    from ..io.ports.gguf import read_rope_tensors
-
-    prefix = f"{gguf.arch}."
-    keys = {
-        k: v
-        for k, v in gguf.metadata.items()
-        if k.startswith(prefix + "rope.") or k == prefix + "context_length"
-    }
-    types: dict[str, int] = {}
-    for tensor in gguf.tensors.values():
-        types[tensor.type_name] = types.get(tensor.type_name, 0) + 1
-    tensors = {k: v.tolist() for k, v in read_rope_tensors(gguf, FREQUENCY_TENSORS, "file").items()}
-    mode = rope_mode(gguf.arch)
-    reading = _identify_freqs(tensors.get("rope_freqs.weight"), keys, prefix)
-    return {
-        "architecture": gguf.arch,
-        "version": gguf.version,
-        "keys": keys,
-        "rope_mode": mode[0] if mode else None,
-        "tensor_types": types,
-        "tensors": tensors,
-        "rope_freqs_reading": reading,
-    }
-
-
-def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str, Any] | None:
-    """The identify reading of ``θ-schedule / rope_freqs`` (transformers' inv_freq)."""
-    import math
-
-    import numpy as np
-
-    from ..analysis.rope.inv_freq import identify_inv_freq
-
-    base, dims = (
-        keys.get(prefix + "rope.freq_base", 10000.0),
-        keys.get(prefix + "rope.dimension_count"),
-    )
-    if factors is None or not isinstance(dims, int) or 2 * len(factors) != dims:
-        return None
-    if not isinstance(base, int | float) or not 1.0 < base < math.inf:
-        return None
-    with np.errstate(all="ignore"):
-        inv = 1.0 / float(base) ** (np.arange(0, dims, 2) / dims) / np.asarray(factors, float)
-    try:
-        guess = identify_inv_freq(inv)
-    except ParameterError:  # zero, negative or non-finite factors: no reading, still shown
-        return None
-    theta = None if guess.theta != guess.theta else guess.theta  # NaN: not determined
-    return {"rope_type": guess.rope_type, "theta": theta, **guess.parameters}
 
 
 def _show_lines(report: dict[str, Any], mode: tuple[str, int, str] | None) -> list[str]:

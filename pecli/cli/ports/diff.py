@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
-from ..core.errors import ParameterError, RuntimeFailure
-from ..io import writing
-from . import text
-from ._app import app
-from .json_report import FormatOpt, Output, report_kind
-from .options import Quiet
-from .progress import say_written
+from ...core.errors import ParameterError, RuntimeFailure
+from ...io import writing
+from .. import text
+from .._app import app
+from ..json_report import FormatOpt, Output, report_kind
+from ..options import Quiet
+from ..progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..analysis.ports.compare import Comparison
-    from ..analysis.ports.diff import Diff
+    from ...analysis.ports.compare import Comparison
+    from ...analysis.ports.diff import Diff
 
 
 TableA = Annotated[str, typer.Argument(help="A table or cache: .npy, CSV, .safetensors, .gguf.")]
@@ -65,7 +65,7 @@ def diff_command(
 
     Example: pecli diff ours.npy theirs.safetensors --ulps 2
     """
-    from ..analysis.ports.diff import diff
+    from ...analysis.ports.diff import diff
 
     kind = report_kind(output, fmt, {"A": a, "B": b})
     found = diff(
@@ -86,9 +86,9 @@ def diff_command(
 
 def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
     """The table of argument ``which`` (A or B), a tensor of it named by --tensor-a or -b."""
-    from ..analysis.ports.diff import one_table
-    from ..io.reading.arrays import read_arrays
-    from ._app import option_words
+    from ...analysis.ports.diff import one_table
+    from ...io.reading.arrays import read_arrays
+    from .._app import option_words
 
     name = f"tensor_{which}"
     try:
