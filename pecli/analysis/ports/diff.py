@@ -38,7 +38,7 @@ class Diff:
         return self.comparison.equal
 
     def record(self) -> dict[str, Any]:
-        """The report as plain data (``pecli diff --format json``)."""
+        """The report as plain data (what the JSON report holds)."""
         result = self.comparison
         return {
             "equal": result.equal,

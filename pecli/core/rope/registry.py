@@ -92,7 +92,7 @@ class RopeType:
     gguf_scaling : str
         What llama.cpp's converter writes as ``{arch}.rope.scaling.type`` (``none``: no key).
     ggml : bool
-        pecli repeats llama.cpp's float32 loop for it (``rope cache --arithmetic llama.cpp``).
+        pecli repeats llama.cpp's float32 loop for it (a cache in llama.cpp's arithmetic).
 
     """
 
