@@ -34,7 +34,8 @@ FileArg = Annotated[
     str,
     typer.Argument(
         help="The cache: a .npy or CSV table [cos | sin] (pecli rope axes' default), a complex "
-        ".npy freqs_cis (tokens, pairs), or a .safetensors file with tensors cos and sin."
+        ".npy freqs_cis (tokens, pairs), or a .safetensors or .npz file with tensors cos and "
+        "sin."
     ),
 ]
 

@@ -20,13 +20,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.ports.diff import Diff
 
 
-TableA = Annotated[str, typer.Argument(help="A table or cache: .npy, CSV, .safetensors, .gguf.")]
+TableA = Annotated[
+    str, typer.Argument(help="A table or cache: .npy, CSV, .safetensors, .npz, .gguf.")
+]
 TableB = Annotated[str, typer.Argument(help="The table or cache to compare with A.")]
 TensorA = Annotated[
-    str | None, typer.Option("--tensor-a", help="A's tensor (.safetensors, .gguf) if several.")
+    str | None,
+    typer.Option("--tensor-a", help="A's tensor (.safetensors, .npz, .gguf) if several."),
 ]
 TensorB = Annotated[
-    str | None, typer.Option("--tensor-b", help="B's tensor (.safetensors, .gguf) if several.")
+    str | None,
+    typer.Option("--tensor-b", help="B's tensor (.safetensors, .npz, .gguf) if several."),
 ]
 Start = Annotated[int, typer.Option("--start", min=0, help="Position of the first row.")]
 Ulps = Annotated[

@@ -20,13 +20,15 @@ from .app import (
 RopeFile = Annotated[
     str,
     typer.Argument(
-        help="An inv_freq vector or a cos/sin cache: .npy, CSV or .safetensors (cos, sin)."
+        help="An inv_freq vector or a cos/sin cache: .npy, CSV, .safetensors or .npz (cos, sin)."
     ),
 ]
 TensorName = Annotated[
     str | None,
     typer.Option(
-        "--tensor", "--key", help="The tensor's name in a .safetensors file (as identify --key)."
+        "--tensor",
+        "--key",
+        help="The tensor's name in a .safetensors or .npz file (as identify --key).",
     ),
 ]
 
