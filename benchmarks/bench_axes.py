@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 from bench_rope import show, time_caches
 
-from pecli.core.rope.multiaxis import axes_cache_blocks, axis_preset
+from pecli.core.multiaxis import AxesSpec, axes_cache_blocks, axis_preset
 from pecli.io.writing import write_table
 
 mpmath.mp.dps = 40
@@ -65,7 +65,7 @@ def diffusers_style(grid: list[int], path: str) -> np.ndarray:
 
 def pecli_axes(grid: list[int], path: str) -> np.ndarray:
     source = WAN.id_source(grid)
-    blocks = axes_cache_blocks(PLAN, source)
+    blocks = axes_cache_blocks(AxesSpec(PLAN, source))
     write_table(
         blocks,
         output=path,

@@ -24,7 +24,7 @@ import mpmath
 import numpy as np
 
 from pecli.core.rope import RopeSpec, rope_frequencies
-from pecli.core.rope.cache import cache_blocks
+from pecli.core.rope.cache import CacheSpec, cache_blocks
 from pecli.core.rope.formulas import llama3
 from pecli.io.writing import write_table
 
@@ -56,7 +56,7 @@ def transformers_style(n: int, path: str) -> np.ndarray:
 
 
 def pecli_cache(n: int, path: str) -> np.ndarray:
-    blocks = cache_blocks(rope_frequencies(SPEC), n, dtype=np.float32)
+    blocks = cache_blocks(CacheSpec(rope_frequencies(SPEC), n, dtype=np.float32))
     write_table(
         blocks, output=path, fmt="npy", shape=(n, 256), dtype=np.dtype(np.float32), columns=[]
     )

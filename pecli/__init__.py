@@ -13,8 +13,8 @@ wrapper (docs/architecture.md).
 * 2-D / N-D tables of grids of patches, as each vision library builds them:
   :func:`grid_table`, :func:`grid_blocks`, :func:`grid_column_names`, :data:`GRID_PRESETS`
   (docs/grids.md).
-* rotary embeddings: :class:`RopeSpec`, :func:`rope_frequencies`, :func:`rope_cache`,
-  :func:`spec_from_config`, :func:`qk_permutation` (docs/rope.md).
+* rotary embeddings: :class:`RopeSpec`, :func:`rope_frequencies`, :class:`CacheSpec`,
+  :func:`rope_cache`, :func:`spec_from_config`, :func:`qk_permutation` (docs/rope.md).
 
 References
 ----------
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve t
     from .core.fourier import feature_names, fourier_features, fourier_frequencies
     from .core.grids import GRID_PRESETS, grid_blocks, grid_column_names, grid_table
     from .core.rope import RopeSpec, rope_frequencies
-    from .core.rope.cache import rope_cache
+    from .core.rope.cache import CacheSpec, rope_cache
     from .core.rope.config import spec_from_config
     from .core.rope.permute import qk_permutation
 
@@ -68,7 +68,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(
         "core.fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
         "core.grids": ["GRID_PRESETS", "grid_blocks", "grid_column_names", "grid_table"],
         "core.rope": ["RopeSpec", "rope_frequencies"],
-        "core.rope.cache": ["rope_cache"],
+        "core.rope.cache": ["CacheSpec", "rope_cache"],
         "core.rope.config": ["spec_from_config"],
         "core.rope.permute": ["qk_permutation"],
     },
@@ -81,6 +81,7 @@ __all__ = [
     "DEFAULT_BASE",
     "GRID_PRESETS",
     "PRESETS",
+    "CacheSpec",
     "Convention",
     "ParameterError",
     "RopeSpec",

@@ -13,21 +13,25 @@ import pytest
 from pecli.core.encoding import table_blocks
 from pecli.core.grids import grid_blocks
 from pecli.core.rope import RopeSpec, rope_frequencies
-from pecli.core.rope.cache import cache_blocks
+from pecli.core.rope.cache import CacheSpec, cache_blocks
 from pecli.core.threads import AHEAD, computed_ahead
 
 MAKERS = {
     "compute": lambda **kw: table_blocks(d=10, n=23, start=0, **kw),
     "grid": lambda **kw: grid_blocks((5, 5), d=16, preset="mocov3", **kw),
     "rope cache": lambda **kw: cache_blocks(
-        rope_frequencies(RopeSpec(head_dim=8, theta=500000.0)), 23, start=7, **kw
+        CacheSpec(rope_frequencies(RopeSpec(head_dim=8, theta=500000.0)), 23, start=7, **kw)
     ),
     "rope cache, scaled": lambda **kw: cache_blocks(
-        rope_frequencies(
-            RopeSpec(rope_type="yarn", head_dim=8, factor=4.0, original_max_position_embeddings=16)
-        ),
-        23,
-        **kw,
+        CacheSpec(
+            rope_frequencies(
+                RopeSpec(
+                    rope_type="yarn", head_dim=8, factor=4.0, original_max_position_embeddings=16
+                )
+            ),
+            23,
+            **kw,
+        )
     ),
 }
 

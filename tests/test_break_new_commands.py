@@ -184,14 +184,17 @@ def test_engines_and_gguf_check_read_a_config_whose_text_config_is_no_object(
     assert result.exit_code in (0, 1) and "internal error" not in result.stderr, result.output
 
 
-@pytest.mark.parametrize("theta", ['"abc"', "[1]", "-5", "true"])
+@pytest.mark.parametrize("theta", ['"abc"', "[1]", "-5", "true", "0.5", "1"])
 def test_engines_refuses_a_top_level_theta_transformers_4_cannot_use(run_cli, tmp_path, theta):
     config = tmp_path / "config.json"
     params = '{"rope_type": "default", "rope_theta": 10000.0}'
     config.write_text(f'{{"rope_parameters": {params}, "rope_theta": {theta}, "head_dim": 8}}')
     result = run_cli("rope", "engines", str(config))
     assert result.exit_code == 2, result.output  # "abc", [1]: internal errors; -5: a NaN row
-    assert result.stderr.count("\n") == 1 and "rope_theta as a finite number" in result.stderr
+    assert result.stderr.count("\n") == 1 and "'FILE': must give rope_theta as a finite " in (
+        result.stderr  # 0.5 was refused as "--theta", an option rope engines does not have
+    )
+    assert "number > 1" in result.stderr  # every θ's one rule
 
 
 @pytest.mark.parametrize(

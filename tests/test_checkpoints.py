@@ -438,7 +438,7 @@ def test_a_part_with_fewer_slices_than_axes_is_numpy_s_indexing(tmp_path):
 
 
 def test_read_arrays_takes_every_tensor_with_the_metadata_or_a_csv_table(tmp_path):
-    from pecli.io.tensors import read_arrays
+    from pecli.io.reading.arrays import read_arrays
 
     first, second = np.eye(2, dtype=np.float32), np.arange(3, dtype=np.float64)
     save_file({"a": first, "b": second}, str(tmp_path / "m.safetensors"), metadata={"k": "v"})
@@ -571,7 +571,7 @@ def test_a_dtype_safetensors_does_not_store_is_refused_by_name(tmp_path):
 
 
 def test_read_arrays_takes_one_named_tensor_and_lists_the_rest_when_it_is_missing(tmp_path):
-    from pecli.io.tensors import read_arrays
+    from pecli.io.reading.arrays import read_arrays
 
     names = [f"t{i:02d}" for i in range(10)]
     save_file(
@@ -588,7 +588,9 @@ def test_read_arrays_takes_one_named_tensor_and_lists_the_rest_when_it_is_missin
     shown = ", ".join(names[:8]) + ", … and 2 more"
     assert caught.value.parameter == "tensor" and f"(it has: {shown})" in str(caught.value)
     np.save(tmp_path / "t.npy", np.eye(2))
-    with pytest.raises(ParameterError, match=r"applies only to \.safetensors files"):
+    with pytest.raises(
+        ParameterError, match=r"applies only to \.safetensors, \.npz and \.gguf files"
+    ):
         read_arrays(str(tmp_path / "t.npy"), tensor="t03")
     assert read_arrays(str(tmp_path / "t.npy"))[0]["table"].tolist() == [[1, 0], [0, 1]]
 

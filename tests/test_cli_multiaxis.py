@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from library_fixtures import load
 
-from pecli.core.rope.multiaxis import axes_cache, axis_preset, per_axis
+from pecli.core.multiaxis import AxesSpec, axes_cache, axis_preset, per_axis
 
 FIXTURES = {f.name: f for f in load("multiaxis")}
 
@@ -35,7 +35,9 @@ def test_csv_half_form_is_the_core_cache(run_cli):
     assert lines[0].split(",")[:2] == ["cos_0", "cos_1"] and len(lines) == 1 + 8
     table = np.loadtxt(io.StringIO(result.stdout), delimiter=",", skiprows=1, dtype=np.float32)
     preset = axis_preset("flux")
-    assert np.array_equal(table, axes_cache(preset.plan(), preset.ids([2, 3], 2), form="half"))
+    assert np.array_equal(
+        table, axes_cache(AxesSpec(preset.plan(), preset.ids([2, 3], 2), form="half"))
+    )
 
 
 @pytest.mark.parametrize("arithmetic", ["exact", "model"])
@@ -144,7 +146,7 @@ def test_ids_file_with_fractional_and_negative_ids(run_cli, tmp_path):
     )
     assert result.exit_code == 0, result.output
     plan = per_axis([8, 12], theta=[100.0, 1000.0], axes=("y", "x"), layout="half-split")
-    assert np.array_equal(np.load(out), axes_cache(plan, ids))
+    assert np.array_equal(np.load(out), axes_cache(AxesSpec(plan, ids)))
 
 
 def test_theta_override_of_a_preset(run_cli, tmp_path):
@@ -166,7 +168,7 @@ def test_theta_override_of_a_preset(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     plan = per_axis([44, 42, 42], theta=[10000.0, 20000.0, 20000.0])
     assert np.array_equal(
-        np.load(out), axes_cache(plan, axis_preset("wan").ids([1, 2, 2]), form="half")
+        np.load(out), axes_cache(AxesSpec(plan, axis_preset("wan").ids([1, 2, 2]), form="half"))
     )
 
 
@@ -261,8 +263,8 @@ def test_plot_axes_writes_figure_and_data(run_cli, tmp_path):
 
 
 def test_axis_map_figure_has_a_line_per_axis():
-    from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
-    from pecli.core.rope.multiaxis.resolve import plan_columns
+    from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
+    from pecli.core.multiaxis.resolve import plan_columns
     from pecli.figures.axes import axis_map_figure
 
     columns = plan_columns(MROPE_PRESETS["qwen3-vl"].plan())
@@ -275,3 +277,38 @@ def test_axis_map_figure_has_a_line_per_axis():
     ]
     h = waves.get_lines()[1].get_xdata()
     assert list(h) == list(range(1, 60, 3))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--widths", "16,56,56"],
+            "'--preset': must be given, or --widths and --theta (got --widths without --theta)",
+        ),
+        (["--theta", "100"], "(got --theta without --widths)"),
+        (["--preset", "flux", "--grid", "2x2", "--fps", "30"], "'--fps': is Cosmos'"),
+        (["--widths", "8,8", "--theta", "100", "--grid", "2x2", "--text", "2"], "needs a --preset"),
+        (["--preset", "wan", "--grid", "2x2x2", "--theta", "1e4,nan,1e4"], "finite number > 1"),
+    ],
+)
+def test_the_core_names_other_parameters_and_the_command_line_shows_their_options(
+    run_cli, args, message
+):
+    """The core says `widths` in its own words; the message a user reads says --widths."""
+    result = run_cli("rope", "axes", *args)
+    assert result.exit_code == 2 and message in result.stderr and "`" not in result.stderr
+
+
+def test_the_preset_and_model_lists_are_the_records(run_cli):
+    """The help lists derive from the preset records: a new preset is in them at once."""
+    from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
+    from pecli.core.multiaxis.resolve import PRESETS
+
+    names = list(PRESETS)
+    listed = "".join(f"{', '.join(names[:-1])} or {names[-1]}".split())
+    for command in ("axes", "axis-map", "plot-axes", "identify-axes"):
+        assert listed in "".join(run_cli("rope", command, "--help").stdout.split()), command
+    models = "".join(run_cli("rope", "mrope-ids", "--help").stdout.split())
+    assert "[" + "|".join(MROPE_PRESETS) + "]" in models
+    assert "qwen3.5(theidsofqwen3-vl)" in models  # Qwen3.5 borrows Qwen3-VL's get_rope_index

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pecli.core.rope import RopeSpec, rope_frequencies
-from pecli.core.rope.cache import rope_cache
+from pecli.core.rope.cache import CacheSpec, rope_cache
 from pecli.core.rope.permute import permute_rows, qk_permutation
 
 LLAMA31 = [
@@ -101,7 +101,7 @@ def test_cache_npy_is_the_core_cache(run_cli, tmp_path, layout):
         high_freq_factor=4.0,
         original_max_position_embeddings=8192,
     )
-    cos, sin = rope_cache(rope_frequencies(spec), 50, start=1000, layout=layout)
+    cos, sin = rope_cache(CacheSpec(rope_frequencies(spec), 50, start=1000, layout=layout))
     assert np.array_equal(np.load(out), np.concatenate([cos, sin], axis=1))
 
 
@@ -130,8 +130,8 @@ def test_permute_matches_the_converter_and_keeps_attention_scores():
     freqs = rope_frequencies(RopeSpec(head_dim=d))
     q, k = rng.standard_normal(d), rng.standard_normal(d)
     perm = qk_permutation(1, d)
-    ci, si = rope_cache(freqs, 1, start=37, layout="interleaved", dtype="float64")
-    ch, sh = rope_cache(freqs, 1, start=37, layout="half-split", dtype="float64")
+    ci, si = rope_cache(CacheSpec(freqs, 1, start=37, layout="interleaved", dtype="float64"))
+    ch, sh = rope_cache(CacheSpec(freqs, 1, start=37, layout="half-split", dtype="float64"))
 
     def interleaved(x):
         y = np.empty_like(x)

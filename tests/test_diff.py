@@ -197,8 +197,8 @@ def test_gguf_tensors(run_cli):
     ("args", "message"),
     [
         (["missing.npy"], "'A'"),
-        (["folder"], "must be an existing .npy, CSV, .safetensors or .gguf file"),
-        (["missing.gguf"], "must be an existing .npy, CSV, .safetensors or .gguf file"),
+        (["folder"], "must be an existing .npy, CSV, .safetensors, .npz or .gguf file"),
+        (["missing.gguf"], "must be an existing .npy, CSV, .safetensors, .npz or .gguf file"),
         (["several.safetensors"], "holds 2 tensors: name one with --tensor-a"),
         (["a.npy", "--ulps", "-1"], "--ulps"),
         (["a.npy", "--format", "json", "-o", "a.npy"], "must not be the input a.npy"),
@@ -303,3 +303,57 @@ def test_two_rows_in_common_are_enough_to_name_an_offset(run_cli, tmp_path):
     assert result.exit_code == 1 and report["causes"] == [
         "first position off by 1: B's row 1 is A's row 0 (A starts 1 position later)"
     ]
+
+
+# --- one reader for every format (pecli.io.reading.arrays) ----------------------------------
+
+
+def test_an_npz_member_and_a_safetensors_pair_are_read_as_one_table(run_cli, tmp_path):
+    """The same [cos | sin] cache as an .npz member, a .safetensors pair and a .npy: equal."""
+    table = cache(inv_freq(d=16), n=32)
+    half = table.shape[1] // 2
+    np.save(tmp_path / "c.npy", table)
+    np.savez(tmp_path / "c.npz", pe=table, other=np.zeros(3))
+    pair = {"cos": table[:, :half].copy(), "sin": table[:, half:].copy()}
+    save_file(pair, str(tmp_path / "c.safetensors"))
+    npz, pair = str(tmp_path / "c.npz"), str(tmp_path / "c.safetensors")
+    assert run_cli("diff", npz, str(tmp_path / "c.npy"), "--tensor-a", "pe").exit_code == 0
+    assert run_cli("diff", pair, npz, "--tensor-b", "pe").exit_code == 0
+    refused = run_cli("diff", npz, pair)  # two members, none named
+    assert refused.exit_code == 2
+    assert "Invalid value for 'A': holds 2 tensors: name one with --tensor-a" in refused.stderr
+    missing = run_cli("diff", npz, pair, "--tensor-a", "po")
+    assert missing.exit_code == 2 and "'--tensor-a': must name a tensor of" in missing.stderr
+
+
+def test_the_reader_keeps_a_complex_npy_only_where_asked(tmp_path):
+    from pecli.core.errors import ParameterError
+    from pecli.io.reading.arrays import read_arrays
+
+    z = np.exp(1j * np.outer(np.arange(4.0), [1.0, 0.1])).astype(np.complex64)
+    np.save(tmp_path / "z.npy", z)
+    arrays, metadata = read_arrays(str(tmp_path / "z.npy"), table=True)
+    assert arrays["table"].dtype == np.complex64 and metadata == {}
+    assert np.array_equal(arrays["table"], z)
+    with pytest.raises(ParameterError, match="must hold real numbers"):
+        read_arrays(str(tmp_path / "z.npy"))
+    np.save(tmp_path / "v.npy", np.arange(5.0))  # a table must be 2-D; as stored, any shape
+    assert read_arrays(str(tmp_path / "v.npy"))[0]["table"].shape == (5,)
+    with pytest.raises(ParameterError, match="must hold a non-empty 2-D table"):
+        read_arrays(str(tmp_path / "v.npy"), table=True)
+
+
+def test_a_gguf_tensor_is_read_by_name_or_as_the_one_frequency_tensor():
+    from pecli.core.errors import ParameterError
+    from pecli.io.reading.arrays import read_arrays
+
+    arrays, _ = read_arrays(str(GGUF / "llama31.gguf"))
+    assert list(arrays) == ["rope_freqs.weight"] and arrays["rope_freqs.weight"].shape == (64,)
+    assert arrays["rope_freqs.weight"][0] == 1.0 and arrays["rope_freqs.weight"][-1] == 8.0
+    with pytest.raises(ParameterError, match="holds 2 frequency tensors") as refused:
+        read_arrays(str(GGUF / "phi3.gguf"), parameter="a", tensor_parameter="tensor_a")
+    assert refused.value.parameter == "a" and "`tensor_a`" in refused.value.rule
+    long, _ = read_arrays(str(GGUF / "phi3.gguf"), tensor="rope_factors_long.weight")
+    assert long["rope_factors_long.weight"].dtype == np.float32
+    with pytest.raises(ParameterError, match=r"must be \.npy or CSV text"):  # not read as GGUF
+        read_arrays(str(GGUF / "llama31.gguf"), formats=(".npy", "CSV", ".safetensors"))

@@ -185,7 +185,7 @@ def test_layout_places_are_folders_and_top_level_modules():
     assert {
         "pecli/_entry.py",
         "pecli/core/",
-        "pecli/core/rope/multiaxis/",
+        "pecli/core/multiaxis/",
         "pecli/io/reading/",
     } <= set(PLACES)
     assert "pecli/core/rope/registry.py" not in PLACES and "pecli/" not in PLACES

@@ -13,6 +13,7 @@ from safetensors.numpy import load_file
 from pecli.core.errors import ParameterError
 from pecli.core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
 from pecli.core.rope import RopeSpec, rope_frequencies
+from pecli.core.rope.cache import CacheSpec
 
 F = np.float32
 SPECS = [
@@ -137,7 +138,7 @@ def test_cos_sin_times_the_attention_factor():
         attention_factor=1.2,
         original_max_position_embeddings=256,
     )
-    block = next(ggml_cache_blocks(rope_frequencies(spec), 3, start=5, part="cos"))
+    block = next(ggml_cache_blocks(CacheSpec(rope_frequencies(spec), 3, start=5, part="cos")))
     angles = np.array([slow_angles(spec, p) for p in (5, 6, 7)], dtype=np.float64)
     internal = F(1) + F(0.1) * F(math.log(3.0))
     mscale = F(F(1.2) / internal) * internal  # llama.cpp passes 1.2/internal, ggml multiplies
@@ -186,10 +187,12 @@ def test_refusals_come_at_the_call_and_blocks_match_any_height():
     """Checked before the first block is asked for (refusals before work); heights: same bits."""
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
     with pytest.raises(ParameterError, match="2\\^24"):
-        ggml_cache_blocks(freqs, 4, start=1 << 24)
-    whole = np.concatenate(list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved")))
+        ggml_cache_blocks(CacheSpec(freqs, 4, start=1 << 24))
+    whole = np.concatenate(
+        list(ggml_cache_blocks(CacheSpec(freqs, 10, start=3, layout="interleaved")))
+    )
     short = np.concatenate(
-        list(ggml_cache_blocks(freqs, 10, start=3, layout="interleaved", rows=3))
+        list(ggml_cache_blocks(CacheSpec(freqs, 10, start=3, layout="interleaved", rows=3)))
     )
     assert whole.shape == (10, 32) and short.tobytes() == whole.tobytes()
 
@@ -223,25 +226,22 @@ def test_the_yarn_ramp_runs_between_llama_cpps_floored_and_ceiled_pairs():
 def test_positions_up_to_2_to_the_24_minus_1_and_no_further():
     """ggml's float positions are exact below 2^24: the last one allowed is 2^24 - 1."""
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
-    (last,) = ggml_cache_blocks(freqs, 2, start=(1 << 24) - 2, part="cos")
+    (last,) = ggml_cache_blocks(CacheSpec(freqs, 2, start=(1 << 24) - 2, part="cos"))
     assert last.shape == (2, 16)
     assert ggml_angles(freqs, np.array([(1 << 24) - 1]))[0, 0] == 16777215.0
     for start, n in (((1 << 24) - 1, 2), (1 << 24, 1)):
         with pytest.raises(ParameterError, match="2\\^24"):
-            ggml_cache_blocks(freqs, n, start=start)
+            ggml_cache_blocks(CacheSpec(freqs, n, start=start))
 
 
 @pytest.mark.parametrize("rows", [-1, 2.5])
 def test_a_bad_block_height_is_refused_at_the_call_by_every_cache(rows):
     """rows=-1 gave llama.cpp's and transformers' caches no block at all (an empty cache,
-    silently) and the exact one a ValueError mid-iteration; table_blocks refuses it."""
-    from pecli.core.rope.cache import cache_blocks
-    from pecli.core.rope.framework import framework_cache_blocks
-
+    silently) and the exact one a ValueError mid-iteration; table_blocks refuses it. Every
+    cache takes its rows from one CacheSpec, which refuses them when it is made."""
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
-    for blocks in (ggml_cache_blocks, framework_cache_blocks, cache_blocks):
-        with pytest.raises(ParameterError, match="rows must be an integer from 1") as caught:
-            blocks(freqs, 4, rows=rows)  # not iterated: refused before any block
-        assert caught.value.parameter == "rows", blocks
+    with pytest.raises(ParameterError, match="rows must be an integer from 1") as caught:
+        CacheSpec(freqs, 4, rows=rows)  # no cache function reached: refused before any block
+    assert caught.value.parameter == "rows"
     with pytest.raises(ParameterError, match="rows must be"):
-        cache_blocks(freqs, 2, rows=-1, positions=np.array([0.5, 1.5]))
+        CacheSpec(freqs, 2, rows=-1, positions=np.array([0.5, 1.5]))

@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 from pecli.core.errors import ParameterError
-from pecli.core.ports.ggml import deepseek_factors, rope_mode, yarn_corr_dims
-from pecli.io.gguf import read_f32, read_gguf
+from pecli.core.ports.ggml import deepseek_factors, yarn_corr_dims
+from pecli.core.ports.gguf_format import rope_mode
+from pecli.io.ports.gguf import read_f32, read_gguf
 
 HERE = Path(__file__).parent / "fixtures" / "libraries" / "gguf"
 GOOD = ["llama31", "qwen_yarn", "gpt_oss", "phi3", "linear", "deepseek", "qwen2vl"]

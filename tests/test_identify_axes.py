@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from library_fixtures import load
 
-from pecli.analysis.rope.axes import pair_values, read_axes
-from pecli.analysis.rope.axes_compare import compare_to_plan
-from pecli.core.rope.multiaxis import axes_cache, axis_preset, per_axis
+from pecli.analysis.multiaxis.compare import compare_to_plan
+from pecli.analysis.multiaxis.reading import pair_values, read_axes
+from pecli.core.multiaxis import AxesSpec, axes_cache, axis_preset, per_axis, shared
 
 MULTI = {f.name: f for f in load("multiaxis")}
 MROPE = {f.name: f for f in load("mrope")}
@@ -141,7 +141,7 @@ def test_each_mistake_is_named(pairs, ids, layout, arithmetic, expected):
 
 def test_a_sine_of_minus_zero_is_still_the_exact_arithmetic():
     """-0.0 for 0.0 (torch's sin of -0.0) is 0 ulps away, not 2^31 across the sign bit."""
-    cos, sin = (axes_cache(PLAN, IDS, part=p, arithmetic="exact") for p in ("cos", "sin"))
+    cos, sin = (axes_cache(AxesSpec(PLAN, IDS, part=p, arithmetic="exact")) for p in ("cos", "sin"))
     layout, c, s = pair_values(cos, sin)
     assert np.count_nonzero(s == 0) > 0
     s = np.where(s == 0, -0.0, s)
@@ -151,7 +151,11 @@ def test_a_sine_of_minus_zero_is_still_the_exact_arithmetic():
 
 def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
-    path = _save(tmp_path, axes_cache(made, IDS, part="cos"), axes_cache(made, IDS, part="sin"))
+    path = _save(
+        tmp_path,
+        axes_cache(AxesSpec(made, IDS, part="cos")),
+        axes_cache(AxesSpec(made, IDS, part="sin")),
+    )
     result = run_cli("rope", "identify-axes", path, "--preset", "wan", "--grid", "3x4x5")
     assert result.exit_code == 1
     assert "wan: differs" in result.stdout and "θ of axis h: 20000 here, 10000" in result.stdout
@@ -166,7 +170,11 @@ def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     ],
 )
 def test_refusals(run_cli, tmp_path, args, option):
-    path = _save(tmp_path, axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin"))
+    path = _save(
+        tmp_path,
+        axes_cache(AxesSpec(PLAN, IDS, part="cos")),
+        axes_cache(AxesSpec(PLAN, IDS, part="sin")),
+    )
     result = run_cli("rope", "identify-axes", path, *args)
     assert result.exit_code == 2, result.output
     assert option in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -187,7 +195,11 @@ def test_refusals(run_cli, tmp_path, args, option):
 )
 def test_a_value_no_preset_takes_is_named_without_a_preset(run_cli, tmp_path, args, option, rule):
     """Not "fits no preset": the option the user typed, and its rule, before any preset is tried."""
-    path = _save(tmp_path, axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin"))
+    path = _save(
+        tmp_path,
+        axes_cache(AxesSpec(PLAN, IDS, part="cos")),
+        axes_cache(AxesSpec(PLAN, IDS, part="sin")),
+    )
     result = run_cli("rope", "identify-axes", path, *args, "-o", str(tmp_path / "r.json"))
     assert result.exit_code == 2, result.output
     line, *more = result.stderr.strip().splitlines()
@@ -202,12 +214,15 @@ def test_a_table_that_pairs_no_channels_is_refused(run_cli, tmp_path):
 
 
 def test_qwen3_interleaved_map_is_read_without_guessing():
-    from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+    from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 
     preset = MROPE_PRESETS["qwen3-vl"]
     source, _ = preset.token_ids("text:5 image:1,8,12 text:3 video:3,4,4,gap=2 text:2")
     ids, plan = source.array, preset.plan()
-    cos, sin = axes_cache(plan, ids, part="cos"), axes_cache(plan, ids, part="sin")
+    cos, sin = (
+        axes_cache(AxesSpec(plan, ids, part="cos")),
+        axes_cache(AxesSpec(plan, ids, part="sin")),
+    )
     layout, c, s = pair_values(cos, sin)
     reading = read_axes(c, s, ids, layout=layout)
     read = reading.strip(plan.axes)
@@ -216,7 +231,7 @@ def test_qwen3_interleaved_map_is_read_without_guessing():
 
 
 def test_a_block_that_is_not_geometric_has_no_schedule():
-    from pecli.core.rope.multiaxis.plan import AxisPlan
+    from pecli.core.multiaxis.plan import AxisPlan
 
     mixed = AxisPlan(
         ("y", "x"),
@@ -228,14 +243,17 @@ def test_a_block_that_is_not_geometric_has_no_schedule():
     )
     ids = np.array([[r, c] for r in range(3) for c in range(3)], dtype=float)
     layout, c, s = pair_values(
-        axes_cache(mixed, ids, part="cos"), axes_cache(mixed, ids, part="sin")
+        axes_cache(AxesSpec(mixed, ids, part="cos")), axes_cache(AxesSpec(mixed, ids, part="sin"))
     )
     reading = read_axes(c, s, ids, layout=layout)
     assert reading.schedule == "unknown" and reading.theta == {}
 
 
 def test_a_preset_of_another_width_is_told_so():
-    cos, sin = axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin")
+    cos, sin = (
+        axes_cache(AxesSpec(PLAN, IDS, part="cos")),
+        axes_cache(AxesSpec(PLAN, IDS, part="sin")),
+    )
     layout, c, s = pair_values(cos, sin)
     allegro = axis_preset("allegro").plan(128)  # thirds of 128: 63 pairs
     verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), allegro, IDS, (c, s))
@@ -265,7 +283,7 @@ DIAGONAL = np.array([[k, k] for k in range(6)], dtype=np.float64)  # h = w: pair
 
 
 def _both_layouts(plan):
-    cos, sin = (axes_cache(plan, DIAGONAL, part=p) for p in ("cos", "sin"))
+    cos, sin = (axes_cache(AxesSpec(plan, DIAGONAL, part=p)) for p in ("cos", "sin"))
     assert np.array_equal(cos[:, :32], cos[:, 32:]) and np.array_equal(cos[:, 0::2], cos[:, 1::2])
     return cos, sin
 
@@ -309,6 +327,38 @@ def test_the_help_offers_only_the_formats_it_writes(run_cli, tmp_path):
     json (got csv)'. It writes a table or JSON, and says so."""
     text = " ".join(run_cli("rope", "identify-axes", "--help").stdout.split())
     assert "[table|json]" in text and "(.json)" in text and "csv" not in text.split("Options:")[1]
-    path = _save(tmp_path, axes_cache(PLAN, IDS, part="cos"), axes_cache(PLAN, IDS, part="sin"))
+    path = _save(
+        tmp_path,
+        axes_cache(AxesSpec(PLAN, IDS, part="cos")),
+        axes_cache(AxesSpec(PLAN, IDS, part="sin")),
+    )
     result = run_cli("rope", "identify-axes", path, "--grid", "3x4x5", "--format", "csv")
     assert result.exit_code == 2 and "'--format'" in result.stderr, result.output
+
+
+def test_every_format_of_one_cache_is_read_alike(run_cli, tmp_path):
+    """HunyuanVideo's own cache as [cos | sin] .npy, .npz members cos and sin, .safetensors."""
+    from safetensors.numpy import save_file
+
+    cos, sin = (MULTI[f"hunyuanvideo_3x4x5_{p}"].table for p in ("cos", "sin"))
+    np.savez(tmp_path / "c.npz", cos=cos, sin=sin)
+    save_file({"cos": cos, "sin": sin}, str(tmp_path / "c.safetensors"))
+    reports = []
+    for path in (_save(tmp_path, cos, sin), tmp_path / "c.npz", tmp_path / "c.safetensors"):
+        result = run_cli("rope", "identify-axes", str(path), "--grid", "3x4x5", "--format", "json")
+        assert result.exit_code == 0, result.output
+        reports.append(json.loads(result.stdout))
+    assert reports[0] == reports[1] == reports[2]
+    assert reports[0]["presets"]["hunyuanvideo"]["matches"]
+    np.savez(tmp_path / "one.npz", cos=cos)
+    refused = run_cli("rope", "identify-axes", str(tmp_path / "one.npz"), "--grid", "3x4x5")
+    assert (
+        refused.exit_code == 2 and "must hold tensors cos and sin (got ['cos'])" in refused.stderr
+    )
+
+
+def test_a_complex_cache_must_be_two_dimensional(run_cli, tmp_path):
+    np.save(tmp_path / "z.npy", np.ones((2, 3, 4), np.complex64))
+    result = run_cli("rope", "identify-axes", str(tmp_path / "z.npy"), "--grid", "4x4")
+    assert result.exit_code == 2
+    assert "must be a 2-D complex freqs_cis (tokens, pairs) (got (2, 3, 4))" in result.stderr

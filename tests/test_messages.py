@@ -368,8 +368,8 @@ def test_a_full_device_is_named_in_the_message(pecli_cmd, tmp_path, args, redire
     ("command", "accepted"),
     [
         (["identify"], (".npy", "CSV", ".safetensors", ".npz")),
-        (["rope", "identify"], (".npy", "CSV", ".safetensors")),
-        (["rope", "identify-axes"], (".npy", "CSV", ".safetensors")),
+        (["rope", "identify"], (".npy", "CSV", ".safetensors", ".npz")),
+        (["rope", "identify-axes"], (".npy", "CSV", ".safetensors", ".npz")),
         (["alibi", "identify"], (".npy", "CSV")),
     ],
 )

@@ -12,9 +12,9 @@ from library_fixtures import load
 
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
-from pecli.core.rope.multiaxis import axes_cache
-from pecli.core.rope.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
-from pecli.core.rope.multiaxis.mrope_presets import MROPE_PRESETS
+from pecli.core.multiaxis import AxesSpec, axes_cache
+from pecli.core.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
+from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 
 FIXTURES = {f.name: f for f in load("mrope")}
 MODELS = ["qwen2-vl", "qwen2.5-vl", "qwen3-vl"]
@@ -74,12 +74,12 @@ def test_each_preset_is_its_model_s_rotary_class(model):
     """The preset's own section, θ and head (not the fixture's): transformers' cos rows."""
     cos = FIXTURES[f"{model}_cos"]
     ids = FIXTURES[f"{cos.params['model']}_ids"].table.T
-    ours = axes_cache(MROPE_PRESETS[model].plan(), ids, part="cos", arithmetic="float32")
+    ours = axes_cache(AxesSpec(MROPE_PRESETS[model].plan(), ids, part="cos", arithmetic="float32"))
     assert ulps32(ours, cos.table).max() <= 2
 
 
 def test_a_segment_made_without_gap_has_no_timestamps():
-    from pecli.core.rope.multiaxis.mrope import Segment
+    from pecli.core.multiaxis.mrope import Segment
 
     # 2 frames of 4×4 patches merged 2×2: t = 0, 0, 0, 0, 1, 1, 1, 1; h, w over 2 × 2
     ids, delta = mrope_ids([Segment("video", (2, 4, 4))], model="qwen2-vl")
@@ -122,8 +122,11 @@ def test_caches_are_the_rotary_classes_own(model):
     )
     ids = FIXTURES[f"{p['model']}_ids"].table.T
     for part, table in (("cos", cos.table), ("sin", sin.table)):
-        assert ulps32(axes_cache(plan, ids, part=part, arithmetic="float32"), table).max() <= 2
-        assert np.max(np.abs(axes_cache(plan, ids, part=part) - table)) < 1e-5
+        assert (
+            ulps32(axes_cache(AxesSpec(plan, ids, part=part, arithmetic="float32")), table).max()
+            <= 2
+        )
+        assert np.max(np.abs(axes_cache(AxesSpec(plan, ids, part=part)) - table)) < 1e-5
 
 
 @pytest.mark.parametrize(

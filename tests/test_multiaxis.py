@@ -5,18 +5,28 @@ transformers Pixtral, Llama 4 vision), the cache forms and the refusals."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import mpmath
 import numpy as np
 import pytest
 from library_fixtures import load
 
+from pecli.cli.multiaxis.options import parse_numbers, parse_sizes
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
-from pecli.core.rope.multiaxis import axes_cache, axes_cache_blocks, axis_preset, per_axis, shared
-from pecli.core.rope.multiaxis.plan import channel_pairs, plan_frequencies
-from pecli.core.rope.multiaxis.presets import AXIS_PRESETS, pixtral_plan, wan_widths
-from pecli.core.rope.multiaxis.resolve import parse_numbers, resolve_ids, resolve_plan
+from pecli.core.multiaxis import (
+    AxesSpec,
+    axes_cache,
+    axes_cache_blocks,
+    axis_preset,
+    per_axis,
+    shared,
+)
+from pecli.core.multiaxis.plan import channel_pairs, plan_frequencies
+from pecli.core.multiaxis.presets import AXIS_PRESETS, pixtral_plan, wan_widths
+from pecli.core.multiaxis.resolve import resolve_ids, resolve_plan
+from pecli.core.rope import RopeSpec, check_spec
 
 mpmath.mp.dps = 40
 FIXTURES = {f.name: f for f in load("multiaxis")}
@@ -120,25 +130,31 @@ def test_exact_cache_is_correctly_rounded(layout):
     plan = dataclasses.replace(per_axis([4, 6, 6], theta=[10000.0, 256.0, 2000.0]), layout=layout)
     ids = np.array([[0, 0, 0], [1, 2, 3], [12345, 0.5, -7.25], [2.0**30, 1e6 + 0.5, 3e7]])
     cos_ref, sin_ref = reference(plan, ids)
-    cos = axes_cache(plan, ids, part="cos")
-    sin = axes_cache(plan, ids, part="sin")
+    cos = axes_cache(AxesSpec(plan, ids, part="cos"))
+    sin = axes_cache(AxesSpec(plan, ids, part="sin"))
     assert np.array_equal(cos, cos_ref.astype(np.float32))
     assert np.array_equal(sin, sin_ref.astype(np.float32))
-    assert np.max(np.abs(axes_cache(plan, ids, part="cos", dtype="float64") - cos_ref)) < 4e-16
+    assert (
+        np.max(np.abs(axes_cache(AxesSpec(plan, ids, part="cos", dtype="float64")) - cos_ref))
+        < 4e-16
+    )
 
 
 def test_forms_agree_with_each_other():
     plan = axis_preset("flux").plan()
     ids = axis_preset("flux").ids([3, 4], 2)
-    full = axes_cache(plan, ids, dtype="float64")
-    half = axes_cache(plan, ids, form="half", dtype="float64")
-    z = axes_cache(plan, ids, form="complex", dtype="float64")
-    m = axes_cache(plan, ids, form="matrix", dtype="float64")
+    full = axes_cache(AxesSpec(plan, ids, dtype="float64"))
+    half = axes_cache(AxesSpec(plan, ids, form="half", dtype="float64"))
+    z = axes_cache(AxesSpec(plan, ids, form="complex", dtype="float64"))
+    m = axes_cache(AxesSpec(plan, ids, form="matrix", dtype="float64"))
     h = plan.pairs
     assert np.array_equal(full[:, 0 : 2 * h : 2], half[:, :h])
     assert np.array_equal(full[:, 2 * h + 1 :: 2], half[:, h:])
     assert np.array_equal(z.real, half[:, :h]) and np.array_equal(z.imag, half[:, h:])
-    assert z.dtype == np.complex128 and axes_cache(plan, ids, form="complex").dtype == np.complex64
+    assert (
+        z.dtype == np.complex128
+        and axes_cache(AxesSpec(plan, ids, form="complex")).dtype == np.complex64
+    )
     assert m.shape == (len(ids), h, 2, 2)
     assert np.array_equal(m[..., 0, 1], -half[:, h:]) and np.array_equal(m[..., 1, 0], half[:, h:])
 
@@ -146,8 +162,8 @@ def test_forms_agree_with_each_other():
 def test_blocks_concatenate_to_the_whole_cache():
     plan = axis_preset("wan").plan(96)
     ids = axis_preset("wan").ids([3, 4, 5])
-    whole = axes_cache(plan, ids, form="half")
-    parts = np.concatenate(list(axes_cache_blocks(plan, ids, form="half", rows=7)))
+    whole = axes_cache(AxesSpec(plan, ids, form="half"))
+    parts = np.concatenate(list(axes_cache_blocks(AxesSpec(plan, ids, form="half", rows=7))))
     assert np.array_equal(whole, parts)
 
 
@@ -176,7 +192,7 @@ def _fixture_case(name):
 def test_model_arithmetic_is_the_library_within_two_ulps(name):
     preset, plan, ids, cos, sin = _fixture_case(name)
     for part, table in (("cos", cos), ("sin", sin)):
-        ours = axes_cache(plan, ids, part=part, arithmetic=preset.dtype)
+        ours = axes_cache(AxesSpec(plan, ids, part=part, arithmetic=preset.dtype))
         bound = 1 if preset.dtype == "float64" else 2  # torch's float32 cos/sin: within 2 ulps
         assert ours.shape == table.shape and ulps32(ours, table).max() <= bound
 
@@ -187,17 +203,19 @@ def test_exact_cache_is_within_the_library_arithmetic_error(name):
     # float64 models round only at the end; float32 ones err by a few ulps of each angle
     bound = 0 if preset.dtype == "float64" else 2**-22 * (1 + np.abs(ids).max())
     for part, table in (("cos", cos), ("sin", sin)):
-        assert np.max(np.abs(axes_cache(plan, ids, part=part) - table)) <= bound
+        assert np.max(np.abs(axes_cache(AxesSpec(plan, ids, part=part)) - table)) <= bound
 
 
 def test_llama4_freqs_ci_complex_form():
     table = FIXTURES["llama4_vision_4x4"].table
     preset = axis_preset("llama4-vision")
-    ours = axes_cache(preset.plan(88), preset.ids([4]), form="complex", arithmetic="float32")
+    ours = axes_cache(
+        AxesSpec(preset.plan(88), preset.ids([4]), form="complex", arithmetic="float32")
+    )
     assert ours.dtype == table.dtype == np.complex64
     assert ulps32(ours.real.copy(), table.real.copy()).max() <= 1
     assert ulps32(ours.imag.copy(), table.imag.copy()).max() <= 1
-    exact = axes_cache(preset.plan(88), preset.ids([4]), form="complex")
+    exact = axes_cache(AxesSpec(preset.plan(88), preset.ids([4]), form="complex"))
     assert np.max(np.abs(exact - table)) < 2e-7
 
 
@@ -207,7 +225,7 @@ def test_qwen_image_complex_freqs_with_centred_ids():
     ids = preset.ids([5, 6], 3)
     assert ids[:3].tolist() == [[3.0] * 3, [4.0] * 3, [5.0] * 3]  # max(5//2, 6//2) + k
     assert ids[3].tolist() == [0.0, -3.0, -3.0] and ids[-1].tolist() == [0.0, 1.0, 2.0]
-    ours = axes_cache(preset.plan(), ids, form="complex", arithmetic="float32")
+    ours = axes_cache(AxesSpec(preset.plan(), ids, form="complex", arithmetic="float32"))
     assert ours.dtype == table.dtype == np.complex64
     assert ulps32(ours.real.copy(), table.real.copy()).max() <= 1
     assert ulps32(ours.imag.copy(), table.imag.copy()).max() <= 1
@@ -232,11 +250,14 @@ def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
     plan = per_axis([16], theta=10000.0, axes=("p",))
     ids = np.array(cos.params["positions"])[:, None]
     for part, table in (("cos", cos.table), ("sin", sin.table)):
-        assert ulps32(axes_cache(plan, ids, part=part, arithmetic="float64"), table).max() <= 1
-        assert ulps32(axes_cache(plan, ids, part=part), table).max() == 0
+        assert (
+            ulps32(axes_cache(AxesSpec(plan, ids, part=part, arithmetic="float64")), table).max()
+            <= 1
+        )
+        assert ulps32(axes_cache(AxesSpec(plan, ids, part=part)), table).max() == 0
         # diffusers' default float32 frequencies (angles then float64): thousands of ulps off
         loose = FIXTURES[f"fractional_float32_{part}"].table
-        assert 100 < ulps32(axes_cache(plan, ids, part=part), loose).max() < 1 << 14
+        assert 100 < ulps32(axes_cache(AxesSpec(plan, ids, part=part)), loose).max() < 1 << 14
 
 
 # --- refusals ------------------------------------------------------------------------------
@@ -258,26 +279,41 @@ def test_fractional_positions_as_diffusers_get_1d_rotary_pos_embed():
         (lambda: axis_preset("hunyuanvideo").ids([1, 2, 2], 3), "text"),
         (lambda: axis_preset("stable-diffusion"), "preset"),
         (lambda: pixtral_plan(66), "head_dim"),
-        (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.ones((2, 2))), "ids"),
-        (lambda: axes_cache(per_axis([4], theta=1e4, axes=("a",)), np.array([[np.nan]])), "ids"),
+        (
+            lambda: axes_cache(AxesSpec(per_axis([4], theta=1e4, axes=("a",)), np.ones((2, 2)))),
+            "ids",
+        ),
         (
             lambda: axes_cache(
-                per_axis([4], theta=1e4, axes=("a",)),
-                np.ones((1, 1)),
-                form="complex",
-                dtype="float16",
+                AxesSpec(per_axis([4], theta=1e4, axes=("a",)), np.array([[np.nan]]))
+            ),
+            "ids",
+        ),
+        (
+            lambda: axes_cache(
+                AxesSpec(
+                    per_axis([4], theta=1e4, axes=("a",)),
+                    np.ones((1, 1)),
+                    form="complex",
+                    dtype="float16",
+                ),
             ),
             "dtype",
         ),
         (
             lambda: axes_cache(
-                per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)), form="matrix", part="cos"
+                AxesSpec(
+                    per_axis([4], theta=1e4, axes=("a",)),
+                    np.ones((1, 1)),
+                    form="matrix",
+                    part="cos",
+                )
             ),
             "part",
         ),
         (
             lambda: axes_cache(
-                per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)), arithmetic="bf16"
+                AxesSpec(per_axis([4], theta=1e4, axes=("a",)), np.ones((1, 1)), arithmetic="bf16")
             ),
             "arithmetic",
         ),
@@ -303,7 +339,7 @@ def test_model_arithmetic_rounds_positions_to_its_dtype_first():
     torch_like = (p.astype(np.float32) * w).astype(np.float32)  # pos.float() * inv_freq
     assert np.any(torch_like != (p * np.float64(w)).astype(np.float32))  # the test can tell
     cos = axes_cache(
-        plan, p[:, None], form="half", part="cos", dtype="float64", arithmetic="float32"
+        AxesSpec(plan, p[:, None], form="half", part="cos", dtype="float64", arithmetic="float32")
     )
     assert cos[:, 1].tolist() == np.cos(torch_like.astype(np.float64)).astype(np.float32).tolist()
 
@@ -319,10 +355,10 @@ def test_cogvideox_ids_are_the_linspace_crop_in_float32():
 
 
 @pytest.mark.parametrize(
-    ("theta", "per_axis_theta"), [("5000", (5e3,) * 3), ("5e3,6e3,7e3", (5e3, 6e3, 7e3))]
+    ("theta", "per_axis_theta"), [(5000.0, (5e3,) * 3), ((5e3, 6e3, 7e3), (5e3, 6e3, 7e3))]
 )
 def test_a_preset_s_theta_is_overridden_by_one_number_or_one_per_axis(theta, per_axis_theta):
-    from pecli.core.rope.multiaxis.resolve import resolve_plan
+    from pecli.core.multiaxis.resolve import resolve_plan
 
     plan, _ = resolve_plan("wan", theta=theta)  # axes t, h, w
     assert plan.axes == ("t", "h", "w")
@@ -344,12 +380,25 @@ def test_the_cached_frequencies_cannot_be_changed_by_a_caller():
             array[0] = 0.5
 
 
-@pytest.mark.parametrize("theta", ["inf", "nan", ""])
-def test_a_theta_that_is_not_a_finite_number_is_refused(theta):
-    from pecli.core.rope.multiaxis.resolve import resolve_plan
+@pytest.mark.parametrize("theta", [math.inf, math.nan, 1.0, (1e4, math.nan, 1e4)])
+def test_a_theta_that_is_not_a_finite_number_above_1_is_refused(theta):
+    """One rule for every θ (a preset's, each of a per-axis list, a 1-D rope's), one wording."""
+    from pecli.core.multiaxis.resolve import resolve_plan
 
-    with pytest.raises(ParameterError, match="theta must be a number"):
+    with pytest.raises(ParameterError, match="theta must be a finite number > 1"):
         resolve_plan("wan", theta=theta)
+    with pytest.raises(ParameterError, match="theta must be a finite number > 1"):
+        resolve_plan(None, widths=(4, 4, 4), theta=theta)
+    bad = theta[1] if isinstance(theta, tuple) else theta
+    with pytest.raises(ParameterError, match="theta must be a finite number > 1"):
+        check_spec(RopeSpec(theta=bad))
+
+
+def test_the_command_line_reads_words_the_core_takes_numbers():
+    assert parse_numbers("1e4, 256", "theta") == (1e4, 256.0)
+    assert parse_sizes("3x4×5", "grid") == (3, 4, 5)
+    with pytest.raises(ParameterError, match="theta must be a number, or one per axis"):
+        parse_numbers("", "theta")
 
 
 def test_id_source_has_no_text_tokens_unless_asked():
@@ -361,18 +410,18 @@ def test_id_source_has_no_text_tokens_unless_asked():
 
 
 def test_a_plain_grid_without_a_preset_is_row_major_and_takes_no_text():
-    plan, _ = resolve_plan(None, widths="4,4", theta="100")
-    ids = resolve_ids(plan, None, grid="2,3", text=0, ids=None)
+    plan, _ = resolve_plan(None, widths=(4, 4), theta=100.0)
+    ids = resolve_ids(plan, None, grid=(2, 3), text=0, ids=None)
     assert ids.rows(0, ids.n).tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
-    with pytest.raises(ParameterError, match="text needs a --preset"):
-        resolve_ids(plan, None, grid="2,3", text=1, ids=None)
+    with pytest.raises(ParameterError, match="text needs a `preset`"):
+        resolve_ids(plan, None, grid=(2, 3), text=1, ids=None)
 
 
 @pytest.mark.parametrize(
     ("call", "words"),
     [
         (lambda: parse_numbers("ten", "theta"), "theta"),
-        (lambda: resolve_plan("flux", theta="1"), "theta must be > 1"),
+        (lambda: resolve_plan("flux", theta=1.0), "theta must be a finite number > 1"),
         (lambda: axis_preset("flux").id_source([2, 2], text=-1), "text must be an integer from 0"),
         (lambda: axis_preset("lucidrains-axial").plan(6), "head_dim must be a multiple of 4"),
         (lambda: axis_preset("rope-vit-axial").plan(6), "head_dim must be a multiple of 4"),
@@ -385,17 +434,17 @@ def test_a_plain_grid_without_a_preset_is_row_major_and_takes_no_text():
         (lambda: axis_preset("flux").id_source([2, 2], fps=1.0), "fps is Cosmos'"),
         (lambda: axis_preset("cosmos").id_source([1, 1, 1], fps=0.0), "fps is Cosmos'"),
         (lambda: shared([0, 2], theta=100.0, axes=("h", "w")), "assign must name axes 0 … 1 "),
-        (lambda: resolve_plan(None, widths="4,8"), "--widths without --theta"),
-        (lambda: resolve_plan(None, theta="100"), "--theta without --widths"),
+        (lambda: resolve_plan(None, widths=(4, 8)), "`widths` without `theta`"),
+        (lambda: resolve_plan(None, theta=100.0), "`theta` without `widths`"),
         (
             lambda: resolve_ids(
-                resolve_plan(None, widths="4,4", theta="100")[0],
+                resolve_plan(None, widths=(4, 4), theta=100.0)[0],
                 None,
-                grid="1,2",
+                grid=(1, 2),
                 text=0,
                 ids=np.zeros((2, 2)),
             ),
-            "ids goes without --grid",
+            "ids goes without `grid`",
         ),
     ],
 )
@@ -405,7 +454,7 @@ def test_bad_preset_arguments_name_the_option_and_rule(call, words):
 
 
 def test_grid_sizes_and_id_arrays_are_checked_for_their_axes():
-    from pecli.core.rope.multiaxis.ids import GridIds, check_grid, check_ids
+    from pecli.core.multiaxis.ids import GridIds, check_grid, check_ids
 
     with pytest.raises(ParameterError, match="grid sizes must be integers >= 1"):
         check_grid([0, 2], 2)
@@ -420,9 +469,9 @@ def test_grid_sizes_and_id_arrays_are_checked_for_their_axes():
     plan = per_axis([4, 4, 4], theta=10000.0)
     wrong = GridIds((2, 2), axes=2, columns=(0, 1))
     with pytest.raises(ParameterError, match=r"ids must have one column per axis \(3\)"):
-        axes_cache(plan, wrong)
+        axes_cache(AxesSpec(plan, wrong))
     with pytest.raises(ParameterError, match="part must be both, cos or sin"):
-        axes_cache(plan, np.zeros((2, 3)), part="tan")
+        axes_cache(AxesSpec(plan, np.zeros((2, 3)), part="tan"))
 
 
 def test_rope_vit_axial_ids_run_x_first():

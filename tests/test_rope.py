@@ -12,7 +12,8 @@ from library_fixtures import ids, load
 
 from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
-from pecli.core.rope.cache import cache_blocks, rope_cache, rope_layout
+from pecli.core.rope.cache import CacheSpec, cache_blocks, rope_cache
+from pecli.core.rope.cache_spec import rope_layout
 from pecli.core.rope.config import spec_from_config
 
 LLAMA31 = RopeSpec(
@@ -107,7 +108,10 @@ def test_cache_matches_transformers_within_its_float32_error(fixture, part):
     cache = FIXTURES[fixture.name.replace("inv_freq", part)]
     p = np.array(cache.params["positions"], dtype=np.float64)[:, None]
     ours = np.stack(
-        [rope_cache(freqs, 1, start=int(q), dtype="float64")[part == "sin"][0] for q in p[:, 0]]
+        [
+            rope_cache(CacheSpec(freqs, 1, start=int(q), dtype="float64"))[part == "sin"][0]
+            for q in p[:, 0]
+        ]
     )
     w32 = np.tile(fixture.table.astype(np.float64), 2)
     # transformers' angle error: p·|ω32 − ω| + the float32 rounding of p·ω32, then sin/cos
@@ -123,7 +127,7 @@ def test_gptj_interleaved_cache_rotates_like_transformers():
     turned = np.empty_like(x)
     turned[0::2], turned[1::2] = -x[1::2], x[0::2]  # rotate_every_two
     for row, q in enumerate(positions):
-        cos, sin = rope_cache(freqs, 1, start=q, layout="gptj", dtype="float64")
+        cos, sin = rope_cache(CacheSpec(freqs, 1, start=q, layout="gptj", dtype="float64"))
         assert np.allclose(x * cos[0] + turned * sin[0], rotated.table[row], atol=4e-6 * max(q, 1))
         # GPT-J's buffer is pecli's [S|C] halves: sin block, then cos block
         assert np.allclose(
@@ -141,7 +145,7 @@ def test_cache_is_correctly_rounded_against_mpmath(layout, dtype):
     exact = ref.yarn(150000.0, 64, 32, 4096, truncate=False)
     scale = 0.1 * mpmath.log(32) + 1
     for q in positions:
-        cos, sin = rope_cache(freqs, 1, start=q, layout=layout, dtype=dtype)
+        cos, sin = rope_cache(CacheSpec(freqs, 1, start=q, layout=layout, dtype=dtype))
         want_cos, want_sin = ref.cache_row(q, exact, scale, layout)
         for ours, want in ((cos[0], want_cos), (sin[0], want_sin)):
             if dtype == "float32":
@@ -154,9 +158,9 @@ def test_cache_is_correctly_rounded_against_mpmath(layout, dtype):
 
 def test_blocks_are_bit_identical_to_one_piece_and_to_a_later_start():
     freqs = rope_frequencies(LLAMA31)
-    whole = np.concatenate(list(cache_blocks(freqs, 300, start=5)))
-    pieces = np.concatenate(list(cache_blocks(freqs, 300, start=5, rows=7)))
-    tail = np.concatenate(list(cache_blocks(freqs, 100, start=205)))
+    whole = np.concatenate(list(cache_blocks(CacheSpec(freqs, 300, start=5))))
+    pieces = np.concatenate(list(cache_blocks(CacheSpec(freqs, 300, start=5, rows=7))))
+    tail = np.concatenate(list(cache_blocks(CacheSpec(freqs, 100, start=205))))
     assert np.array_equal(whole, pieces) and np.array_equal(whole[200:], tail)
 
 
@@ -164,9 +168,9 @@ def test_blocks_are_bit_identical_to_one_piece_and_to_a_later_start():
 def test_the_last_position_may_not_pass_2_to_the_53(start):
     # positions start … start+n-1 with |start| + n <= 2^53; 2^53 - 1 + 2 = 2^53 + 1 is too far
     with pytest.raises(ParameterError, match=r"\|start\| \+ n <= 2\^53"):
-        cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2, start=start)
+        cache_blocks(CacheSpec(rope_frequencies(RopeSpec(head_dim=4)), 2, start=start))
     # the last position allowed is computed, and is the formula's row there (mpmath, 40 digits)
-    (row,) = cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 1, start=2**53 - 1)
+    (row,) = cache_blocks(CacheSpec(rope_frequencies(RopeSpec(head_dim=4)), 1, start=2**53 - 1))
     cos, sin = ref.cache_row(2**53 - 1, ref.default(10000.0, 4), 1, "half-split")
     assert np.array_equal(row, [np.array([float(v) for v in cos + sin], np.float32)])
 
@@ -185,7 +189,9 @@ def test_chunked_blocks_are_the_mpmath_rows(monkeypatch, layout, part):
     start, n = 1_000_003, 47
     blocks = [
         b.copy()
-        for b in cache_blocks(freqs, n, start=start, layout=layout, part=part, rows=5, reuse=2)
+        for b in cache_blocks(
+            CacheSpec(freqs, n, start=start, layout=layout, part=part, rows=5, reuse=2)
+        )
     ]
     assert [len(b) for b in blocks] == [5] * 9 + [2]
     table = np.concatenate(blocks)
@@ -402,7 +408,7 @@ def test_every_frequency_scaled_alike_reads_the_factor_where_round_factors_live(
 def test_position_zero_is_exactly_cos_1_sin_0_after_a_negative_start(start, dtype):
     """cos 0 = 1, sin 0 = 0 at every frequency, wherever position 0 falls (it was 2e-17)."""
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=8))
-    cos, sin = rope_cache(freqs, -start + 2, start=start, dtype=dtype)
+    cos, sin = rope_cache(CacheSpec(freqs, -start + 2, start=start, dtype=dtype))
     assert np.array_equal(cos[-start], np.ones(8)) and np.array_equal(sin[-start], np.zeros(8))
 
 

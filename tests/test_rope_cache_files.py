@@ -16,7 +16,7 @@ from safetensors import safe_open
 import pecli
 from pecli.analysis.rope.cache import identify_cache, split_cache
 from pecli.core.rope import RopeSpec, rope_frequencies
-from pecli.core.rope.cache import rope_cache
+from pecli.core.rope.cache import CacheSpec, rope_cache
 
 LLAMA31 = [
     *("--rope-type", "llama3", "--theta", "500000", "--factor", "8"),
@@ -238,7 +238,7 @@ def test_identify_reads_gptj_interleaved_values():
 )
 def test_identify_reads_pecli_caches_from_any_first_position(spec, n, start, layout, dtype):
     freqs = rope_frequencies(spec)
-    cos, sin = rope_cache(freqs, n, start=start, layout=layout, dtype=dtype)
+    cos, sin = rope_cache(CacheSpec(freqs, n, start=start, layout=layout, dtype=dtype))
     guess = identify_cache(cos, sin)
     assert guess.start == start and guess.rotary_dim == spec.rotary_dim
     assert guess.layout == ("half-split" if layout == "half-split" else "interleaved")
@@ -250,21 +250,21 @@ def test_identify_reads_pecli_caches_from_any_first_position(spec, n, start, lay
 
 def test_a_short_bf16_cache_gives_theta_but_not_the_slow_pairs():
     spec = RopeSpec(rope_type="linear", theta=500000.0, factor=4.0)
-    cos, sin = rope_cache(rope_frequencies(spec), 1000, dtype="bfloat16")
+    cos, sin = rope_cache(CacheSpec(rope_frequencies(spec), 1000, dtype="bfloat16"))
     guess = identify_cache(cos, sin)
     assert guess.storage == "bfloat16" and guess.rope is None and guess.theta == 500000.0
     assert any(f.startswith("pairs ") and "not determined" in f for f in guess.findings)
 
 
 def test_a_cos_table_alone_must_start_at_position_0():
-    cos, _ = rope_cache(rope_frequencies(RopeSpec(head_dim=16)), 50, start=5)
+    cos, _ = rope_cache(CacheSpec(rope_frequencies(RopeSpec(head_dim=16)), 50, start=5))
     guess = identify_cache(cos)
     assert guess.rope is None and guess.start is None
     assert "starts at position 0" in guess.findings[0]
 
 
 def test_split_cache_tells_cos_sin_and_both_apart():
-    cos, sin = rope_cache(rope_frequencies(RopeSpec(head_dim=8)), 6, dtype="float64")
+    cos, sin = rope_cache(CacheSpec(rope_frequencies(RopeSpec(head_dim=8)), 6, dtype="float64"))
     both = split_cache(np.concatenate([cos, sin], axis=1))
     assert np.array_equal(both[0], cos) and np.array_equal(both[1], sin)
     assert split_cache(sin)[0] is None and split_cache(cos)[1] is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import mpmath
@@ -13,7 +14,7 @@ from safetensors import safe_open
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
-from pecli.core.rope.cache import cache_blocks
+from pecli.core.rope.cache import CacheSpec, cache_blocks
 from pecli.core.rope.config import spec_from_config
 from pecli.core.rope.framework import framework_cache_blocks, transformers_inv_freq
 
@@ -68,7 +69,7 @@ def _cache(name: str, part: str, blocks) -> np.ndarray:
     freqs = rope_frequencies(_spec(name))
     fixture = FIXTURES[f"{name}_{part}"]
     return np.concatenate(
-        [next(blocks(freqs, 1, start=p, part=part)) for p in fixture.params["positions"]]
+        [next(blocks(CacheSpec(freqs, 1, start=p, part=part))) for p in fixture.params["positions"]]
     )
 
 
@@ -79,13 +80,17 @@ def test_cache_is_within_one_ulp_of_transformers_where_exact_is_not(name, part):
     ours = _cache(name, part, framework_cache_blocks)
     ulps = ulps32(ours, fixture)
     assert ulps.max() <= 1 and np.count_nonzero(ulps) < 0.2 * ulps.size  # torch's cos/sin: 1 ulp
-    exact = _cache(name, part, lambda *a, **k: cache_blocks(*a, **k, dtype="float64"))
+    exact = _cache(
+        name, part, lambda spec: cache_blocks(dataclasses.replace(spec, dtype="float64"))
+    )
     assert np.abs(exact - fixture).max() > 100 * np.abs(ours.astype(np.float64) - fixture).max()
 
 
 def test_float32_angles_are_what_positions_past_2_24_round_to():
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=4))
-    block = next(framework_cache_blocks(freqs, 2, start=2**24, part="sin", dtype="float64"))
+    block = next(
+        framework_cache_blocks(CacheSpec(freqs, 2, start=2**24, part="sin", dtype="float64"))
+    )
     assert block[0, 0] == block[1, 0]  # position 2^24 + 1 is 2^24 in float32
     assert block[0, 0] == float(np.float32(math.sin(2**24)))  # sin of it, rounded to float32
 
@@ -95,13 +100,15 @@ def test_blocks_of_any_height_go_on_from_where_the_last_stopped(rows):
     fixture = FIXTURES["default_sin"]  # transformers' own rows at positions 0, 1, 2, 3, 100, …
     assert fixture.params["positions"][:4] == [0, 1, 2, 3]
     freqs = rope_frequencies(_spec("default"))
-    ours = np.concatenate(list(framework_cache_blocks(freqs, 4, part="sin", rows=rows)))
+    ours = np.concatenate(list(framework_cache_blocks(CacheSpec(freqs, 4, part="sin", rows=rows))))
     assert ulps32(ours, fixture.table[:4]).max() <= 1
 
 
 def test_positions_up_to_2_53_and_not_past_it():
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=4))
-    last = next(framework_cache_blocks(freqs, 2, start=2**53 - 2, part="cos"))  # 2^53 − 1 last
+    last = next(
+        framework_cache_blocks(CacheSpec(freqs, 2, start=2**53 - 2, part="cos"))
+    )  # 2^53 − 1 last
     # float32 positions (spaced 2^30 there): 2^53 − 2 and 2^53 − 1 are both 2^53, so both rows
     # are cos(2^53 · ω) for transformers' float32 ω = 1 and 0.01, half-split (mpmath, exact)
     with mpmath.workdps(40):
@@ -110,7 +117,7 @@ def test_positions_up_to_2_53_and_not_past_it():
     assert ulps32(last, np.array([row, row], np.float32)).max() <= 1
     for start, n in ((2**53 - 1, 2), (-(2**53), 1)):  # |start| + n = 2^53 + 1
         with pytest.raises(ParameterError, match="start"):
-            framework_cache_blocks(freqs, n, start=start)
+            framework_cache_blocks(CacheSpec(freqs, n, start=start))
 
 
 def test_other_rope_types_are_refused_naming_the_option(run_cli):

@@ -13,7 +13,7 @@ from library_fixtures import load
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
-from pecli.core.rope.cache import cache_blocks
+from pecli.core.rope.cache import CacheSpec, cache_blocks
 from pecli.core.rope.config import spec_from_config
 from pecli.core.rope.framework import framework_cache_blocks
 
@@ -29,7 +29,11 @@ def test_fractional_and_negative_positions_are_correctly_rounded(layout):
     positions = np.array([0.5, -3.25, 1e6 + 0.125, 123456.789, 2.0**40 + 0.5, 7.0])
     freqs = rope_frequencies(YARN)
     table = np.concatenate(
-        list(cache_blocks(freqs, positions.size, layout=layout, positions=positions, rows=4))
+        list(
+            cache_blocks(
+                CacheSpec(freqs, positions.size, layout=layout, positions=positions, rows=4)
+            )
+        )
     )
     inv = ref.yarn(1e6, 16, 4, 32768)
     scale = freqs.attention_factor
@@ -41,8 +45,10 @@ def test_fractional_and_negative_positions_are_correctly_rounded(layout):
 
 def test_consecutive_positions_give_the_start_n_cache():
     freqs = rope_frequencies(YARN)
-    a = np.concatenate(list(cache_blocks(freqs, 50, start=1000)))
-    b = np.concatenate(list(cache_blocks(freqs, 50, positions=np.arange(1000.0, 1050.0))))
+    a = np.concatenate(list(cache_blocks(CacheSpec(freqs, 50, start=1000))))
+    b = np.concatenate(
+        list(cache_blocks(CacheSpec(freqs, 50, positions=np.arange(1000.0, 1050.0))))
+    )
     assert ulps32(a, b).max() == 0
 
 
@@ -52,7 +58,11 @@ def test_transformers_listed_positions(name):
     spec = spec_from_config(cos.params["config"])[0]
     freqs, where = rope_frequencies(spec), np.array(cos.params["positions"], dtype=np.float64)
     ours = np.concatenate(
-        list(framework_cache_blocks(freqs, where.size, part="cos", rows=4, positions=where))
+        list(
+            framework_cache_blocks(
+                CacheSpec(freqs, where.size, part="cos", rows=4, positions=where)
+            )
+        )
     )
     assert ulps32(ours, cos.table).max() <= 1
 
@@ -62,7 +72,7 @@ def test_diffusers_fractional_positions_bit_for_bit():
     where = np.array(cos.params["positions"])
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=16))
     both = np.concatenate(
-        list(cache_blocks(freqs, where.size, layout="interleaved", positions=where))
+        list(cache_blocks(CacheSpec(freqs, where.size, layout="interleaved", positions=where)))
     )
     assert np.array_equal(both[:, :16], cos.table) and np.array_equal(both[:, 16:], sin.table)
 
@@ -74,7 +84,7 @@ def test_diffusers_fractional_positions_bit_for_bit():
 def test_bad_positions_are_refused(positions, start, parameter):
     freqs = rope_frequencies(YARN)
     with pytest.raises(ParameterError) as caught:
-        cache_blocks(freqs, len(positions), start=start, positions=np.array(positions))
+        cache_blocks(CacheSpec(freqs, len(positions), start=start, positions=np.array(positions)))
     assert caught.value.parameter == parameter
 
 
@@ -108,7 +118,7 @@ def test_cli_positions_list_and_file(run_cli, tmp_path):
     a, b = np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy")
     freqs = rope_frequencies(RopeSpec(head_dim=8))
     where = np.array([0.5, -2.0, 1e7 + 0.25])
-    expected = np.concatenate(list(cache_blocks(freqs, 3, positions=where)))
+    expected = np.concatenate(list(cache_blocks(CacheSpec(freqs, 3, positions=where))))
     assert np.array_equal(a, expected) and np.array_equal(b, expected)
 
 
@@ -129,7 +139,7 @@ def test_cli_positions_file_is_a_vector_of_any_of_its_shapes(run_cli, tmp_path, 
     )
     assert result.exit_code == 0, result.output
     expected = np.concatenate(
-        list(cache_blocks(rope_frequencies(RopeSpec(head_dim=8)), 3, positions=where))
+        list(cache_blocks(CacheSpec(rope_frequencies(RopeSpec(head_dim=8)), 3, positions=where)))
     )
     assert np.array_equal(np.load(tmp_path / "c.npy"), expected)
 
@@ -192,7 +202,11 @@ def test_cli_positions_from_stdin(pecli_cmd):
     assert done.returncode == 0, done.stderr
     expected = np.concatenate(
         list(
-            cache_blocks(rope_frequencies(RopeSpec(head_dim=4)), 2, positions=np.array([0.5, -2.0]))
+            cache_blocks(
+                CacheSpec(
+                    rope_frequencies(RopeSpec(head_dim=4)), 2, positions=np.array([0.5, -2.0])
+                )
+            )
         )
     )
     got = np.loadtxt(done.stdout.decode().splitlines()[1:], delimiter=",", ndmin=2)
@@ -205,10 +219,10 @@ def test_an_integer_position_past_2_53_is_refused_not_rounded_into_the_rule():
     freqs = rope_frequencies(RopeSpec(head_dim=4))
     for positions in (np.array([0, 2**53 + 1]), np.array([2**64 - 1], dtype=np.uint64)):
         with pytest.raises(ParameterError, match=r"\|p\| <= 2\^53") as caught:
-            cache_blocks(freqs, positions.size, positions=positions)
+            cache_blocks(CacheSpec(freqs, positions.size, positions=positions))
         assert caught.value.parameter == "positions"
     edge = [
-        np.concatenate(list(cache_blocks(freqs, 1, positions=p)))
+        np.concatenate(list(cache_blocks(CacheSpec(freqs, 1, positions=p))))
         for p in (np.array([-(2**53)]), [-(2.0**53)])
     ]
     assert np.array_equal(*edge)

@@ -232,16 +232,16 @@ def test_a_count_of_one_is_an_integer_at_least_one():
 
 def test_refusals_show_the_bad_value_not_a_count_or_shape():
     """A new user saw '(got 1 values)', '(got (1,))' and '(got neither)' for given values."""
-    from pecli.core.rope.cache import check_positions_list
-    from pecli.core.rope.multiaxis.resolve import resolve_plan
+    from pecli.core.multiaxis.resolve import resolve_plan
+    from pecli.core.rope.cache_spec import check_positions_list
     from pecli.core.zoo.timesteps import model_inputs
 
     with pytest.raises(ParameterError) as refused:
         check_positions_list(np.array([1.0, np.inf]), 2)
     assert refused.value.value == np.inf
     with pytest.raises(ParameterError) as refused:
-        resolve_plan(None, widths="2,2", theta=None)
-    assert refused.value.value == "--widths without --theta"
+        resolve_plan(None, widths=(2, 2), theta=None)
+    assert refused.value.value == "`widths` without `theta`"  # --widths … on the command line
     with pytest.raises(ParameterError) as refused:
         model_inputs([1.0, float("nan")], "flux")
     assert math.isnan(refused.value.value)
@@ -295,16 +295,16 @@ def test_permutation_arguments_and_defaults_are_refused_by_name():
 
 def test_a_cache_at_listed_positions_is_cos_and_sin_of_each_position():
     """Positions in any order, negative included: cos(p·ω), sin(p·ω) with ω = 1, 10^-2."""
-    from pecli.core.rope.cache import cache_blocks
+    from pecli.core.rope.cache import CacheSpec, cache_blocks
 
     freqs = rope_frequencies(RopeSpec(theta=10000.0, head_dim=4))
     p = np.array([5.0, 0.0, -2.0])
-    (block,) = cache_blocks(freqs, 3, positions=p, dtype="float64")
+    (block,) = cache_blocks(CacheSpec(freqs, 3, positions=p, dtype="float64"))
     angles = np.outer(p, [1.0, 0.01])  # [cos | sin], each pair on channels j and j + 2
     expected = np.hstack([np.tile(np.cos(angles), 2), np.tile(np.sin(angles), 2)])
     assert np.allclose(block, expected, rtol=0, atol=1e-15)
     with pytest.raises(ParameterError, match="part must be one of"):
-        next(cache_blocks(freqs, 3, part="tan"))
+        next(cache_blocks(CacheSpec(freqs, 3, part="tan")))
 
 
 @pytest.mark.parametrize(

@@ -31,12 +31,12 @@ def test_an_empty_npy_is_a_bad_file_not_an_interrupt(pecli_cmd, tmp_path):
 
 def test_an_eof_error_anywhere_is_a_failure_not_an_interrupt(run_cli, monkeypatch, tmp_path):
     """Any EOFError a command meets is one line and status 1, never 130 'interrupted'."""
-    import pecli.analysis.ports.compare as compare
+    import pecli.analysis.ports.diff as diff
 
     def ends_early(*args, **kwargs):
         raise EOFError("No data left in file")
 
-    monkeypatch.setattr(compare, "compare", ends_early)
+    monkeypatch.setattr(diff, "compare", ends_early)
     np.save(tmp_path / "a.npy", np.ones((3, 4), np.float32))
     a = str(tmp_path / "a.npy")
     result = run_cli("diff", a, a)
@@ -53,8 +53,8 @@ def test_diff_names_tensor_a_and_b_and_refuses_them_on_a_plain_table(run_cli, tm
     save_file({"cos": np.ones((3, 2), np.float32)}, str(tmp_path / "c.safetensors"))
     a, c = str(tmp_path / "a.npy"), str(tmp_path / "c.safetensors")
     cases = {
-        ("--tensor-a", "foo", a, a): "'--tensor-a': applies only to .safetensors and .gguf",
-        ("--tensor-b", "foo", a, a): "'--tensor-b': applies only to .safetensors and .gguf",
+        ("--tensor-a", "foo", a, a): "'--tensor-a': applies only to .safetensors, .npz and .gguf",
+        ("--tensor-b", "foo", a, a): "'--tensor-b': applies only to .safetensors, .npz and .gguf",
         ("--tensor-b", "co", c, c): "'--tensor-b': must name a tensor of",
     }
     for (option, value, x, y), message in cases.items():

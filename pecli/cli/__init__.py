@@ -25,20 +25,20 @@ MODULES = (
     "apply",
     "compute",
     "conventions",
-    "diff",
+    "ports.diff",
     "fourier",
-    "gguf",
+    "ports.gguf",
     "grid",
     "identify",
     "plots",
     "precision",
-    "rope",
+    "rope.commands",
     "spectra",
     "wavelengths",
     "zoo",
 )
 #: Each command group and the module registering it with all its commands.
-GROUP_MODULES = {"alibi": "zoo", "gguf": "gguf", "rope": "rope"}
+GROUP_MODULES = {"alibi": "zoo", "gguf": "ports.gguf", "rope": "rope.commands"}
 GROUPS = tuple(GROUP_MODULES)
 #: The module registering each command outside the groups; tests/test_lazy_imports.py checks
 #: it against the whole application (a command missing here still runs, from all modules).
@@ -57,7 +57,7 @@ COMMAND_MODULES = {
     "plot-similarity": "spectra",
     "plot-spectrum": "spectra",
     "wavelengths": "wavelengths",
-    "diff": "diff",
+    "diff": "ports.diff",
     "plot-alibi": "zoo",
     "plot-t5-buckets": "zoo",
     "random-fourier": "zoo",

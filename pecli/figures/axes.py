@@ -32,7 +32,7 @@ def axis_map_figure(
     ----------
     columns : mapping of str to numpy.ndarray
         ``pair``, ``axis`` (names) and ``wavelength`` per pair
-        (:func:`pecli.core.rope.multiaxis.resolve.plan_columns`).
+        (:func:`pecli.core.multiaxis.resolve.plan_columns`).
     title : str, keyword-only
         The figure's title.
     size, dpi : keyword-only

@@ -21,15 +21,11 @@ import numpy as np
 from ..core.errors import ParameterError
 from . import guard
 from .guard import atomic_output
-from .paths import note_input
-from .reading import TABLE_FORMATS, check_source
 
 __all__ = [
-    "ARRAY_FORMATS",
     "as_vector",
     "check_key",
     "missing_tensor",
-    "read_arrays",
     "read_safetensors",
     "safetensors_bytes",
     "safetensors_header",
@@ -37,9 +33,7 @@ __all__ = [
     "write_safetensors_parts",
 ]
 
-#: What :func:`read_arrays` reads: a table (:data:`pecli.io.reading.TABLE_FORMATS`) or these.
-ARRAY_FORMATS = (*TABLE_FORMATS, ".safetensors")
-#: Tensor names a "--tensor must name a tensor" error lists before "… and N more".
+#: Tensor names a "must name a tensor" error lists before "… and N more".
 SHOWN_NAMES = 8
 
 #: The dtypes written, as safetensors' codes.
@@ -205,45 +199,10 @@ def check_key(key: str) -> str:
     return key
 
 
-def read_arrays(
-    path: str, *, tensor: str | None = None, parameter: str = "file"
-) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """The arrays of a file and its metadata, read whole.
-
-    Every tensor of a ``.safetensors`` file (or the one named ``tensor``), else
-    ``{"table": …}`` from a ``.npy`` file or a table (CSV, …) with no metadata.
-
-    Raises
-    ------
-    ParameterError
-        If the file cannot be read, or ``tensor`` is given and not in it.
-
-    """
-    from .reading import read_table
-
-    check_source(path, parameter=parameter, formats=ARRAY_FORMATS)
-    if path.endswith(".safetensors"):
-        tensors, metadata = read_safetensors(path, parameter=parameter)
-        if tensor is None:
-            return tensors, metadata
-        if tensor not in tensors:
-            raise missing_tensor(path, list(tensors), tensor)
-        return {tensor: tensors[tensor]}, metadata
-    if tensor is not None:
-        rule = "applies only to .safetensors files (a .npy or CSV file holds one table)"
-        raise ParameterError("tensor", rule, tensor)
-    if path.endswith(".npy") and os.path.isfile(path):
-        from .reading.npy import load_keeping_dtype
-
-        note_input(path)  # its header is checked before the data is read, as identify does
-        return {"table": load_keeping_dtype(path, path, parameter)}, {}
-    return {"table": read_table(path, parameter=parameter)}, {}
-
-
 def missing_tensor(
-    path: str | os.PathLike[str], names: list[str], tensor: object
+    path: str | os.PathLike[str], names: list[str], tensor: object, parameter: str = "tensor"
 ) -> ParameterError:
-    """The error of a ``--tensor`` that the file does not hold: it lists what the file has.
+    """The error of a tensor name that the file does not hold: it lists what the file has.
 
     >>> print(missing_tensor("m.safetensors", ["cos", "sin"], "co"))
     tensor must name a tensor of m.safetensors (it has: cos, sin) (got 'co')
@@ -252,7 +211,7 @@ def missing_tensor(
     more = len(names) - SHOWN_NAMES
     shown += f", … and {more} more" if more > 0 else ""
     rule = f"must name a tensor of {os.fspath(path)} (it has: {shown or 'no tensors'})"
-    return ParameterError("tensor", rule, tensor)
+    return ParameterError(parameter, rule, tensor)
 
 
 def as_vector(table: np.ndarray, *, parameter: str = "file") -> np.ndarray:

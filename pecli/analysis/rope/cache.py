@@ -1,14 +1,12 @@
-"""RoPE cos/sin caches as files: the metadata ``rope cache`` writes, and recognising a cache.
+"""A RoPE cos/sin cache recognised: layout, first position, attention factor, frequencies.
 
-``pecli rope cache -o cache.safetensors`` stores tensors ``cos`` and ``sin`` with string
-metadata (:data:`CACHE_FIELDS`) from which the cache can be rebuilt. :func:`identify_cache`
-measures the frequencies of a cache (pecli's, or one dumped from a model) and reads them with
-:func:`~pecli.analysis.rope.inv_freq.identify_inv_freq`. Pure NumPy; no I/O.
+:func:`identify_cache` measures the frequencies of a cache (pecli's, or one dumped from a
+model) and reads them with :func:`~pecli.analysis.rope.inv_freq.identify_inv_freq`; the
+metadata pecli writes beside a cache is :mod:`.metadata`'s. Pure NumPy; no I/O.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -16,12 +14,11 @@ import numpy as np
 
 from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
-from ...core.rope import RopeFrequencies
 from ...core.rope.forms import pair_columns, pair_layouts
 from .inv_freq import RopeGuess, fit_theta, identify_inv_freq
 from .phases import ladder, measure_complex, measure_single
 
-__all__ = ["CACHE_FIELDS", "CacheGuess", "cache_metadata", "identify_cache", "split_cache"]
+__all__ = ["CacheGuess", "identify_cache", "split_cache"]
 
 #: Largest relative error of a measured ω_i for the pair to count as determined.
 DETERMINED = 1e-3
@@ -30,68 +27,6 @@ DETERMINED = 1e-3
 CONSECUTIVE = 1024
 #: How far from 1 a sin table alone may put the attention factor and be read as 1.
 SIN_ALONE = 1e-5
-
-#: The metadata fields of a cache written by pecli, in order.
-CACHE_FIELDS = (
-    "pecli_version",
-    "kind",
-    "rope_type",
-    "theta",
-    "head_dim",
-    "rotary_dim",
-    "layout",
-    "start",
-    "n",
-    "attention_factor",
-    "dtype",
-    "arithmetic",
-    "rope_parameters",
-)
-
-
-def cache_metadata(
-    freqs: RopeFrequencies,
-    *,
-    n: int,
-    start: int,
-    layout: str,
-    dtype: str,
-    version: str,
-    arithmetic: str = "exact",
-) -> dict[str, str]:
-    """The string metadata of a cos/sin cache (safetensors holds strings only).
-
-    ``rope_parameters`` is the JSON of every field of the spec that was given, so the cache
-    can be rebuilt; ``attention_factor`` is the factor that multiplies the stored cos and sin;
-    ``arithmetic`` is ``exact`` or ``transformers`` (its float32 steps).
-
-    Examples
-    --------
-    >>> from pecli.core.rope import RopeSpec, rope_frequencies
-    >>> meta = cache_metadata(rope_frequencies(RopeSpec(head_dim=8)), n=4, start=0,
-    ...                       layout="half-split", dtype="bfloat16", version="0.1.0")
-    >>> meta["kind"], meta["theta"], meta["rotary_dim"], meta["attention_factor"]
-    ('rope_cache', '10000.0', '8', '1.0')
-
-    """
-    spec = freqs.spec
-    given = {k: list(v) if isinstance(v, tuple) else v for k, v in spec.given().items()}
-    values = {
-        "pecli_version": version,
-        "kind": "rope_cache",
-        "rope_type": spec.rope_type,
-        "theta": repr(float(spec.theta)),
-        "head_dim": str(spec.head_dim),
-        "rotary_dim": str(spec.rotary_dim),
-        "layout": layout,
-        "start": str(start),
-        "n": str(n),
-        "attention_factor": repr(float(freqs.attention_factor)),
-        "dtype": dtype,
-        "arithmetic": arithmetic,
-        "rope_parameters": json.dumps(given, sort_keys=True),
-    }
-    return {name: values[name] for name in CACHE_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -152,8 +87,9 @@ def identify_cache(
     Examples
     --------
     >>> from pecli.core.rope import RopeSpec, rope_frequencies
-    >>> from pecli.core.rope.cache import rope_cache
-    >>> cos, sin = rope_cache(rope_frequencies(RopeSpec(theta=5e5, head_dim=64)), 64, start=7)
+    >>> from pecli.core.rope.cache import CacheSpec, rope_cache
+    >>> freqs = rope_frequencies(RopeSpec(theta=5e5, head_dim=64))
+    >>> cos, sin = rope_cache(CacheSpec(freqs, 64, start=7))
     >>> guess = identify_cache(cos, sin)
     >>> guess.layout, guess.start, guess.attention_factor, guess.rope.rope_type, guess.rope.theta
     ('half-split', 7, 1.0, 'default', 500000.0)

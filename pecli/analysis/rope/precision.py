@@ -37,7 +37,7 @@ SCENARIOS = {
     "bf16-angles": ("float32", "float32", "bfloat16"),
 }
 #: Storage scenarios: exact cos and sin (times the attention factor) rounded once to a dtype,
-#: as ``rope cache --dtype bfloat16 / float16`` stores them; no arithmetic in that dtype.
+#: as a bfloat16 or float16 cache stores them; no arithmetic in that dtype.
 STORAGE = {"bf16-storage": "bfloat16", "fp16-storage": "float16"}
 #: Positions sampled per decade (all of them in short decades).
 SAMPLES = 4096
@@ -142,7 +142,7 @@ def _stored(freqs: RopeFrequencies, name: str, p: np.ndarray, first: int, last: 
     """Exact ``a·cos(p·ω)`` and ``a·sin(p·ω)`` rounded once to the storage dtype."""
     dtype, a = float_dtype(STORAGE[name]), freqs.attention_factor
     sin, cos = angles.sin_cos(angles.product(p, freqs.inv_freq, freqs.residual))
-    stored_cos = round_once(a * cos, dtype).astype(np.float64)  # as rope cache --dtype stores
+    stored_cos = round_once(a * cos, dtype).astype(np.float64)  # as a cache in dtype stores
     stored_sin = round_once(a * sin, dtype).astype(np.float64)
     turned = (stored_cos + 1j * stored_sin) * (cos - 1j * sin)  # the stored pair's phase error
     phase, cos_error = np.abs(np.angle(turned)).max(), np.abs(stored_cos - a * cos).max()

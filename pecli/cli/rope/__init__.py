@@ -1,15 +1,6 @@
-"""``pecli rope``: the group (:mod:`.app`) and its commands, one module per subject."""
+"""``pecli rope``: the group (:mod:`.app`), its commands, and the options they share.
 
-from . import (  # noqa: F401  (registers the commands, app first)
-    app,
-    axes,
-    axis_map,
-    cache,
-    engines,
-    identify,
-    identify_axes,
-    irope,
-    mrope,
-    permute,
-    precision,
-)
+:mod:`.commands` registers every subcommand of the group, the multi-axis ones
+(:mod:`pecli.cli.multiaxis`) and the engines' too, in the order ``pecli rope --help`` lists
+them.
+"""

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
-from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,15 +14,15 @@ from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...core.threads import AHEAD
 from ...io import formats
-from ..compute import COMPUTE_FORMATS
 from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
-from ..progress import say_written, write_streamed
 from .app import RopeLayout, RopeStart, rope_app
-from .axes import Form
-from .options import Part, rope_spec_options
+from .options import Form, Part, rope_spec_options
+from .output import table_kind, write_cache
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...core.rope import RopeFrequencies, RopeSpec
+    from ...core.rope import RopeSpec
+    from ...core.rope.cache_spec import CacheSpec
+    from ...core.rope.forms import FormTable
 
 
 PartOpt = Annotated[
@@ -53,8 +51,6 @@ ArithmeticOpt = Annotated[
         "pair). For default, linear, llama3, yarn.",
     ),
 ]
-#: ``make(n, part=…, start=…)``: a cache's row blocks with the other arguments fixed.
-Blocks = functools.partial[Iterator[np.ndarray]]
 
 
 PositionsOpt = Annotated[
@@ -111,97 +107,52 @@ def cache_command(
 
     Example: pecli rope cache --theta 500000 --head-dim 8 --n 3 --layout gptj --format csv
     """
-    from ...core.rope import rope_frequencies
+    from ...core.ports.arithmetic import cache_table
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
-    formats.check_output(output, kind)
+    kind = table_kind(output, fmt)
     where, n = _positions(positions, n, kind, output)
-    columns = _columns(rope[0].rotary_dim, part.value, kind, output, n)
-    stored, freqs = check_table_dtype(dtype.value), rope_frequencies(rope[0])
-    check_checkpoint_table(n, len(columns), stored, kind)
-    make = _maker(
-        arithmetic.value, freqs, start=start, layout=layout, dtype=stored, positions=where
-    )
-    blocks = make(n, part=part.value, **_reuse(kind, arithmetic.value))  # checked here, first
-    _check_form_output(form.value, part.value, kind, stored, output)
+    rows = {"start": start, "layout": layout, "dtype": dtype.value, "part": part.value}
+    spec = _spec(rope[0], n, kind, output, positions=where, **rows)
+    table = cache_table(spec, arithmetic=arithmetic.value, form=form.value)
+    _check_form_output(form.value, kind, output)
     _say_notes(rope[1], quiet=quiet)
-    if form is not Form.full:
-        return _write_form(
-            make, n, form.value, part.value, kind=kind, output=output, header=header, quiet=quiet
-        )
-    if kind == "safetensors":
-        _write_checkpoint(make, output, n, part.value, arithmetic.value)
-        return say_written(output, quiet=quiet)
-    shape = (n, len(columns))
-    sample = _sample(make, shape, (start, part.value, where)) if kind == "csv" else None
-    size = formats.table_bytes(kind, shape, stored, sample=sample, columns=columns, header=header)
-    write_streamed(
-        blocks,
+    meta = _metadata(spec, arithmetic.value) if kind == "safetensors" else None
+    size = _size(spec, arithmetic.value, kind, table, header) if form is Form.full else None
+    write_cache(
+        table,
         output=output,
-        fmt=kind,
-        shape=shape,
-        dtype=stored,
-        columns=columns,
+        kind=kind,
         header=header,
         quiet=quiet,
         description="rope cache",
+        metadata=meta,
         size=size,
     )
 
 
-def _columns(rotary_dim: int, part: str, kind: str, output: str, n: int) -> list[str]:
-    """The cache's column names; CSV is refused first if it cannot fit at 2 bytes a value.
+def _spec(rope: RopeSpec, n: int, kind: str, output: str, **rows: Any) -> CacheSpec:
+    """The cache's spec, once the output can hold it.
 
-    A digit and a comma at least per value: no room, no work (not even the frequencies).
+    CSV is refused first if it cannot fit at 2 bytes a value (a digit and a comma at least):
+    no room, no work (not even the frequencies).
     """
-    from ...core.rope.cache import cache_columns
+    from ...core.rope import rope_frequencies
+    from ...core.rope.cache_spec import CacheSpec
 
-    columns = cache_columns(rotary_dim, part)
+    width = rope.rotary_dim * (2 if rows["part"] == "both" else 1)
     if kind == "csv":
-        formats.check_room(output, 2 * n * len(columns))
-    return columns
+        formats.check_room(output, 2 * n * width)
+    freqs = rope_frequencies(rope)
+    check_checkpoint_table(n, width, check_table_dtype(rows["dtype"]), kind)
+    reuse = AHEAD + 2 if kind == "npy" else 0  # the npy writer holds at most AHEAD + 1 blocks
+    return CacheSpec(freqs, n, reuse=reuse, **rows)
 
 
-def _check_form_output(form: str, part: str, kind: str, stored: np.dtype, output: str) -> None:
-    """Refuse a form the output format, the part or the dtype cannot hold (before any work)."""
-    from ...core.rope.forms import check_form
-
-    check_form(form, part, stored)
+def _check_form_output(form: str, kind: str, output: str) -> None:
+    """Refuse a form the output format cannot hold (before any work)."""
     if form != "full" and (kind == "safetensors" or (kind == "csv" and form != "half")):
         rule = f"cannot hold the {form} form as {kind} (npy can; CSV: --form half)"
         raise ParameterError("output", rule, output)
-
-
-def _write_form(make: Blocks, n: int, form: str, part: str, **out: Any) -> None:
-    """The cache in a form other than full: rounded once from the float64 full cache."""
-    from ...core.rope.cache import rope_layout
-    from ...core.rope.forms import reformed
-
-    kind, output, stored = out["kind"], out["output"], make.keywords["dtype"]
-    h = make.args[0].inv_freq.size
-    full = make(n, part="both", dtype=np.dtype(np.float64))
-    blocks = reformed(
-        full, h=h, layout=rope_layout(make.keywords["layout"]), form=form, part=part, stored=stored
-    )
-    names = ("cos", "sin") if part == "both" or form != "half" else (part,)
-    shapes: dict[str, tuple[int, ...]] = {"half": (n, h * len(names)), "complex": (n, h)}
-    shape = shapes.get(form, (n, h, 2, 2))
-    columns = [f"{name}_{j}" for name in names for j in range(h)]
-    dtype = np.dtype(np.complex64 if stored.itemsize == 4 else np.complex128)
-    dtype = dtype if form == "complex" else stored
-    size = None if kind == "csv" else 128 + int(np.prod(shape)) * dtype.itemsize
-    write_streamed(
-        blocks,
-        output=output,
-        fmt=kind,
-        shape=shape,
-        dtype=dtype,
-        columns=columns,
-        header=out["header"],
-        quiet=out["quiet"],
-        description="rope cache",
-        size=size,
-    )
 
 
 def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.ndarray | None, int]:
@@ -231,7 +182,7 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
 
 def _listed(text: str) -> np.ndarray:
     """A typed list of positions as float64; integers checked first (2^53 + 1 is no 2^53)."""
-    from ...core.rope.cache import check_positions_list
+    from ...core.rope.cache_spec import check_positions_list
 
     try:
         words = [w.strip() for w in text.split(",")]
@@ -242,78 +193,30 @@ def _listed(text: str) -> np.ndarray:
     return check_positions_list(values, len(values))
 
 
-def _reuse(kind: str, arithmetic: str) -> dict[str, int]:
-    """A ring of AHEAD + 2 block buffers for .npy, which holds at most AHEAD + 1 blocks."""
-    return {"reuse": AHEAD + 2} if kind == "npy" and arithmetic == "exact" else {}
-
-
 def _say_notes(findings: list[str], *, quiet: bool) -> None:
     """What the options left to defaults or the config said, on stderr (silenced by -q)."""
     for finding in () if quiet else findings:
         sys.stderr.write(f"pecli rope cache: note: {finding}\n")
 
 
-def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
-    """``make(n, part=…, start=…)``: the cache's row blocks, exact or as transformers computes."""
-    from ...core.knobs import check_amplitude_range
-    from ...core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
-    from ...core.rope.cache import cache_blocks
-    from ...core.rope.framework import framework_cache_blocks, transformers_inv_freq
-
-    blocks = {"transformers": framework_cache_blocks, "llama.cpp": ggml_cache_blocks}.get(
-        arithmetic, cache_blocks
-    )
-    factor = freqs.attention_factor  # cos and sin times it must stay finite in the dtype
-    check_amplitude_range((factor, 0.0), fixed["dtype"], factor, "attention_factor")
-    if arithmetic == "transformers":  # refuse a rope type it does not repeat, up front
-        transformers_inv_freq(freqs.spec)
-    if arithmetic == "llama.cpp":
-        ggml_angles(freqs, np.zeros(1))
-    if fixed.get("positions") is None:
-        fixed.pop("positions", None)
-    elif arithmetic == "llama.cpp":
-        rule = "go with --arithmetic exact or transformers (llama.cpp counts up from --start)"
-        raise ParameterError("positions", rule, "llama.cpp")
-    return functools.partial(blocks, freqs, **fixed)
-
-
-def _write_checkpoint(make: Blocks, output: str, n: int, part: str, arithmetic: str) -> None:
-    """Tensors ``cos`` and/or ``sin`` (n × rotary_dim) with the metadata, streamed, atomically."""
+def _metadata(spec: CacheSpec, arithmetic: str) -> dict[str, str]:
+    """What a ``.safetensors`` cache holds: the rope parameters, rows and arithmetic."""
     from ... import __version__
-    from ...analysis.rope.cache import cache_metadata
-    from ...core.rope.cache import rope_layout
-    from ...io.tensors import safetensors_bytes, write_safetensors_parts
+    from ...analysis.rope.metadata import cache_metadata
 
-    freqs, fixed = make.args[0], make.keywords
-    stored, layout = fixed["dtype"], rope_layout(fixed["layout"])
-    meta = cache_metadata(
-        freqs,
-        n=n,
-        start=fixed["start"],
-        layout=layout,
-        dtype=stored.name,
-        version=__version__,
-        arithmetic=arithmetic,
+    return cache_metadata(spec, version=__version__, arithmetic=arithmetic)
+
+
+def _size(
+    spec: CacheSpec, arithmetic: str, kind: str, table: FormTable, header: bool
+) -> int | None:
+    """Bytes of the npy file, or of the CSV text estimated from rows spread over the cache."""
+    from ...core.ports.arithmetic import cache_sample
+
+    if kind == "safetensors":  # counted by the writer, from the tensors' shapes
+        return None
+    sample = cache_sample(spec, arithmetic) if kind == "csv" else None
+    shape = (table.shape[0], table.shape[1])
+    return formats.table_bytes(
+        kind, shape, table.dtype, sample=sample, columns=table.columns, header=header
     )
-    names = ("cos", "sin") if part == "both" else (part,)
-    shape = (n, freqs.spec.rotary_dim)  # streamed: one row block in memory at a time
-    formats.check_room(output, safetensors_bytes([(name, stored, shape) for name in names], meta))
-    parts = [(name, stored, shape, make(n, part=name)) for name in names]
-    write_safetensors_parts(parts, output=output, metadata=meta)
-
-
-def _sample(
-    make: Blocks, shape: tuple[int, int], at: tuple[int, str, np.ndarray | None]
-) -> np.ndarray:
-    """Up to 64 rows spread over the cache (at most 2^20 values), for the CSV size estimate.
-
-    ``at`` is (start, part, the --positions or None); the command has checked already that
-    the file fits at two bytes a value (a digit and a comma), so none is formatted in vain.
-    """
-    (n, width), (start, part, where) = shape, at
-    count = max(2, min(64, (1 << 20) // width))
-    if where is not None:
-        chosen = where[np.unique(np.linspace(0, n - 1, count).round().astype(np.int64))]
-        return np.concatenate(list(make(chosen.size, part=part, positions=chosen)))
-    rows = np.unique(np.linspace(start, start + n - 1, count).round().astype(np.int64))
-    return np.concatenate([next(make(1, start=int(p), part=part)) for p in rows])

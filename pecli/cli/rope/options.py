@@ -193,3 +193,12 @@ class Part(StrEnum):
     both = "both"
     cos = "cos"
     sin = "sin"
+
+
+class Form(StrEnum):
+    """What each row of a cache holds (``rope cache`` and ``rope axes`` --form)."""
+
+    full = "full"
+    half = "half"
+    complex = "complex"
+    matrix = "matrix"

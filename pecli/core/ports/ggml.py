@@ -1,7 +1,7 @@
-"""llama.cpp / ggml's reading of a rotary embedding: rope modes, frequency factors, YaRN.
+"""llama.cpp / ggml's reading of a rotary embedding: frequency factors, YaRN, DeepSeek.
 
-Pure NumPy and :mod:`math`; no I/O. Sources (llama.cpp): ``src/llama-model.cpp``
-``llama_model_rope_type`` (the mode per architecture), ``ggml/src/ggml.c``
+The rope modes and what a GGUF file holds are :mod:`.gguf_format`'s. Pure NumPy and
+:mod:`math`; no I/O. Sources (llama.cpp): ``ggml/src/ggml.c``
 ``ggml_rope_yarn_corr_dims`` (the correction range, always floored and ceiled),
 ``convert_hf_to_gguf.py`` ``LlamaModel.generate_extra_tensors`` (``rope_freqs``),
 ``DeepseekV2Model.set_gguf_parameters`` and ``src/models/deepseek2.cpp`` (the log-multiplier,
@@ -20,106 +20,12 @@ from ..rope.formulas import mscale
 from ..rope.frequencies import RopeFrequencies, unscaled_inv_freq
 
 __all__ = [
-    "ARCH_MODES",
-    "ROPE_MODES",
     "deepseek_factors",
+    "deepseek_note",
     "frequency_factors",
-    "rope_mode",
     "yarn_corr_dims",
     "yarn_factor",
 ]
-
-#: ggml's rope modes (``GGML_ROPE_TYPE_*`` in ``ggml.h``).
-ROPE_MODES = {"NORM": 0, "NEOX": 2, "MROPE": 8, "VISION": 24, "IMROPE": 40}
-_NORM = (
-    "llama",
-    "llama4",
-    "deci",
-    "baichuan",
-    "starcoder",
-    "internlm2",
-    "minicpm",
-    "xverse",
-    "command-r",
-    "cohere2",
-    "olmo",
-    "arctic",
-    "deepseek",
-    "deepseek2",
-    "chatglm",
-    "granite",
-    "granitemoe",
-    "chameleon",
-    "bailingmoe",
-    "smollm3",
-    "arcee",
-    "ernie4_5",
-    "mistral3",
-    "orion",
-)
-_NEOX = (
-    "falcon",
-    "grok",
-    "dbrx",
-    "bert",
-    "nomic-bert",
-    "stablelm",
-    "bitnet",
-    "qwen",
-    "qwen2",
-    "qwen2moe",
-    "qwen3",
-    "qwen3moe",
-    "olmo2",
-    "olmoe",
-    "phi2",
-    "phi3",
-    "phimoe",
-    "gemma",
-    "gemma2",
-    "gemma3",
-    "gemma3n",
-    "starcoder2",
-    "openelm",
-    "gptneox",
-    "codeshell",
-    "nemotron",
-    "exaone",
-    "minicpm3",
-    "gpt-oss",
-    "plamo2",
-)
-#: The mode each GGUF ``general.architecture`` implies (a selection of llama-model.cpp's).
-ARCH_MODES = {
-    **dict.fromkeys(_NORM, "NORM"),
-    **dict.fromkeys(_NEOX, "NEOX"),
-    "qwen2vl": "MROPE",
-    "qwen3vl": "IMROPE",
-    "qwen3vlmoe": "IMROPE",
-}
-_PAIRS = {
-    "NORM": "consecutive pairs (2j, 2j+1): the converter permuted q_proj/k_proj rows from "
-    "transformers' half-split layout (LlamaModel.permute)",
-    "NEOX": "half-split pairs (j, j + n_rot/2), transformers' rotate_half layout; no permutation",
-    "MROPE": "half-split pairs, sections of the pairs driven by time, height, width",
-    "IMROPE": "half-split pairs, time/height/width interleaved pair by pair",
-    "VISION": "half-split pairs, the exponent restarting in each section",
-}
-
-
-def rope_mode(arch: str | None) -> tuple[str, int, str] | None:
-    """The rope mode llama.cpp uses for a GGUF architecture: name, value, pair layout.
-
-    Examples
-    --------
-    >>> rope_mode("llama")[:2], rope_mode("qwen2")[:2], rope_mode("qwen3vl")[:2]
-    (('NORM', 0), ('NEOX', 2), ('IMROPE', 40))
-    >>> rope_mode("mystery") is None
-    True
-
-    """
-    name = ARCH_MODES.get(arch or "")
-    return None if name is None else (name, ROPE_MODES[name], _PAIRS[name])
 
 
 def yarn_corr_dims(
@@ -201,3 +107,17 @@ def deepseek_factors(factor: float, mscale_all_dim: float) -> dict[str, float]:
         "kq_multiplier": float(scores * scores),
         "yarn_log_multiplier": 0.1 * mscale_all_dim,
     }
+
+
+def deepseek_note(factor: float, mscale_all_dim: float) -> str:
+    """What ggml and DeepSeek's graph do with YaRN's magnitude, in words (once, for every report).
+
+    >>> deepseek_note(40.0, 1.0)[:55]
+    "ggml's YaRN multiplies cos/sin by 1.3688879, DeepSeek's"
+    """
+    values = deepseek_factors(factor, mscale_all_dim)
+    return (
+        f"ggml's YaRN multiplies cos/sin by {values['ggml_mscale']:.7f}, DeepSeek's graph "
+        f"cancels it with attn_factor {values['cancelling_attn_factor']:.7f} and scales the "
+        f"scores by mscale² = {values['kq_multiplier']:.7f}"
+    )

@@ -17,33 +17,35 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rope.cache import check_cache_args
+from ..rope.cache_spec import CacheSpec
 from ..rope.framework import float32_cache_blocks
 from ..rope.frequencies import RopeFrequencies
+from ..rope.registry import RECORDS, record
 from .ggml import frequency_factors, yarn_corr_dims, yarn_factor
 
 __all__ = ["GGML_TYPES", "ggml_angles", "ggml_cache_blocks"]
 
-#: The rope types llama.cpp runs (dynamic NTK and longrope's switching are not repeated).
-GGML_TYPES = ("default", "linear", "llama3", "yarn")
+#: The rope types whose llama.cpp loop is repeated (their records' ``ggml``; not dynamic NTK
+#: nor longrope's switching), by name.
+GGML_TYPES = tuple(sorted(name for name, kind in RECORDS.items() if kind.ggml))
 _F = np.float32
 
 
 def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, np.float32]:
     """Per pair: frequency factor, ``freq_scale``, YaRN's ramp mix; and the net ``mscale``."""
     spec = freqs.spec
-    if spec.rope_type not in GGML_TYPES:
+    kind = record(spec.rope_type)
+    if not kind.ggml:
         rule = f"llama.cpp's float32 loop is repeated for {', '.join(GGML_TYPES)} only"
         raise ParameterError("arithmetic", rule, f"llama.cpp with {spec.rope_type}")
     half = spec.rotary_dim // 2
     factors = np.ones(half, dtype=_F)
     scale, mix, mscale = _F(1.0), np.zeros(half, dtype=_F), _F(freqs.attention_factor)
-    if spec.rope_type == "llama3":
+    if kind.bands:  # the wavelength bands: rope_freqs divides θ
         factors = frequency_factors(freqs).astype(_F)
-    if spec.rope_type in ("linear", "yarn"):
+    if kind.interpolates:
         factor = yarn_factor(freqs)
         with np.errstate(over="ignore"):  # ggml's freq_scale = 1/factor is float32
             finite = 0 < _F(1.0) / _F(factor) < np.inf
@@ -51,7 +53,7 @@ def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, n
             rule = "must be at most 3.4e38 for llama.cpp (its freq_scale 1/factor is float32)"
             raise ParameterError("factor", rule, factor)
         scale = _F(1.0) / _F(factor)
-    if spec.rope_type == "yarn":
+    if kind.ramp:
         _, (low, high) = yarn_corr_dims(
             spec.rotary_dim,
             spec.original_max_position_embeddings or 0,
@@ -100,27 +102,19 @@ def _angles(
     return out
 
 
-def ggml_cache_blocks(
-    freqs: RopeFrequencies,
-    n: int,
-    *,
-    start: int = 0,
-    layout: str = "half-split",
-    dtype: DTypeLike = np.float32,
-    part: str = "both",
-    rows: int | None = None,
-) -> Iterator[np.ndarray]:
+def ggml_cache_blocks(spec: CacheSpec) -> Iterator[np.ndarray]:
     """The cache as llama.cpp's CPU backend computes it, in row blocks (as ``cache_blocks``).
 
-    Positions must be below 2^24 (ggml's float positions are exact up to there).
+    Positions must be below 2^24 (ggml's float positions are exact up to there), and consecutive
+    from ``start``: ggml takes no list of positions.
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
+    start, n = spec.start, spec.n
     if not isinstance(start, int | np.integer) or start < 0 or start + n > 1 << 24:
         raise ParameterError("start", "must be >= 0 with start + n <= 2^24 (llama.cpp)", start)
-    plan = _plan(freqs)
+    plan = _plan(spec.freqs)
 
     def angles_of(a: int, b: int) -> np.ndarray:
-        return _angles(freqs, plan, np.arange(start + a, start + b))
+        return _angles(spec.freqs, plan, np.arange(start + a, start + b))
 
-    form = (kind, stored, part)
-    return float32_cache_blocks(angles_of, n, freqs.spec.rotary_dim // 2, plan[3], form, rows)
+    form = (spec.layout, spec.stored, spec.part)
+    return float32_cache_blocks(angles_of, n, spec.pairs, plan[3], form, spec.rows)

@@ -3,8 +3,9 @@
 transformers 5 builds ``inv_freq`` in float32: ``torch.arange(0, dim, 2).float() / dim``, then
 ``base ** x`` and ``1.0 / …``, and each scaling step rounded to float32 with Python numbers
 taken as float32 (``_compute_<type>_parameters`` in ``transformers/modeling_rope_utils.py``).
-Each function here takes a checked :class:`~pecli.core.rope.spec.RopeSpec` (its type's
-defaults applied, :meth:`pecli.core.rope.registry.RopeType.with_defaults`: every field the
+Each function here takes a checked :class:`~pecli.core.rope.spec.RopeSpec` (typed by its
+fields, :class:`~.fields.RopeFields`; its type's
+defaults applied, :func:`pecli.core.rope.spec.with_defaults`: every field the
 formula reads is set, so none needs a fallback here) and the float32 powers ``base ** x``,
 and returns the float32 ``inv_freq``; :mod:`pecli.core.rope.registry`
 pairs each with its type, and :func:`pecli.core.rope.framework.transformers_inv_freq` computes
@@ -19,14 +20,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .spec import RopeSpec
+    from .fields import RopeFields
 
 __all__ = ["default", "linear", "llama3", "yarn"]
 
 _F = np.float32
 
 
-def default(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
+def default(spec: RopeFields, pos: np.ndarray) -> np.ndarray:
     """``1.0 / (base ** x)`` in float32 (each model's ``compute_default_rope_parameters``).
 
     >>> default(None, np.float32([1, 10]))
@@ -35,12 +36,12 @@ def default(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
     return _F(1.0) / pos
 
 
-def linear(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
+def linear(spec: RopeFields, pos: np.ndarray) -> np.ndarray:
     """``_compute_linear_scaling_rope_parameters``: ``inv_freq / factor`` in float32."""
     return default(spec, pos) / _F(spec.factor)  # type: ignore[arg-type]
 
 
-def llama3(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
+def llama3(spec: RopeFields, pos: np.ndarray) -> np.ndarray:
     """``_compute_llama3_parameters``: its wavelength bands and smoothing, in float32."""
     inv = default(spec, pos)
     factor, low = _F(spec.factor), float(spec.low_freq_factor)  # type: ignore[arg-type]
@@ -60,7 +61,7 @@ def correction_dim(dim: int, length: float, base: float, rotations: float) -> fl
     return (dim * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(base))
 
 
-def yarn(spec: RopeSpec, pos: np.ndarray) -> np.ndarray:
+def yarn(spec: RopeFields, pos: np.ndarray) -> np.ndarray:
     """``_compute_yarn_parameters``: the correction range in Python floats, the ramp in float32."""
     dim, length = spec.rotary_dim, int(spec.original_max_position_embeddings)  # type: ignore[arg-type]
     factor = spec.factor or spec.max_position_embeddings / length  # type: ignore[operator]

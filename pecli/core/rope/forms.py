@@ -11,7 +11,8 @@ Pure NumPy; no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,7 +22,9 @@ from ..errors import ParameterError
 __all__ = [
     "FORMS",
     "PAIR_LAYOUTS",
+    "FormTable",
     "check_form",
+    "form_table",
     "from_full",
     "pair_columns",
     "pair_layouts",
@@ -149,3 +152,78 @@ def reformed(
     for block in blocks:
         cos, sin = from_full(np.asarray(block, dtype=np.float64), h, layout)
         yield reform(cos, sin, form, part, stored)
+
+
+@dataclass(frozen=True)
+class FormTable:
+    """A cache in one form, as a writer takes it: shape, dtype, columns, tensors, row blocks.
+
+    Shared by the 1-D caches (:func:`pecli.core.ports.arithmetic.cache_table`) and the
+    multi-axis ones (:func:`pecli.core.multiaxis.cache.axes_table`).
+
+    Attributes
+    ----------
+    shape : tuple of int
+        The whole table: ``(n, width)``, ``(n, h)`` complex, ``(n, h, 2, 2)`` matrix.
+    dtype : numpy.dtype
+        Its dtype (complex64 or complex128 for the complex form).
+    columns : list of str
+        CSV column names (``cos_0 … sin_0 …``, ``pair_j``; none for the matrix form).
+    tensors : tuple of str
+        Its tensors in a ``.safetensors`` file: ``cos`` and ``sin`` (or the part), or
+        ``rotation`` (the matrix form).
+    part : str
+        ``both``, ``cos`` or ``sin``.
+    make : callable
+        ``make(part)``: the row blocks of ``part`` (``both``: the whole table).
+
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    columns: list[str]
+    tensors: tuple[str, ...]
+    part: str
+    make: Callable[[str], Iterator[np.ndarray]]
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """The whole table's row blocks."""
+        return self.make(self.part)
+
+    def tensor(self, name: str) -> tuple[str, np.dtype, tuple[int, ...], Iterator[np.ndarray]]:
+        """``(name, dtype, shape, blocks)`` of one of :attr:`tensors`, streamed on its own."""
+        shape = self.shape
+        if len(self.tensors) > 1:  # cos and sin side by side: each is its half of the columns
+            shape = (shape[0], shape[1] // len(self.tensors))
+        return name, self.dtype, shape, self.make(self.part if name == "rotation" else name)
+
+
+def form_table(
+    make: Callable[[str], Iterator[np.ndarray]],
+    *,
+    n: int,
+    h: int,
+    form: str,
+    part: str,
+    stored: np.dtype,
+) -> FormTable:
+    """The :class:`FormTable` of an ``(n, ·)`` cache of ``h`` pairs whose blocks ``make`` gives.
+
+    Examples
+    --------
+    >>> table = form_table(iter, n=3, h=2, form="half", part="both", stored=np.dtype("float32"))
+    >>> table.shape, table.columns, table.tensors
+    ((3, 4), ['cos_0', 'cos_1', 'sin_0', 'sin_1'], ('cos', 'sin'))
+    >>> form_table(iter, n=3, h=2, form="matrix", part="both", stored=np.dtype("float32")).shape
+    (3, 2, 2, 2)
+
+    """
+    names = ("cos", "sin") if part == "both" else (part,)
+    if form == "complex":
+        dtype = np.dtype(np.complex64 if stored.itemsize == 4 else np.complex128)
+        return FormTable((n, h), dtype, [f"pair_{j}" for j in range(h)], names, part, make)
+    if form == "matrix":
+        return FormTable((n, h, 2, 2), stored, [], ("rotation",), part, make)
+    width = 2 * h if form == "full" else h
+    columns = [f"{name}_{k}" for name in names for k in range(width)]
+    return FormTable((n, width * len(names)), stored, columns, names, part, make)

@@ -1,7 +1,8 @@
 """The exact formula of each ``rope_type`` (transformers 5, ``modeling_rope_utils.py``).
 
-Each formula takes a checked :class:`~pecli.core.rope.spec.RopeSpec` whose unset fields
-already hold the type's defaults (:meth:`pecli.core.rope.registry.RopeType.with_defaults`)
+Each formula takes a checked :class:`~pecli.core.rope.spec.RopeSpec` (typed by its fields,
+:class:`~.fields.RopeFields`) whose unset fields
+already hold the type's defaults (:func:`pecli.core.rope.spec.with_defaults`)
 and returns the exact inverse frequencies (decimals), each pair's scaling, the attention
 factor and derived notes (:class:`Exact`). The order of the cases follows the source
 function named in each docstring; :mod:`pecli.core.rope.registry` pairs each formula with its
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ._exact import PI, dec, fifty_digits, inv_base
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .spec import RopeSpec
+    from .fields import RopeFields
 
 __all__ = [
     "Exact",
@@ -67,14 +68,14 @@ def mscale(scale: Decimal, m: Decimal = ONE) -> Decimal:
     return Decimal("0.1") * m * scale.ln() + ONE
 
 
-def default(s: RopeSpec) -> Exact:
+def default(s: RopeFields) -> Exact:
     """Each model's ``compute_default_rope_parameters``: ``1/θ^(2i/dim)``."""
     inv = default_inv_freq(s.theta, s.rotary_dim)
     return Exact(inv, ["unchanged"] * len(inv), ONE, {})
 
 
 @fifty_digits
-def linear(s: RopeSpec) -> Exact:
+def linear(s: RopeFields) -> Exact:
     """``_compute_linear_scaling_rope_parameters``: every frequency divided by the factor."""
     f = dec(s.factor)  # type: ignore[arg-type]
     inv = [w / f for w in default_inv_freq(s.theta, s.rotary_dim)]
@@ -82,7 +83,7 @@ def linear(s: RopeSpec) -> Exact:
 
 
 @fifty_digits
-def dynamic(s: RopeSpec) -> Exact:
+def dynamic(s: RopeFields) -> Exact:
     """``_compute_dynamic_ntk_parameters``: θ' = θ·(f·L/max − (f−1))^(dim/(dim−2))."""
     most = s.max_position_embeddings  # required, >= 1
     f, top = dec(s.factor), Decimal(most)  # type: ignore[arg-type]
@@ -96,7 +97,7 @@ def dynamic(s: RopeSpec) -> Exact:
 
 
 @fifty_digits
-def _factor_or_ratio(s: RopeSpec) -> Decimal:
+def _factor_or_ratio(s: RopeFields) -> Decimal:
     """``factor``, else ``max_position_embeddings / original_max_position_embeddings``."""
     if s.factor is not None:
         return dec(s.factor)
@@ -105,7 +106,7 @@ def _factor_or_ratio(s: RopeSpec) -> Decimal:
 
 
 @fifty_digits
-def _correction(s: RopeSpec, rotations: float) -> Decimal:
+def _correction(s: RopeFields, rotations: float) -> Decimal:
     """``find_correction_dim``: dim·ln(L_orig/(2π·r)) / (2·ln θ)."""
     orig = Decimal(s.original_max_position_embeddings)  # type: ignore[arg-type]
     inner = orig / (dec(rotations) * (2 * PI))
@@ -113,7 +114,7 @@ def _correction(s: RopeSpec, rotations: float) -> Decimal:
 
 
 @fifty_digits
-def yarn(s: RopeSpec) -> Exact:
+def yarn(s: RopeFields) -> Exact:
     """``_compute_yarn_parameters``: a linear ramp between extrapolation and interpolation."""
     f = _factor_or_ratio(s)
     low = _correction(s, s.beta_fast)  # type: ignore[arg-type]
@@ -136,7 +137,7 @@ def yarn(s: RopeSpec) -> Exact:
     return Exact(inv, kinds, _yarn_attention(s, f), notes)
 
 
-def _yarn_attention(s: RopeSpec, f: Decimal) -> Decimal:
+def _yarn_attention(s: RopeFields, f: Decimal) -> Decimal:
     if s.attention_factor is not None:
         return dec(s.attention_factor)
     if s.mscale and s.mscale_all_dim:
@@ -145,7 +146,7 @@ def _yarn_attention(s: RopeSpec, f: Decimal) -> Decimal:
 
 
 @fifty_digits
-def longrope(s: RopeSpec) -> Exact:
+def longrope(s: RopeFields) -> Exact:
     """``_compute_longrope_parameters``: per-pair factors, long ones past L_orig."""
     orig = s.original_max_position_embeddings
     long = bool(s.seq_len and s.seq_len > orig)  # type: ignore[operator]
@@ -164,7 +165,7 @@ def longrope(s: RopeSpec) -> Exact:
 
 
 @fifty_digits
-def llama3(s: RopeSpec) -> Exact:
+def llama3(s: RopeFields) -> Exact:
     """``_compute_llama3_parameters``: keep short wavelengths, divide long ones, smooth between."""
     f, low, high = (dec(v) for v in (s.factor, s.low_freq_factor, s.high_freq_factor))  # type: ignore[arg-type]
     orig = Decimal(s.original_max_position_embeddings)  # type: ignore[arg-type]
@@ -187,7 +188,7 @@ def llama3(s: RopeSpec) -> Exact:
 
 
 @fifty_digits
-def proportional(s: RopeSpec) -> Exact:
+def proportional(s: RopeFields) -> Exact:
     """``_compute_proportional_rope_parameters``: exponent over the whole head, zeros after."""
     angles = int(s.partial_rotary_factor * s.head_dim // 2)
     f = dec(s.factor)  # type: ignore[arg-type]

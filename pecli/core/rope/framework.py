@@ -15,14 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rules import MAX_POSITION
-from .cache import BLOCK_CELLS, check_cache_args, check_positions_list
-from .frequencies import RopeFrequencies
+from .cache import BLOCK_CELLS
+from .cache_spec import CacheSpec, check_positions_list
 from .registry import RECORDS, record
-from .spec import RopeSpec, check_spec
+from .spec import RopeSpec, check_spec, with_defaults
 
 __all__ = [
     "ARITHMETICS",
@@ -78,24 +76,14 @@ def transformers_inv_freq(spec: RopeSpec) -> np.ndarray:
     dim = spec.rotary_dim
     x = np.arange(0, dim, 2).astype(_F) / _F(dim)
     pos = np.power(float(spec.theta), x.astype(np.float64)).astype(_F)  # base ** x
-    return kind.float32(kind.with_defaults(spec), pos)
+    return kind.float32(with_defaults(spec), pos)
 
 
-def framework_cache_blocks(
-    freqs: RopeFrequencies,
-    n: int,
-    *,
-    start: int = 0,
-    layout: str = "half-split",
-    dtype: DTypeLike = np.float32,
-    part: str = "both",
-    rows: int | None = None,
-    positions: np.ndarray | None = None,
-) -> Iterator[np.ndarray]:
+def framework_cache_blocks(spec: CacheSpec) -> Iterator[np.ndarray]:
     """The cache as transformers computes it, in row blocks (as :func:`.cache.cache_blocks`).
 
-    ``positions``: any ``n`` positions instead of ``start … start+n−1``, rounded to float32 as
-    ``position_ids.float()`` does.
+    ``spec.positions``: any ``n`` positions instead of ``start … start+n−1``, rounded to float32
+    as ``position_ids.float()`` does.
 
     ``angle = float32(p) · inv_freq`` in float32 (:func:`transformers_inv_freq`), cos and sin
     of it rounded to float32, times the attention factor in float32 (``LlamaRotaryEmbedding``
@@ -107,25 +95,24 @@ def framework_cache_blocks(
     >>> import math
     >>> from pecli.core.rope import rope_frequencies
     >>> freqs = rope_frequencies(RopeSpec(theta=500000.0, head_dim=4))
-    >>> block = next(framework_cache_blocks(freqs, 1, start=1000000, part="cos"))
+    >>> block = next(framework_cache_blocks(CacheSpec(freqs, 1, start=1000000, part="cos")))
     >>> exact = math.cos(1000000 / math.sqrt(500000.0))  # ω_1 = θ^(-1/2)
     >>> block.dtype, round(float(block[0, 1]) - exact, 7)  # the float32 angle's error
     (dtype('float32'), 2.93e-05)
 
     """
-    n, kind, stored = check_cache_args(n, layout, dtype, part, rows)
-    if not isinstance(start, int | np.integer) or abs(start) + n > MAX_POSITION:
-        raise ParameterError("start", "must be an integer with |start| + n <= 2^53", start)
-    inv = transformers_inv_freq(freqs.spec)
-    where = None if positions is None else check_positions_list(positions, n, start)
+    start, n = spec.checked_start(), spec.n
+    inv = transformers_inv_freq(spec.freqs.spec)
+    where = None if spec.positions is None else check_positions_list(spec.positions, n, start)
 
     def angles_of(a: int, b: int) -> np.ndarray:  # exact positions: |start| + n <= 2^53
         p = np.arange(start + a, start + b, dtype=np.float64) if where is None else where[a:b]
         angles: np.ndarray = p.astype(_F)[:, None] * inv[None, :]
         return angles
 
-    form = (kind, stored, part)
-    return float32_cache_blocks(angles_of, n, inv.size, _F(freqs.attention_factor), form, rows)
+    form = (spec.layout, spec.stored, spec.part)
+    scale = _F(spec.freqs.attention_factor)
+    return float32_cache_blocks(angles_of, n, inv.size, scale, form, spec.rows)
 
 
 def float32_cache_blocks(
@@ -141,7 +128,7 @@ def float32_cache_blocks(
     ``cos`` and ``sin`` of each float32 angle rounded to float32 (the float64 values rounded
     once, within 1 ulp of libm's ``cosf``/``sinf`` and torch's), times ``scale`` in float32
     when it is not 1, laid out as ``form = (layout, stored dtype, part)`` says (see
-    :func:`.cache.check_cache_args`) and converted to the stored dtype. Shared by
+    :class:`.cache.CacheSpec`) and converted to the stored dtype. Shared by
     :func:`framework_cache_blocks` (transformers) and
     :func:`pecli.core.ports.ggml_cache.ggml_cache_blocks` (llama.cpp), which differ only in
     their angles.

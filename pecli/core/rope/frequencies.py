@@ -27,7 +27,7 @@ from ..errors import ParameterError
 from ._exact import to_float_pair
 from .formulas import default_inv_freq
 from .registry import record
-from .spec import RopeSpec, check_spec
+from .spec import RopeSpec, check_spec, with_defaults
 
 __all__ = ["RopeFrequencies", "rope_frequencies", "unscaled_inv_freq"]
 
@@ -112,7 +112,7 @@ def rope_frequencies(spec: RopeSpec) -> RopeFrequencies:
     """
     spec = check_spec(spec)
     kind = record(spec.rope_type)
-    exact, scaling, attention, notes = kind.formula(kind.with_defaults(spec))
+    exact, scaling, attention, notes = kind.formula(with_defaults(spec))
     pairs = [to_float_pair(value) for value in exact]
     _check_wavelengths(spec, [p[0] for p in pairs])
     return RopeFrequencies(
@@ -130,7 +130,8 @@ def _check_wavelengths(spec: RopeSpec, inv_freq: list[float]) -> None:
     smallest = min((value for value in inv_freq if value > 0), default=1.0)
     if 2 * np.pi / smallest <= np.finfo(np.float64).max:
         return
-    scaled = spec.factor is not None and spec.factor != 1 and spec.rope_type != "default"
+    reads_factor = "factor" in record(spec.rope_type).reads
+    scaled = spec.factor is not None and spec.factor != 1 and reads_factor
     name = "factor" if scaled else "theta"
     rule = "must leave every wavelength 2π/ω_i finite in float64 (it overflows to inf)"
     raise ParameterError(name, rule, spec.factor if scaled else spec.theta)
@@ -150,7 +151,7 @@ def unscaled_inv_freq(spec: RopeSpec) -> np.ndarray:
     spec = check_spec(spec)
     kind = record(spec.rope_type)
     if kind.whole_head_exponent:  # its formula unscaled: the factor at its default
-        inv = kind.formula(kind.with_defaults(dataclasses.replace(spec, factor=None))).inv_freq
+        inv = kind.formula(with_defaults(dataclasses.replace(spec, factor=None))).inv_freq
     else:
         inv = default_inv_freq(spec.theta, spec.rotary_dim)
     return np.array([float(value) for value in inv], dtype=np.float64)

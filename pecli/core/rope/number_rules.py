@@ -12,7 +12,7 @@ import numbers
 
 from ..errors import ParameterError
 
-__all__ = ["count", "finite", "positive", "shown"]
+__all__ = ["check_theta", "count", "finite", "positive", "shown"]
 
 
 class _Shown(str):
@@ -46,6 +46,30 @@ def positive(name: str, value: object, *, above: float = 0.0) -> float:
     if not math.isfinite(number) or number <= above:
         raise ParameterError(name, f"must be a finite number > {above:g}", _short(value))
     return number
+
+
+def check_theta(value: object, parameter: str = "theta", *, field: str = "") -> float:
+    """A θ (``rope_theta``) as a float: the one rule of every θ, a finite number > 1.
+
+    ``field``: the config field it was read from, named in the rule (the error is then
+    ``parameter``'s, the config's).
+
+    >>> check_theta(1)
+    Traceback (most recent call last):
+    ...
+    pecli.core.errors.ParameterError: theta must be a finite number > 1 (got 1)
+    >>> check_theta(0.5, "file", field="rope_theta")
+    Traceback (most recent call last):
+    ...
+    pecli.core.errors.ParameterError: file must give rope_theta as a finite number > 1 (got 0.5)
+    """
+    try:
+        return positive(parameter, value, above=1.0)
+    except ParameterError as error:
+        if not field:
+            raise
+        rule = f"must give {field} as {error.rule.removeprefix('must be ')}"
+        raise ParameterError(parameter, rule, error.value) from None
 
 
 def count(name: str, value: object) -> int:

@@ -191,7 +191,7 @@ def checkpoint_plan(
                 raise ParameterError(f"{kind}_pattern", rule, name)
             kinds[name] = kind
     if not kinds:
-        raise ParameterError("q_pattern", "and --k-pattern match no tensor", ", ".join(patterns[0]))
+        raise ParameterError("q_pattern", "and `k_pattern` match no tensor", ", ".join(patterns[0]))
     for name, kind in kinds.items():
         count, rows = heads[kind == "k"], shapes[name][0] if shapes[name] else 0
         if rows != count * head_dim:

@@ -16,11 +16,10 @@ transformers only logs a warning pecli refuses the value. No I/O.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
 from . import float32_formulas, formulas, type_rules
@@ -28,7 +27,7 @@ from . import float32_formulas, formulas, type_rules
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from .spec import RopeSpec
+    from .fields import RopeFields
 
 __all__ = [
     "FACTOR_AT_LEAST_ONE",
@@ -53,7 +52,8 @@ class RopeType:
         The ``rope_type`` of a config's ``rope_parameters`` (``rope_scaling``).
     formula : callable
         ``RopeSpec -> formulas.Exact``: the exact ``inv_freq``, per-pair scaling, attention
-        factor and notes, given a checked spec with :meth:`with_defaults` applied.
+        factor and notes, given a checked spec with its defaults applied
+        (:func:`pecli.core.rope.spec.with_defaults`).
     source : str
         The transformers function the formula follows.
     reads : tuple of str
@@ -76,18 +76,28 @@ class RopeType:
         The file of that function (``default``'s is in each model's file, Llama's here).
     float32 : callable or None
         ``(RopeSpec, base ** x) -> inv_freq``: transformers' own float32 steps
-        (:mod:`pecli.core.rope.float32_formulas`), for ``rope cache --arithmetic transformers``;
+        (:mod:`pecli.core.rope.float32_formulas`), for a cache in transformers' arithmetic;
         None where pecli does not repeat them.
     rules : tuple of callables
         The type's own rules, run after every field's own: each raises ParameterError.
     omega, attention, per_pair, label : str
         The type's row of docs/rope.md: ``ω_i``, the attention factor, the scaling per pair,
         and words after the name (``(NTK)``).
+    ramp, bands, factor_lists, follows_length, interpolates : bool
+        What its formula does, as the engines' readings and GGUF checks ask it: YaRN's ramp
+        over a correction range (yarn); wavelength bands, which llama.cpp carries as the
+        ``rope_freqs`` tensor (llama3); short and long per-pair factors switched past ``L``
+        (longrope); θ rescaled with the sequence length (dynamic NTK); every frequency
+        divided by the factor, ggml's ``freq_scale`` (linear, yarn).
+    gguf_scaling : str
+        What llama.cpp's converter writes as ``{arch}.rope.scaling.type`` (``none``: no key).
+    ggml : bool
+        pecli repeats llama.cpp's float32 loop for it (a cache in llama.cpp's arithmetic).
 
     """
 
     name: str
-    formula: Callable[[RopeSpec], formulas.Exact]
+    formula: Callable[[RopeFields], formulas.Exact]
     source: str
     omega: str
     attention: str
@@ -99,15 +109,17 @@ class RopeType:
     factor_from_lengths: bool = False
     whole_head_exponent: bool = False
     old_parsers_know: bool = False
-    rules: tuple[Callable[[RopeSpec], None], ...] = ()
+    rules: tuple[Callable[[RopeFields], None], ...] = ()
     label: str = ""
     source_file: str = "transformers/modeling_rope_utils.py"
-    float32: Callable[[RopeSpec, np.ndarray], np.ndarray] | None = None
-
-    def with_defaults(self, spec: RopeSpec) -> RopeSpec:
-        """``spec`` with each unset field the type has a default for set to that default."""
-        unset: dict[str, Any] = {k: v for k, v in self.defaults.items() if getattr(spec, k) is None}
-        return dataclasses.replace(spec, **unset) if unset else spec
+    float32: Callable[[RopeFields, np.ndarray], np.ndarray] | None = None
+    ramp: bool = False
+    bands: bool = False
+    factor_lists: bool = False
+    follows_length: bool = False
+    interpolates: bool = False
+    gguf_scaling: str = "none"
+    ggml: bool = False
 
 
 DEFAULT = RopeType(
@@ -120,6 +132,7 @@ DEFAULT = RopeType(
     per_pair="unchanged",
     old_parsers_know=True,
     source_file="transformers/models/llama/modeling_llama.py",
+    ggml=True,
 )
 
 LINEAR = RopeType(
@@ -134,6 +147,9 @@ LINEAR = RopeType(
     required=("factor",),
     factor_at_least_one=True,
     old_parsers_know=True,
+    interpolates=True,
+    gguf_scaling="linear",
+    ggml=True,
 )
 
 DYNAMIC = RopeType(
@@ -152,6 +168,7 @@ DYNAMIC = RopeType(
     old_parsers_know=True,
     rules=(type_rules.dynamic_width,),
     label="(NTK)",
+    follows_length=True,
 )
 
 YARN = RopeType(
@@ -181,6 +198,10 @@ YARN = RopeType(
     defaults=MappingProxyType({"beta_fast": 32.0, "beta_slow": 1.0}),
     factor_at_least_one=True,
     factor_from_lengths=True,
+    ramp=True,
+    interpolates=True,
+    gguf_scaling="yarn",
+    ggml=True,
 )
 
 LONGROPE = RopeType(
@@ -201,6 +222,8 @@ LONGROPE = RopeType(
     factor_at_least_one=True,
     factor_from_lengths=True,
     rules=(type_rules.longrope_factors,),
+    factor_lists=True,
+    gguf_scaling="longrope",
 )
 
 LLAMA3 = RopeType(
@@ -219,6 +242,8 @@ LLAMA3 = RopeType(
     required=("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
     factor_at_least_one=True,
     rules=(type_rules.llama3_bands,),
+    bands=True,
+    ggml=True,
 )
 
 PROPORTIONAL = RopeType(

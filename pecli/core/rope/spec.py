@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ParameterError
 from ..rules import MAX_D, check_n
-from .number_rules import count, finite, positive, shown
+from .number_rules import check_theta, count, finite, positive, shown
 from .registry import FACTOR_AT_LEAST_ONE, RECORDS, ROPE_TYPES, RopeType, default_of, record
 
-__all__ = ["FACTOR_AT_LEAST_ONE", "ROPE_TYPES", "RopeSpec", "check_spec"]
+__all__ = ["FACTOR_AT_LEAST_ONE", "ROPE_TYPES", "RopeSpec", "check_spec", "with_defaults"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,17 @@ class RopeSpec:
         }
 
 
+def with_defaults(spec: RopeSpec) -> RopeSpec:
+    """``spec`` with each unset field its type has a default for set to that default.
+
+    >>> with_defaults(RopeSpec(rope_type="yarn")).beta_fast
+    32.0
+    """
+    defaults = record(spec.rope_type).defaults
+    unset: dict[str, Any] = {k: v for k, v in defaults.items() if getattr(spec, k) is None}
+    return dataclasses.replace(spec, **unset) if unset else spec
+
+
 def check_spec(spec: RopeSpec) -> RopeSpec:
     """Return ``spec`` if it is complete and valid; raise :class:`ParameterError` otherwise.
 
@@ -119,7 +131,7 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
 
 def _check_widths(spec: RopeSpec) -> None:
     """θ > 1, an even head_dim from 2 to MAX_D, an even rotated width >= 2, truncate a bool."""
-    positive("theta", spec.theta, above=1.0)
+    check_theta(spec.theta)
     head = count("head_dim", spec.head_dim)
     if head % 2 or head < 2 or head > MAX_D:
         raise ParameterError("head_dim", f"must be even (rotary pairs), from 2 to {MAX_D}", head)

@@ -1,6 +1,7 @@
 """The rules a rope type adds to its fields' own (run last by :func:`.spec.check_spec`).
 
-Each takes a checked-so-far :class:`~pecli.core.rope.spec.RopeSpec` of its type and raises
+Each takes a checked-so-far :class:`~pecli.core.rope.spec.RopeSpec` (typed by its fields,
+:class:`~.fields.RopeFields`) of its type and raises
 :class:`~pecli.core.errors.ParameterError` naming the field; :mod:`pecli.core.rope.registry`
 names them in each type's record. transformers only warns for most of these
 (``_validate_<type>_rope_parameters``); pecli refuses, since the formula would be undefined or
@@ -15,12 +16,12 @@ from ..errors import ParameterError
 from .number_rules import positive
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .spec import RopeSpec
+    from .fields import RopeFields
 
 __all__ = ["dynamic_width", "llama3_bands", "longrope_factors"]
 
 
-def llama3_bands(spec: RopeSpec) -> None:
+def llama3_bands(spec: RopeFields) -> None:
     """low_freq_factor > 0 (it divides L) and high_freq_factor > low_freq_factor."""
     if spec.low_freq_factor <= 0:  # type: ignore[operator]
         raise ParameterError("low_freq_factor", "must be > 0 (it divides L)", spec.low_freq_factor)
@@ -28,7 +29,7 @@ def llama3_bands(spec: RopeSpec) -> None:
         raise ParameterError("high_freq_factor", "must be > low_freq_factor", spec.high_freq_factor)
 
 
-def dynamic_width(spec: RopeSpec) -> None:
+def dynamic_width(spec: RopeFields) -> None:
     """A rotated width of at least 4: θ' has the exponent dim/(dim − 2)."""
     if spec.rotary_dim < 4:
         rule = (
@@ -39,7 +40,7 @@ def dynamic_width(spec: RopeSpec) -> None:
         raise ParameterError("head_dim", rule, spec.head_dim)
 
 
-def longrope_factors(spec: RopeSpec) -> None:
+def longrope_factors(spec: RopeFields) -> None:
     """short_factor and long_factor: rotary_dim/2 numbers each, every one > 0."""
     for name in ("short_factor", "long_factor"):
         values = getattr(spec, name)

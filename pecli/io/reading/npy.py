@@ -21,7 +21,7 @@ from ...core.rules import check_data_dtype
 from .bounded import read_into
 from .matrix import Blocks, Matrix, array_blocks, checked_block
 
-__all__ = ["MAX_TABLE_VALUES", "load_keeping_dtype", "read_npy"]
+__all__ = ["MAX_TABLE_VALUES", "load_keeping_dtype", "npy_dtype", "read_npy"]
 
 #: Largest table read whole: 2^26 values, 256 MiB of float32.
 MAX_TABLE_VALUES = 1 << 26
@@ -139,12 +139,15 @@ def stream_blocks(
     return blocks
 
 
-def load_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
+def load_keeping_dtype(
+    source: str, name: str, parameter: str, *, complex_ok: bool = False
+) -> np.ndarray:
     """A whole ``.npy`` table in its stored float dtype (2-byte void items are bfloat16).
 
     The header is checked first (at most :data:`MAX_TABLE_VALUES` values, a file that holds
     them); the data is then read with bounded reads, no memory map, so a file cut short
-    meanwhile is an error naming it, never SIGBUS.
+    meanwhile is an error naming it, never SIGBUS. ``complex_ok``: complex numbers are kept
+    too (a ``freqs_cis``).
     """
     with open(source, "rb") as handle:
         shape, fortran, dtype = _header(handle, name, parameter)
@@ -158,16 +161,34 @@ def load_keeping_dtype(source: str, name: str, parameter: str) -> np.ndarray:
             import ml_dtypes  # only for bfloat16: 0.5 s to import (ml_dtypes 0.7)
 
             dtype = np.dtype(ml_dtypes.bfloat16).newbyteorder(dtype.byteorder)
-        if dtype.kind not in "fiu" and dtype.name != "bfloat16":
+        if dtype.kind not in "fiu" + "c" * complex_ok and dtype.name != "bfloat16":
             raise ParameterError(parameter, "must hold real numbers", f"dtype {dtype}")
         table = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
         if not read_into(handle.fileno(), table, handle.tell()):
             rule = "is a truncated .npy file, or changed while it was read"
             raise ParameterError(parameter, rule, name)
     table = table.astype(table.dtype.newbyteorder("="), copy=False)
-    if table.dtype.kind == "f" or dtype.name == "bfloat16":
+    if table.dtype.kind in "fc" or dtype.name == "bfloat16":
         return table
     return _exact_float64(table, parameter)
+
+
+def npy_dtype(source: str) -> np.dtype | None:
+    """The dtype a ``.npy`` file's header declares, or None when it has no readable header.
+
+    >>> import tempfile, os
+    >>> name = os.path.join(tempfile.mkdtemp(), "z.npy")
+    >>> np.save(name, np.zeros(2, np.complex64))
+    >>> npy_dtype(name)
+    dtype('complex64')
+    >>> os.remove(name); os.rmdir(os.path.dirname(name))
+    """
+    try:
+        with open(source, "rb") as handle:
+            dtype: np.dtype = np.dtype(_header(handle, source, "file")[2])
+    except (OSError, ParameterError):
+        return None
+    return dtype
 
 
 def _exact_float64(table: np.ndarray, parameter: str) -> np.ndarray:

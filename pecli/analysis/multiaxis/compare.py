@@ -1,0 +1,91 @@
+"""A multi-axis rotary cache against a named preset: which of the six ways a port can differ.
+
+(a) one shared schedule vs one per axis; (b) the split sizes and (d) the order of the axes'
+pairs (the channel → axis map); (c) the layout of a pair's channels; θ per axis; (e) the
+position ids (everything else agrees, the values do not); (f) the arithmetic (within a few
+ulps of the exact cache, of the model's float64 or of float32 steps). Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.dtypes import ulps32
+from ...core.multiaxis.cache import AxesSpec, axes_cache
+from ...core.multiaxis.plan import AxisPlan
+from .reading import AxesReading
+
+__all__ = ["Comparison", "compare_to_plan", "plan_schedule"]
+
+
+@dataclass
+class Comparison:
+    """The verdict: ``matches`` and, if not, what differs (one line each)."""
+
+    matches: bool
+    arithmetic: str
+    differences: list[str] = field(default_factory=list)
+
+
+def plan_schedule(plan: AxisPlan) -> str:
+    """``shared`` when every pair's ``D`` is the rotated width, else ``per-axis``."""
+    return "shared" if set(plan.denominator) == {plan.rotary_dim} else "per-axis"
+
+
+def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> str:
+    """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``."""
+    for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
+        cos, sin = (
+            axes_cache(AxesSpec(plan, ids, form="half", part=part, arithmetic=mode))
+            for part in ("cos", "sin")
+        )
+        if max(ulps32(cos, pairs[0]).max(initial=0), ulps32(sin, pairs[1]).max(initial=0)) <= bound:
+            return mode
+    return "none"
+
+
+def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
+    if len(reading.axis) != plan.pairs:
+        return [f"(b) {len(reading.axis)} pairs here, {plan.pairs} in the preset"]
+    read = [(j, a) for j, a in enumerate(reading.axis) if a >= 0]
+    wrong = [j for j, a in read if a != plan.axis[j]]
+    if not wrong:
+        return []
+    first, here = wrong[0], plan.axes[reading.axis[wrong[0]]]
+    return [
+        f"(b/d) the channel → axis map: {len(wrong)} pairs differ, the first pair {first} "
+        f"turned by {here} here, by {plan.axes[plan.axis[first]]} in the preset"
+    ]
+
+
+def _theta_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
+    out = []
+    for key, theta in reading.theta.items():
+        a = int(key)
+        expected = [t for t, x in zip(plan.theta, plan.axis, strict=True) if x == a]
+        if expected and abs(theta / expected[0] - 1) > 1e-3:
+            out.append(f"θ of axis {plan.axes[a]}: {theta:.6g} here, {expected[0]:g} in the preset")
+    return out
+
+
+def compare_to_plan(
+    reading: AxesReading, plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
+) -> Comparison:
+    """What differs between a read cache (per-pair ``pairs``) and the preset's plan."""
+    differences = []
+    if reading.layout not in ("complex", plan.layout):  # a complex cache has no channel layout
+        differences.append(f"(c) layout {reading.layout} here, {plan.layout} in the preset")
+    expected = plan_schedule(plan)
+    if reading.schedule not in ("unknown", expected):
+        differences.append(f"(a) a {reading.schedule} schedule here, {expected} in the preset")
+    differences += _map_differences(reading, plan) + _theta_differences(reading, plan)
+    same_shape = pairs[0].shape == (ids.shape[0], plan.pairs)
+    arithmetic = _arithmetic(plan, ids, pairs) if same_shape else "none"
+    if arithmetic == "none" and not differences:
+        differences.append(
+            "(e) layout, map and θ agree but the values do not: the position ids differ "
+            "(offsets, 1-based ids, text before or after the grid)"
+        )
+    return Comparison(not differences and arithmetic != "none", arithmetic, differences)

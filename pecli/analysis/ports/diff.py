@@ -1,0 +1,118 @@
+"""``pecli diff`` in one call: two tables compared, each read by identify, the mistakes tested.
+
+:func:`diff` compares two tables entry by entry (:func:`.compare.compare`), reads each as
+``rope identify`` does (:func:`.readings.reading`) and, when they differ, tests each known
+porting mistake on the values (:func:`.causes.likely_causes`); :func:`one_table` picks the
+table of a file's arrays. Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...core.errors import ParameterError
+from .causes import likely_causes
+from .compare import Comparison, compare
+from .readings import reading
+
+__all__ = ["Diff", "diff", "one_table"]
+
+
+@dataclass
+class Diff:
+    """Two tables compared: the comparison, identify's reading of each, the likely causes."""
+
+    comparison: Comparison
+    reading_a: dict[str, Any] | None
+    reading_b: dict[str, Any] | None
+    causes: list[str]
+    start: int
+
+    @property
+    def equal(self) -> bool:
+        """Equal within the tolerance."""
+        return self.comparison.equal
+
+    def record(self) -> dict[str, Any]:
+        """The report as plain data (what the JSON report holds)."""
+        result = self.comparison
+        return {
+            "equal": result.equal,
+            "shape_a": list(result.shape_a),
+            "shape_b": list(result.shape_b),
+            "dtype": result.dtype,
+            "differing": result.differing,
+            "max_ulps": result.max_ulps,
+            "max_abs": result.max_abs,
+            "start": self.start,
+            "first": None
+            if result.first is None
+            else {"row": result.first[0], "column": result.first[1]},
+            "decades": [vars(d) for d in result.decades],
+            "reading_a": self.reading_a,
+            "reading_b": self.reading_b,
+            "causes": self.causes,
+        }
+
+
+def one_table(
+    arrays: dict[str, np.ndarray], *, parameter: str, tensor_parameter: str
+) -> np.ndarray:
+    """The table of a file's arrays: tensors ``cos`` and ``sin`` as ``[cos | sin]``, or the one.
+
+    Raises
+    ------
+    ParameterError
+        (as ``parameter``) for several tensors and no name among them (``tensor_parameter``
+        names one), or an array of no values.
+
+    Examples
+    --------
+    >>> pair = {"cos": np.ones((2, 4)), "sin": np.zeros((2, 4))}
+    >>> one_table(pair, parameter="a", tensor_parameter="tensor_a").shape
+    (2, 8)
+
+    """
+    if {"cos", "sin"} <= arrays.keys():
+        cos, sin = arrays["cos"], arrays["sin"]
+        if cos.shape == sin.shape and cos.ndim == 2:
+            return np.concatenate([cos, sin], axis=1)
+    if len(arrays) != 1:
+        rule = f"holds {len(arrays)} tensors: name one with `{tensor_parameter}`"
+        raise ParameterError(parameter, rule, ", ".join(list(arrays)[:8]))
+    (table,) = arrays.values()
+    if table.ndim == 0 or table.size == 0:  # a 0-d .npy, an empty one: nothing to compare
+        rule = "must hold a vector or a table of at least one value"
+        raise ParameterError(parameter, rule, f"shape {table.shape}")
+    return table
+
+
+def diff(
+    a: np.ndarray, b: np.ndarray, *, start: int = 0, ulps: float = 1.0, atol: float = 0.0
+) -> Diff:
+    """Compare ``a`` and ``b`` (rows are positions from ``start``) and explain a difference.
+
+    Raises
+    ------
+    ParameterError
+        ``ulps`` or ``atol`` NaN (it would make every entry equal).
+
+    Examples
+    --------
+    >>> table = np.cos(np.arange(20.0)[:, None] * np.array([1.0, 0.1]))
+    >>> found = diff(table, table)
+    >>> found.equal, found.causes
+    (True, [])
+
+    """
+    for name, value in (("ulps", ulps), ("atol", atol)):
+        if math.isnan(value):
+            raise ParameterError(name, "must be a number >= 0", value)
+    result = compare(a, b, start=start, ulps=ulps, atol=atol)
+    ra, rb = reading(a), reading(b)
+    causes = [] if result.equal else likely_causes(a, b, result.dtype, ra, rb)
+    return Diff(result, ra, rb, causes, start)

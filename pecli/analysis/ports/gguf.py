@@ -1,0 +1,263 @@
+"""A GGUF's rotary metadata and frequency tensors, shown and checked against a ``config.json``.
+
+What llama.cpp's converter (``convert_hf_to_gguf.py``: ``TextModel.set_gguf_parameters``,
+``LlamaModel.generate_extra_tensors``, ``Phi3MiniModel``, ``DeepseekV2Model``) writes for a
+config, compared key by key and element by element with what the file holds; where a key is
+absent, llama.cpp's default is compared (``freq_base`` 10000, ``yarn_beta_fast`` 32, …). The
+expected values come from transformers' reading of the config (:mod:`pecli.core.rope`), so a
+file that agrees rotates as transformers does. Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...core.dtypes import ulps32
+from ...core.errors import ParameterError
+from ...core.ports.ggml import frequency_factors
+from ...core.ports.gguf_format import FREQUENCY_TENSORS, rope_mode, text_config
+from ...core.rope import RopeSpec, rope_frequencies
+from ...core.rope.config import spec_from_config
+from ...core.rope.registry import record
+from .gguf_notes import Finding, notes_for
+
+__all__ = [
+    "Finding",
+    "check_gguf",
+    "expected_keys",
+    "expected_tensors",
+    "show_report",
+    "summary",
+]
+
+#: llama.cpp's values for absent keys (``llama_model::load_hparams``).
+_DEFAULTS = {
+    "rope.freq_base": 10000.0,
+    "rope.scaling.factor": 1.0,
+    "rope.scaling.type": "none",
+    "rope.scaling.yarn_beta_fast": 32.0,
+    "rope.scaling.yarn_beta_slow": 1.0,
+}
+
+
+def expected_keys(spec: RopeSpec, config: Mapping[str, Any], swa: float | None) -> dict[str, Any]:
+    """The rope keys (without the ``{arch}.`` prefix) a faithful converter writes."""
+    keys: dict[str, Any] = {"rope.freq_base": spec.theta, "rope.dimension_count": spec.rotary_dim}
+    kind = record(spec.rope_type)
+    keys["rope.scaling.type"] = kind.gguf_scaling
+    if kind.interpolates:
+        keys["rope.scaling.factor"] = rope_frequencies(spec).notes.get("factor", spec.factor)
+    if kind.ramp or kind.factor_lists:
+        keys["rope.scaling.original_context_length"] = spec.original_max_position_embeddings
+    if kind.ramp:
+        keys["rope.scaling.yarn_beta_fast"] = spec.beta_fast or 32.0
+        keys["rope.scaling.yarn_beta_slow"] = spec.beta_slow or 1.0
+    if kind.factor_lists:
+        keys["rope.scaling.attn_factor"] = rope_frequencies(spec).attention_factor
+    if kind.ramp and spec.attention_factor is not None:
+        keys["rope.scaling.yarn_attn_factor"] = spec.attention_factor
+    if kind.ramp and spec.mscale_all_dim is not None:
+        keys["rope.scaling.yarn_log_multiplier"] = 0.1 * spec.mscale_all_dim
+    sections = (config.get("rope_parameters") or config.get("rope_scaling") or {}).get(
+        "mrope_section"
+    )
+    if sections:
+        keys["rope.dimension_sections"] = [*sections, 0, 0, 0, 0][:4]
+    if swa is not None:
+        keys["rope.freq_base_swa"] = swa
+    return keys
+
+
+def expected_tensors(spec: RopeSpec) -> dict[str, np.ndarray]:
+    """The frequency tensors (float64) a faithful converter writes for ``spec``."""
+    kind = record(spec.rope_type)
+    if kind.bands:  # llama.cpp carries the wavelength bands as divisors of θ
+        return {"rope_freqs.weight": frequency_factors(rope_frequencies(spec))}
+    if kind.factor_lists:
+        return {
+            "rope_factors_long.weight": np.array(spec.long_factor, dtype=np.float64),
+            "rope_factors_short.weight": np.array(spec.short_factor, dtype=np.float64),
+        }
+    return {}
+
+
+def check_gguf(
+    config: Mapping[str, Any],
+    arch: str | None,
+    metadata: Mapping[str, Any],
+    tensors: Mapping[str, np.ndarray],
+    *,
+    ulps: int = 16,
+) -> list[Finding]:
+    """Compare a GGUF's rope keys and frequency tensors with a config, item by item.
+
+    Parameters
+    ----------
+    config : mapping
+        The parsed ``config.json`` (transformers 4 or 5; ``text_config`` is read).
+    arch : str or None
+        ``general.architecture`` of the file (the prefix of its keys).
+    metadata : mapping
+        The file's key/value table.
+    tensors : mapping
+        Those of :data:`FREQUENCY_TENSORS` the file holds, float32.
+    ulps : int, keyword-only
+        Largest element difference, in float32 ulps, that still agrees (the converter
+        computes ``rope_freqs`` in float32: up to 4 ulps from the exact value).
+
+    Returns
+    -------
+    list of Finding
+        Keys first, then tensors, then notes (rope mode, what ggml cannot express).
+
+    Raises
+    ------
+    ParameterError
+        ``config`` if its rope fields are invalid.
+
+    """
+    merged, swa = text_config(config)
+    spec, _ = spec_from_config(merged)
+    prefix = f"{arch}." if arch else ""
+    found = {k[len(prefix) :]: v for k, v in metadata.items() if k.startswith(prefix + "rope.")}
+    keys = expected_keys(spec, merged, swa)
+    findings = [_key(k, v, found, metadata, prefix) for k, v in keys.items()]
+    if "rope.scaling.factor" in found and "rope.scaling.factor" not in keys:
+        findings.append(_key("rope.scaling.factor", 1.0, found, metadata, prefix))
+    wanted = expected_tensors(spec)
+    findings += [_tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()]
+    findings += [
+        _unexpected(name, tensors[name])
+        for name in FREQUENCY_TENSORS
+        if name in tensors and name not in wanted
+    ]
+    return findings + notes_for(spec, merged, arch, found)
+
+
+def _key(
+    key: str, want: Any, found: Mapping[str, Any], meta: Mapping[str, Any], prefix: str
+) -> Finding:
+    if key in found:
+        have, how = found[key], ""
+    elif key == "rope.dimension_count":
+        have, how = _head_dim(meta, prefix), "absent: llama.cpp takes the head width"
+    elif key in _DEFAULTS:
+        have, how = _DEFAULTS[key], "absent: llama.cpp's default"
+    else:
+        return Finding(prefix + key, "missing", want, None, "the converter writes this key")
+    same = _same(want, have)
+    if key == "rope.scaling.type" and not same and want == "longrope" and have == "none":
+        same, how = True, "absent: llama.cpp uses the rope_factors tensors (Phi-3's converter)"
+        want = "longrope or none"  # not "expected longrope, found none, agree"
+    return Finding(prefix + key, "agree" if same else "differ", want, have, how)
+
+
+def _head_dim(meta: Mapping[str, Any], prefix: str) -> Any:
+    if prefix + "attention.key_length" in meta:
+        return meta[prefix + "attention.key_length"]
+    width, heads = meta.get(prefix + "embedding_length"), meta.get(prefix + "attention.head_count")
+    return width // heads if isinstance(width, int) and isinstance(heads, int) and heads else None
+
+
+def _same(want: Any, have: Any) -> bool:
+    """Equal as the file stores it: a float as float32, a list element by element."""
+    if isinstance(want, list) or isinstance(have, list):
+        return isinstance(want, list) and isinstance(have, list) and list(want) == list(have)
+    if isinstance(want, str) or isinstance(have, str):
+        return bool(want == have)
+    if isinstance(want, float) or isinstance(have, float):
+        a, b = np.float32(want), np.float32(have)
+        return bool(a == b or abs(float(a) - float(b)) <= 2 * float(np.spacing(abs(a))))
+    return bool(want == have)
+
+
+def _tensor(name: str, have: np.ndarray | None, want: np.ndarray, ulps: int) -> Finding:
+    if have is None:
+        return Finding(name, "missing", f"{want.size} values", None, "the converter writes it")
+    if have.shape != want.shape:
+        return Finding(name, "differ", f"shape {want.shape}", f"shape {have.shape}")
+    distance = ulps32(want, have)
+    bad = np.flatnonzero(distance > ulps)
+    if bad.size == 0:
+        detail = f"{want.size} values within {int(distance.max(initial=0))} ulps"
+        return Finding(name, "agree", None, None, detail)
+    worst = int(np.argmax(distance))
+    detail = (
+        f"{bad.size} of {want.size} values differ by more than {ulps} float32 ulps; "
+        f"first at [{bad[0]}], largest at [{worst}]: {int(distance[worst])} ulps"
+    )
+    return Finding(f"{name}[{bad[0]}]", "differ", float(want[bad[0]]), float(have[bad[0]]), detail)
+
+
+def _unexpected(name: str, have: np.ndarray) -> Finding:
+    if name == "rope_freqs.weight" and have.size and bool(np.all(have == 1)):
+        return Finding(name, "agree", None, None, "all 1: no effect")
+    rule = "the config implies no such tensor; ggml divides θ by it"
+    return Finding(name, "differ", "absent", f"{have.size} values", rule)
+
+
+def summary(findings: list[Finding]) -> tuple[int, int]:
+    """``(agreeing, disagreeing)`` counts (``differ`` and ``missing`` disagree)."""
+    bad = sum(f.status in ("differ", "missing") for f in findings)
+    return sum(f.status == "agree" for f in findings), bad
+
+
+def show_report(
+    arch: str | None,
+    version: int,
+    metadata: Mapping[str, Any],
+    tensor_types: list[str],
+    tensors: Mapping[str, np.ndarray],
+) -> dict[str, Any]:
+    """What ``gguf show`` reports of a file's header and frequency tensors.
+
+    Its ``{arch}.rope.*`` keys and context length, the rope mode of its architecture, how many
+    tensors of each ggml type it holds, the frequency tensors' values, and how
+    ``θ-schedule / rope_freqs`` (transformers' ``inv_freq``) reads.
+    """
+    prefix = f"{arch}."
+    keys = {
+        k: v
+        for k, v in metadata.items()
+        if k.startswith(prefix + "rope.") or k == prefix + "context_length"
+    }
+    types: dict[str, int] = {}
+    for name in tensor_types:
+        types[name] = types.get(name, 0) + 1
+    values = {k: v.tolist() for k, v in tensors.items()}
+    mode = rope_mode(arch)
+    return {
+        "architecture": arch,
+        "version": version,
+        "keys": keys,
+        "rope_mode": mode[0] if mode else None,
+        "tensor_types": types,
+        "tensors": values,
+        "rope_freqs_reading": _identify_freqs(values.get("rope_freqs.weight"), keys, prefix),
+    }
+
+
+def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str, Any] | None:
+    """The identify reading of ``θ-schedule / rope_freqs`` (transformers' inv_freq)."""
+    from ..rope.inv_freq import identify_inv_freq
+
+    base, dims = (
+        keys.get(prefix + "rope.freq_base", 10000.0),
+        keys.get(prefix + "rope.dimension_count"),
+    )
+    if factors is None or not isinstance(dims, int) or 2 * len(factors) != dims:
+        return None
+    if not isinstance(base, int | float) or not 1.0 < base < math.inf:
+        return None
+    with np.errstate(all="ignore"):
+        inv = 1.0 / float(base) ** (np.arange(0, dims, 2) / dims) / np.asarray(factors, float)
+    try:
+        guess = identify_inv_freq(inv)
+    except ParameterError:  # zero, negative or non-finite factors: no reading, still shown
+        return None
+    theta = None if guess.theta != guess.theta else guess.theta  # NaN: not determined
+    return {"rope_type": guess.rope_type, "theta": theta, **guess.parameters}

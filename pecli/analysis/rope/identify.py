@@ -1,0 +1,81 @@
+"""What ``rope identify`` reads in a file's arrays: an inv_freq vector or a cos/sin cache.
+
+A vector is read by :func:`~.inv_freq.identify_inv_freq`; a cache (tensors ``cos`` and/or
+``sin``, or one ``[cos | sin]`` table) by :func:`~.cache.identify_cache`, and pecli's own
+metadata beside it is checked against the values (:func:`~.metadata.metadata_findings`).
+Pure NumPy; no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .cache import identify_cache, split_cache
+from .inv_freq import identify_inv_freq
+from .metadata import metadata_findings
+
+__all__ = ["identify_rope"]
+
+
+def identify_rope(
+    arrays: dict[str, np.ndarray], metadata: dict[str, str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The report (``rope_type`` ``unknown`` when no type matches) and the findings.
+
+    ``arrays``: a file's tensors ``cos`` and/or ``sin``, or one table (a vector, one row or
+    column, or a cache); ``metadata``: the file's string metadata.
+
+    Examples
+    --------
+    >>> report, findings = identify_rope({"table": 10000.0 ** -(np.arange(8) / 8)}, {})
+    >>> report["rope_type"], report["theta"], report["rotary_dim"]
+    ('default', 10000.0, 16)
+
+    """
+    if {"cos", "sin"} & arrays.keys():
+        report, findings = _cache_report(arrays.get("cos"), arrays.get("sin"))
+        return report, findings + metadata_findings(arrays, metadata)
+    (table,) = arrays.values()
+    if table.ndim == 1 or (table.ndim == 2 and 1 in table.shape):
+        return _inv_freq_report(table.reshape(-1))
+    return _cache_report(*split_cache(table))
+
+
+def _inv_freq_report(vector: np.ndarray) -> tuple[dict[str, Any], list[str]]:
+    guess = identify_inv_freq(vector)
+    report = {
+        "rope_type": guess.rope_type,
+        "theta": _number(guess.theta),
+        "rotary_dim": guess.rotary_dim,
+        "storage": guess.storage,
+        **guess.parameters,
+    }
+    return report, guess.findings
+
+
+def _cache_report(
+    cos: np.ndarray | None, sin: np.ndarray | None
+) -> tuple[dict[str, Any], list[str]]:
+    guess = identify_cache(cos, sin)
+    rope = guess.rope
+    tables = " and ".join(k for k, v in (("cos", cos), ("sin", sin)) if v is not None)
+    report = {
+        "cache": tables,
+        "layout": guess.layout,
+        "start": guess.start,
+        "attention_factor": guess.attention_factor,
+        "storage": guess.storage,
+        "rotary_dim": guess.rotary_dim,
+        "theta": _number(guess.theta),
+        "rope_type": rope.rope_type if rope else "not determined",
+        **(rope.parameters if rope else {}),
+    }
+    return report, guess.findings + (rope.findings if rope else [])
+
+
+def _number(value: float) -> float | None:
+    """None for NaN: not determined (JSON has no NaN)."""
+    return None if math.isnan(value) else value

@@ -1,0 +1,5 @@
+"""Multi-axis rotary embeddings: ``pecli rope axes``, ``axis-map``, ``plot-axes``, ``mrope-ids``.
+
+And ``identify-axes``: subcommands of the ``pecli rope`` group, registered when
+:mod:`pecli.cli.rope` is imported.
+"""

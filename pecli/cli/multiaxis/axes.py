@@ -1,0 +1,133 @@
+"""``pecli rope axes``: the cache of a multi-axis rotary embedding (FLUX, Wan, Pixtral, …)."""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Annotated
+
+import numpy as np
+
+from ...core.errors import ParameterError
+from ...core.rules import check_checkpoint_table
+from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, TableDtypeOpt
+from ..rope.app import rope_app
+from ..rope.options import Form, Part
+from ..rope.output import table_kind, write_cache
+from .options import (
+    AxisLayoutOpt,
+    FpsOpt,
+    GridOpt,
+    HeadDimOpt,
+    IdsOpt,
+    PresetOpt,
+    Release,
+    ReleaseOpt,
+    TextOpt,
+    ThetaOpt,
+    TokensOpt,
+    TokensPerSecondOpt,
+    WidthsOpt,
+    _option,
+    id_source,
+    plan_of,
+)
+
+
+class AxisArithmetic(StrEnum):
+    """Exact, or a model's compute dtype."""
+
+    exact = "exact"
+    model = "model"
+    float64 = "float64"
+    float32 = "float32"
+
+
+FormOpt = Annotated[
+    Form,
+    _option(
+        "--form",
+        "full (rotary_dim columns), half (one per pair), "
+        "complex (cos + i·sin, .npy) or matrix (2×2 per pair, .npy, .safetensors).",
+    ),
+]
+PartOpt = Annotated[
+    Part, _option("--part", "cos, sin or both (cos columns, then sin) for the full and half forms.")
+]
+ArithmeticOpt = Annotated[
+    AxisArithmetic,
+    _option(
+        "--arithmetic",
+        "exact (each value rounded once), model (the preset's own dtype), float64 or float32.",
+    ),
+]
+
+
+@rope_app.command("axes")
+def axes_command(
+    preset: PresetOpt = None,
+    head_dim: HeadDimOpt = None,
+    grid: GridOpt = None,
+    text: TextOpt = 0,
+    ids: IdsOpt = None,
+    widths: WidthsOpt = None,
+    theta: ThetaOpt = None,
+    layout: AxisLayoutOpt = None,
+    form: FormOpt = Form.full,
+    part: PartOpt = Part.both,
+    dtype: TableDtypeOpt = TableDtype.float32,
+    arithmetic: ArithmeticOpt = AxisArithmetic.exact,
+    output: ComputeOutput = "-",
+    fmt: FormatOpt = None,
+    header: Header = True,
+    quiet: Quiet = False,
+    tokens: TokensOpt = None,
+    release: ReleaseOpt = Release.v5_24,
+    tokens_per_second: TokensPerSecondOpt = 2,
+    fps: FpsOpt = None,
+) -> None:
+    """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
+
+    Pair j turns by pos[axis(j)]·ω_j (pecli rope axis-map shows which axis and ω). Ids come
+    from the preset and --grid (and --text), a Qwen-VL preset and --tokens, or --ids. Angles
+    are exact and every value is rounded once to --dtype; --arithmetic model repeats the
+    model's own float64 or float32 steps. Streamed in row blocks to CSV or npy;
+    -o NAME.safetensors holds tensors cos and sin (or rotation) with the plan as metadata.
+
+    Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv
+    """
+    from ... import __version__
+    from ...core.multiaxis.cache import AxesSpec, axes_metadata, axes_table
+
+    plan, chosen = plan_of(preset, head_dim, widths, theta, layout)
+    kind = _output_kind(output, fmt, form.value)
+    given = {"grid": grid, "text": text, "tokens": tokens, "fps": fps, "release": release.value}
+    source = id_source(plan, chosen, output, ids=ids, tokens_per_second=tokens_per_second, **given)
+    model = chosen.dtype if chosen else "float64"
+    mode = model if arithmetic is AxisArithmetic.model else arithmetic.value
+    spec = AxesSpec(plan, source, form.value, part.value, dtype.value, mode)
+    table = axes_table(spec)
+    check_checkpoint_table(source.n, math.prod(table.shape[1:]), np.dtype(spec.dtype), kind)
+    name = chosen.name if chosen else ""
+    meta = axes_metadata(spec, preset=name, version=__version__) if kind == "safetensors" else None
+    write_cache(
+        table,
+        output=output,
+        kind=kind,
+        header=header,
+        quiet=quiet,
+        description="rope axes",
+        metadata=meta,
+    )
+
+
+def _output_kind(output: str, fmt: FormatOpt, form: str) -> str:
+    """The output's kind, refused before any work where it cannot hold the form."""
+    kind = table_kind(output, fmt)
+    if (kind == "csv" and form in ("complex", "matrix")) or (kind, form) == (
+        "safetensors",
+        "complex",
+    ):
+        rule = f"cannot hold the {form} form as {kind} (npy can; CSV: --form half)"
+        raise ParameterError("output" if fmt is None else "format", rule, output)
+    return kind

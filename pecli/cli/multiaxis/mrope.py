@@ -1,0 +1,94 @@
+"""``pecli rope mrope-ids``: Qwen-VL's (3, seq) position ids of a token layout, and rope_deltas."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from ...io import formats, writing
+from ..options import Quiet
+from ..progress import say_written
+from ..rope.app import rope_app
+from .options import (
+    FIRST_MODEL,
+    ModelOpt,
+    Release,
+    ReleaseOpt,
+    TokensPerSecondOpt,
+    _option,
+)
+
+MergeOpt = Annotated[
+    int,
+    _option("--spatial-merge-size", "The vision config's spatial_merge_size (2 in every Qwen-VL)."),
+]
+IdsFormatOpt = Annotated[
+    str | None,
+    _option(
+        "--format",
+        "csv (one row per token: t,h,w), npy "
+        "((3, seq) int64, as transformers) or json. [default: the suffix, else csv]",
+    ),
+]
+IdsOutput = Annotated[
+    str, typer.Option("-o", "--output", help="Output file (.csv, .npy or .json), or - for stdout.")
+]
+
+
+@rope_app.command("mrope-ids")
+def mrope_ids_command(
+    tokens: Annotated[
+        str,
+        _option(
+            "--tokens",
+            "The sequence: 'text:5 image:1,8,12 text:3 "
+            "video:4,8,12,s=1.0 text:2' (grids T,H,W in patches; s= Qwen2.5-VL's seconds per grid, "
+            "gap= Qwen3-VL's timestamp tokens between frames).",
+        ),
+    ],
+    model: ModelOpt = FIRST_MODEL,
+    release: ReleaseOpt = Release.v5_24,
+    tokens_per_second: TokensPerSecondOpt = 2,
+    spatial_merge_size: MergeOpt = 2,
+    fmt: IdsFormatOpt = None,
+    output: IdsOutput = "-",
+    quiet: Quiet = False,
+) -> None:
+    """Qwen-VL's position ids (t, h, w) of a token layout, as get_rope_index computes them.
+
+    Text runs count up on all three axes; an image or video grid (merged by
+    spatial_merge_size) takes t (Qwen2.5-VL: t·seconds·tokens_per_second, truncated), row and
+    column from where the text stopped. rope_deltas (max id + 1 − seq, what generation adds)
+    is printed on stderr and written in the JSON.
+
+    Example: pecli rope mrope-ids --model qwen2.5-vl --tokens "text:3 video:4,4,4,s=0.75 text:2"
+    """
+    from ...core.multiaxis.mrope_presets import MROPE_PRESETS
+
+    kind = formats.resolve_format(output, fmt, formats=("csv", "npy", "json"), parameter="output")
+    formats.check_output(output, kind)
+    source, delta = MROPE_PRESETS[model.value].token_ids(
+        tokens,
+        release=release.value,
+        tokens_per_second=tokens_per_second,
+        spatial_merge_size=spatial_merge_size,
+    )
+    ids = source.array.astype(np.int64)
+    if kind == "json":
+        record = {
+            "model": model.value,
+            "release": release.value,
+            "position_ids": ids.T.tolist(),
+            "rope_deltas": delta,
+        }
+        writing.write_json(record, output=output)
+    elif kind == "csv":
+        writing.write_records(dict(zip("thw", ids.T, strict=True)), output=output, fmt="csv")
+    else:
+        writing.write_array(ids.T, output=output)
+    if not quiet:
+        sys.stderr.write(f"pecli rope mrope-ids: rope_deltas = {delta} ({ids.shape[0]} tokens)\n")
+    say_written(output, quiet=quiet)

@@ -1,0 +1,144 @@
+"""``pecli diff A B``: two tables or caches entry by entry, and the likely cause in words."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import numpy as np
+import typer
+
+from ...core.errors import ParameterError, RuntimeFailure
+from ...io import writing
+from .. import text
+from .._app import app
+from ..json_report import FormatOpt, Output, report_kind
+from ..options import Quiet
+from ..progress import say_written
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...analysis.ports.compare import Comparison
+    from ...analysis.ports.diff import Diff
+
+
+TableA = Annotated[
+    str, typer.Argument(help="A table or cache: .npy, CSV, .safetensors, .npz, .gguf.")
+]
+TableB = Annotated[str, typer.Argument(help="The table or cache to compare with A.")]
+TensorA = Annotated[
+    str | None,
+    typer.Option("--tensor-a", help="A's tensor (.safetensors, .npz, .gguf) if several."),
+]
+TensorB = Annotated[
+    str | None,
+    typer.Option("--tensor-b", help="B's tensor (.safetensors, .npz, .gguf) if several."),
+]
+Start = Annotated[int, typer.Option("--start", min=0, help="Position of the first row.")]
+Ulps = Annotated[
+    float,
+    typer.Option(
+        "--ulps", min=0.0, help="Entries within this many ulps (of the coarser dtype) are equal."
+    ),
+]
+Atol = Annotated[
+    float, typer.Option("--atol", min=0.0, help="Entries at most this far apart are equal.")
+]
+
+
+@app.command("diff")
+def diff_command(
+    a: TableA,
+    b: TableB,
+    tensor_a: TensorA = None,
+    tensor_b: TensorB = None,
+    start: Start = 0,
+    ulps: Ulps = 1.0,
+    atol: Atol = 0.0,
+    fmt: FormatOpt = None,
+    output: Output = "-",
+    quiet: Quiet = False,
+) -> None:
+    """Compare two tables or caches entry by entry and name the likely cause of a difference.
+
+    Rows are positions (from --start), columns channels; a .safetensors cache with tensors
+    cos and sin is read as [cos | sin]. The report gives the largest error in ulps (of the
+    coarser dtype) per position decade, the first row and column that differ, identify's
+    reading of both, and each known mistake that explains the difference: pair layout
+    swapped, rows transposed, first position off by k, θ differs, scaling missing past L,
+    stored or computed in bf16, half width vs full width, attention factor missing, sin/cos
+    swapped. Exit status 0 when equal within --ulps or --atol, 1 otherwise.
+
+    Example: pecli diff ours.npy theirs.safetensors --ulps 2
+    """
+    from ...analysis.ports.diff import diff
+
+    kind = report_kind(output, fmt, {"A": a, "B": b})
+    found = diff(
+        _table(a, tensor_a, "a"), _table(b, tensor_b, "b"), start=start, ulps=ulps, atol=atol
+    )
+    _write(found, kind, output)
+    say_written(output, quiet=quiet)
+    if not found.equal:
+        result = found.comparison
+        where = (
+            f"first at row {result.first[0]}, column {result.first[1]}"
+            if result.first
+            else (f"shapes {result.shape_a} and {result.shape_b}")
+        )
+        cause = f": {found.causes[0].split(':')[0]}" if found.causes else ""
+        raise RuntimeFailure(f"{a} and {b} differ ({where}){cause}")
+
+
+def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
+    """The table of argument ``which`` (A or B), a tensor of it named by --tensor-a or -b."""
+    from ...analysis.ports.diff import one_table
+    from ...io.reading.arrays import read_arrays
+    from .._app import option_words
+
+    name = f"tensor_{which}"
+    try:
+        arrays, _ = read_arrays(path, tensor=tensor, parameter=which, tensor_parameter=name)
+        return one_table(arrays, parameter=which, tensor_parameter=name)
+    except ParameterError as error:
+        if error.parameter != which:
+            raise
+        rule = f"{option_words(error.rule)} (got {error.value})"
+        raise typer.BadParameter(rule, param_hint=f"'{which.upper()}'") from None
+
+
+def _write(found: Diff, kind: str, output: str) -> None:
+    report, result = found.record(), found.comparison
+    if kind == "json":
+        writing.write_json(text.jsonable(report), output=output)
+        return
+    table = text.titled_table(
+        "error per position decade", "positions", "max ulps", "max |A − B|", "differing"
+    )
+    for d in result.decades:
+        table.add_row(
+            f"{d.first}…{d.last}", f"{d.max_ulps:.4g}", f"{d.max_abs:.3g}", str(d.differing)
+        )
+    readings = [
+        f"reading of {name.upper()}: "
+        + (", ".join(f"{k} {v}" for k, v in seen.items() if v is not None) if seen else "none")
+        for name, seen in (("a", report["reading_a"]), ("b", report["reading_b"]))
+    ]
+    causes = [f"likely cause: {c}" for c in report["causes"]]
+    if not result.equal and not causes:
+        causes = ["likely cause: none of the known mistakes explains it (see the readings)"]
+    head = _headline(report, result)
+    text.show(*head, *([table] if result.decades else []), *readings, *causes, output=output)
+
+
+def _headline(report: dict[str, Any], result: Comparison) -> list[str]:
+    lines = [f"A {result.shape_a}, B {result.shape_b}; ulps of {result.dtype}"]
+    first = report["first"]
+    if not result.comparable:
+        lines.append("shapes differ: nothing compared entry by entry")
+    elif result.equal or first is None:
+        lines.append("equal within the tolerance")
+    else:
+        where = f"row {first['row']} (position {report['start'] + first['row']})"
+        lines.append(
+            f"{result.differing} entries differ, first at {where}, column {first['column']}"
+        )
+    return lines

@@ -1,0 +1,63 @@
+"""A rotary cache written: CSV and npy streamed in row blocks, or ``.safetensors`` tensors.
+
+Shared by ``pecli rope cache`` and ``pecli rope axes``: the output's kind (checked before any
+work), then a :class:`~pecli.core.rope.forms.FormTable` written through
+:func:`~pecli.cli.progress.write_streamed` or, for ``.safetensors``, one tensor after the
+other with the metadata (after a free-space check).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ...io import formats
+from ..compute import COMPUTE_FORMATS
+from ..options import FormatOpt
+from ..progress import say_written, write_streamed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.rope.forms import FormTable
+
+
+def table_kind(output: str, fmt: FormatOpt) -> str:
+    """``csv``, ``npy`` or ``safetensors`` (by its suffix), the output checked before any work."""
+    kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
+    formats.check_output(output, kind)
+    return kind
+
+
+def write_cache(
+    table: FormTable,
+    *,
+    output: str,
+    kind: str,
+    header: bool,
+    quiet: bool,
+    description: str,
+    metadata: dict[str, str] | None = None,
+    size: int | None = None,
+) -> None:
+    """Write ``table`` as ``kind``; ``size``: its bytes if known (npy: counted here)."""
+    if kind == "safetensors":
+        from ...io.tensors import safetensors_bytes, write_safetensors_parts
+
+        parts = [table.tensor(name) for name in table.tensors]  # each streamed in row blocks
+        heads = [(name, dtype, shape) for name, dtype, shape, _ in parts]
+        formats.check_room(output, safetensors_bytes(heads, metadata or {}))
+        write_safetensors_parts(parts, output=output, metadata=metadata)
+        return say_written(output, quiet=quiet)
+    if size is None and kind == "npy":
+        size = 128 + math.prod(table.shape) * table.dtype.itemsize
+    write_streamed(
+        table.blocks(),
+        output=output,
+        fmt=kind,
+        shape=table.shape,
+        dtype=table.dtype,
+        columns=table.columns,
+        header=header,
+        quiet=quiet,
+        description=description,
+        size=size,
+    )

@@ -1,0 +1,256 @@
+"""A preset with overrides, or a plan of one's own; and the ids of its tokens.
+
+A preset's θ and layout may be overridden (to rebuild a port's mistake, or a ComfyUI per-axis
+NTK θ), its widths not (they are the model). Without a preset, ``widths`` and ``theta`` make a
+per-axis plan. The ids come from explicit ``ids``, a preset's grid (and text tokens), a Qwen-VL
+token layout, or a plain grid. Rules name the other parameters they mention in backquotes.
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..rope.number_rules import check_theta
+from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
+from .mrope_presets import MROPE_PRESETS, MropePreset
+from .plan import AxisPlan, check_layout, per_axis
+from .presets import AXIS_PRESETS, AxisPreset, axis_preset, check_head
+
+Preset = AxisPreset | MropePreset
+
+__all__ = [
+    "PRESETS",
+    "any_preset",
+    "axes_for",
+    "check_id_options",
+    "plan_columns",
+    "plan_data",
+    "preset_columns",
+    "resolve_ids",
+    "resolve_plan",
+]
+
+#: Every preset by name: the image and video models, then Qwen-VL's M-RoPE.
+PRESETS: dict[str, Preset] = {**AXIS_PRESETS, **MROPE_PRESETS}
+
+
+def axes_for(count: int) -> tuple[str, ...]:
+    """Axis names of a plan of one's own: t, h, w for 3; x, y for 2; a0, a1, … otherwise."""
+    return {1: ("p",), 2: ("y", "x"), 3: ("t", "h", "w")}.get(
+        count, tuple(f"a{i}" for i in range(count))
+    )
+
+
+def any_preset(name: str) -> Preset:
+    """A grid preset (:data:`.presets.AXIS_PRESETS`) or a Qwen-VL M-RoPE one, by name.
+
+    >>> any_preset("Qwen2.5-VL").section
+    (16, 24, 24)
+
+    """
+    key = str(name).strip().lower()
+    if key in MROPE_PRESETS:
+        return MROPE_PRESETS[key]
+    try:
+        return axis_preset(key)
+    except ParameterError:
+        raise ParameterError("preset", f"must be one of {', '.join(PRESETS)}", name) from None
+
+
+def resolve_plan(
+    preset: str | None,
+    *,
+    head_dim: int | None = None,
+    widths: Sequence[int] | None = None,
+    theta: float | Sequence[float] | None = None,
+    layout: str | None = None,
+) -> tuple[AxisPlan, Preset | None]:
+    """The plan of a preset (θ and layout overridable) or of ``widths`` and ``theta``.
+
+    ``theta``: one θ, or one per axis; each under the rule of every θ
+    (:func:`pecli.core.rope.number_rules.check_theta`).
+
+    Examples
+    --------
+    >>> plan, _ = resolve_plan(None, widths=(4, 8), theta=100.0)
+    >>> plan.strip(), plan.layout
+    ('YYXXXX', 'interleaved')
+    >>> resolve_plan("wan", theta=(1e4, 2e4, 2e4))[0].theta[-1]
+    20000.0
+
+    """
+    thetas = None if theta is None else tuple(np.atleast_1d(theta).tolist())
+    if preset is None:
+        if widths is None or thetas is None:
+            given = "widths" if widths is not None else "theta" if thetas is not None else None
+            missing = f"`{given}` without `{'theta' if widths is not None else 'widths'}`"
+            rule = "must be given, or `widths` and `theta`"
+            raise ParameterError("preset", rule, missing if given else "neither")
+        made = per_axis(
+            widths,
+            theta=thetas[0] if len(thetas) == 1 else thetas,
+            axes=axes_for(len(widths)),
+            layout=layout or "interleaved",
+        )
+        return made, None
+    if widths is not None:
+        rule = "goes without `preset` (a preset's widths are its model)"
+        raise ParameterError("widths", rule, ",".join(str(w) for w in widths))
+    chosen = any_preset(preset)
+    plan = chosen.plan(head_dim)
+    if thetas is not None:
+        plan = _with_theta(plan, thetas)
+    return (dataclasses.replace(plan, layout=check_layout(layout)) if layout else plan), chosen
+
+
+def _with_theta(plan: AxisPlan, thetas: tuple[Any, ...]) -> AxisPlan:
+    if len(thetas) not in (1, len(plan.axes)):
+        raise ParameterError("theta", f"must be one number or {len(plan.axes)}", thetas)
+    per = [check_theta(value) for value in thetas * (len(plan.axes) // len(thetas))]
+    return dataclasses.replace(plan, theta=tuple(per[a] for a in plan.axis))
+
+
+def resolve_ids(
+    plan: AxisPlan,
+    preset: Preset | None,
+    *,
+    grid: Sequence[int] | None,
+    text: int,
+    ids: np.ndarray | None,
+    tokens: str | None = None,
+    fps: float | None = None,
+    **rules: Any,
+) -> GridIds | ArrayIds:
+    """The ids: explicit ``ids``, a preset's ``grid`` (and ``text``), ``tokens``, or a grid.
+
+    ``tokens`` is the layout of an M-RoPE preset (``rules``: ``release``, ``tokens_per_second``,
+    ``spatial_merge_size``); without a preset, ``grid`` gives a plain row-major grid.
+
+    >>> plan, preset = resolve_plan("flux")
+    >>> resolve_ids(plan, preset, grid=(2, 3), text=1, ids=None).n
+    7
+    """
+    given = [
+        name
+        for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
+        if value is not None
+    ]
+    if len(given) > 1 or (ids is not None and text):
+        raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
+    if ids is not None:
+        if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
+            ids = ids.T  # transformers' (3, seq): rows t, h, w
+        return check_ids(ids, len(plan.axes))
+    if fps is not None and not isinstance(preset, AxisPreset):
+        raise ParameterError("fps", "goes with `preset` cosmos only", fps)
+    if isinstance(preset, MropePreset):
+        if tokens is None or text:
+            shown = None if grid is None else "x".join(str(g) for g in grid)
+            raise ParameterError("tokens", "must describe the sequence (M-RoPE has no grid)", shown)
+        return preset.token_ids(tokens, **rules)[0]
+    if tokens is not None:
+        raise ParameterError("tokens", "goes with a Qwen-VL preset only", tokens)
+    if grid is None:
+        raise ParameterError("grid", "must be given, or `ids`", "neither")
+    if preset is not None:
+        return preset.id_source(grid, text, fps)
+    if text:
+        raise ParameterError("text", "needs a `preset` (which says where text tokens go)", text)
+    sizes = check_grid(grid, len(plan.axes))
+    return GridIds(sizes, axes=len(sizes), columns=tuple(range(len(sizes))))
+
+
+def check_id_options(
+    *,
+    head_dim: int | None,
+    grid: Sequence[int] | None,
+    text: int,
+    tokens: str | None = None,
+    fps: float | None = None,
+    tokens_per_second: int = 2,
+    **_: Any,
+) -> None:
+    """The rules of the ids' options that hold whatever the preset, checked before any is tried.
+
+    Identifying a cache tries every preset; a value none could take (``text`` -3, a grid size
+    0, ``fps`` 0) is named by this check instead of "fits no preset".
+
+    >>> check_id_options(head_dim=None, grid=(4, 4), text=-3)
+    Traceback (most recent call last):
+    ...
+    pecli.core.errors.ParameterError: text must be an integer from 0 to 2^40 (got -3)
+
+    """
+    if head_dim is not None and check_head(head_dim) % 2:
+        raise ParameterError("head_dim", "must be even (rotary pairs)", head_dim)
+    if grid is not None:
+        check_grid(grid, len(grid))
+    check_text(text)
+    if fps is not None and not 0 < fps < float("inf"):
+        raise ParameterError("fps", "must be a number > 0 (video frames at base_fps/fps)", fps)
+    if tokens is not None:
+        from .mrope import parse_tokens
+
+        parse_tokens(tokens)
+    if not 1 <= tokens_per_second <= 1 << 20:
+        rule = "must be an integer from 1 to 2^20"
+        raise ParameterError("tokens_per_second", rule, tokens_per_second)
+
+
+def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
+    """One row per pair: its channels, axis, ``k``, ``D``, θ, ω and wavelength ``λ = 2π/ω``.
+
+    Examples
+    --------
+    >>> cols = plan_columns(per_axis([2, 4], theta=100.0, axes=("x", "y")))
+    >>> cols["axis"].tolist(), cols["inv_freq"].tolist()
+    (['x', 'y', 'y'], [1.0, 1.0, 0.1])
+
+    """
+    from .plan import channel_pairs, plan_frequencies
+
+    omega = plan_frequencies(plan)[0]
+    first, second = channel_pairs(plan)
+    return {
+        "pair": np.arange(plan.pairs),
+        "channel_a": first,
+        "channel_b": second,
+        "axis": np.array([plan.axes[a] for a in plan.axis]),
+        "k": np.array(plan.index),
+        "D": np.array(plan.denominator),
+        "theta": np.array(plan.theta),
+        "inv_freq": omega,
+        "wavelength": 2 * np.pi / omega,
+    }
+
+
+def plan_data(plan: AxisPlan) -> tuple[np.ndarray, list[str]]:
+    """The pairs' table as numbers (pair, axis as its index, k, D, ω, λ) and its column names.
+
+    >>> table, names = plan_data(per_axis([2, 4], theta=100.0, axes=("x", "y")))
+    >>> names, table[:, 1].tolist()
+    (['pair', 'axis', 'k', 'D', 'inv_freq', 'wavelength'], [0.0, 1.0, 1.0])
+    """
+    columns = plan_columns(plan)
+    names = ["pair", "axis", "k", "D", "inv_freq", "wavelength"]
+    values = {**columns, "axis": np.array(plan.axis)}
+    return np.column_stack([values[name] for name in names]), names
+
+
+def preset_columns() -> dict[str, np.ndarray]:
+    """One row per preset (:data:`PRESETS`): name, head, grid, dtype, what it is, source."""
+    rows = list(PRESETS.values())
+    return {
+        "preset": np.array([p.name for p in rows]),
+        "head_dim": np.array([p.head_dim for p in rows]),
+        "grid": np.array([p.grid for p in rows]),
+        "dtype": np.array([p.dtype for p in rows]),
+        "what": np.array([p.title for p in rows]),
+        "source": np.array([p.source for p in rows]),
+    }

@@ -1,0 +1,220 @@
+"""What a GGUF file holds about rotary embeddings, and what llama.cpp's converter reads.
+
+ggml's tensor types, the F32 tensors that carry frequency factors, and ggml's rope modes, one
+record per mode with the ``general.architecture`` names that rotate in it (llama.cpp
+``src/llama-model.cpp`` ``llama_model_rope_type``, a selection); the config the converter
+(``convert_hf_to_gguf.py``) reads. Pure Python; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "ARCH_MODES",
+    "FREQUENCY_TENSORS",
+    "MODES",
+    "ROPE_MODES",
+    "TENSOR_TYPES",
+    "RopeMode",
+    "rope_mode",
+    "text_config",
+]
+
+#: The F32 tensors of a GGUF that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
+FREQUENCY_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
+#: ggml's tensor types by code: name, elements per block, bytes per block (gguf-py
+#: ``GGML_QUANT_SIZES``).
+TENSOR_TYPES = {
+    0: ("F32", 1, 4),
+    1: ("F16", 1, 2),
+    2: ("Q4_0", 32, 18),
+    3: ("Q4_1", 32, 20),
+    6: ("Q5_0", 32, 22),
+    7: ("Q5_1", 32, 24),
+    8: ("Q8_0", 32, 34),
+    9: ("Q8_1", 32, 40),
+    10: ("Q2_K", 256, 84),
+    11: ("Q3_K", 256, 110),
+    12: ("Q4_K", 256, 144),
+    13: ("Q5_K", 256, 176),
+    14: ("Q6_K", 256, 210),
+    15: ("Q8_K", 256, 292),
+    16: ("IQ2_XXS", 256, 66),
+    17: ("IQ2_XS", 256, 74),
+    18: ("IQ3_XXS", 256, 98),
+    19: ("IQ1_S", 256, 50),
+    20: ("IQ4_NL", 32, 18),
+    21: ("IQ3_S", 256, 110),
+    22: ("IQ2_S", 256, 82),
+    23: ("IQ4_XS", 256, 136),
+    24: ("I8", 1, 1),
+    25: ("I16", 1, 2),
+    26: ("I32", 1, 4),
+    27: ("I64", 1, 8),
+    28: ("F64", 1, 8),
+    29: ("IQ1_M", 256, 56),
+    30: ("BF16", 1, 2),
+    34: ("TQ1_0", 256, 54),
+    35: ("TQ2_0", 256, 66),
+    39: ("MXFP4", 32, 17),
+    40: ("NVFP4", 64, 36),
+    41: ("Q1_0", 128, 18),
+}
+
+
+@dataclass(frozen=True)
+class RopeMode:
+    """One of ggml's rope modes and the architectures that rotate in it.
+
+    Attributes
+    ----------
+    name : str
+        ``NORM``, ``NEOX``, … (``GGML_ROPE_TYPE_*`` in ``ggml.h``).
+    value : int
+        Its value there.
+    pairs : str
+        Which channels form a pair, in words.
+    architectures : tuple of str
+        The GGUF ``general.architecture`` names llama.cpp rotates in this mode.
+
+    """
+
+    name: str
+    value: int
+    pairs: str
+    architectures: tuple[str, ...] = ()
+
+
+#: ggml's rope modes, one record each; a new architecture is a name in one record.
+MODES = {
+    m.name: m
+    for m in (
+        RopeMode(
+            "NORM",
+            0,
+            "consecutive pairs (2j, 2j+1): the converter permuted q_proj/k_proj rows from "
+            "transformers' half-split layout (LlamaModel.permute)",
+            (
+                "llama",
+                "llama4",
+                "deci",
+                "baichuan",
+                "starcoder",
+                "internlm2",
+                "minicpm",
+                "xverse",
+                "command-r",
+                "cohere2",
+                "olmo",
+                "arctic",
+                "deepseek",
+                "deepseek2",
+                "chatglm",
+                "granite",
+                "granitemoe",
+                "chameleon",
+                "bailingmoe",
+                "smollm3",
+                "arcee",
+                "ernie4_5",
+                "mistral3",
+                "orion",
+            ),
+        ),
+        RopeMode(
+            "NEOX",
+            2,
+            "half-split pairs (j, j + n_rot/2), transformers' rotate_half layout; no permutation",
+            (
+                "falcon",
+                "grok",
+                "dbrx",
+                "bert",
+                "nomic-bert",
+                "stablelm",
+                "bitnet",
+                "qwen",
+                "qwen2",
+                "qwen2moe",
+                "qwen3",
+                "qwen3moe",
+                "olmo2",
+                "olmoe",
+                "phi2",
+                "phi3",
+                "phimoe",
+                "gemma",
+                "gemma2",
+                "gemma3",
+                "gemma3n",
+                "starcoder2",
+                "openelm",
+                "gptneox",
+                "codeshell",
+                "nemotron",
+                "exaone",
+                "minicpm3",
+                "gpt-oss",
+                "plamo2",
+            ),
+        ),
+        RopeMode(
+            "MROPE",
+            8,
+            "half-split pairs, sections of the pairs driven by time, height, width",
+            ("qwen2vl",),
+        ),
+        RopeMode("VISION", 24, "half-split pairs, the exponent restarting in each section"),
+        RopeMode(
+            "IMROPE",
+            40,
+            "half-split pairs, time/height/width interleaved pair by pair",
+            ("qwen3vl", "qwen3vlmoe"),
+        ),
+    )
+}
+#: ggml's rope modes by name: their values.
+ROPE_MODES = {name: mode.value for name, mode in MODES.items()}
+#: The mode each GGUF ``general.architecture`` implies.
+ARCH_MODES = {arch: mode.name for mode in MODES.values() for arch in mode.architectures}
+
+
+def rope_mode(arch: str | None) -> tuple[str, int, str] | None:
+    """The rope mode llama.cpp uses for a GGUF architecture: name, value, pair layout.
+
+    Examples
+    --------
+    >>> rope_mode("llama")[:2], rope_mode("qwen2")[:2], rope_mode("qwen3vl")[:2]
+    (('NORM', 0), ('NEOX', 2), ('IMROPE', 40))
+    >>> rope_mode("mystery") is None
+    True
+
+    """
+    name = ARCH_MODES.get(arch or "")
+    return None if name is None else (name, MODES[name].value, MODES[name].pairs)
+
+
+def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None]:
+    """The config the converter reads (``text_config`` merged in, ``full_attention`` rope).
+
+    Returns the config and the sliding-window layers' θ (``freq_base_swa``), if any.
+    """
+    inner = config.get("text_config")
+    merged = {**config, **(inner if isinstance(inner, Mapping) else {})}  # else: not read
+    params = merged.get("rope_parameters")
+    swa = None
+    if isinstance(params, Mapping) and isinstance(params.get("full_attention"), Mapping):
+        sliding = params.get("sliding_attention")
+        swa = sliding.get("rope_theta") if isinstance(sliding, Mapping) else None
+        merged["rope_parameters"] = dict(params["full_attention"])
+    for name in ("rope_parameters", "rope_scaling"):
+        rope = merged.get(name)
+        if isinstance(rope, Mapping) and rope.get("rope_type", rope.get("type")) == "mrope":
+            # Qwen2-VL: transformers reads type "mrope" as "default" (the sections pick axes)
+            merged[name] = {**rope, "rope_type": "default", "type": "default"}
+    if "qk_rope_head_dim" in merged:  # DeepSeek: only this part of the head rotates
+        merged["head_dim"] = merged["qk_rope_head_dim"]
+    return merged, swa

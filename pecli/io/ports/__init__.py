@@ -1,0 +1,1 @@
+"""Ports: the files of serving engines, read by their headers (GGUF, llama.cpp's)."""
