@@ -11,7 +11,7 @@ from library_fixtures import load
 
 from pecli.analysis.multiaxis.compare import compare_to_plan
 from pecli.analysis.multiaxis.reading import pair_values, read_axes
-from pecli.core.multiaxis import AxesSpec, axes_cache, axis_preset, per_axis, shared
+from pecli.core.multiaxis import AxesSpec, axes_cache, axis_preset, per_axis
 
 MULTI = {f.name: f for f in load("multiaxis")}
 MROPE = {f.name: f for f in load("mrope")}
