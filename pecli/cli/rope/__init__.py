@@ -12,4 +12,5 @@ from . import (  # noqa: F401  (registers the commands, app first)
     mrope,
     permute,
     precision,
+    probe,
 )
