@@ -10,6 +10,7 @@ while read named. No maths here.
 from __future__ import annotations
 
 import math
+from typing import IO
 
 import numpy as np
 
@@ -84,13 +85,13 @@ def _checked(source: str, name: str, parameter: str) -> np.ndarray:
     return _read_file(source, name, parameter, "array")
 
 
-def _refuse_integers(handle: object, parameter: str) -> None:
+def _refuse_integers(handle: IO[bytes], parameter: str) -> None:
     """Refuse a ``.npy`` header of integers (read later as float64, silently) or booleans."""
     fmt = np.lib.format
     try:
-        version = fmt.read_magic(handle)  # type: ignore[no-untyped-call]
+        version = fmt.read_magic(handle)
         reader = fmt.read_array_header_2_0 if version == (2, 0) else fmt.read_array_header_1_0
-        dtype = np.dtype(reader(handle)[2])  # type: ignore[arg-type]
+        dtype = np.dtype(reader(handle)[2])
     except (ValueError, OSError, EOFError):
         return  # the reader below names what is wrong with the header
     if dtype.kind in "iub":

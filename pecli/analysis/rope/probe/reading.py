@@ -227,10 +227,13 @@ def _fit_findings(fits: list[OmegaFit], freqs: Frequencies) -> list[str]:
     findings = []
     none = np.flatnonzero(~freqs.axes.any(axis=1) & (freqs.readings <= 1))
     if none.size:
-        worst = np.nanmin(np.stack([f.worst for f in fits], 1)[none], axis=1)
+        worst = np.stack([f.worst for f in fits], 1)[none]
+        worst = np.where(np.isnan(worst), np.inf, worst).min(axis=1)
+        seen = worst[np.isfinite(worst)]
+        how = f"residual up to {seen.max():.3g} σ" if seen.size else "no winding fits"
         findings.append(
             f"{none.size} pair(s) turn by angles no ω·p explains (pairs {_listed(none)}; "
-            f"residual up to {np.nanmax(worst, initial=0.0):.3g} σ): are the positions right?"
+            f"{how}): are the positions right (first position, one id column per axis)?"
         )
     many = np.flatnonzero(~freqs.axes.any(axis=1) & (freqs.readings > 1))
     if many.size:
