@@ -74,7 +74,9 @@ def test_pairing_slice_and_pass_through(readings, key):
     assert [reading.pairing.start, reading.pairing.stop] == truth["rotated_channels"]
     assert reading.width_sure
     passing = [list(r) for r in pass_through(reading)]
-    assert passing == ([truth["pass_through_channels"]] if truth.get("pass_through_channels") else [])
+    assert passing == (
+        [truth["pass_through_channels"]] if truth.get("pass_through_channels") else []
+    )
     first, second = reading.pairing.pre  # the truth's own pair list
     start, stop = truth["rotated_channels"]
     half = (stop - start) // 2
@@ -168,7 +170,11 @@ def test_temperature_per_position_and_form(readings, key):
     assert np.all(np.abs(reading.gain / wanted - 1) < 1e-6)
     name, beta, length = reading.temperature.forms[0]
     if "floor_scale" in temperature:  # Llama 4
-        assert (name, beta, length) == ("llama4", temperature["attn_scale"], temperature["floor_scale"])
+        assert (name, beta, length) == (
+            "llama4",
+            temperature["attn_scale"],
+            temperature["floor_scale"],
+        )
     else:
         L = temperature["original_max_position_embeddings"]
         assert (name, beta, length) == ("mistral", temperature["beta"], L)

@@ -83,7 +83,7 @@ def probe_command(
 
     Example: pecli rope probe q_pre.npy q_post.npy --positions 0:6
     """
-    from ...analysis.rope.probe import probe_rope
+    from ...analysis.rope.probe import check_pair, probe_rope
     from ...analysis.rope.probe.verdict import explained, report
 
     kind = report_kind(output, fmt, ("json",), inputs=(pre, post, positions))
@@ -91,9 +91,7 @@ def probe_command(
     x, batch = _dump(pre, tensor_pre, given[0], heads, head_dim, "pre")
     y, _ = _dump(post, tensor_post, given[1], heads, head_dim, "post")
     where = _positions(positions, x.shape[0] // batch, batch)
-    from ...analysis.rope.probe import check_pair
-
-    check_pair(x, y)
+    _named(check_pair, x, y)
     reading = probe_rope(x, y, where)
     _write(reading, report(reading), kind, output)
     say_written(output, quiet=quiet)
@@ -124,14 +122,22 @@ def _dump(
     from ...io.reading.activations import read_activations
 
     try:
-        array = read_activations(path, tensor=tensor, parameter=which)
-        return as_rows(array, axes, heads=heads, head_dim=head_dim, parameter=which)
+        array = _named(read_activations, path, tensor=tensor, parameter=which)
     except ParameterError as error:
         if error.parameter == "tensor":
             raise ParameterError(f"tensor_{which}", error.rule, error.value) from None
-        if error.parameter != which:
+        raise
+    return _named(as_rows, array, axes, heads=heads, head_dim=head_dim, parameter=which)
+
+
+def _named(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``, its ParameterError of ``pre`` / ``post`` naming PRE or POST."""
+    try:
+        return call(*args, **kwargs)
+    except ParameterError as error:
+        if error.parameter not in ("pre", "post"):
             raise
-        hint = f"'{which.upper()}'"
+        hint = f"'{error.parameter.upper()}'"
         raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint=hint) from None
 
 

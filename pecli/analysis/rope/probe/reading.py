@@ -182,11 +182,18 @@ def _rotation(
     angles, sigma = pair_angles(x3, y3, pairing.pre, pairing.post, unit)
     fits = [fit_omega(measurements(p, angles, sigma)) for p in base.positions.T]
     freqs = read_frequencies(fits)
+    sure = _width_sure(pairing, freqs, base.positions, x, tol)
+    if not sure:
+        findings.append(
+            f"the slice may be wider than {pairing.width} channels: pairs past it would turn "
+            "too little at these positions to be seen, and θ is read for this width (a width "
+            f"W gives θ^(W/{pairing.width})); give larger positions to tell"
+        )
     reading = _dataclass_replace(
         base,
         rope=True,
         pairing=pairing,
-        width_sure=_width_sure(pairing, freqs, base.positions, x, tol),
+        width_sure=sure,
         frequencies=freqs,
         tried=tried,
         findings=findings + _fit_findings(fits, freqs),
