@@ -185,6 +185,16 @@ def test_mistral_temperature_on_noise_free_data():
     assert reading.temperature.forms[0] == ("mistral", 0.2, 4096)
 
 
+def test_positions_wrong_for_every_pair_are_reported_not_raised():
+    rng = np.random.default_rng(8)
+    q = rng.standard_normal((5, 2, 32))
+    p = np.array([0.0, 1, 2, 3, 4])
+    post = rotated(q, p, 10000.0, "interleaved", 0, 32)
+    reading = probe_rope(q, post, (p + 1)[:, None])  # exact data: no pair fits these
+    assert reading.pairing.layout == "interleaved" and not explained(reading)
+    assert np.isnan(reading.frequencies.omega).all()
+
+
 def test_a_permutation_is_no_rotation():
     rng = np.random.default_rng(7)
     q = rng.standard_normal((4, 2, 16))

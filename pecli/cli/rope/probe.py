@@ -26,7 +26,10 @@ PreArg = Annotated[
         "(tokens, heads, head_dim)."
     ),
 ]
-PostArg = Annotated[str, typer.Argument(help="The same vectors after RoPE, in PRE's layout.")]
+PostArg = Annotated[
+    str,
+    typer.Argument(help="The same vectors after RoPE (PRE's axes, unless --axes gives POST's)."),
+]
 PositionsOpt = Annotated[
     str | None,
     typer.Option(

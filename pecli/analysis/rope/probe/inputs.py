@@ -72,6 +72,9 @@ def as_rows(
     if array.dtype.name not in FLOAT_DTYPES:
         rule = "must hold floating-point activations (float16, bfloat16, float32 or float64)"
         raise ParameterError(parameter, rule, f"dtype {array.dtype}")
+    if axes is None and not 2 <= array.ndim <= 4:
+        rule = "must have 2 to 4 axes: (tokens, hidden), (tokens, heads, head_dim), or a batch too"
+        raise ParameterError(parameter, rule, f"shape {array.shape}")
     letters = default_axes(array.ndim) if axes is None else axes
     _check_letters(letters, array.shape, parameter)
     order = [letters.index(a) for a in "bthdf" if a in letters]

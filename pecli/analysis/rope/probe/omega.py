@@ -236,6 +236,8 @@ def _merged(
     pid: np.ndarray, omega: np.ndarray, error: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Readings of one pair closer than their uncertainties are one reading (the surest)."""
+    if pid.size == 0:
+        return pid, omega, error
     order = np.lexsort((error, omega, pid))
     pid, omega, error = pid[order], omega[order], error[order]
     same = (pid[1:] == pid[:-1]) & (np.abs(np.diff(omega)) <= 2 * (error[1:] + error[:-1]))
