@@ -43,6 +43,12 @@ def _case(name: str, part: str) -> tuple[dict, np.ndarray, np.ndarray, np.ndarra
     return meta, arrays[0], arrays[1], ids
 
 
+def _truth(readings: dict, key: tuple[str, str]) -> tuple[dict, dict, object]:
+    """The case's metadata, its ground truth and the probe's reading of it."""
+    meta = _case(*key)[0]
+    return meta, meta["truth"], readings[key]
+
+
 @pytest.fixture(scope="module")
 def readings():
     """Each case's reading, made once (the probe takes ~0.1 s a case)."""
@@ -65,8 +71,7 @@ def test_rotation_or_nope_is_recovered(readings, key):
 
 @pytest.mark.parametrize("key", PARTS, ids=lambda k: "-".join(k))
 def test_pairing_slice_and_pass_through(readings, key):
-    meta, *_ = _case(*key)
-    truth, reading = meta["truth"], readings[key]
+    _meta, truth, reading = _truth(readings, key)
     if not truth["rope"]:
         return
     wanted = "interleaved" if truth["pairing"] == "interleaved" else "half-split"
@@ -89,8 +94,7 @@ def test_pairing_slice_and_pass_through(readings, key):
 
 @pytest.mark.parametrize("key", PARTS, ids=lambda k: "-".join(k))
 def test_omega_is_the_modules_inv_freq(readings, key):
-    meta, *_ = _case(*key)
-    truth, reading = meta["truth"], readings[key]
+    meta, truth, reading = _truth(readings, key)
     if not truth["rope"]:
         return
     inv_freq = np.asarray(truth["inv_freq"], dtype=np.float64)
@@ -104,8 +108,7 @@ def test_omega_is_the_modules_inv_freq(readings, key):
 
 @pytest.mark.parametrize("key", PARTS, ids=lambda k: "-".join(k))
 def test_theta_to_one_part_in_a_million(readings, key):
-    meta, *_ = _case(*key)
-    truth, reading = meta["truth"], readings[key]
+    meta, truth, reading = _truth(readings, key)
     if not truth["rope"]:
         return
     theta = reading.frequencies.theta
@@ -120,8 +123,7 @@ def test_theta_to_one_part_in_a_million(readings, key):
 
 @pytest.mark.parametrize("key", PARTS, ids=lambda k: "-".join(k))
 def test_scaling_is_the_configs(readings, key):
-    meta, *_ = _case(*key)
-    truth, reading = meta["truth"], readings[key]
+    meta, truth, reading = _truth(readings, key)
     if not truth["rope"] or meta["dtype"] == "bfloat16":
         return
     guess = reading.frequencies.theta.guess
@@ -147,8 +149,7 @@ def test_scaling_is_the_configs(readings, key):
 
 @pytest.mark.parametrize("key", PARTS, ids=lambda k: "-".join(k))
 def test_mrope_sections(readings, key):
-    meta, *_ = _case(*key)
-    truth, reading = meta["truth"], readings[key]
+    _meta, truth, reading = _truth(readings, key)
     sections = sections_of(reading)
     if not truth.get("sections"):
         assert sections is None

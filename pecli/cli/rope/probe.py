@@ -130,7 +130,10 @@ def _dump(
         if error.parameter == "tensor":
             raise ParameterError(f"tensor_{which}", error.rule, error.value) from None
         raise
-    return _named(as_rows, array, axes, heads=heads, head_dim=head_dim, parameter=which)
+    rows: tuple[np.ndarray, int] = _named(
+        as_rows, array, axes, heads=heads, head_dim=head_dim, parameter=which
+    )
+    return rows
 
 
 def _named(call: Any, *args: Any, **kwargs: Any) -> Any:
