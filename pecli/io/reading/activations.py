@@ -48,7 +48,7 @@ def read_activations(path: str, *, tensor: str | None = None, parameter: str = "
 
     Examples
     --------
-    >>> import tempfile
+    >>> import os, tempfile
     >>> name = os.path.join(tempfile.mkdtemp(), "q.npy")
     >>> np.save(name, np.ones((3, 2, 4), np.float32))
     >>> read_activations(name).shape
