@@ -349,3 +349,14 @@ def test_bad_input_is_one_line_status_2_and_no_file(run_cli, tmp_path, name):
     assert option in result.output, result.output
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+def test_deepseek_interleaved_in_half_split_out():
+    rng = np.random.default_rng(9)
+    q = rng.standard_normal((6, 2, 96))  # 32 pass-through channels, then the 64 rotated (MLA)
+    p = np.array([0.0, 1, 2, 50, 900, 7000])
+    post = rotated(q, p, 10000.0, "interleaved", 32, 64)
+    post[..., 32:] = np.concatenate([post[..., 32:96:2], post[..., 33:96:2]], axis=-1)
+    reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert (reading.pairing.layout, reading.pairing.start) == ("interleaved-in", 32)
+    assert explained(reading) and reading.frequencies.theta.theta == 10000.0
