@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "ports.engines",
     "rope.identify",
     "multiaxis.identify",
+    "rope.probe",
     "ports.irope",
     "rope.permute",
     "rope.precision",
