@@ -145,6 +145,13 @@ def write(out: Path, doc: dict[str, Any], arrays: dict[str, np.ndarray]) -> None
     np.savez_compressed(out / f"{name}.npz", **arrays)
 
 
+def _raised_in(exc: BaseException) -> str:
+    """Where an exception was raised: the innermost frame, its path from the package folder."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    path = frame.filename.split("site-packages/")[-1].split("library_fixtures/")[-1]
+    return f"{path}:{frame.lineno} {frame.name}"
+
+
 def _attempt(
     out: Path,
     name: str,
@@ -160,11 +167,7 @@ def _attempt(
             config = make()
             doc, arrays = describe_config(name, model_type, config, kind, source, given)
     except Exception as exc:  # recorded in the index, with the reason
-        return {
-            "name": name,
-            "error": build.one_line(exc),
-            "trace": traceback.format_exc(limit=-2).splitlines()[-3:],
-        }
+        return {"name": name, "error": build.one_line(exc), "raised_in": _raised_in(exc)}
     if not any(m["tables"] for m in doc["modules"]):
         return {
             "name": name,
@@ -202,7 +205,7 @@ def generate(out: Path) -> None:
         )
         entry["default"] = result
         index["model_types"][model_type] = entry
-        print(model_type, {k: v for k, v in entry["default"].items() if k != "trace"}, flush=True)
+        print(model_type, entry["default"], flush=True)
     for variant in variants.VARIANTS:
         result = _attempt(
             out,
@@ -218,11 +221,7 @@ def generate(out: Path) -> None:
         index["model_types"].setdefault(variant.model_type, {}).setdefault("variants", []).append(
             result
         )
-        print(
-            variant.name,
-            {k: v for k, v in result.items() if k != "trace"},
-            flush=True,
-        )
+        print(variant.name, result, flush=True)
     variants.classify(index)
     for path in sorted(out.glob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
