@@ -12,7 +12,7 @@ import library_fixtures
 import pytest
 
 from pecli import PRESETS
-from pecli.analysis.identify import identify_table
+from pecli.analysis.sinusoidal.identify import identify_table
 
 FIXTURES = library_fixtures.load("identify")
 

@@ -18,13 +18,20 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pecli import encoding_table
-from pecli.analysis.identify import identify_table, passes
-from pecli.analysis.identify.fits import readings, refine_k, round_base, roundness, slopes_k, wrap
-from pecli.analysis.identify.fitting import Fit, Zeros
-from pecli.analysis.identify.naming import _rebuilds
-from pecli.analysis.identify.passes import _rank, fit_rows
-from pecli.analysis.identify.phases import Phases, candidate_starts
-from pecli.analysis.identify.residuals import exact_error, residual
+from pecli.analysis.sinusoidal.identify import identify_table, passes
+from pecli.analysis.sinusoidal.identify.fits import (
+    readings,
+    refine_k,
+    round_base,
+    roundness,
+    slopes_k,
+    wrap,
+)
+from pecli.analysis.sinusoidal.identify.fitting import Fit, Zeros
+from pecli.analysis.sinusoidal.identify.naming import _rebuilds
+from pecli.analysis.sinusoidal.identify.passes import _rank, fit_rows
+from pecli.analysis.sinusoidal.identify.phases import Phases, candidate_starts
+from pecli.analysis.sinusoidal.identify.residuals import exact_error, residual
 
 
 def angles(positions: np.ndarray, k: float, h: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pecli import PRESETS, encoding_table
-from pecli.analysis.identify import identify_table
+from pecli.analysis.sinusoidal.identify import identify_table
 from pecli.core.errors import ParameterError
 
 

@@ -216,7 +216,7 @@ def test_explicit_options_apply_over_a_preset(run_cli):
 
 
 def test_identify_names_no_preset_whose_factors_it_does_not_fit():
-    from pecli.analysis.identify import identify_table
+    from pecli.analysis.sinusoidal.identify import identify_table
 
     found = identify_table(lib.whisper(50, 64))
     assert "whisper" in found.presets and "lucidrains" in found.presets

@@ -4,7 +4,7 @@
 ``pecli_version``, ``key`` (the tensor it describes), ``convention``, ``d``, ``n``, ``base``,
 ``start``, ``schedule``, ``layout``, ``padding_idx`` (empty for none), ``odd_d``,
 ``angle_scale``, ``full_turns`` (``true`` / ``false``), ``amplitude`` and ``dtype``.
-``identify`` rebuilds the table from them with :func:`pecli.core.encoding.encoding_table`
+``identify`` rebuilds the table from them with :func:`pecli.core.sinusoidal.encoding.encoding_table`
 and says whether the stored numbers agree.
 """
 
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...core.conventions import PRESETS
-from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.rules import number_text
+from ...core.sinusoidal.conventions import PRESETS
+from ...core.sinusoidal.encoding import encoding_table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...core.conventions import Convention
+    from ...core.sinusoidal.conventions import Convention
 
 __all__ = [
     "METADATA_FIELDS",
@@ -57,7 +57,7 @@ def table_metadata(
 
     Examples
     --------
-    >>> from pecli.core.conventions import convention
+    >>> from pecli.core.sinusoidal.conventions import convention
     >>> meta = table_metadata(key="pe", d=8, n=4, base=1e4, dtype="float16",
     ...                       convention=convention("pytorch"), version="0.1.0")
     >>> meta["convention"], meta["start"], meta["base"], meta["padding_idx"]
@@ -100,7 +100,7 @@ def check_metadata(table: np.ndarray, metadata: dict[str, str]) -> str:
 
     Examples
     --------
-    >>> from pecli.core.conventions import convention
+    >>> from pecli.core.sinusoidal.conventions import convention
     >>> meta = table_metadata(key="pe", d=8, n=4, base=1e4, dtype="float32",
     ...                       convention=convention("pytorch"), version="0.1.0")
     >>> check_metadata(encoding_table(d=8, n=4, start=0), meta)
@@ -166,7 +166,7 @@ def rebuild_command(metadata: dict[str, str]) -> str:
     A preset's name with its size, base, start and dtype; every knob spelled out for a custom
     table (and for diffusers, whose flags change its layout and schedule under its name).
 
-    >>> from pecli.core.conventions import convention
+    >>> from pecli.core.sinusoidal.conventions import convention
     >>> meta = table_metadata(key="pe", d=8, n=3, base=1e4, dtype="bfloat16",
     ...                       convention=convention("vaswani"), version="0.1.0")
     >>> command = rebuild_command(meta)

@@ -11,8 +11,9 @@ reading as little as possible:
    tensor that no pairing puts within :data:`SCREEN_TOLERANCE` of the circle is reported as
    *not sinusoidal*, with that distance as its residual, and is never read whole;
 3. the candidates left are read whole, one at a time, and identified by
-   :func:`pecli.analysis.identify.identify_table`; pecli's own metadata, when it describes the
-   tensor, is checked against the numbers (:mod:`pecli.analysis.checkpoints.metadata`).
+   :func:`pecli.analysis.sinusoidal.identify.identify_table`; pecli's own metadata, when it
+   describes the tensor, is checked against the numbers
+   (:mod:`pecli.analysis.checkpoints.metadata`).
 
 Reading is the caller's (``part`` and ``load``), so this module touches no file.
 """
@@ -28,7 +29,7 @@ import numpy as np
 
 from ...core.dtypes import FLOAT_DTYPES
 from ...core.errors import ParameterError
-from ..identify import Identification, identify_table
+from ..sinusoidal.identify import Identification, identify_table
 from .metadata import check_metadata, describes, rebuild_command
 from .screen import SCREEN_ROWS, circle_residual, columns_residual
 
@@ -160,7 +161,7 @@ def scan_tensors(
     Examples
     --------
     >>> from types import SimpleNamespace as T
-    >>> from pecli.core.encoding import encoding_table
+    >>> from pecli.core.sinusoidal.encoding import encoding_table
     >>> tensors = {"pe": encoding_table(d=16, n=40, start=0), "bias": np.zeros(16)}
     >>> heads = [T(key=k, shape=v.shape, dtype=v.dtype.name) for k, v in tensors.items()]
     >>> found = scan_tensors(heads, part=lambda k, i: tensors[k][i], load=tensors.get)

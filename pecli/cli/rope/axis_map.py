@@ -10,8 +10,8 @@ from ...io import writing
 from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import DataOutput, Dpi, Quiet, Size
-from ..plots import FigureOutput
 from ..progress import say_written
+from ..sinusoidal.plots import FigureOutput
 from .app import report_kind, rope_app
 from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
 
@@ -110,7 +110,7 @@ def plot_axes_command(
     """
     from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
     from .._app import figures
-    from ..plots import PlotOutputs
+    from ..sinusoidal.plots import PlotOutputs
 
     outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
     plan, chosen = resolve_plan(

@@ -16,9 +16,9 @@ from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...core.threads import AHEAD
 from ...io import formats
-from ..compute import COMPUTE_FORMATS
 from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
 from ..progress import say_written, write_streamed
+from ..sinusoidal.compute import COMPUTE_FORMATS
 from .app import RopeLayout, RopeStart, rope_app
 from .axes import Form
 from .options import Part, rope_spec_options
@@ -255,10 +255,10 @@ def _say_notes(findings: list[str], *, quiet: bool) -> None:
 
 def _maker(arithmetic: str, freqs: RopeFrequencies, **fixed: Any) -> Blocks:
     """``make(n, part=…, start=…)``: the cache's row blocks, exact or as transformers computes."""
-    from ...core.knobs import check_amplitude_range
     from ...core.ports.ggml_cache import ggml_angles, ggml_cache_blocks
     from ...core.rope.cache import cache_blocks
     from ...core.rope.framework import framework_cache_blocks, transformers_inv_freq
+    from ...core.sinusoidal.knobs import check_amplitude_range
 
     blocks = {"transformers": framework_cache_blocks, "llama.cpp": ggml_cache_blocks}.get(
         arithmetic, cache_blocks

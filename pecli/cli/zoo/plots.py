@@ -11,7 +11,7 @@ from ...core.errors import ParameterError
 from .._app import app
 from .._app import figures as load_figures
 from ..options import DataOutput, Dpi, Quiet, Size, Title
-from ..plots import FigureOutput, PlotOutputs
+from ..sinusoidal.plots import FigureOutput, PlotOutputs
 from .alibi import BiasConvention, Heads, MaxBias, Variant, VariantOpt
 from .t5 import Causal, MaxDistance, NumBuckets
 

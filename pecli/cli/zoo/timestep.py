@@ -77,7 +77,7 @@ def timestep_command(
 
     Example: pecli timestep --model flux --input-dtype bfloat16 --format csv 0.7
     """
-    from ...core.encoding import component_names
+    from ...core.sinusoidal.encoding import component_names
     from ...core.zoo.timesteps import model_inputs, timestep_table
 
     kind = formats.resolve_format(output, fmt.value if fmt else None)
@@ -125,7 +125,7 @@ def _write_inputs(
 
 
 def _layout(model: str) -> str:
-    from ...core.conventions.resolve import convention
+    from ...core.sinusoidal.conventions.resolve import convention
 
     spec = TIMESTEP_MODELS[model]
     return convention(spec.convention, **spec.knobs).layout

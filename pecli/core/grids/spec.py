@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .. import angles
 from ..errors import ParameterError
-from ..frequencies import frequencies_with_residuals
 from ..rules import check_dtype
+from ..sinusoidal.frequencies import frequencies_with_residuals
 from .presets import GridPlan, grid_plan
 from .rules import check_extra_tokens, check_grid_scale, check_grid_shape
 

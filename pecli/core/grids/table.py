@@ -30,8 +30,8 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
 
-from ..frequencies import DEFAULT_BASE
 from ..rules import check_n
+from ..sinusoidal.frequencies import DEFAULT_BASE
 from ..threads import block_buffers
 from .broadcast import axis_tables, fill_block
 from .presets import grid_plan
@@ -39,7 +39,7 @@ from .spec import GridSpec
 
 __all__ = ["grid_blocks", "grid_column_names", "grid_table", "grid_token_rows"]
 
-#: Values per streamed block by default (as :data:`pecli.core.encoding.BLOCK_CELLS`).
+#: Values per streamed block by default (as :data:`pecli.core.sinusoidal.encoding.BLOCK_CELLS`).
 BLOCK_CELLS = 1 << 22
 #: Values per block with ``reuse`` (1 MB of float32): the writer's ring stays in cache and
 #: few fresh pages are zeroed (benchmarks/bench_headline.py, the grid row).

@@ -1,11 +1,12 @@
 """Diffusion timestep and noise-level embeddings, model by model (docs/zoo.md#timestep-embeddings).
 
-Each model is one of pecli's conventions (:mod:`pecli.core.conventions`) plus what happens to
-the number before the table: FLUX's ``time_factor`` 1000, the noise input of EDM
+Each model is one of pecli's conventions (:mod:`pecli.core.sinusoidal.conventions`) plus what
+happens to the number before the table: FLUX's ``time_factor`` 1000, the noise input of EDM
 (``c_noise = ln σ / 4``) or of consistency models (``1000 · 0.25 · ln(σ + 1e-44)``), and, as an
 option, the arithmetic in which a library rounds that number (FLUX in bfloat16 rounds ``t``
-and then ``1000·t``). The table itself is :func:`pecli.core.encoding.positional_encoding` of the
-resulting positions, exact and rounded once.
+and then ``1000·t``). The table itself is
+:func:`pecli.core.sinusoidal.encoding.positional_encoding` of the resulting positions, exact
+and rounded once.
 
 References
 ----------
@@ -202,7 +203,7 @@ def timestep_table(
         Width (the frequency embedding size: 256 in FLUX, DiT and PixArt).
     **table : keyword-only
         ``base`` (``max_period``, 10000) and ``dtype`` of
-        :func:`pecli.core.encoding.positional_encoding`.
+        :func:`pecli.core.sinusoidal.encoding.positional_encoding`.
 
     Returns
     -------
@@ -215,8 +216,8 @@ def timestep_table(
     [[-0.883849, 0.283662, -0.467772, -0.958924]]
 
     """
-    from ..conventions.resolve import convention
-    from ..encoding import positional_encoding
+    from ..sinusoidal.conventions.resolve import convention
+    from ..sinusoidal.encoding import positional_encoding
 
     spec = _model(model)
     conv = convention(spec.convention, **spec.knobs)
