@@ -307,7 +307,7 @@ def test_bad_arguments_name_the_parameter(call, parameter):
 @pytest.mark.parametrize(("shape", "least"), [((3, 3), 8), ((2, 2, 2), 12), ((5,), 4)])
 def test_t2t_nd_says_the_least_width_on_its_axes(shape, least):
     """tensor2tensor needs 2 pairs per axis (C^(-j/(h-1))): d >= 2·2·m on m axes."""
-    with pytest.raises(ParameterError, match=f"must be at least {least} for --preset t2t-nd on"):
+    with pytest.raises(ParameterError, match=f"must be at least {least} for `preset` t2t-nd on"):
         grid_table(shape, d=least - 1, preset="t2t-nd")
     assert grid_table(shape, d=least, preset="t2t-nd").shape == (int(np.prod(shape)), least)
 
@@ -369,9 +369,9 @@ def test_a_width_of_0_is_refused_by_every_preset(preset, axes):
 
 def test_quarter_width_refusals_name_the_least_multiple_of_four():
     """d = 1 is an integer in range, refused by the quarter rule; big_vision's t2t needs h >= 2."""
-    with pytest.raises(ParameterError, match=r"multiple of 4, at least 4, for --preset mae"):
+    with pytest.raises(ParameterError, match=r"multiple of 4, at least 4, for `preset` mae"):
         grid_table((2, 2), d=1, preset="mae")
-    with pytest.raises(ParameterError, match=r"multiple of 4, at least 8, for --preset big-vision"):
+    with pytest.raises(ParameterError, match=r"multiple of 4, at least 8, for `preset` big-vision"):
         grid_table((2, 2), d=4, preset="big-vision")
 
 

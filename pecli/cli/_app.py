@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import warnings
 from typing import Any
@@ -42,17 +43,43 @@ def _fail(prog: str, message: str, status: int) -> None:
 
 #: Library argument names that are positional arguments, not options, on the command line.
 _ARGUMENTS = {"x": "VALUES...", "file": "FILE", "shape": "SHAPE..."}
+#: How a message names an option it mentions, where that is not ``--name``.
+_MENTIONED = {"output": "-o"}
+#: A parameter named in a rule or a library's text: ```n``` (core/errors.py).
+_NAMED = re.compile(r"`([a-z][a-z0-9_]*)`")
+
+
+def option_name(parameter: str) -> str:
+    """The command line's name of a library parameter: ``padding_idx`` → ``--padding-idx``.
+
+    >>> option_name("padding_idx"), option_name("x")
+    ('--padding-idx', 'VALUES...')
+    """
+    return _ARGUMENTS.get(parameter) or "--" + parameter.replace("_", "-")
+
+
+def option_words(text: str) -> str:
+    """``text`` with each parameter it names in backticks written as its option.
+
+    Below the command line, a rule names the other parameters it involves in backticks
+    (``"must be an integer from 1 to `n` (6)"``); here they become options.
+
+    >>> option_words("applies only to `preset` mae; bfloat16 goes only to `output` NAME")
+    'applies only to --preset mae; bfloat16 goes only to -o NAME'
+    """
+    return _NAMED.sub(lambda m: _MENTIONED.get(m[1]) or option_name(m[1]), text)
 
 
 def parameter_message(error: ParameterError) -> str:
     """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``."""
-    option = _ARGUMENTS.get(error.parameter) or "--" + error.parameter.replace("_", "-")
+    option = option_name(error.parameter)
     from . import _hints  # difflib: only when there is an error to explain
 
-    guess = _hints.rule_with_guess(error.rule, error.value)  # a name one letter off: the closest
+    rule = option_words(error.rule)
+    guess = _hints.rule_with_guess(rule, error.value)  # a name one letter off: the closest
     if guess is not None:
         return f"Invalid value for '{option}': {error.value!r} {guess}"
-    return f"Invalid value for '{option}': {error.rule} (got {error.value})"
+    return f"Invalid value for '{option}': {rule} (got {error.value})"
 
 
 def _is_bug(error: Exception) -> bool:

@@ -14,20 +14,8 @@ from ...core.threads import AHEAD
 from ...io import formats
 from .._app import app
 from .._app import figures as load_figures
-from ..options import (
-    DataOutput,
-    Dpi,
-    Dtype,
-    DtypeOpt,
-    FormatOpt,
-    Header,
-    Quiet,
-    Size,
-    TableOutput,
-    Title,
-)
-from ..progress import write_streamed
-from ..sinusoidal.plots import FigureOutput, PlotOutputs
+from ..options import plot_options, table_options
+from ..progress import PlotOutputs, TableTarget
 from .options import (
     AxisOrder,
     BaseSize,
@@ -47,6 +35,7 @@ from .options import (
 
 
 @app.command()
+@table_options()
 def grid(
     shape: GridShape,
     d: GridD = 768,
@@ -58,11 +47,8 @@ def grid(
     base_size: BaseSize = None,
     interpolation_scale: InterpolationScale = 1.0,
     temporal_interpolation_scale: TemporalScale = 1.0,
-    dtype: DtypeOpt = Dtype.float32,
-    output: TableOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    quiet: Quiet = False,
+    *,
+    out: TableTarget,
 ) -> None:
     """Compute the sinusoidal table of an H × W grid of patches (ViT, MAE, DiT, …).
 
@@ -78,8 +64,7 @@ def grid(
     """
     from ...core.grids import grid_blocks, grid_column_names
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
+    kind = out.check()
     extra = _extra(cls_token, extra_tokens)
     knobs: dict[str, Any] = {
         "d": d,
@@ -89,24 +74,21 @@ def grid(
         "extra_tokens": extra,
         "base_size": base_size,
         "interpolation_scale": interpolation_scale,
-        "dtype": dtype.value,
+        "dtype": out.dtype,
         "temporal_interpolation_scale": temporal_interpolation_scale,
     }
     reuse = AHEAD + 2 if kind == "npy" else 0  # the npy writer holds at most AHEAD + 1 blocks
     blocks = grid_blocks(shape, reuse=reuse, **knobs)  # checks every argument before any output
     names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
-    rows, stored = extra + math.prod(shape), check_dtype(dtype.value)
-    write_streamed(
+    table = (extra + math.prod(shape), d)
+    size = _size(kind, shape, knobs, table, names, out.header)
+    out.write(
         blocks,
-        output=output,
-        fmt=kind,
-        shape=(rows, d),
-        dtype=stored,
+        shape=table,
+        dtype=check_dtype(out.dtype),
         columns=names,
-        header=header,
-        quiet=quiet,
         description="grid",
-        size=_size(kind, shape, knobs, (rows, d), names, header),
+        size=size,
     )
 
 
@@ -148,6 +130,7 @@ def _size(
 
 
 @app.command("plot-grid")
+@plot_options("grid.png", default_size=(9, 9))
 def plot_grid(
     shape: GridShape,
     d: Annotated[int, typer.Option("--d", help="Width d (embed_dim), as for pecli grid.")] = 64,
@@ -159,12 +142,8 @@ def plot_grid(
     channels: GridChannels = None,
     similarity: Similarity = False,
     patch: Patch = None,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
+    *,
+    plot: PlotOutputs,
 ) -> None:
     """Draw channels of a 2-D grid table as H × W images, or the patches' similarity.
 
@@ -177,9 +156,6 @@ def plot_grid(
     """
     from ...core.grids import grid_column_names, grid_table
 
-    outputs = PlotOutputs(
-        output, "grid.png", data, quiet, size=size, dpi=dpi, default_size=(9, 9), title=title
-    )
     knobs = {
         "d": d,
         "preset": preset.value,
@@ -196,7 +172,8 @@ def plot_grid(
         f"Similarity of the patches' encodings, {grid}" if similarity else f"Channels of the {grid}"
     )
     picked = None if similarity else _channels(channels, names)
-    _draw(outputs, table, plane, title, names, picked, patch, {"figsize": size, "dpi": dpi or 100})
+    look = {"figsize": plot.size, "dpi": plot.dpi or 100}
+    _draw(plot, table, plane, title, names, picked, patch, look)
 
 
 def _draw(

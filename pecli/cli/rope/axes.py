@@ -10,9 +10,16 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...io import formats
-from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, TableDtypeOpt
+from ..options import (
+    COMPUTE_FORMATS,
+    ComputeOutput,
+    FormatOpt,
+    Header,
+    Quiet,
+    TableDtype,
+    TableDtypeOpt,
+)
 from ..progress import say_written, write_streamed
-from ..sinusoidal.compute import COMPUTE_FORMATS
 from .app import rope_app
 from .axes_output import axes_metadata, write_tensors
 from .mrope import Release, ReleaseOpt, TokensOpt, TokensPerSecondOpt, _option

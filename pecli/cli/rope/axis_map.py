@@ -9,9 +9,8 @@ import numpy as np
 from ...io import writing
 from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
-from ..options import DataOutput, Dpi, Quiet, Size
+from ..options import DataOutput, Dpi, FigureOutput, Quiet, Size
 from ..progress import say_written
-from ..sinusoidal.plots import FigureOutput
 from .app import report_kind, rope_app
 from .axes import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt
 
@@ -110,7 +109,7 @@ def plot_axes_command(
     """
     from ...core.rope.multiaxis.resolve import plan_columns, resolve_plan
     from .._app import figures
-    from ..sinusoidal.plots import PlotOutputs
+    from ..progress import PlotOutputs
 
     outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
     plan, chosen = resolve_plan(

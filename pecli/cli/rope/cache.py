@@ -16,9 +16,17 @@ from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...core.threads import AHEAD
 from ...io import formats
-from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
+from ..options import (
+    COMPUTE_FORMATS,
+    ComputeOutput,
+    FormatOpt,
+    Header,
+    N,
+    Quiet,
+    TableDtype,
+    TableDtypeOpt,
+)
 from ..progress import say_written, write_streamed
-from ..sinusoidal.compute import COMPUTE_FORMATS
 from .app import RopeLayout, RopeStart, rope_app
 from .axes import Form
 from .options import Part, rope_spec_options

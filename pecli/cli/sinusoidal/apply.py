@@ -15,11 +15,12 @@ from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats
 from .._app import app
-from ..options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, Start, TableOutput
-from ..progress import write_streamed
+from ..options import Base, InputFile, Start, table_options
+from ..progress import TableTarget
 
 
 @app.command()
+@table_options()
 def add(
     file: Annotated[
         str | None,
@@ -28,11 +29,8 @@ def add(
     input_file: InputFile = None,
     start: Start = 1,
     base: Base = DEFAULT_BASE,
-    dtype: DtypeOpt = Dtype.float32,
-    output: TableOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    quiet: Quiet = False,
+    *,
+    out: TableTarget,
 ) -> None:
     """Add the positional encoding to an (n, d) data matrix: x_pos + pe(pos).
 
@@ -45,9 +43,8 @@ def add(
     """
     source = _source(file, input_file)
     named = "file" if file is not None else "input"  # errors name FILE or --input as typed
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind, inputs=(source,))
-    base, out_dtype = check_base(base), check_dtype(dtype.value)
+    kind = out.check(inputs=(source,))
+    base, out_dtype = check_base(base), check_dtype(out.dtype)
     from ...core.rules import check_data_shape
     from ...io import reading  # csv, mmap: only commands that read input pay for them
 
@@ -59,18 +56,7 @@ def add(
     columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
     from_file = os.path.isfile(source)  # a pipe's .npy header is not checked yet
     size = formats.table_bytes(kind, (n, d), out_dtype) if kind == "npy" and from_file else None
-    write_streamed(
-        blocks,
-        output=output,
-        fmt=kind,
-        shape=(n, d),
-        dtype=out_dtype,
-        columns=columns,
-        header=header,
-        quiet=quiet,
-        description="add",
-        size=size,
-    )
+    out.write(blocks, shape=(n, d), dtype=out_dtype, columns=columns, description="add", size=size)
 
 
 def _sums(

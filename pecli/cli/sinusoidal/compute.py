@@ -12,44 +12,36 @@ from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats, paths
 from .._app import app
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ...core.sinusoidal.conventions import Convention
-
 from ..options import (
+    COMPUTE_FORMATS,
     Base,
     ComputeKey,
     ComputeOutput,
     D,
-    FormatOpt,
-    Header,
     N,
-    Quiet,
     TableDtype,
-    TableDtypeOpt,
+    table_options,
 )
-from ..progress import say_written, write_streamed
+from ..progress import TableTarget, say_written
 from .options import convention_options
 
-#: Formats of ``compute``'s output; .safetensors only by its suffix (never on stdout).
-COMPUTE_FORMATS = (*formats.TABLE_FORMATS, "safetensors")
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.sinusoidal.conventions import Convention
+
 #: The tensor name of a .safetensors output without --key.
 DEFAULT_KEY = "positional_encoding"
 
 
 @app.command()
 @convention_options()
+@table_options(dtype=TableDtype.float32, output=ComputeOutput, extra=[("key", ComputeKey, None)])
 def compute(
     d: D = 512,
     n: N = 100,
     base: Base = DEFAULT_BASE,
-    dtype: TableDtypeOpt = TableDtype.float32,
-    output: ComputeOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    key: ComputeKey = None,
-    quiet: Quiet = False,
     *,
+    out: TableTarget,
+    key: str | None,
     conv: Convention,
 ) -> None:
     """Compute the table pe(start) … pe(start + n - 1) and write it as CSV, npy or safetensors.
@@ -68,35 +60,24 @@ def compute(
         table_blocks,
     )
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
-    formats.check_output(output, kind)
-    stored = check_table_dtype(dtype.value)
+    kind = out.check(suffixes=COMPUTE_FORMATS)
+    stored = check_table_dtype(out.dtype)
     check_checkpoint_table(n, d, stored, kind)
     if key is not None and kind != "safetensors":
         raise ParameterError("key", "names a tensor of a .safetensors output only", key)
-    table = {"d": d, "base": base, "dtype": dtype.value, **conv.table_kwargs()}
+    table = {"d": d, "base": base, "dtype": out.dtype, **conv.table_kwargs()}
     reuse = AHEAD + 2 if kind == "npy" else 0  # the writer holds at most AHEAD + 1 blocks
     blocks = table_blocks(n=n, reuse=reuse, **table)
     if kind == "safetensors":
-        _write_checkpoint(output, DEFAULT_KEY if key is None else key, n, table, conv, quiet=quiet)
+        _write_checkpoint(out, DEFAULT_KEY if key is None else key, n, table, conv)
         return
     columns = component_names(d, conv.layout, odd_d=conv.odd_d)
-    write_streamed(
-        blocks,
-        output=output,
-        fmt=kind,
-        shape=(n, d),
-        dtype=stored,
-        columns=columns,
-        header=header,
-        quiet=quiet,
-        description="compute",
-        size=_size(output, kind, n, table, columns, header),
-    )
+    size = _size(out.output, kind, n, table, columns, out.header)
+    out.write(blocks, shape=(n, d), dtype=stored, columns=columns, description="compute", size=size)
 
 
 def _write_checkpoint(
-    output: str, key: str, n: int, table: dict[str, Any], conv: Convention, *, quiet: bool
+    out: TableTarget, key: str, n: int, table: dict[str, Any], conv: Convention
 ) -> None:
     """The table as tensor ``key`` of a .safetensors file, with pecli's metadata."""
     from ... import __version__
@@ -115,10 +96,11 @@ def _write_checkpoint(
         version=__version__,
     )
     stored = check_table_dtype(table["dtype"])
-    formats.check_room(output, tensors.safetensors_bytes([(key, stored, (n, table["d"]))], meta))
+    room = tensors.safetensors_bytes([(key, stored, (n, table["d"]))], meta)
+    formats.check_room(out.output, room)
     whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
-    tensors.write_safetensors({key: whole}, output=output, metadata=meta)
-    say_written(output, quiet=quiet)
+    tensors.write_safetensors({key: whole}, output=out.output, metadata=meta)
+    say_written(out.output, quiet=out.quiet)
 
 
 def _size(

@@ -16,27 +16,13 @@ import typer
 
 from ...core.errors import ParameterError
 from ...core.rules import check_dtype, check_position
-from ...io import formats, writing
 from .._app import app
 from .._app import figures as load_figures
-from ..progress import say_written
+from ..options import Dtype, InputFile, plot_options, table_options
+from ..progress import PlotOutputs, TableTarget
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...io import reading
-from ..options import (
-    DataOutput,
-    Dpi,
-    Dtype,
-    DtypeOpt,
-    FormatOpt,
-    Header,
-    InputFile,
-    Quiet,
-    Size,
-    TableOutput,
-    Title,
-)
-from .plots import FigureOutput, PlotOutputs
 
 
 class Frequencies(StrEnum):
@@ -127,6 +113,7 @@ def _points(
 
 
 @app.command(context_settings={"ignore_unknown_options": True})
+@table_options(dtype=Dtype.float64)
 def fourier(
     values: Values = None,
     input_file: InputFile = None,
@@ -137,11 +124,8 @@ def fourier(
     include_input: Annotated[
         bool, typer.Option("--include-input", help="Put the raw x first (as the NeRF code).")
     ] = False,
-    dtype: DtypeOpt = Dtype.float64,
-    output: TableOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    quiet: Quiet = False,
+    *,
+    out: TableTarget,
 ) -> None:
     """Fourier features γ(x) = [sin x, cos x, …, sin kx, cos kx] of values (NeRF, §5.1).
 
@@ -151,56 +135,30 @@ def fourier(
 
     Example: pecli fourier --k 3 -- 0.5 -1.5
     """
-    from ...core.sinusoidal.fourier import (
-        feature_names,
-        fourier_features,
-        fourier_frequencies,
-        parse_scale,
-    )
+    from ...core.sinusoidal import fourier as gamma
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind, inputs=(input_file,))
-    parse_scale(scale)  # checked now, before any input is read; γ takes the text (exact π)
-    stored, kind_f = check_dtype(dtype.value), frequencies.value
-    gamma = partial(
-        fourier_features,
+    out.check(inputs=(input_file,))
+    gamma.parse_scale(scale)  # checked now, before any input is read; γ takes the text (exact π)
+    stored, kind = check_dtype(out.dtype), frequencies.value
+    features = partial(
+        gamma.fourier_features,
         k=k,
-        frequencies=kind_f,
+        frequencies=kind,
         scale=scale,
         include_input=include_input,
         dtype=stored,
     )
-    fourier_frequencies(k, frequencies=kind_f)
+    gamma.fourier_frequencies(k, frequencies=kind)
     matrix = _points(values, input_file, linspace)
     n = matrix.shape[0] if matrix.shape else 1
     m = matrix.shape[1] if len(matrix.shape) == 2 else 1
-    names = feature_names(m, k, include_input=include_input, frequencies=kind_f)
-    writing.write_table(
-        (gamma(block) for _, block in matrix.blocks()),
-        output=output,
-        fmt=kind,
-        shape=(n, len(names)),
-        dtype=stored,
-        columns=names,
-        header=header,
-    )
-    say_written(output, quiet=quiet)
-
-
-def _check_plot_ranges(*, periods: int, points: int, hidden: int, k: int) -> None:
-    """plot-fourier's bounds; points × hidden is the size of the network's hidden layer."""
-    _check_range("periods", periods, 2, 1000)
-    _check_range("points", points, 2, 100_000)
-    _check_range("hidden", hidden, 1, 256)
-    _check_range("k", k, 1, 64)
-
-
-def _check_range(option: str, value: int, low: int, high: int) -> None:
-    if not low <= value <= high:
-        raise ParameterError(option, f"must be an integer from {low} to {high} in a figure", value)
+    names = gamma.feature_names(m, k, include_input=include_input, frequencies=kind)
+    blocks = (features(block) for _, block in matrix.blocks())
+    out.write(blocks, shape=(n, len(names)), dtype=stored, columns=names)
 
 
 @app.command("plot-fourier")
+@plot_options("fourier.png", default_size=(9.0, 6.0))
 def plot_fourier(
     k: K = 3,
     frequencies: FrequenciesOpt = Frequencies.harmonic,
@@ -209,12 +167,8 @@ def plot_fourier(
     points: Annotated[int, typer.Option("--points", help="Sample points, 2 to 100000.")] = 1501,
     hidden: Annotated[int, typer.Option("--hidden", help="Hidden width of f, 1 to 256.")] = 32,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random network f.")] = 0,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
+    *,
+    plot: PlotOutputs,
 ) -> None:
     """Draw γ(x) over several periods and, below, a random network f applied to γ(x).
 
@@ -224,30 +178,21 @@ def plot_fourier(
 
     Example: pecli plot-fourier --k 3 -o figures/fourier.svg
     """
-    from ...core.sinusoidal.fourier import (
-        feature_names,
-        fourier_features,
-        fourier_frequencies,
-        parse_scale,
+    figure = load_figures("sinusoidal.fourier")
+    drawn = figure.periodicity(
+        k=k,
+        frequencies=frequencies.value,
+        scale=scale,
+        periods=periods,
+        points=points,
+        hidden=hidden,
+        seed=seed,
     )
-
-    fourier_figure = load_figures("sinusoidal.fourier")
-    outputs = PlotOutputs(
-        output, "fourier.png", data, quiet, size=size, dpi=dpi, default_size=(9.0, 6.0), title=title
-    )
-    factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies.value)
-    _check_plot_ranges(periods=periods, points=points, hidden=hidden, k=k)
-    network = fourier_figure.random_network(2 * k, hidden=hidden, seed=seed)
-    period = 2 * math.pi / factor
-    if not math.isfinite(periods * period):
-        raise ParameterError("scale", "must leave --periods periods 2π/scale finite", scale)
-    x = np.linspace(0.0, periods * period, points)
-    features = fourier_features(x, k=k, frequencies=frequencies.value, scale=scale)
-    output_f = network(features)
-    outputs.write(
-        lambda: fourier_figure.periodicity_figure(
-            x, features, output_f, frequencies=freqs * factor, period=period, size=size, dpi=dpi
+    look = {"frequencies": drawn.frequencies, "period": drawn.period}
+    plot.write(
+        lambda: figure.periodicity_figure(
+            drawn.x, drawn.features, drawn.output, **look, size=plot.size, dpi=plot.dpi
         ),
-        np.column_stack([x, features, output_f]),
-        ["x", *feature_names(1, k, frequencies=frequencies.value), "f"],
+        drawn.table,
+        drawn.columns,
     )

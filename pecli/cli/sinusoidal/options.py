@@ -7,64 +7,32 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
-import typing
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from ...core.rules import LAYOUTS
+from ...core.sinusoidal.conventions.presets import ALIASES, PRESETS
+from ...core.sinusoidal.knobs import ODD_D
+from ..options import Command, Option, option_block
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.sinusoidal.conventions import Convention
 
 
-class ConventionName(StrEnum):
-    """Named conventions (docs/conventions.md); ``pecli conventions`` lists them."""
-
-    vaswani = "vaswani"
-    pytorch = "pytorch"
-    tensor2tensor = "tensor2tensor"
-    fairseq = "fairseq"
-    hf_marian = "hf-marian"
-    diffusers = "diffusers"
-    whisper = "whisper"
-    distilbert = "distilbert"
-    positional_encodings = "positional-encodings"
-    ldm = "ldm"
-    musicgen = "musicgen"
-    lucidrains = "lucidrains"
-    mlx = "mlx"
-    # aliases (pecli.ALIASES): the same table under the name a user looks for
-    annotated_transformer = "annotated-transformer"
-    speecht5 = "speecht5"
-    espnet = "espnet"
-    xlm = "xlm"
-    keras_hub = "keras-hub"
-    tatp22 = "tatp22"
-    m2m100 = "m2m100"
-    speech2text = "speech2text"
-    stable_diffusion = "stable-diffusion"
-    sgm = "sgm"
-    denoising_diffusion_pytorch = "denoising-diffusion-pytorch"
+#: Named conventions (docs/conventions.md): every preset, then every alias, in the order of
+#: :data:`~pecli.core.sinusoidal.conventions.PRESETS` and ``ALIASES`` (``pecli conventions``).
+ConventionName = StrEnum(  # type: ignore[misc]
+    "ConventionName", {name: name for name in (*PRESETS, *ALIASES)}
+)
 
 
-class OddD(StrEnum):
-    """What an odd d does (pecli.core.sinusoidal.knobs.ODD_D)."""
-
-    error = "error"
-    zero = "zero"
-    sine = "sine"
-    sine_d1 = "sine-d+1"
-
-
-class Layout(StrEnum):
-    """Where the sines and cosines go in a row."""
-
-    interleaved = "interleaved"
-    sin_cos = "sin-cos"
-    cos_sin = "cos-sin"
+#: What an odd d does (:data:`pecli.core.sinusoidal.knobs.ODD_D`).
+OddD = StrEnum("OddD", {name: name for name in ODD_D})  # type: ignore[misc]
+#: Where the sines and cosines go in a row (:data:`pecli.core.rules.LAYOUTS`).
+Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
 
 
 Conventions = Annotated[
@@ -163,12 +131,9 @@ Amplitude = Annotated[
 ]
 
 
-_KEYWORD = inspect.Parameter.KEYWORD_ONLY
-Command = TypeVar("Command", bound=Callable[..., Any])
-
 #: The convention options, in the order ``--help`` lists them: (parameter, option, default).
-_CONVENTION_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
-    ("convention", ConventionOpt, ConventionName.vaswani),
+_CONVENTION_OPTIONS: tuple[Option, ...] = (
+    ("convention", ConventionOpt, ConventionName("vaswani")),
     ("layout", LayoutOpt, None),
     ("schedule", ScheduleOpt, None),
     ("start", ConventionStart, None),
@@ -182,39 +147,28 @@ _CONVENTION_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
 )
 
 
-def convention_options(*, positions: bool = True) -> Callable[[Command], Command]:
+def convention_options(
+    *, positions: bool = True, plain: str | None = None
+) -> Callable[[Command], Command]:
     """Give a command the convention options, declared once here; it receives ``conv``.
 
     The decorated function declares a parameter ``conv``; the command line shows the
     options ``--convention``, ``--layout``, ``--schedule``, ``--flip-sin-to-cos`` and
     ``--downscale-freq-shift`` in its place (and ``--start`` and ``--padding-idx`` when
     ``positions`` is true), and the function is called with the resulting
-    :class:`~pecli.core.sinusoidal.conventions.Convention` as ``conv``.
+    :class:`~pecli.core.sinusoidal.conventions.Convention` as ``conv``. ``plain``: the
+    command (named so) models ``sin(p·ω)`` alone and refuses a factor on it
+    (:meth:`~pecli.core.sinusoidal.conventions.Convention.check_plain`).
     """
     wanted = [o for o in _CONVENTION_OPTIONS if positions or o[0] not in ("start", "padding_idx")]
 
-    def decorate(command: Command) -> Command:
-        hints = typing.get_type_hints(command, localns={"Convention": object}, include_extras=True)
-        params: list[inspect.Parameter] = []
-        for param in inspect.signature(command).parameters.values():
-            if param.name == "conv":
-                params += [
-                    inspect.Parameter(name, _KEYWORD, default=default, annotation=alias)
-                    for name, alias, default in wanted
-                ]
-            else:
-                params.append(param.replace(kind=_KEYWORD, annotation=hints[param.name]))
+    def build(**knobs: Any) -> Convention:
+        conv = resolve_convention(**knobs)
+        if plain is not None:
+            conv.check_plain(plain)
+        return conv
 
-        @functools.wraps(command)
-        def run(**kwargs: Any) -> Any:
-            knobs = {name: kwargs.pop(name) for name, _, _ in wanted}
-            return command(conv=resolve_convention(**knobs), **kwargs)
-
-        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        run.__annotations__ = {param.name: param.annotation for param in params}
-        return run  # type: ignore[return-value]
-
-    return decorate
+    return option_block("conv", wanted, build)
 
 
 def resolve_convention(

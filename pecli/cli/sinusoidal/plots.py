@@ -5,40 +5,23 @@ matplotlib is imported inside the commands, so the rest of pecli never pays for 
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.figure_rules import check_figure_size
 from ...core.rules import check_position
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
-from ...io import formats, guard, paths, writing
 from .._app import app
 from .._app import figures as load_figures
-from ..options import Base, DataOutput, Dpi, EvenD, Quiet, Size, Title
-from ..progress import say_written
+from ..options import Base, EvenD, plot_options
+from ..progress import PlotOutputs
 from .options import convention_options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.figure import Figure
-
     from ...core.sinusoidal.conventions import Convention
-
-FigureOutput = Annotated[
-    str | None,
-    typer.Option(
-        "-o",
-        "--output",
-        help="Figure file; the suffix picks the format (png, svg, pdf).",
-        show_default=False,
-    ),
-]
 
 
 def _positions(start: float, stop: float, points: int, most: int) -> np.ndarray:
@@ -76,69 +59,9 @@ def _parse_pairs(text: str | None, d: int) -> tuple[list[int], str | None]:
     return pairs, None
 
 
-class PlotOutputs:
-    """The figure file and the optional data file of a plotting command, checked up front."""
-
-    def __init__(
-        self,
-        output: str | None,
-        default_name: str,
-        data: str | None,
-        quiet: bool,
-        *,
-        size: tuple[float, float] | None = None,
-        dpi: float | None = None,
-        default_size: tuple[float, float] = (9.0, 4.5),
-        title: str | None = None,
-    ) -> None:
-        check_figure_size(size, dpi, default_size=default_size)  # before any work
-        self.quiet, self.title = quiet, title
-        self.figure = default_name if output is None else output
-        self.replacing_unnamed = output is None and os.path.lexists(default_name)
-        self.figure_format = formats.resolve_format(
-            self.figure, None, formats=formats.FIGURE_FORMATS, default="png", format_option=False
-        )
-        formats.check_output(self.figure, self.figure_format)
-        self.data = data
-        if data is not None:
-            self.data_format = formats.resolve_format(
-                data, None, parameter="data", format_option=False
-            )
-            formats.check_output(data, self.data_format, parameter="data")
-            if paths.is_stdout_alias(data) and paths.is_stdout_alias(self.figure):
-                rule = "cannot share stdout with the figure: give one of them a file name"
-                raise ParameterError("data", rule, data)
-
-    def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
-        """Build the figure, then write it and the data (if asked) together; name them.
-
-        Both go to temporary files that replace the old ones only once both are complete,
-        so a failure or an interrupt leaves the previous figure and data file as they were.
-        """
-        figure = build()
-        if self.title is not None:  # --title
-            load_figures("style").retitle(figure, self.title)
-        with contextlib.ExitStack() as files:
-            figure_file = files.enter_context(guard.atomic_output(self.figure))
-            if self.data is not None:
-                data_file = files.enter_context(guard.atomic_output(self.data))
-                writing.write_table_to(
-                    data_file,
-                    [table],
-                    fmt=self.data_format,
-                    shape=table.shape,
-                    dtype=table.dtype,
-                    columns=columns,
-                )
-            writing.save_figure_to(figure_file, figure, self.figure_format)
-            with guard.signals_held():  # both renames happen, or (on an error) neither
-                files.close()
-        say_written(self.data, quiet=self.quiet)
-        say_written(self.figure, quiet=self.quiet, unnamed=self.replacing_unnamed)
-
-
 @app.command("plot-waves")
-@convention_options(positions=False)
+@convention_options(positions=False, plain="plot-waves")
+@plot_options("waves.png")
 def plot_waves(
     d: EvenD = 512,
     base: Base = DEFAULT_BASE,
@@ -163,13 +86,8 @@ def plot_waves(
             help="One panel per pair, stacked, so that fast waves stay apart; or all in one axes.",
         ),
     ] = True,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
     *,
+    plot: PlotOutputs,
     conv: Convention,
 ) -> None:
     """Draw the sine component of chosen pairs i against position (the article's first figure).
@@ -182,13 +100,11 @@ def plot_waves(
     Example: pecli plot-waves --d 64 --pairs 1,4,16 --one-axes -o waves.svg
     """
     figures = load_figures("sinusoidal.waves")
-    conv.check_plain("plot-waves")
-    outputs = PlotOutputs(output, "waves.png", data, quiet, size=size, dpi=dpi, title=title)
     positions = _positions(start, stop, points, figures.MAX_WAVE_POINTS)
     wanted, named = _parse_pairs(pairs, d)
     sched = conv.schedule
     curves = figures.wave_curves(positions, d=d, pairs=wanted, base=base, schedule=sched)
-    if named and not quiet:  # once d is known to be good
+    if named and not plot.quiet:  # once d is known to be good
         typer.echo(named, err=True)
     draw = functools.partial(
         figures.waves_figure,
@@ -200,28 +116,24 @@ def plot_waves(
         schedule=sched,
         layout=conv.layout,
         panels=panels,
-        size=size,
-        dpi=dpi,
+        size=plot.size,
+        dpi=plot.dpi,
     )
     columns = ["position", *(f"sin_{i}" for i in wanted)]
-    outputs.write(draw, np.column_stack([positions, curves]), columns)
+    plot.write(draw, np.column_stack([positions, curves]), columns)
 
 
 @app.command()
 @convention_options()
+@plot_options("heatmap.png")
 def heatmap(
     d: Annotated[
         int, typer.Option("--d", help="Width d (d_model), 2 to 8192 for a heatmap.")
     ] = 128,
     n: Annotated[int, typer.Option("--n", help="Number of positions (columns), 1 to 10000.")] = 100,
     base: Base = DEFAULT_BASE,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
     *,
+    plot: PlotOutputs,
     conv: Convention,
 ) -> None:
     """Draw pe(start) … pe(start + n - 1) as columns of a heatmap (the article's second figure).
@@ -235,13 +147,10 @@ def heatmap(
     from ...core.sinusoidal.encoding import component_names, encoding_table
 
     figures = load_figures("sinusoidal.article")
-
-    outputs = PlotOutputs(output, "heatmap.png", data, quiet, size=size, dpi=dpi, title=title)
     figures.check_heatmap_size(n=n, d=d, pad_odd_d=conv.pad_odd_d)
     table = encoding_table(d=d, n=n, base=base, dtype="float64", **conv.table_kwargs())
     columns = component_names(d, conv.layout, odd_d=conv.odd_d)
-    outputs.write(
-        lambda: figures.heatmap_figure(table, start=conv.start, base=base, size=size, dpi=dpi),
-        table,
-        columns,
+    look = {"size": plot.size, "dpi": plot.dpi}
+    plot.write(
+        lambda: figures.heatmap_figure(table, start=conv.start, base=base, **look), table, columns
     )

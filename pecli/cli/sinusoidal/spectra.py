@@ -19,10 +19,10 @@ from ...core.rules import check_d, check_schedule, schedule_name
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from .._app import app
 from .._app import figures as load_figures
-from ..options import DataOutput, Dpi, EvenD, Quiet, Size, Title
+from ..options import EvenD, plot_options
+from ..progress import PlotOutputs
 from ..rope.options import rope_spec_options
 from .options import Bases, Conventions, Schedules
-from .plots import FigureOutput, PlotOutputs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope import RopeSpec
@@ -70,6 +70,7 @@ def _column(label: str) -> str:
 
 
 @app.command("plot-similarity")
+@plot_options("similarity.png")
 def plot_similarity(
     d: EvenD = 512,
     convention: Conventions = None,
@@ -81,12 +82,8 @@ def plot_similarity(
     threshold: Annotated[
         float, typer.Option("--threshold", help="Similarity marked, with each curve's first k.")
     ] = 0.5,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
+    *,
+    plot: PlotOutputs,
 ) -> None:
     """Draw the similarity pe(p)·pe(p+k) / (|pe(p)| |pe(p+k)|) against the offset k.
 
@@ -98,7 +95,6 @@ def plot_similarity(
     """
     from ...core.sinusoidal.similarity import offset_similarity
 
-    outputs = PlotOutputs(output, "similarity.png", data, quiet, size=size, dpi=dpi, title=title)
     d = check_d(d)  # even: every pair is a sine and a cosine (no --odd-d here)
     if not -1 <= threshold <= 1:  # NaN fails too
         raise ParameterError("threshold", "must be a similarity from -1 to 1", threshold)
@@ -109,8 +105,9 @@ def plot_similarity(
     k = np.arange(max_offset + 1, dtype=np.float64)
     values = {label: offset_similarity(k, d, base=c, schedule=s) for label, s, c in wanted}
     figure = load_figures("sinusoidal.similarity")
-    outputs.write(
-        lambda: figure.similarity_figure(k, values, d=d, threshold=threshold, size=size, dpi=dpi),
+    look = {"d": d, "threshold": threshold, "size": plot.size, "dpi": plot.dpi}
+    plot.write(
+        lambda: figure.similarity_figure(k, values, **look),
         np.column_stack([k, *values.values()]),
         ["offset", *map(_column, values)],
     )
@@ -129,19 +126,15 @@ Context = Annotated[
 
 @app.command("plot-spectrum")
 @rope_spec_options(optional=True)
+@plot_options("spectrum.png")
 def plot_spectrum(
     d: EvenD = 512,
     convention: Conventions = None,
     schedule: Schedules = None,
     base: Bases = None,
     context: Context = None,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
     *,
+    plot: PlotOutputs,
     rope: tuple[RopeSpec, list[str]] | None,
 ) -> None:
     """Draw the wavelength λ_i = 2π/ω_i of every pair i on a log scale.
@@ -159,17 +152,17 @@ def plot_spectrum(
     """
     from ...core.sinusoidal.frequencies import wavelengths
 
-    outputs = PlotOutputs(output, "spectrum.png", data, quiet, size=size, dpi=dpi, title=title)
     if context is not None and not 0 < context < float("inf"):
         raise ParameterError("context", "must be a finite number of positions > 0", context)
     if rope is not None:
         _not_with_rope(d, convention, schedule, base)
-        return _rope_spectrum(rope[0], outputs, context, size=size, dpi=dpi)
+        return _rope_spectrum(rope[0], plot, context)
     wanted = curves_asked(convention, schedule, base)
     lams = {label: wavelengths(d, base=c, schedule=s) for label, s, c in wanted}
     figure = load_figures("sinusoidal.spectrum")
-    outputs.write(
-        lambda: figure.spectrum_figure(lams, d=d, context=context, size=size, dpi=dpi),
+    look = {"d": d, "context": context, "size": plot.size, "dpi": plot.dpi}
+    plot.write(
+        lambda: figure.spectrum_figure(lams, **look),
         np.column_stack([np.arange(1, d // 2 + 1), *lams.values()]),
         ["pair", *map(_column, lams)],
     )
@@ -184,14 +177,7 @@ def _not_with_rope(d: int, *given: Sequence[object] | None) -> None:
         raise ParameterError("d", "is not used with the RoPE options: give --head-dim", d)
 
 
-def _rope_spectrum(
-    spec: RopeSpec,
-    outputs: PlotOutputs,
-    context: float | None,
-    *,
-    size: tuple[float, float] | None,
-    dpi: float | None,
-) -> None:
+def _rope_spectrum(spec: RopeSpec, plot: PlotOutputs, context: float | None) -> None:
     """RoPE wavelengths before and after the scaling, the scaling's bands shaded (pairs from 0)."""
     from ...core.rope import rope_frequencies
     from ...core.rope.frequencies import unscaled_inv_freq
@@ -206,9 +192,9 @@ def _rope_spectrum(
     }
     context = context or spec.original_max_position_embeddings
     title = f"RoPE wavelengths, {spec.rope_type} scaling, rotated width {spec.rotary_dim}"
-    look = {"context": context, "size": size, "dpi": dpi, "title": title, "first_pair": 0}
+    look = {"context": context, "size": plot.size, "dpi": plot.dpi, "title": title, "first_pair": 0}
     figure = load_figures("sinusoidal.spectrum")
-    outputs.write(
+    plot.write(
         lambda: figure.spectrum_figure(
             curves, d=spec.rotary_dim, bands=list(freqs.scaling), **look
         ),

@@ -14,9 +14,9 @@ from ...core.errors import ParameterError
 from ...io import writing
 from .. import text
 from .._app import app
+from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Quiet, TableOutput
 from ..progress import say_written
-from .output import ArrayFormatOpt, output_kind
 
 NumBuckets = Annotated[int, typer.Option("--num-buckets", help="relative_attention_num_buckets.")]
 MaxDistance = Annotated[
@@ -70,7 +70,7 @@ def t5_buckets(
     """
     from ...core.zoo.t5_buckets import bucket_grid, relative_position_bucket
 
-    kind = output_kind(output, fmt)
+    kind = array_kind(output, fmt)
     config: dict[str, Any] = {
         "bidirectional": not causal,
         "num_buckets": num_buckets,

@@ -142,13 +142,13 @@ def _scales(
     (time) divided by ``temporal_interpolation_scale``, the others by ``interpolation_scale``.
     """
     if float(temporal) != 1.0 and preset != "cogvideox":  # type: ignore[arg-type]
-        rule = "applies only to --preset cogvideox (diffusers get_3d_sincos_pos_embed)"
+        rule = "applies only to `preset` cogvideox (diffusers get_3d_sincos_pos_embed)"
         raise ParameterError("temporal_interpolation_scale", rule, temporal)
     if base_size is not None and preset != "mae":
-        rule = "applies only to --preset mae (diffusers get_2d_sincos_pos_embed)"
+        rule = "applies only to `preset` mae (diffusers get_2d_sincos_pos_embed)"
         raise ParameterError("base_size", rule, base_size)
     if float(scale) != 1.0 and preset not in ("mae", "cogvideox"):  # type: ignore[arg-type]
-        rule = "applies only to --preset mae or cogvideox (diffusers)"
+        rule = "applies only to `preset` mae or cogvideox (diffusers)"
         raise ParameterError("interpolation_scale", rule, scale)
     if base_size is None and float(scale) == 1.0 and float(temporal) == 1.0:  # type: ignore[arg-type]
         return None

@@ -25,7 +25,7 @@ from ...core.errors import ParameterError
 from ...core.rules import check_n
 from ..style import new_figure
 
-__all__ = ["TanhNetwork", "periodicity_figure", "random_network"]
+__all__ = ["Periodicity", "TanhNetwork", "periodicity", "periodicity_figure", "random_network"]
 
 #: The figure's default size in inches (at 100 dpi).
 FIGSIZE = (9.0, 6.0)
@@ -97,6 +97,66 @@ def _period_ticks(ax: Axes, x: np.ndarray, period: float) -> None:
     first, last = math.ceil(x[0] / period - 1e-9), math.floor(x[-1] / period + 1e-9)
     for j in range(first, last + 1):
         ax.axvline(j * period, color="0.4", linestyle=":", linewidth=0.9)
+
+
+@dataclass(frozen=True)
+class Periodicity:
+    """What the figure draws: the points ``x``, γ(x), ``f(γ(x))``, the frequencies, the period."""
+
+    x: np.ndarray
+    features: np.ndarray
+    output: np.ndarray
+    frequencies: np.ndarray
+    period: float
+    columns: list[str]
+
+    @property
+    def table(self) -> np.ndarray:
+        """The data of the figure: ``x``, the features and ``f``, one row per point."""
+        return np.column_stack([self.x, self.features, self.output])
+
+
+#: The figure's bounds: (name, least, most); points × hidden is the network's hidden layer.
+PLOT_BOUNDS = (("periods", 2, 1000), ("points", 2, 100_000), ("hidden", 1, 256), ("k", 1, 64))
+
+
+def periodicity(
+    *,
+    k: int,
+    frequencies: str = "harmonic",
+    scale: str = "1",
+    periods: int = 3,
+    points: int = 1501,
+    hidden: int = 32,
+    seed: int = 0,
+) -> Periodicity:
+    """γ(x) with ``k`` frequencies over ``periods`` periods ``2π/scale``, and ``f(γ(x))``.
+
+    ``f`` is :func:`random_network` with ``hidden`` units a layer, seeded with ``seed``.
+    Raises :class:`ParameterError` for a bound of :data:`PLOT_BOUNDS` or a scale whose
+    periods are not finite.
+    """
+    from ...core.sinusoidal.fourier import (
+        feature_names,
+        fourier_features,
+        fourier_frequencies,
+        parse_scale,
+    )
+
+    factor, freqs = parse_scale(scale), fourier_frequencies(k, frequencies=frequencies)
+    values = {"periods": periods, "points": points, "hidden": hidden, "k": k}
+    for name, low, high in PLOT_BOUNDS:
+        if not low <= values[name] <= high:
+            rule = f"must be an integer from {low} to {high} in a figure"
+            raise ParameterError(name, rule, values[name])
+    network = random_network(2 * k, hidden=hidden, seed=seed)
+    period = 2 * math.pi / factor
+    if not math.isfinite(periods * period):
+        raise ParameterError("scale", "must leave `periods` periods 2π/scale finite", scale)
+    x = np.linspace(0.0, periods * period, points)
+    features = fourier_features(x, k=k, frequencies=frequencies, scale=scale)
+    columns = ["x", *feature_names(1, k, frequencies=frequencies), "f"]
+    return Periodicity(x, features, network(features), freqs * factor, period, columns)
 
 
 def periodicity_figure(
