@@ -8,6 +8,7 @@ import pytest
 from library_fixtures import ids, load
 
 from pecli import ParameterError
+from pecli.cli.text import command_line
 from pecli.core.grids import (
     grid_blocks,
     grid_column_names,
@@ -324,7 +325,7 @@ def test_a_half_precision_base_size_is_read_as_the_library_s_integer(name, base_
     assert fixture.params["base_size"] == base_size
     found = identify_grid(fixture.table.astype(np.float16))
     assert found.matched and found.best.scale == base_size
-    assert found.best.command.endswith(f"--preset mae --base-size {base_size}")
+    assert command_line(found.best.command).endswith(f"--preset mae --base-size {base_size}")
 
 
 def test_a_grid_of_four_tokens_is_read():
@@ -339,7 +340,8 @@ def test_a_grid_of_four_tokens_is_read():
     ]
     found = identify_grid(np.array(rows))
     assert (
-        found.matched and found.best.command == "pecli grid 2 2 --d 8 --preset mae --dtype float64"
+        found.matched
+        and command_line(found.best.command) == "pecli grid 2 2 --d 8 --preset mae --dtype float64"
     )
     column_first = "the first block encodes the column index c of token k = r·2 + c"
     assert found.best.note == column_first + " (MAE, DiT and diffusers call that half emb_h)"

@@ -38,7 +38,7 @@ def test_odd_d_as_each_library_does_it(d):
     if d > 3:  # MusicGen's own code divides by h - 1 = 0 at d = 3
         np.testing.assert_allclose(preset_table("musicgen", d, n), lib.musicgen(n, d), atol=1e-12)
     np.testing.assert_allclose(preset_table("ldm", d, n), lib.ldm(np.arange(n), d), atol=1e-12)
-    with pytest.raises(ParameterError, match="odd d: --odd-d"):
+    with pytest.raises(ParameterError, match="odd d: `odd_d`"):
         preset_table("pytorch", d, n)
 
 

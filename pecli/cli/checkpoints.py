@@ -6,7 +6,6 @@ Reading is :mod:`pecli.io.checkpoints`' (headers first, one tensor at a time), j
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import TYPE_CHECKING
 
@@ -14,6 +13,7 @@ import typer
 
 from ..core.errors import RuntimeFailure
 from . import text
+from ._app import option_words
 from .sinusoidal.identify_tables import show_candidates, show_grid_reading, show_identification
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,7 +40,7 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
     if as_json:
         import json
 
-        typer.echo(json.dumps([text.jsonable(dataclasses.asdict(f)) for f in findings], indent=2))
+        typer.echo(json.dumps([text.report(f) for f in findings], indent=2))
     elif key is not None and findings[0].grid is not None:
         show_grid_reading(findings[0].grid)
     elif key is not None and findings[0].identification is not None:
@@ -55,42 +55,6 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
         raise RuntimeFailure(f"no tensor of {file} matches a convention within tolerance")
 
 
-#: Last parts of tensor names that rotary embeddings use for their buffers.
-ROTARY_NAMES = {"inv_freq", "cos", "sin", "cos_cached", "sin_cached"}
-
-
-def _note(finding: TensorFinding) -> str:
-    """What identify says its command leaves open or does not rebuild (pecli's metadata: none)."""
-    found = finding.identification
-    return found.note if found is not None and not finding.rebuild else ""
-
-
-def _rebuild(finding: TensorFinding) -> str:
-    """The command that rebuilds an identified tensor; pecli's own metadata, proven, first."""
-    if finding.verdict != "identified":
-        return ""
-    if finding.grid is not None and finding.grid.best is not None:
-        return finding.rebuild or finding.grid.best.command
-    return finding.rebuild or (finding.identification.command if finding.identification else "")
-
-
-def _reading(finding: TensorFinding) -> str:
-    """What a tensor is, in a few words."""
-    found = finding.identification
-    if finding.grid is not None and finding.grid.best is not None:
-        best, extra = finding.grid.best, finding.grid.extra_tokens
-        grid = " × ".join(map(str, best.shape))
-        tokens = f"{extra} extra token{'' if extra == 1 else 's'}"
-        return f"{best.preset} grid {grid}, {best.first}, {tokens}, {finding.grid.storage}"
-    if found is None:
-        return finding.reason
-    if found.presets:
-        name = found.presets[0]
-    else:
-        name = f"custom: {found.layout}, {found.schedule}, C = {found.base:.6g}"
-    return f"{name}, start {found.start:g}, {found.storage}"
-
-
 def _show_all(file: str, findings: list[TensorFinding]) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -101,17 +65,20 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
     for f in (f for f in findings if f.verdict != "skipped" or len(findings) == 1):
         residual = "-" if math.isnan(f.residual) else f"{f.residual:.3g}"
         shape = "×".join(map(str, f.shape)) or "scalar"
-        table.add_row(f.key, shape, f.dtype, f.verdict, _reading(f), residual)
+        table.add_row(f.key, shape, f.dtype, f.verdict, option_words(f.reading), residual)
     notes = [
-        f"{f.key}: rebuild with {command}" + (f" (note: {note})" if (note := _note(f)) else "")
+        f"{f.key}: rebuild with {text.command_line(f.rebuilt_by)}"
+        + (f" (note: {option_words(f.open_note)})" if f.open_note else "")
         for f in findings
-        if (command := _rebuild(f))
+        if f.rebuilt_by
     ]
-    notes += [f"{f.key}: pecli's metadata {f.metadata}" for f in findings if f.metadata]
+    notes += [
+        f"{f.key}: pecli's metadata {option_words(f.metadata)}" for f in findings if f.metadata
+    ]
     notes += [
         f"{f.key}: a rotary embedding's buffer? pecli rope identify {file} --tensor {f.key}"
         for f in findings
-        if f.key.rsplit(".", 1)[-1] in ROTARY_NAMES
+        if f.rotary
     ]
     if (skipped := sum(f.verdict == "skipped" for f in findings)) and len(findings) > 1:
         notes.append(
@@ -128,4 +95,4 @@ def _show_one(finding: TensorFinding) -> None:
     else:
         show_candidates(found)
     if finding.metadata:
-        typer.echo(f"pecli's metadata {finding.metadata}")
+        typer.echo(f"pecli's metadata {option_words(finding.metadata)}")

@@ -6,7 +6,7 @@ rich is imported by the tables of :mod:`pecli.cli.text`.
 from __future__ import annotations
 
 from .. import text
-from .._app import app
+from .._app import app, option_words
 
 
 @app.command()
@@ -22,9 +22,8 @@ def conventions() -> None:
     for c in PRESETS.values():
         padding = "-" if c.padding_idx is None else f"row {c.padding_idx}"
         factors = f"amplitude {c.amplitude}" if c.amplitude != 1.0 else "-"
-        table.add_row(
-            c.name, c.schedule, c.layout, str(c.start), padding, c.odd_d, factors, c.users
-        )
+        users = option_words(c.users)  # the options that take a library's knobs
+        table.add_row(c.name, c.schedule, c.layout, str(c.start), padding, c.odd_d, factors, users)
     text.show(table)
     aliases = text.titled_table("Aliases (the same table)", "alias", "convention")
     for alias, name in ALIASES.items():

@@ -6,14 +6,13 @@ The reports are drawn by :mod:`.tables`; checkpoints are read tensor by tensor i
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ...core.errors import ParameterError, RuntimeFailure
 from .. import text
-from .._app import app
+from .._app import app, option_words
 from ..checkpoints import identify_checkpoint
 from ..options import IdentifyKey
 from .identify_tables import show_candidates, show_grid, show_identification
@@ -75,7 +74,8 @@ def _read_identified(file: str) -> tuple[np.ndarray, Identification]:
         table = read_table(file)
         return table, identify_table(table)
     except ParameterError as error:  # unreadable, or too few rows to tell
-        raise typer.BadParameter(f"{error.rule} (got {error.value})", param_hint="'FILE'") from None
+        rule = option_words(error.rule)
+        raise typer.BadParameter(f"{rule} (got {error.value})", param_hint="'FILE'") from None
 
 
 def _report(found: Identification, file: str, *, as_json: bool) -> None:
@@ -83,12 +83,12 @@ def _report(found: Identification, file: str, *, as_json: bool) -> None:
     if as_json:
         import json
 
-        typer.echo(json.dumps(text.jsonable(dataclasses.asdict(found)), indent=2))
+        typer.echo(json.dumps(text.report(found), indent=2))
     elif found.matched:
         show_identification(found)
     else:
         show_candidates(found)
     if not found.matched:
         name = "the table on stdin" if file == "-" else file
-        note = f"; {found.note}" if found.note else ""
+        note = f"; {option_words(found.note)}" if found.note else ""
         raise RuntimeFailure(f"{name} matches no convention within tolerance{note}")  # status 1

@@ -13,6 +13,7 @@ import numpy as np
 import typer
 
 from .. import text
+from .._app import option_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.sinusoidal.identify import Identification
@@ -24,7 +25,7 @@ def show_identification(found: Identification) -> None:
         f"pecli identify: {'match' if found.matched else 'no match'}", "what", "found"
     )
     rows = {
-        "convention": ", ".join(found.presets) or "custom (no named preset)",
+        "convention": option_words(", ".join(found.presets)) or "custom (no named preset)",
         "layout": found.layout,
         "schedule": found.schedule,
         "base C": f"{found.base:.10g}"
@@ -41,8 +42,8 @@ def show_identification(found: Identification) -> None:
         table.add_row(what, value)
     # below the table, whole: a command wrapped inside a box cannot be copied and pasted;
     # the note says what it leaves open, or what it does not rebuild
-    command = f"rebuild with: {found.command or '-'}"
-    text.show(table, command, *([f"note: {found.note}"] if found.note else []))
+    command = f"rebuild with: {text.command_line(found.command) or '-'}"
+    text.show(table, command, *([f"note: {option_words(found.note)}"] if found.note else []))
 
 
 def show_candidates(found: Identification) -> None:
@@ -60,7 +61,6 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
 
     Called by ``identify`` (:mod:`.command`) when no 1-D convention reproduces the table.
     """
-    import dataclasses
     import json
 
     from ...analysis.grids.identify import grid_match
@@ -68,7 +68,7 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
     if (found := grid_match(table)) is None:
         return False
     if as_json:
-        typer.echo(json.dumps({"grid": dataclasses.asdict(found)}, indent=2))
+        typer.echo(json.dumps({"grid": text.report(found)}, indent=2))
     else:
         show_grid_reading(found)
     return True
@@ -79,7 +79,8 @@ def show_grid_reading(found: Any) -> None:
     shown = text.titled_table("pecli identify: match (a grid of tokens)", "what", "found")
     for what, value in _grid_rows(found):
         shown.add_row(what, value)
-    text.show(shown, f"rebuild with: {found.best.command}")  # whole, for copy and paste
+    command = text.command_line(found.best.command)
+    text.show(shown, f"rebuild with: {command}")  # whole, for copy and paste
 
 
 def _grid_rows(found: Any) -> list[tuple[str, str]]:

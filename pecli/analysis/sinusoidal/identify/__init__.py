@@ -76,7 +76,7 @@ def _note(fit: Fit, zeros: Zeros) -> str:
         rows = ", ".join(map(str, zeros.padding[:8])) + (", …" if len(zeros.padding) > 8 else "")
         notes.append(
             f"the command does not rebuild the zero rows {rows}: it computes them as positions "
-            "(pecli compute zeroes one padding row, --padding-idx)"
+            "(pecli compute zeroes one padding row, `padding_idx`)"
         )
     if fit.base_open:
         notes.append(
@@ -140,8 +140,8 @@ def identify_table(table: np.ndarray) -> Identification:
     (True, 'sin-cos', 'tensor2tensor', 1000.0, 0.0, 'float32')
     >>> window = encoding_table(d=16, n=300, start=49_900)  # a window of a long table
     >>> found = identify_table(window)
-    >>> found.start, found.presets[0], found.command.split("--d")[0]
-    (49900.0, 'pytorch --start 49900', 'pecli compute --convention pytorch --start 49900 ')
+    >>> found.start, found.presets[0], found.command.arguments[:2]
+    (49900.0, 'pytorch `start` 49900', (('convention', 'pytorch'), ('start', '49900')))
 
     """
     values = np.asarray(table)
@@ -178,9 +178,10 @@ def _fill(
     found.residual, found.relative_residual = fit.residual, fit.score
     if found.matched:
         short_base(fit, table, zeros, found.storage)  # 7321, not 7321.000000000008
-        found.presets = preset_names(fit, (n, d), zeros)  # may switch to the reading they need
-        found.convention = found.presets[0].split()[0] if found.presets else "custom"
-        found.command = command(fit, (n, d), zeros, found.presets, found.storage)
+        readings = preset_names(fit, (n, d), zeros)  # may switch to the reading they need
+        found.presets = [reading.label(fit) for reading in readings]
+        found.convention = readings[0].name if readings else "custom"
+        found.command = command(fit, (n, d), zeros, readings, found.storage)
         found.note = _note(fit, zeros)
     elif not fit.real and fit.start >= phases.MAX_START // 2:  # at the end of the searched range
         found.note = BEYOND

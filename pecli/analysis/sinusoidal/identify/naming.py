@@ -1,4 +1,4 @@
-"""Which presets build a fitted table, and the ``pecli compute`` command that rebuilds it.
+"""Which presets build a fitted table, and the ``compute`` arguments that rebuild it.
 
 A preset is named when its own table (``encoding_table(**preset.table_kwargs())``, at the fitted
 base, start and width) equals the fitted table: whatever presets exist, and whatever their
@@ -21,11 +21,12 @@ from ....core.rules import BASE_RANGE, number_text
 from ....core.sinusoidal.conventions import PRESETS, Convention, convention
 from ....core.sinusoidal.encoding import encoding_table
 from ....core.sinusoidal.knobs import ODD_SINE
+from ...rebuild import Argument, Rebuild, named
 from .fits import ROUND, denominator, other_base, round_base, roundness, schedules
 from .fitting import Fit, Zeros
 from .residuals import RESIDUAL_ROWS, exact_error, rebuild, residual
 
-__all__ = ["command", "preset_names", "short_base"]
+__all__ = ["PresetReading", "command", "preset_names", "short_base"]
 
 #: Rows compared (more when a padding row lies further down).
 COMPARE_ROWS = 64
@@ -35,26 +36,26 @@ PROBE_ROWS = 2
 SHORT_DIGITS = 15
 #: Rows a shorter base is compared on first, before every row.
 SHORT_PROBE = 64
-#: diffusers' knobs, as ``pecli compute`` spells them, tried on every preset that takes them.
-KNOBS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("--flip-sin-to-cos", {"flip_sin_to_cos": True}),
-    ("--downscale-freq-shift 0", {"downscale_freq_shift": 0}),
+#: diffusers' knobs, tried on every preset that takes them: (argument as written, its value).
+KNOBS: tuple[tuple[Argument, Any], ...] = (
+    (("flip_sin_to_cos", True), True),
+    (("downscale_freq_shift", "0"), 0),
 )
 
 
-def _variants() -> Iterator[tuple[str, Convention]]:
-    """Every preset, then each with the knobs it accepts (labelled as on the command line)."""
+def _variants() -> Iterator[tuple[str, tuple[Argument, ...], Convention]]:
+    """Every preset, then each with the knobs it accepts: name, those knobs, convention."""
     for name, preset in PRESETS.items():
-        yield name, preset
+        yield name, (), preset
         seen = [preset.table_kwargs()]
         for flags in ([KNOBS[0]], [KNOBS[1]], list(KNOBS)):
             try:
-                variant = convention(name, **{k: v for _, kw in flags for k, v in kw.items()})
+                variant = convention(name, **{arg[0]: value for arg, value in flags})
             except ParameterError:
                 continue
             if variant.table_kwargs() not in seen:
                 seen.append(variant.table_kwargs())
-                yield " ".join([name, *(label for label, _ in flags)]), variant
+                yield name, tuple(arg for arg, _ in flags), variant
 
 
 def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
@@ -170,17 +171,36 @@ def _digits(text: str) -> int:
     return len(text.split("e")[0].lstrip("-").replace(".", "").strip("0")) or 1
 
 
-def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:
-    """The presets that build the fitted table ``shape = (n, d)``, with their flags.
+class PresetReading(NamedTuple):
+    """A preset that builds the table: the arguments it needs, its schedule, base, odd-d rule."""
+
+    name: str
+    arguments: tuple[Argument, ...]
+    schedule: str
+    base: float
+    odd_d: str
+
+    def at(self, fit: Fit) -> bool:
+        """The reading is the fit's own (not an equivalent one under another schedule)."""
+        return (self.schedule, self.base) == (fit.schedule, fit.base)
+
+    def label(self, fit: Fit) -> str:
+        """``pytorch `start` 49900``; ``(as tensor2tensor, C = 100)`` when not at the fit."""
+        own = "" if self.at(fit) else f" (as {self.schedule}, C = {self.base:.6g})"
+        return named(self.name, self.arguments) + own
+
+
+def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[PresetReading]:
+    """The presets that build the fitted table ``shape = (n, d)``, with their arguments.
 
     Presets that give it from their own first position come first and alone; when none does,
-    those that give it with ``--start`` (a window of their table) are listed with it. Those at
-    the fitted reading (its base the rounder one) come before those at an equivalent one
-    (``(as paper, C = …)``); when only an equivalent reading names presets (tensor2tensor's
+    those that give it with another ``start`` (a window of their table) are listed with it.
+    Those at the fitted reading (its base the rounder one) come before those at an equivalent
+    one (``(as …, C = …)``); when only an equivalent reading names presets (tensor2tensor's
     C = 1000 for the paper's C = 10000 at d = 8), ``fit`` takes that reading.
     """
     found = _readings(fit, shape, zeros)
-    at_fit = [r.schedule == fit.schedule and r.base == fit.base for r in found]
+    at_fit = [r.at(fit) for r in found]
     found = [r for r, same in zip(found, at_fit, strict=True) if same] + [
         r for r, same in zip(found, at_fit, strict=True) if not same
     ]
@@ -189,35 +209,20 @@ def preset_names(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[str]:
         if fit.base != 1.0:
             fit.base_fit = fit.base_fit ** (math.log(first.base) / math.log(fit.base))
         fit.schedule, fit.base, fit.odd_d = first.schedule, first.base, first.odd_d
-    return [
-        r.label
-        + (
-            ""
-            if (r.schedule, r.base) == (fit.schedule, fit.base)
-            else f" (as {r.schedule}, C = {r.base:.6g})"
-        )
-        for r in found
-    ]
+    return found
 
 
-class _Reading(NamedTuple):
-    """A preset that builds the table, at its own schedule, base and odd-d rule."""
-
-    label: str
-    schedule: str
-    base: float
-    odd_d: str
-
-
-def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[_Reading]:
+def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[PresetReading]:
     """Every preset that builds the table, own start first."""
     n, d = shape
     m = min(n, max(COMPARE_ROWS, 1 + max(zeros.padding, default=0)))
     reference = np.concatenate(list(rebuild(fit, (m, d), zeros)))
-    own: list[_Reading] = []
-    moved: list[_Reading] = []
+    own: list[PresetReading] = []
+    moved: list[PresetReading] = []
     # a window: presets that count from 0, as most frameworks do, before the article's
-    for label, preset in sorted(_variants(), key=lambda v: v[1].start != fit.start and v[1].start):
+    for name, knobs, preset in sorted(
+        _variants(), key=lambda v: v[2].start != fit.start and v[2].start
+    ):
         base = _base_for(preset, fit, d)
         if base is None or not _builds(preset, fit, (m, d), base, reference):
             continue
@@ -225,9 +230,10 @@ def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[_Reading]:
         schedule = fit.schedule if any_base else preset.schedule
         rule = preset.odd_d if d % 2 else fit.odd_d
         if preset.start == fit.start:
-            own.append(_Reading(label, schedule, base, rule))
+            own.append(PresetReading(name, knobs, schedule, base, rule))
         else:
-            moved.append(_Reading(f"{label} --start {fit.start:.10g}", schedule, base, rule))
+            start = (*knobs, ("start", f"{fit.start:.10g}"))
+            moved.append(PresetReading(name, start, schedule, base, rule))
     return own or moved
 
 
@@ -248,32 +254,33 @@ def _builds(
 
 
 def command(
-    fit: Fit, shape: tuple[int, int], zeros: Zeros, presets: list[str], storage: str
-) -> str:
-    """A ``pecli compute`` command that writes this table, in its storage dtype.
+    fit: Fit, shape: tuple[int, int], zeros: Zeros, presets: list[PresetReading], storage: str
+) -> Rebuild:
+    """The ``compute`` arguments that write this table, in its storage dtype.
 
-    float16 and bfloat16 tables get ``--dtype`` (rounded once from the exact value, as
-    ``compute`` does); bfloat16 also ``-o pe.safetensors``, since ``.npy`` cannot hold it.
-    Empty when ``compute`` could not take it: a start that is not an integer.
+    float16 and bfloat16 tables get ``dtype`` (rounded once from the exact value, as
+    ``compute`` does); bfloat16 also ``output`` ``pe.safetensors``, since ``.npy`` cannot hold
+    it. Empty when ``compute`` could not take it: a start that is not an integer.
     """
     if not float(fit.start).is_integer():
-        return ""
+        return Rebuild()
     n, d = shape
-    size = f"--d {d} --n {n} --base {number_text(fit.base)}"
+    size: list[Argument] = [("d", str(d)), ("n", str(n)), ("base", number_text(fit.base))]
     if storage != "float32":
-        size += f" --dtype {storage}"
+        size.append(("dtype", storage))
     if storage == "bfloat16":
-        size += " -o pe.safetensors"
-    if presets and "(as" not in presets[0]:
-        return f"pecli compute --convention {presets[0]} {size}"
-    parts = [f"pecli compute {size}"]
-    parts.append(f"--start {fit.start:.0f} --layout {fit.layout} --schedule {fit.schedule}")
+        size.append(("output", "pe.safetensors"))
+    if presets and presets[0].at(fit):
+        first = presets[0]
+        return Rebuild("encoding", (), (("convention", first.name), *first.arguments, *size))
+    parts = [*size, ("start", f"{fit.start:.0f}"), ("layout", fit.layout)]
+    parts.append(("schedule", fit.schedule))
     if len(zeros.padding) == 1:
-        parts.append(f"--padding-idx {zeros.padding[0]}")
+        parts.append(("padding_idx", str(zeros.padding[0])))
     if zeros.odd:
-        parts.append("--convention tensor2tensor")
+        parts.append(("convention", "tensor2tensor"))
     elif d % 2:
-        parts.append(f"--odd-d {fit.odd_d}")
+        parts.append(("odd_d", fit.odd_d))
     if fit.amplitude != 1.0:
-        parts.append(f"--amplitude {fit.amplitude}")
-    return " ".join(parts)
+        parts.append(("amplitude", str(fit.amplitude)))
+    return Rebuild("encoding", (), tuple(parts))

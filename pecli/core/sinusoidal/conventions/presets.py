@@ -70,29 +70,30 @@ class Convention:
         return self.odd_d == "zero"
 
     def factors(self) -> list[str]:
-        """The factors set away from the plain formula: ``--angle-scale`` and the like.
+        """The factors set away from the plain formula: ``angle_scale`` and the like.
 
         Commands that model only ``sin(p·ω)`` (``plot-waves``, ``precision``) refuse them.
         """
         knobs = {
-            "--angle-scale": self.angle_scale != 1.0,
-            "--full-turns": self.full_turns,
-            "--amplitude": self.amplitude != 1.0,
+            "angle_scale": self.angle_scale != 1.0,
+            "full_turns": self.full_turns,
+            "amplitude": self.amplitude != 1.0,
         }
-        return [option for option, on in knobs.items() if on]
+        return [knob for knob, on in knobs.items() if on]
 
     def check_plain(self, command: str) -> None:
         """Raise :class:`ParameterError` if :meth:`factors` is not empty (``command`` names who).
 
-        The parameter named is the option when one was given (a ``custom`` convention), else
+        The parameter named is the factor when one was given (a ``custom`` convention), else
         ``convention``.
         """
         from ...errors import ParameterError
 
         factors = self.factors()
         if factors:
-            parameter = factors[0][2:].replace("-", "_") if self.name == "custom" else "convention"
-            rule = f"sets {', '.join(factors)}, which {command} does not model (sin(p·ω) alone)"
+            parameter = factors[0] if self.name == "custom" else "convention"
+            named = ", ".join(f"`{factor}`" for factor in factors)
+            rule = f"sets {named}, which {command} does not model (sin(p·ω) alone)"
             raise ParameterError(parameter, rule, self.name)
 
     def table_kwargs(self) -> dict[str, Any]:
@@ -163,7 +164,7 @@ PRESETS: dict[str, Convention] = {
             "interleaved",
             "sine",
             "DistilBERT/XLM create_sinusoidal_embeddings, keras-hub SinePositionEncoding "
-            "(start_index = --start)",
+            "(start_index = `start`)",
         ),
         _preset(
             "positional-encodings",
@@ -193,7 +194,7 @@ PRESETS: dict[str, Convention] = {
             "tensor2tensor",
             "sin-cos",
             "error",
-            "MLX nn.SinusoidalPositionalEncoding (C = max_freq/min_freq, --angle-scale max_freq)",
+            "MLX nn.SinusoidalPositionalEncoding (C = max_freq/min_freq, `angle_scale` max_freq)",
             amplitude="sqrt(2/d)",
         ),
     )

@@ -67,9 +67,9 @@ def convention(
         if value is None:
             continue
         if chosen.name != "diffusers":
-            raise ParameterError(knob, "applies only to --convention diffusers", value)
+            raise ParameterError(knob, "applies only to `convention` diffusers", value)
         if sets in changes:
-            raise ParameterError(knob, f"sets the {sets}: give it or --{sets}, not both", value)
+            raise ParameterError(knob, f"sets the {sets}: give it or `{sets}`, not both", value)
         update: dict[str, Any] = {sets: _diffusers(knob, value)}
         chosen = dataclasses.replace(chosen, **update)
     if any(getattr(chosen, knob) != value for knob, value in changes.items()):
