@@ -262,9 +262,10 @@ def test_a_long_axis_is_filled_token_by_token(monkeypatch):
 
 
 def _spec(shape, d):
+    from pecli.core.grids import GridEncoding
     from pecli.core.grids.spec import GridSpec
 
-    return GridSpec.checked(shape, d, "mae", 10000.0, None, 0, None, 1.0, "float32")
+    return GridSpec.checked(shape, GridEncoding(d=d, preset="mae", dtype="float32"))
 
 
 def test_column_names():

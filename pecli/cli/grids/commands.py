@@ -66,7 +66,7 @@ def grid(
 
     kind = out.check()
     extra = _extra(cls_token, extra_tokens)
-    knobs: dict[str, Any] = {
+    encoding: dict[str, Any] = {
         "d": d,
         "preset": preset.value,
         "base": base,
@@ -78,18 +78,11 @@ def grid(
         "temporal_interpolation_scale": temporal_interpolation_scale,
     }
     reuse = AHEAD + 2 if kind == "npy" else 0  # the npy writer holds at most AHEAD + 1 blocks
-    blocks = grid_blocks(shape, reuse=reuse, **knobs)  # checks every argument before any output
+    blocks = grid_blocks(shape, reuse=reuse, **encoding)  # every argument checked here
     names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
-    table = (extra + math.prod(shape), d)
-    size = _size(kind, shape, knobs, table, names, out.header)
-    out.write(
-        blocks,
-        shape=table,
-        dtype=check_dtype(out.dtype),
-        columns=names,
-        description="grid",
-        size=size,
-    )
+    table, stored = (extra + math.prod(shape), d), check_dtype(out.dtype)
+    size = _size(kind, shape, encoding, table, names, out.header)
+    out.write(blocks, shape=table, dtype=stored, columns=names, description="grid", size=size)
 
 
 def _extra(cls_token: bool, extra_tokens: int | None) -> int:
@@ -105,7 +98,7 @@ def _extra(cls_token: bool, extra_tokens: int | None) -> int:
 def _size(
     kind: str,
     shape: list[int],
-    knobs: dict[str, Any],
+    encoding: dict[str, Any],
     table: tuple[int, int],
     columns: list[str],
     header: bool,
@@ -113,19 +106,11 @@ def _size(
     """Bytes the table takes in ``kind``; CSV is estimated from 64 tokens spread over the grid."""
     from ...core.grids import grid_token_rows
 
+    stored = check_dtype(encoding["dtype"])
     sample = None
     if kind == "csv":
         tokens = np.unique(np.linspace(0, math.prod(shape) - 1, 64).round().astype(np.int64))
-        skip = ("preset", "extra_tokens", "dtype", "d")
-        rows = grid_token_rows(
-            tokens,
-            shape,
-            d=knobs["d"],
-            preset=knobs["preset"],
-            **{k: v for k, v in knobs.items() if k not in skip},
-        )
-        sample = rows.astype(check_dtype(knobs["dtype"]))
-    stored = check_dtype(knobs["dtype"])
+        sample = grid_token_rows(tokens, shape, **encoding).astype(stored)
     return formats.table_bytes(kind, table, stored, sample=sample, columns=columns, header=header)
 
 
@@ -165,7 +150,7 @@ def plot_grid(
         "interpolation_scale": interpolation_scale,
     }
     plane = _plane(shape, similarity=similarity, patch=patch)
-    table = grid_table(plane, dtype="float64", **knobs)  # type: ignore[arg-type]
+    table = grid_table(plane, dtype="float64", **knobs)
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
     grid = f"{preset.value} table of a {' × '.join(map(str, shape))} grid, d = {d}"
     title = (

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from numpy.typing import DTypeLike
+    from .table import GridEncoding
 
 from .. import angles
 from ..errors import ParameterError
@@ -48,31 +48,24 @@ class GridSpec:
     dtype: np.dtype
 
     @classmethod
-    def checked(
-        cls,
-        shape: object,
-        d: object,
-        preset: str,
-        base: float,
-        axis_order: object,
-        extra_tokens: object,
-        base_size: object,
-        interpolation_scale: object,
-        dtype: DTypeLike,
-        temporal_interpolation_scale: object = 1.0,
-    ) -> GridSpec:
+    def checked(cls, shape: object, encoding: GridEncoding) -> GridSpec:
         """Check every argument (ParameterError naming it) and precompute the frequencies."""
+        e = encoding
         sides = check_grid_shape(shape)
-        plan = grid_plan(preset, d, len(sides), axis_order)
+        plan = grid_plan(e.preset, e.d, len(sides), e.axis_order)
         frequencies = {
-            h: frequencies_with_residuals(2 * h, base, plan.preset.schedule)
+            h: frequencies_with_residuals(2 * h, e.base, plan.preset.schedule)
             for h in set(plan.block_pairs)
         }
         scales = _scales(
-            preset, len(sides), base_size, interpolation_scale, temporal_interpolation_scale
+            e.preset,
+            len(sides),
+            e.base_size,
+            e.interpolation_scale,
+            e.temporal_interpolation_scale,
         )
-        extra = check_extra_tokens(extra_tokens)
-        return cls(plan, sides, extra, frequencies, scales, check_dtype(dtype))
+        extra = check_extra_tokens(e.extra_tokens)
+        return cls(plan, sides, extra, frequencies, scales, check_dtype(e.dtype))
 
     @property
     def rows(self) -> int:

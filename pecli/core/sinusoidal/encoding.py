@@ -17,6 +17,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from .frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 __all__ = [
     "BLOCK_CELLS",
     "DEFAULT_BASE",
+    "Encoding",
     "angular_frequencies",
     "component_names",
     "encoding_table",
@@ -47,17 +49,61 @@ __all__ = [
 BLOCK_CELLS = 1 << 22
 
 
-def positional_encoding(
-    positions: ArrayLike,
-    *,
-    d: int,
-    base: float = DEFAULT_BASE,
-    dtype: DTypeLike = np.float32,
-    schedule: str | float = "paper",
-    layout: str = "interleaved",
-    pad_odd_d: bool = False,
-    **knobs: Any,
-) -> np.ndarray:
+@dataclass(frozen=True, kw_only=True)
+class Encoding:
+    """A sinusoidal encoding's knobs, the one record every table function takes as keywords.
+
+    :func:`positional_encoding`, :func:`encoding_table` and :func:`table_blocks` take these
+    fields as keyword arguments (``**encoding``), the rows they compute as their own, and
+    check them all before any row is computed (:class:`~.filling.TableSpec`).
+
+    Attributes
+    ----------
+    d : int
+        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d`` or ``odd_d``).
+    base : float
+        The base ``C``, from 1e-300 to 1e300.
+    dtype : {float32, float64, float16, bfloat16}
+        Output dtype; computed in float64 and rounded to it once (float16 and bfloat16 by
+        :func:`pecli.core.dtypes.round_once`; bfloat16 from ml_dtypes).
+    schedule : {"paper", "tensor2tensor", "shift:S"} or float
+        Frequency schedule (see :func:`angular_frequencies`).
+    layout : {"interleaved", "sin-cos", "cos-sin"}
+        Columns of the sines and cosines
+        (:func:`pecli.core.sinusoidal.conventions.layout_views`).
+    pad_odd_d : bool
+        Accept an odd ``d``: ``d // 2`` pairs and a last, all-zero column (tensor2tensor,
+        fairseq, diffusers); the same as ``odd_d="zero"``.
+    odd_d : {"error", "zero", "sine", "sine-d+1"}, optional
+        What an odd ``d`` does; overrides ``pad_odd_d``.
+    angle_scale : float
+        Factor ``k`` of the angles ``k·p·ω`` (diffusers' ``scale``).
+    full_turns : bool
+        Angles times 2π (MLX).
+    amplitude : float or str
+        Factor of every value: a number or ``"sqrt(2/d)"`` (MLX); see
+        :class:`pecli.core.sinusoidal.conventions.Convention`.
+
+    Examples
+    --------
+    >>> Encoding(d=8, layout="sin-cos").schedule
+    'paper'
+
+    """
+
+    d: int
+    base: float = DEFAULT_BASE
+    dtype: DTypeLike = np.float32
+    schedule: str | float = "paper"
+    layout: str = "interleaved"
+    pad_odd_d: bool = False
+    odd_d: str | None = None
+    angle_scale: float = 1.0
+    full_turns: bool = False
+    amplitude: float | str = 1.0
+
+
+def positional_encoding(positions: ArrayLike, **encoding: Any) -> np.ndarray:
     """Encode arbitrary real positions: one row ``pe(pos)`` per position.
 
     ``pe(pos)[2i-1] = sin(pos · ω_i)`` and ``pe(pos)[2i] = cos(pos · ω_i)`` (1-based
@@ -68,25 +114,10 @@ def positional_encoding(
     ----------
     positions : array_like
         Real positions, scalar or 1-D, finite.
-    d : int, keyword-only
-        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d``).
-    base : float, keyword-only
-        The base ``C``, from 1e-300 to 1e300.
-    dtype : {float32, float64, float16, bfloat16}, keyword-only
-        Output dtype; computed in float64 and rounded to it once (bfloat16: ml_dtypes).
-    schedule : {"paper", "tensor2tensor", "shift:S"} or float, keyword-only
-        Frequency schedule (see :func:`angular_frequencies`).
-    layout : {"interleaved", "sin-cos", "cos-sin"}, keyword-only
-        Columns of the sines and cosines (see
-        :func:`pecli.core.sinusoidal.conventions.layout_views`).
-    pad_odd_d : bool, keyword-only
-        Accept an odd ``d``: ``d // 2`` pairs and a last, all-zero column (tensor2tensor,
-        fairseq, diffusers); the same as ``odd_d="zero"``.
-    **knobs : keyword-only
-        ``odd_d`` (``error``, ``zero``, ``sine``, ``sine-d+1``: what an odd ``d`` does),
-        ``angle_scale`` (factor ``k`` of the angles ``k·p·ω``, diffusers' ``scale``),
-        ``full_turns`` (angles times 2π, MLX) and ``amplitude`` (a number or
-        ``"sqrt(2/d)"``, MLX): see :class:`pecli.core.sinusoidal.conventions.Convention`.
+    **encoding : keyword-only
+        The fields of :class:`Encoding`: ``d`` (required), ``base``, ``dtype`` (float32 by
+        default), ``schedule``, ``layout``, ``pad_odd_d``, ``odd_d``, ``angle_scale``,
+        ``full_turns``, ``amplitude``.
 
     Returns
     -------
@@ -124,26 +155,14 @@ def positional_encoding(
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    spec = TableSpec.checked(
-        d, pos.size, 0, base, dtype, schedule, layout, None, pad_odd_d, **knobs
-    )
+    spec = TableSpec.checked(Encoding(**encoding), pos.size)
     table = np.empty((pos.size, spec.d), dtype=spec.dtype)
     spec.fill_positions(table, pos)
     return table
 
 
 def encoding_table(
-    *,
-    d: int,
-    n: int,
-    start: float = 1,
-    base: float = DEFAULT_BASE,
-    dtype: DTypeLike = np.float32,
-    schedule: str | float = "paper",
-    layout: str = "interleaved",
-    padding_idx: int | None = None,
-    pad_odd_d: bool = False,
-    **knobs: Any,
+    *, n: int, start: float = 1, padding_idx: int | None = None, **encoding: Any
 ) -> np.ndarray:
     """The table ``pe(start), pe(start + 1), …, pe(start + n - 1)``, one row per position.
 
@@ -154,23 +173,17 @@ def encoding_table(
 
     Parameters
     ----------
-    d : int, keyword-only
-        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d``).
     n : int, keyword-only
         Number of positions (rows), >= 1.
     start : float, keyword-only
         First position; it and the last position within ±2^53.
-    base : float, keyword-only
-        The base ``C``, from 1e-300 to 1e300.
-    dtype : {float32, float64, float16, bfloat16}, keyword-only
-        Output dtype; float16 and bfloat16 are rounded once from float64
-        (:func:`pecli.core.dtypes.round_once`).
-    schedule, layout, pad_odd_d, **knobs : keyword-only
-        As in :func:`positional_encoding` (``odd_d``, ``angle_scale``, ``full_turns``,
-        ``amplitude``).
     padding_idx : int or None, keyword-only
         A row index ``0 … n-1`` whose row is all zeros (fairseq's padding row; with
         ``start=0`` real positions then start at ``padding_idx + 1``).
+    **encoding : keyword-only
+        The fields of :class:`Encoding`: ``d`` (required), ``base``, ``dtype`` (float32 by
+        default), ``schedule``, ``layout``, ``pad_odd_d``, ``odd_d``, ``angle_scale``,
+        ``full_turns``, ``amplitude``.
 
     Returns
     -------
@@ -199,9 +212,7 @@ def encoding_table(
            [ 0.90929743,  0.01999867, -0.41614684,  0.99980001]])
 
     """
-    spec = TableSpec.checked(
-        d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d, **knobs
-    )
+    spec = TableSpec.checked(Encoding(**encoding), n, start, padding_idx)
     table = np.empty((n, spec.d), dtype=spec.dtype)
     spec.fill(table, 0)
     return table
@@ -209,18 +220,12 @@ def encoding_table(
 
 def table_blocks(
     *,
-    d: int,
     n: int,
     start: float = 1,
-    base: float = DEFAULT_BASE,
-    dtype: DTypeLike = np.float32,
-    schedule: str | float = "paper",
-    layout: str = "interleaved",
     padding_idx: int | None = None,
-    pad_odd_d: bool = False,
     rows: int | None = None,
     reuse: int = 0,
-    **knobs: Any,
+    **encoding: Any,
 ) -> Iterator[np.ndarray]:
     """The table of :func:`encoding_table` as an iterator of row blocks, for streaming.
 
@@ -229,7 +234,7 @@ def table_blocks(
 
     Parameters
     ----------
-    d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d, **knobs : keyword-only
+    n, start, padding_idx, **encoding : keyword-only
         As in :func:`encoding_table`.
     rows : int, keyword-only, optional
         Largest block height, >= 1; by default blocks of about :data:`BLOCK_CELLS` values
@@ -249,9 +254,7 @@ def table_blocks(
         (a ``ValueError``) for an invalid argument, raised by the call itself.
 
     """
-    spec = TableSpec.checked(
-        d, n, start, base, dtype, schedule, layout, padding_idx, pad_odd_d, **knobs
-    )
+    spec = TableSpec.checked(Encoding(**encoding), n, start, padding_idx)
     rows = check_n(rows, "rows") if rows else max(1, BLOCK_CELLS // spec.d)
     return _blocks(spec, n, rows, max(0, int(reuse)))
 

@@ -1,7 +1,8 @@
 """The checked arguments of a table, and the one routine that fills any run of its rows.
 
-:class:`TableSpec` holds everything :func:`pecli.encoding_table`, :func:`pecli.table_blocks`
-and :func:`pecli.positional_encoding` were given, checked once; :meth:`TableSpec.fill` writes
+:class:`TableSpec` holds an :class:`~pecli.core.sinusoidal.encoding.Encoding` and the rows
+asked of it (:func:`pecli.encoding_table`, :func:`pecli.table_blocks`,
+:func:`pecli.positional_encoding`), checked once; :meth:`TableSpec.fill` writes
 rows of consecutive positions, :meth:`TableSpec.fill_positions` rows of any positions. Pure
 NumPy, no I/O.
 
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from numpy.typing import DTypeLike
+    from .encoding import Encoding
 
 from .. import kernels
 from ..dtypes import round_once
@@ -63,48 +64,27 @@ class TableSpec:
 
     @classmethod
     def checked(
-        cls,
-        d: object,
-        n: object,
-        start: object,
-        base: float,
-        dtype: DTypeLike,
-        schedule: str | float,
-        layout: str,
-        padding_idx: int | None,
-        pad_odd_d: bool,
-        odd_d: str | None = None,
-        angle_scale: float = 1.0,
-        full_turns: bool = False,
-        amplitude: float | str = 1.0,
+        cls, encoding: Encoding, n: object, start: object = 0, padding_idx: object = None
     ) -> TableSpec:
-        """Check every argument now, before any row is computed."""
-        rule = resolve_odd_d(odd_d, pad_odd_d)
-        width = check_width(d, pad_odd_d=rule != "error")
+        """Check ``encoding`` for ``n`` rows from ``start`` now, before any row is computed."""
+        e = encoding
+        rule = resolve_odd_d(e.odd_d, e.pad_odd_d)
+        width = check_width(e.d, pad_odd_d=rule != "error")
         rows = check_n(n)
         first = check_positions(start, rows)
-        scale = check_angle_scale(angle_scale, full_turns=bool(full_turns))
+        scale = check_angle_scale(e.angle_scale, full_turns=bool(e.full_turns))
         factor = None if scale == (1.0, 0.0) else scale
-        omega, residual = frequencies_with_residuals(width, base, schedule, rule, factor)
-        layout_views(np.empty((0, width)), layout)  # checks the layout now
-        out_dtype = check_table_dtype(dtype)
+        omega, residual = frequencies_with_residuals(width, e.base, e.schedule, rule, factor)
+        layout_views(np.empty((0, width)), e.layout)  # checks the layout now
+        out_dtype = check_table_dtype(e.dtype)
         pad = check_padding_idx(padding_idx, rows)
-        amp = check_amplitude(amplitude, width)
-        check_amplitude_range(amp, out_dtype, amplitude)
-        k = check_angle_scale(angle_scale)
-        turns = _half_turns(width, base, schedule, rule, k) if full_turns else ()
+        amp = check_amplitude(e.amplitude, width)
+        check_amplitude_range(amp, out_dtype, e.amplitude)
+        k = check_angle_scale(e.angle_scale)
+        turns = _half_turns(width, e.base, e.schedule, rule, k) if e.full_turns else ()
+        odd_sine = rule in ODD_SINE
         return cls(
-            width,
-            rows,
-            first,
-            omega,
-            residual,
-            out_dtype,
-            layout,
-            pad,
-            rule in ODD_SINE,
-            amp,
-            turns,
+            width, rows, first, omega, residual, out_dtype, e.layout, pad, odd_sine, amp, turns
         )
 
     def fill(self, out: np.ndarray, row0: int) -> None:
