@@ -14,7 +14,8 @@ import typer
 from ..core.errors import RuntimeFailure
 from . import text
 from ._app import option_words
-from .sinusoidal.identify_tables import show_candidates, show_grid_reading, show_identification
+from .grids.identify import show_grid_reading
+from .sinusoidal.identify import show_candidates, show_identification
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.checkpoints.scan import TensorFinding

@@ -11,6 +11,7 @@ included) and the convention that rebuilds it best wins. See docs/zoo.md#identif
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from ...core.dtypes import exact_in
 from ...core.errors import ParameterError
 from ...core.zoo.alibi import (
     ALIBI_CONVENTIONS,
+    ALIBI_SERIES,
     CONVENTIONS,
     VARIANTS,
     alibi_bias,
@@ -56,6 +58,21 @@ class SlopeFit:
         """The best series rebuilds every slope within :attr:`tolerance`."""
         return self.error <= self.tolerance
 
+    def report(self, *, alone: bool = True) -> dict[str, Any]:
+        """The reading as plain data (``pecli alibi identify --json``); ``kind`` when alone."""
+        return {
+            **({"kind": "slopes"} if alone else {}),
+            "heads": self.heads,
+            "max_bias": self.max_bias,
+            "series": self.variant,
+            "wrong": not ALIBI_SERIES[self.variant].right,
+            "matched": self.matched,
+            "relative_error": self.error,
+            "tolerance": self.tolerance,
+            "bfloat16": self.bfloat16,
+            "also": self.also,
+        }
+
 
 @dataclass(frozen=True)
 class BiasFit:
@@ -74,6 +91,20 @@ class BiasFit:
     def matched(self) -> bool:
         """The convention rebuilds the tensor within :attr:`tolerance` and the slopes fit."""
         return self.error <= self.tolerance and self.slope_fit.matched
+
+    def report(self) -> dict[str, Any]:
+        """The reading as plain data (``pecli alibi identify --json``), its slopes' inside."""
+        return {
+            "kind": "bias",
+            "shape": self.shape,
+            "convention": self.convention,
+            "left_padding": self.left_padding,
+            "matched": self.matched,
+            "relative_error": self.error,
+            "tolerance": self.tolerance,
+            "slopes": self.slopes.tolist(),
+            "slope_fit": self.slope_fit.report(alone=False),
+        }
 
 
 def _is_bfloat16(values: np.ndarray) -> bool:

@@ -1,3 +1,5 @@
-"""``pecli grid`` and ``pecli plot-grid``: tables of 2-D / N-D grids of tokens."""
+"""Grids of tokens on the command line.
 
-from . import commands  # noqa: F401  (registers the commands)
+``pecli grid`` and ``pecli plot-grid`` (:mod:`.commands`), their options (:mod:`.options`)
+and identify's report of a grid's table (:mod:`.identify`).
+"""

@@ -145,19 +145,14 @@ def _logged(x: np.ndarray) -> np.ndarray:
 
 def _tensors(path: str, key: str | None) -> tuple[str, np.ndarray, np.ndarray | None]:
     """The family and the tensors: --key's, or the one set the headers show."""
-    from ...analysis.zoo.random_fourier import FourierTensors, find_fourier_tensors
+    from ...analysis.zoo.random_fourier import chosen_fourier_tensors
     from ...io.checkpoints import open_checkpoint
 
     with open_checkpoint(path, parameter="file") as checkpoint:
-        headers = [(t.key, t.shape) for t in checkpoint.tensors]
-        found = find_fourier_tensors(headers)
         if key is not None:
-            info = checkpoint.info(key)
-            chosen = [f for f in found if key in (f.freqs, f.phases)] or [
-                FourierTensors("fourier-features" if len(info.shape) == 2 else "gaussian", key)
-            ]
-        else:
-            chosen = found
+            checkpoint.info(key)  # a key the file lacks: its error, naming what it holds
+        headers = [(t.key, t.shape) for t in checkpoint.tensors]
+        chosen = chosen_fourier_tensors(headers, key)
         if len(chosen) != 1:
             names = ", ".join(f.freqs for f in chosen) or "none found by name"
             raise ParameterError("key", f"must name the frequencies ({names})", key or "none given")

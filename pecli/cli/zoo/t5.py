@@ -101,12 +101,10 @@ def _write_line(rp: np.ndarray, buckets: np.ndarray, kind: str, output: str) -> 
     elif kind in ("csv", "json"):
         writing.write_records({"relative_position": rp, "bucket": buckets}, output=output, fmt=kind)
     else:
-        order = np.argsort(buckets, kind="stable")
-        ranked, positions = buckets[order], rp[order]
-        values, first, counts = np.unique(ranked, return_index=True, return_counts=True)
-        low, high = np.minimum.reduceat(positions, first), np.maximum.reduceat(positions, first)
+        from ...core.zoo.t5_buckets import bucket_ranges
+
         table = text.titled_table("buckets", "bucket", "from", "to", "count")
-        for row in zip(values, low, high, counts, strict=True):
+        for row in zip(*bucket_ranges(rp, buckets), strict=True):
             table.add_row(*map(str, row))
         title = "relative positions memory − query (key − query) in each bucket"
         text.show(title, table, output=output)
