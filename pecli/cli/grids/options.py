@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from ...core.rules import MAX_D
+from ..options import BASE_WORDS
 
 
 class GridPresetName(StrEnum):
@@ -48,7 +49,7 @@ GridPresetOpt = Annotated[
 ]
 GridBase = Annotated[
     float,
-    typer.Option("--base", help="Base C (temperature, max_timescale); 1e-300 to 1e300."),
+    typer.Option("--base", help=f"Base C (temperature, max_timescale); {BASE_WORDS}."),
 ]
 AxisOrder = Annotated[
     str | None,

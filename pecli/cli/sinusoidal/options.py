@@ -16,7 +16,7 @@ import typer
 from ...core.rules import LAYOUTS
 from ...core.sinusoidal.conventions.presets import ALIASES, PRESETS
 from ...core.sinusoidal.knobs import ODD_D
-from ..options import Command, Option, option_block
+from ..options import BASE_WORDS, Command, Option, option_block
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.sinusoidal.conventions import Convention
@@ -55,7 +55,7 @@ Bases = Annotated[
     list[float] | None,
     typer.Option(
         "--base",
-        help="Base C, 1e-300 to 1e300; repeat for several curves. [default: 10000]",
+        help=f"Base C, {BASE_WORDS}; repeat for several curves. [default: 10000]",
         show_default=False,
     ),
 ]
