@@ -70,21 +70,12 @@ class TableTarget:
         The room for ``size`` bytes is checked first (when known); a progress bar named
         ``description`` is shown to a person at a terminal (none without a description).
         """
-        if description is None:
-            if size is not None:
-                formats.check_room(self.output, size)
-            writing.write_table(
-                blocks,
-                output=self.output,
-                fmt=self.kind,
-                shape=shape,
-                dtype=dtype,
-                columns=columns,
-                header=self.header,
-            )
-            say_written(self.output, quiet=self.quiet)
-            return
-        write_streamed(
+        if size is not None:
+            formats.check_room(self.output, size)
+        if description is not None:  # not over the data when it goes to the terminal
+            quiet = self.quiet or paths.is_terminal(self.output)
+            blocks = track_rows(blocks, total_rows=shape[0], description=description, quiet=quiet)
+        writing.write_table(
             blocks,
             output=self.output,
             fmt=self.kind,
@@ -92,10 +83,8 @@ class TableTarget:
             dtype=dtype,
             columns=columns,
             header=self.header,
-            quiet=self.quiet,
-            description=description,
-            size=size,
         )
+        say_written(self.output, quiet=self.quiet)
 
 
 class PlotOutputs:
@@ -175,16 +164,10 @@ def write_streamed(
     size: int | None,
 ) -> None:
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
-    if size is not None:
-        formats.check_room(output, size)
-    on_screen = paths.is_terminal(output)  # the bar would be drawn between the data's lines
-    tracked = track_rows(
-        blocks, total_rows=shape[0], description=description, quiet=quiet or on_screen
+    target = TableTarget("", output, fmt, header=header, quiet=quiet, kind=fmt)
+    target.write(
+        blocks, shape=shape, dtype=dtype, columns=columns, description=description, size=size
     )
-    writing.write_table(
-        tracked, output=output, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
-    )
-    say_written(output, quiet=quiet)
 
 
 def say_written(output: str | None, *, quiet: bool, unnamed: bool = False) -> None:

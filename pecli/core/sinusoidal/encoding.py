@@ -181,9 +181,7 @@ def encoding_table(
         A row index ``0 … n-1`` whose row is all zeros (fairseq's padding row; with
         ``start=0`` real positions then start at ``padding_idx + 1``).
     **encoding : keyword-only
-        The fields of :class:`Encoding`: ``d`` (required), ``base``, ``dtype`` (float32 by
-        default), ``schedule``, ``layout``, ``pad_odd_d``, ``odd_d``, ``angle_scale``,
-        ``full_turns``, ``amplitude``.
+        The fields of :class:`Encoding`, as in :func:`positional_encoding`.
 
     Returns
     -------
