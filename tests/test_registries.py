@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pecli.core.sinusoidal.conventions import ALIASES, PRESETS
-from pecli.core.zoo.alibi import ALIBI_CONVENTIONS, ALIBI_SERIES
+from pecli.core.zoo.alibi import ALIBI_CONVENTIONS, ALIBI_SERIES, CONVENTIONS
 from pecli.core.zoo.timesteps import TIMESTEP_MODELS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -136,10 +136,12 @@ def test_the_alibi_options_offer_the_records():
 
 
 def test_help_lists_derive_from_the_records(run_cli):
-    bias = run_cli("alibi", "bias", "--help").stdout
-    assert "causal, symmetric, bloom, falcon or mpt." in " ".join(bias.split())
-    assert "causal/symmetric: the last q positions" in " ".join(bias.split())
-    assert "bloom/falcon: padded keys" in " ".join(bias.split())
+    bias = " ".join(run_cli("alibi", "bias", "--help").stdout.split())
+    every = ", ".join(CONVENTIONS[:-1]) + f" or {CONVENTIONS[-1]}."
+    matrices = "/".join(c.name for c in ALIBI_CONVENTIONS.values() if not c.key_only)
+    masked = "/".join(c.name for c in ALIBI_CONVENTIONS.values() if c.takes_mask)
+    assert every in bias
+    assert f"{matrices}: the last q positions" in bias and f"{masked}: padded keys" in bias
 
 
 # --- diffusion timesteps ----------------------------------------------------------------------
@@ -161,4 +163,6 @@ def test_the_timestep_options_offer_the_models(run_cli):
 
     assert [m.value for m in Model] == list(TIMESTEP_MODELS)
     shown = " ".join(run_cli("timestep", "--help").stdout.split())
-    assert "t (flux, dit, dit-diffusers, pixart) or σ (edm, edm-adm, edm-ve, consistency)" in shown
+    times = ", ".join(m.name for m in TIMESTEP_MODELS.values() if not m.takes_sigma)
+    sigmas = ", ".join(m.name for m in TIMESTEP_MODELS.values() if m.takes_sigma)
+    assert f"t ({times}) or σ ({sigmas}) values." in shown
