@@ -30,7 +30,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 install: $(VENV)/.installed  ## install pecli (and its pinned dependencies) into .venv
 
 # A figure is rebuilt only when the code or the pinned versions are newer than it.
-FIGURE_INPUTS := constraints.txt pyproject.toml $(wildcard pecli/*.py pecli/*/*.py pecli/*/*/*.py)
+FIGURE_INPUTS := constraints.txt pyproject.toml $(wildcard pecli/*.py pecli/*/*.py pecli/*/*/*.py pecli/*/*/*/*.py)
 
 figures: $(FIGS)  ## regenerate the committed figures in figures/ whose inputs changed
 

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pecli.core.encoding import table_blocks
+from pecli.core.sinusoidal.encoding import table_blocks
 
 PECLI = str(Path(sys.executable).with_name("pecli"))
 SAVE = (

@@ -26,8 +26,8 @@ import numpy as np
 
 from pecli import encoding_table
 from pecli.core.angles import frequency_residuals
-from pecli.core.encoding import angular_frequencies
 from pecli.core.kernels import fill_sin_cos_consecutive
+from pecli.core.sinusoidal.encoding import angular_frequencies
 
 mpmath.mp.dps = 40
 BASE = 10000.0

@@ -29,9 +29,15 @@ from typing import TYPE_CHECKING
 import lazy_loader
 
 if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve to
-    from .core.apply import add, add_encoding
-    from .core.conventions import ALIASES, PRESETS, Convention, convention, layout_views
-    from .core.encoding import (
+    from .core.errors import ParameterError
+    from .core.grids import GRID_PRESETS, grid_blocks, grid_column_names, grid_table
+    from .core.rope import RopeSpec, rope_frequencies
+    from .core.rope.cache import CacheSpec, rope_cache
+    from .core.rope.config import spec_from_config
+    from .core.rope.permute import qk_permutation
+    from .core.sinusoidal.apply import add, add_encoding
+    from .core.sinusoidal.conventions import ALIASES, PRESETS, Convention, convention, layout_views
+    from .core.sinusoidal.encoding import (
         DEFAULT_BASE,
         angular_frequencies,
         component_names,
@@ -40,22 +46,22 @@ if TYPE_CHECKING:  # pragma: no cover - what the lazy attributes below resolve t
         table_blocks,
         wavelengths,
     )
-    from .core.errors import ParameterError
-    from .core.fourier import feature_names, fourier_features, fourier_frequencies
-    from .core.grids import GRID_PRESETS, grid_blocks, grid_column_names, grid_table
-    from .core.rope import RopeSpec, rope_frequencies
-    from .core.rope.cache import CacheSpec, rope_cache
-    from .core.rope.config import spec_from_config
-    from .core.rope.permute import qk_permutation
+    from .core.sinusoidal.fourier import feature_names, fourier_features, fourier_frequencies
 
 # Submodules load on first use (lazy_loader, scientific-python's SPEC 1 on lazy loading), so
 # ``pecli --help`` and other commands import only the parts they run.
 __getattr__, __dir__, _ = lazy_loader.attach(
     __name__,
     submod_attrs={
-        "core.apply": ["add", "add_encoding"],
-        "core.conventions": ["ALIASES", "PRESETS", "Convention", "convention", "layout_views"],
-        "core.encoding": [
+        "core.sinusoidal.apply": ["add", "add_encoding"],
+        "core.sinusoidal.conventions": [
+            "ALIASES",
+            "PRESETS",
+            "Convention",
+            "convention",
+            "layout_views",
+        ],
+        "core.sinusoidal.encoding": [
             "DEFAULT_BASE",
             "angular_frequencies",
             "component_names",
@@ -65,7 +71,7 @@ __getattr__, __dir__, _ = lazy_loader.attach(
             "wavelengths",
         ],
         "core.errors": ["ParameterError"],
-        "core.fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
+        "core.sinusoidal.fourier": ["feature_names", "fourier_features", "fourier_frequencies"],
         "core.grids": ["GRID_PRESETS", "grid_blocks", "grid_column_names", "grid_table"],
         "core.rope": ["RopeSpec", "rope_frequencies"],
         "core.rope.cache": ["CacheSpec", "rope_cache"],

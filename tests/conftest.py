@@ -39,7 +39,7 @@ def run_cli():
 @pytest.fixture
 def fitted_rows(monkeypatch) -> list[int]:
     """The rows each of identify's fits took, in order (a spy on ``passes._best_fit``)."""
-    from pecli.analysis.identify import passes
+    from pecli.analysis.sinusoidal.identify import passes
 
     rows: list[int] = []
     best_fit = passes._best_fit

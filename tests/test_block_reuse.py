@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pecli.core.encoding import table_blocks
 from pecli.core.grids import grid_blocks
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import CacheSpec, cache_blocks
+from pecli.core.sinusoidal.encoding import table_blocks
 from pecli.core.threads import AHEAD, computed_ahead
 
 MAKERS = {
@@ -61,8 +61,8 @@ def test_the_writer_never_sees_a_block_overwritten(name):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_add_writes_its_blocks_into_reused_buffers(dtype):
-    from pecli.cli.apply import _sums
-    from pecli.core.apply import add_encoding
+    from pecli.cli.sinusoidal.apply import _sums
+    from pecli.core.sinusoidal.apply import add_encoding
 
     x = np.random.default_rng(5).standard_normal((23, 6))
     blocks = [(first, x[first : first + 4]) for first in range(0, 23, 4)]
@@ -74,8 +74,8 @@ def test_add_writes_its_blocks_into_reused_buffers(dtype):
 
 
 def test_add_encoding_into_out_checks_it():
-    from pecli.core.apply import add_encoding
     from pecli.core.errors import ParameterError
+    from pecli.core.sinusoidal.apply import add_encoding
 
     out = np.full((2, 4), np.nan, np.float32)
     assert add_encoding(np.zeros((2, 4)), start=0, out=out) is out

@@ -155,7 +155,13 @@ def test_installed_console_script(pecli_cmd):
 @pytest.mark.parametrize("args", [["compute", "-o", "{tmp}/x.npy"], ["--help"], ["--version"]])
 def test_commands_that_draw_nothing_import_no_matplotlib_polars_or_core(tmp_path, args):
     argv = [a.format(tmp=tmp_path) for a in args]
-    heavy = ("matplotlib", "polars", "rich", "pecli.analysis.identify", "pecli.core.fourier")
+    heavy = (
+        "matplotlib",
+        "polars",
+        "rich",
+        "pecli.analysis.sinusoidal.identify",
+        "pecli.core.sinusoidal.fourier",
+    )
     code = (
         "import sys; from pecli.cli import app; from typer.testing import CliRunner;"
         f"r = CliRunner().invoke(app, {argv!r});"
@@ -165,13 +171,15 @@ def test_commands_that_draw_nothing_import_no_matplotlib_polars_or_core(tmp_path
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     if args[0].startswith("--"):  # not even the table code
-        code = code.replace(repr(heavy), repr(("pecli.core.encoding", "pecli.core.kernels")))
+        code = code.replace(
+            repr(heavy), repr(("pecli.core.sinusoidal.encoding", "pecli.core.kernels"))
+        )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert out.stdout.strip() == "[]", out.stderr
 
 
 def test_a_bug_is_still_one_line_with_status_1(run_cli, monkeypatch):
-    import pecli.core.encoding as command
+    import pecli.core.sinusoidal.encoding as command
 
     def broken(**kwargs):
         raise ZeroDivisionError("simulated bug")

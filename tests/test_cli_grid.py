@@ -10,6 +10,7 @@ import pytest
 from library_fixtures import ids, load
 
 from pecli.analysis.grids.identify import identify_grid
+from pecli.cli.text import command_line
 from pecli.core.grids import grid_table
 
 FIXTURES = load("grids")
@@ -125,7 +126,7 @@ def test_identify_reads_the_libraries_tables(fixture):
 def test_identify_reads_diffusers_base_size():
     found = identify_grid(next(f for f in FIXTURES if f.name == "diffusers_6x6_d16_sd3").table)
     assert found.best.scale == 2.0  # base_size 2, interpolation_scale 1: positions k/3
-    assert "--base-size 2 " in found.best.command
+    assert "--base-size 2 " in command_line(found.best.command)
 
 
 def test_identify_command_round_trip(run_cli, tmp_path):

@@ -248,6 +248,6 @@ def test_frequencies_beyond_float64_are_a_usage_error(run_cli):
 
 def test_the_command_line_offers_every_preset():
     """--convention offers exactly the presets of the library, no more, no fewer."""
-    from pecli.cli.convention_options import ConventionName
+    from pecli.cli.sinusoidal.options import ConventionName
 
     assert {name.value for name in ConventionName} == set(PRESETS) | set(ALIASES)

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from pecli import encoding_table
-from pecli.figures.article import heatmap_figure
-from pecli.figures.waves import default_pairs, wave_curves, waves_figure
+from pecli.figures.sinusoidal.article import heatmap_figure
+from pecli.figures.sinusoidal.waves import default_pairs, wave_curves, waves_figure
 
 #: One short run of every command that draws, without -o.
 DRAWING = {

@@ -9,7 +9,7 @@ import pytest
 from reference import mp_pe
 
 from pecli import encoding_table
-from pecli.figures.article import heatmap_figure, wave_curves, waves_figure
+from pecli.figures.sinusoidal.article import heatmap_figure, wave_curves, waves_figure
 
 
 def test_heatmap_draws_components_by_positions_with_component_1_at_the_bottom():

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pecli import ParameterError, feature_names, fourier_features, fourier_frequencies
-from pecli.core.fourier import parse_scale
+from pecli.core.sinusoidal.fourier import parse_scale
 
 GAMMA_05_K3 = [0.4794255386, 0.8775825619, 0.8414709848, 0.5403023059, 0.9974949866, 0.0707372017]
 GAMMA_M15_K2 = [-0.9974949866, 0.0707372017, -0.1411200081, -0.9899924966]

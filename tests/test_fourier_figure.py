@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from pecli.core.fourier import fourier_features
-from pecli.figures.fourier import periodicity_figure, random_network
+from pecli.core.sinusoidal.fourier import fourier_features
+from pecli.figures.sinusoidal.fourier import periodicity_figure, random_network
 
 TWO_PI = 2 * math.pi
 

@@ -9,7 +9,7 @@ import pytest
 
 from pecli import ParameterError
 from pecli.core.grids import grid_column_names, grid_table
-from pecli.figures.grid import grid_channels_figure, patch_similarity, patch_similarity_figure
+from pecli.figures.grids import grid_channels_figure, patch_similarity, patch_similarity_figure
 
 
 def test_similarity_is_the_mean_of_the_two_axes_cosines():

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pecli.analysis.grids.identify import grid_match, identify_grid
+from pecli.cli.text import command_line
 from pecli.core.grids import grid_table
 
 
@@ -50,7 +51,7 @@ def test_a_float32_table_of_unequal_sides_is_read_with_integer_positions():
     1.3e-6 off 32: within 1e-6·32, no diffusers base_size is named and MAE is the reading."""
     found = grid_match(_mae32(6, 32, 16))
     assert found is not None and (found.best.preset, found.best.scale) == ("mae", None)
-    assert found.best.command == "pecli grid 6 32 --d 16 --preset mae"
+    assert command_line(found.best.command) == "pecli grid 6 32 --d 16 --preset mae"
 
 
 def test_a_table_whose_first_token_is_not_at_position_0_is_read_as_no_grid():
@@ -104,7 +105,7 @@ def test_grid_match_reads_a_grid_of_exactly_four_tokens():
 def test_an_h_by_2_grid_is_read_with_its_sides_in_order(h):
     found = grid_match(_mae32(h, 2, 16))
     assert found is not None and found.best.shape == (h, 2)
-    assert found.best.command.startswith(f"pecli grid {h} 2 --d 16 --preset mae")
+    assert command_line(found.best.command).startswith(f"pecli grid {h} 2 --d 16 --preset mae")
 
 
 def test_the_smallest_three_axis_grid_is_read():
@@ -140,7 +141,7 @@ def test_a_reading_in_no_preset_s_own_order_is_still_taken():
     table = np.concatenate([np.sin(a) for a in angles] + [np.cos(a) for a in angles], axis=1)
     found = identify_grid(table)
     assert found.matched and (found.best.preset, found.best.axis_order) == ("timm", (1, 0))
-    assert "--preset timm --axis-order 1,0" in found.best.command
+    assert "--preset timm --axis-order 1,0" in command_line(found.best.command)
 
 
 @pytest.mark.parametrize(
@@ -173,7 +174,10 @@ def test_diffusers_base_size_past_pi_is_read_through_the_turns_of_the_fastest_pa
     table = np.concatenate([np.concatenate([np.sin(a), np.cos(a)], axis=1) for a in half], axis=1)
     found = grid_match(table)
     assert found is not None and (found.best.preset, found.best.scale) == ("mae", 64.0)
-    assert found.best.command == "pecli grid 4 4 --d 32 --preset mae --base-size 64 --dtype float64"
+    assert (
+        command_line(found.best.command)
+        == "pecli grid 4 4 --d 32 --preset mae --base-size 64 --dtype float64"
+    )
 
 
 def test_a_table_no_reading_matches_still_names_its_closest_reading():

@@ -8,6 +8,7 @@ import pytest
 from library_fixtures import ids, load
 
 from pecli import ParameterError
+from pecli.cli.text import command_line
 from pecli.core.grids import (
     grid_blocks,
     grid_column_names,
@@ -261,9 +262,10 @@ def test_a_long_axis_is_filled_token_by_token(monkeypatch):
 
 
 def _spec(shape, d):
+    from pecli.core.grids import GridEncoding
     from pecli.core.grids.spec import GridSpec
 
-    return GridSpec.checked(shape, d, "mae", 10000.0, None, 0, None, 1.0, "float32")
+    return GridSpec.checked(shape, GridEncoding(d=d, preset="mae", dtype="float32"))
 
 
 def test_column_names():
@@ -307,7 +309,7 @@ def test_bad_arguments_name_the_parameter(call, parameter):
 @pytest.mark.parametrize(("shape", "least"), [((3, 3), 8), ((2, 2, 2), 12), ((5,), 4)])
 def test_t2t_nd_says_the_least_width_on_its_axes(shape, least):
     """tensor2tensor needs 2 pairs per axis (C^(-j/(h-1))): d >= 2·2·m on m axes."""
-    with pytest.raises(ParameterError, match=f"must be at least {least} for --preset t2t-nd on"):
+    with pytest.raises(ParameterError, match=f"must be at least {least} for `preset` t2t-nd on"):
         grid_table(shape, d=least - 1, preset="t2t-nd")
     assert grid_table(shape, d=least, preset="t2t-nd").shape == (int(np.prod(shape)), least)
 
@@ -324,7 +326,7 @@ def test_a_half_precision_base_size_is_read_as_the_library_s_integer(name, base_
     assert fixture.params["base_size"] == base_size
     found = identify_grid(fixture.table.astype(np.float16))
     assert found.matched and found.best.scale == base_size
-    assert found.best.command.endswith(f"--preset mae --base-size {base_size}")
+    assert command_line(found.best.command).endswith(f"--preset mae --base-size {base_size}")
 
 
 def test_a_grid_of_four_tokens_is_read():
@@ -339,7 +341,8 @@ def test_a_grid_of_four_tokens_is_read():
     ]
     found = identify_grid(np.array(rows))
     assert (
-        found.matched and found.best.command == "pecli grid 2 2 --d 8 --preset mae --dtype float64"
+        found.matched
+        and command_line(found.best.command) == "pecli grid 2 2 --d 8 --preset mae --dtype float64"
     )
     column_first = "the first block encodes the column index c of token k = r·2 + c"
     assert found.best.note == column_first + " (MAE, DiT and diffusers call that half emb_h)"
@@ -369,9 +372,9 @@ def test_a_width_of_0_is_refused_by_every_preset(preset, axes):
 
 def test_quarter_width_refusals_name_the_least_multiple_of_four():
     """d = 1 is an integer in range, refused by the quarter rule; big_vision's t2t needs h >= 2."""
-    with pytest.raises(ParameterError, match=r"multiple of 4, at least 4, for --preset mae"):
+    with pytest.raises(ParameterError, match=r"multiple of 4, at least 4, for `preset` mae"):
         grid_table((2, 2), d=1, preset="mae")
-    with pytest.raises(ParameterError, match=r"multiple of 4, at least 8, for --preset big-vision"):
+    with pytest.raises(ParameterError, match=r"multiple of 4, at least 8, for `preset` big-vision"):
         grid_table((2, 2), d=4, preset="big-vision")
 
 

@@ -186,18 +186,9 @@ def test_identify_reads_the_diffusers_table():
 def test_the_spec_holds_one_scale_per_axis_time_first():
     """diffusers' get_3d_sincos_pos_embed: time / temporal_interpolation_scale, each spatial
     axis / interpolation_scale (no base_size): one (0, scale) per axis of the grid."""
+    from pecli.core.grids import GridEncoding
     from pecli.core.grids.spec import GridSpec
 
-    spec = GridSpec.checked(
-        (3, 4, 6),
-        32,
-        "cogvideox",
-        10000.0,
-        None,
-        0,
-        None,
-        1.5,
-        np.float32,
-        temporal_interpolation_scale=2.0,
-    )
+    knobs = {"interpolation_scale": 1.5, "temporal_interpolation_scale": 2.0}
+    spec = GridSpec.checked((3, 4, 6), GridEncoding(d=32, preset="cogvideox", **knobs))
     assert spec.scale == ((0.0, 2.0), (0.0, 1.5), (0.0, 1.5))

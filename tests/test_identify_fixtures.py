@@ -12,7 +12,9 @@ import library_fixtures
 import pytest
 
 from pecli import PRESETS
-from pecli.analysis.identify import identify_table
+from pecli.analysis.sinusoidal.identify import identify_table
+from pecli.cli._app import option_words
+from pecli.cli.text import command_line
 
 FIXTURES = library_fixtures.load("identify")
 
@@ -24,7 +26,7 @@ def test_identify_places_each_library_window(fixture):
     assert found.matched, found.candidates[:3]
     assert (found.start, found.starts, found.note) == (expected["start"], [expected["start"]], "")
     own = expected["preset"] if found.start == 0 else f"{expected['preset']} --start"
-    assert any(p.startswith(own) for p in found.presets), found.presets
+    assert any(option_words(p).startswith(own) for p in found.presets), found.presets
     assert found.padding_rows == expected["padding_rows"]
     assert found.zero_components == expected["zero_components"]
     assert (found.storage, found.transposed) == (expected["storage"], expected["transposed"])
@@ -63,7 +65,7 @@ def test_odd_sine_and_amplitude_tables_name_their_own_preset(name, preset):
     (fixture,) = [f for f in PLAIN if f.name == name]
     found = identify_table(fixture.table)
     assert found.presets == [preset] and found.convention == preset
-    assert found.command.startswith(f"pecli compute --convention {preset} --d ")
+    assert command_line(found.command).startswith(f"pecli compute --convention {preset} --d ")
 
 
 #: Tables with a factor on the angles (diffusers' scale = 1000, MLX's full_turns).
@@ -79,4 +81,4 @@ def test_an_angle_factor_is_not_claimed(fixture):
     # ω_0 = 1000 or 2π: identify fits angles that grow with ω_0 = 1 only, and must not
     # name a preset or print a command that gives other numbers
     found = identify_table(fixture.table)
-    assert not found.matched and (found.presets, found.command) == ([], "")
+    assert not found.matched and (found.presets, command_line(found.command)) == ([], "")

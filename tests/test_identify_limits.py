@@ -93,7 +93,7 @@ def safetensors_table(path) -> np.ndarray:
 
 def test_an_amplitude_of_sqrt_2_over_d_is_named_and_other_columns_say_how_far_off():
     """A table scaled by sqrt(2/d) (a normalised encoding) is read with that exact amplitude."""
-    from pecli.analysis.identify.amplitude import circle_radius
+    from pecli.analysis.sinusoidal.identify.amplitude import circle_radius
 
     table = np.array(slow.preset_table("pytorch", 50, 64, 10000.0)) * np.sqrt(2 / 64)
     found = identify_table(table.astype(np.float32))
@@ -105,7 +105,7 @@ def test_an_amplitude_of_sqrt_2_over_d_is_named_and_other_columns_say_how_far_of
 
 def test_a_radius_is_read_as_1_within_4_units_of_half_precision_rounding_only():
     """bfloat16 (u = 2^-8): within max(1e-4, 4u) = 0.015625 of 1 it is 1, past that a number."""
-    from pecli.analysis.identify.amplitude import amplitude_name
+    from pecli.analysis.sinusoidal.identify.amplitude import amplitude_name
 
     u = 2.0**-8
     assert amplitude_name(1 + 3.9 * u, 64, u) == 1.0
@@ -200,7 +200,7 @@ def test_one_pair_is_every_preset_s_at_its_own_schedule():
     """d = 2: ω_0 = 1 under every schedule and base, so no preset is named '(as …)'."""
     found = identify_table(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
     assert found.matched and "tensor2tensor" in found.presets and "mlx" in found.presets
-    from pecli.analysis.identify import identify_table as identify
+    from pecli.analysis.sinusoidal.identify import identify_table as identify
 
     fit = identify(np.array(slow.preset_table("pytorch", 30, 2, 10000.0)))
     assert math.isnan(fit.base_fit)  # and no base is fitted: ω_0 = 1 tells none
@@ -274,7 +274,7 @@ def test_d_3_reads_its_base_from_the_rows_on_both_sides_of_a_padding_row():
 def test_one_live_row_is_refused_only_when_it_has_one_live_column_too():
     """identify also reads the transposed table: one live row of 8 live columns is tried
     (8 live rows once transposed; no match), one live entry is refused."""
-    from pecli.analysis.identify import identify_table as identify
+    from pecli.analysis.sinusoidal.identify import identify_table as identify
 
     table = np.zeros((6, 8))
     table[2] = 0.5 + np.arange(8)
@@ -329,7 +329,7 @@ def test_a_float64_fractional_start_wins_over_a_far_integer_start():
 
 def test_a_float64_integer_start_is_exact_within_its_producers_arithmetic():
     """The allowance for a float64 producer grows with the position (2^-50 per unit)."""
-    from pecli.analysis.identify.residuals import exact_error
+    from pecli.analysis.sinusoidal.identify.residuals import exact_error
 
     assert exact_error("float32", 1e6, 10) == 4 * 2.0**-24  # float32: its rounding only
     assert exact_error("float64", 0, 1) == 4 * 2.0**-53 + 2.0**-50
@@ -342,7 +342,7 @@ def test_a_float64_integer_start_is_exact_within_its_producers_arithmetic():
 
 def test_slopes_tell_k_from_a_pair_that_moves_a_hundredth_of_a_radian():
     """Exact angles (start + row)·ω_j with ω_1 = 0.001 over 10 rows: pair 1 moves 0.009 rad."""
-    from pecli.analysis.identify.fits import slopes_k
+    from pecli.analysis.sinusoidal.identify.fits import slopes_k
 
     rows = np.arange(10, dtype=np.float64)
     omega = np.array([1.0, 1e-3])

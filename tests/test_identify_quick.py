@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 import slow_formulas as slow
 
-from pecli.analysis.identify import identify_table
-from pecli.analysis.identify import passes as search
-from pecli.analysis.identify.fitting import FIT_ROWS
+from pecli.analysis.sinusoidal.identify import identify_table
+from pecli.analysis.sinusoidal.identify import passes as search
+from pecli.analysis.sinusoidal.identify.fitting import FIT_ROWS
 
 QUICK = search.QUICK_ROWS  # 256
 

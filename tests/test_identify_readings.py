@@ -18,13 +18,21 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pecli import encoding_table
-from pecli.analysis.identify import identify_table, passes
-from pecli.analysis.identify.fits import readings, refine_k, round_base, roundness, slopes_k, wrap
-from pecli.analysis.identify.fitting import Fit, Zeros
-from pecli.analysis.identify.naming import _rebuilds
-from pecli.analysis.identify.passes import _rank, fit_rows
-from pecli.analysis.identify.phases import Phases, candidate_starts
-from pecli.analysis.identify.residuals import exact_error, residual
+from pecli.analysis.sinusoidal.identify import identify_table, passes
+from pecli.analysis.sinusoidal.identify.fits import (
+    readings,
+    refine_k,
+    round_base,
+    roundness,
+    slopes_k,
+    wrap,
+)
+from pecli.analysis.sinusoidal.identify.fitting import Fit, Zeros
+from pecli.analysis.sinusoidal.identify.naming import _rebuilds
+from pecli.analysis.sinusoidal.identify.passes import _rank, fit_rows
+from pecli.analysis.sinusoidal.identify.phases import Phases, candidate_starts
+from pecli.analysis.sinusoidal.identify.residuals import exact_error, residual
+from pecli.cli.text import command_line
 
 
 def angles(positions: np.ndarray, k: float, h: int) -> np.ndarray:
@@ -54,7 +62,7 @@ def test_a_fractional_start_is_placed_from_its_slowest_pair_first():
     found = identify_table(table)
     assert found.matched and found.start == pytest.approx(16.5, abs=1e-9)
     assert (found.schedule, found.base, found.layout) == ("paper", 44.0, "interleaved")
-    assert found.command == ""  # compute takes integer starts only
+    assert command_line(found.command) == ""  # compute takes integer starts only
 
 
 @pytest.mark.parametrize(
@@ -86,7 +94,7 @@ def test_fairseq_with_a_second_padding_row_past_the_compared_rows_is_no_preset()
     assert found.matched and found.padding_rows == [1, 100]
     assert (found.schedule, found.base, found.start) == ("tensor2tensor", 10000.0, 0.0)
     assert found.presets == [] and found.convention == "custom"
-    assert "--padding-idx" not in found.command
+    assert "--padding-idx" not in command_line(found.command)
 
 
 def reading(name: str, score: float, ulps: float, real: bool = False, order: int = 0) -> Fit:
@@ -324,7 +332,7 @@ def test_a_float32_framework_window_is_fitted_again_on_2048_rows(fitted_rows):
     assert found.matched and found.residual > 4 * 2.0**-24  # not exact
     assert (found.layout, found.schedule, found.base) == ("interleaved", "paper", 10000.0)
     assert found.start == 2**20 and found.starts == [2**20] and found.storage == "float32"
-    assert found.presets[0] == "pytorch --start 1048576"
+    assert found.presets[0] == "pytorch `start` 1048576"
 
 
 def test_two_rows_of_d_3_at_another_base_than_10000_are_no_match():
@@ -333,7 +341,7 @@ def test_two_rows_of_d_3_at_another_base_than_10000_are_no_match():
     a live row on each side; two rows have none, and C = 10000 (tried first) does not give
     them: no match, rather than a wrong base (three rows are read: test_identify_limits.py)."""
     found = identify_table(np.array(slow.preset_table("distilbert", 2, 3, 100.0)))
-    assert not found.matched and found.presets == [] and found.command == ""
+    assert not found.matched and found.presets == [] and command_line(found.command) == ""
     fitted = [c.description for c in found.candidates if math.isfinite(c.score)]
     assert fitted and all("C = 10000," in text for text in fitted)
 
@@ -390,7 +398,7 @@ def test_a_zero_row_past_the_first_rebuilt_block_is_rebuilt_as_zero():
     table[600] = 0.0
     found = identify_table(table)
     assert found.matched and found.padding_rows == [600] and found.residual == 0.0
-    assert found.command.endswith("--padding-idx 600")
+    assert command_line(found.command).endswith("--padding-idx 600")
 
 
 def test_a_pair_that_moves_a_twentieth_of_a_radian_or_more_tells_k_whatever_the_noise():

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pecli import PRESETS, encoding_table
-from pecli.analysis.identify import identify_table
+from pecli.analysis.sinusoidal.identify import identify_table
+from pecli.cli.text import command_line
 from pecli.core.errors import ParameterError
 
 
@@ -41,8 +42,8 @@ def test_windows_of_a_framework_table_get_their_first_position(d, first):
     window = torch_float32(first + 300, d)[first:]
     found = identify_table(window)
     assert found.matched and found.start == first and found.starts == [first]
-    assert f"pytorch --start {first}" in found.presets and found.convention in PRESETS
-    assert f"--start {first}" in found.command
+    assert f"pytorch `start` {first}" in found.presets and found.convention in PRESETS
+    assert f"--start {first}" in command_line(found.command)
 
 
 @pytest.mark.parametrize("storage", [np.float32, np.float64])
@@ -52,7 +53,7 @@ def test_the_window_at_5000_is_rebuilt_by_the_command_it_prints(run_cli, storage
     window = np.array(slow.pytorch_tutorial(300, 8, start=5000)).astype(storage)
     found = identify_table(window)
     assert found.matched and found.start == 5000 and found.note == ""
-    result = run_cli(*shlex.split(found.command)[1:], "--no-header")
+    result = run_cli(*shlex.split(command_line(found.command))[1:], "--no-header")
     assert result.exit_code == 0, result.output
     rebuilt = np.loadtxt(result.stdout.splitlines(), delimiter=",")
     np.testing.assert_allclose(
@@ -150,7 +151,9 @@ def test_any_window_of_any_preset_is_placed(name, d, a, n, dtype, transposed):
     assert found.zero_components == ([d] if zero_column else [])
     assert found.storage == dtype
     assert bool(found.presets) == (pad is None or pad == PRESETS[name].padding_idx)
-    rebuilt = compute(found.command)  # the command it prints runs and gives the window
+    rebuilt = compute(
+        command_line(found.command)
+    )  # the command it prints runs and gives the window
     if found.start == first:
         np.testing.assert_array_equal(rebuilt, window)
     else:
@@ -188,7 +191,7 @@ def test_a_table_the_rows_do_not_place_lists_every_start():
     found = identify_table(window)
     assert found.matched and "not determined" in found.note
     assert found.start == 290 and {290, 1000, 1710} <= set(found.starts)
-    rebuilt = compute(found.command).astype(ml_dtypes.bfloat16)
+    rebuilt = compute(command_line(found.command)).astype(ml_dtypes.bfloat16)
     np.testing.assert_array_equal(rebuilt, window)
 
 
@@ -199,9 +202,13 @@ def test_the_command_keeps_a_half_precision_storage(name, d, dtype):
     # to .safetensors, since .npy cannot hold it
     table = encoding_table(d=d, n=40, dtype=dtype, **PRESETS[name].table_kwargs())
     found = identify_table(table)
-    assert found.matched and found.storage == dtype and f"--dtype {dtype}" in found.command
-    assert ("-o pe.safetensors" in found.command) == (dtype == "bfloat16")
-    rebuilt = compute(found.command)
+    assert (
+        found.matched
+        and found.storage == dtype
+        and f"--dtype {dtype}" in command_line(found.command)
+    )
+    assert ("-o pe.safetensors" in command_line(found.command)) == (dtype == "bfloat16")
+    rebuilt = compute(command_line(found.command))
     assert rebuilt.dtype == table.dtype
     np.testing.assert_array_equal(rebuilt, table)
 
@@ -229,7 +236,7 @@ def test_fairseq_three_rows_of_width_two():
     found = identify_table(table)
     assert found.matched and found.start == 0 and found.padding_rows == [1]
     assert found.presets == ["fairseq"] and found.convention == "fairseq"
-    np.testing.assert_array_equal(compute(found.command), table)
+    np.testing.assert_array_equal(compute(command_line(found.command)), table)
 
 
 def test_width_two_names_every_preset_that_fits():
@@ -293,7 +300,11 @@ def test_the_report_carries_convention_start_padding_zero_columns_and_storage(ru
 
 def test_a_start_that_is_no_integer_gets_no_command():
     found = identify_table(encoding_table(d=16, n=50, start=0.5))
-    assert found.matched and found.start == pytest.approx(0.5, abs=1e-6) and found.command == ""
+    assert (
+        found.matched
+        and found.start == pytest.approx(0.5, abs=1e-6)
+        and command_line(found.command) == ""
+    )
     assert "not an integer" in found.note
 
 
@@ -301,4 +312,4 @@ def test_a_negative_start_gets_a_command_that_compute_takes():
     window = encoding_table(d=16, n=50, start=-20)
     found = identify_table(window)
     assert found.matched and found.start == -20
-    np.testing.assert_array_equal(compute(found.command), window)
+    np.testing.assert_array_equal(compute(command_line(found.command)), window)

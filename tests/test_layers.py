@@ -74,7 +74,7 @@ def test_imports_only_go_down(path):
     [
         ("from ..cli import app", ("core",), {"cli"}),
         ("def f():\n    from ...figures import article", ("io", "reading"), {"figures"}),
-        ("import pecli.analysis.identify", ("core",), {"analysis"}),
+        ("import pecli.analysis.sinusoidal.identify", ("core",), {"analysis"}),
         ("from . import angles", ("core",), {"core"}),
         ("if TYPE_CHECKING:\n    from ..figures import article", ("core",), set()),
     ],

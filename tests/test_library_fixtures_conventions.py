@@ -71,8 +71,8 @@ def angles_of(fixture: library_fixtures.Fixture) -> np.ndarray:
 def _column_frequencies(fixture: library_fixtures.Fixture) -> np.ndarray:
     """The angular frequency (times any angle factor) behind each column, float64."""
     from pecli import component_names
-    from pecli.core.frequencies import frequencies_with_residuals
-    from pecli.core.knobs import check_angle_scale
+    from pecli.core.sinusoidal.frequencies import frequencies_with_residuals
+    from pecli.core.sinusoidal.knobs import check_angle_scale
 
     knobs = dict(fixture.params["knobs"])
     base = knobs.pop("base", 10000.0)

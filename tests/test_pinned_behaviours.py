@@ -392,10 +392,10 @@ def test_grid_refuses_an_empty_shape_and_names_the_knob_given_to_another_preset(
         with pytest.raises(ParameterError) as caught:
             grid_table(shape, d=8)
         assert (caught.value.parameter, caught.value.rule) == ("shape", rule)
-    with pytest.raises(ParameterError, match="applies only to --preset mae") as caught:
+    with pytest.raises(ParameterError, match="applies only to `preset` mae") as caught:
         grid_table((3, 3), d=8, preset="timm", base_size=4.0)
     assert (caught.value.parameter, caught.value.value) == ("base_size", 4.0)
-    with pytest.raises(ParameterError, match="applies only to --preset mae") as caught:
+    with pytest.raises(ParameterError, match="applies only to `preset` mae") as caught:
         grid_table((3, 3), d=8, preset="timm", interpolation_scale=2.0)
     assert (caught.value.parameter, caught.value.value) == ("interpolation_scale", 2.0)
 

@@ -8,7 +8,7 @@ import pytest
 from reference import mp_table
 
 from pecli import convention, encoding_table
-from pecli.analysis.precision import framework_blocks, precision_report
+from pecli.analysis.sinusoidal.precision import framework_blocks, precision_report
 
 
 def test_float32_angles_at_position_100000_err_near_6e_3():

@@ -38,7 +38,7 @@ def test_odd_d_as_each_library_does_it(d):
     if d > 3:  # MusicGen's own code divides by h - 1 = 0 at d = 3
         np.testing.assert_allclose(preset_table("musicgen", d, n), lib.musicgen(n, d), atol=1e-12)
     np.testing.assert_allclose(preset_table("ldm", d, n), lib.ldm(np.arange(n), d), atol=1e-12)
-    with pytest.raises(ParameterError, match="odd d: --odd-d"):
+    with pytest.raises(ParameterError, match="odd d: `odd_d`"):
         preset_table("pytorch", d, n)
 
 
@@ -216,7 +216,7 @@ def test_explicit_options_apply_over_a_preset(run_cli):
 
 
 def test_identify_names_no_preset_whose_factors_it_does_not_fit():
-    from pecli.analysis.identify import identify_table
+    from pecli.analysis.sinusoidal.identify import identify_table
 
     found = identify_table(lib.whisper(50, 64))
     assert "whisper" in found.presets and "lucidrains" in found.presets

@@ -74,7 +74,7 @@ def test_the_default_waves_figure_keeps_fast_pairs_apart(run_cli, tmp_path):
 
 
 def test_grid_channels_are_ticked_at_whole_patches():
-    from pecli.figures.grid import grid_channels_figure
+    from pecli.figures.grids import grid_channels_figure
 
     table = grid_table((14, 14), d=64, dtype="float64")
     names = grid_column_names(64)
@@ -107,7 +107,7 @@ def test_the_similarity_mosaic_reads_as_tiles_at_page_size():
     One NaN cell between tiles was 2 or 3 pixels, and cells sampled one pixel each (2 or 3
     wide by turns) made the 196 tiles one moiré texture.
     """
-    from pecli.figures.grid import patch_similarity_figure
+    from pecli.figures.grids import patch_similarity_figure
 
     table = grid_table((14, 14), d=768, dtype="float64")
     fig = patch_similarity_figure(table, (14, 14), title="t")
@@ -124,7 +124,7 @@ def test_the_similarity_mosaic_reads_as_tiles_at_page_size():
 
 
 def test_spectrum_band_shades_are_clearly_different():
-    from pecli.figures.spectrum import spectrum_figure
+    from pecli.figures.sinusoidal.spectrum import spectrum_figure
 
     bands = ["unchanged"] * 4 + ["smoothed"] * 2 + ["interpolated"] * 2
     fig = spectrum_figure({"a": np.arange(1.0, 9.0)}, d=16, bands=bands)
@@ -143,9 +143,9 @@ def test_spectrum_band_shades_are_clearly_different():
 
 @pytest.mark.parametrize(("dtype", "n"), [("bfloat16", 2000), ("float32", 3000)])
 def test_the_precision_plot_fits_its_data_and_names_the_threshold(dtype, n):
-    from pecli.analysis.precision import precision_report
-    from pecli.core.conventions import convention
-    from pecli.figures.article import precision_figure
+    from pecli.analysis.sinusoidal.precision import precision_report
+    from pecli.core.sinusoidal.conventions import convention
+    from pecli.figures.sinusoidal.article import precision_figure
 
     report = precision_report(d=64, n=n, convention=convention("vaswani"), base=1e4, dtype=dtype)
     fig = precision_figure(report)

@@ -1,4 +1,4 @@
-"""The similarity of pe(p) and pe(p + k) (pecli.core.similarity): mpmath, pecli's own rows."""
+"""The similarity of pe(p) and pe(p + k) (core/sinusoidal/similarity.py): mpmath, pecli's rows."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from pecli import encoding_table
 from pecli.core.errors import ParameterError
-from pecli.core.similarity import first_offset_below, offset_similarity
+from pecli.core.sinusoidal.similarity import first_offset_below, offset_similarity
 
 
 def mp_similarity(k: float, d: int, base: float = 10000.0, shift: float = 0.0) -> float:

@@ -9,11 +9,11 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from pecli import wavelengths
-from pecli.cli.spectra import curves_asked
+from pecli.cli.sinusoidal.spectra import curves_asked
 from pecli.core.errors import ParameterError
-from pecli.core.similarity import offset_similarity
-from pecli.figures.similarity import similarity_figure
-from pecli.figures.spectrum import band_runs, spectrum_figure
+from pecli.core.sinusoidal.similarity import offset_similarity
+from pecli.figures.sinusoidal.similarity import similarity_figure
+from pecli.figures.sinusoidal.spectrum import band_runs, spectrum_figure
 
 LLAMA31 = [
     *("--rope-type", "llama3", "--theta", "500000", "--factor", "8"),
@@ -167,7 +167,7 @@ def test_two_builds_are_byte_identical(run_cli, tmp_path, command, suffix):
 def test_rope_spectrum_shades_the_llama31_bands(run_cli, tmp_path, monkeypatch):
     import rope_reference as ref
 
-    import pecli.figures.spectrum as module
+    import pecli.figures.sinusoidal.spectrum as module
 
     drawn = []
     real = module.spectrum_figure

@@ -1,8 +1,9 @@
 """The ``pecli`` command line: a thin Typer layer over :mod:`pecli`'s functions.
 
-Commands by subject: one module per command family at this level, a package per subject with
-several modules (``rope/``, ``grid/``, ``identify/``); options shared by several commands are
-declared once in :mod:`.options` and :mod:`.convention_options`. Each module registers its
+Commands by subject: a package per subject with several modules (``sinusoidal/``, ``grids/``,
+``rope/``, ``zoo/``), a module for a subject with one (``checkpoints``, ``diff``, ``gguf``);
+options shared by several commands are declared once in :mod:`.options`, those of one subject
+in its package's ``options`` module. Each module registers its
 commands on :data:`pecli.cli._app.app`. A run imports and builds only the command it names
 (:func:`main`): importing every command module and building every command's options costs
 about 25 ms, a quarter of ``import numpy, typer``; ``pecli --help`` lists the commands from
@@ -22,19 +23,19 @@ __all__ = ["COMMAND_MODULES", "GROUPS", "GROUP_MODULES", "app", "load", "main"]
 
 #: Every command module, in the order the commands are listed by ``pecli --help``.
 MODULES = (
-    "apply",
-    "compute",
-    "conventions",
+    "sinusoidal.apply",
+    "sinusoidal.compute",
+    "sinusoidal.conventions",
     "ports.diff",
-    "fourier",
+    "sinusoidal.fourier",
     "ports.gguf",
-    "grid",
-    "identify",
-    "plots",
-    "precision",
+    "grids.commands",
+    "sinusoidal.identify",
+    "sinusoidal.plots",
+    "sinusoidal.precision",
     "rope.commands",
-    "spectra",
-    "wavelengths",
+    "sinusoidal.spectra",
+    "sinusoidal.wavelengths",
     "zoo",
 )
 #: Each command group and the module registering it with all its commands.
@@ -43,20 +44,20 @@ GROUPS = tuple(GROUP_MODULES)
 #: The module registering each command outside the groups; tests/test_lazy_imports.py checks
 #: it against the whole application (a command missing here still runs, from all modules).
 COMMAND_MODULES = {
-    "add": "apply",
-    "compute": "compute",
-    "conventions": "conventions",
-    "identify": "identify",
-    "precision": "precision",
-    "plot-waves": "plots",
-    "heatmap": "plots",
-    "fourier": "fourier",
-    "plot-fourier": "fourier",
-    "grid": "grid",
-    "plot-grid": "grid",
-    "plot-similarity": "spectra",
-    "plot-spectrum": "spectra",
-    "wavelengths": "wavelengths",
+    "add": "sinusoidal.apply",
+    "compute": "sinusoidal.compute",
+    "conventions": "sinusoidal.conventions",
+    "identify": "sinusoidal.identify",
+    "precision": "sinusoidal.precision",
+    "plot-waves": "sinusoidal.plots",
+    "heatmap": "sinusoidal.plots",
+    "fourier": "sinusoidal.fourier",
+    "plot-fourier": "sinusoidal.fourier",
+    "grid": "grids.commands",
+    "plot-grid": "grids.commands",
+    "plot-similarity": "sinusoidal.spectra",
+    "plot-spectrum": "sinusoidal.spectra",
+    "wavelengths": "sinusoidal.wavelengths",
     "diff": "ports.diff",
     "plot-alibi": "zoo",
     "plot-t5-buckets": "zoo",

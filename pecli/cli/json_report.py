@@ -85,6 +85,11 @@ def table_kind(
     return kind
 
 
+def array_kind(output: str, fmt: ArrayFormat | None) -> str:
+    """table, csv, json or npy from --format, else the suffix (table on stdout); checked."""
+    return table_kind(output, fmt, ("csv", "json", "npy"))
+
+
 def report_kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
     """``table`` or ``json``, after refusing an output that cannot be written or is an input."""
     return table_kind(output, fmt, ("json",), tuple(inputs.values()))

@@ -1,13 +1,31 @@
-"""Options shared by several commands, defined once as ``Annotated`` aliases."""
+"""Options shared by several commands, defined once: ``Annotated`` aliases and option blocks.
+
+An option *block* is a group of options a command declares as one parameter:
+:func:`table_options` (``--dtype``, ``-o``, ``--format``, ``--header``, ``--quiet``: where a
+table goes) and :func:`plot_options` (``-o``, ``--data``, ``--dpi``, ``--size``, ``--title``,
+``--quiet``: a figure and its data). :func:`option_block` is how a block replaces its
+parameter; :func:`pecli.cli.sinusoidal.options.convention_options` and the rope options are
+blocks too.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
-from ..core.rules import MAX_D
+from ..core.rules import BASE_RANGE, MAX_D
+from ..io.formats import TABLE_FORMATS
+from .progress import PlotOutputs, TableTarget
+
+#: The base C's range as the help texts write it: 1e-300 to 1e300 (core/rules.py's BASE_RANGE).
+BASE_WORDS = " to ".join(f"{bound:g}".replace("e+", "e") for bound in BASE_RANGE)
+#: Formats of a table that may also go to a .safetensors file (by its suffix only).
+COMPUTE_FORMATS = (*TABLE_FORMATS, "safetensors")
 
 
 class Dtype(StrEnum):
@@ -44,7 +62,7 @@ EvenD = Annotated[int, typer.Option("--d", help=f"Width d (d_model); even, 2 to 
 N = Annotated[int, typer.Option("--n", help="Number of positions (rows), >= 1.")]
 Base = Annotated[
     float,
-    typer.Option("--base", help="Base C of the frequencies ω_i = C^(-2(i-1)/d); 1e-300 to 1e300."),
+    typer.Option("--base", help=f"Base C of the frequencies ω_i = C^(-2(i-1)/d); {BASE_WORDS}."),
 ]
 Start = Annotated[
     int, typer.Option("--start", help="First position (1 as in the article; 0 for frameworks).")
@@ -135,3 +153,128 @@ InputFile = Annotated[
         "-i", "--input", help="Input .npy or CSV file (format read from the content), - for stdin."
     ),
 ]
+FigureOutput = Annotated[
+    str | None,
+    typer.Option(
+        "-o",
+        "--output",
+        help="Figure file; the suffix picks the format (png, svg, pdf).",
+        show_default=False,
+    ),
+]
+
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
+Command = TypeVar("Command", bound=Callable[..., Any])
+#: One option of a block: its parameter name, its ``Annotated`` type and its default.
+Option = tuple[str, Any, Any]
+
+
+def option_block(
+    parameter: str,
+    options: Sequence[Option],
+    build: Callable[..., Any],
+    passed: Sequence[str] = (),
+) -> Callable[[Command], Command]:
+    """Replace a command's ``parameter`` by ``options``; call it with ``build(**their values)``.
+
+    The options appear in the command's ``--help`` where the parameter was declared; those
+    ``passed`` go to the command as parameters of their own. Every parameter becomes
+    keyword-only; the annotations the command's module names only for type checking (another
+    block's parameter) are left as they are, for that block.
+    """
+
+    def decorate(command: Command) -> Command:
+        params: list[inspect.Parameter] = []
+        for param in inspect.signature(command).parameters.values():
+            if param.name in passed:  # declared by the block, where it puts it
+                continue
+            if param.name == parameter:
+                params += [
+                    inspect.Parameter(n, _KEYWORD, default=d, annotation=a) for n, a, d in options
+                ]
+            else:
+                annotation = _resolved(param.annotation, command)
+                params.append(param.replace(kind=_KEYWORD, annotation=annotation))
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name, _, _ in options if name not in passed}
+            return command(**{parameter: build(**values)}, **kwargs)
+
+        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        run.__annotations__ = {param.name: param.annotation for param in params}
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+def _resolved(annotation: Any, command: Callable[..., Any]) -> Any:
+    """A string annotation evaluated in the command's module, or kept when it cannot be."""
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, inspect.unwrap(command).__globals__)
+    except NameError:  # a name imported for type checking only: another block's parameter
+        return annotation
+
+
+def table_options(
+    *,
+    dtype: StrEnum = Dtype.float32,
+    output: Any = None,
+    extra: Sequence[Option] = (),
+) -> Callable[[Command], Command]:
+    """Give a command the options of where its table goes; it receives ``out``, a TableTarget.
+
+    ``--dtype`` (``dtype``: its default; a :class:`TableDtype` default offers bfloat16 and
+    float16 too), ``-o`` (``output``: another help text), ``--format``, ``--header``, the
+    command's own ``extra`` options (passed to it as parameters) and ``--quiet``.
+    """
+    table_dtype = isinstance(dtype, TableDtype)
+    options: list[Option] = [
+        ("dtype", TableDtypeOpt if table_dtype else DtypeOpt, dtype),
+        ("output", output or TableOutput, "-"),
+        ("fmt", FormatOpt, None),
+        ("header", Header, True),
+        *extra,
+        ("quiet", Quiet, False),
+    ]
+
+    def build(dtype: StrEnum, output: str, fmt: StrEnum | None, header: bool, quiet: bool) -> Any:
+        chosen = None if fmt is None else fmt.value
+        return TableTarget(dtype.value, output, chosen, header=header, quiet=quiet)
+
+    return option_block("out", options, build, passed=[name for name, _, _ in extra])
+
+
+def plot_options(
+    default_name: str, *, default_size: tuple[float, float] = (9.0, 4.5)
+) -> Callable[[Command], Command]:
+    """Give a drawing command its figure and data options; it receives ``plot``, PlotOutputs.
+
+    ``-o`` (the figure; ``default_name`` without it), ``--data``, ``--dpi``, ``--size`` (the
+    figure's own size is ``default_size``), ``--title`` and ``--quiet``, checked before the
+    command runs (:class:`PlotOutputs`).
+    """
+    options: tuple[Option, ...] = (
+        ("output", FigureOutput, None),
+        ("data", DataOutput, None),
+        ("dpi", Dpi, None),
+        ("size", Size, None),
+        ("title", Title, None),
+        ("quiet", Quiet, False),
+    )
+
+    def build(output: Any, data: Any, dpi: Any, size: Any, title: Any, quiet: bool) -> Any:
+        return PlotOutputs(
+            output,
+            default_name,
+            data,
+            quiet,
+            size=size,
+            dpi=dpi,
+            default_size=default_size,
+            title=title,
+        )
+
+    return option_block("plot", options, build)

@@ -1,7 +1,10 @@
-"""Streamed table output for the commands: room check, progress bar, write, "wrote NAME".
+"""What the commands write: tables (streamed, with a progress bar), figures with their data.
+
+:class:`TableTarget` is where a table goes (``@table_options``), :class:`PlotOutputs` a figure
+and its data file (``@plot_options``); both check their outputs before any work
+(:mod:`pecli.io.formats`) and write through :mod:`pecli.io`.
 
 The rich progress bar goes to stderr and is shown only to a person at a terminal.
-
 Never on stdout, never when stderr is piped or redirected, never when the data itself goes
 to the terminal (the bar would be drawn between its lines), never with ``--quiet``: the data
 stream is untouched either way. rich is imported only when a bar is actually shown.
@@ -9,12 +12,142 @@ stream is untouched either way. rich is imported only when a bar is actually sho
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..io import formats, paths, writing
+from ..core.errors import ParameterError
+from ..core.figure_rules import check_figure_size
+from ..io import formats, guard, paths, writing
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+
+@dataclass
+class TableTarget:
+    """Where a command's table goes: ``--dtype``, ``-o``, ``--format``, ``--header``, ``-q``.
+
+    :meth:`check` settles the format and refuses a bad output before any work;
+    :meth:`write` writes the table's blocks and says so.
+    """
+
+    dtype: str
+    output: str
+    fmt: str | None
+    header: bool = True
+    quiet: bool = False
+    kind: str = ""
+
+    def check(
+        self,
+        *,
+        inputs: tuple[str | None, ...] = (),
+        suffixes: tuple[str, ...] | None = None,
+    ) -> str:
+        """The format (``--format``, else the suffix, else csv), the output checked; kept."""
+        self.kind = formats.resolve_format(self.output, self.fmt, suffixes=suffixes)
+        formats.check_output(self.output, self.kind, inputs=inputs)
+        return self.kind
+
+    def write(
+        self,
+        blocks: Iterable[np.ndarray],
+        *,
+        shape: tuple[int, ...],
+        dtype: np.dtype,
+        columns: list[str],
+        description: str | None = None,
+        size: int | None = None,
+    ) -> None:
+        """Write the blocks in :attr:`kind`, then ``pecli: wrote NAME``.
+
+        The room for ``size`` bytes is checked first (when known); a progress bar named
+        ``description`` is shown to a person at a terminal (none without a description).
+        """
+        if size is not None:
+            formats.check_room(self.output, size)
+        if description is not None:  # not over the data when it goes to the terminal
+            quiet = self.quiet or paths.is_terminal(self.output)
+            blocks = track_rows(blocks, total_rows=shape[0], description=description, quiet=quiet)
+        writing.write_table(
+            blocks,
+            output=self.output,
+            fmt=self.kind,
+            shape=shape,
+            dtype=dtype,
+            columns=columns,
+            header=self.header,
+        )
+        say_written(self.output, quiet=self.quiet)
+
+
+class PlotOutputs:
+    """The figure file and the optional data file of a plotting command, checked up front."""
+
+    def __init__(
+        self,
+        output: str | None,
+        default_name: str,
+        data: str | None,
+        quiet: bool,
+        *,
+        size: tuple[float, float] | None = None,
+        dpi: float | None = None,
+        default_size: tuple[float, float] = (9.0, 4.5),
+        title: str | None = None,
+    ) -> None:
+        check_figure_size(size, dpi, default_size=default_size)  # before any work
+        self.quiet, self.title, self.size, self.dpi = quiet, title, size, dpi
+        self.figure = default_name if output is None else output
+        self.replacing_unnamed = output is None and os.path.lexists(default_name)
+        self.figure_format = formats.resolve_format(
+            self.figure, None, formats=formats.FIGURE_FORMATS, default="png", format_option=False
+        )
+        formats.check_output(self.figure, self.figure_format)
+        self.data = data
+        if data is not None:
+            self.data_format = formats.resolve_format(
+                data, None, parameter="data", format_option=False
+            )
+            formats.check_output(data, self.data_format, parameter="data")
+            if paths.is_stdout_alias(data) and paths.is_stdout_alias(self.figure):
+                rule = "cannot share stdout with the figure: give one of them a file name"
+                raise ParameterError("data", rule, data)
+
+    def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
+        """Build the figure, then write it and the data (if asked) together; name them.
+
+        Both go to temporary files that replace the old ones only once both are complete,
+        so a failure or an interrupt leaves the previous figure and data file as they were.
+        """
+        from ._app import figures as load_figures
+
+        figure = build()
+        if self.title is not None:  # --title
+            load_figures("style").retitle(figure, self.title)
+        with contextlib.ExitStack() as files:
+            figure_file = files.enter_context(guard.atomic_output(self.figure))
+            if self.data is not None:
+                data_file = files.enter_context(guard.atomic_output(self.data))
+                writing.write_table_to(
+                    data_file,
+                    [table],
+                    fmt=self.data_format,
+                    shape=table.shape,
+                    dtype=table.dtype,
+                    columns=columns,
+                )
+            writing.save_figure_to(figure_file, figure, self.figure_format)
+            with guard.signals_held():  # both renames happen, or (on an error) neither
+                files.close()
+        say_written(self.data, quiet=self.quiet)
+        say_written(self.figure, quiet=self.quiet, unnamed=self.replacing_unnamed)
 
 
 def write_streamed(
@@ -31,16 +164,10 @@ def write_streamed(
     size: int | None,
 ) -> None:
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
-    if size is not None:
-        formats.check_room(output, size)
-    on_screen = paths.is_terminal(output)  # the bar would be drawn between the data's lines
-    tracked = track_rows(
-        blocks, total_rows=shape[0], description=description, quiet=quiet or on_screen
+    target = TableTarget("", output, fmt, header=header, quiet=quiet, kind=fmt)
+    target.write(
+        blocks, shape=shape, dtype=dtype, columns=columns, description=description, size=size
     )
-    writing.write_table(
-        tracked, output=output, fmt=fmt, shape=shape, dtype=dtype, columns=columns, header=header
-    )
-    say_written(output, quiet=quiet)
 
 
 def say_written(output: str | None, *, quiet: bool, unnamed: bool = False) -> None:

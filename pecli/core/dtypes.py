@@ -1,11 +1,11 @@
 """The float dtypes pecli computes, stores and emulates, in one table, and rounding into them.
 
 Tables are written in any of :data:`TABLE_DTYPES` (float64, float32, float16, bfloat16);
-:mod:`pecli.analysis.precision` and :mod:`pecli.analysis.identify` also round to float16 and
-bfloat16, the storage of models. bfloat16 comes from ``ml_dtypes``, imported only when it is
-asked for (start-up time counts). :func:`round_once` rounds float64 values to any of them in
-one correctly rounded step: ml_dtypes' own float64 → bfloat16 cast goes through float32 and
-rounds twice (``1 + 2^-8 + 2^-30`` becomes 1, not ``1 + 2^-7``).
+:mod:`pecli.analysis.sinusoidal.precision` and :mod:`pecli.analysis.sinusoidal.identify` also
+round to float16 and bfloat16, the storage of models. bfloat16 comes from ``ml_dtypes``,
+imported only when it is asked for (start-up time counts). :func:`round_once` rounds float64
+values to any of them in one correctly rounded step: ml_dtypes' own float64 → bfloat16 cast
+goes through float32 and rounds twice (``1 + 2^-8 + 2^-30`` becomes 1, not ``1 + 2^-7``).
 """
 
 from __future__ import annotations

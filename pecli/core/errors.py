@@ -19,7 +19,9 @@ class ParameterError(ValueError):
         The argument's name in the Python API (``"d"``, ``"n"``, ``"base"``, ...); the
         command-line option of the same name is ``--<parameter>``.
     rule : str
-        The rule, phrased to follow the name (``"must be an integer from 1 to 2^53"``).
+        The rule, phrased to follow the name (``"must be an integer from 1 to 2^53"``). Another
+        parameter the rule involves is named in backticks (``"from 1 to `n` (6)"``): the
+        command line writes it as its option (``--n``), a library caller reads the name.
     value : object
         The rejected value.
 

@@ -197,7 +197,7 @@ def check_width(d: object, *, pad_odd_d: bool) -> int:
     if not pad_odd_d:
         value = as_int(d)
         if value is not None and value % 2 and 3 <= value <= MAX_D:
-            rule = "must be even with this convention (odd d: --odd-d zero, sine or sine-d+1)"
+            rule = "must be even with this convention (odd d: `odd_d` zero, sine or sine-d+1)"
             raise ParameterError("d", rule, d)
         return check_d(d)
     value = as_int(d)
@@ -283,7 +283,9 @@ def check_checkpoint_table(n: int, d: int, dtype: np.dtype, fmt: str) -> None:
     ``.safetensors`` table is built in memory, so it holds at most :data:`MAX_CHECKPOINT_BYTES`.
     """
     if dtype.name == "bfloat16" and fmt != "safetensors":
-        rule = f"bfloat16 goes only to -o NAME.safetensors ({fmt} cannot hold it; float16 can)"
+        rule = (
+            f"bfloat16 goes only to `output` NAME.safetensors ({fmt} cannot hold it; float16 can)"
+        )
         raise ParameterError("dtype", rule, "bfloat16")
     if fmt == "safetensors" and n * d * dtype.itemsize > MAX_CHECKPOINT_BYTES:
         rule = f"must keep a .safetensors table within 1 GiB (it is built in memory; d = {d})"

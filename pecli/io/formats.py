@@ -71,7 +71,7 @@ def resolve_format(
         if is_special(output):  # /dev/stdout, /dev/fd/3, a FIFO: a format as for stdout
             return default
         rule = f"must end in {', '.join('.' + f for f in allowed)}"
-        rule += " (or give --format)" if format_option else ""
+        rule += " (or give `format`)" if format_option else ""
         raise ParameterError(parameter, rule, str(output))
     return suffix
 

@@ -4,7 +4,7 @@
 ``pecli_version``, ``key`` (the tensor it describes), ``convention``, ``d``, ``n``, ``base``,
 ``start``, ``schedule``, ``layout``, ``padding_idx`` (empty for none), ``odd_d``,
 ``angle_scale``, ``full_turns`` (``true`` / ``false``), ``amplitude`` and ``dtype``.
-``identify`` rebuilds the table from them with :func:`pecli.core.encoding.encoding_table`
+``identify`` rebuilds the table from them with :func:`pecli.core.sinusoidal.encoding.encoding_table`
 and says whether the stored numbers agree.
 """
 
@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...core.conventions import PRESETS
-from ...core.encoding import encoding_table
 from ...core.errors import ParameterError
 from ...core.rules import number_text
+from ...core.sinusoidal.conventions import PRESETS
+from ...core.sinusoidal.encoding import encoding_table
+from ..rebuild import Argument, Rebuild
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...core.conventions import Convention
+    from ...core.sinusoidal.conventions import Convention
 
 __all__ = [
     "METADATA_FIELDS",
@@ -57,7 +58,7 @@ def table_metadata(
 
     Examples
     --------
-    >>> from pecli.core.conventions import convention
+    >>> from pecli.core.sinusoidal.conventions import convention
     >>> meta = table_metadata(key="pe", d=8, n=4, base=1e4, dtype="float16",
     ...                       convention=convention("pytorch"), version="0.1.0")
     >>> meta["convention"], meta["start"], meta["base"], meta["padding_idx"]
@@ -100,7 +101,7 @@ def check_metadata(table: np.ndarray, metadata: dict[str, str]) -> str:
 
     Examples
     --------
-    >>> from pecli.core.conventions import convention
+    >>> from pecli.core.sinusoidal.conventions import convention
     >>> meta = table_metadata(key="pe", d=8, n=4, base=1e4, dtype="float32",
     ...                       convention=convention("pytorch"), version="0.1.0")
     >>> check_metadata(encoding_table(d=8, n=4, start=0), meta)
@@ -160,38 +161,29 @@ def _parse_amplitude(text: str) -> float | str:
         return text
 
 
-def rebuild_command(metadata: dict[str, str]) -> str:
-    """The ``pecli compute`` command that rebuilds the table pecli's ``metadata`` describes.
+def rebuild_command(metadata: dict[str, str]) -> Rebuild:
+    """The ``compute`` arguments that rebuild the table pecli's ``metadata`` describes.
 
     A preset's name with its size, base, start and dtype; every knob spelled out for a custom
     table (and for diffusers, whose flags change its layout and schedule under its name).
 
-    >>> from pecli.core.conventions import convention
+    >>> from pecli.core.sinusoidal.conventions import convention
     >>> meta = table_metadata(key="pe", d=8, n=3, base=1e4, dtype="bfloat16",
     ...                       convention=convention("vaswani"), version="0.1.0")
-    >>> command = rebuild_command(meta)
-    >>> command[:60]
-    'pecli compute --convention vaswani --d 8 --n 3 --base 10000 '
-    >>> command[60:]
-    '--start 1 --dtype bfloat16 -o pe.safetensors --key pe'
+    >>> [name for name, _ in rebuild_command(meta).arguments]
+    ['convention', 'd', 'n', 'base', 'start', 'dtype', 'output', 'key']
     """
     knobs = _knobs(metadata)
     name = metadata["convention"]
-    parts = [
-        "pecli compute",
-        f"--convention {name}" if name in PRESETS else "",
-        f"--d {knobs['d']} --n {knobs['n']} --base {number_text(knobs['base'])}",
-        f"--start {number_text(knobs['start'])}",
-    ]
+    parts: list[Argument] = [("convention", name)] if name in PRESETS else []
+    parts += [("d", str(knobs["d"])), ("n", str(knobs["n"])), ("base", number_text(knobs["base"]))]
+    parts.append(("start", number_text(knobs["start"])))
     if name not in PRESETS or name == "diffusers":
-        parts += [
-            f"--schedule {knobs['schedule']} --layout {knobs['layout']}",
-            f"--odd-d {knobs['odd_d']}",
-            f"--angle-scale {number_text(knobs['angle_scale'])}",
-            "--full-turns" if knobs["full_turns"] else "",
-            f"--amplitude {metadata['amplitude']}",
-        ]
+        parts += [("schedule", knobs["schedule"]), ("layout", knobs["layout"])]
+        parts += [("odd_d", knobs["odd_d"]), ("angle_scale", number_text(knobs["angle_scale"]))]
+        parts += [("full_turns", True)] if knobs["full_turns"] else []
+        parts.append(("amplitude", metadata["amplitude"]))
         if knobs["padding_idx"] is not None:
-            parts.append(f"--padding-idx {knobs['padding_idx']}")
-    parts.append(f"--dtype {metadata['dtype']} -o pe.safetensors --key {metadata['key']}")
-    return " ".join(part for part in parts if part)
+            parts.append(("padding_idx", str(knobs["padding_idx"])))
+    parts += [("dtype", metadata["dtype"]), ("output", "pe.safetensors"), ("key", metadata["key"])]
+    return Rebuild("encoding", (), tuple(parts))

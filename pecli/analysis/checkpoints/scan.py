@@ -11,8 +11,9 @@ reading as little as possible:
    tensor that no pairing puts within :data:`SCREEN_TOLERANCE` of the circle is reported as
    *not sinusoidal*, with that distance as its residual, and is never read whole;
 3. the candidates left are read whole, one at a time, and identified by
-   :func:`pecli.analysis.identify.identify_table`; pecli's own metadata, when it describes the
-   tensor, is checked against the numbers (:mod:`pecli.analysis.checkpoints.metadata`).
+   :func:`pecli.analysis.sinusoidal.identify.identify_table`; pecli's own metadata, when it
+   describes the tensor, is checked against the numbers
+   (:mod:`pecli.analysis.checkpoints.metadata`).
 
 Reading is the caller's (``part`` and ``load``), so this module touches no file.
 """
@@ -21,14 +22,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ...core.dtypes import FLOAT_DTYPES
 from ...core.errors import ParameterError
-from ..identify import Identification, identify_table
+from ..rebuild import Rebuild
+from ..sinusoidal.identify import Identification, identify_table
 from .metadata import check_metadata, describes, rebuild_command
 from .screen import SCREEN_ROWS, circle_residual, columns_residual
 
@@ -41,6 +43,8 @@ __all__ = ["SCREEN_ROWS", "TensorFinding", "scan_tensors", "table_shape"]
 SCREEN_TOLERANCE = 0.05
 #: Largest tensor identified: 2^26 values (256 MiB of float32), as ``identify`` reads.
 MAX_SCAN_VALUES = 1 << 26
+#: Last parts of tensor names that rotary embeddings use for their buffers.
+ROTARY_NAMES = {"inv_freq", "cos", "sin", "cos_cached", "sin_cached"}
 
 
 class TensorHeader(Protocol):
@@ -77,7 +81,52 @@ class TensorFinding:
     identification: Identification | None = None
     grid: GridIdentification | None = None  # a grid of tokens' table (ViT pos_embed)
     metadata: str = ""
-    rebuild: str = ""  # from pecli's metadata when it agrees bit for bit
+    rebuild: Rebuild = field(default_factory=Rebuild)  # from pecli's metadata, if it agrees
+
+    @property
+    def rebuilt_by(self) -> Rebuild:
+        """What rebuilds an identified tensor (empty unless identified).
+
+        pecli's own metadata, proven bit for bit, first; else the grid's or the table's reading.
+        """
+        if self.verdict != "identified":
+            return Rebuild()
+        if self.rebuild:
+            return self.rebuild
+        if self.grid is not None and self.grid.best is not None:
+            return self.grid.best.command
+        return self.identification.command if self.identification else Rebuild()
+
+    @property
+    def open_note(self) -> str:
+        """What identify leaves open or its command does not rebuild.
+
+        None with pecli's metadata, which rebuilds the tensor bit for bit.
+        """
+        found = self.identification
+        return found.note if found is not None and not self.rebuild else ""
+
+    @property
+    def reading(self) -> str:
+        """What the tensor is, in a few words (why it is not, when it is no table)."""
+        found = self.identification
+        if self.grid is not None and self.grid.best is not None:
+            best, extra = self.grid.best, self.grid.extra_tokens
+            grid = " × ".join(map(str, best.shape))
+            tokens = f"{extra} extra token{'' if extra == 1 else 's'}"
+            return f"{best.preset} grid {grid}, {best.first}, {tokens}, {self.grid.storage}"
+        if found is None:
+            return self.reason
+        if found.presets:
+            name = found.presets[0]
+        else:
+            name = f"custom: {found.layout}, {found.schedule}, C = {found.base:.6g}"
+        return f"{name}, start {found.start:g}, {found.storage}"
+
+    @property
+    def rotary(self) -> bool:
+        """The tensor's name is that of a rotary embedding's buffer (``…inv_freq``, ``…cos``)."""
+        return self.key.rsplit(".", 1)[-1] in ROTARY_NAMES
 
 
 def table_shape(shape: tuple[int, ...]) -> tuple[int, int] | None:
@@ -160,7 +209,7 @@ def scan_tensors(
     Examples
     --------
     >>> from types import SimpleNamespace as T
-    >>> from pecli.core.encoding import encoding_table
+    >>> from pecli.core.sinusoidal.encoding import encoding_table
     >>> tensors = {"pe": encoding_table(d=16, n=40, start=0), "bias": np.zeros(16)}
     >>> heads = [T(key=k, shape=v.shape, dtype=v.dtype.name) for k, v in tensors.items()]
     >>> found = scan_tensors(heads, part=lambda k, i: tensors[k][i], load=tensors.get)

@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...core.conventions import layout_views
 from ...core.errors import ParameterError
 from ...core.grids import GRID_PRESETS, grid_plan
 from ...core.rules import LAYOUTS
+from ...core.sinusoidal.conventions import layout_views
 
 __all__ = ["SCREEN_ROWS", "circle_residual", "columns_residual", "grid_pairings"]
 
@@ -56,7 +56,7 @@ def circle_residual(sample: np.ndarray) -> float:
     column of an odd width (tensor2tensor's) is set aside; ``inf`` when no layout applies
     (fewer than 2 columns, no non-zero row).
 
-    >>> from pecli.core.encoding import encoding_table
+    >>> from pecli.core.sinusoidal.encoding import encoding_table
     >>> from pecli.core.grids import grid_table
     >>> circle_residual(encoding_table(d=8, n=20)) < 1e-6
     True

@@ -24,6 +24,7 @@ import numpy as np
 from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
 from ...core.grids import GRID_PRESETS, grid_plan, grid_token_rows
+from ..rebuild import Argument, Rebuild
 
 __all__ = ["GridIdentification", "GridReading", "grid_match", "identify_grid"]
 
@@ -37,7 +38,7 @@ ARITHMETIC = 1e-5
 
 @dataclass
 class GridReading:
-    """One reading of a table as a grid: ``pecli grid`` with these options rebuilds it."""
+    """One reading of a table as a grid: ``grid`` with the arguments of ``command`` rebuilds it."""
 
     preset: str
     shape: tuple[int, ...]
@@ -46,7 +47,7 @@ class GridReading:
     extra_tokens: int
     scale: float | None = None  # base_size / interpolation_scale, when not integer positions
     max_error: float = math.inf
-    command: str = ""
+    command: Rebuild = field(default_factory=Rebuild)
     note: str = ""
 
 
@@ -245,18 +246,18 @@ def _preferred(good: list[GridReading]) -> GridReading:
     return good[0]
 
 
-def _command(reading: GridReading, found: GridIdentification) -> str:
-    """The ``pecli grid`` command that writes this table."""
-    parts = ["pecli grid", *map(str, reading.shape), f"--d {found.d} --preset {reading.preset}"]
+def _command(reading: GridReading, found: GridIdentification) -> Rebuild:
+    """The ``grid`` arguments that write this table."""
+    parts: list[Argument] = [("d", str(found.d)), ("preset", reading.preset)]
     if reading.axis_order != GRID_PRESETS[reading.preset].default_order(len(reading.shape)):
-        parts.append("--axis-order " + ",".join(map(str, reading.axis_order)))
+        parts.append(("axis_order", ",".join(map(str, reading.axis_order))))
     if reading.extra_tokens:
-        parts.append(f"--extra-tokens {reading.extra_tokens}")
+        parts.append(("extra_tokens", str(reading.extra_tokens)))
     if reading.scale is not None:
-        parts.append(f"--base-size {reading.scale:.10g}")
+        parts.append(("base_size", f"{reading.scale:.10g}"))
     if found.storage == "float64":
-        parts.append("--dtype float64")
-    return " ".join(parts)
+        parts.append(("dtype", "float64"))
+    return Rebuild("grid", reading.shape, tuple(parts))
 
 
 def _note(reading: GridReading) -> str:

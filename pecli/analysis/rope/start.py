@@ -2,8 +2,9 @@
 
 Each pair's phase at the first row is ``s·ω_i`` (mod 2π): ``s`` modulo the pair's period.
 Once the ``ω_i`` are known well enough (``s·δω_i ≪ π``), the pairs combine like the Chinese
-remainder theorem (:func:`pecli.analysis.identify.phases.candidate_starts`, as ``identify``
-finds the first position of a 1-D table) and each candidate is checked against every row.
+remainder theorem (:func:`pecli.analysis.sinusoidal.identify.phases.candidate_starts`, as
+``identify`` finds the first position of a 1-D table) and each candidate is checked against
+every row.
 
 Two readings are tried. An *exact* cache (pecli's ``rope cache``): the phases of the rows
 relative to the first hold ``k·ω_i`` to the storage's rounding whatever ``s`` is, which pins
@@ -25,8 +26,8 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.framework import transformers_inv_freq
-from ..identify.fits import wrap
-from ..identify.phases import FRAMEWORK_DRIFT, best_phase_fits, candidate_starts, measure
+from ..sinusoidal.identify.fits import wrap
+from ..sinusoidal.identify.phases import FRAMEWORK_DRIFT, best_phase_fits, candidate_starts, measure
 from .inv_freq import RopeGuess, identify_inv_freq
 
 __all__ = ["exact_start", "framework_start", "slopes"]

@@ -11,12 +11,20 @@ included) and the convention that rebuilds it best wins. See docs/zoo.md#identif
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ...core.dtypes import exact_in
 from ...core.errors import ParameterError
-from ...core.zoo.alibi import CONVENTIONS, VARIANTS, alibi_bias, alibi_exponents
+from ...core.zoo.alibi import (
+    ALIBI_CONVENTIONS,
+    ALIBI_SERIES,
+    CONVENTIONS,
+    VARIANTS,
+    alibi_bias,
+    alibi_exponents,
+)
 
 __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"]
 
@@ -50,6 +58,21 @@ class SlopeFit:
         """The best series rebuilds every slope within :attr:`tolerance`."""
         return self.error <= self.tolerance
 
+    def report(self, *, alone: bool = True) -> dict[str, Any]:
+        """The reading as plain data (``pecli alibi identify --json``); ``kind`` when alone."""
+        return {
+            **({"kind": "slopes"} if alone else {}),
+            "heads": self.heads,
+            "max_bias": self.max_bias,
+            "series": self.variant,
+            "wrong": not ALIBI_SERIES[self.variant].right,
+            "matched": self.matched,
+            "relative_error": self.error,
+            "tolerance": self.tolerance,
+            "bfloat16": self.bfloat16,
+            "also": self.also,
+        }
+
 
 @dataclass(frozen=True)
 class BiasFit:
@@ -68,6 +91,20 @@ class BiasFit:
     def matched(self) -> bool:
         """The convention rebuilds the tensor within :attr:`tolerance` and the slopes fit."""
         return self.error <= self.tolerance and self.slope_fit.matched
+
+    def report(self) -> dict[str, Any]:
+        """The reading as plain data (``pecli alibi identify --json``), its slopes' inside."""
+        return {
+            "kind": "bias",
+            "shape": self.shape,
+            "convention": self.convention,
+            "left_padding": self.left_padding,
+            "matched": self.matched,
+            "relative_error": self.error,
+            "tolerance": self.tolerance,
+            "slopes": self.slopes.tolist(),
+            "slope_fit": self.slope_fit.report(alone=False),
+        }
 
 
 def _is_bfloat16(values: np.ndarray) -> bool:
@@ -165,14 +202,19 @@ def _left_padding(t: np.ndarray) -> int:
 
 
 def _slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
-    """The slopes a convention puts at distance 1 (h, q, k) → (h,)."""
+    """The slopes a convention puts at distance 1 (h, q, k) → (h,).
+
+    A key-only row is ``m`` times key positions that are 0 on the first key after the padding
+    (BLOOM) or on the last key (MPT): the two keys nearest that 0 differ by ``m`` exactly.
+    """
     q, k = t.shape[1:]
+    record = ALIBI_CONVENTIONS[convention]
     slopes: np.ndarray
-    if convention in ("bloom", "falcon"):
-        pad = max(_left_padding(t), 0)
-        slopes = t[:, 0, pad + 1] - t[:, 0, pad] if pad + 1 < k else np.zeros(t.shape[0])
-    elif convention == "mpt":
+    if record.zero_at_last_key:
         slopes = t[:, 0, k - 1] - t[:, 0, k - 2]
+    elif record.key_only:
+        pad = max(_left_padding(t), 0) if record.takes_mask else 0
+        slopes = t[:, 0, pad + 1] - t[:, 0, pad] if pad + 1 < k else np.zeros(t.shape[0])
     else:  # the last query at distance 1 (causal and symmetric)
         slopes = -t[:, q - 1, k - 2]
     return slopes
@@ -180,18 +222,18 @@ def _slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
 
 def _rebuild(t: np.ndarray, convention: str, m: np.ndarray) -> np.ndarray:
     q, k = t.shape[1:]
-    if convention in ("bloom", "falcon"):
+    record = ALIBI_CONVENTIONS[convention]
+    if record.takes_mask:
         pad = _left_padding(t)
         mask = None if pad <= 0 else [0] * pad + [1] * (k - pad)
         return alibi_bias(m, k, convention=convention, attention_mask=mask)
-    key_only = convention == "mpt"
-    return alibi_bias(m, k, n_query=None if key_only else q, convention=convention)
+    return alibi_bias(m, k, n_query=None if record.key_only else q, convention=convention)
 
 
 def _rebuild_error(t: np.ndarray, convention: str) -> float:
     """Largest per-head relative difference between ``t`` and its rebuild in ``convention``."""
     h, q = t.shape[:2]
-    if (convention in ("bloom", "falcon", "mpt")) != (q == 1):
+    if ALIBI_CONVENTIONS[convention].key_only != (q == 1):
         return float("inf")
     m = _slopes_of(t, convention)
     if not np.isfinite(m).all() or (m <= 0).any():
@@ -229,10 +271,10 @@ def identify_alibi_bias(tensor: object) -> BiasFit:
     errors = {c: _rebuild_error(t, c) for c in CONVENTIONS}
     best = min(CONVENTIONS, key=lambda c: (errors[c], CONVENTIONS.index(c)))
     if not np.isfinite(errors[best]):
-        rule = "is no ALiBi bias in any convention (causal, symmetric, bloom, falcon, mpt)"
+        rule = f"is no ALiBi bias in any convention ({', '.join(CONVENTIONS)})"
         raise ParameterError("x", rule, f"shape {raw.shape}")
     slopes = _slopes_of(t, best)
     tolerance = BFLOAT16_TOLERANCE if _is_bfloat16(t) else FLOAT_TOLERANCE
     slope_fit = identify_alibi_slopes(slopes)
-    pad = max(_left_padding(t), 0) if best in ("bloom", "falcon") else 0
+    pad = max(_left_padding(t), 0) if ALIBI_CONVENTIONS[best].takes_mask else 0
     return BiasFit(best, raw.shape, slopes, errors[best], tolerance, slope_fit, errors, pad)

@@ -21,7 +21,13 @@ import numpy as np
 
 from ...core.errors import ParameterError
 
-__all__ = ["FourierReading", "FourierTensors", "find_fourier_tensors", "read_fourier_table"]
+__all__ = [
+    "FourierReading",
+    "FourierTensors",
+    "chosen_fourier_tensors",
+    "find_fourier_tensors",
+    "read_fourier_table",
+]
 
 #: Words in a module's name that mark Fourier frequencies (lower case).
 HINTS = ("fourier", "gauss", "map_noise", "time_proj", "timestep_embed")
@@ -72,6 +78,25 @@ def find_fourier_tensors(headers: list[tuple[str, tuple[int, ...]]]) -> list[Fou
         elif len(shape) == 2 and last == "weight" and hinted and shape[1] <= MOST_IN_FEATURES:
             found.append(FourierTensors("fourier-features", key))
     return found
+
+
+def chosen_fourier_tensors(
+    headers: list[tuple[str, tuple[int, ...]]], key: str | None = None
+) -> list[FourierTensors]:
+    """The Fourier tensors to read: those the headers show, or those ``key`` names.
+
+    A ``key`` that names no tensor found by name is taken as it is: ``fourier-features`` for a
+    2-D tensor, else ``gaussian``. One set is what a caller reads; more or none, it asks.
+
+    >>> [f.freqs for f in chosen_fourier_tensors([("emb.W", (8,)), ("x", (4, 2))], "x")]
+    ['x']
+    """
+    found = find_fourier_tensors(headers)
+    if key is None:
+        return found
+    shape = dict(headers)[key]
+    family = "fourier-features" if len(shape) == 2 else "gaussian"
+    return [f for f in found if key in (f.freqs, f.phases)] or [FourierTensors(family, key)]
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ import numpy as np
 from ...io import writing
 from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
-from ..options import DataOutput, Dpi, Quiet, Size
-from ..plots import FigureOutput
+from ..options import DataOutput, Dpi, FigureOutput, Quiet, Size
 from ..progress import say_written
 from ..rope.app import report_kind, rope_app
 from .options import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt, plan_of
@@ -99,7 +98,7 @@ def plot_axes_command(
     """
     from ...core.multiaxis.resolve import plan_columns, plan_data
     from .._app import figures
-    from ..plots import PlotOutputs
+    from ..progress import PlotOutputs
 
     outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
     default = "wan" if widths is None else None

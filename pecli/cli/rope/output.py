@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ...io import formats
-from ..compute import COMPUTE_FORMATS
+from ..options import COMPUTE_FORMATS
 from ..options import FormatOpt
 from ..progress import say_written, write_streamed
 

@@ -9,12 +9,20 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import formats, writing
+from ...core.zoo.alibi import (
+    ALIBI_CONVENTIONS,
+    ALIBI_SERIES,
+    CONVENTIONS,
+    VARIANTS,
+    AlibiConvention,
+    names,
+)
+from ...io import writing
 from .. import text
 from .._app import PecliGroup, app
-from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
-from ..progress import say_written
-from .output import ArrayFormatOpt, output_kind
+from ..json_report import ArrayFormatOpt, array_kind
+from ..options import Dtype, DtypeOpt, Quiet, TableOutput, table_options
+from ..progress import TableTarget, say_written
 
 alibi_app = typer.Typer(
     cls=PecliGroup,
@@ -28,24 +36,18 @@ alibi_app = typer.Typer(
 app.add_typer(alibi_app)
 
 
-class Variant(StrEnum):
-    """Slope series (docs/zoo.md#alibi)."""
+#: Slope series (docs/zoo.md#alibi): ALIBI_SERIES's names.
+Variant = StrEnum("Variant", {name: name for name in VARIANTS})  # type: ignore[misc]
+#: Bias tensors (docs/zoo.md#alibi): ALIBI_CONVENTIONS's names.
+BiasConvention = StrEnum("BiasConvention", {name: name for name in CONVENTIONS})  # type: ignore[misc]
 
-    press = "press"
-    next_power_of_two = "next-power-of-two"
-    geometric_at_n = "geometric-at-n"
-    zero_based = "zero-based"
-
-
-class BiasConvention(StrEnum):
-    """Bias tensors (docs/zoo.md#alibi)."""
-
-    causal = "causal"
-    symmetric = "symmetric"
-    bloom = "bloom"
-    falcon = "falcon"
-    mpt = "mpt"
-
+_MATRICES = [c for c in ALIBI_CONVENTIONS.values() if not c.key_only]
+_MASKED = [c for c in ALIBI_CONVENTIONS.values() if c.takes_mask]
+_RIGHT = [s for s in ALIBI_SERIES.values() if s.right]
+_WRONG = [s for s in ALIBI_SERIES.values() if not s.right]
+#: The defaults: the right series, and the first bias tensor (the paper's causal one).
+RIGHT = Variant(_RIGHT[0].name)
+FIRST = BiasConvention(CONVENTIONS[0])
 
 Heads = Annotated[int, typer.Option("--heads", help="Number of attention heads n, 1 to 65536.")]
 MaxBias = Annotated[
@@ -56,23 +58,18 @@ VariantOpt = Annotated[
     Variant,
     typer.Option(
         "--variant",
-        help="press (the paper = MPT = ggml = BLOOM), or a wrong series found in ports: "
-        "next-power-of-two, geometric-at-n, zero-based.",
+        help=f"{names(_RIGHT, 'or')} ({_RIGHT[0].aka}), or a wrong series found in ports: "
+        f"{', '.join(s.name for s in _WRONG)}.",
     ),
 ]
-
+ConventionOpt = Annotated[
+    BiasConvention,
+    typer.Option("--convention", help=f"{names(ALIBI_CONVENTIONS.values(), 'or')}."),
+]
+#: What each series and each bias tensor is, in the reports' words.
 DESCRIPTIONS = {
-    "press": "the paper's rule (Press et al. get_slopes = MPT gen_slopes = ggml max_bias = BLOOM)",
-    "next-power-of-two": "WRONG: the first n slopes of 2^ceil(log2 n) heads "
-    "(get_slopes_power_of_2(next power of two)[:n])",
-    "geometric-at-n": "WRONG: the power-of-two formula at a head count that is none "
-    "(get_slopes_power_of_2(n))",
-    "zero-based": "WRONG: the + 1 dropped, head 0 has slope 1",
-    "causal": "causal -m·(i-j), -inf above the diagonal (the paper's figure)",
-    "symmetric": "symmetric -m·|i-j| (encoders; MPT with full=True)",
-    "bloom": "key-only m·j (transformers BLOOM build_alibi_tensor)",
-    "falcon": "key-only m·j in bfloat16 (transformers Falcon build_alibi_tensor)",
-    "mpt": "key-only m·(j-(k-1)), 0 on the last key (MPT build_mpt_alibi_tensor)",
+    **{s.name: s.summary for s in ALIBI_SERIES.values()},
+    **{c.name: c.summary for c in ALIBI_CONVENTIONS.values()},
 }
 
 
@@ -80,7 +77,7 @@ DESCRIPTIONS = {
 def slopes_command(
     heads: Heads,
     max_bias: MaxBias = 8.0,
-    variant: VariantOpt = Variant.press,
+    variant: VariantOpt = RIGHT,
     dtype: DtypeOpt = Dtype.float32,
     output: TableOutput = "-",
     fmt: ArrayFormatOpt = None,
@@ -96,7 +93,7 @@ def slopes_command(
     """
     from ...core.zoo.alibi import alibi_exponents, alibi_slopes
 
-    kind = output_kind(output, fmt)
+    kind = array_kind(output, fmt)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value).astype(dtype.value)
     log2 = -max_bias * alibi_exponents(heads, variant.value)
     if kind == "npy":
@@ -121,6 +118,7 @@ def _slopes_report(slopes: np.ndarray, log2: np.ndarray, b: float, variant: str)
 
 
 @alibi_app.command("bias")
+@table_options()
 def bias_command(
     heads: Heads,
     n: Annotated[int, typer.Option("--n", help="Number of key positions k, >= 1.")] = 16,
@@ -128,18 +126,20 @@ def bias_command(
         int | None,
         typer.Option(
             "--queries",
-            help="causal/symmetric: the last q positions as queries. [default: --n]",
+            help=f"{'/'.join(c.name for c in _MATRICES)}: the last q positions as queries. "
+            "[default: --n]",
             show_default=False,
         ),
     ] = None,
-    convention: Annotated[
-        BiasConvention,
-        typer.Option("--convention", help="causal, symmetric, bloom, falcon or mpt."),
-    ] = BiasConvention.causal,
+    convention: ConventionOpt = FIRST,
     max_bias: MaxBias = 8.0,
-    variant: VariantOpt = Variant.press,
+    variant: VariantOpt = RIGHT,
     left_padding: Annotated[
-        int, typer.Option("--left-padding", help="bloom/falcon: padded keys before the text.")
+        int,
+        typer.Option(
+            "--left-padding",
+            help=f"{'/'.join(c.name for c in _MASKED)}: padded keys before the text.",
+        ),
     ] = 0,
     head: Annotated[
         int | None,
@@ -147,11 +147,8 @@ def bias_command(
             "--head", help="Write only this head (0-based): a 2-D table.", show_default=False
         ),
     ] = None,
-    dtype: DtypeOpt = Dtype.float32,
-    output: TableOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    quiet: Quiet = False,
+    *,
+    out: TableTarget,
 ) -> None:
     """The ALiBi bias tensor of a convention: (heads, queries, keys), or (heads, 1, keys).
 
@@ -163,36 +160,27 @@ def bias_command(
     """
     from ...core.zoo.alibi import alibi_bias, alibi_slopes
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
-    mask = _padding(left_padding, n, convention.value)
-    pick = _select(heads, head, kind, convention.value)
+    record = ALIBI_CONVENTIONS[convention.value]
+    kind = out.check()
+    mask = _padding(left_padding, n, record)
+    pick = _select(heads, head, kind, record)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)
     slopes = slopes if head is None else slopes[head : head + 1]  # one head: built alone
-    bias = alibi_bias(slopes, n, n_query=queries, convention=convention.value, attention_mask=mask)
-    bias = pick(bias).astype(dtype.value)
-    formats.check_room(output, bias.nbytes)
-    writing.write_table(
-        [bias],
-        output=output,
-        fmt=kind,
-        shape=bias.shape,  # type: ignore[arg-type]
-        dtype=bias.dtype,
-        columns=[f"key_{j}" for j in range(n)],
-        header=header,
-    )
-    say_written(output, quiet=quiet)
+    bias = alibi_bias(slopes, n, n_query=queries, convention=record.name, attention_mask=mask)
+    bias = pick(bias).astype(out.dtype)
+    columns = [f"key_{j}" for j in range(n)]
+    out.write([bias], shape=bias.shape, dtype=bias.dtype, columns=columns, size=bias.nbytes)
 
 
-def _select(heads: int, head: int | None, kind: str, convention: str):  # type: ignore[no-untyped-def]
+def _select(heads: int, head: int | None, kind: str, record: AlibiConvention):  # type: ignore[no-untyped-def]
     """What is written of the (h, q, k) tensor; refuses a CSV that cannot hold it."""
     if head is not None and not 0 <= head < heads:
         raise ParameterError("head", f"must be a head index from 0 to {heads - 1}", head)
-    key_only = convention in ("bloom", "falcon", "mpt")
-    if kind == "csv" and head is None and not key_only:
+    if kind == "csv" and head is None and not record.key_only:
+        matrices = names(_MATRICES, "or")
         raise ParameterError(
             "head",
-            "is needed for CSV: a causal or symmetric bias is 3-D "
+            f"is needed for CSV: a {matrices} bias is 3-D "
             "(give --head H, or -o NAME.npy for every head)",
             "none",
         )
@@ -201,13 +189,12 @@ def _select(heads: int, head: int | None, kind: str, convention: str):  # type: 
     return (lambda b: b[:, 0, :]) if kind == "csv" else (lambda b: b)
 
 
-def _padding(left_padding: int, n: int, convention: str) -> list[int] | None:
+def _padding(left_padding: int, n: int, record: AlibiConvention) -> list[int] | None:
     if left_padding == 0:
         return None
-    if convention not in ("bloom", "falcon"):
-        raise ParameterError(
-            "left_padding", "applies to --convention bloom or falcon", left_padding
-        )
+    if not record.takes_mask:
+        masked = names(_MASKED, "or")
+        raise ParameterError("left_padding", f"applies to --convention {masked}", left_padding)
     if not 0 < left_padding < n:
         raise ParameterError("left_padding", f"must be from 0 to --n - 1 ({n - 1})", left_padding)
     return [0] * left_padding + [1] * (n - left_padding)

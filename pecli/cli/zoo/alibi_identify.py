@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from ...core.errors import ParameterError
 from .. import text
 from .alibi import DESCRIPTIONS, alibi_app
-
-if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
-
-    from ...analysis.zoo.alibi import BiasFit, SlopeFit
 
 
 @alibi_app.command("identify")
@@ -50,7 +45,7 @@ def identify_command(
         fit = identify_alibi_slopes(array.reshape(-1)) if vector else identify_alibi_bias(array)
     except ParameterError as error:  # the analysis names its array x: here it is FILE
         raise ParameterError("file", error.rule, error.value) from None
-    report = _report(fit)
+    report = fit.report()
     if as_json:
         import json
 
@@ -59,38 +54,6 @@ def identify_command(
         text.show(*_lines(report))
     if not fit.matched:
         sys.exit(1)
-
-
-def _slope_report(fit: SlopeFit) -> dict[str, Any]:
-    return {
-        "heads": fit.heads,
-        "max_bias": fit.max_bias,
-        "series": fit.variant,
-        "wrong": fit.variant != "press",
-        "matched": fit.matched,
-        "relative_error": fit.error,
-        "tolerance": fit.tolerance,
-        "bfloat16": fit.bfloat16,
-        "also": fit.also,
-    }
-
-
-def _report(fit: SlopeFit | BiasFit) -> dict[str, Any]:
-    if not hasattr(fit, "convention"):
-        return {"kind": "slopes", **_slope_report(fit)}  # type: ignore[arg-type]
-    bias: BiasFit = fit  # type: ignore[assignment]
-    slopes: np.ndarray = bias.slopes
-    return {
-        "kind": "bias",
-        "shape": bias.shape,
-        "convention": bias.convention,
-        "left_padding": bias.left_padding,
-        "matched": bias.matched,
-        "relative_error": bias.error,
-        "tolerance": bias.tolerance,
-        "slopes": slopes.tolist(),
-        "slope_fit": _slope_report(bias.slope_fit),
-    }
 
 
 def _lines(report: dict[str, Any]) -> list[str]:

@@ -10,9 +10,9 @@ import typer
 from ...core.errors import ParameterError
 from .._app import app
 from .._app import figures as load_figures
-from ..options import DataOutput, Dpi, Quiet, Size, Title
-from ..plots import FigureOutput, PlotOutputs
-from .alibi import BiasConvention, Heads, MaxBias, Variant, VariantOpt
+from ..options import plot_options
+from ..progress import PlotOutputs
+from .alibi import FIRST, RIGHT, ConventionOpt, Heads, MaxBias, Variant, VariantOpt
 from .t5 import Causal, MaxDistance, NumBuckets
 
 #: Most keys drawn in one bias matrix.
@@ -20,28 +20,22 @@ MOST_KEYS = 4096
 
 
 @app.command("plot-alibi")
+@plot_options("alibi.png")
 def plot_alibi(
     heads: Heads = 8,
     n: Annotated[int, typer.Option("--n", help="Key positions drawn, 2 to 4096.")] = 32,
     head: Annotated[int, typer.Option("--head", help="The head whose matrix is drawn.")] = 0,
-    convention: Annotated[
-        BiasConvention,
-        typer.Option("--convention", help="causal, symmetric, bloom, falcon or mpt."),
-    ] = BiasConvention.causal,
+    convention: ConventionOpt = FIRST,
     max_bias: MaxBias = 8.0,
-    variant: VariantOpt = Variant.press,
+    variant: VariantOpt = RIGHT,
     compare: Annotated[
         Variant | None,
         typer.Option(
             "--compare", help="Also draw this series' slopes, dashed.", show_default=False
         ),
     ] = None,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
+    *,
+    plot: PlotOutputs,
 ) -> None:
     """Draw one head's ALiBi bias matrix beside every head's slope (log scale).
 
@@ -53,7 +47,6 @@ def plot_alibi(
     """
     from ...core.zoo.alibi import alibi_bias
 
-    outputs = PlotOutputs(output, "alibi.png", data, quiet, size=size, dpi=dpi, title=title)
     if not 2 <= n <= MOST_KEYS:
         raise ParameterError("n", f"must be an integer from 2 to {MOST_KEYS} in a figure", n)
     columns = _series(heads, max_bias, variant, compare)
@@ -69,8 +62,9 @@ def plot_alibi(
         "series": variant.value,
     }
     figures = load_figures("zoo")
-    outputs.write(
-        lambda: figures.alibi_figure(bias, slopes, other=other, size=size, dpi=dpi, **knobs),
+    look = {"other": other, "size": plot.size, "dpi": plot.dpi}
+    plot.write(
+        lambda: figures.alibi_figure(bias, slopes, **look, **knobs),
         np.column_stack(list(columns.values())).astype(np.float64),
         list(columns),
     )
@@ -92,6 +86,7 @@ def _series(
 
 
 @app.command("plot-t5-buckets")
+@plot_options("t5-buckets.png")
 def plot_t5_buckets(
     num_buckets: NumBuckets = 32,
     max_distance: MaxDistance = 128,
@@ -104,12 +99,8 @@ def plot_t5_buckets(
             show_default=False,
         ),
     ] = None,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    title: Title = None,
-    quiet: Quiet = False,
+    *,
+    plot: PlotOutputs,
 ) -> None:
     """Draw T5's bucket of each relative position memory − query: the staircase.
 
@@ -121,7 +112,6 @@ def plot_t5_buckets(
     """
     from ...core.zoo.t5_buckets import relative_position_bucket
 
-    outputs = PlotOutputs(output, "t5-buckets.png", data, quiet, size=size, dpi=dpi, title=title)
     s = (3 * max_distance) // 2 if span is None else span
     if not 1 <= s <= 100_000:
         raise ParameterError("span", "must be an integer from 1 to 100000 in a figure", s)
@@ -129,10 +119,9 @@ def plot_t5_buckets(
     config = {"num_buckets": num_buckets, "max_distance": max_distance}
     buckets = relative_position_bucket(rp, bidirectional=not causal, **config)
     figures = load_figures("zoo")
-    outputs.write(
-        lambda: figures.t5_buckets_figure(
-            rp, buckets, bidirectional=not causal, size=size, dpi=dpi, **config
-        ),
+    look = {"bidirectional": not causal, "size": plot.size, "dpi": plot.dpi}
+    plot.write(
+        lambda: figures.t5_buckets_figure(rp, buckets, **look, **config),
         np.column_stack([rp, buckets]).astype(np.float64),
         ["relative_position", "bucket"],
     )

@@ -12,10 +12,9 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import formats
 from .._app import app
-from ..options import Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, TableOutput
-from ..progress import write_streamed
+from ..options import InputFile, table_options
+from ..progress import TableTarget
 from .timestep import Linspace, read_values
 
 
@@ -27,6 +26,7 @@ class FeatureLayout(StrEnum):
 
 
 @app.command("random-fourier", context_settings={"ignore_unknown_options": True})
+@table_options()
 def random_fourier_command(
     file: Annotated[
         str,
@@ -70,11 +70,8 @@ def random_fourier_command(
     ] = None,
     input_file: InputFile = None,
     linspace: Linspace = None,
-    dtype: DtypeOpt = Dtype.float32,
-    output: TableOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    quiet: Quiet = False,
+    *,
+    out: TableTarget,
 ) -> None:
     """The random Fourier features a network computes, its frequencies read from its checkpoint.
 
@@ -87,27 +84,22 @@ def random_fourier_command(
     """
     from ...core.zoo.random_fourier import random_fourier_table
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
+    out.check()
     if read is not None:
-        return _read_back(file, key, read, values or input_file or linspace, output)
+        return _read_back(file, key, read, values or input_file or linspace, out.output)
     x = read_values(values, input_file, linspace, 1)
     x = _logged(x) if log else x
     family, freqs, phases = _tensors(file, key)
     cos_first = layout == FeatureLayout.cos_sin
     table = random_fourier_table(x, family, freqs=freqs, phases=phases, cos_first=cos_first)
-    out = table.astype(dtype.value)
-    write_streamed(
-        [out],
-        output=output,
-        fmt=kind,
-        shape=out.shape,
-        dtype=out.dtype,  # type: ignore[arg-type]
-        columns=_columns(family, out.shape[1], cos_first),
-        header=header,
-        quiet=quiet,
+    stored = table.astype(out.dtype)
+    columns = _columns(family, stored.shape[1], cos_first)
+    out.write(
+        [stored],
+        shape=stored.shape,
+        dtype=stored.dtype,
+        columns=columns,
         description="random-fourier",
-        size=None,
     )
 
 
@@ -153,19 +145,14 @@ def _logged(x: np.ndarray) -> np.ndarray:
 
 def _tensors(path: str, key: str | None) -> tuple[str, np.ndarray, np.ndarray | None]:
     """The family and the tensors: --key's, or the one set the headers show."""
-    from ...analysis.zoo.random_fourier import FourierTensors, find_fourier_tensors
+    from ...analysis.zoo.random_fourier import chosen_fourier_tensors
     from ...io.checkpoints import open_checkpoint
 
     with open_checkpoint(path, parameter="file") as checkpoint:
-        headers = [(t.key, t.shape) for t in checkpoint.tensors]
-        found = find_fourier_tensors(headers)
         if key is not None:
-            info = checkpoint.info(key)
-            chosen = [f for f in found if key in (f.freqs, f.phases)] or [
-                FourierTensors("fourier-features" if len(info.shape) == 2 else "gaussian", key)
-            ]
-        else:
-            chosen = found
+            checkpoint.info(key)  # a key the file lacks: its error, naming what it holds
+        headers = [(t.key, t.shape) for t in checkpoint.tensors]
+        chosen = chosen_fourier_tensors(headers, key)
         if len(chosen) != 1:
             names = ", ".join(f.freqs for f in chosen) or "none found by name"
             raise ParameterError("key", f"must name the frequencies ({names})", key or "none given")

@@ -14,9 +14,9 @@ from ...core.errors import ParameterError
 from ...io import writing
 from .. import text
 from .._app import app
+from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Quiet, TableOutput
 from ..progress import say_written
-from .output import ArrayFormatOpt, output_kind
 
 NumBuckets = Annotated[int, typer.Option("--num-buckets", help="relative_attention_num_buckets.")]
 MaxDistance = Annotated[
@@ -70,7 +70,7 @@ def t5_buckets(
     """
     from ...core.zoo.t5_buckets import bucket_grid, relative_position_bucket
 
-    kind = output_kind(output, fmt)
+    kind = array_kind(output, fmt)
     config: dict[str, Any] = {
         "bidirectional": not causal,
         "num_buckets": num_buckets,
@@ -101,12 +101,10 @@ def _write_line(rp: np.ndarray, buckets: np.ndarray, kind: str, output: str) -> 
     elif kind in ("csv", "json"):
         writing.write_records({"relative_position": rp, "bucket": buckets}, output=output, fmt=kind)
     else:
-        order = np.argsort(buckets, kind="stable")
-        ranked, positions = buckets[order], rp[order]
-        values, first, counts = np.unique(ranked, return_index=True, return_counts=True)
-        low, high = np.minimum.reduceat(positions, first), np.maximum.reduceat(positions, first)
+        from ...core.zoo.t5_buckets import bucket_ranges
+
         table = text.titled_table("buckets", "bucket", "from", "to", "count")
-        for row in zip(values, low, high, counts, strict=True):
+        for row in zip(*bucket_ranges(rp, buckets), strict=True):
             table.add_row(*map(str, row))
         title = "relative positions memory − query (key − query) in each bucket"
         text.show(title, table, output=output)

@@ -14,12 +14,15 @@ import typer
 
 from ...core.errors import ParameterError
 from ...core.zoo.timesteps import INPUT_DTYPES, TIMESTEP_MODELS
-from ...io import formats
 from .._app import app
-from ..options import Base, Dtype, DtypeOpt, FormatOpt, Header, InputFile, Quiet, TableOutput
-from ..progress import write_streamed
+from ..options import Base, InputFile, table_options
+from ..progress import TableTarget
 
 Model = StrEnum("Model", {name: name for name in TIMESTEP_MODELS})  # type: ignore[misc]
+_TIMES = ", ".join(m.name for m in TIMESTEP_MODELS.values() if not m.takes_sigma)
+_SIGMAS = ", ".join(m.name for m in TIMESTEP_MODELS.values() if m.takes_sigma)
+#: The default model: the first.
+FIRST = Model(next(iter(TIMESTEP_MODELS)))
 InputDtype = StrEnum("InputDtype", {name: name for name in INPUT_DTYPES})  # type: ignore[misc]
 Linspace = Annotated[
     tuple[float, float, int] | None,
@@ -35,18 +38,15 @@ MAX_TIMESTEP_VALUES = 1 << 26
 
 
 @app.command("timestep", context_settings={"ignore_unknown_options": True})
+@table_options()
 def timestep_command(
     values: Annotated[
         list[str] | None,
-        typer.Argument(
-            help="t (flux, dit, dit-diffusers, pixart) or σ (edm, edm-adm, edm-ve, "
-            "consistency) values.",
-            show_default=False,
-        ),
+        typer.Argument(help=f"t ({_TIMES}) or σ ({_SIGMAS}) values.", show_default=False),
     ] = None,
     model: Annotated[
         Model, typer.Option("--model", help="The model whose embedding to compute.")
-    ] = "flux",  # type: ignore[assignment]
+    ] = FIRST,
     input_file: InputFile = None,
     linspace: Linspace = None,
     d: Annotated[int, typer.Option("--d", help="Width (frequency embedding size).")] = 256,
@@ -62,11 +62,8 @@ def timestep_command(
         bool, typer.Option("--inputs", help="Write the numbers the embedding receives instead.")
     ] = False,
     base: Base = 10000.0,
-    dtype: DtypeOpt = Dtype.float32,
-    output: TableOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    quiet: Quiet = False,
+    *,
+    out: TableTarget,
 ) -> None:
     """The timestep (or noise-level) embedding a diffusion model computes for each t or σ.
 
@@ -77,58 +74,41 @@ def timestep_command(
 
     Example: pecli timestep --model flux --input-dtype bfloat16 --format csv 0.7
     """
-    from ...core.encoding import component_names
+    from ...core.sinusoidal.encoding import component_names
     from ...core.zoo.timesteps import model_inputs, timestep_table
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
+    kind = out.check()
     x = read_values(values, input_file, linspace, d)
     knobs = {"input_dtype": input_dtype.value}
     if inputs:
-        received = model_inputs(x, model.value, **knobs).astype(dtype.value)
-        _write_inputs(x, received, kind, output, quiet=quiet)
+        received = model_inputs(x, model.value, **knobs).astype(out.dtype)
+        _write_inputs(x, received, kind, out)
         return
     table = timestep_table(x, model.value, d=d, base=base, dtype="float64", **knobs)
-    columns = component_names(d, _layout(model.value), odd_d="zero")
-    _write(table.astype(dtype.value), columns, kind, output, header=header, quiet=quiet)
-
-
-def _write(
-    out: np.ndarray, columns: list[str], kind: str, output: str, *, header: bool, quiet: bool
-) -> None:
-    write_streamed(
-        [out],
-        output=output,
-        fmt=kind,
-        shape=out.shape,  # type: ignore[arg-type]
-        dtype=out.dtype,
+    layout = TIMESTEP_MODELS[model.value].table_convention().layout
+    columns = component_names(d, layout, odd_d="zero")
+    stored = table.astype(out.dtype)
+    size = stored.nbytes if kind == "npy" else None
+    out.write(
+        [stored],
+        shape=stored.shape,
+        dtype=stored.dtype,
         columns=columns,
-        header=header,
-        quiet=quiet,
         description="timestep",
-        size=out.nbytes if kind == "npy" else None,
+        size=size,
     )
 
 
-def _write_inputs(
-    x: np.ndarray, received: np.ndarray, kind: str, output: str, *, quiet: bool
-) -> None:
+def _write_inputs(x: np.ndarray, received: np.ndarray, kind: str, out: TableTarget) -> None:
     """--inputs: each value and the number its embedding receives (npy: those numbers)."""
     from ...io import writing
     from ..progress import say_written
 
     if kind == "npy":
-        writing.write_array(received, output=output)
+        writing.write_array(received, output=out.output)
     else:
-        writing.write_records({"value": x, "input": received}, output=output, fmt="csv")
-    say_written(output, quiet=quiet)
-
-
-def _layout(model: str) -> str:
-    from ...core.conventions.resolve import convention
-
-    spec = TIMESTEP_MODELS[model]
-    return convention(spec.convention, **spec.knobs).layout
+        writing.write_records({"value": x, "input": received}, output=out.output, fmt="csv")
+    say_written(out.output, quiet=out.quiet)
 
 
 def read_values(

@@ -9,10 +9,9 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import formats
 from .._app import app
-from ..options import Dtype, DtypeOpt, FormatOpt, Header, Quiet, TableOutput
-from ..progress import write_streamed
+from ..options import table_options
+from ..progress import TableTarget
 
 
 class Centre(StrEnum):
@@ -30,6 +29,7 @@ class PairLayout(StrEnum):
 
 
 @app.command("xpos")
+@table_options()
 def xpos_command(
     head_dim: Annotated[int, typer.Option("--head-dim", help="Head width d, even.")] = 64,
     n: Annotated[int, typer.Option("--n", help="Length L of the sequence (rows), >= 1.")] = 16,
@@ -53,11 +53,8 @@ def xpos_command(
     keys: Annotated[
         bool, typer.Option("--keys", help="The keys' scales ζ_i^(-p/γ) (downscale).")
     ] = False,
-    dtype: DtypeOpt = Dtype.float32,
-    output: TableOutput = "-",
-    fmt: FormatOpt = None,
-    header: Header = True,
-    quiet: Quiet = False,
+    *,
+    out: TableTarget,
 ) -> None:
     """The xPos scale ζ_i^((t - c)/γ) of each position t and channel, ζ_i = (2i + 0.4d)/(1.4d).
 
@@ -70,8 +67,7 @@ def xpos_command(
     """
     from ...core.zoo.xpos import xpos_scales
 
-    kind = formats.resolve_format(output, fmt.value if fmt else None)
-    formats.check_output(output, kind)
+    kind = out.check()
     knobs: dict[str, Any] = {
         "scale_base": scale_base,
         "offset": offset,
@@ -79,26 +75,25 @@ def xpos_command(
         "keys": keys,
     }
     with np.errstate(over="ignore"):  # an overflow is refused in _finite
-        table = _finite(xpos_scales(n, head_dim, layout=layout.value, **knobs), dtype, scale_base)
-    write_streamed(
+        scales = xpos_scales(n, head_dim, layout=layout.value, **knobs)
+        table = _finite(scales, out.dtype, scale_base)
+    columns = _columns(head_dim, layout)
+    size = table.nbytes if kind == "npy" else None
+    out.write(
         [table],
-        output=output,
-        fmt=kind,
-        shape=table.shape,  # type: ignore[arg-type]
+        shape=table.shape,
         dtype=table.dtype,
-        columns=_columns(head_dim, layout),
-        header=header,
-        quiet=quiet,
+        columns=columns,
         description="xpos",
-        size=table.nbytes if kind == "npy" else None,
+        size=size,
     )
 
 
-def _finite(scales: np.ndarray, dtype: Dtype, scale_base: float) -> np.ndarray:
+def _finite(scales: np.ndarray, dtype: str, scale_base: float) -> np.ndarray:
     """The scales in the output dtype; an overflow refuses --scale-base (never inf in a table)."""
-    table = scales.astype(dtype.value)
+    table = scales.astype(dtype)
     if not np.all(np.isfinite(table)):
-        rule = f"gives scales beyond {dtype.value}'s range at these positions (try 512)"
+        rule = f"gives scales beyond {dtype}'s range at these positions (try 512)"
         raise ParameterError("scale_base", rule, scale_base)
     return table
 

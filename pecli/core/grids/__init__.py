@@ -5,10 +5,11 @@ computes and streams the tables.
 """
 
 from .presets import GRID_PRESETS, GridPreset, grid_plan
-from .table import grid_blocks, grid_column_names, grid_table, grid_token_rows
+from .table import GridEncoding, grid_blocks, grid_column_names, grid_table, grid_token_rows
 
 __all__ = [
     "GRID_PRESETS",
+    "GridEncoding",
     "GridPreset",
     "grid_blocks",
     "grid_column_names",

@@ -252,16 +252,16 @@ def _pairs(preset: GridPreset, d: object, m: int) -> tuple[int, tuple[int, ...]]
     least = 2 if preset.schedule == "tensor2tensor" else 1  # C^(-j/(h-1)) needs h >= 2
     if preset.width == "quarter":
         if d % 4 or d // 4 < least:
-            rule = f"must be a multiple of 4, at least {4 * least}, for --preset {preset.name}"
+            rule = f"must be a multiple of 4, at least {4 * least}, for `preset` {preset.name}"
             raise ParameterError("d", rule, d)
         return d, (d // 4,) * m
     if preset.width == "cogvideox":  # diffusers: [time d/4 | width 3d/8 | height 3d/8]
         if d % 16:
-            raise ParameterError("d", f"must be a multiple of 16 for --preset {preset.name}", d)
+            raise ParameterError("d", f"must be a multiple of 16 for `preset` {preset.name}", d)
         return d, (d // 8, 3 * d // 16, 3 * d // 16)
     if preset.width == "floor":
         if d // (2 * m) < least:
-            rule = f"must be at least {2 * m * least} for --preset {preset.name} on {m} axes"
+            rule = f"must be at least {2 * m * least} for `preset` {preset.name} on {m} axes"
             raise ParameterError("d", rule, d)
         return d, (d // (2 * m),) * m
     return d, (math.ceil(d / (2 * m)),) * m

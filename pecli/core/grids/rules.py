@@ -48,7 +48,7 @@ def check_grid_axes(m: int, allowed: tuple[int, ...], preset: str) -> None:
     """Raise :class:`ParameterError` unless a grid of ``m`` axes is one ``preset`` takes."""
     if m not in allowed:
         counts = " or ".join(str(a) for a in allowed)
-        raise ParameterError("shape", f"must have {counts} axes for --preset {preset}", m)
+        raise ParameterError("shape", f"must have {counts} axes for `preset` {preset}", m)
 
 
 def check_extra_tokens(extra_tokens: object) -> int:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from numpy.typing import DTypeLike
+    from .table import GridEncoding
 
 from .. import angles
 from ..errors import ParameterError
-from ..frequencies import frequencies_with_residuals
 from ..rules import check_dtype
+from ..sinusoidal.frequencies import frequencies_with_residuals
 from .presets import GridPlan, grid_plan
 from .rules import check_extra_tokens, check_grid_scale, check_grid_shape
 
@@ -48,31 +48,24 @@ class GridSpec:
     dtype: np.dtype
 
     @classmethod
-    def checked(
-        cls,
-        shape: object,
-        d: object,
-        preset: str,
-        base: float,
-        axis_order: object,
-        extra_tokens: object,
-        base_size: object,
-        interpolation_scale: object,
-        dtype: DTypeLike,
-        temporal_interpolation_scale: object = 1.0,
-    ) -> GridSpec:
+    def checked(cls, shape: object, encoding: GridEncoding) -> GridSpec:
         """Check every argument (ParameterError naming it) and precompute the frequencies."""
+        e = encoding
         sides = check_grid_shape(shape)
-        plan = grid_plan(preset, d, len(sides), axis_order)
+        plan = grid_plan(e.preset, e.d, len(sides), e.axis_order)
         frequencies = {
-            h: frequencies_with_residuals(2 * h, base, plan.preset.schedule)
+            h: frequencies_with_residuals(2 * h, e.base, plan.preset.schedule)
             for h in set(plan.block_pairs)
         }
         scales = _scales(
-            preset, len(sides), base_size, interpolation_scale, temporal_interpolation_scale
+            e.preset,
+            len(sides),
+            e.base_size,
+            e.interpolation_scale,
+            e.temporal_interpolation_scale,
         )
-        extra = check_extra_tokens(extra_tokens)
-        return cls(plan, sides, extra, frequencies, scales, check_dtype(dtype))
+        extra = check_extra_tokens(e.extra_tokens)
+        return cls(plan, sides, extra, frequencies, scales, check_dtype(e.dtype))
 
     @property
     def rows(self) -> int:
@@ -142,13 +135,13 @@ def _scales(
     (time) divided by ``temporal_interpolation_scale``, the others by ``interpolation_scale``.
     """
     if float(temporal) != 1.0 and preset != "cogvideox":  # type: ignore[arg-type]
-        rule = "applies only to --preset cogvideox (diffusers get_3d_sincos_pos_embed)"
+        rule = "applies only to `preset` cogvideox (diffusers get_3d_sincos_pos_embed)"
         raise ParameterError("temporal_interpolation_scale", rule, temporal)
     if base_size is not None and preset != "mae":
-        rule = "applies only to --preset mae (diffusers get_2d_sincos_pos_embed)"
+        rule = "applies only to `preset` mae (diffusers get_2d_sincos_pos_embed)"
         raise ParameterError("base_size", rule, base_size)
     if float(scale) != 1.0 and preset not in ("mae", "cogvideox"):  # type: ignore[arg-type]
-        rule = "applies only to --preset mae or cogvideox (diffusers)"
+        rule = "applies only to `preset` mae or cogvideox (diffusers)"
         raise ParameterError("interpolation_scale", rule, scale)
     if base_size is None and float(scale) == 1.0 and float(temporal) == 1.0:  # type: ignore[arg-type]
         return None

@@ -23,42 +23,83 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
 
-from ..frequencies import DEFAULT_BASE
 from ..rules import check_n
+from ..sinusoidal.frequencies import DEFAULT_BASE
 from ..threads import block_buffers
 from .broadcast import axis_tables, fill_block
 from .presets import grid_plan
 from .spec import GridSpec
 
-__all__ = ["grid_blocks", "grid_column_names", "grid_table", "grid_token_rows"]
+__all__ = ["GridEncoding", "grid_blocks", "grid_column_names", "grid_table", "grid_token_rows"]
 
-#: Values per streamed block by default (as :data:`pecli.core.encoding.BLOCK_CELLS`).
+#: Values per streamed block by default (as :data:`pecli.core.sinusoidal.encoding.BLOCK_CELLS`).
 BLOCK_CELLS = 1 << 22
 #: Values per block with ``reuse`` (1 MB of float32): the writer's ring stays in cache and
 #: few fresh pages are zeroed (benchmarks/bench_headline.py, the grid row).
 RING_CELLS = 1 << 18
 
 
-def grid_table(
-    shape: Sequence[int],
-    *,
-    d: int,
-    preset: str = "mae",
-    base: float = DEFAULT_BASE,
-    axis_order: str | Sequence[int] | None = None,
-    extra_tokens: int = 0,
-    base_size: float | None = None,
-    interpolation_scale: float = 1.0,
-    temporal_interpolation_scale: float = 1.0,
-    dtype: DTypeLike = np.float32,
-) -> np.ndarray:
+@dataclass(frozen=True, kw_only=True)
+class GridEncoding:
+    """A grid table's knobs, the one record every grid function takes as keywords.
+
+    :func:`grid_table`, :func:`grid_blocks` and :func:`grid_token_rows` take these fields as
+    keyword arguments (``**encoding``) beside the grid's ``shape``, and check them all before
+    any row is computed (:class:`~.spec.GridSpec`).
+
+    Attributes
+    ----------
+    d : int
+        Width of a row (``embed_dim``), 1 … 131072; ``mae``, ``mocov3``, ``big-vision``,
+        ``timm`` and ``timm-interleaved`` need a multiple of 4 (``big-vision`` at least 8),
+        ``cogvideox`` a multiple of 16 (blocks ``[time d/4 | width 3d/8 | height 3d/8]``).
+    preset : str
+        One of :data:`pecli.core.grids.GRID_PRESETS` (docs/grids.md).
+    base : float
+        The base ``C`` (``temperature``, ``max_timescale``), from 1e-300 to 1e300.
+    axis_order : {"row-first", "col-first"} or sequence of int, optional
+        Which grid axis each block encodes, overriding the preset's (``mae`` and
+        ``big-vision``: ``col-first``; the others: row first, axis 1 first).
+    extra_tokens : int
+        All-zero rows before the grid (1 for a class token; DiT's ``extra_tokens``).
+    base_size, interpolation_scale : float
+        diffusers' knobs, ``mae`` only: coordinate ``k`` of an axis of ``n`` becomes the
+        position ``k · base_size / (n · interpolation_scale)`` (``base_size`` defaults to
+        ``n``; diffusers' own default is 16). ``cogvideox``: the spatial coordinates are
+        divided by ``interpolation_scale`` (``spatial_interpolation_scale``).
+    temporal_interpolation_scale : float
+        ``cogvideox`` only: the frame index is divided by it (diffusers
+        ``get_3d_sincos_pos_embed``).
+    dtype : {float32, float64}
+        Output dtype; computed in float64 and rounded once.
+
+    Examples
+    --------
+    >>> GridEncoding(d=16, preset="timm").axis_order is None
+    True
+
+    """
+
+    d: int
+    preset: str = "mae"
+    base: float = DEFAULT_BASE
+    axis_order: str | Sequence[int] | None = None
+    extra_tokens: int = 0
+    base_size: float | None = None
+    interpolation_scale: float = 1.0
+    temporal_interpolation_scale: float = 1.0
+    dtype: DTypeLike = np.float32
+
+
+def grid_table(shape: Sequence[int], **encoding: Any) -> np.ndarray:
     """The 2-D (or N-D) sinusoidal table of a grid of tokens, as a library builds it.
 
     Parameters
@@ -67,29 +108,10 @@ def grid_table(
         The grid's sides, ``(H, W)`` (rows, columns) for an image, ``(T, H, W)`` for a video;
         1 to 4 axes as the preset allows (``t2t-nd``: 1 to 4, ``tatp22``: 2 or 3,
         ``cogvideox``: 3, the others 2).
-    d : int, keyword-only
-        Width of a row (``embed_dim``), 1 … 131072; ``mae``, ``mocov3``, ``big-vision``,
-        ``timm`` and ``timm-interleaved`` need a multiple of 4 (``big-vision`` at least 8),
-        ``cogvideox`` a multiple of 16 (blocks ``[time d/4 | width 3d/8 | height 3d/8]``).
-    preset : str, keyword-only
-        One of :data:`pecli.core.grids.GRID_PRESETS` (docs/grids.md).
-    base : float, keyword-only
-        The base ``C`` (``temperature``, ``max_timescale``), from 1e-300 to 1e300.
-    axis_order : {"row-first", "col-first"} or sequence of int, keyword-only
-        Which grid axis each block encodes, overriding the preset's (``mae`` and
-        ``big-vision``: ``col-first``; the others: row first, axis 1 first).
-    extra_tokens : int, keyword-only
-        All-zero rows before the grid (1 for a class token; DiT's ``extra_tokens``).
-    base_size, interpolation_scale : float, keyword-only
-        diffusers' knobs, ``mae`` only: coordinate ``k`` of an axis of ``n`` becomes the
-        position ``k · base_size / (n · interpolation_scale)`` (``base_size`` defaults to
-        ``n``; diffusers' own default is 16). ``cogvideox``: the spatial coordinates are
-        divided by ``interpolation_scale`` (``spatial_interpolation_scale``).
-    temporal_interpolation_scale : float, keyword-only
-        ``cogvideox`` only: the frame index is divided by it (diffusers
-        ``get_3d_sincos_pos_embed``).
-    dtype : {float32, float64}, keyword-only
-        Output dtype; computed in float64 and rounded once.
+    **encoding : keyword-only
+        The fields of :class:`GridEncoding`: ``d`` (required), ``preset``, ``base``,
+        ``axis_order``, ``extra_tokens``, ``base_size``, ``interpolation_scale``,
+        ``temporal_interpolation_scale``, ``dtype`` (float32 by default).
 
     Returns
     -------
@@ -122,45 +144,20 @@ def grid_table(
     (7, 4)
 
     """
-    spec = GridSpec.checked(
-        shape,
-        d,
-        preset,
-        base,
-        axis_order,
-        extra_tokens,
-        base_size,
-        interpolation_scale,
-        dtype,
-        temporal_interpolation_scale,
-    )
+    spec = GridSpec.checked(shape, GridEncoding(**encoding))
     table = np.empty((spec.rows, spec.plan.d), dtype=spec.dtype)
     fill_block(spec, table, 0, axis_tables(spec))
     return table
 
 
 def grid_blocks(
-    shape: Sequence[int],
-    *,
-    d: int,
-    preset: str = "mae",
-    base: float = DEFAULT_BASE,
-    axis_order: str | Sequence[int] | None = None,
-    extra_tokens: int = 0,
-    base_size: float | None = None,
-    interpolation_scale: float = 1.0,
-    temporal_interpolation_scale: float = 1.0,
-    dtype: DTypeLike = np.float32,
-    rows: int | None = None,
-    reuse: int = 0,
+    shape: Sequence[int], *, rows: int | None = None, reuse: int = 0, **encoding: Any
 ) -> Iterator[np.ndarray]:
     """The table of :func:`grid_table` as an iterator of row blocks, checked at the call.
 
     Parameters
     ----------
-    shape, d, preset, base, axis_order, extra_tokens, base_size, interpolation_scale
-        As in :func:`grid_table`.
-    temporal_interpolation_scale, dtype
+    shape, **encoding
         As in :func:`grid_table`.
     rows : int, keyword-only, optional
         Largest block height; by default about 4 M values a block (256 K with ``reuse``).
@@ -180,18 +177,7 @@ def grid_blocks(
     [(6, 8), (6, 8), (3, 8)]
 
     """
-    spec = GridSpec.checked(
-        shape,
-        d,
-        preset,
-        base,
-        axis_order,
-        extra_tokens,
-        base_size,
-        interpolation_scale,
-        dtype,
-        temporal_interpolation_scale,
-    )
+    spec = GridSpec.checked(shape, GridEncoding(**encoding))
     cells = RING_CELLS if reuse > 0 else BLOCK_CELLS
     height = check_n(rows, "rows") if rows else max(1, cells // spec.plan.d)
     return _blocks(spec, height, reuse)
@@ -205,31 +191,20 @@ def _blocks(spec: GridSpec, height: int, reuse: int) -> Iterator[np.ndarray]:
         yield block
 
 
-def grid_token_rows(
-    tokens: np.ndarray, shape: Sequence[int], *, d: int, preset: str = "mae", **knobs: object
-) -> np.ndarray:
+def grid_token_rows(tokens: np.ndarray, shape: Sequence[int], **encoding: Any) -> np.ndarray:
     """The float64 rows of some grid tokens (0-based, extra tokens not counted).
 
-    ``knobs`` are those of :func:`grid_table` (``base``, ``axis_order``, ``base_size``,
-    ``interpolation_scale``). Used to compare a few rows of a table with each preset.
+    ``encoding`` is :func:`grid_table`'s (its ``extra_tokens`` and ``dtype`` are left out:
+    the rows are the tokens', in float64). Used to compare a few rows of a table with each
+    preset, and to size a table's CSV from a sample.
 
     >>> grid_token_rows(np.array([5]), (3, 3), d=8, preset="mocov3").round(4)
     array([[ 0.8415,  0.01  ,  0.5403,  1.    ,  0.9093,  0.02  , -0.4161,
              0.9998]])
 
     """
-    spec = GridSpec.checked(
-        shape,
-        d,
-        preset,
-        knobs.pop("base", DEFAULT_BASE),  # type: ignore[arg-type]
-        knobs.pop("axis_order", None),  # type: ignore[arg-type]
-        0,
-        knobs.pop("base_size", None),
-        knobs.pop("interpolation_scale", 1.0),
-        np.float64,
-        knobs.pop("temporal_interpolation_scale", 1.0),
-    )
+    knobs = replace(GridEncoding(**encoding), extra_tokens=0, dtype=np.float64)
+    spec = GridSpec.checked(shape, knobs)
     out = np.zeros((len(tokens), spec.plan.d), dtype=np.float64)
     spec.fill_tokens(out, np.asarray(tokens, dtype=np.int64))
     return out

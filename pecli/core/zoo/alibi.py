@@ -27,6 +27,8 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,24 +36,150 @@ from ..errors import ParameterError
 from ..rules import as_int
 
 __all__ = [
+    "ALIBI_CONVENTIONS",
+    "ALIBI_SERIES",
     "CONVENTIONS",
     "MAX_BIAS_VALUES",
     "MAX_HEADS",
     "VARIANTS",
+    "AlibiConvention",
+    "AlibiSeries",
     "alibi_bias",
     "alibi_exponents",
     "alibi_slopes",
     "check_max_bias",
 ]
 
-#: The slope series: the right one first, then the wrong ones found in ports.
-VARIANTS = ("press", "next-power-of-two", "geometric-at-n", "zero-based")
-#: The bias tensors: two (h, q, k) matrices, then three key-only (h, 1, k) rows.
-CONVENTIONS = ("causal", "symmetric", "bloom", "falcon", "mpt")
 #: Largest head count (far above any model's).
 MAX_HEADS = 1 << 16
 #: Largest bias tensor, in values (512 MiB of float64): it is built whole in memory.
 MAX_BIAS_VALUES = 1 << 26
+
+
+@dataclass(frozen=True)
+class AlibiSeries:
+    """One series of slopes ``m_h = 2^(-b·e_h)``: how its exponents ``e_h`` are made.
+
+    ``exponents(h, p, n)`` takes the heads ``h = 0 … n-1`` (float64) and ``P = 2^floor(log2
+    n)``. ``summary`` says who uses it (the paper's) or what a port did wrong; ``aka`` names
+    the libraries that write the right one in their own way.
+    """
+
+    name: str
+    summary: str
+    exponents: Callable[[np.ndarray, float, int], np.ndarray]
+    right: bool = False
+    aka: str = ""
+
+
+@dataclass(frozen=True)
+class AlibiConvention:
+    """One library's bias tensor, built from the slopes ``m`` (docs/zoo.md#bias-tensors).
+
+    A *matrix* convention is ``(h, q, k)``: ``-m·|i-j|`` over query ``i`` and key ``j``, with
+    ``-inf`` above the diagonal when ``causal``. A *key-only* one is ``(h, 1, k)``, ``m`` times
+    the key positions, which start at 0 on the first key (restarting after padding when it
+    ``takes_mask``) or end at 0 on the last key (``zero_at_last_key``); ``bfloat16``: slopes,
+    positions and products rounded to bfloat16 (Falcon's arithmetic).
+    """
+
+    name: str
+    summary: str
+    key_only: bool
+    causal: bool = False
+    takes_mask: bool = False
+    zero_at_last_key: bool = False
+    bfloat16: bool = False
+
+
+def _press(h: np.ndarray, p: float, n: int) -> np.ndarray:
+    return np.where(h < p, (h + 1) / p, (2 * (h - p) + 1) / (2 * p))
+
+
+#: The slope series, by name: the right one first, then the wrong ones found in ports.
+ALIBI_SERIES: dict[str, AlibiSeries] = {
+    s.name: s
+    for s in (
+        AlibiSeries(
+            "press",
+            "the paper's rule (Press et al. get_slopes = MPT gen_slopes = ggml max_bias = BLOOM)",
+            _press,
+            right=True,
+            aka="the paper = MPT = ggml = BLOOM",
+        ),
+        AlibiSeries(
+            "next-power-of-two",
+            "WRONG: the first n slopes of 2^ceil(log2 n) heads "
+            "(get_slopes_power_of_2(next power of two)[:n])",
+            lambda h, p, n: (h + 1) / (p if p == n else 2 * p),
+        ),
+        AlibiSeries(
+            "geometric-at-n",
+            "WRONG: the power-of-two formula at a head count that is none "
+            "(get_slopes_power_of_2(n))",
+            lambda h, p, n: (h + 1) / n,
+        ),
+        AlibiSeries(
+            "zero-based",
+            "WRONG: the + 1 dropped, head 0 has slope 1",
+            lambda h, p, n: np.where(h < p, h / p, (h - p) / p),
+        ),
+    )
+}
+#: The bias tensors, by name: the (h, q, k) matrices, then the key-only (h, 1, k) rows.
+ALIBI_CONVENTIONS: dict[str, AlibiConvention] = {
+    c.name: c
+    for c in (
+        AlibiConvention(
+            "causal",
+            "causal -m·(i-j), -inf above the diagonal (the paper's figure)",
+            key_only=False,
+            causal=True,
+        ),
+        AlibiConvention(
+            "symmetric", "symmetric -m·|i-j| (encoders; MPT with full=True)", key_only=False
+        ),
+        AlibiConvention(
+            "bloom",
+            "key-only m·j (transformers BLOOM build_alibi_tensor)",
+            key_only=True,
+            takes_mask=True,
+        ),
+        AlibiConvention(
+            "falcon",
+            "key-only m·j in bfloat16 (transformers Falcon build_alibi_tensor)",
+            key_only=True,
+            takes_mask=True,
+            bfloat16=True,
+        ),
+        AlibiConvention(
+            "mpt",
+            "key-only m·(j-(k-1)), 0 on the last key (MPT build_mpt_alibi_tensor)",
+            key_only=True,
+            zero_at_last_key=True,
+        ),
+    )
+}
+#: The names of the series and of the bias tensors, in the registries' order.
+VARIANTS = tuple(ALIBI_SERIES)
+CONVENTIONS = tuple(ALIBI_CONVENTIONS)
+
+
+def names(records: object, conjunction: str) -> str:
+    """``a, b or c``: the names of some records, for a rule or a help text.
+
+    >>> names([ALIBI_CONVENTIONS["bloom"], ALIBI_CONVENTIONS["falcon"]], "or")
+    'bloom or falcon'
+    """
+    words: list[str] = [r.name for r in records]  # type: ignore[attr-defined]
+    return ", ".join(words[:-1]) + f" {conjunction} " * (len(words) > 1) + words[-1]
+
+
+def alibi_convention(name: str) -> AlibiConvention:
+    """The record of a bias convention; raise :class:`ParameterError` for an unknown name."""
+    if name not in ALIBI_CONVENTIONS:
+        raise ParameterError("convention", f"must be one of {', '.join(CONVENTIONS)}", name)
+    return ALIBI_CONVENTIONS[name]
 
 
 def check_heads(n_heads: object) -> int:
@@ -96,17 +224,12 @@ def alibi_exponents(n_heads: int, variant: str = "press") -> np.ndarray:
 
     """
     n = check_heads(n_heads)
+    if variant not in ALIBI_SERIES:
+        raise ParameterError("variant", f"must be one of {', '.join(VARIANTS)}", variant)
     h = np.arange(n, dtype=np.float64)
     p = float(1 << (n.bit_length() - 1))  # 2^floor(log2 n)
-    if variant == "press":
-        return np.where(h < p, (h + 1) / p, (2 * (h - p) + 1) / (2 * p))
-    if variant == "next-power-of-two":
-        return (h + 1) / (p if p == n else 2 * p)
-    if variant == "geometric-at-n":
-        return (h + 1) / n
-    if variant == "zero-based":
-        return np.where(h < p, h / p, (h - p) / p)
-    raise ParameterError("variant", f"must be one of {', '.join(VARIANTS)}", variant)
+    exponents: np.ndarray = ALIBI_SERIES[variant].exponents(h, p, n)
+    return exponents
 
 
 def alibi_slopes(n_heads: int, *, max_bias: float = 8.0, variant: str = "press") -> np.ndarray:
@@ -172,7 +295,7 @@ def _check_lengths(n_heads: int, n_key: object, n_query: object) -> tuple[int, i
         raise ParameterError("n", "must be an integer from 1 to 2^24", n_key)
     q = k if n_query is None else as_int(n_query)
     if q is None or not 1 <= q <= k:
-        raise ParameterError("queries", f"must be an integer from 1 to --n ({k})", n_query)
+        raise ParameterError("queries", f"must be an integer from 1 to `n` ({k})", n_query)
     if n_heads * q * k > MAX_BIAS_VALUES:
         rule = f"with {n_heads} heads and {q} queries must keep the tensor within 2^26 values"
         raise ParameterError("n", rule, k)
@@ -228,25 +351,25 @@ def alibi_bias(
 
     """
     m = _check_slopes(slopes)
-    if convention not in CONVENTIONS:
-        raise ParameterError("convention", f"must be one of {', '.join(CONVENTIONS)}", convention)
-    key_only = convention in ("bloom", "falcon", "mpt")
-    if key_only and n_query is not None:
-        raise ParameterError("queries", "applies to causal and symmetric only", n_query)
-    k, q = _check_lengths(m.size, n_key, 1 if key_only else n_query)
-    if attention_mask is not None and convention not in ("bloom", "falcon"):
-        raise ParameterError("attention_mask", "applies to bloom and falcon only", convention)
-    if convention in ("causal", "symmetric"):
+    record = alibi_convention(convention)
+    if record.key_only and n_query is not None:
+        matrices = names([c for c in ALIBI_CONVENTIONS.values() if not c.key_only], "and")
+        raise ParameterError("queries", f"applies to {matrices} only", n_query)
+    k, q = _check_lengths(m.size, n_key, 1 if record.key_only else n_query)
+    if attention_mask is not None and not record.takes_mask:
+        masked = names([c for c in ALIBI_CONVENTIONS.values() if c.takes_mask], "and")
+        raise ParameterError("attention_mask", f"applies to {masked} only", convention)
+    if not record.key_only:
         i = np.arange(k - q, k, dtype=np.float64)[:, None]
         distance = i - np.arange(k, dtype=np.float64)[None, :]
         bias = -(m[:, None, None] * np.abs(distance)) + 0.0  # + 0.0: no -0.0 on the diagonal
-        if convention == "causal":
+        if record.causal:
             bias[:, distance < 0] = -math.inf
         return bias
-    if convention == "mpt":
-        return m[:, None, None] * (np.arange(k, dtype=np.float64) - (k - 1))
     positions = _key_positions(k, attention_mask)
-    if convention == "falcon":
+    if record.zero_at_last_key:
+        positions = positions - (k - 1)
+    if record.bfloat16:
         return _bfloat16(_bfloat16(m)[:, None, None] * _bfloat16(positions))
     rows: np.ndarray = m[:, None, None] * positions
     return rows

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..rules import as_int
 
-__all__ = ["MAX_T5_VALUES", "bucket_grid", "relative_position_bucket"]
+__all__ = ["MAX_T5_VALUES", "bucket_grid", "bucket_ranges", "relative_position_bucket"]
 
 #: Largest bucket table, in values: it is built whole in memory.
 MAX_T5_VALUES = 1 << 26
@@ -157,3 +157,32 @@ def bucket_grid(
     return relative_position_bucket(
         rp, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
     )
+
+
+def bucket_ranges(
+    relative: np.ndarray, buckets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each bucket that occurs, its least and greatest relative position, and their count.
+
+    Parameters
+    ----------
+    relative, buckets : numpy.ndarray
+        Relative positions and their buckets (:func:`relative_position_bucket`), same shape.
+
+    Returns
+    -------
+    (bucket, low, high, count) : tuple of numpy.ndarray
+        One entry per bucket, in bucket order.
+
+    Examples
+    --------
+    >>> rp = np.arange(-3, 4)
+    >>> [a.tolist() for a in bucket_ranges(rp, np.array([3, 2, 1, 0, 4, 5, 6]))][:3]
+    [[0, 1, 2, 3, 4, 5, 6], [0, -1, -2, -3, 1, 2, 3], [0, -1, -2, -3, 1, 2, 3]]
+
+    """
+    order = np.argsort(buckets, kind="stable")
+    ranked, positions = buckets[order], relative[order]
+    values, first, counts = np.unique(ranked, return_index=True, return_counts=True)
+    low, high = np.minimum.reduceat(positions, first), np.maximum.reduceat(positions, first)
+    return values, low, high, counts

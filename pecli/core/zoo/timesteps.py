@@ -1,11 +1,12 @@
 """Diffusion timestep and noise-level embeddings, model by model (docs/zoo.md#timestep-embeddings).
 
-Each model is one of pecli's conventions (:mod:`pecli.core.conventions`) plus what happens to
-the number before the table: FLUX's ``time_factor`` 1000, the noise input of EDM
+Each model is one of pecli's conventions (:mod:`pecli.core.sinusoidal.conventions`) plus what
+happens to the number before the table: FLUX's ``time_factor`` 1000, the noise input of EDM
 (``c_noise = ln σ / 4``) or of consistency models (``1000 · 0.25 · ln(σ + 1e-44)``), and, as an
 option, the arithmetic in which a library rounds that number (FLUX in bfloat16 rounds ``t``
-and then ``1000·t``). The table itself is :func:`pecli.core.encoding.positional_encoding` of the
-resulting positions, exact and rounded once.
+and then ``1000·t``). The table itself is
+:func:`pecli.core.sinusoidal.encoding.positional_encoding` of the resulting positions, exact
+and rounded once.
 
 References
 ----------
@@ -32,12 +33,16 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..sinusoidal.conventions import Convention
 
 __all__ = ["INPUT_DTYPES", "TIMESTEP_MODELS", "TimestepModel", "model_inputs", "timestep_table"]
 
@@ -47,18 +52,51 @@ INPUT_DTYPES = ("exact", "float32", "float16", "bfloat16")
 
 @dataclass(frozen=True)
 class TimestepModel:
-    """One model's timestep embedding: a convention, its knobs, and its input."""
+    """One model's timestep embedding: a convention, its knobs, and its input.
+
+    ``noise`` turns a noise level ``σ`` into the number the table is taken at (``c_noise``);
+    a model without it takes a timestep ``t``, times ``time_factor``.
+    """
 
     name: str
     convention: str
     knobs: dict[str, Any] = field(default_factory=dict)
     time_factor: float = 1.0
-    noise_input: str = "t"
+    noise: Callable[[np.ndarray], np.ndarray] | None = None
     source: str = ""
+
+    @property
+    def takes_sigma(self) -> bool:
+        """The model embeds a noise level ``σ > 0``, not a timestep ``t``."""
+        return self.noise is not None
+
+    def table_convention(self) -> Convention:
+        """The convention of the model's table, its knobs applied."""
+        from ..sinusoidal.conventions.resolve import convention
+
+        return convention(self.convention, **self.knobs)
 
 
 def _m(name: str, convention: str, source: str, **kw: Any) -> TimestepModel:
     return TimestepModel(name, convention, kw.pop("knobs", {}), source=source, **kw)
+
+
+def _edm(sigma: np.ndarray) -> np.ndarray:
+    """EDM's ``c_noise = ln σ / 4``."""
+    c_noise: np.ndarray = np.log(sigma) / 4
+    return c_noise
+
+
+def _ve(sigma: np.ndarray) -> np.ndarray:
+    """EDM's VE preconditioning: ``ln(σ/2)``."""
+    c_noise: np.ndarray = np.log(0.5 * sigma)
+    return c_noise
+
+
+def _consistency(sigma: np.ndarray) -> np.ndarray:
+    """Consistency models' ``1000 · 0.25 · ln(σ + 1e-44)``."""
+    c_noise: np.ndarray = 1000 * 0.25 * np.log(sigma + 1e-44)
+    return c_noise
 
 
 #: The models, by name; each names the code it follows (docs/zoo.md#timestep-embeddings).
@@ -86,27 +124,27 @@ TIMESTEP_MODELS: dict[str, TimestepModel] = {
             "tensor2tensor",
             "EDM DDPM++ (SongUNet): PositionalEmbedding(endpoint=True), "
             "sin/cos swapped; EDMPrecond c_noise = ln(σ)/4",
-            noise_input="edm",
+            noise=_edm,
         ),
         _m(
             "edm-adm",
             "ldm",
             "EDM ADM (DhariwalUNet): PositionalEmbedding(endpoint=False); "
             "EDMPrecond c_noise = ln(σ)/4",
-            noise_input="edm",
+            noise=_edm,
         ),
         _m(
             "edm-ve",
             "tensor2tensor",
             "EDM VEPrecond with DDPM++: c_noise = ln(σ/2)",
-            noise_input="ve",
+            noise=_ve,
         ),
         _m(
             "consistency",
             "ldm",
             "openai/consistency_models: 1000·0.25·ln(σ + 1e-44) into "
             "guided-diffusion's timestep_embedding",
-            noise_input="consistency",
+            noise=_consistency,
         ),
     )
 }
@@ -151,28 +189,16 @@ def model_inputs(values: object, model: str, *, input_dtype: str = "exact") -> n
         raise ParameterError(
             "input_dtype", f"must be one of {', '.join(INPUT_DTYPES)}", input_dtype
         )
-    if spec.noise_input != "t":
+    if spec.noise is not None:
         if (x <= 0).any():
             raise ParameterError("x", f"must be noise levels σ > 0 for {model}", float(x.min()))
-        return _round(_noise(x, spec.noise_input), input_dtype)
+        return _round(spec.noise(x), input_dtype)
     with np.errstate(over="ignore"):
         result = _round(_round(x, input_dtype) * spec.time_factor, input_dtype)
     if not np.isfinite(result).all():  # t·1000 beyond float64 (or the input dtype)
         rule = f"times time_factor {spec.time_factor:g} must stay finite in {input_dtype}"
         raise ParameterError("x", rule, float(np.abs(x).max()))
     return result
-
-
-def _noise(sigma: np.ndarray, kind: str) -> np.ndarray:
-    """EDM's ``ln σ / 4``, VE's ``ln(σ/2)``, consistency models' ``250·ln(σ + 1e-44)``."""
-    c_noise: np.ndarray
-    if kind == "edm":
-        c_noise = np.log(sigma) / 4
-    elif kind == "ve":
-        c_noise = np.log(0.5 * sigma)
-    else:
-        c_noise = 1000 * 0.25 * np.log(sigma + 1e-44)
-    return c_noise
 
 
 def _round(values: np.ndarray, input_dtype: str) -> np.ndarray:
@@ -202,7 +228,7 @@ def timestep_table(
         Width (the frequency embedding size: 256 in FLUX, DiT and PixArt).
     **table : keyword-only
         ``base`` (``max_period``, 10000) and ``dtype`` of
-        :func:`pecli.core.encoding.positional_encoding`.
+        :func:`pecli.core.sinusoidal.encoding.positional_encoding`.
 
     Returns
     -------
@@ -215,12 +241,10 @@ def timestep_table(
     [[-0.883849, 0.283662, -0.467772, -0.958924]]
 
     """
-    from ..conventions.resolve import convention
-    from ..encoding import positional_encoding
+    from ..sinusoidal.encoding import positional_encoding
 
     spec = _model(model)
-    conv = convention(spec.convention, **spec.knobs)
-    kwargs = conv.table_kwargs()
+    kwargs = spec.table_convention().table_kwargs()
     kwargs.pop("start"), kwargs.pop("padding_idx")
     positions = model_inputs(values, model, input_dtype=input_dtype)
     if input_dtype == "exact" and spec.time_factor != 1.0:  # t·1000 folded in exactly

@@ -1,0 +1,126 @@
+"""``pecli compute``: the encoding table to CSV, npy or safetensors, in a file or on stdout."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...core.errors import ParameterError
+from ...core.rules import check_checkpoint_table, check_table_dtype
+from ...core.sinusoidal.frequencies import DEFAULT_BASE
+from ...core.threads import AHEAD
+from ...io import formats, paths
+from .._app import app
+from ..options import (
+    COMPUTE_FORMATS,
+    Base,
+    ComputeKey,
+    ComputeOutput,
+    D,
+    N,
+    TableDtype,
+    table_options,
+)
+from ..progress import TableTarget, say_written
+from .options import convention_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.sinusoidal.conventions import Convention
+
+#: The tensor name of a .safetensors output without --key.
+DEFAULT_KEY = "positional_encoding"
+
+
+@app.command()
+@convention_options()
+@table_options(dtype=TableDtype.float32, output=ComputeOutput, extra=[("key", ComputeKey, None)])
+def compute(
+    d: D = 512,
+    n: N = 100,
+    base: Base = DEFAULT_BASE,
+    *,
+    out: TableTarget,
+    key: str | None,
+    conv: Convention,
+) -> None:
+    """Compute the table pe(start) … pe(start + n - 1) and write it as CSV, npy or safetensors.
+
+    Rows are positions; columns are the components sin_1, cos_1, sin_2, cos_2, …
+    (interleaved, 1-based pair index in the CSV header; --convention / --layout change the
+    order and the header follows). Values are computed in float64 and rounded to --dtype once.
+    CSV and npy are streamed in row blocks, so any --n fits in memory; shards made with --start
+    concatenate to the whole table exactly. A .safetensors file holds the table under --key
+    with its convention as metadata (pecli identify checks it).
+
+    Example: pecli compute --d 4 --n 2 --format csv
+    """
+    from ...core.sinusoidal.encoding import (  # the core, once a command runs
+        component_names,
+        table_blocks,
+    )
+
+    kind = out.check(suffixes=COMPUTE_FORMATS)
+    stored = check_table_dtype(out.dtype)
+    check_checkpoint_table(n, d, stored, kind)
+    if key is not None and kind != "safetensors":
+        raise ParameterError("key", "names a tensor of a .safetensors output only", key)
+    table = {"d": d, "base": base, "dtype": out.dtype, **conv.table_kwargs()}
+    reuse = AHEAD + 2 if kind == "npy" else 0  # the writer holds at most AHEAD + 1 blocks
+    blocks = table_blocks(n=n, reuse=reuse, **table)
+    if kind == "safetensors":
+        _write_checkpoint(out, DEFAULT_KEY if key is None else key, n, table, conv)
+        return
+    columns = component_names(d, conv.layout, odd_d=conv.odd_d)
+    size = _size(out.output, kind, n, table, columns, out.header)
+    out.write(blocks, shape=(n, d), dtype=stored, columns=columns, description="compute", size=size)
+
+
+def _write_checkpoint(
+    out: TableTarget, key: str, n: int, table: dict[str, Any], conv: Convention
+) -> None:
+    """The table as tensor ``key`` of a .safetensors file, with pecli's metadata."""
+    from ... import __version__
+    from ...analysis.checkpoints.metadata import table_metadata
+    from ...core.sinusoidal.encoding import encoding_table
+    from ...io import tensors
+
+    tensors.check_key(key)  # before the table is built
+    meta = table_metadata(
+        key=key,
+        d=table["d"],
+        n=n,
+        base=table["base"],
+        dtype=table["dtype"],
+        convention=conv,
+        version=__version__,
+    )
+    stored = check_table_dtype(table["dtype"])
+    room = tensors.safetensors_bytes([(key, stored, (n, table["d"]))], meta)
+    formats.check_room(out.output, room)
+    whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
+    tensors.write_safetensors({key: whole}, output=out.output, metadata=meta)
+    say_written(out.output, quiet=out.quiet)
+
+
+def _size(
+    output: str, kind: str, n: int, table: dict[str, Any], columns: list[str], header: bool
+) -> int | None:
+    """Bytes the table takes in ``kind`` (CSV: estimated from rows spread over the table).
+
+    None for stdout or a device, where no room is checked.
+    """
+    from ...core.sinusoidal.encoding import positional_encoding
+
+    if paths.is_stdout(output) or paths.is_special(output):
+        return None
+    sample = None
+    if kind == "csv":  # 64 rows spread over the table (the padding row would be shorter)
+        first = table["start"]
+        positions = np.unique(np.linspace(first, first + n - 1, 64).round())
+        knobs = {k: v for k, v in table.items() if k not in ("start", "padding_idx")}
+        sample = positional_encoding(positions, **knobs)
+    dtype = check_table_dtype(table["dtype"])
+    return formats.table_bytes(
+        kind, (n, table["d"]), dtype, sample=sample, columns=columns, header=header
+    )

@@ -1,0 +1,203 @@
+"""The convention options (``--convention``, ``--layout``, …), declared once for every command.
+
+:func:`convention_options` adds them to a command and hands it one resolved
+:class:`~pecli.core.sinusoidal.conventions.Convention`; the multi-valued forms (``Conventions``,
+``Schedules``, ``Bases``) are for the commands that compare several conventions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ...core.rules import LAYOUTS
+from ...core.sinusoidal.conventions.presets import ALIASES, PRESETS
+from ...core.sinusoidal.knobs import ODD_D
+from ..options import BASE_WORDS, Command, Option, option_block
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.sinusoidal.conventions import Convention
+
+
+#: Named conventions (docs/conventions.md): every preset, then every alias, in the order of
+#: :data:`~pecli.core.sinusoidal.conventions.PRESETS` and ``ALIASES`` (``pecli conventions``).
+ConventionName = StrEnum(  # type: ignore[misc]
+    "ConventionName", {name: name for name in (*PRESETS, *ALIASES)}
+)
+
+
+#: What an odd d does (:data:`pecli.core.sinusoidal.knobs.ODD_D`).
+OddD = StrEnum("OddD", {name: name for name in ODD_D})  # type: ignore[misc]
+#: Where the sines and cosines go in a row (:data:`pecli.core.rules.LAYOUTS`).
+Layout = StrEnum("Layout", {name: name for name in LAYOUTS})  # type: ignore[misc]
+
+
+Conventions = Annotated[
+    list[ConventionName] | None,
+    typer.Option(
+        "--convention",
+        help="A preset's frequency schedule; repeat for several curves. [default: vaswani]",
+        show_default=False,
+    ),
+]
+Schedules = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--schedule",
+        help="A frequency schedule (paper, tensor2tensor, shift:S); repeat for several curves.",
+        show_default=False,
+    ),
+]
+Bases = Annotated[
+    list[float] | None,
+    typer.Option(
+        "--base",
+        help=f"Base C, {BASE_WORDS}; repeat for several curves. [default: 10000]",
+        show_default=False,
+    ),
+]
+ConventionOpt = Annotated[
+    ConventionName,
+    typer.Option(
+        "--convention",
+        help="Preset of another library (or an alias); an explicit option applies over it "
+        "and names the result custom.",
+    ),
+]
+LayoutOpt = Annotated[
+    Layout | None,
+    typer.Option("--layout", help="Columns of sines and cosines. [default: the convention's]"),
+]
+ScheduleOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--schedule",
+        help="Frequencies: paper, tensor2tensor or shift:S (ω_j = C^(-j/(d/2-S))). "
+        "[default: the convention's]",
+    ),
+]
+ConventionStart = Annotated[
+    int | None,
+    typer.Option("--start", help="First position. [default: 1 for vaswani, 0 for the others]"),
+]
+PaddingIdx = Annotated[
+    int | None,
+    typer.Option("--padding-idx", help="Row index made all zeros (fairseq; 1 with its preset)."),
+]
+FlipSinToCos = Annotated[
+    bool | None,
+    typer.Option(
+        "--flip-sin-to-cos/--no-flip-sin-to-cos",
+        help="diffusers only: cosines first.",
+        show_default=False,
+    ),
+]
+DownscaleFreqShift = Annotated[
+    float | None,
+    typer.Option("--downscale-freq-shift", help="diffusers only: the shift s (default 1)."),
+]
+OddDOpt = Annotated[
+    OddD | None,
+    typer.Option(
+        "--odd-d",
+        help="Odd d: error, zero (last column 0: tensor2tensor), sine (ceil(d/2) sines, "
+        "C^(-2j/d): DistilBERT, keras-hub, Marian) or sine-d+1 (tatp22). "
+        "[default: the convention's]",
+    ),
+]
+AngleScale = Annotated[
+    float | None,
+    typer.Option(
+        "--angle-scale",
+        help="Factor k on every angle, k times p ω (diffusers' scale, MLX's max_freq).",
+    ),
+]
+FullTurns = Annotated[
+    bool | None,
+    typer.Option(
+        "--full-turns/--no-full-turns",
+        help="Angles times 2π (MLX's full_turns).",
+        show_default=False,
+    ),
+]
+Amplitude = Annotated[
+    str | None,
+    typer.Option(
+        "--amplitude", help="Factor of every value: a number or sqrt(2/d) (MLX's default)."
+    ),
+]
+
+
+#: The convention options, in the order ``--help`` lists them: (parameter, option, default).
+_CONVENTION_OPTIONS: tuple[Option, ...] = (
+    ("convention", ConventionOpt, ConventionName("vaswani")),
+    ("layout", LayoutOpt, None),
+    ("schedule", ScheduleOpt, None),
+    ("start", ConventionStart, None),
+    ("padding_idx", PaddingIdx, None),
+    ("flip_sin_to_cos", FlipSinToCos, None),
+    ("downscale_freq_shift", DownscaleFreqShift, None),
+    ("odd_d", OddDOpt, None),
+    ("angle_scale", AngleScale, None),
+    ("full_turns", FullTurns, None),
+    ("amplitude", Amplitude, None),
+)
+
+
+def convention_options(
+    *, positions: bool = True, plain: str | None = None
+) -> Callable[[Command], Command]:
+    """Give a command the convention options, declared once here; it receives ``conv``.
+
+    The decorated function declares a parameter ``conv``; the command line shows the
+    options ``--convention``, ``--layout``, ``--schedule``, ``--flip-sin-to-cos`` and
+    ``--downscale-freq-shift`` in its place (and ``--start`` and ``--padding-idx`` when
+    ``positions`` is true), and the function is called with the resulting
+    :class:`~pecli.core.sinusoidal.conventions.Convention` as ``conv``. ``plain``: the
+    command (named so) models ``sin(p·ω)`` alone and refuses a factor on it
+    (:meth:`~pecli.core.sinusoidal.conventions.Convention.check_plain`).
+    """
+    wanted = [o for o in _CONVENTION_OPTIONS if positions or o[0] not in ("start", "padding_idx")]
+
+    def build(**knobs: Any) -> Convention:
+        conv = resolve_convention(**knobs)
+        if plain is not None:
+            conv.check_plain(plain)
+        return conv
+
+    return option_block("conv", wanted, build)
+
+
+def resolve_convention(
+    convention: ConventionName,
+    *,
+    flip_sin_to_cos: bool | None = None,
+    downscale_freq_shift: float | None = None,
+    schedule: str | None = None,
+    layout: Layout | None = None,
+    start: int | None = None,
+    padding_idx: int | None = None,
+    odd_d: OddD | None = None,
+    angle_scale: float | None = None,
+    full_turns: bool | None = None,
+    amplitude: str | None = None,
+) -> Convention:
+    """The one place where the convention options of a command become a :class:`Convention`."""
+    from ...core.sinusoidal.conventions import convention as make  # the core, once a command runs
+
+    return make(
+        convention.value,
+        flip_sin_to_cos=flip_sin_to_cos,
+        downscale_freq_shift=downscale_freq_shift,
+        schedule=schedule,
+        layout=None if layout is None else layout.value,
+        start=start,
+        padding_idx=padding_idx,
+        odd_d=None if odd_d is None else odd_d.value,
+        angle_scale=angle_scale,
+        full_turns=full_turns,
+        amplitude=amplitude,
+    )

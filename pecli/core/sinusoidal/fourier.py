@@ -1,0 +1,278 @@
+"""Fourier features ``γ(x) = [sin x, cos x, …, sin kx, cos kx]``, pure NumPy (docs/fourier.md).
+
+Put in front of any network ``f``, the features make ``f ∘ γ`` 2π-periodic (for integer
+frequencies). The frequencies are the harmonics ``1 … k`` (the article's) or the octaves
+``2^0 … 2^(k-1)`` (NeRF's); for ``m`` coordinates the features are grouped by frequency,
+``[sin(f·x_1..m), cos(f·x_1..m)]`` for each ``f`` in turn, optionally after the raw input.
+
+References
+----------
+.. [1] B. Mildenhall et al., "NeRF: Representing Scenes as Neural Radiance Fields for View
+   Synthesis", ECCV 2020, §5.1.
+.. [2] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, §3.5.
+
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
+    from numpy.typing import ArrayLike, DTypeLike
+
+from .. import angles
+from ..errors import ParameterError
+from ..rules import check_dtype, check_finite, check_n
+
+__all__ = [
+    "FREQUENCY_KINDS",
+    "feature_names",
+    "fourier_features",
+    "fourier_frequencies",
+    "parse_scale",
+]
+
+#: Frequency schedules: the article's harmonics and NeRF's octaves.
+FREQUENCY_KINDS = ("harmonic", "octave")
+#: Largest k for octaves: 2^(k-1) must stay a finite float64.
+MAX_OCTAVES = 1024
+
+
+#: π minus its float64 value ``math.pi``, so that a scale written as "pi" is exactly π.
+PI_TAIL = 1.2246467991473532e-16
+
+#: Most frequencies of γ (2k features per coordinate).
+MAX_K = 1 << 16
+
+
+def fourier_frequencies(k: int, *, frequencies: str = "harmonic") -> np.ndarray:
+    """The ``k`` frequencies of γ: ``1, 2, …, k`` or ``2^0, 2^1, …, 2^(k-1)``.
+
+    Parameters
+    ----------
+    k : int
+        Number of frequencies, >= 1 (at most 1024 for octaves).
+    frequencies : {"harmonic", "octave"}, keyword-only
+        The article's harmonics or NeRF's octaves.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(k,)``, float64, in radians per unit of x.
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) for an invalid ``k`` or ``frequencies``.
+
+    References
+    ----------
+    Mildenhall et al., "NeRF", 2020, §5.1 (octaves ``2^l``, l = 0 … L-1).
+
+    Examples
+    --------
+    >>> fourier_frequencies(4), fourier_frequencies(4, frequencies="octave")
+    (array([1., 2., 3., 4.]), array([1., 2., 4., 8.]))
+
+    """
+    k = check_n(k, "k", most=MAX_K)
+    if frequencies not in FREQUENCY_KINDS:
+        raise ParameterError("frequencies", "must be harmonic or octave", frequencies)
+    if frequencies == "harmonic":
+        return np.arange(1, k + 1, dtype=np.float64)
+    if k > MAX_OCTAVES:
+        raise ParameterError("k", f"must be <= {MAX_OCTAVES} for octave frequencies", k)
+    return np.ldexp(1.0, np.arange(k))
+
+
+def _as_points(x: ArrayLike) -> np.ndarray:
+    """``x`` as an ``(N, m)`` float64 array: a scalar or 1-D input is ``N`` values, ``m = 1``."""
+    values = np.asarray(x)
+    if values.dtype.names is not None or values.dtype.kind not in "iuf":
+        raise ParameterError("x", "must hold real numbers", f"dtype {values.dtype}")
+    if values.ndim > 2:
+        rule = "must be a scalar, N values or an (N, m) matrix of coordinates"
+        raise ParameterError("x", rule, f"shape {values.shape}")
+    points = np.asarray(values, dtype=np.float64)
+    if points.ndim < 2:
+        points = points.reshape(-1, 1)
+    check_finite(points, "x")
+    return points
+
+
+def fourier_features(
+    x: ArrayLike,
+    *,
+    k: int,
+    frequencies: str = "harmonic",
+    scale: float | str = 1.0,
+    include_input: bool = False,
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
+    """The Fourier feature map γ, one row per input point.
+
+    For one coordinate, ``γ(x) = [sin(f_1 s x), cos(f_1 s x), …, sin(f_k s x), cos(f_k s x)]``
+    with the frequencies ``f_l`` of :func:`fourier_frequencies` and the scale ``s``. For
+    ``m`` coordinates each block is ``[sin(f_l s x_1 … x_m), cos(f_l s x_1 … x_m)]``
+    (grouped by frequency, as in the NeRF code); ``include_input`` puts the raw ``x_1 … x_m``
+    first. The angles ``f_l s x`` are carried as double-doubles (:mod:`pecli.core.angles`) and
+    sin/cos evaluated in float64, so each value is within about one float64 ulp of the exact one, at
+    large angles too; it is rounded to ``dtype`` once.
+
+    Parameters
+    ----------
+    x : array_like
+        A scalar, ``N`` values (shape ``(N,)``) or ``N`` points of ``m`` coordinates
+        (shape ``(N, m)``); finite real numbers.
+    k : int, keyword-only
+        Number of frequencies, >= 1.
+    frequencies : {"harmonic", "octave"}, keyword-only
+        ``1 … k`` (the article) or ``2^0 … 2^(k-1)`` (NeRF).
+    scale : float or str, keyword-only
+        Factor ``s`` on x, finite and > 0, taken exactly as given; a text such as ``"pi"`` or
+        ``"0.5pi"`` (:func:`parse_scale`) means the exact multiple of π, so ``sin(π·1)`` is 0
+        (the NeRF paper's ``2^l π``; ``np.pi`` is the float64 nearest π, ``sin`` of which is
+        1.2e-16). With harmonic or octave frequencies the features have period ``2π / s``.
+    include_input : bool, keyword-only
+        Put the raw coordinates first.
+    dtype : {float32, float64}, keyword-only
+        Output dtype.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(N, 2k·m)``, or ``(N, m + 2k·m)`` with ``include_input`` (``N = 1`` for a
+        scalar), C-ordered, of ``dtype``.
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) for non-finite or non-real ``x``, more than 2 dimensions, or an
+        invalid ``k``, ``frequencies``, ``scale`` or ``dtype``.
+
+    References
+    ----------
+    Mildenhall et al., "NeRF", 2020, §5.1; Vaswani et al., 2017, §3.5.
+
+    Examples
+    --------
+    >>> fourier_features(0.5, k=2).round(6)
+    array([[0.479426, 0.877583, 0.841471, 0.540302]])
+
+    """
+    freqs = fourier_frequencies(k, frequencies=frequencies)
+    scale_hi, scale_lo = _scale_parts(scale)
+    out_dtype = check_dtype(dtype)
+    points = _as_points(x)
+    n, m = points.shape
+    offset = m if include_input else 0
+    out = np.empty((n, offset + 2 * m * freqs.size), dtype=out_dtype)
+    if include_input:
+        with np.errstate(over="ignore"):
+            out[:, :offset] = points
+        if not np.all(np.isfinite(out[:, :offset])):
+            rule = "must be float64 to include inputs beyond ±3.4e38"
+            raise ParameterError("dtype", rule, float(np.max(np.abs(points))))
+    # angle[:, l, j] = f_l · s · x_j as a double-double; the view puts sin/cos per frequency
+    with np.errstate(over="ignore", invalid="ignore"):
+        omega, residual = angles.product(freqs, np.array(scale_hi), np.array(scale_lo))
+        hi, lo = angles.product(points[:, None, :], omega[:, None], residual[:, None])
+    if not np.all(np.isfinite(hi)):
+        rule = "times the frequencies and the scale must stay finite (|x| too large)"
+        raise ParameterError("x", rule, float(np.max(np.abs(points))))
+    lo = np.where(np.isfinite(lo), lo, 0.0)  # beyond ~1e299 the tail is lost, not the value
+    grouped = out[:, offset:].reshape(n, freqs.size, 2, m)
+    grouped[:, :, 0, :], grouped[:, :, 1, :] = angles.sin_cos((hi, lo))
+    return out
+
+
+def _scale_parts(scale: float | str) -> tuple[float, float]:
+    """The scale as a double-double ``(hi, lo)``: exact for a number, exact π-multiples too."""
+    if not isinstance(scale, str):
+        return _check_scale(scale), 0.0
+    factor, times_pi = _parse(scale)
+    if not times_pi:
+        return factor, 0.0
+    hi, lo = angles.product(np.array(factor), np.array(math.pi), np.array(PI_TAIL))
+    return float(hi), float(lo)
+
+
+def _check_scale(scale: object) -> float:
+    try:
+        value = float(scale)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ParameterError("scale", "must be a finite number > 0", scale) from None
+    if not math.isfinite(value) or value <= 0:
+        raise ParameterError("scale", "must be a finite number > 0", scale)
+    return value
+
+
+_SCALE = re.compile(r"^\s*(?P<factor>[0-9.eE+-]*?)\s*\*?\s*(?P<pi>pi|π)?\s*$")
+
+
+def parse_scale(text: str) -> float:
+    """Read a scale such as ``"1"``, ``"0.5"``, ``"pi"``, ``"2pi"`` or ``"0.5*pi"``.
+
+    Raises
+    ------
+    ParameterError
+        Unless the text is a number, optionally followed by ``pi``, and the value is > 0.
+
+    Examples
+    --------
+    >>> parse_scale("2pi") == 2 * math.pi, parse_scale("0.25")
+    (True, 0.25)
+
+    """
+    factor, times_pi = _parse(text)
+    return factor * math.pi if times_pi else factor
+
+
+def _parse(text: str) -> tuple[float, bool]:
+    """``(factor, times_pi)`` of a scale text, checked."""
+    match = _SCALE.match(text.lower())
+    rule = "must be a number > 0, pi, 2pi or a number times pi (e.g. 0.5pi)"
+    if match is None or not (match["factor"] or match["pi"]):
+        raise ParameterError("scale", rule, text)
+    try:
+        factor = float(match["factor"]) if match["factor"] else 1.0
+    except ValueError:
+        raise ParameterError("scale", rule, text) from None
+    value = factor * (math.pi if match["pi"] else 1.0)
+    if not math.isfinite(value) or value <= 0:
+        raise ParameterError("scale", rule, text)
+    return factor, bool(match["pi"])
+
+
+def feature_names(
+    m: int, k: int, *, include_input: bool = False, frequencies: str = "harmonic"
+) -> list[str]:
+    """Column names of :func:`fourier_features`: ``sin_f, cos_f, …`` for each frequency ``f``.
+
+    The suffix is the frequency itself (``sin_4`` is ``sin 4x``), so octave columns read
+    ``sin_1, sin_2, sin_4, …``. For ``m > 1`` coordinates each name also gives the
+    coordinate, ``sin_1_x2``; the raw input columns are ``x`` (or ``x1 … xm``).
+
+    Examples
+    --------
+    >>> feature_names(1, 2, include_input=True)
+    ['x', 'sin_1', 'cos_1', 'sin_2', 'cos_2']
+    >>> feature_names(2, 1)
+    ['sin_1_x1', 'sin_1_x2', 'cos_1_x1', 'cos_1_x2']
+    >>> feature_names(1, 3, frequencies="octave")
+    ['sin_1', 'cos_1', 'sin_2', 'cos_2', 'sin_4', 'cos_4']
+
+    """
+    coords = ["x"] if m == 1 else [f"x{j}" for j in range(1, m + 1)]
+    suffixes = [""] if m == 1 else [f"_{c}" for c in coords]
+    features = [
+        f"{kind}_{int(f)}{s}"
+        for f in fourier_frequencies(k, frequencies=frequencies)
+        for kind in ("sin", "cos")
+        for s in suffixes
+    ]
+    return (coords if include_input else []) + features
