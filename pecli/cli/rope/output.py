@@ -12,8 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ...io import formats
-from ..options import COMPUTE_FORMATS
-from ..options import FormatOpt
+from ..options import COMPUTE_FORMATS, FormatOpt
 from ..progress import say_written, write_streamed
 
 if TYPE_CHECKING:  # pragma: no cover

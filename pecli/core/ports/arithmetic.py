@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from ..knobs import check_amplitude_range
 from ..rope.cache import cache_blocks
 from ..rope.cache_spec import CacheSpec
 from ..rope.forms import FormTable, check_form, form_table, reformed
 from ..rope.framework import framework_cache_blocks, transformers_inv_freq
 from ..rope.frequencies import RopeFrequencies
+from ..sinusoidal.knobs import check_amplitude_range
 from .ggml_cache import ggml_angles, ggml_cache_blocks
 
 __all__ = ["ARITHMETICS", "Arithmetic", "cache_sample", "cache_table"]
