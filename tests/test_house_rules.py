@@ -26,19 +26,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pecli"
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 BELOW_CLI = ("core", "analysis", "io")
 
-#: The offenders in the rotary, multi-axis and porting code, which the house-ports branch
-#: removes (issue 33); delete this list once both branches are merged. An entry that no
-#: longer offends fails test_the_allow_list_holds_only_offenders, so the list only shrinks.
-ALLOWED_OPTIONS = {
-    ("core/rope/multiaxis/resolve.py", "--ids"),
-    ("core/rope/multiaxis/resolve.py", "--preset"),
-    ("core/rope/multiaxis/resolve.py", "--theta"),
-    ("core/rope/multiaxis/resolve.py", "--widths"),
-    ("core/rope/permute.py", "--k-pattern"),
-}
-#: The one ``np.load`` outside pecli/io, in the rotary code: house-ports removes it too.
-ALLOWED_LOADS = {"cli/rope/identify_axes.py"}
-
 
 def _docstrings(tree: ast.AST) -> set[int]:
     """The ids of the docstring nodes of a module, its classes and its functions."""
@@ -104,8 +91,7 @@ def _name(path: Path) -> str:
 
 @pytest.mark.parametrize("path", _modules(*BELOW_CLI), ids=_name)
 def test_nothing_below_the_command_line_spells_an_option(path):
-    found = spelled_options(path.read_text(encoding="utf-8"))
-    offending = {option for option in found if (_name(path), option) not in ALLOWED_OPTIONS}
+    offending = spelled_options(path.read_text(encoding="utf-8"))
     assert not offending, (
         f"{_name(path)} spells {sorted(offending)}: name the parameter (`name` in a rule) "
         "and let cli/_app.py write the option"
@@ -114,19 +100,9 @@ def test_nothing_below_the_command_line_spells_an_option(path):
 
 @pytest.mark.parametrize("path", _modules("core", "analysis", "figures", "cli"), ids=_name)
 def test_nothing_outside_io_loads_npy_files(path):
-    if _name(path) in ALLOWED_LOADS:
-        return
     assert not loads_npy(path.read_text(encoding="utf-8")), (
         f"{_name(path)} calls np.load: read through pecli.io.reading (bounded, no memory map)"
     )
-
-
-def test_the_allow_list_holds_only_offenders():
-    """An allowed offender that was fixed leaves the list (it is there to shrink)."""
-    for name, option in ALLOWED_OPTIONS:
-        assert option in spelled_options((PACKAGE / name).read_text(encoding="utf-8")), name
-    for name in ALLOWED_LOADS:
-        assert loads_npy((PACKAGE / name).read_text(encoding="utf-8")), name
 
 
 def test_the_command_line_writes_parameters_as_options():
