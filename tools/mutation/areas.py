@@ -123,7 +123,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
     ),
     (
         "identify",  # which sinusoidal convention a table uses
-        ["pecli/**/identify/**/*.py", "pecli/**/*identify*.py"],
+        ["pecli/**/identify/**/*.py", "pecli/**/*identify*.py", "pecli/**/rebuild.py"],
         [
             "tests/**/test_presets_knobs.py",
             "tests/**/test_pinned_behaviours.py",
