@@ -212,6 +212,9 @@ def _value(cursor: _Cursor, kind: int, depth: int) -> Any:
         if n > KEEP_ARRAY:
             return ("array", n)
         return list(struct.unpack(f"{cursor.order}{n}{_SCALARS[item]}", raw))
+    if item == _STRING and n > KEEP_ARRAY:  # a vocabulary: walked, not kept
+        cursor.skip_strings(n)
+        return ("array", n)
     values = [_value(cursor, item, depth + 1) for _ in range(n)]
     return ("array", n) if n > KEEP_ARRAY else values
 
