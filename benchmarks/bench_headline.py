@@ -259,6 +259,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", action="append", default=[], help="groups whose key holds it")
     parser.add_argument("--markdown", type=Path, help="also write the README's table here")
+    parser.add_argument(
+        "--heavy",
+        action="store_true",
+        help="alibi identify on 2^26 values, identify-axes on the whole Wan grid (+2 min)",
+    )
     parser.add_argument("--no-upgrade", action="store_true", help="use the plain venv as it is")
     args = parser.parse_args(argv)
     rounds = 3 if args.quick else args.repeats
@@ -268,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as folder:
         scratch = Path(folder) / "run"
         scratch.mkdir()
-        ctx = Context(plain, sys.executable, scratch, args.quick, rounds)
+        ctx = Context(plain, sys.executable, scratch, args.quick, rounds, args.heavy)
         for key, make in GROUPS.items():
             if args.only and not any(word in key for word in args.only):
                 continue

@@ -39,6 +39,38 @@ SAVETXT = TABLE + (
     "np.savetxt(sys.stdout.buffer, t, fmt='%.9g', delimiter=',', header=','.join(names),"
     " comments='')"
 )
+#: The zoo's writers: the same numbers in float64 NumPy (np.sin / np.cos, not correctly
+#: rounded), saved as float32: what a script computing them costs at its cheapest.
+TIMESTEP = (  # FLUX: get_timestep_embedding(1000 t, 256, flip_sin_to_cos=True, shift 0)
+    "import math, sys, numpy as np\nt = np.linspace(0, 1, {n}) * 1000.0\n"
+    "w = np.exp(-math.log(1e4) * np.arange(128) / 128); a = t[:, None] * w\n"
+    "np.save(sys.argv[1], np.concatenate([np.cos(a), np.sin(a)], 1).astype(np.float32))"
+)
+FOURIER = (  # [sin x, cos x, …, sin kx, cos kx]
+    "import sys, numpy as np\nx = np.linspace(0, 1, {n}); a = x[:, None] * np.arange(1, 65)\n"
+    "out = np.empty((x.size, 128), np.float32)\n"
+    "out[:, 0::2] = np.sin(a); out[:, 1::2] = np.cos(a)\n"
+    "np.save(sys.argv[1], out)"
+)
+RANDOM_FOURIER = (  # score-SDE GaussianFourierProjection: [sin 2π x W, cos 2π x W]
+    "import math, sys, numpy as np; from safetensors.numpy import load_file\n"
+    "w = load_file(sys.argv[2])['time_proj.W'].astype(np.float64)\n"
+    "a = np.linspace(-3, 3, {n})[:, None] * w * (2 * math.pi)\n"
+    "np.save(sys.argv[1], np.concatenate([np.sin(a), np.cos(a)], 1).astype(np.float32))"
+)
+T5 = (  # bidirectional, 32 buckets, max_distance 128: T5's _relative_position_bucket
+    "import math, sys, numpy as np\nk = {n}; r = np.arange(k)[None, :] - np.arange(k)[:, None]\n"
+    "nb = 16; n = np.abs(r); exact = nb // 2\n"
+    "large = exact + (np.log(np.maximum(n, 1) / exact) / math.log(128 / exact) * (nb - exact))\n"
+    "b = np.where(n < exact, n, np.minimum(large.astype(np.int64), nb - 1)) + nb * (r > 0)\n"
+    "np.save(sys.argv[1], b.astype(np.int64))"
+)
+XPOS = (  # torchscale: ζ_i^((t - c)/γ), ζ_i = (2i + 0.4d)/(1.4d), c = ceil(n/2), interleaved
+    "import math, sys, numpy as np\nn, d = {n}, 128\n"
+    "z = (np.arange(0, d, 2) + 0.4 * d) / (1.4 * d)\n"
+    "p = (np.arange(n) - math.ceil(n / 2)) / 512.0\n"
+    "np.save(sys.argv[1], np.repeat(z[None, :] ** p[:, None], 2, 1).astype(np.float32))"
+)
 #: ``add``: the data read, the table computed (start 0, interleaved), added, saved.
 ADD = (
     "import math, sys, numpy as np\nx = np.load(sys.argv[1]); n, d = x.shape\n"

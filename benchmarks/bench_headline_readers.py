@@ -64,7 +64,7 @@ def rope_readers(ctx: Context) -> Iterator[Group]:
         },
         ctx.rounds,
     )
-    grid = "5x30x52" if ctx.quick else "21x30x52"
+    grid = "5x30x52" if ctx.quick else "21x60x104" if ctx.heavy else "21x30x52"
     axes = ctx.tmp / "axes.npy"
     _make(p, "rope", "axes", "--preset", "wan", "--grid", grid, "-q", "-o", str(axes))
     yield Group(
@@ -78,10 +78,10 @@ def rope_readers(ctx: Context) -> Iterator[Group]:
         },
         ctx.rounds,
     )
-    bias = ctx.tmp / "bias.npy"
-    _make(p, "alibi", "bias", "--heads", "64", "--n", "8192", "--queries", "128", "-o", str(bias))
+    bias, keys = ctx.tmp / "bias.npy", "8192" if ctx.heavy else "2048"
+    _make(p, "alibi", "bias", "--heads", "64", "--n", keys, "--queries", "128", "-o", str(bias))
     yield Group(
-        "alibi identify a 64 x 128 x 8192 float32 bias",
+        f"alibi identify a 64 x 128 x {keys} float32 bias",
         "<= 1.5x",
         {
             "np.load the bias": ctx.script(inputs.LOAD, bias),

@@ -24,6 +24,7 @@ class Context:
     tmp: Path
     quick: bool
     rounds: int
+    heavy: bool = False
 
     @property
     def pecli(self) -> str:
@@ -160,6 +161,7 @@ def writer(
     cmd: list[str],
     bound: str = "<= 1.2x",
     new_file: bool = True,
+    anchor: tuple[str, list[str]] | None = None,
 ) -> Iterator[Group]:
     """``cmd`` (without ``-o``) against np.save of the same bytes: replacing last run's output,
     and (``new_file``) writing a new file each run."""
@@ -167,8 +169,9 @@ def writer(
     subprocess.run([*cmd, "-o", str(out)], check=True, capture_output=True)
     shape, dtype = _shape(ctx, out)
     save = inputs.SAVE.format(shape=shape, dtype=dtype)
+    name, script = anchor or ("np.save of the same bytes", ctx.script(save, ctx.tmp / "s.npy"))
     rows = {
-        "np.save of the same bytes": ctx.script(save, ctx.tmp / "s.npy"),
+        name: script,
         label: [*cmd, "-o", str(out)],
         "  the same, to a new file (no output replaced)": fresh(cmd, ctx.tmp),
     }
@@ -221,25 +224,29 @@ def writers(ctx: Context) -> Iterator[Group]:
 
 
 def small_writers(ctx: Context) -> Iterator[Group]:
-    """The zoo's and Fourier's writers, each against np.save of its bytes."""
-    p, n = ctx.pecli, 16_384 if ctx.quick else 131_072
+    """The zoo's and Fourier's writers, each against NumPy computing the same numbers."""
+    p, n, s = ctx.pecli, 16_384 if ctx.quick else 131_072, ctx.tmp / "s.npy"
+    numpy = "NumPy: the same numbers in float64, np.save"
     yield from writer(
         ctx,
         "xPos scales",
         f"pecli xpos --head-dim 128 --n {n // 2} -o scales.npy",
         [p, "xpos", "--head-dim", "128", "--n", str(n // 2), "-q"],
+        anchor=(numpy, ctx.script(inputs.XPOS.format(n=n // 2), s)),
     )
     yield from writer(
         ctx,
         "timestep embedding (FLUX)",
         f"pecli timestep --linspace 0 1 {n} -o ts.npy",
         [p, "timestep", "--linspace", "0", "1", str(n), "-q"],
+        anchor=(numpy, ctx.script(inputs.TIMESTEP.format(n=n), s)),
     )
     yield from writer(
         ctx,
         "Fourier features",
         f"pecli fourier --linspace 0 1 {2 * n} --k 64 --dtype float32 -o ff.npy",
         [p, "fourier", "--linspace", "0", "1", str(2 * n), "--k", "64", "--dtype", "float32", "-q"],
+        anchor=(numpy, ctx.script(inputs.FOURIER.format(n=2 * n), s)),
     )
     model = ctx.tmp.parent / "rff.safetensors"
     inputs.fourier_checkpoint(ctx.py, model)
@@ -248,6 +255,7 @@ def small_writers(ctx: Context) -> Iterator[Group]:
         "random Fourier features (128 frequencies)",
         f"pecli random-fourier rff.safetensors --linspace -3 3 {n} -o rf.npy",
         [p, "random-fourier", str(model), "--linspace", "-3", "3", str(n), "-q"],
+        anchor=(numpy, ctx.script(inputs.RANDOM_FOURIER.format(n=n), s, model)),
     )
     model.unlink()
     keys = 1024 if ctx.quick else 4096
@@ -256,6 +264,7 @@ def small_writers(ctx: Context) -> Iterator[Group]:
         "T5 buckets",
         f"pecli t5-buckets --keys {keys} -o t5.npy",
         [p, "t5-buckets", "--keys", str(keys), "-q"],
+        anchor=(numpy, ctx.script(inputs.T5.format(n=keys), s)),
     )
 
 
