@@ -241,10 +241,13 @@ def markdown(rows: list[Row]) -> str:
         a = anchors[(r.group, r.anchor)]
         ratio = f"{min(r.ratio, r.paired):.2f}× / {r.cpu_ratio:.2f}×"
         ratio = f"**{ratio}**" if over(r) else ratio
+        bound = r.bound.replace("<=", "≤").replace("x", "×")
+        anchor = r.anchor.replace("|", "\\|")  # a cell of the table
         label = r.label.strip()
+        label = f"{label}` (pinned venv)`" if "pinned" in r.group else label
         lines.append(
-            f"| `{label}` | {_seconds(r.wall)}, peak {r.peak:.0f} MB | {r.anchor}: "
-            f"{_seconds(a.wall)} | {ratio} | {r.bound.replace('<=', '≤')} | {r.load} |"
+            f"| `{label}` | {_seconds(r.wall)}, peak {r.peak:.0f} MB | {anchor}: "
+            f"{_seconds(a.wall)} | {ratio} | {bound} | {r.load} |"
         )
     return "\n".join(lines)
 
