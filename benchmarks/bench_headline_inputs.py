@@ -8,7 +8,6 @@ venv's own Python (``make`` writes the files, never a library the user lacks).
 
 from __future__ import annotations
 
-import json
 import struct
 import subprocess
 from pathlib import Path
@@ -151,28 +150,9 @@ QWEN_SEGMENTS = [
 
 
 def llama31_config(path: Path) -> Path:
-    """Llama 3.1 8B's config.json (its rope fields as published)."""
-    config = {
-        "architectures": ["LlamaForCausalLM"],
-        "model_type": "llama",
-        "hidden_size": 4096,
-        "intermediate_size": 14336,
-        "num_hidden_layers": 32,
-        "num_attention_heads": 32,
-        "num_key_value_heads": 8,
-        "max_position_embeddings": 131072,
-        "rope_theta": 500000.0,
-        "rope_scaling": {
-            "rope_type": "llama3",
-            "factor": 8.0,
-            "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0,
-            "original_max_position_embeddings": 8192,
-        },
-        "vocab_size": 128256,
-        "torch_dtype": "bfloat16",
-    }
-    path.write_text(json.dumps(config, indent=1), encoding="utf-8")
+    """Llama 3.1's config.json (its rope fields as published; the GGUF fixtures' own)."""
+    fixture = Path(__file__).parents[1] / "tests/fixtures/libraries/gguf/llama31.config.json"
+    path.write_bytes(fixture.read_bytes())
     return path
 
 

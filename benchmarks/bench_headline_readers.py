@@ -55,41 +55,25 @@ def rope_readers(ctx: Context) -> Iterator[Group]:
         ctx.rounds,
         statuses=(0, 1),  # diff's status 1: the tables differ
     )
-    yield Group(
-        f"rope identify a {n:,} x 256 rope cache",
-        "<= 1.5x",
-        {
-            "np.load the cache": ctx.script(inputs.LOAD, a),
-            "pecli rope identify a.npy": [p, "rope", "identify", str(a)],
-        },
-        ctx.rounds,
-    )
+    yield _loaded(ctx, f"rope identify a {n:,} x 256 rope cache", a, [p, "rope", "identify"])
     grid = "5x30x52" if ctx.quick else "21x60x104" if ctx.heavy else "21x30x52"
     axes = ctx.tmp / "axes.npy"
     _make(p, "rope", "axes", "--preset", "wan", "--grid", grid, "-q", "-o", str(axes))
-    yield Group(
-        f"rope identify-axes on Wan's cache of a {grid} grid",
-        "<= 1.5x",
-        {
-            "np.load the cache": ctx.script(inputs.LOAD, axes),
-            f"pecli rope identify-axes axes.npy --grid {grid}": [
-                *[p, "rope", "identify-axes", str(axes), "--grid", grid]
-            ],
-        },
-        ctx.rounds,
-    )
+    title = f"rope identify-axes on Wan's cache of a {grid} grid"
+    yield _loaded(ctx, title, axes, [p, "rope", "identify-axes"], "--grid", grid)
     bias, keys = ctx.tmp / "bias.npy", "8192" if ctx.heavy else "2048"
     _make(p, "alibi", "bias", "--heads", "64", "--n", keys, "--queries", "128", "-o", str(bias))
-    yield Group(
-        f"alibi identify a 64 x 128 x {keys} float32 bias",
-        "<= 1.5x",
-        {
-            "np.load the bias": ctx.script(inputs.LOAD, bias),
-            "pecli alibi identify bias.npy": [p, "alibi", "identify", str(bias)],
-        },
-        ctx.rounds,
+    yield _loaded(
+        ctx, f"alibi identify a 64 x 128 x {keys} float32 bias", bias, [p, "alibi", "identify"]
     )
     _clean(ctx.tmp)
+
+
+def _loaded(ctx: Context, title: str, path: Path, cmd: list[str], *options: str) -> Group:
+    """``cmd path options`` against ``np.load`` of the file."""
+    label = " ".join(["pecli", *cmd[1:], path.name, *options])
+    rows = {"np.load the file": ctx.script(inputs.LOAD, path), label: [*cmd, str(path), *options]}
+    return Group(title, "<= 1.5x", rows, ctx.rounds)
 
 
 def gguf(ctx: Context) -> Iterator[Group]:

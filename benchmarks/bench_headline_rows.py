@@ -191,36 +191,35 @@ def writers(ctx: Context) -> Iterator[Group]:
         [p, "compute", "--d", "512", "--n", str(n), "-q"],
         new_file=False,  # 2 GB a run: six new files would fill the disk
     )
-    n = 16_384 if q else 131_072
-    yield from writer(
-        ctx,
-        "RoPE cache",
-        f"pecli rope cache --theta 500000 --head-dim 128 --n {n} -o r.npy",
-        [p, "rope", "cache", "--theta", "500000", "--head-dim", "128", "--n", str(n), "-q"],
-        "<= 1.5x",
+    n, side, grid, queries = (16_384, 64, "5x30x52", 16) if q else (131_072, 256, "21x60x104", 128)
+    rows = (  # title, label, command without -o, bound
+        (
+            "RoPE cache",
+            f"pecli rope cache --theta 500000 --head-dim 128 --n {n} -o r.npy",
+            [p, "rope", "cache", "--theta", "500000", "--head-dim", "128", "--n", str(n)],
+            "<= 1.5x",
+        ),
+        (
+            "grid",
+            f"pecli grid {side} {side} --d 1024 -o grid.npy",
+            [p, "grid", str(side), str(side), "--d", "1024"],
+            "<= 1.5x",
+        ),
+        (
+            "multi-axis RoPE, Wan",
+            f"pecli rope axes --preset wan --grid {grid} -o wan.npy",
+            [p, "rope", "axes", "--preset", "wan", "--grid", grid],
+            "<= 1.2x",
+        ),
+        (
+            "ALiBi bias (the 2^26-value cap: 128 of 8192 queries)",
+            f"pecli alibi bias --heads 64 --n 8192 --queries {queries} -o b.npy",
+            [p, "alibi", "bias", "--heads", "64", "--n", "8192", "--queries", str(queries)],
+            "<= 1.2x",
+        ),
     )
-    side = 64 if q else 256
-    yield from writer(
-        ctx,
-        "grid",
-        f"pecli grid {side} {side} --d 1024 -o grid.npy",
-        [p, "grid", str(side), str(side), "--d", "1024", "-q"],
-        "<= 1.5x",
-    )
-    grid = "5x30x52" if q else "21x60x104"
-    yield from writer(
-        ctx,
-        "multi-axis RoPE, Wan",
-        f"pecli rope axes --preset wan --grid {grid} -o wan.npy",
-        [p, "rope", "axes", "--preset", "wan", "--grid", grid, "-q"],
-    )
-    queries = 16 if q else 128
-    yield from writer(
-        ctx,
-        "ALiBi bias (the 2^26-value cap: 128 of 8192 queries)",
-        f"pecli alibi bias --heads 64 --n 8192 --queries {queries} -o b.npy",
-        [p, "alibi", "bias", "--heads", "64", "--n", "8192", "--queries", str(queries), "-q"],
-    )
+    for title, label, cmd, bound in rows:
+        yield from writer(ctx, title, label, [*cmd, "-q"], bound)
 
 
 def small_writers(ctx: Context) -> Iterator[Group]:
