@@ -86,7 +86,7 @@ uncovered: $(VENV)/.installed-dev  ## lines and branches of those modules that n
 # BENCH_ARGS: --quick (a smoke run), --only WORD (some groups), --markdown FILE (the table).
 # With the fixture venv built (make library-fixtures), Qwen2-VL's ids and cache are also timed
 # against transformers' get_rope_index and rotary module (benchmarks/bench_qwen_vl.py).
-bench: $(VENV)/.installed-dev  ## the README's Performance table: every command against its anchor (~10 min)
+bench: $(VENV)/.installed-dev  ## the README's Performance table: every command against its anchor (~12 min quiet)
 	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured
 	$(BIN)/python benchmarks/bench_headline.py $(BENCH_ARGS)
 	$(BIN)/python benchmarks/bench_qwen_vl.py $(if $(wildcard $(LIBVENV)/bin/python),--libraries $(LIBVENV))

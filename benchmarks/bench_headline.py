@@ -8,9 +8,11 @@ rounds), one fresh process each. Printed per row: the median wall time, the rati
 to the anchor, the median of the per-round ratios, and the same ratio of CPU time (user +
 system of the child, steadier than wall time under load), with the bound. Then each heavy
 dependency's import time (``python -X importtime``) in both venvs, so a slow new release is
-seen the day it appears. About 5 minutes on a loaded 2-core machine; ``--quick`` is a smoke run.
+seen the day it appears. About 12 minutes on a quiet 2-core machine, 34 under a load of 12-17;
+``--quick`` is a smoke run, ``--only WORD`` runs the groups whose key holds WORD, ``--heavy``
+the larger identify inputs, ``--markdown FILE`` also writes the README's table.
 
-Run: python benchmarks/bench_headline.py [--quick] [--repeats N]
+Run: python benchmarks/bench_headline.py [--quick] [--heavy] [--only WORD] [--markdown FILE]
 """
 
 from __future__ import annotations
