@@ -246,9 +246,9 @@ def markdown(rows: list[Row]) -> str:
         bound = r.bound.replace("<=", "≤").replace("x", "×")
         anchor = r.anchor.replace("|", "\\|")  # a cell of the table
         label = r.label.strip()
-        label = f"{label}` (pinned venv)`" if "pinned" in r.group else label
+        where = " (pinned venv)" if "pinned" in r.group else ""
         lines.append(
-            f"| `{label}` | {_seconds(r.wall)}, peak {r.peak:.0f} MB | {anchor}: "
+            f"| `{label}`{where} | {_seconds(r.wall)}, peak {r.peak:.0f} MB | {anchor}: "
             f"{_seconds(a.wall)} | {ratio} | {bound} | {r.load} |"
         )
     return "\n".join(lines)
