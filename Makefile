@@ -90,9 +90,13 @@ uncovered: $(VENV)/.installed-dev  ## lines and branches of each module that no 
 	$(PIP) install -q -c constraints.txt -e '.[mutation]'
 	$(BIN)/python tools/mutation/uncovered.py
 
-bench: $(VENV)/.installed-dev  ## the README's Performance table: every bound, as users install (~5 min)
+# BENCH_ARGS: --quick (a smoke run), --only WORD (some groups), --markdown FILE (the table).
+# With the fixture venv built (make library-fixtures), Qwen2-VL's ids and cache are also timed
+# against transformers' get_rope_index and rotary module (benchmarks/bench_qwen_vl.py).
+bench: $(VENV)/.installed-dev  ## the README's Performance table: every command against its anchor (~12 min quiet)
 	$(BIN)/python -m compileall -q pecli  # fresh bytecode: start-up is measured
-	$(BIN)/python benchmarks/bench_headline.py
+	$(BIN)/python benchmarks/bench_headline.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/bench_qwen_vl.py $(if $(wildcard $(LIBVENV)/bin/python),--libraries $(LIBVENV))
 
 bench-all: $(VENV)/.installed-dev  ## every benchmark, kernels and memory included (15-30 min)
 	$(BIN)/python -m compileall -q pecli

@@ -90,6 +90,19 @@ def test_first_difference_and_decades_in_ulps(run_cli, tmp_path):
 ROTATE_HALF = "(rotate_half pairs (i, i + d/2) against interleaved (2i, 2i + 1))"
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_entries_near_zero_are_in_ulps_of_the_largest_finite_magnitude(run_cli, tmp_path, dtype):
+    """A NaN entry leaves the floor (2^-10 of the largest finite |x|) a number."""
+    a = np.full((20, 4), 0.5, dtype)
+    a[4, 0], a[12, 3] = np.nan, 0.0
+    b = a.copy()
+    b[12, 3] = 2.0**-14  # 2^-14 from 0: 2^-14 / ulp(2^-11) ulps (p significand bits)
+    result, report = _run(run_cli, tmp_path, a, b)
+    assert result.exit_code == 1 and report["differing"] == 1, result.output
+    bits = np.finfo(dtype).nmant
+    assert report["decades"][1]["max_ulps"] == 2.0**-14 / 2.0 ** (-11 - bits)
+
+
 @pytest.mark.parametrize(
     ("make", "cause"),
     [

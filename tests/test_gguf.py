@@ -409,3 +409,39 @@ def test_every_value_type_and_ggml_type_reads_as_llama_cpps_package_reads_it(run
         assert ours.nbytes == theirs["n_bytes"] == 2 * theirs["type_size"], name
     shown = run_cli("gguf", "show", str(HERE / "every_type.gguf")).stdout
     assert all(f"1 {t['type']}" in shown for t in record["tensors"].values())
+
+
+def _with_vocabulary(tmp_path: Path, tokens: list[bytes]) -> tuple[Path, bytes, int]:
+    """A GGUF whose vocabulary comes before its rope keys; and where the vocabulary starts."""
+
+    def string(raw: bytes) -> bytes:
+        return struct.pack("<Q", len(raw)) + raw
+
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 4)
+    head += string(b"general.architecture") + struct.pack("<I", 8) + string(b"llama")
+    head += string(b"tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, len(tokens))
+    start = len(head)
+    head += b"".join(map(string, tokens))
+    head += string(b"llama.rope.freq_base") + struct.pack("<If", 6, 500000.0)
+    head += string(b"llama.context_length") + struct.pack("<II", 4, 8192)
+    path = tmp_path / "vocab.gguf"
+    path.write_bytes(head)
+    return path, head, start
+
+
+def test_a_vocabulary_over_several_read_windows_is_walked_to_the_keys_after_it(run_cli, tmp_path):
+    """150,000 tokens of 1 to 17 bytes: 2.4 MB, strings across the 1 MiB windows' edges."""
+    tokens = [b"t" * (1 + k % 17) for k in range(150_000)]
+    path, head, start = _with_vocabulary(tmp_path, tokens)
+    result = run_cli("gguf", "show", str(path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    keys = json.loads(result.stdout)["keys"]
+    assert keys == {"llama.context_length": 8192, "llama.rope.freq_base": 500000.0}
+    path.write_bytes(head[: start + 1_500_000])  # cut inside the vocabulary
+    result = run_cli("gguf", "show", str(path))
+    assert result.exit_code == 2 and "truncated GGUF" in result.stderr
+    at = start + sum(8 + len(t) for t in tokens[:100_000])  # a token's length: absurd
+    path.write_bytes(head[:at] + struct.pack("<Q", 1 << 50) + head[at + 8 :])
+    result = run_cli("gguf", "show", str(path))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert f"a string of length {1 << 50} cannot fit" in result.stderr

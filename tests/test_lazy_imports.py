@@ -36,11 +36,26 @@ sys.__stderr__.write(f"\\nexit {status} loaded {','.join(heavy)}\\n")
 """
 )
 
+#: For a run that fails: the modules are listed as it leaves through ``os._exit``.
+FAILING = """
+import os, sys
+leave = os._exit
+def listed(status):
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+    sys.__stderr__.write(f"\\nexit {status} loaded {','.join(heavy)}\\n")
+    sys.__stderr__.flush()
+    leave(status)
+os._exit = listed
+"""
 
-def loaded(tmp_path, *args: str) -> set[str]:
-    """The heavy top-level modules a ``pecli ARGS`` run imported (it must succeed)."""
+
+def loaded(tmp_path, *args: str, status: int = 0) -> set[str]:
+    """The heavy top-level modules a ``pecli ARGS`` run imported (it must end with ``status``).
+
+    A run that fails leaves through ``os._exit``: that is where the modules are listed then.
+    """
     argv = [a.format(tmp=tmp_path) for a in args]
-    code = f"HEAVY = {HEAVY!r}\n{RUN}"
+    code = f"HEAVY = {HEAVY!r}\n{RUN}" if status == 0 else f"HEAVY = {HEAVY!r}\n{FAILING}\n{ENTRY}"
     done = subprocess.run(
         [sys.executable, "-c", code, *argv],
         capture_output=True,
@@ -50,8 +65,8 @@ def loaded(tmp_path, *args: str) -> set[str]:
         timeout=120,
     )
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("exit 0 loaded"), done.stderr
-    return set(filter(None, last.removeprefix("exit 0 loaded").strip().split(",")))
+    assert last.startswith(f"exit {status} loaded"), done.stderr
+    return set(filter(None, last.removeprefix(f"exit {status} loaded").strip().split(",")))
 
 
 @pytest.mark.parametrize(
@@ -95,6 +110,14 @@ def test_reading_float_tables_imports_no_ml_dtypes(tmp_path):
     text = tmp_path / "t.csv"
     np.savetxt(text, np.load(table), delimiter=",", fmt="%.9g")  # float32 text: no bf16 read
     assert "ml_dtypes" not in loaded(tmp_path, "identify", str(text))
+
+
+def test_diffing_float32_caches_imports_no_ml_dtypes(tmp_path):
+    """diff's bf16 cause is tried on the bits first: no 0.5 s import of ml_dtypes 0.7."""
+    cache = ["rope", "cache", "--head-dim", "16", "--n", "40"]
+    loaded(tmp_path, *cache, "-o", "{tmp}/a.npy")
+    loaded(tmp_path, *cache, "--start", "1", "-o", "{tmp}/b.npy")
+    assert loaded(tmp_path, "diff", "{tmp}/a.npy", "{tmp}/b.npy", status=1) == set()
 
 
 def test_each_library_is_imported_where_the_output_needs_it(tmp_path):

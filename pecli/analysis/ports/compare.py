@@ -30,8 +30,11 @@ def _largest(rows: np.ndarray) -> float:
     largest = 0.0
     step = max(1, _CELLS // max(rows.shape[1], 1))
     for row in range(0, rows.shape[0], step):
-        values = np.abs(rows[row : row + step].astype(np.float64))
-        largest = max(largest, float(np.max(values[np.isfinite(values)], initial=0.0)))
+        block = rows[row : row + step]  # float32 as it is: |x| and its max are exact
+        values = np.abs(
+            block if block.dtype.name in ("float32", "float64") else block.astype(float)
+        )
+        largest = max(largest, float(np.max(values, initial=0.0, where=np.isfinite(values))))
     return largest
 
 

@@ -112,6 +112,26 @@ class Cursor:
             raise self.fail(f"{what} {n} cannot fit the {self.left()} bytes left", CUT)
         return n
 
+    def skip_strings(self, n: int) -> None:
+        """Step over ``n`` strings (uint64 length, then bytes) without decoding them.
+
+        A vocabulary holds 10^5 of them: each one inside the window read is stepped over in a
+        tight loop (it is in the file, so ``take``'s checks hold); any other goes through
+        ``take``, which reads the next window or names the file truncated.
+        """
+        length = struct.Struct(self.order + "Q").unpack_from
+        window, start = self._window, self._start
+        at, size = self.pos - start, len(window)
+        for _ in range(n):
+            if at + 8 <= size and (end := at + 8 + length(window, at)[0]) <= size:
+                at = end
+                continue
+            self.pos = start + at
+            self.take(self.count("a string of length", 1))
+            window, start = self._window, self._start
+            at, size = self.pos - start, len(window)
+        self.pos = start + at
+
     def string(self, what: str, strict: bool = False) -> str:
         """A uint64 length, then that many bytes of UTF-8 (``strict``: refuse bad bytes)."""
         raw = self.take(self.count(f"{what} of length", 1))
@@ -246,6 +266,9 @@ def _value(cursor: Cursor, kind: int, depth: int) -> Any:
         if n > KEEP_ARRAY:
             return ("array", n)
         return list(struct.unpack(f"{cursor.order}{n}{_SCALARS[item]}", raw))
+    if item == _STRING and n > KEEP_ARRAY:  # a vocabulary: walked, not kept
+        cursor.skip_strings(n)
+        return ("array", n)
     values = [_value(cursor, item, depth + 1) for _ in range(n)]
     return ("array", n) if n > KEEP_ARRAY else values
 
