@@ -85,6 +85,22 @@ DIFF = (
     "print(f'max |a - b| = {e.flat[k]:.9g} at row {r}, column {c}')"
 )
 #: ``precision``: float32 angles and sin/cos against float64, the worst error per decade.
+PROBE_DUMPS = (  # q before and after a half-split RoPE (θ 500000), float32 (tokens, heads, d)
+    "import sys, numpy as np; t, h, d = int(sys.argv[3]), 8, 128\n"
+    "q = np.random.default_rng(0).normal(size=(t, h, d)).astype(np.float32)\n"
+    "w = 500000.0 ** (-np.arange(0, d, 2) / d); a = np.arange(t)[:, None] * w\n"
+    "c, s = np.cos(a)[:, None, :], np.sin(a)[:, None, :]\n"
+    "x, y = q[..., : d // 2], q[..., d // 2 :]\n"
+    "np.save(sys.argv[1], q); np.save(sys.argv[2], np.concatenate("
+    "[x * c - y * s, x * s + y * c], -1).astype(np.float32))\n"
+)
+PROBE = (  # the least a reader does: both loaded, each pair's angle, ω by least squares
+    "import sys, numpy as np; a = np.load(sys.argv[1]).astype(np.float64)\n"
+    "b = np.load(sys.argv[2]).astype(np.float64); h = a.shape[-1] // 2\n"
+    "z = (b[..., :h] + 1j * b[..., h:]) / (a[..., :h] + 1j * a[..., h:])\n"
+    "turn = np.unwrap(np.angle(z.mean(axis=1)), axis=0); p = np.arange(len(a))\n"
+    "print(np.linalg.lstsq(p[:, None], turn, rcond=None)[0][0][:4])\n"
+)
 PRECISION = (
     "import math, numpy as np\nn, d = {n}, {d}\n"
     "w = np.exp(np.arange(0, d, 2, dtype=np.float64) * (-math.log({base}) / d))\n"

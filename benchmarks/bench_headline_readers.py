@@ -39,7 +39,7 @@ def identify(ctx: Context) -> Iterator[Group]:
 
 
 def rope_readers(ctx: Context) -> Iterator[Group]:
-    """rope identify, identify-axes and diff on rope caches; alibi identify on a bias."""
+    """rope identify, identify-axes, diff on rope caches; rope probe on q dumps; alibi identify."""
     p, n = ctx.pecli, 16_384 if ctx.quick else 131_072
     a, b = ctx.tmp / "a.npy", ctx.tmp / "b.npy"
     cache = [p, "rope", "cache", "--theta", "500000", "--head-dim", "128", "--n", str(n), "-q"]
@@ -61,6 +61,19 @@ def rope_readers(ctx: Context) -> Iterator[Group]:
     _make(p, "rope", "axes", "--preset", "wan", "--grid", grid, "-q", "-o", str(axes))
     title = f"rope identify-axes on Wan's cache of a {grid} grid"
     yield _loaded(ctx, title, axes, [p, "rope", "identify-axes"], "--grid", grid)
+    pre, post, tokens = ctx.tmp / "pre.npy", ctx.tmp / "post.npy", 512 if ctx.quick else 4096
+    _make(*ctx.script(inputs.PROBE_DUMPS, pre, post, tokens))
+    yield Group(
+        f"rope probe on q dumped before and after RoPE ({tokens:,} tokens, 8 heads, head 128)",
+        "<= 1.5x",
+        {
+            "NumPy: both loaded, each pair's angle, ω by least squares": ctx.script(
+                inputs.PROBE, pre, post
+            ),
+            "pecli rope probe pre.npy post.npy": [p, "rope", "probe", str(pre), str(post)],
+        },
+        ctx.rounds,
+    )
     bias, keys = ctx.tmp / "bias.npy", "8192" if ctx.heavy else "2048"
     _make(p, "alibi", "bias", "--heads", "64", "--n", keys, "--queries", "128", "-o", str(bias))
     yield _loaded(
