@@ -15,7 +15,7 @@ from ..core.errors import RuntimeFailure
 from . import text
 from ._app import option_words
 from .grids.identify import show_grid_reading
-from .sinusoidal.identify import show_candidates, show_identification
+from .sinusoidal.readings import show_candidates, show_identification
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.checkpoints.scan import TensorFinding
