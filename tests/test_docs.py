@@ -228,6 +228,28 @@ def test_commands_found():
     assert {"compute", "add", "identify", "wavelengths"} <= set(COMMANDS)
 
 
+#: The figure options every drawing command takes from ``@plot_options`` (declared once).
+PLOT_BLOCK = {"-o", "--data", "--dpi", "--size", "--title", "--quiet"}
+#: Commands whose figure is an option of a printed report, not their output: no --data.
+FIGURE_AS_OPTION = {"precision": "-o draws the report's error; the report itself is printed"}
+DRAWING = [
+    c
+    for c, cmd in COMMANDS.items()
+    if any("--dpi" in p.opts for p in cmd.params) and c not in FIGURE_AS_OPTION
+]
+
+
+def test_drawing_commands_found():
+    assert {"heatmap", "plot-waves", "plot-grid", "plot-alibi", "rope plot-axes"} <= set(DRAWING)
+    assert set(FIGURE_AS_OPTION) <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", DRAWING)
+def test_every_drawing_command_has_the_whole_plot_block(command):
+    opts = {o for p in COMMANDS[command].params for o in p.opts}
+    assert opts >= PLOT_BLOCK, f"pecli {command} lacks {sorted(PLOT_BLOCK - opts)}"
+
+
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_command_has_help(command):
     cmd = COMMANDS[command]

@@ -9,8 +9,8 @@ import numpy as np
 from ...io import writing
 from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
-from ..options import DataOutput, Dpi, FigureOutput, Quiet, Size
-from ..progress import say_written
+from ..options import Quiet, plot_options
+from ..progress import PlotOutputs, say_written
 from ..rope.app import report_kind, rope_app
 from .options import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt, plan_of
 
@@ -76,17 +76,15 @@ def _table(columns: dict[str, np.ndarray]) -> Any:
 
 
 @rope_app.command("plot-axes")
+@plot_options("axes.png")
 def plot_axes_command(
     preset: PresetOpt = None,
     head_dim: HeadDimOpt = None,
     widths: WidthsOpt = None,
     theta: ThetaOpt = None,
     layout: AxisLayoutOpt = None,
-    output: FigureOutput = None,
-    data: DataOutput = None,
-    dpi: Dpi = None,
-    size: Size = None,
-    quiet: Quiet = False,
+    *,
+    plot: PlotOutputs,
 ) -> None:
     """Draw the channel → axis map: which axis turns each rotary pair, and its wavelength.
 
@@ -98,9 +96,7 @@ def plot_axes_command(
     """
     from ...core.multiaxis.resolve import plan_columns, plan_data
     from .._app import figures
-    from ..progress import PlotOutputs
 
-    outputs = PlotOutputs(output, "axes.png", data, quiet, size=size, dpi=dpi)
     default = "wan" if widths is None else None
     plan, chosen = plan_of(preset or default, head_dim, widths, theta, layout)
     columns = plan_columns(plan)
@@ -108,4 +104,4 @@ def plot_axes_command(
     name = chosen.name if chosen else f"widths {widths}"
     title = f"{name}: pairs {_counts(plan)}; θ {thetas}; {plan.layout}"
     build = figures("axes").axis_map_figure
-    outputs.write(lambda: build(columns, title=title, size=size, dpi=dpi), *plan_data(plan))
+    plot.write(lambda: build(columns, title=title, size=plot.size, dpi=plot.dpi), *plan_data(plan))
