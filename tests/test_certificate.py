@@ -140,3 +140,46 @@ def test_a_wide_bound_sends_many_entries_to_the_fallback_and_they_match_mpmath(m
     assert tally.recomputed > 0 and tally.checked == table.size
     for r, c in zip(*np.nonzero(np.ones(table.shape, bool)), strict=True):
         assert float(table[r, c]) == _exact(1000 + int(r), int(c) // 2, bool(c % 2), d=8)[0]
+
+
+def _mp_float32(x: mpmath.mpf) -> float:
+    with mpmath.workprec(24):
+        return float(+x)
+
+
+def test_grid_values_go_through_the_fallback_and_match_mpmath(monkeypatch):
+    from pecli.core import grids
+
+    monkeypatch.setattr(kernels, "DIRECT_BOUND", ErrorBound(relative=1e-9))
+    h_side, w_side, d = 3, 5, 16
+    with counting() as tally:
+        table = grids.grid_table((h_side, w_side), d=d, preset="mae")
+    assert tally.recomputed > 0
+    quarter = d // 4  # MAE: [sin(w·ω), cos(w·ω), sin(h·ω), cos(h·ω)], ω_j = 10000^(-j/(d/4))
+    with mpmath.workprec(200):
+        omega = [mpmath.mpf(10000) ** (-mpmath.mpf(j) / quarter) for j in range(quarter)]
+        for t in range(h_side * w_side):
+            row, col = divmod(t, w_side)
+            expected = [
+                _mp_float32(f(p * w))
+                for p in (col, row)
+                for f in (mpmath.sin, mpmath.cos)
+                for w in omega
+            ]
+            assert table[t].tolist() == expected
+
+
+def test_cli_writers_report_the_certificate_on_stderr_and_in_metadata(run_cli, tmp_path):
+    import json
+    import struct
+
+    said = "pecli: every value correctly rounded to float32: 0 undecided"
+    grid = run_cli("grid", "4", "4", "--d", "16", "-o", str(tmp_path / "g.npy"))
+    assert grid.exit_code == 0 and grid.stderr.splitlines()[-1] == said
+    table = run_cli("compute", "--d", "8", "--n", "9", "-o", str(tmp_path / "t.safetensors"))
+    assert table.exit_code == 0 and table.stderr.splitlines()[-1] == said
+    raw = (tmp_path / "t.safetensors").read_bytes()
+    header = json.loads(raw[8 : 8 + struct.unpack("<Q", raw[:8])[0]])
+    assert header["__metadata__"]["pecli_certificate"] == said.removeprefix("pecli: ")
+    quiet = run_cli("compute", "--d", "8", "--n", "9", "-q", "-o", str(tmp_path / "q.npy"))
+    assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -66,14 +66,15 @@ class TableTarget:
         columns: list[str],
         description: str | None = None,
         size: int | None = None,
-        certified: bool = False,
+        certified: str | None = None,
     ) -> None:
         """Write the blocks in :attr:`kind`, then ``pecli: wrote NAME``.
 
         The room for ``size`` bytes is checked first (when known); a progress bar named
         ``description`` is shown to a person at a terminal (none without a description).
         ``certified``: the blocks come from kernels under the correct-rounding certificate,
-        whose counts are then said too (:func:`say_certified`).
+        whose counts are then said too (:func:`say_certified`): ``"counted"``, each value
+        was checked once; ``"copied"``, each is a copy of a checked value or an exact zero.
         """
         if size is not None:
             formats.check_room(self.output, size)
@@ -93,7 +94,8 @@ class TableTarget:
         say_written(self.output, quiet=self.quiet)
         if certified:  # with the file's name: not for stdout or a device (as say_written)
             quiet = self.quiet or paths.is_stdout(self.output) or paths.is_special(self.output)
-            say_certified(tally.message(dtype, math.prod(shape)), quiet=quiet)
+            total = math.prod(shape) if certified == "counted" else None
+            say_certified(tally.message(dtype, total), quiet=quiet)
 
 
 class PlotOutputs:

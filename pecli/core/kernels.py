@@ -62,17 +62,20 @@ CONSECUTIVE_BOUND = ErrorBound(absolute=32 * UNIT_ROUNDOFF, source="the consecut
 DIRECT_BOUND = ErrorBound(relative=10 * UNIT_ROUNDOFF, source="the direct kernel")
 
 
-def direct_bound(largest_angle: float) -> ErrorBound:
-    """:data:`DIRECT_BOUND` for angles up to ``largest_angle``: tails ``|lo| <= 2^-51·|angle|``.
+def direct_bound(angle: angles.DoubleDouble) -> ErrorBound:
+    """:data:`DIRECT_BOUND` at each of the double-double angles ``hi + lo`` (any shape).
 
-    The absolute part is ``(4k + 2)·u·|lo| + lo²/2`` (the neglected ``1 - cos lo``).
+    The absolute part is ``(4k + 2)·u·|lo| + lo²/2`` (the neglected ``1 - cos lo``), plus
+    ``2^-100·|hi|`` for the inputs' own error: 0 at an exact angle such as 0.
 
-    >>> direct_bound(1e4).absolute < 1e-27
-    True
+    >>> bound = direct_bound((np.array([0.0, 1e4]), np.array([0.0, 1e-13])))
+    >>> bound.at(np.zeros(2))
+    array([0.00000000e+00, 2.01816925e-28])
 
     """
-    lo = 2.0**-51 * abs(largest_angle) + 2.0**-100
-    return ErrorBound(18 * UNIT_ROUNDOFF * lo + lo * lo / 2, DIRECT_BOUND.relative, "direct")
+    hi, lo = np.abs(angle[0]), np.abs(angle[1])
+    absolute = 18 * UNIT_ROUNDOFF * lo + lo * lo / 2 + 2.0**-100 * hi
+    return ErrorBound(absolute, DIRECT_BOUND.relative, "direct")
 
 
 #: Pairs per complex product, ``B·h``: 16384 complex128 = 256 KiB, inside a 1 MiB L2.
@@ -234,7 +237,7 @@ def _direct_certified(
     outs: tuple[np.ndarray, np.ndarray],
 ) -> None:
     """sin/cos of ``angle`` rounded into the float32 ``outs`` under the certificate."""
-    bound = direct_bound(float(np.max(np.abs(angle[0]), initial=0.0)))
+    bound = direct_bound(angle)
     p, w, res = (np.broadcast_to(a, angle[0].shape) for a in where)
     for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
 

@@ -81,7 +81,7 @@ def compute(
         columns=columns,
         description="compute",
         size=size,
-        certified=True,
+        certified="counted",
     )
 
 

@@ -26,8 +26,8 @@ class ErrorBound:
 
     Attributes
     ----------
-    absolute : float
-        The part of the bound independent of the value (>= 0).
+    absolute : float or numpy.ndarray
+        The part of the bound independent of the value (>= 0); an array: one per value.
     relative : float
         The part proportional to ``|v|`` (>= 0).
     source : str
@@ -40,7 +40,7 @@ class ErrorBound:
 
     """
 
-    absolute: float = 0.0
+    absolute: float | np.ndarray = 0.0
     relative: float = 0.0
     source: str = ""
 
@@ -52,7 +52,7 @@ class ErrorBound:
 
     def widest(self, largest: float) -> float:
         """One bound for every value of magnitude at most ``largest`` (widened as in :meth:`at`)."""
-        return float(self.at(np.array([largest]))[0])
+        return float(np.max(self.at(np.array([largest]))))
 
 
 def undecided(values: np.ndarray, bound: ErrorBound, dtype: np.dtype) -> np.ndarray:
@@ -84,7 +84,8 @@ def undecided(values: np.ndarray, bound: ErrorBound, dtype: np.dtype) -> np.ndar
         return np.zeros(0, dtype=np.int64)
     flat = np.asarray(values, dtype=np.float64).reshape(-1)
     largest = float(np.max(np.abs(flat), initial=0.0))
-    e = bound.at(flat) if bound.relative else bound.widest(largest)
+    scalar = not bound.relative and np.ndim(bound.absolute) == 0
+    e = bound.widest(largest) if scalar else bound.at(np.asarray(values, np.float64)).reshape(-1)
     return np.flatnonzero(_ends_differ(flat, e, np.dtype(dtype)))
 
 

@@ -43,21 +43,23 @@ class Tally:
             self.checked += checked
             self.recomputed += recomputed
 
-    def message(self, dtype: object, total: int) -> str:
+    def message(self, dtype: object, total: int | None) -> str:
         """``every value correctly rounded to float32: 0 undecided`` (or ``k recomputed``).
 
-        ``total``: the values of the table. A float64 table, or one whose values were not all
-        checked (their rounding took a path without the certificate), says so instead.
+        ``total``: the values of the table; a table whose values were not all checked (their
+        rounding took a path without the certificate) says so instead. None: every value is
+        a copy of a checked one or an exact zero (a grid's per-axis values, broadcast). A
+        float64 table says what is claimed for it.
         """
         name = np.dtype(dtype).name  # type: ignore[call-overload]
         if name == "float64":
             return "float64 values within the kernels' error bounds (docs/exactness.md)"
         count = f"{self.recomputed} recomputed" if self.recomputed else "0 undecided"
-        if self.checked < total:
+        if total is not None and self.checked < total:
             return f"{self.checked} of {total} values certified as rounded to {name}: {count}"
         return f"every value correctly rounded to {name}: {count}"
 
-    def as_dict(self, dtype: object, total: int) -> dict[str, object]:
+    def as_dict(self, dtype: object, total: int | None) -> dict[str, object]:
         """The counts and the message, for ``--json`` and safetensors metadata."""
         return {
             "checked": self.checked,
