@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .table import GridEncoding
 
 from .. import angles
 from ..certificate import TALLY, round_certified, sin_cos_exact
@@ -22,6 +18,7 @@ from ..errors import ParameterError
 from ..kernels import direct_bound
 from ..rules import check_dtype
 from ..sinusoidal.frequencies import frequencies_with_residuals
+from .knobs import GridEncoding
 from .presets import GridPlan, grid_plan
 from .rules import check_extra_tokens, check_grid_scale, check_grid_shape
 
