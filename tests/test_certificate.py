@@ -8,6 +8,8 @@ Expected values come from mpmath at 200 bits, rounded to float32 by mpmath's own
 
 from __future__ import annotations
 
+import re
+
 import mpmath
 import numpy as np
 import pytest
@@ -183,3 +185,16 @@ def test_cli_writers_report_the_certificate_on_stderr_and_in_metadata(run_cli, t
     assert header["__metadata__"]["pecli_certificate"] == said.removeprefix("pecli: ")
     quiet = run_cli("compute", "--d", "8", "--n", "9", "-q", "-o", str(tmp_path / "q.npy"))
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_a_rope_cache_entry_next_to_a_tie_is_recomputed_and_reported(run_cli, tmp_path):
+    position, pair, _ = TIES[0]  # θ = 10000, head_dim 512: the inverse frequencies of d = 512
+    rounded, distance = _exact(position, pair, True)
+    assert distance < kernels.CONSECUTIVE_BOUND.absolute
+    args = ["--theta", "10000", "--head-dim", "512", "--n", "1", "--start", str(position)]
+    done = run_cli("rope", "cache", *args, "--part", "cos", "-o", str(tmp_path / "c.npy"))
+    assert done.exit_code == 0, done.stderr
+    said = done.stderr.splitlines()[-1]
+    assert re.fullmatch(r"pecli: every value correctly rounded to float32: \d+ recomputed", said)
+    row = np.load(tmp_path / "c.npy")[0]
+    assert [float(row[pair]), float(row[pair + 256])] == [rounded, rounded]  # half layout

@@ -173,11 +173,18 @@ def write_streamed(
     quiet: bool,
     description: str,
     size: int | None,
+    certified: str | None = None,
 ) -> None:
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     target = TableTarget("", output, fmt, header=header, quiet=quiet, kind=fmt)
     target.write(
-        blocks, shape=shape, dtype=dtype, columns=columns, description=description, size=size
+        blocks,
+        shape=shape,
+        dtype=dtype,
+        columns=columns,
+        description=description,
+        size=size,
+        certified=certified,
     )
 
 

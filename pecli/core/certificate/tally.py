@@ -54,6 +54,8 @@ class Tally:
         name = np.dtype(dtype).name  # type: ignore[call-overload]
         if name == "float64":
             return "float64 values within the kernels' error bounds (docs/exactness.md)"
+        if not self.checked:
+            return f"{name} values not certified (docs/exactness.md lists the paths covered)"
         count = f"{self.recomputed} recomputed" if self.recomputed else "0 undecided"
         if total is not None and self.checked < total:
             return f"{self.checked} of {total} values certified as rounded to {name}: {count}"
