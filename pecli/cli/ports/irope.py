@@ -126,7 +126,14 @@ def _settings(config: str | None) -> dict[str, Any]:
             values[name] = _checked(key, read[key], rule)  # a null chunk size: no chunks
         elif key not in read and key != "no_rope_layers":  # without the list: the interval
             values["missing"].append(key)
-    if values["no_rope_layers"]:  # the list decides the layers, not the interval or count
+    flags = values["no_rope_layers"]
+    if flags and "num_hidden_layers" in read and len(flags) != values["layers"]:
+        # transformers indexes the list by layer: a short one fails at the first layer past it
+        from ...core.errors import ParameterError
+
+        rule = "field no_rope_layers must have one entry per layer (num_hidden_layers = "
+        raise ParameterError("config", rule + f"{values['layers']})", f"{len(flags)} entries")
+    if flags:  # the list decides the layers, not the interval or count
         unused = ("no_rope_layer_interval", "num_hidden_layers")
         values["missing"] = [k for k in values["missing"] if k not in unused]
     return values

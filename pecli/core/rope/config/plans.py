@@ -1,0 +1,262 @@
+"""The per-layer RoPE plan of a model: which layers rotate, with which rope, and the temperature.
+
+Layer types come from ``layer_types``, else ``sliding_window_pattern`` (an integer N: global
+iff (i+1) % N == 0; a string such as ``LLLG``), ``full_attention_interval`` (Qwen3-Next:
+the others are linear attention) or ``compress_ratios`` (DeepSeek V4: ratio 0 is sliding).
+A layer skips RoPE (NoPE) when ``no_rope_layers`` says 0 (SmolLM3, Llama 4; else every
+``no_rope_layer_interval``-th layer), when it is linear attention, or when it is global in a
+family that rotates only its sliding layers (Cohere 2, EXAONE 4). The query temperature is
+Llama 4's on its NoPE layers, ``1 + attn_scale·ln(⌊(p + 1)/floor_scale⌋ + 1)``, or Mistral's
+``llama_4_scaling_beta`` on every layer, ``1 + β·ln(1 + ⌊p/L⌋)``. Sources: transformers 5
+``configuration_*.py`` (``layer_types``, ``no_rope_layers``) and the attention classes of
+those models (``Cohere2Attention``, ``Exaone4Attention``, ``Llama4TextAttention``,
+``Ministral3Attention``). Pure Python and NumPy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...errors import ParameterError
+from .families import ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
+from .reading import read_rope
+from .shapes import ALL, rope_tables, text_section
+
+__all__ = ["LayerRow", "Temperature", "layer_maps", "layer_plan", "runs"]
+
+#: More layers than any model has; a typo of 10^9 is refused, not listed.
+MAX_LAYERS = 100_000
+
+
+@dataclass(frozen=True)
+class Temperature:
+    """A factor on the queries: ``1 + scale·ln(⌊(p + offset)/length⌋ + 1)``."""
+
+    scale: float
+    length: float
+    offset: int
+
+    def at(self, positions: np.ndarray) -> np.ndarray:
+        """The factor at each position (float64).
+
+        >>> Temperature(0.1, 16384, 0).at(np.array([16383, 16384])).round(8).tolist()
+        [1.0, 1.06931472]
+        """
+        p = np.asarray(positions, dtype=np.float64)
+        return 1.0 + self.scale * np.log(np.floor((p + self.offset) / self.length) + 1.0)
+
+    def formula(self) -> str:
+        """The formula in words, e.g. ``1 + 0.1·ln(⌊p/16384⌋ + 1)``."""
+        top = "(p + 1)" if self.offset else "p"
+        return f"1 + {self.scale:g}·ln(⌊{top}/{self.length:g}⌋ + 1)"
+
+
+@dataclass(frozen=True)
+class LayerRow:
+    """One layer's attention kind and RoPE (``rope`` False: NoPE, the other fields unused)."""
+
+    kind: str
+    rope: bool
+    label: str
+    theta: float
+    rope_type: str
+    factor: float | None
+    rotated: int
+    head: int
+    start: int
+    layout: str
+    window: int | None
+    temperature: Temperature | None
+
+    def same(self, other: LayerRow) -> bool:
+        """Equal as a plan's rows are compared (a NoPE row ignores the rope's fields)."""
+        if not self.rope and not other.rope:
+            keys = ("kind", "window", "temperature")
+            return all(getattr(self, k) == getattr(other, k) for k in keys)
+        return self == other
+
+
+def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
+    """Every layer's plan and the findings of reading it.
+
+    Raises
+    ------
+    ParameterError
+        ``config``: no ``num_hidden_layers``; a per-layer list of another length; a layer
+        type with no rope parameters; anything :func:`.read_rope` refuses.
+
+    Examples
+    --------
+    >>> rows, _ = layer_plan({"num_hidden_layers": 4, "head_dim": 64,
+    ...     "no_rope_layer_interval": 4})
+    >>> [row.rope for row in rows]
+    [True, True, True, False]
+
+    """
+    _, section = text_section(config)
+    count = _layers(section)
+    kinds = _kinds(section, count)
+    rotates = _rotates(section, kinds)
+    notes: list[str] = []
+    tables = rope_tables(section, [])
+    readings = {label: read_rope(config, label) for label in _labels(tables, kinds)}
+    for reading in readings.values():
+        notes += [n for n in reading.notes if n not in notes]
+    rows = []
+    for kind, rope in zip(kinds, rotates, strict=True):
+        reading = readings[_label(tables, kind)]
+        spec = reading.spec
+        window = section.get("sliding_window") if "sliding" in kind else None
+        rows.append(
+            LayerRow(
+                kind,
+                rope,
+                _label(tables, kind),
+                spec.theta,
+                spec.rope_type,
+                spec.factor,
+                spec.rotary_dim,
+                reading.head,
+                reading.start,
+                reading.layout,
+                window,
+                _temperature(section, reading.params, rope),
+            )
+        )
+    return rows, notes
+
+
+def runs(rows: list[LayerRow]) -> list[tuple[int, int, LayerRow]]:
+    """Runs of equal consecutive rows: ``(first, last, row)``."""
+    found: list[tuple[int, int, LayerRow]] = []
+    for i, row in enumerate(rows):
+        if found and found[-1][2].same(row):
+            found[-1] = (found[-1][0], i, found[-1][2])
+        else:
+            found.append((i, i, row))
+    return found
+
+
+def layer_maps(rows: list[LayerRow]) -> tuple[str, str]:
+    """One character per layer: RoPE (``R``) or NoPE (``N``), and the attention kind.
+
+    The kinds: sliding (``s``), global (``G``), linear (``L``), compressed (``C``).
+
+    >>> layer_maps(layer_plan({"num_hidden_layers": 4, "head_dim": 64,
+    ...     "no_rope_layer_interval": 4})[0])
+    ('RRRN', 'GGGG')
+    """
+    letters = {"sliding": "s", "linear": "L", "compress": "C"}
+    kinds = "".join(next((v for k, v in letters.items() if k in r.kind), "G") for r in rows)
+    return "".join("R" if r.rope else "N" for r in rows), kinds
+
+
+def _layers(section: Mapping[str, Any]) -> int:
+    value: Any = section.get("num_hidden_layers")
+    if isinstance(value, list):  # some configs list per-stack counts
+        value = len(value)
+    whole = isinstance(value, int | float) and not isinstance(value, bool)
+    if not whole or not math.isfinite(value) or value != int(value):
+        rule = f"field num_hidden_layers must be an integer from 1 to {MAX_LAYERS}"
+        raise ParameterError("config", rule, "nothing" if value is None else repr(value)[:40])
+    if not 1 <= value <= MAX_LAYERS:
+        rule = f"field num_hidden_layers must be an integer from 1 to {MAX_LAYERS}"
+        raise ParameterError("config", rule, value)
+    return int(value)
+
+
+def _per_layer(section: Mapping[str, Any], key: str, count: int) -> list[Any] | None:
+    value = section.get(key)
+    if value is None or value == []:
+        return None
+    if not isinstance(value, list) or len(value) != count:
+        size = len(value) if isinstance(value, list) else repr(value)[:40]
+        rule = f"field {key} must have one entry per layer (num_hidden_layers = {count})"
+        raise ParameterError("config", rule, f"{size} entries" if isinstance(size, int) else size)
+    return value
+
+
+def _kinds(section: Mapping[str, Any], count: int) -> list[str]:
+    listed = _per_layer(section, "layer_types", count)
+    if listed is not None:
+        return [str(kind) for kind in listed]
+    ratios = _per_layer(section, "compress_ratios", count)
+    if ratios is not None:
+        return ["sliding_attention" if r == 0 else "compressed_attention" for r in ratios]
+    pattern = section.get("sliding_window_pattern")
+    if pattern is None and section.get("rope_local_base_freq") is not None:
+        pattern = 6  # Gemma 3's class default
+    if isinstance(pattern, str) and pattern and set(pattern) <= {"L", "G"}:
+        cycle = ["sliding_attention" if c == "L" else "full_attention" for c in pattern]
+        return [cycle[i % len(cycle)] for i in range(count)]
+    if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern >= 1:
+        full = [(i + 1) % pattern == 0 for i in range(count)]
+        return ["full_attention" if f else "sliding_attention" for f in full]
+    interval = section.get("full_attention_interval")
+    if isinstance(interval, int) and interval >= 1:
+        full = [(i + 1) % interval == 0 for i in range(count)]
+        return ["full_attention" if f else "linear_attention" for f in full]
+    return ["full_attention"] * count
+
+
+def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
+    flags = _per_layer(section, "no_rope_layers", len(kinds))
+    if flags is not None:
+        if not all(f in (0, 1) and not isinstance(f, float) for f in flags):
+            rule = "field no_rope_layers must hold 0 (NoPE) and 1 (RoPE), one per layer"
+            raise ParameterError("config", rule, repr(flags)[:40])
+        rotates = [bool(f) for f in flags]
+    elif (
+        isinstance(section.get("no_rope_layer_interval"), int)
+        and section["no_rope_layer_interval"] >= 1
+    ):
+        step = section["no_rope_layer_interval"]
+        rotates = [(i + 1) % step != 0 for i in range(len(kinds))]
+    else:
+        rotates = [True] * len(kinds)
+    sliding_only = section.get("model_type") in ROPE_ON_SLIDING_ONLY
+    sliding_only = sliding_only and section.get("sliding_window") is not None
+    return [
+        r and kind != "linear_attention" and (not sliding_only or "sliding" in kind)
+        for r, kind in zip(rotates, kinds, strict=True)
+    ]
+
+
+def _labels(tables: Mapping[str, Any], kinds: list[str]) -> set[str]:
+    return {_label(tables, kind) for kind in kinds}
+
+
+def _label(tables: Mapping[str, Any], kind: str) -> str:
+    if ALL in tables:
+        return ALL
+    if kind in tables:
+        return kind
+    if "main" in tables and "compress" in tables:  # DeepSeek V4
+        return "main" if kind == "sliding_attention" else "compress"
+    if len(tables) == 1:
+        return next(iter(tables))
+    raise ParameterError(
+        "config", f"has no rope parameters for layer type {kind!r}", sorted(tables)
+    )
+
+
+def _temperature(
+    section: Mapping[str, Any], params: Mapping[str, Any], rope: bool
+) -> Temperature | None:
+    beta = params.get("llama_4_scaling_beta")
+    if beta is not None:
+        length = params.get("original_max_position_embeddings")
+        if not isinstance(length, int | float) or length <= 0:
+            rule = "field original_max_position_embeddings must be > 0 with llama_4_scaling_beta"
+            raise ParameterError("config", rule, repr(length))
+        return Temperature(float(beta), float(length), 0)
+    llama4 = section.get("model_type") in TEMPERATURE_NOPE or "attn_temperature_tuning" in section
+    if llama4 and not rope and section.get("attn_temperature_tuning", True):
+        scale, floor = section.get("attn_scale", 0.1), section.get("floor_scale", 8192)
+        return Temperature(float(scale), float(floor), 1)
+    return None

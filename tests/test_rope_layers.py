@@ -1,0 +1,102 @@
+"""``pecli rope layers`` and the per-layer plans of issue 31 (values from the issue, derived by
+hand: Gemma 3's (i+1) % 6 pattern, SmolLM3's (i+1) % 4 NoPE layers, Ministral 3's
+1 + 0.1·ln(1 + ⌊p/16384⌋), mpmath-free closed forms)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from pecli.cli import app
+from pecli.core.errors import ParameterError
+from pecli.core.rope.config.plans import Temperature, layer_maps, layer_plan
+
+FOLDER = Path(__file__).resolve().parent / "fixtures" / "libraries" / "model_zoo"
+
+
+def hub(name: str) -> dict:
+    return json.loads((FOLDER / f"{name}.json").read_text(encoding="utf-8"))["given_config"]
+
+
+@pytest.mark.parametrize("name", ["hub__gemma3_4b_v5", "hub__gemma3_4b_v4"])
+def test_gemma3_4b_map_and_layers(name):
+    rows, _ = layer_plan(hub(name))
+    assert layer_maps(rows) == ("R" * 34, "sssssGsssssGsssssGsssssGsssssGssss")
+    full, local = rows[5], rows[0]
+    assert (full.theta, full.rope_type, full.factor) == (1e6, "linear", 8.0)
+    assert (local.theta, local.rope_type, local.window) == (1e4, "default", 1024)
+
+
+def test_smollm3_nope_every_fourth_layer_and_no_temperature():
+    rows, _ = layer_plan(hub("hub__smollm3_3b"))
+    assert layer_maps(rows)[0] == "RRRN" * 9
+    assert all(row.temperature is None for row in rows)
+
+
+def test_cohere2_and_exaone4_rotate_their_sliding_layers_only():
+    for name in ("hub__command_a", "hub__exaone4_32b"):
+        rows, _ = layer_plan(hub(name))
+        assert all(row.rope == (row.kind == "sliding_attention") for row in rows), name
+
+
+def test_deepseek_v4_compress_ratio_zero_is_unscaled_theta_1e4():
+    rows, _ = layer_plan(hub("hub__deepseek_v4_flash"))
+    assert [(r.theta, r.rope_type) for r in (rows[0], rows[1], rows[42])] == [(1e4, "default")] * 3
+    assert {(r.theta, r.rope_type, r.factor) for r in rows[2:42]} == {(160000.0, "yarn", 16)}
+
+
+def test_qwen3_next_linear_layers_do_not_rotate():
+    config = {"num_hidden_layers": 8, "head_dim": 256, "partial_rotary_factor": 0.25}
+    rows, _ = layer_plan({**config, "full_attention_interval": 4})
+    assert layer_maps(rows) == ("NNNRNNNR", "LLLGLLLG")
+    assert rows[3].rotated == 64
+
+
+def test_ministral3_temperature_values():
+    rows, _ = layer_plan(hub("hub__ministral3_8b"))
+    p = np.array([16383, 16384, 65535, 262143])
+    got = rows[0].temperature.at(p)
+    assert got == pytest.approx([1.0, 1.06931472, 1.13862944, 1.27725887], abs=5e-9)
+    assert got[1] == pytest.approx(1 + 0.1 * math.log(2), rel=1e-15)
+    assert Temperature(0.1, 8192, 0).at(np.array([16384]))[0] == pytest.approx(1.10986123, 1e-8)
+
+
+def test_llama4_temperature_is_on_nope_layers_only():
+    config = {"text_config": {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128}}
+    rows, _ = layer_plan({**config["text_config"], "no_rope_layer_interval": 4})
+    assert [r.temperature is not None for r in rows] == [not r.rope for r in rows]
+    assert rows[3].temperature.at(np.array([8191]))[0] == pytest.approx(1 + 0.1 * math.log(2))
+
+
+def test_a_short_no_rope_layers_is_refused_naming_the_count():
+    config = {"text_config": {"no_rope_layers": [1, 0], "num_hidden_layers": 48, "head_dim": 64}}
+    with pytest.raises(ParameterError, match=r"one entry per layer \(num_hidden_layers = 48\)"):
+        layer_plan(config)
+
+
+def test_irope_refuses_a_short_no_rope_layers(tmp_path):
+    """Issue 34 item 7: it printed "2 layers", ignoring num_hidden_layers 48."""
+    path = tmp_path / "config.json"
+    path.write_text(
+        json.dumps({"text_config": {"no_rope_layers": [1, 0], "num_hidden_layers": 48}})
+    )
+    result = CliRunner().invoke(app, ["rope", "irope", "--config", str(path)])
+    assert result.exit_code == 2 and "num_hidden_layers = 48" in result.output
+    assert "2 layers" not in result.output
+
+
+def test_rope_layers_command_table_csv_and_bad_config(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__deepseek_v3")))
+    table = CliRunner().invoke(app, ["rope", "layers", str(path)])
+    assert table.exit_code == 0 and "128…191 of 192" in table.output and "0-60" in table.output
+    csv = CliRunner().invoke(app, ["rope", "layers", str(path), "--format", "csv"])
+    assert csv.exit_code == 0 and len(csv.output.strip().splitlines()) == 62
+    path.write_text(json.dumps({"num_hidden_layers": 2, "head_dim": 64, "rope_theta": -1.0}))
+    bad = CliRunner().invoke(app, ["rope", "layers", str(path)])
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
