@@ -100,3 +100,44 @@ def test_rope_layers_command_table_csv_and_bad_config(tmp_path):
     path.write_text(json.dumps({"num_hidden_layers": 2, "head_dim": 64, "rope_theta": -1.0}))
     bad = CliRunner().invoke(app, ["rope", "layers", str(path)])
     assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("layer", "k1"), [(5, 0.112210892), (0, 0.930572041)])
+def test_freqs_and_cache_take_a_layer_of_a_per_layer_config(tmp_path, layer, k1):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__gemma3_4b_v5")))
+    freqs = CliRunner().invoke(
+        app, ["rope", "freqs", "--config", str(path), "--layer", str(layer), "--format", "json"]
+    )
+    assert freqs.exit_code == 0, freqs.output
+    rows = json.loads(freqs.stdout)
+    assert rows[1]["inv_freq"] == pytest.approx(k1, abs=1e-9)
+    out = tmp_path / "cache.csv"
+    args = [
+        "rope",
+        "cache",
+        "--config",
+        str(path),
+        "--layer",
+        str(layer),
+        "--n",
+        "2",
+        "-o",
+        str(out),
+    ]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    row = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.float64)[1]
+    assert row[1] == pytest.approx(math.cos(k1), abs=1e-7)
+
+
+def test_layer_needs_a_config_and_a_rope_layer(tmp_path):
+    alone = CliRunner().invoke(app, ["rope", "freqs", "--layer", "3"])
+    assert alone.exit_code == 2 and "--layer" in alone.output
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__smollm3_3b")))
+    nope = CliRunner().invoke(app, ["rope", "freqs", "--config", str(path), "--layer", "3"])
+    assert nope.exit_code == 2 and "NoPE layer" in nope.output
+    per_layer = tmp_path / "gemma.json"
+    per_layer.write_text(json.dumps(hub("hub__gemma3_4b_v5")))
+    without = CliRunner().invoke(app, ["rope", "freqs", "--config", str(per_layer)])
+    assert without.exit_code == 2 and "pass --layer" in without.output

@@ -15,6 +15,7 @@ those models (``Cohere2Attention``, ``Exaone4Attention``, ``Llama4TextAttention`
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,10 +25,10 @@ import numpy as np
 
 from ...errors import ParameterError
 from .families import ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
-from .reading import read_rope
+from .reading import RopeReading, read_rope
 from .shapes import ALL, rope_tables, text_section
 
-__all__ = ["LayerRow", "Temperature", "layer_maps", "layer_plan", "runs"]
+__all__ = ["LayerRow", "Temperature", "layer_maps", "layer_plan", "layer_rope", "runs"]
 
 #: More layers than any model has; a typo of 10^9 is refused, not listed.
 MAX_LAYERS = 100_000
@@ -129,6 +130,36 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
             )
         )
     return rows, notes
+
+
+def layer_rope(config: Mapping[str, Any], layer: int, *, seq_len: int | None = None) -> RopeReading:
+    """The rope of layer ``layer`` (0-based) of a config.
+
+    Raises
+    ------
+    ParameterError
+        ``layer``: outside the model's layers, or a NoPE layer (it rotates nothing);
+        ``config``: as :func:`layer_plan`.
+
+    Examples
+    --------
+    >>> config = {"num_hidden_layers": 6, "head_dim": 256, "rope_theta": 1e6,
+    ...     "rope_local_base_freq": 1e4}
+    >>> layer_rope(config, 0).spec.theta, layer_rope(config, 5).spec.theta
+    (10000.0, 1000000.0)
+
+    """
+    rows, _ = layer_plan(config)
+    if not 0 <= layer < len(rows):
+        rule = f"must be a layer of the model, 0 to {len(rows) - 1}"
+        raise ParameterError("layer", rule, layer)
+    row = rows[layer]
+    if not row.rope:
+        rule = f"is a NoPE layer ({row.kind}): it rotates nothing; pick a RoPE layer"
+        raise ParameterError("layer", rule, layer)
+    reading = read_rope(config, row.label or None, seq_len=seq_len)
+    notes = [f"layer {layer}: {row.kind}" + (f", rope {row.label!r}" if row.label else "")]
+    return dataclasses.replace(reading, notes=notes + reading.notes)
 
 
 def runs(rows: list[LayerRow]) -> list[tuple[int, int, LayerRow]]:
