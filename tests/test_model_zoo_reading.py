@@ -35,12 +35,6 @@ _NOT_TEXT = "not a text model's 1-D RoPE"
 _TRANSFORMERS_WRONG = "transformers is wrong, pecli right: "
 #: (reading, fixture, module class, label) -> why pecli's reading differs.
 EXPECTED = {
-    ("saved", "default__beam", "BeamRotaryEmbedding", "sliding_attention"): (
-        "rope_parameters mixes per-label dicts and plain fields; pecli refuses the mixture"
-    ),
-    ("saved", "default__ergo", "ErgoRotaryEmbedding", "sliding_attention"): (
-        "rope_parameters mixes per-label dicts and plain fields; pecli refuses the mixture"
-    ),
     ("saved", "default__glm4_moe", "Glm4MoeRotaryEmbedding", None): (
         "the class defaults give hidden 4096 over 96 heads: transformers floors to 42 and "
         "rotates an odd 21 channels (11 frequencies); pecli refuses the non-multiple"
@@ -51,7 +45,8 @@ EXPECTED = {
     ("saved", "default__sam3_vit_model", "Sam3ViTRotaryEmbedding", None): _NOT_TEXT,
     **{
         ("saved", name, "Qwen3OmniMoeThinkerTextRotaryEmbedding", None): (
-            "the class defaults give hidden 2048 over 28 heads (not a multiple); pecli refuses"
+            "the class defaults give hidden 2048 over 28 heads: transformers floors to 73 and "
+            "rotates 37 pairs over an exponent of 73; pecli refuses the non-multiple"
         )
         for name in (
             "default__qwen3_omni_moe",

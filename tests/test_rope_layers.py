@@ -141,3 +141,10 @@ def test_layer_needs_a_config_and_a_rope_layer(tmp_path):
     per_layer.write_text(json.dumps(hub("hub__gemma3_4b_v5")))
     without = CliRunner().invoke(app, ["rope", "freqs", "--config", str(per_layer)])
     assert without.exit_code == 2 and "pass --layer" in without.output
+
+
+def test_a_null_layer_type_is_nope():
+    """Ergo and Beam write ``"full_attention": null``: transformers builds no rope for it."""
+    doc = json.loads((FOLDER / "default__ergo.json").read_text(encoding="utf-8"))
+    rows, _ = layer_plan(doc["config_json"])
+    assert layer_maps(rows) == ("RRRN" * 16, "sssG" * 16)

@@ -26,7 +26,7 @@ import numpy as np
 from ...errors import ParameterError
 from .families import ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
 from .reading import RopeReading, read_rope
-from .shapes import ALL, rope_tables, text_section
+from .shapes import ALL, nope_labels, rope_tables, text_section
 
 __all__ = ["LayerRow", "Temperature", "layer_maps", "layer_plan", "layer_rope", "runs"]
 
@@ -102,22 +102,31 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     _, section = text_section(config)
     count = _layers(section)
     kinds = _kinds(section, count)
-    rotates = _rotates(section, kinds)
-    notes: list[str] = []
+    nope = nope_labels(section)
+    rotates = [
+        r and kind not in nope for r, kind in zip(_rotates(section, kinds), kinds, strict=True)
+    ]
+    notes: list[str] = [
+        f"rope_parameters {k}: null, its layers rotate nothing" for k in sorted(nope)
+    ]
     tables = rope_tables(section, [])
-    readings = {label: read_rope(config, label) for label in _labels(tables, kinds)}
+    labels = _labels(tables, [k for k in kinds if k not in nope])
+    readings = {label: read_rope(config, label) for label in labels}
     for reading in readings.values():
         notes += [n for n in reading.notes if n not in notes]
     rows = []
     for kind, rope in zip(kinds, rotates, strict=True):
-        reading = readings[_label(tables, kind)]
+        if kind in nope:  # a NoPE label: the row shows the other rope's widths, unused
+            reading = next(iter(readings.values()))
+        else:
+            reading = readings[_label(tables, kind)]
         spec = reading.spec
         window = section.get("sliding_window") if "sliding" in kind else None
         rows.append(
             LayerRow(
                 kind,
                 rope,
-                _label(tables, kind),
+                "" if kind in nope else _label(tables, kind),
                 spec.theta,
                 spec.rope_type,
                 spec.factor,

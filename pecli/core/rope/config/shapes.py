@@ -21,7 +21,7 @@ from typing import Any
 from ...errors import ParameterError
 from ..number_rules import shown
 
-__all__ = ["TEXT_PATHS", "label_section", "rope_tables", "text_section"]
+__all__ = ["TEXT_PATHS", "label_section", "nope_labels", "rope_tables", "text_section"]
 
 #: Where composite configs keep the language model, most specific first.
 TEXT_PATHS = (
@@ -77,6 +77,7 @@ def rope_tables(section: Mapping[str, Any], notes: list[str]) -> dict[str, dict[
     """
     modern = _object(section, "rope_parameters")
     if modern and any(isinstance(v, Mapping) for v in modern.values()):
+        modern = {k: v for k, v in modern.items() if v is not None}  # null: NoPE layers
         if not all(isinstance(v, Mapping) for v in modern.values()):
             rule = "field rope_parameters must hold either one dict per label or plain fields"
             raise ParameterError("config", rule, sorted(modern))
@@ -205,3 +206,18 @@ def label_section(section: Mapping[str, Any], label: str | None) -> Mapping[str,
     if len(widths) == 1:
         return {**section, "head_dim": widths.pop()}
     return section
+
+
+def nope_labels(section: Mapping[str, Any]) -> set[str]:
+    """The labels whose ``rope_parameters`` entry is null: their layers rotate nothing.
+
+    Beam and Ergo write ``"full_attention": null``: their global layers are NoPE.
+
+    >>> sorted(nope_labels({"rope_parameters": {"full_attention": None,
+    ...     "sliding_attention": {"rope_theta": 1e4}}}))
+    ['full_attention']
+    """
+    modern = section.get("rope_parameters")
+    if not isinstance(modern, Mapping) or not any(isinstance(v, Mapping) for v in modern.values()):
+        return set()
+    return {label for label, value in modern.items() if value is None}
