@@ -114,31 +114,34 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     readings = {label: read_rope(config, label) for label in labels}
     for reading in readings.values():
         notes += [n for n in reading.notes if n not in notes]
-    rows = []
-    for kind, rope in zip(kinds, rotates, strict=True):
-        if kind in nope:  # a NoPE label: the row shows the other rope's widths, unused
-            reading = next(iter(readings.values()))
-        else:
-            reading = readings[_label(tables, kind)]
-        spec = reading.spec
-        window = section.get("sliding_window") if "sliding" in kind else None
-        rows.append(
-            LayerRow(
-                kind,
-                rope,
-                "" if kind in nope else _label(tables, kind),
-                spec.theta,
-                spec.rope_type,
-                spec.factor,
-                spec.rotary_dim,
-                reading.head,
-                reading.start,
-                reading.layout,
-                window,
-                _temperature(section, reading.params, rope),
-            )
-        )
+    named = {kind: "" if kind in nope else _label(tables, kind) for kind in set(kinds)}
+    fallback = next(iter(readings.values()))
+    rows = [
+        _row(section, kind, rope, named[kind], readings.get(named[kind], fallback))
+        for kind, rope in zip(kinds, rotates, strict=True)
+    ]
     return rows, notes
+
+
+def _row(
+    section: Mapping[str, Any], kind: str, rope: bool, label: str, reading: RopeReading
+) -> LayerRow:
+    """One layer's row (a NoPE label's row carries another rope's widths, unused)."""
+    spec = reading.spec
+    return LayerRow(
+        kind,
+        rope,
+        label,
+        spec.theta,
+        spec.rope_type,
+        spec.factor,
+        spec.rotary_dim,
+        reading.head,
+        reading.start,
+        reading.layout,
+        section.get("sliding_window") if "sliding" in kind else None,
+        _temperature(section, reading.params, rope),
+    )
 
 
 def layer_rope(config: Mapping[str, Any], layer: int, *, seq_len: int | None = None) -> RopeReading:
