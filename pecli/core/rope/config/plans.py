@@ -115,6 +115,8 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     for reading in readings.values():
         notes += [n for n in reading.notes if n not in notes]
     named = {kind: "" if kind in nope else _label(tables, kind) for kind in set(kinds)}
+    if not readings:
+        raise ParameterError("config", "has no RoPE layer: every layer type's rope is null", nope)
     fallback = next(iter(readings.values()))
     rows = [
         _row(section, kind, rope, named[kind], readings.get(named[kind], fallback))
