@@ -148,3 +148,33 @@ def test_a_null_layer_type_is_nope():
     doc = json.loads((FOLDER / "default__ergo.json").read_text(encoding="utf-8"))
     rows, _ = layer_plan(doc["config_json"])
     assert layer_maps(rows) == ("RRRN" * 16, "sssG" * 16)
+
+
+def test_mistral_small_4_temperature_through_the_plan():
+    """Issue 31: L = 8192, 1.10986123 at 16384 (1 + 0.1·ln 3)."""
+    doc = json.loads((FOLDER / "hub__mistral_small_4.json").read_text(encoding="utf-8"))
+    rows, _ = layer_plan(doc["config_json"])
+    got = rows[0].temperature.at(np.array([8191, 16384]))
+    assert got[0] == 1.0 and got[1] == pytest.approx(1 + 0.1 * math.log(3), rel=1e-15)
+    assert got[1] == pytest.approx(1.10986123, abs=5e-9)
+
+
+def test_positions_give_the_temperature_per_layer(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__ministral3_8b")))
+    args = ["rope", "layers", str(path), "--positions", "16383,16384,262143", "--format", "json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    first = json.loads(result.stdout)[0]
+    assert first["temperature_at_16383"] == 1.0
+    assert first["temperature_at_262143"] == pytest.approx(1.27725887, abs=5e-9)
+    table = CliRunner().invoke(app, ["rope", "layers", str(path), "--positions", "65535"])
+    assert "1.13862944" in table.stdout
+    bad = CliRunner().invoke(app, ["rope", "layers", str(path), "--positions", "-1"])
+    assert bad.exit_code == 2 and "--positions" in bad.output
+
+
+def test_llama4_rope_layers_attend_in_chunks():
+    config = {"model_type": "llama4_text", "num_hidden_layers": 4, "head_dim": 128}
+    rows, _ = layer_plan({**config, "no_rope_layer_interval": 4, "attention_chunk_size": 8192})
+    assert layer_maps(rows) == ("RRRN", "cccG") and rows[0].window == 8192

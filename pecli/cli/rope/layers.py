@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+import numpy as np
+import typer
 
 from ...io import writing
 from .. import text
@@ -14,15 +17,20 @@ from .app import ConfigFile, report_kind, rope_app
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.config.plans import LayerRow
 
-#: The columns of the CSV and JSON outputs, one row per layer.
-COLUMNS: tuple[str, ...] = ("layer", "attention", "rope", "label", "theta", "rope_type")
-COLUMNS += ("factor", "rotated", "first_channel", "head", "layout", "sliding_window")
-COLUMNS += ("temperature",)
+
+Positions = Annotated[
+    str | None,
+    typer.Option(
+        "--positions",
+        help="Comma-separated positions p (0 to 2^53): the query temperature of each layer there.",
+    ),
+]
 
 
 @rope_app.command("layers")
 def layers_command(
     file: ConfigFile,
+    positions: Positions = None,
     fmt: ReportFormatOpt = None,
     output: ReportOutput = "-",
     quiet: Quiet = False,
@@ -32,35 +40,74 @@ def layers_command(
     One row per run of equal layers: the attention kind (sliding, global, linear, compressed),
     RoPE or NoPE, θ, rope type and factor, the rotated slice (first channel, width, layout), the
     sliding window, and the query temperature as a function of the position p (Llama 4's NoPE
-    layers, Mistral's llama_4_scaling_beta). The CSV and JSON outputs hold one row per layer.
+    layers, Mistral's llama_4_scaling_beta); --positions gives its value at those positions.
+    The CSV and JSON outputs hold one row per layer.
 
     Example: pecli rope layers gemma-3-4b/config.json
     """
-    from ...core.rope.config.plans import layer_maps, layer_plan, runs
+    from ...core.rope.config.plans import layer_maps, runs
     from ...io.paths import check_not_input
-    from ...io.reading.json_config import read_json_object
 
     kind = report_kind(output, fmt)
     check_not_input(output, (file,))
-    from ...core.errors import ParameterError
-
-    try:
-        rows, notes = layer_plan(read_json_object(file, parameter="file"))
-    except ParameterError as error:  # the config's faults are the argument's
-        raise ParameterError("file", error.rule, error.value) from None
+    points = _positions(positions)
+    rows, notes = _plan(file)
     if kind != "table":
-        records = [_record(i, row) for i, row in enumerate(rows)]
-        columns = {name: [r[name] for r in records] for name in COLUMNS}
+        records = [_record(i, row, points) for i, row in enumerate(rows)]
+        columns = {name: [r[name] for r in records] for name in records[0]}
         writing.write_records(columns, output=output, fmt=kind)  # type: ignore[arg-type]
     else:
         rope_map, attention_map = layer_maps(rows)
         lines = [f"{len(rows)} layers; RoPE map {rope_map}", f"attention map {attention_map}"]
-        text.show(*lines, _table(runs(rows)), *("note: " + n for n in notes), output=output)
+        tables = [_table(runs(rows))] + ([_temperatures(rows, points)] if len(points) else [])
+        text.show(*lines, *tables, *("note: " + n for n in notes), output=output)
     say_written(output, quiet=quiet)
 
 
-def _record(index: int, row: LayerRow) -> dict[str, Any]:
+def _plan(file: str) -> tuple[list[LayerRow], list[str]]:
+    """The plan of the config; its faults are the argument's."""
+    from ...core.errors import ParameterError
+    from ...core.rope.config.plans import layer_plan
+    from ...io.reading.json_config import read_json_object
+
+    config = read_json_object(file, parameter="file")
+    try:
+        return layer_plan(config)
+    except ParameterError as error:
+        raise ParameterError("file", error.rule, error.value) from None
+
+
+def _positions(given: str | None) -> np.ndarray:
+    """``--positions``: integers from 0 to 2^53 (float64 holds them exactly), int64."""
+    from ...core.errors import ParameterError
+
+    if given is None:
+        return np.zeros(0, dtype=np.int64)
+    try:
+        values = [int(p) for p in given.split(",")]
+    except ValueError:
+        raise ParameterError("positions", "must be comma-separated integers", given) from None
+    if min(values) < 0 or max(values) > 2**53:
+        raise ParameterError("positions", "must be integers from 0 to 2^53", given)
+    return np.array(values, dtype=np.int64)
+
+
+def _temperatures(rows: list[LayerRow], points: np.ndarray) -> Any:
+    """One column per distinct temperature (1 where a layer has none)."""
+    formulas = sorted({r.temperature for r in rows if r.temperature}, key=lambda t: t.formula())
+    table = text.titled_table(
+        "query temperature", "position p", "no temperature", *(t.formula() for t in formulas)
+    )
+    for i, p in enumerate(points):
+        values = [t.at(points)[i] for t in formulas]
+        table.add_row(str(p), "1", *(f"{v:.8f}" for v in values))
+    return table
+
+
+def _record(index: int, row: LayerRow, points: np.ndarray) -> dict[str, Any]:
     rope = row.rope
+    factors = row.temperature.at(points) if row.temperature else np.ones(len(points))
+    at = {f"temperature_at_{p}": float(f) for p, f in zip(points, factors, strict=True)}
     return {
         "layer": index,
         "attention": row.kind,
@@ -75,6 +122,7 @@ def _record(index: int, row: LayerRow) -> dict[str, Any]:
         "layout": row.layout if rope else None,
         "sliding_window": row.window,
         "temperature": row.temperature.formula() if row.temperature else None,
+        **at,
     }
 
 

@@ -28,7 +28,15 @@ from .families import ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
 from .reading import RopeReading, read_rope
 from .shapes import ALL, nope_labels, rope_tables, text_section
 
-__all__ = ["LayerRow", "Temperature", "layer_maps", "layer_plan", "layer_rope", "runs"]
+__all__ = [
+    "LayerRow",
+    "Temperature",
+    "layer_maps",
+    "layer_plan",
+    "layer_rope",
+    "rope_flags",
+    "runs",
+]
 
 #: More layers than any model has; a typo of 10^9 is refused, not listed.
 MAX_LAYERS = 100_000
@@ -100,12 +108,8 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
 
     """
     _, section = text_section(config)
-    count = _layers(section)
-    kinds = _kinds(section, count)
+    kinds, rotates = rope_flags(config)
     nope = nope_labels(section)
-    rotates = [
-        r and kind not in nope for r, kind in zip(_rotates(section, kinds), kinds, strict=True)
-    ]
     notes: list[str] = [
         f"rope_parameters {k}: null, its layers rotate nothing" for k in sorted(nope)
     ]
@@ -141,9 +145,46 @@ def _row(
         reading.head,
         reading.start,
         reading.layout,
-        section.get("sliding_window") if "sliding" in kind else None,
+        _window(section, kind),
         _temperature(section, reading.params, rope),
     )
+
+
+def rope_flags(
+    config: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
+) -> tuple[list[str], list[bool]]:
+    """Each layer's attention kind and whether it rotates, without reading the rope itself.
+
+    ``defaults`` fill keys the config lacks (Llama 4's class: 48 layers, interval 4).
+
+    Raises
+    ------
+    ParameterError
+        ``config``: no ``num_hidden_layers``; a per-layer list of another length.
+
+    Examples
+    --------
+    >>> rope_flags({"text_config": {"no_rope_layers": [1, 1, 0]}},
+    ...     {"num_hidden_layers": 3})[1]
+    [True, True, False]
+
+    """
+    _, section = text_section(config)
+    section = {**(defaults or {}), **section}
+    kinds = _kinds(section, _layers(section))
+    nope = nope_labels(section)
+    rotates = [r and k not in nope for r, k in zip(_rotates(section, kinds), kinds, strict=True)]
+    chunked = section.get("model_type") in TEMPERATURE_NOPE and section.get("attention_chunk_size")
+    if chunked and "layer_types" not in section:  # Llama 4: the RoPE layers attend in chunks
+        kinds = ["chunked_attention" if r else k for r, k in zip(rotates, kinds, strict=True)]
+    return kinds, rotates
+
+
+def _window(section: Mapping[str, Any], kind: str) -> int | None:
+    """The sliding window of a sliding layer, the chunk of a chunked one (Llama 4)."""
+    if "sliding" in kind:
+        return section.get("sliding_window")
+    return section.get("attention_chunk_size") if "chunked" in kind else None
 
 
 def layer_rope(config: Mapping[str, Any], layer: int, *, seq_len: int | None = None) -> RopeReading:
@@ -190,13 +231,14 @@ def runs(rows: list[LayerRow]) -> list[tuple[int, int, LayerRow]]:
 def layer_maps(rows: list[LayerRow]) -> tuple[str, str]:
     """One character per layer: RoPE (``R``) or NoPE (``N``), and the attention kind.
 
-    The kinds: sliding (``s``), global (``G``), linear (``L``), compressed (``C``).
+    The kinds: sliding (``s``), global (``G``), linear (``L``), compressed (``C``),
+    chunked (``c``).
 
     >>> layer_maps(layer_plan({"num_hidden_layers": 4, "head_dim": 64,
     ...     "no_rope_layer_interval": 4})[0])
     ('RRRN', 'GGGG')
     """
-    letters = {"sliding": "s", "linear": "L", "compress": "C"}
+    letters = {"sliding": "s", "linear": "L", "compress": "C", "chunked": "c"}
     kinds = "".join(next((v for k, v in letters.items() if k in r.kind), "G") for r in rows)
     return "".join("R" if r.rope else "N" for r in rows), kinds
 

@@ -261,6 +261,13 @@ def _scaling_fields(
                 raise ParameterError(key, "must be a JSON list of numbers", shown(fields[key]))
             fields[key] = tuple(fields[key])
     _mscales(params, fields, notes)
+    if params.get("llama_4_scaling_beta") is not None:
+        notes.append(
+            f"llama_4_scaling_beta {params['llama_4_scaling_beta']}: after RoPE the queries are "
+            "multiplied by 1 + β·ln(1 + ⌊p / original_max_position_embeddings⌋) (transformers' "
+            "Ministral3Attention); a reader that drops the key leaves them unscaled past that "
+            "length (pecli rope layers gives the factor per position)"
+        )
     kind = RECORDS.get(rope_type)
     if kind is None or not kind.old_parsers_know:
         notes.append(
