@@ -178,3 +178,49 @@ def test_llama4_rope_layers_attend_in_chunks():
     config = {"model_type": "llama4_text", "num_hidden_layers": 4, "head_dim": 128}
     rows, _ = layer_plan({**config, "no_rope_layer_interval": 4, "attention_chunk_size": 8192})
     assert layer_maps(rows) == ("RRRN", "cccG") and rows[0].window == 8192
+
+
+def _gguf(path: Path, arch: str, keys: dict) -> str:
+    """A GGUF v3 header with these ``{arch}.`` keys (uint32, float32 or string) and no tensor."""
+    import struct
+
+    def name(text: str) -> bytes:
+        return struct.pack("<Q", len(text.encode())) + text.encode()
+
+    def pair(key: str, value) -> bytes:
+        if isinstance(value, str):
+            return name(key) + struct.pack("<I", 8) + name(value)
+        if isinstance(value, float):
+            return name(key) + struct.pack("<If", 6, value)
+        return name(key) + struct.pack("<II", 4, value)
+
+    kvs = [pair("general.architecture", arch)] + [pair(f"{arch}.{k}", v) for k, v in keys.items()]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    return str(path)
+
+
+def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
+    """llama.cpp: Gemma 3 period 6 and θ_swa 10000, SmolLM3 NoPE step 4, no GGUF key for them."""
+    gemma = _gguf(
+        tmp_path / "gemma3.gguf",
+        "gemma3",
+        {
+            "block_count": 34,
+            "attention.key_length": 256,
+            "rope.freq_base": 1e6,
+            "attention.sliding_window": 1024,
+            "rope.scaling.type": "linear",
+            "rope.scaling.factor": 8.0,
+        },
+    )
+    result = CliRunner().invoke(app, ["rope", "layers", gemma])
+    assert result.exit_code == 0, result.output
+    assert "sssssGsssssGsssssGsssssGsssssGssss" in result.stdout
+    assert "hard-codes the sliding-window period 6" in result.stdout
+    smol = _gguf(tmp_path / "s.gguf", "smollm3", {"block_count": 36, "attention.key_length": 128})
+    result = CliRunner().invoke(app, ["rope", "layers", smol, "--format", "json"])
+    assert [row["rope"] for row in json.loads(result.stdout)] == [True, True, True, False] * 9
+    bare = _gguf(tmp_path / "b.gguf", "llama", {"attention.key_length": 128})
+    result = CliRunner().invoke(app, ["rope", "layers", bare])
+    assert result.exit_code == 2 and "llama.block_count" in result.output

@@ -12,12 +12,15 @@ from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..progress import say_written
-from .app import ConfigFile, report_kind, rope_app
+from .app import report_kind, rope_app
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.config.plans import LayerRow
 
 
+ModelFile = Annotated[
+    str, typer.Argument(help="A model's config.json (or its folder), or a GGUF file.")
+]
 Positions = Annotated[
     str | None,
     typer.Option(
@@ -29,19 +32,20 @@ Positions = Annotated[
 
 @rope_app.command("layers")
 def layers_command(
-    file: ConfigFile,
+    file: ModelFile,
     positions: Positions = None,
     fmt: ReportFormatOpt = None,
     output: ReportOutput = "-",
     quiet: Quiet = False,
 ) -> None:
-    """The per-layer RoPE plan of a model's config: which layers rotate, and how.
+    """The per-layer RoPE plan of a model's config.json or GGUF: which layers rotate, and how.
 
     One row per run of equal layers: the attention kind (sliding, global, linear, compressed),
     RoPE or NoPE, θ, rope type and factor, the rotated slice (first channel, width, layout), the
     sliding window, and the query temperature as a function of the position p (Llama 4's NoPE
     layers, Mistral's llama_4_scaling_beta); --positions gives its value at those positions.
-    The CSV and JSON outputs hold one row per layer.
+    The CSV and JSON outputs hold one row per layer. A GGUF is read by its keys, plus what
+    llama.cpp hard-codes per architecture (Gemma 3's period 6, SmolLM3's NoPE step 4).
 
     Example: pecli rope layers gemma-3-4b/config.json
     """
@@ -65,16 +69,27 @@ def layers_command(
 
 
 def _plan(file: str) -> tuple[list[LayerRow], list[str]]:
-    """The plan of the config; its faults are the argument's."""
+    """The plan of the config or GGUF; its faults are the argument's."""
     from ...core.errors import ParameterError
     from ...core.rope.config.plans import layer_plan
-    from ...io.reading.json_config import read_json_object
+    from ...io.ports.gguf import is_gguf
 
-    config = read_json_object(file, parameter="file")
+    notes: list[str] = []
+    if not is_gguf(file):
+        from ...io.reading.json_config import read_json_object
+
+        config = read_json_object(file, parameter="file")
     try:
-        return layer_plan(config)
+        if is_gguf(file):
+            from ...core.ports.gguf_layers import config_from_gguf
+            from ...io.ports.gguf import read_gguf
+
+            gguf = read_gguf(file, parameter="file")
+            config, notes = config_from_gguf(gguf.metadata, gguf.arch)
+        rows, found = layer_plan(config)
     except ParameterError as error:
         raise ParameterError("file", error.rule, error.value) from None
+    return rows, notes + found
 
 
 def _positions(given: str | None) -> np.ndarray:
