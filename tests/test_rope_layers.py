@@ -224,3 +224,28 @@ def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
     bare = _gguf(tmp_path / "b.gguf", "llama", {"attention.key_length": 128})
     result = CliRunner().invoke(app, ["rope", "layers", bare])
     assert result.exit_code == 2 and "llama.block_count" in result.output
+
+
+def test_gguf_check_compares_the_nope_layers_llama_cpp_hard_codes(tmp_path):
+    """SmolLM3: llama.cpp's NoPE step 4 has no GGUF key; a config whose no_rope_layers reads
+    the other way round (transformers #43756's naming, 1 = NoPE) converts and runs wrong."""
+    gguf = _gguf(
+        tmp_path / "s.gguf",
+        "smollm3",
+        {
+            "block_count": 36,
+            "attention.key_length": 128,
+            "rope.freq_base": 5e6,
+            "rope.dimension_count": 128,
+        },
+    )
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(hub("hub__smollm3_3b")))
+    result = CliRunner().invoke(app, ["gguf", "check", gguf, "--config", str(good)])
+    assert result.exit_code == 0, result.output
+    assert "3 7 11 15 19 23 27 31 35: llama.cpp's NoPE pattern" in result.stdout
+    flipped = {**hub("constructed__smollm3_no_rope_layers_43756"), "head_dim": 128}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(flipped))
+    result = CliRunner().invoke(app, ["gguf", "check", gguf, "--config", str(bad)])
+    assert result.exit_code == 1 and "NoPE layers" in result.output
