@@ -249,3 +249,16 @@ def test_gguf_check_compares_the_nope_layers_llama_cpp_hard_codes(tmp_path):
     bad.write_text(json.dumps(flipped))
     result = CliRunner().invoke(app, ["gguf", "check", gguf, "--config", str(bad)])
     assert result.exit_code == 1 and "NoPE layers" in result.output
+
+
+def test_engines_take_a_layer_and_name_the_other_ropes_and_temperature(tmp_path):
+    path = tmp_path / "gemma.json"
+    path.write_text(json.dumps(hub("hub__gemma3_4b_v4")))
+    whole = CliRunner().invoke(app, ["rope", "engines", str(path)])
+    assert whole.exit_code == 0 and "rotate with 2 ropes" in whole.stdout
+    assert "θ = 1e+06" in whole.stdout
+    sliding = CliRunner().invoke(app, ["rope", "engines", str(path), "--layer", "0"])
+    assert sliding.exit_code == 0 and "rope_type default, θ = 10000" in sliding.stdout
+    path.write_text(json.dumps(hub("hub__ministral3_8b")))
+    scaled = CliRunner().invoke(app, ["rope", "engines", str(path)])
+    assert "1 + 0.1·ln(⌊p/16384⌋ + 1)" in scaled.stdout
