@@ -262,3 +262,32 @@ def test_engines_take_a_layer_and_name_the_other_ropes_and_temperature(tmp_path)
     path.write_text(json.dumps(hub("hub__ministral3_8b")))
     scaled = CliRunner().invoke(app, ["rope", "engines", str(path)])
     assert "1 + 0.1·ln(⌊p/16384⌋ + 1)" in scaled.stdout
+
+
+def test_rope_config_reads_one_layer(tmp_path):
+    path = tmp_path / "gemma.json"
+    path.write_text(json.dumps(hub("hub__gemma3_4b_v5")))
+    result = CliRunner().invoke(
+        app, ["rope", "config", str(path), "--layer", "5", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["rope_type"], report["theta"], report["factor"]) == ("linear", 1e6, 8.0)
+    refused = CliRunner().invoke(app, ["rope", "config", str(path)])
+    assert refused.exit_code == 2 and "pass --layer" in refused.output
+
+
+def test_a_plan_with_a_layer_type_without_parameters_is_one_line():
+    config = {
+        "num_hidden_layers": 2,
+        "head_dim": 64,
+        "layer_types": ["full_attention", "chunked_attention"],
+        "rope_parameters": {
+            "full_attention": {"rope_theta": 1e4},
+            "sliding_attention": {"rope_theta": 1e4},
+        },
+    }
+    with pytest.raises(
+        ParameterError, match="no rope parameters for layer type 'chunked_attention'"
+    ):
+        layer_plan(config)
