@@ -40,12 +40,12 @@ ALL = ""
 def text_section(config: Mapping[str, Any], path: str | None = None) -> tuple[str, dict[str, Any]]:
     """The language model's config and its path (``""``: the top level).
 
-    A nested config takes the top level's keys it lacks (a hub file often keeps
-    ``rope_theta`` or ``rope_scaling`` at the top).
+    A nested config with no rope key of its own takes the top level's (a hub file often
+    keeps ``rope_theta`` or ``rope_scaling`` at the top).
 
     Examples
     --------
-    >>> text_section({"rope_theta": 1e6, "text_config": {"head_dim": 128}})
+    >>> text_section({"rope_theta": 1e6, "head_dim": 64, "text_config": {"head_dim": 128}})
     ('text_config', {'rope_theta': 1000000.0, 'head_dim': 128})
 
     """
@@ -54,9 +54,23 @@ def text_section(config: Mapping[str, Any], path: str | None = None) -> tuple[st
         for key in [k for k in candidate.split(".") if k]:
             node = node.get(key) if isinstance(node, Mapping) else None
         if isinstance(node, Mapping) and (node or path is not None):
-            top = {k: v for k, v in config.items() if not isinstance(v, Mapping) or "rope" in k}
-            return candidate, {**(top if candidate else {}), **node}
+            return candidate, {**_top_rope(config, node, candidate), **node}
     return "", dict(config)
+
+
+#: The keys a hub file may keep at the top for its nested text model.
+_ROPE_KEYS = ("rope_theta", "rope_scaling", "rope_parameters")
+
+
+def _top_rope(config: Mapping[str, Any], node: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The top level's rope keys, for a nested config that has none of its own.
+
+    Only those: the top's widths (and, if the nested config has any rope key, its rope) may
+    belong to another model of the composite (MusicFlamingo's audio rotary, Evolla's).
+    """
+    if not path or any(key in node for key in _ROPE_KEYS):
+        return {}
+    return {key: config[key] for key in _ROPE_KEYS if key in config}
 
 
 def rope_tables(section: Mapping[str, Any], notes: list[str]) -> dict[str, dict[str, Any]]:

@@ -1,6 +1,7 @@
 """A head's width and its rotated slice, from every key the ecosystem writes them with.
 
-The head width is ``head_dim`` (``kv_channels`` for JetMoE), else ``hidden_size //
+The head width is ``head_dim`` (``attention_head_dim`` for Zamba2, ``kv_channels`` for
+JetMoE), else ``hidden_size //
 num_attention_heads`` under any of their names (GPT-J's ``n_embd`` / ``n_head``, DBRX's
 ``d_model`` / ``n_heads``, Moonshine's ``decoder_num_attention_heads``). The rotated slice is
 an absolute width (``qk_rope_head_dim`` for multi-head latent attention, where it is the LAST
@@ -24,7 +25,7 @@ from ..number_rules import shown
 __all__ = ["FRACTION_KEYS", "ROTATED_KEYS", "Widths", "head_widths"]
 
 #: Keys that give the head width outright, in the order they are tried.
-HEAD_KEYS = ("head_dim", "kv_channels")
+HEAD_KEYS = ("head_dim", "attention_head_dim", "kv_channels")
 #: Names of the model width and of the number of query heads (GPT-J, DBRX, Moonshine, …).
 HIDDEN_KEYS = ("hidden_size", "n_embd", "d_model")
 HEADS_KEYS = ("num_attention_heads", "n_head", "n_heads", "decoder_num_attention_heads")
