@@ -291,3 +291,11 @@ def test_a_plan_with_a_layer_type_without_parameters_is_one_line():
         ParameterError, match="no rope parameters for layer type 'chunked_attention'"
     ):
         layer_plan(config)
+
+
+def test_deepseek_v3_checkpoint_pairs_are_interleaved_unless_the_config_says_not():
+    """DeepseekV3Config's rope_interleave defaults to true (apply_rotary_pos_emb_interleave)."""
+    config = hub("hub__deepseek_v3")
+    assert layer_plan({**config, "model_type": "deepseek_v3"})[0][0].layout == "interleaved"
+    plain = {**config, "model_type": "deepseek_v3", "rope_interleave": False}
+    assert layer_plan(plain)[0][0].layout == "half-split"

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-__all__ = ["INTERLEAVED", "PARTIAL_DEFAULTS", "ROPE_ON_SLIDING_ONLY", "TEMPERATURE_NOPE"]
+__all__ = [
+    "INTERLEAVED",
+    "INTERLEAVE_BY_DEFAULT",
+    "PARTIAL_DEFAULTS",
+    "ROPE_ON_SLIDING_ONLY",
+    "TEMPERATURE_NOPE",
+]
 
 #: ``partial_rotary_factor`` of the config class when the file does not give it.
 PARTIAL_DEFAULTS = MappingProxyType(
@@ -38,7 +44,13 @@ PARTIAL_DEFAULTS = MappingProxyType(
 #: Families whose attention rotates adjacent pairs (x[2i], x[2i+1]) rather than halves
 #: (``rotate_every_two`` / ``repeat_interleave`` in their modeling files).
 INTERLEAVED = frozenset(
-    {"codegen", "cohere", "cohere2", "cohere2_moe", "ergo", "gptj", "glm_ocr_text"}
+    {"codegen", "cohere", "cohere2", "cohere2_moe", "deepseek_v2", "ergo", "gptj", "glm_ocr_text"}
+)
+#: Families whose config class defaults ``rope_interleave`` to true: the checkpoint's rotated
+#: channels come in adjacent pairs, which ``apply_rotary_pos_emb_interleave`` regroups into
+#: halves before rotating (a config may set it false).
+INTERLEAVE_BY_DEFAULT = frozenset(
+    {"axk1", "deepseek_v3", "glm4_moe_lite", "mistral4", "sarvam_mla", "youtu"}
 )
 #: Families whose full-attention layers skip RoPE (``Cohere2Attention`` and
 #: ``Exaone4Attention`` rotate only when the layer is sliding, if the model has sliding layers).

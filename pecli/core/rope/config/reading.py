@@ -18,7 +18,7 @@ from ..frequencies import rope_frequencies
 from ..number_rules import shown
 from ..registry import RECORDS
 from ..spec import RopeSpec, check_spec
-from .families import INTERLEAVED, PARTIAL_DEFAULTS
+from .families import INTERLEAVE_BY_DEFAULT, INTERLEAVED, PARTIAL_DEFAULTS
 from .shapes import ALL, label_section, rope_tables, text_section
 from .widths import Widths, head_widths
 
@@ -156,8 +156,21 @@ def read_rope(
             rule = f"field {_CONFIG_NAMES.get(error.parameter, error.parameter)} {error.rule}"
         raise ParameterError(parameter, rule, error.value) from None
     start = widths.head - spec.rotary_dim if widths.last else 0
-    layout = "interleaved" if section.get("model_type") in INTERLEAVED else "half-split"
+    layout = _layout(section, notes)
     return RopeReading(spec, widths.head, start, layout, params, where, notes)
+
+
+def _layout(section: Mapping[str, Any], notes: list[str]) -> str:
+    """How the checkpoint pairs its rotated channels: ``interleaved`` or ``half-split``."""
+    family = section.get("model_type")
+    flag = section.get("rope_interleave", family in INTERLEAVE_BY_DEFAULT)
+    if flag is True:
+        notes.append(
+            "rope_interleave: the checkpoint's rotated channels come in adjacent pairs "
+            "(transformers regroups them into halves before rotating, "
+            "apply_rotary_pos_emb_interleave)"
+        )
+    return "interleaved" if family in INTERLEAVED or flag is True else "half-split"
 
 
 def _pick(tables: dict[str, dict[str, Any]], label: str | None) -> dict[str, Any]:
