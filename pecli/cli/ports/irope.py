@@ -127,12 +127,11 @@ def _settings(config: str | None) -> dict[str, Any]:
         elif key not in read and key != "no_rope_layers":  # without the list: the interval
             values["missing"].append(key)
     flags = values["no_rope_layers"]
-    if flags and "num_hidden_layers" in read and len(flags) != values["layers"]:
-        # transformers indexes the list by layer: a short one fails at the first layer past it
-        from ...core.errors import ParameterError
+    if flags:  # the map pecli rope layers reads: a list of another length is refused there
+        from ...core.rope.config.plans import rope_flags
 
-        rule = "field no_rope_layers must have one entry per layer (num_hidden_layers = "
-        raise ParameterError("config", rule + f"{values['layers']})", f"{len(flags)} entries")
+        flags = [int(f) for f in rope_flags(read, {"num_hidden_layers": len(flags)})[1]]
+        values["no_rope_layers"] = flags
     if flags:  # the list decides the layers, not the interval or count
         unused = ("no_rope_layer_interval", "num_hidden_layers")
         values["missing"] = [k for k in values["missing"] if k not in unused]
