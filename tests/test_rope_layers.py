@@ -299,3 +299,34 @@ def test_deepseek_v3_checkpoint_pairs_are_interleaved_unless_the_config_says_not
     assert layer_plan({**config, "model_type": "deepseek_v3"})[0][0].layout == "interleaved"
     plain = {**config, "model_type": "deepseek_v3", "rope_interleave": False}
     assert layer_plan(plain)[0][0].layout == "half-split"
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (
+            {"rope_parameters": {"rope_theta": 1e4, "llama_4_scaling_beta": "x"}},
+            "field llama_4_scaling_beta must be a finite number",
+        ),
+        (
+            {
+                "rope_parameters": {
+                    "rope_theta": 1e4,
+                    "llama_4_scaling_beta": 0.1,
+                    "original_max_position_embeddings": 0,
+                }
+            },
+            "field original_max_position_embeddings must be a number > 0",
+        ),
+        (
+            {"model_type": "llama4_text", "no_rope_layer_interval": 4, "floor_scale": 0},
+            "field floor_scale must be a number > 0",
+        ),
+        ({"layer_types": "full"}, "field layer_types must have one entry per layer"),
+    ],
+    ids=["beta-text", "zero-length", "zero-floor", "layer-types-text"],
+)
+def test_hostile_plan_fields_are_one_line(extra, words):
+    with pytest.raises(ParameterError) as caught:
+        layer_plan({"num_hidden_layers": 4, "head_dim": 64, **extra})
+    assert caught.value.parameter == "config" and words in str(caught.value)

@@ -284,8 +284,8 @@ def _kinds(section: Mapping[str, Any], count: int) -> list[str]:
     if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern >= 1:
         full = [(i + 1) % pattern == 0 for i in range(count)]
         return ["full_attention" if f else "sliding_attention" for f in full]
-    interval = section.get("full_attention_interval")
-    if isinstance(interval, int) and interval >= 1:
+    interval = _period(section.get("full_attention_interval"))
+    if interval:
         full = [(i + 1) % interval == 0 for i in range(count)]
         return ["full_attention" if f else "linear_attention" for f in full]
     return ["full_attention"] * count
@@ -298,11 +298,7 @@ def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
             rule = "field no_rope_layers must hold 0 (NoPE) and 1 (RoPE), one per layer"
             raise ParameterError("config", rule, repr(flags)[:40])
         rotates = [bool(f) for f in flags]
-    elif (
-        isinstance(section.get("no_rope_layer_interval"), int)
-        and section["no_rope_layer_interval"] >= 1
-    ):
-        step = section["no_rope_layer_interval"]
+    elif step := _period(section.get("no_rope_layer_interval")):
         rotates = [(i + 1) % step != 0 for i in range(len(kinds))]
     else:
         rotates = [True] * len(kinds)
@@ -312,6 +308,11 @@ def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
         r and kind != "linear_attention" and (not sliding_only or "sliding" in kind)
         for r, kind in zip(rotates, kinds, strict=True)
     ]
+
+
+def _period(value: Any) -> int | None:
+    """A period of layers if ``value`` is one (an integer >= 1, not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
 
 
 def _labels(tables: Mapping[str, Any], kinds: list[str]) -> set[str]:
@@ -338,12 +339,23 @@ def _temperature(
     beta = params.get("llama_4_scaling_beta")
     if beta is not None:
         length = params.get("original_max_position_embeddings")
-        if not isinstance(length, int | float) or length <= 0:
-            rule = "field original_max_position_embeddings must be > 0 with llama_4_scaling_beta"
-            raise ParameterError("config", rule, repr(length))
-        return Temperature(float(beta), float(length), 0)
+        return Temperature(
+            _number("llama_4_scaling_beta", beta),
+            _number("original_max_position_embeddings", length, positive=True),
+            0,
+        )
     llama4 = section.get("model_type") in TEMPERATURE_NOPE or "attn_temperature_tuning" in section
     if llama4 and not rope and section.get("attn_temperature_tuning", True):
-        scale, floor = section.get("attn_scale", 0.1), section.get("floor_scale", 8192)
-        return Temperature(float(scale), float(floor), 1)
+        scale = _number("attn_scale", section.get("attn_scale", 0.1))
+        floor = _number("floor_scale", section.get("floor_scale", 8192), positive=True)
+        return Temperature(scale, floor, 1)
     return None
+
+
+def _number(key: str, value: Any, *, positive: bool = False) -> float:
+    """A temperature's field: a finite number (> 0 where it divides the position)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or (positive and value <= 0):
+        words = "a number > 0" if positive else "a finite number"
+        raise ParameterError("config", f"field {key} must be {words}", repr(value)[:40])
+    return float(value)
