@@ -330,3 +330,15 @@ def test_hostile_plan_fields_are_one_line(extra, words):
     with pytest.raises(ParameterError) as caught:
         layer_plan({"num_hidden_layers": 4, "head_dim": 64, **extra})
     assert caught.value.parameter == "config" and words in str(caught.value)
+
+
+def test_layers_without_attention_are_nope_and_layer_count_aliases_are_read():
+    """LFM 3's ``conv`` layers have no attention (transformers builds no rotary use there);
+    GPT-J writes the number of layers as ``n_layer``."""
+    doc = json.loads((FOLDER / "default__lfm3.json").read_text(encoding="utf-8"))
+    rows, notes = layer_plan(doc["config_json"])
+    conv = [r for r in rows if r.kind == "conv"]
+    assert conv and not any(r.rope for r in conv) and "-" in layer_maps(rows)[1]
+    assert "layer type conv: no attention, no RoPE" in notes
+    rows, _ = layer_plan({"n_layer": 28, "n_embd": 4096, "n_head": 16, "rotary_dim": 64})
+    assert len(rows) == 28 and rows[0].rotated == 64

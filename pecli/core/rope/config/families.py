@@ -14,6 +14,7 @@ from types import MappingProxyType
 __all__ = [
     "INTERLEAVED",
     "INTERLEAVE_BY_DEFAULT",
+    "NOPE_INTERVAL_DEFAULTS",
     "PARTIAL_DEFAULTS",
     "ROPE_ON_SLIDING_ONLY",
     "TEMPERATURE_NOPE",
@@ -55,5 +56,8 @@ INTERLEAVE_BY_DEFAULT = frozenset(
 #: Families whose full-attention layers skip RoPE (``Cohere2Attention`` and
 #: ``Exaone4Attention`` rotate only when the layer is sliding, if the model has sliding layers).
 ROPE_ON_SLIDING_ONLY = frozenset({"cohere2", "cohere2_moe", "exaone4"})
+#: ``no_rope_layer_interval`` of the config class when the file gives neither it nor the list
+#: (``SmolLM3Config``, ``Llama4TextConfig``: a NoPE layer every 4).
+NOPE_INTERVAL_DEFAULTS = MappingProxyType({"llama4_text": 4, "smollm3": 4})
 #: Families whose NoPE layers scale the queries (``attn_temperature_tuning``: Llama 4).
 TEMPERATURE_NOPE = frozenset({"llama4", "llama4_text"})

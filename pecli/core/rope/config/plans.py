@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from .families import ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
+from .families import NOPE_INTERVAL_DEFAULTS, ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
 from .reading import RopeReading, read_rope
 from .shapes import ALL, nope_labels, rope_tables, text_section
 
@@ -38,6 +38,10 @@ __all__ = [
     "runs",
 ]
 
+#: The names of the number of layers (GPT-J and CodeGen: ``n_layer``; DBRX: ``n_layers``).
+LAYER_KEYS = ("num_hidden_layers", "n_layer", "n_layers", "num_layers")
+#: DeepSeek V4's layer types by compress ratio (``DeepseekV4Config.compress_rates``).
+_V4_RATES = {4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
 #: More layers than any model has; a typo of 10^9 is refused, not listed.
 MAX_LAYERS = 100_000
 
@@ -109,10 +113,12 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     """
     _, section = text_section(config)
     kinds, rotates = rope_flags(config)
-    nope = nope_labels(section)
+    nope = _nope_kinds(section, kinds)
     notes: list[str] = [
-        f"rope_parameters {k}: null, its layers rotate nothing" for k in sorted(nope)
+        f"rope_parameters {k}: null, its layers rotate nothing"
+        for k in sorted(nope_labels(section))
     ]
+    notes += [f"layer type {k}: no attention, no RoPE" for k in sorted(nope - nope_labels(section))]
     tables = rope_tables(section, [])
     labels = _labels(tables, [k for k in kinds if k not in nope])
     readings = {label: read_rope(config, label) for label in labels}
@@ -170,14 +176,37 @@ def rope_flags(
 
     """
     _, section = text_section(config)
-    section = {**(defaults or {}), **section}
+    section = _blocks_as_layers({**(defaults or {}), **section})
     kinds = _kinds(section, _layers(section))
-    nope = nope_labels(section)
+    nope = _nope_kinds(section, kinds)
     rotates = [r and k not in nope for r, k in zip(_rotates(section, kinds), kinds, strict=True)]
     chunked = section.get("model_type") in TEMPERATURE_NOPE and section.get("attention_chunk_size")
     if chunked and "layer_types" not in section:  # Llama 4: the RoPE layers attend in chunks
         kinds = ["chunked_attention" if r else k for r, k in zip(rotates, kinds, strict=True)]
     return kinds, rotates
+
+
+def _blocks_as_layers(section: dict[str, Any]) -> dict[str, Any]:
+    """One layer per (attention, ``mlp``) pair, as ``DoryConfig.__post_init__`` reads them.
+
+    Dory's released files list attention and ``mlp`` blocks apart; transformers halves
+    ``layer_types`` and ``num_hidden_layers``.
+    """
+    kinds, count = section.get("layer_types"), section.get("num_hidden_layers")
+    if isinstance(kinds, list) and "mlp" in kinds and isinstance(count, int):
+        return {**section, "layer_types": kinds[::2], "num_hidden_layers": count // 2}
+    return section
+
+
+def _nope_kinds(section: Mapping[str, Any], kinds: list[str]) -> set[str]:
+    """Layer types that rotate nothing: a null rope, or no attention at all.
+
+    LFM's ``conv`` and Dory's ``mlp`` layers have no attention, unless the rope parameters
+    name the type (Zaya's ``hybrid``).
+    """
+    labels = set(rope_tables(section, []))
+    plain = {k for k in set(kinds) if "attention" not in k and k not in labels}
+    return nope_labels(section) | plain
 
 
 def _window(section: Mapping[str, Any], kind: str) -> int | None:
@@ -232,27 +261,35 @@ def layer_maps(rows: list[LayerRow]) -> tuple[str, str]:
     """One character per layer: RoPE (``R``) or NoPE (``N``), and the attention kind.
 
     The kinds: sliding (``s``), global (``G``), linear (``L``), compressed (``C``),
-    chunked (``c``).
+    chunked (``c``), no attention (``-``: a convolution or MLP block).
 
     >>> layer_maps(layer_plan({"num_hidden_layers": 4, "head_dim": 64,
     ...     "no_rope_layer_interval": 4})[0])
     ('RRRN', 'GGGG')
     """
     letters = {"sliding": "s", "linear": "L", "compress": "C", "chunked": "c"}
-    kinds = "".join(next((v for k, v in letters.items() if k in r.kind), "G") for r in rows)
+    kinds = "".join(
+        next((v for k, v in letters.items() if k in r.kind), "G" if _attends(r) else "-")
+        for r in rows
+    )
     return "".join("R" if r.rope else "N" for r in rows), kinds
 
 
+def _attends(row: LayerRow) -> bool:
+    """Whether a row is an attention layer (not a convolution or an MLP-only block)."""
+    return row.rope or "attention" in row.kind
+
+
 def _layers(section: Mapping[str, Any]) -> int:
-    value: Any = section.get("num_hidden_layers")
+    key = next((k for k in LAYER_KEYS if section.get(k) is not None), "num_hidden_layers")
+    value: Any = section.get(key)
     if isinstance(value, list):  # some configs list per-stack counts
         value = len(value)
     whole = isinstance(value, int | float) and not isinstance(value, bool)
+    rule = f"field {key} must be an integer from 1 to {MAX_LAYERS}"
     if not whole or not math.isfinite(value) or value != int(value):
-        rule = f"field num_hidden_layers must be an integer from 1 to {MAX_LAYERS}"
         raise ParameterError("config", rule, "nothing" if value is None else repr(value)[:40])
     if not 1 <= value <= MAX_LAYERS:
-        rule = f"field num_hidden_layers must be an integer from 1 to {MAX_LAYERS}"
         raise ParameterError("config", rule, value)
     return int(value)
 
@@ -273,17 +310,24 @@ def _kinds(section: Mapping[str, Any], count: int) -> list[str]:
     if listed is not None:
         return [str(kind) for kind in listed]
     ratios = _per_layer(section, "compress_ratios", count)
-    if ratios is not None:
-        return ["sliding_attention" if r == 0 else "compressed_attention" for r in ratios]
+    if ratios is not None:  # DeepSeek V4: named as DeepseekV4Config names them
+        rates = section.get("compress_rates")
+        names = {v: k for k, v in rates.items()} if isinstance(rates, Mapping) else _V4_RATES
+        return [
+            "sliding_attention" if r == 0 else names.get(r, "compressed_attention") for r in ratios
+        ]
     pattern = section.get("sliding_window_pattern")
     if pattern is None and section.get("rope_local_base_freq") is not None:
         pattern = 6  # Gemma 3's class default
     if isinstance(pattern, str) and pattern and set(pattern) <= {"L", "G"}:
         cycle = ["sliding_attention" if c == "L" else "full_attention" for c in pattern]
         return [cycle[i % len(cycle)] for i in range(count)]
-    if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern >= 1:
-        full = [(i + 1) % pattern == 0 for i in range(count)]
+    if period := _period(pattern):
+        full = [(i + 1) % period == 0 for i in range(count)]
         return ["full_attention" if f else "sliding_attention" for f in full]
+    if pattern is not None:
+        rule = "field sliding_window_pattern must be an integer >= 1 or a string of L and G"
+        raise ParameterError("config", rule, repr(pattern)[:40])
     interval = _period(section.get("full_attention_interval"))
     if interval:
         full = [(i + 1) % interval == 0 for i in range(count)]
@@ -298,7 +342,11 @@ def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
             rule = "field no_rope_layers must hold 0 (NoPE) and 1 (RoPE), one per layer"
             raise ParameterError("config", rule, repr(flags)[:40])
         rotates = [bool(f) for f in flags]
-    elif step := _period(section.get("no_rope_layer_interval")):
+    elif step := _period(
+        section.get(
+            "no_rope_layer_interval", NOPE_INTERVAL_DEFAULTS.get(str(section.get("model_type")))
+        )
+    ):
         rotates = [(i + 1) % step != 0 for i in range(len(kinds))]
     else:
         rotates = [True] * len(kinds)

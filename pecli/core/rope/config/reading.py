@@ -139,6 +139,7 @@ def read_rope(
 
     """
     notes: list[str] = []
+    widths = None
     try:
         where, section = text_section(config, path)
         if where:
@@ -153,7 +154,10 @@ def read_rope(
             raise
         rule = error.rule
         if error.parameter != "config":
-            rule = f"field {_CONFIG_NAMES.get(error.parameter, error.parameter)} {error.rule}"
+            name = _CONFIG_NAMES.get(error.parameter, error.parameter)
+            if name == "head_dim" and widths is not None and widths.rotated_key:
+                name = widths.rotated_key  # the spec carries the rotated width as head_dim
+            rule = f"field {name} {error.rule}"
         raise ParameterError(parameter, rule, error.value) from None
     start = widths.head - spec.rotary_dim if widths.last else 0
     layout = _layout(section, notes)
