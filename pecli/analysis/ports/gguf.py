@@ -24,6 +24,7 @@ from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.config import spec_from_config
 from ...core.rope.registry import record
 from .gguf_notes import Finding, notes_for
+from .gguf_plan import plan_findings
 
 __all__ = [
     "Finding",
@@ -135,7 +136,7 @@ def check_gguf(
         for name in FREQUENCY_TENSORS
         if name in tensors and name not in wanted
     ]
-    return findings + notes_for(spec, merged, arch, found)
+    return findings + notes_for(spec, merged, arch, found) + plan_findings(config, arch, metadata)
 
 
 def _key(

@@ -126,7 +126,13 @@ def _settings(config: str | None) -> dict[str, Any]:
             values[name] = _checked(key, read[key], rule)  # a null chunk size: no chunks
         elif key not in read and key != "no_rope_layers":  # without the list: the interval
             values["missing"].append(key)
-    if values["no_rope_layers"]:  # the list decides the layers, not the interval or count
+    flags = values["no_rope_layers"]
+    if flags:  # the map pecli rope layers reads: a list of another length is refused there
+        from ...core.rope.config.plans import rope_flags
+
+        flags = [int(f) for f in rope_flags(read, {"num_hidden_layers": len(flags)})[1]]
+        values["no_rope_layers"] = flags
+    if flags:  # the list decides the layers, not the interval or count
         unused = ("no_rope_layer_interval", "num_hidden_layers")
         values["missing"] = [k for k in values["missing"] if k not in unused]
     return values

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "multiaxis.identify",
     "rope.probe",
     "ports.irope",
+    "rope.layers",
     "rope.permute",
     "rope.precision",
 )

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..rope.config.shapes import ALL, rope_tables, text_section
+
 __all__ = [
     "ARCH_MODES",
     "FREQUENCY_TENSORS",
@@ -23,6 +25,15 @@ __all__ = [
     "text_config",
 ]
 
+#: transformers 4's keys that split the rope per layer (read into labels by the rope reader).
+_PER_LAYER_KEYS = (
+    "rope_scaling",
+    "rope_theta",
+    "rope_local_base_freq",
+    "global_rope_theta",
+    "local_rope_theta",
+    "compress_rope_theta",
+)
 #: The F32 tensors of a GGUF that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 FREQUENCY_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
 #: ggml's tensor types by code: name, elements per block, bytes per block (gguf-py
@@ -198,23 +209,30 @@ def rope_mode(arch: str | None) -> tuple[str, int, str] | None:
 
 
 def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None]:
-    """The config the converter reads (``text_config`` merged in, ``full_attention`` rope).
+    """The config the converter reads (the text model's, its ``full_attention`` rope).
 
-    Returns the config and the sliding-window layers' θ (``freq_base_swa``), if any.
+    Returns the config and the sliding-window layers' θ (``freq_base_swa``), if any. The text
+    model and its ropes per label are found by :mod:`pecli.core.rope.config` (composite
+    configs, transformers 4's per-layer keys); the global rope stands for the model, as
+    llama.cpp's converter writes ``freq_base`` from it.
     """
-    inner = config.get("text_config")
-    merged = {**config, **(inner if isinstance(inner, Mapping) else {})}  # else: not read
-    params = merged.get("rope_parameters")
+    _, merged = text_section(config)
+    tables = rope_tables(merged, [])
     swa = None
-    if isinstance(params, Mapping) and isinstance(params.get("full_attention"), Mapping):
-        sliding = params.get("sliding_attention")
-        swa = sliding.get("rope_theta") if isinstance(sliding, Mapping) else None
-        merged["rope_parameters"] = dict(params["full_attention"])
-    for name in ("rope_parameters", "rope_scaling"):
-        rope = merged.get(name)
-        if isinstance(rope, Mapping) and rope.get("rope_type", rope.get("type")) == "mrope":
-            # Qwen2-VL: transformers reads type "mrope" as "default" (the sections pick axes)
-            merged[name] = {**rope, "rope_type": "default", "type": "default"}
+    if ALL not in tables:
+        sliding = tables.get("sliding_attention") or tables.get("main")
+        swa = sliding.get("rope_theta") if sliding else None
+        full = tables.get("full_attention") or tables.get("compress") or next(iter(tables.values()))
+        legacy = "rope_parameters" not in merged  # transformers 4 keys: stay transformers 4
+        for key in _PER_LAYER_KEYS:
+            merged.pop(key, None)
+        if legacy:
+            merged["rope_theta"] = full["rope_theta"]
+            scaling = {k: v for k, v in full.items() if k != "rope_theta"}
+            if scaling.get("rope_type", scaling.get("type", "default")) != "default":
+                merged["rope_scaling"] = scaling
+        else:
+            merged["rope_parameters"] = dict(full)
     if "qk_rope_head_dim" in merged:  # DeepSeek: only this part of the head rotates
         merged["head_dim"] = merged["qk_rope_head_dim"]
     return merged, swa
