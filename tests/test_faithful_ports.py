@@ -1,0 +1,62 @@
+"""Identify reads any faithfully rounded float32 port (issue 32, "identify breaks").
+
+Each engine's float32 ``pow`` may round an ``inv_freq`` to either float32 neighbour of the
+exact value: NumPy's gives ``inv_freq[5] = 0.23713739`` for θ 10000, head 64, where torch's
+module gives 0.23713736. A cache at positions 5000 … 7047 built that way (the NumPy port below,
+written here, not pecli's arithmetic) was read as "θ 9955, start unknown, per-pair factors".
+The other cache takes, for every pair, the float32 neighbour of the exact value (mpmath) that
+round-to-nearest does NOT pick: still faithful (within 1 ulp), never anybody's default.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+
+from pecli.analysis.rope.cache import identify_cache
+
+THETA, DIM, FIRST, ROWS = 10000, 64, 5000, 2048
+
+
+def numpy_port_inv_freq() -> np.ndarray:
+    """``1 / θ^(arange(0, d, 2) / d)`` in float32 with NumPy's own ``power``."""
+    exponent = np.arange(0, DIM, 2, dtype=np.float32) / np.float32(DIM)
+    return np.float32(1) / np.power(np.float32(THETA), exponent)
+
+
+def other_neighbour_inv_freq() -> np.ndarray:
+    """Per pair, the float32 neighbour of the exact ``θ^(-2i/d)`` that is not the nearest."""
+    mpmath.mp.prec = 100
+    out = []
+    for i in range(DIM // 2):
+        exact = mpmath.power(THETA, mpmath.mpf(-2 * i) / DIM)
+        near = np.float32(float(exact))
+        if mpmath.mpf(float(near)) == exact:  # exact (i = 0): keep it
+            out.append(near)
+            continue
+        side = np.float32(np.inf) if mpmath.mpf(float(near)) < exact else np.float32(-np.inf)
+        out.append(np.nextafter(near, side))
+    return np.array(out, np.float32)
+
+
+def float32_cache(inv_freq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """transformers' arithmetic: float32 positions times float32 ω, cos/sin of float32 angles."""
+    positions = np.arange(FIRST, FIRST + ROWS, dtype=np.float32)
+    angles = positions[:, None] * inv_freq[None, :]
+    emb = np.concatenate([angles, angles], axis=1)
+    return np.cos(emb).astype(np.float32), np.sin(emb).astype(np.float32)
+
+
+def test_numpy_pow_differs_from_torch_at_pair_5():
+    # the issue's numbers: torch's module gives 0.23713736 (the correctly rounded value)
+    assert numpy_port_inv_freq()[5] == np.float32(0.23713739)
+    assert other_neighbour_inv_freq()[5] != np.float32(float(mpmath.power(THETA, -10 / 64)))
+
+
+@pytest.mark.parametrize("port", [numpy_port_inv_freq, other_neighbour_inv_freq])
+def test_faithful_float32_ports_are_read_with_their_start_and_theta(port):
+    guess = identify_cache(*float32_cache(port()))
+    assert guess.start == FIRST
+    assert guess.rope is not None and guess.rope.rope_type == "default"
+    assert guess.theta == THETA and guess.rotary_dim == DIM
