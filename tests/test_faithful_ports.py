@@ -13,7 +13,9 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 import pytest
+from library_fixtures import load
 
+from pecli.analysis.multiaxis.identify import identify_axes
 from pecli.analysis.rope.cache import identify_cache
 
 THETA, DIM, FIRST, ROWS = 10000, 64, 5000, 2048
@@ -60,3 +62,38 @@ def test_faithful_float32_ports_are_read_with_their_start_and_theta(port):
     assert guess.start == FIRST
     assert guess.rope is not None and guess.rope.rope_type == "default"
     assert guess.theta == THETA and guess.rotary_dim == DIM
+
+
+# transformers' own M-RoPE caches (tests/fixtures/libraries/arithmetic/, written by
+# tools/library_fixtures/generate_arithmetic.py: Qwen*VLTextRotaryEmbedding(config)(x, ids) in
+# transformers 5.25.0, torch 2.13.0+cpu, once per ATen CPU capability). On avx2 torch's pow is
+# SLEEF's: inv_freq[19] of Qwen3-VL is 0.010262267, the scalar pow's 0.010262266, so the avx2
+# cache was "(e) the position ids differ" for the very preset that made it.
+ARITHMETIC = {f.name: f for f in load("arithmetic")}
+VL_CACHES = sorted(
+    name.removesuffix("_cos")
+    for name in ARITHMETIC
+    if name.endswith("_cos") and name.split("_")[0] in ("qwen2-vl", "qwen2.5-vl", "qwen3-vl")
+)
+
+
+@pytest.mark.parametrize("case", VL_CACHES)
+def test_identify_axes_matches_transformers_cache_on_every_capability(case):
+    preset = case.split("_")[0]
+    cos, sin = (ARITHMETIC[f"{case}_{part}"].table.astype(np.float64) for part in ("cos", "sin"))
+    ids = ARITHMETIC[f"{preset}_default_ids"].table.T.astype(np.float64)
+    head_dim = ARITHMETIC[f"{case}_cos"].params["head_dim"]
+    found = identify_axes(
+        (cos, sin, False), preset=preset, head_dim=head_dim, ids=ids, grid=None, text=0
+    )
+    verdict = found.verdicts[preset]
+    assert verdict.matches, verdict.differences
+    assert verdict.arithmetic == "float32"
+
+
+def test_the_avx2_inv_freq_is_the_other_neighbour_of_the_exact_value():
+    mpmath.mp.prec = 100
+    exact = mpmath.power(5e6, mpmath.mpf(-38) / 128)
+    below, above = (ARITHMETIC[f"qwen3-vl_{c}_inv_freq"].table[19] for c in ("default", "avx2"))
+    assert mpmath.mpf(float(below)) < exact < mpmath.mpf(float(above))
+    assert np.nextafter(below, np.float32(1)) == above

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ...core.dtypes import float32_steps
 from ...core.errors import ParameterError
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.framework import transformers_inv_freq
@@ -103,7 +104,7 @@ def nearest_port(phases: np.ndarray, rows: np.ndarray, start: int, model: np.nda
     """
     steps = np.arange(-PORT_ULPS, PORT_ULPS + 1)
     m32 = np.asarray(model, np.float32)
-    tried = np.stack([_ulp_step(m32, int(k)) for k in steps])  # (K, h)
+    tried = np.stack([float32_steps(m32, int(k)) for k in steps])  # (K, h)
     p = np.float32(start) + rows.astype(np.float32)
     rebuilt = (p[None, :, None] * tried[:, None, :]).astype(np.float64)  # (K, m, h)
     miss = np.max(np.abs(wrap(phases[None] - rebuilt)), axis=1)  # (K, h)
@@ -111,15 +112,6 @@ def nearest_port(phases: np.ndarray, rows: np.ndarray, start: int, model: np.nda
     best = order[np.argmin(miss[order], axis=0)]
     picked: np.ndarray = tried[best, np.arange(m32.size)]
     return picked
-
-
-def _ulp_step(x: np.ndarray, k: int) -> np.ndarray:
-    """``x`` moved ``k`` float32 steps (toward +inf for k > 0)."""
-    out = x.copy()
-    target = np.float32(np.inf if k > 0 else -np.inf)
-    for _ in range(abs(k)):
-        out = np.nextafter(out, target)
-    return out
 
 
 def slopes(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
