@@ -1,0 +1,43 @@
+"""Two mistakes at once: B's pair layout (or its cos and sin halves) moved, then one more cause.
+
+The search undoes one move on B — its columns put in the other pair order, or its halves
+exchanged — and tests the single causes that keep the shape (first position, attention
+factor, storage dtype) on A against the moved B. Pure NumPy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from .shapes import layout_moves, offset
+from .tables import Pair, parts
+from .values import factor, storage
+
+__all__ = ["two_at_once"]
+
+#: The second causes tried once B is moved.
+SECOND: tuple[Callable[[Pair], str | None], ...] = (offset, factor, storage)
+
+
+def _moves(b: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
+    for name, moved in layout_moves(b):
+        yield f"pair layout swapped (B's columns put in the {name} order)", moved
+    halves = parts(b, 2)
+    if halves is not None:
+        yield "sin/cos swapped (B's halves exchanged)", np.concatenate(halves[::-1], axis=1)
+
+
+def two_at_once(pair: Pair) -> str | None:
+    """The first move and second cause that together turn B into A."""
+    if pair.a.shape != pair.b.shape or pair.a.ndim != 2:
+        return None
+    for words, moved in _moves(pair.b):
+        second = dataclasses.replace(pair, b=moved, whole_b=moved)
+        for check in SECOND:
+            found = check(second)
+            if found:
+                return f"two mistakes at once: {words}, and {found}"
+    return None
