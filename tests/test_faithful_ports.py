@@ -17,6 +17,7 @@ from library_fixtures import load
 
 from pecli.analysis.multiaxis.identify import identify_axes
 from pecli.analysis.rope.cache import identify_cache
+from pecli.core.multiaxis.cache import AxesSpec, axes_cache
 
 THETA, DIM, FIRST, ROWS = 10000, 64, 5000, 2048
 
@@ -97,3 +98,30 @@ def test_the_avx2_inv_freq_is_the_other_neighbour_of_the_exact_value():
     below, above = (ARITHMETIC[f"qwen3-vl_{c}_inv_freq"].table[19] for c in ("default", "avx2"))
     assert mpmath.mpf(float(below)) < exact < mpmath.mpf(float(above))
     assert np.nextafter(below, np.float32(1)) == above
+
+
+@pytest.mark.parametrize("case", VL_CACHES)
+def test_arithmetic_model_is_transformers_within_two_ulps(case):
+    """``--arithmetic model`` (float32 steps) against the module's own cos/sin, every capability.
+
+    The scalar pow gives the model's inv_freq bit for bit; SLEEF's (avx2) one pair one ulp
+    off, which moves those angles by at most p·ulp: the bound is then per pair the nearest
+    float32 ω, as identify-axes allows (2 ulps of cos and sin either way).
+    """
+    from pecli.core.dtypes import ulps32
+    from pecli.core.multiaxis.cache import model_frequencies
+    from pecli.core.multiaxis.resolve import resolve_plan
+
+    preset, capability = case.split("_")
+    plan, _ = resolve_plan(preset, head_dim=ARITHMETIC[f"{case}_cos"].params["head_dim"])
+    theirs = ARITHMETIC[f"{case}_inv_freq"].table
+    ours = model_frequencies(plan, np.float32)
+    assert ulps32(ours, theirs).max() <= (0 if capability == "default" else 1)
+    if capability == "default":
+        ids = ARITHMETIC[f"{preset}_default_ids"].table.T.astype(np.float64)
+        cos, sin = (
+            axes_cache(AxesSpec(plan, ids, form="full", part=p, arithmetic="float32"))
+            for p in ("cos", "sin")
+        )
+        assert ulps32(cos, ARITHMETIC[f"{case}_cos"].table).max() <= 2
+        assert ulps32(sin, ARITHMETIC[f"{case}_sin"].table).max() <= 2
