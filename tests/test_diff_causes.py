@@ -183,3 +183,15 @@ def test_json_names_the_transformations(run_cli, tmp_path, swap):
     a, b = cache(inv_freq()), cache(inv_freq(), start=3)
     found = report(run_cli, tmp_path, *((b, a) if swap else (a, b)))
     assert found["transformations"] == ["start"]
+
+
+def test_the_causes_table_of_porting_md_is_the_registry():
+    """docs/porting.md's table lists every cause record, by name, in the registry's order."""
+    import re
+    from pathlib import Path
+
+    from pecli.analysis.ports.causes import CAUSES
+
+    text = (Path(__file__).parent.parent / "docs" / "porting.md").read_text(encoding="utf-8")
+    table = text[text.index("| cause | the test |") :].split("\n\n")[0].splitlines()[2:]
+    assert [re.findall(r"`([^`]+)`", row)[0] for row in table] == [c.name for c in CAUSES]

@@ -55,16 +55,14 @@ def framework_arithmetic(pair: Pair) -> str | None:
     floor = 8 * U  # cos and sin rounded to float32 on each side
     if not gap.any() or np.any(gap > floor + (2 * i + 8) * U * angle):
         return None
-    largest = float(np.max(np.abs(pair.a.astype(np.float64) - pair.b.astype(np.float64))))
-    hint = f"(an absolute tolerance of {largest:.2g} accepts it; or build both alike)"
     if np.all(gap <= floor + 4 * U * angle):
         return (
             "framework float32 arithmetic: the same RoPE, the angles p·ω differ by float32 "
             "roundings only (transformers computes inv_freq and p·ω in float32; the "
-            f"difference grows with the position) {hint}"
+            "difference grows with the position)"
         )
     return (
         "ggml's float32 arithmetic: the same RoPE, the angles differ by float32 roundings "
         "that grow with the pair index (llama.cpp multiplies θ by base^(-2/d) once per "
-        f"pair) {hint}"
+        "pair)"
     )
