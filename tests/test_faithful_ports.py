@@ -125,3 +125,44 @@ def test_arithmetic_model_is_transformers_within_two_ulps(case):
         )
         assert ulps32(cos, ARITHMETIC[f"{case}_cos"].table).max() <= 2
         assert ulps32(sin, ARITHMETIC[f"{case}_sin"].table).max() <= 2
+
+
+def hunyuan_port(neighbour: bool) -> np.ndarray:
+    """HunyuanVideo's cache written out in float32 (θ 256, axes 16/56/56 channels, interleaved).
+
+    ``neighbour``: the h axis's ``inv_freq[1]`` takes the other float32 neighbour of the exact
+    256^(-2/56) = 0.820335356…: 0.8203353 where NumPy's pow gives 0.8203354 (both within
+    0.54 ulp), as another engine's pow may.
+    """
+    grid = np.meshgrid(np.arange(4), np.arange(6), np.arange(6), indexing="ij")
+    ids = np.stack(grid, -1).reshape(-1, 3).astype(np.float32)
+    angles = []
+    for axis, width in enumerate((16, 56, 56)):
+        k = np.arange(0, width, 2, dtype=np.float32)
+        inv = np.float32(1) / np.power(np.float32(256.0), k / np.float32(width))
+        if axis == 1 and neighbour:
+            inv[1] = np.float32(0.8203353) if inv[1] != np.float32(0.8203353) else inv[1]
+        angles.append(ids[:, axis : axis + 1] * inv[None, :])
+    emb = np.repeat(np.concatenate(angles, 1).astype(np.float32), 2, axis=1).astype(np.float64)
+    return np.concatenate([np.cos(emb), np.sin(emb)], 1).astype(np.float32)
+
+
+@pytest.mark.parametrize("neighbour", [False, True])
+def test_identify_axes_reads_a_hunyuanvideo_port_with_either_neighbour(
+    run_cli, tmp_path, neighbour
+):
+    exact = mpmath.power(256, mpmath.mpf(-2) / 56)
+    assert abs(mpmath.mpf(float(np.float32(0.8203353))) - exact) < mpmath.mpf(2) ** -24 * 0.54
+    assert abs(mpmath.mpf(float(np.float32(0.8203354))) - exact) < mpmath.mpf(2) ** -24 * 0.54
+    np.save(tmp_path / "port.npy", hunyuan_port(neighbour))
+    result = run_cli(
+        "rope",
+        "identify-axes",
+        str(tmp_path / "port.npy"),
+        "--preset",
+        "hunyuanvideo",
+        "--grid",
+        "4x6x6",
+    )
+    assert result.exit_code == 0, result.output
+    assert "hunyuanvideo: matches (float32 arithmetic)" in result.output
