@@ -42,12 +42,15 @@ def report(run_cli, tmp_path, a: np.ndarray, b: np.ndarray, *options: str) -> di
     return json.loads(result.stdout)
 
 
-def test_transformers_float32_cache_against_the_exact_one(run_cli, tmp_path):
-    case = "llama_h64_from5000"
+@pytest.mark.parametrize(
+    "case", ["llama_h32_from1000", "llama_h64_from5000", "llama_h64_from10000000"]
+)
+def test_transformers_float32_cache_against_the_exact_one(run_cli, tmp_path, case):
     cos, sin = STARTS[f"{case}_cos"], STARTS[f"{case}_sin"]
     theirs = np.hstack([cos.table, cos.table, sin.table, sin.table])
-    start = cos.params["start"]
-    ours = cache(inv_freq(10000.0, 64), n=len(theirs), start=start)
+    start, dim = cos.params["start"], cos.params["rotary_dim"]
+    theta = cos.params["config"]["rope_parameters"]["rope_theta"]
+    ours = cache(inv_freq(theta, dim), n=len(theirs), start=start)
     found = report(run_cli, tmp_path, ours, theirs, "--start", str(start))
     assert found["transformations"] == ["arithmetic"], found["causes"]
     assert found["causes"][0].startswith("framework float32 arithmetic: the same RoPE")

@@ -116,5 +116,5 @@ def diff(
             raise ParameterError(name, "must be a number >= 0", value)
     result = compare(a, b, start=start, ulps=ulps, atol=atol)
     ra, rb = reading(a), reading(b)
-    named = [] if result.equal else named_causes(a, b, result.dtype, ra, rb)
+    named = [] if result.equal else named_causes(a, b, result.dtype, ra, rb, start=start)
     return Diff(result, ra, rb, [w for _, w in named], start, [n for n, _ in named])

@@ -61,15 +61,22 @@ CAUSES: tuple[Cause, ...] = (
 
 
 def named_causes(
-    a: np.ndarray, b: np.ndarray, dtype: str, ra: Reading = None, rb: Reading = None
+    a: np.ndarray,
+    b: np.ndarray,
+    dtype: str,
+    ra: Reading = None,
+    rb: Reading = None,
+    *,
+    start: int = 0,
 ) -> list[tuple[str, str]]:
     """``(name, sentence)`` of each cause that explains the difference (empty: none found).
 
     The values are tested on the first :data:`~.tables.HEAD_ROWS` rows of each table (the
     readings come from whole tables): every mistake listed shows there, and memory stays
-    bounded. Two at once are tried only when no single cause is found.
+    bounded. Two at once are tried only when no single cause is found. ``start``: the first
+    row's position, where neither reading finds it.
     """
-    pair = Pair(_head(a), _head(b), dtype, ra, rb, a, b)
+    pair = Pair(_head(a), _head(b), dtype, ra, rb, a, b, start)
     found = [(c.name, c.check(pair)) for c in CAUSES if c.name != "two-at-once"]
     named = [(name, words) for name, words in found if words]
     if not named:

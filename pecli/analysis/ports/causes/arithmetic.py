@@ -10,6 +10,8 @@ multiplies by ``θ_scale = base^(-2/d)`` once per pair: the error grows with the
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ....core.rope.forms import pair_columns
@@ -28,7 +30,7 @@ def _angles(pair: Pair) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         return None
     if ra.get("layout") != rb.get("layout") or ra.get("layout") is None:
         return None
-    start = next((r["start"] for r in (rb, ra) if r.get("start") is not None), None)
+    start = next((r["start"] for r in (rb, ra) if r.get("start") is not None), pair.start)
     ca, sa = split_cache(pair.a)
     cb, sb = split_cache(pair.b)
     if start is None or ca is None or sa is None or cb is None or sb is None:
@@ -41,9 +43,22 @@ def _angles(pair: Pair) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     if np.any(np.abs(np.abs(za) - np.abs(zb)) > 8 * U):
         return None  # a factor on one side: values.factor's
     gap = np.abs(np.angle(za * np.conj(zb)))
-    omega = np.abs(np.angle(zb[1] * np.conj(zb[0]))) if len(zb) > 1 else np.zeros(zb.shape[1])
+    omega = _omega(ra, rb, zb)
     p = start + np.arange(len(zb), dtype=np.float64)
     return gap, np.outer(p, omega), np.arange(zb.shape[1], dtype=np.float64)
+
+
+def _omega(ra: dict[str, Any], rb: dict[str, Any], zb: np.ndarray) -> np.ndarray:
+    """Each pair's ω: θ^(-2i/d) of an unscaled reading, else B's step from row 0 to row 1.
+
+    Far from position 0 a float32 angle is off by up to ``2^-24·p·ω``, more than a step
+    between rows measures: the reading's own schedule is used where there is one.
+    """
+    h = zb.shape[1]
+    for r in (rb, ra):
+        if r.get("rope_type") == "default" and r.get("theta") and r.get("rotary_dim") == 2 * h:
+            return np.asarray(float(r["theta"]) ** (-np.arange(h) * 2.0 / (2 * h)))
+    return np.abs(np.angle(zb[1] * np.conj(zb[0]))) if len(zb) > 1 else np.zeros(h)
 
 
 def framework_arithmetic(pair: Pair) -> str | None:

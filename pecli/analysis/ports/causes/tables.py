@@ -33,7 +33,8 @@ class Pair:
     """The two tables of a diff (their first :data:`HEAD_ROWS` rows), the dtype, the readings.
 
     ``whole_a`` and ``whole_b`` are the tables as given (a transposition changes which rows are
-    the first ones).
+    the first ones); ``start`` is the first row's position the user gave (``diff --start``),
+    used where neither reading finds it.
     """
 
     a: np.ndarray
@@ -43,6 +44,7 @@ class Pair:
     rb: Reading
     whole_a: np.ndarray
     whole_b: np.ndarray
+    start: int = 0
 
 
 def close(x: np.ndarray, y: np.ndarray, dtype: str) -> bool:
