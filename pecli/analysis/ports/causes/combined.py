@@ -30,14 +30,25 @@ def _moves(b: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
         yield "sin/cos swapped (B's halves exchanged)", np.concatenate(halves[::-1], axis=1)
 
 
+#: Rows each combination is screened on before it is checked on all (an offset up to ~250).
+SCREEN_ROWS = 256
+
+
 def two_at_once(pair: Pair) -> str | None:
-    """The first move and second cause that together turn B into A."""
+    """The first move and second cause that together turn B into A.
+
+    Each combination is screened on the first :data:`SCREEN_ROWS` rows, and only one that
+    fits there is checked on every row: ten combinations cost about one single check.
+    """
     if pair.a.shape != pair.b.shape or pair.a.ndim != 2:
         return None
+    short = pair.a[:SCREEN_ROWS]
     for words, moved in _moves(pair.b):
-        second = dataclasses.replace(pair, b=moved, whole_b=moved)
+        screen = dataclasses.replace(pair, a=short, b=moved[:SCREEN_ROWS], whole_b=moved)
         for check in SECOND:
-            found = check(second)
+            if check(screen) is None:
+                continue
+            found = check(dataclasses.replace(pair, b=moved, whole_b=moved))
             if found:
                 return f"two mistakes at once: {words}, and {found}"
     return None
