@@ -198,3 +198,18 @@ def test_the_causes_table_of_porting_md_is_the_registry():
     text = (Path(__file__).parent.parent / "docs" / "porting.md").read_text(encoding="utf-8")
     table = text[text.index("| cause | the test |") :].split("\n\n")[0].splitlines()[2:]
     assert [re.findall(r"`([^`]+)`", row)[0] for row in table] == [c.name for c in CAUSES]
+
+
+def test_when_none_fits_the_report_lists_what_it_tried_and_the_closest(run_cli, tmp_path):
+    """Three mistakes at once (layout, start, a factor): no record, but the layout is nearest."""
+    a = cache(inv_freq())
+    b = (cache(inv_freq(), start=1, layout="interleaved") * np.float32(1.25)).astype(np.float32)
+    found = report(run_cli, tmp_path, a, b)
+    assert found["causes"] == [] and found["transformations"] == []
+    assert found["closest"].startswith(
+        "closest: pair layout swapped (B's columns put in the half-split order), "
+    )
+    np.save(tmp_path / "b.npy", b)
+    result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    assert "none of the known mistakes explains it (tried: kind, transposed, " in result.output
+    assert "closest: pair layout swapped" in result.output

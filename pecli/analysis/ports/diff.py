@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import ParameterError
-from .causes import named_causes
+from .causes import closest_move, named_causes
 from .compare import Comparison, compare
 from .readings import reading
 
@@ -32,6 +32,7 @@ class Diff:
     causes: list[str]
     start: int
     transformations: list[str] = field(default_factory=list)
+    closest: str | None = None
 
     @property
     def equal(self) -> bool:
@@ -58,6 +59,7 @@ class Diff:
             "reading_b": self.reading_b,
             "causes": self.causes,
             "transformations": self.transformations,
+            "closest": self.closest,
         }
 
 
@@ -117,4 +119,5 @@ def diff(
     result = compare(a, b, start=start, ulps=ulps, atol=atol)
     ra, rb = reading(a), reading(b)
     named = [] if result.equal else named_causes(a, b, result.dtype, ra, rb, start=start)
-    return Diff(result, ra, rb, [w for _, w in named], start, [n for n, _ in named])
+    near = closest_move(a, b, result.dtype) if not result.equal and not named else None
+    return Diff(result, ra, rb, [w for _, w in named], start, [n for n, _ in named], near)

@@ -129,6 +129,7 @@ def _write(found: Diff, kind: str, output: str) -> None:
 
         tried = ", ".join(c.name for c in CAUSES)
         causes = [f"likely cause: none of the known mistakes explains it (tried: {tried})"]
+        causes += [report["closest"]] if report["closest"] else []
     if "arithmetic" in report["transformations"]:
         causes.append(f"hint: --atol {result.max_abs:.2g} accepts the arithmetic's difference")
     head = _headline(report, result)

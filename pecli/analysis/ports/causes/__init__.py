@@ -17,7 +17,7 @@ import numpy as np
 from . import arithmetic, combined, readings, shapes, values
 from .tables import HEAD_ROWS, Pair, Reading
 
-__all__ = ["CAUSES", "Cause", "likely_causes", "named_causes"]
+__all__ = ["CAUSES", "Cause", "closest_move", "likely_causes", "named_causes"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,11 @@ def likely_causes(
 
     """
     return [words for _, words in named_causes(a, b, dtype, ra, rb)]
+
+
+def closest_move(a: np.ndarray, b: np.ndarray, dtype: str) -> str | None:
+    """When no cause explains the difference: the move of B that leaves it nearest A."""
+    return combined.closest(Pair(_head(a), _head(b), dtype, None, None, a, b))
 
 
 def _head(table: np.ndarray) -> np.ndarray:

@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from ..compare import ulp
 from .shapes import layout_moves, offset
 from .tables import Pair, parts
 from .values import factor, storage
 
-__all__ = ["two_at_once"]
+__all__ = ["closest", "two_at_once"]
 
 #: The second causes tried once B is moved.
 SECOND: tuple[Callable[[Pair], str | None], ...] = (offset, factor, storage)
@@ -52,3 +53,24 @@ def two_at_once(pair: Pair) -> str | None:
             if found:
                 return f"two mistakes at once: {words}, and {found}"
     return None
+
+
+def closest(pair: Pair) -> str | None:
+    """When no cause fits: the move of B (none, a layout, sin/cos) that leaves A nearest.
+
+    The gap is the largest ``|A − B|`` in units of the table's largest magnitude's ulp, on
+    the first :data:`SCREEN_ROWS` rows.
+    """
+    if pair.a.shape != pair.b.shape or pair.a.ndim != 2:
+        return None
+    a = pair.a[:SCREEN_ROWS].astype(np.float64)
+    unit = float(ulp(np.array(np.max(np.abs(a), initial=0.0)), pair.dtype))
+    if unit <= 0:
+        return None
+    tried = [("B as it is", pair.b), *_moves(pair.b)]
+    gaps = [
+        (float(np.max(np.abs(a - moved[:SCREEN_ROWS].astype(np.float64)))) / unit, words)
+        for words, moved in tried
+    ]
+    gap, words = min(gaps, key=lambda g: g[0])
+    return f"closest: {words}, {gap:.3g} ulps apart at the largest entry"
