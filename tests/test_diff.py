@@ -174,7 +174,9 @@ def test_scaling_missing_past_l(run_cli, tmp_path):
     result, report = _run(run_cli, tmp_path, scaled, cache(inv_freq(), n=4096))
     assert result.exit_code == 1 and report["causes"] == [
         "scaling missing past L: A is llama3 (factor 8, L = 1024), the other unscaled: they "
-        "agree at short wavelengths and part past the original context length"
+        "agree at short wavelengths and part past the original context length; or the "
+        "scaling applied to the wrong layer type (Gemma 3 scales its full-attention layers "
+        "only, not its sliding-window ones)"
     ]
 
 

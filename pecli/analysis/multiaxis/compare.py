@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.dtypes import ulps32
-from ...core.multiaxis.cache import AxesSpec, axes_cache
+from ...core.dtypes import float32_steps, ulps32
+from ...core.multiaxis.cache import AxesSpec, axes_cache, model_frequencies
 from ...core.multiaxis.plan import AxisPlan
 from .reading import AxesReading
 
@@ -43,7 +43,32 @@ def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.nda
         )
         if max(ulps32(cos, pairs[0]).max(initial=0), ulps32(sin, pairs[1]).max(initial=0)) <= bound:
             return mode
-    return "none"
+    return "float32" if _float32_port(plan, ids, pairs) <= 2 else "none"
+
+
+#: How many float32 steps either side of the model's ``ω32_j`` a port's own ``pow`` may land.
+PORT_ULPS = 4
+
+
+def _float32_port(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> int:
+    """The largest ulp gap left when each pair's ``ω32`` may be any float32 near the model's.
+
+    torch's float32 ``pow`` is the C library's on one machine and SLEEF's vectorised one
+    (≤ 1 ulp) on another (transformers' Qwen3-VL ``inv_freq[19]``: 0.010262266 against
+    0.010262267), and any engine may round either way: each pair's angles depend on its own
+    ``ω`` only, so each pair keeps the float32 within :data:`PORT_ULPS` steps that fits best.
+    """
+    inv = model_frequencies(plan, np.float32)
+    positions = ids[:, np.array(plan.axis)].astype(np.float32)
+    worst = np.full(plan.pairs, np.iinfo(np.int64).max)
+    for k in range(-PORT_ULPS, PORT_ULPS + 1):
+        angles = (positions * float32_steps(inv, k)[None, :]).astype(np.float64)
+        gap = np.maximum(
+            ulps32(np.cos(angles).astype(np.float32), pairs[0]).max(axis=0, initial=0),
+            ulps32(np.sin(angles).astype(np.float32), pairs[1]).max(axis=0, initial=0),
+        )
+        worst = np.minimum(worst, gap)
+    return int(worst.max(initial=0))
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:

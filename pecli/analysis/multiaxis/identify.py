@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import ParameterError
-from ...core.multiaxis.plan import AxisPlan
+from ...core.multiaxis.plan import AxisPlan, channel_pairs
+from ...core.rope.forms import PAIR_LAYOUTS
 from .compare import Comparison, compare_to_plan
 from .reading import AxesReading, pair_values, read_axes
 
@@ -118,22 +119,53 @@ def identify_axes(
         the cache's width and rows (as ``file``); the named preset's own refusal.
 
     """
-    _, c, _ = _pairs(cache, None)  # refuses a table that pairs no channels
-    candidates = _candidates(preset, head_dim, c.shape, given, ids)
+    cos = cache[0]
+    shape = (cos.shape[0], cos.shape[1] if cache[2] else cos.shape[1] // 2)
+    candidates = _candidates(preset, head_dim, shape, given, ids)
+    _refuse_unpaired(cache, [plan for _, plan, _ in candidates])
     verdicts = {name: _verdict(cache, plan, i) for name, plan, i in candidates}
-    best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), 0)
+    paired = [k for k, (_, plan, _) in enumerate(candidates) if _paired(cache, plan)]
+    best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), paired[0])
     _, plan, token_ids = candidates[best]
     return AxesIdentification(_reading(cache, plan, token_ids), plan, verdicts)
 
 
 def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
-    """The layout and per-pair cos and sin; the plan's layout when both layouts fit."""
+    """The layout and per-pair cos and sin; the plan's layout when both layouts fit.
+
+    A plan whose pairs are half-split inside each axis's block (Allegro) is read in its own
+    channels when they repeat one value.
+    """
     cos, sin, is_complex = cache
-    return (
-        ("complex", cos, sin)
-        if is_complex
-        else pair_values(cos, sin, plan.layout if plan else None)
-    )
+    if is_complex:
+        return "complex", cos, sin
+    if plan is not None and _own_pairs(cache, plan):
+        first = channel_pairs(plan)[0]
+        return plan.layout, cos[:, first], sin[:, first]
+    return pair_values(cos, sin, plan.layout if plan else None)
+
+
+def _paired(cache: Cache, plan: AxisPlan) -> bool:
+    try:
+        _pairs(cache, plan)
+    except ParameterError:
+        return False
+    return True
+
+
+def _own_pairs(cache: Cache, plan: AxisPlan) -> bool:
+    """Whether a plan of a layout of its own (per-axis blocks) pairs these channels."""
+    cos, sin, _ = cache
+    if plan.layout in PAIR_LAYOUTS or cos.shape[1] != 2 * plan.pairs:
+        return False
+    first, second = channel_pairs(plan)
+    return all(np.array_equal(t[:, first], t[:, second]) for t in (cos, sin))
+
+
+def _refuse_unpaired(cache: Cache, plans: list[AxisPlan]) -> None:
+    """pair_values' refusal, unless some candidate's own layout pairs the channels."""
+    if not cache[2] and not any(_own_pairs(cache, plan) for plan in plans):
+        pair_values(cache[0], cache[1])
 
 
 def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
@@ -144,7 +176,11 @@ def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
 
 def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
     """The cache against one candidate: it matches, or what differs."""
-    layout, c, s = _pairs(cache, plan)  # once: it reads the whole cache as float64
+    try:
+        layout, c, s = _pairs(cache, plan)  # once: it reads the whole cache as float64
+    except ParameterError:  # paired in another candidate's own layout only (Allegro's)
+        note = f"(c) the channels do not pair in the preset's layout ({plan.layout})"
+        return Comparison(False, "none", [note])
     return compare_to_plan(read_axes(c, s, ids, layout=layout), plan, ids, (c, s))
 
 

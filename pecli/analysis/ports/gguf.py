@@ -130,7 +130,10 @@ def check_gguf(
     if "rope.scaling.factor" in found and "rope.scaling.factor" not in keys:
         findings.append(_key("rope.scaling.factor", 1.0, found, metadata, prefix))
     wanted = expected_tensors(spec)
-    findings += [_tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()]
+    findings += _swapped(tensors, wanted, ulps) or [
+        _tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()
+    ]
+    findings = [_explained(f, spec, found, metadata, prefix, tensors) for f in findings]
     findings += [
         _unexpected(name, tensors[name])
         for name in FREQUENCY_TENSORS
@@ -262,3 +265,61 @@ def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str
         return None
     theta = None if guess.theta != guess.theta else guess.theta  # NaN: not determined
     return {"rope_type": guess.rope_type, "theta": theta, **guess.parameters}
+
+
+def _swapped(
+    tensors: Mapping[str, np.ndarray], wanted: dict[str, np.ndarray], ulps: int
+) -> list[Finding]:
+    """One finding when the file's long and short factors are the config's the other way round."""
+    names = ("rope_factors_long.weight", "rope_factors_short.weight")
+    if not all(n in wanted and n in tensors for n in names):
+        return []
+    long, short = (tensors[n] for n in names)
+    want_long, want_short = (wanted[n] for n in names)
+    if long.shape != want_short.shape or short.shape != want_long.shape:
+        return []
+    if np.array_equal(long, short) or ulps32(want_long, long).max(initial=0) <= ulps:
+        return []
+    if max(ulps32(want_short, long).max(), ulps32(want_long, short).max()) > ulps:
+        return []
+    detail = (
+        "long and short factors swapped: the file's rope_factors_long is the config's "
+        "short_factor and its rope_factors_short the long_factor"
+    )
+    return [Finding("/".join(names), "differ", "long, short", "short, long", detail)]
+
+
+def _explained(
+    finding: Finding,
+    spec: RopeSpec,
+    found: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    prefix: str,
+    tensors: Mapping[str, np.ndarray],
+) -> Finding:
+    """A differing ``rope_freqs`` with the file's reading beside the config's (llama3 factor)."""
+    if finding.status != "differ" or not finding.item.startswith("rope_freqs.weight["):
+        return finding
+    keys = {prefix + k: v for k, v in found.items()}
+    keys.setdefault(prefix + "rope.dimension_count", _head_dim(metadata, prefix))
+    reading = _identify_freqs(tensors["rope_freqs.weight"].tolist(), keys, prefix)
+    if not reading or reading.get("rope_type") != spec.rope_type:
+        return finding
+    fields = (
+        ("factor", "factor"),
+        ("original_max_position_embeddings", "L ="),
+        ("high_freq_factor", "high_freq_factor"),
+    )
+    differ = [
+        (label, reading[k], getattr(spec, k))
+        for k, label in fields
+        if k in reading and getattr(spec, k, None) is not None and reading[k] != getattr(spec, k)
+    ]
+    if not differ:
+        return finding
+    said = ", ".join(f"{label} {have:g}" for label, have, _ in differ)
+    config = ", ".join(f"{label} {want:g}" for label, _, want in differ)
+    why = f"the file's rope_freqs read as {spec.rope_type} {said}; the config says {config}"
+    return Finding(
+        finding.item, finding.status, finding.expected, finding.found, f"{why}. {finding.detail}"
+    )
