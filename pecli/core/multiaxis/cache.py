@@ -26,10 +26,11 @@ from ..dtypes import HALF_DTYPES, round_once
 from ..errors import ParameterError
 from ..rope.forms import FORMS, FormTable, check_form, form_table, reform
 from ..rules import check_table_dtype
+from .dit_ids import SequenceIds
 from .ids import ArrayIds, GridIds, check_ids
 from .plan import AxisPlan, channel_pairs, plan_frequencies
 
-IdSource = GridIds | ArrayIds
+IdSource = GridIds | ArrayIds | SequenceIds
 
 __all__ = [
     "ARITHMETICS",
