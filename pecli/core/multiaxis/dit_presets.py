@@ -7,7 +7,7 @@ dit_presets, made by tools/library_fixtures/generate_dit_presets.py). Pure; no I
 
 from __future__ import annotations
 
-from . import dit_ids
+from . import dit_ids, ladder
 from . import ids as idmod
 from .plan import per_axis
 from .record import AxisPreset
@@ -120,6 +120,44 @@ DIT_PRESETS: dict[str, AxisPreset] = {
             most=1024,
             patch=(1, 2, 2),
             cache_of="wan",
+        ),
+        AxisPreset(
+            "ltx-video",
+            "LTX-Video: ladder (π/2)·θ^(k/(n−1)), n = d//6, u = 2x−1, frequency-major",
+            _D + "transformer_ltx.py LTXVideoRotaryPosEmbed; pipeline_ltx.py "
+            "rope_interpolation_scale",
+            "float32",
+            2048,
+            "F H W",
+            "none",
+            lambda d: ladder.ladder_plan(d, ladder="float32"),
+            ladder.ltx_video_ids,
+            patch=(1, 1, 1),
+            fps=True,
+        ),
+        AxisPreset(
+            "ltx-2",
+            "LTX-2 video: the ladder over patch midpoints in pixels and seconds (fps 24)",
+            _D + "transformer_ltx2.py LTX2AudioVideoRotaryPosEmbed (modality='video')",
+            "float32",
+            4096,
+            "F H W",
+            "none",
+            ladder.ladder_plan,
+            ladder.ltx2_video_ids,
+            patch=(1, 1, 1),
+            fps=True,
+        ),
+        AxisPreset(
+            "ltx-2-audio",
+            "LTX-2 audio: the ladder over mel-frame midpoints in seconds (hop 160, 16 kHz)",
+            _D + "transformer_ltx2.py LTX2AudioVideoRotaryPosEmbed (modality='audio')",
+            "float32",
+            2048,
+            "A",
+            "none",
+            lambda d: ladder.ladder_plan(d, ("t",)),
+            ladder.ltx2_audio_ids,
         ),
     )
 }

@@ -284,12 +284,14 @@ def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
         "pair": np.arange(plan.pairs),
         "channel_a": first,
         "channel_b": second,
-        "axis": np.array([plan.axes[a] for a in plan.axis]),
+        "axis": np.array(
+            [plan.axes[a] if d else "-" for a, d in zip(plan.axis, plan.denominator, strict=True)]
+        ),
         "k": np.array(plan.index),
         "D": np.array(plan.denominator),
         "theta": np.array(plan.theta),
         "inv_freq": omega,
-        "wavelength": 2 * np.pi / omega,
+        "wavelength": np.divide(2 * np.pi, omega, out=np.full_like(omega, np.inf), where=omega > 0),
     }
 
 
