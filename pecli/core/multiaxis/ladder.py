@@ -100,7 +100,7 @@ def ltx_video_ids(sizes: Sequence[int], text: int, fps: float | None = None) -> 
 
 
 def _midpoint(start: np.ndarray, end: np.ndarray, base: float) -> np.ndarray:
-    return ((start + end) / F32(2)) / F32(base)
+    return np.asarray(((start + end) / F32(2)) / F32(base), dtype=F32)
 
 
 def ltx2_video_ids(sizes: Sequence[int], text: int, fps: float | None = None) -> GridIds:
@@ -114,7 +114,7 @@ def ltx2_video_ids(sizes: Sequence[int], text: int, fps: float | None = None) ->
     f, h, w = (np.arange(n, dtype=F32) for n in sizes)
 
     def seconds(frames: np.ndarray) -> np.ndarray:  # causal offset 1, VAE stride 8
-        return np.maximum(frames * F32(8) + F32(1) - F32(8), F32(0)) / rate
+        return np.asarray(np.maximum(frames * F32(8) + F32(1) - F32(8), F32(0)) / rate, F32)
 
     x_t = _midpoint(seconds(f), seconds(f + F32(1)), 20.0)
     x_h, x_w = (_midpoint(g * F32(32), (g + F32(1)) * F32(32), 2048.0) for g in (h, w))
@@ -133,7 +133,7 @@ def ltx2_audio_ids(sizes: Sequence[int], text: int, fps: float | None = None) ->
 
     def seconds(latent: np.ndarray) -> np.ndarray:  # causal offset 1, 4 mel frames a latent
         mel = np.maximum(latent * F32(4) + F32(1) - F32(4), F32(0))
-        return mel * F32(160) / F32(16000)
+        return np.asarray(mel * F32(160) / F32(16000), dtype=F32)
 
     x = _midpoint(seconds(k), seconds(k + F32(1)), 20.0)
     return GridIds(tuple(sizes), axes=1, columns=(0,), coords=(_u(x),))
