@@ -22,6 +22,7 @@ from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
 from .mrope_presets import MROPE_PRESETS, MropePreset
 from .plan import AxisPlan, check_layout, per_axis
 from .presets import AXIS_PRESETS, AxisPreset, axis_preset, check_head
+from .vl_presets import VL_PRESETS
 
 Preset = AxisPreset | MropePreset
 IdSource = GridIds | ArrayIds | SequenceIds
@@ -40,8 +41,9 @@ __all__ = [
     "resolve_plan",
 ]
 
-#: Every preset by name: the image and video models, then Qwen-VL's M-RoPE.
-PRESETS: dict[str, Preset] = {**AXIS_PRESETS, **MROPE_PRESETS}
+#: Every preset by name: the image and video models, then Qwen-VL's M-RoPE and the other VLs'.
+TEXT_PRESETS: dict[str, MropePreset] = {**MROPE_PRESETS, **VL_PRESETS}
+PRESETS: dict[str, Preset] = {**AXIS_PRESETS, **TEXT_PRESETS}
 
 
 def axes_for(count: int) -> tuple[str, ...]:
@@ -69,8 +71,8 @@ def any_preset(name: str) -> Preset:
 
     """
     key = str(name).strip().lower()
-    if key in MROPE_PRESETS:
-        return MROPE_PRESETS[key]
+    if key in TEXT_PRESETS:
+        return TEXT_PRESETS[key]
     try:
         return axis_preset(key)
     except ParameterError:
