@@ -20,6 +20,7 @@ from ..rope.number_rules import check_theta
 from .dit_ids import SequenceIds
 from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
 from .mrope_presets import MROPE_PRESETS, MropePreset
+from .omni import OMNI_PRESETS
 from .plan import AxisPlan, check_layout, per_axis
 from .presets import AXIS_PRESETS, AxisPreset, axis_preset, check_head
 from .vl_presets import VL_PRESETS
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 #: Every preset by name: the image and video models, then Qwen-VL's M-RoPE and the other VLs'.
-TEXT_PRESETS: dict[str, MropePreset] = {**MROPE_PRESETS, **VL_PRESETS}
+TEXT_PRESETS: dict[str, MropePreset] = {**MROPE_PRESETS, **VL_PRESETS, **OMNI_PRESETS}
 PRESETS: dict[str, Preset] = {**AXIS_PRESETS, **TEXT_PRESETS}
 
 
