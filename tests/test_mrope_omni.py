@@ -19,23 +19,20 @@ from pecli.core.multiaxis.omni import audio_tokens, omni_ids, parse_omni
 from pecli.core.multiaxis.resolve import resolve_ids, resolve_plan
 
 FIXTURES = {f.name: f for f in load("omni_ids")}
-SEPARATE = sorted(
-    n[: -len("_ids")]
-    for n, f in FIXTURES.items()
-    if n.endswith("_ids") and not f.params["use_audio_in_video"]
-)
+SEPARATE = sorted(n[: -len("_ids")] for n in FIXTURES if n.endswith("_ids"))
 
 
 def tokens_of(params: dict) -> str:
     """The fixture's segments as a --tokens layout."""
     seconds = iter(params.get("second_per_grids_float32") or [])
     words = []
-    for kind, size, *_ in params["segments"]:
+    for kind, size, *rest in params["segments"]:
         if kind in ("text", "audio"):
             words.append(f"{kind}:{size}")
-        else:
-            extra = f",s={next(seconds)!r}" if kind == "video" else ""
-            words.append(f"{kind}:{','.join(map(str, size))}{extra}")
+            continue
+        extra = f",s={next(seconds)!r}" if kind.startswith("video") else ""
+        extra += f",mel={rest[1]}" if kind == "video+audio" else ""
+        words.append(f"{kind}:{','.join(map(str, size))}{extra}")
     return " ".join(words)
 
 
@@ -85,8 +82,20 @@ def test_cache_is_the_library_s(name):
         assert ours.shape == table.shape and ulps32(ours, table).max() <= 2
 
 
+def test_video_with_audio_interleaves_by_time():
+    """Qwen2.5-Omni: 2-second chunks (50 ids), video chunk then audio chunk, shared marks."""
+    ids, _ = omni_ids(
+        parse_omni("video+audio:4,2,2,s=1.0,mel=400"), model="qwen2.5-omni", per_second=25
+    )
+    t = ids[0]
+    assert t[:2].tolist() == [0, 0] and t[-2:].tolist() == [101, 101]  # two marks, one id each
+    assert t[2:4].tolist() == [1, 26]  # frames at 0 and 25: the first 2 s of video
+    assert t[4:6].tolist() == [1, 2] and t[4 + 50 - 1] == 50  # then 50 audio ids, 0 … 49
+    assert t[54] == 51  # the next video chunk: frames at 50 and 75
+
+
 def test_bad_layouts_name_tokens():
-    for words in ("audio:0", "image:1,4", "audio:10,s=1", "speech:3"):
+    for words in ("audio:0", "image:1,4", "audio:10,s=1", "speech:3", "video+audio:2,2,2,s=1"):
         with pytest.raises(ParameterError) as caught:
             parse_omni(words)
         assert caught.value.parameter == "tokens"

@@ -15,7 +15,13 @@ chunked) or Qwen3-VL's (Qwen3-Omni: 24, 20, 20, interleaved), θ 1e6; its ``get_
   Qwen2.5-Omni ``((L − 1)//2 + 1 − 2)//2 + 1`` (25 a second), Qwen3-Omni 13 per 100 frames
   plus the rest's convolution (``_get_feat_extract_output_lengths``).
 
-A video with its audio interleaved in chunks (``use_audio_in_video``) is not repeated here.
+* a video with its audio (``use_audio_in_video``, ``video+audio:T,H,W,s=S,mel=L``): two start
+  tokens, then video and audio ids from the same start, interleaved — Qwen2.5-Omni in chunks
+  of 2 seconds (50 ids: ``get_chunked_index``), video chunk then audio chunk; Qwen3-Omni token
+  by token in order of time (video first on ties) — then two end tokens. Qwen2.5-Omni gives
+  both start tokens one id (and both end tokens), Qwen3-Omni two.
+
+Every block starts after the largest id of the block before it (not of the whole sequence).
 Pure NumPy; no I/O.
 """
 
@@ -32,7 +38,9 @@ from .mrope_presets import MropePreset
 
 __all__ = ["OMNI_PRESETS", "OmniPreset", "OmniSegment", "audio_tokens", "omni_ids", "parse_omni"]
 
-_WORD = re.compile(r"(text|image|video|audio):([0-9,]+)(?:,s=([0-9.e+-]+))?$")
+_WORD = re.compile(
+    r"(text|image|video\+audio|video|audio):([0-9,]+)(?:,s=([0-9.e+-]+))?(?:,mel=(\d+))?$"
+)
 
 
 @dataclass(frozen=True)
@@ -42,10 +50,13 @@ class OmniSegment:
     kind: str
     size: tuple[int, ...]
     seconds: float = 1.0
+    mel: int = 0  # video+audio: the audio's mel frames
 
 
 def parse_omni(text: str) -> list[OmniSegment]:
     """``"text:3 audio:100 image:1,4,4 video:4,4,4,s=0.5 text:2"`` as segments.
+
+    ``video+audio:T,H,W,s=SECONDS,mel=FRAMES`` is a video with its audio track.
 
     >>> [(s.kind, s.size) for s in parse_omni("text:2 audio:100")]
     [('text', (2,)), ('audio', (100,))]
@@ -55,16 +66,17 @@ def parse_omni(text: str) -> list[OmniSegment]:
     for word in str(text).split():
         match = _WORD.match(word.lower())
         sizes = tuple(int(n) for n in match[2].split(",") if n) if match else ()
-        wanted = 3 if match and match[1] in ("image", "video") else 1
-        if (
-            not match
-            or len(sizes) != wanted
-            or min(sizes) < 1
-            or (match[3] and match[1] != "video")
-        ):
-            rule = "must be words text:N, audio:MEL, image:T,H,W or video:T,H,W[,s=SECONDS]"
+        kind = match[1] if match else ""
+        wanted = 1 if kind in ("text", "audio") else 3
+        timed = kind.startswith("video") or not (match and match[3])
+        paired = (kind == "video+audio") == bool(match and match[4] and int(match[4]) > 0)
+        if not match or len(sizes) != wanted or min(sizes) < 1 or not timed or not paired:
+            rule = (
+                "must be words text:N, audio:MEL, image:T,H,W, video:T,H,W[,s=SECONDS] or "
+                "video+audio:T,H,W,s=SECONDS,mel=MEL"
+            )
             raise ParameterError("tokens", rule, word)
-        out.append(OmniSegment(match[1], sizes, float(match[3] or 1.0)))
+        out.append(OmniSegment(kind, sizes, float(match[3] or 1.0), int(match[4] or 0)))
     if not out:
         raise ParameterError("tokens", "must name at least one segment", text)
     return out
@@ -99,6 +111,34 @@ def _vision(seg: OmniSegment, model: str, per_second: int, merge: int) -> np.nda
     return np.stack([m.transpose(1, 0, 2).reshape(-1) for m in mesh]).astype(np.float64)
 
 
+def _chunks(t: np.ndarray, per_chunk: int, start: float) -> list[tuple[int, int]]:
+    """Cut where ``t − start`` reaches the next chunk (get_chunked_index)."""
+    cuts, first, chunk = [], 0, 1
+    for i, value in enumerate(t):
+        if value - start >= chunk * per_chunk:
+            cuts.append((first, i))
+            first, chunk = i, chunk + 1
+    return [*cuts, (first, len(t))]
+
+
+def _interleave(
+    video: np.ndarray, audio: np.ndarray, model: str, per_second: int
+) -> list[np.ndarray]:
+    """The video's and the audio's ids, ``(3, n)`` each from the same start, in model order."""
+    if model == "qwen2.5-omni":
+        start = float(audio[0, 0])
+        per_chunk = int(per_second * 2)  # seconds_per_chunk 2
+        v, a = _chunks(video[0], per_chunk, start), _chunks(audio[0], per_chunk, start)
+        pieces = []
+        for j in range(max(len(v), len(a))):
+            pieces += [video[:, slice(*v[j])]] if j < len(v) else []
+            pieces += [audio[:, slice(*a[j])]] if j < len(a) else []
+        return pieces
+    order = np.argsort(np.concatenate([video[0], audio[0]]), kind="stable")  # video first on ties
+    both = np.concatenate([video, audio], axis=1)[:, order]
+    return [both[:, k : k + 1] for k in range(both.shape[1])]
+
+
 def omni_ids(
     segments: list[OmniSegment], *, model: str, per_second: int, merge: int = 2
 ) -> tuple[np.ndarray, float]:
@@ -109,26 +149,44 @@ def omni_ids(
     ([0.0, 1.0, 2.0, 3.0], 28, 0.0)
 
     """
-    blocks: list[np.ndarray] = []
     kind = np.dtype(np.float32 if model == "qwen3-omni" else np.float64)  # Qwen3: float32 sums
+    blocks: list[np.ndarray] = []
 
-    def add(block: np.ndarray) -> None:
-        start = np.asarray(blocks[-1].max() + 1 if blocks else 0.0, dtype=kind)
-        blocks.append(np.add(block.astype(kind), start, dtype=kind).astype(np.float64))
+    def after() -> np.ndarray:  # the largest id of the last block + 1
+        return np.asarray(blocks[-1].max() + 1 if blocks else 0.0, dtype=kind)
+
+    def run(n: int, start: np.ndarray) -> np.ndarray:
+        block: np.ndarray = np.add(np.broadcast_to(np.arange(n, dtype=kind), (3, n)), start)
+        return block.astype(kind)
 
     for seg in segments:
         if seg.kind == "text":
-            add(np.broadcast_to(np.arange(seg.size[0], dtype=np.float64), (3, seg.size[0])))
+            blocks.append(run(seg.size[0], after()))
             continue
-        add(np.zeros((3, 1)))  # the start token
-        if seg.kind == "audio":
-            n = audio_tokens(seg.size[0], model)
-            add(np.broadcast_to(np.arange(n, dtype=np.float64), (3, n)))
+        pair = seg.kind == "video+audio"
+        marks = 2 if pair else 1
+        start = after()
+        if pair and model == "qwen2.5-omni":
+            blocks += [run(1, start), run(1, start)]  # two start tokens, one id
         else:
-            add(_vision(seg, model, per_second, merge))
-        add(np.zeros((3, 1)))  # the end token
-    ids = np.concatenate(blocks, axis=1)
-    return ids, float(ids.max() + 1 - ids.shape[1])
+            blocks.append(run(marks, start))
+        first = after()
+        if seg.kind == "audio":
+            blocks.append(run(audio_tokens(seg.size[0], model), first))
+        else:
+            grid = np.add(_vision(seg, model, per_second, merge).astype(kind), first, dtype=kind)
+            if pair:
+                audio = run(audio_tokens(seg.mel, model), first)
+                blocks += _interleave(grid, audio, model, per_second)
+            else:
+                blocks.append(grid)
+        end = after()
+        if pair and model == "qwen2.5-omni":
+            blocks += [run(1, end), run(1, end)]
+        else:
+            blocks.append(run(marks, end))
+    ids = np.concatenate(blocks, axis=1).astype(np.float64)
+    return ids, float(np.float64(ids.max()) + 1 - ids.shape[1])
 
 
 @dataclass(frozen=True)
