@@ -209,3 +209,18 @@ def test_identify_axes_names_the_library_cache(run_cli, tmp_path, fixture, grid,
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert [name for name, v in report["presets"].items() if v["matches"]] == [preset]
+
+
+@pytest.mark.parametrize(("kind", "grid"), [("video", (3, 2, 3)), ("image", (1, 2, 3))])
+def test_cosmos3_ids_and_interleaved_mrope(kind, grid):
+    """Text (k, k, k); vision at 15005 + frame·0.8 (fps 30 against base 24), rows from 0."""
+    preset = axis_preset("cosmos3")
+    ids = preset.ids(grid, 5, 30.0)
+    fixture = FIXTURES[f"cosmos3_text5_{kind}_cos"]
+    assert np.array_equal(ids, np.array(fixture.params["ids"], dtype=np.float64).T)
+    j = np.arange(64)  # pair j → h when j % 3 == 1 and j < 60, → w when j % 3 == 2, else t
+    expected = np.where((j % 3 == 1) & (j < 60), "H", np.where((j % 3 == 2) & (j < 60), "W", "T"))
+    assert preset.plan().strip() == "".join(expected) and preset.plan().layout == "half-split"
+    for part in ("cos", "sin"):
+        spec = AxesSpec(preset.plan(), ids, part=part, arithmetic="float32")
+        assert ulps32(axes_cache(spec), FIXTURES[f"cosmos3_text5_{kind}_{part}"].table).max() <= 2

@@ -16,7 +16,10 @@ import numpy as np
 
 from .ids import GridIds
 
-__all__ = ["SequenceIds", "hidream_ids", "lumina2_ids", "z_image_ids"]
+__all__ = ["SequenceIds", "cosmos3_ids", "hidream_ids", "lumina2_ids", "z_image_ids"]
+
+#: Cosmos3's ``unified_3d_mrope_temporal_modality_margin``: vision ids start this far after text.
+COSMOS3_MARGIN = 15000
 
 #: Z-Image pads its caption and its image to a multiple of this (``SEQ_MULTI_OF``).
 Z_IMAGE_MULTIPLE = 32
@@ -116,3 +119,30 @@ def lumina2_ids(sizes: Sequence[int], text: int, fps: float | None = None) -> Se
     if not text:
         return SequenceIds((image,))
     return SequenceIds((GridIds((text,), axes=3, columns=(0,)), image))
+
+
+def cosmos3_ids(sizes: Sequence[int], text: int, fps: float | None = None) -> GridIds:
+    """Cosmos3: text ``(k, k, k)``, then the latent grid at ``t = L + 15000 + …``, rows from 0.
+
+    A video (``fps`` given, more than one latent frame) has frame ``k`` at ``k / (fps/4) · 6 +
+    offset`` in float32 (base fps 24, temporal compression 4); otherwise ``k + offset``.
+    diffusers ``pipelines/cosmos/pipeline_cosmos3_omni.py`` ``get_3d_mrope_ids_text_tokens``,
+    ``get_3d_mrope_ids_vae_tokens`` (``reset_spatial_indices=True``).
+
+    >>> [round(v, 4) for v in cosmos3_ids((3, 1, 1), 5, 30.0).rows(5, 8)[:, 0].tolist()]
+    [15005.0, 15005.7998, 15006.5996]
+
+    """
+    f = np.float32
+    offset = text + COSMOS3_MARGIN
+    k = np.arange(sizes[0], dtype=f)
+    if fps is not None and sizes[0] > 1:
+        times = (k / f(fps / 4)).astype(f) * f(24.0 / 4)
+        t = (times.astype(f) + f(offset)).astype(f)
+    else:
+        t = k + f(offset)
+    spatial = [tuple(float(i) for i in range(n)) for n in sizes[1:]]
+    coords = (tuple(t.astype(np.float64).tolist()), *spatial)
+    return GridIds(
+        tuple(sizes), axes=3, columns=(0, 1, 2), text=text, text_axes=(0, 1, 2), coords=coords
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import dit_ids, ladder
 from . import ids as idmod
+from .mrope import mrope_plan
 from .plan import per_axis
 from .record import AxisPreset
 from .widths import cogvideox_plan, fixed, wan_widths
@@ -120,6 +121,19 @@ DIT_PRESETS: dict[str, AxisPreset] = {
             most=1024,
             patch=(1, 2, 2),
             cache_of="wan",
+        ),
+        AxisPreset(
+            "cosmos3",
+            "Cosmos3: Qwen3-VL's interleaved M-RoPE [24, 20, 20], θ 5e6; vision after +15000",
+            "diffusers models/transformers/transformer_cosmos3.py Cosmos3VLTextRotaryEmbedding; "
+            "pipelines/cosmos/pipeline_cosmos3_omni.py get_3d_mrope_ids_vae_tokens",
+            "float32",
+            128,
+            "T H W",
+            "first",
+            lambda d: mrope_plan((24, 20, 20), theta=5e6, head_dim=d, interleaved=True),
+            dit_ids.cosmos3_ids,
+            fps=True,
         ),
         AxisPreset(
             "ltx-video",

@@ -117,7 +117,7 @@ class AxisPreset:
         if text and self.text == "none":
             raise ParameterError("text", f"must be 0: {self.name} does not rotate text", text)
         if fps is not None and (not self.fps or not 0 < fps < float("inf")):
-            rule = "is a video preset's frame rate (cosmos, ltx-video, ltx-2), a number > 0"
+            rule = "is a video preset's frame rate (cosmos, cosmos3, ltx-video, ltx-2), > 0"
             raise ParameterError("fps", rule, fps)
         return self.make_ids(sizes, text, fps)
 
