@@ -99,3 +99,15 @@ def test_bad_layouts_name_tokens():
         with pytest.raises(ParameterError) as caught:
             parse_omni(words)
         assert caught.value.parameter == "tokens"
+
+
+@pytest.mark.parametrize("name", ["qwen2.5-omni_audio_only", "qwen3-omni_audio_only"])
+def test_identify_axes_names_the_omni_cache(run_cli, tmp_path, name):
+    """An audio layout is read as Omni words (it failed as a Qwen-VL layout before)."""
+    cos, sin = FIXTURES[f"{name}_cos"].table, FIXTURES[f"{name}_sin"].table
+    path = tmp_path / "omni.npy"
+    np.save(path, np.concatenate([cos, sin], axis=1))
+    tokens = tokens_of(FIXTURES[f"{name}_ids"].params)
+    result = run_cli("rope", "identify-axes", str(path), "--tokens", tokens)
+    assert result.exit_code == 0, result.output
+    assert f"{name.split('_')[0]}: matches" in result.stdout

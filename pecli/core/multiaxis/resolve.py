@@ -261,12 +261,24 @@ def check_id_options(
     if fps is not None and not 0 < fps < float("inf"):
         raise ParameterError("fps", "must be a number > 0 (video frames at base_fps/fps)", fps)
     if tokens is not None:
-        from .mrope import parse_tokens
-
-        parse_tokens(tokens)
+        _check_tokens(tokens)
     if not 1 <= tokens_per_second <= 1 << 20:
         rule = "must be an integer from 1 to 2^20"
         raise ParameterError("tokens_per_second", rule, tokens_per_second)
+
+
+def _check_tokens(tokens: str) -> None:
+    """A layout some M-RoPE preset reads: Qwen-VL's words, or the Omni ones (``audio:MEL``)."""
+    from .mrope import parse_tokens
+    from .omni import parse_omni
+
+    try:
+        parse_tokens(tokens)
+    except ParameterError:
+        try:
+            parse_omni(tokens)
+        except ParameterError:
+            parse_tokens(tokens)  # Qwen-VL's rule names the word
 
 
 def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
