@@ -224,3 +224,16 @@ def test_cosmos3_ids_and_interleaved_mrope(kind, grid):
     for part in ("cos", "sin"):
         spec = AxesSpec(preset.plan(), ids, part=part, arithmetic="float32")
         assert ulps32(axes_cache(spec), FIXTURES[f"cosmos3_text5_{kind}_{part}"].table).max() <= 2
+
+
+def test_identify_axes_takes_a_latent_size_with_patch(run_cli, tmp_path):
+    """HunyuanVideo's 3 × 4 × 5 patches are a 3 × 8 × 10 latent (patch 1 × 2 × 2)."""
+    cache = FIXTURES["hunyuanvideo15_3x4x5_cos"].table, FIXTURES["hunyuanvideo15_3x4x5_sin"].table
+    path = tmp_path / "cache.npy"
+    np.save(path, np.concatenate(cache, axis=1))
+    args = ["rope", "identify-axes", str(path), "--format", "json", "--preset", "hunyuanvideo"]
+    result = run_cli(*args, "--grid", "3x8x10", "--patch", "model")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["presets"]["hunyuanvideo"]["matches"]
+    wrong = run_cli(*args, "--grid", "3x8x10")  # the latent taken as patches: 4× the tokens
+    assert wrong.exit_code == 2 and "60 rows" in wrong.output
