@@ -192,10 +192,15 @@ def _candidates(
     ids: np.ndarray | None,
 ) -> list[Candidate]:
     """The presets that fit the cache's width and rows with these ids (the named one only)."""
-    from ...core.multiaxis.resolve import PRESETS, check_id_options, resolve_ids, resolve_plan
+    from ...core.multiaxis.resolve import (
+        check_id_options,
+        distinct_presets,
+        resolve_ids,
+        resolve_plan,
+    )
 
     check_id_options(head_dim=head_dim, **given)  # a value no preset takes is named, not "fits"
-    names = [preset] if preset else list(PRESETS)
+    names = [preset] if preset else distinct_presets()  # SkyReels-V2's cache is Wan's
     found, last = [], None
     for name in names:
         try:

@@ -17,6 +17,7 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    PatchOpt,
     PresetOpt,
     Release,
     ReleaseOpt,
@@ -55,10 +56,12 @@ def identify_axes_command(
     output: Output = "-",
     quiet: Quiet = False,
     fps: FpsOpt = None,
+    patch: PatchOpt = None,
 ) -> None:
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.
 
-    The tokens' ids come as for pecli rope axes: --grid (and --text), --tokens, or --ids.
+    The tokens' ids come as for pecli rope axes: --grid (and --text; --patch: a latent's
+    size), --tokens, or --ids.
     Every preset that fits the cache's width and these ids is tried (only --preset, if
     given); each verdict says it matches, and in which arithmetic (exact, float64 or float32
     steps), or what differs: (a) a shared or per-axis schedule, (b/d) the channel → axis map,
@@ -73,6 +76,7 @@ def identify_axes_command(
     formats = ANY_FORMATS[:-1]  # a GGUF file holds no cache
     cache = cache_pairs(read_arrays(file, formats=formats, table=True)[0])
     given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value, "fps": fps}
+    given["patch"] = patch  # --grid is then a latent size, each preset's own patch with model
     found = identify_axes(
         cache,
         preset=preset,

@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "multiaxis.mrope",
     "multiaxis.axes",
     "multiaxis.axis_map",
+    "multiaxis.learned",
     "rope.cache",
     "ports.engines",
     "rope.identify",
