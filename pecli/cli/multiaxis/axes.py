@@ -83,7 +83,7 @@ def axes_command(
     quiet: Quiet = False,
     tokens: TokensOpt = None,
     release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    tokens_per_second: TokensPerSecondOpt = None,
     fps: FpsOpt = None,
 ) -> None:
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.

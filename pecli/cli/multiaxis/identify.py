@@ -50,7 +50,7 @@ def identify_axes_command(
     ids: IdsOpt = None,
     tokens: TokensOpt = None,
     release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    tokens_per_second: TokensPerSecondOpt = None,
     fmt: FormatOpt = None,
     output: Output = "-",
     quiet: Quiet = False,

@@ -16,7 +16,7 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.multiaxis.mrope_presets import MROPE_PRESETS
+from ...core.multiaxis.mrope_presets import MROPE_PRESETS, readers
 from ...core.multiaxis.resolve import PRESETS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,10 +123,11 @@ ReleaseOpt = Annotated[
     ),
 ]
 TokensPerSecondOpt = Annotated[
-    int,
+    int | None,
     _option(
         "--tokens-per-second",
-        "Qwen2.5-VL's vision config tokens_per_second (2 in its checkpoints).",
+        f"The vision config's tokens_per_second, read by {readers('tokens_per_second')} only "
+        "[default: 2, as in its checkpoints].",
     ),
 ]
 

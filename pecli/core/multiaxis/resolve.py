@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..rope.number_rules import check_theta
 from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
-from .mrope_presets import MROPE_PRESETS, MropePreset
+from .mrope_presets import MROPE_PRESETS, MropePreset, readers
 from .plan import AxisPlan, check_layout, per_axis
 from .presets import AXIS_PRESETS, AxisPreset, axis_preset, check_head
 
@@ -143,6 +143,7 @@ def resolve_ids(
     ]
     if len(given) > 1 or (ids is not None and text):
         raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
+    _check_seconds_rule(tokens, rules.get("tokens_per_second"))
     if ids is not None:
         if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
             ids = ids.T  # transformers' (3, seq): rows t, h, w
@@ -173,7 +174,7 @@ def check_id_options(
     text: int,
     tokens: str | None = None,
     fps: float | None = None,
-    tokens_per_second: int = 2,
+    tokens_per_second: int | None = None,
     **_: Any,
 ) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
@@ -198,8 +199,16 @@ def check_id_options(
         from .mrope import parse_tokens
 
         parse_tokens(tokens)
-    if not 1 <= tokens_per_second <= 1 << 20:
+    if tokens_per_second is not None and not 1 <= tokens_per_second <= 1 << 20:
         rule = "must be an integer from 1 to 2^20"
+        raise ParameterError("tokens_per_second", rule, tokens_per_second)
+    _check_seconds_rule(tokens, tokens_per_second)
+
+
+def _check_seconds_rule(tokens: str | None, tokens_per_second: int | None) -> None:
+    """``tokens_per_second`` times a layout's videos: without ``tokens`` nothing reads it."""
+    if tokens_per_second is not None and tokens is None:
+        rule = f"goes with `tokens` and {readers('tokens_per_second')} only (its video times)"
         raise ParameterError("tokens_per_second", rule, tokens_per_second)
 
 

