@@ -6,7 +6,10 @@ or the rule a command already applies elsewhere; none is pecli's own output.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 LAYOUT = "text:5 image:1,4,6 text:3 video:4,4,6,s=1.0 text:4"
 
@@ -93,3 +96,91 @@ def test_tokens_per_second_reaches_qwen25_in_rope_axes(run_cli, tmp_path):
     )
     assert one.exit_code == 0, one.output
     assert _t_ids(one.stdout) == [0, 1, 2]
+
+
+# -- item 2: ALiBi slopes a dtype cannot hold are refused, not written as 0 -------------------
+
+
+@pytest.mark.parametrize(
+    ("heads", "max_bias", "dtype"),
+    [
+        ("8", "1024", "float32"),  # heads 1-7 would underflow to 0.0
+        ("2", "300", "float32"),  # 2^-150, 2^-300: 0.0 in float32
+        ("8", "127", "float32"),  # head 7: 2^-127 is below float32's normal range (2^-126)
+        ("8", "1024", "float64"),  # head 7: 2^-1024 is a float64 subnormal
+    ],
+)
+def test_slopes_below_the_dtype_normal_range_are_refused(run_cli, tmp_path, heads, max_bias, dtype):
+    out = tmp_path / "s.npy"
+    result = run_cli(
+        "alibi",
+        "slopes",
+        "--heads",
+        heads,
+        "--max-bias",
+        max_bias,
+        "--dtype",
+        dtype,
+        "-o",
+        str(out),
+    )
+    assert result.exit_code == 2, result.output
+    assert "--max-bias" in result.output and dtype in result.output
+    assert not out.exists()
+
+
+def test_slopes_at_the_edge_of_the_normal_range_are_written(run_cli, tmp_path):
+    out = tmp_path / "s.npy"
+    result = run_cli("alibi", "slopes", "--heads", "8", "--max-bias", "126", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    # by hand: head h has slope 2^(-126·(h+1)/8); head 7's is 2^-126, float32's smallest normal
+    assert np.load(out)[-1] == np.float32(2.0**-126)
+
+
+# -- item 3: float64 (and float32) slopes are the exact slopes rounded once --------------------
+
+
+def _mp_nearest(x, bits: int) -> float:
+    """``x`` (mpmath, > 0, normal range) rounded to nearest-even at ``bits`` bits, by mpmath."""
+    import mpmath
+
+    with mpmath.workprec(bits):
+        return float(mpmath.mpf(x))  # mpf(x) at `bits` bits rounds to nearest (half even)
+
+
+def _exact_slopes(n: int, b: float, heads) -> list:
+    import mpmath
+
+    p = 1 << (n.bit_length() - 1)
+    with mpmath.workprec(400):
+        out = []
+        for h in heads:
+            e = mpmath.mpf(h + 1) / p if h < p else mpmath.mpf(2 * (h - p) + 1) / (2 * p)
+            out.append(mpmath.power(2, -mpmath.mpf(b) * e))
+        return out
+
+
+@pytest.mark.parametrize(("n", "b", "heads"), [(65536, 8.0, [1562]), (100, 7.3, range(100))])
+def test_known_misrounded_slopes_are_right(n, b, heads):
+    from pecli.core.zoo.alibi import alibi_slopes
+
+    ours = alibi_slopes(n, max_bias=b)
+    exact = _exact_slopes(n, b, heads)
+    assert [float(ours[h]) for h in heads] == [_mp_nearest(x, 53) for x in exact]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 1 << 16),
+    b=st.floats(1e-3, 120.0),
+    picks=st.lists(st.integers(0, (1 << 16) - 1), min_size=1, max_size=20),
+)
+def test_slopes_correctly_rounded_in_float64_and_float32(n, b, picks):
+    from pecli.core.zoo.alibi import alibi_slopes
+
+    heads = sorted({k % n for k in picks})
+    exact = _exact_slopes(n, b, heads)
+    for dtype, bits in ((np.float64, 53), (np.float32, 24)):
+        ours = alibi_slopes(n, max_bias=b, dtype=dtype.__name__)
+        assert ours.dtype == dtype
+        assert [float(ours[h]) for h in heads] == [_mp_nearest(x, bits) for x in exact]
