@@ -184,3 +184,25 @@ def test_slopes_correctly_rounded_in_float64_and_float32(n, b, picks):
         ours = alibi_slopes(n, max_bias=b, dtype=dtype.__name__)
         assert ours.dtype == dtype
         assert [float(ours[h]) for h in heads] == [_mp_nearest(x, bits) for x in exact]
+
+
+# -- item 4: a series alibi slopes refuses to make is no match ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "slopes", [[2.0, 4.0], [1.0, 1.0], [2.0 ** (-265 * k) for k in (1, 2, 3, 4)]]
+)
+def test_identify_does_not_match_a_max_bias_out_of_range(run_cli, tmp_path, slopes):
+    # [2, 4] = 2^(-b·e) with b = -2 (press); [1, 1]: b = 0; the last: b = 1060, past 1024
+    path = tmp_path / "m.npy"
+    np.save(path, np.array(slopes))
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 1, result.output
+    assert "not determined" in result.output
+
+
+def test_identify_one_head_of_slope_one_still_matches_zero_based(run_cli, tmp_path):
+    # one head, slope 1: zero-based's exponent is 0, so any max_bias makes it
+    path = tmp_path / "m.npy"
+    np.save(path, np.array([1.0]))
+    assert run_cli("alibi", "identify", str(path)).exit_code == 0
