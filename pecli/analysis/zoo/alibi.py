@@ -57,8 +57,10 @@ class SlopeFit:
 
     @property
     def matched(self) -> bool:
-        """The best series rebuilds every slope within :attr:`tolerance`, at a max_bias
-        ``pecli alibi slopes`` takes (> 0, <= 1024; any, when every exponent is 0)."""
+        """The best series rebuilds every slope within :attr:`tolerance`, at a valid max_bias.
+
+        Valid: one ``pecli alibi slopes`` takes (> 0, <= 1024; any, when every exponent is 0).
+        """
         return self.error <= self.tolerance and self.variant not in self.out_of_range
 
     def report(self, *, alone: bool = True) -> dict[str, Any]:
