@@ -206,3 +206,62 @@ def test_identify_one_head_of_slope_one_still_matches_zero_based(run_cli, tmp_pa
     path = tmp_path / "m.npy"
     np.save(path, np.array([1.0]))
     assert run_cli("alibi", "identify", str(path)).exit_code == 0
+
+
+# -- item 5: identify-axes reads half-precision caches and refuses a NaN complex cache ---------
+
+
+def _flux_cache_16(shape_rows: int = 19) -> tuple[np.ndarray, np.ndarray]:
+    """FLUX.1's cache for a 4x4 grid after 3 text tokens, by its formula (diffusers
+    FluxPosEmbed: axes_dim (16, 56, 56), θ 10000, interleaved pairs; text ids 0), float64."""
+    rows, cols = np.meshgrid(np.arange(4), np.arange(4), indexing="ij")
+    ids = np.zeros((3 + 16, 3))
+    ids[3:, 1], ids[3:, 2] = rows.ravel(), cols.ravel()
+    angles = []
+    for axis, width in enumerate((16, 56, 56)):
+        omega = 10000.0 ** (-np.arange(0, width, 2) / width)
+        angles.append(ids[:, axis : axis + 1] * omega)
+    angle = np.repeat(np.concatenate(angles, axis=1), 2, axis=1)  # interleaved: c0 c0 c1 c1 …
+    return np.cos(angle), np.sin(angle)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_identify_axes_matches_a_half_precision_flux_cache(run_cli, tmp_path, dtype):
+    from safetensors.numpy import save_file
+
+    from pecli.core.dtypes import float_dtype
+
+    cos, sin = _flux_cache_16()
+    held = float_dtype(dtype)
+    path = tmp_path / "c.safetensors"
+    save_file(
+        {"cos": cos.astype(np.float32).astype(held), "sin": sin.astype(np.float32).astype(held)},
+        str(path),
+    )
+    result = run_cli("rope", "identify-axes", str(path), "--grid", "4x4", "--text", "3")
+    assert result.exit_code == 0, result.output
+    assert "flux: matches" in result.output
+
+
+def test_identify_axes_matches_a_float16_npy_table(run_cli, tmp_path):
+    cos, sin = _flux_cache_16()
+    path = tmp_path / "c.npy"
+    np.save(path, np.concatenate([cos, sin], axis=1).astype(np.float16))
+    result = run_cli("rope", "identify-axes", str(path), "--grid", "4x4", "--text", "3")
+    assert result.exit_code == 0, result.output
+    assert "flux: matches" in result.output
+
+
+@pytest.mark.parametrize("where", ["all", "one"])
+def test_identify_axes_refuses_a_complex_cache_with_nan(run_cli, tmp_path, where):
+    cos, sin = _flux_cache_16()
+    table = (cos[:, ::2] + 1j * sin[:, ::2]).astype(np.complex64)
+    if where == "all":
+        table[:] = np.nan
+    else:
+        table[4, 7] = complex(np.nan, 0.0)
+    path = tmp_path / "c.npy"
+    np.save(path, table)
+    result = run_cli("rope", "identify-axes", str(path), "--grid", "4x4", "--text", "3")
+    assert result.exit_code == 2, result.output
+    assert "finite" in result.output

@@ -160,11 +160,10 @@ def bias_command(
     Example: pecli alibi bias --heads 8 --n 6 --head 0
     """
     from ...core.zoo.alibi import alibi_bias, alibi_slopes
-    from ...core.zoo.alibi_powers import check_slope_range
 
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
-    check_slope_range(heads, max_bias, variant.value, out.dtype)  # slopes it can hold
+    alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=out.dtype)  # refuses 0s
     mask = _padding(left_padding, n, record)
     pick = _select(heads, head, kind, record)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)

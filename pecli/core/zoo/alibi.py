@@ -274,10 +274,12 @@ def alibi_slopes(
     [0.840896, 0.707107, 0.594604]
 
     """
-    from .alibi_powers import check_slope_range, exp2_multiples
+    from .alibi_powers import rounded_slopes
 
-    step, ks = check_slope_range(n_heads, max_bias, variant, dtype)
-    return exp2_multiples(step, ks, dtype)
+    n, b = check_heads(n_heads), check_max_bias(max_bias)
+    exponents = alibi_exponents(n, variant)
+    unit = ALIBI_SERIES[variant].unit(1 << (n.bit_length() - 1), n)  # e_h = k_h / unit
+    return rounded_slopes(b, unit, np.rint(exponents * unit).astype(np.int64).tolist(), dtype)
 
 
 def _check_slopes(slopes: object) -> np.ndarray:

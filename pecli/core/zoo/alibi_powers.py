@@ -34,16 +34,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
 from ..errors import ParameterError
-from .alibi import ALIBI_SERIES, alibi_exponents, check_heads, check_max_bias
 
-__all__ = [
-    "FORMATS",
-    "check_slope_range",
-    "exp2_multiples",
-    "first_below_normal",
-    "rounded_powers",
-]
+__all__ = ["exp2_multiples", "first_below_normal", "rounded_powers", "rounded_slopes"]
 
 #: Significant bits and smallest normal exponent of each format.
 FORMATS = {
@@ -108,8 +102,8 @@ def rounded_powers(step: Fraction, ks: Sequence[int], bits: int) -> list[_Number
     ks : sequence of int
         The integer powers ``k >= 0`` (at most 2^40).
     bits : int
-        Significant bits of the format (:data:`FORMATS`); the caller keeps the results in its
-        normal range (there is no subnormal rounding here).
+        Significant bits of the format (:data:`pecli.core.dtypes.SIGNIFICAND_BITS`); the
+        caller keeps the results in its normal range (there is no subnormal rounding here).
 
     Returns
     -------
@@ -155,7 +149,7 @@ def first_below_normal(step: Fraction, ks: Sequence[int], dtype: str) -> int | N
     >>> first_below_normal(Fraction(128), [0, 1, 2], "float32")
     1
     """
-    emin = FORMATS[dtype][1]
+    emin = MIN_EXPONENT[dtype]
     return next((i for i, k in enumerate(ks) if step * k > -emin), None)
 
 
@@ -175,30 +169,32 @@ def exp2_multiples(step: Fraction, ks: Sequence[int], dtype: str) -> np.ndarray:
     """
     if first_below_normal(step, ks, dtype) is not None:
         raise ValueError(f"a power below {dtype}'s normal range")
-    rounded = rounded_powers(step, ks, FORMATS[dtype][0])
+    rounded = rounded_powers(step, ks, SIGNIFICAND_BITS[dtype])
     return np.array([math.ldexp(m, e) for m, e in rounded], dtype=np.float64).astype(dtype)
 
 
-def check_slope_range(
-    n_heads: int, max_bias: float, variant: str, dtype: str
-) -> tuple[Fraction, list[int]]:
-    """Every slope's exponent as ``-step·k`` (exact); refuses a slope below ``dtype``'s normals.
+def rounded_slopes(max_bias: float, unit: int, ks: Sequence[int], dtype: str) -> np.ndarray:
+    """ALiBi's slopes ``2^(-max_bias·k/unit)``, each rounded once to ``dtype``.
 
-    >>> check_slope_range(4, 8.0, "press", "float32")
-    (Fraction(1, 1), [2, 4, 6, 8])
+    Raises
+    ------
+    ParameterError
+        (as ``max_bias``) a slope below ``dtype``'s normal range: 0 or a subnormal would lose it.
+
+    Examples
+    --------
+    >>> rounded_slopes(8.0, 8, [2, 4, 6, 8], "float32").tolist()  # 4 heads: 2^-2 … 2^-8
+    [0.25, 0.0625, 0.015625, 0.00390625]
+
     """
-    b, n = check_max_bias(max_bias), check_heads(n_heads)
-    exponents = alibi_exponents(n, variant)
-    unit = ALIBI_SERIES[variant].unit(1 << (n.bit_length() - 1), n)
-    ks = np.rint(exponents * unit).astype(np.int64).tolist()
-    step = Fraction(b) / unit
-    head = first_below_normal(step, ks, dtype) if dtype in FORMATS else None
+    step = Fraction(max_bias) / unit
+    head = first_below_normal(step, ks, dtype)
     if head is not None:
-        emin = FORMATS[dtype][1]
+        emin = MIN_EXPONENT[dtype]
         rule = (
             f"gives slopes below {dtype}'s normal range (2^{emin}: head {head} would be "
             f"2^-{float(step * ks[head]):g}, a subnormal or 0 there); at most "
-            f"{-emin / max(ks) * unit:g} with {n} heads"
+            f"{-emin / max(ks) * unit:g} with {len(ks)} heads"
         )
         raise ParameterError("max_bias", rule, max_bias)
-    return step, ks
+    return exp2_multiples(step, ks, dtype)
