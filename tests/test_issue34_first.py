@@ -265,3 +265,26 @@ def test_identify_axes_refuses_a_complex_cache_with_nan(run_cli, tmp_path, where
     result = run_cli("rope", "identify-axes", str(path), "--grid", "4x4", "--text", "3")
     assert result.exit_code == 2, result.output
     assert "finite" in result.output
+
+
+# -- item 10: a run of no tokens is refused where the layout is read ---------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rope", "mrope-ids", "--tokens", "text:0 image:1,4,4"],
+        ["rope", "mrope-ids", "--tokens", "text:0"],
+        ["rope", "mrope-ids", "--tokens", "text:1 image:1,4,4 text:0 image:1,4,4"],
+        ["rope", "axes", "--preset", "qwen2-vl", "--tokens", "text:0"],
+        ["rope", "identify-axes", "CACHE", "--tokens", "text:0 image:1,4,4"],
+    ],
+)
+def test_text_of_no_tokens_is_refused(run_cli, tmp_path, args):
+    cache = tmp_path / "c.npy"
+    np.save(cache, np.ones((4, 512)))
+    out = tmp_path / ("o.json" if "identify-axes" in args else "o.npy")
+    result = run_cli(*[str(cache) if a == "CACHE" else a for a in args], "-o", str(out))
+    assert result.exit_code == 2, result.output
+    assert "--tokens" in result.output and "text:0" in result.output
+    assert "internal error" not in result.output and not out.exists()

@@ -133,6 +133,8 @@ def parse_tokens(text: str) -> list[Segment]:
         if not match or len(numbers) != (1 if match[1] == "text" else 3):
             rule = "must be words text:N, image:T,H,W or video:T,H,W[,s=SECONDS][,gap=N]"
             raise ParameterError("tokens", rule, word)
+        if min(int(n) for n in numbers) < 1:  # a run of no tokens: nothing to place
+            raise ParameterError("tokens", "takes sizes >= 1 (text:N, T,H,W)", word)
         extra = dict(kv.split("=") for kv in match[3].split(",") if kv)
         if set(extra) - {"s", "gap"} or (extra and match[1] != "video"):
             raise ParameterError("tokens", "takes s= and gap= on videos only", word)
