@@ -288,3 +288,62 @@ def test_text_of_no_tokens_is_refused(run_cli, tmp_path, args):
     assert result.exit_code == 2, result.output
     assert "--tokens" in result.output and "text:0" in result.output
     assert "internal error" not in result.output and not out.exists()
+
+
+# -- item 9: a negative dimension in a .npy header is refused, naming the file -----------------
+
+
+def _negative_npy(path, shape, descr="<f8") -> None:
+    """A .npy file whose header declares ``shape`` (written by hand: NumPy would not)."""
+    text = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode()
+    text += b" " * ((-(10 + len(text) + 1)) % 64) + b"\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + bytes(128))
+
+
+@pytest.mark.parametrize(
+    ("args", "shape", "option"),
+    [
+        (["add", "F", "-o", "OUT.npy"], (-1, 8), "FILE"),
+        (["add", "-i", "F", "-o", "OUT.npy"], (-1, 8), "--input"),
+        (["identify", "F"], (-1, 8), "FILE"),
+        (["diff", "F", "F"], (-1, 8), "'A'"),
+        (
+            ["rope", "cache", "--head-dim", "8", "--positions", "F", "-o", "OUT.npy"],
+            (-4,),
+            "--positions",
+        ),
+        (["rope", "identify", "F"], (-1, 8), "FILE"),
+        (["rope", "identify-axes", "F", "--grid", "2x2"], (-1, 8), "FILE"),
+        (["rope", "axes", "--preset", "flux", "--ids", "F", "-o", "OUT.npy"], (-1, 3), "--ids"),
+        (["rope", "probe", "F", "F"], (-1, 8), "PRE"),
+        (["alibi", "identify", "F"], (2, -1, 8), "FILE"),
+        (["timestep", "-i", "F", "-o", "OUT.npy"], (-4,), "--input"),
+        (["random-fourier", "RF", "-i", "F", "-o", "OUT.npy"], (-4,), "--input"),
+    ],
+)
+def test_a_negative_npy_dimension_is_refused_naming_the_file(
+    run_cli, tmp_path, args, shape, option
+):
+    bad = tmp_path / "neg.npy"
+    _negative_npy(bad, shape)
+    out, rf = tmp_path / "OUT.npy", tmp_path / "rf.npz"
+    np.savez(rf, freqs=np.ones(4, np.float32), phases=np.zeros(4, np.float32))  # EDM2's pair
+    named = {"F": str(bad), "OUT.npy": str(out), "RF": str(rf)}
+    argv = [named.get(a, a) for a in args]
+    result = run_cli(*argv)
+    assert result.exit_code == 2, result.output
+    assert "negative dimension" in result.output and "neg.npy" in result.output
+    assert option in result.output and "internal error" not in result.output
+    assert not out.exists()
+
+
+def test_a_negative_dimension_in_an_npz_member_is_refused(run_cli, tmp_path):
+    import zipfile
+
+    member = tmp_path / "pe.npy"
+    _negative_npy(member, (-1, 8))
+    archive = tmp_path / "neg.npz"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(member, "pe.npy")
+    result = run_cli("identify", str(archive))
+    assert result.exit_code == 2 and "negative dimension" in result.output
