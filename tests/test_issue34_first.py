@@ -347,3 +347,42 @@ def test_a_negative_dimension_in_an_npz_member_is_refused(run_cli, tmp_path):
         z.write(member, "pe.npy")
     result = run_cli("identify", str(archive))
     assert result.exit_code == 2 and "negative dimension" in result.output
+
+
+# -- item 8: a frequency tensor that is no vector is refused by gguf show and check ------------
+
+
+def _gguf_with_freqs(path, ne: list[int]) -> str:
+    """A GGUF v3 file (llama, head 128) whose rope_freqs.weight has ggml sizes ``ne``, F32 1s."""
+    import struct
+
+    def s(text: str) -> bytes:
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    kvs = s("general.architecture") + struct.pack("<I", 8) + s("llama")
+    kvs += s("llama.rope.dimension_count") + struct.pack("<II", 4, 128)
+    count = int(np.prod(ne)) if ne else 1
+    info = s("rope_freqs.weight") + struct.pack("<I", len(ne))
+    info += b"".join(struct.pack("<Q", n) for n in ne) + struct.pack("<IQ", 0, 0)
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, 2) + kvs + info
+    path.write_bytes(head + b"\0" * (-len(head) % 32) + struct.pack(f"<{count}f", *[1.0] * count))
+    return str(path)
+
+
+@pytest.mark.parametrize("ne", [[], [1, 64], [0, 64], [64, 0], [0]])
+@pytest.mark.parametrize("command", ["show", "check"])
+def test_gguf_frequency_tensor_that_is_no_vector_is_refused(run_cli, tmp_path, ne, command):
+    gguf = _gguf_with_freqs(tmp_path / "m.gguf", ne)
+    (tmp_path / "config.json").write_text('{"rope_theta": 10000.0, "head_dim": 128}')
+    extra = ["--config", str(tmp_path / "config.json")] if command == "check" else []
+    for fmt in ([], ["--format", "json"]) if command == "show" else ([],):
+        result = run_cli("gguf", command, gguf, *extra, *fmt)
+        assert result.exit_code == 2, result.output
+        assert "rope_freqs.weight" in result.output and "internal error" not in result.output
+
+
+def test_gguf_frequency_tensor_with_a_trailing_size_1_reads_as_a_vector(run_cli, tmp_path):
+    # ggml's ne = [64, 1] is the vector [64] (llama.cpp's loader accepts it)
+    result = run_cli("gguf", "show", _gguf_with_freqs(tmp_path / "m.gguf", [64, 1]))
+    assert result.exit_code == 0, result.output
+    assert "rope_freqs.weight (64 values)" in result.stdout

@@ -363,5 +363,26 @@ def read_f32(gguf: GgufFile, name: str, parameter: str = "gguf") -> np.ndarray:
 def read_rope_tensors(
     gguf: GgufFile, names: tuple[str, ...], parameter: str = "gguf"
 ) -> dict[str, np.ndarray]:
-    """Those of the frequency tensors ``names`` the file holds (each must be F32)."""
-    return {name: read_f32(gguf, name, parameter) for name in names if name in gguf.tensors}
+    """Those of the frequency tensors ``names`` the file holds, as vectors ``(n,)``.
+
+    Each must be F32 and one vector: ``ne = [n]`` with ``n >= 1`` (trailing sizes of 1
+    allowed, as ggml reads them); llama.cpp's loader checks it against ``{n_rot/2}``.
+
+    Raises
+    ------
+    ParameterError
+        (as ``parameter``) a tensor :func:`read_f32` refuses, or one of another shape (0-D, 2-D,
+        no values).
+
+    """
+    found = {}
+    for name in (n for n in names if n in gguf.tensors):
+        ne = gguf.tensors[name].shape
+        if not ne or ne[0] < 1 or any(size != 1 for size in ne[1:]):
+            shown = "[" + ", ".join(map(str, ne)) + "]"
+            rule = (
+                f"has a frequency tensor {name} of ne = {shown}: it must be one vector [n], n >= 1"
+            )
+            raise ParameterError(parameter, rule, gguf.path)
+        found[name] = read_f32(gguf, name, parameter).reshape(-1)
+    return found
