@@ -386,3 +386,123 @@ def test_gguf_frequency_tensor_with_a_trailing_size_1_reads_as_a_vector(run_cli,
     result = run_cli("gguf", "show", _gguf_with_freqs(tmp_path / "m.gguf", [64, 1]))
     assert result.exit_code == 0, result.output
     assert "rope_freqs.weight (64 values)" in result.stdout
+
+
+# -- item 6: gguf check refuses key types llama.cpp's loader refuses, and NaN in a stray key ---
+
+
+def _typed_gguf(path, arch: str, keys: list[tuple[str, int, bytes]]) -> str:
+    """A GGUF v3 file with ``general.architecture`` and typed keys ``(name, GGUF type, bytes)``.
+
+    GGUF value types (ggml's gguf.h): 4 UINT32, 5 INT32, 6 FLOAT32, 9 ARRAY, 10 UINT64,
+    12 FLOAT64; an array's bytes are its item type (uint32), its length (uint64), its items.
+    """
+    import struct
+
+    def s(text: str) -> bytes:
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    body = s("general.architecture") + struct.pack("<I", 8) + s(arch)
+    body += b"".join(s(name) + struct.pack("<I", kind) + raw for name, kind, raw in keys)
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 1 + len(keys)) + body
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    return str(path)
+
+
+def _f32(x: float) -> bytes:
+    import struct
+
+    return struct.pack("<f", x)
+
+
+def _u32(n: int) -> bytes:
+    import struct
+
+    return struct.pack("<I", n)
+
+
+def _check(run_cli, tmp_path, arch, keys, config):
+    import json
+
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    gguf = _typed_gguf(tmp_path / "m.gguf", arch, keys)
+    return run_cli("gguf", "check", gguf, "--config", str(tmp_path / "config.json"))
+
+
+LLAMA = {"rope_theta": 10000.0, "head_dim": 128}
+
+
+def test_gguf_check_baseline_with_llama_cpp_types_agrees(run_cli, tmp_path):
+    keys = [
+        ("llama.rope.freq_base", 6, _f32(10000.0)),
+        ("llama.rope.dimension_count", 4, _u32(128)),
+    ]
+    result = _check(run_cli, tmp_path, "llama", keys, LLAMA)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("keys", "bad", "wanted"),
+    [
+        (
+            [
+                ("llama.rope.freq_base", 12, __import__("struct").pack("<d", 10000.0)),
+                ("llama.rope.dimension_count", 4, _u32(128)),
+            ],
+            "llama.rope.freq_base",
+            "FLOAT32",
+        ),
+        (
+            [
+                ("llama.rope.freq_base", 6, _f32(10000.0)),
+                ("llama.rope.dimension_count", 10, __import__("struct").pack("<Q", 128)),
+            ],
+            "llama.rope.dimension_count",
+            "UINT32",
+        ),
+    ],
+)
+def test_gguf_check_refuses_a_key_of_the_wrong_type(run_cli, tmp_path, keys, bad, wanted):
+    result = _check(run_cli, tmp_path, "llama", keys, LLAMA)
+    assert result.exit_code == 1, result.output
+    assert bad in result.output and wanted in result.output
+
+
+def test_gguf_check_refuses_float_dimension_sections(run_cli, tmp_path):
+    import struct
+
+    config = {
+        "rope_theta": 1e6,
+        "head_dim": 128,
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    }
+    floats = struct.pack("<IQ", 6, 4) + struct.pack("<4f", 16.0, 24.0, 24.0, 0.0)
+    ints = struct.pack("<IQ", 5, 4) + struct.pack("<4i", 16, 24, 24, 0)
+    base = [
+        ("qwen2vl.rope.freq_base", 6, _f32(1e6)),
+        ("qwen2vl.rope.dimension_count", 4, _u32(128)),
+    ]
+    good = _check(
+        run_cli, tmp_path, "qwen2vl", [*base, ("qwen2vl.rope.dimension_sections", 9, ints)], config
+    )
+    assert good.exit_code == 0, good.output
+    bad = _check(
+        run_cli,
+        tmp_path,
+        "qwen2vl",
+        [*base, ("qwen2vl.rope.dimension_sections", 9, floats)],
+        config,
+    )
+    assert bad.exit_code == 1, bad.output
+    assert "dimension_sections" in bad.output and "INT32" in bad.output
+
+
+def test_gguf_check_refuses_a_stray_rope_key_holding_nan(run_cli, tmp_path):
+    keys = [
+        ("gemma3.rope.freq_base", 6, _f32(10000.0)),
+        ("gemma3.rope.dimension_count", 4, _u32(128)),
+        ("gemma3.rope.freq_base_swa", 6, _f32(float("nan"))),
+    ]
+    result = _check(run_cli, tmp_path, "gemma3", keys, LLAMA)
+    assert result.exit_code == 1, result.output
+    assert "freq_base_swa" in result.output
