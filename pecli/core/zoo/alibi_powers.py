@@ -149,8 +149,8 @@ def first_below_normal(step: Fraction, ks: Sequence[int], dtype: str) -> int | N
     >>> first_below_normal(Fraction(128), [0, 1, 2], "float32")
     1
     """
-    emin = MIN_EXPONENT[dtype]
-    return next((i for i, k in enumerate(ks) if step * k > -emin), None)
+    top = -MIN_EXPONENT[dtype] * step.denominator  # step·k > -emin, in integers
+    return next((i for i, k in enumerate(ks) if k * step.numerator > top), None)
 
 
 def exp2_multiples(step: Fraction, ks: Sequence[int], dtype: str) -> np.ndarray:
