@@ -506,3 +506,21 @@ def test_gguf_check_refuses_a_stray_rope_key_holding_nan(run_cli, tmp_path):
     result = _check(run_cli, tmp_path, "gemma3", keys, LLAMA)
     assert result.exit_code == 1, result.output
     assert "freq_base_swa" in result.output
+
+
+def test_undecided_slopes_are_computed_again_at_twice_the_precision(monkeypatch):
+    """From 48 bits no float64 rounding is decided (the mantissa is shorter than the format's):
+    every slope takes the retry at 96 bits, and still equals mpmath's."""
+    from pecli.core.zoo import alibi_powers
+    from pecli.core.zoo.alibi import alibi_slopes
+
+    precisions = []
+    base = alibi_powers._base
+    monkeypatch.setattr(alibi_powers, "_PREC", 48)
+    monkeypatch.setattr(
+        alibi_powers, "_base", lambda step, prec: precisions.append(prec) or base(step, prec)
+    )
+    ours = alibi_slopes(100, max_bias=7.3)
+    assert precisions[:2] == [48, 96]
+    exact = _exact_slopes(100, 7.3, range(100))
+    assert ours.tolist() == [_mp_nearest(x, 53) for x in exact]
