@@ -524,3 +524,22 @@ def test_undecided_slopes_are_computed_again_at_twice_the_precision(monkeypatch)
     assert precisions[:2] == [48, 96]
     exact = _exact_slopes(100, 7.3, range(100))
     assert ours.tolist() == [_mp_nearest(x, 53) for x in exact]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rope", "axes", "--preset", "flux", "--grid", "2x2", "--release", "4", "-o", "OUT"],
+        ["rope", "axes", "--preset", "qwen2-vl", "--ids", "IDS", "--release", "4", "-o", "OUT"],
+        ["rope", "identify-axes", "CACHE", "--grid", "2x2", "--release", "4"],
+    ],
+)
+def test_release_without_a_token_layout_is_refused(run_cli, tmp_path, args):
+    cache, ids, out = tmp_path / "c.npy", tmp_path / "ids.npy", tmp_path / "o.npy"
+    np.save(cache, np.ones((4, 512)))
+    np.save(ids, np.zeros((3, 3)))
+    named = {"CACHE": str(cache), "IDS": str(ids), "OUT": str(out)}
+    result = run_cli(*[named.get(a, a) for a in args])
+    assert result.exit_code == 2, result.output
+    assert "--release" in result.output and "--tokens" in result.output
+    assert not out.exists()

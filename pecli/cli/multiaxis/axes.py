@@ -20,9 +20,8 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutReleaseOpt,
     PresetOpt,
-    Release,
-    ReleaseOpt,
     TextOpt,
     ThetaOpt,
     TokensOpt,
@@ -82,7 +81,7 @@ def axes_command(
     header: Header = True,
     quiet: Quiet = False,
     tokens: TokensOpt = None,
-    release: ReleaseOpt = Release.v5_24,
+    release: LayoutReleaseOpt = None,
     tokens_per_second: TokensPerSecondOpt = None,
     fps: FpsOpt = None,
 ) -> None:
@@ -101,7 +100,13 @@ def axes_command(
 
     plan, chosen = plan_of(preset, head_dim, widths, theta, layout)
     kind = _output_kind(output, fmt, form.value)
-    given = {"grid": grid, "text": text, "tokens": tokens, "fps": fps, "release": release.value}
+    given = {
+        "grid": grid,
+        "text": text,
+        "tokens": tokens,
+        "fps": fps,
+        "release": release and release.value,
+    }
     source = id_source(plan, chosen, output, ids=ids, tokens_per_second=tokens_per_second, **given)
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value

@@ -17,9 +17,8 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutReleaseOpt,
     PresetOpt,
-    Release,
-    ReleaseOpt,
     TextOpt,
     TokensOpt,
     TokensPerSecondOpt,
@@ -49,7 +48,7 @@ def identify_axes_command(
     text: TextOpt = 0,
     ids: IdsOpt = None,
     tokens: TokensOpt = None,
-    release: ReleaseOpt = Release.v5_24,
+    release: LayoutReleaseOpt = None,
     tokens_per_second: TokensPerSecondOpt = None,
     fmt: FormatOpt = None,
     output: Output = "-",
@@ -72,7 +71,13 @@ def identify_axes_command(
     kind = report_kind(output, fmt, ("json",))
     formats = ANY_FORMATS[:-1]  # a GGUF file holds no cache
     cache = cache_pairs(read_arrays(file, formats=formats, table=True)[0])
-    given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value, "fps": fps}
+    given = {
+        "grid": grid,
+        "text": text,
+        "tokens": tokens,
+        "release": release and release.value,
+        "fps": fps,
+    }
     found = identify_axes(
         cache,
         preset=preset,

@@ -122,6 +122,15 @@ ReleaseOpt = Annotated[
         "an image or video goes on at start + max(h, w)) or 4 (at the largest id + 1).",
     ),
 ]
+#: ``rope axes`` and ``identify-axes``: not given (None) unless a token layout needs it.
+LayoutReleaseOpt = Annotated[
+    Release | None,
+    _option(
+        "--release",
+        "With --tokens, whose get_rope_index: 5.24 (text after an image or video goes on at "
+        "start + max(h, w)) or 4 (at the largest id + 1). [default: 5.24]",
+    ),
+]
 TokensPerSecondOpt = Annotated[
     int | None,
     _option(

@@ -143,7 +143,7 @@ def resolve_ids(
     ]
     if len(given) > 1 or (ids is not None and text):
         raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
-    _check_seconds_rule(tokens, rules.get("tokens_per_second"))
+    _check_layout_rules(tokens, rules)
     if ids is not None:
         if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
             ids = ids.T  # transformers' (3, seq): rows t, h, w
@@ -154,7 +154,7 @@ def resolve_ids(
         if tokens is None or text:
             shown = None if grid is None else "x".join(str(g) for g in grid)
             raise ParameterError("tokens", "must describe the sequence (M-RoPE has no grid)", shown)
-        return preset.token_ids(tokens, **rules)[0]
+        return preset.token_ids(tokens, **{k: v for k, v in rules.items() if v is not None})[0]
     if tokens is not None:
         raise ParameterError("tokens", "goes with a Qwen-VL preset only", tokens)
     if grid is None:
@@ -175,6 +175,7 @@ def check_id_options(
     tokens: str | None = None,
     fps: float | None = None,
     tokens_per_second: int | None = None,
+    release: str | None = None,
     **_: Any,
 ) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
@@ -202,14 +203,19 @@ def check_id_options(
     if tokens_per_second is not None and not 1 <= tokens_per_second <= 1 << 20:
         rule = "must be an integer from 1 to 2^20"
         raise ParameterError("tokens_per_second", rule, tokens_per_second)
-    _check_seconds_rule(tokens, tokens_per_second)
+    _check_layout_rules(tokens, {"tokens_per_second": tokens_per_second, "release": release})
 
 
-def _check_seconds_rule(tokens: str | None, tokens_per_second: int | None) -> None:
-    """``tokens_per_second`` times a layout's videos: without ``tokens`` nothing reads it."""
-    if tokens_per_second is not None and tokens is None:
+def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
+    """``release`` and ``tokens_per_second`` are a token layout's: without ``tokens``, refused."""
+    if tokens is not None:
+        return
+    if rules.get("tokens_per_second") is not None:
         rule = f"goes with `tokens` and {readers('tokens_per_second')} only (its video times)"
-        raise ParameterError("tokens_per_second", rule, tokens_per_second)
+        raise ParameterError("tokens_per_second", rule, rules["tokens_per_second"])
+    if rules.get("release") is not None:
+        rule = "goes with `tokens` only (whose get_rope_index places a Qwen-VL layout)"
+        raise ParameterError("release", rule, rules["release"])
 
 
 def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
