@@ -241,6 +241,7 @@ def test_identify_axes_matches_a_half_precision_flux_cache(run_cli, tmp_path, dt
     result = run_cli("rope", "identify-axes", str(path), "--grid", "4x4", "--text", "3")
     assert result.exit_code == 0, result.output
     assert "flux: matches" in result.output
+    assert "θ h" in result.output or f"θ not fitted: {dtype}" in result.output
 
 
 def test_identify_axes_matches_a_float16_npy_table(run_cli, tmp_path):

@@ -147,8 +147,13 @@ def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.nda
 
 def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
     """The cache read with these ids, in the plan's layout where both fit."""
+    from ...core.dtypes import HALF_DTYPES, storage_precision
+
     layout, c, s = _pairs(cache, plan)
-    return read_axes(c, s, ids, layout=layout)
+    reading = read_axes(c, s, ids, layout=layout)
+    if not reading.theta and (storage := storage_precision(c)) in HALF_DTYPES:
+        reading.notes.append(f"θ not fitted: {storage} values pin the slow pairs' ω too poorly")
+    return reading
 
 
 def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
