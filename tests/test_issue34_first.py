@@ -544,3 +544,11 @@ def test_release_without_a_token_layout_is_refused(run_cli, tmp_path, args):
     assert result.exit_code == 2, result.output
     assert "--release" in result.output and "--tokens" in result.output
     assert not out.exists()
+
+
+def test_seconds_with_a_preset_that_does_not_read_them_is_refused_in_rope_axes(run_cli, tmp_path):
+    out = tmp_path / "c.npy"
+    args = ["rope", "axes", "--preset", "qwen2-vl", "--tokens", "text:2 video:2,4,4,s=1.0"]
+    result = run_cli(*args, "-o", str(out))
+    assert result.exit_code == 2, result.output
+    assert "qwen2.5-vl" in result.output and "--tokens" in result.output and not out.exists()
