@@ -12,7 +12,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.dtypes import float32_steps, ulps32
+from ...core.dtypes import (
+    HALF_DTYPES,
+    MIN_EXPONENT,
+    SIGNIFICAND_BITS,
+    float32_steps,
+    float_dtype,
+    round_once,
+    storage_precision,
+    ulps32,
+)
 from ...core.multiaxis.cache import AxesSpec, axes_cache, model_frequencies
 from ...core.multiaxis.plan import AxisPlan
 from .reading import AxesReading
@@ -35,13 +44,23 @@ def plan_schedule(plan: AxisPlan) -> str:
 
 
 def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> str:
-    """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``."""
+    """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``.
+
+    A cache stored in float16 or bfloat16 (every value exact there) is compared in that
+    dtype's ulps: each arithmetic's values rounded to it are within 1 of the stored ones.
+    """
+    storage = storage_precision(pairs[0])
+    half = storage in HALF_DTYPES
     for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
         cos, sin = (
             axes_cache(AxesSpec(plan, ids, form="half", part=part, arithmetic=mode))
             for part in ("cos", "sin")
         )
-        if max(ulps32(cos, pairs[0]).max(initial=0), ulps32(sin, pairs[1]).max(initial=0)) <= bound:
+        apart = [
+            _half_ulps(mine, theirs, storage) if half else ulps32(mine, theirs)
+            for mine, theirs in ((cos, pairs[0]), (sin, pairs[1]))
+        ]
+        if max(a.max(initial=0) for a in apart) <= (1 if half else bound):
             return mode
     return "float32" if _float32_port(plan, ids, pairs) <= 2 else "none"
 
@@ -69,6 +88,18 @@ def _float32_port(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.n
         )
         worst = np.minimum(worst, gap)
     return int(worst.max(initial=0))
+
+
+def _half_ulps(mine: np.ndarray, theirs: np.ndarray, storage: str) -> np.ndarray:
+    """How many ``storage`` spacings apart ``mine`` (rounded to it once) and ``theirs`` are."""
+    rounded = round_once(np.asarray(mine, np.float64), float_dtype(storage)).astype(np.float64)
+    theirs = np.asarray(theirs, np.float64)
+    bits, low = SIGNIFICAND_BITS[storage], MIN_EXPONENT[storage]
+    size = np.maximum(np.abs(rounded), np.abs(theirs))
+    exponent = np.floor(np.log2(np.maximum(size, 2.0**low)))  # the subnormals' spacing below
+    spacing = np.exp2(exponent - bits + 1)
+    apart = np.abs(rounded - theirs) / spacing
+    return np.where(np.isnan(apart), np.inf, apart)
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:

@@ -84,18 +84,27 @@ def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
     if arrays.keys() != {"table"}:
         if not {"cos", "sin"} <= arrays.keys():
             raise ParameterError("file", "must hold tensors cos and sin", sorted(arrays))
-        return arrays["cos"].astype(np.float64), arrays["sin"].astype(np.float64), False
+        pair = arrays["cos"].astype(np.float64), arrays["sin"].astype(np.float64)
+        return (*_finite(*pair, "tensors cos and sin"), False)
     table = arrays["table"]
     if table.dtype.kind == "c":  # freqs_cis: cos + i·sin per pair, no layout
         if table.ndim != 2:
             rule = "must be a 2-D complex freqs_cis (tokens, pairs)"
             raise ParameterError("file", rule, table.shape)
-        return table.real.astype(np.float64), table.imag.astype(np.float64), True
+        pair = table.real.astype(np.float64), table.imag.astype(np.float64)
+        return (*_finite(*pair, "a complex freqs_cis"), True)
     table = table.astype(np.float64)
     if table.shape[1] % 4:
         raise ParameterError("file", "must be a [cos | sin] table, 4·pairs columns", table.shape)
     half = table.shape[1] // 2
     return table[:, :half], table[:, half:], False
+
+
+def _finite(cos: np.ndarray, sin: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Cos and sin, refused (as ``file``) with a NaN or an infinity, as a real table is."""
+    if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
+        raise ParameterError("file", "must hold finite numbers only", f"NaN or inf in {what}")
+    return cos, sin
 
 
 def identify_axes(
@@ -170,8 +179,13 @@ def _refuse_unpaired(cache: Cache, plans: list[AxisPlan]) -> None:
 
 def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
     """The cache read with these ids, in the plan's layout where both fit."""
+    from ...core.dtypes import HALF_DTYPES, storage_precision
+
     layout, c, s = _pairs(cache, plan)
-    return read_axes(c, s, ids, layout=layout)
+    reading = read_axes(c, s, ids, layout=layout)
+    if not reading.theta and (storage := storage_precision(c)) in HALF_DTYPES:
+        reading.notes.append(f"θ not fitted: {storage} values pin the slow pairs' ω too poorly")
+    return reading
 
 
 def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:

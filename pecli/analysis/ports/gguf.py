@@ -19,7 +19,12 @@ import numpy as np
 from ...core.dtypes import ulps32
 from ...core.errors import ParameterError
 from ...core.ports.ggml import frequency_factors
-from ...core.ports.gguf_format import FREQUENCY_TENSORS, rope_mode, text_config
+from ...core.ports.gguf_format import (
+    FREQUENCY_TENSORS,
+    ROPE_KEY_TYPES,
+    rope_mode,
+    text_config,
+)
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.config import spec_from_config
 from ...core.rope.registry import record
@@ -93,6 +98,7 @@ def check_gguf(
     tensors: Mapping[str, np.ndarray],
     *,
     ulps: int = 16,
+    types: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """Compare a GGUF's rope keys and frequency tensors with a config, item by item.
 
@@ -109,6 +115,10 @@ def check_gguf(
     ulps : int, keyword-only
         Largest element difference, in float32 ulps, that still agrees (the converter
         computes ``rope_freqs`` in float32: up to 4 ulps from the exact value).
+    types : mapping, optional, keyword-only
+        Each key's GGUF value type (``FLOAT32``, ``ARRAY[INT32]`` …): a rope key of another type
+        than llama.cpp's loader requires (:data:`~pecli.core.ports.gguf_format.ROPE_KEY_TYPES`)
+        differs, whatever its value.
 
     Returns
     -------
@@ -129,6 +139,7 @@ def check_gguf(
     findings = [_key(k, v, found, metadata, prefix) for k, v in keys.items()]
     if "rope.scaling.factor" in found and "rope.scaling.factor" not in keys:
         findings.append(_key("rope.scaling.factor", 1.0, found, metadata, prefix))
+    findings += _wrong_types(found, types or {}, prefix) + _stray(found, keys, prefix)
     wanted = expected_tensors(spec)
     findings += _swapped(tensors, wanted, ulps) or [
         _tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()
@@ -158,6 +169,27 @@ def _key(
         same, how = True, "absent: llama.cpp uses the rope_factors tensors (Phi-3's converter)"
         want = "longrope or none"  # not "expected longrope, found none, agree"
     return Finding(prefix + key, "agree" if same else "differ", want, have, how)
+
+
+def _wrong_types(found: Mapping[str, Any], types: Mapping[str, str], prefix: str) -> list[Finding]:
+    """Rope keys whose GGUF type llama.cpp's loader refuses ("key … has wrong type")."""
+    return [
+        Finding(f"{prefix}{key} (type)", "differ", want, types[prefix + key], _REFUSED)
+        for key, want in ROPE_KEY_TYPES.items()
+        if key in found and prefix + key in types and types[prefix + key] != want
+    ]
+
+
+_REFUSED = "llama.cpp's loader refuses the file: the key has the wrong type"
+
+
+def _stray(found: Mapping[str, Any], keys: Mapping[str, Any], prefix: str) -> list[Finding]:
+    """Rope keys the config implies none of that hold a NaN or an infinity llama.cpp reads."""
+    return [
+        Finding(prefix + key, "differ", "absent", value, "the config implies no such key")
+        for key, value in found.items()
+        if key not in keys and isinstance(value, float) and not math.isfinite(value)
+    ]
 
 
 def _head_dim(meta: Mapping[str, Any], prefix: str) -> Any:

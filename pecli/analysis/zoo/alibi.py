@@ -24,6 +24,7 @@ from ...core.zoo.alibi import (
     VARIANTS,
     alibi_bias,
     alibi_exponents,
+    check_max_bias,
 )
 
 __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"]
@@ -52,11 +53,15 @@ class SlopeFit:
     bfloat16: bool
     errors: dict[str, float] = field(default_factory=dict)
     also: dict[str, float] = field(default_factory=dict)
+    out_of_range: tuple[str, ...] = ()  # series whose fitted max_bias no series is made with
 
     @property
     def matched(self) -> bool:
-        """The best series rebuilds every slope within :attr:`tolerance`."""
-        return self.error <= self.tolerance
+        """The best series rebuilds every slope within :attr:`tolerance`, at a valid max_bias.
+
+        Valid: one ``pecli alibi slopes`` takes (> 0, <= 1024; any, when every exponent is 0).
+        """
+        return self.error <= self.tolerance and self.variant not in self.out_of_range
 
     def report(self, *, alone: bool = True) -> dict[str, Any]:
         """The reading as plain data (``pecli alibi identify --json``); ``kind`` when alone."""
@@ -64,6 +69,7 @@ class SlopeFit:
             **({"kind": "slopes"} if alone else {}),
             "heads": self.heads,
             "max_bias": self.max_bias,
+            "max_bias_in_range": self.variant not in self.out_of_range,
             "series": self.variant,
             "wrong": not ALIBI_SERIES[self.variant].right,
             "matched": self.matched,
@@ -161,14 +167,17 @@ def identify_alibi_slopes(slopes: object, *, bfloat16: bool | None = None) -> Sl
         press = _fit_series(np.log2(m), alibi_exponents(m.size), FLOAT_TOLERANCE)[1]
         bfloat16 = _is_bfloat16(m) and press > FLOAT_TOLERANCE
     tolerance = BFLOAT16_TOLERANCE if bfloat16 else FLOAT_TOLERANCE
-    fits = {v: _fit_series(np.log2(m), alibi_exponents(m.size, v), tolerance) for v in VARIANTS}
+    exponents = {v: alibi_exponents(m.size, v) for v in VARIANTS}
+    fits = {v: _fit_series(np.log2(m), exponents[v], tolerance) for v in VARIANTS}
+    outside = tuple(v for v in VARIANTS if exponents[v].any() and not _made(fits[v][0]))
 
     def rank(v: str) -> tuple[bool, bool, float, int]:  # fitting, then a round max_bias first
         b, err = fits[v]
-        return err > tolerance, not _nice(b), err if err > tolerance else 0.0, VARIANTS.index(v)
+        bad = err > tolerance or v in outside
+        return bad, not _nice(b), err if err > tolerance else 0.0, VARIANTS.index(v)
 
     best = min(VARIANTS, key=rank)
-    others = {v: fits[v][0] for v in VARIANTS if v != best and fits[v][1] <= tolerance}
+    others = {v: fits[v][0] for v in VARIANTS if v != best and not rank(v)[0]}
     return SlopeFit(
         heads=m.size,
         max_bias=fits[best][0],
@@ -178,7 +187,17 @@ def identify_alibi_slopes(slopes: object, *, bfloat16: bool | None = None) -> Sl
         bfloat16=bfloat16,
         errors={v: e for v, (_, e) in fits.items()},
         also=others,
+        out_of_range=outside,
     )
+
+
+def _made(max_bias: float) -> bool:
+    """A max_bias :func:`pecli.core.zoo.alibi.alibi_slopes` takes (> 0, <= 1024)."""
+    try:
+        check_max_bias(max_bias)
+    except ParameterError:
+        return False
+    return True
 
 
 def _as_heads(tensor: np.ndarray) -> np.ndarray:

@@ -20,10 +20,9 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutReleaseOpt,
     PatchOpt,
     PresetOpt,
-    Release,
-    ReleaseOpt,
     RopeScaleOpt,
     TextOpt,
     ThetaOpt,
@@ -84,8 +83,8 @@ def axes_command(
     header: Header = True,
     quiet: Quiet = False,
     tokens: TokensOpt = None,
-    release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    release: LayoutReleaseOpt = None,
+    tokens_per_second: TokensPerSecondOpt = None,
     fps: FpsOpt = None,
     patch: PatchOpt = None,
     rope_scale: RopeScaleOpt = None,
@@ -106,8 +105,14 @@ def axes_command(
 
     plan, chosen = plan_of(preset, head_dim, widths, theta, layout, rope_scale)
     kind = _output_kind(output, fmt, form.value)
-    given = {"grid": grid, "text": text, "tokens": tokens, "fps": fps, "release": release.value}
-    given["patch"] = patch
+    given = {
+        "grid": grid,
+        "text": text,
+        "tokens": tokens,
+        "fps": fps,
+        "release": release and release.value,
+        "patch": patch,
+    }
     source = id_source(plan, chosen, output, ids=ids, tokens_per_second=tokens_per_second, **given)
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value

@@ -17,10 +17,9 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutReleaseOpt,
     PatchOpt,
     PresetOpt,
-    Release,
-    ReleaseOpt,
     TextOpt,
     TokensOpt,
     TokensPerSecondOpt,
@@ -50,8 +49,8 @@ def identify_axes_command(
     text: TextOpt = 0,
     ids: IdsOpt = None,
     tokens: TokensOpt = None,
-    release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    release: LayoutReleaseOpt = None,
+    tokens_per_second: TokensPerSecondOpt = None,
     fmt: FormatOpt = None,
     output: Output = "-",
     quiet: Quiet = False,
@@ -75,8 +74,14 @@ def identify_axes_command(
     kind = report_kind(output, fmt, ("json",))
     formats = ANY_FORMATS[:-1]  # a GGUF file holds no cache
     cache = cache_pairs(read_arrays(file, formats=formats, table=True)[0])
-    given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value, "fps": fps}
-    given["patch"] = patch  # --grid is then a latent size, each preset's own patch with model
+    given = {
+        "grid": grid,
+        "text": text,
+        "tokens": tokens,
+        "release": release and release.value,
+        "fps": fps,
+        "patch": patch,  # --grid is then a latent size, each preset's own patch with model
+    }
     found = identify_axes(
         cache,
         preset=preset,

@@ -51,7 +51,7 @@ def mrope_ids_command(
     ],
     model: ModelOpt = FIRST_MODEL,
     release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    tokens_per_second: TokensPerSecondOpt = None,
     spatial_merge_size: MergeOpt = 2,
     fmt: IdsFormatOpt = None,
     output: IdsOutput = "-",

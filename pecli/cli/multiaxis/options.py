@@ -16,7 +16,7 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.multiaxis.mrope_presets import MROPE_PRESETS
+from ...core.multiaxis.mrope_presets import MROPE_PRESETS, readers
 from ...core.multiaxis.resolve import PRESETS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -137,11 +137,21 @@ ReleaseOpt = Annotated[
         "an image or video goes on at start + max(h, w)) or 4 (at the largest id + 1).",
     ),
 ]
+#: ``rope axes`` and ``identify-axes``: not given (None) unless a token layout needs it.
+LayoutReleaseOpt = Annotated[
+    Release | None,
+    _option(
+        "--release",
+        "With --tokens, whose get_rope_index: 5.24 (text after an image or video goes on at "
+        "start + max(h, w)) or 4 (at the largest id + 1). [default: 5.24]",
+    ),
+]
 TokensPerSecondOpt = Annotated[
-    int,
+    int | None,
     _option(
         "--tokens-per-second",
-        "Qwen2.5-VL's vision config tokens_per_second (2 in its checkpoints).",
+        f"The vision config's tokens_per_second, read by {readers('tokens_per_second')} only "
+        "[default: 2, as in its checkpoints].",
     ),
 ]
 

@@ -76,7 +76,7 @@ def check_command(
     settings = read_json_object(config, parameter="config")
     gguf = read_gguf(file, parameter="file")
     tensors = read_rope_tensors(gguf, FREQUENCY_TENSORS, parameter="file")
-    findings = check_gguf(settings, gguf.arch, gguf.metadata, tensors, ulps=ulps)
+    findings = check_gguf(settings, gguf.arch, gguf.metadata, tensors, ulps=ulps, types=gguf.types)
     _report(findings, kind, output)
     say_written(output, quiet=quiet)
     bad = summary(findings)[1]

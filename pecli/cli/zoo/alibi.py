@@ -86,15 +86,16 @@ def slopes_command(
     """The ALiBi slope m_h of each head h (0-based), for any head count.
 
     m_h = 2^(-b·(h+1)/P) for the P = 2^floor(log2 n) first heads, then every other slope of
-    the doubled series, 2^(-b·(2(h-P)+1)/(2P)). Computed in float64 (correctly rounded),
-    rounded once to --dtype. npy holds the (n,) vector; CSV and JSON head, slope, log2_slope.
+    the doubled series, 2^(-b·(2(h-P)+1)/(2P)). Each exact slope rounded once to --dtype
+    (by an error bound); a slope below its normal range is refused. npy holds the (n,)
+    vector; CSV and JSON head, slope, log2_slope.
 
     Example: pecli alibi slopes --heads 12 --format csv
     """
     from ...core.zoo.alibi import alibi_exponents, alibi_slopes
 
     kind = array_kind(output, fmt)
-    slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value).astype(dtype.value)
+    slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=dtype.value)
     log2 = -max_bias * alibi_exponents(heads, variant.value)
     if kind == "npy":
         writing.write_array(slopes, output=output)
@@ -162,6 +163,7 @@ def bias_command(
 
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
+    alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=out.dtype)  # refuses 0s
     mask = _padding(left_padding, n, record)
     pick = _select(heads, head, kind, record)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)

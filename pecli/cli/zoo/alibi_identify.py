@@ -76,6 +76,8 @@ def _lines(report: dict[str, Any]) -> list[str]:
     if slopes["also"]:
         same = ", ".join(f"{v} with max_bias {b:g}" for v, b in slopes["also"].items())
         lines.append(f"the same slopes: {same}")
-    if not report["matched"]:
+    if not slopes["max_bias_in_range"]:
+        lines.append("max_bias must be > 0 and <= 1024 in an ALiBi series: not determined")
+    elif not report["matched"]:
         lines.append("no ALiBi series fits within the tolerance: not determined")
     return lines

@@ -19,7 +19,7 @@ from ..errors import ParameterError
 from ..rope.number_rules import check_theta
 from .dit_ids import SequenceIds
 from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
-from .mrope_presets import MROPE_PRESETS, MropePreset
+from .mrope_presets import MROPE_PRESETS, MropePreset, readers
 from .omni import OMNI_PRESETS
 from .plan import AxisPlan, check_layout, per_axis
 from .presets import AXIS_PRESETS, AxisPreset, axis_preset, check_head
@@ -174,6 +174,7 @@ def resolve_ids(
         raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
     if patch is not None and grid is None:
         raise ParameterError("patch", "goes with `grid` (the latent's size)", patch)
+    _check_layout_rules(tokens, rules)
     if ids is not None:
         if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
             ids = ids.T  # transformers' (3, seq): rows t, h, w
@@ -184,7 +185,7 @@ def resolve_ids(
         if tokens is None or text:
             shown = None if grid is None else "x".join(str(g) for g in grid)
             raise ParameterError("tokens", "must describe the sequence (M-RoPE has no grid)", shown)
-        return preset.token_ids(tokens, **rules)[0]
+        return preset.token_ids(tokens, **{k: v for k, v in rules.items() if v is not None})[0]
     if tokens is not None:
         raise ParameterError("tokens", "goes with a Qwen-VL preset only", tokens)
     if grid is None:
@@ -239,7 +240,8 @@ def check_id_options(
     text: int,
     tokens: str | None = None,
     fps: float | None = None,
-    tokens_per_second: int = 2,
+    tokens_per_second: int | None = None,
+    release: str | None = None,
     **_: Any,
 ) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
@@ -262,9 +264,22 @@ def check_id_options(
         raise ParameterError("fps", "must be a number > 0 (video frames at base_fps/fps)", fps)
     if tokens is not None:
         _check_tokens(tokens)
-    if not 1 <= tokens_per_second <= 1 << 20:
+    if tokens_per_second is not None and not 1 <= tokens_per_second <= 1 << 20:
         rule = "must be an integer from 1 to 2^20"
         raise ParameterError("tokens_per_second", rule, tokens_per_second)
+    _check_layout_rules(tokens, {"tokens_per_second": tokens_per_second, "release": release})
+
+
+def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
+    """``release`` and ``tokens_per_second`` are a token layout's: without ``tokens``, refused."""
+    if tokens is not None:
+        return
+    if rules.get("tokens_per_second") is not None:
+        rule = f"goes with `tokens` and {readers('tokens_per_second')} only (its video times)"
+        raise ParameterError("tokens_per_second", rule, rules["tokens_per_second"])
+    if rules.get("release") is not None:
+        rule = "goes with `tokens` only (whose get_rope_index places a Qwen-VL layout)"
+        raise ParameterError("release", rule, rules["release"])
 
 
 def _check_tokens(tokens: str) -> None:

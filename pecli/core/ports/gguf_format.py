@@ -18,11 +18,14 @@ __all__ = [
     "ARCH_MODES",
     "FREQUENCY_TENSORS",
     "MODES",
+    "ROPE_KEY_TYPES",
     "ROPE_MODES",
     "TENSOR_TYPES",
+    "VALUE_TYPES",
     "RopeMode",
     "rope_mode",
     "text_config",
+    "value_type",
 ]
 
 #: transformers 4's keys that split the rope per layer (read into labels by the rope reader).
@@ -34,6 +37,56 @@ _PER_LAYER_KEYS = (
     "local_rope_theta",
     "compress_rope_theta",
 )
+#: GGUF's value types by code (ggml ``gguf.h`` ``gguf_type``); an array is named by its items,
+#: ``ARRAY[INT32]``.
+VALUE_TYPES = {
+    0: "UINT8",
+    1: "INT8",
+    2: "UINT16",
+    3: "INT16",
+    4: "UINT32",
+    5: "INT32",
+    6: "FLOAT32",
+    7: "BOOL",
+    8: "STRING",
+    9: "ARRAY",
+    10: "UINT64",
+    11: "INT64",
+    12: "FLOAT64",
+}
+#: The type llama.cpp's loader requires of each rope key (without the ``{arch}.`` prefix):
+#: ``llama_model_loader::get_key`` throws "key … has wrong type" for any other scalar type, and
+#: ``get_arr`` takes int arrays as INT32 only (``src/llama-model-loader.cpp``; the hparams'
+#: C types in ``llama_model::load_hparams``: float, uint32_t, bool, std::array<int, 4>).
+ROPE_KEY_TYPES = {
+    "rope.freq_base": "FLOAT32",
+    "rope.freq_base_swa": "FLOAT32",
+    "rope.dimension_count": "UINT32",
+    "rope.dimension_sections": "ARRAY[INT32]",
+    "rope.scale_linear": "FLOAT32",
+    "rope.scaling.type": "STRING",
+    "rope.scaling.factor": "FLOAT32",
+    "rope.scaling.attn_factor": "FLOAT32",
+    "rope.scaling.original_context_length": "UINT32",
+    "rope.scaling.finetuned": "BOOL",
+    "rope.scaling.yarn_ext_factor": "FLOAT32",
+    "rope.scaling.yarn_attn_factor": "FLOAT32",
+    "rope.scaling.yarn_beta_fast": "FLOAT32",
+    "rope.scaling.yarn_beta_slow": "FLOAT32",
+    "rope.scaling.yarn_log_multiplier": "FLOAT32",
+}
+
+
+def value_type(kind: int, item: int | None = None) -> str:
+    """A GGUF value type's name; an array's with its items' (``ARRAY[FLOAT32]``).
+
+    >>> value_type(12), value_type(9, 5)
+    ('FLOAT64', 'ARRAY[INT32]')
+    """
+    name = VALUE_TYPES.get(kind, f"type {kind}")
+    return f"{name}[{value_type(item)}]" if item is not None else name
+
+
 #: The F32 tensors of a GGUF that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 FREQUENCY_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
 #: ggml's tensor types by code: name, elements per block, bytes per block (gguf-py
