@@ -118,6 +118,7 @@ def permute_command(
     from ...core.rope.permute import qk_permutation
 
     if config is not None or q_pattern or k_pattern:
+        _refuse_beside_config(tensors, head_dim)
         _permute_checkpoint(config, source, (q_pattern, k_pattern), direction.value, output)
         return say_written(output, quiet=quiet)
     if source is not None or tensors:
@@ -208,6 +209,17 @@ def _same_width(shapes: dict[str, tuple[int, ...]], names: list[str], heads: int
             "different head counts under grouped-query attention; give --config"
         )
         raise ParameterError("heads", rule, heads)
+
+
+def _refuse_beside_config(tensors: list[str] | None, head_dim: int | None) -> None:
+    """--tensor and --head-dim are --input's without --config: the config names both."""
+    from ...core.errors import ParameterError
+
+    if tensors:
+        rule = "goes without `config`: the config's q and k patterns choose the tensors"
+        raise ParameterError("tensor", rule, ", ".join(tensors))
+    if head_dim is not None:
+        raise ParameterError("head_dim", "goes without `config`, which gives head_dim", head_dim)
 
 
 def _permute_checkpoint(

@@ -1,0 +1,71 @@
+"""Issue 34, items 11-19 and the newcomer's frictions: each case failed before its fix.
+
+Every refusal is one line on stderr naming the option and the rule, status 2, nothing written;
+the expected values are hand-derived (T5 span limits, file systems in the mount table, …).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+
+def _refused(result, tmp_path=None, keep=(), *parts):
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "internal error" not in lines[0], lines[0]
+    if tmp_path is not None:
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)
+    for part in parts:
+        assert part in lines[0], lines[0]
+    return lines[0]
+
+
+# item 11: rope permute --config … --tensor …: --tensor was silently ignored, exit 0
+
+
+@pytest.fixture
+def checkpoint(tmp_path):
+    from safetensors.numpy import save_file
+
+    q, k = "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight"
+    save_file(
+        {q: np.ones((64, 64), np.float32), k: np.ones((32, 64), np.float32)},
+        str(tmp_path / "in.safetensors"),
+    )
+    config = {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"), [(["--tensor", "foo"], "--tensor"), (["--head-dim", "16"], "--head-dim")]
+)
+def test_permute_with_config_refuses_the_options_it_would_ignore(run_cli, checkpoint, extra, named):
+    args = [
+        "--config",
+        str(checkpoint / "config.json"),
+        "--input",
+        str(checkpoint / "in.safetensors"),
+    ]
+    result = run_cli("rope", "permute", *args, *extra, "-o", str(checkpoint / "out.safetensors"))
+    _refused(result, checkpoint, ["config.json", "in.safetensors"], named, "--config")
+
+
+# item 12: t5-buckets --max-distance 5000000 blamed --span, which was not given
+
+
+def test_t5_default_span_overflow_names_max_distance(run_cli):
+    line = _refused(run_cli("t5-buckets", "--max-distance", "5000000"))
+    assert line.startswith("Invalid value for '--max-distance'") or "'--max-distance'" in line
+    assert "--span" in line and "(got 5000000)" in line
+
+
+def test_t5_largest_default_span_still_works(run_cli):
+    # 2^22 - 8 + 8 = 2^22: the last relative position written is 4194304, in the last bucket
+    result = run_cli("t5-buckets", "--max-distance", str((1 << 22) - 8), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().splitlines()[-1] == "4194304,31"
