@@ -69,3 +69,23 @@ def test_t5_largest_default_span_still_works(run_cli):
     result = run_cli("t5-buckets", "--max-distance", str((1 << 22) - 8), "--format", "csv")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().splitlines()[-1] == "4194304,31"
+
+
+# item 13: a 1-D .npy of values (the help says "one column or row"), and spaces for commas
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 1), (1, 3)])
+def test_timestep_reads_a_vector_of_values(run_cli, tmp_path, shape):
+    source = tmp_path / "v.npy"
+    np.save(source, np.array([0.5, 0.25, 0.125]).reshape(shape))
+    result = run_cli("timestep", "-i", str(source), "--d", "2", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    # flux, d = 2: one pair, ω_0 = 10000^0 = 1, of t·1000: cos 1000t, sin 1000t
+    rows = [list(map(float, r.split(","))) for r in result.stdout.splitlines()[1:]]
+    expected = [[np.cos(1000 * t), np.sin(1000 * t)] for t in (0.5, 0.25, 0.125)]
+    np.testing.assert_allclose(rows, expected, rtol=1e-6)
+
+
+def test_spaces_between_numbers_are_not_a_header(run_cli):
+    result = run_cli("alibi", "identify", "-", input="0.5 0.25 0.125\n")
+    _refused(result, None, (), "comma-separated", "spaces")

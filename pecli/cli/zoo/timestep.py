@@ -126,12 +126,9 @@ def read_values(
         hint = "'VALUES...', '--input' or '--linspace'"
         raise typer.BadParameter("give exactly one source of values", param_hint=hint)
     if input_file is not None:
-        from ...io.reading import read_table
+        from ...io.reading import read_vector  # a 1-D .npy, one column or one row
 
-        x = read_table(input_file, parameter="input").astype(np.float64)
-        if 1 not in x.shape:
-            raise ParameterError("input", "must hold one column (or row) of values", x.shape)
-        x = x.reshape(-1)
+        x = read_vector(input_file, parameter="input").astype(np.float64)
     elif linspace is not None:
         start, stop, num = linspace
         if not (math.isfinite(start) and math.isfinite(stop)) or not 1 <= num <= 1 << 24:
