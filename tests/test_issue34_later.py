@@ -89,3 +89,52 @@ def test_timestep_reads_a_vector_of_values(run_cli, tmp_path, shape):
 def test_spaces_between_numbers_are_not_a_header(run_cli):
     result = run_cli("alibi", "identify", "-", input="0.5 0.25 0.125\n")
     _refused(result, None, (), "comma-separated", "spaces")
+
+
+# item 14: an unreadable input was status 1 "Permission denied: F" in most commands, 2 with the
+# option in gguf show; now one rule: a usage error naming the option or argument
+
+
+def _without_read_rights(pecli_cmd):
+    """Run as a user the file's mode 000 stops: root keeps uid 0 but loses the DAC bypass."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return list(pecli_cmd)
+    if shutil.which("setpriv") is None:
+        pytest.skip("root without setpriv reads any file")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *pecli_cmd]
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["identify", "u.npy"], "'FILE'"),
+        (["diff", "v.npy", "u.npy"], "'B'"),
+        (["timestep", "-i", "u.npy"], "'--input'"),
+        (["rope", "cache", "--positions", "u.npy"], "'--positions'"),
+        (["gguf", "show", "u.npy"], "'FILE'"),
+        (["rope", "config", "cfg"], "'FILE'"),
+    ],
+)
+def test_an_unreadable_input_is_a_usage_error_naming_it(pecli_cmd, tmp_path, args, named):
+    import subprocess
+
+    np.save(tmp_path / "v.npy", np.ones((2, 4)))
+    (tmp_path / "u.npy").write_bytes(b"")
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "config.json").write_text("{}")
+    for name in ("u.npy", "cfg/config.json"):
+        (tmp_path / name).chmod(0)
+    result = subprocess.run(
+        [*_without_read_rights(pecli_cmd), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"Invalid value for {named}: cannot be read (Permission denied)" in result.stderr
