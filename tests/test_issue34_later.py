@@ -138,3 +138,26 @@ def test_an_unreadable_input_is_a_usage_error_naming_it(pecli_cmd, tmp_path, arg
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
     assert f"Invalid value for {named}: cannot be read (Permission denied)" in result.stderr
+
+
+# item 15: an empty .npz (a zip of no member: only its end record, "PK\x05\x06") was read as a
+# .safetensors file with a header of 101010256 bytes (those four bytes, little-endian)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["identify", "F"],
+        ["rope", "identify", "F"],
+        ["rope", "identify-axes", "F"],
+        ["diff", "F", "F"],
+        ["add", "F"],
+    ],
+)
+def test_an_empty_npz_is_named_as_one(run_cli, tmp_path, args):
+    source = tmp_path / "e.npz"
+    np.savez(source)
+    assert source.read_bytes()[:4] == b"PK\x05\x06"
+    result = run_cli(*(str(source) if a == "F" else a for a in args))
+    line = _refused(result, tmp_path, ["e.npz"])
+    assert ".npz archive" in line and "101010256" not in line and ".safetensors" not in line

@@ -150,7 +150,7 @@ def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     prefix = stream.read(len(NPY_MAGIC))
     if prefix == NPY_MAGIC:
         return read_npy(stream, path, parameter)
-    if prefix.startswith(ZIP_MAGIC):
+    if prefix.startswith((ZIP_MAGIC, b"PK\x05\x06")):  # an archive, or an empty one
         raise ParameterError(parameter, "must be .npy or CSV, not an .npz archive", path or "-")
     if prefix.startswith(PICKLE_OPCODE):
         rule = "must be .npy or CSV; pickled data is never loaded"
