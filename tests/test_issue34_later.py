@@ -161,3 +161,26 @@ def test_an_empty_npz_is_named_as_one(run_cli, tmp_path, args):
     result = run_cli(*(str(source) if a == "F" else a for a in args))
     line = _refused(result, tmp_path, ["e.npz"])
     assert ".npz archive" in line and "101010256" not in line and ".safetensors" not in line
+
+
+# item 16 and item 19's duplicate s=: s=-1 was refused with the grid rule (its echo dropped
+# s=-1), s=1,s=2 silently took the last, s=.. was an internal error, gap=1.5 became 1
+
+
+@pytest.mark.parametrize(
+    ("video", "rule"),
+    [
+        ("video:2,4,4,s=-1", "takes s= as a finite number of seconds >= 0"),
+        ("video:2,4,4,s=..", "takes s= as a finite number of seconds >= 0"),
+        ("video:2,4,4,s=1e999", "takes s= as a finite number of seconds >= 0"),
+        ("video:2,4,4,s=1,s=2", "gives s= once per video"),
+    ],
+)
+def test_a_bad_seconds_knob_is_named_with_its_word(run_cli, video, rule):
+    args = ["--model", "qwen2.5-vl", "--tokens", f"text:2 {video}"]
+    _refused(run_cli("rope", "mrope-ids", *args), None, (), rule, f"(got {video})")
+
+
+def test_a_fractional_gap_is_refused(run_cli):
+    args = ["--model", "qwen3-vl", "--tokens", "text:2 video:2,4,4,gap=1.5"]
+    _refused(run_cli("rope", "mrope-ids", *args), None, (), "gap= as a whole number")

@@ -12,6 +12,7 @@ follow ``get_rope_index`` (transformers 5.24, ``models/qwen2_vl``, ``qwen2_5_vl`
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -120,7 +121,7 @@ def parse_tokens(text: str) -> list[Segment]:
         if not match or len(numbers) != (1 if match[1] == "text" else 3):
             rule = "must be words text:N, image:T,H,W or video:T,H,W[,s=SECONDS][,gap=N]"
             raise ParameterError("tokens", rule, word)
-        extra = dict(kv.split("=") for kv in match[3].split(",") if kv)
+        extra = _knob_values(match[3], word)
         if set(extra) - {"s", "gap"} or (extra and match[1] != "video"):
             raise ParameterError("tokens", "takes s= and gap= on videos only", word)
         seconds, gap = float(extra.get("s", 1.0)), int(float(extra.get("gap", 0)))
@@ -128,6 +129,31 @@ def parse_tokens(text: str) -> list[Segment]:
     if not segments:
         raise ParameterError("tokens", "must name at least one segment", text)
     return segments
+
+
+def _knob_values(text: str, word: str) -> dict[str, str]:
+    """A video's ``,s=…,gap=…`` as text by name, each checked (else refused, echoing ``word``).
+
+    Each knob once; ``s`` a finite number of seconds >= 0, ``gap`` a whole number >= 0.
+
+    >>> _knob_values(",s=0.5,gap=2", "video:2,4,4,s=0.5,gap=2")
+    {'s': '0.5', 'gap': '2'}
+    """
+    pairs = [kv.split("=") for kv in text.split(",") if kv]
+    names = [name for name, _ in pairs]
+    if twice := sorted({name for name in names if names.count(name) > 1}):
+        raise ParameterError("tokens", f"gives {twice[0]}= once per video", word)
+    extra = dict(pairs)
+    rules = {"s": "a finite number of seconds >= 0", "gap": "a whole number of tokens >= 0"}
+    for name, value in extra.items():
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        whole = number.is_integer() or name != "gap"
+        if name in rules and not (math.isfinite(number) and number >= 0 and whole):
+            raise ParameterError("tokens", f"takes {name}= as {rules[name]}", word)
+    return extra
 
 
 def _grid(segment: Segment, merge: int) -> tuple[int, int, int]:
