@@ -184,3 +184,24 @@ def test_a_bad_seconds_knob_is_named_with_its_word(run_cli, video, rule):
 def test_a_fractional_gap_is_refused(run_cli):
     args = ["--model", "qwen3-vl", "--tokens", "text:2 video:2,4,4,gap=1.5"]
     _refused(run_cli("rope", "mrope-ids", *args), None, (), "gap= as a whole number")
+
+
+# item 17: identify-axes with --grid and --ids said "fits no preset … (got none)"; rope axes
+# names the conflict. Both now name it before any preset is tried.
+
+
+@pytest.mark.parametrize(
+    ("extra", "rule"),
+    [
+        (["--grid", "4x4", "--text", "3"], "goes without --grid"),
+        (["--text", "3"], "goes without --text"),
+    ],
+)
+def test_identify_axes_names_a_second_source_of_ids(run_cli, tmp_path, extra, rule):
+    cache = tmp_path / "c.npy"
+    np.save(cache, np.zeros((19, 256), np.float32))
+    (tmp_path / "ids.csv").write_text("1,2\n")
+    result = run_cli(
+        "rope", "identify-axes", str(cache), *extra, "--ids", str(tmp_path / "ids.csv")
+    )
+    _refused(result, None, (), "'--ids'", rule)
