@@ -205,3 +205,53 @@ def test_identify_axes_names_a_second_source_of_ids(run_cli, tmp_path, extra, ru
         "rope", "identify-axes", str(cache), *extra, "--ids", str(tmp_path / "ids.csv")
     )
     _refused(result, None, (), "'--ids'", rule)
+
+
+# item 18: -o /sys/kernel/x.npy or /proc/x.npy: "not enough room … 0 bytes free", status 1;
+# a folder no file can be created in is a usage error (2), as an unwritable folder is
+
+
+def _mount_type(point):
+    with open("/proc/self/mountinfo") as table:
+        for line in table:
+            fields, _, tail = line.partition(" - ")
+            if fields.split()[4] == point:
+                return tail.split()[0]
+    return None
+
+
+@pytest.mark.parametrize(
+    ("output", "mount"), [("/proc/x.npy", "/proc"), ("/sys/kernel/x.csv", "/sys")]
+)
+def test_an_output_on_a_kernel_file_system_is_a_usage_error(run_cli, output, mount):
+    kind = _mount_type(mount)
+    if kind not in ("proc", "sysfs"):
+        pytest.skip(f"{mount} is not mounted as the kernel's file system here")
+    line = _refused(run_cli("compute", "--d", "4", "--n", "2", "-o", output))
+    assert "'--output'" in line and f"{kind} file system ({mount})" in line
+
+
+def test_an_output_on_a_read_only_mount_is_a_usage_error(monkeypatch):
+    import io
+
+    from pecli.io import paths
+
+    table = (
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+        "40 27 0:40 / /media/disk ro,relatime - ext4 /dev/vdb ro\n"
+        "41 27 0:41 / /media/disk\\040two rw,relatime - ext4 /dev/vdc rw\n"
+    )
+    real_open = open
+    monkeypatch.setattr(
+        paths,
+        "open",
+        lambda name, *a, **k: (
+            io.StringIO(table) if name == "/proc/self/mountinfo" else real_open(name, *a, **k)
+        ),
+        raising=False,
+    )
+    assert (
+        paths.file_system_problem("/media/disk/out")
+        == "is on a read-only file system (/media/disk)"
+    )
+    assert paths.file_system_problem("/media/disk two/out") is None  # \040: a space
