@@ -255,3 +255,41 @@ def test_an_output_on_a_read_only_mount_is_a_usage_error(monkeypatch):
         == "is on a read-only file system (/media/disk)"
     )
     assert paths.file_system_problem("/media/disk two/out") is None  # \040: a space
+
+
+# item 19: --grid 4x4x was read as 4x4; gguf show --format json wrote a stored NaN as null
+
+
+@pytest.mark.parametrize("grid", ["4x4x", "x4x4", "4xx4", "4,,4"])
+def test_a_grid_with_an_empty_size_is_refused(run_cli, grid):
+    result = run_cli("rope", "axes", "--preset", "flux", "--grid", grid, "--format", "csv")
+    _refused(result, None, (), "'--grid'", f"(got {grid})")
+
+
+def _text(text: str) -> bytes:
+    import struct
+
+    raw = text.encode()
+    return struct.pack("<Q", len(raw)) + raw
+
+
+def test_gguf_show_json_spells_a_stored_nan(run_cli, tmp_path):
+    import struct
+
+    kvs = [
+        _text("general.architecture") + struct.pack("<I", 8) + _text("llama"),
+        _text("llama.rope.freq_base") + struct.pack("<If", 6, float("nan")),  # 6: FLOAT32
+        _text("llama.rope.scaling.factor") + struct.pack("<If", 6, float("-inf")),
+        _text("llama.rope.dimension_count") + struct.pack("<II", 4, 6),  # 4: UINT32
+    ]
+    tensor = _text("rope_freqs.weight") + struct.pack("<IQIQ", 1, 3, 0, 0)  # 1-D, 3, F32, at 0
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, len(kvs)) + b"".join(kvs) + tensor
+    data = struct.pack("<3f", 1.0, float("nan"), float("inf"))
+    (tmp_path / "m.gguf").write_bytes(head + b"\0" * (-len(head) % 32) + data)
+    result = run_cli("gguf", "show", str(tmp_path / "m.gguf"), "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["keys"]["llama.rope.freq_base"] == "NaN"
+    assert report["keys"]["llama.rope.scaling.factor"] == "-Infinity"
+    assert report["keys"]["llama.rope.dimension_count"] == 6
+    assert report["tensors"]["rope_freqs.weight"] == [1.0, "NaN", "Infinity"]
