@@ -293,3 +293,14 @@ def test_gguf_show_json_spells_a_stored_nan(run_cli, tmp_path):
     assert report["keys"]["llama.rope.scaling.factor"] == "-Infinity"
     assert report["keys"]["llama.rope.dimension_count"] == 6
     assert report["tensors"]["rope_freqs.weight"] == [1.0, "NaN", "Infinity"]
+
+
+# item 19: rope axis-map --widths 65536,65536 as a table took 85 s and 412 MB (CSV 0.6 s)
+
+
+def test_axis_map_table_of_too_many_pairs_is_refused_csv_is_not(run_cli):
+    args = ["rope", "axis-map", "--widths", "4096,4098", "--theta", "10000"]  # 2048 + 2049 pairs
+    _refused(run_cli(*args), None, (), "'--widths'", "--format csv", "(got 4097 pairs)")
+    result = run_cli(*args, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 1 + 4097
