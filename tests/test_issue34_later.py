@@ -304,3 +304,21 @@ def test_axis_map_table_of_too_many_pairs_is_refused_csv_is_not(run_cli):
     result = run_cli(*args, "--format", "csv")
     assert result.exit_code == 0, result.output
     assert len(result.stdout.splitlines()) == 1 + 4097
+
+
+# friction: pecli --help cut every summary with "..." at ~45 characters
+
+
+@pytest.mark.parametrize("group", [[], ["rope"], ["alibi"], ["gguf"]])
+def test_help_lists_each_command_with_its_whole_first_sentence(run_cli, group):
+    result = run_cli(*group, "--help", terminal_width=100)
+    assert result.exit_code == 0, result.output
+    listing = result.stdout.split("Commands:\n", 1)[1].splitlines()
+    assert all(len(line) <= 100 for line in listing)
+    summaries: list[str] = []
+    for line in listing:  # a new command's row starts at column 2, its wrapped lines further in
+        if line[2:3].strip():
+            summaries.append(line.split(None, 1)[1])
+        else:
+            summaries[-1] += " " + line.strip()
+    assert summaries and all(s.endswith(".") and not s.endswith("...") for s in summaries)

@@ -159,6 +159,20 @@ class PecliGroup(TyperGroup):
                 error.message, error.possibilities = error.message + hint, None
             raise
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The commands, each with its first sentence whole (click cuts it at ~45 characters).
+
+        The sentence wraps in the right column, so the listing reads in 80 or 100 columns.
+        """
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=1 << 20)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def add_hint(self, error: Exception) -> None:
         """Add to a usage error of the command being run what was probably meant."""
         inner = self
