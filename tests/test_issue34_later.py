@@ -322,3 +322,34 @@ def test_help_lists_each_command_with_its_whole_first_sentence(run_cli, group):
         else:
             summaries[-1] += " " + line.strip()
     assert summaries and all(s.endswith(".") and not s.endswith("...") for s in summaries)
+
+
+# friction: identify config.json said "must hold numbers only"; a figure got the text of a
+# missing file ("binary data" at best); a folder the text of a missing file
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        (
+            "config.json",
+            '{\n "rope_theta": 10000.0,\n "head_dim": 64\n}\n',
+            "not JSON: pecli rope config",
+        ),
+        ("f.png", b"\x89PNG\r\n\x1a\n" + bytes(32), "not a PNG image"),
+        ("f.pdf", b"%PDF-1.4\n" + bytes(32), "not a PDF document"),
+        ("m.gguf", b"GGUF" + bytes(32), "not a GGUF file (pecli gguf show"),
+    ],
+)
+def test_identify_names_the_kind_of_file_it_cannot_read(run_cli, tmp_path, name, content, said):
+    path = tmp_path / name
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    _refused(run_cli("identify", str(path)), tmp_path, [name], "'FILE'", said)
+
+
+def test_identify_tells_a_folder_from_a_missing_file(run_cli, tmp_path):
+    folder = _refused(run_cli("identify", str(tmp_path)))
+    missing = _refused(run_cli("identify", str(tmp_path / "missing.npy")))
+    missing_rule = missing.split(" (got ")[0]  # the path itself says "folder" here
+    assert "not a folder" in folder and "folder" not in missing_rule
+    assert "must be an existing" in missing_rule
