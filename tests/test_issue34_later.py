@@ -353,3 +353,46 @@ def test_identify_tells_a_folder_from_a_missing_file(run_cli, tmp_path):
     missing_rule = missing.split(" (got ")[0]  # the path itself says "folder" here
     assert "not a folder" in folder and "folder" not in missing_rule
     assert "must be an existing" in missing_rule
+
+
+# friction: columns were 1-based in timestep (cos_1), 0-based in rope axes (cos_0), with no
+# rule written down; docs/cli.md now states one per family, and each command keeps it
+
+
+def _first_index(run_cli, args):
+    result = run_cli(*args, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    header, first = result.stdout.splitlines()[:2]
+    if header.startswith("pair,"):
+        return int(first.split(",")[0])
+    return int(header.split(",")[0].rsplit("_", 1)[1])
+
+
+ONE_BASED = {
+    "compute": ["compute", "--d", "4", "--n", "1"],
+    "grid": ["grid", "1", "1", "--d", "8"],
+    "fourier": ["fourier", "--k", "2", "0.5"],
+    "wavelengths": ["wavelengths", "--d", "4"],
+    "timestep": ["timestep", "--d", "4", "0.5"],
+}
+ZERO_BASED = {
+    "rope cache": ["rope", "cache", "--head-dim", "4", "--n", "1", "--theta", "10000"],
+    "rope axes": ["rope", "axes", "--preset", "flux", "--grid", "1x1"],
+    "rope freqs": ["rope", "freqs", "--head-dim", "4", "--theta", "10000"],
+    "rope axis-map": ["rope", "axis-map", "--preset", "flux"],
+    "xpos": ["xpos", "--head-dim", "4", "--n", "1"],
+}
+
+
+def test_column_numbering_is_the_rule_docs_cli_states(run_cli):
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
+    rule = docs.split("* Column names count pairs", 1)[1].split("\n* ", 1)[0]
+    one, zero = rule.split("**1-based**")
+    for name, args in ONE_BASED.items():
+        assert f"`{name}`" in one, name
+        assert _first_index(run_cli, args) == 1, name
+    for name, args in ZERO_BASED.items():
+        assert f"`{name}`" in zero, name
+        assert _first_index(run_cli, args) == 0, name
