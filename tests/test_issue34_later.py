@@ -396,3 +396,20 @@ def test_column_numbering_is_the_rule_docs_cli_states(run_cli):
     for name, args in ZERO_BASED.items():
         assert f"`{name}`" in zero, name
         assert _first_index(run_cli, args) == 0, name
+
+
+# friction: the README said make figures "rebuilds only the figures whose code or pinned
+# versions changed"; make compares times, so a fresh clone redraws them all
+
+
+def test_readme_says_how_make_figures_decides_and_counts_the_figures():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = " ".join((root / "README.md").read_text().split())
+    figures = re.search(r"^FIGS\s*:=(.*?)(?<!\\)\n", (root / "Makefile").read_text(), re.S | re.M)
+    count = len(figures[1].replace("\\", " ").split())
+    assert count == 20
+    assert "rebuilds only the figures whose code or pinned versions changed" not in readme
+    assert "fresh clone" in readme and "all ten (twenty files, PNG and SVG)" in readme
