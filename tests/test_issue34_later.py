@@ -413,3 +413,16 @@ def test_readme_says_how_make_figures_decides_and_counts_the_figures():
     assert count == 20
     assert "rebuilds only the figures whose code or pinned versions changed" not in readme
     assert "fresh clone" in readme and "all ten (twenty files, PNG and SVG)" in readme
+
+
+# friction: the docs' Wan example passed the latent size (21x60x104: 4x the tokens, silently)
+
+
+def test_the_docs_wan_example_gives_patches():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    cli = (docs / "cli.md").read_text()
+    assert "--preset wan --grid 21x60x104" not in cli
+    assert "--preset wan --grid 21x30x52" in cli  # 480 / 8 / 2 = 30, 832 / 8 / 2 = 52
+    assert "Grids count patches, not latent pixels" in (docs / "multiaxis.md").read_text()
