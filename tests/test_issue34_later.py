@@ -426,3 +426,19 @@ def test_the_docs_wan_example_gives_patches():
     assert "--preset wan --grid 21x60x104" not in cli
     assert "--preset wan --grid 21x30x52" in cli  # 480 / 8 / 2 = 30, 832 / 8 / 2 = 52
     assert "Grids count patches, not latent pixels" in (docs / "multiaxis.md").read_text()
+
+
+# friction: text after a video reused the video's t ids under the 5.24 rule, without a word
+
+
+def test_mrope_ids_notes_text_that_reuses_a_video_s_t_ids(run_cli):
+    # text:1 at t 0; a video of 8 frames, 2x2 patches merged to 1x1, at t 1 … 8; 5.24 goes on
+    # at start + max(h, w)/2 = 1 + 1 = 2, so the three text tokens take t 2, 3, 4 (all used)
+    args = ["rope", "mrope-ids", "--model", "qwen2-vl", "--tokens", "text:1 video:8,2,2 text:3"]
+    result = run_cli(*args, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    t = [int(row.split(",")[0]) for row in result.stdout.splitlines()[1:]]
+    assert t == [0, 1, 2, 3, 4, 5, 6, 7, 8, 2, 3, 4]
+    assert "note: 3 text token(s) after a video take t ids the video used already" in result.stderr
+    after = run_cli(*args, "--release", "4", "--format", "csv")  # goes on at 9: nothing reused
+    assert after.exit_code == 0 and "note:" not in after.stderr

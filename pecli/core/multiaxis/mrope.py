@@ -22,7 +22,15 @@ import numpy as np
 from ..errors import ParameterError
 from .plan import AxisPlan, shared
 
-__all__ = ["MODELS", "RELEASES", "Segment", "mrope_ids", "mrope_plan", "parse_tokens"]
+__all__ = [
+    "MODELS",
+    "RELEASES",
+    "Segment",
+    "mrope_ids",
+    "mrope_plan",
+    "parse_tokens",
+    "reused_text_ids",
+]
 
 #: The models whose ``get_rope_index`` is repeated here.
 MODELS = ("qwen2-vl", "qwen2.5-vl", "qwen3-vl")
@@ -262,3 +270,31 @@ def mrope_ids(
         blocks.append(block)
     ids = np.concatenate(blocks, axis=1)
     return ids, int(ids.max()) + 1 - ids.shape[1]
+
+
+def reused_text_ids(
+    tokens: str, ids: np.ndarray, *, model: str, spatial_merge_size: int = 2
+) -> int:
+    """How many text tokens take a t id that a grid before them already used.
+
+    Under transformers 5.24's rule text goes on at ``start + max(h, w)`` (merged) after a
+    grid, below the last t of a video longer than it is wide: its first ids repeat the
+    video's. ``ids`` is :func:`mrope_ids`'s ``(3, seq)`` of the same ``tokens``.
+
+    >>> layout = "text:1 video:8,2,2 text:3"
+    >>> ids = mrope_ids(parse_tokens(layout), model="qwen2-vl")[0]
+    >>> reused_text_ids(layout, ids, model="qwen2-vl")  # text at t 2, 3, 4; the video 1 … 8
+    3
+    """
+    merge, seen, at, count = spatial_merge_size, -1, 0, 0
+    for seg in _groups(parse_tokens(tokens), model):
+        n = (
+            seg.size[0]
+            if seg.kind == "text"
+            else seg.size[0] * (seg.size[1] // merge) * (seg.size[2] // merge)
+        )
+        t = ids[0, at : at + n]
+        if seg.kind == "text":
+            count += int(np.count_nonzero(t <= seen))
+        seen, at = max(seen, int(t.max(initial=seen))), at + n
+    return count
