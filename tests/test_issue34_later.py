@@ -442,3 +442,24 @@ def test_mrope_ids_notes_text_that_reuses_a_video_s_t_ids(run_cli):
     assert "note: 3 text token(s) after a video take t ids the video used already" in result.stderr
     after = run_cli(*args, "--release", "4", "--format", "csv")  # goes on at 9: nothing reused
     assert after.exit_code == 0 and "note:" not in after.stderr
+
+
+# friction: alibi identify refused BLOOM's real (batch·heads, 1, keys) tensor (read as 8 heads
+# of a wrong series). Built here as transformers' build_alibi_tensor does, by hand: slopes
+# 2^(-8h/H), positions ((mask.cumsum - 1) * mask), rows reshaped to batch·heads
+
+
+def test_alibi_identify_reads_bloom_s_batched_tensor(run_cli, tmp_path):
+    heads = 4
+    slopes = 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads)  # 1/4, 1/16, 1/64, 1/256
+    mask = np.array([[1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1]], np.float64)
+    positions = ((mask.cumsum(-1) - 1) * mask)[:, None, :]
+    alibi = (slopes[None, :, None] * positions).reshape(2 * heads, 1, 6).astype(np.float32)
+    np.save(tmp_path / "b.npy", alibi)
+    result = run_cli("alibi", "identify", str(tmp_path / "b.npy"), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["convention"] == "bloom" and report["batch"] == 2
+    assert report["batch_padding"] == [0, 3]
+    assert report["slopes"] == [0.25, 0.0625, 0.015625, 0.00390625]
+    assert report["slope_fit"]["heads"] == heads and report["slope_fit"]["max_bias"] == 8.0
