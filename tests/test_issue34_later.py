@@ -463,3 +463,52 @@ def test_alibi_identify_reads_bloom_s_batched_tensor(run_cli, tmp_path):
     assert report["batch_padding"] == [0, 3]
     assert report["slopes"] == [0.25, 0.0625, 0.015625, 0.00390625]
     assert report["slope_fit"]["heads"] == heads and report["slope_fit"]["max_bias"] == 8.0
+
+
+# friction: timestep --model flux --input-dtype bfloat16 0.3 showed no difference from exact:
+# FLUX in bf16 computes the table in float32 and casts it to bf16 before linear_1. The
+# expected tables are diffusers 0.42.1's own (tests/fixtures/libraries/timestep_dtypes/)
+
+
+def _network_run(run_cli, tmp_path, fixture, network_dtype):
+    values = [repr(v) for v in fixture.params["values"]]
+    dtype = fixture.params["model_dtype"]
+    out = tmp_path / "t.npy"
+    args = ["--model", "flux", "--d", "256", "--input-dtype", dtype]
+    result = run_cli("timestep", *args, "--network-dtype", network_dtype, "-o", str(out), *values)
+    assert result.exit_code == 0, result.output
+    return np.load(out)
+
+
+def test_timestep_network_dtype_is_what_flux_linear_1_receives_in_bfloat16(run_cli, tmp_path):
+    import library_fixtures
+
+    fixtures = {f.name: f for f in library_fixtures.load("timestep_dtypes")}
+    fixture = fixtures["flux_bfloat16_linear_1"]
+    table = _network_run(run_cli, tmp_path, fixture, "bfloat16")
+    np.testing.assert_array_equal(table, fixture.table)  # all 2048 values, bit for bit
+    values = [repr(v) for v in fixture.params["values"]]
+    args = ["--model", "flux", "--input-dtype", "bfloat16", "-o", str(tmp_path / "e.npy")]
+    exact = run_cli("timestep", *args, *values)  # rounded once from exact: not what it receives
+    assert exact.exit_code == 0 and (np.load(tmp_path / "e.npy") != fixture.table).any()
+
+
+def test_timestep_network_dtype_float32_is_within_one_ulp_of_diffusers(run_cli, tmp_path):
+    import library_fixtures
+
+    fixtures = {f.name: f for f in library_fixtures.load("timestep_dtypes")}
+    fixture = fixtures["flux_float32_linear_1"]
+    table = _network_run(run_cli, tmp_path, fixture, "float32")
+    assert table.dtype == np.float32
+    # torch's float32 exp, cos and sin are not all correctly rounded: an angle's frequency may
+    # be 1 ulp off, so the bound grows with the angle (as test_library_fixtures_timestep_dtypes)
+    t = np.float32(np.array(fixture.params["values"], np.float32) * np.float32(1000))
+    angles = np.abs(t.astype(np.float64)[:, None] * np.exp(-np.log(1e4) * np.arange(128) / 128))
+    bound = 2.0**-24 * ((np.log(1e4) + 4) * np.tile(angles, 2) + 4)
+    assert np.all(np.abs(table.astype(np.float64) - fixture.table) <= bound)
+    assert (table == fixture.table).mean() > 0.9  # most values bit for bit
+
+
+def test_timestep_network_dtype_names_the_models_it_knows(run_cli):
+    line = _refused(run_cli("timestep", "--model", "dit", "--network-dtype", "bfloat16", "0.3"))
+    assert "'--network-dtype'" in line and "--model flux" in line
