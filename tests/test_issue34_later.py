@@ -512,3 +512,10 @@ def test_timestep_network_dtype_float32_is_within_one_ulp_of_diffusers(run_cli, 
 def test_timestep_network_dtype_names_the_models_it_knows(run_cli):
     line = _refused(run_cli("timestep", "--model", "dit", "--network-dtype", "bfloat16", "0.3"))
     assert "'--network-dtype'" in line and "--model flux" in line
+
+
+def test_a_choice_of_another_option_is_named_as_such(run_cli):
+    # timestep --dtype bfloat16 answered "did you mean 'float64'?"
+    line = _refused(run_cli("timestep", "--dtype", "bfloat16", "0.3"))
+    assert "'bfloat16' is not one of float32, float64" in line and "--network-dtype" in line
+    assert "did you mean" not in line
