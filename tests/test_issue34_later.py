@@ -519,3 +519,31 @@ def test_a_choice_of_another_option_is_named_as_such(run_cli):
     line = _refused(run_cli("timestep", "--dtype", "bfloat16", "0.3"))
     assert "'bfloat16' is not one of float32, float64" in line and "--network-dtype" in line
     assert "did you mean" not in line
+
+
+# friction: alibi bias --left-padding 3,0 (one padding per sequence of a batch) was refused
+
+
+def test_alibi_bias_builds_bloom_s_batch_with_a_padding_per_sequence(run_cli, tmp_path):
+    result = run_cli(
+        "alibi",
+        "bias",
+        "--heads",
+        "4",
+        "--n",
+        "6",
+        "--convention",
+        "bloom",
+        "--left-padding",
+        "0,3",
+        "-o",
+        str(tmp_path / "b.npy"),
+    )
+    assert result.exit_code == 0, result.output
+    slopes = 2.0 ** (-8.0 * np.arange(1, 5) / 4)  # by hand, as build_alibi_tensor (above)
+    mask = np.array([[1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1]], np.float64)
+    positions = ((mask.cumsum(-1) - 1) * mask)[:, None, :]
+    expected = (slopes[None, :, None] * positions).reshape(8, 1, 6)
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), expected)
+    line = _refused(run_cli("alibi", "bias", "--heads", "4", "--left-padding", "0,0"))
+    assert "'--left-padding'" in line and "bloom or falcon" in line
