@@ -412,7 +412,54 @@ def test_readme_says_how_make_figures_decides_and_counts_the_figures():
     count = len(figures[1].replace("\\", " ").split())
     assert count == 20
     assert "rebuilds only the figures whose code or pinned versions changed" not in readme
-    assert "fresh clone" in readme and "all ten (twenty files, PNG and SVG)" in readme
+    assert "ten figures (twenty files, PNG and SVG)" in readme and "a fresh clone" in readme
+    rules = re.findall(r"^figures/\S+ figures/\S+: (.*)$", (root / "Makefile").read_text(), re.M)
+    assert len(rules) == 10 and all(r.startswith("$(FIGURE_STAMP)") for r in rules)
+
+
+# … and then made it so: the figures depend on a stamp whose time moves with the inputs' content
+
+
+def _git(folder, *args):
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_figure_stamp_moves_only_with_content(tmp_path, monkeypatch):
+    import shutil
+    import sys
+    import time
+    from pathlib import Path
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import figure_stamp
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "f.png").write_bytes(b"png")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "c")
+    monkeypatch.chdir(tmp_path)
+    stamp = tmp_path / "stamp"
+    assert figure_stamp.update(stamp, ["a.py"]) == "trusted"  # a fresh clone: as committed
+    assert stamp.stat().st_mtime == 0  # older than the checked-out figures: none redrawn
+    (tmp_path / "a.py").write_text("x = 1\n")  # saved again, same bytes
+    assert figure_stamp.update(stamp, ["a.py"]) == "kept" and stamp.stat().st_mtime == 0
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert figure_stamp.update(stamp, ["a.py"]) == "rewritten"
+    assert stamp.stat().st_mtime > time.time() - 600  # newer than the figures: redrawn
+    stamp.unlink()  # a new .venv over an edited tree: nothing to trust
+    assert figure_stamp.update(stamp, ["a.py"]) == "rewritten"
 
 
 # friction: the docs' Wan example passed the latent size (21x60x104: 4x the tokens, silently)
