@@ -158,9 +158,7 @@ def _candidates(
     """The presets that fit the cache's width and rows with these ids (the named one only)."""
     from ...core.multiaxis.resolve import PRESETS, check_id_options, resolve_ids, resolve_plan
 
-    check_id_options(
-        head_dim=head_dim, ids=ids, **given
-    )  # a value no preset takes is named, not "fits"
+    check_id_options(head_dim=head_dim, ids=ids, **given)  # named, not "fits no preset"
     names = [preset] if preset else list(PRESETS)
     found, last = [], None
     for name in names:
