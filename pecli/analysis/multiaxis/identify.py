@@ -213,7 +213,7 @@ def _candidates(
         resolve_plan,
     )
 
-    check_id_options(head_dim=head_dim, **given)  # a value no preset takes is named, not "fits"
+    check_id_options(head_dim=head_dim, ids=ids, **given)  # named, not "fits no preset"
     names = [preset] if preset else distinct_presets()  # SkyReels-V2's cache is Wan's
     found, last = [], None
     for name in names:

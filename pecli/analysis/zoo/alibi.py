@@ -10,7 +10,7 @@ included) and the convention that rebuilds it best wins. See docs/zoo.md#identif
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -92,6 +92,9 @@ class BiasFit:
     slope_fit: SlopeFit
     errors: dict[str, float] = field(default_factory=dict)
     left_padding: int = 0
+    #: BLOOM's ``(batch·heads, 1, keys)``: the batch size and each sequence's padded keys.
+    batch: int = 1
+    batch_padding: tuple[int, ...] = ()
 
     @property
     def matched(self) -> bool:
@@ -105,12 +108,19 @@ class BiasFit:
             "shape": self.shape,
             "convention": self.convention,
             "left_padding": self.left_padding,
+            **self._batch_report(),
             "matched": self.matched,
             "relative_error": self.error,
             "tolerance": self.tolerance,
             "slopes": self.slopes.tolist(),
             "slope_fit": self.slope_fit.report(alone=False),
         }
+
+    def _batch_report(self) -> dict[str, Any]:
+        """``batch`` and each sequence's padded keys, for a ``(batch·heads, 1, keys)`` tensor."""
+        if self.batch == 1:
+            return {}
+        return {"batch": self.batch, "batch_padding": list(self.batch_padding)}
 
 
 def _is_bfloat16(values: np.ndarray) -> bool:
@@ -287,13 +297,45 @@ def identify_alibi_bias(tensor: object) -> BiasFit:
     t = _as_heads(raw.astype(np.float64))
     if t.shape[1] > 1 and np.isfinite(t).all() and (t == t[:, :1, :]).all():
         t = t[:, :1, :]  # a key-only row broadcast over the queries
+    try:
+        fit = _read_heads(t, raw.shape)
+    except ParameterError:
+        fit = None
+    if (fit is None or not fit.matched) and (batched := _read_batches(t, raw.shape)):
+        return batched
+    return fit if fit is not None else _read_heads(t, raw.shape)
+
+
+def _read_batches(t: np.ndarray, shape: tuple[int, ...]) -> BiasFit | None:
+    """BLOOM's ``(batch·heads, 1, keys)``: the fewest sequences whose heads read alike.
+
+    Each sequence's rows are read on their own (each its padding); they must give the same
+    slopes, and those slopes must fit a series.
+    """
+    n, q, k = t.shape
+    for batch in (b for b in range(2, n) if n % b == 0 and q == 1):
+        try:
+            fits = [_read_heads(part, shape) for part in t.reshape(batch, n // batch, 1, k)]
+        except ParameterError:
+            continue
+        first = fits[0]
+        same = all(np.array_equal(f.slopes, first.slopes) and f.matched for f in fits)
+        if same and first.matched:
+            pads = tuple(f.left_padding for f in fits)
+            errors = max(f.error for f in fits)
+            return replace(first, shape=shape, error=errors, batch=batch, batch_padding=pads)
+    return None
+
+
+def _read_heads(t: np.ndarray, shape: tuple[int, ...]) -> BiasFit:
+    """The reading of ``(h, q, k)``: the convention that rebuilds it best, and its slopes."""
     errors = {c: _rebuild_error(t, c) for c in CONVENTIONS}
     best = min(CONVENTIONS, key=lambda c: (errors[c], CONVENTIONS.index(c)))
     if not np.isfinite(errors[best]):
         rule = f"is no ALiBi bias in any convention ({', '.join(CONVENTIONS)})"
-        raise ParameterError("x", rule, f"shape {raw.shape}")
+        raise ParameterError("x", rule, f"shape {shape}")
     slopes = _slopes_of(t, best)
     tolerance = BFLOAT16_TOLERANCE if _is_bfloat16(t) else FLOAT_TOLERANCE
     slope_fit = identify_alibi_slopes(slopes)
     pad = max(_left_padding(t), 0) if ALIBI_CONVENTIONS[best].takes_mask else 0
-    return BiasFit(best, raw.shape, slopes, errors[best], tolerance, slope_fit, errors, pad)
+    return BiasFit(best, shape, slopes, errors[best], tolerance, slope_fit, errors, pad)

@@ -163,8 +163,9 @@ def parse_sizes(text: str, parameter: str) -> tuple[int, ...]:
     (3, 4, 5)
 
     """
-    words = [w for w in re.split(r"[x×,\s]+", str(text).strip().lower()) if w]
-    if not words or not all(w.isdigit() for w in words):
+    spelled = str(text).strip().lower()
+    words = re.split(r"\s*[x×,]\s*|\s+", spelled)  # "4x4x": an empty last size, refused
+    if not spelled or not all(w.isascii() and w.isdigit() for w in words):
         raise ParameterError(parameter, "must be sizes such as 4x6 or 16,56,56", text)
     return tuple(int(w) for w in words)
 

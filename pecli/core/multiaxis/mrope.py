@@ -12,6 +12,7 @@ follow ``get_rope_index`` (transformers 5.24, ``models/qwen2_vl``, ``qwen2_5_vl`
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +22,16 @@ import numpy as np
 from ..errors import ParameterError
 from .plan import AxisPlan, shared
 
-__all__ = ["KNOBS", "MODELS", "RELEASES", "Segment", "mrope_ids", "mrope_plan", "parse_tokens"]
+__all__ = [
+    "KNOBS",
+    "MODELS",
+    "RELEASES",
+    "Segment",
+    "mrope_ids",
+    "mrope_plan",
+    "parse_tokens",
+    "reused_text_ids",
+]
 
 #: The models whose ``get_rope_index`` is repeated here.
 MODELS = ("qwen2-vl", "qwen2.5-vl", "qwen3-vl")
@@ -135,7 +145,7 @@ def parse_tokens(text: str) -> list[Segment]:
             raise ParameterError("tokens", rule, word)
         if min(int(n) for n in numbers) < 1:  # a run of no tokens: nothing to place
             raise ParameterError("tokens", "takes sizes >= 1 (text:N, T,H,W)", word)
-        extra = dict(kv.split("=") for kv in match[3].split(",") if kv)
+        extra = _knob_values(match[3], word)
         if set(extra) - {"s", "gap"} or (extra and match[1] != "video"):
             raise ParameterError("tokens", "takes s= and gap= on videos only", word)
         seconds = float(extra["s"]) if "s" in extra else None
@@ -144,6 +154,31 @@ def parse_tokens(text: str) -> list[Segment]:
     if not segments:
         raise ParameterError("tokens", "must name at least one segment", text)
     return segments
+
+
+def _knob_values(text: str, word: str) -> dict[str, str]:
+    """A video's ``,s=…,gap=…`` as text by name, each checked (else refused, echoing ``word``).
+
+    Each knob once; ``s`` a finite number of seconds >= 0, ``gap`` a whole number >= 0.
+
+    >>> _knob_values(",s=0.5,gap=2", "video:2,4,4,s=0.5,gap=2")
+    {'s': '0.5', 'gap': '2'}
+    """
+    pairs = [kv.split("=") for kv in text.split(",") if kv]
+    names = [name for name, _ in pairs]
+    if twice := sorted({name for name in names if names.count(name) > 1}):
+        raise ParameterError("tokens", f"gives {twice[0]}= once per video", word)
+    extra = dict(pairs)
+    rules = {"s": "a finite number of seconds >= 0", "gap": "a whole number of tokens >= 0"}
+    for name, value in extra.items():
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        whole = number.is_integer() or name != "gap"
+        if name in rules and not (math.isfinite(number) and number >= 0 and whole):
+            raise ParameterError("tokens", f"takes {name}= as {rules[name]}", word)
+    return extra
 
 
 def _grid(segment: Segment, merge: int) -> tuple[int, int, int]:
@@ -256,3 +291,31 @@ def mrope_ids(
         blocks.append(block)
     ids = np.concatenate(blocks, axis=1)
     return ids, int(ids.max()) + 1 - ids.shape[1]
+
+
+def reused_text_ids(
+    tokens: str, ids: np.ndarray, *, model: str, spatial_merge_size: int = 2
+) -> int:
+    """How many text tokens take a t id that a grid before them already used.
+
+    Under transformers 5.24's rule text goes on at ``start + max(h, w)`` (merged) after a
+    grid, below the last t of a video longer than it is wide: its first ids repeat the
+    video's. ``ids`` is :func:`mrope_ids`'s ``(3, seq)`` of the same ``tokens``.
+
+    >>> layout = "text:1 video:8,2,2 text:3"
+    >>> ids = mrope_ids(parse_tokens(layout), model="qwen2-vl")[0]
+    >>> reused_text_ids(layout, ids, model="qwen2-vl")  # text at t 2, 3, 4; the video 1 … 8
+    3
+    """
+    merge, seen, at, count = spatial_merge_size, -1, 0, 0
+    for seg in _groups(parse_tokens(tokens), model):
+        n = (
+            seg.size[0]
+            if seg.kind == "text"
+            else seg.size[0] * (seg.size[1] // merge) * (seg.size[2] // merge)
+        )
+        t = ids[0, at : at + n]
+        if seg.kind == "text":
+            count += int(np.count_nonzero(t <= seen))
+        seen, at = max(seen, int(t.max(initial=seen))), at + n
+    return count

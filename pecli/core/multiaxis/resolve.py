@@ -165,13 +165,7 @@ def resolve_ids(
     >>> resolve_ids(plan, preset, grid=(2, 3), text=1, ids=None).n
     7
     """
-    given = [
-        name
-        for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
-        if value is not None
-    ]
-    if len(given) > 1 or (ids is not None and text):
-        raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
+    _one_source(grid, tokens, ids, text)
     if patch is not None and grid is None:
         raise ParameterError("patch", "goes with `grid` (the latent's size)", patch)
     _check_layout_rules(tokens, rules)
@@ -233,11 +227,24 @@ def latent_grid(
     return tuple(g // s for g, s in zip(latent, sizes, strict=True))
 
 
+def _one_source(grid: object, tokens: object, ids: object, text: int) -> None:
+    """Refuse a second source of ids: ``grid``, ``tokens`` and ``ids`` (with ``text``)."""
+    given = [
+        name
+        for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
+        if value is not None
+    ]
+    if len(given) > 1 or (ids is not None and text):
+        given = given if len(given) > 1 else ["text", "ids"]
+        raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
+
+
 def check_id_options(
     *,
     head_dim: int | None,
     grid: Sequence[int] | None,
     text: int,
+    ids: np.ndarray | None = None,
     tokens: str | None = None,
     fps: float | None = None,
     tokens_per_second: int | None = None,
@@ -255,6 +262,7 @@ def check_id_options(
     pecli.core.errors.ParameterError: text must be an integer from 0 to 2^40 (got -3)
 
     """
+    _one_source(grid, tokens, ids, text)  # before any preset is tried: not "fits no preset"
     if head_dim is not None and check_head(head_dim) % 2:
         raise ParameterError("head_dim", "must be even (rotary pairs)", head_dim)
     if grid is not None:
