@@ -93,8 +93,8 @@ def likely_causes(
     Examples
     --------
     >>> table = np.cos(np.arange(20.0)[:, None] * np.array([1.0, 0.1, 0.01, 0.001]))
-    >>> likely_causes(table, table[3:13], "float64")[0][:27]
-    'first position off by 3: A'
+    >>> likely_causes(table, table[3:13], "float64")[0][:24]
+    'first position off by 3:'
 
     """
     return [words for _, words in named_causes(a, b, dtype, ra, rb)]

@@ -269,7 +269,8 @@ def _scaling_fields(
     known = KNOWN_FIELDS.get(rope_type, set())
     for key, value in params.items():
         if key in known or key in _COMMON:
-            fields[{"rope_theta": "theta"}.get(key, key)] = _length(value)
+            length = key.endswith("position_embeddings")  # θ and factors stay floats
+            fields[{"rope_theta": "theta"}.get(key, key)] = _length(value) if length else value
         elif key not in _ELSEWHERE:
             notes.append(f"{key} is not used by rope_type {rope_type!r} (ignored)")
     for key in ("short_factor", "long_factor"):
