@@ -11,6 +11,8 @@ arrays; no I/O.
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -92,27 +94,58 @@ def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list
     groups: dict[tuple[float, ...], list[int]] = {}
     for i, key in enumerate(map(tuple, (head - along[:, None] * direction).tolist())):
         groups.setdefault(key, []).append(i)
-    unit, longest = None, None
+    unit: Step | None = None
+    longest: Step | None = None
     for members in groups.values():
         where = {float(along[i]): i for i in reversed(members)}
         low, high = min(where), max(where)
         if longest is None or high - low > longest[2]:
             longest = (where[low], where[high], high - low)
-        if unit is None:
-            unit = next(
-                ((where[c], where[c + 1], 1.0) for c in sorted(where) if c + 1 in where), None
-            )
+        coords = sorted(where)
+        for c, d in itertools.pairwise(coords):  # the shortest step (1, or a
+            if unit is None or d - c < unit[2]:  # fraction for linspace ids: CogVideoX, Allegro)
+                unit = (where[c], where[d], d - c)
     return [step for step in (unit, longest) if step is not None and step[2] > 0]
 
 
 def _turns(angle: np.ndarray, steps: list[Step]) -> np.ndarray:
-    """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved."""
+    """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved.
+
+    A shortest step ``k`` above π (CogVideoX's ids 7.5 apart) turns the fast pairs by more
+    than π: their ω is one of ``(2πm ± turn)/k``, chosen by :func:`_unalias`.
+    """
     omega = np.zeros(angle.shape[1])
     for u, v, k in reversed(steps):  # the longest first; the unit step overrides where it sees
         turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
         seen = turn > MOVED
         omega[seen] = turn[seen] / k
+    if steps and steps[0][2] > math.pi:
+        u, v, k = steps[0]
+        turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
+        omega = _unalias(omega, turn, k)
     return omega
+
+
+def _unalias(omega: np.ndarray, turn: np.ndarray, k: float) -> np.ndarray:
+    """The fast pairs' ω from a step ``k > π``, slowest pairs first along a geometric sequence.
+
+    Pairs below ``π/k`` are read as measured; each faster one (in pair order, ω falling) takes
+    the alias ``(2πm ± turn)/k`` (at most 1) nearest the ratio of the two slower pairs.
+    """
+    moved = np.flatnonzero(omega > 0)
+    out = omega.copy()
+    m = np.arange(math.ceil(k / (2 * math.pi)) + 1)
+    for back, j in enumerate(moved[::-1][2:]):
+        slower = moved[::-1][back : back + 2][::-1]  # the next two pairs, faster first
+        a, b = out[slower[0]], out[slower[1]]
+        if min(a, b) <= 0:
+            continue
+        guess = a * a / b
+        options = np.concatenate([2 * math.pi * m + turn[j], 2 * math.pi * m - turn[j]]) / k
+        options = options[(options > 0) & (options <= 1 + 1e-3)]
+        if guess * k > math.pi and options.size:
+            out[j] = options[np.argmin(np.abs(np.log(options / guess)))]
+    return out
 
 
 def read_axes(cos: np.ndarray, sin: np.ndarray, ids: np.ndarray, *, layout: str) -> AxesReading:
@@ -169,6 +202,19 @@ def _fit_schedule(reading: AxesReading, axes: int) -> None:
         mine = np.sort(reading.omega[[j for j, x in enumerate(reading.axis) if x == a]])[::-1]
         r = _ratio(mine) if mine.size and abs(mine[0] - 1) < 1e-3 else None
         if r is not None:
-            thetas[str(a)] = r ** (-mine.size)  # ω_k = θ^(-2k/D_a), D_a = 2·pairs of a
+            thetas[str(a)] = r ** (-_axis_pairs(reading.axis, a))  # ω_k = θ^(-2k/D_a)
     if thetas and len(thetas) == len({x for x in reading.axis if x >= 0}):
         reading.schedule, reading.theta = "per-axis", thetas
+
+
+def _axis_pairs(axis: list[int], a: int) -> int:
+    """The pairs of axis ``a``: its own, and the unturned ones right after its last.
+
+    The slowest pairs of an axis that few ids span turn by less than :data:`MOVED` (Allegro's
+    two frames 0.45 apart): they still count in ``D_a``.
+    """
+    mine = [j for j, x in enumerate(axis) if x == a]
+    last = mine[-1] + 1
+    while last < len(axis) and axis[last] < 0:
+        last += 1
+    return len(mine) + last - mine[-1] - 1
