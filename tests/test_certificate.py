@@ -198,3 +198,27 @@ def test_a_rope_cache_entry_next_to_a_tie_is_recomputed_and_reported(run_cli, tm
     assert re.fullmatch(r"pecli: every value correctly rounded to float32: \d+ recomputed", said)
     row = np.load(tmp_path / "c.npy")[0]
     assert [float(row[pair]), float(row[pair + 256])] == [rounded, rounded]  # half layout
+
+
+def test_a_frequency_next_to_a_tie_is_summed_exactly():
+    from pecli.core.certificate import rounded_sum
+
+    tie = 1 + 2.0**-24  # the float64 head is the tie itself; the tail decides
+    out = np.empty(3, np.float32)
+    hi, lo = np.array([tie, tie, 0.75]), np.array([1e-30, -1e-30, 1e-20])
+    assert rounded_sum(hi, lo, out) == 2
+    assert out.tolist() == [1 + 2.0**-23, 1.0, 0.75]
+
+
+def test_rope_freqs_npy_is_certified_and_matches_mpmath(run_cli, tmp_path):
+    args = ["--theta", "500000", "--head-dim", "128", "-o", str(tmp_path / "f.npy")]
+    done = run_cli("rope", "freqs", *args)
+    assert done.exit_code == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "pecli: every value correctly rounded to float32: 0 undecided"
+    )
+    with mpmath.workprec(200):
+        expected = [
+            _mp_float32(mpmath.mpf(500000) ** (-mpmath.mpf(2 * i) / 128)) for i in range(64)
+        ]
+    assert np.load(tmp_path / "f.npy").tolist() == expected

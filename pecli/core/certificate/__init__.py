@@ -14,7 +14,7 @@ References
 """
 
 from .bounds import ErrorBound, round_certified, undecided
-from .fallback import correctly_rounded, sin_cos_exact
+from .fallback import correctly_rounded, rounded_sum, sin_cos_exact
 from .tally import TALLY, Tally, counting
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "correctly_rounded",
     "counting",
     "round_certified",
+    "rounded_sum",
     "sin_cos_exact",
     "undecided",
 ]

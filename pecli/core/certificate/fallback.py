@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import RuntimeFailure
 
-__all__ = ["correctly_rounded", "sin_cos_exact"]
+__all__ = ["correctly_rounded", "rounded_sum", "sin_cos_exact"]
 
 #: Working precisions (bits) of the recomputation, tried in turn.
 PRECISIONS = (128, 256)
@@ -120,3 +120,36 @@ def sin_cos_exact(
 
         found[i] = _decided(value, margin, dtype)
     return found
+
+
+def rounded_sum(hi: np.ndarray, lo: np.ndarray, out: np.ndarray) -> int:
+    """``hi + lo`` (a double-double, e.g. an exact frequency) rounded correctly into ``out``.
+
+    The bound of ``hi`` alone is ``|lo|`` plus the pair's own ``2^-100·|hi|``; undecided
+    entries are summed in mpmath. Returns how many were recomputed.
+
+    >>> out = np.empty(1, np.float32)
+    >>> rounded_sum(np.array([1 + 2.0**-24]), np.array([1e-30]), out), out.tolist()
+    (1, [1.0000001192092896])
+
+    """
+    import mpmath
+
+    from .bounds import ErrorBound, round_certified
+
+    bound = ErrorBound(np.abs(lo) + INPUT_ERROR * np.abs(hi), 0.0, "a double-double")
+
+    def margin(x: Any) -> Any:
+        return abs(x) * INPUT_ERROR
+
+    def exact(flat: np.ndarray) -> np.ndarray:
+        found = []
+        for i in flat:
+
+            def value(i: int = int(i)) -> Any:
+                return mpmath.mpf(hi.flat[i]) + lo.flat[i]
+
+            found.append(_decided(value, margin, out.dtype))
+        return np.array(found, dtype=np.float64)
+
+    return round_certified(hi, bound, out, exact)
