@@ -24,6 +24,7 @@ import pytest
         (["plot-waves", "--start", "-1e308", "--stop", "1e308"], "'--start'"),
         (["heatmap", "-o", "-", "--data", "-"], "'--data'"),
         (["plot-waves", "-o", "-", "--data", "-"], "'--data'"),
+        (["plot-waves", "--pairs", "5,0"], "'--pairs'"),  # pair i counts from 1
         (["precision", "-o", "-"], "'--output'"),
         (["precision", "--d", "1000000000", "--n", "1"], "'--d'"),
     ],

@@ -690,3 +690,20 @@ def test_the_screen_gives_no_residual_to_a_table_holding_a_nan():
     assert circle_residual(table) < 1e-12
     table[3, 5] = np.nan
     assert circle_residual(table) == np.inf
+
+
+def test_the_screen_pairs_a_width_with_no_grid_layout_in_its_own_layouts():
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    interleaved = _numpy_table(20, 10)
+    half_split = np.concatenate([interleaved[:, 0::2], interleaved[:, 1::2]], axis=1)
+    assert circle_residual(half_split) < 1e-12  # [sin | cos] of d = 10: no grid preset's blocks
+
+
+def test_the_screen_of_transposed_rows_needs_every_pair_of_a_layout_on_the_circle():
+    from pecli.analysis.checkpoints.screen import columns_residual
+
+    p = np.arange(1, 41, dtype=np.float64)
+    rows = np.full((8, 40), 0.3)
+    rows[0], rows[4] = np.sin(p), np.cos(p)  # one half-split pair; rows 1 and 5 are not one
+    assert columns_residual(lambda r, c: rows[r, c], 8, 40) > 0.5

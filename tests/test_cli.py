@@ -193,3 +193,10 @@ def test_a_bug_is_still_one_line_with_status_1(run_cli, monkeypatch):
     ]
     monkeypatch.setenv("PECLI_TRACEBACK", "1")
     assert isinstance(run_cli("compute", "--d", "4").exception, ZeroDivisionError)
+
+
+def test_a_table_no_command_rebuilds_has_an_empty_command_line():
+    from pecli.analysis.rebuild import Rebuild
+    from pecli.cli.text import command_line
+
+    assert command_line(Rebuild()) == ""

@@ -195,3 +195,15 @@ def test_convention_options_are_declared_once_and_shared(command, missing):
     if missing:  # plot-waves' --start is its x axis, not the table's first position
         assert "padding_idx" not in options
         assert options["start"] != reference["start"]
+
+
+def test_the_conventions_table_names_fairseq_s_padding_row_only(run_cli):
+    # fairseq's SinusoidalPositionalEmbedding keeps row padding_idx = 1 all zero; the
+    # article's table has no padding row.
+    lines = {
+        line.split()[0]: line.split()
+        for line in run_cli("conventions").stdout.splitlines()
+        if line.strip()
+    }
+    assert lines["fairseq"][4:6] == ["row", "1"]
+    assert lines["vaswani"][4] == "-"

@@ -157,3 +157,12 @@ def test_figure_and_data_are_renamed_together_even_if_a_signal_arrives(tmp_path)
         assert seen == [signal.SIGTERM]  # and delivered right after
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_the_similarity_figure_keeps_the_zero_line_in_view_when_every_curve_is_positive():
+    from pecli.figures.sinusoidal.similarity import similarity_figure
+
+    offsets = np.arange(50.0)
+    figure = similarity_figure(offsets, {"C = 100": 0.6 + 0.4 * np.cos(offsets / 9)}, d=64)
+    low, high = figure.axes[0].get_ylim()
+    assert (low, high) == pytest.approx((-0.1, 1.05))  # min(-0.1, 0.2 - 0.05)
