@@ -90,6 +90,8 @@ def test_plot_grid_writes_the_drawn_channels(run_cli, tmp_path):
         (["3", "5", "--channels", "sin_x_1"], "'--channels': must be column names"),
         (["3", "5", "4", "--preset", "tatp22"], "'SHAPE...': must be two sides H W"),
         (["3", "5", "--similarity", "--patch", "0", "9"], "'--patch': must be a row"),
+        (["3", "5", "--similarity", "--patch", "3", "0"], "'--patch': must be a row 0 … 2"),
+        (["3", "5", "--similarity", "--patch", "0", "5"], "and a column 0 … 4"),
     ],
 )
 def test_plot_grid_errors(run_cli, tmp_path, args, message):
