@@ -118,34 +118,41 @@ def identify_axes(
         the cache's width and rows (as ``file``); the named preset's own refusal.
 
     """
-    _, c, _ = _pairs(cache, None)  # refuses a table that pairs no channels
+    pairs = _Pairs(cache)
+    _, c, _ = pairs(None)  # refuses a table that pairs no channels
     candidates = _candidates(preset, head_dim, c.shape, given, ids)
-    verdicts = {name: _verdict(cache, plan, i) for name, plan, i in candidates}
+    read = {name: _verdict(pairs, plan, i) for name, plan, i in candidates}
+    verdicts = {name: comparison for name, (_, comparison) in read.items()}
     best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), 0)
-    _, plan, token_ids = candidates[best]
-    return AxesIdentification(_reading(cache, plan, token_ids), plan, verdicts)
+    name, plan, _ = candidates[best]
+    return AxesIdentification(read[name][0], plan, verdicts)
 
 
-def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
-    """The layout and per-pair cos and sin; the plan's layout when both layouts fit."""
-    cos, sin, is_complex = cache
-    return (
-        ("complex", cos, sin)
-        if is_complex
-        else pair_values(cos, sin, plan.layout if plan else None)
-    )
+class _Pairs:
+    """The layout and per-pair cos and sin of a cache, in a preset's layout when both fit.
+
+    Read once per layout asked for (each reading checks the whole cache's pairs).
+    """
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+        self.read: dict[str | None, tuple[str, np.ndarray, np.ndarray]] = {}
+
+    def __call__(self, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
+        cos, sin, is_complex = self.cache
+        if is_complex:
+            return "complex", cos, sin
+        prefer = plan.layout if plan else None
+        if prefer not in self.read:
+            self.read[prefer] = pair_values(cos, sin, prefer)
+        return self.read[prefer]
 
 
-def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
-    """The cache read with these ids, in the plan's layout where both fit."""
-    layout, c, s = _pairs(cache, plan)
-    return read_axes(c, s, ids, layout=layout)
-
-
-def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
-    """The cache against one candidate: it matches, or what differs."""
-    layout, c, s = _pairs(cache, plan)  # once: it reads the whole cache as float64
-    return compare_to_plan(read_axes(c, s, ids, layout=layout), plan, ids, (c, s))
+def _verdict(pairs: _Pairs, plan: AxisPlan, ids: np.ndarray) -> tuple[AxesReading, Comparison]:
+    """The cache read with one candidate's ids, in its layout, and its verdict on the cache."""
+    layout, c, s = pairs(plan)
+    reading = read_axes(c, s, ids, layout=layout)
+    return reading, compare_to_plan(reading, plan, ids, (c, s))
 
 
 def _candidates(

@@ -85,29 +85,70 @@ def pair_values(
 
 
 def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list[Step]:
-    """Token pairs ``(u, v, k)`` with ``ids[v] − ids[u] = k·direction``: a unit one, the longest."""
+    """Token pairs ``(u, v, k)`` with ``ids[v] − ids[u] = k·direction``: a unit one, the longest.
+
+    Tokens are grouped by their ids less their step along ``direction`` (groups in the order
+    of their first token); in a group, each position along it is its first token's. The
+    longest step is the first group's widest; the unit one the first group's lowest ``c``
+    with ``c + 1`` also there.
+    """
     head = ids[:limit]
-    lead = int(np.flatnonzero(direction)[0])
-    along = head[:, lead]
-    groups: dict[tuple[float, ...], list[int]] = {}
-    for i, key in enumerate(map(tuple, (head - along[:, None] * direction).tolist())):
-        groups.setdefault(key, []).append(i)
-    unit, longest = None, None
-    for members in groups.values():
-        where = {float(along[i]): i for i in reversed(members)}
-        low, high = min(where), max(where)
-        if longest is None or high - low > longest[2]:
-            longest = (where[low], where[high], high - low)
-        if unit is None:
-            unit = next(
-                ((where[c], where[c + 1], 1.0) for c in sorted(where) if c + 1 in where), None
-            )
+    if not head.shape[0]:
+        return []
+    along = head[:, int(np.flatnonzero(direction)[0])]
+    g = _groups(head - along[:, None] * direction + 0.0)
+    order = np.lexsort((np.arange(g.size), along, g))
+    g, a, i = g[order], along[order] + 0.0, order
+    keep = np.r_[True, (g[1:] != g[:-1]) | (a[1:] != a[:-1])]  # a position's first token
+    g, a, i = g[keep], a[keep], i[keep]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ends = np.r_[starts[1:], g.size] - 1
+    wide = int(np.argmax(a[ends] - a[starts]))
+    longest = (int(i[starts[wide]]), int(i[ends[wide]]), float(a[ends[wide]] - a[starts[wide]]))
+    values = np.unique(a)  # each (group, position) as one sorted integer code
+    code = g * values.size + np.searchsorted(values, a)
+    up = np.searchsorted(values, a + 1)
+    target = g * values.size + up
+    at = np.minimum(np.searchsorted(code, target), code.size - 1)
+    has = (up < values.size) & (values[np.minimum(up, values.size - 1)] == a + 1)
+    found = np.flatnonzero(has & (code[at] == target))
+    unit = (int(i[found[0]]), int(i[at[found[0]]]), 1.0) if found.size else None
     return [step for step in (unit, longest) if step is not None and step[2] > 0]
 
 
-def _turns(angle: np.ndarray, steps: list[Step]) -> np.ndarray:
+def _groups(keys: np.ndarray) -> np.ndarray:
+    """Per row, its group of equal rows, groups numbered in the order of their first row."""
+    n = keys.shape[0]
+    order = np.lexsort((np.arange(n), *keys.T[::-1]))  # by the rows, then the row number
+    ranked = keys[order]
+    new = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
+    first = order[new]  # each group's first row, groups in sorted order
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    g = np.empty(n, dtype=np.int64)
+    g[order] = rank[np.cumsum(new) - 1]
+    return g
+
+
+class _Angles:
+    """Each token's pair angles ``atan2(sin, cos)``, computed for the rows asked for only.
+
+    A row is a view of the same strides as the whole, so its angles are the same bits.
+    """
+
+    def __init__(self, cos: np.ndarray, sin: np.ndarray) -> None:
+        self.cos, self.sin = cos, sin
+        self.rows: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, row: int) -> np.ndarray:
+        if row not in self.rows:
+            self.rows[row] = np.arctan2(self.sin[row], self.cos[row])
+        return self.rows[row]
+
+
+def _turns(angle: _Angles, steps: list[Step], h: int) -> np.ndarray:
     """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved."""
-    omega = np.zeros(angle.shape[1])
+    omega = np.zeros(h)
     for u, v, k in reversed(steps):  # the longest first; the unit step overrides where it sees
         turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
         seen = turn > MOVED
@@ -122,18 +163,18 @@ def read_axes(cos: np.ndarray, sin: np.ndarray, ids: np.ndarray, *, layout: str)
     An axis with no two tokens apart on it alone is read from the tokens that step every
     axis at once (text tokens), if it is the only one.
     """
-    angle = np.arctan2(sin, cos)
+    angle = _Angles(cos, sin)
     h, axes = cos.shape[1], ids.shape[1]
     axis, omega, missing, floor = [-1] * h, np.full(h, np.nan), [], 0.0
     for a in range(axes):
         steps = _steps(ids, np.eye(axes)[a])
-        measured = _turns(angle, steps) if steps else np.zeros(h)
+        measured = _turns(angle, steps, h) if steps else np.zeros(h)
         missing += [] if steps else [a]
         floor = max(floor, 10 * MOVED / max([k for *_, k in steps], default=np.inf))
         for j in np.flatnonzero(measured > 0):
             axis[j], omega[j] = a, measured[j]
     diagonal = _steps(ids, np.ones(axes)) if len(missing) == 1 and axes > 1 else []
-    through = _turns(angle, diagonal) if diagonal else np.zeros(h)
+    through = _turns(angle, diagonal, h) if diagonal else np.zeros(h)
     for j in np.flatnonzero(through > floor):  # the other axes' steps would have seen it
         if axis[j] < 0:
             axis[j], omega[j] = missing[0], through[j]
