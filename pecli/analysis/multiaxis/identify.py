@@ -16,8 +16,9 @@ import numpy as np
 
 from ...core.errors import ParameterError
 from ...core.multiaxis.plan import AxisPlan
+from ...core.rope.forms import pair_columns
 from .compare import Comparison, compare_to_plan
-from .reading import AxesReading, pair_values, read_axes
+from .reading import AxesReading, pair_fits, read_axes
 
 __all__ = ["AxesIdentification", "Cache", "cache_pairs", "identify_axes"]
 
@@ -131,21 +132,22 @@ def identify_axes(
 class _Pairs:
     """The layout and per-pair cos and sin of a cache, in a preset's layout when both fit.
 
-    Read once per layout asked for (each reading checks the whole cache's pairs).
+    The layouts that fit are found once (each check reads the whole cache).
     """
 
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
-        self.read: dict[str | None, tuple[str, np.ndarray, np.ndarray]] = {}
+        self.fits: tuple[str, ...] = ()
 
     def __call__(self, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
         cos, sin, is_complex = self.cache
         if is_complex:
             return "complex", cos, sin
+        if not self.fits:
+            self.fits = pair_fits(cos, sin)
         prefer = plan.layout if plan else None
-        if prefer not in self.read:
-            self.read[prefer] = pair_values(cos, sin, prefer)
-        return self.read[prefer]
+        layout = prefer if prefer in self.fits else self.fits[0]
+        return layout, pair_columns(cos, layout), pair_columns(sin, layout)
 
 
 def _verdict(pairs: _Pairs, plan: AxisPlan, ids: np.ndarray) -> tuple[AxesReading, Comparison]:

@@ -18,7 +18,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rope.forms import pair_columns, pair_layouts
 
-__all__ = ["AxesReading", "pair_values", "read_axes"]
+__all__ = ["AxesReading", "pair_fits", "pair_values", "read_axes"]
 
 #: A pair counts as turned by an axis when its measured turn exceeds this (radians).
 MOVED = 1e-4
@@ -77,11 +77,23 @@ def pair_values(
 
     """
     cos, sin = np.asarray(cos, np.float64), np.asarray(sin, np.float64)
-    if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
-        raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
-    fits = pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
+    fits = pair_fits(cos, sin)
     layout = prefer if prefer in fits else fits[0]
     return layout, pair_columns(cos, layout), pair_columns(sin, layout)
+
+
+def pair_fits(cos: np.ndarray, sin: np.ndarray) -> tuple[str, ...]:
+    """The layouts whose paired channels agree in both tables (:func:`pair_values`' check).
+
+    Raises
+    ------
+    ParameterError
+        (as ``file``) when neither layout pairs the channels, or the widths are odd.
+
+    """
+    if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
+        raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
+    return pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
 
 
 def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list[Step]:
