@@ -350,6 +350,21 @@ def alibi_bias(
     [[-1.0, -0.5, 0.0]]
 
     """
+    m, record, k, q = checked_bias(slopes, n_key, n_query, convention, attention_mask)
+    return bias_of(m, record, k, q, attention_mask)
+
+
+def checked_bias(
+    slopes: object, n_key: object, n_query: object, convention: str, attention_mask: object
+) -> tuple[np.ndarray, AlibiConvention, int, int]:
+    """:func:`alibi_bias`'s checks: the slopes (float64), the convention, ``k`` and ``q``.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`alibi_bias`.
+
+    """
     m = _check_slopes(slopes)
     record = alibi_convention(convention)
     if record.key_only and n_query is not None:
@@ -359,10 +374,19 @@ def alibi_bias(
     if attention_mask is not None and not record.takes_mask:
         masked = names([c for c in ALIBI_CONVENTIONS.values() if c.takes_mask], "and")
         raise ParameterError("attention_mask", f"applies to {masked} only", convention)
+    return m, record, k, q
+
+
+def bias_of(
+    m: np.ndarray, record: AlibiConvention, k: int, q: int, attention_mask: object
+) -> np.ndarray:
+    """The checked bias tensor (:func:`checked_bias`) of slopes ``m``: float64 ``(h, q, k)``."""
     if not record.key_only:
         i = np.arange(k - q, k, dtype=np.float64)[:, None]
         distance = i - np.arange(k, dtype=np.float64)[None, :]
-        bias = -(m[:, None, None] * np.abs(distance)) + 0.0  # + 0.0: no -0.0 on the diagonal
+        bias = m[:, None, None] * np.abs(distance)
+        np.negative(bias, out=bias)
+        bias += 0.0  # no -0.0 on the diagonal
         if record.causal:
             bias[:, distance < 0] = -math.inf
         return bias
