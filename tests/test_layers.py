@@ -81,3 +81,87 @@ def test_imports_only_go_down(path):
 )
 def test_the_scan_sees_every_kind_of_import(source, here, layers):
     assert _imported_layers(source, here) == layers
+
+
+def _module_of(path: Path) -> tuple[str, ...]:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _target(parts: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The pecli module (relative parts) that ``parts`` names, or None outside pecli."""
+    while parts:
+        base = PACKAGE.joinpath(*parts)
+        if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+            return parts
+        parts = parts[:-1]
+    return None
+
+
+def _import_graph() -> dict[tuple[str, ...], set[tuple[str, ...]]]:
+    """Module → the pecli modules it imports anywhere, type-only imports included."""
+    graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        here = _module_of(path)
+        package = here if path.name == "__init__.py" else here[:-1]
+        edges = graph.setdefault(here, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [tuple(a.name.split(".")[1:]) for a in node.names]
+                found = [_target(n) for n in names if n and node.names[0].name.startswith("pecli")]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[: len(package) - (node.level - 1)]
+                else:
+                    base = tuple((node.module or "").split(".")[1:]) if node.module else ()
+                    if not (node.module or "").startswith("pecli"):
+                        continue
+                module = tuple(node.module.split(".")) if node.module and node.level else ()
+                found = [_target(base + module + (a.name,)) for a in node.names]
+            else:
+                continue
+            edges |= {t for t in found if t is not None and t != here}
+    return graph
+
+
+def _cycles(graph: dict[tuple[str, ...], set[tuple[str, ...]]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[tuple[str, ...], int] = {}
+    low: dict[tuple[str, ...], int] = {}
+    stack: list[tuple[str, ...]] = []
+    groups: list[list[str]] = []
+
+    def visit(node: tuple[str, ...]) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(".".join(member) or "pecli")
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_module_imports_itself_round_a_circle():
+    # Package __init__ files only gather their modules' public names, so an edge into one
+    # stands for the modules it re-exports; circles are counted between modules.
+    graph = {
+        module: {t for t in targets if not PACKAGE.joinpath(*t, "__init__.py").is_file()}
+        for module, targets in _import_graph().items()
+        if not PACKAGE.joinpath(*module, "__init__.py").is_file()
+    }
+    assert _cycles(graph) == []

@@ -4,8 +4,9 @@
 computes and streams the tables.
 """
 
+from .knobs import GridEncoding
 from .presets import GRID_PRESETS, GridPreset, grid_plan
-from .table import GridEncoding, grid_blocks, grid_column_names, grid_table, grid_token_rows
+from .table import grid_blocks, grid_column_names, grid_table, grid_token_rows
 
 __all__ = [
     "GRID_PRESETS",

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .table import GridEncoding
 
 from .. import angles
 from ..errors import ParameterError
 from ..rules import check_dtype
 from ..sinusoidal.frequencies import frequencies_with_residuals
+from .knobs import GridEncoding
 from .presets import GridPlan, grid_plan
 from .rules import check_extra_tokens, check_grid_scale, check_grid_shape
 

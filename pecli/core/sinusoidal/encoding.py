@@ -17,13 +17,12 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
-    from numpy.typing import ArrayLike, DTypeLike
+    from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
 from ..rules import check_n
@@ -31,6 +30,7 @@ from ..threads import block_buffers
 from .conventions import component_names, layout_views
 from .filling import TableSpec
 from .frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
+from .knobs import Encoding
 
 __all__ = [
     "BLOCK_CELLS",
@@ -47,60 +47,6 @@ __all__ = [
 
 #: Values per streamed block by default: peak memory stays a few blocks whatever ``n`` is.
 BLOCK_CELLS = 1 << 22
-
-
-@dataclass(frozen=True, kw_only=True)
-class Encoding:
-    """A sinusoidal encoding's knobs, the one record every table function takes as keywords.
-
-    :func:`positional_encoding`, :func:`encoding_table` and :func:`table_blocks` take these
-    fields as keyword arguments (``**encoding``), the rows they compute as their own, and
-    check them all before any row is computed (:class:`~.filling.TableSpec`).
-
-    Attributes
-    ----------
-    d : int
-        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d`` or ``odd_d``).
-    base : float
-        The base ``C``, from 1e-300 to 1e300.
-    dtype : {float32, float64, float16, bfloat16}
-        Output dtype; computed in float64 and rounded to it once (float16 and bfloat16 by
-        :func:`pecli.core.dtypes.round_once`; bfloat16 from ml_dtypes).
-    schedule : {"paper", "tensor2tensor", "shift:S"} or float
-        Frequency schedule (see :func:`angular_frequencies`).
-    layout : {"interleaved", "sin-cos", "cos-sin"}
-        Columns of the sines and cosines
-        (:func:`pecli.core.sinusoidal.conventions.layout_views`).
-    pad_odd_d : bool
-        Accept an odd ``d``: ``d // 2`` pairs and a last, all-zero column (tensor2tensor,
-        fairseq, diffusers); the same as ``odd_d="zero"``.
-    odd_d : {"error", "zero", "sine", "sine-d+1"}, optional
-        What an odd ``d`` does; overrides ``pad_odd_d``.
-    angle_scale : float
-        Factor ``k`` of the angles ``k·p·ω`` (diffusers' ``scale``).
-    full_turns : bool
-        Angles times 2π (MLX).
-    amplitude : float or str
-        Factor of every value: a number or ``"sqrt(2/d)"`` (MLX); see
-        :class:`pecli.core.sinusoidal.conventions.Convention`.
-
-    Examples
-    --------
-    >>> Encoding(d=8, layout="sin-cos").schedule
-    'paper'
-
-    """
-
-    d: int
-    base: float = DEFAULT_BASE
-    dtype: DTypeLike = np.float32
-    schedule: str | float = "paper"
-    layout: str = "interleaved"
-    pad_odd_d: bool = False
-    odd_d: str | None = None
-    angle_scale: float = 1.0
-    full_turns: bool = False
-    amplitude: float | str = 1.0
 
 
 def positional_encoding(positions: ArrayLike, **encoding: Any) -> np.ndarray:

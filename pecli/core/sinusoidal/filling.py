@@ -1,6 +1,6 @@
 """The checked arguments of a table, and the one routine that fills any run of its rows.
 
-:class:`TableSpec` holds an :class:`~pecli.core.sinusoidal.encoding.Encoding` and the rows
+:class:`TableSpec` holds an :class:`~pecli.core.sinusoidal.knobs.Encoding` and the rows
 asked of it (:func:`pecli.encoding_table`, :func:`pecli.table_blocks`,
 :func:`pecli.positional_encoding`), checked once; :meth:`TableSpec.fill` writes
 rows of consecutive positions, :meth:`TableSpec.fill_positions` rows of any positions. Pure
@@ -20,12 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .encoding import Encoding
 
 from .. import kernels
 from ..dtypes import round_once
@@ -34,6 +30,7 @@ from .conventions import layout_views
 from .frequencies import frequencies_with_residuals
 from .knobs import (
     ODD_SINE,
+    Encoding,
     check_amplitude,
     check_amplitude_range,
     check_angle_scale,

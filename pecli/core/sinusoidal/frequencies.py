@@ -20,12 +20,9 @@ from .. import angles
 from ..angles import frequency_residuals
 from ..errors import ParameterError
 from ..rules import check_base, check_schedule, check_width
-from .knobs import ODD_SINE, check_odd_d
+from .knobs import DEFAULT_BASE, ODD_SINE, check_odd_d
 
 __all__ = ["DEFAULT_BASE", "angular_frequencies", "frequency_count", "wavelengths"]
-
-#: The base ``C`` of Vaswani et al. (2017).
-DEFAULT_BASE = 10000.0
 
 
 def frequency_count(d: int, odd_d: str = "zero") -> int:

@@ -1,4 +1,6 @@
-"""Rules of the knobs that other libraries add to the table: odd d, angle scale, amplitude.
+"""A sinusoidal table's knobs: the :class:`Encoding` record and the rules of the extra knobs.
+
+The extra knobs are those other libraries add to the table: odd d, angle scale, amplitude.
 
 Each check returns the value in its working type or raises
 :class:`~pecli.core.errors.ParameterError` naming the argument and the rule (like
@@ -9,20 +11,30 @@ table stays correctly rounded (docs/conventions.md).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs start-up time
+    from numpy.typing import DTypeLike
 
 from ..dtypes import float_info
 from ..errors import ParameterError
 
 __all__ = [
+    "DEFAULT_BASE",
     "ODD_D",
     "ODD_SINE",
+    "Encoding",
     "check_amplitude",
     "check_angle_scale",
     "check_odd_d",
     "resolve_odd_d",
 ]
+
+#: The base ``C`` of Vaswani et al. (2017).
+DEFAULT_BASE = 10000.0
 
 #: What an odd width ``d`` does (docs/conventions.md): refused (the PyTorch tutorial), a
 #: zero last column (tensor2tensor, fairseq, diffusers), ``ceil(d/2)`` sines with frequencies
@@ -30,6 +42,60 @@ __all__ = [
 ODD_D = ("error", "zero", "sine", "sine-d+1")
 #: The odd-d rules whose extra column is a sine.
 ODD_SINE = ("sine", "sine-d+1")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Encoding:
+    """A sinusoidal encoding's knobs, the one record every table function takes as keywords.
+
+    :func:`positional_encoding`, :func:`encoding_table` and :func:`table_blocks` take these
+    fields as keyword arguments (``**encoding``), the rows they compute as their own, and
+    check them all before any row is computed (:class:`~.filling.TableSpec`).
+
+    Attributes
+    ----------
+    d : int
+        Width of the encoding, even, 2 … 131072 (odd allowed with ``pad_odd_d`` or ``odd_d``).
+    base : float
+        The base ``C``, from 1e-300 to 1e300.
+    dtype : {float32, float64, float16, bfloat16}
+        Output dtype; computed in float64 and rounded to it once (float16 and bfloat16 by
+        :func:`pecli.core.dtypes.round_once`; bfloat16 from ml_dtypes).
+    schedule : {"paper", "tensor2tensor", "shift:S"} or float
+        Frequency schedule (see :func:`angular_frequencies`).
+    layout : {"interleaved", "sin-cos", "cos-sin"}
+        Columns of the sines and cosines
+        (:func:`pecli.core.sinusoidal.conventions.layout_views`).
+    pad_odd_d : bool
+        Accept an odd ``d``: ``d // 2`` pairs and a last, all-zero column (tensor2tensor,
+        fairseq, diffusers); the same as ``odd_d="zero"``.
+    odd_d : {"error", "zero", "sine", "sine-d+1"}, optional
+        What an odd ``d`` does; overrides ``pad_odd_d``.
+    angle_scale : float
+        Factor ``k`` of the angles ``k·p·ω`` (diffusers' ``scale``).
+    full_turns : bool
+        Angles times 2π (MLX).
+    amplitude : float or str
+        Factor of every value: a number or ``"sqrt(2/d)"`` (MLX); see
+        :class:`pecli.core.sinusoidal.conventions.Convention`.
+
+    Examples
+    --------
+    >>> Encoding(d=8, layout="sin-cos").schedule
+    'paper'
+
+    """
+
+    d: int
+    base: float = DEFAULT_BASE
+    dtype: DTypeLike = np.float32
+    schedule: str | float = "paper"
+    layout: str = "interleaved"
+    pad_odd_d: bool = False
+    odd_d: str | None = None
+    angle_scale: float = 1.0
+    full_turns: bool = False
+    amplitude: float | str = 1.0
 
 
 def check_odd_d(odd_d: object) -> str:

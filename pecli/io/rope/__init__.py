@@ -1,0 +1,1 @@
+"""Rotary embeddings: checkpoints whose q/k rows are rewritten (:mod:`.permute`)."""
