@@ -13,7 +13,7 @@ FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatma
           figures/axes-wan.png figures/axes-wan.svg figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg \
           figures/alibi.png figures/alibi.svg figures/t5-buckets.png figures/t5-buckets.svg
 
-.PHONY: install figures test lint bench bench-all clean library-fixtures mutation uncovered
+.PHONY: FORCE install figures test lint bench bench-all clean library-fixtures mutation uncovered
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,39 +29,47 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 
 install: $(VENV)/.installed  ## install pecli (and its pinned dependencies) into .venv
 
-# A figure is rebuilt only when the code or the pinned versions are newer than it.
+# A figure is redrawn when the *content* of its inputs (pecli's code, the pinned versions)
+# changed, not their times (a fresh clone writes every file at once): the figures depend on a
+# stamp that tools/figure_stamp.py rewrites only when the inputs' hash changes.
 FIGURE_INPUTS := constraints.txt pyproject.toml $(wildcard pecli/*.py pecli/*/*.py pecli/*/*/*.py pecli/*/*/*/*.py)
+FIGURE_STAMP  := $(VENV)/.figure-inputs
 
-figures: $(FIGS)  ## regenerate the committed figures in figures/ whose inputs changed
+$(FIGURE_STAMP): FORCE | $(VENV)/.installed
+	@$(BIN)/python tools/figure_stamp.py $@ $(FIGURE_INPUTS)
 
-figures/waves.png figures/waves.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+FORCE:
+
+figures: $(FIGS)  ## redraw the committed figures in figures/ when their inputs' content changed
+
+figures/waves.png figures/waves.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli plot-waves -o $@
 
-figures/heatmap.png figures/heatmap.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/heatmap.png figures/heatmap.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli heatmap --d 128 --n 100 -o $@
 
-figures/fourier.png figures/fourier.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/fourier.png figures/fourier.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli plot-fourier --k 3 -o $@
 
-figures/similarity.png figures/similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/similarity.png figures/similarity.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli plot-similarity --base 100 --base 10000 -o $@
 
-figures/grid.png figures/grid.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/grid.png figures/grid.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli plot-grid 14 14 --d 64 -o $@
 
-figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/patch-similarity.png figures/patch-similarity.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli plot-grid 14 14 --d 768 --similarity -o $@
 
-figures/axes-wan.png figures/axes-wan.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/axes-wan.png figures/axes-wan.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli rope plot-axes --preset wan -o $@
 
-figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/axes-qwen3-vl.png figures/axes-qwen3-vl.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli rope plot-axes --preset qwen3-vl -o $@
 
-figures/alibi.png figures/alibi.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/alibi.png figures/alibi.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli plot-alibi --heads 12 --compare next-power-of-two -o $@
 
-figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_INPUTS) | $(VENV)/.installed
+figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_STAMP) | $(VENV)/.installed
 	$(BIN)/pecli plot-t5-buckets -o $@
 
 # Two workers (pytest-xdist) on the 2-core machine; a line per finished test file (time,

@@ -64,6 +64,16 @@ T5 = (  # bidirectional, 32 buckets, max_distance 128: T5's _relative_position_b
     "b = np.where(n < exact, n, np.minimum(large.astype(np.int64), nb - 1)) + nb * (r > 0)\n"
     "np.save(sys.argv[1], b.astype(np.int64))"
 )
+MOCHI = (  # diffusers MochiRoPE: frames, centred scaled cells; angles Σ_a pos·freqs[a, h, f]
+    "import math, sys, numpy as np; from safetensors.numpy import load_file\n"
+    "f = load_file(sys.argv[2])['pos_frequencies'].astype(np.float64)\n"
+    "T, H, W = {t}, {h}, {w}; s = math.sqrt(192 * 192 / (H * W))\n"
+    "t, r, c = np.meshgrid(np.arange(T), (np.arange(H) - H / 2 + 0.5) * s,\n"
+    "                      (np.arange(W) - W / 2 + 0.5) * s, indexing='ij')\n"
+    "pos = np.stack([t.ravel(), r.ravel(), c.ravel()], 1)\n"
+    "a = np.einsum('na,ahf->nhf', pos, f).reshape(pos.shape[0], -1)\n"
+    "np.save(sys.argv[1], np.concatenate([np.cos(a), np.sin(a)], 1).astype(np.float32))"
+)
 XPOS = (  # torchscale: ζ_i^((t - c)/γ), ζ_i = (2i + 0.4d)/(1.4d), c = ceil(n/2), interleaved
     "import math, sys, numpy as np\nn, d = {n}, 128\n"
     "z = (np.arange(0, d, 2) + 0.4 * d) / (1.4 * d)\n"

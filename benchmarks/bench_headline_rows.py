@@ -257,6 +257,16 @@ def small_writers(ctx: Context) -> Iterator[Group]:
         anchor=(numpy, ctx.script(inputs.RANDOM_FOURIER.format(n=n), s, model)),
     )
     model.unlink()
+    mochi = Path(__file__).resolve().parent.parent / "tests/fixtures/libraries/dit_presets"
+    mochi = mochi / "mochi_pos_frequencies.safetensors"
+    t, h, w = (2, 15, 26) if ctx.quick else (4, 30, 53)
+    yield from writer(
+        ctx,
+        "learned multi-axis RoPE (Mochi's frequencies)",
+        f"pecli rope learned-axes mochi.safetensors --grid {t}x{h}x{w} -o mochi.npy",
+        [p, "rope", "learned-axes", str(mochi), "--grid", f"{t}x{h}x{w}", "-q"],
+        anchor=(numpy, ctx.script(inputs.MOCHI.format(t=t, h=h, w=w), s, mochi)),
+    )
     keys = 1024 if ctx.quick else 4096
     yield from writer(
         ctx,

@@ -662,3 +662,31 @@ def test_a_written_file_is_byte_for_byte_what_safetensors_writes(tmp_path, tenso
     write_safetensors(tensors, output=tmp_path / "ours.safetensors", metadata=metadata)
     ours, theirs = ((tmp_path / f"{w}.safetensors").read_bytes() for w in ("ours", "theirs"))
     assert ours == theirs
+
+
+def _numpy_table(n: int, d: int, first: int = 1) -> np.ndarray:
+    """sin/cos of the article, interleaved, written with NumPy alone (the oracle)."""
+    p = np.arange(first, first + n, dtype=np.float64)[:, None]
+    omega = 10000.0 ** (-np.arange(0, d, 2) / d)
+    table = np.empty((n, d))
+    table[:, 0::2], table[:, 1::2] = np.sin(p * omega), np.cos(p * omega)
+    return table
+
+
+@pytest.mark.parametrize("d", [2, 8])
+def test_the_screen_sees_a_table_stored_with_its_components_as_rows(d):
+    from pecli.analysis.checkpoints.screen import columns_residual
+
+    table = _numpy_table(40, d).T  # (d, n): a tensor of width d read as rows of components
+    assert columns_residual(lambda r, c: table[r, c], d, 40) < 1e-12
+    other = np.full((d, 40), 0.3)
+    assert columns_residual(lambda r, c: other[r, c], d, 40) > 0.5
+
+
+def test_the_screen_gives_no_residual_to_a_table_holding_a_nan():
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    table = _numpy_table(20, 8)
+    assert circle_residual(table) < 1e-12
+    table[3, 5] = np.nan
+    assert circle_residual(table) == np.inf

@@ -287,7 +287,7 @@ def test_axis_map_figure_has_a_line_per_axis():
             "'--preset': must be given, or --widths and --theta (got --widths without --theta)",
         ),
         (["--theta", "100"], "(got --theta without --widths)"),
-        (["--preset", "flux", "--grid", "2x2", "--fps", "30"], "'--fps': is Cosmos'"),
+        (["--preset", "flux", "--grid", "2x2", "--fps", "30"], "'--fps': is a video preset's"),
         (["--widths", "8,8", "--theta", "100", "--grid", "2x2", "--text", "2"], "needs a --preset"),
         (["--preset", "wan", "--grid", "2x2x2", "--theta", "1e4,nan,1e4"], "finite number > 1"),
     ],

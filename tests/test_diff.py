@@ -174,7 +174,9 @@ def test_scaling_missing_past_l(run_cli, tmp_path):
     result, report = _run(run_cli, tmp_path, scaled, cache(inv_freq(), n=4096))
     assert result.exit_code == 1 and report["causes"] == [
         "scaling missing past L: A is llama3 (factor 8, L = 1024), the other unscaled: they "
-        "agree at short wavelengths and part past the original context length"
+        "agree at short wavelengths and part past the original context length; or the "
+        "scaling applied to the wrong layer type (Gemma 3 scales its full-attention layers "
+        "only, not its sliding-window ones)"
     ]
 
 
@@ -210,7 +212,7 @@ def test_gguf_tensors(run_cli):
     ("args", "message"),
     [
         (["missing.npy"], "'A'"),
-        (["folder"], "must be an existing .npy, CSV, .safetensors, .npz or .gguf file"),
+        (["folder"], "not a folder: an existing .npy, CSV, .safetensors, .npz or .gguf file"),
         (["missing.gguf"], "must be an existing .npy, CSV, .safetensors, .npz or .gguf file"),
         (["several.safetensors"], "holds 2 tensors: name one with --tensor-a"),
         (["a.npy", "--ulps", "-1"], "--ulps"),
@@ -368,5 +370,5 @@ def test_a_gguf_tensor_is_read_by_name_or_as_the_one_frequency_tensor():
     assert refused.value.parameter == "a" and "`tensor_a`" in refused.value.rule
     long, _ = read_arrays(str(GGUF / "phi3.gguf"), tensor="rope_factors_long.weight")
     assert long["rope_factors_long.weight"].dtype == np.float32
-    with pytest.raises(ParameterError, match=r"must be \.npy or CSV text"):  # not read as GGUF
+    with pytest.raises(ParameterError, match=r"must be \.npy or CSV, not a GGUF file"):  # named
         read_arrays(str(GGUF / "llama31.gguf"), formats=(".npy", "CSV", ".safetensors"))

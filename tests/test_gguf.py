@@ -30,7 +30,7 @@ BAD = {
     "bad_llama31_freqs": ("llama31", "rope_freqs.weight[25]"),
     "bad_llama31_no_freqs": ("llama31", "rope_freqs.weight"),
     "bad_qwen_yarn_no_orig": ("qwen_yarn", "qwen2.rope.scaling.original_context_length"),
-    "bad_phi3_swapped": ("phi3", "rope_factors_long.weight[0] rope_factors_short.weight[0]"),
+    "bad_phi3_swapped": ("phi3", "rope_factors_long.weight/rope_factors_short.weight"),
     "bad_deepseek_log_mul": ("deepseek", "deepseek2.rope.scaling.yarn_log_multiplier"),
 }
 

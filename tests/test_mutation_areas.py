@@ -42,7 +42,7 @@ def test_the_areas_cover_ports_zoo_gguf_diff_and_the_cli():
     for module, area in [
         ("pecli/core/ports/ggml_cache.py", "ports"),
         ("pecli/io/gguf.py", "ports"),
-        ("pecli/analysis/ports/causes.py", "ports"),
+        ("pecli/analysis/ports/causes/values.py", "ports"),
         ("pecli/cli/diff.py", "ports"),
         ("pecli/core/zoo/alibi.py", "zoo"),
         ("pecli/cli/_app.py", "command line"),

@@ -15,7 +15,7 @@ import pytest
 
 from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 from pecli.core.multiaxis.presets import AXIS_PRESETS
-from pecli.core.multiaxis.resolve import PRESETS
+from pecli.core.multiaxis.resolve import PRESETS, TEXT_PRESETS
 from pecli.core.ports.arithmetic import ARITHMETICS
 from pecli.core.ports.engines import ENGINES
 from pecli.core.ports.ggml_cache import GGML_TYPES
@@ -62,9 +62,9 @@ def test_the_presets_table_of_multiaxis_md_is_the_records():
 
 def test_the_m_rope_table_of_multiaxis_md_is_the_records():
     rows = rows_after("multiaxis.md", "## Qwen-VL's M-RoPE")
-    assert [quoted(row[0])[0] for row in rows] == list(MROPE_PRESETS)
+    assert [quoted(row[0])[0] for row in rows] == list(TEXT_PRESETS)  # + GLM, ERNIE, Omni
     for row in rows:
-        preset = MROPE_PRESETS[quoted(row[0])[0]]
+        preset = TEXT_PRESETS[quoted(row[0])[0]]
         assert row[1] == ", ".join(map(str, preset.section)), preset.name
         assert row[3] == f"{preset.theta:.0e}".replace("e+0", "e") + f", {preset.head_dim}"
 

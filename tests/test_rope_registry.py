@@ -223,7 +223,8 @@ def test_yarn_and_longrope_take_the_factor_from_the_lengths():
     ("fields", "named", "rule"),
     [
         ({"factor": 1.0}, None, None),  # a factor of exactly 1 is allowed (transformers: < 1 warns)
-        ({"high_freq_factor": 1.0}, "high_freq_factor", "must be > low_freq_factor"),
+        ({"high_freq_factor": 1.0}, None, None),  # Llama 4 Scout: low = high = 1 (transformers too)
+        ({"high_freq_factor": 0.5}, "high_freq_factor", "must be >= low_freq_factor"),
         ({"low_freq_factor": 0.0}, "low_freq_factor", "must be > 0"),
     ],
 )
@@ -251,9 +252,13 @@ def test_longrope_factor_lists(fields, named, rule):
     assert error.value.parameter == named and rule in error.value.rule
 
 
-def test_equal_betas_are_refused():
-    with pytest.raises(ParameterError, match="must be > beta_slow = 8"):
-        rope_frequencies(dataclasses.replace(COMPLETE["yarn"], beta_fast=8.0, beta_slow=8.0))
+def test_equal_betas_are_read_and_reversed_betas_refused():
+    # Kimi K2 ships beta_fast = beta_slow = 1; transformers' ramp adds 0.001 to the top
+    # (the model-zoo corpus, hub__kimi_k2_beta1, checks the values)
+    equal = dataclasses.replace(COMPLETE["yarn"], beta_fast=8.0, beta_slow=8.0)
+    assert rope_frequencies(equal).spec.beta_fast == 8.0
+    with pytest.raises(ParameterError, match="must be >= beta_slow = 8"):
+        rope_frequencies(dataclasses.replace(COMPLETE["yarn"], beta_fast=4.0, beta_slow=8.0))
 
 
 def test_yarn_defaults_are_transformers_32_and_1():

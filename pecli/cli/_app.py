@@ -110,6 +110,19 @@ def _explain(error: Exception) -> tuple[str, int]:
     return f"internal error: {type(error).__name__}: {error} ({where})", EXIT_RUNTIME
 
 
+def _names_file(value: object, filename: str) -> bool:
+    """Whether the option value ``value`` names ``filename`` (a folder names its config.json)."""
+    if not isinstance(value, str) or not value:
+        return False
+    if value == filename:
+        return True
+    try:
+        same = os.path.samefile(value, filename)
+        return same or os.path.samefile(value, os.path.dirname(filename) or ".")
+    except (OSError, ValueError):
+        return False
+
+
 class PecliGroup(TyperGroup):
     """Runs a command and turns every failure into one line and an exit status."""
 
@@ -146,6 +159,20 @@ class PecliGroup(TyperGroup):
                 error.message, error.possibilities = error.message + hint, None
             raise
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The commands, each with its first sentence whole (click cuts it at ~45 characters).
+
+        The sentence wraps in the right column, so the listing reads in 80 or 100 columns.
+        """
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=1 << 20)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def add_hint(self, error: Exception) -> None:
         """Add to a usage error of the command being run what was probably meant."""
         inner = self
@@ -160,6 +187,34 @@ class PecliGroup(TyperGroup):
             error.message += _hints.one_dash_hint(error.option_name, command)
         elif "unexpected extra argument" in error.message:
             error.message += _hints.comma_hint(command, inner.words)
+
+    def unreadable_input(self, error: Exception) -> tuple[str, int] | None:
+        """An input the user named that cannot be opened: a usage error naming its option.
+
+        ``Permission denied`` on a file given to an option or argument is the input's fault,
+        as a missing one is (status 2); on any other file (a cache, a temporary) it stays a
+        runtime failure.
+        """
+        if not isinstance(error, PermissionError) or not error.filename:
+            return None
+        inner = self
+        while isinstance(inner.chosen, PecliGroup):
+            inner = inner.chosen
+        command = inner.chosen
+        try:  # the values the command was given, as it parsed them (errors left aside)
+            ctx = command.make_context(inner.running, list(inner.words), resilient_parsing=True)
+        except Exception:  # a command line that does not parse names nothing
+            return None
+        for param in command.params:
+            value = ctx.params.get(param.name or "")
+            given = value if isinstance(value, list | tuple) else [value]
+            if any(_names_file(v, os.fsdecode(error.filename)) for v in given):
+                name = param.human_readable_name  # FILE, A: an argument's metavar
+                if param.param_type_name == "option":
+                    name = max(param.opts, key=len)  # --input, not -i
+                rule = f"cannot be read ({error.strerror})"
+                return f"Invalid value for '{name}': {rule} (got {error.filename})", EXIT_USAGE
+        return None
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command; an ``EOFError`` is a failure, not the interrupt click makes of it."""
@@ -190,7 +245,7 @@ class PecliGroup(TyperGroup):
             if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
             self.add_hint(error)
-            message, code = _explain(error)
+            message, code = self.unreadable_input(error) or _explain(error)
             _fail(self._prog(kwargs), message, code)
         sys.exit(status if isinstance(status, int) else 0)
 

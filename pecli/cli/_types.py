@@ -45,10 +45,26 @@ class _SuggestingChoice(_Choice):  # type: ignore[misc]
         except click_exceptions.BadParameter:
             from . import _hints
 
+            if elsewhere := self._elsewhere(value, param, ctx):  # --dtype bfloat16 in timestep
+                choices = ", ".join(map(str, self.choices))
+                self.fail(
+                    f"{value!r} is not one of {choices}; it is a value of {elsewhere}", param, ctx
+                )
             hint = _hints.not_one_of(value, list(self.choices))
             if hint is None:
                 raise
             self.fail(f"{value!r} {hint}", param, ctx)
+
+    @staticmethod
+    def _elsewhere(value: Any, param: Any, ctx: Any) -> str:
+        """The command's other options that take ``value`` (``--network-dtype``), or ""."""
+        params = getattr(getattr(ctx, "command", None), "params", [])
+        names = [
+            max(p.opts, key=len)
+            for p in params
+            if p is not param and isinstance(p.type, _Choice) and value in map(str, p.type.choices)
+        ]
+        return " and ".join(names)
 
 
 def _text(number: object) -> str:

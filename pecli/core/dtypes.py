@@ -21,6 +21,7 @@ __all__ = [
     "SIGNIFICAND_BITS",
     "TABLE_DTYPES",
     "exact_in",
+    "float32_steps",
     "float_dtype",
     "float_info",
     "largest_exact_integer",
@@ -243,3 +244,17 @@ def ulps32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     distance = np.asarray(np.abs(np.subtract(ia, ib, dtype=np.int64)))
     distance[nan_a | nan_b] = 1 << 32
     return distance
+
+
+def float32_steps(values: np.ndarray, k: int) -> np.ndarray:
+    """Positive finite float32 ``values`` moved ``k`` float32 numbers up (down for ``k < 0``).
+
+    What a port's own float32 ``pow`` may give instead of another's: each engine rounds to
+    either neighbour of the exact value, or a step or two off it.
+
+    >>> float32_steps(np.float32([1.0]), -1).tolist(), float32_steps(np.float32([1.0]), 2).tolist()
+    ([0.9999999403953552], [1.000000238418579])
+    """
+    bits = np.asarray(values, dtype=np.float32).view(np.int32)
+    moved: np.ndarray = (bits + np.int32(k)).view(np.float32)
+    return moved

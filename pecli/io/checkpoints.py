@@ -116,6 +116,10 @@ class Checkpoint:
         return np.array(rows[(*index[:axis], slice(None), *index[axis + 1 :])])
 
 
+#: A zip archive's first bytes: a member's local header, or (no member) the end record.
+ZIP_HEADS = (b"PK\x03\x04", b"PK\x05\x06")
+
+
 def is_checkpoint(path: str) -> bool:
     """Whether ``path`` names a checkpoint: its suffix, else a zip or safetensors header."""
     if path.lower().endswith(CHECKPOINT_SUFFIXES):
@@ -127,7 +131,7 @@ def _checkpoint_head(path: str) -> bool:
     """A zip archive's first bytes, or 8 bytes of header length and the JSON's ``{``."""
     with open(path, "rb") as handle:
         head = handle.read(9)
-    return head.startswith(b"PK\x03\x04") or head[8:] == b"{"
+    return head.startswith(ZIP_HEADS) or head[8:] == b"{"
 
 
 @contextlib.contextmanager
@@ -167,9 +171,12 @@ def open_checkpoint(path: str, *, parameter: str = "file") -> Iterator[Checkpoin
         raise ParameterError(parameter, problem, path)
     note_input(path)
     with open(path, "rb") as handle:
-        zipped = handle.read(4) == b"PK\x03\x04"
+        zipped = handle.read(4) in ZIP_HEADS
     opener = _open_npz if zipped else _open_safetensors
     with opener(path, parameter) as checkpoint:
+        if not checkpoint.tensors:  # nothing to identify, compare or read: say so, once
+            kind = "an .npz archive" if zipped else "a .safetensors file"
+            raise ParameterError(parameter, f"is {kind} that holds no tensors", path)
         yield checkpoint
 
 

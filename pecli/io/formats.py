@@ -93,7 +93,8 @@ def check_output(
     ParameterError
         If the output is one of the command's input files (however it is spelled: links
         included), if the folder of a file does not exist or is not writable, if the path is
-        a folder, or if binary data (npy, png, pdf) would go to a terminal.
+        a folder, if the folder is on a read-only file system or one of the kernel's
+        (``/proc``, ``/sys``), or if binary data (npy, png, pdf) would go to a terminal.
 
     """
     paths.check_not_input(output, inputs, parameter)
@@ -124,6 +125,10 @@ def check_output(
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ParameterError(
             parameter, f"must be in a writable folder ({folder} is not)", str(output)
+        )
+    if problem := paths.file_system_problem(folder):  # root may write anywhere: not there
+        raise ParameterError(
+            parameter, f"must be in a writable folder ({folder} {problem})", str(output)
         )
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "check_not_input",
     "descriptor",
     "descriptor_problem",
+    "file_system_problem",
     "input_problem",
     "is_special",
     "is_stdout",
@@ -183,6 +184,48 @@ def open_through(output: str | os.PathLike[str] | None) -> IO[bytes]:
     except OSError:
         regular = False
     return open(str(output), "ab" if regular else "wb")
+
+
+#: File systems of the kernel's own (Linux): they hold no new files, whatever their mode says.
+_KERNEL_FILE_SYSTEMS = frozenset(
+    {
+        *("proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs"),
+        *("configfs", "pstore", "bpf", "efivarfs", "fusectl", "binfmt_misc", "devpts"),
+        *("autofs", "nsfs"),
+    }
+)
+
+
+def file_system_problem(folder: str | os.PathLike[str]) -> str | None:
+    """Why no file can be created in ``folder`` whatever its mode: read-only, or the kernel's.
+
+    The mount that holds ``folder`` is the longest mount point of ``/proc/self/mountinfo``
+    above it (its type and options); without a mount table, ``statvfs`` tells read-only.
+
+    >>> file_system_problem("/proc")
+    'is on a proc file system (/proc), which holds no new files'
+    """
+    where = os.path.realpath(folder)
+    best: tuple[str, str, str] | None = None
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as table,
+    ):
+        for line in table:
+            fields, _, tail = line.partition(" - ")
+            parts, rest = fields.split(), tail.split()
+            if len(parts) < 6 or len(rest) < 3:
+                continue
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), parts[4])
+            inside = where == point or where.startswith(point.rstrip("/") + "/")
+            if inside and (best is None or len(point) >= len(best[0])):
+                best = (point, rest[0], f"{parts[5]},{rest[2]}")
+    if best is not None and best[1] in _KERNEL_FILE_SYSTEMS:
+        return f"is on a {best[1]} file system ({best[0]}), which holds no new files"
+    read_only = best is not None and "ro" in best[2].split(",")
+    with contextlib.suppress(OSError):
+        read_only = read_only or bool(os.statvfs(where).f_flag & os.ST_RDONLY)
+    return f"is on a read-only file system ({best[0] if best else where})" if read_only else None
 
 
 def name_max(folder: str | os.PathLike[str]) -> int:

@@ -12,8 +12,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.dtypes import ulps32
-from ...core.multiaxis.cache import AxesSpec, axes_cache
+from ...core.dtypes import (
+    HALF_DTYPES,
+    MIN_EXPONENT,
+    SIGNIFICAND_BITS,
+    float32_steps,
+    float_dtype,
+    round_once,
+    storage_precision,
+    ulps32,
+)
+from ...core.multiaxis.cache import AxesSpec, axes_cache, model_frequencies
 from ...core.multiaxis.plan import AxisPlan
 from .reading import AxesReading
 
@@ -42,26 +51,78 @@ def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.nda
     """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``.
 
     Each is first tried on :data:`SCREEN` rows spread over the cache: a bound missed there
-    is missed by the whole, so only an arithmetic that fits them is rebuilt in full.
+    is missed by the whole, so only an arithmetic that fits them is rebuilt in full. A cache
+    stored in float16 or bfloat16 (every value exact there) is compared in that dtype's ulps:
+    each arithmetic's values rounded to it are within 1 of the stored ones.
     """
-    n = ids.shape[0]
+    storage, n = storage_precision(pairs[0]), ids.shape[0]
     sample = np.unique(np.linspace(0, n - 1, min(n, SCREEN)).astype(np.int64))
+    sampled = (pairs[0][sample], pairs[1][sample])
     for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
-        screened = _within(plan, ids[sample], (pairs[0][sample], pairs[1][sample]), mode, bound)
-        if screened and (sample.size == n or _within(plan, ids, pairs, mode, bound)):
+        bound = 1 if storage in HALF_DTYPES else bound
+        screened = _within(plan, ids[sample], sampled, mode, bound, storage)
+        if screened and (sample.size == n or _within(plan, ids, pairs, mode, bound, storage)):
             return mode
-    return "none"
+    port = _float32_port(plan, ids[sample], sampled) <= 2  # a screen, as above
+    port = port and (sample.size == n or _float32_port(plan, ids, pairs) <= 2)
+    return "float32" if port else "none"
+
+
+#: How many float32 steps either side of the model's ``ω32_j`` a port's own ``pow`` may land.
+PORT_ULPS = 4
+
+
+def _float32_port(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> int:
+    """The largest ulp gap left when each pair's ``ω32`` may be any float32 near the model's.
+
+    torch's float32 ``pow`` is the C library's on one machine and SLEEF's vectorised one
+    (≤ 1 ulp) on another (transformers' Qwen3-VL ``inv_freq[19]``: 0.010262266 against
+    0.010262267), and any engine may round either way: each pair's angles depend on its own
+    ``ω`` only, so each pair keeps the float32 within :data:`PORT_ULPS` steps that fits best.
+    """
+    inv = model_frequencies(plan, np.float32)
+    positions = ids[:, np.array(plan.axis)].astype(np.float32)
+    worst = np.full(plan.pairs, np.iinfo(np.int64).max)
+    for k in range(-PORT_ULPS, PORT_ULPS + 1):
+        angles = (positions * float32_steps(inv, k)[None, :]).astype(np.float64)
+        gap = np.maximum(
+            ulps32(np.cos(angles).astype(np.float32), pairs[0]).max(axis=0, initial=0),
+            ulps32(np.sin(angles).astype(np.float32), pairs[1]).max(axis=0, initial=0),
+        )
+        worst = np.minimum(worst, gap)
+    return int(worst.max(initial=0))
+
+
+def _half_ulps(mine: np.ndarray, theirs: np.ndarray, storage: str) -> np.ndarray:
+    """How many ``storage`` spacings apart ``mine`` (rounded to it once) and ``theirs`` are."""
+    rounded = round_once(np.asarray(mine, np.float64), float_dtype(storage)).astype(np.float64)
+    theirs = np.asarray(theirs, np.float64)
+    bits, low = SIGNIFICAND_BITS[storage], MIN_EXPONENT[storage]
+    size = np.maximum(np.abs(rounded), np.abs(theirs))
+    exponent = np.floor(np.log2(np.maximum(size, 2.0**low)))  # the subnormals' spacing below
+    spacing = np.exp2(exponent - bits + 1)
+    apart = np.abs(rounded - theirs) / spacing
+    return np.where(np.isnan(apart), np.inf, apart)
 
 
 def _within(
-    plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], mode: str, bound: int
+    plan: AxisPlan,
+    ids: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    mode: str,
+    bound: int,
+    storage: str,
 ) -> bool:
-    """Whether the plan's cos and sin in this arithmetic are within ``bound`` ulps of ``pairs``."""
+    """Whether the plan's cos and sin in this arithmetic are within ``bound`` ulps of ``pairs``.
+
+    float32 ulps, or ``storage``'s for a cache stored in float16 or bfloat16.
+    """
     both = axes_cache(AxesSpec(plan, ids, form="half", part="both", arithmetic=mode))
-    cos, sin = both[:, : plan.pairs], both[:, plan.pairs :]
-    return bool(
-        max(ulps32(cos, pairs[0]).max(initial=0), ulps32(sin, pairs[1]).max(initial=0)) <= bound
-    )
+    apart = [
+        _half_ulps(mine, theirs, storage) if storage in HALF_DTYPES else ulps32(mine, theirs)
+        for mine, theirs in ((both[:, : plan.pairs], pairs[0]), (both[:, plan.pairs :], pairs[1]))
+    ]
+    return bool(max(a.max(initial=0) for a in apart) <= bound)
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import ParameterError
-from ...core.multiaxis.plan import AxisPlan
-from ...core.rope.forms import pair_columns
+from ...core.multiaxis.plan import AxisPlan, channel_pairs
+from ...core.rope.forms import PAIR_LAYOUTS
 from .compare import Comparison, compare_to_plan
-from .reading import AxesReading, pair_fits, read_axes
+from .reading import AxesReading, pair_values, read_axes
 
 __all__ = ["AxesIdentification", "Cache", "cache_pairs", "identify_axes"]
 
@@ -84,18 +84,27 @@ def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
     if arrays.keys() != {"table"}:
         if not {"cos", "sin"} <= arrays.keys():
             raise ParameterError("file", "must hold tensors cos and sin", sorted(arrays))
-        return arrays["cos"].astype(np.float64), arrays["sin"].astype(np.float64), False
+        pair = arrays["cos"].astype(np.float64), arrays["sin"].astype(np.float64)
+        return (*_finite(*pair, "tensors cos and sin"), False)
     table = arrays["table"]
     if table.dtype.kind == "c":  # freqs_cis: cos + i·sin per pair, no layout
         if table.ndim != 2:
             rule = "must be a 2-D complex freqs_cis (tokens, pairs)"
             raise ParameterError("file", rule, table.shape)
-        return table.real.astype(np.float64), table.imag.astype(np.float64), True
+        pair = table.real.astype(np.float64), table.imag.astype(np.float64)
+        return (*_finite(*pair, "a complex freqs_cis"), True)
     table = table.astype(np.float64)
     if table.shape[1] % 4:
         raise ParameterError("file", "must be a [cos | sin] table, 4·pairs columns", table.shape)
     half = table.shape[1] // 2
     return table[:, :half], table[:, half:], False
+
+
+def _finite(cos: np.ndarray, sin: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Cos and sin, refused (as ``file``) with a NaN or an infinity, as a real table is."""
+    if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
+        raise ParameterError("file", "must hold finite numbers only", f"NaN or inf in {what}")
+    return cos, sin
 
 
 def identify_axes(
@@ -119,42 +128,74 @@ def identify_axes(
         the cache's width and rows (as ``file``); the named preset's own refusal.
 
     """
-    pairs = _Pairs(cache)
-    _, c, _ = pairs(None)  # refuses a table that pairs no channels
-    candidates = _candidates(preset, head_dim, c.shape, given, ids)
-    read = {name: _verdict(pairs, plan, i) for name, plan, i in candidates}
-    verdicts = {name: comparison for name, (_, comparison) in read.items()}
-    best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), 0)
-    name, plan, _ = candidates[best]
-    return AxesIdentification(read[name][0], plan, verdicts)
+    cos = cache[0]
+    shape = (cos.shape[0], cos.shape[1] if cache[2] else cos.shape[1] // 2)
+    candidates = _candidates(preset, head_dim, shape, given, ids)
+    _refuse_unpaired(cache, [plan for _, plan, _ in candidates])
+    verdicts = {name: _verdict(cache, plan, i) for name, plan, i in candidates}
+    paired = [k for k, (_, plan, _) in enumerate(candidates) if _paired(cache, plan)]
+    best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), paired[0])
+    _, plan, token_ids = candidates[best]
+    return AxesIdentification(_reading(cache, plan, token_ids), plan, verdicts)
 
 
-class _Pairs:
-    """The layout and per-pair cos and sin of a cache, in a preset's layout when both fit.
+def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
+    """The layout and per-pair cos and sin; the plan's layout when both layouts fit.
 
-    The layouts that fit are found once (each check reads the whole cache).
+    A plan whose pairs are half-split inside each axis's block (Allegro) is read in its own
+    channels when they repeat one value.
     """
-
-    def __init__(self, cache: Cache) -> None:
-        self.cache = cache
-        self.fits: tuple[str, ...] = ()
-
-    def __call__(self, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
-        cos, sin, is_complex = self.cache
-        if is_complex:
-            return "complex", cos, sin
-        if not self.fits:
-            self.fits = pair_fits(cos, sin)
-        prefer = plan.layout if plan else None
-        layout = prefer if prefer in self.fits else self.fits[0]
-        return layout, pair_columns(cos, layout), pair_columns(sin, layout)
+    cos, sin, is_complex = cache
+    if is_complex:
+        return "complex", cos, sin
+    if plan is not None and _own_pairs(cache, plan):
+        first = channel_pairs(plan)[0]
+        return plan.layout, cos[:, first], sin[:, first]
+    return pair_values(cos, sin, plan.layout if plan else None)
 
 
-def _verdict(pairs: _Pairs, plan: AxisPlan, ids: np.ndarray) -> tuple[AxesReading, Comparison]:
-    """The cache read with one candidate's ids, in its layout, and its verdict on the cache."""
-    layout, c, s = pairs(plan)
+def _paired(cache: Cache, plan: AxisPlan) -> bool:
+    try:
+        _pairs(cache, plan)
+    except ParameterError:
+        return False
+    return True
+
+
+def _own_pairs(cache: Cache, plan: AxisPlan) -> bool:
+    """Whether a plan of a layout of its own (per-axis blocks) pairs these channels."""
+    cos, sin, _ = cache
+    if plan.layout in PAIR_LAYOUTS or cos.shape[1] != 2 * plan.pairs:
+        return False
+    first, second = channel_pairs(plan)
+    return all(np.array_equal(t[:, first], t[:, second]) for t in (cos, sin))
+
+
+def _refuse_unpaired(cache: Cache, plans: list[AxisPlan]) -> None:
+    """pair_values' refusal, unless some candidate's own layout pairs the channels."""
+    if not cache[2] and not any(_own_pairs(cache, plan) for plan in plans):
+        pair_values(cache[0], cache[1])
+
+
+def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
+    """The cache read with these ids, in the plan's layout where both fit."""
+    from ...core.dtypes import HALF_DTYPES, storage_precision
+
+    layout, c, s = _pairs(cache, plan)
     reading = read_axes(c, s, ids, layout=layout)
-    return reading, compare_to_plan(reading, plan, ids, (c, s))
+    if not reading.theta and (storage := storage_precision(c)) in HALF_DTYPES:
+        reading.notes.append(f"θ not fitted: {storage} values pin the slow pairs' ω too poorly")
+    return reading
+
+
+def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
+    """The cache against one candidate: it matches, or what differs."""
+    try:
+        layout, c, s = _pairs(cache, plan)  # once: it reads the whole cache as float64
+    except ParameterError:  # paired in another candidate's own layout only (Allegro's)
+        note = f"(c) the channels do not pair in the preset's layout ({plan.layout})"
+        return Comparison(False, "none", [note])
+    return compare_to_plan(read_axes(c, s, ids, layout=layout), plan, ids, (c, s))
 
 
 def _candidates(
@@ -165,10 +206,15 @@ def _candidates(
     ids: np.ndarray | None,
 ) -> list[Candidate]:
     """The presets that fit the cache's width and rows with these ids (the named one only)."""
-    from ...core.multiaxis.resolve import PRESETS, check_id_options, resolve_ids, resolve_plan
+    from ...core.multiaxis.resolve import (
+        check_id_options,
+        distinct_presets,
+        resolve_ids,
+        resolve_plan,
+    )
 
-    check_id_options(head_dim=head_dim, **given)  # a value no preset takes is named, not "fits"
-    names = [preset] if preset else list(PRESETS)
+    check_id_options(head_dim=head_dim, ids=ids, **given)  # named, not "fits no preset"
+    names = [preset] if preset else distinct_presets()  # SkyReels-V2's cache is Wan's
     found, last = [], None
     for name in names:
         try:

@@ -11,6 +11,8 @@ arrays; no I/O.
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +20,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rope.forms import pair_columns, pair_layouts
 
-__all__ = ["AxesReading", "pair_fits", "pair_values", "read_axes"]
+__all__ = ["AxesReading", "pair_values", "read_axes"]
 
 #: A pair counts as turned by an axis when its measured turn exceeds this (radians).
 MOVED = 1e-4
@@ -77,95 +79,73 @@ def pair_values(
 
     """
     cos, sin = np.asarray(cos, np.float64), np.asarray(sin, np.float64)
-    fits = pair_fits(cos, sin)
+    if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
+        raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
+    fits = pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
     layout = prefer if prefer in fits else fits[0]
     return layout, pair_columns(cos, layout), pair_columns(sin, layout)
 
 
-def pair_fits(cos: np.ndarray, sin: np.ndarray) -> tuple[str, ...]:
-    """The layouts whose paired channels agree in both tables (:func:`pair_values`' check).
-
-    Raises
-    ------
-    ParameterError
-        (as ``file``) when neither layout pairs the channels, or the widths are odd.
-
-    """
-    if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
-        raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
-    return pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
-
-
 def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list[Step]:
-    """Token pairs ``(u, v, k)`` with ``ids[v] − ids[u] = k·direction``: a unit one, the longest.
-
-    Tokens are grouped by their ids less their step along ``direction`` (groups in the order
-    of their first token); in a group, each position along it is its first token's. The
-    longest step is the first group's widest; the unit one the first group's lowest ``c``
-    with ``c + 1`` also there.
-    """
+    """Token pairs ``(u, v, k)`` with ``ids[v] − ids[u] = k·direction``: a unit one, the longest."""
     head = ids[:limit]
-    if not head.shape[0]:
-        return []
-    along = head[:, int(np.flatnonzero(direction)[0])]
-    g = _groups(head - along[:, None] * direction + 0.0)
-    order = np.lexsort((np.arange(g.size), along, g))
-    g, a, i = g[order], along[order] + 0.0, order
-    keep = np.r_[True, (g[1:] != g[:-1]) | (a[1:] != a[:-1])]  # a position's first token
-    g, a, i = g[keep], a[keep], i[keep]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    ends = np.r_[starts[1:], g.size] - 1
-    wide = int(np.argmax(a[ends] - a[starts]))
-    longest = (int(i[starts[wide]]), int(i[ends[wide]]), float(a[ends[wide]] - a[starts[wide]]))
-    values = np.unique(a)  # each (group, position) as one sorted integer code
-    code = g * values.size + np.searchsorted(values, a)
-    up = np.searchsorted(values, a + 1)
-    target = g * values.size + up
-    at = np.minimum(np.searchsorted(code, target), code.size - 1)
-    has = (up < values.size) & (values[np.minimum(up, values.size - 1)] == a + 1)
-    found = np.flatnonzero(has & (code[at] == target))
-    unit = (int(i[found[0]]), int(i[at[found[0]]]), 1.0) if found.size else None
+    lead = int(np.flatnonzero(direction)[0])
+    along = head[:, lead]
+    groups: dict[tuple[float, ...], list[int]] = {}
+    for i, key in enumerate(map(tuple, (head - along[:, None] * direction).tolist())):
+        groups.setdefault(key, []).append(i)
+    unit: Step | None = None
+    longest: Step | None = None
+    for members in groups.values():
+        where = {float(along[i]): i for i in reversed(members)}
+        low, high = min(where), max(where)
+        if longest is None or high - low > longest[2]:
+            longest = (where[low], where[high], high - low)
+        coords = sorted(where)
+        for c, d in itertools.pairwise(coords):  # the shortest step (1, or a
+            if unit is None or d - c < unit[2]:  # fraction for linspace ids: CogVideoX, Allegro)
+                unit = (where[c], where[d], d - c)
     return [step for step in (unit, longest) if step is not None and step[2] > 0]
 
 
-def _groups(keys: np.ndarray) -> np.ndarray:
-    """Per row, its group of equal rows, groups numbered in the order of their first row."""
-    n = keys.shape[0]
-    order = np.lexsort((np.arange(n), *keys.T[::-1]))  # by the rows, then the row number
-    ranked = keys[order]
-    new = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
-    first = order[new]  # each group's first row, groups in sorted order
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(first.size)
-    g = np.empty(n, dtype=np.int64)
-    g[order] = rank[np.cumsum(new) - 1]
-    return g
+def _turns(angle: np.ndarray, steps: list[Step]) -> np.ndarray:
+    """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved.
 
-
-class _Angles:
-    """Each token's pair angles ``atan2(sin, cos)``, computed for the rows asked for only.
-
-    A row is a view of the same strides as the whole, so its angles are the same bits.
+    A shortest step ``k`` above π (CogVideoX's ids 7.5 apart) turns the fast pairs by more
+    than π: their ω is one of ``(2πm ± turn)/k``, chosen by :func:`_unalias`.
     """
-
-    def __init__(self, cos: np.ndarray, sin: np.ndarray) -> None:
-        self.cos, self.sin = cos, sin
-        self.rows: dict[int, np.ndarray] = {}
-
-    def __getitem__(self, row: int) -> np.ndarray:
-        if row not in self.rows:
-            self.rows[row] = np.arctan2(self.sin[row], self.cos[row])
-        return self.rows[row]
-
-
-def _turns(angle: _Angles, steps: list[Step], h: int) -> np.ndarray:
-    """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved."""
-    omega = np.zeros(h)
+    omega = np.zeros(angle.shape[1])
     for u, v, k in reversed(steps):  # the longest first; the unit step overrides where it sees
         turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
         seen = turn > MOVED
         omega[seen] = turn[seen] / k
+    if steps and steps[0][2] > math.pi:
+        u, v, k = steps[0]
+        turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
+        omega = _unalias(omega, turn, k)
     return omega
+
+
+def _unalias(omega: np.ndarray, turn: np.ndarray, k: float) -> np.ndarray:
+    """The fast pairs' ω from a step ``k > π``, slowest pairs first along a geometric sequence.
+
+    Pairs below ``π/k`` are read as measured; each faster one (in pair order, ω falling) takes
+    the alias ``(2πm ± turn)/k`` (at most 1) nearest the ratio of the two slower pairs.
+    """
+    moved = np.flatnonzero(omega > 0)
+    out = omega.copy()
+    m = np.arange(math.ceil(k / (2 * math.pi)) + 1)
+    for back, j in enumerate(moved[::-1][2:]):
+        slower = moved[::-1][back : back + 2][::-1]  # the next two pairs, faster first
+        a, b = out[slower[0]], out[slower[1]]
+        if min(a, b) <= 0:
+            continue
+        guess = a * a / b
+        options = np.concatenate([2 * math.pi * m + turn[j], 2 * math.pi * m - turn[j]]) / k
+        options = options[(options > 0) & (options <= 1 + 1e-3)]
+        if guess * k > math.pi and options.size:
+            out[j] = options[np.argmin(np.abs(np.log(options / guess)))]
+    return out
 
 
 def read_axes(cos: np.ndarray, sin: np.ndarray, ids: np.ndarray, *, layout: str) -> AxesReading:
@@ -175,18 +155,18 @@ def read_axes(cos: np.ndarray, sin: np.ndarray, ids: np.ndarray, *, layout: str)
     An axis with no two tokens apart on it alone is read from the tokens that step every
     axis at once (text tokens), if it is the only one.
     """
-    angle = _Angles(cos, sin)
+    angle = np.arctan2(sin, cos)
     h, axes = cos.shape[1], ids.shape[1]
     axis, omega, missing, floor = [-1] * h, np.full(h, np.nan), [], 0.0
     for a in range(axes):
         steps = _steps(ids, np.eye(axes)[a])
-        measured = _turns(angle, steps, h) if steps else np.zeros(h)
+        measured = _turns(angle, steps) if steps else np.zeros(h)
         missing += [] if steps else [a]
         floor = max(floor, 10 * MOVED / max([k for *_, k in steps], default=np.inf))
         for j in np.flatnonzero(measured > 0):
             axis[j], omega[j] = a, measured[j]
     diagonal = _steps(ids, np.ones(axes)) if len(missing) == 1 and axes > 1 else []
-    through = _turns(angle, diagonal, h) if diagonal else np.zeros(h)
+    through = _turns(angle, diagonal) if diagonal else np.zeros(h)
     for j in np.flatnonzero(through > floor):  # the other axes' steps would have seen it
         if axis[j] < 0:
             axis[j], omega[j] = missing[0], through[j]
@@ -222,6 +202,19 @@ def _fit_schedule(reading: AxesReading, axes: int) -> None:
         mine = np.sort(reading.omega[[j for j, x in enumerate(reading.axis) if x == a]])[::-1]
         r = _ratio(mine) if mine.size and abs(mine[0] - 1) < 1e-3 else None
         if r is not None:
-            thetas[str(a)] = r ** (-mine.size)  # ω_k = θ^(-2k/D_a), D_a = 2·pairs of a
+            thetas[str(a)] = r ** (-_axis_pairs(reading.axis, a))  # ω_k = θ^(-2k/D_a)
     if thetas and len(thetas) == len({x for x in reading.axis if x >= 0}):
         reading.schedule, reading.theta = "per-axis", thetas
+
+
+def _axis_pairs(axis: list[int], a: int) -> int:
+    """The pairs of axis ``a``: its own, and the unturned ones right after its last.
+
+    The slowest pairs of an axis that few ids span turn by less than :data:`MOVED` (Allegro's
+    two frames 0.45 apart): they still count in ``D_a``.
+    """
+    mine = [j for j, x in enumerate(axis) if x == a]
+    last = mine[-1] + 1
+    while last < len(axis) and axis[last] < 0:
+        last += 1
+    return len(mine) + last - mine[-1] - 1

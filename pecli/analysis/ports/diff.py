@@ -9,13 +9,13 @@ table of a file's arrays. Pure NumPy; no I/O.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ...core.errors import ParameterError
-from .causes import likely_causes
+from .causes import closest_move, named_causes
 from .compare import Comparison, compare
 from .readings import reading
 
@@ -31,6 +31,8 @@ class Diff:
     reading_b: dict[str, Any] | None
     causes: list[str]
     start: int
+    transformations: list[str] = field(default_factory=list)
+    closest: str | None = None
 
     @property
     def equal(self) -> bool:
@@ -56,6 +58,8 @@ class Diff:
             "reading_a": self.reading_a,
             "reading_b": self.reading_b,
             "causes": self.causes,
+            "transformations": self.transformations,
+            "closest": self.closest,
         }
 
 
@@ -114,5 +118,6 @@ def diff(
             raise ParameterError(name, "must be a number >= 0", value)
     result = compare(a, b, start=start, ulps=ulps, atol=atol)
     ra, rb = reading(a), reading(b)
-    causes = [] if result.equal else likely_causes(a, b, result.dtype, ra, rb)
-    return Diff(result, ra, rb, causes, start)
+    named = [] if result.equal else named_causes(a, b, result.dtype, ra, rb, start=start)
+    near = closest_move(a, b, result.dtype) if not result.equal and not named else None
+    return Diff(result, ra, rb, [w for _, w in named], start, [n for n, _ in named], near)

@@ -19,11 +19,17 @@ import numpy as np
 from ...core.dtypes import ulps32
 from ...core.errors import ParameterError
 from ...core.ports.ggml import frequency_factors
-from ...core.ports.gguf_format import FREQUENCY_TENSORS, rope_mode, text_config
+from ...core.ports.gguf_format import (
+    FREQUENCY_TENSORS,
+    ROPE_KEY_TYPES,
+    rope_mode,
+    text_config,
+)
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.config import spec_from_config
 from ...core.rope.registry import record
 from .gguf_notes import Finding, notes_for
+from .gguf_plan import plan_findings
 
 __all__ = [
     "Finding",
@@ -92,6 +98,7 @@ def check_gguf(
     tensors: Mapping[str, np.ndarray],
     *,
     ulps: int = 16,
+    types: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """Compare a GGUF's rope keys and frequency tensors with a config, item by item.
 
@@ -108,6 +115,10 @@ def check_gguf(
     ulps : int, keyword-only
         Largest element difference, in float32 ulps, that still agrees (the converter
         computes ``rope_freqs`` in float32: up to 4 ulps from the exact value).
+    types : mapping, optional, keyword-only
+        Each key's GGUF value type (``FLOAT32``, ``ARRAY[INT32]`` …): a rope key of another type
+        than llama.cpp's loader requires (:data:`~pecli.core.ports.gguf_format.ROPE_KEY_TYPES`)
+        differs, whatever its value.
 
     Returns
     -------
@@ -128,14 +139,18 @@ def check_gguf(
     findings = [_key(k, v, found, metadata, prefix) for k, v in keys.items()]
     if "rope.scaling.factor" in found and "rope.scaling.factor" not in keys:
         findings.append(_key("rope.scaling.factor", 1.0, found, metadata, prefix))
+    findings += _wrong_types(found, types or {}, prefix) + _stray(found, keys, prefix)
     wanted = expected_tensors(spec)
-    findings += [_tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()]
+    findings += _swapped(tensors, wanted, ulps) or [
+        _tensor(name, tensors.get(name), want, ulps) for name, want in wanted.items()
+    ]
+    findings = [_explained(f, spec, found, metadata, prefix, tensors) for f in findings]
     findings += [
         _unexpected(name, tensors[name])
         for name in FREQUENCY_TENSORS
         if name in tensors and name not in wanted
     ]
-    return findings + notes_for(spec, merged, arch, found)
+    return findings + notes_for(spec, merged, arch, found) + plan_findings(config, arch, metadata)
 
 
 def _key(
@@ -154,6 +169,27 @@ def _key(
         same, how = True, "absent: llama.cpp uses the rope_factors tensors (Phi-3's converter)"
         want = "longrope or none"  # not "expected longrope, found none, agree"
     return Finding(prefix + key, "agree" if same else "differ", want, have, how)
+
+
+def _wrong_types(found: Mapping[str, Any], types: Mapping[str, str], prefix: str) -> list[Finding]:
+    """Rope keys whose GGUF type llama.cpp's loader refuses ("key … has wrong type")."""
+    return [
+        Finding(f"{prefix}{key} (type)", "differ", want, types[prefix + key], _REFUSED)
+        for key, want in ROPE_KEY_TYPES.items()
+        if key in found and prefix + key in types and types[prefix + key] != want
+    ]
+
+
+_REFUSED = "llama.cpp's loader refuses the file: the key has the wrong type"
+
+
+def _stray(found: Mapping[str, Any], keys: Mapping[str, Any], prefix: str) -> list[Finding]:
+    """Rope keys the config implies none of that hold a NaN or an infinity llama.cpp reads."""
+    return [
+        Finding(prefix + key, "differ", "absent", value, "the config implies no such key")
+        for key, value in found.items()
+        if key not in keys and isinstance(value, float) and not math.isfinite(value)
+    ]
 
 
 def _head_dim(meta: Mapping[str, Any], prefix: str) -> Any:
@@ -261,3 +297,61 @@ def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str
         return None
     theta = None if guess.theta != guess.theta else guess.theta  # NaN: not determined
     return {"rope_type": guess.rope_type, "theta": theta, **guess.parameters}
+
+
+def _swapped(
+    tensors: Mapping[str, np.ndarray], wanted: dict[str, np.ndarray], ulps: int
+) -> list[Finding]:
+    """One finding when the file's long and short factors are the config's the other way round."""
+    names = ("rope_factors_long.weight", "rope_factors_short.weight")
+    if not all(n in wanted and n in tensors for n in names):
+        return []
+    long, short = (tensors[n] for n in names)
+    want_long, want_short = (wanted[n] for n in names)
+    if long.shape != want_short.shape or short.shape != want_long.shape:
+        return []
+    if np.array_equal(long, short) or ulps32(want_long, long).max(initial=0) <= ulps:
+        return []
+    if max(ulps32(want_short, long).max(), ulps32(want_long, short).max()) > ulps:
+        return []
+    detail = (
+        "long and short factors swapped: the file's rope_factors_long is the config's "
+        "short_factor and its rope_factors_short the long_factor"
+    )
+    return [Finding("/".join(names), "differ", "long, short", "short, long", detail)]
+
+
+def _explained(
+    finding: Finding,
+    spec: RopeSpec,
+    found: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    prefix: str,
+    tensors: Mapping[str, np.ndarray],
+) -> Finding:
+    """A differing ``rope_freqs`` with the file's reading beside the config's (llama3 factor)."""
+    if finding.status != "differ" or not finding.item.startswith("rope_freqs.weight["):
+        return finding
+    keys = {prefix + k: v for k, v in found.items()}
+    keys.setdefault(prefix + "rope.dimension_count", _head_dim(metadata, prefix))
+    reading = _identify_freqs(tensors["rope_freqs.weight"].tolist(), keys, prefix)
+    if not reading or reading.get("rope_type") != spec.rope_type:
+        return finding
+    fields = (
+        ("factor", "factor"),
+        ("original_max_position_embeddings", "L ="),
+        ("high_freq_factor", "high_freq_factor"),
+    )
+    differ = [
+        (label, reading[k], getattr(spec, k))
+        for k, label in fields
+        if k in reading and getattr(spec, k, None) is not None and reading[k] != getattr(spec, k)
+    ]
+    if not differ:
+        return finding
+    said = ", ".join(f"{label} {have:g}" for label, have, _ in differ)
+    config = ", ".join(f"{label} {want:g}" for label, _, want in differ)
+    why = f"the file's rope_freqs read as {spec.rope_type} {said}; the config says {config}"
+    return Finding(
+        finding.item, finding.status, finding.expected, finding.found, f"{why}. {finding.detail}"
+    )

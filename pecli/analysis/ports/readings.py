@@ -27,6 +27,7 @@ def reading(table: np.ndarray) -> dict[str, Any] | None:
                 "kind": "inv_freq",
                 "rope_type": guess.rope_type,
                 "theta": _number(guess.theta),
+                "rotary_dim": guess.rotary_dim,
                 "storage": guess.storage,
                 **guess.parameters,
             }
@@ -43,6 +44,7 @@ def reading(table: np.ndarray) -> dict[str, Any] | None:
         "attention_factor": cache.attention_factor,
         "storage": cache.storage,
         "theta": _number(cache.theta),
+        "rotary_dim": cache.rotary_dim,
         "rope_type": rope.rope_type if rope else None,
         **(rope.parameters if rope else {}),
     }

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ...core.dtypes import float32_steps
 from ...core.errors import ParameterError
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.framework import transformers_inv_freq
@@ -69,17 +70,48 @@ def framework_start(z: np.ndarray, rows: np.ndarray, eps: float) -> tuple[int, n
     omega, err = slopes(z, rows)
     for model in _models(omega, err):
         live = model > 0
+        phases = np.angle(z[:, live])
 
-        def angles(start: int, model: np.ndarray = model) -> tuple[np.ndarray, np.ndarray]:
+        def angles(
+            start: int, model: np.ndarray = model, phases: np.ndarray = phases
+        ) -> tuple[np.ndarray, np.ndarray]:
+            picked = nearest_port(phases, rows, start, model[model > 0])
             p = np.float32(start) + rows.astype(np.float32)  # positions in float32, exact < 2^24
-            theta = (p[:, None] * model[None, model > 0]).astype(np.float64)  # one product
+            theta = (p[:, None] * picked[None, :]).astype(np.float64)  # one product
             return theta, np.full(theta.shape, ROW_TOLERANCE * eps)
 
         wide = model[live].astype(np.float64)
         start = _search(z[:, live], rows, wide, FRAMEWORK_DRIFT, eps, angles)
         if start is not None:
-            return start, model.astype(np.float64)
+            found = model.copy()
+            found[live] = nearest_port(phases, rows, start, model[live])
+            return start, found.astype(np.float64)
     return None
+
+
+#: How many float32 steps either side of a model's ``ω32_i`` a port's own ``pow`` may land.
+PORT_ULPS = 4
+
+
+def nearest_port(phases: np.ndarray, rows: np.ndarray, start: int, model: np.ndarray) -> np.ndarray:
+    """Per pair, the float32 ``ω`` within :data:`PORT_ULPS` steps of ``model`` that fits best.
+
+    Any engine's float32 ``pow`` (NumPy's, torch's, a GPU's) may round an ``inv_freq`` to either
+    neighbour of the exact value, or a few steps off it: a faithful port is read by trying, for
+    each pair alone (its angles depend on its own ``ω`` only), the float32 numbers around the
+    model's and keeping the one whose angles ``fl32(fl32(s + k)·ω)`` are closest to the rows'.
+    ``phases`` ``(m, h)``: the rows' angles; ``model`` ``(h,)`` float32 > 0.
+    """
+    steps = np.arange(-PORT_ULPS, PORT_ULPS + 1)
+    m32 = np.asarray(model, np.float32)
+    tried = np.stack([float32_steps(m32, int(k)) for k in steps])  # (K, h)
+    p = np.float32(start) + rows.astype(np.float32)
+    rebuilt = (p[None, :, None] * tried[:, None, :]).astype(np.float64)  # (K, m, h)
+    miss = np.max(np.abs(wrap(phases[None] - rebuilt)), axis=1)  # (K, h)
+    order = np.argsort(np.abs(steps), kind="stable")  # ties go to the model's own value
+    best = order[np.argmin(miss[order], axis=0)]
+    picked: np.ndarray = tried[best, np.arange(m32.size)]
+    return picked
 
 
 def slopes(z: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

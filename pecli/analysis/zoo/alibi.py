@@ -11,7 +11,7 @@ included) and the convention that rebuilds it best wins. See docs/zoo.md#identif
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from ...core.zoo.alibi import (
     VARIANTS,
     alibi_bias,
     alibi_exponents,
+    check_max_bias,
 )
 
 __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"]
@@ -53,11 +54,15 @@ class SlopeFit:
     bfloat16: bool
     errors: dict[str, float] = field(default_factory=dict)
     also: dict[str, float] = field(default_factory=dict)
+    out_of_range: tuple[str, ...] = ()  # series whose fitted max_bias no series is made with
 
     @property
     def matched(self) -> bool:
-        """The best series rebuilds every slope within :attr:`tolerance`."""
-        return self.error <= self.tolerance
+        """The best series rebuilds every slope within :attr:`tolerance`, at a valid max_bias.
+
+        Valid: one ``pecli alibi slopes`` takes (> 0, <= 1024; any, when every exponent is 0).
+        """
+        return self.error <= self.tolerance and self.variant not in self.out_of_range
 
     def report(self, *, alone: bool = True) -> dict[str, Any]:
         """The reading as plain data (``pecli alibi identify --json``); ``kind`` when alone."""
@@ -65,6 +70,7 @@ class SlopeFit:
             **({"kind": "slopes"} if alone else {}),
             "heads": self.heads,
             "max_bias": self.max_bias,
+            "max_bias_in_range": self.variant not in self.out_of_range,
             "series": self.variant,
             "wrong": not ALIBI_SERIES[self.variant].right,
             "matched": self.matched,
@@ -87,6 +93,9 @@ class BiasFit:
     slope_fit: SlopeFit
     errors: dict[str, float] = field(default_factory=dict)
     left_padding: int = 0
+    #: BLOOM's ``(batch·heads, 1, keys)``: the batch size and each sequence's padded keys.
+    batch: int = 1
+    batch_padding: tuple[int, ...] = ()
 
     @property
     def matched(self) -> bool:
@@ -100,12 +109,19 @@ class BiasFit:
             "shape": self.shape,
             "convention": self.convention,
             "left_padding": self.left_padding,
+            **self._batch_report(),
             "matched": self.matched,
             "relative_error": self.error,
             "tolerance": self.tolerance,
             "slopes": self.slopes.tolist(),
             "slope_fit": self.slope_fit.report(alone=False),
         }
+
+    def _batch_report(self) -> dict[str, Any]:
+        """``batch`` and each sequence's padded keys, for a ``(batch·heads, 1, keys)`` tensor."""
+        if self.batch == 1:
+            return {}
+        return {"batch": self.batch, "batch_padding": list(self.batch_padding)}
 
 
 def _is_bfloat16(values: np.ndarray) -> bool:
@@ -178,14 +194,17 @@ def identify_alibi_slopes(slopes: object, *, bfloat16: bool | None = None) -> Sl
         press = _fit_series(np.log2(m), alibi_exponents(m.size), FLOAT_TOLERANCE)[1]
         bfloat16 = _is_bfloat16(m) and press > FLOAT_TOLERANCE
     tolerance = BFLOAT16_TOLERANCE if bfloat16 else FLOAT_TOLERANCE
-    fits = {v: _fit_series(np.log2(m), alibi_exponents(m.size, v), tolerance) for v in VARIANTS}
+    exponents = {v: alibi_exponents(m.size, v) for v in VARIANTS}
+    fits = {v: _fit_series(np.log2(m), exponents[v], tolerance) for v in VARIANTS}
+    outside = tuple(v for v in VARIANTS if exponents[v].any() and not _made(fits[v][0]))
 
     def rank(v: str) -> tuple[bool, bool, float, int]:  # fitting, then a round max_bias first
         b, err = fits[v]
-        return err > tolerance, not _nice(b), err if err > tolerance else 0.0, VARIANTS.index(v)
+        bad = err > tolerance or v in outside
+        return bad, not _nice(b), err if err > tolerance else 0.0, VARIANTS.index(v)
 
     best = min(VARIANTS, key=rank)
-    others = {v: fits[v][0] for v in VARIANTS if v != best and fits[v][1] <= tolerance}
+    others = {v: fits[v][0] for v in VARIANTS if v != best and not rank(v)[0]}
     return SlopeFit(
         heads=m.size,
         max_bias=fits[best][0],
@@ -195,7 +214,17 @@ def identify_alibi_slopes(slopes: object, *, bfloat16: bool | None = None) -> Sl
         bfloat16=bfloat16,
         errors={v: e for v, (_, e) in fits.items()},
         also=others,
+        out_of_range=outside,
     )
+
+
+def _made(max_bias: float) -> bool:
+    """A max_bias :func:`pecli.core.zoo.alibi.alibi_slopes` takes (> 0, <= 1024)."""
+    try:
+        check_max_bias(max_bias)
+    except ParameterError:
+        return False
+    return True
 
 
 def _as_heads(tensor: np.ndarray) -> np.ndarray:
@@ -295,13 +324,45 @@ def identify_alibi_bias(tensor: object) -> BiasFit:
     t = _as_heads(raw)  # read in float64 a block of heads at a time
     if t.shape[1] > 1 and np.isfinite(t).all() and (t == t[:, :1, :]).all():
         t = t[:, :1, :]  # a key-only row broadcast over the queries
+    try:
+        fit = _read_heads(t, raw.shape)
+    except ParameterError:
+        fit = None
+    if (fit is None or not fit.matched) and (batched := _read_batches(t, raw.shape)):
+        return batched
+    return fit if fit is not None else _read_heads(t, raw.shape)
+
+
+def _read_batches(t: np.ndarray, shape: tuple[int, ...]) -> BiasFit | None:
+    """BLOOM's ``(batch·heads, 1, keys)``: the fewest sequences whose heads read alike.
+
+    Each sequence's rows are read on their own (each its padding); they must give the same
+    slopes, and those slopes must fit a series.
+    """
+    n, q, k = t.shape
+    for batch in (b for b in range(2, n) if n % b == 0 and q == 1):
+        try:
+            fits = [_read_heads(part, shape) for part in t.reshape(batch, n // batch, 1, k)]
+        except ParameterError:
+            continue
+        first = fits[0]
+        same = all(np.array_equal(f.slopes, first.slopes) and f.matched for f in fits)
+        if same and first.matched:
+            pads = tuple(f.left_padding for f in fits)
+            errors = max(f.error for f in fits)
+            return replace(first, shape=shape, error=errors, batch=batch, batch_padding=pads)
+    return None
+
+
+def _read_heads(t: np.ndarray, shape: tuple[int, ...]) -> BiasFit:
+    """The reading of ``(h, q, k)``: the convention that rebuilds it best, and its slopes."""
     errors = {c: _rebuild_error(t, c) for c in CONVENTIONS}
     best = min(CONVENTIONS, key=lambda c: (errors[c], CONVENTIONS.index(c)))
     if not np.isfinite(errors[best]):
         rule = f"is no ALiBi bias in any convention ({', '.join(CONVENTIONS)})"
-        raise ParameterError("x", rule, f"shape {raw.shape}")
+        raise ParameterError("x", rule, f"shape {shape}")
     slopes = _slopes_of(t, best)
     tolerance = BFLOAT16_TOLERANCE if _is_bfloat16(t) else FLOAT_TOLERANCE
     slope_fit = identify_alibi_slopes(slopes)
     pad = max(_left_padding(t), 0) if ALIBI_CONVENTIONS[best].takes_mask else 0
-    return BiasFit(best, raw.shape, slopes, errors[best], tolerance, slope_fit, errors, pad)
+    return BiasFit(best, shape, slopes, errors[best], tolerance, slope_fit, errors, pad)

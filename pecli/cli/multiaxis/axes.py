@@ -20,9 +20,10 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutReleaseOpt,
+    PatchOpt,
     PresetOpt,
-    Release,
-    ReleaseOpt,
+    RopeScaleOpt,
     TextOpt,
     ThetaOpt,
     TokensOpt,
@@ -82,9 +83,11 @@ def axes_command(
     header: Header = True,
     quiet: Quiet = False,
     tokens: TokensOpt = None,
-    release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    release: LayoutReleaseOpt = None,
+    tokens_per_second: TokensPerSecondOpt = None,
     fps: FpsOpt = None,
+    patch: PatchOpt = None,
+    rope_scale: RopeScaleOpt = None,
 ) -> None:
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
@@ -94,14 +97,22 @@ def axes_command(
     model's own float64 or float32 steps. Streamed in row blocks to CSV or npy;
     -o NAME.safetensors holds tensors cos and sin (or rotation) with the plan as metadata.
 
-    Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv
+    Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv;
+    pecli rope axes --preset wan --grid 21x60x104 --patch model (a latent's size) -o wan.npy
     """
     from ... import __version__
     from ...core.multiaxis.cache import AxesSpec, axes_metadata, axes_table
 
-    plan, chosen = plan_of(preset, head_dim, widths, theta, layout)
+    plan, chosen = plan_of(preset, head_dim, widths, theta, layout, rope_scale)
     kind = _output_kind(output, fmt, form.value)
-    given = {"grid": grid, "text": text, "tokens": tokens, "fps": fps, "release": release.value}
+    given = {
+        "grid": grid,
+        "text": text,
+        "tokens": tokens,
+        "fps": fps,
+        "release": release and release.value,
+        "patch": patch,
+    }
     source = id_source(plan, chosen, output, ids=ids, tokens_per_second=tokens_per_second, **given)
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value

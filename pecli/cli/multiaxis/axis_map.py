@@ -44,12 +44,26 @@ def axis_map_command(
         columns, lines = preset_columns(), []
     else:
         plan, chosen = plan_of(preset, head_dim, widths, theta, layout)
+        _check_table_size(plan.pairs, kind, "head_dim" if widths is None else "widths")
         columns, lines = plan_columns(plan), _summary(plan, chosen)
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
         text.show(*lines, _table(columns), output=output)
     say_written(output, quiet=quiet)
+
+
+#: Most pairs drawn as a table (about 3 s); CSV and JSON take any number.
+MAX_TABLE_PAIRS = 4096
+
+
+def _check_table_size(pairs: int, kind: str, parameter: str) -> None:
+    """A table of more pairs than :data:`MAX_TABLE_PAIRS` takes minutes: ask for CSV."""
+    if kind == "table" and pairs > MAX_TABLE_PAIRS:
+        from ...core.errors import ParameterError
+
+        rule = f"gives at most {MAX_TABLE_PAIRS} pairs as a table: give --format csv or -o NAME.csv"
+        raise ParameterError(parameter, rule, f"{pairs} pairs")
 
 
 def _counts(plan: AxisPlan) -> str:

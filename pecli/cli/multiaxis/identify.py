@@ -17,9 +17,9 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutReleaseOpt,
+    PatchOpt,
     PresetOpt,
-    Release,
-    ReleaseOpt,
     TextOpt,
     TokensOpt,
     TokensPerSecondOpt,
@@ -49,16 +49,18 @@ def identify_axes_command(
     text: TextOpt = 0,
     ids: IdsOpt = None,
     tokens: TokensOpt = None,
-    release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    release: LayoutReleaseOpt = None,
+    tokens_per_second: TokensPerSecondOpt = None,
     fmt: FormatOpt = None,
     output: Output = "-",
     quiet: Quiet = False,
     fps: FpsOpt = None,
+    patch: PatchOpt = None,
 ) -> None:
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.
 
-    The tokens' ids come as for pecli rope axes: --grid (and --text), --tokens, or --ids.
+    The tokens' ids come as for pecli rope axes: --grid (and --text; --patch: a latent's
+    size), --tokens, or --ids.
     Every preset that fits the cache's width and these ids is tried (only --preset, if
     given); each verdict says it matches, and in which arithmetic (exact, float64 or float32
     steps), or what differs: (a) a shared or per-axis schedule, (b/d) the channel → axis map,
@@ -72,7 +74,14 @@ def identify_axes_command(
     kind = report_kind(output, fmt, ("json",))
     formats = ANY_FORMATS[:-1]  # a GGUF file holds no cache
     cache = cache_pairs(read_arrays(file, formats=formats, table=True)[0])
-    given = {"grid": grid, "text": text, "tokens": tokens, "release": release.value, "fps": fps}
+    given = {
+        "grid": grid,
+        "text": text,
+        "tokens": tokens,
+        "release": release and release.value,
+        "fps": fps,
+        "patch": patch,  # --grid is then a latent size, each preset's own patch with model
+    }
     found = identify_axes(
         cache,
         preset=preset,

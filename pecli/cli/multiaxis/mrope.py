@@ -51,7 +51,7 @@ def mrope_ids_command(
     ],
     model: ModelOpt = FIRST_MODEL,
     release: ReleaseOpt = Release.v5_24,
-    tokens_per_second: TokensPerSecondOpt = 2,
+    tokens_per_second: TokensPerSecondOpt = None,
     spatial_merge_size: MergeOpt = 2,
     fmt: IdsFormatOpt = None,
     output: IdsOutput = "-",
@@ -91,4 +91,17 @@ def mrope_ids_command(
         writing.write_array(ids.T, output=output)
     if not quiet:
         sys.stderr.write(f"pecli rope mrope-ids: rope_deltas = {delta} ({ids.shape[0]} tokens)\n")
+        _say_reused(tokens, ids, MROPE_PRESETS[model.value].rules, spatial_merge_size)
     say_written(output, quiet=quiet)
+
+
+def _say_reused(tokens: str, ids: np.ndarray, rules: str, merge: int) -> None:
+    """A note when text after a video repeats the video's t ids (transformers 5.24's rule)."""
+    from ...core.multiaxis.mrope import reused_text_ids
+
+    if count := reused_text_ids(tokens, ids.T, model=rules, spatial_merge_size=merge):
+        sys.stderr.write(
+            f"pecli rope mrope-ids: note: {count} text token(s) after a video take t ids the "
+            f"video used already: 5.24 goes on at start + max(h, w)/{merge}, not after the "
+            "video's last t (--release 4 does)\n"
+        )

@@ -16,7 +16,7 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.multiaxis.mrope_presets import MROPE_PRESETS
+from ...core.multiaxis.mrope_presets import MROPE_PRESETS, readers
 from ...core.multiaxis.resolve import PRESETS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,6 +105,21 @@ FpsOpt = Annotated[
     float | None,
     _option("--fps", "Cosmos videos: frames at k/fps·24 (base_fps 24); images without it."),
 ]
+PatchOpt = Annotated[
+    str | None,
+    _option(
+        "--patch",
+        "--grid is then the latent's size, divided by this patch (e.g. 1x2x2), or 'model' for "
+        "the preset's own (Wan 1x2x2, CogVideoX 1.5 2x2x2); a size it does not divide is refused.",
+    ),
+]
+RopeScaleOpt = Annotated[
+    str | None,
+    _option(
+        "--rope-scale",
+        "Cosmos: the NTK scale per axis t,h,w (θ of axis a = 10000·s^(w/(w−2))) [default: 2,1,1].",
+    ),
+]
 TokensOpt = Annotated[
     str | None,
     _option(
@@ -122,11 +137,21 @@ ReleaseOpt = Annotated[
         "an image or video goes on at start + max(h, w)) or 4 (at the largest id + 1).",
     ),
 ]
+#: ``rope axes`` and ``identify-axes``: not given (None) unless a token layout needs it.
+LayoutReleaseOpt = Annotated[
+    Release | None,
+    _option(
+        "--release",
+        "With --tokens, whose get_rope_index: 5.24 (text after an image or video goes on at "
+        "start + max(h, w)) or 4 (at the largest id + 1). [default: 5.24]",
+    ),
+]
 TokensPerSecondOpt = Annotated[
-    int,
+    int | None,
     _option(
         "--tokens-per-second",
-        "Qwen2.5-VL's vision config tokens_per_second (2 in its checkpoints).",
+        f"The vision config's tokens_per_second, read by {readers('tokens_per_second')} only "
+        "[default: 2, as in its checkpoints].",
     ),
 ]
 
@@ -138,8 +163,9 @@ def parse_sizes(text: str, parameter: str) -> tuple[int, ...]:
     (3, 4, 5)
 
     """
-    words = [w for w in re.split(r"[x×,\s]+", str(text).strip().lower()) if w]
-    if not words or not all(w.isdigit() for w in words):
+    spelled = str(text).strip().lower()
+    words = re.split(r"\s*[x×,]\s*|\s+", spelled)  # "4x4x": an empty last size, refused
+    if not spelled or not all(w.isascii() and w.isdigit() for w in words):
         raise ParameterError(parameter, "must be sizes such as 4x6 or 16,56,56", text)
     return tuple(int(w) for w in words)
 
@@ -166,8 +192,9 @@ def plan_of(
     widths: str | None,
     theta: str | None,
     layout: str | None,
+    rope_scale: str | None = None,
 ) -> tuple[AxisPlan, Preset | None]:
-    """The plan the options describe: a preset (θ and layout overridden) or widths and θ."""
+    """The plan the options describe: a preset (θ, layout, NTK scale overridden) or widths and θ."""
     from ...core.multiaxis.resolve import resolve_plan
 
     return resolve_plan(
@@ -176,6 +203,7 @@ def plan_of(
         widths=None if widths is None else parse_sizes(widths, "widths"),
         theta=None if theta is None else parse_numbers(theta, "theta"),
         layout=layout,
+        rope_scale=None if rope_scale is None else parse_numbers(rope_scale, "rope_scale"),
     )
 
 
@@ -200,6 +228,9 @@ def read_ids(ids: str | None, output: str) -> np.ndarray | None:
 
 
 def grid_of(given: dict[str, Any]) -> dict[str, Any]:
-    """``given`` with its ``grid`` read into sizes."""
-    grid = given.get("grid")
-    return {**given, "grid": None if grid is None else parse_sizes(grid, "grid")}
+    """``given`` with its ``grid`` (and ``patch``: sizes or ``model``) read into sizes."""
+    grid, read = given.get("grid"), {}
+    if given.get("patch") is not None:
+        word = str(given["patch"]).strip().lower()
+        read["patch"] = word if word == "model" else parse_sizes(word, "patch")
+    return {**given, **read, "grid": None if grid is None else parse_sizes(grid, "grid")}

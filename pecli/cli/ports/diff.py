@@ -62,10 +62,11 @@ def diff_command(
     Rows are positions (from --start), columns channels; a .safetensors cache with tensors
     cos and sin is read as [cos | sin]. The report gives the largest error in ulps (of the
     coarser dtype) per position decade, the first row and column that differ, identify's
-    reading of both, and each known mistake that explains the difference: pair layout
-    swapped, rows transposed, first position off by k, θ differs, scaling missing past L,
-    stored or computed in bf16, half width vs full width, attention factor missing, sin/cos
-    swapped. Exit status 0 when equal within --ulps or --atol, 1 otherwise.
+    reading of both, and each known mistake that explains the difference (layout, start,
+    θ, scaling, width and slice, exponent base, storage dtype, float32 arithmetic of
+    transformers or ggml, attention factor, temperature, sin/cos; or two at once), named in
+    the JSON report's transformations. Exit status 0 when equal within --ulps or --atol, 1
+    otherwise.
 
     Example: pecli diff ours.npy theirs.safetensors --ulps 2
     """
@@ -124,7 +125,13 @@ def _write(found: Diff, kind: str, output: str) -> None:
     ]
     causes = [f"likely cause: {c}" for c in report["causes"]]
     if not result.equal and not causes:
-        causes = ["likely cause: none of the known mistakes explains it (see the readings)"]
+        from ...analysis.ports.causes import CAUSES
+
+        tried = ", ".join(c.name for c in CAUSES)
+        causes = [f"likely cause: none of the known mistakes explains it (tried: {tried})"]
+        causes += [report["closest"]] if report["closest"] else []
+    if "arithmetic" in report["transformations"]:
+        causes.append(f"hint: --atol {result.max_abs:.2g} accepts the arithmetic's difference")
     head = _headline(report, result)
     text.show(*head, *([table] if result.decades else []), *readings, *causes, output=output)
 

@@ -32,9 +32,20 @@ Context = Annotated[
 ]
 
 
+Layer = Annotated[
+    int | None,
+    typer.Option(
+        "--layer",
+        help="The layer (0-based) whose rope to compare, for models whose layers differ. "
+        "[default: the global layers' rope]",
+    ),
+]
+
+
 @rope_app.command("engines")
 def engines_command(
     file: ConfigFile,
+    layer: Layer = None,
     seq_len: Prompt = None,
     context: Context = None,
     fmt: JsonFormatOpt = None,
@@ -59,14 +70,41 @@ def engines_command(
     kind = report_kind(output, fmt, ("json",))
     check_not_input(output, (file,))
     config = read_json_object(file, parameter="file")
-    spec, window, v4_theta = read_config(config, seq_len=seq_len, context=context)
+    spec, window, v4_theta = read_config(config, seq_len=seq_len, context=context, layer=layer)
     records = [_record(r) for r in engine_readings(spec, context=window or 0, v4_theta=v4_theta)]
     if kind == "json":
         writing.write_json(text.jsonable({"context": window, "engines": records}), output=output)
     else:
         before, after = (["note: " + note for note in notes] for notes in engine_notes(spec))
+        after += ["note: " + note for note in _plan_notes(config, layer)]
         text.show(_line(spec, window), *before, _table(records), *after, output=output)
     say_written(output, quiet=quiet)
+
+
+def _plan_notes(config: dict[str, Any], layer: int | None) -> list[str]:
+    """Per-layer ropes and query temperatures the rows above do not cover."""
+    from ...core.errors import ParameterError
+    from ...core.rope.config.plans import layer_plan
+
+    try:
+        rows, _ = layer_plan(config)
+    except ParameterError:  # no num_hidden_layers: no plan to speak of
+        return []
+    notes = []
+    ropes = {(r.label, r.theta, r.rope_type, r.factor) for r in rows if r.rope}
+    if len(ropes) > 1 and layer is None:
+        kinds = ", ".join(sorted({r.label or r.kind for r in rows if r.rope}))
+        notes.append(
+            f"the layers rotate with {len(ropes)} ropes ({kinds}): the rows are the global "
+            "layers' (llama.cpp's freq_base); --layer i compares layer i's"
+        )
+    temperatures = {r.temperature.formula() for r in rows if r.temperature}
+    for formula in sorted(temperatures):
+        notes.append(
+            f"the queries are also multiplied by {formula} at position p (transformers applies "
+            "it; the rows compare frequencies only): pecli rope layers --positions gives it"
+        )
+    return notes
 
 
 def _record(row: EngineReading) -> dict[str, Any]:

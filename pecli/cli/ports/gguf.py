@@ -6,6 +6,7 @@ are read, never the (quantised) weights.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -76,7 +77,7 @@ def check_command(
     settings = read_json_object(config, parameter="config")
     gguf = read_gguf(file, parameter="file")
     tensors = read_rope_tensors(gguf, FREQUENCY_TENSORS, parameter="file")
-    findings = check_gguf(settings, gguf.arch, gguf.metadata, tensors, ulps=ulps)
+    findings = check_gguf(settings, gguf.arch, gguf.metadata, tensors, ulps=ulps, types=gguf.types)
     _report(findings, kind, output)
     say_written(output, quiet=quiet)
     bad = summary(findings)[1]
@@ -117,6 +118,24 @@ def _shown(value: Any) -> str:
     return str(value) if str(value).isprintable() else repr(value)
 
 
+def _spelled(value: Any) -> Any:
+    """The file's own numbers for JSON: a stored NaN or infinity spelled as a string.
+
+    "NaN", "Infinity" or "-Infinity": JSON has none, and null would read as a key stored
+    without a value.
+
+    >>> _spelled({"a": [1.0, float("nan")], "b": float("-inf")})
+    {'a': [1.0, 'NaN'], 'b': '-Infinity'}
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: _spelled(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_spelled(item) for item in value]
+    return value
+
+
 @gguf_app.command("show")
 def show_command(
     file: GgufFileArg, fmt: FormatOpt = None, output: Output = "-", quiet: Quiet = False
@@ -142,7 +161,8 @@ def show_command(
         rope_mode(gguf.arch),
     )
     if kind == "json":
-        writing.write_json(text.jsonable(report), output=output)
+        stored = {part: _spelled(report[part]) for part in ("keys", "tensors")}
+        writing.write_json(text.jsonable({**report, **stored}), output=output)
     else:
         text.show(*_show_lines(report, mode), output=output)
     say_written(output, quiet=quiet)

@@ -152,9 +152,16 @@ JsonFormatOpt = FormatOpt
 JsonOutput = Output
 
 
+ConfigLayer = Annotated[
+    int | None,
+    typer.Option("--layer", help="The layer (0-based) to read, for models whose layers differ."),
+]
+
+
 @rope_app.command("config")
 def config_command(
     file: ConfigFile,
+    layer: ConfigLayer = None,
     seq_len: SeqLen = None,
     fmt: JsonFormatOpt = None,
     output: JsonOutput = "-",
@@ -169,13 +176,12 @@ def config_command(
     Example: pecli rope config path/to/config.json
     """
     from ...core.rope import rope_frequencies
-    from ...core.rope.config import spec_from_config
     from ...io.reading.json_config import config_path, read_json_object
+    from .options import config_spec
 
     kind = report_kind(output, fmt, ("json",), inputs=(config_path(file),))
-    spec, findings = spec_from_config(
-        read_json_object(file, parameter="file"), seq_len=seq_len, parameter="file"
-    )
+    config = read_json_object(file, parameter="file")
+    spec, findings = config_spec(config, layer, seq_len, parameter="file")
     freqs = rope_frequencies(spec)
     derived = {"rotary_dim": spec.rotary_dim, "attention_factor": freqs.attention_factor}
     report = {**_plain(spec.given()), **derived, "pairs": freqs.counts(), **freqs.notes}

@@ -100,8 +100,18 @@ _CONFIG = (
     "config",
     _opt("--config", str, "A model's config.json (or its folder); the options below override it."),
 )
+_LAYER = (
+    "layer",
+    _opt(
+        "--layer",
+        int,
+        "With a config: the layer (0-based) whose RoPE to take, for models whose layers differ "
+        "(pecli rope layers lists them).",
+    ),
+)
 _OPTIONS: tuple[tuple[str, Any], ...] = (
     _CONFIG,
+    _LAYER,
     *((name, _option(name, kind, template)) for name, kind, template in _FIELDS),
 )
 _ROPE_CONFIG = (
@@ -115,7 +125,7 @@ def rope_spec_options(*, optional: bool = False) -> Callable[[Command], Command]
 
     ``optional``: the config option is ``--rope-config`` and ``rope`` is None without options.
     """
-    options = _OPTIONS if not optional else (_ROPE_CONFIG, *_OPTIONS[1:])
+    options = _OPTIONS if not optional else (_ROPE_CONFIG, *_OPTIONS[1:])  # --layer stays
 
     def decorate(command: Command) -> Command:
         hints = typing.get_type_hints(command, localns={"RopeSpec": object}, include_extras=True)
@@ -154,13 +164,17 @@ def _resolved(knobs: dict[str, Any], optional: bool) -> tuple[RopeSpec, list[str
         raise ParameterError("rope_config", error.rule, error.value) from None
 
 
-def resolve_spec(config: str | None = None, **fields: Any) -> tuple[RopeSpec, list[str]]:
-    """The checked spec from ``--config`` and the field options (these win), and findings."""
-    from ...core.rope.config import spec_from_config
+def resolve_spec(
+    config: str | None = None, layer: int | None = None, **fields: Any
+) -> tuple[RopeSpec, list[str]]:
+    """The checked spec from ``--config`` (its ``--layer``) and the field options (these win)."""
+    from ...core.errors import ParameterError
     from ...core.rope.spec import check_spec
     from ...io.reading.json_config import read_json_object
 
     given = {k: _factors(k, v) for k, v in fields.items() if v is not None}
+    if layer is not None and config is None:
+        raise ParameterError("layer", "needs --config (a layer of that model)", layer)
     if config is None:
         unset = (
             []
@@ -168,11 +182,39 @@ def resolve_spec(config: str | None = None, **fields: Any) -> tuple[RopeSpec, li
             else ["no --theta (or --config): θ = 10000, transformers' default"]
         )
         return check_spec(RopeSpec(**given)), unset
-    spec, findings = spec_from_config(read_json_object(config), seq_len=fields.get("seq_len"))
+    spec, findings = config_spec(read_json_object(config), layer, fields.get("seq_len"))
     if given:
         findings.append("given on the command line: " + ", ".join(sorted(given)))
         spec = check_spec(dataclasses.replace(spec, **given))
     return spec, findings
+
+
+def config_spec(
+    config: dict[str, Any], layer: int | None, seq_len: int | None, parameter: str = "config"
+) -> tuple[RopeSpec, list[str]]:
+    """The spec of a config, or of its layer ``layer``.
+
+    A config whose layers differ, read without a layer, is refused naming ``--layer``.
+    """
+    from ...core.errors import ParameterError
+    from ...core.rope.config import spec_from_config
+    from ...core.rope.config.plans import layer_rope
+
+    if layer is not None:
+        try:
+            reading = layer_rope(config, layer, seq_len=seq_len)
+        except ParameterError as error:
+            if error.parameter != "config":
+                raise
+            raise ParameterError(parameter, error.rule, error.value) from None
+        return reading.spec, reading.notes
+    try:
+        return spec_from_config(config, seq_len=seq_len, parameter=parameter)
+    except ParameterError as error:
+        if "per layer type" not in error.rule:
+            raise
+        rule = error.rule.replace("pass one of them", "pass --layer (pecli rope layers)")
+        raise ParameterError(parameter, rule, error.value) from None
 
 
 def _factors(name: str, value: Any) -> Any:

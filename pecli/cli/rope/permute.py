@@ -113,6 +113,7 @@ def permute_command(
     from ...io.rope.permute import permute_checkpoint, permute_tensors
 
     if config is not None or q_pattern or k_pattern:
+        _refuse_beside_config(tensors, head_dim)
         permute_checkpoint(config, source, (q_pattern, k_pattern), direction.value, output)
         return say_written(output, quiet=quiet)
     if source is not None or tensors:
@@ -137,3 +138,14 @@ def permute_command(
             *(f"head {h}: " + " ".join(map(str, row)) for h, row in enumerate(rows)), output=output
         )
     say_written(output, quiet=quiet)
+
+
+def _refuse_beside_config(tensors: list[str] | None, head_dim: int | None) -> None:
+    """--tensor and --head-dim are --input's without --config: the config names both."""
+    from ...core.errors import ParameterError
+
+    if tensors:
+        rule = "goes without `config`: the config's q and k patterns choose the tensors"
+        raise ParameterError("tensor", rule, ", ".join(tensors))
+    if head_dim is not None:
+        raise ParameterError("head_dim", "goes without `config`, which gives head_dim", head_dim)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
+import typer
 
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
@@ -31,10 +32,23 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The tensor name of a .safetensors output without --key.
 DEFAULT_KEY = "positional_encoding"
 
+Relative = Annotated[
+    bool,
+    typer.Option(
+        "--relative",
+        help="Rows are positions n−1, n−2, …, −(n−1) (2n−1 rows): the relative table of "
+        "Conformer, Parakeet, wav2vec2-conformer (with --convention pytorch).",
+    ),
+]
+
 
 @app.command()
 @convention_options()
-@table_options(dtype=TableDtype.float32, output=ComputeOutput, extra=[("key", ComputeKey, None)])
+@table_options(
+    dtype=TableDtype.float32,
+    output=ComputeOutput,
+    extra=[("key", ComputeKey, None), ("relative", Relative, False)],
+)
 def compute(
     d: D = 512,
     n: N = 100,
@@ -42,6 +56,7 @@ def compute(
     *,
     out: TableTarget,
     key: str | None,
+    relative: bool,
     conv: Convention,
 ) -> None:
     """Compute the table pe(start) … pe(start + n - 1) and write it as CSV, npy or safetensors.
@@ -66,6 +81,8 @@ def compute(
     if key is not None and kind != "safetensors":
         raise ParameterError("key", "names a tensor of a .safetensors output only", key)
     table = {"d": d, "base": base, "dtype": out.dtype, **conv.table_kwargs()}
+    if relative:
+        return _write_relative(out, kind, n, table)
     reuse = AHEAD + 2 if kind == "npy" else 0  # the writer holds at most AHEAD + 1 blocks
     blocks = table_blocks(n=n, reuse=reuse, **table)
     if kind == "safetensors":
@@ -74,6 +91,19 @@ def compute(
     columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     size = _size(out.output, kind, n, table, columns, out.header)
     out.write(blocks, shape=(n, d), dtype=stored, columns=columns, description="compute", size=size)
+
+
+def _write_relative(out: TableTarget, kind: str, n: int, table: dict[str, Any]) -> None:
+    """--relative: rows ``pe(n−1) … pe(−(n−1))``, the convention's layout and schedule."""
+    from ...core.sinusoidal.encoding import component_names, positional_encoding
+
+    if kind == "safetensors" or table["padding_idx"] is not None:
+        rule = "goes with a CSV or npy output and a convention without a padding row"
+        raise ParameterError("relative", rule, out.output)
+    knobs = {k: v for k, v in table.items() if k not in ("start", "padding_idx")}
+    whole = positional_encoding(np.arange(n - 1, -n, -1, dtype=np.float64), **knobs)
+    columns = component_names(table["d"], table["layout"], odd_d=table["odd_d"])
+    out.write([whole], shape=whole.shape, dtype=whole.dtype, columns=columns, description="compute")
 
 
 def _write_checkpoint(

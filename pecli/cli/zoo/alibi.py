@@ -87,15 +87,16 @@ def slopes_command(
     """The ALiBi slope m_h of each head h (0-based), for any head count.
 
     m_h = 2^(-b·(h+1)/P) for the P = 2^floor(log2 n) first heads, then every other slope of
-    the doubled series, 2^(-b·(2(h-P)+1)/(2P)). Computed in float64 (correctly rounded),
-    rounded once to --dtype. npy holds the (n,) vector; CSV and JSON head, slope, log2_slope.
+    the doubled series, 2^(-b·(2(h-P)+1)/(2P)). Each exact slope rounded once to --dtype
+    (by an error bound); a slope below its normal range is refused. npy holds the (n,)
+    vector; CSV and JSON head, slope, log2_slope.
 
     Example: pecli alibi slopes --heads 12 --format csv
     """
     from ...core.zoo.alibi import alibi_exponents, alibi_slopes
 
     kind = array_kind(output, fmt)
-    slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value).astype(dtype.value)
+    slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=dtype.value)
     log2 = -max_bias * alibi_exponents(heads, variant.value)
     if kind == "npy":
         writing.write_array(slopes, output=output)
@@ -136,12 +137,13 @@ def bias_command(
     max_bias: MaxBias = 8.0,
     variant: VariantOpt = RIGHT,
     left_padding: Annotated[
-        int,
+        str,
         typer.Option(
             "--left-padding",
-            help=f"{'/'.join(c.name for c in _MASKED)}: padded keys before the text.",
+            help=f"{'/'.join(c.name for c in _MASKED)}: padded keys before the text; one per "
+            "sequence (3,0) for a batch: (batch·heads, 1, keys) as BLOOM builds it.",
         ),
-    ] = 0,
+    ] = "0",
     head: Annotated[
         int | None,
         typer.Option(
@@ -164,23 +166,26 @@ def bias_command(
 
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
-    mask = _padding(left_padding, n, record)
-    pick = _select(heads, head, kind, record)
+    alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=out.dtype)  # refuses 0s
+    masks = _masks(left_padding, n, record)
+    pick = _select(heads, head, kind, record, batch=len(masks))
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)
     slopes = slopes if head is None else slopes[head : head + 1]  # one head: built alone
-    whole, blocks = alibi_bias_blocks(
-        slopes, n, n_query=queries, convention=record.name, attention_mask=mask
-    )
+    parts = [  # a batch: each sequence's heads in turn, as BLOOM's reshape
+        alibi_bias_blocks(slopes, n, n_query=queries, convention=record.name, attention_mask=m)
+        for m in masks
+    ]
+    whole = (sum(w[0] for w, _ in parts), *parts[0][0][1:])
     shape = pick(np.broadcast_to(np.False_, whole)).shape  # written a block of heads at a time
     dtype = np.dtype(out.dtype)
     columns = [f"key_{j}" for j in range(n)]
-    written = (pick(b).astype(dtype) for b in blocks)
+    written = (pick(b).astype(dtype) for _, blocks in parts for b in blocks)
     out.write(
         written, shape=shape, dtype=dtype, columns=columns, size=math.prod(shape) * dtype.itemsize
     )
 
 
-def _select(heads: int, head: int | None, kind: str, record: AlibiConvention):  # type: ignore[no-untyped-def]
+def _select(heads: int, head: int | None, kind: str, record: AlibiConvention, batch: int = 1):  # type: ignore[no-untyped-def]
     """What is written of the (h, q, k) tensor; refuses a CSV that cannot hold it."""
     if head is not None and not 0 <= head < heads:
         raise ParameterError("head", f"must be a head index from 0 to {heads - 1}", head)
@@ -192,9 +197,21 @@ def _select(heads: int, head: int | None, kind: str, record: AlibiConvention):  
             "(give --head H, or -o NAME.npy for every head)",
             "none",
         )
-    if head is not None:
-        return lambda b: b[0]
+    if head is not None:  # a batch: the head's row of each sequence
+        return (lambda b: b[:, 0, :]) if batch > 1 else (lambda b: b[0])
     return (lambda b: b[:, 0, :]) if kind == "csv" else (lambda b: b)
+
+
+def _masks(text: str, n: int, record: AlibiConvention) -> list[list[int] | None]:
+    """``"3,0"``: each sequence's attention mask (None: no padding), at most 4096 sequences."""
+    words = str(text).replace(" ", "").split(",")
+    if not all(w.isascii() and w.isdigit() for w in words) or len(words) > 4096:
+        rule = "must be whole numbers of padded keys, one per sequence, comma-separated (3,0)"
+        raise ParameterError("left_padding", rule, text)
+    if len(words) > 1 and not record.takes_mask:  # a batch is BLOOM's and Falcon's tensor
+        masked = names(_MASKED, "or")
+        raise ParameterError("left_padding", f"applies to --convention {masked}", text)
+    return [_padding(int(w), n, record) for w in words]
 
 
 def _padding(left_padding: int, n: int, record: AlibiConvention) -> list[int] | None:

@@ -27,8 +27,9 @@ def identify_command(
     """Which ALiBi a slope vector or bias tensor is: heads, max_bias, series, convention.
 
     A 1-D input (or one row or column) is a slope vector, head 0 first; anything else a bias
-    tensor: (heads, queries, keys), key-only (heads, 1, keys), with leading size-1 axes
-    (MPT's (1, heads, 1, keys)) or a 2-D one-head matrix. The series names the wrong ones
+    tensor: (heads, queries, keys), key-only (heads, 1, keys), BLOOM's (batch·heads, 1, keys)
+    (each sequence with its own left padding), with leading size-1 axes (MPT's
+    (1, heads, 1, keys)) or a 2-D one-head matrix. The series names the wrong ones
     ports use (next-power-of-two, geometric-at-n, zero-based). Status 1 when nothing fits.
 
     Example: pecli alibi identify slopes.npy
@@ -65,6 +66,9 @@ def _lines(report: dict[str, Any]) -> list[str]:
     slopes = report if report["kind"] == "slopes" else report["slope_fit"]
     if report["kind"] == "bias":
         pad = f", {report['left_padding']} padded keys" if report["left_padding"] else ""
+        if "batch" in report:  # BLOOM's (batch·heads, 1, keys)
+            padded = ", ".join(map(str, report["batch_padding"]))
+            pad = f", a batch of {report['batch']} sequences (padded keys: {padded})"
         lines.append(
             f"ALiBi bias of shape {tuple(report['shape'])}: convention "
             f"{report['convention']}, {DESCRIPTIONS[report['convention']]}{pad}; "
@@ -80,6 +84,8 @@ def _lines(report: dict[str, Any]) -> list[str]:
     if slopes["also"]:
         same = ", ".join(f"{v} with max_bias {b:g}" for v, b in slopes["also"].items())
         lines.append(f"the same slopes: {same}")
-    if not report["matched"]:
+    if not slopes["max_bias_in_range"]:
+        lines.append("max_bias must be > 0 and <= 1024 in an ALiBi series: not determined")
+    elif not report["matched"]:
         lines.append("no ALiBi series fits within the tolerance: not determined")
     return lines

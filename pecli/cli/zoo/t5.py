@@ -89,6 +89,9 @@ def t5_buckets(
 
 
 def _span(span: int | None, max_distance: int) -> np.ndarray:
+    if span is None and max_distance > (1 << 22) - 8:  # the default span would overflow
+        rule = "must be at most 2^22 - 8 with the default `span` (`max_distance` + 8): give `span`"
+        raise ParameterError("max_distance", rule, max_distance)
     s = max_distance + 8 if span is None else span
     if not 0 <= s <= 1 << 22:
         raise ParameterError("span", "must be an integer from 0 to 2^22", s)

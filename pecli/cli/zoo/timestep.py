@@ -13,7 +13,7 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.zoo.timesteps import INPUT_DTYPES, TIMESTEP_MODELS
+from ...core.zoo.timesteps import INPUT_DTYPES, NETWORK_DTYPES, TIMESTEP_MODELS
 from .._app import app
 from ..options import Base, InputFile, table_options
 from ..progress import TableTarget
@@ -24,6 +24,8 @@ _SIGMAS = ", ".join(m.name for m in TIMESTEP_MODELS.values() if m.takes_sigma)
 #: The default model: the first.
 FIRST = Model(next(iter(TIMESTEP_MODELS)))
 InputDtype = StrEnum("InputDtype", {name: name for name in INPUT_DTYPES})  # type: ignore[misc]
+NetworkDtype = StrEnum("NetworkDtype", {name: name for name in NETWORK_DTYPES})  # type: ignore[misc]
+_NETWORK = ", ".join(m.name for m in TIMESTEP_MODELS.values() if m.network)
 Linspace = Annotated[
     tuple[float, float, int] | None,
     typer.Option(
@@ -58,6 +60,14 @@ def timestep_command(
             "t·1000) or c_noise to: bfloat16 for FLUX in bf16.",
         ),
     ] = "exact",  # type: ignore[assignment]
+    network_dtype: Annotated[
+        NetworkDtype,
+        typer.Option(
+            "--network-dtype",
+            help=f"exact, or the table as linear_1 receives it in a model run in this dtype: "
+            f"the library's float32 steps, then the cast ({_NETWORK}).",
+        ),
+    ] = "exact",  # type: ignore[assignment]
     inputs: Annotated[
         bool, typer.Option("--inputs", help="Write the numbers the embedding receives instead.")
     ] = False,
@@ -70,12 +80,13 @@ def timestep_command(
     flux: t·1000 (time_factor), [cos | sin]; dit and pixart: guided-diffusion's table;
     dit-diffusers: diffusers' DiT (downscale_freq_shift 1, unlike the original DiT); edm,
     edm-adm, edm-ve, consistency: σ becomes c_noise first (ln σ/4, ln(σ/2), 250·ln σ).
-    --input-dtype bfloat16 rounds t and t·1000 as FLUX does in bfloat16.
+    --input-dtype bfloat16 rounds t and t·1000 as FLUX does in bfloat16; --network-dtype
+    bfloat16 gives the table its linear_1 then receives (float32 steps, cast to bfloat16).
 
-    Example: pecli timestep --model flux --input-dtype bfloat16 --format csv 0.7
+    Example: pecli timestep --model flux --input-dtype bfloat16 --network-dtype bfloat16 0.7
     """
     from ...core.sinusoidal.encoding import component_names
-    from ...core.zoo.timesteps import model_inputs, timestep_table
+    from ...core.zoo.timesteps import model_inputs, network_table, timestep_table
 
     kind = out.check()
     x = read_values(values, input_file, linspace, d)
@@ -84,7 +95,11 @@ def timestep_command(
         received = model_inputs(x, model.value, **knobs).astype(out.dtype)
         _write_inputs(x, received, kind, out)
         return
-    table = timestep_table(x, model.value, d=d, base=base, dtype="float64", **knobs)
+    if network_dtype.value == "exact":
+        table = timestep_table(x, model.value, d=d, base=base, dtype="float64", **knobs)
+    else:  # FLUX in bf16: the float32 table, cast before linear_1
+        positions = model_inputs(x, model.value, **knobs)
+        table = network_table(positions, model.value, d=d, base=base, dtype=network_dtype.value)
     layout = TIMESTEP_MODELS[model.value].table_convention().layout
     columns = component_names(d, layout, odd_d="zero")
     stored = table.astype(out.dtype)
@@ -126,12 +141,9 @@ def read_values(
         hint = "'VALUES...', '--input' or '--linspace'"
         raise typer.BadParameter("give exactly one source of values", param_hint=hint)
     if input_file is not None:
-        from ...io.reading import read_table
+        from ...io.reading import read_vector  # a 1-D .npy, one column or one row
 
-        x = read_table(input_file, parameter="input").astype(np.float64)
-        if 1 not in x.shape:
-            raise ParameterError("input", "must hold one column (or row) of values", x.shape)
-        x = x.reshape(-1)
+        x = read_vector(input_file, parameter="input").astype(np.float64)
     elif linspace is not None:
         start, stop, num = linspace
         if not (math.isfinite(start) and math.isfinite(stop)) or not 1 <= num <= 1 << 24:

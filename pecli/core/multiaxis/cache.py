@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -26,10 +27,11 @@ from ..dtypes import HALF_DTYPES, round_once
 from ..errors import ParameterError
 from ..rope.forms import FORMS, FormTable, check_form, form_table, reform
 from ..rules import check_table_dtype
-from .ids import ArrayIds, GridIds, check_ids
+from .dit_ids import SequenceIds
+from .ids import ArrayIds, GridIds, check_ids, torch_linspace
 from .plan import AxisPlan, channel_pairs, plan_frequencies
 
-IdSource = GridIds | ArrayIds
+IdSource = GridIds | ArrayIds | SequenceIds
 
 __all__ = [
     "ARITHMETICS",
@@ -62,11 +64,33 @@ def model_frequencies(plan: AxisPlan, dtype: DTypeLike) -> np.ndarray:
 
     """
     f = np.dtype(dtype).type
+    if plan.schedule == "ladder-float32":  # LTX-Video: float32 linspace, pow, × π, / 2
+        return ladder_float32(plan).astype(f)
+    if plan.schedule != "inverse" or 0 in plan.denominator:  # LTX-2: the float64 ladder, cast
+        return plan_frequencies(plan)[0].astype(f)
     k = np.array(plan.index, dtype=f)
     x = (f(2) * k) / np.array(plan.denominator, dtype=f)
     power = np.power(np.array(plan.theta), x.astype(np.float64)).astype(f)
     inv: np.ndarray = (f(1) / power).astype(f)
     return inv
+
+
+def ladder_float32(plan: AxisPlan) -> np.ndarray:
+    """LTX-Video's ladder as it computes it: ``θ ** linspace(0, 1, n)`` in float32, ``× π / 2``.
+
+    diffusers ``transformer_ltx.py`` ``LTXVideoRotaryPosEmbed.forward``; padding pairs 0.
+
+    >>> from .ladder import ladder_plan
+    >>> ladder_float32(ladder_plan(2048, ladder="float32"))[:3].tolist()
+    [0.0, 1.5707963705062866, 1.5707963705062866]
+
+    """
+    f = np.float32
+    n = max(plan.denominator) + 1
+    x = torch_linspace(0.0, 1.0, n).astype(f)
+    phi = (np.power(np.float64(plan.theta[0]), x.astype(np.float64)).astype(f) * f(math.pi)) / f(2)
+    k = np.array(plan.index)
+    return np.where(np.array(plan.denominator) == 0, f(0), phi.astype(f)[k]).astype(f)
 
 
 def _source(plan: AxisPlan, ids: IdSource | np.ndarray) -> IdSource:

@@ -12,6 +12,7 @@ follow ``get_rope_index`` (transformers 5.24, ``models/qwen2_vl``, ``qwen2_5_vl`
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,10 +22,27 @@ import numpy as np
 from ..errors import ParameterError
 from .plan import AxisPlan, shared
 
-__all__ = ["MODELS", "RELEASES", "Segment", "mrope_ids", "mrope_plan", "parse_tokens"]
+__all__ = [
+    "KNOBS",
+    "MODELS",
+    "RELEASES",
+    "Segment",
+    "mrope_ids",
+    "mrope_plan",
+    "parse_tokens",
+    "reused_text_ids",
+]
 
 #: The models whose ``get_rope_index`` is repeated here.
 MODELS = ("qwen2-vl", "qwen2.5-vl", "qwen3-vl")
+#: What each model's ``get_rope_index`` reads beyond the grids: ``s`` (a video's
+#: ``second_per_grid_t``) and ``tokens_per_second`` (Qwen2.5-VL's video times), ``gap``
+#: (Qwen3-VL's timestamp tokens between frames). Another model given one would ignore it.
+KNOBS: dict[str, tuple[str, ...]] = {
+    "qwen2-vl": (),
+    "qwen2.5-vl": ("s", "tokens_per_second"),
+    "qwen3-vl": ("gap",),
+}
 #: ``5.24``: after an image or video the text goes on at start + max(h, w) (positions may
 #: repeat after a long video); ``4``: at the largest position so far + 1 (transformers 4).
 RELEASES = ("5.24", "4")
@@ -97,8 +115,13 @@ class Segment:
 
     kind: str  # "text", "image" or "video"
     size: tuple[int, ...]  # (n,) for text, (t, h, w) for a grid
-    seconds: float = 1.0  # second_per_grid_t of a video (Qwen2.5-VL)
-    gap: int = 0  # Qwen3-VL: text tokens (timestamps) before each frame after the first
+    seconds: float | None = None  # second_per_grid_t of a video (Qwen2.5-VL); None: not given
+    gap: int | None = None  # Qwen3-VL: text tokens (timestamps) before each frame after the first
+
+    def knobs(self) -> dict[str, float | int]:
+        """The knobs this segment gives (``s``, ``gap``), by name."""
+        given = {"s": self.seconds, "gap": self.gap}
+        return {name: value for name, value in given.items() if value is not None}
 
 
 _SEGMENT = re.compile(r"(text|image|video):([0-9,]+)((?:,[a-z]+=[0-9.e+-]+)*)$")
@@ -120,19 +143,47 @@ def parse_tokens(text: str) -> list[Segment]:
         if not match or len(numbers) != (1 if match[1] == "text" else 3):
             rule = "must be words text:N, image:T,H,W or video:T,H,W[,s=SECONDS][,gap=N]"
             raise ParameterError("tokens", rule, word)
-        extra = dict(kv.split("=") for kv in match[3].split(",") if kv)
+        if min(int(n) for n in numbers) < 1:  # a run of no tokens: nothing to place
+            raise ParameterError("tokens", "takes sizes >= 1 (text:N, T,H,W)", word)
+        extra = _knob_values(match[3], word)
         if set(extra) - {"s", "gap"} or (extra and match[1] != "video"):
             raise ParameterError("tokens", "takes s= and gap= on videos only", word)
-        seconds, gap = float(extra.get("s", 1.0)), int(float(extra.get("gap", 0)))
+        seconds = float(extra["s"]) if "s" in extra else None
+        gap = int(float(extra["gap"])) if "gap" in extra else None
         segments.append(Segment(match[1], tuple(int(n) for n in numbers), seconds, gap))
     if not segments:
         raise ParameterError("tokens", "must name at least one segment", text)
     return segments
 
 
+def _knob_values(text: str, word: str) -> dict[str, str]:
+    """A video's ``,s=…,gap=…`` as text by name, each checked (else refused, echoing ``word``).
+
+    Each knob once; ``s`` a finite number of seconds >= 0, ``gap`` a whole number >= 0.
+
+    >>> _knob_values(",s=0.5,gap=2", "video:2,4,4,s=0.5,gap=2")
+    {'s': '0.5', 'gap': '2'}
+    """
+    pairs = [kv.split("=") for kv in text.split(",") if kv]
+    names = [name for name, _ in pairs]
+    if twice := sorted({name for name in names if names.count(name) > 1}):
+        raise ParameterError("tokens", f"gives {twice[0]}= once per video", word)
+    extra = dict(pairs)
+    rules = {"s": "a finite number of seconds >= 0", "gap": "a whole number of tokens >= 0"}
+    for name, value in extra.items():
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        whole = number.is_integer() or name != "gap"
+        if name in rules and not (math.isfinite(number) and number >= 0 and whole):
+            raise ParameterError("tokens", f"takes {name}= as {rules[name]}", word)
+    return extra
+
+
 def _grid(segment: Segment, merge: int) -> tuple[int, int, int]:
     t, h, w = segment.size
-    if min(segment.size) < 1 or h % merge or w % merge or segment.seconds < 0:
+    if min(segment.size) < 1 or h % merge or w % merge or (segment.seconds or 0.0) < 0:
         rule = f"grids need T, H, W >= 1 with H and W multiples of spatial_merge_size {merge}"
         raise ParameterError("tokens", rule, f"{segment.kind}:{t},{h},{w}")
     return t, h // merge, w // merge
@@ -142,17 +193,20 @@ def _groups(segments: list[Segment], model: str) -> list[Segment]:
     """The blocks ``get_rope_index`` sees: Qwen3-VL's videos split into frames, texts joined."""
     out: list[Segment] = []
     for seg in segments:
-        if seg.kind == "video" and (seg.seconds != 1.0) and model != "qwen2.5-vl":
-            raise ParameterError("tokens", "takes s= for qwen2.5-vl only", seg.seconds)
-        if seg.gap and model != "qwen3-vl":
-            raise ParameterError("tokens", "takes gap= for qwen3-vl only", seg.gap)
+        for knob, value in seg.knobs().items():
+            if knob not in KNOBS[model]:
+                readers = [m for m, reads in KNOBS.items() if knob in reads]
+                raise ParameterError(
+                    "tokens", f"takes {knob}= for {' and '.join(readers)} only", value
+                )
         parts = [seg]
+        gap = seg.gap or 0
         if seg.kind == "video" and model == "qwen3-vl":  # one grid per frame, timestamps between
-            if seg.size[0] > 1 and seg.gap < 1:
+            if seg.size[0] > 1 and gap < 1:
                 rule = "needs gap=N >= 1 on a qwen3-vl video: its frames are split by timestamps"
                 raise ParameterError("tokens", rule, seg.size)
             frame = Segment("video", (1, *seg.size[1:]))
-            parts = [frame] + [Segment("text", (seg.gap,)), frame] * (seg.size[0] - 1)
+            parts = [frame] + [Segment("text", (gap,)), frame] * (seg.size[0] - 1)
         for part in parts:
             if out and out[-1].kind == part.kind == "text":
                 out[-1] = Segment("text", (out[-1].size[0] + part.size[0],))
@@ -172,10 +226,11 @@ def _time_index(
     if model != "qwen2.5-vl" or seg.kind != "video":
         return np.arange(t, dtype=np.int64)
     f = np.float32
+    seconds = f(1.0 if seg.seconds is None else seg.seconds)  # transformers' default: 1.0
     if release == "5.24":  # tokens_per_second * second_per_grid_ts[i], then arange * that
-        times = k * (f(tokens_per_second) * f(seg.seconds))
+        times = k * (f(tokens_per_second) * seconds)
     else:  # arange * second_per_grid_t * tokens_per_second, left to right
-        times = (k * f(seg.seconds)).astype(f) * f(tokens_per_second)
+        times = (k * seconds).astype(f) * f(tokens_per_second)
     return np.trunc(times.astype(f)).astype(np.int64)
 
 
@@ -236,3 +291,31 @@ def mrope_ids(
         blocks.append(block)
     ids = np.concatenate(blocks, axis=1)
     return ids, int(ids.max()) + 1 - ids.shape[1]
+
+
+def reused_text_ids(
+    tokens: str, ids: np.ndarray, *, model: str, spatial_merge_size: int = 2
+) -> int:
+    """How many text tokens take a t id that a grid before them already used.
+
+    Under transformers 5.24's rule text goes on at ``start + max(h, w)`` (merged) after a
+    grid, below the last t of a video longer than it is wide: its first ids repeat the
+    video's. ``ids`` is :func:`mrope_ids`'s ``(3, seq)`` of the same ``tokens``.
+
+    >>> layout = "text:1 video:8,2,2 text:3"
+    >>> ids = mrope_ids(parse_tokens(layout), model="qwen2-vl")[0]
+    >>> reused_text_ids(layout, ids, model="qwen2-vl")  # text at t 2, 3, 4; the video 1 … 8
+    3
+    """
+    merge, seen, at, count = spatial_merge_size, -1, 0, 0
+    for seg in _groups(parse_tokens(tokens), model):
+        n = (
+            seg.size[0]
+            if seg.kind == "text"
+            else seg.size[0] * (seg.size[1] // merge) * (seg.size[2] // merge)
+        )
+        t = ids[0, at : at + n]
+        if seg.kind == "text":
+            count += int(np.count_nonzero(t <= seen))
+        seen, at = max(seen, int(t.max(initial=seen))), at + n
+    return count

@@ -13,10 +13,10 @@ import numpy as np
 
 from ..errors import ParameterError
 from .ids import ArrayIds
-from .mrope import mrope_ids, mrope_plan, parse_tokens
+from .mrope import KNOBS, Segment, mrope_ids, mrope_plan, parse_tokens
 from .plan import AxisPlan
 
-__all__ = ["MROPE_PRESETS", "MropePreset"]
+__all__ = ["MROPE_PRESETS", "MropePreset", "readers"]
 
 _T = "transformers models/"
 
@@ -37,6 +37,11 @@ class MropePreset:
     dtype: str = "float32"  # the rotary embedding computes in float32 (autocast off)
     grid: str = "TOKENS"
 
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The knobs its ``get_rope_index`` reads (:data:`.mrope.KNOBS`): ``s``, ``gap``, …."""
+        return KNOBS[self.rules]
+
     def plan(self, head_dim: int | None = None) -> AxisPlan:
         """The channel → axis map for ``head_dim`` (default: the model's)."""
         return mrope_plan(
@@ -52,24 +57,53 @@ class MropePreset:
         tokens: str,
         *,
         release: str = "5.24",
-        tokens_per_second: int = 2,
+        tokens_per_second: int | None = None,
         spatial_merge_size: int = 2,
     ) -> tuple[ArrayIds, int]:
-        """Ids ``(seq, 3)`` of a token layout (:func:`.mrope.parse_tokens`) and ``rope_deltas``."""
+        """Ids ``(seq, 3)`` of a token layout (:func:`.mrope.parse_tokens`) and ``rope_deltas``.
+
+        ``tokens_per_second`` (None: 2, the checkpoints') and a video's ``s=`` or ``gap=``
+        are refused, naming the presets that read them, unless this preset reads them.
+        """
         for name, value in (
             ("tokens_per_second", tokens_per_second),
             ("spatial_merge_size", spatial_merge_size),
         ):
+            if value is None:
+                continue
             if not isinstance(value, int | np.integer) or not 1 <= value <= 1 << 20:
                 raise ParameterError(name, "must be an integer from 1 to 2^20", value)
+        segments = parse_tokens(tokens)
+        self._check_knobs(segments, tokens_per_second)
         ids, delta = mrope_ids(
-            parse_tokens(tokens),
+            segments,
             model=self.rules,
             release=release,
             spatial_merge_size=spatial_merge_size,
-            tokens_per_second=tokens_per_second,
+            tokens_per_second=2 if tokens_per_second is None else tokens_per_second,
         )
         return ArrayIds(ids.T.astype(np.float64)), delta
+
+    def _check_knobs(self, segments: list[Segment], tokens_per_second: int | None) -> None:
+        """Each knob given is one this preset reads; else refused, naming those that do."""
+        if tokens_per_second is not None and "tokens_per_second" not in self.reads:
+            rule = f"is read by {readers('tokens_per_second')} only ({self.name} ignores it)"
+            raise ParameterError("tokens_per_second", rule, tokens_per_second)
+        for segment in segments:
+            for knob, value in segment.knobs().items():
+                if knob not in self.reads:
+                    rule = f"takes {knob}= for {readers(knob)} only ({self.name} ignores it)"
+                    raise ParameterError("tokens", rule, f"{knob}={value}")
+
+
+def readers(knob: str) -> str:
+    """The M-RoPE presets that read ``knob`` (:data:`.mrope.KNOBS`), listed.
+
+    >>> readers("gap")
+    'qwen3-vl or qwen3.5'
+    """
+    names = [p.name for p in MROPE_PRESETS.values() if knob in p.reads]
+    return " or ".join(names)
 
 
 MROPE_PRESETS: dict[str, MropePreset] = {

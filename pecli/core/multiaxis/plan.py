@@ -55,6 +55,11 @@ class AxisPlan:
         Per pair: ``θ`` (taken as the exact value of the float64).
     layout : str
         One of :data:`LAYOUTS`.
+    schedule : str
+        ``inverse``: ``ω = θ^(-2k/D)``; ``ladder`` or ``ladder-float32``: ``ω = (π/2) ·
+        θ^(k/D)``, LTX's ascending ladder (:mod:`.ladder`; the second computed in float32 by
+        the model). Either way a pair with ``D = 0`` is padding: ``ω = 0``, so
+        cos 1 and sin 0 whatever the position (LTX's front channels).
 
     """
 
@@ -64,6 +69,7 @@ class AxisPlan:
     denominator: tuple[int, ...]
     theta: tuple[float, ...]
     layout: str = "interleaved"
+    schedule: str = "inverse"
 
     @property
     def pairs(self) -> int:
@@ -83,8 +89,13 @@ class AxisPlan:
         >>> per_axis([2, 4], theta=100.0, axes=("x", "y")).strip()
         'XYY'
 
+        Padding pairs (``D = 0``) are ``-``.
+
         """
-        return "".join(self.axes[a][0].upper() for a in self.axis)
+        return "".join(
+            self.axes[a][0].upper() if d else "-"
+            for a, d in zip(self.axis, self.denominator, strict=True)
+        )
 
 
 def check_layout(layout: str) -> str:
@@ -215,7 +226,7 @@ def plan_frequencies(plan: AxisPlan) -> tuple[np.ndarray, np.ndarray]:
     """
     exact = {}
     for t, k, d in set(zip(plan.theta, plan.index, plan.denominator, strict=True)):
-        exact[t, k, d] = ex.inv_base(ex.dec(t), ex.CTX.divide(Decimal(2 * k), Decimal(d)))
+        exact[t, k, d] = _exact_frequency(t, k, d, plan.schedule)
     pairs = [
         ex.to_float_pair(exact[key])
         for key in zip(plan.theta, plan.index, plan.denominator, strict=True)
@@ -224,6 +235,16 @@ def plan_frequencies(plan: AxisPlan) -> tuple[np.ndarray, np.ndarray]:
     residual = np.array([p[1] for p in pairs], dtype=np.float64)
     omega.flags.writeable = residual.flags.writeable = False
     return omega, residual
+
+
+def _exact_frequency(theta: float, k: int, d: int, schedule: str) -> Decimal:
+    """``θ^(-2k/D)`` or ``(π/2) · θ^(k/D)`` to 50 digits; 0 for a padding pair (``D = 0``)."""
+    if d == 0:
+        return Decimal(0)
+    if schedule.startswith("ladder"):
+        power = ex.inv_base(ex.dec(theta), ex.CTX.divide(Decimal(-k), Decimal(d)))
+        return ex.CTX.multiply(power, ex.CTX.divide(ex.PI, Decimal(2)))
+    return ex.inv_base(ex.dec(theta), ex.CTX.divide(Decimal(2 * k), Decimal(d)))
 
 
 def channel_pairs(plan: AxisPlan) -> tuple[np.ndarray, np.ndarray]:

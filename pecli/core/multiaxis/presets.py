@@ -2,19 +2,20 @@
 
 Every preset is read from its source (named in :attr:`AxisPreset.source`) and is an
 :class:`~.plan.AxisPlan` plus a builder of position ids for a grid (and text tokens where the
-model rotates them). Pure NumPy; no I/O.
+model rotates them): one :class:`~.record.AxisPreset` record each, these and the 2025–26 DiTs'
+(:mod:`.dit_presets`). Pure NumPy; no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-
-import numpy as np
+from collections.abc import Callable
 
 from ..errors import ParameterError
 from . import ids as idmod
+from .dit_presets import DIT_PRESETS
 from .plan import AxisPlan, per_axis, shared
+from .record import AxisPreset, check_head
+from .widths import cogvideox_plan, cosmos_plan, fixed, wan_widths
 
 __all__ = [
     "AXIS_PRESETS",
@@ -25,105 +26,6 @@ __all__ = [
     "pixtral_plan",
     "wan_widths",
 ]
-
-
-@dataclass(frozen=True)
-class AxisPreset:
-    """One model's multi-axis rotary embedding.
-
-    Attributes
-    ----------
-    name, title : str
-        The preset's name on the command line and a one-line description.
-    source : str
-        The library file and function it follows.
-    dtype : str
-        The dtype the model computes its frequencies and angles in (``float64``/``float32``).
-    head_dim : int
-        The model's head width (the default).
-    grid : str
-        What the grid's sizes are, e.g. ``"H W"`` (latent patches).
-    text : str
-        ``first``: text tokens come before the grid (FLUX); ``none``: the model does not rotate
-        text tokens (they are not in the cache).
-    make_plan : callable
-        ``head_dim → AxisPlan``.
-    make_ids : callable
-        ``(grid sizes, text tokens) →`` :class:`~.ids.GridIds`.
-    most : int or None
-        Largest grid size the model's table holds (Wan: ``max_seq_len`` 1024).
-
-    """
-
-    name: str
-    title: str
-    source: str
-    dtype: str
-    head_dim: int
-    grid: str
-    text: str
-    make_plan: Callable[[int], AxisPlan]
-    make_ids: Callable[[tuple[int, ...], int, float | None], idmod.GridIds]
-    most: int | None = None
-
-    def plan(self, head_dim: int | None = None) -> AxisPlan:
-        """The plan for ``head_dim`` (default: the model's)."""
-        return self.make_plan(self.head_dim if head_dim is None else check_head(head_dim))
-
-    def id_source(
-        self, grid: Sequence[int], text: int = 0, fps: float | None = None
-    ) -> idmod.GridIds:
-        """Ids of ``text`` text tokens and a grid of ``grid`` sizes, in the model's order.
-
-        Raises
-        ------
-        ParameterError
-            The wrong number of sizes, a size < 1 (or > 1024 for Wan, whose table stops
-            there), text tokens for a model that does not rotate them.
-
-        """
-        sizes = idmod.check_grid(grid, len(self.grid.split()), most=self.most)
-        text = idmod.check_text(text)
-        if text and self.text == "none":
-            raise ParameterError("text", f"must be 0: {self.name} does not rotate text", text)
-        if fps is not None and (self.name != "cosmos" or not 0 < fps < float("inf")):
-            raise ParameterError("fps", "is Cosmos' (video frames at base_fps/fps), > 0", fps)
-        return self.make_ids(sizes, text, fps)
-
-    def ids(self, grid: Sequence[int], text: int = 0, fps: float | None = None) -> np.ndarray:
-        """:meth:`id_source` as one array ``(tokens, axes)``, float64."""
-        source = self.id_source(grid, text, fps)
-        return source.rows(0, source.n)
-
-
-def check_head(head_dim: object) -> int:
-    """A head width any preset could take: an integer from 4 to 65536."""
-    if not isinstance(head_dim, int | np.integer) or head_dim < 4 or head_dim > 1 << 16:
-        raise ParameterError("head_dim", "must be an integer from 4 to 65536", head_dim)
-    return int(head_dim)
-
-
-def _fixed(widths: list[int], theta: float, axes: tuple[str, ...]) -> Callable[[int], AxisPlan]:
-    def make(head_dim: int) -> AxisPlan:
-        if head_dim != sum(widths):
-            rule = f"must be {sum(widths)} (the axes {widths} fill the head)"
-            raise ParameterError("head_dim", rule, head_dim)
-        return per_axis(widths, theta=theta, axes=axes)
-
-    return make
-
-
-def wan_widths(head_dim: int) -> list[int]:
-    """Wan's t/h/w widths ``head − 4·(head//6)``, ``2·(head//6)``, ``2·(head//6)``.
-
-    >>> wan_widths(128)
-    [44, 42, 42]
-
-    """
-    if head_dim < 12 or head_dim % 2:
-        raise ParameterError("head_dim", "must be an even integer >= 12 for Wan", head_dim)
-    side = 2 * (head_dim // 6)
-    return [head_dim - 2 * side, side, side]
 
 
 def pixtral_plan(head_dim: int, theta: float = 10000.0) -> AxisPlan:
@@ -159,29 +61,6 @@ def _two_axes(theta: float) -> Callable[[int], AxisPlan]:
     return make
 
 
-def _cogvideox_plan(head_dim: int) -> AxisPlan:
-    if head_dim % 8:
-        raise ParameterError("head_dim", "must be a multiple of 8 for CogVideoX", head_dim)
-    return per_axis([head_dim // 4, head_dim // 8 * 3, head_dim // 8 * 3], theta=10000.0)
-
-
-def cosmos_plan(
-    head_dim: int, rope_scale: tuple[float, float, float] = (2.0, 1.0, 1.0)
-) -> AxisPlan:
-    """Cosmos 1.0: Wan's widths, θ per axis ``10000 · s^(w/(w−2))`` (NTK), ``[t h w]`` twice.
-
-    diffusers ``transformer_cosmos.py`` ``CosmosRotaryPosEmbed``: ``cat([t, h, w] * 2)`` is the
-    half-split layout over the whole head.
-
-    >>> round(cosmos_plan(128).theta[0], 4)
-    20671.1557
-
-    """
-    widths = wan_widths(head_dim)
-    thetas = [10000.0 * s ** (w / (w - 2)) for s, w in zip(rope_scale, widths, strict=True)]
-    return per_axis(widths, theta=thetas, layout="half-split")
-
-
 _D = "diffusers models/transformers/"
 AXIS_PRESETS: dict[str, AxisPreset] = {
     p.name: p
@@ -194,7 +73,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             128,
             "H W",
             "first",
-            _fixed([16, 56, 56], 10000.0, ("t", "h", "w")),
+            fixed([16, 56, 56], 10000.0, ("t", "h", "w")),
             idmod.flux_ids,
         ),
         AxisPreset(
@@ -205,7 +84,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             128,
             "H W",
             "first",
-            _fixed([32] * 4, 2000.0, ("t", "h", "w", "l")),
+            fixed([32] * 4, 2000.0, ("t", "h", "w", "l")),
             idmod.flux2_ids,
         ),
         AxisPreset(
@@ -216,8 +95,9 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             128,
             "T H W",
             "none",
-            _fixed([16, 56, 56], 256.0, ("t", "h", "w")),
+            fixed([16, 56, 56], 256.0, ("t", "h", "w")),
             idmod.grid_ids,
+            patch=(1, 2, 2),
         ),
         AxisPreset(
             "wan",
@@ -230,6 +110,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             lambda d: per_axis(wan_widths(d), theta=10000.0),
             idmod.grid_ids,
             most=1024,
+            patch=(1, 2, 2),
         ),
         AxisPreset(
             "cogvideox",
@@ -240,8 +121,9 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             64,
             "T H W",
             "none",
-            _cogvideox_plan,
+            cogvideox_plan,
             idmod.cogvideox_ids,
+            patch=(1, 2, 2),
         ),
         AxisPreset(
             "allegro",
@@ -254,6 +136,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "none",
             lambda d: per_axis([d // 3] * 3, theta=10000.0, layout="half-split-per-axis"),
             idmod.allegro_ids,
+            patch=(1, 2, 2),
         ),
         AxisPreset(
             "cosmos",
@@ -265,6 +148,9 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             "none",
             cosmos_plan,
             idmod.cosmos_ids,
+            patch=(1, 2, 2),
+            fps=True,
+            scales=3,
         ),
         AxisPreset(
             "qwen-image",
@@ -274,7 +160,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
             128,
             "H W",
             "first",
-            _fixed([16, 56, 56], 10000.0, ("t", "h", "w")),
+            fixed([16, 56, 56], 10000.0, ("t", "h", "w")),
             idmod.qwen_image_ids,
         ),
         AxisPreset(
@@ -324,6 +210,7 @@ AXIS_PRESETS: dict[str, AxisPreset] = {
         ),
     )
 }
+AXIS_PRESETS.update(DIT_PRESETS)
 
 
 def axis_preset(name: str) -> AxisPreset:

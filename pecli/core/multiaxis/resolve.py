@@ -17,18 +17,24 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..rope.number_rules import check_theta
+from .dit_ids import SequenceIds
 from .ids import ArrayIds, GridIds, check_grid, check_ids, check_text
-from .mrope_presets import MROPE_PRESETS, MropePreset
+from .mrope_presets import MROPE_PRESETS, MropePreset, readers
+from .omni import OMNI_PRESETS
 from .plan import AxisPlan, check_layout, per_axis
 from .presets import AXIS_PRESETS, AxisPreset, axis_preset, check_head
+from .vl_presets import VL_PRESETS
 
 Preset = AxisPreset | MropePreset
+IdSource = GridIds | ArrayIds | SequenceIds
 
 __all__ = [
     "PRESETS",
     "any_preset",
     "axes_for",
     "check_id_options",
+    "distinct_presets",
+    "latent_grid",
     "plan_columns",
     "plan_data",
     "preset_columns",
@@ -36,8 +42,9 @@ __all__ = [
     "resolve_plan",
 ]
 
-#: Every preset by name: the image and video models, then Qwen-VL's M-RoPE.
-PRESETS: dict[str, Preset] = {**AXIS_PRESETS, **MROPE_PRESETS}
+#: Every preset by name: the image and video models, then Qwen-VL's M-RoPE and the other VLs'.
+TEXT_PRESETS: dict[str, MropePreset] = {**MROPE_PRESETS, **VL_PRESETS, **OMNI_PRESETS}
+PRESETS: dict[str, Preset] = {**AXIS_PRESETS, **TEXT_PRESETS}
 
 
 def axes_for(count: int) -> tuple[str, ...]:
@@ -45,6 +52,16 @@ def axes_for(count: int) -> tuple[str, ...]:
     return {1: ("p",), 2: ("y", "x"), 3: ("t", "h", "w")}.get(
         count, tuple(f"a{i}" for i in range(count))
     )
+
+
+def distinct_presets() -> list[str]:
+    """The presets whose caches are their own (not another's under a second name).
+
+    >>> "skyreels-v2" in distinct_presets(), "wan" in distinct_presets()
+    (False, True)
+
+    """
+    return [name for name, p in PRESETS.items() if not getattr(p, "cache_of", "")]
 
 
 def any_preset(name: str) -> Preset:
@@ -55,8 +72,8 @@ def any_preset(name: str) -> Preset:
 
     """
     key = str(name).strip().lower()
-    if key in MROPE_PRESETS:
-        return MROPE_PRESETS[key]
+    if key in TEXT_PRESETS:
+        return TEXT_PRESETS[key]
     try:
         return axis_preset(key)
     except ParameterError:
@@ -70,11 +87,13 @@ def resolve_plan(
     widths: Sequence[int] | None = None,
     theta: float | Sequence[float] | None = None,
     layout: str | None = None,
+    rope_scale: Sequence[float] | None = None,
 ) -> tuple[AxisPlan, Preset | None]:
     """The plan of a preset (θ and layout overridable) or of ``widths`` and ``theta``.
 
     ``theta``: one θ, or one per axis; each under the rule of every θ
-    (:func:`pecli.core.rope.number_rules.check_theta`).
+    (:func:`pecli.core.rope.number_rules.check_theta`). ``rope_scale``: Cosmos' NTK scale per
+    axis (θ_a = 10000 · s_a^(w_a/(w_a − 2))), for a preset that takes one.
 
     Examples
     --------
@@ -86,6 +105,8 @@ def resolve_plan(
 
     """
     thetas = None if theta is None else tuple(np.atleast_1d(theta).tolist())
+    if preset is None and rope_scale is not None:
+        raise ParameterError("rope_scale", "goes with `preset` cosmos only", rope_scale)
     if preset is None:
         if widths is None or thetas is None:
             given = "widths" if widths is not None else "theta" if thetas is not None else None
@@ -103,7 +124,12 @@ def resolve_plan(
         rule = "goes without `preset` (a preset's widths are its model)"
         raise ParameterError("widths", rule, ",".join(str(w) for w in widths))
     chosen = any_preset(preset)
-    plan = chosen.plan(head_dim)
+    if rope_scale is not None and not isinstance(chosen, AxisPreset):
+        raise ParameterError("rope_scale", "goes with `preset` cosmos only", rope_scale)
+    if isinstance(chosen, AxisPreset):
+        plan = chosen.plan(head_dim, rope_scale)
+    else:
+        plan = chosen.plan(head_dim)
     if thetas is not None:
         plan = _with_theta(plan, thetas)
     return (dataclasses.replace(plan, layout=check_layout(layout)) if layout else plan), chosen
@@ -125,24 +151,24 @@ def resolve_ids(
     ids: np.ndarray | None,
     tokens: str | None = None,
     fps: float | None = None,
+    patch: Sequence[int] | str | None = None,
     **rules: Any,
-) -> GridIds | ArrayIds:
+) -> IdSource:
     """The ids: explicit ``ids``, a preset's ``grid`` (and ``text``), ``tokens``, or a grid.
 
     ``tokens`` is the layout of an M-RoPE preset (``rules``: ``release``, ``tokens_per_second``,
-    ``spatial_merge_size``); without a preset, ``grid`` gives a plain row-major grid.
+    ``spatial_merge_size``); without a preset, ``grid`` gives a plain row-major grid. With
+    ``patch`` (sizes, or ``"model"``: the preset's), ``grid`` is the latent's size
+    (:func:`latent_grid`).
 
     >>> plan, preset = resolve_plan("flux")
     >>> resolve_ids(plan, preset, grid=(2, 3), text=1, ids=None).n
     7
     """
-    given = [
-        name
-        for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
-        if value is not None
-    ]
-    if len(given) > 1 or (ids is not None and text):
-        raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
+    _one_source(grid, tokens, ids, text)
+    if patch is not None and grid is None:
+        raise ParameterError("patch", "goes with `grid` (the latent's size)", patch)
+    _check_layout_rules(tokens, rules)
     if ids is not None:
         if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
             ids = ids.T  # transformers' (3, seq): rows t, h, w
@@ -153,11 +179,13 @@ def resolve_ids(
         if tokens is None or text:
             shown = None if grid is None else "x".join(str(g) for g in grid)
             raise ParameterError("tokens", "must describe the sequence (M-RoPE has no grid)", shown)
-        return preset.token_ids(tokens, **rules)[0]
+        return preset.token_ids(tokens, **{k: v for k, v in rules.items() if v is not None})[0]
     if tokens is not None:
         raise ParameterError("tokens", "goes with a Qwen-VL preset only", tokens)
     if grid is None:
         raise ParameterError("grid", "must be given, or `ids`", "neither")
+    if patch is not None:
+        grid = latent_grid(grid, preset, None if isinstance(patch, str) else tuple(patch))
     if preset is not None:
         return preset.id_source(grid, text, fps)
     if text:
@@ -166,14 +194,61 @@ def resolve_ids(
     return GridIds(sizes, axes=len(sizes), columns=tuple(range(len(sizes))))
 
 
+def latent_grid(
+    latent: Sequence[int], preset: Preset | None, patch: Sequence[int] | None
+) -> tuple[int, ...]:
+    """The grid of patches of a latent: ``latent // patch`` per dimension.
+
+    ``patch`` defaults to the preset's (Wan ``1×2×2``, CogVideoX 1.5 ``2×2×2``). A latent size
+    that is not a multiple of its patch is refused (the models floor it, dropping cells, or pad
+    it first, as CogVideoX 1.5's pipeline pads frames: give the padded size).
+
+    Raises
+    ------
+    ParameterError
+        (as ``patch``) no patch known, one of the wrong length or < 1, a size not a multiple.
+
+    Examples
+    --------
+    >>> latent_grid((21, 60, 104), None, (1, 2, 2))
+    (21, 30, 52)
+
+    """
+    own = preset.patch if isinstance(preset, AxisPreset) else None
+    sizes = tuple(patch) if patch is not None else own
+    if sizes is None:
+        raise ParameterError("patch", "must be given as sizes (this preset has no patch)", "model")
+    shown = "x".join(str(s) for s in sizes)
+    if len(sizes) != len(latent) or not all(isinstance(s, int) and s >= 1 for s in sizes):
+        raise ParameterError("patch", f"must be {len(latent)} sizes >= 1, one per grid size", shown)
+    if any(g % s for g, s in zip(latent, sizes, strict=True)):
+        seen = "x".join(str(g) for g in latent)
+        raise ParameterError("patch", f"must divide the latent size {seen} (patch {shown})", shown)
+    return tuple(g // s for g, s in zip(latent, sizes, strict=True))
+
+
+def _one_source(grid: object, tokens: object, ids: object, text: int) -> None:
+    """Refuse a second source of ids: ``grid``, ``tokens`` and ``ids`` (with ``text``)."""
+    given = [
+        name
+        for name, value in (("grid", grid), ("tokens", tokens), ("ids", ids))
+        if value is not None
+    ]
+    if len(given) > 1 or (ids is not None and text):
+        given = given if len(given) > 1 else ["text", "ids"]
+        raise ParameterError(given[-1], f"goes without `{given[0]}` (give one of them)", "both")
+
+
 def check_id_options(
     *,
     head_dim: int | None,
     grid: Sequence[int] | None,
     text: int,
+    ids: np.ndarray | None = None,
     tokens: str | None = None,
     fps: float | None = None,
-    tokens_per_second: int = 2,
+    tokens_per_second: int | None = None,
+    release: str | None = None,
     **_: Any,
 ) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
@@ -187,6 +262,7 @@ def check_id_options(
     pecli.core.errors.ParameterError: text must be an integer from 0 to 2^40 (got -3)
 
     """
+    _one_source(grid, tokens, ids, text)  # before any preset is tried: not "fits no preset"
     if head_dim is not None and check_head(head_dim) % 2:
         raise ParameterError("head_dim", "must be even (rotary pairs)", head_dim)
     if grid is not None:
@@ -195,12 +271,37 @@ def check_id_options(
     if fps is not None and not 0 < fps < float("inf"):
         raise ParameterError("fps", "must be a number > 0 (video frames at base_fps/fps)", fps)
     if tokens is not None:
-        from .mrope import parse_tokens
-
-        parse_tokens(tokens)
-    if not 1 <= tokens_per_second <= 1 << 20:
+        _check_tokens(tokens)
+    if tokens_per_second is not None and not 1 <= tokens_per_second <= 1 << 20:
         rule = "must be an integer from 1 to 2^20"
         raise ParameterError("tokens_per_second", rule, tokens_per_second)
+    _check_layout_rules(tokens, {"tokens_per_second": tokens_per_second, "release": release})
+
+
+def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
+    """``release`` and ``tokens_per_second`` are a token layout's: without ``tokens``, refused."""
+    if tokens is not None:
+        return
+    if rules.get("tokens_per_second") is not None:
+        rule = f"goes with `tokens` and {readers('tokens_per_second')} only (its video times)"
+        raise ParameterError("tokens_per_second", rule, rules["tokens_per_second"])
+    if rules.get("release") is not None:
+        rule = "goes with `tokens` only (whose get_rope_index places a Qwen-VL layout)"
+        raise ParameterError("release", rule, rules["release"])
+
+
+def _check_tokens(tokens: str) -> None:
+    """A layout some M-RoPE preset reads: Qwen-VL's words, or the Omni ones (``audio:MEL``)."""
+    from .mrope import parse_tokens
+    from .omni import parse_omni
+
+    try:
+        parse_tokens(tokens)
+    except ParameterError:
+        try:
+            parse_omni(tokens)
+        except ParameterError:
+            parse_tokens(tokens)  # Qwen-VL's rule names the word
 
 
 def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
@@ -221,12 +322,14 @@ def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
         "pair": np.arange(plan.pairs),
         "channel_a": first,
         "channel_b": second,
-        "axis": np.array([plan.axes[a] for a in plan.axis]),
+        "axis": np.array(
+            [plan.axes[a] if d else "-" for a, d in zip(plan.axis, plan.denominator, strict=True)]
+        ),
         "k": np.array(plan.index),
         "D": np.array(plan.denominator),
         "theta": np.array(plan.theta),
         "inv_freq": omega,
-        "wavelength": 2 * np.pi / omega,
+        "wavelength": np.divide(2 * np.pi, omega, out=np.full_like(omega, np.inf), where=omega > 0),
     }
 
 

@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..rope import RopeSpec, rope_frequencies
 from ..rope.config import spec_from_config
+from ..rope.config.plans import layer_rope
 from ..rope.formulas import mscale
 from ..rope.frequencies import RopeFrequencies
 from ..rope.number_rules import check_theta
@@ -302,13 +304,20 @@ def _range(freqs: RopeFrequencies) -> tuple[float, float] | None:
 
 
 def read_config(
-    config: Mapping[str, Any], *, seq_len: int | None = None, context: int | None = None
+    config: Mapping[str, Any],
+    *,
+    seq_len: int | None = None,
+    context: int | None = None,
+    layer: int | None = None,
 ) -> tuple[RopeSpec, int | None, float | None]:
     """A config as the engines read it: the spec, the context they serve, transformers 4's θ.
 
     ``context`` (a number of positions) defaults to the config's ``max_position_embeddings``
     (else ``original_max_position_embeddings``); transformers 4's θ is the top-level
     ``rope_theta`` (default 10000) of a config that has only ``rope_parameters``, else None.
+    ``layer`` picks that layer's rope (:func:`pecli.core.rope.config.plans.layer_rope`); else a
+    config with one rope per layer type is read for its global layers, as llama.cpp's converter
+    writes ``freq_base``.
 
     Raises
     ------
@@ -317,7 +326,14 @@ def read_config(
 
     """
     merged, _ = text_config(config)
-    spec, _ = spec_from_config(merged, seq_len=seq_len, parameter="file")
+    if layer is None:
+        spec, _ = spec_from_config(merged, seq_len=seq_len, parameter="file")
+    else:
+        try:
+            spec = layer_rope(config, layer, seq_len=seq_len).spec
+        except ParameterError as error:
+            name = "file" if error.parameter == "config" else error.parameter
+            raise ParameterError(name, error.rule, error.value) from None
     if context is not None:
         window: int | None = check_n(context, "context")
     else:

@@ -12,16 +12,80 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..rope.config.shapes import ALL, rope_tables, text_section
+
 __all__ = [
     "ARCH_MODES",
     "FREQUENCY_TENSORS",
     "MODES",
+    "ROPE_KEY_TYPES",
     "ROPE_MODES",
     "TENSOR_TYPES",
+    "VALUE_TYPES",
     "RopeMode",
     "rope_mode",
     "text_config",
+    "value_type",
 ]
+
+#: transformers 4's keys that split the rope per layer (read into labels by the rope reader).
+_PER_LAYER_KEYS = (
+    "rope_scaling",
+    "rope_theta",
+    "rope_local_base_freq",
+    "global_rope_theta",
+    "local_rope_theta",
+    "compress_rope_theta",
+)
+#: GGUF's value types by code (ggml ``gguf.h`` ``gguf_type``); an array is named by its items,
+#: ``ARRAY[INT32]``.
+VALUE_TYPES = {
+    0: "UINT8",
+    1: "INT8",
+    2: "UINT16",
+    3: "INT16",
+    4: "UINT32",
+    5: "INT32",
+    6: "FLOAT32",
+    7: "BOOL",
+    8: "STRING",
+    9: "ARRAY",
+    10: "UINT64",
+    11: "INT64",
+    12: "FLOAT64",
+}
+#: The type llama.cpp's loader requires of each rope key (without the ``{arch}.`` prefix):
+#: ``llama_model_loader::get_key`` throws "key … has wrong type" for any other scalar type, and
+#: ``get_arr`` takes int arrays as INT32 only (``src/llama-model-loader.cpp``; the hparams'
+#: C types in ``llama_model::load_hparams``: float, uint32_t, bool, std::array<int, 4>).
+ROPE_KEY_TYPES = {
+    "rope.freq_base": "FLOAT32",
+    "rope.freq_base_swa": "FLOAT32",
+    "rope.dimension_count": "UINT32",
+    "rope.dimension_sections": "ARRAY[INT32]",
+    "rope.scale_linear": "FLOAT32",
+    "rope.scaling.type": "STRING",
+    "rope.scaling.factor": "FLOAT32",
+    "rope.scaling.attn_factor": "FLOAT32",
+    "rope.scaling.original_context_length": "UINT32",
+    "rope.scaling.finetuned": "BOOL",
+    "rope.scaling.yarn_ext_factor": "FLOAT32",
+    "rope.scaling.yarn_attn_factor": "FLOAT32",
+    "rope.scaling.yarn_beta_fast": "FLOAT32",
+    "rope.scaling.yarn_beta_slow": "FLOAT32",
+    "rope.scaling.yarn_log_multiplier": "FLOAT32",
+}
+
+
+def value_type(kind: int, item: int | None = None) -> str:
+    """A GGUF value type's name; an array's with its items' (``ARRAY[FLOAT32]``).
+
+    >>> value_type(12), value_type(9, 5)
+    ('FLOAT64', 'ARRAY[INT32]')
+    """
+    name = VALUE_TYPES.get(kind, f"type {kind}")
+    return f"{name}[{value_type(item)}]" if item is not None else name
+
 
 #: The F32 tensors of a GGUF that carry frequency factors (``MODEL_TENSOR.ROPE_FREQS`` …).
 FREQUENCY_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
@@ -198,23 +262,30 @@ def rope_mode(arch: str | None) -> tuple[str, int, str] | None:
 
 
 def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None]:
-    """The config the converter reads (``text_config`` merged in, ``full_attention`` rope).
+    """The config the converter reads (the text model's, its ``full_attention`` rope).
 
-    Returns the config and the sliding-window layers' θ (``freq_base_swa``), if any.
+    Returns the config and the sliding-window layers' θ (``freq_base_swa``), if any. The text
+    model and its ropes per label are found by :mod:`pecli.core.rope.config` (composite
+    configs, transformers 4's per-layer keys); the global rope stands for the model, as
+    llama.cpp's converter writes ``freq_base`` from it.
     """
-    inner = config.get("text_config")
-    merged = {**config, **(inner if isinstance(inner, Mapping) else {})}  # else: not read
-    params = merged.get("rope_parameters")
+    _, merged = text_section(config)
+    tables = rope_tables(merged, [])
     swa = None
-    if isinstance(params, Mapping) and isinstance(params.get("full_attention"), Mapping):
-        sliding = params.get("sliding_attention")
-        swa = sliding.get("rope_theta") if isinstance(sliding, Mapping) else None
-        merged["rope_parameters"] = dict(params["full_attention"])
-    for name in ("rope_parameters", "rope_scaling"):
-        rope = merged.get(name)
-        if isinstance(rope, Mapping) and rope.get("rope_type", rope.get("type")) == "mrope":
-            # Qwen2-VL: transformers reads type "mrope" as "default" (the sections pick axes)
-            merged[name] = {**rope, "rope_type": "default", "type": "default"}
+    if ALL not in tables:
+        sliding = tables.get("sliding_attention") or tables.get("main")
+        swa = sliding.get("rope_theta") if sliding else None
+        full = tables.get("full_attention") or tables.get("compress") or next(iter(tables.values()))
+        legacy = "rope_parameters" not in merged  # transformers 4 keys: stay transformers 4
+        for key in _PER_LAYER_KEYS:
+            merged.pop(key, None)
+        if legacy:
+            merged["rope_theta"] = full["rope_theta"]
+            scaling = {k: v for k, v in full.items() if k != "rope_theta"}
+            if scaling.get("rope_type", scaling.get("type", "default")) != "default":
+                merged["rope_scaling"] = scaling
+        else:
+            merged["rope_parameters"] = dict(full)
     if "qk_rope_head_dim" in merged:  # DeepSeek: only this part of the head rotates
         merged["head_dim"] = merged["qk_rope_head_dim"]
     return merged, swa

@@ -173,7 +173,7 @@ def llama3(s: RopeFields) -> Exact:
     inv, kinds = [], []
     for w in default_inv_freq(s.theta, s.rotary_dim):
         wavelen = 2 * PI / w
-        if wavelen < high_wavelen:
+        if wavelen < high_wavelen or (high == low and wavelen == low_wavelen):
             inv.append(w)
             kinds.append("unchanged")
         elif wavelen > low_wavelen:

@@ -22,11 +22,16 @@ __all__ = ["dynamic_width", "llama3_bands", "longrope_factors"]
 
 
 def llama3_bands(spec: RopeFields) -> None:
-    """low_freq_factor > 0 (it divides L) and high_freq_factor > low_freq_factor."""
+    """low_freq_factor > 0 (it divides L) and high_freq_factor >= low_freq_factor.
+
+    Equal factors (Llama 4 Scout: 1 and 1) leave no band to smooth; transformers accepts them.
+    """
     if spec.low_freq_factor <= 0:  # type: ignore[operator]
         raise ParameterError("low_freq_factor", "must be > 0 (it divides L)", spec.low_freq_factor)
-    if spec.high_freq_factor <= spec.low_freq_factor:  # type: ignore[operator]
-        raise ParameterError("high_freq_factor", "must be > low_freq_factor", spec.high_freq_factor)
+    if spec.high_freq_factor < spec.low_freq_factor:  # type: ignore[operator]
+        raise ParameterError(
+            "high_freq_factor", "must be >= low_freq_factor", spec.high_freq_factor
+        )
 
 
 def dynamic_width(spec: RopeFields) -> None:

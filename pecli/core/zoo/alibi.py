@@ -61,13 +61,15 @@ class AlibiSeries:
     """One series of slopes ``m_h = 2^(-b·e_h)``: how its exponents ``e_h`` are made.
 
     ``exponents(h, p, n)`` takes the heads ``h = 0 … n-1`` (float64) and ``P = 2^floor(log2
-    n)``. ``summary`` says who uses it (the paper's) or what a port did wrong; ``aka`` names
-    the libraries that write the right one in their own way.
+    n)``; every exponent is a multiple of ``1/unit(p, n)``. ``summary`` says who uses it (the
+    paper's) or what a port did wrong; ``aka`` names the libraries that write the right one in
+    their own way.
     """
 
     name: str
     summary: str
     exponents: Callable[[np.ndarray, float, int], np.ndarray]
+    unit: Callable[[int, int], int]
     right: bool = False
     aka: str = ""
 
@@ -104,6 +106,7 @@ ALIBI_SERIES: dict[str, AlibiSeries] = {
             "press",
             "the paper's rule (Press et al. get_slopes = MPT gen_slopes = ggml max_bias = BLOOM)",
             _press,
+            lambda p, n: 2 * p,
             right=True,
             aka="the paper = MPT = ggml = BLOOM",
         ),
@@ -112,17 +115,20 @@ ALIBI_SERIES: dict[str, AlibiSeries] = {
             "WRONG: the first n slopes of 2^ceil(log2 n) heads "
             "(get_slopes_power_of_2(next power of two)[:n])",
             lambda h, p, n: (h + 1) / (p if p == n else 2 * p),
+            lambda p, n: 2 * p,
         ),
         AlibiSeries(
             "geometric-at-n",
             "WRONG: the power-of-two formula at a head count that is none "
             "(get_slopes_power_of_2(n))",
             lambda h, p, n: (h + 1) / n,
+            lambda p, n: n,
         ),
         AlibiSeries(
             "zero-based",
             "WRONG: the + 1 dropped, head 0 has slope 1",
             lambda h, p, n: np.where(h < p, h / p, (h - p) / p),
+            lambda p, n: p,
         ),
     )
 }
@@ -232,7 +238,9 @@ def alibi_exponents(n_heads: int, variant: str = "press") -> np.ndarray:
     return exponents
 
 
-def alibi_slopes(n_heads: int, *, max_bias: float = 8.0, variant: str = "press") -> np.ndarray:
+def alibi_slopes(
+    n_heads: int, *, max_bias: float = 8.0, variant: str = "press", dtype: str = "float64"
+) -> np.ndarray:
     """The ALiBi slope of each head, ``m_h = 2^(-max_bias·e_h)`` (:func:`alibi_exponents`).
 
     Parameters
@@ -243,12 +251,20 @@ def alibi_slopes(n_heads: int, *, max_bias: float = 8.0, variant: str = "press")
         ``b``: ggml's ``max_bias``, MPT's ``alibi_bias_max``; 8 in the paper. ``> 0``, ``<= 1024``.
     variant : str, keyword-only
         The series (:data:`VARIANTS`); ``press`` is the paper's, MPT's, ggml's and BLOOM's.
+    dtype : str, keyword-only
+        ``float64`` or ``float32``.
 
     Returns
     -------
     numpy.ndarray
-        float64, shape ``(n_heads,)``: ``exp2`` of an exact exponent, the exact slope rounded
-        once (libraries compute it in float32, ``torch.pow(base, powers)``: up to 11 ulps off).
+        ``dtype``, shape ``(n_heads,)``: each exact slope rounded once, by an error bound
+        (:mod:`.alibi_powers`; libraries compute them in float32, ``torch.pow(base, powers)``: up to
+        11 ulps off).
+
+    Raises
+    ------
+    ParameterError
+        A slope below ``dtype``'s normal range (as ``max_bias``; 0 or a subnormal would lose it).
 
     Examples
     --------
@@ -258,10 +274,12 @@ def alibi_slopes(n_heads: int, *, max_bias: float = 8.0, variant: str = "press")
     [0.840896, 0.707107, 0.594604]
 
     """
-    b = check_max_bias(max_bias)
-    # the C library's exp2, not NumPy's: glibc's is correctly rounded on every slope tested
-    # (tests/test_zoo_alibi.py), NumPy's is 1 ulp off on 6 % of them
-    return np.array([math.exp2(x) for x in (-b * alibi_exponents(n_heads, variant)).tolist()])
+    from .alibi_powers import rounded_slopes
+
+    n, b = check_heads(n_heads), check_max_bias(max_bias)
+    exponents = alibi_exponents(n, variant)
+    unit = ALIBI_SERIES[variant].unit(1 << (n.bit_length() - 1), n)  # e_h = k_h / unit
+    return rounded_slopes(b, unit, np.rint(exponents * unit).astype(np.int64).tolist(), dtype)
 
 
 def _check_slopes(slopes: object) -> np.ndarray:
@@ -350,21 +368,6 @@ def alibi_bias(
     [[-1.0, -0.5, 0.0]]
 
     """
-    m, record, k, q = checked_bias(slopes, n_key, n_query, convention, attention_mask)
-    return bias_of(m, record, k, q, attention_mask)
-
-
-def checked_bias(
-    slopes: object, n_key: object, n_query: object, convention: str, attention_mask: object
-) -> tuple[np.ndarray, AlibiConvention, int, int]:
-    """:func:`alibi_bias`'s checks: the slopes (float64), the convention, ``k`` and ``q``.
-
-    Raises
-    ------
-    ParameterError
-        As :func:`alibi_bias`.
-
-    """
     m = _check_slopes(slopes)
     record = alibi_convention(convention)
     if record.key_only and n_query is not None:
@@ -374,19 +377,10 @@ def checked_bias(
     if attention_mask is not None and not record.takes_mask:
         masked = names([c for c in ALIBI_CONVENTIONS.values() if c.takes_mask], "and")
         raise ParameterError("attention_mask", f"applies to {masked} only", convention)
-    return m, record, k, q
-
-
-def bias_of(
-    m: np.ndarray, record: AlibiConvention, k: int, q: int, attention_mask: object
-) -> np.ndarray:
-    """The checked bias tensor (:func:`checked_bias`) of slopes ``m``: float64 ``(h, q, k)``."""
     if not record.key_only:
         i = np.arange(k - q, k, dtype=np.float64)[:, None]
         distance = i - np.arange(k, dtype=np.float64)[None, :]
-        bias = m[:, None, None] * np.abs(distance)
-        np.negative(bias, out=bias)
-        bias += 0.0  # no -0.0 on the diagonal
+        bias = -(m[:, None, None] * np.abs(distance)) + 0.0  # + 0.0: no -0.0 on the diagonal
         if record.causal:
             bias[:, distance < 0] = -math.inf
         return bias

@@ -1,8 +1,7 @@
 """The ALiBi bias tensor a block of heads at a time, for writing (docs/zoo.md#alibi).
 
-Each head's bias depends on its own slope only, so the blocks of heads that
-:func:`.alibi.bias_of` builds are the whole tensor's values (the same bits as
-:func:`.alibi.alibi_bias`), in bounded memory. Pure NumPy; no I/O.
+Each head's bias depends on its own slope only, so :func:`.alibi.alibi_bias` of blocks of
+heads gives the whole tensor's values (the same bits), in bounded memory. Pure NumPy; no I/O.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .alibi import bias_of, checked_bias
+from .alibi import MAX_BIAS_VALUES, _check_slopes, alibi_bias
 
 __all__ = ["BLOCK_VALUES", "alibi_bias_blocks"]
 
@@ -55,9 +54,17 @@ def alibi_bias_blocks(
     ((2, 3, 3), [(1, 3, 3), (1, 3, 3)])
 
     """
-    m, record, k, q = checked_bias(slopes, n_key, n_query, convention, attention_mask)
-    step = max(1, values // (q * k))
-    blocks = (
-        bias_of(m[h : h + step], record, k, q, attention_mask) for h in range(0, m.size, step)
+    m = _check_slopes(slopes)
+
+    def bias(heads: np.ndarray) -> np.ndarray:
+        return alibi_bias(
+            heads, n_key, n_query=n_query, convention=convention, attention_mask=attention_mask
+        )
+
+    head = bias(m[:1])  # every check but the cap on all heads' values
+    if m.size * head.size > MAX_BIAS_VALUES:
+        bias(m)  # refused: the cap is checked before anything is built
+    step = max(1, values // head.size)
+    return (m.size, head.shape[1], head.shape[2]), (
+        bias(m[h : h + step]) for h in range(0, m.size, step)
     )
-    return (m.size, q, k), blocks

@@ -44,10 +44,21 @@ from ..errors import ParameterError
 if TYPE_CHECKING:  # pragma: no cover
     from ..sinusoidal.conventions import Convention
 
-__all__ = ["INPUT_DTYPES", "TIMESTEP_MODELS", "TimestepModel", "model_inputs", "timestep_table"]
+__all__ = [
+    "INPUT_DTYPES",
+    "NETWORK_DTYPES",
+    "TIMESTEP_MODELS",
+    "TimestepModel",
+    "model_inputs",
+    "network_table",
+    "timestep_table",
+]
 
 #: The arithmetic of the number fed to the table: exact, or rounded as a library rounds it.
 INPUT_DTYPES = ("exact", "float32", "float16", "bfloat16")
+#: The table as the network's linear_1 receives it: exact, or the library's float32 table cast
+#: to the dtype the model runs in (:func:`network_table`).
+NETWORK_DTYPES = ("exact", "float32", "float16", "bfloat16")
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,8 @@ class TimestepModel:
     time_factor: float = 1.0
     noise: Callable[[np.ndarray], np.ndarray] | None = None
     source: str = ""
+    #: The library code whose float32 steps :func:`network_table` repeats ("": none checked).
+    network: str = ""
 
     @property
     def takes_sigma(self) -> bool:
@@ -109,6 +122,8 @@ TIMESTEP_MODELS: dict[str, TimestepModel] = {
             "BFL timestep_embedding(t, 256), time_factor 1000; diffusers FLUX "
             "(t·1000, Timesteps(256, True, 0))",
             time_factor=1000.0,
+            network="diffusers 0.42.1 get_timestep_embedding(flip_sin_to_cos=True, "
+            "downscale_freq_shift=0) in float32, cast to the model dtype before linear_1",
         ),
         _m("dit", "ldm", "facebookresearch/DiT TimestepEmbedder (also SiT)"),
         _m(
@@ -255,3 +270,35 @@ def timestep_table(
         rule = "gives angles too large for an exact sine (keep |t| well below 1e300)"
         raise ParameterError("x", rule, float(np.abs(positions).max()))
     return result
+
+
+def network_table(
+    positions: np.ndarray, model: str, *, d: int, base: float, dtype: str
+) -> np.ndarray:
+    """The table a network's ``linear_1`` receives: the library's float32 steps, then a cast.
+
+    As ``get_timestep_embedding`` (diffusers, [2]_): ``-ln(base)·k`` and ``/ (d/2)`` in
+    float32, ``exp``, the product with ``positions`` (cast to float32) and ``cos``, ``sin``
+    each rounded once to float32 (torch's float32 functions agree with the correctly rounded
+    ones on diffusers' own tables of FLUX, bit for bit after the cast), ``[cos | sin]``, a
+    zero column for an odd ``d``; then cast to ``dtype`` (``float32``: as is).
+
+    Returns float64 values of ``dtype``, shape ``(n, d)``.
+
+    >>> network_table(np.array([300.0]), "flux", d=2, base=1e4, dtype="bfloat16").tolist()
+    [[-0.0220947265625, -1.0]]
+    """
+    from ..dtypes import float_dtype, round_once
+
+    if not _model(model).network or dtype not in NETWORK_DTYPES[1:]:
+        checked = ", ".join(name for name, m in TIMESTEP_MODELS.items() if m.network)
+        raise ParameterError("network_dtype", f"applies to `model` {checked} only", model)
+    f, half = np.float32, d // 2
+    exponent = (f(-np.log(base)) * np.arange(half, dtype=f)) / f(half)
+    freqs = np.exp(exponent.astype(np.float64)).astype(f)
+    angles = (np.asarray(positions, dtype=np.float64).astype(f)[:, None] * freqs).astype(f)
+    wide = angles.astype(np.float64)
+    table = np.concatenate([np.cos(wide), np.sin(wide)], axis=1).astype(f).astype(np.float64)
+    if d % 2:
+        table = np.pad(table, ((0, 0), (0, 1)))
+    return round_once(table, float_dtype(dtype)).astype(np.float64)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import os
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ...core.errors import ParameterError
-from ...core.ports.gguf_format import FREQUENCY_TENSORS, TENSOR_TYPES
+from ...core.ports.gguf_format import FREQUENCY_TENSORS, TENSOR_TYPES, value_type
 from ..paths import note_input, offsets_problem
 
 __all__ = [
@@ -180,6 +180,7 @@ class GgufFile:
     metadata: dict[str, Any]
     tensors: dict[str, GgufTensor]
     order: str
+    types: dict[str, str] = field(default_factory=dict)  # key → GGUF type (ARRAY[INT32] …)
 
     @property
     def arch(self) -> str | None:
@@ -239,16 +240,21 @@ def _parse(cursor: Cursor) -> GgufFile:
             f"tensor count {n_tensors} cannot fit the {cursor.left()} bytes left", CUT
         )
     metadata: dict[str, Any] = {}
+    types: dict[str, str] = {}
     for _ in range(n_kv):
         key = cursor.string("a key", strict=True)
         if key in metadata:
             raise cursor.fail(f"key {key!r} appears twice")
-        metadata[key] = _value(cursor, int(cursor.unpack("I")), depth=0)
+        kind, at = int(cursor.unpack("I")), cursor.pos
+        item = int(cursor.unpack("I")) if kind == _ARRAY else None
+        cursor.pos, types[key] = at, value_type(kind, item)  # the array's item type: peeked
+        metadata[key] = _value(cursor, kind, depth=0)
     if not str(arch := metadata.get("general.architecture", "")).isprintable():
         raise cursor.fail(f"general.architecture {arch!r} is not a printable name")
     infos = [_tensor_info(cursor) for _ in range(n_tensors)]
     start = cursor.pos + (-cursor.pos) % _alignment(cursor, metadata)
-    return GgufFile(cursor.path, version, metadata, _tensors(cursor, infos, start), cursor.order)
+    tensors = _tensors(cursor, infos, start)
+    return GgufFile(cursor.path, version, metadata, tensors, cursor.order, types)
 
 
 def _value(cursor: Cursor, kind: int, depth: int) -> Any:
@@ -363,5 +369,26 @@ def read_f32(gguf: GgufFile, name: str, parameter: str = "gguf") -> np.ndarray:
 def read_rope_tensors(
     gguf: GgufFile, names: tuple[str, ...], parameter: str = "gguf"
 ) -> dict[str, np.ndarray]:
-    """Those of the frequency tensors ``names`` the file holds (each must be F32)."""
-    return {name: read_f32(gguf, name, parameter) for name in names if name in gguf.tensors}
+    """Those of the frequency tensors ``names`` the file holds, as vectors ``(n,)``.
+
+    Each must be F32 and one vector: ``ne = [n]`` with ``n >= 1`` (trailing sizes of 1
+    allowed, as ggml reads them); llama.cpp's loader checks it against ``{n_rot/2}``.
+
+    Raises
+    ------
+    ParameterError
+        (as ``parameter``) a tensor :func:`read_f32` refuses, or one of another shape (0-D, 2-D,
+        no values).
+
+    """
+    found = {}
+    for name in (n for n in names if n in gguf.tensors):
+        ne = gguf.tensors[name].shape
+        if not ne or ne[0] < 1 or any(size != 1 for size in ne[1:]):
+            shown = "[" + ", ".join(map(str, ne)) + "]"
+            rule = (
+                f"has a frequency tensor {name} of ne = {shown}: it must be one vector [n], n >= 1"
+            )
+            raise ParameterError(parameter, rule, gguf.path)
+        found[name] = read_f32(gguf, name, parameter).reshape(-1)
+    return found

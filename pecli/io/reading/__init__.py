@@ -87,7 +87,14 @@ def existing_rule(formats: Sequence[str]) -> str:
 def check_source(source: str, *, parameter: str, formats: Sequence[str] = TABLE_FORMATS) -> None:
     """Raise unless ``source`` is ``-``, a pipe or a file; naming every one of ``formats``."""
     if source != STDIN and not _is_stream(source) and not os.path.isfile(source):
-        raise ParameterError(parameter, existing_rule(formats), source)
+        raise _not_a_file(source, existing_rule(formats), parameter)
+
+
+def _not_a_file(source: str, rule: str, parameter: str) -> ParameterError:
+    """A missing file, told from a folder (which is named as one)."""
+    if os.path.isdir(source):
+        rule = rule.replace("must be an existing", "must be a file, not a folder: an existing", 1)
+    return ParameterError(parameter, rule, source)
 
 
 def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
@@ -106,7 +113,7 @@ def read_matrix(source: str, *, parameter: str = "input") -> Matrix:
     if _is_stream(source):  # <(command), a FIFO, /dev/stdin on a pipe: read once, in order
         return _read_named_stream(source, parameter)
     if not os.path.isfile(source):
-        raise ParameterError(parameter, "must be an existing file (or - for stdin)", source)
+        raise _not_a_file(source, "must be an existing file (or - for stdin)", parameter)
     note_input(source)
     with open(source, "rb") as handle:
         return _read_stream(handle, source, parameter)
@@ -140,6 +147,23 @@ def _stdin(parameter: str) -> IO[bytes]:
     return sys.stdin.buffer
 
 
+#: Files a table is mistaken for, by their first bytes: what each is.
+_OTHER_FORMATS = {
+    b"\x89PNG": "a PNG image (a figure)",
+    b"%PDF": "a PDF document (a figure)",
+    b"GGUF": "a GGUF file (pecli gguf show and gguf check read one)",
+}
+
+
+def _other_format(prefix: bytes) -> str | None:
+    """What a file that is not a table is, from its first bytes, if it is a known kind.
+
+    >>> _other_format(b"%PDF-1")
+    'a PDF document (a figure)'
+    """
+    return next((what for magic, what in _OTHER_FORMATS.items() if prefix.startswith(magic)), None)
+
+
 def matrix_from_array(array: np.ndarray, *, parameter: str = "values") -> Matrix:
     """Wrap an in-memory array (of real numbers) as a :class:`Matrix`."""
     check_data_dtype(array.dtype, parameter)
@@ -150,17 +174,23 @@ def _read_stream(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     prefix = stream.read(len(NPY_MAGIC))
     if prefix == NPY_MAGIC:
         return read_npy(stream, path, parameter)
-    if prefix.startswith(ZIP_MAGIC):
+    if prefix.startswith((ZIP_MAGIC, b"PK\x05\x06")):  # an archive, or an empty one
         raise ParameterError(parameter, "must be .npy or CSV, not an .npz archive", path or "-")
     if prefix.startswith(PICKLE_OPCODE):
         rule = "must be .npy or CSV; pickled data is never loaded"
         raise ParameterError(parameter, rule, "a pickle")
+    if other := _other_format(prefix):
+        raise ParameterError(parameter, f"must be .npy or CSV, not {other}", path or "-")
     rule = f"must be at most {MAX_CSV_BYTES >> 20} MiB as CSV (larger data: use .npy)"
     data = b"".join(bounded_chunks(stream, prefix, MAX_CSV_BYTES, rule, parameter, text=True))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = "\0"
+    if text.lstrip()[:1] in ("{", "["):  # no CSV cell or header starts so
+        rule = "must be .npy or CSV, not JSON: pecli rope config reads a model's config.json"
+        rule += " (so does `config`, in the commands that have it)"
+        raise ParameterError(parameter, rule, path or "-")
     if "\0" in text:  # not text, though it may decode (a run of zero bytes does)
         raise ParameterError(parameter, "must be .npy or CSV text", "binary data")
     return parse_csv(text, parameter)

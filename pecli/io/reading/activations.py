@@ -16,6 +16,7 @@ import numpy as np
 
 from ...core.errors import ParameterError
 from . import MAX_TABLE_VALUES, NPY_MAGIC, _is_stream, _read_file, _stream_as_file, check_source
+from .npy import header_fields
 
 __all__ = ["ACTIVATION_FORMATS", "read_activations"]
 
@@ -89,9 +90,7 @@ def _refuse_integers(handle: IO[bytes], parameter: str) -> None:
     """Refuse a ``.npy`` header of integers (read later as float64, silently) or booleans."""
     fmt = np.lib.format
     try:
-        version = fmt.read_magic(handle)
-        reader = fmt.read_array_header_2_0 if version == (2, 0) else fmt.read_array_header_1_0
-        dtype = np.dtype(reader(handle)[2])
+        dtype = np.dtype(header_fields(handle, fmt.read_magic(handle))[2])
     except (ValueError, OSError, EOFError):
         return  # the reader below names what is wrong with the header
     if dtype.kind in "iub":

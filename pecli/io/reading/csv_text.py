@@ -43,6 +43,9 @@ def parse_csv(text: str, parameter: str) -> Matrix:
     for separator, name in ((";", "semicolons"), ("\t", "tabs")):
         if len(first) == 1 and separator in first[0]:
             raise ParameterError(parameter, "must be comma-separated", f"cells split by {name}")
+    words = first[0].split() if len(first) == 1 else []
+    if len(words) > 1 and all(_is_number(word) for word in words):  # not a header: numbers
+        raise ParameterError(parameter, "must be comma-separated", "numbers split by spaces")
     columns = None
     if not any(_is_number(cell) for cell in first):
         columns = [cell.strip() for cell in first]

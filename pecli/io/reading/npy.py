@@ -21,7 +21,7 @@ from ...core.rules import check_data_dtype
 from .bounded import read_into
 from .matrix import Blocks, Matrix, array_blocks, checked_block
 
-__all__ = ["MAX_TABLE_VALUES", "load_keeping_dtype", "npy_dtype", "read_npy"]
+__all__ = ["MAX_TABLE_VALUES", "header_fields", "load_keeping_dtype", "npy_dtype", "read_npy"]
 
 #: Largest table read whole: 2^26 values, 256 MiB of float32.
 MAX_TABLE_VALUES = 1 << 26
@@ -29,14 +29,12 @@ MAX_TABLE_VALUES = 1 << 26
 
 def read_npy(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     """Parse the header after the magic string; map (file) or stream (stdin) the data."""
-    version = stream.read(2)
-    read_header = np.lib.format.read_array_header_1_0
-    if version[:1] != b"\x01":
-        read_header = np.lib.format.read_array_header_2_0
+    version = (1, 0) if stream.read(2)[:1] == b"\x01" else (2, 0)
     try:
-        shape, fortran, dtype = read_header(stream)
+        shape, fortran, dtype = header_fields(stream, version)
     except (ValueError, OSError) as error:
-        raise ParameterError(parameter, "must be a valid .npy file", _why(error)) from None
+        rule = f"must be a valid .npy file ({_why(error)})"
+        raise ParameterError(parameter, rule, path or "stdin") from None
     check_data_dtype(dtype, parameter)
     shape = tuple(shape)
     order: Literal["C", "F"] = "F" if fortran else "C"
@@ -207,14 +205,33 @@ def _header(handle: IO[bytes], name: str, parameter: str) -> tuple[tuple[int, ..
     """Shape, Fortran order and dtype from a ``.npy`` header (versions 1.0 and 2.0)."""
     fmt = np.lib.format
     try:
-        version = fmt.read_magic(handle)
-        reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}.get(version)
-        if reader is None:  # a bare KeyError would print as "(106, 117)"
-            raise ValueError("format version {}.{}: only 1.0 and 2.0 are read".format(*version))
-        shape, fortran, dtype = reader(handle)
+        shape, fortran, dtype = header_fields(handle, fmt.read_magic(handle))
     except (ValueError, OSError, EOFError) as error:
         rule = f"must be a valid .npy file ({_why(error)})"
         raise ParameterError(parameter, rule, name) from None
+    return tuple(shape), bool(fortran), dtype
+
+
+def header_fields(stream: IO[bytes], version: tuple[int, int]) -> tuple[tuple[int, ...], bool, Any]:
+    """Shape, Fortran order and dtype of the ``.npy`` header that follows the magic string.
+
+    Every ``.npy`` header pecli reads (files, stdin, ``.npz`` members, activations) goes
+    through here: NumPy's own reader, then its shape checked, since NumPy accepts a negative
+    dimension in a header and fails only when the array is made.
+
+    Raises
+    ------
+    ValueError
+        A version other than 1.0 and 2.0, a header NumPy cannot parse, a negative dimension.
+
+    """
+    fmt = np.lib.format
+    reader = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}.get(version)
+    if reader is None:  # a bare KeyError would print as "(106, 117)"
+        raise ValueError("format version {}.{}: only 1.0 and 2.0 are read".format(*version))
+    shape, fortran, dtype = reader(stream)
+    if any(size < 0 for size in shape):
+        raise ValueError(f"its header's shape {tuple(shape)} has a negative dimension")
     return tuple(shape), bool(fortran), dtype
 
 

@@ -23,14 +23,9 @@ import numpy as np
 from ...core.errors import ParameterError
 from ..paths import note_input
 from .bounded import read_into
+from .npy import header_fields
 
 __all__ = ["Member", "NpzFile"]
-
-#: The ``.npy`` header versions read (3.0 only differs for non-ASCII field names).
-_HEADER_READERS = {
-    (1, 0): np.lib.format.read_array_header_1_0,
-    (2, 0): np.lib.format.read_array_header_2_0,
-}
 
 
 @dataclass(frozen=True)
@@ -89,8 +84,8 @@ class NpzFile:
         with self._open(info) as member:
             try:
                 version = np.lib.format.read_magic(member)
-                shape, fortran, dtype = _HEADER_READERS[version](member)
-            except (ValueError, KeyError, EOFError) as error:  # a member that is no .npy
+                shape, fortran, dtype = header_fields(member, version)
+            except (ValueError, EOFError) as error:  # a member that is no .npy
                 rule = f"has a broken member {info.filename} ({error})"
                 raise ParameterError(self.parameter, rule, self.path) from None
             header = member.tell()

@@ -132,7 +132,9 @@ def _pairing(
     layouts = {p.layout for p in fitting}
     if len(layouts) != 1:
         return None, tried
-    best = min(fitting, key=lambda p: (p.width, p.start % 2))
+    # pair 0 turns fastest (ω_0 = 1): a slice whose first channel did not change while later
+    # ones did is no RoPE, though bf16's rounding may hide a slow pair's turn in its norms
+    best = min(fitting, key=lambda p: (p.width, p.start != changed[0], p.start % 2))
     if structure.score(best, x, y, tol) > 1:
         return None, tried
     return best, tried

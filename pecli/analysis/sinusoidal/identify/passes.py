@@ -92,7 +92,7 @@ def _best_fit(table: np.ndarray, nonzero: np.ndarray, storage: str, rows: int) -
     fits: list[Fit] = []
     status = {layout: _layout(tried, fits, sample, layout, storage) for layout in LAYOUTS}
     tried.settled = tried.live.size <= rows or all(  # every row fitted: this is the full fit
-        found in ("off", "exact") or (found == "reversed" and status[MIRROR[layout]] == "exact")
+        found in ("off", "exact") or (found == "reversed" and status.get(MIRROR[layout]) == "exact")
         for layout, found in status.items()
     )
     tried.best = min(fits, key=_rank(storage, table.shape[0]), default=None)

@@ -1,0 +1,145 @@
+"""Causes read off identify's readings of both tables: θ, exponent, rotated width, scaling.
+
+Each check takes a :class:`~.tables.Pair` whose readings (``rope identify``'s, as
+:func:`pecli.analysis.ports.readings.reading` gives them) name θ, the rotated width and the
+rope type, and returns the sentence naming the mistake, or None. Pure Python.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .tables import Pair, Reading
+
+__all__ = ["exponent_width", "layer_type", "rotated_width", "scaling", "theta"]
+
+#: Head widths a model may divide the exponent by.
+HEAD_WIDTHS = frozenset(range(16, 1025, 16))
+
+
+def _same_kind(ra: Reading, rb: Reading) -> bool:
+    return bool(ra and rb and ra.get("kind") == rb.get("kind"))
+
+
+def _thetas(pair: Pair) -> tuple[float, float] | None:
+    ra, rb = pair.ra, pair.rb
+    if not _same_kind(ra, rb) or not ra or not rb:
+        return None
+    ta, tb = ra.get("theta"), rb.get("theta")
+    return (ta, tb) if ta and tb and ta > 1 and tb > 1 else None
+
+
+def _tolerance(pair: Pair) -> float:
+    storages = {r.get("storage") for r in (pair.ra, pair.rb) if r}
+    return 2e-2 if "bfloat16" in storages else 2e-3 if "float16" in storages else 1e-6
+
+
+def theta(pair: Pair) -> str | None:
+    """The base differs (and is no other cause's θ')."""
+    found = _thetas(pair)
+    if found is None or exponent_width(pair) or layer_type(pair):
+        return None
+    ta, tb = found
+    if abs(ta - tb) > _tolerance(pair) * tb:
+        return f"θ (base, rope_theta) differs: A reads as θ = {ta:.10g}, B as θ = {tb:.10g}"
+    return None
+
+
+def exponent_width(pair: Pair) -> str | None:
+    """``θ^(-2i/head_dim)`` where ``θ^(-2i/r)`` should be: one side reads as ``θ' = θ^(r/d)``.
+
+    The width ``r`` rotated and the head ``d`` are a fraction ``ln θ'/ln θ`` apart; the Qwen3.6
+    port that divided by 256 for 64 rotated channels read as θ' = θ^(1/4).
+    """
+    found = _thetas(pair)
+    r = (pair.ra or {}).get("rotary_dim")
+    if found is None or not r or r != (pair.rb or {}).get("rotary_dim"):
+        return None
+    ta, tb = found
+    (big, small), names = ((ta, tb), ("A", "B")) if ta > tb else ((tb, ta), ("B", "A"))
+    if _round(small) or (pair.ra or {}).get("rope_type") != (pair.rb or {}).get("rope_type"):
+        return None  # θ = 10^4 against 10^6 is two bases, not 10^6^(2/3)
+    share = Fraction(math.log(small) / math.log(big)).limit_denominator(16)
+    if abs(float(share) - math.log(small) / math.log(big)) > _tolerance(pair) or share >= 1:
+        return None
+    head = r / share
+    if share <= 0 or head.denominator != 1 or int(head) not in HEAD_WIDTHS:
+        return None
+    return (
+        f"exponent over head_dim instead of the rotated width: {names[1]}'s θ' = "
+        f"{small:.6g} = {big:.6g}^({share.numerator}/{share.denominator}), as "
+        f"θ^(-2i/{int(head)}) reads over {r} rotated channels ({names[1]} divides by the "
+        f"head width {int(head)}, {names[0]} by the rotated width {r})"
+    )
+
+
+def rotated_width(pair: Pair) -> str | None:
+    """Same θ, rotated widths k times apart: a partial factor applied twice, or none applied."""
+    found = _thetas(pair)
+    ra, rb = pair.ra or {}, pair.rb or {}
+    wa, wb = ra.get("rotary_dim"), rb.get("rotary_dim")
+    if found is None or not wa or not wb or wa == wb or abs(found[0] / found[1] - 1) > 1e-3:
+        return None
+    (wide, narrow), names = ((wa, wb), ("A", "B")) if wa > wb else ((wb, wa), ("B", "A"))
+    if wide % narrow:
+        return None
+    return (
+        f"rotated width differs, same θ {found[0]:.6g}: {names[0]} rotates {wide} channels, "
+        f"{names[1]} {narrow} (θ^(-2i/{wide}) against θ^(-2i/{narrow})): a "
+        f"partial_rotary_factor applied twice in {names[1]} (1/{wide // narrow} of the "
+        f"intended slice), or the full head rotated in {names[0]} where a slice should be"
+    )
+
+
+def scaling(pair: Pair) -> str | None:
+    """One side scaled (linear, yarn, llama3 …), the other not, at the same θ."""
+    ra, rb = pair.ra, pair.rb
+    if not ra or not rb or not _same_kind(ra, rb) or ra.get("rope_type") == rb.get("rope_type"):
+        return None
+    kinds = {ra.get("rope_type"), rb.get("rope_type")}
+    if "default" not in kinds or None in kinds or layer_type(pair):
+        return None
+    scaled, name = (ra, "A") if ra.get("rope_type") != "default" else (rb, "B")
+    fields = ", ".join(
+        f"{label} {scaled[k]:g}"
+        for k, label in (("factor", "factor"), ("original_max_position_embeddings", "L ="))
+        if isinstance(scaled.get(k), float | int)
+    )
+    kind = scaled["rope_type"] if scaled["rope_type"] != "unknown" else "scaled"
+    return (
+        f"scaling missing past L: {name} is {kind} ({fields or 'no known type'}), "
+        "the other unscaled: they agree at short wavelengths and part past the original "
+        "context length; or the scaling applied to the wrong layer type (Gemma 3 scales "
+        "its full-attention layers only, not its sliding-window ones)"
+    )
+
+
+def layer_type(pair: Pair) -> str | None:
+    """A local layer's RoPE (small θ, unscaled) against a global one's (larger θ, scaled).
+
+    Gemma 3 scales its full-attention layers only (``rope_theta`` and ``rope_scaling``) and
+    gives its sliding-window layers ``rope_local_base_freq`` unscaled: one side's layer took
+    the other type's RoPE.
+    """
+    found = _thetas(pair)
+    ra, rb = pair.ra or {}, pair.rb or {}
+    types = (ra.get("rope_type"), rb.get("rope_type"))
+    if found is None or "default" not in types or types[0] == types[1] or None in types:
+        return None
+    local, other = ("A", "B") if types[0] == "default" else ("B", "A")
+    t_local, t_other = found if local == "A" else found[::-1]
+    if t_local >= t_other * (1 - 1e-3):
+        return None
+    scaled = rb if local == "A" else ra
+    return (
+        f"scaling on the wrong layer type: {local} is a sliding-window layer's RoPE (θ "
+        f"{t_local:.6g}, unscaled), {other} a full-attention layer's (θ {t_other:.6g}, "
+        f"{scaled.get('rope_type')} scaling): the layer types' RoPEs are exchanged (Gemma 3: "
+        "rope_local_base_freq on sliding layers, rope_theta and rope_scaling on full ones)"
+    )
+
+
+def _round(x: float) -> bool:
+    """At most 3 significant digits: a base someone chose, not a power of one."""
+    return len(f"{x:.9g}".split("e")[0].replace(".", "").strip("0")) <= 3

@@ -1,0 +1,72 @@
+"""``pecli rope learned-axes``: Mochi's rotary table from the frequencies in its checkpoint."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from ..options import table_options
+from ..progress import TableTarget
+from ..rope.app import rope_app
+from .options import parse_sizes
+
+
+@rope_app.command("learned-axes")
+@table_options()
+def learned_axes_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            help="The .safetensors (or .npz) holding the frequencies.", show_default=False
+        ),
+    ],
+    grid: Annotated[
+        str,
+        typer.Option(
+            "--grid", help="T x H x W of the latent grid after its 2x2 patches, e.g. 2x3x4."
+        ),
+    ],
+    key: Annotated[
+        str,
+        typer.Option("--key", help="The (3, heads, pairs) frequencies' tensor."),
+    ] = "pos_frequencies",
+    *,
+    out: TableTarget,
+) -> None:
+    """Cos and sin of Mochi's learned rotary embedding, its frequencies read from a checkpoint.
+
+    Pair f of head h turns token n by sum over the axes a of pos[n, a]·freqs[a, h, f]: no θ,
+    no axis per pair. Positions are frames 0 … T−1 and the centred, scaled row and column
+    cells of diffusers' MochiRoPE, in float64; one row per token, the cos of every head's
+    pairs (head-major), then the sin.
+
+    Example: pecli rope learned-axes mochi.safetensors --grid 2x3x4 -o mochi_rope.npy
+    """
+    from ...core.multiaxis.learned import learned_angles, mochi_positions
+
+    out.check()
+    sizes = parse_sizes(grid, "grid")
+    positions = mochi_positions(sizes)
+    angles = learned_angles(positions, _frequencies(file, key))
+    flat = angles.reshape(len(positions), -1)
+    stored = np.concatenate([np.cos(flat), np.sin(flat)], axis=1).astype(out.dtype)
+    width = flat.shape[1]
+    columns = [f"cos_{j}" for j in range(width)] + [f"sin_{j}" for j in range(width)]
+    out.write(
+        [stored],
+        shape=stored.shape,
+        dtype=stored.dtype,
+        columns=columns,
+        description="rope learned-axes",
+    )
+
+
+def _frequencies(path: str, key: str) -> np.ndarray:
+    """The tensor ``key`` of the checkpoint (its error names what the file holds)."""
+    from ...io.checkpoints import open_checkpoint
+
+    with open_checkpoint(path, parameter="file") as checkpoint:
+        checkpoint.info(key)
+        return np.asarray(checkpoint.load(key), dtype=np.float64)

@@ -1,0 +1,74 @@
+"""Head splits several presets share: fixed per-axis widths, Wan's and Cosmos' splits.
+
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import ParameterError
+from .plan import AxisPlan, per_axis
+
+__all__ = ["cogvideox_plan", "cosmos_plan", "fixed", "wan_widths"]
+
+
+def fixed(
+    widths: list[int], theta: float, axes: tuple[str, ...] = ("t", "h", "w")
+) -> Callable[[int], AxisPlan]:
+    """A plan maker for widths that fill the head exactly (FLUX: 16, 56, 56 of 128).
+
+    >>> fixed([4, 8], 100.0, ("y", "x"))(12).strip()
+    'YYXXXX'
+
+    """
+
+    def make(head_dim: int) -> AxisPlan:
+        if head_dim != sum(widths):
+            rule = f"must be {sum(widths)} (the axes {widths} fill the head)"
+            raise ParameterError("head_dim", rule, head_dim)
+        return per_axis(widths, theta=theta, axes=axes)
+
+    return make
+
+
+def wan_widths(head_dim: int) -> list[int]:
+    """Wan's t/h/w widths ``head − 4·(head//6)``, ``2·(head//6)``, ``2·(head//6)``.
+
+    >>> wan_widths(128)
+    [44, 42, 42]
+
+    """
+    if head_dim < 12 or head_dim % 2:
+        raise ParameterError("head_dim", "must be an even integer >= 12 for Wan", head_dim)
+    side = 2 * (head_dim // 6)
+    return [head_dim - 2 * side, side, side]
+
+
+def cosmos_plan(
+    head_dim: int, rope_scale: tuple[float, float, float] = (2.0, 1.0, 1.0)
+) -> AxisPlan:
+    """Cosmos 1.0: Wan's widths, θ per axis ``10000 · s^(w/(w−2))`` (NTK), ``[t h w]`` twice.
+
+    diffusers ``transformer_cosmos.py`` ``CosmosRotaryPosEmbed``: ``cat([t, h, w] * 2)`` is the
+    half-split layout over the whole head.
+
+    >>> round(cosmos_plan(128).theta[0], 4)
+    20671.1557
+
+    """
+    widths = wan_widths(head_dim)
+    thetas = [10000.0 * s ** (w / (w - 2)) for s, w in zip(rope_scale, widths, strict=True)]
+    return per_axis(widths, theta=thetas, layout="half-split")
+
+
+def cogvideox_plan(head_dim: int) -> AxisPlan:
+    """CogVideoX (1.0 and 1.5): t, h, w widths d/4, 3d/8, 3d/8, θ 10000.
+
+    >>> cogvideox_plan(64).strip().count("T")
+    8
+
+    """
+    if head_dim % 8:
+        raise ParameterError("head_dim", "must be a multiple of 8 for CogVideoX", head_dim)
+    return per_axis([head_dim // 4, head_dim // 8 * 3, head_dim // 8 * 3], theta=10000.0)

@@ -1,0 +1,63 @@
+"""What a model family's class decides when its config.json is silent.
+
+A hub file omits what the model's config class fills in (GLM's ``partial_rotary_factor`` 0.5)
+or what its modeling code hard-codes (Cohere's interleaved pairs). Each table below holds those
+facts per ``model_type``; the values are those of transformers 5.25.0's classes, read from the
+config each saves with no argument (the model-zoo corpus, tests/fixtures/libraries/model_zoo,
+``default__<model_type>``) and from its rotary and attention classes. Pure Python.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+__all__ = [
+    "INTERLEAVED",
+    "INTERLEAVE_BY_DEFAULT",
+    "NOPE_INTERVAL_DEFAULTS",
+    "PARTIAL_DEFAULTS",
+    "ROPE_ON_SLIDING_ONLY",
+    "TEMPERATURE_NOPE",
+]
+
+#: ``partial_rotary_factor`` of the config class when the file does not give it.
+PARTIAL_DEFAULTS = MappingProxyType(
+    {
+        "bamba": 0.5,
+        "glm": 0.5,
+        "glm4": 0.5,
+        "glm4_moe": 0.5,
+        "glm4v_moe_text": 0.5,
+        "gpt_neox": 0.25,
+        "mistral4": 0.5,
+        "moonshine": 0.9,
+        "moonshine_streaming": 0.8,
+        "nemotron": 0.5,
+        "persimmon": 0.5,
+        "phi": 0.5,
+        "qwen3_5_text": 0.25,
+        "qwen3_5_moe_text": 0.25,
+        "qwen3_next": 0.25,
+        "recurrent_gemma": 0.5,
+        "stablelm": 0.25,
+    }
+)
+#: Families whose attention rotates adjacent pairs (x[2i], x[2i+1]) rather than halves
+#: (``rotate_every_two`` / ``repeat_interleave`` in their modeling files).
+INTERLEAVED = frozenset(
+    {"codegen", "cohere", "cohere2", "cohere2_moe", "deepseek_v2", "ergo", "gptj", "glm_ocr_text"}
+)
+#: Families whose config class defaults ``rope_interleave`` to true: the checkpoint's rotated
+#: channels come in adjacent pairs, which ``apply_rotary_pos_emb_interleave`` regroups into
+#: halves before rotating (a config may set it false).
+INTERLEAVE_BY_DEFAULT = frozenset(
+    {"axk1", "deepseek_v3", "glm4_moe_lite", "mistral4", "sarvam_mla", "youtu"}
+)
+#: Families whose full-attention layers skip RoPE (``Cohere2Attention`` and
+#: ``Exaone4Attention`` rotate only when the layer is sliding, if the model has sliding layers).
+ROPE_ON_SLIDING_ONLY = frozenset({"cohere2", "cohere2_moe", "exaone4"})
+#: ``no_rope_layer_interval`` of the config class when the file gives neither it nor the list
+#: (``SmolLM3Config``, ``Llama4TextConfig``: a NoPE layer every 4).
+NOPE_INTERVAL_DEFAULTS = MappingProxyType({"llama4_text": 4, "smollm3": 4})
+#: Families whose NoPE layers scale the queries (``attn_temperature_tuning``: Llama 4).
+TEMPERATURE_NOPE = frozenset({"llama4", "llama4_text"})

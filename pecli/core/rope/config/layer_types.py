@@ -1,0 +1,166 @@
+"""Which layers a model has: each layer's attention kind and whether it rotates.
+
+Layer types come from ``layer_types``, else ``sliding_window_pattern`` (an integer N: global
+iff (i+1) % N == 0; a string such as ``LLLG``), ``full_attention_interval`` (Qwen3-Next: the
+others are linear attention) or ``compress_ratios`` (DeepSeek V4). A layer skips RoPE (NoPE)
+when ``no_rope_layers`` says 0 (SmolLM3, Llama 4; else every ``no_rope_layer_interval``-th
+layer, 4 by the class default), when it is linear attention or has no attention at all, when
+its type's rope is null, or when it is global in a family that rotates only its sliding layers
+(Cohere 2, EXAONE 4). Sources: transformers 5 ``configuration_*.py`` (``layer_types``,
+``no_rope_layers``) and those models' attention classes. Pure Python.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import ParameterError
+from .families import NOPE_INTERVAL_DEFAULTS, ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
+from .shapes import nope_labels, rope_tables, text_section
+
+__all__ = ["LAYER_KEYS", "MAX_LAYERS", "nope_kinds", "rope_flags"]
+
+#: The names of the number of layers (GPT-J and CodeGen: ``n_layer``; DBRX: ``n_layers``).
+LAYER_KEYS = ("num_hidden_layers", "n_layer", "n_layers", "num_layers")
+#: DeepSeek V4's layer types by compress ratio (``DeepseekV4Config.compress_rates``).
+_V4_RATES = {4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+#: More layers than any model has; a typo of 10^9 is refused, not listed.
+MAX_LAYERS = 100_000
+
+
+def rope_flags(
+    config: Mapping[str, Any], defaults: Mapping[str, Any] | None = None
+) -> tuple[list[str], list[bool]]:
+    """Each layer's attention kind and whether it rotates, without reading the rope itself.
+
+    ``defaults`` fill keys the config lacks (Llama 4's class: 48 layers, interval 4).
+
+    Raises
+    ------
+    ParameterError
+        ``config``: no ``num_hidden_layers``; a per-layer list of another length.
+
+    Examples
+    --------
+    >>> rope_flags({"text_config": {"no_rope_layers": [1, 1, 0]}},
+    ...     {"num_hidden_layers": 3})[1]
+    [True, True, False]
+
+    """
+    _, section = text_section(config)
+    section = _blocks_as_layers({**(defaults or {}), **section})
+    kinds = _kinds(section, _layers(section))
+    nope = nope_kinds(section, kinds)
+    rotates = [r and k not in nope for r, k in zip(_rotates(section, kinds), kinds, strict=True)]
+    chunked = section.get("model_type") in TEMPERATURE_NOPE and section.get("attention_chunk_size")
+    if chunked and "layer_types" not in section:  # Llama 4: the RoPE layers attend in chunks
+        kinds = ["chunked_attention" if r else k for r, k in zip(rotates, kinds, strict=True)]
+    return kinds, rotates
+
+
+def _blocks_as_layers(section: dict[str, Any]) -> dict[str, Any]:
+    """One layer per (attention, ``mlp``) pair, as ``DoryConfig.__post_init__`` reads them.
+
+    Dory's released files list attention and ``mlp`` blocks apart; transformers halves
+    ``layer_types`` and ``num_hidden_layers``.
+    """
+    kinds, count = section.get("layer_types"), section.get("num_hidden_layers")
+    if isinstance(kinds, list) and "mlp" in kinds and isinstance(count, int):
+        return {**section, "layer_types": kinds[::2], "num_hidden_layers": count // 2}
+    return section
+
+
+def nope_kinds(section: Mapping[str, Any], kinds: list[str]) -> set[str]:
+    """Layer types that rotate nothing: a null rope, or no attention at all.
+
+    LFM's ``conv`` and Dory's ``mlp`` layers have no attention, unless the rope parameters
+    name the type (Zaya's ``hybrid``).
+    """
+    labels = set(rope_tables(section, []))
+    plain = {k for k in set(kinds) if "attention" not in k and k not in labels}
+    return nope_labels(section) | plain
+
+
+def _layers(section: Mapping[str, Any]) -> int:
+    key = next((k for k in LAYER_KEYS if section.get(k) is not None), "num_hidden_layers")
+    value: Any = section.get(key)
+    if isinstance(value, list):  # some configs list per-stack counts
+        value = len(value)
+    whole = isinstance(value, int | float) and not isinstance(value, bool)
+    rule = f"field {key} must be an integer from 1 to {MAX_LAYERS}"
+    if not whole or not math.isfinite(value) or value != int(value):
+        raise ParameterError("config", rule, "nothing" if value is None else repr(value)[:40])
+    if not 1 <= value <= MAX_LAYERS:
+        raise ParameterError("config", rule, value)
+    return int(value)
+
+
+def _per_layer(section: Mapping[str, Any], key: str, count: int) -> list[Any] | None:
+    value = section.get(key)
+    if value is None or value == []:
+        return None
+    if not isinstance(value, list) or len(value) != count:
+        size = len(value) if isinstance(value, list) else repr(value)[:40]
+        rule = f"field {key} must have one entry per layer (num_hidden_layers = {count})"
+        raise ParameterError("config", rule, f"{size} entries" if isinstance(size, int) else size)
+    return value
+
+
+def _kinds(section: Mapping[str, Any], count: int) -> list[str]:
+    listed = _per_layer(section, "layer_types", count)
+    if listed is not None:
+        return [str(kind) for kind in listed]
+    ratios = _per_layer(section, "compress_ratios", count)
+    if ratios is not None:  # DeepSeek V4: named as DeepseekV4Config names them
+        rates = section.get("compress_rates")
+        names = {v: k for k, v in rates.items()} if isinstance(rates, Mapping) else _V4_RATES
+        return [
+            "sliding_attention" if r == 0 else names.get(r, "compressed_attention") for r in ratios
+        ]
+    pattern = section.get("sliding_window_pattern")
+    if pattern is None and section.get("rope_local_base_freq") is not None:
+        pattern = 6  # Gemma 3's class default
+    if isinstance(pattern, str) and pattern and set(pattern) <= {"L", "G"}:
+        cycle = ["sliding_attention" if c == "L" else "full_attention" for c in pattern]
+        return [cycle[i % len(cycle)] for i in range(count)]
+    if period := _period(pattern):
+        full = [(i + 1) % period == 0 for i in range(count)]
+        return ["full_attention" if f else "sliding_attention" for f in full]
+    if pattern is not None:
+        rule = "field sliding_window_pattern must be an integer >= 1 or a string of L and G"
+        raise ParameterError("config", rule, repr(pattern)[:40])
+    interval = _period(section.get("full_attention_interval"))
+    if interval:
+        full = [(i + 1) % interval == 0 for i in range(count)]
+        return ["full_attention" if f else "linear_attention" for f in full]
+    return ["full_attention"] * count
+
+
+def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
+    flags = _per_layer(section, "no_rope_layers", len(kinds))
+    if flags is not None:
+        if not all(f in (0, 1) and not isinstance(f, float) for f in flags):
+            rule = "field no_rope_layers must hold 0 (NoPE) and 1 (RoPE), one per layer"
+            raise ParameterError("config", rule, repr(flags)[:40])
+        rotates = [bool(f) for f in flags]
+    elif step := _period(
+        section.get(
+            "no_rope_layer_interval", NOPE_INTERVAL_DEFAULTS.get(str(section.get("model_type")))
+        )
+    ):
+        rotates = [(i + 1) % step != 0 for i in range(len(kinds))]
+    else:
+        rotates = [True] * len(kinds)
+    sliding_only = section.get("model_type") in ROPE_ON_SLIDING_ONLY
+    sliding_only = sliding_only and section.get("sliding_window") is not None
+    return [
+        r and kind != "linear_attention" and (not sliding_only or "sliding" in kind)
+        for r, kind in zip(rotates, kinds, strict=True)
+    ]
+
+
+def _period(value: Any) -> int | None:
+    """A period of layers if ``value`` is one (an integer >= 1, not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None

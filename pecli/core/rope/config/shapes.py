@@ -1,0 +1,237 @@
+"""Where a config keeps its text model's RoPE, and its rope parameters per label.
+
+Composite configs nest the language model: ``text_config`` (Qwen2/2.5/3-VL, Gemma 3/4, Llama
+4, Mistral 3), ``thinker_config.text_config`` (the Omni models), ``decoder`` (T5Gemma),
+``decoder_config``, ``global_config``, ``llm_config``. transformers 4 configs carry
+``rope_theta`` and a ``rope_scaling`` dict (``type`` an alias of ``rope_type``); transformers
+5 configs carry ``rope_parameters``, one dict, or one per label: the layer types of hybrid
+models (``full_attention`` / ``sliding_attention``) or DeepSeek V4's ``main`` / ``compress``.
+The legacy per-label keys are split the way transformers 5 converts them (Gemma 3's
+``rope_local_base_freq``, ModernBERT's ``global_rope_theta`` / ``local_rope_theta``, DeepSeek
+V4's ``compress_rope_theta``, OLMo 3's scaling on full layers only). Source: transformers 5
+``modeling_rope_utils.py`` (``RotaryEmbeddingConfigMixin.convert_rope_params_to_dict``,
+``standardize_rope_params``) and the ``configuration_*.py`` of those models. Pure Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import ParameterError
+from ..number_rules import shown
+
+__all__ = ["TEXT_PATHS", "label_section", "nope_labels", "rope_tables", "text_section"]
+
+#: Where composite configs keep the language model, most specific first.
+TEXT_PATHS = (
+    "thinker_config.text_config",
+    "text_config",
+    "llm_config",
+    "language_config",
+    "decoder_config",
+    "decoder",
+    "global_config",
+)
+#: The label of a rope that every layer uses.
+ALL = ""
+
+
+def text_section(config: Mapping[str, Any], path: str | None = None) -> tuple[str, dict[str, Any]]:
+    """The language model's config and its path (``""``: the top level).
+
+    A nested config with no rope key of its own takes the top level's (a hub file often
+    keeps ``rope_theta`` or ``rope_scaling`` at the top).
+
+    Examples
+    --------
+    >>> text_section({"rope_theta": 1e6, "head_dim": 64, "text_config": {"head_dim": 128}})
+    ('text_config', {'rope_theta': 1000000.0, 'head_dim': 128})
+
+    """
+    for candidate in (path,) if path is not None else TEXT_PATHS:
+        node: Any = config
+        for key in [k for k in candidate.split(".") if k]:
+            node = node.get(key) if isinstance(node, Mapping) else None
+        if isinstance(node, Mapping) and (node or path is not None):
+            return candidate, {**_top_rope(config, node, candidate), **node}
+    return "", dict(config)
+
+
+#: The keys a hub file may keep at the top for its nested text model.
+_ROPE_KEYS = ("rope_theta", "rope_scaling", "rope_parameters")
+
+
+def _top_rope(config: Mapping[str, Any], node: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The top level's rope keys, for a nested config that has none of its own.
+
+    Only those: the top's widths (and, if the nested config has any rope key, its rope) may
+    belong to another model of the composite (MusicFlamingo's audio rotary, Evolla's).
+    """
+    if not path or any(key in node for key in _ROPE_KEYS):
+        return {}
+    return {key: config[key] for key in _ROPE_KEYS if key in config}
+
+
+def rope_tables(section: Mapping[str, Any], notes: list[str]) -> dict[str, dict[str, Any]]:
+    """The rope parameters per label (``""``: one for every layer), each with its θ.
+
+    Raises
+    ------
+    ParameterError
+        ``config``: ``rope_parameters`` or ``rope_scaling`` not a JSON object, or
+        ``rope_parameters`` mixing per-label dicts and plain fields.
+
+    Examples
+    --------
+    >>> rope_tables({"rope_theta": 1e6, "rope_local_base_freq": 1e4,
+    ...     "rope_scaling": {"rope_type": "linear", "factor": 8.0}}, [])["sliding_attention"]
+    {'rope_type': 'default', 'rope_theta': 10000.0}
+
+    """
+    modern = _object(section, "rope_parameters")
+    if modern and any(isinstance(v, Mapping) for v in modern.values()):
+        modern = {k: v for k, v in modern.items() if v is not None}  # null: NoPE layers
+        if not all(isinstance(v, Mapping) for v in modern.values()):
+            rule = "field rope_parameters must hold either one dict per label or plain fields"
+            raise ParameterError("config", rule, sorted(modern))
+        tables = {label: dict(params) for label, params in modern.items()}
+        for params in tables.values():
+            if "rope_theta" not in params:
+                params["rope_theta"] = _theta(section, notes)
+        return tables
+    params = _flat(section, modern, notes)
+    return _split_legacy(section, params, notes)
+
+
+def _flat(
+    section: Mapping[str, Any], modern: Mapping[str, Any] | None, notes: list[str]
+) -> dict[str, Any]:
+    """One rope dict with its θ, from either generation of configs."""
+    legacy = _object(section, "rope_scaling")
+    if modern and legacy:  # transformers 5: rope_scaling wins
+        params = dict(legacy)
+        if params != dict(modern):
+            notes.append(
+                f"rope_scaling {params} and rope_parameters {dict(modern)} disagree: "
+                "transformers 5 reads rope_scaling (convert_rope_params_to_dict "
+                "prefers it), and so does pecli; fix the config"
+            )
+    elif modern:
+        params = dict(modern)
+        notes.append(
+            "rope_parameters (transformers 5): a transformers 4 reader ignores it "
+            "and takes rope_theta = 10000 and no scaling"
+        )
+        top = section.get("rope_theta")
+        if top is not None and "rope_theta" in params and top != params["rope_theta"]:
+            notes.append(
+                f"rope_theta differs: {top} at the top, {params['rope_theta']} in "
+                "rope_parameters (transformers 5 takes rope_parameters)"
+            )
+    else:
+        params = dict(legacy or {})
+    if "rope_theta" not in params:
+        params["rope_theta"] = _theta(section, notes)
+    return params
+
+
+def _theta(section: Mapping[str, Any], notes: list[str]) -> Any:
+    """θ from the top level, GPT-NeoX's ``rotary_emb_base`` or DBRX's ``attn_config``."""
+    attn = section.get("attn_config")
+    for key, value in (
+        ("rope_theta", section.get("rope_theta")),
+        ("rotary_emb_base", section.get("rotary_emb_base")),
+        ("attn_config.rope_theta", attn.get("rope_theta") if isinstance(attn, Mapping) else None),
+    ):
+        if value is not None:
+            if key != "rope_theta":
+                notes.append(
+                    f"θ is {key} = {value} (a reader that looks for rope_theta takes 10000)"
+                )
+            return value
+    notes.append("no rope_theta: transformers' default 10000 is used")
+    return 10000.0
+
+
+def _split_legacy(
+    section: Mapping[str, Any], params: dict[str, Any], notes: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Transformers 4's per-layer keys, split into labels as transformers 5 converts them."""
+    if section.get("rope_local_base_freq") is not None:  # Gemma 3: sliding layers unscaled
+        local = {"rope_type": "default", "rope_theta": section["rope_local_base_freq"]}
+        notes.append(
+            f"rope_local_base_freq {section['rope_local_base_freq']}: the sliding layers rotate "
+            "with that θ, unscaled; the scaling applies to the global layers only"
+        )
+        return {"full_attention": params, "sliding_attention": local}
+    if section.get("global_rope_theta") is not None:  # ModernBERT
+        local = section.get("local_rope_theta", params["rope_theta"])
+        notes.append("global_rope_theta / local_rope_theta (ModernBERT): one θ per layer type")
+        return {
+            "full_attention": {**params, "rope_theta": section["global_rope_theta"]},
+            "sliding_attention": {"rope_type": "default", "rope_theta": local},
+        }
+    if section.get("compress_rope_theta") is not None:  # DeepSeek V4
+        main = {"rope_type": "default", "rope_theta": params["rope_theta"]}
+        notes.append(
+            "compress_rope_theta (DeepSeek V4): the compressed layers take it and the scaling; "
+            "the layers with compress ratio 0 rotate with rope_theta, unscaled"
+        )
+        compress = {**params, "rope_theta": section["compress_rope_theta"]}
+        compress.setdefault("attention_factor", 1.0)  # DeepseekV4Config: cos/sin unscaled
+        return {"main": main, "compress": compress}
+    if section.get("model_type") == "olmo3" and _rope_type(params) != "default":
+        notes.append("OLMo 3: the scaling applies to the full-attention layers only")
+        local = {"rope_type": "default", "rope_theta": params["rope_theta"]}
+        return {"full_attention": params, "sliding_attention": local}
+    return {ALL: params}
+
+
+def _rope_type(params: Mapping[str, Any]) -> Any:
+    return params.get("rope_type", params.get("type", "default"))
+
+
+def _object(config: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    """``config[name]`` if it is a JSON object (or absent / null)."""
+    value = config.get(name)
+    if value is not None and not isinstance(value, Mapping):
+        raise ParameterError("config", f"field {name} must be a JSON object", shown(value))
+    return value
+
+
+def label_section(section: Mapping[str, Any], label: str | None) -> Mapping[str, Any]:
+    """``section`` with the head width the layers of ``label`` take.
+
+    Gemma 4's ``per_layer_config`` gives 512 on the full-attention layers, 256 elsewhere.
+    """
+    per_layer, kinds = section.get("per_layer_config"), section.get("layer_types")
+    if not label or not isinstance(per_layer, Mapping) or not isinstance(kinds, list):
+        return section
+    widths = {
+        entry.get("head_dim")
+        for index, entry in per_layer.items()
+        if isinstance(entry, Mapping)
+        and str(index).isdigit()
+        and int(index) < len(kinds)
+        and kinds[int(index)] == label
+    }
+    widths.discard(None)
+    if len(widths) == 1:
+        return {**section, "head_dim": widths.pop()}
+    return section
+
+
+def nope_labels(section: Mapping[str, Any]) -> set[str]:
+    """The labels whose ``rope_parameters`` entry is null: their layers rotate nothing.
+
+    Beam and Ergo write ``"full_attention": null``: their global layers are NoPE.
+
+    >>> sorted(nope_labels({"rope_parameters": {"full_attention": None,
+    ...     "sliding_attention": {"rope_theta": 1e4}}}))
+    ['full_attention']
+    """
+    modern = section.get("rope_parameters")
+    if not isinstance(modern, Mapping) or not any(isinstance(v, Mapping) for v in modern.values()):
+        return set()
+    return {label for label, value in modern.items() if value is None}

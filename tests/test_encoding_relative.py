@@ -1,0 +1,56 @@
+"""``pecli compute --relative``: Conformer's relative sinusoidal table against transformers'.
+
+tests/fixtures/libraries/speech holds Parakeet's, wav2vec2-conformer's and FastSpeech2-
+conformer's tables at positions L−1 … −(L−1) (tools/library_fixtures/generate_speech.py),
+computed by the models in float32; pecli's are exact, each value rounded once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import load
+
+FIXTURES = {f.name: f for f in load("speech")}
+EPS = 2.0**-24
+
+
+@pytest.mark.parametrize("length", [1, 8, 37])
+@pytest.mark.parametrize(
+    ("model", "d"),
+    [("parakeet_rel", 1024), ("wav2vec2_conformer_rel", 1024), ("fastspeech2_conformer_rel", 384)],
+)
+def test_relative_table_is_the_models(run_cli, tmp_path, model, d, length):
+    out = tmp_path / "rel.npy"
+    args = ["compute", "--convention", "pytorch", "--d", str(d), "--n", str(length)]
+    result = run_cli(*args, "--relative", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    ours = np.load(out)
+    table = FIXTURES[f"{model}_d{d}_L{length}"].table
+    assert ours.shape == table.shape == (2 * length - 1, d)
+    positions = np.arange(length - 1, -length, -1)[:, None]
+    angles = np.abs(positions * 10000.0 ** (-np.arange(0, d, 2) / d))
+    bound = np.repeat(EPS * ((math.log(1e4) + 4) * angles + 4), 2, axis=1) + EPS
+    assert np.all(np.abs(ours - table) <= bound)  # the models' float32 arithmetic
+
+
+def test_rows_run_from_l_minus_1_down_and_are_mpmath_exact(run_cli, tmp_path):
+    out = tmp_path / "rel.npy"
+    args = ["compute", "--convention", "pytorch", "--d", "8", "--n", "3", "--relative"]
+    assert run_cli(*args, "--dtype", "float64", "-o", str(out)).exit_code == 0
+    ours = np.load(out)
+    mpmath.mp.dps = 40
+    for row, p in enumerate((2, 1, 0, -1, -2)):
+        for i in range(4):
+            angle = p * mpmath.power(10000, -mpmath.mpf(2 * i) / 8)
+            assert abs(ours[row, 2 * i] - float(mpmath.sin(angle))) <= 2**-53
+            assert abs(ours[row, 2 * i + 1] - float(mpmath.cos(angle))) <= 2**-53
+
+
+def test_relative_refuses_a_checkpoint_output(run_cli, tmp_path):
+    result = run_cli("compute", "--n", "4", "--relative", "-o", str(tmp_path / "pe.safetensors"))
+    assert result.exit_code == 2 and "--relative" in result.output
+    assert not (tmp_path / "pe.safetensors").exists()
