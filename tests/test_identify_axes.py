@@ -149,6 +149,26 @@ def test_a_sine_of_minus_zero_is_still_the_exact_arithmetic():
     assert verdict.matches and verdict.arithmetic == "exact"
 
 
+BIG_IDS = np.array([(t, h, w) for t in range(4) for h in range(20) for w in range(20)], float)
+
+
+@pytest.mark.parametrize("row", [2, 799, 1598])
+def test_one_entry_off_anywhere_in_a_large_cache_is_seen(row):
+    """1,600 rows: the arithmetic is screened on some rows, but one entry 3 float32 ulps off
+    in any row still fails every arithmetic (the matching one is checked on every row)."""
+    cos = hand_cache(WAN_PAIRS, BIG_IDS, "cos")
+    sin = hand_cache(WAN_PAIRS, BIG_IDS, "sin").astype(F32)
+    layout, c, s = pair_values(cos, sin)
+    verdict = compare_to_plan(read_axes(c, s, BIG_IDS, layout=layout), PLAN, BIG_IDS, (c, s))
+    assert verdict.matches and verdict.arithmetic == "exact"
+    s = s.copy()
+    s[row, 40] = float(
+        np.nextafter(np.nextafter(np.nextafter(F32(s[row, 40]), F32(2)), F32(2)), F32(2))
+    )
+    verdict = compare_to_plan(read_axes(c, s, BIG_IDS, layout=layout), PLAN, BIG_IDS, (c, s))
+    assert not verdict.matches and verdict.arithmetic == "none"
+
+
 def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
     path = _save(

@@ -235,11 +235,14 @@ def ulps32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     def ordered(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         values = np.asarray(x, dtype=np.float32)
-        bits = values.view(np.int32).astype(np.int64)
-        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits), np.isnan(values)
+        bits = values.view(np.int32)
+        sign = bits >> 31  # -1 for a negative number, else 0
+        # sign and magnitude to a signed count: -(bits & 0x7FFFFFFF) below zero, in int32
+        return (bits ^ (sign & 0x7FFFFFFF)) - sign, np.isnan(values)
 
     (ia, nan_a), (ib, nan_b) = ordered(a), ordered(b)
-    distance: np.ndarray = np.where(nan_a | nan_b, 1 << 32, np.abs(ia - ib))
+    distance = np.asarray(np.abs(np.subtract(ia, ib, dtype=np.int64)))
+    distance[nan_a | nan_b] = 1 << 32
     return distance
 
 

@@ -43,26 +43,29 @@ def plan_schedule(plan: AxisPlan) -> str:
     return "shared" if set(plan.denominator) == {plan.rotary_dim} else "per-axis"
 
 
+#: Rows of the cache each arithmetic is first screened on (spread over the whole cache).
+SCREEN = 1024
+
+
 def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> str:
     """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``.
 
-    A cache stored in float16 or bfloat16 (every value exact there) is compared in that
-    dtype's ulps: each arithmetic's values rounded to it are within 1 of the stored ones.
+    Each is first tried on :data:`SCREEN` rows spread over the cache: a bound missed there
+    is missed by the whole, so only an arithmetic that fits them is rebuilt in full. A cache
+    stored in float16 or bfloat16 (every value exact there) is compared in that dtype's ulps:
+    each arithmetic's values rounded to it are within 1 of the stored ones.
     """
-    storage = storage_precision(pairs[0])
-    half = storage in HALF_DTYPES
+    storage, n = storage_precision(pairs[0]), ids.shape[0]
+    sample = np.unique(np.linspace(0, n - 1, min(n, SCREEN)).astype(np.int64))
+    sampled = (pairs[0][sample], pairs[1][sample])
     for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
-        cos, sin = (
-            axes_cache(AxesSpec(plan, ids, form="half", part=part, arithmetic=mode))
-            for part in ("cos", "sin")
-        )
-        apart = [
-            _half_ulps(mine, theirs, storage) if half else ulps32(mine, theirs)
-            for mine, theirs in ((cos, pairs[0]), (sin, pairs[1]))
-        ]
-        if max(a.max(initial=0) for a in apart) <= (1 if half else bound):
+        bound = 1 if storage in HALF_DTYPES else bound
+        screened = _within(plan, ids[sample], sampled, mode, bound, storage)
+        if screened and (sample.size == n or _within(plan, ids, pairs, mode, bound, storage)):
             return mode
-    return "float32" if _float32_port(plan, ids, pairs) <= 2 else "none"
+    port = _float32_port(plan, ids[sample], sampled) <= 2  # a screen, as above
+    port = port and (sample.size == n or _float32_port(plan, ids, pairs) <= 2)
+    return "float32" if port else "none"
 
 
 #: How many float32 steps either side of the model's ``ω32_j`` a port's own ``pow`` may land.
@@ -100,6 +103,26 @@ def _half_ulps(mine: np.ndarray, theirs: np.ndarray, storage: str) -> np.ndarray
     spacing = np.exp2(exponent - bits + 1)
     apart = np.abs(rounded - theirs) / spacing
     return np.where(np.isnan(apart), np.inf, apart)
+
+
+def _within(
+    plan: AxisPlan,
+    ids: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    mode: str,
+    bound: int,
+    storage: str,
+) -> bool:
+    """Whether the plan's cos and sin in this arithmetic are within ``bound`` ulps of ``pairs``.
+
+    float32 ulps, or ``storage``'s for a cache stored in float16 or bfloat16.
+    """
+    both = axes_cache(AxesSpec(plan, ids, form="half", part="both", arithmetic=mode))
+    apart = [
+        _half_ulps(mine, theirs, storage) if storage in HALF_DTYPES else ulps32(mine, theirs)
+        for mine, theirs in ((both[:, : plan.pairs], pairs[0]), (both[:, plan.pairs :], pairs[1]))
+    ]
+    return bool(max(a.max(initial=0) for a in apart) <= bound)
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:

@@ -11,7 +11,6 @@ arrays; no I/O.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -87,25 +86,46 @@ def pair_values(
 
 
 def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list[Step]:
-    """Token pairs ``(u, v, k)`` with ``ids[v] − ids[u] = k·direction``: a unit one, the longest."""
+    """Token pairs ``(u, v, k)`` with ``ids[v] − ids[u] = k·direction``: the shortest, the longest.
+
+    Tokens are grouped by their ids less their step along ``direction`` (groups in the order
+    of their first token); in a group each position is its first token's. The longest step is
+    the first group's widest; the shortest (1, or a fraction for linspace ids: CogVideoX,
+    Allegro) the first of the smallest gaps between neighbouring positions of a group.
+    """
     head = ids[:limit]
-    lead = int(np.flatnonzero(direction)[0])
-    along = head[:, lead]
-    groups: dict[tuple[float, ...], list[int]] = {}
-    for i, key in enumerate(map(tuple, (head - along[:, None] * direction).tolist())):
-        groups.setdefault(key, []).append(i)
-    unit: Step | None = None
-    longest: Step | None = None
-    for members in groups.values():
-        where = {float(along[i]): i for i in reversed(members)}
-        low, high = min(where), max(where)
-        if longest is None or high - low > longest[2]:
-            longest = (where[low], where[high], high - low)
-        coords = sorted(where)
-        for c, d in itertools.pairwise(coords):  # the shortest step (1, or a
-            if unit is None or d - c < unit[2]:  # fraction for linspace ids: CogVideoX, Allegro)
-                unit = (where[c], where[d], d - c)
+    if not head.shape[0]:
+        return []
+    along = head[:, int(np.flatnonzero(direction)[0])]
+    g = _groups(head - along[:, None] * direction + 0.0)
+    order = np.lexsort((np.arange(g.size), along, g))
+    g, a, i = g[order], along[order] + 0.0, order
+    keep = np.r_[True, (g[1:] != g[:-1]) | (a[1:] != a[:-1])]  # a position's first token
+    g, a, i = g[keep], a[keep], i[keep]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ends = np.r_[starts[1:], g.size] - 1
+    wide = int(np.argmax(a[ends] - a[starts]))
+    longest = (int(i[starts[wide]]), int(i[ends[wide]]), float(a[ends[wide]] - a[starts[wide]]))
+    inside = np.flatnonzero(g[1:] == g[:-1])  # neighbouring positions of one group
+    unit = None
+    if inside.size:
+        k = int(inside[np.argmin((a[1:] - a[:-1])[inside])])
+        unit = (int(i[k]), int(i[k + 1]), float(a[k + 1] - a[k]))
     return [step for step in (unit, longest) if step is not None and step[2] > 0]
+
+
+def _groups(keys: np.ndarray) -> np.ndarray:
+    """Per row, its group of equal rows, groups numbered in the order of their first row."""
+    n = keys.shape[0]
+    order = np.lexsort((np.arange(n), *keys.T[::-1]))  # by the rows, then the row number
+    ranked = keys[order]
+    new = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
+    first = order[new]  # each group's first row, groups in sorted order
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    g = np.empty(n, dtype=np.int64)
+    g[order] = rank[np.cumsum(new) - 1]
+    return g
 
 
 def _turns(angle: np.ndarray, steps: list[Step]) -> np.ndarray:

@@ -66,6 +66,20 @@ def ulp(x: np.ndarray, dtype: str) -> np.ndarray:
     return spacing
 
 
+def _spacing(magnitude: np.ndarray, dtype: str) -> np.ndarray:
+    """:func:`ulp` of float64 magnitudes ``>= 0``, the exponent read from their bits.
+
+    The same spacing for every finite magnitude (a float64 subnormal or 0 is below every
+    dtype's smallest exponent, so both give the subnormal spacing); an infinite or NaN one
+    only ever divides an infinite or NaN error, whose quotient is the same either way.
+    """
+    bits, lowest = SIGNIFICAND_BITS[dtype] - 1, MIN_EXPONENT[dtype]
+    biased = (magnitude.view(np.uint64) >> np.uint64(52)).astype(np.int64)  # sign bit is 0
+    exponent = np.maximum(biased - 1023, lowest)
+    spacing: np.ndarray = np.ldexp(1.0, exponent - bits)
+    return spacing
+
+
 @dataclass(frozen=True)
 class Decade:
     """Positions ``first``…``last``: the largest error in ulps and absolute, differing count."""
@@ -131,12 +145,13 @@ def compare(
     for row in range(0, x.shape[0], rows):
         p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
         error = np.abs(p - q)
-        in_ulps = error / ulp(np.maximum(np.minimum(np.abs(p), np.abs(q)), floor), dtype)
+        nearer = np.minimum(np.abs(p), np.abs(q))
+        in_ulps = np.divide(error, _spacing(np.maximum(nearer, floor, out=nearer), dtype))
         bad = (in_ulps > ulps) & (error > atol) | (np.isnan(p) != np.isnan(q))
         if first is None and bad.any():
             r, c = np.argwhere(bad)[0]
             first = (row + int(r), int(c))
-        _tally(decades, start + row, np.nan_to_num(in_ulps, nan=math.inf), error, bad)
+        _tally(decades, start + row, in_ulps, error, bad)
     return _finish(a.shape, b.shape, dtype, decades, first, start)
 
 
@@ -158,9 +173,21 @@ def _tally(
         if lo >= hi:
             continue
         old = decades.setdefault(k, [0.0, 0.0, 0.0])
-        old[0] = max(old[0], float(in_ulps[lo:hi].max(initial=0)))
-        old[1] = max(old[1], float(np.nan_to_num(error[lo:hi], nan=math.inf).max(initial=0)))
+        old[0] = max(old[0], _top(in_ulps[lo:hi]))
+        old[1] = max(old[1], _top(error[lo:hi]))
         old[2] += int(bad[lo:hi].sum())
+
+
+def _top(values: np.ndarray) -> float:
+    """``np.nan_to_num(values, nan=inf).max(initial=0)`` of values >= 0 or NaN, in one pass.
+
+    NaN counts as infinite, and infinity as the largest float64 (``nan_to_num``'s rule).
+    """
+    top = float(values.max(initial=0))
+    return math.inf if math.isnan(top) else (_HUGE if top == math.inf else top)
+
+
+_HUGE = float(np.finfo(np.float64).max)
 
 
 def _finish(

@@ -107,11 +107,9 @@ def rope_phase_errors(
         if name not in SCENARIOS and name not in STORAGE:
             known = ", ".join([*SCENARIOS, *STORAGE])
             raise ParameterError("scenario", f"must be one of {known}", name)
-    return [
-        _decade(freqs, name, first, last)
-        for name in scenarios
-        for first, last in _decades(start, start + n - 1)
-    ]
+    decades = _decades(start, start + n - 1)
+    exact = [_Exact(freqs, first, last) for first, last in decades]  # shared by the scenarios
+    return [_decade(freqs, name, e.first, e.last, e) for name in scenarios for e in exact]
 
 
 def _decades(first: int, last: int) -> list[tuple[int, int]]:
@@ -124,24 +122,37 @@ def _decades(first: int, last: int) -> list[tuple[int, int]]:
     return out
 
 
-def _decade(freqs: RopeFrequencies, name: str, first: int, last: int) -> PhaseError:
-    p = np.unique(np.linspace(first, last, min(SAMPLES, last - first + 1)).round())[:, None]
+class _Exact:
+    """A decade's sampled positions ``p`` ``(m, 1)``, their exact angles and sin and cos."""
+
+    def __init__(self, freqs: RopeFrequencies, first: int, last: int) -> None:
+        self.first, self.last = first, last
+        count = min(SAMPLES, last - first + 1)
+        self.p = np.unique(np.linspace(first, last, count).round())[:, None]
+        self.hi, self.lo = angles.product(self.p, freqs.inv_freq, freqs.residual)
+        self.sin, self.cos = angles.sin_cos((self.hi, self.lo))
+
+
+def _decade(
+    freqs: RopeFrequencies, name: str, first: int, last: int, e: _Exact | None = None
+) -> PhaseError:
+    """One scenario's errors over positions ``first … last`` (``e``: their exact values)."""
+    e = e or _Exact(freqs, first, last)
     if name in STORAGE:
-        return _stored(freqs, name, p, first, last)
+        return _stored(freqs, name, e)
     pos_t, freq_t, angle_t = (float_dtype(t) for t in SCENARIOS[name])
     w = freqs.inv_freq.astype(np.float32).astype(freq_t)  # a float32 buffer, then cast
-    angle = (p.astype(pos_t).astype(np.float32) * w.astype(np.float32)).astype(angle_t)
-    hi, lo = angles.product(p, freqs.inv_freq, freqs.residual)
+    angle = (e.p.astype(pos_t).astype(np.float32) * w.astype(np.float32)).astype(angle_t)
     got = angle.astype(np.float64)
-    phase = np.abs((got - hi) - lo)
-    cos = np.abs(np.cos(got) - angles.sin_cos((hi, lo))[1]) * freqs.attention_factor
-    return PhaseError(name, first, last, float(phase.max()), float(cos.max()))
+    phase = np.abs((got - e.hi) - e.lo)
+    cos = np.abs(np.cos(got) - e.cos) * freqs.attention_factor
+    return PhaseError(name, e.first, e.last, float(phase.max()), float(cos.max()))
 
 
-def _stored(freqs: RopeFrequencies, name: str, p: np.ndarray, first: int, last: int) -> PhaseError:
+def _stored(freqs: RopeFrequencies, name: str, e: _Exact) -> PhaseError:
     """Exact ``a·cos(p·ω)`` and ``a·sin(p·ω)`` rounded once to the storage dtype."""
     dtype, a = float_dtype(STORAGE[name]), freqs.attention_factor
-    sin, cos = angles.sin_cos(angles.product(p, freqs.inv_freq, freqs.residual))
+    sin, cos, first, last = e.sin, e.cos, e.first, e.last
     stored_cos = round_once(a * cos, dtype).astype(np.float64)  # as a cache in dtype stores
     stored_sin = round_once(a * sin, dtype).astype(np.float64)
     turned = (stored_cos + 1j * stored_sin) * (cos - 1j * sin)  # the stored pair's phase error

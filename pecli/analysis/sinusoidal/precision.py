@@ -193,9 +193,10 @@ def precision_report(
     framework = framework_blocks(d=d, n=n, convention=convention, base=base, dtype=dtype, rows=rows)
     framework_error, pecli_error = [], []
     for exact, computed in zip(reference, framework, strict=True):
-        framework_error.append(np.abs(computed - exact).max(axis=1))
-        once = exact.astype(float_dtype(dtype)).astype(np.float64)
-        pecli_error.append(np.abs(once - exact).max(axis=1))
+        np.subtract(computed, exact, out=computed)  # each block is the framework's own copy
+        framework_error.append(np.abs(computed, out=computed).max(axis=1))
+        once = np.subtract(exact.astype(float_dtype(dtype)), exact, dtype=np.float64)
+        pecli_error.append(np.abs(once, out=once).max(axis=1))
     errors = np.concatenate(framework_error)
     errors[np.isnan(errors)] = np.inf  # overflowed (fp16 beyond 65504): no accuracy at all
     positions = convention.start + np.arange(n, dtype=np.float64)

@@ -10,6 +10,7 @@ included) and the convention that rebuilds it best wins. See docs/zoo.md#identif
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -125,8 +126,24 @@ class BiasFit:
 
 def _is_bfloat16(values: np.ndarray) -> bool:
     """Every finite value is a bfloat16 number (:func:`pecli.core.dtypes.exact_in`)."""
-    finite = values[np.isfinite(values)]
-    return bool(finite.size) and exact_in(finite, "bfloat16")
+    seen = False
+    for _, block in _head_blocks(values.reshape(1, -1) if values.ndim < 2 else values):
+        finite = block[np.isfinite(block)]
+        if finite.size and not exact_in(finite, "bfloat16"):
+            return False
+        seen = seen or bool(finite.size)
+    return seen
+
+
+#: Values per block of heads a tensor is read in (8 MB of float64), at least one head.
+BLOCK_VALUES = 1 << 20
+
+
+def _head_blocks(t: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first head, float64 block)`` of a tensor read a block of heads at a time."""
+    step = max(1, BLOCK_VALUES // max(1, t[0].size)) if t.shape[0] else 1
+    for h in range(0, max(t.shape[0], 1), step):  # no heads: one empty block
+        yield h, t[h : h + step].astype(np.float64)
 
 
 def _fit_series(log2m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, float]:
@@ -239,41 +256,51 @@ def _slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
     q, k = t.shape[1:]
     record = ALIBI_CONVENTIONS[convention]
     slopes: np.ndarray
+    f = np.float64
     if record.zero_at_last_key:
-        slopes = t[:, 0, k - 1] - t[:, 0, k - 2]
+        slopes = t[:, 0, k - 1].astype(f) - t[:, 0, k - 2].astype(f)
     elif record.key_only:
         pad = max(_left_padding(t), 0) if record.takes_mask else 0
-        slopes = t[:, 0, pad + 1] - t[:, 0, pad] if pad + 1 < k else np.zeros(t.shape[0])
+        ok = pad + 1 < k
+        slopes = t[:, 0, pad + 1].astype(f) - t[:, 0, pad].astype(f) if ok else np.zeros(len(t))
     else:  # the last query at distance 1 (causal and symmetric)
-        slopes = -t[:, q - 1, k - 2]
+        slopes = -t[:, q - 1, k - 2].astype(f)
     return slopes
 
 
-def _rebuild(t: np.ndarray, convention: str, m: np.ndarray) -> np.ndarray:
+def _rebuild(t: np.ndarray, convention: str, m: np.ndarray, pad: int) -> np.ndarray:
+    """The heads of ``m`` rebuilt; ``pad``: the whole tensor's :func:`_left_padding`."""
     q, k = t.shape[1:]
     record = ALIBI_CONVENTIONS[convention]
     if record.takes_mask:
-        pad = _left_padding(t)
         mask = None if pad <= 0 else [0] * pad + [1] * (k - pad)
         return alibi_bias(m, k, convention=convention, attention_mask=mask)
     return alibi_bias(m, k, n_query=None if record.key_only else q, convention=convention)
 
 
 def _rebuild_error(t: np.ndarray, convention: str) -> float:
-    """Largest per-head relative difference between ``t`` and its rebuild in ``convention``."""
-    h, q = t.shape[:2]
+    """Largest per-head relative difference between ``t`` and its rebuild in ``convention``.
+
+    Read and rebuilt a block of heads at a time (each head's error is its own).
+    """
+    q = t.shape[1]
     if ALIBI_CONVENTIONS[convention].key_only != (q == 1):
         return float("inf")
     m = _slopes_of(t, convention)
     if not np.isfinite(m).all() or (m <= 0).any():
         return float("inf")
-    rebuilt = _rebuild(t, convention, m)
-    masked = ~np.isfinite(rebuilt)
-    if (masked != (~np.isfinite(t) | (t <= MASKED))).any():
-        return float("inf")
-    diff = np.abs(np.where(masked, 0.0, t) - np.where(masked, 0.0, rebuilt))
-    scale = np.maximum(np.abs(np.where(masked, 0.0, rebuilt)).reshape(h, -1).max(axis=1), 1e-300)
-    return float((diff.reshape(h, -1).max(axis=1) / scale).max())
+    pad = _left_padding(t) if ALIBI_CONVENTIONS[convention].takes_mask else 0
+    ratios = []
+    for h, block in _head_blocks(t):
+        r = block.shape[0]
+        rebuilt = _rebuild(block, convention, m[h : h + r], pad)
+        masked = ~np.isfinite(rebuilt)
+        if (masked != (~np.isfinite(block) | (block <= MASKED))).any():
+            return float("inf")
+        diff = np.abs(np.where(masked, 0.0, block) - np.where(masked, 0.0, rebuilt))
+        scale = np.abs(np.where(masked, 0.0, rebuilt)).reshape(r, -1).max(axis=1)
+        ratios.append(diff.reshape(r, -1).max(axis=1) / np.maximum(scale, 1e-300))
+    return float(np.concatenate(ratios).max())
 
 
 def identify_alibi_bias(tensor: object) -> BiasFit:
@@ -294,7 +321,7 @@ def identify_alibi_bias(tensor: object) -> BiasFit:
 
     """
     raw = np.asarray(tensor)
-    t = _as_heads(raw.astype(np.float64))
+    t = _as_heads(raw)  # read in float64 a block of heads at a time
     if t.shape[1] > 1 and np.isfinite(t).all() and (t == t[:, :1, :]).all():
         t = t[:, :1, :]  # a key-only row broadcast over the queries
     try:

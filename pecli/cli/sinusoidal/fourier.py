@@ -64,6 +64,8 @@ Linspace = Annotated[
 
 #: Most values of --linspace (they are built in memory, 8 bytes each).
 MAX_LINSPACE = 10_000_000
+#: Output values per block γ is computed in (its temporaries are ~8 float64 arrays of it).
+BLOCK_VALUES = 1 << 18
 
 
 def _value(text: str) -> float:
@@ -153,7 +155,8 @@ def fourier(
     n = matrix.shape[0] if matrix.shape else 1
     m = matrix.shape[1] if len(matrix.shape) == 2 else 1
     names = gamma.feature_names(m, k, include_input=include_input, frequencies=kind)
-    blocks = (features(block) for _, block in matrix.blocks())
+    rows = max(1, BLOCK_VALUES // len(names))  # γ's double-double angles: bounded memory
+    blocks = (features(block) for _, block in matrix.blocks(rows))
     out.write(blocks, shape=(n, len(names)), dtype=stored, columns=names)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from typing import Annotated
 
@@ -160,7 +161,8 @@ def bias_command(
 
     Example: pecli alibi bias --heads 8 --n 6 --head 0
     """
-    from ...core.zoo.alibi import alibi_bias, alibi_slopes
+    from ...core.zoo.alibi import alibi_slopes
+    from ...core.zoo.alibi_blocks import alibi_bias_blocks
 
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
@@ -169,15 +171,18 @@ def bias_command(
     pick = _select(heads, head, kind, record, batch=len(masks))
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)
     slopes = slopes if head is None else slopes[head : head + 1]  # one head: built alone
-    bias = np.concatenate(  # a batch: each sequence's heads in turn, as BLOOM's reshape
-        [
-            alibi_bias(slopes, n, n_query=queries, convention=record.name, attention_mask=m)
-            for m in masks
-        ]
-    )
-    bias = pick(bias).astype(out.dtype)
+    parts = [  # a batch: each sequence's heads in turn, as BLOOM's reshape
+        alibi_bias_blocks(slopes, n, n_query=queries, convention=record.name, attention_mask=m)
+        for m in masks
+    ]
+    whole = (sum(w[0] for w, _ in parts), *parts[0][0][1:])
+    shape = pick(np.broadcast_to(np.False_, whole)).shape  # written a block of heads at a time
+    dtype = np.dtype(out.dtype)
     columns = [f"key_{j}" for j in range(n)]
-    out.write([bias], shape=bias.shape, dtype=bias.dtype, columns=columns, size=bias.nbytes)
+    written = (pick(b).astype(dtype) for _, blocks in parts for b in blocks)
+    out.write(
+        written, shape=shape, dtype=dtype, columns=columns, size=math.prod(shape) * dtype.itemsize
+    )
 
 
 def _select(heads: int, head: int | None, kind: str, record: AlibiConvention, batch: int = 1):  # type: ignore[no-untyped-def]

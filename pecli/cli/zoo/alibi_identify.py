@@ -38,9 +38,8 @@ def identify_command(
     from ...io.reading import read_array
 
     array = read_array(file)
-    positive = bool((array.astype(float) > 0).all())
-    vector = array.ndim == 1 or (array.ndim == 2 and 1 in array.shape and positive)
-    if vector and not positive:
+    vector = array.ndim == 1 or (array.ndim == 2 and 1 in array.shape and _positive(array))
+    if vector and not _positive(array):
         raise ParameterError("file", "must hold positive slopes (a 1-D vector)", file)
     try:
         fit = identify_alibi_slopes(array.reshape(-1)) if vector else identify_alibi_bias(array)
@@ -55,6 +54,11 @@ def identify_command(
         text.show(*_lines(report))
     if not fit.matched:
         sys.exit(1)
+
+
+def _positive(array: Any) -> bool:
+    """Every value > 0 (asked of a vector only: a bias tensor is never copied for it)."""
+    return bool((array.astype(float) > 0).all())
 
 
 def _lines(report: dict[str, Any]) -> list[str]:

@@ -240,6 +240,9 @@ def _blocks(
 ) -> Iterator[np.ndarray]:
     for row in range(0, ids.n, step):
         block = ids.rows(row, min(row + step, ids.n))
+        if arithmetic == "exact" and form == "full" and stored.name not in HALF_DTYPES:
+            yield _exact_full(plan, block, part, stored)
+            continue
         if arithmetic == "exact":
             cos, sin = _exact_pairs(plan, block)
         else:
@@ -265,6 +268,38 @@ def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarra
             kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
             cos[:, cols], sin[:, cols] = c[back], s[back]
     return cos, sin
+
+
+def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) -> np.ndarray:
+    """:func:`_exact_pairs` then :func:`_shape` (``full``), without the per-token float64 pairs.
+
+    Each axis's distinct positions' cos and sin are rounded to ``stored`` (as :func:`_shape`
+    rounds each value) and gathered per token straight into the channels: the same bits.
+    """
+    omega, residual = plan_frequencies(plan)
+    axis, (first, second) = np.array(plan.axis), channel_pairs(plan)
+    names, width = ("cos", "sin") if part == "both" else (part,), plan.rotary_dim
+    out = np.empty((ids.shape[0], width * len(names)), dtype=stored)
+    for a in range(len(plan.axes)):
+        cols = np.flatnonzero(axis == a)
+        if cols.size:
+            where, back = np.unique(ids[:, a], return_inverse=True)
+            s, c = np.empty((where.size, cols.size)), np.empty((where.size, cols.size))
+            kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
+            channels = np.concatenate([first[cols], second[cols]])
+            order = np.argsort(channels, kind="stable")
+            for k, name in enumerate(names):
+                small = (c if name == "cos" else s).astype(stored)
+                values = np.concatenate([small, small], axis=1)[:, order][back.reshape(-1)]
+                _spread(out[:, k * width : (k + 1) * width], channels[order], values)
+    return out
+
+
+def _spread(out: np.ndarray, channels: np.ndarray, values: np.ndarray) -> None:
+    """``out[:, channels] = values`` for sorted ``channels``, one slice per contiguous run."""
+    starts = np.r_[0, np.flatnonzero(np.diff(channels) != 1) + 1, channels.size]
+    for i0, i1 in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+        out[:, channels[i0] : channels[i0] + i1 - i0] = values[:, i0:i1]
 
 
 def _model_pairs(plan: AxisPlan, ids: np.ndarray, model: np.dtype) -> tuple[np.ndarray, np.ndarray]:

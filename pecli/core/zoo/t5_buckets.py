@@ -153,10 +153,11 @@ def bucket_grid(
         raise ParameterError("keys", f"times {q} queries must be at most 2^26 buckets", n_key)
     if p is None or not 0 <= p < 1 << 30:
         raise ParameterError("past", "must be an integer from 0 to 2^30 - 1", past)
-    rp = np.arange(k, dtype=np.int64)[None, :] - (p + np.arange(q, dtype=np.int64))[:, None]
-    return relative_position_bucket(
+    rp = np.arange(-(p + q - 1), k - p, dtype=np.int64)  # every j − (p + i), ascending
+    line = relative_position_bucket(
         rp, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
-    )
+    )  # each of the q + k - 1 distances once; row i is line[q-1-i : q-1-i+k]
+    return np.ascontiguousarray(np.lib.stride_tricks.sliding_window_view(line, k)[::-1])
 
 
 def bucket_ranges(

@@ -1,0 +1,31 @@
+"""Reading checks every value of a large file, not only the first block it is checked in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pecli.core.errors import ParameterError
+from pecli.io.reading import read_array, read_table
+
+N = (1 << 20) + 8  # past the first 2^20 values
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_table_refuses_a_value_past_the_first_block(tmp_path, bad):
+    values = np.zeros((N // 8, 8), np.float32)
+    values[-1, -1] = bad
+    np.save(tmp_path / "t.npy", values)
+    with pytest.raises(ParameterError, match="finite numbers only"):
+        read_table(tmp_path / "t.npy")
+
+
+def test_an_array_takes_infinities_but_not_nan_past_the_first_block(tmp_path):
+    values = np.zeros((2, N // 16, 8), np.float32)
+    values[1, -1, -1] = -np.inf
+    np.save(tmp_path / "a.npy", values)
+    assert read_array(tmp_path / "a.npy").shape == values.shape
+    values[1, -1, -2] = np.nan
+    np.save(tmp_path / "a.npy", np.asfortranarray(values))
+    with pytest.raises(ParameterError, match="infinities allowed"):
+        read_array(tmp_path / "a.npy")
