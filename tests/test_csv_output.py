@@ -48,3 +48,20 @@ def test_float16_blocks_reach_polars_as_float64():
     schema = csv_output._schema(pl, 2, np.dtype(np.float16))
     frame = next(csv_output._frames(pl, block, schema, np.dtype(np.float16)))
     assert frame.schema == schema and np.array_equal(frame.to_numpy(), block.astype(np.float64))
+
+
+def test_polars_threads_are_bounded_under_an_address_space_limit_before_it_starts():
+    import subprocess
+    import sys
+
+    code = (
+        "import os, resource\n"
+        "os.environ.pop('POLARS_MAX_THREADS', None)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (6 << 30, resource.RLIM_INFINITY))\n"
+        "from pecli.io.csv_output import import_polars\n"
+        "import_polars()\n"
+        "print(os.environ.get('POLARS_MAX_THREADS'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    threads = done.stdout.strip()
+    assert threads.isdecimal() and int(threads) >= 1, done.stdout + done.stderr
