@@ -91,6 +91,14 @@ WidthsOpt = Annotated[
         "axis, e.g. 16,56,56 (a schedule per axis over its width).",
     ),
 ]
+AxesConfigOpt = Annotated[
+    str | None,
+    _option(
+        "--config",
+        "Instead of --preset: a Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5 or GLM-4.xV config.json "
+        "(or its folder); its mrope_section, θ and head width, its family's ids and channel map.",
+    ),
+]
 ThetaOpt = Annotated[
     str | None, _option("--theta", "θ, or one per axis (10000,256,256); overrides a preset's.")
 ]
@@ -193,12 +201,24 @@ def plan_of(
     theta: str | None,
     layout: str | None,
     rope_scale: str | None = None,
+    config: str | None = None,
 ) -> tuple[AxisPlan, Preset | None]:
-    """The plan the options describe: a preset (θ, layout, NTK scale overridden) or widths and θ."""
+    """The plan the options describe: a preset, a ``--config``'s preset, or widths and θ.
+
+    A preset's θ, layout and NTK scale may be overridden.
+    """
     from ...core.multiaxis.resolve import resolve_plan
 
+    chosen: str | Preset | None = preset
+    if config is not None:
+        from ...core.multiaxis.config_preset import preset_from_config
+        from ...io.reading.json_config import read_json_object
+
+        if preset is not None:
+            raise ParameterError("config", "goes without --preset (it is the preset)", config)
+        chosen = preset_from_config(read_json_object(config))
     return resolve_plan(
-        preset,
+        chosen,
         head_dim=head_dim,
         widths=None if widths is None else parse_sizes(widths, "widths"),
         theta=None if theta is None else parse_numbers(theta, "theta"),
