@@ -120,3 +120,21 @@ def test_config_and_preset_together_are_refused(run_cli, tmp_path):
         "rope", "axes", "--config", str(path), "--preset", "qwen2-vl", "--tokens", "text:3"
     )
     assert result.exit_code == 2 and "--config" in result.output and "--preset" in result.output
+
+
+@pytest.mark.parametrize(("theta", "status"), [(None, 0), (1e6, 1)])
+def test_identify_axes_tries_the_config_s_preset(run_cli, tmp_path, theta, status):
+    """Qwen3.5's table (64 of 256 channels rotate) against its config, and a θ it does not fit."""
+    cos, sin = MROPE["qwen3.5_cos"], MROPE["qwen3.5_sin"]
+    config = _qwen3(cos.params)
+    if theta is not None:
+        config["text_config"]["rope_parameters"]["rope_theta"] = theta
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    cache = tmp_path / "cache.npy"
+    np.save(cache, np.concatenate([cos.table, sin.table], axis=1))
+    args = ("--config", str(tmp_path / "config.json"), "--tokens", cos.params["tokens"])
+    result = run_cli("rope", "identify-axes", str(cache), *args, "--format", "json")
+    assert result.exit_code == status, result.output
+    verdicts = json.loads(result.stdout)["presets"]
+    assert list(verdicts) == ["config (qwen3.5)"]
+    assert verdicts["config (qwen3.5)"]["matches"] is (status == 0)

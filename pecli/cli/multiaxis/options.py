@@ -209,22 +209,26 @@ def plan_of(
     """
     from ...core.multiaxis.resolve import resolve_plan
 
-    chosen: str | Preset | None = preset
-    if config is not None:
-        from ...core.multiaxis.config_preset import preset_from_config
-        from ...io.reading.json_config import read_json_object
-
-        if preset is not None:
-            raise ParameterError("config", "goes without --preset (it is the preset)", config)
-        chosen = preset_from_config(read_json_object(config))
     return resolve_plan(
-        chosen,
+        preset_or_config(preset, config),
         head_dim=head_dim,
         widths=None if widths is None else parse_sizes(widths, "widths"),
         theta=None if theta is None else parse_numbers(theta, "theta"),
         layout=layout,
         rope_scale=None if rope_scale is None else parse_numbers(rope_scale, "rope_scale"),
     )
+
+
+def preset_or_config(preset: str | None, config: str | None) -> str | Preset | None:
+    """``--preset``'s name, or the preset ``--config``'s file describes (not both)."""
+    if config is None:
+        return preset
+    from ...core.multiaxis.config_preset import preset_from_config
+    from ...io.reading.json_config import read_json_object
+
+    if preset is not None:
+        raise ParameterError("config", "goes without --preset (it is the preset)", config)
+    return preset_from_config(read_json_object(config))
 
 
 def id_source(
