@@ -9,16 +9,33 @@ config each saves with no argument (the model-zoo corpus, tests/fixtures/librari
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 __all__ = [
     "INTERLEAVED",
     "INTERLEAVE_BY_DEFAULT",
     "NOPE_INTERVAL_DEFAULTS",
+    "NO_ROPE_MODELS",
     "PARTIAL_DEFAULTS",
     "ROPE_ON_SLIDING_ONLY",
     "TEMPERATURE_NOPE",
+    "no_rope_reason",
 ]
+
+#: Text models with no rotary embedding at all (transformers 5.25's modeling code), and why.
+NO_ROPE_MODELS = MappingProxyType(
+    {
+        "inkling2_text": "Inkling2's text layers have no rotary embedding: positions enter as a "
+        "learned relative bias (d_rel, rel_extent), and its full (hybrid) layers scale the "
+        "queries by 1 + log_scaling_alpha·ln(max((p + 1)/log_scaling_n_floor, 1)) "
+        "(models/inkling2/modeling_inkling2.py Inkling2LogScale)",
+        "glm5_next_text": "GLM-5 Next's decoder gives every layer position_embeddings=None "
+        "(NoPE; Glm5NextTextConfig refuses a qk_rope_head_dim above 0; "
+        "models/glm5_next/modeling_glm5_next.py)",
+    }
+)
 
 #: ``partial_rotary_factor`` of the config class when the file does not give it.
 PARTIAL_DEFAULTS = MappingProxyType(
@@ -61,3 +78,23 @@ ROPE_ON_SLIDING_ONLY = frozenset({"cohere2", "cohere2_moe", "exaone4"})
 NOPE_INTERVAL_DEFAULTS = MappingProxyType({"llama4_text": 4, "smollm3": 4})
 #: Families whose NoPE layers scale the queries (``attn_temperature_tuning``: Llama 4).
 TEMPERATURE_NOPE = frozenset({"llama4", "llama4_text"})
+
+
+def no_rope_reason(section: Mapping[str, Any]) -> str | None:
+    """Why the text model ``section`` has no RoPE at all, or None when it has some.
+
+    A family of :data:`NO_ROPE_MODELS`, or a ``qk_rope_head_dim`` of 0 (no channel rotates).
+
+    >>> no_rope_reason({"qk_rope_head_dim": 0, "qk_nope_head_dim": 256})
+    'qk_rope_head_dim 0: no channel of the head rotates'
+    >>> no_rope_reason({"head_dim": 128}) is None
+    True
+    """
+    family = str(section.get("model_type"))
+    for name in (family, f"{family}_text"):
+        if name in NO_ROPE_MODELS:
+            return NO_ROPE_MODELS[name]
+    width = section.get("qk_rope_head_dim")
+    if isinstance(width, int) and not isinstance(width, bool) and width == 0:
+        return "qk_rope_head_dim 0: no channel of the head rotates"
+    return None
