@@ -60,9 +60,13 @@ PARTIAL_DEFAULTS = MappingProxyType(
     }
 )
 #: Families whose attention rotates adjacent pairs (x[2i], x[2i+1]) rather than halves
-#: (``rotate_every_two`` / ``repeat_interleave`` in their modeling files).
+#: (``rotate_every_two``, or a ``rotate_half`` on ``x[..., 0::2]`` / ``x[..., 1::2]`` with
+#: ``repeat_interleave``d cos/sin, in their modeling files; tests/test_rope_layouts.py).
 INTERLEAVED = frozenset(
     {"codegen", "cohere", "cohere2", "cohere2_moe", "deepseek_v2", "ergo", "gptj", "glm_ocr_text"}
+    | {"blt", "blt_global_transformer", "blt_local_decoder", "blt_local_encoder", "blt_patcher"}
+    | {"deepseek_v4", "ernie4_5", "ernie4_5_moe", "ernie4_5_vl_moe_text", "glm", "glm4"}
+    | {"glm4v_text", "helium", "moonshine", "moonshine_streaming"}
 )
 #: Families whose config class defaults ``rope_interleave`` to true: the checkpoint's rotated
 #: channels come in adjacent pairs, which ``apply_rotary_pos_emb_interleave`` regroups into
