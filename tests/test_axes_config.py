@@ -70,7 +70,8 @@ def test_a_qwen_vl_config_gives_the_rotary_class_table(run_cli, tmp_path, model,
 
 
 @pytest.mark.parametrize(
-    ("model", "model_type"), [("glm46v", "glm4v"), ("glm46v_moe", "glm4v_moe")]
+    ("model", "model_type"),
+    [("glm46v", "glm4v"), ("glm46v_moe", "glm4v_moe"), ("ernie4_5_vl", "ernie4_5_vl_moe")],
 )
 def test_a_glm_4v_config_gives_the_rotary_class_table(run_cli, tmp_path, model, model_type):
     theirs = VL[f"{model}_cos"]

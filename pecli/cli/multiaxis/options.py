@@ -95,7 +95,8 @@ AxesConfigOpt = Annotated[
     str | None,
     _option(
         "--config",
-        "Instead of --preset: a Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5 or GLM-4.xV config.json "
+        "Instead of --preset: a Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.xV or ERNIE 4.5 VL "
+        "config.json "
         "(or its folder); its mrope_section, θ and head width, its family's ids and channel map.",
     ),
 ]

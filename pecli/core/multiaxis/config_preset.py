@@ -8,7 +8,9 @@ default the model's rotary class takes when the file is silent; the channel map 
 ``models/qwen2_vl/modeling_qwen2_vl.py`` (``Qwen2VLRotaryEmbedding``: section default
 [16, 24, 24], chunked), ``qwen2_5_vl`` (the same), ``qwen3_vl`` / ``qwen3_vl_moe``
 ([24, 20, 20], interleaved whatever ``mrope_interleaved`` says), ``qwen3_5`` / ``qwen3_5_moe``
-([11, 11, 10], interleaved), ``glm4v`` / ``glm4v_moe`` ([8, 12, 12]; ``recomposition_frequencies``).
+([11, 11, 10], interleaved), ``glm4v`` / ``glm4v_moe`` ([8, 12, 12];
+``recomposition_frequencies``), ``ernie4_5_vl_moe`` ([22, 22, 20] as h, w, t;
+``Ernie4_5_VLMoeTextRotaryEmbedding``).
 Pure; no I/O.
 """
 
@@ -35,6 +37,7 @@ CONFIG_FAMILIES: dict[str, MropePreset] = {
     "qwen3_5_moe": MROPE_PRESETS["qwen3.5"],
     "glm4v": VL_PRESETS["glm-4.1v"],
     "glm4v_moe": VL_PRESETS["glm-4.5v"],
+    "ernie4_5_vl_moe": VL_PRESETS["ernie-4.5-vl"],
 }
 
 
