@@ -86,6 +86,8 @@ def test_every_rope_null_is_a_nope_plan_not_a_refusal(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     assert "RoPE map NNNN" in result.stdout and "attention map sGsG" in result.stdout
     assert "every layer type's rope is null" in result.output
+    freqs = run_cli("rope", "freqs", "--config", str(path))
+    assert freqs.exit_code == 2 and "has no RoPE: rope_parameters: every layer" in freqs.output
 
 
 def test_a_zero_qk_rope_head_dim_is_no_rope(run_cli, tmp_path):

@@ -101,4 +101,10 @@ def no_rope_reason(section: Mapping[str, Any]) -> str | None:
     width = section.get("qk_rope_head_dim")
     if isinstance(width, int) and not isinstance(width, bool) and width == 0:
         return "qk_rope_head_dim 0: no channel of the head rotates"
+    labels = section.get("rope_parameters")
+    if not isinstance(labels, Mapping) or not labels:
+        return None
+    fields = any(str(k).startswith("rope_") or k in ("type", "factor") for k in labels)
+    if not fields and all(v is None for v in labels.values()):
+        return "rope_parameters: every layer type's rope is null"
     return None

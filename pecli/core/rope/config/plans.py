@@ -120,7 +120,7 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
         notes += [n for n in reading.notes if n not in notes]
     named = {kind: "" if kind in nope else _label(tables, kind) for kind in set(kinds)}
     if not readings:  # a model without RoPE: every layer NoPE
-        notes += [] if reason else ["no layer rotates: every layer type's rope is null"]
+        notes += [] if reason else ["no layer rotates"]
         return [_nope_row(section, kind) for kind in kinds], notes
     fallback = next(iter(readings.values()))
     rows = [
