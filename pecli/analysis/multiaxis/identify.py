@@ -10,7 +10,7 @@ I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from ...core.multiaxis.plan import AxisPlan, channel_pairs
 from ...core.rope.forms import PAIR_LAYOUTS
 from .compare import Comparison, compare_to_plan
 from .reading import AxesReading, pair_values, read_axes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.multiaxis.resolve import Preset
 
 __all__ = ["AxesIdentification", "Cache", "cache_pairs", "identify_axes"]
 
@@ -110,7 +113,7 @@ def _finite(cos: np.ndarray, sin: np.ndarray, what: str) -> tuple[np.ndarray, np
 def identify_axes(
     cache: Cache,
     *,
-    preset: str | None,
+    preset: str | Preset | None,
     head_dim: int | None,
     ids: np.ndarray | None,
     **given: Any,
@@ -199,7 +202,7 @@ def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
 
 
 def _candidates(
-    preset: str | None,
+    preset: str | Preset | None,
     head_dim: int | None,
     shape: tuple[int, ...],
     given: dict[str, Any],
@@ -217,8 +220,10 @@ def _candidates(
     names = [preset] if preset else distinct_presets()  # SkyReels-V2's cache is Wan's
     found, last = [], None
     for name in names:
+        # a config's preset keeps its own head (its rotated share may be part of it)
+        head = head_dim or (2 * shape[1] if isinstance(name, str) else None)
         try:
-            plan, chosen = resolve_plan(name, head_dim=head_dim or 2 * shape[1])
+            plan, chosen = resolve_plan(name, head_dim=head)
             source = resolve_ids(plan, chosen, ids=ids, **given)
         except ParameterError as error:
             last = error

@@ -15,6 +15,7 @@ from ..rope.app import rope_app
 from ..rope.options import Form, Part
 from ..rope.output import table_kind, write_cache
 from .options import (
+    AxesConfigOpt,
     AxisLayoutOpt,
     FpsOpt,
     GridOpt,
@@ -88,6 +89,7 @@ def axes_command(
     fps: FpsOpt = None,
     patch: PatchOpt = None,
     rope_scale: RopeScaleOpt = None,
+    config: AxesConfigOpt = None,
 ) -> None:
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
@@ -98,12 +100,13 @@ def axes_command(
     -o NAME.safetensors holds tensors cos and sin (or rotation) with the plan as metadata.
 
     Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv;
-    pecli rope axes --preset wan --grid 21x60x104 --patch model (a latent's size) -o wan.npy
+    pecli rope axes --preset wan --grid 21x60x104 --patch model (a latent's size) -o wan.npy;
+    pecli rope axes --config Qwen2-VL-7B/config.json --tokens "text:3 image:1,4,4" -o c.npy
     """
     from ... import __version__
     from ...core.multiaxis.cache import AxesSpec, axes_metadata, axes_table
 
-    plan, chosen = plan_of(preset, head_dim, widths, theta, layout, rope_scale)
+    plan, chosen = plan_of(preset, head_dim, widths, theta, layout, rope_scale, config)
     kind = _output_kind(output, fmt, form.value)
     given = {
         "grid": grid,

@@ -13,6 +13,7 @@ from ..options import Quiet
 from ..progress import say_written
 from ..rope.app import report_kind, rope_app
 from .options import (
+    AxesConfigOpt,
     FpsOpt,
     GridOpt,
     HeadDimOpt,
@@ -24,6 +25,7 @@ from .options import (
     TokensOpt,
     TokensPerSecondOpt,
     grid_of,
+    preset_or_config,
     read_ids,
 )
 
@@ -56,10 +58,12 @@ def identify_axes_command(
     quiet: Quiet = False,
     fps: FpsOpt = None,
     patch: PatchOpt = None,
+    config: AxesConfigOpt = None,
 ) -> None:
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.
 
-    The tokens' ids come as for pecli rope axes: --grid (and --text; --patch: a latent's
+    The tokens' ids come as for pecli rope axes (--config: a VL model's config.json as the
+    one preset to try): --grid (and --text; --patch: a latent's
     size), --tokens, or --ids.
     Every preset that fits the cache's width and these ids is tried (only --preset, if
     given); each verdict says it matches, and in which arithmetic (exact, float64 or float32
@@ -84,7 +88,7 @@ def identify_axes_command(
     }
     found = identify_axes(
         cache,
-        preset=preset,
+        preset=preset_or_config(preset, config),
         head_dim=head_dim,
         ids=read_ids(ids, output),
         tokens_per_second=tokens_per_second,

@@ -91,6 +91,15 @@ WidthsOpt = Annotated[
         "axis, e.g. 16,56,56 (a schedule per axis over its width).",
     ),
 ]
+AxesConfigOpt = Annotated[
+    str | None,
+    _option(
+        "--config",
+        "Instead of --preset: a Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4.xV or ERNIE 4.5 VL "
+        "config.json "
+        "(or its folder); its mrope_section, θ and head width, its family's ids and channel map.",
+    ),
+]
 ThetaOpt = Annotated[
     str | None, _option("--theta", "θ, or one per axis (10000,256,256); overrides a preset's.")
 ]
@@ -193,18 +202,34 @@ def plan_of(
     theta: str | None,
     layout: str | None,
     rope_scale: str | None = None,
+    config: str | None = None,
 ) -> tuple[AxisPlan, Preset | None]:
-    """The plan the options describe: a preset (θ, layout, NTK scale overridden) or widths and θ."""
+    """The plan the options describe: a preset, a ``--config``'s preset, or widths and θ.
+
+    A preset's θ, layout and NTK scale may be overridden.
+    """
     from ...core.multiaxis.resolve import resolve_plan
 
     return resolve_plan(
-        preset,
+        preset_or_config(preset, config),
         head_dim=head_dim,
         widths=None if widths is None else parse_sizes(widths, "widths"),
         theta=None if theta is None else parse_numbers(theta, "theta"),
         layout=layout,
         rope_scale=None if rope_scale is None else parse_numbers(rope_scale, "rope_scale"),
     )
+
+
+def preset_or_config(preset: str | None, config: str | None) -> str | Preset | None:
+    """``--preset``'s name, or the preset ``--config``'s file describes (not both)."""
+    if config is None:
+        return preset
+    from ...core.multiaxis.config_preset import preset_from_config
+    from ...io.reading.json_config import read_json_object
+
+    if preset is not None:
+        raise ParameterError("config", "goes without --preset (it is the preset)", config)
+    return preset_from_config(read_json_object(config))
 
 
 def id_source(

@@ -15,6 +15,7 @@ from ..rope.app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.ports.engines import EngineReading
     from ...core.rope import RopeSpec
+    from ...core.rope.config.plans import LayerRow
 
 Prompt = Annotated[
     int | None,
@@ -72,37 +73,94 @@ def engines_command(
     config = read_json_object(file, parameter="file")
     spec, window, v4_theta = read_config(config, seq_len=seq_len, context=context, layer=layer)
     records = [_record(r) for r in engine_readings(spec, context=window or 0, v4_theta=v4_theta)]
+    rows = _plan_rows(config)
+    per_type = [] if layer is not None else _per_layer_type(config, rows, seq_len, context)
     if kind == "json":
-        writing.write_json(text.jsonable({"context": window, "engines": records}), output=output)
+        report: dict[str, Any] = {"context": window, "engines": records}
+        report |= {"per_layer_type": per_type, "query_temperature": _temperature(rows)}
+        writing.write_json(text.jsonable(report), output=output)
     else:
         before, after = (["note: " + note for note in notes] for notes in engine_notes(spec))
-        after += ["note: " + note for note in _plan_notes(config, layer)]
-        text.show(_line(spec, window), *before, _table(records), *after, output=output)
+        after += ["note: " + note for note in _plan_notes(rows, layer)]
+        tables = [
+            _table(t["engines"], f"engines: {t['label']} layers {t['layers']}") for t in per_type
+        ]
+        text.show(_line(spec, window), *before, _table(records), *tables, *after, output=output)
     say_written(output, quiet=quiet)
 
 
-def _plan_notes(config: dict[str, Any], layer: int | None) -> list[str]:
-    """Per-layer ropes and query temperatures the rows above do not cover."""
+def _plan_rows(config: dict[str, Any]) -> list[LayerRow]:
+    """The config's per-layer plan, or no rows when it has none (no ``num_hidden_layers``)."""
     from ...core.errors import ParameterError
     from ...core.rope.config.plans import layer_plan
 
     try:
-        rows, _ = layer_plan(config)
-    except ParameterError:  # no num_hidden_layers: no plan to speak of
+        return layer_plan(config)[0]
+    except ParameterError:
         return []
+
+
+def _per_layer_type(
+    config: dict[str, Any], rows: list[LayerRow], seq_len: int | None, context: int | None
+) -> list[dict[str, Any]]:
+    """One engines table per rope of a model whose layers rotate with several (Gemma 3)."""
+    from ...core.ports.engines import engine_readings, read_config
+
+    firsts: dict[tuple[Any, ...], list[int]] = {}
+    for index, row in enumerate(rows):
+        if row.rope:
+            firsts.setdefault((row.label, row.theta, row.rope_type, row.factor), []).append(index)
+    if len(firsts) < 2:
+        return []
+    found = []
+    for layers in firsts.values():
+        spec, window, v4 = read_config(config, seq_len=seq_len, context=context, layer=layers[0])
+        readings = engine_readings(spec, context=window or 0, v4_theta=v4)
+        label = rows[layers[0]].label or rows[layers[0]].kind
+        shown = _spans(layers)
+        found.append({"label": label, "layers": shown, "engines": [_record(r) for r in readings]})
+    return found
+
+
+def _spans(layers: list[int]) -> str:
+    """``0-4,6-10`` for ``[0, 1, 2, 3, 4, 6, …]``."""
+    spans: list[list[int]] = []
+    for i in layers:
+        if spans and spans[-1][1] == i - 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _temperature(rows: list[LayerRow]) -> dict[str, Any] | None:
+    """Mistral's llama_4_scaling_beta on the queries, and what each engine does with it."""
+    from ...core.ports.engines import ENGINES
+
+    mistral = {r.temperature.formula() for r in rows if r.temperature and not r.temperature.offset}
+    if not mistral:
+        return None
+    engines = {name: engine.temperature for name, engine in ENGINES.items()}
+    return {"formula": sorted(mistral)[0], "engines": engines}
+
+
+def _plan_notes(rows: list[LayerRow], layer: int | None) -> list[str]:
+    """Per-layer ropes and query temperatures the rows above do not cover."""
+    from ...core.ports.engines import ENGINES
+
     notes = []
     ropes = {(r.label, r.theta, r.rope_type, r.factor) for r in rows if r.rope}
     if len(ropes) > 1 and layer is None:
-        kinds = ", ".join(sorted({r.label or r.kind for r in rows if r.rope}))
         notes.append(
-            f"the layers rotate with {len(ropes)} ropes ({kinds}): the rows are the global "
-            "layers' (llama.cpp's freq_base); --layer i compares layer i's"
+            f"the layers rotate with {len(ropes)} ropes: the first table is the global "
+            "layers' (llama.cpp's freq_base), the next ones each layer type's"
         )
-    temperatures = {r.temperature.formula() for r in rows if r.temperature}
-    for formula in sorted(temperatures):
+    for t in sorted({r.temperature for r in rows if r.temperature}, key=lambda t: t.formula()):
+        said = "; ".join(f"{n}: {e.temperature.split(':')[0]}" for n, e in ENGINES.items())
+        who = said if not t.offset else "transformers applies it"
         notes.append(
-            f"the queries are also multiplied by {formula} at position p (transformers applies "
-            "it; the rows compare frequencies only): pecli rope layers --positions gives it"
+            f"the queries are also multiplied by {t.formula()} at position p ({who}; the rows "
+            "compare frequencies only): pecli rope layers --positions gives it"
         )
     return notes
 
@@ -127,9 +185,9 @@ def _line(spec: RopeSpec, window: int | None) -> str:
     )
 
 
-def _table(records: list[dict[str, Any]]) -> Any:
+def _table(records: list[dict[str, Any]], title: str = "engines") -> Any:
     table = text.titled_table(
-        "engines",
+        title,
         "engine",
         "inv_freq max rel. diff",
         "cos/sin factor",

@@ -81,7 +81,7 @@ def any_preset(name: str) -> Preset:
 
 
 def resolve_plan(
-    preset: str | None,
+    preset: str | Preset | None,
     *,
     head_dim: int | None = None,
     widths: Sequence[int] | None = None,
@@ -90,6 +90,8 @@ def resolve_plan(
     rope_scale: Sequence[float] | None = None,
 ) -> tuple[AxisPlan, Preset | None]:
     """The plan of a preset (θ and layout overridable) or of ``widths`` and ``theta``.
+
+    ``preset``: a name of :data:`PRESETS`, or a preset record (one a config describes).
 
     ``theta``: one θ, or one per axis; each under the rule of every θ
     (:func:`pecli.core.rope.number_rules.check_theta`). ``rope_scale``: Cosmos' NTK scale per
@@ -123,7 +125,7 @@ def resolve_plan(
     if widths is not None:
         rule = "goes without `preset` (a preset's widths are its model)"
         raise ParameterError("widths", rule, ",".join(str(w) for w in widths))
-    chosen = any_preset(preset)
+    chosen = preset if isinstance(preset, AxisPreset | MropePreset) else any_preset(preset)
     if rope_scale is not None and not isinstance(chosen, AxisPreset):
         raise ParameterError("rope_scale", "goes with `preset` cosmos only", rope_scale)
     if isinstance(chosen, AxisPreset):

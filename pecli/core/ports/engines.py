@@ -78,6 +78,9 @@ class Engine:
         It has dynamic NTK scaling; otherwise θ stays as the config's at every length.
     version : str
         The release its row follows, where the docs name one (``0.32``).
+    temperature : str
+        What it does with Mistral's ``llama_4_scaling_beta`` (queries × ``1 + β·ln(1 + ⌊p/L⌋)``
+        after RoPE): ``applies``, ``ignores`` or ``not checked``, then where in its sources.
 
     """
 
@@ -91,6 +94,7 @@ class Engine:
     reads_parameters: bool = True
     dynamic: bool = True
     version: str = ""
+    temperature: str = "not checked"
 
 
 _VLLM = "vllm/model_executor/layers/rotary_embedding/"
@@ -103,6 +107,8 @@ ENGINES = {
             "`transformers/modeling_rope_utils.py`, `_compute_<type>_parameters`",
             "the reference; longrope takes the long factors when the sequence is longer than `L`",
             longrope_factor="config",
+            temperature="applies: `models/ministral3/modeling_ministral3.py` and "
+            "`models/mistral4/modeling_mistral4.py` `get_llama_4_attn_scale`",
         ),
         Engine(
             "transformers 4",
@@ -124,6 +130,9 @@ ENGINES = {
             "`√(1 + ln(max/L)/ln L)`",
             yarn_range="deepseek",
             longrope_long="context",
+            temperature="applies: `vllm/model_executor/models/llama.py` "
+            "`_get_llama_4_attn_scale` (the converted config's `llama_4_scaling`: `beta`, "
+            "`original_max_position_embeddings`)",
         ),
         Engine(
             "mlx_lm",
@@ -139,6 +148,8 @@ ENGINES = {
             yarn_factor="mscale",
             reads_parameters=False,
             version="0.32",
+            temperature="applies: `mlx_lm/models/ministral3.py` (a Llama 4 attention scale on "
+            "the queries)",
         ),
         Engine(
             "llama.cpp",
@@ -152,6 +163,9 @@ ENGINES = {
             longrope_long="context",
             yarn_factor="ggml",
             dynamic=False,
+            temperature="applies from the GGUF: `convert_hf_to_gguf.py` writes β as "
+            "`attention.temperature_scale` for ministral3; the loader reads it "
+            "(`f_attn_temp_scale`, offset 0) and `llm_graph_input_attn_temp` scales the queries",
         ),
         Engine(
             "TensorRT-LLM",

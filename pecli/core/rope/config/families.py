@@ -9,16 +9,33 @@ config each saves with no argument (the model-zoo corpus, tests/fixtures/librari
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 __all__ = [
     "INTERLEAVED",
     "INTERLEAVE_BY_DEFAULT",
     "NOPE_INTERVAL_DEFAULTS",
+    "NO_ROPE_MODELS",
     "PARTIAL_DEFAULTS",
     "ROPE_ON_SLIDING_ONLY",
     "TEMPERATURE_NOPE",
+    "no_rope_reason",
 ]
+
+#: Text models with no rotary embedding at all (transformers 5.25's modeling code), and why.
+NO_ROPE_MODELS = MappingProxyType(
+    {
+        "inkling2_text": "Inkling2's text layers have no rotary embedding: positions enter as a "
+        "learned relative bias (d_rel, rel_extent), and its full (hybrid) layers scale the "
+        "queries by 1 + log_scaling_alpha·ln(max((p + 1)/log_scaling_n_floor, 1)) "
+        "(models/inkling2/modeling_inkling2.py Inkling2LogScale)",
+        "glm5_next_text": "GLM-5 Next's decoder gives every layer position_embeddings=None "
+        "(NoPE; Glm5NextTextConfig refuses a qk_rope_head_dim above 0; "
+        "models/glm5_next/modeling_glm5_next.py)",
+    }
+)
 
 #: ``partial_rotary_factor`` of the config class when the file does not give it.
 PARTIAL_DEFAULTS = MappingProxyType(
@@ -43,9 +60,13 @@ PARTIAL_DEFAULTS = MappingProxyType(
     }
 )
 #: Families whose attention rotates adjacent pairs (x[2i], x[2i+1]) rather than halves
-#: (``rotate_every_two`` / ``repeat_interleave`` in their modeling files).
+#: (``rotate_every_two``, or a ``rotate_half`` on ``x[..., 0::2]`` / ``x[..., 1::2]`` with
+#: ``repeat_interleave``d cos/sin, in their modeling files; tests/test_rope_layouts.py).
 INTERLEAVED = frozenset(
     {"codegen", "cohere", "cohere2", "cohere2_moe", "deepseek_v2", "ergo", "gptj", "glm_ocr_text"}
+    | {"blt", "blt_global_transformer", "blt_local_decoder", "blt_local_encoder", "blt_patcher"}
+    | {"deepseek_v4", "ernie4_5", "ernie4_5_moe", "ernie4_5_vl_moe_text", "glm", "glm4"}
+    | {"glm4v_text", "helium", "moonshine", "moonshine_streaming"}
 )
 #: Families whose config class defaults ``rope_interleave`` to true: the checkpoint's rotated
 #: channels come in adjacent pairs, which ``apply_rotary_pos_emb_interleave`` regroups into
@@ -61,3 +82,29 @@ ROPE_ON_SLIDING_ONLY = frozenset({"cohere2", "cohere2_moe", "exaone4"})
 NOPE_INTERVAL_DEFAULTS = MappingProxyType({"llama4_text": 4, "smollm3": 4})
 #: Families whose NoPE layers scale the queries (``attn_temperature_tuning``: Llama 4).
 TEMPERATURE_NOPE = frozenset({"llama4", "llama4_text"})
+
+
+def no_rope_reason(section: Mapping[str, Any]) -> str | None:
+    """Why the text model ``section`` has no RoPE at all, or None when it has some.
+
+    A family of :data:`NO_ROPE_MODELS`, or a ``qk_rope_head_dim`` of 0 (no channel rotates).
+
+    >>> no_rope_reason({"qk_rope_head_dim": 0, "qk_nope_head_dim": 256})
+    'qk_rope_head_dim 0: no channel of the head rotates'
+    >>> no_rope_reason({"head_dim": 128}) is None
+    True
+    """
+    family = str(section.get("model_type"))
+    for name in (family, f"{family}_text"):
+        if name in NO_ROPE_MODELS:
+            return NO_ROPE_MODELS[name]
+    width = section.get("qk_rope_head_dim")
+    if isinstance(width, int) and not isinstance(width, bool) and width == 0:
+        return "qk_rope_head_dim 0: no channel of the head rotates"
+    labels = section.get("rope_parameters")
+    if not isinstance(labels, Mapping) or not labels:
+        return None
+    fields = any(str(k).startswith("rope_") or k in ("type", "factor") for k in labels)
+    if not fields and all(v is None for v in labels.values()):
+        return "rope_parameters: every layer type's rope is null"
+    return None

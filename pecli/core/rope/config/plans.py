@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from .families import TEMPERATURE_NOPE
+from .families import TEMPERATURE_NOPE, no_rope_reason
 from .layer_types import nope_kinds, rope_flags
 from .reading import RopeReading, read_rope
 from .shapes import ALL, nope_labels, rope_tables, text_section
+from .widths import head_widths
 
 __all__ = [
     "LayerRow",
@@ -90,7 +91,8 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     ------
     ParameterError
         ``config``: no ``num_hidden_layers``; a per-layer list of another length; a layer
-        type with no rope parameters; anything :func:`.read_rope` refuses.
+        type with no rope parameters; anything :func:`.read_rope` refuses. A model without
+        RoPE (:func:`.families.no_rope_reason`, or every rope null) is a plan of NoPE rows.
 
     Examples
     --------
@@ -102,20 +104,24 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     """
     _, section = text_section(config)
     kinds, rotates = rope_flags(config)
-    nope = nope_kinds(section, kinds)
-    notes: list[str] = [
+    reason = no_rope_reason(section)
+    nope = set(kinds) if reason else nope_kinds(section, kinds)
+    notes: list[str] = [f"no RoPE: {reason}"] if reason else []
+    notes += [
         f"rope_parameters {k}: null, its layers rotate nothing"
         for k in sorted(nope_labels(section))
     ]
-    notes += [f"layer type {k}: no attention, no RoPE" for k in sorted(nope - nope_labels(section))]
-    tables = rope_tables(section, [])
+    plain = set() if reason else nope - nope_labels(section)
+    notes += [f"layer type {k}: no attention, no RoPE" for k in sorted(plain)]
+    tables = {} if reason else rope_tables(section, [])
     labels = _labels(tables, [k for k in kinds if k not in nope])
     readings = {label: read_rope(config, label) for label in labels}
     for reading in readings.values():
         notes += [n for n in reading.notes if n not in notes]
     named = {kind: "" if kind in nope else _label(tables, kind) for kind in set(kinds)}
-    if not readings:
-        raise ParameterError("config", "has no RoPE layer: every layer type's rope is null", nope)
+    if not readings:  # a model without RoPE: every layer NoPE
+        notes += [] if reason else ["no layer rotates"]
+        return [_nope_row(section, kind) for kind in kinds], notes
     fallback = next(iter(readings.values()))
     rows = [
         _row(section, kind, rope, named[kind], readings.get(named[kind], fallback))
@@ -145,10 +151,22 @@ def _row(
     )
 
 
+def _nope_row(section: Mapping[str, Any], kind: str) -> LayerRow:
+    """A layer of a model without RoPE (its head width when the config gives one, else 0)."""
+    try:
+        head = head_widths(section, []).head
+    except ParameterError:
+        given = section.get("qk_head_dim")
+        head = given if isinstance(given, int) else 0
+    window = _window(section, kind)
+    return LayerRow(kind, False, "", math.nan, "", None, 0, head, 0, "", window, None)
+
+
 def _window(section: Mapping[str, Any], kind: str) -> int | None:
     """The sliding window of a sliding layer, the chunk of a chunked one (Llama 4)."""
-    if "sliding" in kind:
-        return section.get("sliding_window")
+    if "sliding" in kind:  # Inkling2: sliding_window_size
+        window: int | None = section.get("sliding_window", section.get("sliding_window_size"))
+        return window
     return section.get("attention_chunk_size") if "chunked" in kind else None
 
 
@@ -213,7 +231,7 @@ def layer_maps(rows: list[LayerRow]) -> tuple[str, str]:
 
 def _attends(row: LayerRow) -> bool:
     """Whether a row is an attention layer (not a convolution or an MLP-only block)."""
-    return row.rope or "attention" in row.kind
+    return row.rope or "attention" in row.kind or "hybrid" in row.kind  # Inkling2's hybrid
 
 
 def _labels(tables: Mapping[str, Any], kinds: list[str]) -> set[str]:

@@ -18,7 +18,7 @@ from ..frequencies import rope_frequencies
 from ..number_rules import shown
 from ..registry import RECORDS
 from ..spec import RopeSpec, check_spec
-from .families import INTERLEAVE_BY_DEFAULT, INTERLEAVED, PARTIAL_DEFAULTS
+from .families import INTERLEAVE_BY_DEFAULT, INTERLEAVED, PARTIAL_DEFAULTS, no_rope_reason
 from .shapes import ALL, label_section, rope_tables, text_section
 from .widths import Widths, head_widths
 
@@ -144,6 +144,9 @@ def read_rope(
         where, section = text_section(config, path)
         if where:
             notes.append(f"the text model's config is {where}")
+        if reason := no_rope_reason(section):
+            rule = f"has no RoPE: {reason} (pecli rope layers prints its plan)"
+            raise ParameterError("config", rule, section.get("model_type"))
         tables = rope_tables(section, notes)
         params = _pick(tables, label)
         section = dict(label_section(section, label))

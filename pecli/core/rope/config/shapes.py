@@ -90,7 +90,7 @@ def rope_tables(section: Mapping[str, Any], notes: list[str]) -> dict[str, dict[
 
     """
     modern = _object(section, "rope_parameters")
-    if modern and any(isinstance(v, Mapping) for v in modern.values()):
+    if modern and _per_label(modern):
         modern = {k: v for k, v in modern.items() if v is not None}  # null: NoPE layers
         if not all(isinstance(v, Mapping) for v in modern.values()):
             rule = "field rope_parameters must hold either one dict per label or plain fields"
@@ -102,6 +102,18 @@ def rope_tables(section: Mapping[str, Any], notes: list[str]) -> dict[str, dict[
         return tables
     params = _flat(section, modern, notes)
     return _split_legacy(section, params, notes)
+
+
+def _per_label(modern: Mapping[str, Any]) -> bool:
+    """Whether ``rope_parameters`` holds one entry per label: a dict, or null for every label.
+
+    >>> _per_label({"full_attention": None}), _per_label({"rope_theta": None})
+    (True, False)
+    """
+    if any(isinstance(v, Mapping) for v in modern.values()):
+        return True
+    fields = any(str(k).startswith("rope_") or k in ("type", "factor") for k in modern)
+    return bool(modern) and not fields and all(v is None for v in modern.values())
 
 
 def _flat(
@@ -232,6 +244,6 @@ def nope_labels(section: Mapping[str, Any]) -> set[str]:
     ['full_attention']
     """
     modern = section.get("rope_parameters")
-    if not isinstance(modern, Mapping) or not any(isinstance(v, Mapping) for v in modern.values()):
+    if not isinstance(modern, Mapping) or not _per_label(modern):
         return set()
     return {label for label, value in modern.items() if value is None}
