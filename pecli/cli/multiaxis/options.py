@@ -16,8 +16,8 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.multiaxis.mrope_presets import MROPE_PRESETS, readers
-from ...core.multiaxis.resolve import PRESETS
+from ...core.multiaxis.mrope_presets import readers
+from ...core.multiaxis.resolve import PRESETS, TEXT_PRESETS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.multiaxis.cache import IdSource
@@ -42,21 +42,21 @@ class Release(StrEnum):
     v4 = "4"
 
 
-#: The Qwen-VL models of ``mrope-ids --model``: the M-RoPE presets' names.
+#: The models of ``mrope-ids --model``: every text preset's name (Qwen-VL, GLM, ERNIE, Omni).
 Model = StrEnum(  # type: ignore[misc]
-    "Model", [(re.sub(r"\W", "_", name), name) for name in MROPE_PRESETS]
+    "Model", [(re.sub(r"\W", "_", name), name) for name in TEXT_PRESETS]
 )
 FIRST_MODEL = next(iter(Model))
-#: Each M-RoPE preset that takes another model's ids, and whose.
-_BORROWED = ", ".join(f"the ids of {p.rules}" for p in MROPE_PRESETS.values() if p.rules != p.name)
+#: Each text preset that takes another model's ids, and whose.
+_BORROWED = "; ".join(
+    f"{p.name}: the ids of {p.borrows}" for p in TEXT_PRESETS.values() if p.borrows
+)
 
 PresetOpt = Annotated[
     str | None,
     _option("--preset", f"{_listed(list(PRESETS))} (pecli rope axis-map lists them)."),
 ]
-ModelOpt = Annotated[
-    Model, _option("--model", f"{_listed(list(MROPE_PRESETS))}" + f" ({_BORROWED}).")
-]
+ModelOpt = Annotated[Model, _option("--model", f"{_listed(list(TEXT_PRESETS))} ({_BORROWED}).")]
 HeadDimOpt = Annotated[
     int | None,
     _option(
