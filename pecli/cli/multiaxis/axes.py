@@ -20,6 +20,7 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutMergeOpt,
     LayoutReleaseOpt,
     PatchOpt,
     PresetOpt,
@@ -31,6 +32,7 @@ from .options import (
     WidthsOpt,
     _option,
     id_source,
+    layout_rules,
     plan_of,
 )
 
@@ -85,6 +87,7 @@ def axes_command(
     tokens: TokensOpt = None,
     release: LayoutReleaseOpt = None,
     tokens_per_second: TokensPerSecondOpt = None,
+    spatial_merge_size: LayoutMergeOpt = None,
     fps: FpsOpt = None,
     patch: PatchOpt = None,
     rope_scale: RopeScaleOpt = None,
@@ -108,12 +111,11 @@ def axes_command(
     given = {
         "grid": grid,
         "text": text,
-        "tokens": tokens,
         "fps": fps,
-        "release": release and release.value,
         "patch": patch,
+        **layout_rules(tokens, release, tokens_per_second, spatial_merge_size),
     }
-    source = id_source(plan, chosen, output, ids=ids, tokens_per_second=tokens_per_second, **given)
+    source = id_source(plan, chosen, output, ids=ids, **given)
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value
     spec = AxesSpec(plan, source, form.value, part.value, dtype.value, mode)

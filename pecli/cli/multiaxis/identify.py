@@ -17,6 +17,7 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutMergeOpt,
     LayoutReleaseOpt,
     PatchOpt,
     PresetOpt,
@@ -24,6 +25,7 @@ from .options import (
     TokensOpt,
     TokensPerSecondOpt,
     grid_of,
+    layout_rules,
     read_ids,
 )
 
@@ -51,6 +53,7 @@ def identify_axes_command(
     tokens: TokensOpt = None,
     release: LayoutReleaseOpt = None,
     tokens_per_second: TokensPerSecondOpt = None,
+    spatial_merge_size: LayoutMergeOpt = None,
     fmt: FormatOpt = None,
     output: Output = "-",
     quiet: Quiet = False,
@@ -77,18 +80,12 @@ def identify_axes_command(
     given = {
         "grid": grid,
         "text": text,
-        "tokens": tokens,
-        "release": release and release.value,
         "fps": fps,
         "patch": patch,  # --grid is then a latent size, each preset's own patch with model
+        **layout_rules(tokens, release, tokens_per_second, spatial_merge_size),
     }
     found = identify_axes(
-        cache,
-        preset=preset,
-        head_dim=head_dim,
-        ids=read_ids(ids, output),
-        tokens_per_second=tokens_per_second,
-        **grid_of(given),
+        cache, preset=preset, head_dim=head_dim, ids=read_ids(ids, output), **grid_of(given)
     )
     _report(found, kind, output)
     say_written(output, quiet=quiet)

@@ -146,6 +146,15 @@ LayoutReleaseOpt = Annotated[
         "start + max(h, w)) or 4 (at the largest id + 1). [default: 5.24]",
     ),
 ]
+#: ``rope axes`` and ``identify-axes``: a token layout's spatial_merge_size (None: 2).
+LayoutMergeOpt = Annotated[
+    int | None,
+    _option(
+        "--spatial-merge-size",
+        "With --tokens, the vision config's spatial_merge_size: an image or video grid's H and W "
+        "are merged by it [default: 2, as in every Qwen-VL, GLM, ERNIE and Omni checkpoint].",
+    ),
+]
 TokensPerSecondOpt = Annotated[
     int | None,
     _option(
@@ -214,6 +223,18 @@ def id_source(
     from ...core.multiaxis.resolve import resolve_ids
 
     return resolve_ids(plan, chosen, ids=read_ids(ids, output), **grid_of(given))
+
+
+def layout_rules(
+    tokens: str | None, release: Release | None, tokens_per_second: int | None, merge: int | None
+) -> dict[str, Any]:
+    """A token layout and the knobs of its get_rope_index, as the core takes them."""
+    return {
+        "tokens": tokens,
+        "release": release and release.value,
+        "tokens_per_second": tokens_per_second,
+        "spatial_merge_size": merge,
+    }
 
 
 def read_ids(ids: str | None, output: str) -> np.ndarray | None:

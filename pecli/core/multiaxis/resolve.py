@@ -249,6 +249,7 @@ def check_id_options(
     fps: float | None = None,
     tokens_per_second: int | None = None,
     release: str | None = None,
+    spatial_merge_size: int | None = None,
     **_: Any,
 ) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
@@ -272,10 +273,14 @@ def check_id_options(
         raise ParameterError("fps", "must be a number > 0 (video frames at base_fps/fps)", fps)
     if tokens is not None:
         _check_tokens(tokens)
-    if tokens_per_second is not None and not 1 <= tokens_per_second <= 1 << 20:
-        rule = "must be an integer from 1 to 2^20"
-        raise ParameterError("tokens_per_second", rule, tokens_per_second)
-    _check_layout_rules(tokens, {"tokens_per_second": tokens_per_second, "release": release})
+    for name, value in (
+        ("tokens_per_second", tokens_per_second),
+        ("spatial_merge_size", spatial_merge_size),
+    ):
+        if value is not None and not 1 <= value <= 1 << 20:
+            raise ParameterError(name, "must be an integer from 1 to 2^20", value)
+    knobs = {"tokens_per_second": tokens_per_second, "release": release}
+    _check_layout_rules(tokens, {**knobs, "spatial_merge_size": spatial_merge_size})
 
 
 def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
@@ -285,9 +290,10 @@ def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
     if rules.get("tokens_per_second") is not None:
         rule = f"goes with `tokens` and {readers('tokens_per_second')} only (its video times)"
         raise ParameterError("tokens_per_second", rule, rules["tokens_per_second"])
-    if rules.get("release") is not None:
-        rule = "goes with `tokens` only (whose get_rope_index places a Qwen-VL layout)"
-        raise ParameterError("release", rule, rules["release"])
+    for name in ("release", "spatial_merge_size"):
+        if rules.get(name) is not None:
+            rule = "goes with `tokens` only (whose get_rope_index places a Qwen-VL layout)"
+            raise ParameterError(name, rule, rules[name])
 
 
 def _check_tokens(tokens: str) -> None:
