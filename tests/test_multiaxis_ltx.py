@@ -173,3 +173,17 @@ def test_identify_does_not_name_ltx_video_on_a_shifted_table(run_cli, tmp_path):
     np.save(path, np.concatenate([cos, sin], axis=1))
     result = run_cli("rope", "identify-axes", str(path), "--grid", "3x2x4", "--preset", "ltx-video")
     assert result.exit_code == 1 and "ltx-video: differs" in result.stdout
+
+
+def test_plot_axes_counts_the_padding_apart(run_cli, tmp_path):
+    """LTX-Video at 2048: 341 rungs on each of t, h, w and one padding pair (2048 % 6 = 2)."""
+    summary = run_cli("rope", "axis-map", "--preset", "ltx-video").stdout
+    assert "1024 pairs (t 341, h 341, w 341, padding 1)" in summary
+    out, data = tmp_path / "ltx.png", tmp_path / "ltx.csv"
+    args = ("rope", "plot-axes", "--preset", "ltx-video", "-o", str(out), "--data", str(data))
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    axis = np.loadtxt(data, delimiter=",", skiprows=1)[:, 1]
+    assert axis[0] == -1 and [int((axis == a).sum()) for a in (0, 1, 2)] == [341] * 3
+    ltx2 = run_cli("rope", "axis-map", "--preset", "ltx-2").stdout  # 4096 % 6 = 4: 2 pairs
+    assert "2048 pairs (t 682, h 682, w 682, padding 2)" in ltx2

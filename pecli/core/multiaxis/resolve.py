@@ -342,13 +342,16 @@ def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
 def plan_data(plan: AxisPlan) -> tuple[np.ndarray, list[str]]:
     """The pairs' table as numbers (pair, axis as its index, k, D, ω, λ) and its column names.
 
+    A padding pair (``D = 0``, LTX's) has axis −1.
+
     >>> table, names = plan_data(per_axis([2, 4], theta=100.0, axes=("x", "y")))
     >>> names, table[:, 1].tolist()
     (['pair', 'axis', 'k', 'D', 'inv_freq', 'wavelength'], [0.0, 1.0, 1.0])
     """
     columns = plan_columns(plan)
     names = ["pair", "axis", "k", "D", "inv_freq", "wavelength"]
-    values = {**columns, "axis": np.array(plan.axis)}
+    axis = np.where(np.array(plan.denominator) == 0, -1, np.array(plan.axis))
+    values = {**columns, "axis": axis}
     return np.column_stack([values[name] for name in names]), names
 
 
