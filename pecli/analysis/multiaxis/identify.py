@@ -214,7 +214,8 @@ def _candidates(
     )
 
     check_id_options(head_dim=head_dim, ids=ids, **given)  # named, not "fits no preset"
-    names = [preset] if preset else distinct_presets()  # SkyReels-V2's cache is Wan's
+    scaled = given.get("scale_factor") is not None  # Kandinsky 5's cache is then its own
+    names = [preset] if preset else distinct_presets(scaled)  # SkyReels-V2's cache is Wan's
     found, last = [], None
     for name in names:
         try:

@@ -25,6 +25,7 @@ from .options import (
     PatchOpt,
     PresetOpt,
     RopeScaleOpt,
+    ScaleFactorOpt,
     TextOpt,
     ThetaOpt,
     TokensOpt,
@@ -90,6 +91,7 @@ def axes_command(
     spatial_merge_size: LayoutMergeOpt = None,
     fps: FpsOpt = None,
     patch: PatchOpt = None,
+    scale_factor: ScaleFactorOpt = None,
     rope_scale: RopeScaleOpt = None,
 ) -> None:
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
@@ -113,6 +115,7 @@ def axes_command(
         "text": text,
         "fps": fps,
         "patch": patch,
+        "scale_factor": scale_factor,
         **layout_rules(tokens, release, tokens_per_second, spatial_merge_size),
     }
     source = id_source(plan, chosen, output, ids=ids, **given)

@@ -21,6 +21,7 @@ from .options import (
     LayoutReleaseOpt,
     PatchOpt,
     PresetOpt,
+    ScaleFactorOpt,
     TextOpt,
     TokensOpt,
     TokensPerSecondOpt,
@@ -59,6 +60,7 @@ def identify_axes_command(
     quiet: Quiet = False,
     fps: FpsOpt = None,
     patch: PatchOpt = None,
+    scale_factor: ScaleFactorOpt = None,
 ) -> None:
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.
 
@@ -82,6 +84,7 @@ def identify_axes_command(
         "text": text,
         "fps": fps,
         "patch": patch,  # --grid is then a latent size, each preset's own patch with model
+        "scale_factor": scale_factor,
         **layout_rules(tokens, release, tokens_per_second, spatial_merge_size),
     }
     found = identify_axes(

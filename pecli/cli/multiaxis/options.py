@@ -120,6 +120,14 @@ RopeScaleOpt = Annotated[
         "Cosmos: the NTK scale per axis t,h,w (θ of axis a = 10000·s^(w/(w−2))) [default: 2,1,1].",
     ),
 ]
+ScaleFactorOpt = Annotated[
+    str | None,
+    _option(
+        "--scale-factor",
+        "Kandinsky 5: the pipeline's scale_factor t,h,w, each grid position divided by it "
+        "(1,2,2 for 480p videos, 1,3.16,3.16 above; images 1,1,1) [default: none].",
+    ),
+]
 TokensOpt = Annotated[
     str | None,
     _option(
@@ -249,9 +257,11 @@ def read_ids(ids: str | None, output: str) -> np.ndarray | None:
 
 
 def grid_of(given: dict[str, Any]) -> dict[str, Any]:
-    """``given`` with its ``grid`` (and ``patch``: sizes or ``model``) read into sizes."""
-    grid, read = given.get("grid"), {}
+    """``given`` with ``grid`` and ``patch`` (sizes or ``model``) read, and ``scale_factor``."""
+    grid, read = given.get("grid"), dict[str, Any]()
     if given.get("patch") is not None:
         word = str(given["patch"]).strip().lower()
         read["patch"] = word if word == "model" else parse_sizes(word, "patch")
+    if given.get("scale_factor") is not None:
+        read["scale_factor"] = parse_numbers(given["scale_factor"], "scale_factor")
     return {**given, **read, "grid": None if grid is None else parse_sizes(grid, "grid")}

@@ -82,6 +82,7 @@ DIT_PRESETS: dict[str, AxisPreset] = {
             idmod.grid_ids,
             patch=(1, 2, 2),
             cache_of="cogvideox-1.5",
+            scale_factor=True,
         ),
         AxisPreset(
             "hidream",

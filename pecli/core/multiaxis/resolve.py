@@ -54,13 +54,19 @@ def axes_for(count: int) -> tuple[str, ...]:
     )
 
 
-def distinct_presets() -> list[str]:
+def distinct_presets(scaled: bool = False) -> list[str]:
     """The presets whose caches are their own (not another's under a second name).
+
+    ``scaled``: the presets whose positions take a scale (their caches are then their own).
 
     >>> "skyreels-v2" in distinct_presets(), "wan" in distinct_presets()
     (False, True)
+    >>> distinct_presets(scaled=True)
+    ['kandinsky5']
 
     """
+    if scaled:
+        return [name for name, p in PRESETS.items() if getattr(p, "scale_factor", False)]
     return [name for name, p in PRESETS.items() if not getattr(p, "cache_of", "")]
 
 
@@ -152,6 +158,7 @@ def resolve_ids(
     tokens: str | None = None,
     fps: float | None = None,
     patch: Sequence[int] | str | None = None,
+    scale_factor: Sequence[float] | None = None,
     **rules: Any,
 ) -> IdSource:
     """The ids: explicit ``ids``, a preset's ``grid`` (and ``text``), ``tokens``, or a grid.
@@ -159,15 +166,16 @@ def resolve_ids(
     ``tokens`` is the layout of an M-RoPE preset (``rules``: ``release``, ``tokens_per_second``,
     ``spatial_merge_size``); without a preset, ``grid`` gives a plain row-major grid. With
     ``patch`` (sizes, or ``"model"``: the preset's), ``grid`` is the latent's size
-    (:func:`latent_grid`).
+    (:func:`latent_grid`); ``scale_factor`` divides the grid's positions (Kandinsky 5).
 
     >>> plan, preset = resolve_plan("flux")
     >>> resolve_ids(plan, preset, grid=(2, 3), text=1, ids=None).n
     7
     """
     _one_source(grid, tokens, ids, text)
-    if patch is not None and grid is None:
-        raise ParameterError("patch", "goes with `grid` (the latent's size)", patch)
+    for name, value in (("patch", patch), ("scale_factor", scale_factor)):
+        if value is not None and grid is None:
+            raise ParameterError(name, "goes with `grid` (the latent's size)", value)
     _check_layout_rules(tokens, rules)
     if ids is not None:
         if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
@@ -187,7 +195,9 @@ def resolve_ids(
     if patch is not None:
         grid = latent_grid(grid, preset, None if isinstance(patch, str) else tuple(patch))
     if preset is not None:
-        return preset.id_source(grid, text, fps)
+        return preset.id_source(grid, text, fps, scale_factor)
+    if scale_factor is not None:
+        raise ParameterError("scale_factor", "goes with `preset` kandinsky5 only", scale_factor)
     if text:
         raise ParameterError("text", "needs a `preset` (which says where text tokens go)", text)
     sizes = check_grid(grid, len(plan.axes))
