@@ -302,13 +302,12 @@ def test_the_core_names_other_parameters_and_the_command_line_shows_their_option
 
 def test_the_preset_and_model_lists_are_the_records(run_cli):
     """The help lists derive from the preset records: a new preset is in them at once."""
-    from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
-    from pecli.core.multiaxis.resolve import PRESETS
+    from pecli.core.multiaxis.resolve import PRESETS, TEXT_PRESETS
 
     names = list(PRESETS)
     listed = "".join(f"{', '.join(names[:-1])} or {names[-1]}".split())
     for command in ("axes", "axis-map", "plot-axes", "identify-axes"):
         assert listed in "".join(run_cli("rope", command, "--help").stdout.split()), command
     models = "".join(run_cli("rope", "mrope-ids", "--help").stdout.split())
-    assert "[" + "|".join(MROPE_PRESETS) + "]" in models
-    assert "qwen3.5(theidsofqwen3-vl)" in models  # Qwen3.5 borrows Qwen3-VL's get_rope_index
+    assert "[" + "|".join(TEXT_PRESETS) + "]" in models  # Qwen-VL, GLM, ERNIE, Omni
+    assert "qwen3.5:theidsofqwen3-vl" in models  # Qwen3.5 borrows Qwen3-VL's get_rope_index

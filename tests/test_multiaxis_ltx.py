@@ -146,3 +146,44 @@ def test_ltx_fps_moves_the_time_coordinate(run_cli):
     assert faster[1, 0] == np.float32(np.float32(np.float32(8 / 50) / np.float32(20)) * 2 - 1)
     refused = run_cli("rope", "axes", "--preset", "ltx-video", "--grid", "2x1x1", "--fps", "0")
     assert refused.exit_code == 2 and "--fps" in refused.output
+
+
+@pytest.mark.parametrize("dim", [2048, 4096])
+def test_identify_names_ltx_video_on_diffusers_table(run_cli, tmp_path, dim):
+    """diffusers' own LTX-Video cache is named: its float32 ladder (torch's powf, 3 of 341
+    values 1 ulp off the correctly rounded power) is a faithful float32 port of the preset's."""
+    cos, sin = (FIXTURES[f"ltxv_d{dim}_{p}"].table for p in ("cos", "sin"))
+    path = tmp_path / "ltxv.npy"
+    np.save(path, np.concatenate([cos, sin], axis=1))
+    result = run_cli("rope", "identify-axes", str(path), "--grid", "2x3x4")
+    assert result.exit_code == 0, result.output
+    assert "ltx-video: matches (float32 arithmetic)" in result.stdout
+    # the model's float32 ladder is several ulps off the exact φ_k (mpmath): only a port's
+    # allowance per pair's ω can name it
+    ladder = FIXTURES[f"ltxv_d{dim}_ladder"].table
+    n = dim // 6
+    exact = np.float32([float(phi(k, n)) for k in range(n)])
+    assert 2 < ulps32(ladder, exact).max() <= 8
+
+
+def test_identify_does_not_name_ltx_video_on_a_shifted_table(run_cli, tmp_path):
+    """The float32-port allowance is per pair's ω, not per value: ids one frame late fail."""
+    cos, sin = (FIXTURES[f"ltxv_d2048_{p}"].table for p in ("cos", "sin"))
+    path = tmp_path / "ltxv.npy"
+    np.save(path, np.concatenate([cos, sin], axis=1))
+    result = run_cli("rope", "identify-axes", str(path), "--grid", "3x2x4", "--preset", "ltx-video")
+    assert result.exit_code == 1 and "ltx-video: differs" in result.stdout
+
+
+def test_plot_axes_counts_the_padding_apart(run_cli, tmp_path):
+    """LTX-Video at 2048: 341 rungs on each of t, h, w and one padding pair (2048 % 6 = 2)."""
+    summary = run_cli("rope", "axis-map", "--preset", "ltx-video").stdout
+    assert "1024 pairs (t 341, h 341, w 341, padding 1)" in summary
+    out, data = tmp_path / "ltx.png", tmp_path / "ltx.csv"
+    args = ("rope", "plot-axes", "--preset", "ltx-video", "-o", str(out), "--data", str(data))
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    axis = np.loadtxt(data, delimiter=",", skiprows=1)[:, 1]
+    assert axis[0] == -1 and [int((axis == a).sum()) for a in (0, 1, 2)] == [341] * 3
+    ltx2 = run_cli("rope", "axis-map", "--preset", "ltx-2").stdout  # 4096 % 6 = 4: 2 pairs
+    assert "2048 pairs (t 682, h 682, w 682, padding 2)" in ltx2

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 from pecli.core.multiaxis.presets import AXIS_PRESETS
 from pecli.core.multiaxis.resolve import PRESETS, TEXT_PRESETS
 from pecli.core.ports.arithmetic import ARITHMETICS
@@ -73,7 +72,7 @@ def test_cli_md_lists_every_preset_and_model_in_the_records_order():
     presets = option_cell("cli.md", "## pecli rope axes", "--preset")
     assert quoted(presets)[: len(PRESETS)] == list(PRESETS)
     models = option_cell("cli.md", "## pecli rope mrope-ids", "--model")
-    assert quoted(models) == list(MROPE_PRESETS)
+    assert quoted(models) == list(TEXT_PRESETS)  # mrope-ids takes every text preset
 
 
 # --- engines, rope modes, arithmetics -------------------------------------------------------

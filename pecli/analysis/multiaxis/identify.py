@@ -217,8 +217,10 @@ def _candidates(
     )
 
     check_id_options(head_dim=head_dim, ids=ids, **given)  # named, not "fits no preset"
-    names = [preset] if preset else distinct_presets()  # SkyReels-V2's cache is Wan's
-    found, last = [], None
+    scaled = given.get("scale_factor") is not None  # Kandinsky 5's cache is then its own
+    names = [preset] if preset else distinct_presets(scaled)  # SkyReels-V2's cache is Wan's
+    found: list[Candidate] = []
+    last = None
     for name in names:
         # a config's preset keeps its own head (its rotated share may be part of it)
         head = head_dim or (2 * shape[1] if isinstance(name, str) else None)
@@ -228,11 +230,20 @@ def _candidates(
         except ParameterError as error:
             last = error
             continue
-        if source.n == shape[0] and (plan.pairs == shape[1] or preset):
-            found.append((str(getattr(chosen, "name", name)), plan, source.rows(0, source.n)))
+        rows = source.rows(0, source.n) if source.n == shape[0] else None
+        if rows is not None and (plan.pairs == shape[1] or preset) and not _seen(found, plan, rows):
+            found.append((str(getattr(chosen, "name", name)), plan, rows))
     if not found:
         if preset and last is not None:
             raise last
         rule = f"fits no preset of width {2 * shape[1]} with these ids ({shape[0]} rows)"
         raise ParameterError("file", rule, "none")
     return found
+
+
+def _seen(found: list[Candidate], plan: AxisPlan, ids: np.ndarray) -> bool:
+    """Whether an earlier candidate makes this very cache: the first one is named.
+
+    ChronoEdit's cache is Wan's but for an edit's two frames.
+    """
+    return any(p == plan and np.array_equal(i, ids) for _, p, i in found)

@@ -21,10 +21,12 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutMergeOpt,
     LayoutReleaseOpt,
     PatchOpt,
     PresetOpt,
     RopeScaleOpt,
+    ScaleFactorOpt,
     TextOpt,
     ThetaOpt,
     TokensOpt,
@@ -32,6 +34,7 @@ from .options import (
     WidthsOpt,
     _option,
     id_source,
+    layout_rules,
     plan_of,
 )
 
@@ -86,8 +89,10 @@ def axes_command(
     tokens: TokensOpt = None,
     release: LayoutReleaseOpt = None,
     tokens_per_second: TokensPerSecondOpt = None,
+    spatial_merge_size: LayoutMergeOpt = None,
     fps: FpsOpt = None,
     patch: PatchOpt = None,
+    scale_factor: ScaleFactorOpt = None,
     rope_scale: RopeScaleOpt = None,
     config: AxesConfigOpt = None,
 ) -> None:
@@ -111,12 +116,12 @@ def axes_command(
     given = {
         "grid": grid,
         "text": text,
-        "tokens": tokens,
         "fps": fps,
-        "release": release and release.value,
         "patch": patch,
+        "scale_factor": scale_factor,
+        **layout_rules(tokens, release, tokens_per_second, spatial_merge_size),
     }
-    source = id_source(plan, chosen, output, ids=ids, tokens_per_second=tokens_per_second, **given)
+    source = id_source(plan, chosen, output, ids=ids, **given)
     model = chosen.dtype if chosen else "float64"
     mode = model if arithmetic is AxisArithmetic.model else arithmetic.value
     spec = AxesSpec(plan, source, form.value, part.value, dtype.value, mode)

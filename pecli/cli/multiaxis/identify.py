@@ -18,13 +18,16 @@ from .options import (
     GridOpt,
     HeadDimOpt,
     IdsOpt,
+    LayoutMergeOpt,
     LayoutReleaseOpt,
     PatchOpt,
     PresetOpt,
+    ScaleFactorOpt,
     TextOpt,
     TokensOpt,
     TokensPerSecondOpt,
     grid_of,
+    layout_rules,
     preset_or_config,
     read_ids,
 )
@@ -53,12 +56,14 @@ def identify_axes_command(
     tokens: TokensOpt = None,
     release: LayoutReleaseOpt = None,
     tokens_per_second: TokensPerSecondOpt = None,
+    spatial_merge_size: LayoutMergeOpt = None,
     fmt: FormatOpt = None,
     output: Output = "-",
     quiet: Quiet = False,
     fps: FpsOpt = None,
     patch: PatchOpt = None,
     config: AxesConfigOpt = None,
+    scale_factor: ScaleFactorOpt = None,
 ) -> None:
     """Which multi-axis rotary embedding made a cache: layout, axis of each pair, θ per axis.
 
@@ -81,17 +86,16 @@ def identify_axes_command(
     given = {
         "grid": grid,
         "text": text,
-        "tokens": tokens,
-        "release": release and release.value,
         "fps": fps,
         "patch": patch,  # --grid is then a latent size, each preset's own patch with model
+        "scale_factor": scale_factor,
+        **layout_rules(tokens, release, tokens_per_second, spatial_merge_size),
     }
     found = identify_axes(
         cache,
         preset=preset_or_config(preset, config),
         head_dim=head_dim,
         ids=read_ids(ids, output),
-        tokens_per_second=tokens_per_second,
         **grid_of(given),
     )
     _report(found, kind, output)

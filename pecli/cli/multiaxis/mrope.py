@@ -1,4 +1,4 @@
-"""``pecli rope mrope-ids``: Qwen-VL's (3, seq) position ids of a token layout, and rope_deltas."""
+"""``pecli rope mrope-ids``: a VL or Omni model's (3, seq) position ids, and rope_deltas."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from ...core.multiaxis.mrope import KNOBS
 from ...io import formats, writing
 from ..options import Quiet
 from ..progress import say_written
@@ -46,7 +47,8 @@ def mrope_ids_command(
             "--tokens",
             "The sequence: 'text:5 image:1,8,12 text:3 "
             "video:4,8,12,s=1.0 text:2' (grids T,H,W in patches; s= Qwen2.5-VL's seconds per grid, "
-            "gap= Qwen3-VL's timestamp tokens between frames).",
+            "gap= Qwen3-VL's timestamp tokens between frames); the Omni models also take "
+            "audio:MEL and video+audio:T,H,W,s=S,mel=MEL.",
         ),
     ],
     model: ModelOpt = FIRST_MODEL,
@@ -57,42 +59,46 @@ def mrope_ids_command(
     output: IdsOutput = "-",
     quiet: Quiet = False,
 ) -> None:
-    """Qwen-VL's position ids (t, h, w) of a token layout, as get_rope_index computes them.
+    """The (t, h, w) position ids of a token layout, as the model's get_rope_index computes them.
 
-    Text runs count up on all three axes; an image or video grid (merged by
-    spatial_merge_size) takes t (Qwen2.5-VL: t·seconds·tokens_per_second, truncated), row and
-    column from where the text stopped. rope_deltas (max id + 1 − seq, what generation adds)
-    is printed on stderr and written in the JSON.
+    Qwen-VL, GLM-4.xV, ERNIE 4.5 VL and the Omni models: text runs count up on all three
+    axes; an image or video grid (merged by spatial_merge_size) takes t (Qwen2.5-VL:
+    t·seconds·tokens_per_second, truncated), row and column from where the text stopped; Omni
+    audio takes its tokens' ids on all three. rope_deltas (max id + 1 − seq, what generation
+    adds) is printed on stderr and written in the JSON.
 
     Example: pecli rope mrope-ids --model qwen2.5-vl --tokens "text:3 video:4,4,4,s=0.75 text:2"
     """
-    from ...core.multiaxis.mrope_presets import MROPE_PRESETS
+    from ...core.multiaxis.resolve import TEXT_PRESETS
 
     kind = formats.resolve_format(output, fmt, formats=("csv", "npy", "json"), parameter="output")
     formats.check_output(output, kind)
-    source, delta = MROPE_PRESETS[model.value].token_ids(
+    preset = TEXT_PRESETS[model.value]
+    source, delta = preset.token_ids(
         tokens,
         release=release.value,
         tokens_per_second=tokens_per_second,
         spatial_merge_size=spatial_merge_size,
     )
-    ids = source.array.astype(np.int64)
+    ids = source.array.astype(preset.position_dtype)
+    _write(ids, kind, output, {"model": model.value, "release": release.value}, delta)
+    if not quiet:
+        sys.stderr.write(f"pecli rope mrope-ids: rope_deltas = {delta} ({ids.shape[0]} tokens)\n")
+        if preset.borrows or preset.name in KNOBS:  # a Qwen-VL layout (not an Omni one)
+            _say_reused(tokens, ids, preset.rules, spatial_merge_size)
+    say_written(output, quiet=quiet)
+
+
+def _write(ids: np.ndarray, kind: str, output: str, record: dict[str, str], delta: int) -> None:
+    """The ids ``(seq, 3)`` as csv rows t,h,w, a ``(3, seq)`` npy, or JSON with rope_deltas."""
     if kind == "json":
-        record = {
-            "model": model.value,
-            "release": release.value,
-            "position_ids": ids.T.tolist(),
-            "rope_deltas": delta,
-        }
-        writing.write_json(record, output=output)
+        writing.write_json(
+            {**record, "position_ids": ids.T.tolist(), "rope_deltas": delta}, output=output
+        )
     elif kind == "csv":
         writing.write_records(dict(zip("thw", ids.T, strict=True)), output=output, fmt="csv")
     else:
         writing.write_array(ids.T, output=output)
-    if not quiet:
-        sys.stderr.write(f"pecli rope mrope-ids: rope_deltas = {delta} ({ids.shape[0]} tokens)\n")
-        _say_reused(tokens, ids, MROPE_PRESETS[model.value].rules, spatial_merge_size)
-    say_written(output, quiet=quiet)
 
 
 def _say_reused(tokens: str, ids: np.ndarray, rules: str, merge: int) -> None:

@@ -16,8 +16,8 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.multiaxis.mrope_presets import MROPE_PRESETS, readers
-from ...core.multiaxis.resolve import PRESETS
+from ...core.multiaxis.mrope_presets import readers
+from ...core.multiaxis.resolve import PRESETS, TEXT_PRESETS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.multiaxis.cache import IdSource
@@ -42,21 +42,21 @@ class Release(StrEnum):
     v4 = "4"
 
 
-#: The Qwen-VL models of ``mrope-ids --model``: the M-RoPE presets' names.
+#: The models of ``mrope-ids --model``: every text preset's name (Qwen-VL, GLM, ERNIE, Omni).
 Model = StrEnum(  # type: ignore[misc]
-    "Model", [(re.sub(r"\W", "_", name), name) for name in MROPE_PRESETS]
+    "Model", [(re.sub(r"\W", "_", name), name) for name in TEXT_PRESETS]
 )
 FIRST_MODEL = next(iter(Model))
-#: Each M-RoPE preset that takes another model's ids, and whose.
-_BORROWED = ", ".join(f"the ids of {p.rules}" for p in MROPE_PRESETS.values() if p.rules != p.name)
+#: Each text preset that takes another model's ids, and whose.
+_BORROWED = "; ".join(
+    f"{p.name}: the ids of {p.borrows}" for p in TEXT_PRESETS.values() if p.borrows
+)
 
 PresetOpt = Annotated[
     str | None,
     _option("--preset", f"{_listed(list(PRESETS))} (pecli rope axis-map lists them)."),
 ]
-ModelOpt = Annotated[
-    Model, _option("--model", f"{_listed(list(MROPE_PRESETS))}" + f" ({_BORROWED}).")
-]
+ModelOpt = Annotated[Model, _option("--model", f"{_listed(list(TEXT_PRESETS))} ({_BORROWED}).")]
 HeadDimOpt = Annotated[
     int | None,
     _option(
@@ -129,6 +129,14 @@ RopeScaleOpt = Annotated[
         "Cosmos: the NTK scale per axis t,h,w (θ of axis a = 10000·s^(w/(w−2))) [default: 2,1,1].",
     ),
 ]
+ScaleFactorOpt = Annotated[
+    str | None,
+    _option(
+        "--scale-factor",
+        "Kandinsky 5: the pipeline's scale_factor t,h,w, each grid position divided by it "
+        "(1,2,2 for 480p videos, 1,3.16,3.16 above; images 1,1,1) [default: none].",
+    ),
+]
 TokensOpt = Annotated[
     str | None,
     _option(
@@ -153,6 +161,15 @@ LayoutReleaseOpt = Annotated[
         "--release",
         "With --tokens, whose get_rope_index: 5.24 (text after an image or video goes on at "
         "start + max(h, w)) or 4 (at the largest id + 1). [default: 5.24]",
+    ),
+]
+#: ``rope axes`` and ``identify-axes``: a token layout's spatial_merge_size (None: 2).
+LayoutMergeOpt = Annotated[
+    int | None,
+    _option(
+        "--spatial-merge-size",
+        "With --tokens, the vision config's spatial_merge_size: an image or video grid's H and W "
+        "are merged by it [default: 2, as in every Qwen-VL, GLM, ERNIE and Omni checkpoint].",
     ),
 ]
 TokensPerSecondOpt = Annotated[
@@ -241,6 +258,18 @@ def id_source(
     return resolve_ids(plan, chosen, ids=read_ids(ids, output), **grid_of(given))
 
 
+def layout_rules(
+    tokens: str | None, release: Release | None, tokens_per_second: int | None, merge: int | None
+) -> dict[str, Any]:
+    """A token layout and the knobs of its get_rope_index, as the core takes them."""
+    return {
+        "tokens": tokens,
+        "release": release and release.value,
+        "tokens_per_second": tokens_per_second,
+        "spatial_merge_size": merge,
+    }
+
+
 def read_ids(ids: str | None, output: str) -> np.ndarray | None:
     """The ``--ids`` file as float64 (it may not be the output), or None."""
     if ids is None:
@@ -253,9 +282,11 @@ def read_ids(ids: str | None, output: str) -> np.ndarray | None:
 
 
 def grid_of(given: dict[str, Any]) -> dict[str, Any]:
-    """``given`` with its ``grid`` (and ``patch``: sizes or ``model``) read into sizes."""
-    grid, read = given.get("grid"), {}
+    """``given`` with ``grid`` and ``patch`` (sizes or ``model``) read, and ``scale_factor``."""
+    grid, read = given.get("grid"), dict[str, Any]()
     if given.get("patch") is not None:
         word = str(given["patch"]).strip().lower()
         read["patch"] = word if word == "model" else parse_sizes(word, "patch")
+    if given.get("scale_factor") is not None:
+        read["scale_factor"] = parse_numbers(given["scale_factor"], "scale_factor")
     return {**given, **read, "grid": None if grid is None else parse_sizes(grid, "grid")}

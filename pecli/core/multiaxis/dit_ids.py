@@ -146,3 +146,25 @@ def cosmos3_ids(sizes: Sequence[int], text: int, fps: float | None = None) -> Gr
     return GridIds(
         tuple(sizes), axes=3, columns=(0, 1, 2), text=text, text_axes=(0, 1, 2), coords=coords
     )
+
+
+#: ChronoEdit's ``rope_temporal_skip_len`` (its transformer's default).
+CHRONOEDIT_SKIP = 8
+
+
+def chronoedit_ids(sizes: Sequence[int], text: int, fps: float | None = None) -> GridIds:
+    """ChronoEdit: Wan's ``(frame, row, col)``; a two-frame grid's frames at 0 and ``skip − 1``.
+
+    The pipeline edits an image as 2 latent frames (the input and the edit, 5 video frames);
+    the model then reads its temporal table at rows ``0`` and ``temporal_skip_len − 1`` (7).
+    diffusers ``transformer_chronoedit.py`` ``ChronoEditRotaryPosEmbed.forward``.
+
+    >>> chronoedit_ids((2, 1, 2), 0).rows(0, 4)[:, 0].tolist()
+    [0.0, 0.0, 7.0, 7.0]
+
+    """
+    if sizes[0] != 2:
+        return GridIds(tuple(sizes), axes=3, columns=(0, 1, 2))
+    spatial = [tuple(float(i) for i in range(n)) for n in sizes[1:]]
+    coords = ((0.0, float(CHRONOEDIT_SKIP - 1)), *spatial)
+    return GridIds(tuple(sizes), axes=3, columns=(0, 1, 2), coords=coords)

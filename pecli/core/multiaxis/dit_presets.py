@@ -12,7 +12,7 @@ from . import ids as idmod
 from .mrope import mrope_plan
 from .plan import per_axis
 from .record import AxisPreset
-from .widths import cogvideox_plan, fixed, wan_widths
+from .widths import chronoedit_widths, cogvideox_plan, fixed, wan_widths
 
 __all__ = ["DIT_PRESETS"]
 
@@ -82,6 +82,7 @@ DIT_PRESETS: dict[str, AxisPreset] = {
             idmod.grid_ids,
             patch=(1, 2, 2),
             cache_of="cogvideox-1.5",
+            scale_factor=True,
         ),
         AxisPreset(
             "hidream",
@@ -121,6 +122,19 @@ DIT_PRESETS: dict[str, AxisPreset] = {
             most=1024,
             patch=(1, 2, 2),
             cache_of="wan",
+        ),
+        AxisPreset(
+            "chronoedit",
+            "ChronoEdit: Wan's split and ids; a 2-frame edit's frames at 0 and 7",
+            _D + "transformer_chronoedit.py ChronoEditRotaryPosEmbed",
+            "float64",
+            128,
+            "F H W",
+            "none",
+            lambda d: per_axis(chronoedit_widths(d), theta=10000.0),
+            dit_ids.chronoedit_ids,
+            most=1024,
+            patch=(1, 2, 2),
         ),
         AxisPreset(
             "cosmos3",

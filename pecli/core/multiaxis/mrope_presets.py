@@ -36,6 +36,12 @@ class MropePreset:
     rules: str  # whose get_rope_index: qwen2-vl, qwen2.5-vl or qwen3-vl
     dtype: str = "float32"  # the rotary embedding computes in float32 (autocast off)
     grid: str = "TOKENS"
+    position_dtype: str = "int64"  # the dtype of get_rope_index's position_ids
+
+    @property
+    def borrows(self) -> str | None:
+        """Whose ``get_rope_index`` gives its ids, when another model's (else None)."""
+        return self.rules if self.rules != self.name else None
 
     @property
     def reads(self) -> tuple[str, ...]:

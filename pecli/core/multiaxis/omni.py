@@ -195,8 +195,19 @@ class OmniPreset(MropePreset):
 
     per_second: int = 25
 
+    @property
+    def borrows(self) -> str | None:
+        """None: its ids are its own (TMRoPE), not a Qwen-VL model's."""
+        return None
+
     def token_ids(self, tokens: str, **rules: object) -> tuple[ArrayIds, int]:
         """Ids ``(seq, 3)`` of a layout (:func:`parse_omni`) and ``rope_deltas`` (rounded)."""
+        if rules.get("tokens_per_second") is not None:
+            rule = f"is not read by {self.name} (its position_id_per_seconds is {self.per_second})"
+            raise ParameterError("tokens_per_second", rule, rules["tokens_per_second"])
+        if rules.get("release", "5.24") != "5.24":
+            rule = f"has one rule in {self.name} (each block after the largest id so far)"
+            raise ParameterError("release", rule, rules["release"])
         merge = rules.get("spatial_merge_size", 2)
         if not isinstance(merge, int) or not 1 <= merge <= 1 << 20:
             raise ParameterError("spatial_merge_size", "must be an integer from 1 to 2^20", merge)
@@ -235,6 +246,7 @@ OMNI_PRESETS: dict[str, OmniPreset] = {
             interleaved=True,
             rules="qwen3-vl",
             per_second=13,
+            position_dtype="float32",
         ),
     )
 }

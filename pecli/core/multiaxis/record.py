@@ -7,6 +7,7 @@ docs/multiaxis.md's table derive from these records. Pure NumPy; no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -59,6 +60,9 @@ class AxisPreset:
     cache_of : str
         The preset whose cache this one's equals, plan and ids (SkyReels-V2: ``wan``), which
         ``rope identify-axes`` names for both; empty for a cache of its own.
+    scale_factor : bool
+        Whether the ids take a scale per grid dimension, each position divided by it
+        (Kandinsky 5's ``scale_factor``: ``args / scale_factor``).
 
     """
 
@@ -76,6 +80,7 @@ class AxisPreset:
     fps: bool = False
     scales: int = 0
     cache_of: str = ""
+    scale_factor: bool = False
 
     def plan(
         self, head_dim: int | None = None, rope_scale: Sequence[float] | None = None
@@ -101,17 +106,44 @@ class AxisPreset:
         return self.make_plan(head, scale)
 
     def id_source(
-        self, grid: Sequence[int], text: int = 0, fps: float | None = None
+        self,
+        grid: Sequence[int],
+        text: int = 0,
+        fps: float | None = None,
+        scale: Sequence[float] | None = None,
     ) -> idmod.GridIds | SequenceIds:
         """Ids of ``text`` text tokens and a grid of ``grid`` sizes, in the model's order.
+
+        ``scale``: each grid dimension's positions divided by it (presets with
+        ``scale_factor`` only).
 
         Raises
         ------
         ParameterError
             The wrong number of sizes, a size < 1 (or > 1024 for Wan, whose table stops
-            there), text tokens for a model that does not rotate them.
+            there), text tokens for a model that does not rotate them; a ``scale`` (as
+            ``scale_factor``) for another preset, or not one finite number > 0 per dimension.
 
         """
+        source = self._ids(grid, text, fps)
+        if scale is None:
+            return source
+        values = tuple(float(s) for s in scale)
+        shown = ",".join(f"{s:g}" for s in values)
+        if not self.scale_factor or not isinstance(source, idmod.GridIds) or source.coords:
+            raise ParameterError("scale_factor", "goes with `preset` kandinsky5 only", shown)
+        if len(values) != len(source.sizes) or not all(0 < s < float("inf") for s in values):
+            rule = f"must be {len(source.sizes)} numbers > 0 (one per grid dimension)"
+            raise ParameterError("scale_factor", rule, shown)
+        coords = tuple(
+            tuple((np.arange(n, dtype=np.float64) / s).tolist())
+            for n, s in zip(source.sizes, values, strict=True)
+        )
+        return dataclasses.replace(source, coords=coords)
+
+    def _ids(
+        self, grid: Sequence[int], text: int, fps: float | None
+    ) -> idmod.GridIds | SequenceIds:
         sizes = idmod.check_grid(grid, len(self.grid.split()), most=self.most)
         text = idmod.check_text(text)
         if text and self.text == "none":

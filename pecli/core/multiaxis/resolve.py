@@ -54,13 +54,19 @@ def axes_for(count: int) -> tuple[str, ...]:
     )
 
 
-def distinct_presets() -> list[str]:
+def distinct_presets(scaled: bool = False) -> list[str]:
     """The presets whose caches are their own (not another's under a second name).
+
+    ``scaled``: the presets whose positions take a scale (their caches are then their own).
 
     >>> "skyreels-v2" in distinct_presets(), "wan" in distinct_presets()
     (False, True)
+    >>> distinct_presets(scaled=True)
+    ['kandinsky5']
 
     """
+    if scaled:
+        return [name for name, p in PRESETS.items() if getattr(p, "scale_factor", False)]
     return [name for name, p in PRESETS.items() if not getattr(p, "cache_of", "")]
 
 
@@ -154,6 +160,7 @@ def resolve_ids(
     tokens: str | None = None,
     fps: float | None = None,
     patch: Sequence[int] | str | None = None,
+    scale_factor: Sequence[float] | None = None,
     **rules: Any,
 ) -> IdSource:
     """The ids: explicit ``ids``, a preset's ``grid`` (and ``text``), ``tokens``, or a grid.
@@ -161,15 +168,16 @@ def resolve_ids(
     ``tokens`` is the layout of an M-RoPE preset (``rules``: ``release``, ``tokens_per_second``,
     ``spatial_merge_size``); without a preset, ``grid`` gives a plain row-major grid. With
     ``patch`` (sizes, or ``"model"``: the preset's), ``grid`` is the latent's size
-    (:func:`latent_grid`).
+    (:func:`latent_grid`); ``scale_factor`` divides the grid's positions (Kandinsky 5).
 
     >>> plan, preset = resolve_plan("flux")
     >>> resolve_ids(plan, preset, grid=(2, 3), text=1, ids=None).n
     7
     """
     _one_source(grid, tokens, ids, text)
-    if patch is not None and grid is None:
-        raise ParameterError("patch", "goes with `grid` (the latent's size)", patch)
+    for name, value in (("patch", patch), ("scale_factor", scale_factor)):
+        if value is not None and grid is None:
+            raise ParameterError(name, "goes with `grid` (the latent's size)", value)
     _check_layout_rules(tokens, rules)
     if ids is not None:
         if isinstance(preset, MropePreset) and ids.ndim == 2 and ids.shape[0] == 3 != ids.shape[1]:
@@ -189,7 +197,9 @@ def resolve_ids(
     if patch is not None:
         grid = latent_grid(grid, preset, None if isinstance(patch, str) else tuple(patch))
     if preset is not None:
-        return preset.id_source(grid, text, fps)
+        return preset.id_source(grid, text, fps, scale_factor)
+    if scale_factor is not None:
+        raise ParameterError("scale_factor", "goes with `preset` kandinsky5 only", scale_factor)
     if text:
         raise ParameterError("text", "needs a `preset` (which says where text tokens go)", text)
     sizes = check_grid(grid, len(plan.axes))
@@ -251,6 +261,7 @@ def check_id_options(
     fps: float | None = None,
     tokens_per_second: int | None = None,
     release: str | None = None,
+    spatial_merge_size: int | None = None,
     **_: Any,
 ) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
@@ -274,10 +285,14 @@ def check_id_options(
         raise ParameterError("fps", "must be a number > 0 (video frames at base_fps/fps)", fps)
     if tokens is not None:
         _check_tokens(tokens)
-    if tokens_per_second is not None and not 1 <= tokens_per_second <= 1 << 20:
-        rule = "must be an integer from 1 to 2^20"
-        raise ParameterError("tokens_per_second", rule, tokens_per_second)
-    _check_layout_rules(tokens, {"tokens_per_second": tokens_per_second, "release": release})
+    for name, value in (
+        ("tokens_per_second", tokens_per_second),
+        ("spatial_merge_size", spatial_merge_size),
+    ):
+        if value is not None and not 1 <= value <= 1 << 20:
+            raise ParameterError(name, "must be an integer from 1 to 2^20", value)
+    knobs = {"tokens_per_second": tokens_per_second, "release": release}
+    _check_layout_rules(tokens, {**knobs, "spatial_merge_size": spatial_merge_size})
 
 
 def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
@@ -287,9 +302,10 @@ def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
     if rules.get("tokens_per_second") is not None:
         rule = f"goes with `tokens` and {readers('tokens_per_second')} only (its video times)"
         raise ParameterError("tokens_per_second", rule, rules["tokens_per_second"])
-    if rules.get("release") is not None:
-        rule = "goes with `tokens` only (whose get_rope_index places a Qwen-VL layout)"
-        raise ParameterError("release", rule, rules["release"])
+    for name in ("release", "spatial_merge_size"):
+        if rules.get(name) is not None:
+            rule = "goes with `tokens` only (whose get_rope_index places a Qwen-VL layout)"
+            raise ParameterError(name, rule, rules[name])
 
 
 def _check_tokens(tokens: str) -> None:
@@ -338,13 +354,16 @@ def plan_columns(plan: AxisPlan) -> dict[str, np.ndarray]:
 def plan_data(plan: AxisPlan) -> tuple[np.ndarray, list[str]]:
     """The pairs' table as numbers (pair, axis as its index, k, D, ω, λ) and its column names.
 
+    A padding pair (``D = 0``, LTX's) has axis −1.
+
     >>> table, names = plan_data(per_axis([2, 4], theta=100.0, axes=("x", "y")))
     >>> names, table[:, 1].tolist()
     (['pair', 'axis', 'k', 'D', 'inv_freq', 'wavelength'], [0.0, 1.0, 1.0])
     """
     columns = plan_columns(plan)
     names = ["pair", "axis", "k", "D", "inv_freq", "wavelength"]
-    values = {**columns, "axis": np.array(plan.axis)}
+    axis = np.where(np.array(plan.denominator) == 0, -1, np.array(plan.axis))
+    values = {**columns, "axis": axis}
     return np.column_stack([values[name] for name in names]), names
 
 

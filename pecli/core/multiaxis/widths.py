@@ -32,6 +32,24 @@ def fixed(
     return make
 
 
+def chronoedit_widths(head_dim: int) -> list[int]:
+    """Wan's widths, where ChronoEdit's cut ``d − 2·(d//3), d//3, d//3`` falls between them.
+
+    Its table is Wan's, cut at ``d//3`` channels per spatial axis: the same cut when
+    ``d % 6 < 4`` (``d`` = 128: 44, 42, 42); otherwise it splits a pair between two axes,
+    which no plan of whole pairs holds.
+
+    >>> chronoedit_widths(128)
+    [44, 42, 42]
+
+    """
+    widths = wan_widths(head_dim)
+    if widths[1] != head_dim // 3:
+        rule = "must leave d % 6 < 4 for ChronoEdit (its d//3 cut splits a pair otherwise)"
+        raise ParameterError("head_dim", rule, head_dim)
+    return widths
+
+
 def wan_widths(head_dim: int) -> list[int]:
     """Wan's t/h/w widths ``head − 4·(head//6)``, ``2·(head//6)``, ``2·(head//6)``.
 
