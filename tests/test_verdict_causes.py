@@ -58,3 +58,69 @@ def test_identify_axes_names_the_cause_not_the_ids(run_cli, tmp_path, move, word
     (line,) = json.loads(result.stdout)["presets"]["cogvideox"]["differences"]
     assert line.startswith("(g) the values"), line
     assert words in line, line
+
+
+#: pecli's metadata for a θ 10000, head 64, 300-row float32 cache from position 0, written out
+#: here (the fields ``pecli rope cache -o NAME.safetensors`` stores).
+METADATA = {
+    "pecli_version": "0.1.0",
+    "kind": "rope_cache",
+    "rope_type": "default",
+    "theta": "10000.0",
+    "head_dim": "64",
+    "rotary_dim": "64",
+    "layout": "half-split",
+    "start": "0",
+    "n": "300",
+    "attention_factor": "1.0",
+    "dtype": "float32",
+    "arithmetic": "exact",
+    "rope_parameters": '{"head_dim": 64, "rope_type": "default", "theta": 10000.0}',
+}
+
+
+def _numpy_cache(start: int) -> tuple[np.ndarray, np.ndarray]:
+    """θ 10000, head 64, half-split, 300 positions from ``start``: NumPy in float64."""
+    inv = 1 / 10000.0 ** (np.arange(0, 64, 2) / 64)
+    angles = np.arange(start, start + 300, dtype=np.float64)[:, None] * inv[None, :]
+    angles = np.concatenate([angles, angles], axis=1)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
+def _half(pair):
+    return tuple(x.astype(np.float16).astype(np.float32) for x in pair)
+
+
+@pytest.mark.parametrize(
+    ("values", "words"),
+    [
+        (lambda: _numpy_cache(3), "first position off by 3"),
+        (lambda: _half(_numpy_cache(0)), "stored in fp16: B is A rounded once to float16"),
+        (lambda: _numpy_cache(0)[::-1], "sin/cos swapped"),
+    ],
+    ids=["start", "fp16", "sin-cos"],
+)
+def test_rope_identify_says_why_the_metadata_disagrees(run_cli, tmp_path, values, words):
+    from safetensors.numpy import save_file
+
+    cos, sin = values()
+    path = tmp_path / "port.safetensors"
+    save_file({"cos": cos, "sin": sin}, str(path), metadata=METADATA)
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    findings = json.loads(result.stdout)["findings"]
+    assert any("metadata disagrees" in f for f in findings), findings
+    why = [f for f in findings if f.startswith("why (A the metadata's cache, B the values)")]
+    assert len(why) == 1 and words in why[0], findings
+
+
+def test_rope_identify_agrees_without_a_why(run_cli, tmp_path):
+    from safetensors.numpy import save_file
+
+    cos, sin = _numpy_cache(0)
+    path = tmp_path / "port.safetensors"
+    save_file({"cos": cos, "sin": sin}, str(path), metadata=METADATA)
+    findings = json.loads(run_cli("rope", "identify", str(path), "--format", "json").stdout)[
+        "findings"
+    ]
+    assert any("metadata agrees" in f for f in findings), findings
+    assert not any(f.startswith("why") for f in findings)
