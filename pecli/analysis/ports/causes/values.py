@@ -97,7 +97,8 @@ def temperature(pair: Pair) -> str | None:
         return None  # a temperature only grows with the position
     names = ("A", "B") if rows[-1] > rows[0] else ("B", "A")
     ratio = rows if names[0] == "A" else 1 / rows
-    return f"query temperature missing: {names[0]} = {names[1]} × {_temperature_words(ratio)}"
+    words = _temperature_words(ratio, pair.start)
+    return f"query temperature missing: {names[0]} = {names[1]} × {words}"
 
 
 def _rows_scaled(p: np.ndarray, q: np.ndarray, dtype: str, rows: list[int]) -> bool:
@@ -109,15 +110,19 @@ def _rows_scaled(p: np.ndarray, q: np.ndarray, dtype: str, rows: list[int]) -> b
     return True
 
 
-def _temperature_words(ratio: np.ndarray) -> str:
-    """Llama 4's form ``1 + β·ln(1 + ⌊(p + 1)/s⌋)`` with its s and β if it fits, else the span."""
-    start = int(np.argmax(ratio > 1 + 1e-6))
-    p = np.arange(ratio.size, dtype=np.float64)
-    if start > 0:
-        s = start + 1  # the first row scaled is p = s - 1
+def _temperature_words(ratio: np.ndarray, start: int = 0) -> str:
+    """Llama 4's form ``1 + β·ln(1 + ⌊(p + 1)/s⌋)`` with its s and β if it fits, else the span.
+
+    Row ``r`` is position ``start + r`` (``diff --start``). ``s`` is the gap between two rows
+    where the factor steps up, or, with one step, that row's ``p + 1`` (the floor's first 1).
+    """
+    p = start + np.arange(ratio.size, dtype=np.float64)
+    s = _floor_scale(ratio, p)
+    if s:
         grown = np.log1p(np.floor((p + 1) / s))
-        beta = float(np.median((ratio[start:] - 1) / grown[start:]))
-        if np.allclose(ratio, 1 + beta * grown, rtol=1e-4, atol=1e-6):
+        used = grown > 0
+        beta = float(np.median((ratio[used] - 1) / grown[used])) if used.any() else math.nan
+        if used.any() and np.allclose(ratio, 1 + beta * grown, rtol=1e-4, atol=1e-6):
             return (
                 f"1 + β·ln(1 + ⌊(p + 1)/s⌋), s = {s}, β = {beta:.6g} (the query "
                 "temperature of Llama 4 / Ministral: attn_temperature_tuning, "
@@ -127,3 +132,11 @@ def _temperature_words(ratio: np.ndarray) -> str:
         f"a factor per position, {ratio[0]:.6g} at row 0 to {ratio[-1]:.6g} at row "
         f"{ratio.size - 1} (a query temperature?)"
     )
+
+
+def _floor_scale(ratio: np.ndarray, p: np.ndarray) -> int | None:
+    """Llama 4's ``floor_scale`` s read off the rows where the factor steps up, or None."""
+    steps = np.flatnonzero(np.diff(ratio) > 1e-6) + 1  # the rows whose factor grew
+    if steps.size >= 2:
+        return int(p[steps[1]] - p[steps[0]])
+    return int(p[steps[0]] + 1) if steps.size == 1 else None
