@@ -75,7 +75,11 @@ def exponent_width(pair: Pair) -> str | None:
 
 
 def rotated_width(pair: Pair) -> str | None:
-    """Same θ, rotated widths k times apart: a partial factor applied twice, or none applied."""
+    """Same θ, rotated widths k times apart: a partial factor applied twice, or none applied.
+
+    With a reference (``pair.reference``), one reading: the reference wider, the other
+    applied the factor twice; the reference narrower, the other rotated the full head.
+    """
     found = _thetas(pair)
     ra, rb = pair.ra or {}, pair.rb or {}
     wa, wb = ra.get("rotary_dim"), rb.get("rotary_dim")
@@ -84,11 +88,15 @@ def rotated_width(pair: Pair) -> str | None:
     (wide, narrow), names = ((wa, wb), ("A", "B")) if wa > wb else ((wb, wa), ("B", "A"))
     if wide % narrow:
         return None
+    twice = (
+        f"a partial_rotary_factor applied twice in {names[1]} (1/{wide // narrow} of the "
+        "intended slice)"
+    )
+    full = f"the full head rotated in {names[0]} where a slice should be"
+    why = {names[0]: twice, names[1]: full}.get(pair.reference or "", f"{twice}, or {full}")
     return (
         f"rotated width differs, same θ {found[0]:.6g}: {names[0]} rotates {wide} channels, "
-        f"{names[1]} {narrow} (θ^(-2i/{wide}) against θ^(-2i/{narrow})): a "
-        f"partial_rotary_factor applied twice in {names[1]} (1/{wide // narrow} of the "
-        f"intended slice), or the full head rotated in {names[0]} where a slice should be"
+        f"{names[1]} {narrow} (θ^(-2i/{wide}) against θ^(-2i/{narrow})): {why}"
     )
 
 
