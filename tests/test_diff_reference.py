@@ -4,7 +4,7 @@ The caches are transformers' formula ``1/θ^(2i/r)`` in float64 written here (ha
 ``[cos | sin]``, rounded once to float32): a 256-wide head with partial_rotary_factor 0.25
 rotates 64 channels; the factor applied twice rotates 16. Before, diff named both readings
 ("applied twice in B, or the full head rotated in A") whichever table was right, and had no
-``--reference``.
+``--reference``. Last, two round bases that are also an exponent over a head width.
 """
 
 from __future__ import annotations
@@ -56,3 +56,27 @@ def test_reference_must_be_a_or_b(run_cli, tmp_path):
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "a.npy"), "--reference", "c")
     assert result.exit_code == 2
     assert "--reference" in result.output and "Traceback" not in result.output
+
+
+def test_round_bases_name_the_exponent_reading_second(run_cli, tmp_path):
+    """10^4 = (10^6)^(2/3): two bases, or a head of 96 whose exponent divides by 96, not 64.
+
+    Before, the exponent reading was refused outright for a round θ' and diff said only
+    "θ differs"; both readings are exact here, so both are named, the two bases first.
+    """
+    np.save(tmp_path / "a.npy", cache(1e6, 64))
+    np.save(tmp_path / "b.npy", cache(1e4, 64))
+    args = [str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "--format", "json"]
+    found = json.loads(run_cli("diff", *args).stdout)
+    assert found["transformations"] == ["theta"], found["causes"]
+    (words,) = found["causes"]
+    assert words.startswith("θ (base, rope_theta) differs: A reads as θ = 1000000, B as θ = 10000")
+    assert "; or B's θ' = 10000 = 1e+06^(2/3), as θ^(-2i/96) reads over 64 rotated" in words
+
+
+def test_a_base_that_is_no_power_is_only_a_base(run_cli, tmp_path):
+    np.save(tmp_path / "a.npy", cache(1e6, 64))
+    np.save(tmp_path / "b.npy", cache(5e5, 64))
+    args = [str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "--format", "json"]
+    (words,) = json.loads(run_cli("diff", *args).stdout)["causes"]
+    assert words == "θ (base, rope_theta) differs: A reads as θ = 1000000, B as θ = 500000"
