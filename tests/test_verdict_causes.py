@@ -124,3 +124,23 @@ def test_rope_identify_agrees_without_a_why(run_cli, tmp_path):
     ]
     assert any("metadata agrees" in f for f in findings), findings
     assert not any(f.startswith("why") for f in findings)
+
+
+@pytest.mark.parametrize(("start", "s"), [(0, 8), (100, 32)])
+def test_rope_identify_reads_a_query_temperature_in_a_cache(run_cli, tmp_path, start, s):
+    """Llama 4's temperature 1 + 0.1·ln(1 + ⌊(p + 1)/s⌋) on each row of a NumPy cache.
+
+    Before, each row's own cos² + sin² made the file no cache at all (status 2, "none equal
+    to its partner"); now θ is read from the phases and the causes name s and β.
+    """
+    cos, sin = _numpy_cache(start)
+    p = start + np.arange(300.0)
+    factor = (1 + 0.1 * np.log1p(np.floor((p + 1) / s)))[:, None]
+    path = tmp_path / "tempered.npy"
+    np.save(path, np.concatenate([cos * factor, sin * factor], axis=1).astype(np.float32))
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert found["theta"] == pytest.approx(1e4, rel=1e-6) and found["start"] == start
+    why = [f for f in found["findings"] if f.startswith("why (A these values")]
+    assert len(why) == 1 and f"s = {s}, β = 0.1 " in why[0], found["findings"]
