@@ -29,6 +29,7 @@ def causes(run_cli, tmp_path, *options: str) -> list[str]:
     result = run_cli("diff", *args)
     assert result.exit_code == 1, result.output
     found = json.loads(result.stdout)
+    (tmp_path / "report.json").write_text(result.stdout)
     assert found["transformations"] == ["rotated-width"], found["causes"]
     return found["causes"]
 
@@ -38,6 +39,8 @@ def test_reference_a_names_the_factor_applied_twice_in_b(run_cli, tmp_path, side
     (words,) = causes(run_cli, tmp_path, "--reference", side)
     assert words.endswith("a partial_rotary_factor applied twice in B (1/4 of the intended slice)")
     assert "full head" not in words
+    found = json.loads((tmp_path / "report.json").read_text())
+    assert found["reference"] == "A"  # echoed for a script
 
 
 def test_reference_b_names_the_full_head_rotated_in_a(run_cli, tmp_path):

@@ -33,6 +33,7 @@ class Diff:
     start: int
     transformations: list[str] = field(default_factory=list)
     closest: str | None = None
+    reference: str | None = None
 
     @property
     def equal(self) -> bool:
@@ -60,6 +61,7 @@ class Diff:
             "causes": self.causes,
             "transformations": self.transformations,
             "closest": self.closest,
+            "reference": self.reference,
         }
 
 
@@ -136,4 +138,5 @@ def diff(
         else named_causes(a, b, result.dtype, ra, rb, start=start, reference=reference)
     )
     near = closest_move(a, b, result.dtype) if not result.equal and not named else None
-    return Diff(result, ra, rb, [w for _, w in named], start, [n for n, _ in named], near)
+    words, names = [w for _, w in named], [n for n, _ in named]
+    return Diff(result, ra, rb, words, start, names, near, reference)
