@@ -134,12 +134,15 @@ def _values_differ(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.
     The preset's cache (A, exact) and this one (B) go through ``pecli diff``'s causes
     (:func:`~pecli.analysis.ports.causes.named_causes`) as ``[cos | sin]`` tables of pairs: an
     attention factor, a query temperature, cos and sin exchanged, a storage dtype are named.
+    Only the first ``HEAD_ROWS`` tokens are built, the rows the causes test.
     """
     from ..ports.causes import named_causes
+    from ..ports.causes.tables import HEAD_ROWS
 
-    theirs = np.concatenate(pairs, axis=1)
+    theirs = np.concatenate([p[:HEAD_ROWS] for p in pairs], axis=1)  # the rows causes test
     for mode in ("exact", "float32"):  # the port's arithmetic, before or after its mistake
-        mine = axes_cache(AxesSpec(plan, ids, form="half", part="both", arithmetic=mode))
+        spec = AxesSpec(plan, ids[:HEAD_ROWS], form="half", part="both", arithmetic=mode)
+        mine = axes_cache(spec)
         named = named_causes(mine, theirs, storage_precision(theirs))
         if named:
             return f"(g) the values (A the preset's, B this cache): {named[0][1]}"

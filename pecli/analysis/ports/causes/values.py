@@ -88,7 +88,7 @@ def temperature(pair: Pair) -> str | None:
     p, q = pair.a.astype(np.float64), pair.b.astype(np.float64)
     if not _rows_scaled(p, q, pair.dtype, [0, len(p) // 2, len(p) - 1]):
         return None  # three rows first: most differences are no per-row factor
-    rows = np.array([_ratio(p[r : r + 1], q[r : r + 1]) or math.nan for r in range(len(p))])
+    rows = _row_ratios(p, q)
     eps = 64 * unit_roundoff(pair.dtype)  # a row's ratio wobbles by the dtype's rounding
     if not np.all(np.isfinite(rows)) or np.ptp(rows) < max(1e-4, eps):
         return None  # one factor for every row: factor()'s
@@ -99,6 +99,16 @@ def temperature(pair: Pair) -> str | None:
     ratio = rows if names[0] == "A" else 1 / rows
     words = _temperature_words(ratio, pair.start)
     return f"query temperature missing: {names[0]} = {names[1]} × {words}"
+
+
+def _row_ratios(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each row's :func:`_ratio` (its median ``p/q`` over its large entries; NaN for none)."""
+    big = np.abs(q) > 0.25 * np.max(np.abs(q), axis=1, initial=0.0)[:, None]
+    quotients = np.divide(p, q, out=np.full(p.shape, np.nan), where=big)
+    rows = np.full(len(p), np.nan)
+    some = big.any(axis=1)
+    rows[some] = np.nanmedian(quotients[some], axis=1)
+    return rows
 
 
 def _rows_scaled(p: np.ndarray, q: np.ndarray, dtype: str, rows: list[int]) -> bool:
