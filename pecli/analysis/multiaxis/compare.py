@@ -1,9 +1,11 @@
-"""A multi-axis rotary cache against a named preset: which of the six ways a port can differ.
+"""A multi-axis rotary cache against a named preset: which of the seven ways a port can differ.
 
 (a) one shared schedule vs one per axis; (b) the split sizes and (d) the order of the axes'
 pairs (the channel → axis map); (c) the layout of a pair's channels; θ per axis; (e) the
 position ids (everything else agrees, the values do not); (f) the arithmetic (within a few
-ulps of the exact cache, of the model's float64 or of float32 steps). Pure NumPy; no I/O.
+ulps of the exact cache, of the model's float64 or of float32 steps); (g) the values, by one of
+``pecli diff``'s known mistakes (an attention factor, a query temperature, cos and sin
+exchanged). Pure NumPy; no I/O.
 """
 
 from __future__ import annotations
@@ -149,6 +151,30 @@ def _theta_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
     return out
 
 
+def _values_differ(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> str:
+    """Layout, map and θ agree, the values do not: the known mistake (diff's causes), or ids.
+
+    The preset's cache (A, exact) and this one (B) go through ``pecli diff``'s causes
+    (:func:`~pecli.analysis.ports.causes.named_causes`) as ``[cos | sin]`` tables of pairs: an
+    attention factor, a query temperature, cos and sin exchanged, a storage dtype are named.
+    Only the first ``HEAD_ROWS`` tokens are built, the rows the causes test.
+    """
+    from ..ports.causes import named_causes
+    from ..ports.causes.tables import HEAD_ROWS
+
+    theirs = np.concatenate([p[:HEAD_ROWS] for p in pairs], axis=1)  # the rows causes test
+    for mode in ("exact", "float32"):  # the port's arithmetic, before or after its mistake
+        spec = AxesSpec(plan, ids[:HEAD_ROWS], form="half", part="both", arithmetic=mode)
+        mine = axes_cache(spec)
+        named = named_causes(mine, theirs, storage_precision(theirs))
+        if named:
+            return f"(g) the values (A the preset's, B this cache): {named[0][1]}"
+    return (
+        "(e) layout, map and θ agree but the values do not: the position ids differ "
+        "(offsets, 1-based ids, text before or after the grid)"
+    )
+
+
 def compare_to_plan(
     reading: AxesReading, plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
 ) -> Comparison:
@@ -163,8 +189,5 @@ def compare_to_plan(
     same_shape = pairs[0].shape == (ids.shape[0], plan.pairs)
     arithmetic = _arithmetic(plan, ids, pairs) if same_shape else "none"
     if arithmetic == "none" and not differences:
-        differences.append(
-            "(e) layout, map and θ agree but the values do not: the position ids differ "
-            "(offsets, 1-based ids, text before or after the grid)"
-        )
+        differences.append(_values_differ(plan, ids, pairs))
     return Comparison(not differences and arithmetic != "none", arithmetic, differences)

@@ -33,6 +33,7 @@ class Diff:
     start: int
     transformations: list[str] = field(default_factory=list)
     closest: str | None = None
+    reference: str | None = None
 
     @property
     def equal(self) -> bool:
@@ -60,6 +61,7 @@ class Diff:
             "causes": self.causes,
             "transformations": self.transformations,
             "closest": self.closest,
+            "reference": self.reference,
         }
 
 
@@ -96,14 +98,24 @@ def one_table(
 
 
 def diff(
-    a: np.ndarray, b: np.ndarray, *, start: int = 0, ulps: float = 1.0, atol: float = 0.0
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    start: int = 0,
+    ulps: float = 1.0,
+    atol: float = 0.0,
+    reference: str | None = None,
 ) -> Diff:
     """Compare ``a`` and ``b`` (rows are positions from ``start``) and explain a difference.
+
+    ``reference``: ``"A"`` or ``"B"``, the table known to be right, or None; a cause that
+    reads two ways (the rotated width: a factor applied twice, or none) then names one.
 
     Raises
     ------
     ParameterError
-        ``ulps`` or ``atol`` NaN (it would make every entry equal).
+        ``ulps`` or ``atol`` NaN (it would make every entry equal); ``reference`` neither
+        ``"A"`` nor ``"B"``.
 
     Examples
     --------
@@ -116,8 +128,15 @@ def diff(
     for name, value in (("ulps", ulps), ("atol", atol)):
         if math.isnan(value):
             raise ParameterError(name, "must be a number >= 0", value)
+    if reference not in (None, "A", "B"):
+        raise ParameterError("reference", "must be A or B (the table known to be right)", reference)
     result = compare(a, b, start=start, ulps=ulps, atol=atol)
     ra, rb = reading(a), reading(b)
-    named = [] if result.equal else named_causes(a, b, result.dtype, ra, rb, start=start)
+    named = (
+        []
+        if result.equal
+        else named_causes(a, b, result.dtype, ra, rb, start=start, reference=reference)
+    )
     near = closest_move(a, b, result.dtype) if not result.equal and not named else None
-    return Diff(result, ra, rb, [w for _, w in named], start, [n for n, _ in named], near)
+    words, names = [w for _, w in named], [n for n, _ in named]
+    return Diff(result, ra, rb, words, start, names, near, reference)

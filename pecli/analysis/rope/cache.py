@@ -136,10 +136,16 @@ def split_cache(table: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None
     sample = t[ladder(t.shape[0])].astype(np.float64)  # the rows identify_cache reads
     if t.shape[1] % 4 == 0:
         half = t.shape[1] // 2
-        r = np.hypot(sample[:, :half], sample[:, half:])
-        if np.all(np.isfinite(r)) and np.ptp(r) <= 1e-2 * max(float(r.max()), 1e-300):
+        r = np.hypot(sample[:, :half], sample[:, half:])  # one factor per row: a temperature too
+        if np.all(np.isfinite(r)) and np.all(np.ptp(r, axis=1) <= 1e-2 * _largest(r)):
             return t[:, :half], t[:, half:]
     return (None, t) if not np.any(sample[0]) else (t, None)
+
+
+def _largest(r: np.ndarray) -> np.ndarray:
+    """Each row's largest ``cos² + sin²`` root (never below the smallest normal's scale)."""
+    largest: np.ndarray = np.maximum(r.max(axis=1), 1e-300)
+    return largest
 
 
 def _check(

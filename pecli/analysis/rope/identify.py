@@ -73,7 +73,32 @@ def _cache_report(
         "rope_type": rope.rope_type if rope else "not determined",
         **(rope.parameters if rope else {}),
     }
-    return report, guess.findings + (rope.findings if rope else [])
+    return report, guess.findings + (rope.findings if rope else []) + _row_factors(
+        cos, sin, guess.start
+    )
+
+
+def _row_factors(cos: np.ndarray | None, sin: np.ndarray | None, start: int | None) -> list[str]:
+    """Rows of their own ``cos² + sin²``: ``pecli diff``'s causes, against the rows unscaled.
+
+    A query temperature (Llama 4's ``1 + β·ln(1 + ⌊(p + 1)/s⌋)``) multiplies each position's
+    row by its own factor; the table (A) against itself with each row's factor divided out
+    (B) is read by the causes registry, which names the form, s and β. Row r is position
+    ``start + r`` (the first position read, 0 if none); the first ``HEAD_ROWS`` rows are read.
+    """
+    from ..ports.causes import named_causes
+    from ..ports.causes.tables import HEAD_ROWS
+    from ..ports.compare import coarser
+
+    if cos is None or sin is None or cos.shape != sin.shape or cos.ndim != 2:
+        return []
+    table = np.concatenate([cos[:HEAD_ROWS], sin[:HEAD_ROWS]], axis=1)
+    norms = np.median(np.hypot(cos[:HEAD_ROWS], sin[:HEAD_ROWS]).astype(np.float64), axis=1)
+    if len(norms) < 3 or np.ptp(norms) <= 1e-4 * float(norms.max()):
+        return []  # one factor for every row: the attention factor, already reported
+    unscaled = (table.astype(np.float64) / norms[:, None]).astype(table.dtype)
+    named = named_causes(table, unscaled, coarser(table, unscaled), start=start or 0)
+    return [f"why (A these values, B each row's factor divided out): {w}" for _, w in named]
 
 
 def _number(value: float) -> float | None:

@@ -96,7 +96,27 @@ def metadata_findings(arrays: dict[str, np.ndarray], metadata: dict[str, str]) -
         return [
             f"pecli's metadata agrees: the cache it describes ({said}) is these values, bit for bit"
         ]
-    return [f"pecli's metadata disagrees with the values: it says {said}"]
+    return [f"pecli's metadata disagrees with the values: it says {said}", *_why(metadata, arrays)]
+
+
+def _why(metadata: dict[str, str], arrays: dict[str, np.ndarray]) -> list[str]:
+    """``pecli diff``'s causes between the cache the metadata describes (A) and the values (B).
+
+    Tested on the first :data:`~pecli.analysis.ports.causes.tables.HEAD_ROWS` rows of each part
+    (``[cos | sin]`` when both are there), as ``diff`` does.
+    """
+    from ..ports.causes import named_causes
+    from ..ports.causes.tables import HEAD_ROWS
+    from ..ports.compare import coarser
+
+    parts = [name for name in ("cos", "sin") if name in arrays]
+    n = min(int(metadata["n"]), HEAD_ROWS)
+    mine = np.concatenate(
+        [np.concatenate(list(_metadata_blocks(metadata, n, part))) for part in parts], axis=1
+    )
+    theirs = np.concatenate([arrays[part][:HEAD_ROWS] for part in parts], axis=1)
+    named = named_causes(mine, theirs, coarser(mine, theirs), start=int(metadata["start"]))
+    return [f"why (A the metadata's cache, B the values): {words}" for _, words in named]
 
 
 def _rebuilds(metadata: dict[str, str], arrays: dict[str, np.ndarray]) -> bool:

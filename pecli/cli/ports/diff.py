@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
@@ -44,6 +45,23 @@ Atol = Annotated[
 ]
 
 
+class Side(StrEnum):
+    """Which table is known to be right (``--reference``)."""
+
+    A = "a"
+    B = "b"
+
+
+Reference = Annotated[
+    Side | None,
+    typer.Option(
+        "--reference",
+        case_sensitive=False,
+        help="The table known to be right: a cause read two ways then names one.",
+    ),
+]
+
+
 @app.command("diff")
 def diff_command(
     a: TableA,
@@ -53,6 +71,7 @@ def diff_command(
     start: Start = 0,
     ulps: Ulps = 1.0,
     atol: Atol = 0.0,
+    reference: Reference = None,
     fmt: FormatOpt = None,
     output: Output = "-",
     quiet: Quiet = False,
@@ -65,16 +84,22 @@ def diff_command(
     reading of both, and each known mistake that explains the difference (layout, start,
     θ, scaling, width and slice, exponent base, storage dtype, float32 arithmetic of
     transformers or ggml, attention factor, temperature, sin/cos; or two at once), named in
-    the JSON report's transformations. Exit status 0 when equal within --ulps or --atol, 1
-    otherwise.
+    the JSON report's transformations; --reference says which table is right. Exit status 0
+    when equal within --ulps or --atol, 1 otherwise.
 
     Example: pecli diff ours.npy theirs.safetensors --ulps 2
     """
     from ...analysis.ports.diff import diff
 
     kind = report_kind(output, fmt, {"A": a, "B": b})
+    side = reference.value.upper() if reference else None
     found = diff(
-        _table(a, tensor_a, "a"), _table(b, tensor_b, "b"), start=start, ulps=ulps, atol=atol
+        _table(a, tensor_a, "a"),
+        _table(b, tensor_b, "b"),
+        start=start,
+        ulps=ulps,
+        atol=atol,
+        reference=side,
     )
     _write(found, kind, output)
     say_written(output, quiet=quiet)

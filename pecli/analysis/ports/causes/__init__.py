@@ -68,15 +68,17 @@ def named_causes(
     rb: Reading = None,
     *,
     start: int = 0,
+    reference: str | None = None,
 ) -> list[tuple[str, str]]:
     """``(name, sentence)`` of each cause that explains the difference (empty: none found).
 
     The values are tested on the first :data:`~.tables.HEAD_ROWS` rows of each table (the
     readings come from whole tables): every mistake listed shows there, and memory stays
     bounded. Two at once are tried only when no single cause is found. ``start``: the first
-    row's position, where neither reading finds it.
+    row's position, where neither reading finds it; ``reference``: ``"A"`` or ``"B"``, the
+    table that is right, when known (a cause read two ways then names one).
     """
-    pair = Pair(_head(a), _head(b), dtype, ra, rb, a, b, start)
+    pair = Pair(_head(a), _head(b), dtype, ra, rb, a, b, start, reference)
     found = [(c.name, c.check(pair)) for c in CAUSES if c.name != "two-at-once"]
     named = [(name, words) for name, words in found if words]
     if not named:

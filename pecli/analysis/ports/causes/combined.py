@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..compare import ulp
+from ..compare import as_rows, ulp
 from .shapes import layout_moves, offset
-from .tables import Pair, parts
+from .tables import Pair, close, parts
 from .values import factor, storage
 
 __all__ = ["closest", "two_at_once"]
@@ -31,23 +31,41 @@ def _moves(b: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
         yield "sin/cos swapped (B's halves exchanged)", np.concatenate(halves[::-1], axis=1)
 
 
-#: Rows each combination is screened on before it is checked on all (an offset up to ~250).
+#: Rows each combination is screened on before it is checked on all.
 SCREEN_ROWS = 256
+
+
+def _screened(pair: Pair, moved: np.ndarray, check: Callable[[Pair], str | None]) -> bool:
+    """Whether the combination fits a few hundred rows: the first rows of each table.
+
+    An offset is looked for by content: each table's row 0 among all the other's rows (as
+    many as are tested, :data:`~.tables.HEAD_ROWS`), the three nearest checked on
+    :data:`SCREEN_ROWS` rows, so it may be far past them.
+    """
+    short_a, short_b = pair.a[:SCREEN_ROWS], moved[:SCREEN_ROWS]
+    if check is not offset:
+        return check(dataclasses.replace(pair, a=short_a, b=short_b, whole_b=moved)) is not None
+    a, b = as_rows(pair.a), as_rows(moved)
+    for long, short in ((a, as_rows(short_b)), (b, as_rows(short_a))):
+        gaps = np.abs(long - short[0]).max(axis=1)  # in the tables' own dtype: one pass
+        for k in np.argpartition(gaps, min(2, len(gaps) - 1))[:3]:
+            n = min(len(long) - k, len(short))
+            if n >= 2 and close(long[k : k + n], short[:n], pair.dtype):
+                return True
+    return False
 
 
 def two_at_once(pair: Pair) -> str | None:
     """The first move and second cause that together turn B into A.
 
-    Each combination is screened on the first :data:`SCREEN_ROWS` rows, and only one that
+    Each combination is screened on a few hundred rows (:func:`_screened`), and only one that
     fits there is checked on every row: ten combinations cost about one single check.
     """
     if pair.a.shape != pair.b.shape or pair.a.ndim != 2:
         return None
-    short = pair.a[:SCREEN_ROWS]
     for words, moved in _moves(pair.b):
-        screen = dataclasses.replace(pair, a=short, b=moved[:SCREEN_ROWS], whole_b=moved)
         for check in SECOND:
-            if check(screen) is None:
+            if not _screened(pair, moved, check):
                 continue
             found = check(dataclasses.replace(pair, b=moved, whole_b=moved))
             if found:

@@ -36,30 +36,47 @@ def _tolerance(pair: Pair) -> float:
 
 
 def theta(pair: Pair) -> str | None:
-    """The base differs (and is no other cause's θ')."""
+    """The base differs (and is no other cause's θ').
+
+    When the smaller θ is also the larger one to a power ``r/d`` (10^4 = (10^6)^(2/3), a head
+    of 96 over 64 rotated channels), the sentence names that reading too: round bases are
+    read as two bases first (:func:`exponent_width` refuses them).
+    """
     found = _thetas(pair)
     if found is None or exponent_width(pair) or layer_type(pair):
         return None
     ta, tb = found
-    if abs(ta - tb) > _tolerance(pair) * tb:
-        return f"θ (base, rope_theta) differs: A reads as θ = {ta:.10g}, B as θ = {tb:.10g}"
-    return None
+    if abs(ta - tb) <= _tolerance(pair) * tb:
+        return None
+    words = f"θ (base, rope_theta) differs: A reads as θ = {ta:.10g}, B as θ = {tb:.10g}"
+    power = _exponent_power(pair)
+    return f"{words}; or {power}" if power else words
 
 
 def exponent_width(pair: Pair) -> str | None:
     """``θ^(-2i/head_dim)`` where ``θ^(-2i/r)`` should be: one side reads as ``θ' = θ^(r/d)``.
 
     The width ``r`` rotated and the head ``d`` are a fraction ``ln θ'/ln θ`` apart; the Qwen3.6
-    port that divided by 256 for 64 rotated channels read as θ' = θ^(1/4).
+    port that divided by 256 for 64 rotated channels read as θ' = θ^(1/4). A round θ' (at
+    most 3 significant digits) is left to :func:`theta`, which names this reading second.
     """
+    found = _thetas(pair)
+    if found is None or _round(min(found)):
+        return None  # θ = 10^4 against 10^6 is two bases first, 10^6^(2/3) second
+    power = _exponent_power(pair)
+    return f"exponent over head_dim instead of the rotated width: {power}" if power else None
+
+
+def _exponent_power(pair: Pair) -> str | None:
+    """``B's θ' = … = θ^(p/q), as θ^(-2i/d) reads over r rotated channels …``, or None."""
     found = _thetas(pair)
     r = (pair.ra or {}).get("rotary_dim")
     if found is None or not r or r != (pair.rb or {}).get("rotary_dim"):
         return None
     ta, tb = found
     (big, small), names = ((ta, tb), ("A", "B")) if ta > tb else ((tb, ta), ("B", "A"))
-    if _round(small) or (pair.ra or {}).get("rope_type") != (pair.rb or {}).get("rope_type"):
-        return None  # θ = 10^4 against 10^6 is two bases, not 10^6^(2/3)
+    if (pair.ra or {}).get("rope_type") != (pair.rb or {}).get("rope_type"):
+        return None
     share = Fraction(math.log(small) / math.log(big)).limit_denominator(16)
     if abs(float(share) - math.log(small) / math.log(big)) > _tolerance(pair) or share >= 1:
         return None
@@ -67,15 +84,18 @@ def exponent_width(pair: Pair) -> str | None:
     if share <= 0 or head.denominator != 1 or int(head) not in HEAD_WIDTHS:
         return None
     return (
-        f"exponent over head_dim instead of the rotated width: {names[1]}'s θ' = "
-        f"{small:.6g} = {big:.6g}^({share.numerator}/{share.denominator}), as "
-        f"θ^(-2i/{int(head)}) reads over {r} rotated channels ({names[1]} divides by the "
+        f"{names[1]}'s θ' = {small:.6g} = {big:.6g}^({share.numerator}/{share.denominator}), "
+        f"as θ^(-2i/{int(head)}) reads over {r} rotated channels ({names[1]} divides by the "
         f"head width {int(head)}, {names[0]} by the rotated width {r})"
     )
 
 
 def rotated_width(pair: Pair) -> str | None:
-    """Same θ, rotated widths k times apart: a partial factor applied twice, or none applied."""
+    """Same θ, rotated widths k times apart: a partial factor applied twice, or none applied.
+
+    With a reference (``pair.reference``), one reading: the reference wider, the other
+    applied the factor twice; the reference narrower, the other rotated the full head.
+    """
     found = _thetas(pair)
     ra, rb = pair.ra or {}, pair.rb or {}
     wa, wb = ra.get("rotary_dim"), rb.get("rotary_dim")
@@ -84,11 +104,15 @@ def rotated_width(pair: Pair) -> str | None:
     (wide, narrow), names = ((wa, wb), ("A", "B")) if wa > wb else ((wb, wa), ("B", "A"))
     if wide % narrow:
         return None
+    twice = (
+        f"a partial_rotary_factor applied twice in {names[1]} (1/{wide // narrow} of the "
+        "intended slice)"
+    )
+    full = f"the full head rotated in {names[0]} where a slice should be"
+    why = {names[0]: twice, names[1]: full}.get(pair.reference or "", f"{twice}, or {full}")
     return (
         f"rotated width differs, same θ {found[0]:.6g}: {names[0]} rotates {wide} channels, "
-        f"{names[1]} {narrow} (θ^(-2i/{wide}) against θ^(-2i/{narrow})): a "
-        f"partial_rotary_factor applied twice in {names[1]} (1/{wide // narrow} of the "
-        f"intended slice), or the full head rotated in {names[0]} where a slice should be"
+        f"{names[1]} {narrow} (θ^(-2i/{wide}) against θ^(-2i/{narrow})): {why}"
     )
 
 

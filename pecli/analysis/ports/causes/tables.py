@@ -34,7 +34,8 @@ class Pair:
 
     ``whole_a`` and ``whole_b`` are the tables as given (a transposition changes which rows are
     the first ones); ``start`` is the first row's position the user gave (``diff --start``),
-    used where neither reading finds it.
+    used where neither reading finds it; ``reference``, ``"A"`` or ``"B"`` when the user says
+    which table is the intended one (a cause with two readings then names one).
     """
 
     a: np.ndarray
@@ -45,6 +46,7 @@ class Pair:
     whole_a: np.ndarray
     whole_b: np.ndarray
     start: int = 0
+    reference: str | None = None
 
 
 def close(x: np.ndarray, y: np.ndarray, dtype: str) -> bool:

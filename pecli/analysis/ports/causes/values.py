@@ -88,7 +88,7 @@ def temperature(pair: Pair) -> str | None:
     p, q = pair.a.astype(np.float64), pair.b.astype(np.float64)
     if not _rows_scaled(p, q, pair.dtype, [0, len(p) // 2, len(p) - 1]):
         return None  # three rows first: most differences are no per-row factor
-    rows = np.array([_ratio(p[r : r + 1], q[r : r + 1]) or math.nan for r in range(len(p))])
+    rows = _row_ratios(p, q)
     eps = 64 * unit_roundoff(pair.dtype)  # a row's ratio wobbles by the dtype's rounding
     if not np.all(np.isfinite(rows)) or np.ptp(rows) < max(1e-4, eps):
         return None  # one factor for every row: factor()'s
@@ -97,7 +97,18 @@ def temperature(pair: Pair) -> str | None:
         return None  # a temperature only grows with the position
     names = ("A", "B") if rows[-1] > rows[0] else ("B", "A")
     ratio = rows if names[0] == "A" else 1 / rows
-    return f"query temperature missing: {names[0]} = {names[1]} × {_temperature_words(ratio)}"
+    words = _temperature_words(ratio, pair.start)
+    return f"query temperature missing: {names[0]} = {names[1]} × {words}"
+
+
+def _row_ratios(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Each row's :func:`_ratio` (its median ``p/q`` over its large entries; NaN for none)."""
+    big = np.abs(q) > 0.25 * np.max(np.abs(q), axis=1, initial=0.0)[:, None]
+    quotients = np.divide(p, q, out=np.full(p.shape, np.nan), where=big)
+    rows = np.full(len(p), np.nan)
+    some = big.any(axis=1)
+    rows[some] = np.nanmedian(quotients[some], axis=1)
+    return rows
 
 
 def _rows_scaled(p: np.ndarray, q: np.ndarray, dtype: str, rows: list[int]) -> bool:
@@ -109,15 +120,19 @@ def _rows_scaled(p: np.ndarray, q: np.ndarray, dtype: str, rows: list[int]) -> b
     return True
 
 
-def _temperature_words(ratio: np.ndarray) -> str:
-    """Llama 4's form ``1 + β·ln(1 + ⌊(p + 1)/s⌋)`` with its s and β if it fits, else the span."""
-    start = int(np.argmax(ratio > 1 + 1e-6))
-    p = np.arange(ratio.size, dtype=np.float64)
-    if start > 0:
-        s = start + 1  # the first row scaled is p = s - 1
+def _temperature_words(ratio: np.ndarray, start: int = 0) -> str:
+    """Llama 4's form ``1 + β·ln(1 + ⌊(p + 1)/s⌋)`` with its s and β if it fits, else the span.
+
+    Row ``r`` is position ``start + r`` (``diff --start``). ``s`` is the gap between two rows
+    where the factor steps up, or, with one step, that row's ``p + 1`` (the floor's first 1).
+    """
+    p = start + np.arange(ratio.size, dtype=np.float64)
+    s = _floor_scale(ratio, p)
+    if s:
         grown = np.log1p(np.floor((p + 1) / s))
-        beta = float(np.median((ratio[start:] - 1) / grown[start:]))
-        if np.allclose(ratio, 1 + beta * grown, rtol=1e-4, atol=1e-6):
+        used = grown > 0
+        beta = float(np.median((ratio[used] - 1) / grown[used])) if used.any() else math.nan
+        if used.any() and np.allclose(ratio, 1 + beta * grown, rtol=1e-4, atol=1e-6):
             return (
                 f"1 + β·ln(1 + ⌊(p + 1)/s⌋), s = {s}, β = {beta:.6g} (the query "
                 "temperature of Llama 4 / Ministral: attn_temperature_tuning, "
@@ -127,3 +142,11 @@ def _temperature_words(ratio: np.ndarray) -> str:
         f"a factor per position, {ratio[0]:.6g} at row 0 to {ratio[-1]:.6g} at row "
         f"{ratio.size - 1} (a query temperature?)"
     )
+
+
+def _floor_scale(ratio: np.ndarray, p: np.ndarray) -> int | None:
+    """Llama 4's ``floor_scale`` s read off the rows where the factor steps up, or None."""
+    steps = np.flatnonzero(np.diff(ratio) > 1e-6) + 1  # the rows whose factor grew
+    if steps.size >= 2:
+        return int(p[steps[1]] - p[steps[0]])
+    return int(p[steps[0]] + 1) if steps.size == 1 else None
