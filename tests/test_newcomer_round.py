@@ -26,3 +26,24 @@ def test_identify_axes_without_ids_says_which_options_give_them(tmp_path):
     assert "\n" not in error
     assert "--grid" in error and "--tokens" in error and "--ids" in error
     assert "these ids" not in error
+
+
+def test_axis_map_counts_ltx_padding_apart_from_the_axes():
+    # LTX-Video's inner dimension 2048: 2048 % 6 = 2 padding channels (one pair, ω = 0), then
+    # 2046 / 6 = 341 pairs per axis t, h, w (diffusers LTXVideoRotaryPosEmbed.forward).
+    run = _pecli("rope", "axis-map", "--preset", "ltx-video")
+    assert run.returncode == 0, run.stderr
+    assert "1024 pairs (t 341, h 341, w 341, padding 1)" in run.stdout
+
+
+def test_axis_map_legend_names_padding_and_counts_in_the_singular():
+    from pecli.figures.axes import axis_map_figure
+
+    columns = {
+        "pair": np.arange(3),
+        "axis": np.array(["-", "t", "h"]),
+        "wavelength": np.array([np.inf, 6.283, 6.283]),
+    }
+    figure = axis_map_figure(columns, title="t")
+    labels = [t.get_text() for t in figure.axes[1].get_legend().get_texts()]
+    assert labels == ["padding, ω = 0 (1 pair)", "axis t (1 pair)", "axis h (1 pair)"]

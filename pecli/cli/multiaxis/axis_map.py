@@ -67,8 +67,11 @@ def _check_table_size(pairs: int, kind: str, parameter: str) -> None:
 
 
 def _counts(plan: AxisPlan) -> str:
-    """``t 8, h 12, w 12``: the pairs of each axis."""
-    return ", ".join(f"{a} {plan.axis.count(i)}" for i, a in enumerate(plan.axes))
+    """``t 8, h 12, w 12``: the pairs of each axis, then the padding pairs (``D = 0``) if any."""
+    turned = [a for a, d in zip(plan.axis, plan.denominator, strict=True) if d]
+    padding = len(plan.axis) - len(turned)
+    counts = [f"{a} {turned.count(i)}" for i, a in enumerate(plan.axes)]
+    return ", ".join(counts + ([f"padding {padding}"] if padding else []))
 
 
 def _summary(plan: AxisPlan, chosen: Preset | None) -> list[str]:
