@@ -47,3 +47,15 @@ def test_axis_map_legend_names_padding_and_counts_in_the_singular():
     figure = axis_map_figure(columns, title="t")
     labels = [t.get_text() for t in figure.axes[1].get_legend().get_texts()]
     assert labels == ["padding, ω = 0 (1 pair)", "axis t (1 pair)", "axis h (1 pair)"]
+
+
+def test_rope_layers_table_title_is_not_a_bare_repeat_of_its_first_column(tmp_path):
+    # The table printed a line "layers" above its header "layers  attention …": a stray word.
+    import json
+
+    config = {"num_hidden_layers": 2, "head_dim": 64, "rope_theta": 10000.0}
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    run = _pecli("rope", "layers", str(tmp_path / "config.json"))
+    assert run.returncode == 0, run.stderr
+    assert "layers" not in [line.strip() for line in run.stdout.splitlines()]
+    assert "runs of equal layers" in run.stdout
