@@ -59,3 +59,22 @@ def test_rope_layers_table_title_is_not_a_bare_repeat_of_its_first_column(tmp_pa
     assert run.returncode == 0, run.stderr
     assert "layers" not in [line.strip() for line in run.stdout.splitlines()]
     assert "runs of equal layers" in run.stdout
+
+
+def test_rope_axes_help_example_runs_when_copied_up_to_its_comment(tmp_path):
+    # The Wan example had "(a latent's size)" between --patch model and -o: copied, it fails.
+    import re
+
+    from typer.testing import CliRunner
+
+    from pecli.cli import app
+
+    runner = CliRunner()
+    shown = " ".join(runner.invoke(app, ["rope", "axes", "--help"]).output.split())
+    example = re.search(r"(pecli rope axes --preset wan [^(]*?)(?: \(|$)", shown)
+    assert example is not None
+    words = example.group(1).replace("wan.npy", str(tmp_path / "wan.npy")).split()[1:]
+    run = runner.invoke(app, words)
+    assert run.exit_code == 0, run.output
+    # 21 × 60 × 104 latent, Wan's 1×2×2 patches: 21 · 30 · 52 tokens, head 128 → 256 columns
+    assert np.load(tmp_path / "wan.npy", mmap_mode="r").shape == (21 * 30 * 52, 256)
