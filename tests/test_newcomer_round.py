@@ -78,3 +78,26 @@ def test_rope_axes_help_example_runs_when_copied_up_to_its_comment(tmp_path):
     assert run.exit_code == 0, run.output
     # 21 × 60 × 104 latent, Wan's 1×2×2 patches: 21 · 30 · 52 tokens, head 128 → 256 columns
     assert np.load(tmp_path / "wan.npy", mmap_mode="r").shape == (21 * 30 * 52, 256)
+
+
+def test_rope_cache_of_gemma3_without_layer_does_not_blame_a_field_the_file_lacks(tmp_path):
+    # README's Gemma 3 config has rope_scaling and rope_local_base_freq, no rope_parameters:
+    # the error used to say "has rope_parameters per layer type".
+    import json
+
+    text = {
+        "model_type": "gemma3_text",
+        "num_hidden_layers": 6,
+        "head_dim": 256,
+        "sliding_window": 1024,
+        "rope_theta": 1000000.0,
+        "rope_local_base_freq": 10000.0,
+        "sliding_window_pattern": 6,
+        "rope_scaling": {"rope_type": "linear", "factor": 8.0},
+    }
+    config = tmp_path / "gemma3.json"
+    config.write_text(json.dumps({"model_type": "gemma3", "text_config": text}), "utf-8")
+    run = _pecli("rope", "cache", "--config", str(config), "--n", "4")
+    assert run.returncode == 2
+    assert "rope_parameters" not in run.stderr
+    assert "pass --layer" in run.stderr and "pecli rope layers" in run.stderr
