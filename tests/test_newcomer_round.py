@@ -101,3 +101,24 @@ def test_rope_cache_of_gemma3_without_layer_does_not_blame_a_field_the_file_lack
     assert run.returncode == 2
     assert "rope_parameters" not in run.stderr
     assert "pass --layer" in run.stderr and "pecli rope layers" in run.stderr
+
+
+def test_make_bench_rope_layers_row_runs_on_its_config(tmp_path, monkeypatch):
+    # The start-up group's row "pecli rope layers config.json" was given Llama 3.1's rope-only
+    # config, which has no num_hidden_layers: the command refused it (status 2) and the row
+    # could not be timed. Llama 3.1 8B has 32 layers (its published config.json).
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "benchmarks"
+    monkeypatch.syspath_prepend(str(bench))
+    import bench_headline_rows as rows
+
+    pecli = Path(sys.executable).with_name("pecli")
+    ctx = rows.Context(py=sys.executable, pinned=sys.executable, tmp=tmp_path, quick=True, rounds=1)
+    group = next(rows.start_up(ctx))
+    command = group.rows["pecli rope layers config.json"]
+    run = subprocess.run([str(pecli), *command[1:]], capture_output=True, text=True)
+    for name in [m for m in sys.modules if m.startswith("bench_headline")]:
+        del sys.modules[name]
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("32 layers")
