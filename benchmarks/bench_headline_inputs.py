@@ -182,6 +182,16 @@ def llama31_config(path: Path) -> Path:
     return path
 
 
+def llama31_layers_config(path: Path) -> Path:
+    """Llama 3.1 8B's config.json for ``rope layers``: the rope fields and its 32 layers."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    config = json.loads(llama31_config(path).read_text("utf-8"))
+    path.write_text(json.dumps({**config, "num_hidden_layers": 32}), "utf-8")
+    return path
+
+
 def _llama3_factors() -> list[float]:
     """rope_freqs as llama.cpp's converter writes them for Llama 3.1 (float32 steps)."""
     import math

@@ -74,6 +74,7 @@ def _shape(ctx: Context, path: Path) -> tuple[str, str]:
 def start_up(ctx: Context) -> Iterator[Group]:
     """Commands that report (or write a few KB) against ``import numpy, typer``."""
     p, cfg = ctx.pecli, inputs.llama31_config(ctx.tmp / "config.json")
+    layers_cfg = inputs.llama31_layers_config(ctx.tmp / "layers" / "config.json")
     rows = {
         "python -c 'import numpy, typer'": [ctx.py, "-c", "import numpy, typer"],
         "pecli --help": [p, "--help"],
@@ -90,7 +91,7 @@ def start_up(ctx: Context) -> Iterator[Group]:
         ],
         "pecli rope config config.json": [p, "rope", "config", str(cfg)],
         "pecli rope engines config.json": [p, "rope", "engines", str(cfg)],
-        "pecli rope layers config.json": [p, "rope", "layers", str(cfg)],
+        "pecli rope layers config.json": [p, "rope", "layers", str(layers_cfg)],
         "pecli rope axis-map --preset wan": [p, "rope", "axis-map", "--preset", "wan"],
         "pecli rope irope --layers 48": [p, "rope", "irope", "--layers", "48"],
         "pecli rope permute --heads 32 --head-dim 128": [

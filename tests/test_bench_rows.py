@@ -2,7 +2,7 @@
 
 The benchmarks call pecli through its command line; a command added without a row (or a row
 whose command was renamed) fails here, so the README's Performance table keeps covering every
-command. ``rope layers`` has its row before the command exists (it is skipped until then).
+command. ``rope layers`` has its row (skipped by a bench run on an older pecli without it).
 """
 
 from __future__ import annotations

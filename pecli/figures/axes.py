@@ -70,7 +70,7 @@ def axis_map_figure(
             marker="o",
             markersize=3.5,
             color=colours[k],
-            label=f"axis {name} ({int(mine.sum())} pairs)",
+            label=_label(name, int(mine.sum())),
         )
     waves.set_yscale("log")
     waves.set_xlim(pairs[0] - 0.5, pairs[-1] + 0.5)
@@ -79,3 +79,9 @@ def axis_map_figure(
     waves.legend(loc="upper left", fontsize="small")
     waves.grid(alpha=0.3)
     return fig
+
+
+def _label(name: str, count: int) -> str:
+    """The legend entry of one axis; padding pairs (axis ``-``, ω = 0) are named as such."""
+    pairs = "pair" if count == 1 else "pairs"
+    return f"padding, ω = 0 ({count} {pairs})" if name == "-" else f"axis {name} ({count} {pairs})"

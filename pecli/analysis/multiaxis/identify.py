@@ -237,6 +237,11 @@ def _candidates(
         if preset and last is not None:
             raise last
         rule = f"fits no preset of width {2 * shape[1]} with these ids ({shape[0]} rows)"
+        if given.get("grid") is None and given.get("tokens") is None and ids is None:
+            rule = (
+                f"fits no preset of width {2 * shape[1]} without ids ({shape[0]} rows):"
+                " give the tokens' ids with `grid` (and `text`), `tokens` or `ids`"
+            )
         raise ParameterError("file", rule, "none")
     return found
 

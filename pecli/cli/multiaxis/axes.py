@@ -105,7 +105,8 @@ def axes_command(
     -o NAME.safetensors holds tensors cos and sin (or rotation) with the plan as metadata.
 
     Example: pecli rope axes --preset flux --grid 2x3 --text 2 --form half --format csv;
-    pecli rope axes --preset wan --grid 21x60x104 --patch model (a latent's size) -o wan.npy;
+    pecli rope axes --preset wan --grid 21x60x104 --patch model -o wan.npy (a latent of
+    21×60×104, patched 1×2×2 as Wan does);
     pecli rope axes --config Qwen2-VL-7B/config.json --tokens "text:3 image:1,4,4" -o c.npy
     """
     from ... import __version__

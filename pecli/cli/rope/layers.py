@@ -143,7 +143,15 @@ def _record(index: int, row: LayerRow, points: np.ndarray) -> dict[str, Any]:
 
 def _table(found: list[tuple[int, int, LayerRow]]) -> Any:
     table = text.titled_table(
-        "layers", "layers", "attention", "RoPE", "θ", "type", "rotated", "window", "temperature"
+        "runs of equal layers",
+        "layers",
+        "attention",
+        "RoPE",
+        "θ",
+        "type",
+        "rotated",
+        "window",
+        "temperature",
     )
     for first, last, row in found:
         span = str(first) if first == last else f"{first}-{last}"

@@ -213,7 +213,10 @@ def config_spec(
     except ParameterError as error:
         if "per layer type" not in error.rule:
             raise
-        rule = error.rule.replace("pass one of them", "pass --layer (pecli rope layers)")
+        rule = (  # said of the model, not of the field: Gemma 3's config has no rope_parameters
+            "gives its layer types different RoPEs; pass --layer N "
+            "(pecli rope layers shows each layer's)"
+        )
         raise ParameterError(parameter, rule, error.value) from None
 
 
