@@ -73,3 +73,18 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="pecli-tests-matplotlib-")
     os.environ["MPLCONFIGDIR"] = folder
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision_kept():
+    """A test that sets mpmath's working precision does not lower the next test's.
+
+    Test modules set ``mp.dps = 40`` when imported; a test that sets another precision in its
+    body (instead of ``mpmath.workdps``) would otherwise leave it to whatever test the same
+    worker runs next, which then compares against a less exact "exact" value.
+    """
+    import mpmath
+
+    prec = mpmath.mp.prec
+    yield
+    mpmath.mp.prec = prec
