@@ -4,7 +4,10 @@ Each recomputed value gets its own Ziv check: its distance to the nearest roundi
 must exceed the recomputation's own error (mpmath's, plus how far the double-double inputs
 may lie from the exact angle: 2^-100 relative); otherwise it is recomputed at 256 bits, and
 a value still undecided there raises :class:`~pecli.core.errors.RuntimeFailure` (none is
-known: a sine within 2^-200 of a float32 tie). About 15 µs per entry.
+known: a sine within 2^-200 of a float32 tie). The one exception is a value whose interval
+holds 0: a sine at a whole number of half turns (``--full-turns``), exactly 0, which the
+double-double angle (2π rounded) cannot resolve; it is given as 0, the value the table's
+exact-turns rule writes there (:mod:`pecli.core.sinusoidal.filling`). About 15 µs per entry.
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ def _decided(f: Callable[[], Any], margin: Callable[[Any], Any], dtype: object) 
             low, high = correctly_rounded(x - e, dtype), correctly_rounded(x + e, dtype)
             if low == high:
                 return low
+    if abs(x) <= e:  # within the inputs' own precision of 0: a whole number of half turns
+        return 0.0
     raise RuntimeFailure(f"a value stays undecided at {PRECISIONS[-1]} bits: {x}")
 
 
