@@ -354,8 +354,8 @@ class _Check:
     """
 
     def __init__(self, shape: tuple[int, int], exact: _Exact) -> None:
-        self.bits = np.empty((shape[0], 2 * shape[1]), dtype=np.uint64)
-        self.differ = np.empty(self.bits.shape, dtype=bool)
+        size = shape[0] * 2 * shape[1]
+        self.work = tuple(np.empty(size, t) for t in (np.uint64, np.float32, bool, bool))
         self.e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
         self.screen = BitScreen(self.e)
         self.exact = exact
@@ -364,14 +364,15 @@ class _Check:
         """``dest = wide`` rounded; undecided entries recomputed. ``cols``: (step, start)."""
         r, c = dest.shape
         dest[...] = wide
-        flags = self.screen.flags(wide, self.bits[:r, :c], self.differ[:r, :c])
-        if not flags.any():
+        work = tuple(w[: r * c].reshape(r, c) for w in self.work)
+        if not self.screen.flags(wide, dest, work):
             TALLY.add(checked=dest.size)
             return
-        rows, where = np.nonzero(flags)
+        rows, where = np.divmod(np.flatnonzero(work[2]), c)
         keep = ends_differ(wide[rows, where], self.e, dest.dtype)
         rows, where = rows[keep], where[keep]
-        dest[rows, where] = self.exact(r0 + rows, where * cols[0] + cols[1], dest.dtype)
+        if rows.size:
+            dest[rows, where] = self.exact(r0 + rows, where * cols[0] + cols[1], dest.dtype)
         TALLY.add(checked=dest.size, recomputed=rows.size)
 
 

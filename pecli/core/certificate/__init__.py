@@ -13,8 +13,9 @@ References
 
 """
 
-from .bounds import BitScreen, ErrorBound, ends_differ, round_certified, undecided
+from .bounds import ErrorBound, ends_differ, round_certified, undecided
 from .fallback import correctly_rounded, rounded_sum, sin_cos_exact
+from .screen import BitScreen
 from .tally import TALLY, Tally, counting
 
 __all__ = [

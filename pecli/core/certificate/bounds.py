@@ -16,7 +16,6 @@ import numpy as np
 
 __all__ = [
     "UNIT_ROUNDOFF",
-    "BitScreen",
     "ErrorBound",
     "ends_differ",
     "round_certified",
@@ -103,60 +102,6 @@ def ends_differ(flat: np.ndarray, e: np.ndarray | float, dtype: np.dtype) -> np.
         high = np.add(flat, e).astype(dtype)
     differ: np.ndarray = low != high
     return differ
-
-
-class BitScreen:
-    """A cheap superset of :func:`undecided` for float64 -> float32 under one absolute bound.
-
-    Rounding ``v`` to float32 keeps the top 23 of its 52 significand bits; the 29 bits
-    dropped, ``L``, put ``v`` ``|L - 2^28|`` float64 ulps from the halfway point of its
-    binade. For ``|v| >= 2^-SMALL`` (one float64 ulp is at least ``2^(-SMALL-52)``) a
-    distance ``<= 2e`` needs ``|L - 2^28| < 2^t``, with ``2^t > 2e·2^(SMALL+52)``: one
-    integer add, one mask and one compare decide it; smaller ``|v|`` (exponent field read in
-    the same masked word) are flagged too. The flags are then checked by the exact
-    :func:`undecided` test, so the result is the same set, for about a third of its cost.
-    A carry of the add into the exponent happens only within ``2^t`` ulps below a power of
-    two, where the nearest halfway point is ``2^28 - 2^t`` ulps away: decided either way.
-
-    Examples
-    --------
-    >>> screen = BitScreen(2.0**-48)
-    >>> tie = 0.75 + 2.0**-25  # halfway between two float32 numbers
-    >>> screen.undecided(np.array([tie, 0.75, 1e-9]))
-    array([0, 2])
-
-    """
-
-    SMALL = 10
-
-    def __init__(self, e: float) -> None:
-        self.e = float(e)
-        t = max(1, int(np.ceil(np.log2(2 * self.e) + self.SMALL + 52)) + 1)
-        self.everything = t > 26  # a bound too wide to screen: every entry goes to the test
-        t = min(t, 26)
-        self.add = np.uint64(1 << t)
-        self.mask = np.uint64(((1 << 29) - (1 << (t + 1))) | (0x7FF << 52))
-        self.small = np.uint64((1023 - self.SMALL) << 52)
-
-    def flags(self, flat: np.ndarray, scratch: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """Bool flags into ``out``, a superset of the undecided; ``scratch``: uint64 buffer."""
-        if self.everything:
-            out[...] = True
-            return out
-        np.add(flat.view(np.uint64), self.add, out=scratch)
-        np.bitwise_and(scratch, self.mask, out=scratch)
-        np.less(scratch, self.small, out=out)
-        np.bitwise_and(scratch, np.uint64((1 << 29) - 1), out=scratch)
-        flagged: np.ndarray = np.logical_or(out, scratch == np.uint64(1 << 28), out=out)
-        return flagged
-
-    def undecided(self, flat: np.ndarray) -> np.ndarray:
-        """Flat indices the exact test leaves undecided, found through the screen."""
-        flat = np.ascontiguousarray(flat, dtype=np.float64).reshape(-1)
-        flagged = self.flags(flat, np.empty(flat.shape, np.uint64), np.empty(flat.shape, bool))
-        where = np.flatnonzero(flagged)
-        decided: np.ndarray = where[ends_differ(flat[where], self.e, np.dtype(np.float32))]
-        return decided
 
 
 def round_certified(
