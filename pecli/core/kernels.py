@@ -41,7 +41,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import angles, threads
-from .certificate import TALLY, BitScreen, ErrorBound, ends_differ, round_certified, sin_cos_exact
+from .certificate import TALLY, ErrorBound, round_certified, sin_cos_exact
 from .certificate.bounds import UNIT_ROUNDOFF
 from .errors import ParameterError
 
@@ -346,34 +346,26 @@ _Exact = Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
 
 
 class _Check:
-    """Rounds a block of float64 values to float32 under the certificate (one per thread).
-
-    The block is cast once; :class:`~pecli.core.certificate.BitScreen` flags a superset of
-    the undecided entries from the float64 bits, and the exact ``v ± e`` test runs on the
-    flags only (docs/exactness.md, "Cost").
-    """
+    """Rounds a block of float64 values to float32 under the certificate (one per thread)."""
 
     def __init__(self, shape: tuple[int, int], exact: _Exact) -> None:
-        size = shape[0] * 2 * shape[1]
-        self.work = tuple(np.empty(size, t) for t in (np.uint64, np.float32, bool, bool))
+        self.low = np.empty((shape[0], 2 * shape[1]), dtype=np.float32)
+        self.differ = np.empty(self.low.shape, dtype=bool)
         self.e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
-        self.screen = BitScreen(self.e)
         self.exact = exact
 
     def round(self, wide: np.ndarray, dest: np.ndarray, r0: int, cols: tuple[int, int]) -> None:
         """``dest = wide`` rounded; undecided entries recomputed. ``cols``: (step, start)."""
         r, c = dest.shape
-        dest[...] = wide
-        work = tuple(w[: r * c].reshape(r, c) for w in self.work)
-        if not self.screen.flags(wide, dest, work):
-            TALLY.add(checked=dest.size)
-            return
-        rows, where = np.divmod(np.flatnonzero(work[2]), c)
-        keep = ends_differ(wide[rows, where], self.e, dest.dtype)
-        rows, where = rows[keep], where[keep]
-        if rows.size:
+        np.add(wide, self.e, out=dest, casting="same_kind")  # = round(wide) when decided
+        low = np.subtract(wide, self.e, out=self.low[:r, :c], casting="same_kind")
+        differ = np.not_equal(dest, low, out=self.differ[:r, :c])
+        if differ.any():
+            rows, where = np.nonzero(differ)
             dest[rows, where] = self.exact(r0 + rows, where * cols[0] + cols[1], dest.dtype)
-        TALLY.add(checked=dest.size, recomputed=rows.size)
+            TALLY.add(checked=dest.size, recomputed=rows.size)
+        else:
+            TALLY.add(checked=dest.size)
 
 
 def _complex_view(sin_out: np.ndarray, cos_out: np.ndarray) -> np.ndarray | None:

@@ -13,19 +13,16 @@ References
 
 """
 
-from .bounds import ErrorBound, ends_differ, round_certified, undecided
+from .bounds import ErrorBound, round_certified, undecided
 from .fallback import correctly_rounded, rounded_sum, sin_cos_exact
-from .screen import BitScreen
 from .tally import TALLY, Tally, counting
 
 __all__ = [
     "TALLY",
-    "BitScreen",
     "ErrorBound",
     "Tally",
     "correctly_rounded",
     "counting",
-    "ends_differ",
     "round_certified",
     "rounded_sum",
     "sin_cos_exact",

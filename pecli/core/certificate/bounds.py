@@ -14,13 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = [
-    "UNIT_ROUNDOFF",
-    "ErrorBound",
-    "ends_differ",
-    "round_certified",
-    "undecided",
-]
+__all__ = ["UNIT_ROUNDOFF", "ErrorBound", "round_certified", "undecided"]
 
 #: ``u = 2^-53``: half the float64 spacing at 1, the relative error of one float64 rounding.
 UNIT_ROUNDOFF = 2.0**-53
@@ -92,10 +86,10 @@ def undecided(values: np.ndarray, bound: ErrorBound, dtype: np.dtype) -> np.ndar
     largest = float(np.max(np.abs(flat), initial=0.0))
     scalar = not bound.relative and np.ndim(bound.absolute) == 0
     e = bound.widest(largest) if scalar else bound.at(np.asarray(values, np.float64)).reshape(-1)
-    return np.flatnonzero(ends_differ(flat, e, np.dtype(dtype)))
+    return np.flatnonzero(_ends_differ(flat, e, np.dtype(dtype)))
 
 
-def ends_differ(flat: np.ndarray, e: np.ndarray | float, dtype: np.dtype) -> np.ndarray:
+def _ends_differ(flat: np.ndarray, e: np.ndarray | float, dtype: np.dtype) -> np.ndarray:
     """``round(v - e) != round(v + e)`` in ``dtype``, elementwise."""
     with np.errstate(over="ignore"):
         low = np.subtract(flat, e).astype(dtype)
