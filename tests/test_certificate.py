@@ -222,3 +222,36 @@ def test_rope_freqs_npy_is_certified_and_matches_mpmath(run_cli, tmp_path):
             _mp_float32(mpmath.mpf(500000) ** (-mpmath.mpf(2 * i) / 128)) for i in range(64)
         ]
     assert np.load(tmp_path / "f.npy").tolist() == expected
+
+
+def test_an_angle_of_exactly_zero_is_given_without_mpmath(monkeypatch):
+    import mpmath
+
+    from pecli.core.certificate import sin_cos_exact
+
+    def refuse(*args):
+        raise AssertionError("mpmath called for an exact zero angle")
+
+    monkeypatch.setattr(mpmath, "sin", refuse)
+    monkeypatch.setattr(mpmath, "cos", refuse)
+    zero, w = np.zeros(2), np.array([1.0, 1e-4])
+    found = sin_cos_exact((zero, zero, w, zero), np.array([False, True]), np.float32, factor=0.5)
+    assert found.tolist() == [0.0, 0.5]  # sin 0 = 0 and 0.5·cos 0 = 0.5, by hand
+
+
+def test_alibi_slopes_report_their_proof_and_match_mpmath(run_cli, tmp_path):
+    import mpmath
+
+    done = run_cli("alibi", "slopes", "--heads", "12", "-o", str(tmp_path / "s.npy"))
+    assert done.exit_code == 0, done.stderr
+    said = (
+        "pecli: every value correctly rounded to float32: proven (exact powers, docs/exactness.md)"
+    )
+    assert done.stderr.splitlines()[-1] == said
+    slopes = np.load(tmp_path / "s.npy")
+    with mpmath.workprec(200):  # 8 heads: 2^(-(h+1)), then 2^(-(2h+1)/2) of the 16-head series
+        exact = [mpmath.mpf(2) ** (-(h + 1)) for h in range(8)]
+        exact += [mpmath.mpf(2) ** (-mpmath.mpf(2 * (h - 8) + 1) / 2) for h in range(8, 12)]
+    assert slopes.tolist() == [correctly_rounded(x, np.float32) for x in exact]
+    quiet = run_cli("alibi", "slopes", "--heads", "12", "-q", "-o", str(tmp_path / "q.npy"))
+    assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -18,12 +18,12 @@ from ...core.zoo.alibi import (
     AlibiConvention,
     names,
 )
-from ...io import writing
+from ...io import paths, writing
 from .. import text
 from .._app import PecliGroup, app
 from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Dtype, DtypeOpt, Quiet, TableOutput, table_options
-from ..progress import TableTarget, say_written
+from ..progress import TableTarget, say_certified, say_written
 
 alibi_app = typer.Typer(
     cls=PecliGroup,
@@ -106,6 +106,11 @@ def slopes_command(
     else:
         text.show(*_slopes_report(slopes, log2, max_bias, variant.value), output=output)
     say_written(output, quiet=quiet)
+    say_certified(SLOPES_PROVEN.format(dtype.value), quiet=quiet or paths.is_stdout(output))
+
+
+#: The certificate's line for slopes: each is rounded under a proof (core/zoo/alibi_powers.py).
+SLOPES_PROVEN = "every value correctly rounded to {}: proven (exact powers, docs/exactness.md)"
 
 
 def _slopes_report(slopes: np.ndarray, log2: np.ndarray, b: float, variant: str) -> list[object]:

@@ -35,8 +35,8 @@ class ErrorBound:
 
     Examples
     --------
-    >>> ErrorBound(absolute=1e-15).at(np.array([0.5]))
-    array([1.e-15])
+    >>> ErrorBound(absolute=1e-15).at(np.array([0.5]))  # widened by 2u·|v| for fl(v ± e)
+    array([1.1110223e-15])
 
     """
 

@@ -112,6 +112,9 @@ def sin_cos_exact(
     p_hi, p_lo, w, r = (np.asarray(a, dtype=np.float64).reshape(-1) for a in angle_terms)
     found = np.empty(p_hi.size)
     for i in range(p_hi.size):
+        if p_hi[i] == 0 and p_lo[i] == 0:  # angle 0: sin 0 = 0, cos 0 = 1, exactly
+            found[i] = correctly_rounded(factor * float(cosine[i]), dtype)
+            continue
 
         def value(i: int = i) -> Any:
             with mpmath.workprec(mpmath.mp.prec + 240):  # the product of two double-doubles
