@@ -44,3 +44,31 @@ def test_alibi_batch_within_the_cap_is_still_built(run_cli, tmp_path):
         "0.0,0.0625,0.125,0.1875",
         "0.0,0.00390625,0.0078125,0.01171875",
     ]
+
+
+@pytest.mark.parametrize("base", ["nan", "0", "-5", "1e308"])
+def test_timestep_network_dtype_checks_the_base_as_the_exact_table_does(run_cli, tmp_path, base):
+    out = tmp_path / "t.csv"
+    args = ("timestep", "--network-dtype", "bfloat16", "--d", "4", "--base", base, "0.5")
+    result = run_cli(*args, "-o", str(out))
+    assert result.exit_code == 2, result.output  # was 0: a table of NaN (or cos 1, sin 0)
+    assert result.stderr.count("\n") == 1 and "'--base'" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_timestep_network_dtype_refuses_a_t_whose_float32_cast_overflows(run_cli, dtype):
+    # FLUX feeds t·1000 to get_timestep_embedding in float32: 1e36·1000 = 1e39 > 3.4e38 is inf
+    # there, and cos(inf) is NaN; the exact table reduces the angle and is finite
+    result = run_cli("timestep", "--network-dtype", dtype, "--d", "4", "1e36")
+    assert result.exit_code == 2, result.output  # was 0: NaN,NaN,NaN,NaN
+    assert result.stderr.count("\n") == 1 and "float32" in result.stderr
+    assert "NaN" not in result.stdout
+
+
+def test_timestep_inputs_never_write_an_inf(run_cli):
+    result = run_cli("timestep", "--d", "4", "--inputs", "1e36")
+    assert result.exit_code == 2, result.output  # was 0: 1e+36,inf
+    assert result.stderr.count("\n") == 1 and "'--dtype'" in result.stderr
+    wide = run_cli("timestep", "--d", "4", "--inputs", "--dtype", "float64", "1e36")
+    assert wide.stdout.splitlines()[1] == f"1e+36,{1e36 * 1000!r}"  # the float64 product
