@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
 _PRLIMIT = pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs util-linux prlimit")
@@ -72,3 +73,32 @@ def test_timestep_inputs_never_write_an_inf(run_cli):
     assert result.stderr.count("\n") == 1 and "'--dtype'" in result.stderr
     wide = run_cli("timestep", "--d", "4", "--inputs", "--dtype", "float64", "1e36")
     assert wide.stdout.splitlines()[1] == f"1e+36,{1e36 * 1000!r}"  # the float64 product
+
+
+@pytest.mark.parametrize("n", ["0", "-1", "9007199254740993"])
+def test_compute_relative_names_n_not_an_option_compute_lacks(run_cli, n):
+    result = run_cli("compute", "--relative", "--d", "8", "--n", n)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "'--n'" in result.stderr  # was '--positions'
+
+
+@_PRLIMIT
+def test_compute_relative_is_streamed_under_a_memory_cap(pecli_cmd, tmp_path):
+    # 2·200000 − 1 rows of d = 512 are 819 MB of float64, built whole before; streamed, 300 MB
+    # is room enough. Rows checked: p = 199999 at the top, 0 in the middle, −199999 at the end
+    args = ("compute", "--relative", "--d", "512", "--n", "200000", "-q", "-o", "r.npy")
+    result = _capped(pecli_cmd, 400, *args, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[:300]  # was 1: out of memory
+    table = np.load(tmp_path / "r.npy", mmap_mode="r")
+    assert table.shape == (399999, 512)
+    omega = 10000.0 ** (-np.arange(256) * 2 / 512)  # Vaswani's ω_i, pairs (sin, cos)
+    for row, p in ((0, 199999), (199999, 0), (399998, -199999)):
+        exact = np.stack([np.sin(p * omega), np.cos(p * omega)], axis=1).ravel()
+        np.testing.assert_allclose(table[row], exact, rtol=0, atol=6e-8)  # half a float32 ulp
+
+
+def test_compute_relative_refuses_a_table_the_disk_cannot_hold_before_work(run_cli, tmp_path):
+    out = tmp_path / "r.npy"
+    result = run_cli("compute", "--relative", "--d", "8", "--n", "4503599627370496", "-o", str(out))
+    assert result.exit_code == 1, result.output  # was an out-of-memory after allocating
+    assert "not enough room" in result.stderr and not out.exists()
