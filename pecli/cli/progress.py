@@ -13,6 +13,7 @@ stream is untouched either way. rich is imported only when a bar is actually sho
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core import certificate
 from ..core.errors import ParameterError
 from ..core.figure_rules import check_figure_size
 from ..io import formats, guard, paths, writing
@@ -64,27 +66,36 @@ class TableTarget:
         columns: list[str],
         description: str | None = None,
         size: int | None = None,
+        certified: str | None = None,
     ) -> None:
         """Write the blocks in :attr:`kind`, then ``pecli: wrote NAME``.
 
         The room for ``size`` bytes is checked first (when known); a progress bar named
         ``description`` is shown to a person at a terminal (none without a description).
+        ``certified``: the blocks come from kernels under the correct-rounding certificate,
+        whose counts are then said too (:func:`say_certified`): ``"counted"``, each value
+        was checked once; ``"copied"``, each is a copy of a checked value or an exact zero.
         """
         if size is not None:
             formats.check_room(self.output, size)
         if description is not None:  # not over the data when it goes to the terminal
             quiet = self.quiet or paths.is_terminal(self.output)
             blocks = track_rows(blocks, total_rows=shape[0], description=description, quiet=quiet)
-        writing.write_table(
-            blocks,
-            output=self.output,
-            fmt=self.kind,
-            shape=shape,
-            dtype=dtype,
-            columns=columns,
-            header=self.header,
-        )
+        with certificate.counting() as tally:
+            writing.write_table(
+                blocks,
+                output=self.output,
+                fmt=self.kind,
+                shape=shape,
+                dtype=dtype,
+                columns=columns,
+                header=self.header,
+            )
         say_written(self.output, quiet=self.quiet)
+        if certified:  # with the file's name: not for stdout or a device (as say_written)
+            quiet = self.quiet or paths.is_stdout(self.output) or paths.is_special(self.output)
+            total = math.prod(shape) if certified == "counted" else None
+            say_certified(tally.message(dtype, total), quiet=quiet)
 
 
 class PlotOutputs:
@@ -162,11 +173,18 @@ def write_streamed(
     quiet: bool,
     description: str,
     size: int | None,
+    certified: str | None = None,
 ) -> None:
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     target = TableTarget("", output, fmt, header=header, quiet=quiet, kind=fmt)
     target.write(
-        blocks, shape=shape, dtype=dtype, columns=columns, description=description, size=size
+        blocks,
+        shape=shape,
+        dtype=dtype,
+        columns=columns,
+        description=description,
+        size=size,
+        certified=certified,
     )
 
 
@@ -180,6 +198,16 @@ def say_written(output: str | None, *, quiet: bool, unnamed: bool = False) -> No
         return
     note = " (no -o given: replaced the file of that name)" if unnamed else ""
     sys.stderr.write(f"pecli: wrote {output}{note}\n")
+
+
+#: The safetensors metadata key of the certificate's report.
+CERTIFICATE = "pecli_certificate"
+
+
+def say_certified(message: str, *, quiet: bool) -> None:
+    """``pecli: every value correctly rounded to float32: 0 undecided`` on stderr (not ``-q``)."""
+    if not quiet:
+        sys.stderr.write(f"pecli: {message}\n")
 
 
 def track_rows(

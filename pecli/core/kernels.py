@@ -41,9 +41,42 @@ from collections.abc import Callable
 import numpy as np
 
 from . import angles, threads
+from .certificate import TALLY, ErrorBound, round_certified, sin_cos_exact
+from .certificate.bounds import UNIT_ROUNDOFF
 from .errors import ParameterError
 
-__all__ = ["fill_sin_cos_consecutive", "fill_sin_cos_direct"]
+__all__ = [
+    "CONSECUTIVE_BOUND",
+    "DIRECT_BOUND",
+    "fill_sin_cos_consecutive",
+    "fill_sin_cos_direct",
+]
+
+#: Error bound of :func:`fill_sin_cos_consecutive`'s float64 values before the rounding,
+#: absolute (docs/exactness.md): three factors within ``(k + 3/4)·u`` per component each,
+#: ``k = 4`` ulps for NumPy's float64 sin/cos, and two complex products: ``24.6·u``.
+CONSECUTIVE_BOUND = ErrorBound(absolute=32 * UNIT_ROUNDOFF, source="the consecutive kernel")
+#: Error bound of :func:`pecli.core.angles.sin_cos` (and :func:`fill_sin_cos_direct`), for
+#: tails ``|lo| <= 2^-27`` (docs/exactness.md): ``(2k + 2)·u`` relative, plus an absolute
+#: part from the tail, :func:`direct_bound`.
+DIRECT_BOUND = ErrorBound(relative=10 * UNIT_ROUNDOFF, source="the direct kernel")
+
+
+def direct_bound(angle: angles.DoubleDouble) -> ErrorBound:
+    """:data:`DIRECT_BOUND` at each of the double-double angles ``hi + lo`` (any shape).
+
+    The absolute part is ``(4k + 2)·u·|lo| + lo²/2`` (the neglected ``1 - cos lo``), plus
+    ``2^-100·|hi|`` for the inputs' own error: 0 at an exact angle such as 0.
+
+    >>> bound = direct_bound((np.array([0.0, 1e4]), np.array([0.0, 1e-13])))
+    >>> bound.at(np.zeros(2))
+    array([0.00000000e+00, 2.01816925e-28])
+
+    """
+    hi, lo = np.abs(angle[0]), np.abs(angle[1])
+    absolute = 18 * UNIT_ROUNDOFF * lo + lo * lo / 2 + 2.0**-100 * hi
+    return ErrorBound(absolute, DIRECT_BOUND.relative, "direct")
+
 
 #: Pairs per complex product, ``B·h``: 16384 complex128 = 256 KiB, inside a 1 MiB L2.
 BLOCK_PAIRS = 16384
@@ -124,8 +157,17 @@ def fill_sin_cos_consecutive(
     anchor, steps = _anchor_and_steps(w.tobytes(), res.tobytes(), rows)
     start = angles.product(np.array(float(first_position)), w, res)
 
+    def exact(rows: np.ndarray, cols: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        """Correctly rounded values at output rows ``rows``, pair columns ``cols // 2``."""
+        hi, lo = angles.add(
+            (np.full(rows.shape, float(first_position)), np.zeros(rows.shape)),
+            (np.asarray(rows + offset, dtype=np.float64), np.zeros(rows.shape)),
+        )
+        j = cols // 2
+        return sin_cos_exact((hi, lo, w[j], res[j]), cols % 2 == 1, dtype)
+
     def work(n0: int, n1: int) -> None:
-        write = _writer(sin_out, cos_out, anchor.shape)
+        write = _writer(sin_out, cos_out, anchor.shape, exact)
         _fill_range(write, anchor, steps, start, (w, res), n0, n1, offset)
 
     threads.run_split(
@@ -180,9 +222,34 @@ def fill_sin_cos_direct(
         for row in range(n0, n1, step):
             stop = min(row + step, n1)
             angle = angles.product(positions[row:stop, None], omega, omega_residual)
-            angles.sin_cos(angle, out=(sin_out[row:stop], cos_out[row:stop]))
+            if sin_out.dtype != np.float32:
+                angles.sin_cos(angle, out=(sin_out[row:stop], cos_out[row:stop]))
+                continue
+            where = positions[row:stop, None], omega, omega_residual
+            _direct_certified(angle, where, (sin_out[row:stop], cos_out[row:stop]))
 
     threads.run_split(work, threads.split_rows(0, m, step, threads.worker_count(workers, m * h)))
+
+
+def _direct_certified(
+    angle: angles.DoubleDouble,
+    where: tuple[np.ndarray, np.ndarray, np.ndarray],
+    outs: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """sin/cos of ``angle`` rounded into the float32 ``outs`` under the certificate."""
+    bound = direct_bound(angle)
+    p, w, res = (np.broadcast_to(a, angle[0].shape) for a in where)
+    for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
+
+        def exact(
+            flat: np.ndarray, cosine: bool = cosine, dtype: np.dtype = dest.dtype
+        ) -> np.ndarray:
+            i = np.unravel_index(flat, p.shape)
+            zero = np.zeros(flat.size)
+            return sin_cos_exact((p[i], zero, w[i], res[i]), np.full(flat.size, cosine), dtype)
+
+        recomputed = round_certified(values, bound, dest, exact)
+        TALLY.add(checked=dest.size, recomputed=recomputed)
 
 
 def _check(
@@ -241,10 +308,17 @@ def _fill_range(
             write(lo - offset, hi - offset, anchor[lo - j : hi - j], turns[k])
 
 
-def _writer(sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int]) -> _Writer:
-    """A function writing ``anchor · turn`` into rows ``r0 … r1-1`` of the two views."""
+def _writer(
+    sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int], exact: _Exact
+) -> _Writer:
+    """A function writing ``anchor · turn`` into rows ``r0 … r1-1`` of the two views.
+
+    float32 views get the certificate: each value is rounded, checked against
+    :data:`CONSECUTIVE_BOUND` and, if undecided, recomputed by ``exact``.
+    """
     pairs = _complex_view(sin_out, cos_out)
-    if pairs is not None:
+    certify = sin_out.dtype == np.float32
+    if pairs is not None and not certify:
         out = pairs
 
         def fused(r0: int, r1: int, anchor: np.ndarray, turn: np.ndarray) -> None:
@@ -252,13 +326,46 @@ def _writer(sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int]) ->
 
         return fused
     scratch = np.empty(shape, dtype=np.complex128)
+    check = _Check(shape, exact) if certify else None
 
     def split(r0: int, r1: int, anchor: np.ndarray, turn: np.ndarray) -> None:
         t = np.multiply(anchor, turn, out=scratch[: r1 - r0])
-        sin_out[r0:r1] = t.real
-        cos_out[r0:r1] = t.imag
+        if check is None:
+            sin_out[r0:r1] = t.real
+            cos_out[r0:r1] = t.imag
+        elif pairs is not None:
+            check.round(t.view(np.float64), pairs[r0:r1].view(np.float32), r0, (1, 0))
+        else:
+            check.round(t.real, sin_out[r0:r1], r0, (2, 0))
+            check.round(t.imag, cos_out[r0:r1], r0, (2, 1))
 
     return split
+
+
+_Exact = Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
+
+
+class _Check:
+    """Rounds a block of float64 values to float32 under the certificate (one per thread)."""
+
+    def __init__(self, shape: tuple[int, int], exact: _Exact) -> None:
+        self.low = np.empty((shape[0], 2 * shape[1]), dtype=np.float32)
+        self.differ = np.empty(self.low.shape, dtype=bool)
+        self.e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
+        self.exact = exact
+
+    def round(self, wide: np.ndarray, dest: np.ndarray, r0: int, cols: tuple[int, int]) -> None:
+        """``dest = wide`` rounded; undecided entries recomputed. ``cols``: (step, start)."""
+        r, c = dest.shape
+        np.add(wide, self.e, out=dest, casting="same_kind")  # = round(wide) when decided
+        low = np.subtract(wide, self.e, out=self.low[:r, :c], casting="same_kind")
+        differ = np.not_equal(dest, low, out=self.differ[:r, :c])
+        if differ.any():
+            rows, where = np.nonzero(differ)
+            dest[rows, where] = self.exact(r0 + rows, where * cols[0] + cols[1], dest.dtype)
+            TALLY.add(checked=dest.size, recomputed=rows.size)
+        else:
+            TALLY.add(checked=dest.size)
 
 
 def _complex_view(sin_out: np.ndarray, cos_out: np.ndarray) -> np.ndarray | None:

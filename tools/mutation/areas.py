@@ -22,6 +22,11 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Test files run in the order given (``pytest -x`` stops at the first failure): quick first.
 AREAS: list[tuple[str, list[str], list[str]]] = [
     (
+        "certificate",  # correct rounding: the error bounds' check and the mpmath fallback
+        ["pecli/**/certificate/**/*.py"],
+        ["tests/**/test_certificate*.py"],
+    ),
+    (
         "multi-axis rope",  # M-RoPE, video/image axes, identify-axes, axis maps, their figure
         [
             "pecli/**/multiaxis/**/*.py",

@@ -40,7 +40,7 @@ from mutants import Mutant, mutants, mutated_source
 def copy_tree(target: Path) -> None:
     """The code and tests the runs need, copied (without caches) into ``target``."""
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
-    for name in ("pecli", "tests", "docs", "figures"):  # tests hold docs, figures to the code
+    for name in ("pecli", "tests", "docs", "figures", "benchmarks", "tools"):  # tests read them
         shutil.copytree(ROOT / name, target / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md", "Makefile", "constraints.txt"):
         shutil.copy2(ROOT / name, target / name)

@@ -82,7 +82,15 @@ def grid(
     names = grid_column_names(d, preset=preset.value, axes=len(shape), axis_order=axis_order)
     table, stored = (extra + math.prod(shape), d), check_dtype(out.dtype)
     size = _size(kind, shape, encoding, table, names, out.header)
-    out.write(blocks, shape=table, dtype=stored, columns=names, description="grid", size=size)
+    out.write(
+        blocks,
+        shape=table,
+        dtype=stored,
+        columns=names,
+        description="grid",
+        size=size,
+        certified="copied",  # per-axis values, broadcast
+    )
 
 
 def _extra(cls_token: bool, extra_tokens: int | None) -> int:

@@ -8,12 +8,12 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import writing
+from ...io import paths, writing
 from .. import text
 from .._app import PecliGroup, app
 from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
 from ..options import Dtype, Quiet
-from ..progress import say_written
+from ..progress import say_certified, say_written
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,12 +85,26 @@ def freqs_command(
     freqs = rope_frequencies(rope[0])
     columns = _freq_columns(freqs)
     if kind == "npy":
-        writing.write_vector(freqs.inv_freq, output=output, dtype=np.dtype(dtype or "float32"))
-    elif kind != "table":
+        return _write_freqs(freqs, output, np.dtype(dtype or "float32"), quiet=quiet)
+    if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
         text.show(*_summary(freqs, rope[1]), _freq_table(columns), output=output)
     say_written(output, quiet=quiet)
+
+
+def _write_freqs(freqs: RopeFrequencies, output: str, dtype: np.dtype, *, quiet: bool) -> None:
+    """inv_freq as .npy, rounded from its exact double-double under the certificate."""
+    from ...core import certificate
+
+    stored = np.empty(freqs.inv_freq.shape, dtype=dtype)
+    recomputed = certificate.rounded_sum(freqs.inv_freq, freqs.residual, stored)
+    writing.write_vector(stored, output=output, dtype=dtype)
+    say_written(output, quiet=quiet)
+    tally = certificate.Tally()
+    tally.add(checked=stored.size, recomputed=recomputed)
+    quiet = quiet or paths.is_stdout(output) or paths.is_special(output)
+    say_certified(tally.message(dtype, stored.size), quiet=quiet)
 
 
 def _freq_columns(freqs: RopeFrequencies) -> dict[str, np.ndarray]:

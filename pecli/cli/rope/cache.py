@@ -127,6 +127,7 @@ def cache_command(
         description="rope cache",
         metadata=meta,
         size=size,
+        certified=arithmetic.value == "exact",  # the others reproduce a framework's float32
     )
 
 

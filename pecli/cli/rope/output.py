@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ...io import formats
+from ...io import formats, paths
 from ..options import COMPUTE_FORMATS, FormatOpt
-from ..progress import say_written, write_streamed
+from ..progress import say_certified, say_written, write_streamed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.forms import FormTable
@@ -36,16 +36,15 @@ def write_cache(
     description: str,
     metadata: dict[str, str] | None = None,
     size: int | None = None,
+    certified: bool = False,
 ) -> None:
-    """Write ``table`` as ``kind``; ``size``: its bytes if known (npy: counted here)."""
-    if kind == "safetensors":
-        from ...io.tensors import safetensors_bytes, write_safetensors_parts
+    """Write ``table`` as ``kind``; ``size``: its bytes if known (npy: counted here).
 
-        parts = [table.tensor(name) for name in table.tensors]  # each streamed in row blocks
-        heads = [(name, dtype, shape) for name, dtype, shape, _ in parts]
-        formats.check_room(output, safetensors_bytes(heads, metadata or {}))
-        write_safetensors_parts(parts, output=output, metadata=metadata)
-        return say_written(output, quiet=quiet)
+    ``certified``: the values come from the certified kernels (exact arithmetic); the
+    certificate's counts are said after the file's name (docs/exactness.md).
+    """
+    if kind == "safetensors":
+        return _write_safetensors(table, output, metadata, quiet=quiet, certified=certified)
     if size is None and kind == "npy":
         size = 128 + math.prod(table.shape) * table.dtype.itemsize
     write_streamed(
@@ -59,4 +58,27 @@ def write_cache(
         quiet=quiet,
         description=description,
         size=size,
+        certified="copied" if certified else None,  # each value spread to its pair
     )
+
+
+def _write_safetensors(
+    table: FormTable,
+    output: str,
+    metadata: dict[str, str] | None,
+    *,
+    quiet: bool,
+    certified: bool,
+) -> None:
+    """Each tensor streamed in row blocks; the certificate's report is known only after."""
+    from ...core import certificate
+    from ...io.tensors import safetensors_bytes, write_safetensors_parts
+
+    parts = [table.tensor(name) for name in table.tensors]
+    heads = [(name, dtype, shape) for name, dtype, shape, _ in parts]
+    formats.check_room(output, safetensors_bytes(heads, metadata or {}))
+    with certificate.counting() as tally:
+        write_safetensors_parts(parts, output=output, metadata=metadata)
+    say_written(output, quiet=quiet)
+    if certified:
+        say_certified(tally.message(table.dtype, None), quiet=quiet or paths.is_stdout(output))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
+from ...core import certificate
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_n, check_table_dtype
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
@@ -23,7 +24,7 @@ from ..options import (
     TableDtype,
     table_options,
 )
-from ..progress import TableTarget, say_written
+from ..progress import CERTIFICATE, TableTarget, say_certified, say_written
 from .options import convention_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,7 +93,15 @@ def compute(
         return
     columns = component_names(d, conv.layout, odd_d=conv.odd_d)
     size = _size(out.output, kind, n, table, columns, out.header)
-    out.write(blocks, shape=(n, d), dtype=stored, columns=columns, description="compute", size=size)
+    out.write(
+        blocks,
+        shape=(n, d),
+        dtype=stored,
+        columns=columns,
+        description="compute",
+        size=size,
+        certified="counted",
+    )
 
 
 def _write_relative(out: TableTarget, kind: str, n: int, table: dict[str, Any]) -> None:
@@ -148,9 +157,12 @@ def _write_checkpoint(
     stored = check_table_dtype(table["dtype"])
     room = tensors.safetensors_bytes([(key, stored, (n, table["d"]))], meta)
     formats.check_room(out.output, room)
-    whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
-    tensors.write_safetensors({key: whole}, output=out.output, metadata=meta)
+    with certificate.counting() as tally:
+        whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
+    said = tally.message(stored, whole.size)
+    tensors.write_safetensors({key: whole}, output=out.output, metadata={**meta, CERTIFICATE: said})
     say_written(out.output, quiet=out.quiet)
+    say_certified(said, quiet=out.quiet)
 
 
 def _size(

@@ -8,12 +8,14 @@ notes). A block's frequencies depend on its own number of pairs, so uneven block
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .. import angles
+from ..certificate import TALLY, round_certified, sin_cos_exact
 from ..errors import ParameterError
+from ..kernels import direct_bound
 from ..rules import check_dtype
 from ..sinusoidal.frequencies import frequencies_with_residuals
 from .knobs import GridEncoding
@@ -95,9 +97,36 @@ class GridSpec:
         ``(len(k), len(order))`` of the table's dtype, C-ordered (rows contiguous to copy),
         each value computed in float64 and rounded once.
         """
-        s, c = self.sin_cos(self.plan.order[b], k, self.plan.block_pairs[b])
+        axis, h = self.plan.order[b], self.plan.block_pairs[b]
+        s, c = self.sin_cos(axis, k, h)
         values = np.concatenate([s, c], axis=1)[:, order]  # indexing leaves it F-ordered
-        return values.astype(self.dtype, order="C")
+        if self.dtype == np.float64:
+            return values.astype(self.dtype, order="C")
+        return self._certified(values, self.positions(axis, k), self.frequencies[h], order)
+
+    def _certified(
+        self,
+        values: np.ndarray,
+        position: angles.DoubleDouble,
+        frequency: tuple[np.ndarray, np.ndarray],
+        order: np.ndarray,
+    ) -> np.ndarray:
+        """``values`` rounded to the dtype under the certificate (docs/exactness.md)."""
+        (hi, lo), (omega, residual), h = position, frequency, frequency[0].size
+        bound = direct_bound(angles.product(hi[:, None], omega, residual))
+        tail = np.asarray(bound.absolute)
+        bound = replace(bound, absolute=np.concatenate([tail, tail], axis=1)[:, order])
+        out = np.empty(values.shape, dtype=self.dtype)
+
+        def exact(flat: np.ndarray) -> np.ndarray:
+            row, column = np.unravel_index(flat, values.shape)
+            pair = order[column] % h  # order: columns of [sin | cos]
+            terms = (hi[row], lo[row], omega[pair], residual[pair])
+            return sin_cos_exact(terms, order[column] >= h, self.dtype)
+
+        recomputed = round_certified(values, bound, out, exact)
+        TALLY.add(checked=out.size, recomputed=recomputed)
+        return out
 
     def fill_tokens(self, out: np.ndarray, tokens: np.ndarray) -> None:
         """Fill ``out`` (``(len(tokens), d)``, zeroed, the table's dtype) with grid tokens' rows."""

@@ -1,0 +1,132 @@
+"""A kernel's error bound and the vectorised check of which roundings it leaves undecided.
+
+An entry ``v`` (float64) of a kernel whose bound is ``e(v)`` stands for an exact value ``x``
+somewhere in ``[v - e, v + e]``. Rounding to nearest is monotone, so ``x`` rounds like ``v``
+when both ends of the interval round to the same output value; the check computes the two
+ends (widened by the float64 rounding of ``v ± e`` itself) and compares their roundings.
+Pure NumPy, arrays in and out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["UNIT_ROUNDOFF", "ErrorBound", "round_certified", "undecided"]
+
+#: ``u = 2^-53``: half the float64 spacing at 1, the relative error of one float64 rounding.
+UNIT_ROUNDOFF = 2.0**-53
+
+
+@dataclass(frozen=True)
+class ErrorBound:
+    """``|v - x| <= absolute + relative·|v|`` for a computed ``v`` and the exact ``x``.
+
+    Attributes
+    ----------
+    absolute : float or numpy.ndarray
+        The part of the bound independent of the value (>= 0); an array: one per value.
+    relative : float
+        The part proportional to ``|v|`` (>= 0).
+    source : str
+        Where the bound is derived (a section of docs/exactness.md).
+
+    Examples
+    --------
+    >>> ErrorBound(absolute=1e-15).at(np.array([0.5]))
+    array([1.e-15])
+
+    """
+
+    absolute: float | np.ndarray = 0.0
+    relative: float = 0.0
+    source: str = ""
+
+    def at(self, values: np.ndarray) -> np.ndarray:
+        """The bound at each of ``values``, widened by the rounding of ``v ± e`` in float64."""
+        rel = self.relative + 2 * UNIT_ROUNDOFF  # fl(v ± e) is off by at most u·|v ± e|
+        bound: np.ndarray = np.abs(values) * rel + self.absolute * (1 + 4 * UNIT_ROUNDOFF)
+        return bound
+
+    def widest(self, largest: float) -> float:
+        """One bound for every value of magnitude at most ``largest`` (widened as in :meth:`at`)."""
+        return float(np.max(self.at(np.array([largest]))))
+
+
+def undecided(values: np.ndarray, bound: ErrorBound, dtype: np.dtype) -> np.ndarray:
+    """Flat indices of the entries whose rounding to ``dtype`` the bound does not decide.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64, any shape: the kernel's values before rounding.
+    bound : ErrorBound
+        The kernel's proven error bound.
+    dtype : numpy.dtype
+        The output dtype (float32, float16; for float64 nothing is rounded: none returned).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, the flat (C-order) indices of ``values`` whose interval ``v ± e`` straddles a
+        rounding boundary of ``dtype``.
+
+    Examples
+    --------
+    >>> tie = 1 + 2.0**-24  # halfway between the float32 numbers 1 and 1 + 2^-23
+    >>> undecided(np.array([tie - 1e-16, 0.75]), ErrorBound(absolute=1e-15), np.float32)
+    array([0])
+
+    """
+    if np.dtype(dtype) == np.float64:
+        return np.zeros(0, dtype=np.int64)
+    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    largest = float(np.max(np.abs(flat), initial=0.0))
+    scalar = not bound.relative and np.ndim(bound.absolute) == 0
+    e = bound.widest(largest) if scalar else bound.at(np.asarray(values, np.float64)).reshape(-1)
+    return np.flatnonzero(_ends_differ(flat, e, np.dtype(dtype)))
+
+
+def _ends_differ(flat: np.ndarray, e: np.ndarray | float, dtype: np.dtype) -> np.ndarray:
+    """``round(v - e) != round(v + e)`` in ``dtype``, elementwise."""
+    with np.errstate(over="ignore"):
+        low = np.subtract(flat, e).astype(dtype)
+        high = np.add(flat, e).astype(dtype)
+    differ: np.ndarray = low != high
+    return differ
+
+
+def round_certified(
+    values: np.ndarray,
+    bound: ErrorBound,
+    out: np.ndarray,
+    recompute: Callable[[np.ndarray], np.ndarray],
+) -> int:
+    """Round ``values`` into ``out`` and recompute the undecided entries; their count.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64, the kernel's values, same shape as ``out``.
+    bound : ErrorBound
+        The kernel's proven error bound.
+    out : numpy.ndarray
+        Writable, of the output dtype; gets every value rounded once.
+    recompute : callable
+        Takes the flat indices of undecided entries, returns their correctly rounded values
+        (float64 holding values of ``out``'s dtype), e.g. from :mod:`.fallback`.
+
+    Returns
+    -------
+    int
+        How many entries were recomputed.
+
+    """
+    out[...] = values
+    where = undecided(values, bound, out.dtype)
+    if where.size:
+        index = np.unravel_index(where, out.shape)
+        out[index] = recompute(where)
+    return int(where.size)

@@ -1,0 +1,224 @@
+"""The correct-rounding certificate: the bound check, the mpmath fallback, planted ties.
+
+Expected values come from mpmath at 200 bits, rounded to float32 by mpmath's own rounding to
+24 bits (round to nearest, ties to even) — never from pecli. The ties are real: the exact
+``cos(205618·ω_253)`` of a d = 512 table lies 1.5e-16 from a float32 rounding boundary
+(found by a scan of 10^8 entries, confirmed here with mpmath).
+"""
+
+from __future__ import annotations
+
+import re
+
+import mpmath
+import numpy as np
+import pytest
+
+from pecli.core import angles, kernels
+from pecli.core.certificate import (
+    ErrorBound,
+    correctly_rounded,
+    counting,
+    round_certified,
+    undecided,
+)
+from pecli.core.sinusoidal.encoding import encoding_table
+
+#: (position, pair, cosine?) of d = 512, base 10000 entries lying within 2e-16 of a tie.
+TIES = [(205618, 253, True), (294739, 81, True), (361949, 243, True)]
+
+
+def _exact(position: int, pair: int, cosine: bool, d: int = 512) -> tuple[float, mpmath.mpf]:
+    """(the float32 value mpmath rounds to, the distance of the exact value to a tie)."""
+    with mpmath.workprec(200):
+        w = mpmath.mpf(10000) ** (-mpmath.mpf(2 * pair) / d)
+        x = (mpmath.cos if cosine else mpmath.sin)(position * w)
+        with mpmath.workprec(24):
+            rounded = float(+x)
+        y = np.float32(rounded)
+        neighbours = [np.nextafter(y, np.float32(s)) for s in (-2, 2)]
+        ties = [(mpmath.mpf(float(y)) + mpmath.mpf(float(n))) / 2 for n in neighbours]
+        return rounded, min(abs(x - t) for t in ties)
+
+
+def test_undecided_finds_values_next_to_a_float32_tie_only():
+    tie = 1 + 2.0**-24  # halfway between the float32 numbers 1 and 1 + 2^-23
+    values = np.array([tie - 1e-16, tie + 3e-16, tie - 1e-14, 0.75, 0.1])
+    assert undecided(values, ErrorBound(absolute=1e-15), np.float32).tolist() == [0, 1]
+    relative = ErrorBound(relative=2.0**-40)  # 2^-40·(1 + 2^-24) ≈ 9.1e-13
+    assert undecided(values, relative, np.float32).tolist() == [0, 1, 2]
+    assert undecided(values, ErrorBound(absolute=1.0), np.float64).size == 0
+
+
+def test_correctly_rounded_rounds_ties_to_even_and_subnormals_on_their_quantum():
+    one = mpmath.mpf(1)
+    assert correctly_rounded(one + mpmath.mpf(2) ** -24, np.float32) == 1.0
+    assert correctly_rounded(one + 3 * mpmath.mpf(2) ** -24, np.float32) == 1 + 2.0**-22
+    assert correctly_rounded(mpmath.mpf(2) ** -25 * 3, np.float16) == 2.0**-24 * 2  # tie: even
+    assert correctly_rounded(-mpmath.mpf("0.1"), np.float32) == float(np.float32(-0.1))
+
+
+def test_round_certified_recomputes_exactly_the_undecided_entries():
+    values = np.array([[1 + 2.0**-24 - 1e-16, 0.5]])
+    out = np.empty((1, 2), np.float32)
+    asked = []
+
+    def recompute(flat):
+        asked.extend(flat.tolist())
+        return np.full(flat.size, 1 + 2.0**-23)
+
+    assert round_certified(values, ErrorBound(absolute=1e-15), out, recompute) == 1
+    assert asked == [0] and out.tolist() == [[1 + 2.0**-23, 0.5]]
+
+
+@pytest.mark.parametrize(("position", "pair", "cosine"), TIES)
+def test_real_ties_are_within_the_kernel_bound_and_the_certificate_recomputes_them(
+    position, pair, cosine
+):
+    rounded, distance = _exact(position, pair, cosine)
+    assert distance < kernels.CONSECUTIVE_BOUND.absolute  # the table's kernel cannot decide
+    with counting() as tally:
+        row = encoding_table(d=512, n=1, start=position)
+    assert tally.recomputed >= 1 and tally.checked == 512
+    assert float(row[0, 2 * pair + cosine]) == rounded
+
+
+def test_a_planted_error_across_a_tie_is_repaired_by_the_fallback(monkeypatch):
+    position, pair, cosine = TIES[0]
+    rounded, _ = _exact(position, pair, cosine)
+    with mpmath.workprec(200):
+        w = mpmath.mpf(10000) ** (-mpmath.mpf(2 * pair) / 512)
+        x = mpmath.cos(position * w)
+        tie = (mpmath.mpf(rounded) + float(np.nextafter(np.float32(rounded), np.float32(-2)))) / 2
+        if abs(x - tie) > 1e-15:
+            tie = (
+                mpmath.mpf(rounded) + float(np.nextafter(np.float32(rounded), np.float32(2)))
+            ) / 2
+        shift = float(2.5 * (tie - x))  # moves the value across the tie, within the bound
+    assert abs(shift) < kernels.CONSECUTIVE_BOUND.absolute
+    real = angles.sin_cos
+
+    def planted(angle, out=None):
+        s, c = real(angle)
+        if np.ndim(angle[0]) == 1:  # the super-block phase: the row's value itself at n = 1
+            c = c.copy()
+            c[pair] += shift
+        return s, c
+
+    monkeypatch.setattr(angles, "sin_cos", planted)
+    kernels._anchor_and_steps.cache_clear()
+    naive = np.empty((1, 512))
+    kernels.fill_sin_cos_consecutive(
+        naive[:, 0::2],
+        naive[:, 1::2],
+        float(position),
+        _frequencies()[0],
+        omega_residual=_frequencies()[1],
+    )
+    assert float(np.float32(naive[0, 2 * pair + 1])) != rounded  # rounding alone goes wrong
+    with counting() as tally:
+        out = np.empty((1, 512), np.float32)
+        kernels.fill_sin_cos_consecutive(
+            out[:, 0::2],
+            out[:, 1::2],
+            float(position),
+            _frequencies()[0],
+            omega_residual=_frequencies()[1],
+        )
+    kernels._anchor_and_steps.cache_clear()
+    assert tally.recomputed >= 1
+    assert float(out[0, 2 * pair + 1]) == rounded
+
+
+def _frequencies() -> tuple[np.ndarray, np.ndarray]:
+    w = np.power(10000.0, -np.arange(256) / 256)
+    return w, angles.frequency_residuals(w, base=10000.0, denominator=256)
+
+
+def test_a_wide_bound_sends_many_entries_to_the_fallback_and_they_match_mpmath(monkeypatch):
+    monkeypatch.setattr(kernels, "CONSECUTIVE_BOUND", ErrorBound(absolute=1e-9))
+    with counting() as tally:
+        table = encoding_table(d=8, n=50, start=1000)
+    assert tally.recomputed > 0 and tally.checked == table.size
+    for r, c in zip(*np.nonzero(np.ones(table.shape, bool)), strict=True):
+        assert float(table[r, c]) == _exact(1000 + int(r), int(c) // 2, bool(c % 2), d=8)[0]
+
+
+def _mp_float32(x: mpmath.mpf) -> float:
+    with mpmath.workprec(24):
+        return float(+x)
+
+
+def test_grid_values_go_through_the_fallback_and_match_mpmath(monkeypatch):
+    from pecli.core import grids
+
+    monkeypatch.setattr(kernels, "DIRECT_BOUND", ErrorBound(relative=1e-9))
+    h_side, w_side, d = 3, 5, 16
+    with counting() as tally:
+        table = grids.grid_table((h_side, w_side), d=d, preset="mae")
+    assert tally.recomputed > 0
+    quarter = d // 4  # MAE: [sin(w·ω), cos(w·ω), sin(h·ω), cos(h·ω)], ω_j = 10000^(-j/(d/4))
+    with mpmath.workprec(200):
+        omega = [mpmath.mpf(10000) ** (-mpmath.mpf(j) / quarter) for j in range(quarter)]
+        for t in range(h_side * w_side):
+            row, col = divmod(t, w_side)
+            expected = [
+                _mp_float32(f(p * w))
+                for p in (col, row)
+                for f in (mpmath.sin, mpmath.cos)
+                for w in omega
+            ]
+            assert table[t].tolist() == expected
+
+
+def test_cli_writers_report_the_certificate_on_stderr_and_in_metadata(run_cli, tmp_path):
+    import json
+    import struct
+
+    said = "pecli: every value correctly rounded to float32: 0 undecided"
+    grid = run_cli("grid", "4", "4", "--d", "16", "-o", str(tmp_path / "g.npy"))
+    assert grid.exit_code == 0 and grid.stderr.splitlines()[-1] == said
+    table = run_cli("compute", "--d", "8", "--n", "9", "-o", str(tmp_path / "t.safetensors"))
+    assert table.exit_code == 0 and table.stderr.splitlines()[-1] == said
+    raw = (tmp_path / "t.safetensors").read_bytes()
+    header = json.loads(raw[8 : 8 + struct.unpack("<Q", raw[:8])[0]])
+    assert header["__metadata__"]["pecli_certificate"] == said.removeprefix("pecli: ")
+    quiet = run_cli("compute", "--d", "8", "--n", "9", "-q", "-o", str(tmp_path / "q.npy"))
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_a_rope_cache_entry_next_to_a_tie_is_recomputed_and_reported(run_cli, tmp_path):
+    position, pair, _ = TIES[0]  # θ = 10000, head_dim 512: the inverse frequencies of d = 512
+    rounded, distance = _exact(position, pair, True)
+    assert distance < kernels.CONSECUTIVE_BOUND.absolute
+    args = ["--theta", "10000", "--head-dim", "512", "--n", "1", "--start", str(position)]
+    done = run_cli("rope", "cache", *args, "--part", "cos", "-o", str(tmp_path / "c.npy"))
+    assert done.exit_code == 0, done.stderr
+    said = done.stderr.splitlines()[-1]
+    assert re.fullmatch(r"pecli: every value correctly rounded to float32: \d+ recomputed", said)
+    row = np.load(tmp_path / "c.npy")[0]
+    assert [float(row[pair]), float(row[pair + 256])] == [rounded, rounded]  # half layout
+
+
+def test_a_frequency_next_to_a_tie_is_summed_exactly():
+    from pecli.core.certificate import rounded_sum
+
+    tie = 1 + 2.0**-24  # the float64 head is the tie itself; the tail decides
+    out = np.empty(3, np.float32)
+    hi, lo = np.array([tie, tie, 0.75]), np.array([1e-30, -1e-30, 1e-20])
+    assert rounded_sum(hi, lo, out) == 2
+    assert out.tolist() == [1 + 2.0**-23, 1.0, 0.75]
+
+
+def test_rope_freqs_npy_is_certified_and_matches_mpmath(run_cli, tmp_path):
+    args = ["--theta", "500000", "--head-dim", "128", "-o", str(tmp_path / "f.npy")]
+    done = run_cli("rope", "freqs", *args)
+    assert done.exit_code == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "pecli: every value correctly rounded to float32: 0 undecided"
+    )
+    with mpmath.workprec(200):
+        expected = [
+            _mp_float32(mpmath.mpf(500000) ** (-mpmath.mpf(2 * i) / 128)) for i in range(64)
+        ]
+    assert np.load(tmp_path / "f.npy").tolist() == expected
