@@ -102,3 +102,29 @@ def test_compute_relative_refuses_a_table_the_disk_cannot_hold_before_work(run_c
     result = run_cli("compute", "--relative", "--d", "8", "--n", "4503599627370496", "-o", str(out))
     assert result.exit_code == 1, result.output  # was an out-of-memory after allocating
     assert "not enough room" in result.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("tokens", ["audio:2", "text:3 audio:1", "video+audio:1,2,2,s=1,mel=2"])
+def test_qwen25_omni_audio_of_no_token_is_one_line(run_cli, tokens):
+    # Qwen2.5-Omni's audio tower: ((L − 1)//2 + 1 − 2)//2 + 1 tokens, 0 for L = 1 and 2
+    result = run_cli("rope", "axes", "--preset", "qwen2.5-omni", "--tokens", tokens)
+    assert result.exit_code == 2, result.output  # was internal error: zero-size array / IndexError
+    assert result.stderr.count("\n") == 1 and "'--tokens'" in result.stderr
+    assert "at least 3 mel frames" in result.stderr
+    fine = run_cli("rope", "axes", "--preset", "qwen2.5-omni", "--tokens", "audio:3", "--no-header")
+    assert fine.exit_code == 0 and fine.stdout.count("\n") == 3  # its start, one token, its end
+
+
+@pytest.mark.parametrize("command", ["axes", "identify-axes"])
+@pytest.mark.parametrize("preset", ["qwen2.5-omni", "qwen3-omni"])
+def test_omni_seconds_whose_float32_frame_times_overflow_are_refused(
+    run_cli, tmp_path, command, preset
+):
+    cache = tmp_path / "c.npy"
+    np.save(cache, np.ones((32, 256), np.float32))
+    tokens = "video+audio:2,4,4,s=1e300,mel=100"
+    target = (str(cache),) if command == "identify-axes" else ()
+    result = run_cli("rope", command, *target, "--preset", preset, "--tokens", tokens)
+    assert result.exit_code == 2, result.output  # was internal error: float NaN to integer
+    assert result.stderr.count("\n") == 1 and "'--tokens'" in result.stderr
+    assert "finite in float32" in result.stderr
