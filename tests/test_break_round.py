@@ -128,3 +128,13 @@ def test_omni_seconds_whose_float32_frame_times_overflow_are_refused(
     assert result.exit_code == 2, result.output  # was internal error: float NaN to integer
     assert result.stderr.count("\n") == 1 and "'--tokens'" in result.stderr
     assert "finite in float32" in result.stderr
+
+
+@pytest.mark.parametrize("scale", ["1e308,1,1", "1e-30,1,1", "1,1,1e-308"])
+def test_cosmos_rope_scale_whose_theta_is_no_theta_names_rope_scale(run_cli, scale):
+    # θ_t = 10000·s^(44/42) at head 128: 1e308 overflows (was internal error: OverflowError),
+    # 1e-30 gives 3.7e-28 (was named '--theta', an option not given)
+    args = ("rope", "axes", "--preset", "cosmos", "--grid", "2x4x4", "--rope-scale", scale)
+    result = run_cli(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "'--rope-scale'" in result.stderr
