@@ -6,6 +6,7 @@ does not have named in an error, a NaN table written, a value the model cannot h
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
@@ -138,3 +139,51 @@ def test_cosmos_rope_scale_whose_theta_is_no_theta_names_rope_scale(run_cli, sca
     result = run_cli(*args)
     assert result.exit_code == 2, result.output
     assert result.stderr.count("\n") == 1 and "'--rope-scale'" in result.stderr
+
+
+def _two_layers(tmp_path, window: object) -> str:
+    config = {
+        "model_type": "gemma3_text",
+        "num_hidden_layers": 2,
+        "layer_types": ["sliding_attention", "full_attention"],
+        "sliding_window": window,
+        "head_dim": 8,
+        "rope_theta": 1e6,
+        "rope_local_base_freq": 1e4,
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))  # NaN written as the bare NaN Python's json reads back
+    return str(path)
+
+
+@pytest.mark.parametrize("window", [float("nan"), -1, 0, "4096", True, 4096.5])
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_rope_layers_refuses_a_sliding_window_no_model_can_have(run_cli, tmp_path, window, fmt):
+    out = tmp_path / "layers.json"
+    args = ("rope", "layers", _two_layers(tmp_path, window), "--format", fmt)
+    result = run_cli(*args, *(["-o", str(out)] if fmt == "json" else []))
+    assert result.exit_code == 2, result.output  # was 0: window 'nan' (JSON null), -1, '4096'
+    assert result.stderr.count("\n") == 1 and "field sliding_window" in result.stderr
+    assert not out.exists()
+
+
+def test_rope_layers_still_shows_a_whole_window(run_cli, tmp_path):
+    result = run_cli("rope", "layers", _two_layers(tmp_path, 512), "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert [row["sliding_window"] for row in json.loads(result.stdout)] == [512, None]
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_rope_layers_never_writes_an_infinite_temperature(run_cli, tmp_path, fmt):
+    # Ministral's 1 + β·ln(⌊p/16384⌋ + 1) with β = 1e308 at p = 2^53: ln(2^39) > 1, inf
+    params = {"rope_type": "yarn", "rope_theta": 1e6, "factor": 16.0}
+    params |= {"original_max_position_embeddings": 16384, "llama_4_scaling_beta": 1e308}
+    config = {"model_type": "ministral3", "num_hidden_layers": 2, "head_dim": 8}
+    config |= {"rope_parameters": params, "max_position_embeddings": 262144}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    args = ("rope", "layers", str(tmp_path / "config.json"), "--format", fmt)
+    result = run_cli(*args, "--positions", "0,9007199254740992")
+    assert result.exit_code == 2, result.output  # was 0: inf in CSV and the table, JSON null
+    assert result.stderr.count("\n") == 1 and "'--positions'" in result.stderr
+    fine = run_cli(*args, "--positions", "0,16383")  # ⌊16383/16384⌋ = 0: the factor is 1
+    assert fine.exit_code == 0, fine.output

@@ -50,7 +50,12 @@ class Temperature:
         [1.0, 1.06931472]
         """
         p = np.asarray(positions, dtype=np.float64)
-        return 1.0 + self.scale * np.log(np.floor((p + self.offset) / self.length) + 1.0)
+        with np.errstate(over="ignore"):
+            factor = 1.0 + self.scale * np.log(np.floor((p + self.offset) / self.length) + 1.0)
+        if not np.isfinite(factor).all():  # a scale near 1e308: never an inf (or null) written
+            rule = f"must keep the query temperature {self.formula()} finite in float64"
+            raise ParameterError("positions", rule, int(p[~np.isfinite(factor)][0]))
+        return np.asarray(factor)
 
     def formula(self) -> str:
         """The formula in words, e.g. ``1 + 0.1·ln(⌊p/16384⌋ + 1)``."""
@@ -147,9 +152,13 @@ def _row(
 
 def _window(section: Mapping[str, Any], kind: str) -> int | None:
     """The sliding window of a sliding layer, the chunk of a chunked one (Llama 4)."""
-    if "sliding" in kind:
-        return section.get("sliding_window")
-    return section.get("attention_chunk_size") if "chunked" in kind else None
+    key = "sliding_window" if "sliding" in kind else "attention_chunk_size"
+    if ("sliding" not in kind and "chunked" not in kind) or section.get(key) is None:
+        return None
+    window = section[key]  # a NaN, -1 or "x" was shown as the window (JSON: NaN as null)
+    if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+        raise ParameterError("config", f"field {key} must be an integer >= 1", repr(window)[:40])
+    return window
 
 
 def layer_rope(config: Mapping[str, Any], layer: int, *, seq_len: int | None = None) -> RopeReading:
