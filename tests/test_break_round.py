@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 import subprocess
 
 import numpy as np
@@ -187,3 +188,40 @@ def test_rope_layers_never_writes_an_infinite_temperature(run_cli, tmp_path, fmt
     assert result.stderr.count("\n") == 1 and "'--positions'" in result.stderr
     fine = run_cli(*args, "--positions", "0,16383")  # ⌊16383/16384⌋ = 0: the factor is 1
     assert fine.exit_code == 0, fine.output
+
+
+def _llama_gguf(path, extra: bytes = b"", extra_count: int = 0) -> str:
+    """A GGUF v3 file of a llama with four layers, θ 10000, 8 rotated channels, and ``extra``."""
+
+    def s(text: str) -> bytes:
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    kvs = s("general.architecture") + struct.pack("<I", 8) + s("llama")
+    kvs += s("llama.block_count") + struct.pack("<II", 4, 4)
+    kvs += s("llama.rope.dimension_count") + struct.pack("<II", 4, 8)
+    kvs += s("llama.rope.freq_base") + struct.pack("<If", 6, 10000.0)
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 4 + extra_count) + kvs + extra
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    return str(path)
+
+
+def _swa(value: float) -> bytes:
+    return struct.pack("<Q", 24) + b"llama.rope.freq_base_swa" + struct.pack("<If", 6, value)
+
+
+def test_gguf_check_notes_a_finite_rope_key_the_config_implies_none_of(run_cli, tmp_path):
+    config = {"model_type": "llama", "rope_theta": 10000.0, "head_dim": 8}
+    config |= {"num_hidden_layers": 4, "max_position_embeddings": 64}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    gguf = _llama_gguf(tmp_path / "m.gguf", _swa(500000.0), 1)
+    result = run_cli("gguf", "check", gguf, "--config", str(tmp_path / "config.json"))
+    assert result.exit_code == 0, result.output  # llama has no sliding layers: nothing differs
+    notes = [line for line in result.stdout.splitlines() if "freq_base_swa" in line]
+    assert notes == [  # was silent: the key was neither compared nor named
+        "note: llama.rope.freq_base_swa = 500000 is in the file; the config implies no such key: "
+        "llama.cpp uses it, in place of freq_base, on the layers its sliding-window pattern "
+        "marks; the converter writes it only for sliding layers with their own θ"
+    ]
+    nan = _llama_gguf(tmp_path / "n.gguf", _swa(float("nan")), 1)  # a NaN still differs
+    result = run_cli("gguf", "check", nan, "--config", str(tmp_path / "config.json"))
+    assert result.exit_code == 1 and "freq_base_swa" in result.stderr
