@@ -225,3 +225,36 @@ def test_gguf_check_notes_a_finite_rope_key_the_config_implies_none_of(run_cli, 
     nan = _llama_gguf(tmp_path / "n.gguf", _swa(float("nan")), 1)  # a NaN still differs
     result = run_cli("gguf", "check", nan, "--config", str(tmp_path / "config.json"))
     assert result.exit_code == 1 and "freq_base_swa" in result.stderr
+
+
+@_PRLIMIT
+def test_learned_axes_is_streamed_under_a_memory_cap(pecli_cmd, tmp_path):
+    # 2,000,000 tokens x 16 columns: the float64 angles, cos and sin were built whole (over
+    # 400 MB); streamed in blocks, each row is still Σ_a pos[n, a]·freqs[a, h, f]
+    from safetensors.numpy import save_file
+
+    freqs = np.random.default_rng(7).standard_normal((3, 2, 4)).astype(np.float32)
+    save_file({"pos_frequencies": freqs}, str(tmp_path / "m.safetensors"))
+    args = ("rope", "learned-axes", "m.safetensors", "--grid", "20x250x400", "-q", "-o", "r.npy")
+    result = _capped(pecli_cmd, 400, *args, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[:300]  # was 1: out of memory
+    table = np.load(tmp_path / "r.npy", mmap_mode="r")
+    assert table.shape == (2_000_000, 16)
+    scale = (192 * 192 / (250 * 400)) ** 0.5  # diffusers' MochiRoPE: centred cells, scaled
+    for n in (0, 262_144, 1_999_999):  # the first row, the first of the second block, the last
+        t, rest = divmod(n, 250 * 400)
+        pos = np.array([t, (rest // 400 + 0.5 - 125) * scale, (rest % 400 + 0.5 - 200) * scale])
+        angles = np.einsum("a,ahf->hf", pos, freqs.astype(np.float64)).ravel()
+        exact = np.concatenate([np.cos(angles), np.sin(angles)]).astype(np.float32)
+        np.testing.assert_array_equal(table[n], exact)
+
+
+def test_learned_axes_refuses_a_table_the_disk_cannot_hold_before_work(run_cli, tmp_path):
+    from safetensors.numpy import save_file
+
+    save_file({"pos_frequencies": np.ones((3, 2, 4), np.float32)}, str(tmp_path / "m.safetensors"))
+    out = tmp_path / "r.npy"
+    args = ("rope", "learned-axes", str(tmp_path / "m.safetensors"), "--grid", "100000x100000x1000")
+    result = run_cli(*args, "-o", str(out))
+    assert result.exit_code == 1, result.output  # was an allocation of the whole grid
+    assert "not enough room" in result.stderr and not out.exists()
