@@ -150,7 +150,8 @@ def check_gguf(
         for name in FREQUENCY_TENSORS
         if name in tensors and name not in wanted
     ]
-    return findings + notes_for(spec, merged, arch, found) + plan_findings(config, arch, metadata)
+    notes = notes_for(spec, merged, arch, found) + _unexpected_keys(found, keys, prefix)
+    return findings + notes + plan_findings(config, arch, metadata)
 
 
 def _key(
@@ -190,6 +191,30 @@ def _stray(found: Mapping[str, Any], keys: Mapping[str, Any], prefix: str) -> li
         for key, value in found.items()
         if key not in keys and isinstance(value, float) and not math.isfinite(value)
     ]
+
+
+def _unexpected_keys(
+    found: Mapping[str, Any], keys: Mapping[str, Any], prefix: str
+) -> list[Finding]:
+    """Finite rope numbers the config implies none of: a note each (a NaN is a :func:`_stray`).
+
+    ``freq_base_swa`` acts only on the layers llama.cpp's sliding-window pattern marks
+    (``get_rope_freq_base``); any other such key is read as written.
+    """
+    notes = []
+    for key, value in found.items():
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if key in keys or not number or not math.isfinite(value) or key == "rope.scaling.factor":
+            continue
+        why = (
+            "llama.cpp uses it, in place of freq_base, on the layers its sliding-window pattern "
+            "marks; the converter writes it only for sliding layers with their own θ"
+            if key == "rope.freq_base_swa"
+            else "llama.cpp reads it as written"
+        )
+        text = f"{prefix}{key} = {value:g} is in the file; the config implies no such key"
+        notes.append(Finding("note", "note", None, None, f"{text}: {why}"))
+    return notes
 
 
 def _head_dim(meta: Mapping[str, Any], prefix: str) -> Any:

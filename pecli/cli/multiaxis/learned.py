@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
@@ -11,6 +11,9 @@ from ..options import table_options
 from ..progress import TableTarget
 from ..rope.app import rope_app
 from .options import parse_sizes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
 
 
 @rope_app.command("learned-axes")
@@ -44,23 +47,37 @@ def learned_axes_command(
 
     Example: pecli rope learned-axes mochi.safetensors --grid 2x3x4 -o mochi_rope.npy
     """
-    from ...core.multiaxis.learned import learned_angles, mochi_positions
+    from ...core.multiaxis.learned import learned_angles
 
-    out.check()
+    kind = out.check()
     sizes = parse_sizes(grid, "grid")
-    positions = mochi_positions(sizes)
-    angles = learned_angles(positions, _frequencies(file, key))
-    flat = angles.reshape(len(positions), -1)
-    stored = np.concatenate([np.cos(flat), np.sin(flat)], axis=1).astype(out.dtype)
-    width = flat.shape[1]
+    freqs = _frequencies(file, key)
+    width = learned_angles(np.zeros((0, 3)), freqs).shape[1] * freqs.shape[2]  # checks freqs
+    tokens, dtype = int(np.prod(sizes)), np.dtype(out.dtype)
     columns = [f"cos_{j}" for j in range(width)] + [f"sin_{j}" for j in range(width)]
+    size = tokens * 2 * width * dtype.itemsize if kind == "npy" else None  # the room first
+    blocks = _blocks(sizes, freqs, tokens, max(1, (1 << 22) // (2 * width)), dtype)
+    shape = (tokens, 2 * width)
     out.write(
-        [stored],
-        shape=stored.shape,
-        dtype=stored.dtype,
+        blocks,
+        shape=shape,
+        dtype=dtype,
         columns=columns,
         description="rope learned-axes",
+        size=size,
     )
+
+
+def _blocks(
+    sizes: tuple[int, ...], freqs: np.ndarray, tokens: int, rows: int, dtype: np.dtype
+) -> Iterator[np.ndarray]:
+    """``[cos | sin]`` of ``rows`` tokens at a time: the table is never whole in memory."""
+    from ...core.multiaxis.learned import learned_angles, mochi_position_rows
+
+    for first in range(0, tokens, rows):
+        positions = mochi_position_rows(sizes, first, min(rows, tokens - first))
+        flat = learned_angles(positions, freqs).reshape(len(positions), -1)
+        yield np.concatenate([np.cos(flat), np.sin(flat)], axis=1).astype(dtype)
 
 
 def _frequencies(path: str, key: str) -> np.ndarray:

@@ -9,7 +9,7 @@ import typer
 
 from ...core import certificate
 from ...core.errors import ParameterError
-from ...core.rules import check_checkpoint_table, check_table_dtype
+from ...core.rules import check_checkpoint_table, check_n, check_table_dtype
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats, paths
@@ -28,6 +28,8 @@ from ..progress import CERTIFICATE, TableTarget, say_certified, say_written
 from .options import convention_options
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
+
     from ...core.sinusoidal.conventions import Convention
 
 #: The tensor name of a .safetensors output without --key.
@@ -103,16 +105,34 @@ def compute(
 
 
 def _write_relative(out: TableTarget, kind: str, n: int, table: dict[str, Any]) -> None:
-    """--relative: rows ``pe(n−1) … pe(−(n−1))``, the convention's layout and schedule."""
-    from ...core.sinusoidal.encoding import component_names, positional_encoding
+    """--relative: rows ``pe(n−1) … pe(−(n−1))``, the convention's layout and schedule.
+
+    Streamed in row blocks as the plain table is, after the same checks (``n``, the room);
+    the 2n−1 rows were one array, and ``--n 0`` was named as an option compute does not have.
+    """
+    from ...core.sinusoidal.encoding import BLOCK_CELLS, component_names, table_blocks
 
     if kind == "safetensors" or table["padding_idx"] is not None:
         rule = "goes with a CSV or npy output and a convention without a padding row"
         raise ParameterError("relative", rule, out.output)
+    n = check_n(n, most=1 << 52)  # 2n − 1 rows, at most 2^53
+    span = {**table, "start": 1 - n, "padding_idx": None}  # every position, checked at once
+    table_blocks(n=2 * n - 1, **span)
     knobs = {k: v for k, v in table.items() if k not in ("start", "padding_idx")}
-    whole = positional_encoding(np.arange(n - 1, -n, -1, dtype=np.float64), **knobs)
     columns = component_names(table["d"], table["layout"], odd_d=table["odd_d"])
-    out.write([whole], shape=whole.shape, dtype=whole.dtype, columns=columns, description="compute")
+    size = _size(out.output, kind, 2 * n - 1, span, columns, out.header)
+    blocks = _descending(n, max(1, BLOCK_CELLS // table["d"]), knobs)
+    shape, stored = (2 * n - 1, table["d"]), check_table_dtype(out.dtype)
+    out.write(blocks, shape=shape, dtype=stored, columns=columns, description="compute", size=size)
+
+
+def _descending(n: int, rows: int, knobs: dict[str, Any]) -> Iterator[np.ndarray]:
+    """The rows of positions ``n−1, n−2, …, −(n−1)``, ``rows`` at a time."""
+    from ...core.sinusoidal.encoding import positional_encoding
+
+    for top in range(n - 1, -n, -rows):
+        positions = np.arange(top, max(top - rows, -n), -1, dtype=np.float64)
+        yield positional_encoding(positions, **knobs)
 
 
 def _write_checkpoint(

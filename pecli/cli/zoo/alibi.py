@@ -14,6 +14,7 @@ from ...core.zoo.alibi import (
     ALIBI_CONVENTIONS,
     ALIBI_SERIES,
     CONVENTIONS,
+    MAX_BIAS_VALUES,
     VARIANTS,
     AlibiConvention,
     names,
@@ -172,7 +173,7 @@ def bias_command(
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
     alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=out.dtype)  # refuses 0s
-    masks = _masks(left_padding, n, record)
+    masks = _masks(left_padding, n, record, heads if head is None else 1)
     pick = _select(heads, head, kind, record, batch=len(masks))
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)
     slopes = slopes if head is None else slopes[head : head + 1]  # one head: built alone
@@ -207,8 +208,12 @@ def _select(heads: int, head: int | None, kind: str, record: AlibiConvention, ba
     return (lambda b: b[:, 0, :]) if kind == "csv" else (lambda b: b)
 
 
-def _masks(text: str, n: int, record: AlibiConvention) -> list[list[int] | None]:
-    """``"3,0"``: each sequence's attention mask (None: no padding), at most 4096 sequences."""
+def _masks(text: str, n: int, record: AlibiConvention, rows: int) -> list[list[int] | None]:
+    """``"3,0"``: each sequence's attention mask (None: no padding), at most 4096 sequences.
+
+    ``rows`` key rows of ``n`` values are built per sequence: the batch keeps the tensor
+    within 2^26 values, as one sequence's is (refused before any is built).
+    """
     words = str(text).replace(" ", "").split(",")
     if not all(w.isascii() and w.isdigit() for w in words) or len(words) > 4096:
         rule = "must be whole numbers of padded keys, one per sequence, comma-separated (3,0)"
@@ -216,6 +221,9 @@ def _masks(text: str, n: int, record: AlibiConvention) -> list[list[int] | None]
     if len(words) > 1 and not record.takes_mask:  # a batch is BLOOM's and Falcon's tensor
         masked = names(_MASKED, "or")
         raise ParameterError("left_padding", f"applies to --convention {masked}", text)
+    if len(words) > 1 and len(words) * rows * n > MAX_BIAS_VALUES:
+        rule = f"with {rows} heads and --n {n} must keep the batch's tensor within 2^26 values"
+        raise ParameterError("left_padding", f"{rule} ({len(words)} sequences)", text)
     return [_padding(int(w), n, record) for w in words]
 
 

@@ -92,7 +92,8 @@ def timestep_command(
     x = read_values(values, input_file, linspace, d)
     knobs = {"input_dtype": input_dtype.value}
     if inputs:
-        received = model_inputs(x, model.value, **knobs).astype(out.dtype)
+        with np.errstate(over="ignore"):  # refused in _write_inputs
+            received = model_inputs(x, model.value, **knobs).astype(out.dtype)
         _write_inputs(x, received, kind, out)
         return
     if network_dtype.value == "exact":
@@ -119,6 +120,9 @@ def _write_inputs(x: np.ndarray, received: np.ndarray, kind: str, out: TableTarg
     from ...io import writing
     from ..progress import say_written
 
+    if not np.isfinite(received).all():  # t·1000 past float32's range: never an inf written
+        rule = "cannot hold every input the model receives (give --dtype float64)"
+        raise ParameterError("dtype", rule, str(received.dtype))
     if kind == "npy":
         writing.write_array(received, output=out.output)
     else:

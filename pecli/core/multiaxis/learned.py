@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import ParameterError
 from .ids import check_grid
 
-__all__ = ["learned_angles", "mochi_positions"]
+__all__ = ["learned_angles", "mochi_position_rows", "mochi_positions"]
 
 #: Mochi's ``base_height · base_width``.
 MOCHI_AREA = 192 * 192
@@ -32,10 +32,21 @@ def mochi_positions(grid: Sequence[int]) -> np.ndarray:
 
     """
     t, h, w = check_grid(grid, 3)
+    return mochi_position_rows((t, h, w), 0, t * h * w)
+
+
+def mochi_position_rows(grid: Sequence[int], first: int, count: int) -> np.ndarray:
+    """Rows ``first … first + count − 1`` of :func:`mochi_positions`, made alone (streaming).
+
+    >>> mochi_position_rows((1, 2, 2), 1, 2).tolist()
+    [[0.0, -48.0, 48.0], [0.0, 48.0, -48.0]]
+
+    """
+    t, h, w = check_grid(grid, 3)
     scale = (MOCHI_AREA / (h * w)) ** 0.5
-    rows, cols = ((np.arange(n) + 0.5 - n / 2) * scale for n in (h, w))
-    mesh = np.meshgrid(np.arange(t, dtype=np.float64), rows, cols, indexing="ij")
-    return np.stack([m.reshape(-1) for m in mesh], axis=1)
+    frame, row, col = np.unravel_index(np.arange(first, first + count), (t, h, w))
+    rows, cols = ((i + 0.5 - n / 2) * scale for i, n in ((row, h), (col, w)))
+    return np.stack([frame.astype(np.float64), rows, cols], axis=1)
 
 
 def learned_angles(positions: np.ndarray, freqs: np.ndarray) -> np.ndarray:

@@ -98,6 +98,16 @@ def audio_tokens(mel: int, model: str) -> int:
     return ((feat - 1) // 2 + 1 - 1) // 2 + 1 + (mel // 100) * 13
 
 
+def _audio_count(mel: int, model: str) -> int:
+    """:func:`audio_tokens`, at least one: a track of none has no ids to place."""
+    count = audio_tokens(mel, model)
+    if count < 1:
+        least = next(m for m in range(1, 200) if audio_tokens(m, model) >= 1)
+        rule = f"audio needs at least {least} mel frames for one {model} audio token"
+        raise ParameterError("tokens", rule, f"mel={mel}")
+    return count
+
+
 def _vision(seg: OmniSegment, model: str, per_second: int, merge: int) -> np.ndarray:
     """``(3, t·h·w)`` ids of a grid from 0: ``(t_k, row, col)``."""
     t, h, w = seg.size
@@ -105,7 +115,11 @@ def _vision(seg: OmniSegment, model: str, per_second: int, merge: int) -> np.nda
         rule = f"grids need H and W multiples of spatial_merge_size {merge}"
         raise ParameterError("tokens", rule, f"{seg.kind}:{t},{h},{w}")
     f = np.float32
-    times = (np.arange(t, dtype=f) * f(seg.seconds)).astype(f) * f(per_second)
+    with np.errstate(over="ignore", invalid="ignore"):  # refused below
+        times = (np.arange(t, dtype=f) * f(seg.seconds)).astype(f) * f(per_second)
+    if not np.isfinite(times).all():  # float32 frame times: inf, then NaN ids
+        rule = "s=SECONDS must keep every frame's time finite in float32"
+        raise ParameterError("tokens", rule, f"{seg.kind}:{t},{h},{w},s={seg.seconds:g}")
     times = np.trunc(times) if model == "qwen2.5-omni" else times.astype(f)
     mesh = np.meshgrid(times.astype(np.float64), np.arange(h // merge), np.arange(w // merge))
     return np.stack([m.transpose(1, 0, 2).reshape(-1) for m in mesh]).astype(np.float64)
@@ -172,11 +186,11 @@ def omni_ids(
             blocks.append(run(marks, start))
         first = after()
         if seg.kind == "audio":
-            blocks.append(run(audio_tokens(seg.size[0], model), first))
+            blocks.append(run(_audio_count(seg.size[0], model), first))
         else:
             grid = np.add(_vision(seg, model, per_second, merge).astype(kind), first, dtype=kind)
             if pair:
-                audio = run(audio_tokens(seg.mel, model), first)
+                audio = run(_audio_count(seg.mel, model), first)
                 blocks += _interleave(grid, audio, model, per_second)
             else:
                 blocks.append(grid)

@@ -76,8 +76,20 @@ def cosmos_plan(
 
     """
     widths = wan_widths(head_dim)
-    thetas = [10000.0 * s ** (w / (w - 2)) for s, w in zip(rope_scale, widths, strict=True)]
+    thetas = [_ntk_theta(s, w) for s, w in zip(rope_scale, widths, strict=True)]
     return per_axis(widths, theta=thetas, layout="half-split")
+
+
+def _ntk_theta(scale: float, width: int) -> float:
+    """``10000 · s^(w/(w−2))``; a scale whose θ overflows or falls to 1 or below is refused."""
+    try:
+        theta = float(10000.0 * scale ** (width / (width - 2)))
+    except OverflowError:  # 1e308 ** (32/30): named here, not an internal error
+        theta = float("inf")
+    if not 1.0 < theta < float("inf"):
+        rule = f"must keep each axis's θ = 10000·s^(w/(w−2)) finite and > 1 (w = {width})"
+        raise ParameterError("rope_scale", rule, scale)
+    return theta
 
 
 def cogvideox_plan(head_dim: int) -> AxisPlan:

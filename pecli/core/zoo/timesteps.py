@@ -289,14 +289,21 @@ def network_table(
     [[-0.0220947265625, -1.0]]
     """
     from ..dtypes import float_dtype, round_once
+    from ..rules import check_base
 
+    base = check_base(base)  # a NaN or 0 base made a table of NaN
     if not _model(model).network or dtype not in NETWORK_DTYPES[1:]:
         checked = ", ".join(name for name, m in TIMESTEP_MODELS.items() if m.network)
         raise ParameterError("network_dtype", f"applies to `model` {checked} only", model)
     f, half = np.float32, d // 2
     exponent = (f(-np.log(base)) * np.arange(half, dtype=f)) / f(half)
     freqs = np.exp(exponent.astype(np.float64)).astype(f)
-    angles = (np.asarray(positions, dtype=np.float64).astype(f)[:, None] * freqs).astype(f)
+    with np.errstate(over="ignore"):
+        narrow = np.asarray(positions, dtype=np.float64).astype(f)
+    if not np.isfinite(narrow).all():  # the library's float32 cast: inf, then a NaN table
+        rule = "must stay finite in float32 once scaled (|t·1000| at most 3.4e38)"
+        raise ParameterError("x", rule, float(np.abs(positions).max()))
+    angles = (narrow[:, None] * freqs).astype(f)
     wide = angles.astype(np.float64)
     table = np.concatenate([np.cos(wide), np.sin(wide)], axis=1).astype(f).astype(np.float64)
     if d % 2:

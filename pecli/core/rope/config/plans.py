@@ -51,7 +51,12 @@ class Temperature:
         [1.0, 1.06931472]
         """
         p = np.asarray(positions, dtype=np.float64)
-        return 1.0 + self.scale * np.log(np.floor((p + self.offset) / self.length) + 1.0)
+        with np.errstate(over="ignore"):
+            factor = 1.0 + self.scale * np.log(np.floor((p + self.offset) / self.length) + 1.0)
+        if not np.isfinite(factor).all():  # a scale near 1e308: never an inf (or null) written
+            rule = f"must keep the query temperature {self.formula()} finite in float64"
+            raise ParameterError("positions", rule, int(p[~np.isfinite(factor)][0]))
+        return np.asarray(factor)
 
     def formula(self) -> str:
         """The formula in words, e.g. ``1 + 0.1·ln(⌊p/16384⌋ + 1)``."""
@@ -165,9 +170,19 @@ def _nope_row(section: Mapping[str, Any], kind: str) -> LayerRow:
 def _window(section: Mapping[str, Any], kind: str) -> int | None:
     """The sliding window of a sliding layer, the chunk of a chunked one (Llama 4)."""
     if "sliding" in kind:  # Inkling2: sliding_window_size
-        window: int | None = section.get("sliding_window", section.get("sliding_window_size"))
-        return window
-    return section.get("attention_chunk_size") if "chunked" in kind else None
+        key = (
+            "sliding_window" if section.get("sliding_window") is not None else "sliding_window_size"
+        )
+    elif "chunked" in kind:
+        key = "attention_chunk_size"
+    else:
+        return None
+    window = section.get(key)
+    if window is None:
+        return None
+    if not isinstance(window, int) or isinstance(window, bool) or window < 1:  # NaN, -1, "x"
+        raise ParameterError("config", f"field {key} must be an integer >= 1", repr(window)[:40])
+    return window
 
 
 def layer_rope(config: Mapping[str, Any], layer: int, *, seq_len: int | None = None) -> RopeReading:
