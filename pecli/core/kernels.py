@@ -70,7 +70,7 @@ def direct_bound(angle: angles.DoubleDouble) -> ErrorBound:
 
     >>> bound = direct_bound((np.array([0.0, 1e4]), np.array([0.0, 1e-13])))
     >>> bound.at(np.zeros(2))
-    array([0.00000000e+00, 2.01816925e-28])
+    array([0.00000000e+00, 1.30884492e-26])
 
     """
     hi, lo = np.abs(angle[0]), np.abs(angle[1])
