@@ -1,6 +1,6 @@
 """Run a page's ``pecli`` commands, each in its own process, forked from one that loaded pecli.
 
-tests/test_doc_examples.py starts one runner per page of the docs, in the page's scratch
+tests/house/test_doc_examples.py starts one runner per page of the docs, in the page's scratch
 folder and environment, and sends it one command per line: JSON with the arguments after
 ``pecli`` and the files for stdout and stderr. The runner forks; the child reads stdin from
 /dev/null, writes to those files and runs :func:`pecli._entry.main`, the console script's

@@ -8,7 +8,7 @@ moves only when the *content* of their inputs (pecli's code, the pinned versions
 * a new hash: the stamp is rewritten now (every figure is redrawn);
 * no stamp yet (a fresh clone or a new .venv): when git says the inputs and the figures are
   as committed, the stamp is dated 1970 (the committed figures are what the committed code
-  draws: tests/test_committed_figures.py holds main to it); otherwise it is dated now.
+  draws: tests/figures/test_committed_figures.py holds main to it); otherwise it is dated now.
 
 Usage: python tools/figure_stamp.py STAMP INPUT...
 """

@@ -41,7 +41,7 @@ MODULES = (
 #: Each command group and the module registering it with all its commands.
 GROUP_MODULES = {"alibi": "zoo", "gguf": "ports.gguf", "rope": "rope.commands"}
 GROUPS = tuple(GROUP_MODULES)
-#: The module registering each command outside the groups; tests/test_lazy_imports.py checks
+#: The module registering each command outside the groups; tests/house/test_lazy_imports.py checks
 #: it against the whole application (a command missing here still runs, from all modules).
 COMMAND_MODULES = {
     "add": "sinusoidal.apply",

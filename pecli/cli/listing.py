@@ -7,7 +7,7 @@ times that). Rich is not involved: the help is click's plain text. The listing s
 the start of each paragraph (click's short help), cut to the terminal's width; the whole
 paragraph is kept so every width lists what the commands themselves say.
 
-The text is a copy: ``tests/test_lazy_imports.py`` fails, printing the table to paste here,
+The text is a copy: ``tests/house/test_lazy_imports.py`` fails, printing the table to paste here,
 as soon as a command's help and this table disagree (a command added, renamed or reworded).
 Until then a run whose listing misses a command lists the whole application (see
 :func:`pecli.cli.chosen`).

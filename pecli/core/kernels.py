@@ -23,7 +23,7 @@ super-block. With ``z(θ) = sin θ + i·cos θ`` and ``e(φ) = cos φ - i·sin �
 Nothing is rotated twice, so the error does not grow with ``n``: each value is the product of
 three directly evaluated factors. Every angle is a double-double (:mod:`pecli.core.angles`), so
 the factors are within ~1.5 float64 ulps of 1 at any position; measured total error before
-the final rounding: below 5e-16 over positions up to 1e7 (tests/test_kernels.py). A row's
+the final rounding: below 5e-16 over positions up to 1e7 (tests/sinusoidal/test_kernels.py). A row's
 value depends only on ``first``, ``n`` and ``ω`` — not on how rows are split into calls or
 threads — so a table filled in pieces (``offset``) is bit-identical to one filled at once.
 

@@ -3,7 +3,7 @@
 For each case, ``mlx_<case>_inv_freq`` is ``1 / _freqs`` of the rope module mlx_lm's
 ``models/rope_utils.py`` builds (``YarnRoPE``, ``SuScaledRoPE``, ``Llama3RoPE``), float32 as
 MLX computes it. The provenance's ``params`` are every argument of that constructor (``call``
-names it: ``YarnRoPE(**params)``), so tests/test_engines.py builds its specs from them, plus
+names it: ``YarnRoPE(**params)``), so tests/ports/test_engines.py builds its specs from them, plus
 ``scale``, the factor the module puts on the rotated channels (``mscale`` / ``_scale``). vLLM,
 llama.cpp and TensorRT-LLM need CUDA or C++ to run: their formulas are cited in
 docs/porting.md instead.

@@ -1,4 +1,6 @@
-"""Windows of long tables made by the libraries, for identify (tests/test_identify_fixtures.py).
+"""Windows of long tables made by the libraries, for identify.
+
+The tests: tests/sinusoidal/test_identify_fixtures.py.
 
 Each fixture is a slice ``rows[a:b]`` (or its transpose) of a table a library built from
 position 0; ``params`` records the slice and what identify must find: ``start`` (the position

@@ -5,7 +5,7 @@ For every ``transformers.models.<family>.modeling_<family>`` that imports, the f
 a family has several) is applied to ``arange(8.)``: ``pairs`` when it gives
 ``[-1, 0, -3, 2, …]`` (channels 2j and 2j + 1 turn together), ``halves`` when it gives
 ``[-4, -5, -6, -7, 0, 1, 2, 3]`` (channels j and j + 4), else ``other``. One JSON file,
-``rotate_half.json``, with the library, its version and the call (tests/test_rope_layouts.py).
+``rotate_half.json``, with the library, its version and the call (tests/rope/test_rope_layouts.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ in its area; its tests by globs on test-file names (``tests/**/test_gguf*.py``),
 move into subject folders too. A module belongs to the first area whose globs find it (the
 list goes from the narrow subjects to the broad ones); a mutant of it runs that area's test
 files only. A module no area finds is listed by :func:`unassigned` (``run.py --list``, and
-tests/test_mutation_areas.py fails on it): give it an area or a glob before it counts.
+tests/house/test_mutation_areas.py fails on it): give it an area or a glob before it counts.
 """
 
 from __future__ import annotations

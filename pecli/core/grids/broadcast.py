@@ -6,7 +6,7 @@ table, every coordinate's block with :meth:`pecli.core.grids.spec.GridSpec.block
 routine :meth:`~pecli.core.grids.spec.GridSpec.fill_tokens` uses; :func:`fill_rows` then writes a
 run of consecutive tokens as a few broadcast assignments per axis: whole periods of ``S·N``
 tokens, whole runs of ``S`` tokens sharing a coordinate, and the partial runs at the ends.
-The values are those of ``fill_tokens`` bit for bit (tests/test_grids.py compares them); only
+The values are those of ``fill_tokens`` bit for bit (tests/grids/test_grids.py compares them); only
 the copying differs: no ``(rows, d)`` index, no gathered temporary, no zeroing of covered
 columns. Pure NumPy; no I/O.
 """

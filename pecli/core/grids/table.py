@@ -11,7 +11,7 @@ exact products, their quotient is good to about 2^-104 relative), the angle ``pÂ
 double-double with the exact frequency (:mod:`pecli.core.angles`), and sin/cos are evaluated
 in float64 from it, as in :func:`pecli.positional_encoding`: each float64 value is within
 about one ulp of the exact one, and float32 values are the correctly rounded ones
-(tests/test_grids.py checks both against mpmath, fractional positions included).
+(tests/grids/test_grids.py checks both against mpmath, fractional positions included).
 
 References
 ----------

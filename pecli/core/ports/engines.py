@@ -1,10 +1,11 @@
 """How six engines read one rotary config: inv_freq, factor on cos/sin, longrope, YaRN range.
 
 One record per engine (:data:`ENGINES`): the files and functions it follows and what differs
-from transformers 5 (the table of docs/porting.md, which ``tests/test_port_registries.py`` holds
-to the records), and how it treats each kind of scaling. Each engine's published formula is
-evaluated exactly (as :mod:`pecli.core.rope` evaluates transformers'), so a difference is one
-of formula, not of float32 rounding. Pure NumPy; no I/O.
+from transformers 5 (the table of docs/porting.md, which
+``tests/house/test_port_registries.py`` holds to the records), and how it treats each kind of
+scaling. Each engine's published formula is evaluated exactly (as :mod:`pecli.core.rope`
+evaluates transformers'), so a difference is one of formula, not of float32 rounding. Pure
+NumPy; no I/O.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ derived from :data:`RECORDS`: the names the command line offers and its help tex
 (:mod:`pecli.cli.rope.options`), the fields a ``config.json`` is read for
 (:mod:`pecli.core.rope.config`), the rules of :func:`pecli.core.rope.spec.check_spec`, the
 formula :func:`pecli.core.rope.frequencies.rope_frequencies` evaluates, and the table of
-docs/rope.md#frequencies (``tests/test_rope_registry.py`` checks that the page agrees).
+docs/rope.md#frequencies (``tests/rope/test_rope_registry.py`` checks that the page agrees).
 Adding a rope type is one record here, its formula in :mod:`pecli.core.rope.formulas` (and,
 if pecli repeats transformers' float32 steps, :mod:`pecli.core.rope.float32_formulas`), any
 rule of its own in :mod:`pecli.core.rope.type_rules`, and its tests. The fields and rules

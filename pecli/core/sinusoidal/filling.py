@@ -13,7 +13,7 @@ sine gets that column evaluated directly. An amplitude ``a`` (MLX's ``sqrt(2/d)`
 double-double) multiplies the float64 values before the one rounding to the output dtype:
 ``a·v`` is then within about 2 float64 ulps of ``a`` of the exact value (1.5 from ``v``, half
 from the product), so float32 tables stay correctly rounded except within ~1e-15 relative of
-a tie (tests/test_conventions_exact.py checks them against mpmath).
+a tie (tests/sinusoidal/test_presets_knobs.py checks them against mpmath).
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ PARTIAL_DEFAULTS = MappingProxyType(
 )
 #: Families whose attention rotates adjacent pairs (x[2i], x[2i+1]) rather than halves
 #: (``rotate_every_two``, or a ``rotate_half`` on ``x[..., 0::2]`` / ``x[..., 1::2]`` with
-#: ``repeat_interleave``d cos/sin, in their modeling files; tests/test_rope_layouts.py).
+#: ``repeat_interleave``d cos/sin, in their modeling files; tests/rope/test_rope_layouts.py).
 INTERLEAVED = frozenset(
     {"codegen", "cohere", "cohere2", "cohere2_moe", "deepseek_v2", "ergo", "gptj", "glm_ocr_text"}
     | {"blt", "blt_global_transformer", "blt_local_decoder", "blt_local_encoder", "blt_patcher"}

@@ -1,0 +1,215 @@
+"""pecli diff names the causes issue 32 lists, each difference made here without pecli.
+
+The exact reference caches are transformers' formula in float64 written out here
+(``inv_freq = 1/θ^(2i/d)``, ``[cos | sin]`` half-split), rounded once to float32. The framework
+caches are the libraries' own or written here: transformers' ``LlamaRotaryEmbedding`` from
+tests/fixtures/libraries/rope_starts/ (transformers 5.24.0, each fixture's ``call``), and
+llama.cpp's ggml loop (``theta *= theta_scale`` pair by pair, in float32) ported below from
+ggml-cpu's ``ggml_rope_cache_init``. Each test failed before the causes package: the report
+said "none of the known mistakes explains it" (or named a wrong cause: "θ differs").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from library_fixtures import load
+
+STARTS = {f.name: f for f in load("rope_starts")}
+
+
+def inv_freq(theta: float = 10000.0, d: int = 64, over: int | None = None) -> np.ndarray:
+    """``1/θ^(2i/over)`` for the ``d/2`` pairs (``over`` = d unless a port divides by more)."""
+    return 1.0 / theta ** (np.arange(0, d, 2) / (over or d))
+
+
+def cache(inv: np.ndarray, n: int = 2048, start: int = 0, layout: str = "half-split") -> np.ndarray:
+    freqs = np.outer(np.arange(start, start + n, dtype=np.float64), inv)
+    emb = np.concatenate([freqs, freqs], 1) if layout == "half-split" else np.repeat(freqs, 2, 1)
+    return np.concatenate([np.cos(emb), np.sin(emb)], 1).astype(np.float32)
+
+
+def report(run_cli, tmp_path, a: np.ndarray, b: np.ndarray, *options: str) -> dict:
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    result = run_cli(
+        "diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "--format", "json", *options
+    )
+    assert result.exit_code == 1, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(
+    "case", ["llama_h32_from1000", "llama_h64_from5000", "llama_h64_from10000000"]
+)
+def test_transformers_float32_cache_against_the_exact_one(run_cli, tmp_path, case):
+    cos, sin = STARTS[f"{case}_cos"], STARTS[f"{case}_sin"]
+    theirs = np.hstack([cos.table, cos.table, sin.table, sin.table])
+    start, dim = cos.params["start"], cos.params["rotary_dim"]
+    theta = cos.params["config"]["rope_parameters"]["rope_theta"]
+    ours = cache(inv_freq(theta, dim), n=len(theirs), start=start)
+    found = report(run_cli, tmp_path, ours, theirs, "--start", str(start))
+    assert found["transformations"] == ["arithmetic"], found["causes"]
+    assert found["causes"][0].startswith("framework float32 arithmetic: the same RoPE")
+    assert "transformers computes inv_freq and p·ω in float32" in found["causes"][0]
+
+
+def ggml_cache(theta: float, d: int, start: int, n: int) -> np.ndarray:
+    """llama.cpp's NEOX cache: ``θ_0 = p``, ``θ_{i+1} = θ_i · base^(-2/d)``, all float32."""
+    f32 = np.float32
+    scale = f32(math.pow(theta, -2.0 / d))  # powf(freq_base, -2.0f/n_dims)
+    angles = np.empty((n, d // 2), np.float32)
+    current = np.arange(start, start + n, dtype=np.float32)
+    for i in range(d // 2):
+        angles[:, i] = current
+        current = (current * scale).astype(f32)
+    emb = np.concatenate([angles, angles], 1).astype(np.float64)
+    return np.concatenate([np.cos(emb), np.sin(emb)], 1).astype(np.float32)
+
+
+def test_ggml_float32_cache_against_the_exact_one(run_cli, tmp_path):
+    ours = cache(inv_freq(10000.0, 128), n=4096, start=0)
+    theirs = ggml_cache(10000.0, 128, 0, 4096)
+    found = report(run_cli, tmp_path, ours, theirs)
+    assert found["transformations"] == ["arithmetic"], found["causes"]
+    assert found["causes"][0].startswith("ggml's float32 arithmetic")
+
+
+def test_layout_and_start_at_once(run_cli, tmp_path):
+    a = cache(inv_freq())
+    b = cache(inv_freq(), start=1, layout="interleaved")  # rows 1…2048, interleaved
+    found = report(run_cli, tmp_path, a, b)
+    assert found["transformations"] == ["two-at-once"], found["causes"]
+    assert found["causes"] == [
+        "two mistakes at once: pair layout swapped (B's columns put in the half-split "
+        "order), and first position off by 1: A's row 1 is B's row 0 (B starts 1 position "
+        "later)"
+    ]
+
+
+def test_fp16_storage(run_cli, tmp_path):
+    a = cache(inv_freq())
+    found = report(run_cli, tmp_path, a, a.astype(np.float16), "--ulps", "0")
+    assert "stored in fp16: B is A rounded once to float16" in found["causes"]
+
+
+def test_exponent_over_head_dim_instead_of_the_rotated_width(run_cli, tmp_path):
+    """Qwen3.6 in one engine: 64 of 256 channels rotated, the exponent divided by 256."""
+    a = cache(inv_freq(1e7, 64))
+    b = cache(inv_freq(1e7, 64, over=256))
+    found = report(run_cli, tmp_path, a, b)
+    assert found["transformations"] == ["exponent"], found["causes"]
+    assert found["causes"][0].startswith(
+        "exponent over head_dim instead of the rotated width: B's θ' = 56.234 = 1e+07^(1/4)"
+    )
+
+
+def test_partial_factor_applied_twice(run_cli, tmp_path):
+    """partial_rotary_factor 0.25 of a 256-wide head: 64 channels; applied again: 16."""
+    found = report(run_cli, tmp_path, cache(inv_freq(1e6, 64)), cache(inv_freq(1e6, 16)))
+    assert found["transformations"] == ["rotated-width"], found["causes"]
+    assert (
+        "partial_rotary_factor applied twice in B (1/4 of the intended slice)"
+        in (found["causes"][0])
+    )
+
+
+def test_full_head_rotated_where_a_slice_should_be(run_cli, tmp_path):
+    found = report(run_cli, tmp_path, cache(inv_freq(1e6, 128)), cache(inv_freq(1e6, 32)))
+    assert "the full head rotated in A where a slice should be" in found["causes"][0]
+
+
+def pass_through(rotated: np.ndarray, head: int, at_end: bool) -> np.ndarray:
+    """A full-head cache: the rotated channels' cos/sin and cos 1, sin 0 for the rest."""
+    half = rotated.shape[1] // 2
+    n, rest = len(rotated), head - half
+    cos, sin = rotated[:, :half], rotated[:, half:]
+    ones, zeros = np.ones((n, rest), np.float32), np.zeros((n, rest), np.float32)
+    if at_end:
+        return np.hstack([cos, ones, sin, zeros])
+    return np.hstack([ones, cos, zeros, sin])
+
+
+def test_slice_at_the_wrong_end(run_cli, tmp_path):
+    rotated = cache(inv_freq(1e4, 32), n=256)
+    a, b = pass_through(rotated, 128, True), pass_through(rotated, 128, False)
+    found = report(run_cli, tmp_path, a, b)
+    assert "rotated slice at the wrong end: A rotates channels 0…31 and passes the rest " in (
+        " ".join(found["causes"])
+    ), found["causes"]
+
+
+def test_query_temperature_missing(run_cli, tmp_path):
+    """Llama 4's temperature on q: 1 + β·ln(1 + ⌊(p + 1)/s⌋), here s = 64, β = 0.1."""
+    a = np.random.default_rng(3).normal(size=(1024, 64)).astype(np.float32)  # q, one head
+    p = np.arange(1024.0)
+    tempered = (a * (1 + 0.1 * np.log1p(np.floor((p + 1) / 64)))[:, None]).astype(np.float32)
+    found = report(run_cli, tmp_path, tempered, a)
+    assert found["transformations"] == ["temperature"], found["causes"]
+    assert found["causes"][0].startswith(
+        "query temperature missing: A = B × 1 + β·ln(1 + ⌊(p + 1)/s⌋), s = 64, β = 0.1 "
+    )
+
+
+def test_attention_factor_on_one_side_only(run_cli, tmp_path):
+    a = cache(inv_freq())
+    b = a.copy()
+    b[:, :64] = (b[:, :64] * np.float32(1.25)).astype(np.float32)
+    found = report(run_cli, tmp_path, b, a)
+    assert found["causes"] == [
+        "attention factor on one side only: A's cos = 1.25 × B's, their sin equal (the "
+        "factor belongs on both cos and sin, or on neither)"
+    ]
+
+
+def test_scaling_on_the_wrong_layer_type(run_cli, tmp_path):
+    """Gemma 3: a sliding layer (θ 10^4, unscaled) took the full layers' linear factor 8."""
+    found = report(run_cli, tmp_path, cache(inv_freq(1e4)), cache(inv_freq(1e4) / 8))
+    assert "scaling applied to the wrong layer type" in found["causes"][0], found["causes"]
+
+
+def test_the_layer_types_ropes_exchanged(run_cli, tmp_path):
+    """A sliding layer's RoPE (θ 10^4) against a full one's (θ 10^6, linear 8)."""
+    found = report(run_cli, tmp_path, cache(inv_freq(1e4)), cache(inv_freq(1e6) / 8))
+    assert found["transformations"] == ["layer-type"], found["causes"]
+    assert found["causes"][0].startswith(
+        "scaling on the wrong layer type: A is a sliding-window layer's RoPE (θ 10000, "
+        "unscaled), B a full-attention layer's (θ 1e+06, linear scaling)"
+    )
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_json_names_the_transformations(run_cli, tmp_path, swap):
+    a, b = cache(inv_freq()), cache(inv_freq(), start=3)
+    found = report(run_cli, tmp_path, *((b, a) if swap else (a, b)))
+    assert found["transformations"] == ["start"]
+
+
+def test_the_causes_table_of_porting_md_is_the_registry():
+    """docs/porting.md's table lists every cause record, by name, in the registry's order."""
+    import re
+    from pathlib import Path
+
+    from pecli.analysis.ports.causes import CAUSES
+
+    text = (Path(__file__).parent.parent.parent / "docs" / "porting.md").read_text(encoding="utf-8")
+    table = text[text.index("| cause | the test |") :].split("\n\n")[0].splitlines()[2:]
+    assert [re.findall(r"`([^`]+)`", row)[0] for row in table] == [c.name for c in CAUSES]
+
+
+def test_when_none_fits_the_report_lists_what_it_tried_and_the_closest(run_cli, tmp_path):
+    """Three mistakes at once (layout, start, a factor): no record, but the layout is nearest."""
+    a = cache(inv_freq())
+    b = (cache(inv_freq(), start=1, layout="interleaved") * np.float32(1.25)).astype(np.float32)
+    found = report(run_cli, tmp_path, a, b)
+    assert found["causes"] == [] and found["transformations"] == []
+    assert found["closest"].startswith(
+        "closest: pair layout swapped (B's columns put in the half-split order), "
+    )
+    np.save(tmp_path / "b.npy", b)
+    result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    assert "none of the known mistakes explains it (tried: kind, transposed, " in result.output
+    assert "closest: pair layout swapped" in result.output

@@ -1,0 +1,344 @@
+"""``pecli rope layers`` and the per-layer plans of issue 31 (values from the issue, derived by
+hand: Gemma 3's (i+1) % 6 pattern, SmolLM3's (i+1) % 4 NoPE layers, Ministral 3's
+1 + 0.1·ln(1 + ⌊p/16384⌋), mpmath-free closed forms)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from pecli.cli import app
+from pecli.core.errors import ParameterError
+from pecli.core.rope.config.plans import Temperature, layer_maps, layer_plan
+
+FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "libraries" / "model_zoo"
+
+
+def hub(name: str) -> dict:
+    return json.loads((FOLDER / f"{name}.json").read_text(encoding="utf-8"))["given_config"]
+
+
+@pytest.mark.parametrize("name", ["hub__gemma3_4b_v5", "hub__gemma3_4b_v4"])
+def test_gemma3_4b_map_and_layers(name):
+    rows, _ = layer_plan(hub(name))
+    assert layer_maps(rows) == ("R" * 34, "sssssGsssssGsssssGsssssGsssssGssss")
+    full, local = rows[5], rows[0]
+    assert (full.theta, full.rope_type, full.factor) == (1e6, "linear", 8.0)
+    assert (local.theta, local.rope_type, local.window) == (1e4, "default", 1024)
+
+
+def test_smollm3_nope_every_fourth_layer_and_no_temperature():
+    rows, _ = layer_plan(hub("hub__smollm3_3b"))
+    assert layer_maps(rows)[0] == "RRRN" * 9
+    assert all(row.temperature is None for row in rows)
+
+
+def test_cohere2_and_exaone4_rotate_their_sliding_layers_only():
+    for name in ("hub__command_a", "hub__exaone4_32b"):
+        rows, _ = layer_plan(hub(name))
+        assert all(row.rope == (row.kind == "sliding_attention") for row in rows), name
+
+
+def test_deepseek_v4_compress_ratio_zero_is_unscaled_theta_1e4():
+    rows, _ = layer_plan(hub("hub__deepseek_v4_flash"))
+    assert [(r.theta, r.rope_type) for r in (rows[0], rows[1], rows[42])] == [(1e4, "default")] * 3
+    assert {(r.theta, r.rope_type, r.factor) for r in rows[2:42]} == {(160000.0, "yarn", 16)}
+
+
+def test_qwen3_next_linear_layers_do_not_rotate():
+    config = {"num_hidden_layers": 8, "head_dim": 256, "partial_rotary_factor": 0.25}
+    rows, _ = layer_plan({**config, "full_attention_interval": 4})
+    assert layer_maps(rows) == ("NNNRNNNR", "LLLGLLLG")
+    assert rows[3].rotated == 64
+
+
+def test_ministral3_temperature_values():
+    rows, _ = layer_plan(hub("hub__ministral3_8b"))
+    p = np.array([16383, 16384, 65535, 262143])
+    got = rows[0].temperature.at(p)
+    assert got == pytest.approx([1.0, 1.06931472, 1.13862944, 1.27725887], abs=5e-9)
+    assert got[1] == pytest.approx(1 + 0.1 * math.log(2), rel=1e-15)
+    assert Temperature(0.1, 8192, 0).at(np.array([16384]))[0] == pytest.approx(1.10986123, 1e-8)
+
+
+def test_llama4_temperature_is_on_nope_layers_only():
+    config = {"text_config": {"model_type": "llama4_text", "num_hidden_layers": 8, "head_dim": 128}}
+    rows, _ = layer_plan({**config["text_config"], "no_rope_layer_interval": 4})
+    assert [r.temperature is not None for r in rows] == [not r.rope for r in rows]
+    assert rows[3].temperature.at(np.array([8191]))[0] == pytest.approx(1 + 0.1 * math.log(2))
+
+
+def test_a_short_no_rope_layers_is_refused_naming_the_count():
+    config = {"text_config": {"no_rope_layers": [1, 0], "num_hidden_layers": 48, "head_dim": 64}}
+    with pytest.raises(ParameterError, match=r"one entry per layer \(num_hidden_layers = 48\)"):
+        layer_plan(config)
+
+
+def test_irope_refuses_a_short_no_rope_layers(tmp_path):
+    """Issue 34 item 7: it printed "2 layers", ignoring num_hidden_layers 48."""
+    path = tmp_path / "config.json"
+    path.write_text(
+        json.dumps({"text_config": {"no_rope_layers": [1, 0], "num_hidden_layers": 48}})
+    )
+    result = CliRunner().invoke(app, ["rope", "irope", "--config", str(path)])
+    assert result.exit_code == 2 and "num_hidden_layers = 48" in result.output
+    assert "2 layers" not in result.output
+
+
+def test_rope_layers_command_table_csv_and_bad_config(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__deepseek_v3")))
+    table = CliRunner().invoke(app, ["rope", "layers", str(path)])
+    assert table.exit_code == 0 and "128…191 of 192" in table.output and "0-60" in table.output
+    csv = CliRunner().invoke(app, ["rope", "layers", str(path), "--format", "csv"])
+    assert csv.exit_code == 0 and len(csv.output.strip().splitlines()) == 62
+    path.write_text(json.dumps({"num_hidden_layers": 2, "head_dim": 64, "rope_theta": -1.0}))
+    bad = CliRunner().invoke(app, ["rope", "layers", str(path)])
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("layer", "k1"), [(5, 0.112210892), (0, 0.930572041)])
+def test_freqs_and_cache_take_a_layer_of_a_per_layer_config(tmp_path, layer, k1):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__gemma3_4b_v5")))
+    freqs = CliRunner().invoke(
+        app, ["rope", "freqs", "--config", str(path), "--layer", str(layer), "--format", "json"]
+    )
+    assert freqs.exit_code == 0, freqs.output
+    rows = json.loads(freqs.stdout)
+    assert rows[1]["inv_freq"] == pytest.approx(k1, abs=1e-9)
+    out = tmp_path / "cache.csv"
+    args = [
+        "rope",
+        "cache",
+        "--config",
+        str(path),
+        "--layer",
+        str(layer),
+        "--n",
+        "2",
+        "-o",
+        str(out),
+    ]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    row = np.loadtxt(out, delimiter=",", skiprows=1, dtype=np.float64)[1]
+    assert row[1] == pytest.approx(math.cos(k1), abs=1e-7)
+
+
+def test_layer_needs_a_config_and_a_rope_layer(tmp_path):
+    alone = CliRunner().invoke(app, ["rope", "freqs", "--layer", "3"])
+    assert alone.exit_code == 2 and "--layer" in alone.output
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__smollm3_3b")))
+    nope = CliRunner().invoke(app, ["rope", "freqs", "--config", str(path), "--layer", "3"])
+    assert nope.exit_code == 2 and "NoPE layer" in nope.output
+    per_layer = tmp_path / "gemma.json"
+    per_layer.write_text(json.dumps(hub("hub__gemma3_4b_v5")))
+    without = CliRunner().invoke(app, ["rope", "freqs", "--config", str(per_layer)])
+    assert without.exit_code == 2 and "pass --layer" in without.output
+
+
+def test_a_null_layer_type_is_nope():
+    """Ergo and Beam write ``"full_attention": null``: transformers builds no rope for it."""
+    doc = json.loads((FOLDER / "default__ergo.json").read_text(encoding="utf-8"))
+    rows, _ = layer_plan(doc["config_json"])
+    assert layer_maps(rows) == ("RRRN" * 16, "sssG" * 16)
+
+
+def test_mistral_small_4_temperature_through_the_plan():
+    """Issue 31: L = 8192, 1.10986123 at 16384 (1 + 0.1·ln 3)."""
+    doc = json.loads((FOLDER / "hub__mistral_small_4.json").read_text(encoding="utf-8"))
+    rows, _ = layer_plan(doc["config_json"])
+    got = rows[0].temperature.at(np.array([8191, 16384]))
+    assert got[0] == 1.0 and got[1] == pytest.approx(1 + 0.1 * math.log(3), rel=1e-15)
+    assert got[1] == pytest.approx(1.10986123, abs=5e-9)
+
+
+def test_positions_give_the_temperature_per_layer(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(hub("hub__ministral3_8b")))
+    args = ["rope", "layers", str(path), "--positions", "16383,16384,262143", "--format", "json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    first = json.loads(result.stdout)[0]
+    assert first["temperature_at_16383"] == 1.0
+    assert first["temperature_at_262143"] == pytest.approx(1.27725887, abs=5e-9)
+    table = CliRunner().invoke(app, ["rope", "layers", str(path), "--positions", "65535"])
+    assert "1.13862944" in table.stdout
+    bad = CliRunner().invoke(app, ["rope", "layers", str(path), "--positions", "-1"])
+    assert bad.exit_code == 2 and "--positions" in bad.output
+
+
+def test_llama4_rope_layers_attend_in_chunks():
+    config = {"model_type": "llama4_text", "num_hidden_layers": 4, "head_dim": 128}
+    rows, _ = layer_plan({**config, "no_rope_layer_interval": 4, "attention_chunk_size": 8192})
+    assert layer_maps(rows) == ("RRRN", "cccG") and rows[0].window == 8192
+
+
+def _gguf(path: Path, arch: str, keys: dict) -> str:
+    """A GGUF v3 header with these ``{arch}.`` keys (uint32, float32 or string) and no tensor."""
+    import struct
+
+    def name(text: str) -> bytes:
+        return struct.pack("<Q", len(text.encode())) + text.encode()
+
+    def pair(key: str, value) -> bytes:
+        if isinstance(value, str):
+            return name(key) + struct.pack("<I", 8) + name(value)
+        if isinstance(value, float):
+            return name(key) + struct.pack("<If", 6, value)
+        return name(key) + struct.pack("<II", 4, value)
+
+    kvs = [pair("general.architecture", arch)] + [pair(f"{arch}.{k}", v) for k, v in keys.items()]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    return str(path)
+
+
+def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
+    """llama.cpp: Gemma 3 period 6 and θ_swa 10000, SmolLM3 NoPE step 4, no GGUF key for them."""
+    gemma = _gguf(
+        tmp_path / "gemma3.gguf",
+        "gemma3",
+        {
+            "block_count": 34,
+            "attention.key_length": 256,
+            "rope.freq_base": 1e6,
+            "attention.sliding_window": 1024,
+            "rope.scaling.type": "linear",
+            "rope.scaling.factor": 8.0,
+        },
+    )
+    result = CliRunner().invoke(app, ["rope", "layers", gemma])
+    assert result.exit_code == 0, result.output
+    assert "sssssGsssssGsssssGsssssGsssssGssss" in result.stdout
+    assert "hard-codes the sliding-window period 6" in result.stdout
+    smol = _gguf(tmp_path / "s.gguf", "smollm3", {"block_count": 36, "attention.key_length": 128})
+    result = CliRunner().invoke(app, ["rope", "layers", smol, "--format", "json"])
+    assert [row["rope"] for row in json.loads(result.stdout)] == [True, True, True, False] * 9
+    bare = _gguf(tmp_path / "b.gguf", "llama", {"attention.key_length": 128})
+    result = CliRunner().invoke(app, ["rope", "layers", bare])
+    assert result.exit_code == 2 and "llama.block_count" in result.output
+
+
+def test_gguf_check_compares_the_nope_layers_llama_cpp_hard_codes(tmp_path):
+    """SmolLM3: llama.cpp's NoPE step 4 has no GGUF key; a config whose no_rope_layers reads
+    the other way round (transformers #43756's naming, 1 = NoPE) converts and runs wrong."""
+    gguf = _gguf(
+        tmp_path / "s.gguf",
+        "smollm3",
+        {
+            "block_count": 36,
+            "attention.key_length": 128,
+            "rope.freq_base": 5e6,
+            "rope.dimension_count": 128,
+        },
+    )
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(hub("hub__smollm3_3b")))
+    result = CliRunner().invoke(app, ["gguf", "check", gguf, "--config", str(good)])
+    assert result.exit_code == 0, result.output
+    assert "3 7 11 15 19 23 27 31 35: llama.cpp's NoPE pattern" in result.stdout
+    flipped = {**hub("constructed__smollm3_no_rope_layers_43756"), "head_dim": 128}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(flipped))
+    result = CliRunner().invoke(app, ["gguf", "check", gguf, "--config", str(bad)])
+    assert result.exit_code == 1 and "NoPE layers" in result.output
+
+
+def test_engines_take_a_layer_and_name_the_other_ropes_and_temperature(tmp_path):
+    path = tmp_path / "gemma.json"
+    path.write_text(json.dumps(hub("hub__gemma3_4b_v4")))
+    whole = CliRunner().invoke(app, ["rope", "engines", str(path)])
+    assert whole.exit_code == 0 and "rotate with 2 ropes" in whole.stdout
+    assert "θ = 1e+06" in whole.stdout
+    sliding = CliRunner().invoke(app, ["rope", "engines", str(path), "--layer", "0"])
+    assert sliding.exit_code == 0 and "rope_type default, θ = 10000" in sliding.stdout
+    path.write_text(json.dumps(hub("hub__ministral3_8b")))
+    scaled = CliRunner().invoke(app, ["rope", "engines", str(path)])
+    assert "1 + 0.1·ln(⌊p/16384⌋ + 1)" in scaled.stdout
+
+
+def test_rope_config_reads_one_layer(tmp_path):
+    path = tmp_path / "gemma.json"
+    path.write_text(json.dumps(hub("hub__gemma3_4b_v5")))
+    result = CliRunner().invoke(
+        app, ["rope", "config", str(path), "--layer", "5", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["rope_type"], report["theta"], report["factor"]) == ("linear", 1e6, 8.0)
+    refused = CliRunner().invoke(app, ["rope", "config", str(path)])
+    assert refused.exit_code == 2 and "pass --layer" in refused.output
+
+
+def test_a_plan_with_a_layer_type_without_parameters_is_one_line():
+    config = {
+        "num_hidden_layers": 2,
+        "head_dim": 64,
+        "layer_types": ["full_attention", "chunked_attention"],
+        "rope_parameters": {
+            "full_attention": {"rope_theta": 1e4},
+            "sliding_attention": {"rope_theta": 1e4},
+        },
+    }
+    with pytest.raises(
+        ParameterError, match="no rope parameters for layer type 'chunked_attention'"
+    ):
+        layer_plan(config)
+
+
+def test_deepseek_v3_checkpoint_pairs_are_interleaved_unless_the_config_says_not():
+    """DeepseekV3Config's rope_interleave defaults to true (apply_rotary_pos_emb_interleave)."""
+    config = hub("hub__deepseek_v3")
+    assert layer_plan({**config, "model_type": "deepseek_v3"})[0][0].layout == "interleaved"
+    plain = {**config, "model_type": "deepseek_v3", "rope_interleave": False}
+    assert layer_plan(plain)[0][0].layout == "half-split"
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (
+            {"rope_parameters": {"rope_theta": 1e4, "llama_4_scaling_beta": "x"}},
+            "field llama_4_scaling_beta must be a finite number",
+        ),
+        (
+            {
+                "rope_parameters": {
+                    "rope_theta": 1e4,
+                    "llama_4_scaling_beta": 0.1,
+                    "original_max_position_embeddings": 0,
+                }
+            },
+            "field original_max_position_embeddings must be a number > 0",
+        ),
+        (
+            {"model_type": "llama4_text", "no_rope_layer_interval": 4, "floor_scale": 0},
+            "field floor_scale must be a number > 0",
+        ),
+        ({"layer_types": "full"}, "field layer_types must have one entry per layer"),
+    ],
+    ids=["beta-text", "zero-length", "zero-floor", "layer-types-text"],
+)
+def test_hostile_plan_fields_are_one_line(extra, words):
+    with pytest.raises(ParameterError) as caught:
+        layer_plan({"num_hidden_layers": 4, "head_dim": 64, **extra})
+    assert caught.value.parameter == "config" and words in str(caught.value)
+
+
+def test_layers_without_attention_are_nope_and_layer_count_aliases_are_read():
+    """LFM 3's ``conv`` layers have no attention (transformers builds no rotary use there);
+    GPT-J writes the number of layers as ``n_layer``."""
+    doc = json.loads((FOLDER / "default__lfm3.json").read_text(encoding="utf-8"))
+    rows, notes = layer_plan(doc["config_json"])
+    conv = [r for r in rows if r.kind == "conv"]
+    assert conv and not any(r.rope for r in conv) and "-" in layer_maps(rows)[1]
+    assert "layer type conv: no attention, no RoPE" in notes
+    rows, _ = layer_plan({"n_layer": 28, "n_embd": 4096, "n_head": 16, "rotary_dim": 64})
+    assert len(rows) == 28 and rows[0].rotated == 64

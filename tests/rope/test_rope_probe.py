@@ -1,0 +1,363 @@
+"""``rope probe`` on rotations built here with NumPy, adversarial inputs, and the command.
+
+The synthetic activations are a random q rotated by a known RoPE in float64 (the formula
+written out below, not pecli's), then stored as float32 or bfloat16: the probe must give back
+the layout, the slice, θ and the temperature, or say it cannot tell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pecli.analysis.rope.probe import probe_rope, token_positions
+from pecli.analysis.rope.probe.verdict import explained, pass_through, report
+from pecli.core.errors import ParameterError
+
+TESTS = os.path.dirname(os.path.dirname(__file__))
+FIXTURES = os.path.join(TESTS, "fixtures", "libraries", "probe")
+THETAS = [100.0, 500.0, 10000.0, 500000.0, 1000000.0, 5000000.0, 10000000.0]
+
+
+def rotated(q, positions, theta, layout, start, width, temperature=None):
+    """q (tokens, heads, dim) rotated over channels start … start+width−1, in float64."""
+    half = width // 2
+    j = np.arange(half)
+    omega = theta ** (-2.0 * j / width)
+    if layout == "half-split":
+        a, b = start + j, start + half + j
+    else:
+        a, b = start + 2 * j, start + 2 * j + 1
+    angle = positions[:, None] * omega
+    c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
+    out = q.copy()
+    out[..., a] = q[..., a] * c - q[..., b] * s
+    out[..., b] = q[..., b] * c + q[..., a] * s
+    if temperature is not None:
+        out *= temperature[:, None, None]
+    return out
+
+
+def stored(x, dtype):
+    return x.astype(np.float32).astype(dtype) if dtype == "bfloat16" else x.astype(dtype)
+
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+@st.composite
+def rotations(draw):
+    dim = draw(st.sampled_from([32, 64, 128]))
+    width = dim // draw(st.sampled_from([1, 2, 4]))
+    start = draw(st.sampled_from([0, dim - width]))
+    tokens = draw(st.integers(2, 24))
+    far = draw(st.lists(st.integers(100, 200_000), min_size=1, max_size=4, unique=True))
+    positions = np.unique(np.concatenate([np.arange(tokens), far])).astype(np.float64)
+    return {
+        "layout": draw(st.sampled_from(["half-split", "interleaved"])),
+        "dim": dim,
+        "width": width,
+        "start": start,
+        "theta": draw(st.sampled_from(THETAS)),
+        "positions": positions,
+        "heads": draw(st.integers(1, 4)),
+        "seed": draw(st.integers(0, 2**32 - 1)),
+    }
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=rotations())
+def test_a_known_rotation_in_float32_is_read_back(case):
+    rng = np.random.default_rng(case["seed"])
+    q = rng.standard_normal((case["positions"].size, case["heads"], case["dim"]))
+    post = rotated(
+        q, case["positions"], case["theta"], case["layout"], case["start"], case["width"]
+    )
+    reading = probe_rope(
+        stored(q, np.float32), stored(post, np.float32), case["positions"][:, None]
+    )
+    assert explained(reading)
+    assert reading.pairing.layout == case["layout"]
+    assert (reading.pairing.start, reading.pairing.stop) == (
+        case["start"],
+        case["start"] + case["width"],
+    )
+    theta = reading.frequencies.theta
+    assert theta.theta == case["theta"]
+    assert abs(theta.fitted / case["theta"] - 1) < 1e-5
+    assert reading.frequencies.theta.guess.rope_type == "default"
+    stop = case["start"] + case["width"]
+    assert pass_through(reading) == [
+        r for r in ((0, case["start"]), (stop, case["dim"])) if r[1] > r[0]
+    ]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=rotations())
+def test_bfloat16_storage_keeps_pairing_slice_and_theta_within_its_error(case):
+    rng = np.random.default_rng(case["seed"])
+    q = stored(rng.standard_normal((case["positions"].size, 4, case["dim"])), BF16)
+    post = rotated(
+        q.astype(np.float64),
+        case["positions"],
+        case["theta"],
+        case["layout"],
+        case["start"],
+        case["width"],
+    )
+    reading = probe_rope(q, stored(post, BF16), case["positions"][:, None])
+    assert reading.pairing.layout == case["layout"]
+    assert reading.pairing.start == case["start"]
+    assert reading.pairing.stop <= case["start"] + case["width"]
+    theta = reading.frequencies.theta
+    if not reading.width_sure:  # the slowest pairs did not turn: θ depends on the width
+        assert any("may be wider" in f for f in reading.findings)
+    elif np.isfinite(theta.fitted):
+        assert reading.pairing.stop == case["start"] + case["width"]
+        assert abs(theta.fitted / case["theta"] - 1) <= 3 * theta.error
+
+
+def test_positions_at_zero_only_are_refused():
+    with pytest.raises(ParameterError, match="position other than 0"):
+        token_positions(np.zeros(5), 5, 1)
+
+
+def test_one_token_cannot_tell_theta():
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((1, 2, 64))
+    p = np.array([5.0])
+    reading = probe_rope(q, rotated(q, p, 10000.0, "half-split", 0, 64), p[:, None])
+    assert reading.pairing.layout == "half-split"
+    assert np.isnan(reading.frequencies.theta.theta)
+    assert "θ not determined" in report(reading)["verdict"]
+
+
+def test_tiny_angles_cannot_tell_the_pairing():
+    rng = np.random.default_rng(2)
+    q = rng.standard_normal((3, 2, 16))
+    p = np.array([0.0, 1e-9, 2e-9])  # every pair turns by far less than float32's rounding
+    post = rotated(q, p, 10000.0, "half-split", 0, 16)
+    reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert reading.rope is False or not explained(reading)
+
+
+def test_huge_positions_beside_small_ones():
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((6, 2, 64))
+    p = np.array([0.0, 1, 2, 3, 1_000_000, 16_000_000])
+    post = rotated(q, p, 500000.0, "interleaved", 0, 64)
+    reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert explained(reading) and reading.frequencies.theta.theta == 500000.0
+
+
+def test_a_uniform_factor_on_q_is_no_temperature():
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal((5, 2, 32))
+    p = np.arange(5.0)
+    post = rotated(q, p, 10000.0, "half-split", 0, 32, temperature=np.full(5, 1.25))
+    reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert reading.temperature.kind == "constant" and abs(reading.temperature.factor - 1.25) < 1e-6
+
+
+def test_a_factor_on_the_rotated_slice_only_is_an_attention_factor():
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((6, 2, 64))
+    p = np.array([0.0, 1, 5, 40, 900, 5000])
+    post = rotated(q, p, 10000.0, "half-split", 0, 32)
+    post[..., :32] *= 1.1
+    reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert abs(reading.factor - 1.1) < 1e-5 and reading.temperature.kind == "none"
+    assert "attention factor 1.1" in report(reading)["verdict"]
+
+
+def test_mistral_temperature_on_noise_free_data():
+    rng = np.random.default_rng(6)
+    p = np.array([0.0, 1, 4095, 4096, 9000, 40000])
+    q = rng.standard_normal((6, 2, 32))
+    scale = 1 + 0.2 * np.log(1 + np.floor(p / 4096))
+    post = rotated(q, p, 10000.0, "half-split", 0, 32, temperature=scale)
+    reading = probe_rope(q, post, p[:, None])
+    assert reading.temperature.forms[0] == ("mistral", 0.2, 4096)
+
+
+def test_positions_wrong_for_every_pair_are_reported_not_raised():
+    rng = np.random.default_rng(8)
+    q = rng.standard_normal((5, 2, 32))
+    p = np.array([0.0, 1, 2, 3, 4])
+    post = rotated(q, p, 10000.0, "interleaved", 0, 32)
+    reading = probe_rope(q, post, (p + 1)[:, None])  # exact data: no pair fits these
+    assert reading.pairing.layout == "interleaved" and not explained(reading)
+    assert np.isnan(reading.frequencies.omega).all()
+
+
+def test_a_permutation_is_no_rotation():
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal((4, 2, 16))
+    post = q[..., ::-1].copy()
+    reading = probe_rope(q, post, np.arange(1.0, 5.0)[:, None])
+    assert not explained(reading) and reading.rope is None
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+def _llama3(name: str) -> str:
+    return os.path.join(FIXTURES, "llama3", f"{name}.npy")
+
+
+LLAMA3_POSITIONS = "0,1,7,100,4095,30000"
+
+
+def test_command_table_and_json(run_cli, tmp_path):
+    result = run_cli(
+        "rope", "probe", _llama3("q_pre"), _llama3("q_post"), "--positions", LLAMA3_POSITIONS
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("verdict: half-split over all 128 channels, θ 500000")
+    out = tmp_path / "probe.json"
+    result = run_cli(
+        "rope",
+        "probe",
+        _llama3("k_pre"),
+        _llama3("k_post"),
+        "--positions",
+        LLAMA3_POSITIONS,
+        "-o",
+        str(out),
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert (
+        data["pairing"] == "half-split"
+        and data["theta"] == 500000.0
+        and data["rope_type"] == "llama3"
+    )
+    assert len(data["pairs"]) == 64 and data["explained"] is True
+
+
+def test_command_mrope_ids_and_safetensors(run_cli, tmp_path):
+    with open(os.path.join(FIXTURES, "qwen2vl_mrope", "case.json"), encoding="utf-8") as handle:
+        meta = json.load(handle)
+    ids = tmp_path / "ids.npy"
+    np.save(ids, np.asarray(meta["position_ids"], np.int64))  # (3, tokens): rows per axis
+    folder = os.path.join(FIXTURES, "qwen2vl_mrope")
+    result = run_cli(
+        "rope",
+        "probe",
+        f"{folder}/q_pre.npy",
+        f"{folder}/q_post.npy",
+        "--ids",
+        str(ids),
+        "--format",
+        "json",
+    )
+    assert json.loads(result.output)["sections"]["mrope_section"] == [16, 24, 24]
+    both = os.path.join(FIXTURES, "llama3_bf16", "tensors.safetensors")
+    result = run_cli(
+        "rope",
+        "probe",
+        both,
+        both,
+        "--tensor-pre",
+        "k_pre",
+        "--tensor-post",
+        "k_post",
+        "--positions",
+        LLAMA3_POSITIONS,
+    )
+    assert result.exit_code == 0 and "cast to bfloat16" in result.output
+
+
+def test_command_axes_of_a_transformers_dump(run_cli, tmp_path):
+    pre, post = np.load(_llama3("q_pre")), np.load(_llama3("q_post"))
+    np.save(tmp_path / "pre.npy", pre.reshape(1, 6, 512))  # q_proj's output (batch, tokens, hidden)
+    np.save(tmp_path / "post.npy", post.transpose(1, 0, 2)[None])  # (batch, heads, tokens, d)
+    result = run_cli(
+        "rope",
+        "probe",
+        str(tmp_path / "pre.npy"),
+        str(tmp_path / "post.npy"),
+        "--axes",
+        "btf,bhtd",
+        "--head-dim",
+        "128",
+        "--positions",
+        LLAMA3_POSITIONS,
+    )
+    assert result.exit_code == 0 and "θ 500000" in result.output
+
+
+def test_wrong_positions_exit_1_after_the_report(run_cli):
+    result = run_cli(
+        "rope", "probe", _llama3("q_pre"), _llama3("q_post"), "--positions", "1,2,8,101,4096,30001"
+    )
+    assert result.exit_code == 1
+    assert "no ω·p explains" in result.output
+
+
+def _bad_inputs(tmp_path):
+    pre = _llama3("q_pre")
+    nan = np.load(pre)
+    nan[2, 1, 5] = np.nan
+    np.save(tmp_path / "nan.npy", nan)
+    np.save(tmp_path / "ints.npy", np.ones((6, 4, 128), np.int32))
+    (tmp_path / "text.npy").write_text("not an array\n")
+    np.save(tmp_path / "short.npy", np.load(pre)[:5])
+    return {
+        "shape": ([pre, str(tmp_path / "short.npy")], "POST"),
+        "count": ([pre, _llama3("q_post"), "--positions", "0,1,2"], "--positions"),
+        "zero": ([pre, _llama3("q_post"), "--positions", "0,0,0,0,0,0"], "--positions"),
+        "nan": ([str(tmp_path / "nan.npy"), _llama3("q_post")], "PRE"),
+        "ints": ([str(tmp_path / "ints.npy"), _llama3("q_post")], "PRE"),
+        "text": ([str(tmp_path / "text.npy"), _llama3("q_post")], "PRE"),
+        "missing": ([str(tmp_path / "none.npy"), _llama3("q_post")], "PRE"),
+        "folder": ([str(tmp_path), _llama3("q_post")], "PRE"),
+        "axes": ([pre, _llama3("q_post"), "--axes", "thx"], "--axes"),
+        "rank": ([pre, _llama3("q_post"), "--axes", "bthd"], "PRE"),
+        "tensor": ([pre, _llama3("q_post"), "--tensor-pre", "q"], "--tensor-pre"),
+        "range": ([pre, _llama3("q_post"), "--positions", "5:2"], "--positions"),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "shape",
+        "count",
+        "zero",
+        "nan",
+        "ints",
+        "text",
+        "missing",
+        "folder",
+        "axes",
+        "rank",
+        "tensor",
+        "range",
+    ],
+)
+def test_bad_input_is_one_line_status_2_and_no_file(run_cli, tmp_path, name):
+    args, option = _bad_inputs(tmp_path)[name]
+    out = tmp_path / "out.json"
+    result = run_cli("rope", "probe", *args, "-o", str(out))
+    assert result.exit_code == 2, (name, result.output)
+    assert option in result.output, result.output
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
+def test_deepseek_interleaved_in_half_split_out():
+    rng = np.random.default_rng(9)
+    q = rng.standard_normal((6, 2, 96))  # 32 pass-through channels, then the 64 rotated (MLA)
+    p = np.array([0.0, 1, 2, 50, 900, 7000])
+    post = rotated(q, p, 10000.0, "interleaved", 32, 64)
+    post[..., 32:] = np.concatenate([post[..., 32:96:2], post[..., 33:96:2]], axis=-1)
+    reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert (reading.pairing.layout, reading.pairing.start) == ("interleaved-in", 32)
+    assert explained(reading) and reading.frequencies.theta.theta == 10000.0

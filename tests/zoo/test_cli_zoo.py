@@ -1,0 +1,325 @@
+"""``pecli alibi …`` and ``pecli t5-buckets``: output against the core and the libraries' own
+tensors, and the guarantees every command keeps (one-line usage errors, nothing written)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import shlex
+
+import numpy as np
+import pytest
+from library_fixtures import load
+from test_zoo_alibi import exact_slope
+
+from pecli.core.zoo.alibi import alibi_bias, alibi_slopes
+
+FIXTURES = {f.name: f for f in load("zoo")}
+
+
+def _rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_slopes_csv_and_npy(run_cli, tmp_path):
+    result = run_cli("alibi", "slopes", "--heads", "12", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.stdout)
+    assert [float(r["log2_slope"]) for r in rows] == [
+        -1,
+        -2,
+        -3,
+        -4,
+        -5,
+        -6,
+        -7,
+        -8,
+        -0.5,
+        -1.5,
+        -2.5,
+        -3.5,
+    ]
+    out = tmp_path / "s.npy"
+    assert (
+        run_cli("alibi", "slopes", "--heads", "40", "--dtype", "float64", "-o", str(out)).exit_code
+        == 0
+    )
+    # ALiBi's geometric series for 40 heads (32 and every other of 64), in mpmath, rounded once
+    exact = [float(exact_slope(40, h, 8.0)) for h in range(40)]
+    assert np.array_equal(np.load(out), np.array(exact))
+
+
+def test_slopes_table_names_the_series(run_cli):
+    result = run_cli("alibi", "slopes", "--heads", "12", "--variant", "next-power-of-two")
+    assert result.exit_code == 0 and "WRONG" in result.stdout
+    assert ["8", "0.044194173", "-4.5"] in [line.split() for line in result.stdout.splitlines()]
+
+
+def test_bias_npy_is_the_core_tensor_and_csv_one_head(run_cli, tmp_path):
+    out = tmp_path / "b.npy"
+    args = ("alibi", "bias", "--heads", "6", "--n", "9", "--queries", "4", "--max-bias", "4")
+    assert run_cli(*args, "-o", str(out)).exit_code == 0
+    expected = alibi_bias(alibi_slopes(6, max_bias=4), 9, n_query=4)
+    assert np.array_equal(np.load(out), expected.astype(np.float32))
+    rows = _rows(run_cli(*args, "--head", "2", "--format", "csv").stdout)
+    assert [float(v) for v in rows[3].values()] == expected[2, 3].astype(np.float32).tolist()
+
+
+def test_bias_reproduces_bloom_with_left_padding(run_cli, tmp_path):
+    fixture = FIXTURES["falcon_bias_leftpad_h12"]
+    out = tmp_path / "f.npy"
+    result = run_cli(
+        "alibi",
+        "bias",
+        "--heads",
+        "12",
+        "--n",
+        "12",
+        "--convention",
+        "falcon",
+        "--left-padding",
+        "3",
+        "-o",
+        str(out),
+    )
+    assert result.exit_code == 0, result.output
+    assert np.array_equal(np.load(out), fixture.table)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bloom_bias_plain_h32",
+        "falcon_bias_plain_h12",
+        "mpt_bias_h71_b8",
+        "mpt_bias_h12_b16",
+        "bloom_slopes_h20",
+    ],
+)
+def test_identify_library_tensors(run_cli, tmp_path, name):
+    fixture = FIXTURES[name]
+    path = tmp_path / "t.npy"
+    np.save(path, fixture.table[None] if fixture.name.startswith("mpt") else fixture.table)
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    fit = report if report["kind"] == "slopes" else report["slope_fit"]
+    assert (fit["heads"], fit["max_bias"], fit["series"]) == (
+        fixture.params["heads"],
+        fixture.params["max_bias"],
+        "press",
+    )
+    if report["kind"] == "bias":
+        assert report["convention"] == fixture.params["convention"]
+
+
+def test_identify_flags_the_wrong_variant(run_cli, tmp_path):
+    path = tmp_path / "s.npy"
+    np.save(path, alibi_slopes(16)[:12].astype(np.float32))  # get_slopes(16)[:12]
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 0
+    assert (
+        "series: next-power-of-two, WRONG" in result.stdout
+        and "12 heads, max_bias 8" in result.stdout
+    )
+
+
+def test_identify_no_alibi_is_status_1_or_2(run_cli, tmp_path):
+    path = tmp_path / "s.npy"
+    np.save(path, np.array([0.5, 0.3, 0.01]))
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 1 and "not determined" in result.stdout
+    np.save(path, np.random.default_rng(0).normal(size=(3, 4, 5)))
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 2 and "no ALiBi bias" in result.stderr
+
+
+def test_t5_buckets_csv_and_grid(run_cli, tmp_path):
+    rows = _rows(run_cli("t5-buckets", "--span", "200", "--format", "csv").stdout)
+    golden = {-200: 15, -128: 15, -20: 10, -8: 8, -1: 1, 0: 0, 1: 17, 8: 24, 20: 26, 128: 31}
+    got = {int(r["relative_position"]): int(r["bucket"]) for r in rows}
+    assert {k: got[k] for k in golden} == golden and len(rows) == 401
+    out = tmp_path / "g.npy"
+    fixture = FIXTURES["t5_compute_bias_decoder_past7"]
+    args = ("t5-buckets", "--causal", "--keys", "200", "--queries", "5", "--past", "7")
+    assert run_cli(*args, "-o", str(out)).exit_code == 0
+    assert np.array_equal(np.load(out), fixture.table)
+
+
+def test_t5_buckets_table_lists_bucket_ranges(run_cli):
+    result = run_cli("t5-buckets")
+    assert result.exit_code == 0
+    # bucket 15, the last of the causal side: n from 8·16^(7/8) rounded up (91) to the span's
+    # 136, relative positions -136 … -91, 136 - 91 + 1 = 46 of them
+    assert any(line.split() == ["15", "-136", "-91", "46"] for line in result.stdout.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["alibi", "slopes", "--heads", "0"], "--heads"),
+        (["alibi", "slopes", "--heads", "8", "--max-bias", "0"], "--max-bias"),
+        (["alibi", "bias", "--heads", "8"], "--head"),  # CSV of a 3-D tensor
+        (["alibi", "bias", "--heads", "8", "--head", "8"], "--head"),
+        (["alibi", "bias", "--heads", "8", "--left-padding", "2"], "--left-padding"),
+        (
+            ["alibi", "bias", "--heads", "8", "--convention", "bloom", "--left-padding", "16"],
+            "--left-padding",
+        ),
+        (["alibi", "bias", "--heads", "64", "--n", "4096", "--format", "npy"], "--n"),
+        (["alibi", "bias", "--heads", "1", "--n", "9000", "--head", "0"], "--n"),
+        (["alibi", "bias", "--heads", "8", "--convention", "mpt", "--queries", "2"], "--queries"),
+        (["t5-buckets", "--num-buckets", "3"], "--num-buckets"),
+        (["t5-buckets", "--max-distance", "4"], "--max-distance"),
+        (["t5-buckets", "--keys", "100000"], "--keys"),
+        (["t5-buckets", "--span", "-1"], "--span"),
+    ],
+)
+def test_bad_input_is_one_line_status_2_no_file(run_cli, tmp_path, args, option):
+    out = tmp_path / "x.csv"
+    result = run_cli(*args, "-o", str(out))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0] and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_output_survives_a_refusal(run_cli, tmp_path):
+    out = tmp_path / "keep.npy"
+    out.write_bytes(b"precious")
+    result = run_cli("alibi", "bias", "--heads", "64", "--n", "4096", "-o", str(out))
+    assert result.exit_code == 2 and out.read_bytes() == b"precious"
+
+
+def _transcripts() -> list[str]:
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent.parent / "docs" / "zoo.md").read_text("utf-8")
+    return [b for b in re.findall(r"^```\n(.*?)^```", page, re.M | re.S) if b.startswith("$ ")]
+
+
+TRANSCRIPTS = _transcripts()
+
+
+def test_transcripts_found():
+    assert len(TRANSCRIPTS) >= 2
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPTS)
+def test_docs_transcripts_print_what_they_show(transcript, tmp_path, pecli_cmd):
+    """Each ``$ …`` line of docs/zoo.md (pecli, or python with this environment), run in order
+    in a scratch folder, prints the lines below it."""
+    import sys
+
+    from shell import bash
+
+    script = "\n".join(
+        line[2:] if line.startswith("$ ") else f": {shlex.quote(line)}"
+        for line in transcript.splitlines()
+    )
+    pecli = " ".join(map(shlex.quote, pecli_cmd))
+    python = shlex.quote(sys.executable)
+    result = bash(f'pecli() {{ {pecli} "$@"; }}\npython() {{ {python} "$@"; }}\n{script}', tmp_path)
+    assert result.returncode == 0, result.stderr
+    shown = [line for line in transcript.splitlines() if not line.startswith("$ ")]
+    assert result.stdout.splitlines() == shown
+
+
+def test_xpos_csv_and_npy(run_cli, tmp_path):
+    from pecli.core.zoo.xpos import xpos_scales
+
+    args = ("xpos", "--head-dim", "8", "--n", "3", "--scale-base", "1", "--centre", "lucidrains")
+    rows = list(csv.reader(io.StringIO(run_cli(*args, "--format", "csv").stdout)))
+    assert rows[0] == [
+        "scale_0",
+        "scale_0",
+        "scale_1",
+        "scale_1",
+        "scale_2",
+        "scale_2",
+        "scale_3",
+        "scale_3",
+    ]
+    assert [round(float(v), 6) for v in rows[3][::2]] == [0.285714, 0.464286, 0.642857, 0.821429]
+    fixture = FIXTURES["xpos_torchscale_d16_L9_off4_k"]
+    out = tmp_path / "x.npy"
+    args = ("xpos", "--head-dim", "16", "--n", "9", "--offset", "4", "--scale-base", "16")
+    assert run_cli(*args, "--keys", "--dtype", "float64", "-o", str(out)).exit_code == 0
+    # float64 end to end (the fixture below holds to float32 only): the core's very values
+    assert np.array_equal(np.load(out), xpos_scales(9, 16, scale_base=16, offset=4, keys=True))
+    i = np.arange(8)
+    library = np.hypot(fixture.table[2 * i, :, 2 * i], fixture.table[2 * i, :, 2 * i + 1]).T
+    np.testing.assert_allclose(np.load(out)[:, ::2], library, rtol=4e-7)
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--head-dim", "7"], "--head-dim"),
+        (["--centre", "lucidrains", "--offset", "2"], "--offset"),
+        (["--scale-base", "-1"], "--scale-base"),
+        (["--n", "1048576", "--head-dim", "128"], "--n"),
+    ],
+)
+def test_xpos_refusals(run_cli, tmp_path, args, option):
+    out = tmp_path / "x.npy"
+    result = run_cli("xpos", *args, "-o", str(out))
+    assert result.exit_code == 2 and option in result.stderr and not out.exists()
+
+
+def test_timestep_is_the_library_table(run_cli, tmp_path):
+    fixture = load("timesteps")
+    (flux,) = [f for f in fixture if f.name == "flux_diffusers_bfloat16_emb"]
+    out = tmp_path / "t.npy"
+    values = [str(v) for v in flux.params["values"]]
+    args = ("timestep", "--model", "flux", "--input-dtype", "bfloat16", "-o", str(out))
+    assert run_cli(*args, "--", *values).exit_code == 0
+    np.testing.assert_allclose(np.load(out), flux.table, atol=5e-5)
+    inputs = _rows(run_cli("timestep", "--model", "consistency", "--inputs", "80", "0.002").stdout)
+    # consistency models: c_noise = 250·ln σ, so 250·ln 80 and 250·ln 0.002, as float32
+    assert [r["input"] for r in inputs] == [str(np.float32(250 * math.log(s))) for s in (80, 0.002)]
+
+
+def test_timestep_reads_a_column_and_a_linspace(run_cli, tmp_path):
+    column = tmp_path / "sigma.csv"
+    column.write_text("0.5\n2\n", encoding="utf-8")
+    from_file = _rows(run_cli("timestep", "--model", "edm", "--d", "4", "-i", str(column)).stdout)
+    from pecli.core.zoo.timesteps import timestep_table
+
+    got = np.array([[float(v) for v in r.values()] for r in from_file], dtype=np.float32)
+    assert np.array_equal(got, timestep_table([0.5, 2.0], "edm", d=4))
+    rows = _rows(
+        run_cli("timestep", "--model", "dit", "--d", "8", "--linspace", "0", "999", "4").stdout
+    )
+    assert len(rows) == 4 and list(rows[0]) == [
+        "cos_1",
+        "cos_2",
+        "cos_3",
+        "cos_4",
+        "sin_1",
+        "sin_2",
+        "sin_3",
+        "sin_4",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--model", "edm", "0"], "'VALUES...'"),
+        (["--model", "sdxl", "1"], "--model"),
+        ([], "give exactly one source"),
+        (["--linspace", "0", "1", "3", "0.5"], "give exactly one source"),
+        (["--input-dtype", "int8", "1"], "--input-dtype"),
+        (["--d", "1000000", "--linspace", "0", "1", "100"], "--d"),
+        (["--", "abc"], "'abc' is not a number"),
+    ],
+)
+def test_timestep_refusals(run_cli, tmp_path, args, needle):
+    out = tmp_path / "t.csv"
+    result = run_cli("timestep", *args, "-o", str(out))
+    assert result.exit_code == 2 and needle in result.stderr and not out.exists()
+    assert len(result.stderr.strip().splitlines()) == 1
