@@ -228,3 +228,28 @@ def test_a_layer_type_without_parameters_is_named():
     config = {"head_dim": 64, "rope_parameters": {"full_attention": {"rope_theta": 1e4}}}
     with pytest.raises(ParameterError, match="no rope parameters for 'sliding_attention'"):
         read_rope(config, "sliding_attention")
+
+
+#: Model types whose class default rotates part of the head but that PARTIAL_DEFAULTS leaves
+#: out, each with why (the population: tests/fixtures/libraries/layouts/partial_defaults.json).
+NOT_BY_DEFAULT = {
+    "deepseek_v4": "its rotated width is qk_rope_head_dim, read from the config (the corpus test)",
+    "dots3_note_audio_encoder": "an audio encoder, not a text model's RoPE",
+    "glmasr_encoder": "an audio encoder, not a text model's RoPE",
+    "musicflamingo": "an audio model, not a text model's RoPE",
+    "nemotron3_5_transcribe_asr_audio": "an audio encoder, not a text model's RoPE",
+    "nemotron3_5_transcribe_word_timestamp": "an audio encoder, not a text model's RoPE",
+}
+
+
+def test_partial_rotary_defaults_are_transformers_class_defaults():
+    import json
+    from pathlib import Path
+
+    from pecli.core.rope.config.families import PARTIAL_DEFAULTS
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures/libraries/layouts"
+    record = json.loads((fixture / "partial_defaults.json").read_text())
+    library = record["defaults"]  # transformers 5.25.0: every config class's own default
+    assert dict(PARTIAL_DEFAULTS) == {t: f for t, f in library.items() if t not in NOT_BY_DEFAULT}
+    assert set(NOT_BY_DEFAULT) <= set(library)

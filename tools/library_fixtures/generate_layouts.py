@@ -6,6 +6,9 @@ a family has several) is applied to ``arange(8.)``: ``pairs`` when it gives
 ``[-1, 0, -3, 2, …]`` (channels 2j and 2j + 1 turn together), ``halves`` when it gives
 ``[-4, -5, -6, -7, 0, 1, 2, 3]`` (channels j and j + 4), else ``other``. One JSON file,
 ``rotate_half.json``, with the library, its version and the call (tests/rope/test_rope_layouts.py).
+A second, ``partial_defaults.json``: each config class's default ``partial_rotary_factor``
+(from ``rope_parameters``, else the attribute), for the model types whose default rotates part
+of the head (tests/rope/test_rope_config_shapes.py).
 """
 
 from __future__ import annotations
@@ -61,3 +64,29 @@ def generate(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
     (out / "rotate_half.json").write_text(text, encoding="utf-8")
+    (out / "partial_defaults.json").write_text(_partial_defaults(), encoding="utf-8")
+
+
+def _partial_defaults() -> str:
+    """Every config class's default partial_rotary_factor below 1, as JSON text."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    found = {}
+    for model_type in sorted(CONFIG_MAPPING.keys()):
+        try:
+            config = CONFIG_MAPPING[model_type]()
+        except Exception:  # a class that cannot be built without arguments
+            continue
+        params = getattr(config, "rope_parameters", None)
+        factor = params.get("partial_rotary_factor") if isinstance(params, dict) else None
+        factor = getattr(config, "partial_rotary_factor", None) if factor is None else factor
+        if isinstance(factor, float) and factor < 1.0:
+            found[model_type] = factor
+    record = {
+        "library": "transformers",
+        "version": version("transformers"),
+        "call": "CONFIG_MAPPING[model_type]() for every model_type; rope_parameters"
+        "['partial_rotary_factor'], else the partial_rotary_factor attribute, when below 1",
+        "defaults": found,
+    }
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"
