@@ -255,3 +255,28 @@ def test_alibi_slopes_report_their_proof_and_match_mpmath(run_cli, tmp_path):
     assert slopes.tolist() == [correctly_rounded(x, np.float32) for x in exact]
     quiet = run_cli("alibi", "slopes", "--heads", "12", "-q", "-o", str(tmp_path / "q.npy"))
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_timestep_table_under_a_wide_bound_matches_mpmath_and_is_reported(
+    monkeypatch, run_cli, tmp_path
+):
+    # both kernels' bounds widened: many entries go to the fallback; FLUX's t·1000 is folded
+    # into the angle exactly, [cos | sin], ω_j = 10000^(-j/(d/2)) (diffusers' flip_sin_to_cos)
+    monkeypatch.setattr(kernels, "CONSECUTIVE_BOUND", ErrorBound(absolute=1e-6))
+    monkeypatch.setattr(kernels, "DIRECT_BOUND", ErrorBound(relative=1e-6))
+    times, d = ["0.1", "0.25", "0.7"], 8
+    done = run_cli(
+        "timestep", "--model", "flux", "--d", str(d), *times, "-o", str(tmp_path / "t.npy")
+    )
+    assert done.exit_code == 0, done.stderr
+    said = done.stderr.splitlines()[-1]
+    assert re.fullmatch(r"pecli: every value correctly rounded to float32: \d+ recomputed", said)
+    assert int(said.split()[-2]) > len(times) * d // 2  # most of the 24 values: recomputed
+    table = np.load(tmp_path / "t.npy")
+    with mpmath.workprec(200):
+        omega = [mpmath.mpf(10000) ** (-mpmath.mpf(j) / (d // 2)) for j in range(d // 2)]
+        for row, t in zip(table, times, strict=True):
+            angles = [mpmath.mpf(t) * 1000 * w for w in omega]
+            expected = [_mp_float32(mpmath.cos(a)) for a in angles]
+            expected += [_mp_float32(mpmath.sin(a)) for a in angles]
+            assert row.tolist() == expected
