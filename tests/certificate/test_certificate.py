@@ -280,3 +280,44 @@ def test_timestep_table_under_a_wide_bound_matches_mpmath_and_is_reported(
             expected = [_mp_float32(mpmath.cos(a)) for a in angles]
             expected += [_mp_float32(mpmath.sin(a)) for a in angles]
             assert row.tolist() == expected
+
+
+def test_xpos_scales_under_a_wide_bound_match_mpmath_and_are_reported(
+    monkeypatch, run_cli, tmp_path
+):
+    from pecli.core.zoo import xpos
+
+    def wide(scales, exponents):  # every scale undecided: all from mpmath
+        return ErrorBound(absolute=np.full(scales.shape, 1e-3))
+
+    monkeypatch.setattr(xpos, "xpos_bound", wide)
+    n, d = 5, 8
+    done = run_cli("xpos", "--head-dim", str(d), "--n", str(n), "-o", str(tmp_path / "x.npy"))
+    assert done.exit_code == 0, done.stderr
+    # 5 rows x 4 pairs: every one (1 ± 1e-3 straddles a boundary too)
+    assert done.stderr.splitlines()[-1] == (
+        "pecli: every value correctly rounded to float32: 20 recomputed"
+    )
+    table = np.load(tmp_path / "x.npy")
+    with mpmath.workprec(200):  # torchscale: positions t − ceil(5/2) = −3 … 1, γ = 512
+        for row, p in zip(table, range(-3, 2), strict=True):
+            zeta = [
+                (2 * mpmath.mpf(i) + mpmath.mpf(4) * d / 10) / (mpmath.mpf(14) * d / 10)
+                for i in range(d // 2)
+            ]
+            expected = [_mp_float32(z ** (mpmath.mpf(p) / 512)) for z in zeta for _ in (0, 1)]
+            assert row.tolist() == expected
+
+
+def test_xpos_float64_scales_lie_within_their_bound_of_mpmath():
+    from pecli.core.zoo import xpos
+
+    n, d, offset = 7, 64, 100_000  # positions near 5e4: |y| up to ~120
+    scales = xpos.xpos_scales(n, d, offset=offset)[:, ::2]
+    positions = xpos.xpos_positions(n, offset=offset)
+    bound = xpos.xpos_bound(scales, positions / 512.0).at(scales)
+    with mpmath.workprec(200):
+        for r, p in enumerate(positions):
+            for i in range(d // 2):
+                x = (mpmath.mpf(10 * i + 2 * d) / (7 * d)) ** (mpmath.mpf(int(p)) / 512)
+                assert abs(scales[r, i] - x) <= bound[r, i]
