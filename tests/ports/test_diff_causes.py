@@ -213,3 +213,32 @@ def test_when_none_fits_the_report_lists_what_it_tried_and_the_closest(run_cli, 
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
     assert "none of the known mistakes explains it (tried: kind, transposed, " in result.output
     assert "closest: pair layout swapped" in result.output
+
+
+def _pair(ra: dict, rb: dict):
+    from pecli.analysis.ports.causes.tables import Pair
+
+    z = np.zeros((4, 8))
+    return Pair(a=z, b=z, dtype="float32", ra=ra, rb=rb, whole_a=z, whole_b=z)
+
+
+def test_round_bases_read_as_two_bases_not_as_a_head_width():
+    """θ = 10^4 against 10^6 over 64 rotated channels: 10^4 = (10^6)^(2/3), so a head of
+    64/(2/3) = 96 would fit, but both bases are round (≤ 3 significant digits), so the reading
+    is "two bases" first and the exponent reading comes second, inside θ's sentence."""
+    from pecli.analysis.ports.causes.readings import exponent_width, theta
+
+    ra = {"kind": "cache", "theta": 1e4, "rotary_dim": 64, "rope_type": "default"}
+    rb = {**ra, "theta": 1e6}
+    assert exponent_width(_pair(ra, rb)) is None
+    words = theta(_pair(ra, rb))
+    assert words is not None and "θ = 10000" in words and "1e+06^(2/3)" in words, words
+
+
+def test_float16_bases_two_percent_apart_differ():
+    """fp16 storage allows 2e-3 of relative θ slack; θ 10000 against 10200 (2 %) is beyond it."""
+    from pecli.analysis.ports.causes.readings import theta
+
+    ra = {"kind": "cache", "theta": 10000.0, "storage": "float16"}
+    assert theta(_pair(ra, {**ra, "theta": 10200.0})) is not None
+    assert theta(_pair(ra, {**ra, "theta": 10010.0})) is None  # 0.1 % < 2e-3
