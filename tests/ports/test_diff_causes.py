@@ -215,11 +215,12 @@ def test_when_none_fits_the_report_lists_what_it_tried_and_the_closest(run_cli, 
     assert "closest: pair layout swapped" in result.output
 
 
-def _pair(ra: dict, rb: dict):
+def _pair(ra: dict, rb: dict, a: np.ndarray | None = None, b: np.ndarray | None = None):
     from pecli.analysis.ports.causes.tables import Pair
 
-    z = np.zeros((4, 8))
-    return Pair(a=z, b=z, dtype="float32", ra=ra, rb=rb, whole_a=z, whole_b=z)
+    a = np.zeros((4, 8)) if a is None else a
+    b = a if b is None else b
+    return Pair(a=a, b=b, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=b)
 
 
 def test_round_bases_read_as_two_bases_not_as_a_head_width():
@@ -242,3 +243,24 @@ def test_float16_bases_two_percent_apart_differ():
     ra = {"kind": "cache", "theta": 10000.0, "storage": "float16"}
     assert theta(_pair(ra, {**ra, "theta": 10200.0})) is not None
     assert theta(_pair(ra, {**ra, "theta": 10010.0})) is None  # 0.1 % < 2e-3
+
+
+def test_offset_found_in_two_row_tables():
+    """A's rows are positions 0, 1, 2 of a cache, B's positions 1, 2: B starts one later."""
+    from pecli.analysis.ports.causes.shapes import shift
+
+    table = cache(inv_freq(d=8), n=3).astype(np.float64)
+    assert shift(table, table[1:], "float32") == (1, "A", "B")
+
+
+def test_temperature_needs_every_screened_row_scaled_at_its_own_magnitude():
+    """Rows B·1, B·1.1, B·1.2, B·1.3 grow like a temperature, but row 2 is small (1e-3) and
+    one of its entries is off by 1e-7: about 800 float32 ulps of that row, within 4 ulps of the
+    table's magnitude. That row is no scaled copy, so no temperature is named."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.ones((4, 8))
+    q[2] *= 1e-3
+    p = q * np.array([1.0, 1.1, 1.2, 1.3])[:, None]
+    p[2, 0] += 1e-7
+    assert temperature(_pair({}, {}, p, q)) is None
