@@ -264,3 +264,14 @@ def test_temperature_needs_every_screened_row_scaled_at_its_own_magnitude():
     p = q * np.array([1.0, 1.1, 1.2, 1.3])[:, None]
     p[2, 0] += 1e-7
     assert temperature(_pair({}, {}, p, q)) is None
+
+
+def test_a_head_width_reading_needs_the_exponent_to_fit_a_small_fraction():
+    """θ' = θ^(2/3) with θ = 1.5e6 (θ' = 13103.7, not round) reads as a 96-wide head over 64
+    rotated channels; θ^(2/3 + 1e-3) is 1e-3 off every p/q with q <= 16 near it: no reading."""
+    from pecli.analysis.ports.causes.readings import exponent_width
+
+    ra = {"kind": "cache", "theta": 1.5e6, "rotary_dim": 64, "rope_type": "default"}
+    fits = exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3)}))
+    assert fits is not None and "θ^(-2i/96)" in fits, fits
+    assert exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3 + 1e-3)})) is None
