@@ -361,3 +361,13 @@ def test_deepseek_interleaved_in_half_split_out():
     reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert (reading.pairing.layout, reading.pairing.start) == ("interleaved-in", 32)
     assert explained(reading) and reading.frequencies.theta.theta == 10000.0
+
+
+def test_theta_is_written_in_full_up_to_15_digits_then_with_an_exponent():
+    """500000 and 999999999999999 (15 digits) in full; 1e15 (16 digits) as 1e+15."""
+    from pecli.cli.rope.probe import _theta
+
+    assert _theta(500000.0) == "500000"
+    assert _theta(999999999999999.0) == "999999999999999"
+    assert _theta(1e15) == "1e+15"
+    assert _theta(1.5) == "1.5"
