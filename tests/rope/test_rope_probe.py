@@ -371,3 +371,10 @@ def test_theta_is_written_in_full_up_to_15_digits_then_with_an_exponent():
     assert _theta(999999999999999.0) == "999999999999999"
     assert _theta(1e15) == "1e+15"
     assert _theta(1.5) == "1.5"
+
+
+def test_command_a_wrong_count_of_positions_names_the_tokens_as_an_integer(run_cli):
+    """The llama3 dump has 6 tokens: 3 positions are refused, naming the count 6 (not 6.0)."""
+    result = run_cli("rope", "probe", _llama3("q_pre"), _llama3("q_post"), "--positions", "0,1,7")
+    assert result.exit_code == 2
+    assert "must hold one position per token (6)," in " ".join(result.stderr.split())
