@@ -378,3 +378,13 @@ def test_command_a_wrong_count_of_positions_names_the_tokens_as_an_integer(run_c
     result = run_cli("rope", "probe", _llama3("q_pre"), _llama3("q_post"), "--positions", "0,1,7")
     assert result.exit_code == 2
     assert "must hold one position per token (6)," in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("shape", [(6,), (1, 1, 2, 3, 8)])
+def test_a_dump_of_1_or_5_axes_without_axes_is_refused_by_its_count(shape):
+    """No --axes: (tokens, hidden), (tokens, heads, head_dim) or with a batch, 2 to 4 axes."""
+    from pecli.analysis.rope.probe.inputs import as_rows
+
+    with pytest.raises(ParameterError, match="must have 2 to 4 axes") as caught:
+        as_rows(np.zeros(shape, np.float32), None, head_dim=8)
+    assert caught.value.parameter == "pre"
