@@ -248,14 +248,3 @@ def test_cli_an_integer_position_past_2_53_is_refused(run_cli, tmp_path, given):
     line, *more = result.stderr.strip().splitlines()
     assert not more and "'--positions'" in line and "9007199254740993" in line, line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.npy"]
-
-
-def test_an_integer_start_of_exactly_2_53_is_taken_and_one_past_it_refused():
-    """|start| <= 2^53 includes 2^53 itself: the integer is compared exactly, so the edge is
-    taken (as the float 2^53) and 2^53 + 1 is refused."""
-    from pecli.core.rules import check_position
-
-    assert check_position("start", 2**53) == 9007199254740992.0
-    assert check_position("start", -(2**53)) == -9007199254740992.0
-    with pytest.raises(ParameterError, match="within ±2\\^53"):
-        check_position("start", 2**53 + 1)

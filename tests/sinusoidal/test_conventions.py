@@ -251,12 +251,3 @@ def test_the_command_line_offers_every_preset():
     from pecli.cli.sinusoidal.options import ConventionName
 
     assert {name.value for name in ConventionName} == set(PRESETS) | set(ALIASES)
-
-
-def test_hf_marian_odd_d_in_float32_has_its_last_sine_at_each_position():
-    """d = 7 in float32 (the kernel path): sines sin(p·ω_j), j = 0…3, then 3 cosines; the
-    fourth sine (no cosine) is evaluated apart, at the rows' own positions 0…5."""
-    table = encoding_table(d=7, n=6, dtype="float32", **convention("hf-marian").table_kwargs())
-    expected = np.array(lib.hf_marian(6, 7), dtype=np.float64)
-    assert table.shape == (6, 7) and table.dtype == np.float32
-    np.testing.assert_allclose(table, expected, rtol=0, atol=1e-7)
