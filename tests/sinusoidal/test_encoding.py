@@ -159,9 +159,9 @@ def test_invalid_arguments_name_the_argument(kwargs, parameter):
 
 
 def test_invalid_positions():
-    with pytest.raises(pecli.ParameterError, match="positions"):
+    with pytest.raises(ParameterError, match="positions"):
         positional_encoding([1.0, np.inf], d=4)
-    with pytest.raises(pecli.ParameterError, match="positions"):
+    with pytest.raises(ParameterError, match="positions"):
         positional_encoding([[1.0]], d=4)
 
 
