@@ -382,3 +382,21 @@ def test_a_complex_cache_must_be_two_dimensional(run_cli, tmp_path):
     result = run_cli("rope", "identify-axes", str(tmp_path / "z.npy"), "--grid", "4x4")
     assert result.exit_code == 2
     assert "must be a 2-D complex freqs_cis (tokens, pairs) (got (2, 3, 4))" in result.stderr
+
+
+def test_a_cache_one_ulp_from_float64_but_two_from_exact_is_the_float64_arithmetic():
+    """Ids t = 10^7 + …: at row 0, pair 2 (ω = 10^4^(-4/44)), cos of the exact angle rounds to
+    0.033603523 (mpmath, 120 bits) but numpy's float64 angle to 0.033603527, one float32 ulp
+    up. One more ulp up there: within 1 ulp of the float64 arithmetic, 2 from exact."""
+    import mpmath
+
+    ids = np.array([(1e7 + t, h, w) for t in range(3) for h in range(4) for w in range(5)])
+    cos = hand_cache(WAN_PAIRS, ids, "cos").astype(F32)  # numpy: the float64 arithmetic
+    sin = hand_cache(WAN_PAIRS, ids, "sin").astype(F32)
+    with mpmath.workprec(120):
+        exact = F32(float(mpmath.cos(mpmath.mpf(1e7) * mpmath.power(1e4, mpmath.mpf(-4) / 44))))
+    assert exact == F32(0.033603523) and cos[0, 4] == np.nextafter(exact, F32(1))
+    cos[0, 4:6] = np.nextafter(cos[0, 4], F32(1))  # both columns of the pair
+    layout, c, s = pair_values(cos, sin)
+    verdict = compare_to_plan(read_axes(c, s, ids, layout=layout), PLAN, ids, (c, s))
+    assert verdict.matches and verdict.arithmetic == "float64"

@@ -213,3 +213,65 @@ def test_when_none_fits_the_report_lists_what_it_tried_and_the_closest(run_cli, 
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
     assert "none of the known mistakes explains it (tried: kind, transposed, " in result.output
     assert "closest: pair layout swapped" in result.output
+
+
+def _pair(ra: dict, rb: dict, a: np.ndarray | None = None, b: np.ndarray | None = None):
+    from pecli.analysis.ports.causes.tables import Pair
+
+    a = np.zeros((4, 8)) if a is None else a
+    b = a if b is None else b
+    return Pair(a=a, b=b, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=b)
+
+
+def test_round_bases_read_as_two_bases_not_as_a_head_width():
+    """θ = 10^4 against 10^6 over 64 rotated channels: 10^4 = (10^6)^(2/3), so a head of
+    64/(2/3) = 96 would fit, but both bases are round (≤ 3 significant digits), so the reading
+    is "two bases" first and the exponent reading comes second, inside θ's sentence."""
+    from pecli.analysis.ports.causes.readings import exponent_width, theta
+
+    ra = {"kind": "cache", "theta": 1e4, "rotary_dim": 64, "rope_type": "default"}
+    rb = {**ra, "theta": 1e6}
+    assert exponent_width(_pair(ra, rb)) is None
+    words = theta(_pair(ra, rb))
+    assert words is not None and "θ = 10000" in words and "1e+06^(2/3)" in words, words
+
+
+def test_float16_bases_two_percent_apart_differ():
+    """fp16 storage allows 2e-3 of relative θ slack; θ 10000 against 10200 (2 %) is beyond it."""
+    from pecli.analysis.ports.causes.readings import theta
+
+    ra = {"kind": "cache", "theta": 10000.0, "storage": "float16"}
+    assert theta(_pair(ra, {**ra, "theta": 10200.0})) is not None
+    assert theta(_pair(ra, {**ra, "theta": 10010.0})) is None  # 0.1 % < 2e-3
+
+
+def test_offset_found_in_two_row_tables():
+    """A's rows are positions 0, 1, 2 of a cache, B's positions 1, 2: B starts one later."""
+    from pecli.analysis.ports.causes.shapes import shift
+
+    table = cache(inv_freq(d=8), n=3).astype(np.float64)
+    assert shift(table, table[1:], "float32") == (1, "A", "B")
+
+
+def test_temperature_needs_every_screened_row_scaled_at_its_own_magnitude():
+    """Rows B·1, B·1.1, B·1.2, B·1.3 grow like a temperature, but row 2 is small (1e-3) and
+    one of its entries is off by 1e-7: about 800 float32 ulps of that row, within 4 ulps of the
+    table's magnitude. That row is no scaled copy, so no temperature is named."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.ones((4, 8))
+    q[2] *= 1e-3
+    p = q * np.array([1.0, 1.1, 1.2, 1.3])[:, None]
+    p[2, 0] += 1e-7
+    assert temperature(_pair({}, {}, p, q)) is None
+
+
+def test_a_head_width_reading_needs_the_exponent_to_fit_a_small_fraction():
+    """θ' = θ^(2/3) with θ = 1.5e6 (θ' = 13103.7, not round) reads as a 96-wide head over 64
+    rotated channels; θ^(2/3 + 1e-3) is 1e-3 off every p/q with q <= 16 near it: no reading."""
+    from pecli.analysis.ports.causes.readings import exponent_width
+
+    ra = {"kind": "cache", "theta": 1.5e6, "rotary_dim": 64, "rope_type": "default"}
+    fits = exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3)}))
+    assert fits is not None and "θ^(-2i/96)" in fits, fits
+    assert exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3 + 1e-3)})) is None

@@ -87,3 +87,18 @@ def test_a_plain_config_has_no_extra_tables_nor_temperature(run_cli, tmp_path):
     config = {"num_hidden_layers": 2, "head_dim": 64, "rope_theta": 1e4}
     report = _report(run_cli, tmp_path, config)
     assert report["per_layer_type"] == [] and report["query_temperature"] is None
+
+
+def test_read_config_names_the_layer_for_a_bad_layer_and_the_file_for_a_bad_field():
+    """Gemma 3 4B has 34 layers (0 to 33): layer 34 is the ``layer`` option's fault; a
+    ``sliding_window`` of -1 is the config file's, so the error names ``file``."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.ports.engines import read_config
+
+    with pytest.raises(ParameterError) as bad_layer:
+        read_config(GEMMA3_4B, layer=34)
+    assert bad_layer.value.parameter == "layer" and "0 to 33" in bad_layer.value.rule
+    text = {**GEMMA3_4B["text_config"], "sliding_window": -1}
+    with pytest.raises(ParameterError) as bad_field:
+        read_config({**GEMMA3_4B, "text_config": text}, layer=0)
+    assert bad_field.value.parameter == "file" and "sliding_window" in bad_field.value.rule

@@ -20,7 +20,7 @@ import pytest
 from pecli.core.errors import ParameterError
 from pecli.core.ports.ggml import deepseek_factors, yarn_corr_dims
 from pecli.core.ports.gguf_format import rope_mode
-from pecli.io.ports.gguf import read_f32, read_gguf
+from pecli.io.ports.gguf import read_f32, read_gguf, read_rope_tensors
 
 HERE = Path(__file__).parent.parent / "fixtures" / "libraries" / "gguf"
 GOOD = ["llama31", "qwen_yarn", "gpt_oss", "phi3", "linear", "deepseek", "qwen2vl"]
@@ -445,3 +445,21 @@ def test_a_vocabulary_over_several_read_windows_is_walked_to_the_keys_after_it(r
     result = run_cli("gguf", "show", str(path))
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert f"a string of length {1 << 50} cannot fit" in result.stderr
+
+
+def test_a_frequency_tensor_may_have_trailing_sizes_of_one_but_not_two():
+    """ggml reads ``ne = [64, 1]`` as the vector ``[64]`` (the issue's values); ``[32, 2]`` is
+    a matrix over the same 64 floats, which llama.cpp's ``{n_rot/2}`` check refuses."""
+    import dataclasses
+
+    gguf = read_gguf(str(HERE / "llama31.gguf"))
+    name = "rope_freqs.weight"
+
+    def shaped(*ne: int):
+        tensor = dataclasses.replace(gguf.tensors[name], shape=ne)
+        return dataclasses.replace(gguf, tensors={**gguf.tensors, name: tensor})
+
+    values = read_rope_tensors(shaped(64, 1), (name,))[name]
+    assert values.shape == (64,) and np.all(values[:29] == 1.0) and np.all(values[35:] == 8.0)
+    with pytest.raises(ParameterError, match=r"ne = \[32, 2\]"):
+        read_rope_tensors(shaped(32, 2), (name,))

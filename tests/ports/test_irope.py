@@ -62,3 +62,16 @@ def test_csv_and_bad_positions(run_cli):
     for bad in ("x", "-1", "1,,2"):
         result = run_cli("rope", "irope", "--positions", bad)
         assert result.exit_code == 2 and "--positions" in result.stderr
+
+
+def test_positions_reach_two_to_the_53_and_stop_there(run_cli):
+    """``--positions`` takes 0 to 2^53: 2^53 itself (temperature 1 + 0.1·ln(2^40 + 1) by
+    mpmath, ⌊(2^53 + 1)/8192⌋ = 2^40) is read; 2^53 + 1 is refused."""
+    top = 2**53
+    result = run_cli("rope", "irope", "--positions", str(top), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    position, value = result.stdout.splitlines()[1].split(",")
+    assert int(position) == top
+    assert float(value) == pytest.approx(_exact(top), rel=1e-15)
+    result = run_cli("rope", "irope", "--positions", str(top + 1))
+    assert result.exit_code == 2 and "--positions" in result.stderr

@@ -266,3 +266,16 @@ def test_error_prefix_names_the_subcommand(run_cli, args, prefix):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(prefix), lines
+
+
+def test_plot_spectrum_without_rope_options_draws_the_encoding(run_cli, tmp_path):
+    """plot-spectrum takes the RoPE options optionally: none given, the encoding's own curve is
+    drawn (λ_i = 2π·10000^(2(i-1)/8) at d = 8: 2π, 20π, 200π, 2000π)."""
+    out, data = tmp_path / "s.svg", tmp_path / "s.csv"
+    result = run_cli(
+        "plot-spectrum", "--d", "8", "--base", "10000", "-o", str(out), "--data", str(data)
+    )
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size > 0
+    rows = np.loadtxt(data, delimiter=",", skiprows=1)
+    np.testing.assert_allclose(rows[:, 1], [2 * math.pi * 10.0**k for k in range(4)], rtol=1e-15)

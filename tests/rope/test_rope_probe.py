@@ -361,3 +361,30 @@ def test_deepseek_interleaved_in_half_split_out():
     reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert (reading.pairing.layout, reading.pairing.start) == ("interleaved-in", 32)
     assert explained(reading) and reading.frequencies.theta.theta == 10000.0
+
+
+def test_theta_is_written_in_full_up_to_15_digits_then_with_an_exponent():
+    """500000 and 999999999999999 (15 digits) in full; 1e15 (16 digits) as 1e+15."""
+    from pecli.cli.rope.probe import _theta
+
+    assert _theta(500000.0) == "500000"
+    assert _theta(999999999999999.0) == "999999999999999"
+    assert _theta(1e15) == "1e+15"
+    assert _theta(1.5) == "1.5"
+
+
+def test_command_a_wrong_count_of_positions_names_the_tokens_as_an_integer(run_cli):
+    """The llama3 dump has 6 tokens: 3 positions are refused, naming the count 6 (not 6.0)."""
+    result = run_cli("rope", "probe", _llama3("q_pre"), _llama3("q_post"), "--positions", "0,1,7")
+    assert result.exit_code == 2
+    assert "must hold one position per token (6)," in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("shape", [(6,), (1, 1, 2, 3, 8)])
+def test_a_dump_of_1_or_5_axes_without_axes_is_refused_by_its_count(shape):
+    """No --axes: (tokens, hidden), (tokens, heads, head_dim) or with a batch, 2 to 4 axes."""
+    from pecli.analysis.rope.probe.inputs import as_rows
+
+    with pytest.raises(ParameterError, match="must have 2 to 4 axes") as caught:
+        as_rows(np.zeros(shape, np.float32), None, head_dim=8)
+    assert caught.value.parameter == "pre"

@@ -317,3 +317,13 @@ def test_an_integer_is_shortened_from_10_to_the_20(factor, shown):
     with pytest.raises(ParameterError) as caught:
         spec_from_config(config)
     assert str(caught.value).endswith(f"(got {shown})")
+
+
+def test_a_wavelength_of_exactly_the_largest_float64_is_finite_and_taken():
+    """head_dim 2, linear: ω_0 = 1/factor; with factor 2.861117485757028e307 the float64
+    2π/ω_0 is 1.7976931348623157e308, the largest finite float64 (not inf): allowed."""
+    factor = 2.861117485757028e307
+    omega = 1 / factor
+    assert 2 * math.pi / omega == 1.7976931348623157e308  # the edge, by plain float64
+    freqs = rope_frequencies(RopeSpec(rope_type="linear", factor=factor, head_dim=2))
+    assert freqs.inv_freq.tolist() == [omega]

@@ -214,3 +214,27 @@ def test_position_zero_is_exact_wherever_the_table_starts(start):
         pecli.encoding_table(d=64, n=3, start=0),
     ]
     np.testing.assert_array_equal(whole, np.concatenate(parts))
+
+
+def test_hf_marian_odd_d_in_float32_has_its_last_sine_at_each_position():
+    """d = 7 in float32 (the kernel path): sines sin(p·ω_j), j = 0…3, then 3 cosines; the
+    fourth sine (no cosine) is evaluated apart, at the rows' own positions 0…5."""
+    import libraries as lib
+
+    table = encoding_table(
+        d=7, n=6, dtype="float32", **pecli.convention("hf-marian").table_kwargs()
+    )
+    expected = np.array(lib.hf_marian(6, 7), dtype=np.float64)
+    assert table.shape == (6, 7) and table.dtype == np.float32
+    np.testing.assert_allclose(table, expected, rtol=0, atol=1e-7)
+
+
+def test_an_integer_start_of_exactly_2_53_is_taken_and_one_past_it_refused():
+    """|start| <= 2^53 includes 2^53 itself: the integer is compared exactly, so the edge is
+    taken (as the float 2^53) and 2^53 + 1 is refused."""
+    from pecli.core.rules import check_position
+
+    assert check_position("start", 2**53) == 9007199254740992.0
+    assert check_position("start", -(2**53)) == -9007199254740992.0
+    with pytest.raises(ParameterError, match="within ±2\\^53"):
+        check_position("start", 2**53 + 1)

@@ -371,3 +371,13 @@ def test_one_live_column_is_not_called_too_few_live_rows():
     table = np.zeros((10, 4))
     table[:, 0] = np.sin(np.arange(1, 11))
     assert not identify_table(table).matched  # read, and matched by nothing; never refused
+
+
+@pytest.mark.parametrize("value", [0.0, 1e200])
+def test_columns_of_zeros_or_of_squares_past_float64_are_no_circle(value):
+    """sin² + cos² is 0 (or 2e400, inf in float64), never 1: both are refused, not divided by."""
+    from pecli.analysis.sinusoidal.identify.amplitude import circle_radius
+
+    columns = np.full((4, 2), value)
+    with pytest.raises(ValueError, match="not sine/cosine pairs"):
+        circle_radius(columns, columns)

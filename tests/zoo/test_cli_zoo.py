@@ -323,3 +323,29 @@ def test_timestep_refusals(run_cli, tmp_path, args, needle):
     result = run_cli("timestep", *args, "-o", str(out))
     assert result.exit_code == 2 and needle in result.stderr and not out.exists()
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_xpos_half_split_columns_name_pair_c_mod_half(run_cli):
+    """half-split: channel c and c + d/2 share pair c mod d/2 (d = 8: 0 1 2 3 0 1 2 3)."""
+    args = ("xpos", "--head-dim", "8", "--n", "2", "--layout", "half-split", "--format", "csv")
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    header = next(csv.reader(io.StringIO(result.stdout)))
+    assert header == [f"scale_{i}" for i in (0, 1, 2, 3, 0, 1, 2, 3)]
+
+
+@pytest.mark.parametrize(("span", "rows"), [("0", [("0", "0")]), ("1", None)])
+def test_t5_buckets_span_0_is_the_one_relative_position_0(run_cli, span, rows):
+    """--span 0 is allowed (0 <= S): the single relative position 0, in bucket 0."""
+    result = run_cli("t5-buckets", "--span", span, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    got = [(r["relative_position"], r["bucket"]) for r in _rows(result.stdout)]
+    assert got == (rows or [("-1", "1"), ("0", "0"), ("1", "17")])
+
+
+def test_t5_buckets_span_may_be_2_to_the_22():
+    """S <= 2^22 includes 2^22: relative positions -2^22 … 2^22, 2^23 + 1 of them."""
+    from pecli.cli.zoo.t5 import _span
+
+    rp = _span(1 << 22, 128)
+    assert (rp.size, rp[0], rp[-1]) == (2**23 + 1, -(2**22), 2**22)

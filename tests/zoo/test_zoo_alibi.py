@@ -308,3 +308,24 @@ def test_identify_reads_any_series_back(n, quarters, variant, dtype):
     if variant == "zero-based" and n == 1:  # the one slope is 1 whatever b is
         return
     assert readings.get(variant) == b
+
+
+def test_identify_a_bloom_row_of_two_keys():
+    """The fewest keys a slope shows in, 2: BLOOM's row m·j is (0, m). 12 heads of
+    max_bias 8 (press): 2^-1 … 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5 (hand-derived)."""
+    m = [2.0 ** -(i + 1) for i in range(8)] + [2.0 ** -(i + 0.5) for i in range(4)]
+    fit = identify_alibi_bias(np.array([[[0.0, s]] for s in m]))
+    assert (fit.convention, fit.left_padding, fit.matched) == ("bloom", 0, True)
+    assert fit.slopes.tolist() == m
+    assert (fit.slope_fit.heads, fit.slope_fit.max_bias, fit.slope_fit.variant) == (12, 8, "press")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_alibi_powers_formats_are_ieee_bits_and_smallest_normal_exponent(dtype):
+    """(significant bits, emin) of each format, as ml_dtypes/NumPy's finfo give them."""
+    import ml_dtypes
+
+    from pecli.core.zoo.alibi_powers import FORMATS
+
+    info = ml_dtypes.finfo(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.finfo(dtype)
+    assert FORMATS[dtype] == (info.nmant + 1, info.minexp)

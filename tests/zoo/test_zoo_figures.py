@@ -109,3 +109,20 @@ def test_svg_text_and_title(run_cli, tmp_path, command):
     assert len(default) >= 5
     assert "Figure 2: mine" in texts("--title", "Figure 2: mine")
     assert len(texts("--title", "")) == len(default) - 1
+
+
+def test_plot_alibi_draws_32_keys_by_default(run_cli, tmp_path, monkeypatch):
+    """Without --n: 32 keys (the help's default), a 32 × 32 causal matrix of head 0, whose
+    entry (31, 0) is -m·31 = -0.5·31 = -15.5 (8 heads: m_0 = 2^-1)."""
+    import pecli.figures.zoo as zoo_figures
+
+    drawn = {}
+    real = zoo_figures.alibi_figure
+
+    def spy(bias, slopes, **kwargs):
+        drawn.update(bias=bias)
+        return real(bias, slopes, **kwargs)
+
+    monkeypatch.setattr(zoo_figures, "alibi_figure", spy)
+    assert run_cli("plot-alibi", "-o", str(tmp_path / "a.svg")).exit_code == 0
+    assert drawn["bias"].shape == (32, 32) and drawn["bias"][31, 0] == -15.5

@@ -1,0 +1,47 @@
+"""pecli.io.paths: what it says about an output's file system and a failed write.
+
+Oracles are hand-made: a mount table written here (``/proc/self/mountinfo``'s format, proc(5))
+and the errors Python raises for ``ENOSPC`` (``OSError(28, ...)``, and the bare
+``OSError("[Errno 28] ...")`` a writer such as polars re-raises).
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+
+import pytest
+
+from pecli.io import paths
+
+TABLE = (
+    "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+    "40 27 0:40 / /srv/archive rw,relatime - ext4 /dev/vdb ro\n"
+    "41 27 0:41 / /srv/archive/new rw,relatime - ext4 /dev/vdc rw\n"
+)
+
+
+def test_a_folder_on_a_read_only_mount_is_named_with_its_mount(monkeypatch):
+    """The super-block option ``ro`` (after `` - ``) of the longest mount above the folder."""
+    real_open = open
+    monkeypatch.setattr(
+        paths,
+        "open",
+        lambda name, *a, **k: (
+            io.StringIO(TABLE) if name == "/proc/self/mountinfo" else real_open(name, *a, **k)
+        ),
+        raising=False,
+    )
+    monkeypatch.setattr(paths.os.path, "realpath", lambda folder: str(folder))
+    monkeypatch.setattr(paths.os, "statvfs", lambda folder: pytest.fail("table was enough"))
+    problem = paths.file_system_problem("/srv/archive/old")
+    assert problem == "is on a read-only file system (/srv/archive)"
+
+
+def test_a_failed_write_names_its_output_or_stdout():
+    with pytest.raises(OSError) as to_file, paths.naming_errors("/srv/out.npy"):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert to_file.value.filename == "/srv/out.npy"
+    with pytest.raises(OSError) as to_stdout, paths.naming_errors(None):
+        raise OSError(f"[Errno {errno.ENOSPC}] No space left on device")
+    assert str(to_stdout.value) == "No space left on device: stdout"
