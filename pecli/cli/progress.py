@@ -67,6 +67,7 @@ class TableTarget:
         description: str | None = None,
         size: int | None = None,
         certified: str | None = None,
+        said: str | None = None,
     ) -> None:
         """Write the blocks in :attr:`kind`, then ``pecli: wrote NAME``.
 
@@ -75,6 +76,7 @@ class TableTarget:
         ``certified``: the blocks come from kernels under the correct-rounding certificate,
         whose counts are then said too (:func:`say_certified`): ``"counted"``, each value
         was checked once; ``"copied"``, each is a copy of a checked value or an exact zero.
+        ``said``: the certificate's message of a table made before (said as ``certified``).
         """
         if size is not None:
             formats.check_room(self.output, size)
@@ -92,10 +94,10 @@ class TableTarget:
                 header=self.header,
             )
         say_written(self.output, quiet=self.quiet)
-        if certified:  # with the file's name: not for stdout or a device (as say_written)
+        if certified or said:  # with the file's name: not for stdout or a device (as wrote)
             quiet = self.quiet or paths.is_stdout(self.output) or paths.is_special(self.output)
             total = math.prod(shape) if certified == "counted" else None
-            say_certified(tally.message(dtype, total), quiet=quiet)
+            say_certified(said or tally.message(dtype, total), quiet=quiet)
 
 
 class PlotOutputs:

@@ -242,11 +242,18 @@ def _direct_certified(
     for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
 
         def exact(
-            flat: np.ndarray, cosine: bool = cosine, dtype: np.dtype = dest.dtype
+            flat: np.ndarray,
+            cosine: bool = cosine,
+            dtype: np.dtype = dest.dtype,
+            v: np.ndarray = values,
         ) -> np.ndarray:
+            found: np.ndarray = v.reshape(-1)[flat]  # NaN (an angle too large to reduce) stays NaN
+            flat = flat[np.isfinite(found)]
             i = np.unravel_index(flat, p.shape)
             zero = np.zeros(flat.size)
-            return sin_cos_exact((p[i], zero, w[i], res[i]), np.full(flat.size, cosine), dtype)
+            terms = (p[i], zero, w[i], res[i])
+            found[np.isfinite(found)] = sin_cos_exact(terms, np.full(flat.size, cosine), dtype)
+            return found
 
         recomputed = round_certified(values, bound, dest, exact)
         TALLY.add(checked=dest.size, recomputed=recomputed)

@@ -255,3 +255,69 @@ def test_alibi_slopes_report_their_proof_and_match_mpmath(run_cli, tmp_path):
     assert slopes.tolist() == [correctly_rounded(x, np.float32) for x in exact]
     quiet = run_cli("alibi", "slopes", "--heads", "12", "-q", "-o", str(tmp_path / "q.npy"))
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_timestep_table_under_a_wide_bound_matches_mpmath_and_is_reported(
+    monkeypatch, run_cli, tmp_path
+):
+    # both kernels' bounds widened: many entries go to the fallback; FLUX's t·1000 is folded
+    # into the angle exactly, [cos | sin], ω_j = 10000^(-j/(d/2)) (diffusers' flip_sin_to_cos)
+    monkeypatch.setattr(kernels, "CONSECUTIVE_BOUND", ErrorBound(absolute=1e-6))
+    monkeypatch.setattr(kernels, "DIRECT_BOUND", ErrorBound(relative=1e-6))
+    times, d = ["0.1", "0.25", "0.7"], 8
+    done = run_cli(
+        "timestep", "--model", "flux", "--d", str(d), *times, "-o", str(tmp_path / "t.npy")
+    )
+    assert done.exit_code == 0, done.stderr
+    said = done.stderr.splitlines()[-1]
+    assert re.fullmatch(r"pecli: every value correctly rounded to float32: \d+ recomputed", said)
+    assert int(said.split()[-2]) > len(times) * d // 2  # most of the 24 values: recomputed
+    table = np.load(tmp_path / "t.npy")
+    with mpmath.workprec(200):
+        omega = [mpmath.mpf(10000) ** (-mpmath.mpf(j) / (d // 2)) for j in range(d // 2)]
+        for row, t in zip(table, times, strict=True):
+            angles = [mpmath.mpf(t) * 1000 * w for w in omega]
+            expected = [_mp_float32(mpmath.cos(a)) for a in angles]
+            expected += [_mp_float32(mpmath.sin(a)) for a in angles]
+            assert row.tolist() == expected
+
+
+def test_xpos_scales_under_a_wide_bound_match_mpmath_and_are_reported(
+    monkeypatch, run_cli, tmp_path
+):
+    from pecli.core.zoo import xpos
+
+    def wide(scales, exponents):  # every scale undecided: all from mpmath
+        return ErrorBound(absolute=np.full(scales.shape, 1e-3))
+
+    monkeypatch.setattr(xpos, "xpos_bound", wide)
+    n, d = 5, 8
+    done = run_cli("xpos", "--head-dim", str(d), "--n", str(n), "-o", str(tmp_path / "x.npy"))
+    assert done.exit_code == 0, done.stderr
+    # 5 rows x 4 pairs: every one (1 ± 1e-3 straddles a boundary too)
+    assert done.stderr.splitlines()[-1] == (
+        "pecli: every value correctly rounded to float32: 20 recomputed"
+    )
+    table = np.load(tmp_path / "x.npy")
+    with mpmath.workprec(200):  # torchscale: positions t − ceil(5/2) = −3 … 1, γ = 512
+        for row, p in zip(table, range(-3, 2), strict=True):
+            zeta = [
+                (2 * mpmath.mpf(i) + mpmath.mpf(4) * d / 10) / (mpmath.mpf(14) * d / 10)
+                for i in range(d // 2)
+            ]
+            expected = [_mp_float32(z ** (mpmath.mpf(p) / 512)) for z in zeta for _ in (0, 1)]
+            assert row.tolist() == expected
+
+
+def test_xpos_float64_scales_lie_within_their_bound_of_mpmath():
+    from pecli.core.zoo import xpos
+
+    n, d, offset = 7, 64, 100_000  # positions near 5e4: |y| up to ~120
+    scales = xpos.xpos_scales(n, d, offset=offset)[:, ::2]
+    positions = xpos.xpos_positions(n, offset=offset)
+    bound = xpos.xpos_bound(scales, positions / 512.0).at(scales)
+    with mpmath.workprec(200):
+        for r, p in enumerate(positions):
+            for i in range(d // 2):
+                x = (mpmath.mpf(10 * i + 2 * d) / (7 * d)) ** (mpmath.mpf(int(p)) / 512)
+                assert abs(scales[r, i] - x) <= bound[r, i]

@@ -219,6 +219,8 @@ def test_fourier_says_where_a_file_goes(run_cli, tmp_path):
 
 WRITERS = [
     ["compute", "--d", "4", "--n", "2", "-o", "out.csv"],
+    ["timestep", "--d", "4", "0.5", "-o", "out.npy"],
+    ["xpos", "--head-dim", "8", "--n", "5", "-o", "out.csv"],
     ["add", "in.csv", "-o", "out.npy"],
     ["fourier", "1", "2", "-o", "out.csv"],
     ["wavelengths", "--d", "4", "-o", "out.json"],

@@ -65,6 +65,7 @@ def xpos_command(
 
     Example: pecli xpos --head-dim 8 --n 5 --format csv
     """
+    from ...core import certificate
     from ...core.zoo.xpos import xpos_scales
 
     kind = out.check()
@@ -74,18 +75,18 @@ def xpos_command(
         "centre": centre.value,
         "keys": keys,
     }
-    with np.errstate(over="ignore"):  # an overflow is refused in _finite
-        scales = xpos_scales(n, head_dim, layout=layout.value, **knobs)
+    with np.errstate(over="ignore"), certificate.counting() as tally:  # overflow: _finite
+        scales = xpos_scales(n, head_dim, layout=layout.value, dtype=out.dtype, **knobs)
         table = _finite(scales, out.dtype, scale_base)
-    columns = _columns(head_dim, layout)
-    size = table.nbytes if kind == "npy" else None
+        said = tally.message(out.dtype, None)  # each pair's value copied to its two channels
     out.write(
         [table],
         shape=table.shape,
         dtype=table.dtype,
-        columns=columns,
+        columns=_columns(head_dim, layout),
         description="xpos",
-        size=size,
+        size=table.nbytes if kind == "npy" else None,
+        said=said,
     )
 
 

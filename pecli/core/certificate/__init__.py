@@ -14,7 +14,7 @@ References
 """
 
 from .bounds import ErrorBound, round_certified, undecided
-from .fallback import correctly_rounded, rounded_sum, sin_cos_exact
+from .fallback import correctly_rounded, power_exact, rounded_sum, sin_cos_exact
 from .tally import TALLY, Tally, counting
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "Tally",
     "correctly_rounded",
     "counting",
+    "power_exact",
     "round_certified",
     "rounded_sum",
     "sin_cos_exact",

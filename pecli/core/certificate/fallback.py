@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import RuntimeFailure
 
-__all__ = ["correctly_rounded", "rounded_sum", "sin_cos_exact"]
+__all__ = ["correctly_rounded", "power_exact", "rounded_sum", "sin_cos_exact"]
 
 #: Working precisions (bits) of the recomputation, tried in turn.
 PRECISIONS = (128, 256)
@@ -161,3 +161,31 @@ def rounded_sum(hi: np.ndarray, lo: np.ndarray, out: np.ndarray) -> int:
         return np.array(found, dtype=np.float64)
 
     return round_certified(hi, bound, out, exact)
+
+
+def power_exact(
+    bases: tuple[np.ndarray, np.ndarray], exponents: tuple[np.ndarray, float], dtype: object
+) -> np.ndarray:
+    """Correctly rounded ``(a/b)^(p/γ)`` of exact integers ``a, b, p`` and a float ``γ``.
+
+    ``bases``: ``(a, b)``, integers, shape ``(k,)``; ``exponents``: ``(p, γ)``, ``p`` integers
+    of shape ``(k,)``. The inputs are exact, so only mpmath's own error is checked. Returns
+    float64 holding values of ``dtype``, shape ``(k,)`` (xPos scales, ``ζ_i^(p/γ)``).
+
+    >>> power_exact((np.array([1]), np.array([4])), (np.array([-1]), 2.0), np.float32).tolist()
+    [2.0]
+
+    """
+    import mpmath
+
+    a, b = (np.asarray(x).reshape(-1) for x in bases)
+    p, gamma = np.asarray(exponents[0]).reshape(-1), exponents[1]
+    found = np.empty(a.size)
+    for i in range(a.size):
+
+        def value(i: int = i) -> Any:
+            base = mpmath.mpf(int(a[i])) / int(b[i])
+            return mpmath.power(base, mpmath.mpf(int(p[i])) / mpmath.mpf(gamma))
+
+        found[i] = _decided(value, lambda x: 0, dtype)
+    return found

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..certificate import TALLY, ErrorBound, power_exact, round_certified
+from ..certificate.bounds import UNIT_ROUNDOFF
 from ..errors import ParameterError
 from ..rules import as_int
 
@@ -103,6 +105,7 @@ def xpos_scales(
     centre: str = "torchscale",
     layout: str = "interleaved",
     keys: bool = False,
+    dtype: str = "float64",
 ) -> np.ndarray:
     """The xPos scale of each (position, channel): queries ``ζ_i^(p/γ)``, keys its inverse.
 
@@ -123,11 +126,14 @@ def xpos_scales(
         ``half-split``: channel ``c`` holds pair ``c mod d/2`` (rotary-embedding-torch 0.2–0.7).
     keys : bool, keyword-only
         The keys' scales ``ζ_i^(−p/γ)`` (``downscale=True``) instead of the queries'.
+    dtype : str, keyword-only
+        ``float64`` (``exp(p·ln ζ_i / γ)``, within :func:`xpos_bound`), or ``float32``: each
+        value correctly rounded under the certificate (:mod:`pecli.core.certificate`).
 
     Returns
     -------
     numpy.ndarray
-        float64, shape ``(n, head_dim)``; each value is ``exp(p·ln ζ_i / γ)``.
+        Shape ``(n, head_dim)``, of ``dtype``.
 
     Examples
     --------
@@ -144,8 +150,47 @@ def xpos_scales(
     if positions.size * zeta.size * 2 > MAX_XPOS_VALUES:
         raise ParameterError("n", f"times head_dim {zeta.size * 2} must be at most 2^26", n)
     sign = -1.0 if keys else 1.0
-    scales = np.exp(np.outer(sign * positions / float(scale_base), np.log(zeta)))
+    exponents = sign * positions / float(scale_base)
+    scales = np.exp(np.outer(exponents, np.log(zeta)))
+    if dtype == "float32":
+        p = (-positions if keys else positions, float(scale_base))
+        scales = _certified(scales, exponents, p, head_dim)
     table: np.ndarray = (
         np.repeat(scales, 2, axis=1) if layout == "interleaved" else np.tile(scales, (1, 2))
     )
     return table
+
+
+def xpos_bound(scales: np.ndarray, exponents: np.ndarray) -> ErrorBound:
+    """The error bound of ``exp(q·ln ζ)`` in float64, per value (docs/exactness.md, xPos).
+
+    ``ζ`` is within ``6u`` (relative) of ``(2i + 0.4d)/(1.4d)``, ``ln`` within 4 ulps, so
+    ``|δ ln ζ| ≤ 7u + 9u·|ln ζ|``; ``q = fl(p/γ)`` within ``u·|q|``; their product ``y`` within
+    ``|q|·7u + 11u·|y|``; ``exp`` within 4 ulps: ``|v − x| ≤ |v|·(8u + 1.01·δy)``, doubled,
+    plus ``2^-1070`` for float64's subnormal steps; an overflowed (inf) scale is decided.
+    """
+    u = UNIT_ROUNDOFF
+    y = np.log(np.abs(scales), where=scales > 0, out=np.zeros_like(scales))
+    dy = np.abs(exponents)[:, None] * 7 * u + 11 * u * np.abs(y)
+    e = 2 * np.abs(scales) * (8 * u + 1.01 * dy) + 2.0**-1070  # + float64's subnormal steps
+    return ErrorBound(np.where(np.isfinite(scales), e, 0.0), 0.0, "xPos")  # inf: past float32
+
+
+def _certified(
+    scales: np.ndarray, exponents: np.ndarray, power: tuple[np.ndarray, float], d: int
+) -> np.ndarray:
+    """The scales correctly rounded to float32: undecided ones recomputed in mpmath."""
+    if not np.isfinite(scales).all():  # an overflow: refused by the caller, nothing to certify
+        return scales.astype(np.float32)
+    out = np.empty(scales.shape, np.float32)
+    numerators = np.arange(0, 10 * (d // 2), 10) + 2 * d  # ζ_i = (10i + 2d)/(7d), exactly
+
+    def exact(flat: np.ndarray) -> np.ndarray:
+        row, col = np.unravel_index(flat, scales.shape)
+        bases = (numerators[col], np.full(flat.size, 7 * d))
+        return power_exact(bases, (power[0][row], power[1]), np.float32)
+
+    with np.errstate(over="ignore", invalid="ignore"):  # inf: refused by the caller
+        recomputed = round_certified(scales, xpos_bound(scales, exponents), out, exact)
+    TALLY.add(checked=out.size, recomputed=recomputed)
+    return out
