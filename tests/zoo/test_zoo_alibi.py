@@ -318,14 +318,3 @@ def test_identify_a_bloom_row_of_two_keys():
     assert (fit.convention, fit.left_padding, fit.matched) == ("bloom", 0, True)
     assert fit.slopes.tolist() == m
     assert (fit.slope_fit.heads, fit.slope_fit.max_bias, fit.slope_fit.variant) == (12, 8, "press")
-
-
-@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
-def test_alibi_powers_formats_are_ieee_bits_and_smallest_normal_exponent(dtype):
-    """(significant bits, emin) of each format, as ml_dtypes/NumPy's finfo give them."""
-    import ml_dtypes
-
-    from pecli.core.zoo.alibi_powers import FORMATS
-
-    info = ml_dtypes.finfo(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.finfo(dtype)
-    assert FORMATS[dtype] == (info.nmant + 1, info.minexp)

@@ -39,13 +39,6 @@ from ..errors import ParameterError
 
 __all__ = ["exp2_multiples", "first_below_normal", "rounded_powers", "rounded_slopes"]
 
-#: Significant bits and smallest normal exponent of each format.
-FORMATS = {
-    "float64": (53, -1022),
-    "float32": (24, -126),
-    "float16": (11, -14),
-    "bfloat16": (8, -126),
-}
 
 _PREC = 128  # first working precision, in bits
 _Number = tuple[int, int]  # mantissa · 2^exponent, the mantissa of exactly PREC bits
