@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
 from ..errors import RuntimeFailure
 
 __all__ = ["correctly_rounded", "power_exact", "rounded_sum", "sin_cos_exact"]
@@ -25,12 +26,6 @@ __all__ = ["correctly_rounded", "power_exact", "rounded_sum", "sin_cos_exact"]
 PRECISIONS = (128, 256)
 #: Relative distance of the double-double inputs from the exact angle (docs/exactness.md).
 INPUT_ERROR = 2.0**-100
-
-
-def _format(dtype: np.dtype) -> tuple[int, int]:
-    """(significand bits with the hidden one, exponent of the least normal number)."""
-    info = np.finfo(dtype)
-    return int(info.nmant) + 1, int(info.minexp)
 
 
 def correctly_rounded(x: Any, dtype: object) -> float:
@@ -46,7 +41,8 @@ def correctly_rounded(x: Any, dtype: object) -> float:
     """
     import mpmath
 
-    bits, emin = _format(np.dtype(dtype))  # type: ignore[call-overload]
+    name = np.dtype(dtype).name  # type: ignore[call-overload]
+    bits, emin = SIGNIFICAND_BITS[name], MIN_EXPONENT[name]
     if x == 0:
         return 0.0
     exponent = max(int(mpmath.floor(mpmath.log(abs(x), 2))), emin)
