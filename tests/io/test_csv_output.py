@@ -65,14 +65,3 @@ def test_polars_threads_are_bounded_under_an_address_space_limit_before_it_start
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     threads = done.stdout.strip()
     assert threads.isdecimal() and int(threads) >= 1, done.stdout + done.stderr
-
-
-def test_read_array_takes_one_to_four_axes_and_refuses_five(tmp_path):
-    from pecli.core.errors import ParameterError
-    from pecli.io.reading import read_array
-
-    np.save(tmp_path / "four.npy", np.ones((2, 1, 3, 2), np.float32))
-    np.save(tmp_path / "five.npy", np.ones((2, 1, 3, 2, 1), np.float32))
-    assert read_array(tmp_path / "four.npy").shape == (2, 1, 3, 2)
-    with pytest.raises(ParameterError, match="1-D to 4-D"):
-        read_array(tmp_path / "five.npy")

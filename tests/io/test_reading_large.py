@@ -29,3 +29,11 @@ def test_an_array_takes_infinities_but_not_nan_past_the_first_block(tmp_path):
     np.save(tmp_path / "a.npy", np.asfortranarray(values))
     with pytest.raises(ParameterError, match="infinities allowed"):
         read_array(tmp_path / "a.npy")
+
+
+def test_read_array_takes_one_to_four_axes_and_refuses_five(tmp_path):
+    np.save(tmp_path / "four.npy", np.ones((2, 1, 3, 2), np.float32))
+    np.save(tmp_path / "five.npy", np.ones((2, 1, 3, 2, 1), np.float32))
+    assert read_array(tmp_path / "four.npy").shape == (2, 1, 3, 2)
+    with pytest.raises(ParameterError, match="1-D to 4-D"):
+        read_array(tmp_path / "five.npy")
