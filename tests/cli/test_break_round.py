@@ -258,3 +258,16 @@ def test_learned_axes_refuses_a_table_the_disk_cannot_hold_before_work(run_cli, 
     result = run_cli(*args, "-o", str(out))
     assert result.exit_code == 1, result.output  # was an allocation of the whole grid
     assert "not enough room" in result.stderr and not out.exists()
+
+
+def test_diff_start_past_2_to_the_53_is_refused_like_compute_s(run_cli, tmp_path):
+    np.save(tmp_path / "a.npy", np.ones((2, 4), np.float32))
+    a = str(tmp_path / "a.npy")
+    result = run_cli("diff", a, a, "--start", str(2**53 + 1))
+    assert result.exit_code == 2 and "'--start'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_timestep_linspace_refusal_shows_the_bad_bounds(run_cli):
+    result = run_cli("timestep", "--linspace", "0", "nan", "3")
+    assert result.exit_code == 2 and "(got 0 nan 3)" in result.stderr

@@ -33,7 +33,15 @@ TensorB = Annotated[
     str | None,
     typer.Option("--tensor-b", help="B's tensor (.safetensors, .npz, .gguf) if several."),
 ]
-Start = Annotated[int, typer.Option("--start", min=0, help="Position of the first row.")]
+Start = Annotated[
+    int,
+    typer.Option(
+        "--start",
+        min=0,
+        max=2**53,
+        help="Position of the first row (integer positions are exact to 2^53).",
+    ),
+]
 Ulps = Annotated[
     float,
     typer.Option(

@@ -166,7 +166,8 @@ def read_values(
     elif linspace is not None:
         start, stop, num = linspace
         if not (math.isfinite(start) and math.isfinite(stop)) or not 1 <= num <= 1 << 24:
-            raise ParameterError("linspace", "must be finite START STOP and NUM 1 to 2^24", num)
+            rule = "must be finite START STOP and NUM 1 to 2^24"
+            raise ParameterError("linspace", rule, f"{start:g} {stop:g} {num}")
         x = np.linspace(start, stop, num)
     else:
         x = np.array([_number(text) for text in values or []])
