@@ -20,7 +20,7 @@ import typer
 
 from ..core.rules import BASE_RANGE, MAX_D
 from ..io.formats import TABLE_FORMATS
-from .progress import PlotOutputs, TableTarget
+from ..io.targets import PlotOutputs, TableTarget
 
 #: The base C's range as the help texts write it: 1e-300 to 1e300 (core/rules.py's BASE_RANGE).
 BASE_WORDS = " to ".join(f"{bound:g}".replace("e+", "e") for bound in BASE_RANGE)
@@ -275,6 +275,14 @@ def plot_options(
             dpi=dpi,
             default_size=default_size,
             title=title,
+            retitle=_retitle,
         )
 
     return option_block("plot", options, build)
+
+
+def _retitle(figure: Any, title: str) -> None:
+    """``--title`` on a built figure (:func:`pecli.figures.style.retitle`)."""
+    from ._app import figures
+
+    figures("style").retitle(figure, title)

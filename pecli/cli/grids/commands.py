@@ -12,10 +12,10 @@ from ...core.rules import check_dtype
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats
+from ...io.targets import PlotOutputs, TableTarget
 from .._app import app
 from .._app import figures as load_figures
 from ..options import plot_options, table_options
-from ..progress import PlotOutputs, TableTarget
 from .options import (
     AxisOrder,
     BaseSize,

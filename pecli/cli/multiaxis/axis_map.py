@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...io import writing
+from ...io.targets import PlotOutputs, say_written
 from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet, plot_options
-from ..progress import PlotOutputs, say_written
 from ..rope.app import report_kind, rope_app
 from .options import AxisLayoutOpt, HeadDimOpt, PresetOpt, ThetaOpt, WidthsOpt, plan_of
 

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ...io import writing
+from ...io.targets import say_written
 from .. import text as rich_text
 from ..json_report import FormatOpt, Output
 from ..options import Quiet
-from ..progress import say_written
 from ..rope.app import report_kind, rope_app
 from .options import (
     AxesConfigOpt,

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 import typer
 
+from ...io.targets import TableTarget
 from ..options import table_options
-from ..progress import TableTarget
 from ..rope.app import rope_app
 from .options import parse_sizes
 

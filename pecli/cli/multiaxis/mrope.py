@@ -10,8 +10,8 @@ import typer
 
 from ...core.multiaxis.mrope import KNOBS
 from ...io import formats, writing
+from ...io.targets import say_written
 from ..options import Quiet
-from ..progress import say_written
 from ..rope.app import rope_app
 from .options import (
     FIRST_MODEL,

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from ..options import Quiet
-from ..progress import say_written
 from ..rope.app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_app
 
 if TYPE_CHECKING:  # pragma: no cover

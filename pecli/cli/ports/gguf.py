@@ -13,11 +13,11 @@ import typer
 
 from ...core.errors import RuntimeFailure
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from .._app import PecliGroup, app
 from ..json_report import FormatOpt, Output, report_kind
 from ..options import Quiet
-from ..progress import say_written
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.ports.gguf import Finding

@@ -9,10 +9,10 @@ import typer
 
 from ...core.ports.llama4 import MAX_LAYERS
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
-from ..progress import say_written
 from ..rope.app import report_kind, rope_app
 
 ConfigOpt = Annotated[

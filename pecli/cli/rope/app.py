@@ -9,11 +9,11 @@ import typer
 
 from ...core.errors import ParameterError
 from ...io import paths, writing
+from ...io.targets import say_certified, say_written
 from .. import text
 from .._app import PecliGroup, app
 from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
 from ..options import Dtype, Quiet
-from ..progress import say_certified, say_written
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover

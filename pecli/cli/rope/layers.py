@@ -8,10 +8,10 @@ import numpy as np
 import typer
 
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
-from ..progress import say_written
 from .app import report_kind, rope_app
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -12,8 +12,8 @@ import math
 from typing import TYPE_CHECKING
 
 from ...io import formats, paths
+from ...io.targets import say_certified, say_written, write_streamed
 from ..options import COMPUTE_FORMATS, FormatOpt
-from ..progress import say_certified, say_written, write_streamed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.forms import FormTable

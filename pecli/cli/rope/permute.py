@@ -11,9 +11,9 @@ from typing import Annotated
 import typer
 
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from ..options import Quiet
-from ..progress import say_written
 from .app import JsonFormatOpt, JsonOutput, report_kind, rope_app
 
 

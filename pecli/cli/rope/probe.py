@@ -10,10 +10,10 @@ import typer
 
 from ...core.errors import ParameterError, RuntimeFailure
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from ..json_report import FormatOpt, Output
 from ..options import Quiet
-from ..progress import say_written
 from .app import report_kind, rope_app
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -14,9 +14,9 @@ from ...core.rules import check_base, check_dtype, check_positions
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats
+from ...io.targets import TableTarget
 from .._app import app
 from ..options import Base, InputFile, Start, table_options
-from ..progress import TableTarget
 
 
 @app.command()

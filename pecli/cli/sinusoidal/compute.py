@@ -13,6 +13,7 @@ from ...core.rules import check_checkpoint_table, check_n, check_table_dtype
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats, paths
+from ...io.targets import CERTIFICATE, TableTarget, say_certified, say_written
 from .._app import app
 from ..options import (
     COMPUTE_FORMATS,
@@ -24,7 +25,6 @@ from ..options import (
     TableDtype,
     table_options,
 )
-from ..progress import CERTIFICATE, TableTarget, say_certified, say_written
 from .options import convention_options
 
 if TYPE_CHECKING:  # pragma: no cover

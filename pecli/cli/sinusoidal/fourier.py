@@ -16,10 +16,10 @@ import typer
 
 from ...core.errors import ParameterError
 from ...core.rules import check_dtype, check_position
+from ...io.targets import PlotOutputs, TableTarget
 from .._app import app
 from .._app import figures as load_figures
 from ..options import Dtype, InputFile, plot_options, table_options
-from ..progress import PlotOutputs, TableTarget
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...io import reading

@@ -14,10 +14,10 @@ import typer
 from ...core.errors import ParameterError
 from ...core.rules import check_position
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
+from ...io.targets import PlotOutputs
 from .._app import app
 from .._app import figures as load_figures
 from ..options import Base, EvenD, plot_options
-from ..progress import PlotOutputs
 from .options import convention_options
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -17,10 +17,10 @@ import typer
 from ...core.errors import ParameterError
 from ...core.rules import check_d, check_schedule, schedule_name
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
+from ...io.targets import PlotOutputs
 from .._app import app
 from .._app import figures as load_figures
 from ..options import EvenD, plot_options
-from ..progress import PlotOutputs
 from ..rope.options import rope_spec_options
 from .options import Bases, Conventions, Schedules
 

@@ -9,11 +9,11 @@ import numpy as np
 from ...core.rules import check_d
 from ...core.sinusoidal.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from .._app import app
 from ..json_report import ReportFormatOpt, ReportOutput, table_kind
 from ..options import Base, EvenD, Quiet
-from ..progress import say_written
 
 
 def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float) -> Any:

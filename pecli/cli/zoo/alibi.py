@@ -20,11 +20,11 @@ from ...core.zoo.alibi import (
     names,
 )
 from ...io import paths, writing
+from ...io.targets import TableTarget, say_certified, say_written
 from .. import text
 from .._app import PecliGroup, app
 from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Dtype, DtypeOpt, Quiet, TableOutput, table_options
-from ..progress import TableTarget, say_certified, say_written
 
 alibi_app = typer.Typer(
     cls=PecliGroup,

@@ -8,10 +8,10 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
+from ...io.targets import PlotOutputs
 from .._app import app
 from .._app import figures as load_figures
 from ..options import plot_options
-from ..progress import PlotOutputs
 from .alibi import FIRST, RIGHT, ConventionOpt, Heads, MaxBias, Variant, VariantOpt
 from .t5 import Causal, MaxDistance, NumBuckets
 

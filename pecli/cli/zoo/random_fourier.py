@@ -12,9 +12,9 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
+from ...io.targets import TableTarget
 from .._app import app
 from ..options import InputFile, table_options
-from ..progress import TableTarget
 from .timestep import Linspace, read_values
 
 

@@ -12,11 +12,11 @@ import typer
 
 from ...core.errors import ParameterError
 from ...io import writing
+from ...io.targets import say_written
 from .. import text
 from .._app import app
 from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Quiet, TableOutput
-from ..progress import say_written
 
 NumBuckets = Annotated[int, typer.Option("--num-buckets", help="relative_attention_num_buckets.")]
 MaxDistance = Annotated[

@@ -14,9 +14,9 @@ import typer
 
 from ...core.errors import ParameterError
 from ...core.zoo.timesteps import INPUT_DTYPES, NETWORK_DTYPES, TIMESTEP_MODELS
+from ...io.targets import TableTarget
 from .._app import app
 from ..options import Base, InputFile, table_options
-from ..progress import TableTarget
 
 Model = StrEnum("Model", {name: name for name in TIMESTEP_MODELS})  # type: ignore[misc]
 _TIMES = ", ".join(m.name for m in TIMESTEP_MODELS.values() if not m.takes_sigma)
@@ -133,7 +133,7 @@ def _table(
 def _write_inputs(x: np.ndarray, received: np.ndarray, kind: str, out: TableTarget) -> None:
     """--inputs: each value and the number its embedding receives (npy: those numbers)."""
     from ...io import writing
-    from ..progress import say_written
+    from ...io.targets import say_written
 
     if not np.isfinite(received).all():  # t·1000 past float32's range: never an inf written
         rule = "cannot hold every input the model receives (give --dtype float64)"

@@ -9,9 +9,9 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
+from ...io.targets import TableTarget
 from .._app import app
 from ..options import table_options
-from ..progress import TableTarget
 
 
 class Centre(StrEnum):

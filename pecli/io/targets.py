@@ -25,7 +25,7 @@ import numpy as np
 from ..core import certificate
 from ..core.errors import ParameterError
 from ..core.figure_rules import check_figure_size
-from ..io import formats, guard, paths, writing
+from . import formats, guard, paths, writing
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -101,7 +101,11 @@ class TableTarget:
 
 
 class PlotOutputs:
-    """The figure file and the optional data file of a plotting command, checked up front."""
+    """The figure file and the optional data file of a plotting command, checked up front.
+
+    ``title`` (``--title``) is put on the built figure by ``retitle``, which the caller hands
+    in (the figures layer's :func:`pecli.figures.style.retitle`: io does not import figures).
+    """
 
     def __init__(
         self,
@@ -114,9 +118,11 @@ class PlotOutputs:
         dpi: float | None = None,
         default_size: tuple[float, float] = (9.0, 4.5),
         title: str | None = None,
+        retitle: Callable[[Figure, str], None] | None = None,
     ) -> None:
         check_figure_size(size, dpi, default_size=default_size)  # before any work
         self.quiet, self.title, self.size, self.dpi = quiet, title, size, dpi
+        self.retitle = retitle
         self.figure = default_name if output is None else output
         self.replacing_unnamed = output is None and os.path.lexists(default_name)
         self.figure_format = formats.resolve_format(
@@ -139,11 +145,9 @@ class PlotOutputs:
         Both go to temporary files that replace the old ones only once both are complete,
         so a failure or an interrupt leaves the previous figure and data file as they were.
         """
-        from ._app import figures as load_figures
-
         figure = build()
-        if self.title is not None:  # --title
-            load_figures("style").retitle(figure, self.title)
+        if self.title is not None and self.retitle is not None:  # --title
+            self.retitle(figure, self.title)
         with contextlib.ExitStack() as files:
             figure_file = files.enter_context(guard.atomic_output(self.figure))
             if self.data is not None:
