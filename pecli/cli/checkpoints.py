@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..core.errors import RuntimeFailure
-from . import text
+from ..io import text
 from ._app import option_words
 from .grids.identify import show_grid_reading
 from .sinusoidal.readings import show_candidates, show_identification
+from .text import command_line, report
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis.checkpoints.scan import TensorFinding
@@ -41,7 +42,7 @@ def identify_checkpoint(file: str, key: str | None, *, as_json: bool) -> None:
     if as_json:
         import json
 
-        typer.echo(json.dumps([text.report(f) for f in findings], indent=2))
+        typer.echo(json.dumps([report(f) for f in findings], indent=2))
     elif key is not None and findings[0].grid is not None:
         show_grid_reading(findings[0].grid)
     elif key is not None and findings[0].identification is not None:
@@ -68,7 +69,7 @@ def _show_all(file: str, findings: list[TensorFinding]) -> None:
         shape = "×".join(map(str, f.shape)) or "scalar"
         table.add_row(f.key, shape, f.dtype, f.verdict, option_words(f.reading), residual)
     notes = [
-        f"{f.key}: rebuild with {text.command_line(f.rebuilt_by)}"
+        f"{f.key}: rebuild with {command_line(f.rebuilt_by)}"
         + (f" (note: {option_words(f.open_note)})" if f.open_note else "")
         for f in findings
         if f.rebuilt_by

@@ -172,7 +172,7 @@ def write_records(
     of one object per row, floats written by ``repr`` (also shortest round-trip).
     """
     if fmt == "json":
-        lists = [_finite_or_none(np.asarray(values).tolist()) for values in columns.values()]
+        lists = [jsonable(np.asarray(values).tolist()) for values in columns.values()]
         rows = [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
         import json
 
@@ -187,29 +187,24 @@ def write_json(value: object, *, output: str | os.PathLike[str] | None) -> None:
     """Write one JSON document (indented, UTF-8, newline at the end) atomically."""
     import json
 
-    text = json.dumps(_strict(value), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(jsonable(value), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     with atomic_output(output) as handle:
         handle.write(text.encode("utf-8"))
 
 
-def _strict(value: object) -> object:
-    """``value`` with every inf or NaN float (nested in lists and dicts) as None: strict JSON.
+def jsonable(value: object) -> object:
+    """``value`` as strict JSON takes it: inf and NaN as None, tuples as lists, nested too.
 
-    >>> _strict({"a": [1.0, float("inf")], "b": float("nan")})
-    {'a': [1.0, None], 'b': None}
+    A pass-through pair's infinite wavelength is ``null``; ``--format json`` of a report and
+    every JSON file pecli writes go through it.
+
+    >>> jsonable({"a": [1.0, float("inf")], "b": float("nan"), "shape": (3, 4)})
+    {'a': [1.0, None], 'b': None, 'shape': [3, 4]}
     """
     if isinstance(value, float):
         return value if np.isfinite(value) else None
     if isinstance(value, dict):
-        return {key: _strict(item) for key, item in value.items()}
+        return {key: jsonable(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_strict(item) for item in value]
+        return [jsonable(item) for item in value]
     return value
-
-
-def _finite_or_none(values: list[object]) -> list[object]:
-    """JSON has no inf or NaN (``Infinity`` is refused by strict parsers): those become null.
-
-    A pass-through pair's wavelength is infinite, and says so as ``null``.
-    """
-    return [None if isinstance(v, float) and not np.isfinite(v) else v for v in values]

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import typer
 
-from .. import text
+from ...io import text
+from ..text import command_line, report
 
 
 def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
@@ -27,7 +28,7 @@ def show_grid(table: np.ndarray, *, as_json: bool) -> bool:
     if (found := grid_match(table)) is None:
         return False
     if as_json:
-        typer.echo(json.dumps({"grid": text.report(found)}, indent=2))
+        typer.echo(json.dumps({"grid": report(found)}, indent=2))
     else:
         show_grid_reading(found)
     return True
@@ -38,7 +39,7 @@ def show_grid_reading(found: Any) -> None:
     shown = text.titled_table("pecli identify: match (a grid of tokens)", "what", "found")
     for what, value in _grid_rows(found):
         shown.add_row(what, value)
-    command = text.command_line(found.best.command)
+    command = command_line(found.best.command)
     text.show(shown, f"rebuild with: {command}")  # whole, for copy and paste
 
 

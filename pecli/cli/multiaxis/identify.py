@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ...io import text as rich_text
 from ...io import writing
 from ...io.targets import say_written
-from .. import text as rich_text
 from ..json_report import FormatOpt, Output
 from ..options import Quiet
 from ..rope.app import report_kind, rope_app

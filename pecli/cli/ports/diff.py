@@ -9,9 +9,8 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError, RuntimeFailure
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from .._app import app
 from ..json_report import FormatOpt, Output, report_kind
 from ..options import Quiet
@@ -142,7 +141,7 @@ def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
 def _write(found: Diff, kind: str, output: str) -> None:
     report, result = found.record(), found.comparison
     if kind == "json":
-        writing.write_json(text.jsonable(report), output=output)
+        writing.write_json(report, output=output)
         return
     table = text.titled_table(
         "error per position decade", "positions", "max ulps", "max |A − B|", "differing"

@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from ..options import Quiet
 from ..rope.app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_app
 
@@ -78,7 +77,7 @@ def engines_command(
     if kind == "json":
         report: dict[str, Any] = {"context": window, "engines": records}
         report |= {"per_layer_type": per_type, "query_temperature": _temperature(rows)}
-        writing.write_json(text.jsonable(report), output=output)
+        writing.write_json(report, output=output)
     else:
         before, after = (["note: " + note for note in notes] for notes in engine_notes(spec))
         after += ["note: " + note for note in _plan_notes(rows, layer)]

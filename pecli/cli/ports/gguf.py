@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ...core.errors import RuntimeFailure
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from .._app import PecliGroup, app
 from ..json_report import FormatOpt, Output, report_kind
 from ..options import Quiet
@@ -92,8 +91,8 @@ def _report(findings: list[Finding], kind: str, output: str) -> None:
             {
                 "item": f.item,
                 "status": f.status,
-                "expected": text.jsonable(f.expected),
-                "found": text.jsonable(f.found),
+                "expected": f.expected,
+                "found": f.found,
                 "detail": f.detail,
             }
             for f in findings
@@ -162,7 +161,7 @@ def show_command(
     )
     if kind == "json":
         stored = {part: _spelled(report[part]) for part in ("keys", "tensors")}
-        writing.write_json(text.jsonable({**report, **stored}), output=output)
+        writing.write_json({**report, **stored}, output=output)
     else:
         text.show(*_show_lines(report, mode), output=output)
     say_written(output, quiet=quiet)

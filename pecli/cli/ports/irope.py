@@ -8,9 +8,8 @@ import numpy as np
 import typer
 
 from ...core.ports.llama4 import MAX_LAYERS
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..rope.app import report_kind, rope_app

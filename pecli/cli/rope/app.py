@@ -8,9 +8,8 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import paths, writing
+from ...io import paths, text, writing
 from ...io.targets import say_certified, say_written
-from .. import text
 from .._app import PecliGroup, app
 from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
 from ..options import Dtype, Quiet

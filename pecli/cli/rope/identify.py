@@ -6,9 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from ..options import Quiet
 from .app import (
     JsonFormatOpt,

@@ -10,9 +10,8 @@ from typing import Annotated
 
 import typer
 
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from ..options import Quiet
 from .app import JsonFormatOpt, JsonOutput, report_kind, rope_app
 

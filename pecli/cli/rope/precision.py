@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 import typer
 
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from .app import report_kind, rope_app

@@ -9,9 +9,8 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError, RuntimeFailure
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from ..json_report import FormatOpt, Output
 from ..options import Quiet
 from .app import report_kind, rope_app
@@ -182,7 +181,7 @@ def _range(given: str) -> np.ndarray:
 
 def _write(reading: ProbeReading, data: dict[str, Any], kind: str, output: str) -> None:
     if kind == "json":
-        writing.write_json(text.jsonable(data), output=output)
+        writing.write_json(data, output=output)
         return
     lines = [f"verdict: {data['verdict']}", *_summary(data)]
     tables = [_pairs_table(data)] if data["pairs"] else []

@@ -5,7 +5,7 @@ rich is imported by the tables of :mod:`pecli.cli.text`.
 
 from __future__ import annotations
 
-from .. import text
+from ...io import text
 from .._app import app, option_words
 
 

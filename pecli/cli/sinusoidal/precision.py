@@ -14,9 +14,8 @@ import typer
 from ...core.errors import ParameterError
 from ...core.figure_rules import check_figure_size
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
-from ...io import formats, paths, writing
+from ...io import formats, paths, text, writing
 from ...io.targets import say_written, track_rows
-from .. import text
 from .._app import app
 from .._app import figures as load_figures
 from ..options import Base, D, Dpi, N, Quiet, Size, Title

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .. import text
+from ...io import text
 from .._app import option_words
+from ..text import command_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.sinusoidal.identify import Identification
@@ -39,7 +40,7 @@ def show_identification(found: Identification) -> None:
         table.add_row(what, value)
     # below the table, whole: a command wrapped inside a box cannot be copied and pasted;
     # the note says what it leaves open, or what it does not rebuild
-    command = f"rebuild with: {text.command_line(found.command) or '-'}"
+    command = f"rebuild with: {command_line(found.command) or '-'}"
     text.show(table, command, *([f"note: {option_words(found.note)}"] if found.note else []))
 
 

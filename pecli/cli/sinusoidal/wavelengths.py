@@ -8,9 +8,8 @@ import numpy as np
 
 from ...core.rules import check_d
 from ...core.sinusoidal.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from .._app import app
 from ..json_report import ReportFormatOpt, ReportOutput, table_kind
 from ..options import Base, EvenD, Quiet

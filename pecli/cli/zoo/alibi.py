@@ -19,9 +19,8 @@ from ...core.zoo.alibi import (
     AlibiConvention,
     names,
 )
-from ...io import paths, writing
+from ...io import paths, text, writing
 from ...io.targets import TableTarget, say_certified, say_written
-from .. import text
 from .._app import PecliGroup, app
 from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Dtype, DtypeOpt, Quiet, TableOutput, table_options

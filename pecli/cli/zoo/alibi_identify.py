@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ...core.errors import ParameterError
-from .. import text
+from ...io import text, writing
 from .alibi import DESCRIPTIONS, alibi_app
 
 
@@ -49,7 +49,7 @@ def identify_command(
     if as_json:
         import json
 
-        text.show(json.dumps(text.jsonable(report), indent=1))
+        text.show(json.dumps(writing.jsonable(report), indent=1))
     else:
         text.show(*_lines(report))
     if not fit.matched:

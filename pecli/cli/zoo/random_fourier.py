@@ -106,10 +106,9 @@ def random_fourier_command(
 def _read_back(file: str, key: str | None, table_file: str, values: object, output: str) -> None:
     """--read: which layout made a table with these frequencies, and each row's input."""
     from ...analysis.zoo.random_fourier import read_fourier_table
-    from ...io import writing
+    from ...io import text, writing
     from ...io.paths import check_not_input
     from ...io.reading import read_table
-    from .. import text
 
     if values:
         raise ParameterError("read", "takes no values: it finds them in the table", table_file)

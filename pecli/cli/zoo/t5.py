@@ -11,9 +11,8 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import writing
+from ...io import text, writing
 from ...io.targets import say_written
-from .. import text
 from .._app import app
 from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Quiet, TableOutput
