@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -10,11 +10,6 @@ from ...io import text, writing
 from ...io.targets import say_written
 from ..options import Quiet
 from ..rope.app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_app
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ...core.ports.engines import EngineReading
-    from ...core.rope import RopeSpec
-    from ...core.rope.config.plans import LayerRow
 
 Prompt = Annotated[
     int | None,
@@ -63,125 +58,30 @@ def engines_command(
 
     Example: pecli rope engines config.json --seq-len 1000 --context 131072
     """
-    from ...core.ports.engines import engine_notes, engine_readings, read_config
+    from ...analysis.ports.engines import engines_report
     from ...io.paths import check_not_input
     from ...io.reading.json_config import read_json_object
+    from .._app import option_words
 
     kind = report_kind(output, fmt, ("json",))
     check_not_input(output, (file,))
     config = read_json_object(file, parameter="file")
-    spec, window, v4_theta = read_config(config, seq_len=seq_len, context=context, layer=layer)
-    records = [_record(r) for r in engine_readings(spec, context=window or 0, v4_theta=v4_theta)]
-    rows = _plan_rows(config)
-    per_type = [] if layer is not None else _per_layer_type(config, rows, seq_len, context)
+    report = engines_report(config, layer=layer, seq_len=seq_len, context=context)
     if kind == "json":
-        report: dict[str, Any] = {"context": window, "engines": records}
-        report |= {"per_layer_type": per_type, "query_temperature": _temperature(rows)}
-        writing.write_json(report, output=output)
+        keys = ("context", "engines", "per_layer_type", "query_temperature")
+        writing.write_json({key: report[key] for key in keys}, output=output)
     else:
-        before, after = (["note: " + note for note in notes] for notes in engine_notes(spec))
-        after += ["note: " + note for note in _plan_notes(rows, layer)]
+        before, after = (
+            ["note: " + option_words(note) for note in report[notes]]
+            for notes in ("notes_before", "notes_after")
+        )
         tables = [
-            _table(t["engines"], f"engines: {t['label']} layers {t['layers']}") for t in per_type
+            _table(t["engines"], f"engines: {t['label']} layers {t['layers']}")
+            for t in report["per_layer_type"]
         ]
-        text.show(_line(spec, window), *before, _table(records), *tables, *after, output=output)
+        engines = _table(report["engines"])
+        text.show(report["headline"], *before, engines, *tables, *after, output=output)
     say_written(output, quiet=quiet)
-
-
-def _plan_rows(config: dict[str, Any]) -> list[LayerRow]:
-    """The config's per-layer plan, or no rows when it has none (no ``num_hidden_layers``)."""
-    from ...core.errors import ParameterError
-    from ...core.rope.config.plans import layer_plan
-
-    try:
-        return layer_plan(config)[0]
-    except ParameterError:
-        return []
-
-
-def _per_layer_type(
-    config: dict[str, Any], rows: list[LayerRow], seq_len: int | None, context: int | None
-) -> list[dict[str, Any]]:
-    """One engines table per rope of a model whose layers rotate with several (Gemma 3)."""
-    from ...core.ports.engines import engine_readings, read_config
-
-    firsts: dict[tuple[Any, ...], list[int]] = {}
-    for index, row in enumerate(rows):
-        if row.rope:
-            firsts.setdefault((row.label, row.theta, row.rope_type, row.factor), []).append(index)
-    if len(firsts) < 2:
-        return []
-    found = []
-    for layers in firsts.values():
-        spec, window, v4 = read_config(config, seq_len=seq_len, context=context, layer=layers[0])
-        readings = engine_readings(spec, context=window or 0, v4_theta=v4)
-        label = rows[layers[0]].label or rows[layers[0]].kind
-        shown = _spans(layers)
-        found.append({"label": label, "layers": shown, "engines": [_record(r) for r in readings]})
-    return found
-
-
-def _spans(layers: list[int]) -> str:
-    """``0-4,6-10`` for ``[0, 1, 2, 3, 4, 6, …]``."""
-    spans: list[list[int]] = []
-    for i in layers:
-        if spans and spans[-1][1] == i - 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
-
-
-def _temperature(rows: list[LayerRow]) -> dict[str, Any] | None:
-    """Mistral's llama_4_scaling_beta on the queries, and what each engine does with it."""
-    from ...core.ports.engines import ENGINES
-
-    mistral = {r.temperature.formula() for r in rows if r.temperature and not r.temperature.offset}
-    if not mistral:
-        return None
-    engines = {name: engine.temperature for name, engine in ENGINES.items()}
-    return {"formula": sorted(mistral)[0], "engines": engines}
-
-
-def _plan_notes(rows: list[LayerRow], layer: int | None) -> list[str]:
-    """Per-layer ropes and query temperatures the rows above do not cover."""
-    from ...core.ports.engines import ENGINES
-
-    notes = []
-    ropes = {(r.label, r.theta, r.rope_type, r.factor) for r in rows if r.rope}
-    if len(ropes) > 1 and layer is None:
-        notes.append(
-            f"the layers rotate with {len(ropes)} ropes: the first table is the global "
-            "layers' (llama.cpp's freq_base), the next ones each layer type's"
-        )
-    for t in sorted({r.temperature for r in rows if r.temperature}, key=lambda t: t.formula()):
-        said = "; ".join(f"{n}: {e.temperature.split(':')[0]}" for n, e in ENGINES.items())
-        who = said if not t.offset else "transformers applies it"
-        notes.append(
-            f"the queries are also multiplied by {t.formula()} at position p ({who}; the rows "
-            "compare frequencies only): pecli rope layers --positions gives it"
-        )
-    return notes
-
-
-def _record(row: EngineReading) -> dict[str, Any]:
-    return {
-        "engine": row.engine,
-        "max_relative_inv_freq": row.max_relative,
-        "cos_sin_factor": row.cos_sin_factor,
-        "longrope_factors": row.factors,
-        "yarn_range": list(row.yarn_range) if row.yarn_range else None,
-        "scores_multiplier": row.scores,
-        "first_position_phase_1e-3": row.first_position,
-        "inv_freq": row.inv_freq.tolist(),
-    }
-
-
-def _line(spec: RopeSpec, window: int | None) -> str:
-    return (
-        f"rope_type {spec.rope_type}, θ = {spec.theta:g}, rotated width {spec.rotary_dim}, "
-        f"prompt {spec.seq_len or '-'}, context {window or '-'}"
-    )
 
 
 def _table(records: list[dict[str, Any]], title: str = "engines") -> Any:
