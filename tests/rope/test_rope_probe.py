@@ -365,7 +365,7 @@ def test_deepseek_interleaved_in_half_split_out():
 
 def test_theta_is_written_in_full_up_to_15_digits_then_with_an_exponent():
     """500000 and 999999999999999 (15 digits) in full; 1e15 (16 digits) as 1e+15."""
-    from pecli.cli.rope.probe import _theta
+    from pecli.analysis.rope.probe.verdict import _theta
 
     assert _theta(500000.0) == "500000"
     assert _theta(999999999999999.0) == "999999999999999"

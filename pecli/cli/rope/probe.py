@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -14,9 +14,6 @@ from ...io.targets import say_written
 from ..json_report import FormatOpt, Output
 from ..options import Quiet
 from .app import report_kind, rope_app
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ...analysis.rope.probe import ProbeReading
 
 PreArg = Annotated[
     str,
@@ -95,7 +92,7 @@ def probe_command(
     where = _positions(positions, x.shape[0] // batch, batch)
     _named(check_pair, x, y)
     reading = probe_rope(x, y, where)
-    _write(reading, report(reading), kind, output)
+    _write(report(reading), kind, output)
     say_written(output, quiet=quiet)
     if not explained(reading):
         raise RuntimeFailure(f"{post}: no rotation explains the change from {pre} (see the notes)")
@@ -179,61 +176,18 @@ def _range(given: str) -> np.ndarray:
     return np.arange(start, stop, dtype=np.float64)
 
 
-def _write(reading: ProbeReading, data: dict[str, Any], kind: str, output: str) -> None:
+def _write(data: dict[str, Any], kind: str, output: str) -> None:
+    from ...analysis.rope.probe.verdict import summary
+
     if kind == "json":
         writing.write_json(data, output=output)
         return
-    lines = [f"verdict: {data['verdict']}", *_summary(data)]
+    lines = [f"verdict: {data['verdict']}", *summary(data)]
     tables = [_pairs_table(data)] if data["pairs"] else []
     if data["temperature"]["kind"] != "none" or data["gain_per_head"]:
         tables.append(_gains_table(data))
     notes = [f"note: {finding}" for finding in data["findings"]]
     text.show(*lines, *tables, *notes, output=output)
-
-
-def _summary(data: dict[str, Any]) -> list[str]:
-    """The key: value lines under the verdict."""
-    lines = [
-        f"vectors: {data['rows']} rows × {data['heads']} heads × {data['head_dim']} channels, "
-        f"{data['storage']}",
-        "rope: " + {True: "yes", False: "no (NoPE)", None: "not explained"}[data["rope"]],
-    ]
-    if data["pairing"]:
-        start, stop = data["rotated_channels"]
-        lines.append(f"pairing: {data['pairing']}")
-        lines.append(f"rotated channels: {start}–{stop - 1} ({stop - start} of {data['head_dim']})")
-        passing = ", ".join(f"{a}–{b - 1}" for a, b in data["pass_through_channels"]) or "none"
-        lines.append(f"pass-through channels: {passing}")
-        lines += _theta_lines(data)
-    if data["sections"] is not None:
-        runs = ", ".join(f"{n} {a}–{b}" for n, a, b in data["sections"]["runs"])
-        lines.append(f"axis of each pair: {runs}")
-        lines.append(f"mrope_section: {data['sections']['mrope_section']}")
-    lines.append(f"attention factor: {data['attention_factor']:.7g}")
-    forms = data["temperature"]["forms"]
-    shown = "; ".join(f"{f['form']} β {f['beta']:g}, L {f['L']}" for f in forms)
-    lines.append(f"temperature: {data['temperature']['kind']}" + (f" ({shown})" if shown else ""))
-    closest = [f"{t['pairing']} ({t['score']:.3g})" for t in data["tried"][:3]]
-    if closest:
-        lines.append("pairings tried (miss / rounding, at most 1 fits): " + "; ".join(closest))
-    return lines
-
-
-def _theta_lines(data: dict[str, Any]) -> list[str]:
-    if data["theta"] is None:
-        return ["theta: not determined"]
-    lines = [
-        f"theta: {_theta(data['theta'])} (fit {data['theta_fit']:.10g} ± {data['theta_error']:.2g} "
-        f"relative, on pairs 0–{data['theta_pairs'] - 1})"
-    ]
-    if data["inv_freq_dtype"]:
-        lines.append(f"inv_freq stored as: {data['inv_freq_dtype']}")
-    scaling = data["scaling"]
-    listed = ", ".join(f"{k} {v:g}" for k, v in (scaling or {}).items())
-    lines.append(
-        f"rope_type: {data['rope_type'] or 'not read'}" + (f" ({listed})" if listed else "")
-    )
-    return lines
 
 
 def _pairs_table(data: dict[str, Any]) -> Any:
@@ -265,8 +219,3 @@ def _gains_table(data: dict[str, Any]) -> Any:
 
 def _g(value: float | None, digits: int) -> str:
     return "—" if value is None else f"{value:.{digits}g}"
-
-
-def _theta(value: float) -> str:
-    """θ as written in configs: 500000, 1000000, 1e+16 only when past 15 digits."""
-    return f"{value:.0f}" if value == int(value) and value < 1e15 else f"{value:g}"

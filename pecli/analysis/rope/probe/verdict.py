@@ -17,7 +17,7 @@ from .frequencies import axis_runs
 from .reading import ProbeReading
 from .temperature import FORMS, Temperature
 
-__all__ = ["explained", "report", "verdict"]
+__all__ = ["explained", "report", "summary", "verdict"]
 
 #: The names of the id axes: Qwen-VL's t, h, w for three, else a0, a1, …
 AXIS_NAMES = {1: ["p"], 3: ["t", "h", "w"]}
@@ -242,6 +242,52 @@ def _pairs_report(reading: ProbeReading) -> list[dict[str, Any]]:
         }
         for j in range(freqs.omega.size)
     ]
+
+
+def summary(data: dict[str, Any]) -> list[str]:
+    """The key: value lines under the verdict, from :func:`report`'s ``data``."""
+    lines = [
+        f"vectors: {data['rows']} rows × {data['heads']} heads × {data['head_dim']} channels, "
+        f"{data['storage']}",
+        "rope: " + {True: "yes", False: "no (NoPE)", None: "not explained"}[data["rope"]],
+    ]
+    if data["pairing"]:
+        start, stop = data["rotated_channels"]
+        lines.append(f"pairing: {data['pairing']}")
+        lines.append(f"rotated channels: {start}–{stop - 1} ({stop - start} of {data['head_dim']})")
+        passing = ", ".join(f"{a}–{b - 1}" for a, b in data["pass_through_channels"]) or "none"
+        lines.append(f"pass-through channels: {passing}")
+        lines += _theta_lines(data)
+    if data["sections"] is not None:
+        runs = ", ".join(f"{n} {a}–{b}" for n, a, b in data["sections"]["runs"])
+        lines.append(f"axis of each pair: {runs}")
+        lines.append(f"mrope_section: {data['sections']['mrope_section']}")
+    lines.append(f"attention factor: {data['attention_factor']:.7g}")
+    forms = data["temperature"]["forms"]
+    shown = "; ".join(f"{f['form']} β {f['beta']:g}, L {f['L']}" for f in forms)
+    lines.append(f"temperature: {data['temperature']['kind']}" + (f" ({shown})" if shown else ""))
+    closest = [f"{t['pairing']} ({t['score']:.3g})" for t in data["tried"][:3]]
+    if closest:
+        lines.append("pairings tried (miss / rounding, at most 1 fits): " + "; ".join(closest))
+    return lines
+
+
+def _theta_lines(data: dict[str, Any]) -> list[str]:
+    """θ, its fit, the stored dtype of inv_freq and the rope type read."""
+    if data["theta"] is None:
+        return ["theta: not determined"]
+    lines = [
+        f"theta: {_theta(data['theta'])} (fit {data['theta_fit']:.10g} ± {data['theta_error']:.2g} "
+        f"relative, on pairs 0–{data['theta_pairs'] - 1})"
+    ]
+    if data["inv_freq_dtype"]:
+        lines.append(f"inv_freq stored as: {data['inv_freq_dtype']}")
+    scaling = data["scaling"]
+    listed = ", ".join(f"{k} {v:g}" for k, v in (scaling or {}).items())
+    lines.append(
+        f"rope_type: {data['rope_type'] or 'not read'}" + (f" ({listed})" if listed else "")
+    )
+    return lines
 
 
 def _number(value: float) -> float | None:
