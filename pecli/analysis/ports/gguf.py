@@ -22,7 +22,6 @@ from ...core.ports.ggml import frequency_factors
 from ...core.ports.gguf_format import (
     FREQUENCY_TENSORS,
     ROPE_KEY_TYPES,
-    rope_mode,
     text_config,
 )
 from ...core.rope import RopeSpec, rope_frequencies
@@ -36,7 +35,7 @@ __all__ = [
     "check_gguf",
     "expected_keys",
     "expected_tensors",
-    "show_report",
+    "identify_freqs",
     "summary",
 ]
 
@@ -267,43 +266,8 @@ def summary(findings: list[Finding]) -> tuple[int, int]:
     return sum(f.status == "agree" for f in findings), bad
 
 
-def show_report(
-    arch: str | None,
-    version: int,
-    metadata: Mapping[str, Any],
-    tensor_types: list[str],
-    tensors: Mapping[str, np.ndarray],
-) -> dict[str, Any]:
-    """What ``gguf show`` reports of a file's header and frequency tensors.
-
-    Its ``{arch}.rope.*`` keys and context length, the rope mode of its architecture, how many
-    tensors of each ggml type it holds, the frequency tensors' values, and how
-    ``θ-schedule / rope_freqs`` (transformers' ``inv_freq``) reads.
-    """
-    prefix = f"{arch}."
-    keys = {
-        k: v
-        for k, v in metadata.items()
-        if k.startswith(prefix + "rope.") or k == prefix + "context_length"
-    }
-    types: dict[str, int] = {}
-    for name in tensor_types:
-        types[name] = types.get(name, 0) + 1
-    values = {k: v.tolist() for k, v in tensors.items()}
-    mode = rope_mode(arch)
-    return {
-        "architecture": arch,
-        "version": version,
-        "keys": keys,
-        "rope_mode": mode[0] if mode else None,
-        "tensor_types": types,
-        "tensors": values,
-        "rope_freqs_reading": _identify_freqs(values.get("rope_freqs.weight"), keys, prefix),
-    }
-
-
-def _identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str, Any] | None:
-    """The identify reading of ``θ-schedule / rope_freqs`` (transformers' inv_freq)."""
+def identify_freqs(factors: Any, keys: dict[str, Any], prefix: str) -> dict[str, Any] | None:
+    """The identify reading of ``θ-schedule / rope_freqs`` (transformers' inv_freq), or None."""
     from ..rope.inv_freq import identify_inv_freq
 
     base, dims = (
@@ -359,7 +323,7 @@ def _explained(
         return finding
     keys = {prefix + k: v for k, v in found.items()}
     keys.setdefault(prefix + "rope.dimension_count", _head_dim(metadata, prefix))
-    reading = _identify_freqs(tensors["rope_freqs.weight"].tolist(), keys, prefix)
+    reading = identify_freqs(tensors["rope_freqs.weight"].tolist(), keys, prefix)
     if not reading or reading.get("rope_type") != spec.rope_type:
         return finding
     fields = (

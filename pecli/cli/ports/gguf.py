@@ -6,7 +6,6 @@ are read, never the (quantised) weights.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -117,24 +116,6 @@ def _shown(value: Any) -> str:
     return str(value) if str(value).isprintable() else repr(value)
 
 
-def _spelled(value: Any) -> Any:
-    """The file's own numbers for JSON: a stored NaN or infinity spelled as a string.
-
-    "NaN", "Infinity" or "-Infinity": JSON has none, and null would read as a key stored
-    without a value.
-
-    >>> _spelled({"a": [1.0, float("nan")], "b": float("-inf")})
-    {'a': [1.0, 'NaN'], 'b': '-Infinity'}
-    """
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {key: _spelled(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_spelled(item) for item in value]
-    return value
-
-
 @gguf_app.command("show")
 def show_command(
     file: GgufFileArg, fmt: FormatOpt = None, output: Output = "-", quiet: Quiet = False
@@ -147,39 +128,18 @@ def show_command(
 
     Example: pecli gguf show model.gguf
     """
-    from ...analysis.ports.gguf import show_report
-    from ...core.ports.gguf_format import FREQUENCY_TENSORS, rope_mode
+    from ...analysis.ports.gguf_show import show_lines, show_report, spelled
+    from ...core.ports.gguf_format import FREQUENCY_TENSORS
     from ...io.ports.gguf import read_gguf, read_rope_tensors
 
     kind = report_kind(output, fmt, {"FILE": file})
     gguf = read_gguf(file, parameter="file")
     tensors = read_rope_tensors(gguf, FREQUENCY_TENSORS, "file")
     types = [tensor.type_name for tensor in gguf.tensors.values()]
-    report, mode = (
-        show_report(gguf.arch, gguf.version, gguf.metadata, types, tensors),
-        rope_mode(gguf.arch),
-    )
+    report = show_report(gguf.arch, gguf.version, gguf.metadata, types, tensors)
     if kind == "json":
-        stored = {part: _spelled(report[part]) for part in ("keys", "tensors")}
+        stored = {part: spelled(report[part]) for part in ("keys", "tensors")}
         writing.write_json({**report, **stored}, output=output)
     else:
-        text.show(*_show_lines(report, mode), output=output)
+        text.show(*show_lines(report), output=output)
     say_written(output, quiet=quiet)
-
-
-def _show_lines(report: dict[str, Any], mode: tuple[str, int, str] | None) -> list[str]:
-    lines = [f"architecture {report['architecture']}, GGUF version {report['version']}"]
-    lines += [f"{k} = {v!r}" for k, v in report["keys"].items()]
-    how = f"{mode[0]} ({mode[1]}): {mode[2]}" if mode else "not in pecli's table"
-    lines.append(f"rope mode {how}")
-    lines.append("tensors: " + ", ".join(f"{n} {t}" for t, n in report["tensor_types"].items()))
-    if report["rope_freqs_reading"]:
-        seen = ", ".join(
-            f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
-            for k, v in report["rope_freqs_reading"].items()
-            if v is not None
-        )
-        lines.append(f"θ-schedule / rope_freqs (transformers' inv_freq) reads as: {seen}")
-    for name, values in report["tensors"].items():
-        lines.append(f"{name} ({len(values)} values): " + " ".join(f"{v:.8g}" for v in values))
-    return lines
