@@ -19,7 +19,7 @@ from .causes import closest_move, named_causes
 from .compare import Comparison, compare
 from .readings import reading
 
-__all__ = ["Diff", "diff", "one_table"]
+__all__ = ["Diff", "diff", "headline", "one_table", "readings_and_causes"]
 
 
 @dataclass
@@ -140,3 +140,41 @@ def diff(
     near = closest_move(a, b, result.dtype) if not result.equal and not named else None
     words, names = [w for _, w in named], [n for n, _ in named]
     return Diff(result, ra, rb, words, start, names, near, reference)
+
+
+def headline(found: Diff) -> list[str]:
+    """The lines above the table of decades: the shapes, and where the first difference is."""
+    result, first = found.comparison, found.comparison.first
+    lines = [f"A {result.shape_a}, B {result.shape_b}; ulps of {result.dtype}"]
+    if not result.comparable:
+        lines.append("shapes differ: nothing compared entry by entry")
+    elif result.equal or first is None:
+        lines.append("equal within the tolerance")
+    else:
+        where = f"row {first[0]} (position {found.start + first[0]})"
+        lines.append(f"{result.differing} entries differ, first at {where}, column {first[1]}")
+    return lines
+
+
+def readings_and_causes(found: Diff) -> list[str]:
+    """The lines below the table: each table's reading, the likely causes (or none), a hint.
+
+    A parameter is named in backticks (``hint: `atol` 0.0012 accepts …``).
+    """
+    from .causes import CAUSES
+
+    readings = [
+        f"reading of {name}: "
+        + (", ".join(f"{k} {v}" for k, v in seen.items() if v is not None) if seen else "none")
+        for name, seen in (("A", found.reading_a), ("B", found.reading_b))
+    ]
+    causes = [f"likely cause: {c}" for c in found.causes]
+    if not found.equal and not causes:
+        tried = ", ".join(c.name for c in CAUSES)
+        causes = [f"likely cause: none of the known mistakes explains it (tried: {tried})"]
+        causes += [found.closest] if found.closest else []
+    if "arithmetic" in found.transformations:
+        causes.append(
+            f"hint: `atol` {found.comparison.max_abs:.2g} accepts the arithmetic's difference"
+        )
+    return readings + causes

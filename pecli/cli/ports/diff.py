@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
@@ -16,7 +16,6 @@ from ..json_report import FormatOpt, Output, report_kind
 from ..options import Quiet
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...analysis.ports.compare import Comparison
     from ...analysis.ports.diff import Diff
 
 
@@ -139,45 +138,19 @@ def _table(path: str, tensor: str | None, which: str) -> np.ndarray:
 
 
 def _write(found: Diff, kind: str, output: str) -> None:
-    report, result = found.record(), found.comparison
+    from ...analysis.ports.diff import headline, readings_and_causes
+    from .._app import option_words
+
     if kind == "json":
-        writing.write_json(report, output=output)
+        writing.write_json(found.record(), output=output)
         return
     table = text.titled_table(
         "error per position decade", "positions", "max ulps", "max |A − B|", "differing"
     )
-    for d in result.decades:
+    for d in found.comparison.decades:
         table.add_row(
             f"{d.first}…{d.last}", f"{d.max_ulps:.4g}", f"{d.max_abs:.3g}", str(d.differing)
         )
-    readings = [
-        f"reading of {name.upper()}: "
-        + (", ".join(f"{k} {v}" for k, v in seen.items() if v is not None) if seen else "none")
-        for name, seen in (("a", report["reading_a"]), ("b", report["reading_b"]))
-    ]
-    causes = [f"likely cause: {c}" for c in report["causes"]]
-    if not result.equal and not causes:
-        from ...analysis.ports.causes import CAUSES
-
-        tried = ", ".join(c.name for c in CAUSES)
-        causes = [f"likely cause: none of the known mistakes explains it (tried: {tried})"]
-        causes += [report["closest"]] if report["closest"] else []
-    if "arithmetic" in report["transformations"]:
-        causes.append(f"hint: --atol {result.max_abs:.2g} accepts the arithmetic's difference")
-    head = _headline(report, result)
-    text.show(*head, *([table] if result.decades else []), *readings, *causes, output=output)
-
-
-def _headline(report: dict[str, Any], result: Comparison) -> list[str]:
-    lines = [f"A {result.shape_a}, B {result.shape_b}; ulps of {result.dtype}"]
-    first = report["first"]
-    if not result.comparable:
-        lines.append("shapes differ: nothing compared entry by entry")
-    elif result.equal or first is None:
-        lines.append("equal within the tolerance")
-    else:
-        where = f"row {first['row']} (position {report['start'] + first['row']})"
-        lines.append(
-            f"{result.differing} entries differ, first at {where}, column {first['column']}"
-        )
-    return lines
+    below = [option_words(line) for line in readings_and_causes(found)]
+    tables = [table] if found.comparison.decades else []
+    text.show(*headline(found), *tables, *below, output=output)
