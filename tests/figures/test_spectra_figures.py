@@ -9,9 +9,9 @@ import pytest
 from matplotlib.colors import to_rgba
 
 from pecli import wavelengths
-from pecli.cli.sinusoidal.spectra import curves_asked
 from pecli.core.errors import ParameterError
 from pecli.core.sinusoidal.similarity import offset_similarity
+from pecli.figures.sinusoidal.curves import curves_asked
 from pecli.figures.sinusoidal.similarity import similarity_figure
 from pecli.figures.sinusoidal.spectrum import band_runs, spectrum_figure
 

@@ -15,8 +15,7 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.rules import check_d, check_schedule, schedule_name
-from ...core.sinusoidal.frequencies import DEFAULT_BASE
+from ...core.rules import check_d
 from ...io.targets import PlotOutputs
 from .._app import app
 from .._app import figures as load_figures
@@ -27,46 +26,8 @@ from .options import Bases, Conventions, Schedules
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope import RopeSpec
 
-#: Most curves in one figure, and most cosines per curve (offsets × pairs, a few seconds).
-MAX_CURVES = 12
+#: Most cosines per figure (offsets × pairs, a few seconds).
 MAX_WORK = 1 << 28
-
-Curve = tuple[str, str, float]  # (label, schedule, base)
-#: Legend names of the presets that are a paper's: the reader's name for them.
-CITED = {"vaswani": "Vaswani et al. 2017"}
-
-
-def curves_asked(
-    conventions: Sequence[str] | None, schedules: list[str] | None, bases: list[float] | None
-) -> list[Curve]:
-    """One curve per source (a preset's schedule, or a schedule) and base, in the given order."""
-    from ...core.sinusoidal.conventions import convention
-
-    sources = [(str(name), convention(str(name)).schedule) for name in conventions or []]
-    sources += [(text, schedule_name(check_schedule(text))) for text in schedules or []]
-    chosen = [
-        (CITED.get(name) or (f"{name} ({sched})" if name != sched else f"{sched} schedule"), sched)
-        for name, sched in sources or [("vaswani", "paper")]
-    ]
-    wanted = [
-        (f"{name}, C = {base:g}", sched, base)
-        for name, sched in chosen
-        for base in bases or [DEFAULT_BASE]
-    ]
-    if len(wanted) > MAX_CURVES:
-        rule = f"with --schedule and --base must give at most {MAX_CURVES} curves"
-        raise ParameterError("convention", rule, f"{len(wanted)} curves")
-    return wanted
-
-
-def _column(label: str) -> str:
-    """A data column's name from a curve label: ``pytorch (paper), C = 100`` → ``pytorch_C100``.
-
-    >>> _column("Vaswani et al. 2017, C = 10000")
-    'vaswani_C10000'
-    """
-    name = next((k for k, v in CITED.items() if label.startswith(v + ",")), label.split(" ")[0])
-    return name + "_C" + label.rsplit("= ", 1)[1]
 
 
 @app.command("plot-similarity")
@@ -98,7 +59,8 @@ def plot_similarity(
     d = check_d(d)  # even: every pair is a sine and a cosine (no --odd-d here)
     if not -1 <= threshold <= 1:  # NaN fails too
         raise ParameterError("threshold", "must be a similarity from -1 to 1", threshold)
-    wanted = curves_asked(convention, schedule, base)
+    curves = load_figures("sinusoidal.curves")
+    wanted = curves.curves_asked(convention, schedule, base)
     if not 1 <= max_offset <= 1_000_000 or max_offset * (d // 2) > MAX_WORK:
         rule = f"must be an integer from 1 to 1000000, and --max-offset × d/2 at most {MAX_WORK}"
         raise ParameterError("max_offset", rule, max_offset)
@@ -109,7 +71,7 @@ def plot_similarity(
     plot.write(
         lambda: figure.similarity_figure(k, values, **look),
         np.column_stack([k, *values.values()]),
-        ["offset", *map(_column, values)],
+        ["offset", *map(curves.column_name, values)],
     )
 
 
@@ -157,14 +119,15 @@ def plot_spectrum(
     if rope is not None:
         _not_with_rope(d, convention, schedule, base)
         return _rope_spectrum(rope[0], plot, context)
-    wanted = curves_asked(convention, schedule, base)
+    curves = load_figures("sinusoidal.curves")
+    wanted = curves.curves_asked(convention, schedule, base)
     lams = {label: wavelengths(d, base=c, schedule=s) for label, s, c in wanted}
     figure = load_figures("sinusoidal.spectrum")
     look = {"d": d, "context": context, "size": plot.size, "dpi": plot.dpi}
     plot.write(
         lambda: figure.spectrum_figure(lams, **look),
         np.column_stack([np.arange(1, d // 2 + 1), *lams.values()]),
-        ["pair", *map(_column, lams)],
+        ["pair", *map(curves.column_name, lams)],
     )
 
 
@@ -180,16 +143,9 @@ def _not_with_rope(d: int, *given: Sequence[object] | None) -> None:
 def _rope_spectrum(spec: RopeSpec, plot: PlotOutputs, context: float | None) -> None:
     """RoPE wavelengths before and after the scaling, the scaling's bands shaded (pairs from 0)."""
     from ...core.rope import rope_frequencies
-    from ...core.rope.frequencies import unscaled_inv_freq
 
     freqs = rope_frequencies(spec)
-    with np.errstate(divide="ignore"):
-        unscaled = 2 * np.pi / unscaled_inv_freq(spec)
-    factor = f", f = {spec.factor:g}" if spec.factor is not None else ""
-    curves = {
-        f"unscaled, θ = {spec.theta:g}": unscaled,
-        f"{spec.rope_type}{factor}": freqs.wavelengths,
-    }
+    curves, table, columns = load_figures("sinusoidal.curves").rope_wavelengths(freqs)
     context = context or spec.original_max_position_embeddings
     title = f"RoPE wavelengths, {spec.rope_type} scaling, rotated width {spec.rotary_dim}"
     look = {"context": context, "size": plot.size, "dpi": plot.dpi, "title": title, "first_pair": 0}
@@ -198,6 +154,6 @@ def _rope_spectrum(spec: RopeSpec, plot: PlotOutputs, context: float | None) -> 
         lambda: figure.spectrum_figure(
             curves, d=spec.rotary_dim, bands=list(freqs.scaling), **look
         ),
-        np.column_stack([np.arange(freqs.inv_freq.size), unscaled, freqs.wavelengths]),
-        ["pair", "unscaled_wavelength", "wavelength"],
+        table,
+        columns,
     )
