@@ -63,9 +63,10 @@ def grid(
     Example: pecli grid 14 14 --d 768 --preset mae --cls-token -o pos_embed.npy
     """
     from ...core.grids import grid_blocks, grid_column_names
+    from ...core.grids.rules import leading_rows
 
     kind = out.check()
-    extra = _extra(cls_token, extra_tokens)
+    extra = leading_rows(cls_token, extra_tokens)
     encoding: dict[str, Any] = {
         "d": d,
         "preset": preset.value,
@@ -91,16 +92,6 @@ def grid(
         size=size,
         certified="copied",  # per-axis values, broadcast
     )
-
-
-def _extra(cls_token: bool, extra_tokens: int | None) -> int:
-    """The leading zero rows: ``--extra-tokens``, else 1 with ``--cls-token``, else 0."""
-    from ...core.errors import ParameterError
-
-    if cls_token and extra_tokens is not None and extra_tokens != 1:
-        rule = "must be 1 with --cls-token (or drop --cls-token)"
-        raise ParameterError("extra_tokens", rule, extra_tokens)
-    return extra_tokens if extra_tokens is not None else int(cls_token)
 
 
 def _size(
@@ -148,6 +139,7 @@ def plot_grid(
     Example: pecli plot-grid 14 14 --d 64 --preset mae --channels sin_col_1,sin_row_1 -o grid.png
     """
     from ...core.grids import grid_column_names, grid_table
+    from ...core.grids.rules import check_plot_plane
 
     knobs = {
         "d": d,
@@ -157,7 +149,7 @@ def plot_grid(
         "base_size": base_size,
         "interpolation_scale": interpolation_scale,
     }
-    plane = _plane(shape, similarity=similarity, patch=patch)
+    plane = check_plot_plane(shape, similarity=similarity, patch=patch)
     table = grid_table(plane, dtype="float64", **knobs)
     names = grid_column_names(d, preset=preset.value, axes=2, axis_order=axis_order)
     grid = f"{preset.value} table of a {' × '.join(map(str, shape))} grid, d = {d}"
@@ -197,34 +189,6 @@ def _draw(
         )
 
     outputs.write(channels, table[:, picked], [names[k] for k in picked])
-
-
-def _plane(
-    shape: list[int], *, similarity: bool = False, patch: tuple[int, int] | None = None
-) -> tuple[int, int]:
-    """The grid of a 2-D plot, ``(H, W)``, small enough to draw (--patch needs --similarity)."""
-    from ...core.errors import ParameterError
-
-    if patch is not None and not similarity:
-        rule = "goes with --similarity (it picks one tile of the similarity figure)"
-        raise ParameterError("patch", rule, " ".join(map(str, patch)))
-    if len(shape) != 2:
-        raise ParameterError("shape", "must be two sides H W for a plot", " ".join(map(str, shape)))
-    most, what = (
-        (MOSAIC_TOKENS, "--similarity (64 × 64)")
-        if similarity
-        else (PLOT_TOKENS, "a plot (256 × 256)")
-    )
-    if shape[0] * shape[1] > most:  # one image cell per token; the mosaic holds (H·W)² values
-        rule = f"must have at most {most:,} tokens H·W for {what}"
-        raise ParameterError("shape", rule, " ".join(map(str, shape)))
-    return shape[0], shape[1]
-
-
-#: Most tokens plot-grid draws as channel images.
-PLOT_TOKENS = 1 << 16
-#: Most tokens of --similarity, whose similarities of every pair of tokens are (H·W)² values.
-MOSAIC_TOKENS = 1 << 12
 
 
 def _channels(text: str | None, names: list[str]) -> list[int]:
