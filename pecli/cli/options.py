@@ -19,13 +19,10 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ..core.rules import BASE_RANGE, MAX_D
-from ..io.formats import TABLE_FORMATS
 from ..io.targets import PlotOutputs, TableTarget
 
 #: The base C's range as the help texts write it: 1e-300 to 1e300 (core/rules.py's BASE_RANGE).
 BASE_WORDS = " to ".join(f"{bound:g}".replace("e+", "e") for bound in BASE_RANGE)
-#: Formats of a table that may also go to a .safetensors file (by its suffix only).
-COMPUTE_FORMATS = (*TABLE_FORMATS, "safetensors")
 
 
 class Dtype(StrEnum):

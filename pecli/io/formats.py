@@ -30,6 +30,8 @@ __all__ = [
 ]
 
 TABLE_FORMATS = ("csv", "npy")
+#: Formats of a table that may also go to a .safetensors file (by its suffix only).
+COMPUTE_FORMATS = (*TABLE_FORMATS, "safetensors")
 BINARY_FORMATS = ("npy", "png", "pdf")
 FIGURE_FORMATS = ("png", "svg", "pdf")
 

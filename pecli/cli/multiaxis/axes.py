@@ -10,10 +10,10 @@ import numpy as np
 
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table
+from ...io.rope.output import table_kind, write_cache
 from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, TableDtypeOpt
 from ..rope.app import rope_app
 from ..rope.options import Form, Part
-from ..rope.output import table_kind, write_cache
 from .options import (
     AxesConfigOpt,
     AxisLayoutOpt,

@@ -14,10 +14,10 @@ from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...core.threads import AHEAD
 from ...io import formats
+from ...io.rope.output import table_kind, write_cache
 from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
 from .app import RopeLayout, RopeStart, rope_app
 from .options import Form, Part, rope_spec_options
-from .output import table_kind, write_cache
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope import RopeSpec

@@ -13,10 +13,10 @@ from ...core.rules import check_checkpoint_table, check_n, check_table_dtype
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats, paths
+from ...io.formats import COMPUTE_FORMATS
 from ...io.targets import CERTIFICATE, TableTarget, say_certified, say_written
 from .._app import app
 from ..options import (
-    COMPUTE_FORMATS,
     Base,
     ComputeKey,
     ComputeOutput,

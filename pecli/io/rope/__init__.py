@@ -1,1 +1,1 @@
-"""Rotary embeddings: checkpoints whose q/k rows are rewritten (:mod:`.permute`)."""
+"""Rotary embeddings: caches written (:mod:`.output`), q/k rows permuted (:mod:`.permute`)."""

@@ -2,24 +2,25 @@
 
 Shared by ``pecli rope cache`` and ``pecli rope axes``: the output's kind (checked before any
 work), then a :class:`~pecli.core.rope.forms.FormTable` written through
-:func:`~pecli.cli.progress.write_streamed` or, for ``.safetensors``, one tensor after the
+:func:`~pecli.io.targets.write_streamed` or, for ``.safetensors``, one tensor after the
 other with the metadata (after a free-space check).
 """
 
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from ...io import formats, paths
-from ...io.targets import say_certified, say_written, write_streamed
-from ..options import COMPUTE_FORMATS, FormatOpt
+from .. import formats, paths
+from ..formats import COMPUTE_FORMATS
+from ..targets import say_certified, say_written, write_streamed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.forms import FormTable
 
 
-def table_kind(output: str, fmt: FormatOpt) -> str:
+def table_kind(output: str, fmt: StrEnum | None) -> str:
     """``csv``, ``npy`` or ``safetensors`` (by its suffix), the output checked before any work."""
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
@@ -72,7 +73,7 @@ def _write_safetensors(
 ) -> None:
     """Each tensor streamed in row blocks; the certificate's report is known only after."""
     from ...core import certificate
-    from ...io.tensors import safetensors_bytes, write_safetensors_parts
+    from ..tensors import safetensors_bytes, write_safetensors_parts
 
     parts = [table.tensor(name) for name in table.tensors]
     heads = [(name, dtype, shape) for name, dtype, shape, _ in parts]
