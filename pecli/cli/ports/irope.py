@@ -13,12 +13,11 @@ from ...io.targets import say_written
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..rope.app import report_kind, rope_app
+from ..rope.options import integer_positions
 
 ConfigOpt = Annotated[
     str | None, typer.Option("--config", help="A Llama 4 config.json (text_config is read).")
 ]
-#: float64 holds every integer up to 2^53, so the temperature's floor is exact up to there.
-MAX_POSITION = 2**53
 Layers = Annotated[
     int | None,
     typer.Option("--layers", min=1, max=MAX_LAYERS, help="num_hidden_layers. [default: 48]"),
@@ -57,7 +56,7 @@ def irope_command(
     settings = irope_settings(
         None if config is None else read_json_object(config, parameter="config")
     )
-    points = _positions(positions)
+    points = integer_positions(positions)
     scales = temperatures(points, settings)
     if not settings["tuning"]:  # attn_temperature_tuning false: the queries are not scaled
         scales = np.ones_like(scales)
@@ -69,19 +68,6 @@ def irope_command(
         flags = rope_layers(layers or settings["layers"], settings["interval"], given=given)
         text.show(*_lines(flags, settings), _table(columns), output=output)
     say_written(output, quiet=quiet)
-
-
-def _positions(text: str) -> np.ndarray:
-    """The positions of ``--positions``: integers from 0 to 2^53 (int64)."""
-    from ...core.errors import ParameterError
-
-    try:
-        values = [int(p) for p in text.split(",")]
-    except ValueError:
-        raise ParameterError("positions", "must be comma-separated integers", text) from None
-    if min(values) < 0 or max(values) > MAX_POSITION:
-        raise ParameterError("positions", "must be integers from 0 to 2^53", text)
-    return np.array(values, dtype=np.int64)
 
 
 def _lines(flags: list[bool], settings: dict[str, Any]) -> list[str]:

@@ -75,6 +75,7 @@ def freqs_command(
     --high-freq-factor 4 --original-max-position-embeddings 8192
     """
     from ...core.rope import rope_frequencies
+    from ...core.rope.frequencies import frequency_columns
 
     kind = report_kind(output, fmt, ("csv", "json", "npy"))
     if dtype is not None and kind != "npy":
@@ -82,7 +83,7 @@ def freqs_command(
             "dtype", "applies only to .npy output (CSV and JSON keep float64)", dtype.value
         )
     freqs = rope_frequencies(rope[0])
-    columns = _freq_columns(freqs)
+    columns = frequency_columns(freqs)
     if kind == "npy":
         return _write_freqs(freqs, output, np.dtype(dtype or "float32"), quiet=quiet)
     if kind != "table":
@@ -104,23 +105,6 @@ def _write_freqs(freqs: RopeFrequencies, output: str, dtype: np.dtype, *, quiet:
     tally.add(checked=stored.size, recomputed=recomputed)
     quiet = quiet or paths.is_stdout(output) or paths.is_special(output)
     say_certified(tally.message(dtype, stored.size), quiet=quiet)
-
-
-def _freq_columns(freqs: RopeFrequencies) -> dict[str, np.ndarray]:
-    from ...core.rope.frequencies import unscaled_inv_freq
-
-    base = unscaled_inv_freq(freqs.spec)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(base > 0, freqs.inv_freq / base, 1.0)
-    return {
-        "pair": np.arange(freqs.inv_freq.size),
-        "inv_freq": freqs.inv_freq,
-        "wavelength": freqs.wavelengths,
-        "unscaled_inv_freq": base,
-        "ratio": ratio,
-        "scaling": np.array(freqs.scaling),
-        "attention_factor": np.full(freqs.inv_freq.size, freqs.attention_factor),
-    }
 
 
 def _summary(freqs: RopeFrequencies, findings: list[str]) -> list[str]:

@@ -12,6 +12,7 @@ from ...io.targets import say_written
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from .app import report_kind, rope_app
+from .options import integer_positions
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.config.plans import LayerRow
@@ -53,10 +54,10 @@ def layers_command(
 
     kind = report_kind(output, fmt)
     check_not_input(output, (file,))
-    points = _positions(positions)
+    points = np.zeros(0, np.int64) if positions is None else integer_positions(positions)
     rows, notes = _plan(file)
     if kind != "table":
-        records = [_record(i, row, points) for i, row in enumerate(rows)]
+        records = [row.record(i, points) for i, row in enumerate(rows)]
         columns = {name: [r[name] for r in records] for name in records[0]}
         writing.write_records(columns, output=output, fmt=kind)  # type: ignore[arg-type]
     else:
@@ -91,21 +92,6 @@ def _plan(file: str) -> tuple[list[LayerRow], list[str]]:
     return rows, notes + found
 
 
-def _positions(given: str | None) -> np.ndarray:
-    """``--positions``: integers from 0 to 2^53 (float64 holds them exactly), int64."""
-    from ...core.errors import ParameterError
-
-    if given is None:
-        return np.zeros(0, dtype=np.int64)
-    try:
-        values = [int(p) for p in given.split(",")]
-    except ValueError:
-        raise ParameterError("positions", "must be comma-separated integers", given) from None
-    if min(values) < 0 or max(values) > 2**53:
-        raise ParameterError("positions", "must be integers from 0 to 2^53", given)
-    return np.array(values, dtype=np.int64)
-
-
 def _temperatures(rows: list[LayerRow], points: np.ndarray) -> Any:
     """One column per distinct temperature (1 where a layer has none)."""
     formulas = sorted({r.temperature for r in rows if r.temperature}, key=lambda t: t.formula())
@@ -116,28 +102,6 @@ def _temperatures(rows: list[LayerRow], points: np.ndarray) -> Any:
         values = [t.at(points)[i] for t in formulas]
         table.add_row(str(p), "1", *(f"{v:.8f}" for v in values))
     return table
-
-
-def _record(index: int, row: LayerRow, points: np.ndarray) -> dict[str, Any]:
-    rope = row.rope
-    factors = row.temperature.at(points) if row.temperature else np.ones(len(points))
-    at = {f"temperature_at_{p}": float(f) for p, f in zip(points, factors, strict=True)}
-    return {
-        "layer": index,
-        "attention": row.kind,
-        "rope": rope,
-        "label": row.label or None,
-        "theta": row.theta if rope else None,
-        "rope_type": row.rope_type if rope else None,
-        "factor": row.factor if rope else None,
-        "rotated": row.rotated if rope else 0,
-        "first_channel": row.start if rope else None,
-        "head": row.head,
-        "layout": row.layout if rope else None,
-        "sliding_window": row.window,
-        "temperature": row.temperature.formula() if row.temperature else None,
-        **at,
-    }
 
 
 def _table(found: list[tuple[int, int, LayerRow]]) -> Any:

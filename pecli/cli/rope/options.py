@@ -247,3 +247,25 @@ class Form(StrEnum):
     half = "half"
     complex = "complex"
     matrix = "matrix"
+
+
+def integer_positions(text: str) -> Any:
+    """``--positions`` of ``rope layers`` and ``rope irope``: integers 0 to 2^53, int64.
+
+    float64 holds each of them exactly, so a temperature's floor is exact up to there.
+
+    >>> integer_positions("0,8191").tolist()
+    [0, 8191]
+    """
+    import numpy as np
+
+    from ...core.errors import ParameterError
+    from ...core.rules import MAX_POSITION
+
+    try:
+        values = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise ParameterError("positions", "must be comma-separated integers", text) from None
+    if min(values) < 0 or max(values) > MAX_POSITION:
+        raise ParameterError("positions", "must be integers from 0 to 2^53", text)
+    return np.array(values, dtype=np.int64)

@@ -82,7 +82,7 @@ def random_fourier_command(
 
     Example: pecli random-fourier model.safetensors 0.5 1.0
     """
-    from ...core.zoo.random_fourier import random_fourier_table
+    from ...core.zoo.random_fourier import feature_columns, random_fourier_table
 
     out.check()
     if read is not None:
@@ -93,7 +93,7 @@ def random_fourier_command(
     cos_first = layout == FeatureLayout.cos_sin
     table = random_fourier_table(x, family, freqs=freqs, phases=phases, cos_first=cos_first)
     stored = table.astype(out.dtype)
-    columns = _columns(family, stored.shape[1], cos_first)
+    columns = feature_columns(family, stored.shape[1], cos_first)
     out.write(
         [stored],
         shape=stored.shape,
@@ -159,11 +159,3 @@ def _tensors(path: str, key: str | None) -> tuple[str, np.ndarray, np.ndarray | 
         freqs = np.asarray(checkpoint.load(tensors.freqs), dtype=np.float64)
         phases = checkpoint.load(tensors.phases) if tensors.phases else None
         return tensors.family, freqs, None if phases is None else np.asarray(phases, np.float64)
-
-
-def _columns(family: str, width: int, cos_first: bool) -> list[str]:
-    if family == "mp-fourier":
-        return [f"cos_{c}" for c in range(width)]
-    half = width // 2
-    first, second = ("cos", "sin") if cos_first or family == "fourier-features" else ("sin", "cos")
-    return [f"{first}_{j}" for j in range(half)] + [f"{second}_{j}" for j in range(half)]

@@ -86,7 +86,7 @@ def timestep_command(
     Example: pecli timestep --model flux --input-dtype bfloat16 --network-dtype bfloat16 0.7
     """
     from ...core.sinusoidal.encoding import component_names
-    from ...core.zoo.timesteps import model_inputs
+    from ...core.zoo.timesteps import model_inputs, model_table
 
     kind = out.check()
     x = read_values(values, input_file, linspace, d)
@@ -100,7 +100,9 @@ def timestep_command(
 
     dtype = np.dtype(out.dtype)
     with certificate.counting() as tally:  # float32: rounded by the certified kernels
-        table = _table(x, model.value, (d, base, network_dtype.value), knobs, dtype)
+        table = model_table(
+            x, model.value, d=d, base=base, network=network_dtype.value, dtype=dtype, **knobs
+        )
         said = tally.message(dtype, table.size - x.size * (d % 2))  # odd d: a 0 column
     layout = TIMESTEP_MODELS[model.value].table_convention().layout
     out.write(
@@ -112,22 +114,6 @@ def timestep_command(
         size=table.nbytes if kind == "npy" else None,
         said=said if network_dtype.value == "exact" else None,  # bf16: a library's steps
     )
-
-
-def _table(
-    x: np.ndarray, model: str, shape: tuple[int, float, str], knobs: dict[str, str], dtype: np.dtype
-) -> np.ndarray:
-    """The table of ``dtype``: float32 rounded by the certified kernels, others from float64."""
-    from ...core.zoo.timesteps import model_inputs, network_table, timestep_table
-
-    d, base, network = shape
-    if network == "exact":
-        exact = "float32" if dtype == np.float32 else "float64"
-        table = timestep_table(x, model, d=d, base=base, dtype=exact, **knobs)
-    else:  # FLUX in bf16: the float32 table, cast before linear_1
-        positions = model_inputs(x, model, **knobs)
-        table = network_table(positions, model, d=d, base=base, dtype=network)
-    return table.astype(dtype)
 
 
 def _write_inputs(x: np.ndarray, received: np.ndarray, kind: str, out: TableTarget) -> None:

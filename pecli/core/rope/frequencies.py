@@ -29,7 +29,7 @@ from .formulas import default_inv_freq
 from .registry import record
 from .spec import RopeSpec, check_spec, with_defaults
 
-__all__ = ["RopeFrequencies", "rope_frequencies", "unscaled_inv_freq"]
+__all__ = ["RopeFrequencies", "frequency_columns", "rope_frequencies", "unscaled_inv_freq"]
 
 
 @dataclass(frozen=True)
@@ -155,3 +155,31 @@ def unscaled_inv_freq(spec: RopeSpec) -> np.ndarray:
     else:
         inv = default_inv_freq(spec.theta, spec.rotary_dim)
     return np.array([float(value) for value in inv], dtype=np.float64)
+
+
+def frequency_columns(freqs: RopeFrequencies) -> dict[str, np.ndarray]:
+    """One row per pair: ω, λ, the unscaled ω, their ratio, the scaling and attention factor.
+
+    The columns of ``rope freqs``' table, CSV and JSON, each of shape ``(rotary_dim/2,)``:
+    ``pair``, ``inv_freq``, ``wavelength``, ``unscaled_inv_freq``, ``ratio`` (1 for a
+    pass-through pair), ``scaling`` and ``attention_factor``.
+
+    Examples
+    --------
+    >>> spec = RopeSpec(theta=10000.0, head_dim=4, rope_type="linear", factor=2.0)
+    >>> frequency_columns(rope_frequencies(spec))["ratio"].tolist()
+    [0.5, 0.5]
+
+    """
+    base = unscaled_inv_freq(freqs.spec)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(base > 0, freqs.inv_freq / base, 1.0)
+    return {
+        "pair": np.arange(freqs.inv_freq.size),
+        "inv_freq": freqs.inv_freq,
+        "wavelength": freqs.wavelengths,
+        "unscaled_inv_freq": base,
+        "ratio": ratio,
+        "scaling": np.array(freqs.scaling),
+        "attention_factor": np.full(freqs.inv_freq.size, freqs.attention_factor),
+    }

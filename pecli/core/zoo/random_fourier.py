@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["FAMILIES", "random_fourier_table"]
+__all__ = ["FAMILIES", "feature_columns", "random_fourier_table"]
 
 #: The families, and the tensors each reads.
 FAMILIES = {
@@ -131,3 +131,16 @@ def random_fourier_table(
     angles = _angles(values, f, 2 * math.pi)
     parts = [np.cos(angles), np.sin(angles)] if cos_first else [np.sin(angles), np.cos(angles)]
     return np.hstack(parts)
+
+
+def feature_columns(family: str, width: int, cos_first: bool) -> list[str]:
+    """The names of a table's ``width`` columns: ``cos_j`` (mp-fourier), else two halves.
+
+    >>> feature_columns("gaussian", 4, cos_first=False)
+    ['sin_0', 'sin_1', 'cos_0', 'cos_1']
+    """
+    if family == "mp-fourier":
+        return [f"cos_{c}" for c in range(width)]
+    half = width // 2
+    first, second = ("cos", "sin") if cos_first or family == "fourier-features" else ("sin", "cos")
+    return [f"{first}_{j}" for j in range(half)] + [f"{second}_{j}" for j in range(half)]

@@ -50,6 +50,7 @@ __all__ = [
     "TIMESTEP_MODELS",
     "TimestepModel",
     "model_inputs",
+    "model_table",
     "network_table",
     "timestep_table",
 ]
@@ -309,3 +310,32 @@ def network_table(
     if d % 2:
         table = np.pad(table, ((0, 0), (0, 1)))
     return round_once(table, float_dtype(dtype)).astype(np.float64)
+
+
+def model_table(
+    x: np.ndarray,
+    model: str,
+    *,
+    d: int,
+    base: float,
+    network: str,
+    dtype: np.dtype,
+    input_dtype: str = "exact",
+) -> np.ndarray:
+    """``timestep``'s table in ``dtype``: exact, or as the network receives it (``network``).
+
+    ``network`` ``exact``: :func:`timestep_table`, float32 rounded by the certified kernels
+    (float64 for every other ``dtype``, then rounded once); else :func:`network_table` of the
+    model's inputs (FLUX in bfloat16: the float32 table, cast before ``linear_1``).
+
+    >>> model_table(np.array([0.5]), "flux", d=2, base=1e4, network="exact",
+    ...     dtype=np.dtype("float64")).shape
+    (1, 2)
+    """
+    if network == "exact":
+        exact = "float32" if dtype == np.float32 else "float64"
+        table = timestep_table(x, model, d=d, base=base, dtype=exact, input_dtype=input_dtype)
+    else:
+        positions = model_inputs(x, model, input_dtype=input_dtype)
+        table = network_table(positions, model, d=d, base=base, dtype=network)
+    return table.astype(dtype)

@@ -88,6 +88,32 @@ class LayerRow:
             return all(getattr(self, k) == getattr(other, k) for k in keys)
         return self == other
 
+    def record(self, index: int, points: np.ndarray) -> dict[str, Any]:
+        """Layer ``index`` as a CSV or JSON row, with its query temperature at ``points``.
+
+        A NoPE layer's rope fields are None (``rotated`` 0); the temperature is 1 at every
+        point for a layer without one (column ``temperature_at_<p>``).
+        """
+        rope = self.rope
+        factors = self.temperature.at(points) if self.temperature else np.ones(len(points))
+        at = {f"temperature_at_{p}": float(f) for p, f in zip(points, factors, strict=True)}
+        return {
+            "layer": index,
+            "attention": self.kind,
+            "rope": rope,
+            "label": self.label or None,
+            "theta": self.theta if rope else None,
+            "rope_type": self.rope_type if rope else None,
+            "factor": self.factor if rope else None,
+            "rotated": self.rotated if rope else 0,
+            "first_channel": self.start if rope else None,
+            "head": self.head,
+            "layout": self.layout if rope else None,
+            "sliding_window": self.window,
+            "temperature": self.temperature.formula() if self.temperature else None,
+            **at,
+        }
+
 
 def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     """Every layer's plan and the findings of reading it.
