@@ -47,7 +47,8 @@ def irope_command(
 
     Example: pecli rope irope --layers 8 --positions 0,8191,65535
     """
-    from ...core.ports.llama4 import irope_settings, rope_layers, temperatures
+    from ...analysis.ports.irope import irope_lines, temperature_table
+    from ...core.ports.llama4 import irope_settings
     from ...io.paths import check_not_input
     from ...io.reading.json_config import read_json_object
 
@@ -56,39 +57,12 @@ def irope_command(
     settings = irope_settings(
         None if config is None else read_json_object(config, parameter="config")
     )
-    points = integer_positions(positions)
-    scales = temperatures(points, settings)
-    if not settings["tuning"]:  # attn_temperature_tuning false: the queries are not scaled
-        scales = np.ones_like(scales)
-    columns = {"position": points, "nope_temperature": scales}
+    columns = temperature_table(settings, integer_positions(positions))
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
-        given = None if layers else settings["no_rope_layers"]  # --layers: the interval's map
-        flags = rope_layers(layers or settings["layers"], settings["interval"], given=given)
-        text.show(*_lines(flags, settings), _table(columns), output=output)
+        text.show(*irope_lines(settings, layers), _table(columns), output=output)
     say_written(output, quiet=quiet)
-
-
-def _lines(flags: list[bool], settings: dict[str, Any]) -> list[str]:
-    nope = [str(i) for i, rotates in enumerate(flags) if not rotates]
-    chunk = settings["chunk"]
-    attention = f"chunked attention, chunks of {chunk}" if chunk else "full attention, no chunks"
-    lines = [
-        f"{len(flags)} layers: {len(flags) - len(nope)} RoPE layers ({attention}), "
-        f"{len(nope)} NoPE layers (global, no rotation"
-        + (", temperature-tuned queries)" if settings["tuning"] else ")"),
-        "NoPE layers: " + (" ".join(nope) or "none"),
-        f"temperature = log(floor((p + 1) / {settings['floor_scale']:g}) + 1) · "
-        f"{settings['attn_scale']:g} + 1",
-    ]
-    if not settings["tuning"]:
-        lines[-1] = "attn_temperature_tuning false: the NoPE layers' queries are not scaled (1)"
-    if settings["missing"]:
-        lines.append(
-            "note: not in the config, Llama 4's defaults used: " + ", ".join(settings["missing"])
-        )
-    return lines
 
 
 def _table(columns: dict[str, np.ndarray]) -> Any:
