@@ -71,3 +71,27 @@ def test_the_check_sees_a_long_command():
 def test_the_check_sees_a_marker():
     assert _MARKER.search("x = (1,  2)  # fmt: skip") and _MARKER.search("# fmt:off")
     assert not _MARKER.search("# format: skip the header")
+
+
+#: The command line's most share of the package's lines (issue 33: a thin CLI over registries).
+CLI_SHARE = 0.20
+
+
+def _lines(paths: list[Path]) -> int:
+    """Lines as ``cat … | wc -l`` counts them: newline characters."""
+    return sum(path.read_bytes().count(b"\n") for path in paths)
+
+
+def test_the_command_line_is_at_most_a_fifth_of_the_code():
+    """pecli/cli holds options in, one call down, output out: at most 20 % of pecli's lines.
+
+    Measured as ``find pecli/cli -name '*.py' | xargs cat | wc -l`` against the same over
+    pecli/. Past it, code that is not the command line's has grown in it: move it to the
+    layer it belongs to (docs/architecture.md), rather than squeeze the commands.
+    """
+    cli = _lines(sorted((PACKAGE / "cli").rglob("*.py")))
+    total = _lines(MODULES)
+    assert cli <= CLI_SHARE * total, (
+        f"pecli/cli has {cli} of pecli's {total} lines ({cli / total:.1%}), "
+        f"more than {CLI_SHARE:.0%}: move what is not the command line down a layer"
+    )
