@@ -19,7 +19,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rope.forms import pair_columns, pair_layouts
 
-__all__ = ["AxesReading", "pair_values", "read_axes"]
+__all__ = ["AxesReading", "chosen_pairs", "pair_values", "paired_layouts", "read_axes"]
 
 #: A pair counts as turned by an axis when its measured turn exceeds this (radians).
 MOVED = 1e-4
@@ -78,9 +78,30 @@ def pair_values(
 
     """
     cos, sin = np.asarray(cos, np.float64), np.asarray(sin, np.float64)
+    return chosen_pairs(cos, sin, paired_layouts(cos, sin), prefer)
+
+
+def paired_layouts(cos: np.ndarray, sin: np.ndarray) -> tuple[str, ...]:
+    """The layouts whose paired channels agree in both ``(n, w)`` tables (each compared whole).
+
+    Raises
+    ------
+    ParameterError
+        (as ``file``) as :func:`pair_values`.
+
+    >>> paired_layouts(np.ones((2, 4)), np.zeros((2, 4)))
+    ('half-split', 'interleaved')
+
+    """
     if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
         raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
-    fits = pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
+    return pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
+
+
+def chosen_pairs(
+    cos: np.ndarray, sin: np.ndarray, fits: tuple[str, ...], prefer: str | None
+) -> tuple[str, np.ndarray, np.ndarray]:
+    """:func:`pair_values` once the layouts that fit are known: ``prefer`` if it fits."""
     layout = prefer if prefer in fits else fits[0]
     return layout, pair_columns(cos, layout), pair_columns(sin, layout)
 
