@@ -149,13 +149,31 @@ def _groups(keys: np.ndarray) -> np.ndarray:
     return g
 
 
-def _turns(angle: np.ndarray, steps: list[Step]) -> np.ndarray:
+class _Angles:
+    """Each token's per-pair angle ``arctan2(sin, cos)``, computed for the tokens asked only.
+
+    The steps compare a few tokens: the angles of every token (an ``arctan2`` of the whole
+    cache) are never needed. Each row is the same view of the same arrays as a whole-cache
+    ``arctan2`` would walk, so the same bits.
+    """
+
+    def __init__(self, cos: np.ndarray, sin: np.ndarray) -> None:
+        self.cos, self.sin = cos, sin
+        self.rows: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, token: int) -> np.ndarray:
+        if token not in self.rows:
+            self.rows[token] = np.arctan2(self.sin[token], self.cos[token])
+        return self.rows[token]
+
+
+def _turns(angle: _Angles, steps: list[Step]) -> np.ndarray:
     """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved.
 
     A shortest step ``k`` above π (CogVideoX's ids 7.5 apart) turns the fast pairs by more
     than π: their ω is one of ``(2πm ± turn)/k``, chosen by :func:`_unalias`.
     """
-    omega = np.zeros(angle.shape[1])
+    omega = np.zeros(angle.cos.shape[1])
     for u, v, k in reversed(steps):  # the longest first; the unit step overrides where it sees
         turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
         seen = turn > MOVED
@@ -196,7 +214,7 @@ def read_axes(cos: np.ndarray, sin: np.ndarray, ids: np.ndarray, *, layout: str)
     An axis with no two tokens apart on it alone is read from the tokens that step every
     axis at once (text tokens), if it is the only one.
     """
-    angle = np.arctan2(sin, cos)
+    angle = _Angles(cos, sin)
     h, axes = cos.shape[1], ids.shape[1]
     axis, omega, missing, floor = [-1] * h, np.full(h, np.nan), [], 0.0
     for a in range(axes):
