@@ -84,3 +84,16 @@ def test_every_candidate_shares_one_pairing_check_and_one_reading_per_ids(monkey
     assert calls["paired_layouts"] == 1
     assert len(calls["read_axes"]) == len(set(calls["read_axes"]))  # none read twice
     assert found.reading.strip(PLAN.axes) == "T" * 22 + "H" * 21 + "W" * 21
+
+
+@pytest.mark.parametrize(("ulps", "arithmetic"), [(0, "float32"), (2, "float32"), (3, "none")])
+def test_one_late_entry_a_few_ulps_off_is_counted_past_the_equality_check(ulps, arithmetic):
+    cos, sin = torch_float32_pairs(0, 0)
+    row, pair = IDS.shape[0] - 7, 30  # not among the screened rows' equal values alone
+    value = F32(sin[row, pair])
+    for _ in range(ulps):
+        value = np.nextafter(value, F32(np.inf))
+    sin[row, pair] = float(value)
+    layout, c, s = pair_values(np.repeat(cos, 2, axis=1), np.repeat(sin, 2, axis=1))
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert verdict.arithmetic == arithmetic

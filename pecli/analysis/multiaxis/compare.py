@@ -136,10 +136,10 @@ def _within(
 
     float32 ulps, or ``storage``'s for a cache stored in float16 or bfloat16.
     """
+    if storage not in HALF_DTYPES and _same32(plan, ids, pairs, mode):
+        return True  # 0 ulps apart (the usual match): no whole cache, no count of distances
     both = axes_cache(AxesSpec(plan, ids, form="half", part="both", arithmetic=mode))
     halves = ((both[:, : plan.pairs], pairs[0]), (both[:, plan.pairs :], pairs[1]))
-    if storage not in HALF_DTYPES and all(_same32(mine, theirs) for mine, theirs in halves):
-        return True  # 0 ulps apart (the usual match): no count of each value's distance
     apart = [
         _half_ulps(mine, theirs, storage) if storage in HALF_DTYPES else ulps32(mine, theirs)
         for mine, theirs in halves
@@ -147,9 +147,28 @@ def _within(
     return bool(max(a.max(initial=0) for a in apart) <= bound)
 
 
-def _same32(mine: np.ndarray, theirs: np.ndarray) -> bool:
-    """Whether both, rounded to float32, are equal (``ulps32`` 0: NaNs are never equal)."""
-    return bool(np.array_equal(mine.astype(np.float32), theirs.astype(np.float32)))
+def _same32(
+    plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], mode: str
+) -> bool:
+    """Whether the plan's cos and sin (float32) equal ``pairs`` rounded to float32, all of them.
+
+    Pair ``j`` turns by its axis's position alone, so each axis's pairs are built once per
+    distinct position (one token each, the other axes at 0) and gathered per token: the
+    values the whole cache holds, without building it. ``ulps32`` 0: NaNs are never equal.
+    """
+    axis = np.array(plan.axis)
+    for a in np.unique(axis).tolist():
+        cols = np.flatnonzero(axis == a)
+        where, back = np.unique(ids[:, a], return_inverse=True)
+        probe = np.zeros((where.size, ids.shape[1]), dtype=ids.dtype)
+        probe[:, a] = where
+        both = axes_cache(AxesSpec(plan, probe, form="half", part="both", arithmetic=mode))
+        run = slice(cols[0], cols[-1] + 1) if np.all(np.diff(cols) == 1) else cols
+        for k, theirs in enumerate(pairs):
+            mine = both[:, k * plan.pairs + cols][back.reshape(-1)]
+            if not np.array_equal(mine, theirs[:, run].astype(np.float32)):
+                return False
+    return True
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
