@@ -21,6 +21,7 @@ __all__ = [
     "SIGNIFICAND_BITS",
     "TABLE_DTYPES",
     "exact_in",
+    "float32_order",
     "float32_steps",
     "float_dtype",
     "float_info",
@@ -28,6 +29,7 @@ __all__ = [
     "round_once",
     "storage_precision",
     "ulps32",
+    "ulps32_between",
     "unit_roundoff",
 ]
 
@@ -232,15 +234,35 @@ def ulps32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     [8388608, 0, 2]
 
     """
+    return ulps32_between(float32_order(a), float32_order(b))
 
-    def ordered(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        values = np.asarray(x, dtype=np.float32)
-        bits = values.view(np.int32)
-        sign = bits >> 31  # -1 for a negative number, else 0
-        # sign and magnitude to a signed count: -(bits & 0x7FFFFFFF) below zero, in int32
-        return (bits ^ (sign & 0x7FFFFFFF)) - sign, np.isnan(values)
 
-    (ia, nan_a), (ib, nan_b) = ordered(a), ordered(b)
+def float32_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each value rounded to float32, as its signed count along the float32 number line; NaNs.
+
+    What :func:`ulps32` subtracts: computed once for values compared many times
+    (:func:`ulps32_between`).
+
+    >>> order, nan = float32_order(np.float32([-0.0, 0.0, 2.0**-149, np.nan]))
+    >>> order[:3].tolist(), nan.tolist()
+    ([0, 0, 1], [False, False, False, True])
+    """
+    values = np.asarray(x, dtype=np.float32)
+    bits = values.view(np.int32)
+    sign = bits >> 31  # -1 for a negative number, else 0
+    # sign and magnitude to a signed count: -(bits & 0x7FFFFFFF) below zero, in int32
+    return (bits ^ (sign & 0x7FFFFFFF)) - sign, np.isnan(values)
+
+
+def ulps32_between(
+    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """:func:`ulps32` of two :func:`float32_order` results (broadcast), int64.
+
+    >>> ulps32_between(float32_order(np.float32([1.0])), float32_order(np.float32([2.0]))).tolist()
+    [8388608]
+    """
+    (ia, nan_a), (ib, nan_b) = a, b
     distance = np.asarray(np.abs(np.subtract(ia, ib, dtype=np.int64)))
     distance[nan_a | nan_b] = 1 << 32
     return distance

@@ -11,13 +11,20 @@ from pecli.io.reading import read_array, read_table
 N = (1 << 20) + 8  # past the first 2^20 values
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, ">f4"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
-def test_a_table_refuses_a_value_past_the_first_block(tmp_path, bad):
-    values = np.zeros((N // 8, 8), np.float32)
+def test_a_table_refuses_a_value_past_the_first_block(tmp_path, bad, dtype):
+    values = np.zeros((N // 8, 8), dtype)  # float16's largest finite value is 65504
     values[-1, -1] = bad
     np.save(tmp_path / "t.npy", values)
     with pytest.raises(ParameterError, match="finite numbers only"):
         read_table(tmp_path / "t.npy")
+
+
+def test_float16_at_its_largest_finite_value_is_a_number(tmp_path):
+    values = np.full((N // 8, 8), 65504, np.float16)
+    np.save(tmp_path / "t.npy", values)
+    assert read_table(tmp_path / "t.npy").dtype == np.float16
 
 
 def test_an_array_takes_infinities_but_not_nan_past_the_first_block(tmp_path):

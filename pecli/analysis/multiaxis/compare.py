@@ -18,11 +18,13 @@ from ...core.dtypes import (
     HALF_DTYPES,
     MIN_EXPONENT,
     SIGNIFICAND_BITS,
+    float32_order,
     float32_steps,
     float_dtype,
     round_once,
     storage_precision,
     ulps32,
+    ulps32_between,
 )
 from ...core.multiaxis.cache import AxesSpec, axes_cache, model_frequencies
 from ...core.multiaxis.plan import AxisPlan
@@ -49,7 +51,9 @@ def plan_schedule(plan: AxisPlan) -> str:
 SCREEN = 1024
 
 
-def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> str:
+def _arithmetic(
+    plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], storage: str
+) -> str:
     """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``.
 
     Each is first tried on :data:`SCREEN` rows spread over the cache: a bound missed there
@@ -57,7 +61,7 @@ def _arithmetic(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.nda
     stored in float16 or bfloat16 (every value exact there) is compared in that dtype's ulps:
     each arithmetic's values rounded to it are within 1 of the stored ones.
     """
-    storage, n = storage_precision(pairs[0]), ids.shape[0]
+    n = ids.shape[0]
     sample = np.unique(np.linspace(0, n - 1, min(n, SCREEN)).astype(np.int64))
     sampled = (pairs[0][sample], pairs[1][sample])
     for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
@@ -82,17 +86,30 @@ def _float32_port(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.n
     0.010262267), and any engine may round either way: each pair's angles depend on its own
     ``ω`` only, so each pair keeps the float32 within :data:`PORT_ULPS` steps that fits best.
     """
-    inv = model_frequencies(plan, np.float32)
-    positions = ids[:, np.array(plan.axis)].astype(np.float32)
+    inv, axis = model_frequencies(plan, np.float32), np.array(plan.axis)
+    theirs = [float32_order(p) for p in pairs]  # once, not once per step
     worst = np.full(plan.pairs, np.iinfo(np.int64).max)
-    for k in range(-PORT_ULPS, PORT_ULPS + 1):
-        angles = (positions * float32_steps(inv, k)[None, :]).astype(np.float64)
-        gap = np.maximum(
-            ulps32(np.cos(angles).astype(np.float32), pairs[0]).max(axis=0, initial=0),
-            ulps32(np.sin(angles).astype(np.float32), pairs[1]).max(axis=0, initial=0),
-        )
-        worst = np.minimum(worst, gap)
+    for a in np.unique(axis).tolist():
+        cols = np.flatnonzero(axis == a)
+        # each distinct position's angles once (a grid repeats a few thousands of times),
+        # gathered per token: the same float32 products, the same bits
+        where, back = np.unique(ids[:, a].astype(np.float32), return_inverse=True)
+        back = back.reshape(-1)
+        mine = [(o[0][:, cols], o[1][:, cols]) for o in theirs]
+        for k in range(-PORT_ULPS, PORT_ULPS + 1):
+            angles = (where[:, None] * float32_steps(inv[cols], k)[None, :]).astype(np.float64)
+            gap = np.maximum(
+                ulps32_between(_gathered(np.cos(angles), back), mine[0]).max(axis=0, initial=0),
+                ulps32_between(_gathered(np.sin(angles), back), mine[1]).max(axis=0, initial=0),
+            )
+            worst[cols] = np.minimum(worst[cols], gap)
     return int(worst.max(initial=0))
+
+
+def _gathered(values: np.ndarray, back: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~pecli.core.dtypes.float32_order` of float64 ``values`` (as float32), per token."""
+    order, nan = float32_order(values.astype(np.float32))
+    return order[back], nan[back]
 
 
 def _half_ulps(mine: np.ndarray, theirs: np.ndarray, storage: str) -> np.ndarray:
@@ -119,12 +136,39 @@ def _within(
 
     float32 ulps, or ``storage``'s for a cache stored in float16 or bfloat16.
     """
+    if storage not in HALF_DTYPES and _same32(plan, ids, pairs, mode):
+        return True  # 0 ulps apart (the usual match): no whole cache, no count of distances
     both = axes_cache(AxesSpec(plan, ids, form="half", part="both", arithmetic=mode))
+    halves = ((both[:, : plan.pairs], pairs[0]), (both[:, plan.pairs :], pairs[1]))
     apart = [
         _half_ulps(mine, theirs, storage) if storage in HALF_DTYPES else ulps32(mine, theirs)
-        for mine, theirs in ((both[:, : plan.pairs], pairs[0]), (both[:, plan.pairs :], pairs[1]))
+        for mine, theirs in halves
     ]
     return bool(max(a.max(initial=0) for a in apart) <= bound)
+
+
+def _same32(
+    plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], mode: str
+) -> bool:
+    """Whether the plan's cos and sin (float32) equal ``pairs`` rounded to float32, all of them.
+
+    Pair ``j`` turns by its axis's position alone, so each axis's pairs are built once per
+    distinct position (one token each, the other axes at 0) and gathered per token: the
+    values the whole cache holds, without building it. ``ulps32`` 0: NaNs are never equal.
+    """
+    axis = np.array(plan.axis)
+    for a in np.unique(axis).tolist():
+        cols = np.flatnonzero(axis == a)
+        where, back = np.unique(ids[:, a], return_inverse=True)
+        probe = np.zeros((where.size, ids.shape[1]), dtype=ids.dtype)
+        probe[:, a] = where
+        both = axes_cache(AxesSpec(plan, probe, form="half", part="both", arithmetic=mode))
+        run = slice(cols[0], cols[-1] + 1) if np.all(np.diff(cols) == 1) else cols
+        for k, theirs in enumerate(pairs):
+            mine = both[:, k * plan.pairs + cols][back.reshape(-1)]
+            if not np.array_equal(mine, theirs[:, run].astype(np.float32)):
+                return False
+    return True
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
@@ -176,9 +220,17 @@ def _values_differ(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.
 
 
 def compare_to_plan(
-    reading: AxesReading, plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
+    reading: AxesReading,
+    plan: AxisPlan,
+    ids: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    storage: str | None = None,
 ) -> Comparison:
-    """What differs between a read cache (per-pair ``pairs``) and the preset's plan."""
+    """What differs between a read cache (per-pair ``pairs``) and the preset's plan.
+
+    ``storage``: the cos values' :func:`~pecli.core.dtypes.storage_precision`, if known (it
+    reads the whole cache; every candidate of one cache shares it).
+    """
     differences = []
     if reading.layout not in ("complex", plan.layout):  # a complex cache has no channel layout
         differences.append(f"(c) layout {reading.layout} here, {plan.layout} in the preset")
@@ -187,7 +239,9 @@ def compare_to_plan(
         differences.append(f"(a) a {reading.schedule} schedule here, {expected} in the preset")
     differences += _map_differences(reading, plan) + _theta_differences(reading, plan)
     same_shape = pairs[0].shape == (ids.shape[0], plan.pairs)
-    arithmetic = _arithmetic(plan, ids, pairs) if same_shape else "none"
+    arithmetic = "none"
+    if same_shape:
+        arithmetic = _arithmetic(plan, ids, pairs, storage or storage_precision(pairs[0]))
     if arithmetic == "none" and not differences:
         differences.append(_values_differ(plan, ids, pairs))
     return Comparison(not differences and arithmetic != "none", arithmetic, differences)

@@ -9,16 +9,18 @@ I/O.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...core.dtypes import storage_precision
 from ...core.errors import ParameterError
 from ...core.multiaxis.plan import AxisPlan, channel_pairs
 from ...core.rope.forms import PAIR_LAYOUTS
 from .compare import Comparison, compare_to_plan
-from .reading import AxesReading, pair_values, read_axes
+from .reading import AxesReading, chosen_pairs, paired_layouts, read_axes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.multiaxis.resolve import Preset
@@ -134,71 +136,130 @@ def identify_axes(
     cos = cache[0]
     shape = (cos.shape[0], cos.shape[1] if cache[2] else cos.shape[1] // 2)
     candidates = _candidates(preset, head_dim, shape, given, ids)
-    _refuse_unpaired(cache, [plan for _, plan, _ in candidates])
-    verdicts = {name: _verdict(cache, plan, i) for name, plan, i in candidates}
-    paired = [k for k, (_, plan, _) in enumerate(candidates) if _paired(cache, plan)]
-    best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), paired[0])
+    paired = _Paired(cache)
+    if not cache[2] and not any(paired.own(plan) for _, plan, _ in candidates):
+        paired.fits()  # pair_values' refusal, unless some candidate's own layout pairs them
+    verdicts = {name: _verdict(paired, plan, i) for name, plan, i in candidates}
+    best = next((k for k, (name, *_) in enumerate(candidates) if verdicts[name].matches), None)
+    if best is None:
+        best = next(k for k, (_, plan, _) in enumerate(candidates) if paired.pairs_at_all(plan))
     _, plan, token_ids = candidates[best]
-    return AxesIdentification(_reading(cache, plan, token_ids), plan, verdicts)
+    return AxesIdentification(_reading(paired, plan, token_ids), plan, verdicts)
 
 
-def _pairs(cache: Cache, plan: AxisPlan | None) -> tuple[str, np.ndarray, np.ndarray]:
-    """The layout and per-pair cos and sin; the plan's layout when both layouts fit.
+#: A pairing's key (its layout, and a layout of its own's first channels), layout, cos, sin.
+Pairing = tuple[tuple[str, bytes], str, np.ndarray, np.ndarray]
 
-    A plan whose pairs are half-split inside each axis's block (Allegro) is read in its own
-    channels when they repeat one value.
+
+class _Paired:
+    """The cache's channels paired, and read, once per pairing for all candidates.
+
+    Whether a layout pairs the channels compares the whole cache, reading it takes an
+    ``arctan2`` of every value, and its storage dtype is found on every value: each depends
+    on the pairing (and the ids) only, so the candidates that share them share the work.
     """
-    cos, sin, is_complex = cache
-    if is_complex:
-        return "complex", cos, sin
-    if plan is not None and _own_pairs(cache, plan):
-        first = channel_pairs(plan)[0]
-        return plan.layout, cos[:, first], sin[:, first]
-    return pair_values(cos, sin, plan.layout if plan else None)
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+        self._fits: tuple[str, ...] | ParameterError | None = None
+        self._own: dict[tuple[str, bytes], bool] = {}
+        self._pairs: dict[tuple[str, bytes], Pairing] = {}
+        self._readings: list[tuple[tuple[str, bytes], np.ndarray, AxesReading]] = []
+        self._storage: str | None = None
+
+    def fits(self) -> tuple[str, ...]:
+        """The layouts of :data:`PAIR_LAYOUTS` that pair the channels (once), or the refusal."""
+        if self._fits is None:
+            try:
+                self._fits = paired_layouts(self.cache[0], self.cache[1])
+            except ParameterError as error:
+                self._fits = error
+        if isinstance(self._fits, ParameterError):
+            raise self._fits
+        return self._fits
+
+    def own(self, plan: AxisPlan) -> bool:
+        """Whether a plan of a layout of its own (per-axis blocks) pairs these channels."""
+        cos, sin, _ = self.cache
+        if plan.layout in PAIR_LAYOUTS or cos.shape[1] != 2 * plan.pairs:
+            return False
+        first, second = channel_pairs(plan)
+        key = (plan.layout, first.tobytes())
+        if key not in self._own:
+            self._own[key] = all(np.array_equal(t[:, first], t[:, second]) for t in (cos, sin))
+        return self._own[key]
+
+    def pairs(self, plan: AxisPlan) -> Pairing:
+        """The layout and per-pair cos and sin; the plan's layout when both layouts fit.
+
+        A plan whose pairs are half-split inside each axis's block (Allegro) is read in its
+        own channels when they repeat one value.
+        """
+        cos, sin, is_complex = self.cache
+        if is_complex:
+            key = ("complex", b"")
+        elif self.own(plan):
+            key = (plan.layout, channel_pairs(plan)[0].tobytes())
+        else:
+            fits = self.fits()
+            key = (plan.layout if plan.layout in fits else fits[0], b"")
+        if key not in self._pairs:
+            if is_complex:
+                layout, c, s = "complex", cos, sin
+            elif key[1]:
+                first = channel_pairs(plan)[0]
+                layout, c, s = plan.layout, cos[:, first], sin[:, first]
+            else:
+                layout, c, s = chosen_pairs(cos, sin, self.fits(), key[0])
+            self._pairs[key] = (key, layout, c, s)
+        return self._pairs[key]
+
+    def pairs_at_all(self, plan: AxisPlan) -> bool:
+        try:
+            self.pairs(plan)
+        except ParameterError:
+            return False
+        return True
+
+    def read(self, plan: AxisPlan, ids: np.ndarray) -> tuple[AxesReading, Pairing]:
+        """The cache read with these ids in the plan's pairing (each pairing and ids once)."""
+        pairing = self.pairs(plan)
+        key, layout, c, s = pairing
+        for seen, seen_ids, reading in self._readings:
+            if seen == key and np.array_equal(seen_ids, ids):
+                return reading, pairing
+        reading = read_axes(c, s, ids, layout=layout)
+        self._readings.append((key, ids, reading))
+        return reading, pairing
+
+    @property
+    def storage(self) -> str:
+        """The coarsest dtype holding every cos value exactly (any pairing's: the same values)."""
+        if self._storage is None:
+            self._storage = storage_precision(self.cache[0])
+        return self._storage
 
 
-def _paired(cache: Cache, plan: AxisPlan) -> bool:
-    try:
-        _pairs(cache, plan)
-    except ParameterError:
-        return False
-    return True
-
-
-def _own_pairs(cache: Cache, plan: AxisPlan) -> bool:
-    """Whether a plan of a layout of its own (per-axis blocks) pairs these channels."""
-    cos, sin, _ = cache
-    if plan.layout in PAIR_LAYOUTS or cos.shape[1] != 2 * plan.pairs:
-        return False
-    first, second = channel_pairs(plan)
-    return all(np.array_equal(t[:, first], t[:, second]) for t in (cos, sin))
-
-
-def _refuse_unpaired(cache: Cache, plans: list[AxisPlan]) -> None:
-    """pair_values' refusal, unless some candidate's own layout pairs the channels."""
-    if not cache[2] and not any(_own_pairs(cache, plan) for plan in plans):
-        pair_values(cache[0], cache[1])
-
-
-def _reading(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
+def _reading(paired: _Paired, plan: AxisPlan, ids: np.ndarray) -> AxesReading:
     """The cache read with these ids, in the plan's layout where both fit."""
-    from ...core.dtypes import HALF_DTYPES, storage_precision
+    from ...core.dtypes import HALF_DTYPES
 
-    layout, c, s = _pairs(cache, plan)
-    reading = read_axes(c, s, ids, layout=layout)
-    if not reading.theta and (storage := storage_precision(c)) in HALF_DTYPES:
-        reading.notes.append(f"θ not fitted: {storage} values pin the slow pairs' ω too poorly")
+    shared, _ = paired.read(plan, ids)
+    reading = dataclasses.replace(shared, notes=list(shared.notes))
+    if not reading.theta and paired.storage in HALF_DTYPES:
+        note = f"θ not fitted: {paired.storage} values pin the slow pairs' ω too poorly"
+        reading.notes.append(note)
     return reading
 
 
-def _verdict(cache: Cache, plan: AxisPlan, ids: np.ndarray) -> Comparison:
+def _verdict(paired: _Paired, plan: AxisPlan, ids: np.ndarray) -> Comparison:
     """The cache against one candidate: it matches, or what differs."""
     try:
-        layout, c, s = _pairs(cache, plan)  # once: it reads the whole cache as float64
+        reading, (_, _, c, s) = paired.read(plan, ids)
     except ParameterError:  # paired in another candidate's own layout only (Allegro's)
         note = f"(c) the channels do not pair in the preset's layout ({plan.layout})"
         return Comparison(False, "none", [note])
-    return compare_to_plan(read_axes(c, s, ids, layout=layout), plan, ids, (c, s))
+    return compare_to_plan(reading, plan, ids, (c, s), paired.storage)
 
 
 def _candidates(

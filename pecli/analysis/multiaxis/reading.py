@@ -19,7 +19,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.rope.forms import pair_columns, pair_layouts
 
-__all__ = ["AxesReading", "pair_values", "read_axes"]
+__all__ = ["AxesReading", "chosen_pairs", "pair_values", "paired_layouts", "read_axes"]
 
 #: A pair counts as turned by an axis when its measured turn exceeds this (radians).
 MOVED = 1e-4
@@ -78,9 +78,30 @@ def pair_values(
 
     """
     cos, sin = np.asarray(cos, np.float64), np.asarray(sin, np.float64)
+    return chosen_pairs(cos, sin, paired_layouts(cos, sin), prefer)
+
+
+def paired_layouts(cos: np.ndarray, sin: np.ndarray) -> tuple[str, ...]:
+    """The layouts whose paired channels agree in both ``(n, w)`` tables (each compared whole).
+
+    Raises
+    ------
+    ParameterError
+        (as ``file``) as :func:`pair_values`.
+
+    >>> paired_layouts(np.ones((2, 4)), np.zeros((2, 4)))
+    ('half-split', 'interleaved')
+
+    """
     if cos.shape != sin.shape or cos.ndim != 2 or cos.shape[1] % 2:
         raise ParameterError("file", "must hold cos and sin of one even width", cos.shape)
-    fits = pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
+    return pair_layouts((cos, sin), "must hold the cos and sin of a rotary cache")
+
+
+def chosen_pairs(
+    cos: np.ndarray, sin: np.ndarray, fits: tuple[str, ...], prefer: str | None
+) -> tuple[str, np.ndarray, np.ndarray]:
+    """:func:`pair_values` once the layouts that fit are known: ``prefer`` if it fits."""
     layout = prefer if prefer in fits else fits[0]
     return layout, pair_columns(cos, layout), pair_columns(sin, layout)
 
@@ -128,13 +149,31 @@ def _groups(keys: np.ndarray) -> np.ndarray:
     return g
 
 
-def _turns(angle: np.ndarray, steps: list[Step]) -> np.ndarray:
+class _Angles:
+    """Each token's per-pair angle ``arctan2(sin, cos)``, computed for the tokens asked only.
+
+    The steps compare a few tokens: the angles of every token (an ``arctan2`` of the whole
+    cache) are never needed. Each row is the same view of the same arrays as a whole-cache
+    ``arctan2`` would walk, so the same bits.
+    """
+
+    def __init__(self, cos: np.ndarray, sin: np.ndarray) -> None:
+        self.cos, self.sin = cos, sin
+        self.rows: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, token: int) -> np.ndarray:
+        if token not in self.rows:
+            self.rows[token] = np.arctan2(self.sin[token], self.cos[token])
+        return self.rows[token]
+
+
+def _turns(angle: _Angles, steps: list[Step]) -> np.ndarray:
     """Per pair, ω measured from the steps (the unit one, else the longest), 0 if unmoved.
 
     A shortest step ``k`` above π (CogVideoX's ids 7.5 apart) turns the fast pairs by more
     than π: their ω is one of ``(2πm ± turn)/k``, chosen by :func:`_unalias`.
     """
-    omega = np.zeros(angle.shape[1])
+    omega = np.zeros(angle.cos.shape[1])
     for u, v, k in reversed(steps):  # the longest first; the unit step overrides where it sees
         turn = np.abs(np.angle(np.exp(1j * (angle[v] - angle[u]))))
         seen = turn > MOVED
@@ -175,7 +214,7 @@ def read_axes(cos: np.ndarray, sin: np.ndarray, ids: np.ndarray, *, layout: str)
     An axis with no two tokens apart on it alone is read from the tokens that step every
     axis at once (text tokens), if it is the only one.
     """
-    angle = np.arctan2(sin, cos)
+    angle = _Angles(cos, sin)
     h, axes = cos.shape[1], ids.shape[1]
     axis, omega, missing, floor = [-1] * h, np.full(h, np.nan), [], 0.0
     for a in range(axes):

@@ -80,6 +80,37 @@ def _spacing(magnitude: np.ndarray, dtype: str) -> np.ndarray:
     return spacing
 
 
+def _block32(
+    x: np.ndarray, y: np.ndarray, floor: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A block of two float32 tables: error in float32 ulps, ``|x − y|``, NaN on one side only.
+
+    The float64 arithmetic of the general path, with the spacing read from the float32 bits of
+    ``min(|x|, |y|)`` (exact in float32): ``ulp(max(m, floor))`` is the larger of ``ulp(m)``
+    and ``ulp(floor)``, and ``error / 2^k`` is ``error · 2^-k``, exactly, the power of 2 built
+    from its bits. An infinite or NaN ``m`` gets another power of 2 than the float64 bits
+    give, but its error is infinite or NaN, and so is the quotient either way.
+
+    >>> x, y = np.float32([1.0, 0.0, np.nan]), np.float32([1.0 + 2**-22, 2**-149, np.nan])
+    >>> [a.tolist() for a in _block32(x, y, 0.0)]
+    [[2.0, 1.0, nan], [2.384185791015625e-07, 1.401298464324817e-45, nan], [False, False, False]]
+    """
+    error = x.astype(np.float64)
+    np.subtract(error, y, out=error)
+    np.abs(error, out=error)
+    nearer = np.abs(x)
+    np.minimum(nearer, np.abs(y), out=nearer)
+    bits, lowest = SIGNIFICAND_BITS["float32"] - 1, MIN_EXPONENT["float32"]
+    least = max(int(np.frexp(floor)[1]) - 1, lowest) if floor > 0 else lowest
+    exponent = (nearer.view(np.uint32) >> np.uint32(23)).astype(np.int64)  # sign bit is 0
+    exponent -= 127
+    np.maximum(exponent, least, out=exponent)
+    exponent = (1023 + bits) - exponent  # the float64 bits of 2^-(exponent - bits)
+    exponent <<= 52
+    in_ulps = np.multiply(error, exponent.view(np.float64))
+    return in_ulps, error, np.isnan(x) != np.isnan(y)
+
+
 @dataclass(frozen=True)
 class Decade:
     """Positions ``first``…``last``: the largest error in ulps and absolute, differing count."""
@@ -142,12 +173,17 @@ def compare(
     decades: dict[int, list[float]] = {}
     first: tuple[int, int] | None = None
     rows = max(1, _CELLS // max(x.shape[1], 1))
+    both32 = x.dtype == y.dtype == np.float32 and dtype == "float32"
     for row in range(0, x.shape[0], rows):
-        p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
-        error = np.abs(p - q)
-        nearer = np.minimum(np.abs(p), np.abs(q))
-        in_ulps = np.divide(error, _spacing(np.maximum(nearer, floor, out=nearer), dtype))
-        bad = (in_ulps > ulps) & (error > atol) | (np.isnan(p) != np.isnan(q))
+        if both32:
+            in_ulps, error, nan_apart = _block32(x[row : row + rows], y[row : row + rows], floor)
+        else:
+            p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
+            error = np.abs(p - q)
+            nearer = np.minimum(np.abs(p), np.abs(q))
+            in_ulps = np.divide(error, _spacing(np.maximum(nearer, floor, out=nearer), dtype))
+            nan_apart = np.isnan(p) != np.isnan(q)
+        bad = (in_ulps > ulps) & (error > atol) | nan_apart
         if first is None and bad.any():
             r, c = np.argwhere(bad)[0]
             first = (row + int(r), int(c))

@@ -46,6 +46,8 @@ def refine(
     h = candidates.shape[2]
     omega = np.full(h, 0.5) if omega is None else omega.copy()
     err = np.full(h, 0.5) if err is None else err.copy()
+    if candidates.shape[1] == 1:  # one phase per row: nothing to pick
+        return _refine_one(positions, candidates[:, 0], errors[:, 0], omega, err, eta, offset)
     for p, cands, errs in zip(positions, candidates, errors, strict=True):
         pred, spread = p * omega, p * err
         full = cands + TWO_PI * np.round((pred - cands) / TWO_PI)
@@ -59,6 +61,30 @@ def refine(
             e = np.where(possible.all(axis=0), e + np.abs(full[0] - full[1]), e)
         better = (spread < math.pi / 2) & (e / p < err) & possible.any(axis=0)
         omega, err = np.where(better, phase / p, omega), np.where(better, e / p, err)
+    return omega, err
+
+
+def _refine_one(
+    positions: np.ndarray,
+    phases: np.ndarray,
+    errors: np.ndarray,
+    omega: np.ndarray,
+    err: np.ndarray,
+    eta: float,
+    offset: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`refine` with one candidate phase per row ``(m, h)``: nothing to choose.
+
+    The same steps and arithmetic, with about half of each row's NumPy calls.
+    """
+    half_pi = math.pi / 2
+    for p, phase, e in zip(positions.tolist(), phases, errors, strict=True):
+        pred, spread = p * omega, p * err
+        full = phase + TWO_PI * np.rint((pred - phase) / TWO_PI)
+        e = e + eta * np.abs(full) * (1 + 2 * offset / p)  # p·ω rounded in float32
+        possible = (np.abs(full - pred) <= spread + e) & (full >= -e)
+        better = (spread < half_pi) & (e / p < err) & possible
+        omega, err = np.where(better, full / p, omega), np.where(better, e / p, err)
     return omega, err
 
 

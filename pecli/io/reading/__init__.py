@@ -308,10 +308,16 @@ def _read_file(source: str, name: str, parameter: str, kind: Kind) -> np.ndarray
 
 
 def _all_numbers(table: np.ndarray, infinite: bool) -> bool:
-    """Every value finite (or infinite, when allowed) as float64: 2^20 values at a time."""
+    """Every value finite (or infinite, when allowed) as float64: 2^20 values at a time.
+
+    NumPy's own float dtypes are tested as they are (a value is finite in float64 exactly
+    when it is in its own dtype); others (bfloat16, integers) as float64.
+    """
     flat = table.ravel(order="K")  # a view when it can be: no copy of the whole
+    native = flat.dtype in (np.float16, np.float32, np.float64)
     for start in range(0, flat.size, 1 << 20):
-        values = flat[start : start + (1 << 20)].astype(np.float64)
+        values = flat[start : start + (1 << 20)]
+        values = values if native else values.astype(np.float64)
         if not np.all(np.isfinite(values) | (infinite & np.isinf(values))):
             return False
     return True

@@ -1,0 +1,61 @@
+"""diff's entry-by-entry comparison of two float32 tables, against float32 ulps by hand.
+
+An entry's error in ulps is ``|a − b|`` over the float32 spacing at ``min(|a|, |b|)``
+(``np.spacing`` of that float32, 2^-149 at and below the smallest normal's exponent), never
+below the spacing at 2^-10 of the largest magnitude; NaN on one side only differs. The
+float32 path reads the spacing from the float32 bits: every kind of value is here (zeros,
+subnormals, powers of 2 and their neighbours, infinities, NaN) in a table of several blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pecli.analysis.ports.compare import compare
+
+F32 = np.float32
+
+
+def tables() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(36)
+    n, d = 9_000, 256  # 2.3 million entries: three blocks
+    a = (rng.standard_normal((n, d)) * 10.0 ** rng.integers(-40, 30, (n, d))).astype(F32)
+    steps = rng.integers(-3, 4, (n, d))
+    b = a.copy()
+    for k in (-3, -2, -1, 1, 2, 3):
+        where = steps == k
+        b[where] = a[where].view(np.int32).astype(np.int64).__add__(k).astype(np.int32).view(F32)
+    special = F32([0.0, -0.0, 2.0**-149, -(2.0**-149), 2.0**-126, 1.0, 2.0, np.inf, -np.inf])
+    a[:9, :9] = special[:, None]
+    b[:9, :9] = special[None, :]
+    a[100, 5], b[200, 7] = np.nan, np.nan
+    a[300, 1] = b[300, 1] = np.nan
+    return a, b
+
+
+def by_hand(a: np.ndarray, b: np.ndarray, ulps: float) -> tuple[int, float, tuple[int, int]]:
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    finite = np.isfinite(x) & np.isfinite(y)
+    largest = max(np.abs(x[np.isfinite(x)]).max(), np.abs(y[np.isfinite(y)]).max())
+    floor_spacing = float(np.spacing(F32(2.0**-10 * largest)))  # 2^-10·largest: a power of 2 off
+    nearer = np.minimum(np.abs(a), np.abs(b))
+    spacing = np.maximum(
+        np.spacing(np.where(np.isfinite(nearer), nearer, 1)).astype(float), 2.0**-149
+    )
+    spacing = np.maximum(spacing, floor_spacing)
+    with np.errstate(invalid="ignore"):
+        error = np.abs(x - y)
+        in_ulps = np.where(finite, error / spacing, np.where(np.isnan(error), np.nan, np.inf))
+        bad = (in_ulps > ulps) | (np.isnan(x) != np.isnan(y))
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    return int(bad.sum()), float(np.nanmax(np.where(finite, in_ulps, 0))), first
+
+
+def test_float32_tables_are_counted_in_float32_ulps():
+    a, b = tables()
+    for ulps in (0.0, 1.0, 2.0):
+        with np.errstate(invalid="ignore"):  # inf − inf: NaN (files never hold them)
+            found = compare(a, b, ulps=ulps)
+        differing, largest_finite, first = by_hand(a, b, ulps)
+        assert (found.differing, found.first) == (differing, first)
+        assert max(d.max_ulps for d in found.decades) >= largest_finite  # inf and NaN: more
