@@ -169,6 +169,23 @@ def test_one_entry_off_anywhere_in_a_large_cache_is_seen(row):
     assert not verdict.matches and verdict.arithmetic == "none"
 
 
+def test_a_port_s_own_omega_is_within_2_ulps_and_one_entry_3_ulps_off_is_not():
+    """torch's float32 recipe (diffusers' Wan, 60 rows, every one screened) with pair 0's
+    ω = 1 taken 3 float32 steps up, as a port's own ``pow`` may: the float32 port's arithmetic.
+    One sine of that pair 3 ulps further up (row 59, t = 2) is past the port's 2 ulps."""
+    cos = hand_cache(WAN_PAIRS, IDS, "cos", arithmetic="float32").astype(F32)
+    sin = hand_cache(WAN_PAIRS, IDS, "sin", arithmetic="float32").astype(F32)
+    omega = np.nextafter(np.nextafter(np.nextafter(F32(1), F32(2)), F32(2)), F32(2))
+    angle = (IDS[:, 0].astype(F32) * omega).astype(np.float64)  # axis t's ids
+    cos[:, 0:2], sin[:, 0:2] = (f(angle).astype(F32)[:, None] for f in (np.cos, np.sin))
+    layout, c, s = pair_values(cos, sin)
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert verdict.matches and verdict.arithmetic == "float32"
+    s[59, 0] = np.nextafter(np.nextafter(np.nextafter(F32(s[59, 0]), F32(2)), F32(2)), F32(2))
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert not verdict.matches and verdict.arithmetic == "none"
+
+
 def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
     path = _save(
