@@ -707,3 +707,15 @@ def test_the_screen_of_transposed_rows_needs_every_pair_of_a_layout_on_the_circl
     rows = np.full((8, 40), 0.3)
     rows[0], rows[4] = np.sin(p), np.cos(p)  # one half-split pair; rows 1 and 5 are not one
     assert columns_residual(lambda r, c: rows[r, c], 8, 40) > 0.5
+
+
+def test_zero_rows_are_no_circle_and_a_zero_matrix_is_scanned(run_cli, tmp_path):
+    """Rows 0, 1, h, h + 1 all zero (a bias-like matrix, a table's padding columns): no pair of
+    them is on the circle, so no residual (inf); the scan of a zero matrix gives a verdict."""
+    from pecli.analysis.checkpoints.screen import columns_residual
+
+    zeros = np.zeros((8, 40))
+    assert columns_residual(lambda r, c: zeros[r, c], 8, 40) == np.inf
+    save_file({"w": zeros.astype(np.float32)}, str(tmp_path / "z.safetensors"))
+    found = verdicts(run_cli, str(tmp_path / "z.safetensors"))
+    assert found["w"]["verdict"] == "not sinusoidal", found

@@ -159,6 +159,39 @@ def test_legend_prints_large_wavelengths_with_thousands_separators():
     assert fig.axes[0].get_lines()[0].get_label() == "i = 249 (λ = 47,120)"
 
 
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [
+        (999.94, "999.9"),
+        (1000.0, "1,000"),
+        (-1000.0, "-1,000"),
+        (1234.4, "1,234"),
+        (47116.9, "47,120"),
+    ],
+)
+def test_a_label_takes_thousands_separators_from_1000_on(value, label):
+    """Four significant digits below 1000; from 1000 on (1000 itself included), whole numbers
+    rounded to four significant digits, with separators."""
+    from pecli.figures.style import number_label
+
+    assert number_label(value) == label
+
+
+def test_a_legend_in_a_subfigure_fits_the_whole_figure_s_height():
+    """40 entries, rows = 16 at 4.5 inches: 16·9 / 4.5 = 32 rows fit in a 9-inch figure, so
+    2 columns, though the subfigure holding the axes has no size of its own."""
+    from matplotlib.figure import Figure
+
+    from pecli.figures.style import legend_outside
+
+    fig = Figure(figsize=(6, 9))
+    ax = fig.subfigures(1, 2)[0].subplots()
+    for k in range(40):
+        ax.plot([0, 1], [k, k], label=str(k))
+    legend_outside(ax, title="pair")
+    assert ax.get_legend()._ncols == 2
+
+
 def test_panels_draw_one_axes_per_pair_sharing_x():
     pairs = [1, 10, 50, 100]
     x = np.linspace(0, 250, 2501)

@@ -169,6 +169,23 @@ def test_one_entry_off_anywhere_in_a_large_cache_is_seen(row):
     assert not verdict.matches and verdict.arithmetic == "none"
 
 
+def test_a_port_s_own_omega_is_within_2_ulps_and_one_entry_3_ulps_off_is_not():
+    """torch's float32 recipe (diffusers' Wan, 60 rows, every one screened) with pair 0's
+    ω = 1 taken 3 float32 steps up, as a port's own ``pow`` may: the float32 port's arithmetic.
+    One sine of that pair 3 ulps further up (row 59, t = 2) is past the port's 2 ulps."""
+    cos = hand_cache(WAN_PAIRS, IDS, "cos", arithmetic="float32").astype(F32)
+    sin = hand_cache(WAN_PAIRS, IDS, "sin", arithmetic="float32").astype(F32)
+    omega = np.nextafter(np.nextafter(np.nextafter(F32(1), F32(2)), F32(2)), F32(2))
+    angle = (IDS[:, 0].astype(F32) * omega).astype(np.float64)  # axis t's ids
+    cos[:, 0:2], sin[:, 0:2] = (f(angle).astype(F32)[:, None] for f in (np.cos, np.sin))
+    layout, c, s = pair_values(cos, sin)
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert verdict.matches and verdict.arithmetic == "float32"
+    s[59, 0] = np.nextafter(np.nextafter(np.nextafter(F32(s[59, 0]), F32(2)), F32(2)), F32(2))
+    verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
+    assert not verdict.matches and verdict.arithmetic == "none"
+
+
 def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
     path = _save(
@@ -400,3 +417,24 @@ def test_a_cache_one_ulp_from_float64_but_two_from_exact_is_the_float64_arithmet
     layout, c, s = pair_values(cos, sin)
     verdict = compare_to_plan(read_axes(c, s, ids, layout=layout), PLAN, ids, (c, s))
     assert verdict.matches and verdict.arithmetic == "float64"
+
+
+def test_a_cache_one_ulp_from_exact_but_two_from_float64_is_the_exact_arithmetic():
+    """The mirror of the test above, at the exact arithmetic's own bound of 1 ulp: every value
+    is mpmath's (120 bits) rounded to float32, then cos at row 0, pair 2 goes one ulp *down*
+    from 0.033603523: 1 ulp from exact, 2 from numpy's float64 angle (0.033603527)."""
+    import mpmath
+
+    ids = np.array([(1e7 + t, h, w) for t in range(3) for h in range(4) for w in range(5)])
+    with mpmath.workprec(120):
+        omega = [mpmath.power(t, mpmath.mpf(-2 * j) / d) for _, t, j, d in WAN_PAIRS]
+        axis = [a for a, _, _, _ in WAN_PAIRS]
+        angles = [[mpmath.mpf(row[a]) * w for a, w in zip(axis, omega, strict=True)] for row in ids]
+        cos = np.repeat(np.array([[float(mpmath.cos(x)) for x in r] for r in angles], F32), 2, 1)
+        sin = np.repeat(np.array([[float(mpmath.sin(x)) for x in r] for r in angles], F32), 2, 1)
+    assert cos[0, 4] == F32(0.033603523)
+    assert F32(np.cos(1e7 * 1e4 ** (-4 / 44))) == np.nextafter(cos[0, 4], F32(1))  # float64's
+    cos[0, 4:6] = np.nextafter(cos[0, 4], F32(0))  # both columns of the pair
+    layout, c, s = pair_values(cos, sin)
+    verdict = compare_to_plan(read_axes(c, s, ids, layout=layout), PLAN, ids, (c, s))
+    assert verdict.matches and verdict.arithmetic == "exact"

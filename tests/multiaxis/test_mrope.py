@@ -343,3 +343,20 @@ def test_a_qwen3_vl_video_takes_a_gap_of_one_timestamp_token():
         [0, 1, 0, 1, 2, 3, 4, 3, 4],
     ]
     assert delta == 5 - 9
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"model": "qwen4-vl"},
+            "model must be one of qwen2-vl, qwen2.5-vl, qwen3-vl (got 'qwen4-vl')",
+        ),
+        ({"model": "qwen2-vl", "release": "5"}, "release must be one of 5.24, 4 (got '5')"),
+    ],
+)
+def test_an_unknown_model_or_release_lists_the_ones_there_are(kwargs, message):
+    """transformers' three Qwen-VL ``get_rope_index`` models, and its releases 5.24 and 4."""
+    with pytest.raises(ParameterError) as caught:
+        mrope_ids(parse_tokens("text:2"), **kwargs)
+    assert str(caught.value) == message

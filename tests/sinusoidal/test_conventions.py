@@ -129,7 +129,7 @@ def test_component_names_follow_the_layout():
     assert component_names(5, "interleaved", pad_odd_d=True)[-1] == "zero"
     # the names describe the values: sin_i column == sin(pos ω_i)
     table = encoding_table(d=6, n=3, layout="cos-sin", schedule="tensor2tensor", dtype="float64")
-    omega = angular_frequencies(6, schedule="tensor2tensor")
+    omega = 10000.0 ** (-np.arange(3) / 2)  # tensor2tensor: exp(-i·ln(10^4)/(d/2 - 1))
     for column, name in enumerate(component_names(6, "cos-sin")):
         kind, i = name.split("_")
         f = np.sin if kind == "sin" else np.cos

@@ -381,3 +381,13 @@ def test_columns_of_zeros_or_of_squares_past_float64_are_no_circle(value):
     columns = np.full((4, 2), value)
     with pytest.raises(ValueError, match="not sine/cosine pairs"):
         circle_radius(columns, columns)
+
+
+def test_an_amplitude_other_than_1_or_sqrt_2_over_d_is_divided_out_before_starts_are_compared():
+    """HF Marian's table (odd d = 5: two pairs and a last sine) times 0.5, rows 1000 … 1007 in
+    float32: candidate starts are told apart on the rows divided by the measured radius 0.5,
+    and 1000 alone fits (divided by sqrt(2/5) instead, far starts win)."""
+    table = (0.5 * np.array(slow.hf_marian(8, 5, 1e4, 1000))).astype(np.float32)
+    found = identify_table(table)
+    assert found.matched and found.starts == [1000] and "--odd-d sine" in found.command
+    assert "--amplitude 0.5" in found.command

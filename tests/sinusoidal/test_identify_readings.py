@@ -1,6 +1,7 @@
 """identify's readings, held to the parameters each table was built from.
 
-The tables are built by ``encoding_table`` (or slow_formulas.py) from chosen parameters; each
+The tables are built by the libraries' recipes (slow_formulas.py), or by ``encoding_table``
+where a knob has no library (the odd-d rules' sweep), from chosen parameters; each
 test asserts those parameters (or a number derived by hand from them), never only ``matched``.
 The cases are few and small: the identify area's mutation runs pay for this file per mutant.
 """
@@ -58,7 +59,7 @@ def test_a_fractional_start_is_placed_from_its_slowest_pair_first():
     """d = 8 paper, C = 44 (ω_j = 44^(-j/4)), start 16.5: the first pair's phase
     16.5 − 6π ≈ −2.35 and the slowest's 16.5 · 44^(-3/4) ≈ 0.97 differ by more than π, so a
     reading that began from the first pair's phase would be a period of the slowest pair off."""
-    table = encoding_table(d=8, n=20, start=16.5, base=44.0, dtype="float64")
+    table = np.array(slow.vaswani(20, 8, 44.0, 16.5))  # the article's formula, float64
     found = identify_table(table)
     assert found.matched and found.start == pytest.approx(16.5, abs=1e-9)
     assert (found.schedule, found.base, found.layout) == ("paper", 44.0, "interleaved")
@@ -159,7 +160,7 @@ def test_float16_rows_too_few_for_the_slow_pair_read_a_base_they_cannot_tell():
     3·10^-4 rad, under the 50 units of rounding the slopes ask for, so k is not read and
     C = 10000 is tried: tensor2tensor's ω_1 = 10^-4 is within float16's allowance, given as
     the paper's C = 10^8 with the note that larger bases (10^9 is one) give the same numbers."""
-    table = encoding_table(d=4, n=10, start=0, base=1e9, dtype="float16")
+    table = np.array(slow.vaswani(10, 4, 1e9, 0)).astype(np.float16)
     found = identify_table(table.astype(np.float64))
     assert found.matched and found.start == 0 and (found.schedule, found.base) == ("paper", 1e8)
     assert found.note.startswith("the base is not determined") and found.base < 1e9
@@ -372,15 +373,7 @@ def test_a_base_of_1e300_whose_other_reading_is_past_it_is_read():
     C = 10^(300 · 34/33) ≈ 10^309, past any float. Before, exp of it overflowed (a traceback
     from the quick pass's check, the naming and the equivalent readings); now it is no
     reading, and the table is read as built."""
-    table = encoding_table(
-        d=68,
-        n=1300,
-        start=0,
-        base=1e300,
-        schedule="tensor2tensor",
-        layout="sin-cos",
-        dtype="float64",
-    )
+    table = np.array(slow.tensor2tensor(1300, 68, 1e300, 0))  # its get_timing_signal_1d
     found = identify_table(table)
     assert found.matched and (found.schedule, found.base, found.start) == (
         "tensor2tensor",
@@ -392,12 +385,12 @@ def test_a_base_of_1e300_whose_other_reading_is_past_it_is_read():
 
 def test_a_zero_row_past_the_first_rebuilt_block_is_rebuilt_as_zero():
     """pytorch's table (d = 16, 700 rows) with row 600 zeroed: the rebuild runs 512 rows at a
-    time, and the zero row falls in the second block; rebuilt where it is, it matches exactly
-    with --padding-idx 600."""
-    table = encoding_table(d=16, n=700, start=0, dtype="float64")
+    time, and the zero row falls in the second block; rebuilt where it is, it matches with
+    --padding-idx 600, to the tutorial's own float64 rounding (4.5e-14: ω is exp of a log)."""
+    table = np.array(slow.pytorch_tutorial(700, 16))
     table[600] = 0.0
     found = identify_table(table)
-    assert found.matched and found.padding_rows == [600] and found.residual == 0.0
+    assert found.matched and found.padding_rows == [600] and found.residual < 1e-13
     assert command_line(found.command).endswith("--padding-idx 600")
 
 
@@ -424,7 +417,7 @@ def test_a_shorter_base_that_rebuilds_the_table_to_its_own_residual_rebuilds_it(
     """A float32 table of C = 10^4 (d = 8, 64 rows from 1) read with C = 10000.01 is off by
     1.6e-6, above float32's 4 ulps: a trial whose own residual is that worst still rebuilds
     the table (within, not strictly below, its residual)."""
-    table = encoding_table(d=8, n=64, base=10000.0).astype(np.float64)
+    table = np.array(slow.vaswani(64, 8)).astype(np.float32).astype(np.float64)
     zeros = Zeros([], False)
     trial = Fit("interleaved", "paper", 10000.01, 10000.01, 1.0)
     trial.residual, score = residual(table, trial, zeros, "float32")

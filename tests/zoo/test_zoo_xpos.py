@@ -90,11 +90,17 @@ def test_float32_scales_are_correctly_rounded():
 
 
 def test_half_split_is_rotary_embedding_torch_before_0_8():
-    """0.2.0 … 0.7.0: ``torch.cat((scale, scale), -1)``: channel c gets pair c mod d/2."""
-    inter = xpos_scales(3, 8)
-    half = xpos_scales(3, 8, layout="half-split")
-    assert np.array_equal(half[:, :4], inter[:, ::2]) and np.array_equal(half[:, 4:], half[:, :4])
-    assert not np.array_equal(half, inter)
+    """0.2.0 … 0.7.0, written out: ``scale = (arange(0, d, 2) + 0.4·d) / (1.4·d)``, raised to
+    ``power = t / scale_base`` (t the centred positions), then ``torch.cat((scale, scale), -1)``:
+    channel c gets pair c mod d/2. At L = 5 torchscale's centre gives t = -3 … 1."""
+    d, gamma = 8, 4.0
+    zeta = (np.arange(0, d, 2) + 0.4 * d) / (1.4 * d)
+    t = np.arange(5) - 3  # -(5 + 0) // 2 = -3
+    scale = zeta[None, :] ** (t[:, None] / gamma)
+    half = xpos_scales(5, d, scale_base=gamma, layout="half-split")
+    np.testing.assert_allclose(half, np.concatenate([scale, scale], axis=1), rtol=1e-15)
+    inter = xpos_scales(5, d, scale_base=gamma)
+    np.testing.assert_allclose(inter, np.repeat(scale, 2, axis=1), rtol=1e-15)
 
 
 @pytest.mark.parametrize(

@@ -217,6 +217,8 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
         ["pecli/io/**/*.py"],
         [
             "tests/**/test_csv_output.py",
+            "tests/**/test_read_arrays.py",
+            "tests/**/test_reading_large.py",
             "tests/**/test_paths.py",
             "tests/**/test_safetensors_reader.py",
             "tests/**/test_rope_freqs_npy.py",

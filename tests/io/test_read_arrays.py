@@ -1,0 +1,93 @@
+"""The readers' edges the command tests do not reach: a GGUF file read by ``read_arrays``, the
+CSV size bound's message, and a non-blocking output written whole."""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pecli.core.errors import ParameterError
+from pecli.io.reading import read_table
+from pecli.io.reading.arrays import ANY_FORMATS, read_arrays
+
+GGUF = Path(__file__).parents[1] / "fixtures" / "libraries" / "gguf"
+
+
+def test_a_gguf_file_gives_its_one_frequency_tensor():
+    """llama31.gguf (gguf 0.19.0, as llama.cpp's convert_hf_to_gguf.py writes Llama 3.1):
+    ``rope_freqs.weight`` holds the llama3 factors of its config, written out here as the
+    converter computes them (θ = 500000, d = 4096 / 32, factor 8, low 1, high 4, L 8192)."""
+    arrays, metadata = read_arrays(str(GGUF / "llama31.gguf"), formats=ANY_FORMATS)
+    assert list(arrays) == ["rope_freqs.weight"] and metadata == {}
+    factors = []
+    for j in range(64):
+        wavelength = 2 * math.pi * 500000.0 ** (2 * j / 128)
+        if wavelength < 8192 / 4.0:
+            factors.append(1.0)
+        elif wavelength > 8192 / 1.0:
+            factors.append(8.0)
+        else:
+            smooth = (8192 / wavelength - 1.0) / (4.0 - 1.0)
+            factors.append(1 / ((1 - smooth) / 8.0 + smooth))
+    got = arrays["rope_freqs.weight"]
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, factors, rtol=1e-6)  # the converter's float32 arithmetic
+
+
+def test_a_csv_file_past_the_bound_names_the_bound_in_mib(tmp_path, monkeypatch):
+    from pecli.io import reading
+
+    monkeypatch.setattr(reading, "MAX_CSV_BYTES", 1 << 20)
+    path = tmp_path / "big.csv"
+    path.write_text("0.5,0.25\n" * 120_000)  # 1,080,000 bytes
+    with pytest.raises(ParameterError) as caught:
+        read_table(str(path))
+    assert "must be at most 1 MiB as CSV" in str(caught.value)
+    assert "1,080,000 bytes" in str(caught.value)
+
+
+def test_a_full_non_blocking_output_is_waited_for_and_written_whole():
+    """A non-blocking pipe (64 KiB) whose reader starts only once a write found it full (the
+    raw write returns None): every byte arrives, in order, none skipped."""
+    from pecli.io.pipes import guarded
+
+    data = bytes(range(256)) * 1024  # 256 KiB
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    full, received = threading.Event(), []
+
+    class Raw:
+        def __init__(self) -> None:
+            self.file = os.fdopen(write_end, "wb", buffering=0)
+
+        def write(self, view):
+            written = self.file.write(view)
+            if written is None:
+                full.set()
+            return written
+
+        def fileno(self) -> int:
+            return write_end
+
+        def flush(self) -> None:
+            pass
+
+        def close(self) -> None:
+            self.file.close()
+
+    def drain() -> None:
+        full.wait(30)
+        with os.fdopen(read_end, "rb") as reader:
+            received.append(reader.read())
+
+    thread = threading.Thread(target=drain)
+    thread.start()
+    with guarded(Raw(), stdout=False) as out:  # type: ignore[arg-type]
+        assert out.write(data) == len(data)
+    thread.join(30)
+    assert full.is_set() and received == [data]
