@@ -42,6 +42,7 @@ import numpy as np
 
 from . import angles, threads
 from .certificate import TALLY, ErrorBound, round_certified, sin_cos_exact
+from .certificate.blocks import Exact, ProductRounder
 from .certificate.bounds import UNIT_ROUNDOFF
 from .errors import ParameterError
 
@@ -316,16 +317,19 @@ def _fill_range(
 
 
 def _writer(
-    sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int], exact: _Exact
+    sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int], exact: Exact
 ) -> _Writer:
     """A function writing ``anchor · turn`` into rows ``r0 … r1-1`` of the two views.
 
-    float32 views get the certificate: each value is rounded, checked against
-    :data:`CONSECUTIVE_BOUND` and, if undecided, recomputed by ``exact``.
+    float32 views get the certificate (:class:`~pecli.core.certificate.blocks.ProductRounder`):
+    each value is rounded, checked against :data:`CONSECUTIVE_BOUND` and, if undecided,
+    recomputed by ``exact``.
     """
     pairs = _complex_view(sin_out, cos_out)
-    certify = sin_out.dtype == np.float32
-    if pairs is not None and not certify:
+    if sin_out.dtype == np.float32:
+        e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
+        return ProductRounder(sin_out, cos_out, pairs, shape, e, exact)
+    if pairs is not None:
         out = pairs
 
         def fused(r0: int, r1: int, anchor: np.ndarray, turn: np.ndarray) -> None:
@@ -333,46 +337,13 @@ def _writer(
 
         return fused
     scratch = np.empty(shape, dtype=np.complex128)
-    check = _Check(shape, exact) if certify else None
 
     def split(r0: int, r1: int, anchor: np.ndarray, turn: np.ndarray) -> None:
         t = np.multiply(anchor, turn, out=scratch[: r1 - r0])
-        if check is None:
-            sin_out[r0:r1] = t.real
-            cos_out[r0:r1] = t.imag
-        elif pairs is not None:
-            check.round(t.view(np.float64), pairs[r0:r1].view(np.float32), r0, (1, 0))
-        else:
-            check.round(t.real, sin_out[r0:r1], r0, (2, 0))
-            check.round(t.imag, cos_out[r0:r1], r0, (2, 1))
+        sin_out[r0:r1] = t.real
+        cos_out[r0:r1] = t.imag
 
     return split
-
-
-_Exact = Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
-
-
-class _Check:
-    """Rounds a block of float64 values to float32 under the certificate (one per thread)."""
-
-    def __init__(self, shape: tuple[int, int], exact: _Exact) -> None:
-        self.low = np.empty((shape[0], 2 * shape[1]), dtype=np.float32)
-        self.differ = np.empty(self.low.shape, dtype=bool)
-        self.e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
-        self.exact = exact
-
-    def round(self, wide: np.ndarray, dest: np.ndarray, r0: int, cols: tuple[int, int]) -> None:
-        """``dest = wide`` rounded; undecided entries recomputed. ``cols``: (step, start)."""
-        r, c = dest.shape
-        np.add(wide, self.e, out=dest, casting="same_kind")  # = round(wide) when decided
-        low = np.subtract(wide, self.e, out=self.low[:r, :c], casting="same_kind")
-        differ = np.not_equal(dest, low, out=self.differ[:r, :c])
-        if differ.any():
-            rows, where = np.nonzero(differ)
-            dest[rows, where] = self.exact(r0 + rows, where * cols[0] + cols[1], dest.dtype)
-            TALLY.add(checked=dest.size, recomputed=rows.size)
-        else:
-            TALLY.add(checked=dest.size)
 
 
 def _complex_view(sin_out: np.ndarray, cos_out: np.ndarray) -> np.ndarray | None:
