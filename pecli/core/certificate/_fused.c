@@ -108,20 +108,61 @@ PECLI_INLINE int round_pairs(const double *re, const double *im, Py_ssize_t n, d
     return differ;
 }
 
-PECLI_INLINE void block_body(const Block *b, Found *found)
+/* One chunk of a row, interleaved destination: products and rounding in one vector pass. */
+#if PECLI_X86
+#include <immintrin.h>
+
+PECLI_AVX2 static int interleaved_avx2(const double *a, const double *b, Py_ssize_t n, double e,
+                                       int fused, float *out)
+{
+    __m256d ev = _mm256_set1_pd(e);
+    __m128 differ = _mm_setzero_ps();
+    double re[2], im[2];
+    Py_ssize_t k = 0;
+    for (; k + 2 <= n; k += 2) {
+        /* (ar0 ai0 ar1 ai1) * (br0 bi0 br1 bi1): lanes re0 im0 re1 im1, NumPy's formula */
+        __m256d av = _mm256_loadu_pd(a + 2 * k), bv = _mm256_loadu_pd(b + 2 * k);
+        __m256d ar = _mm256_movedup_pd(av), ai = _mm256_permute_pd(av, 0xF);
+        __m256d cross = _mm256_mul_pd(ai, _mm256_permute_pd(bv, 0x5)); /* ai*bi, ai*br */
+        __m256d w = fused ? _mm256_fmaddsub_pd(ar, bv, cross)
+                          : _mm256_addsub_pd(_mm256_mul_pd(ar, bv), cross);
+        __m128 high = _mm256_cvtpd_ps(_mm256_add_pd(w, ev));
+        __m128 low = _mm256_cvtpd_ps(_mm256_sub_pd(w, ev));
+        _mm_storeu_ps(out + 2 * k, high);
+        differ = _mm_or_ps(differ, _mm_cmpneq_ps(high, low)); /* NaN: unordered, differs */
+    }
+    int any = _mm_movemask_ps(differ) != 0;
+    if (k < n) {
+        products(a + 2 * k, b + 2 * k, 1, fused, re, im);
+        any |= round_pairs(re, im, 1, e, out + 2 * k);
+    }
+    return any;
+}
+#endif
+
+PECLI_INLINE void block_body(const Block *b, Found *found, int vector)
 {
     double re[CHUNK], im[CHUNK];
     float pair[2 * CHUNK];
     Py_ssize_t r, j0, k, n;
     int interleaved = b->sin_col == 8 && b->cos_col == 8 && b->cos == b->sin + 4 &&
                       b->cos_row == b->sin_row;
+    (void)vector;
     for (r = 0; r < b->rows; r++) {
         const double *a = (const double *)(b->anchor + r * b->anchor_row);
         for (j0 = 0; j0 < b->h; j0 += CHUNK) {
+            int differ;
             n = b->h - j0 < CHUNK ? b->h - j0 : CHUNK;
-            products(a + 2 * j0, b->turn + 2 * j0, n, b->fused, re, im);
             float *dest = interleaved ? (float *)(b->sin + r * b->sin_row + j0 * 8) : pair;
-            int differ = round_pairs(re, im, n, b->e, dest);
+#if PECLI_X86
+            if (vector && interleaved)
+                differ = interleaved_avx2(a + 2 * j0, b->turn + 2 * j0, n, b->e, b->fused, dest);
+            else
+#endif
+            {
+                products(a + 2 * j0, b->turn + 2 * j0, n, b->fused, re, im);
+                differ = round_pairs(re, im, n, b->e, dest);
+            }
             if (!interleaved) {
                 char *s = b->sin + r * b->sin_row + j0 * b->sin_col;
                 char *c = b->cos + r * b->cos_row + j0 * b->cos_col;
@@ -132,6 +173,7 @@ PECLI_INLINE void block_body(const Block *b, Found *found)
             }
             if (!differ)
                 continue;
+            products(a + 2 * j0, b->turn + 2 * j0, n, b->fused, re, im); /* the same values */
             for (k = 0; k < n; k++) {
                 int64_t flat = (int64_t)(r * 2 * b->h + 2 * (j0 + k));
                 if ((float)(re[k] + b->e) != (float)(re[k] - b->e))
@@ -143,10 +185,10 @@ PECLI_INLINE void block_body(const Block *b, Found *found)
     }
 }
 
-static void block_generic(const Block *b, Found *found) { block_body(b, found); }
+static void block_generic(const Block *b, Found *found) { block_body(b, found, 0); }
 
 #if PECLI_X86
-PECLI_AVX2 static void block_avx2(const Block *b, Found *found) { block_body(b, found); }
+PECLI_AVX2 static void block_avx2(const Block *b, Found *found) { block_body(b, found, 1); }
 #endif
 
 static int has_avx2(void)
@@ -192,12 +234,12 @@ static PyObject *found_bytes(Found *found)
 }
 
 PyDoc_STRVAR(consecutive_doc,
-"consecutive(anchor, turn, sin_out, cos_out, e, fused) -> bytes\n\n"
-"sin_out[r, j], cos_out[r, j] = round(v + e) to float32, v = anchor[r, j] * turn[j]\n"
+"consecutive(anchor, turn, sin_out, cos_out, r0, e, fused) -> bytes\n\n"
+"sin_out[r0 + r, j], cos_out[r0 + r, j] = round(v + e) to float32, v = anchor[r, j] * turn[j]\n"
 "(real part to sin_out, imaginary to cos_out); returns the int64 flat positions\n"
 "r*2h + 2j + (0 or 1) where round(v - e) differs (undecided), in order.\n"
 "anchor: (rows, h) complex128, each row contiguous; turn: (h,) complex128, contiguous;\n"
-"sin_out, cos_out: writable (rows, h) float32, any strides; fused: 1 to fuse the first\n"
+"sin_out, cos_out: writable (n, h) float32, any strides, n >= r0 + rows; fused: 1 to fuse the first\n"
 "product of each part (fma), as NumPy's SIMD loop does where the CPU has FMA.");
 
 static PyObject *consecutive(PyObject *self, PyObject *args)
@@ -205,11 +247,12 @@ static PyObject *consecutive(PyObject *self, PyObject *args)
     PyObject *anchor_obj, *turn_obj, *sin_obj, *cos_obj;
     double e;
     int fused;
+    Py_ssize_t r0;
     Py_buffer anchor, turn, sin_view, cos_view;
     Block b;
     Found found = {NULL, 0, 0, 0};
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOdp", &anchor_obj, &turn_obj, &sin_obj, &cos_obj, &e,
+    if (!PyArg_ParseTuple(args, "OOOOndp", &anchor_obj, &turn_obj, &sin_obj, &cos_obj, &r0, &e,
                           &fused))
         return NULL;
     if (get_2d(anchor_obj, &anchor, PyBUF_SIMPLE, 16, "Zd", "anchor") < 0)
@@ -232,11 +275,11 @@ static PyObject *consecutive(PyObject *self, PyObject *args)
     b.rows = anchor.shape[0];
     b.h = anchor.shape[1];
     if (anchor.strides[1] != 16 || turn.itemsize != 16 || turn.len != 16 * b.h ||
-        sin_view.shape[0] != b.rows || sin_view.shape[1] != b.h ||
-        cos_view.shape[0] != b.rows || cos_view.shape[1] != b.h) {
+        r0 < 0 || sin_view.shape[0] < r0 + b.rows || sin_view.shape[1] != b.h ||
+        cos_view.shape[0] < r0 + b.rows || cos_view.shape[1] != b.h) {
         PyErr_SetString(PyExc_ValueError,
                         "anchor (rows, h) with contiguous rows, turn (h,), sin_out and "
-                        "cos_out (rows, h)");
+                        "cos_out (n, h) with n >= r0 + rows");
         PyBuffer_Release(&anchor);
         PyBuffer_Release(&turn);
         PyBuffer_Release(&sin_view);
@@ -246,8 +289,8 @@ static PyObject *consecutive(PyObject *self, PyObject *args)
     b.anchor = (const char *)anchor.buf;
     b.anchor_row = anchor.strides[0];
     b.turn = (const double *)turn.buf;
-    b.sin = (char *)sin_view.buf;
-    b.cos = (char *)cos_view.buf;
+    b.sin = (char *)sin_view.buf + r0 * sin_view.strides[0];
+    b.cos = (char *)cos_view.buf + r0 * cos_view.strides[0];
     b.sin_row = sin_view.strides[0];
     b.sin_col = sin_view.strides[1];
     b.cos_row = cos_view.strides[0];

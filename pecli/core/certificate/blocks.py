@@ -71,17 +71,17 @@ class ProductRounder:
         )
         both = sin_out.dtype == cos_out.dtype == np.float32  # else the NumPy pass (mixed views)
         self.compiled = both and (compiled.usable() if use_compiled is None else use_compiled)
-        self.shape = shape
+        self.shape, self.outs = shape, (sin_out, cos_out)
         self.scratch: np.ndarray | None = None  # the NumPy pass's blocks, made on first use
 
     def __call__(self, r0: int, r1: int, anchor: np.ndarray, turn: np.ndarray) -> None:
         """Rows ``r0 … r1-1`` get ``anchor · turn`` rounded; undecided entries recomputed."""
         if self.compiled and anchor.size > 1:  # NumPy computes one lone product unfused
-            flat = compiled.consecutive(
-                anchor, turn, self.sin_out[r0:r1], self.cos_out[r0:r1], self.e
-            )
-            self._recompute(r0, *np.divmod(flat, 2 * anchor.shape[1]))
-            TALLY.add(checked=2 * anchor.size, recomputed=flat.size)
+            found = compiled.consecutive(anchor, turn, self.outs, r0, self.e)
+            if found:
+                flat = np.frombuffer(found, dtype=np.int64)
+                self._recompute(r0, *np.divmod(flat, 2 * anchor.shape[1]))
+            TALLY.add(checked=2 * anchor.size, recomputed=len(found) // 8)
             return
         t = np.multiply(anchor, turn, out=self._scratch(anchor.shape))
         if self.pairs is not None:
@@ -99,8 +99,6 @@ class ProductRounder:
         return self.scratch[: shape[0], : shape[1]]
 
     def _recompute(self, r0: int, rows: np.ndarray, cols: np.ndarray) -> None:
-        if not rows.size:
-            return
         values = self.exact(r0 + rows, cols, self.sin_out.dtype)
         cosine = cols % 2 == 1
         for dest, where in ((self.sin_out, ~cosine), (self.cos_out, cosine)):

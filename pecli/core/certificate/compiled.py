@@ -60,13 +60,23 @@ def numpy_fuses() -> bool | None:
 
 def usable() -> bool:
     """Whether the compiled pass is built and matches NumPy's complex product here."""
-    return _fused is not None and numpy_fuses() is not None
+    if _fused is None or numpy_fuses() is None:
+        return False
+    _FUSES[0] = bool(numpy_fuses())
+    return True
+
+
+_FUSES = [False]  # numpy_fuses(), set by usable()
 
 
 def consecutive(
-    anchor: np.ndarray, turn: np.ndarray, sin_out: np.ndarray, cos_out: np.ndarray, e: float
-) -> np.ndarray:
-    """``anchor · turn`` rounded into the float32 views as ``round(v + e)``; the undecided.
+    anchor: np.ndarray,
+    turn: np.ndarray,
+    outs: tuple[np.ndarray, np.ndarray],
+    r0: int,
+    e: float,
+) -> bytes:
+    """``anchor · turn`` rounded into rows ``r0 …`` of two float32 views as ``round(v + e)``.
 
     Parameters
     ----------
@@ -74,20 +84,23 @@ def consecutive(
         ``(m, h)`` complex128, each row contiguous.
     turn : numpy.ndarray
         ``(h,)`` complex128, contiguous.
-    sin_out, cos_out : numpy.ndarray
-        Writable ``(m, h)`` float32 views, any strides: they get the real and imaginary parts.
+    outs : tuple of numpy.ndarray
+        The sine and cosine views, writable ``(n, h)`` float32, any strides, ``n >= r0 + m``:
+        rows ``r0 … r0 + m - 1`` get the real and imaginary parts.
+    r0 : int
+        The first row written.
     e : float
         The absolute error bound of the products.
 
     Returns
     -------
-    numpy.ndarray
-        int64, the flat positions ``r·2h + 2j + c`` (``c`` = 0: sine, 1: cosine) whose
-        ``round(v − e)`` differs from ``round(v + e)``, ascending. Call only if :func:`usable`.
+    bytes
+        The int64 flat positions ``r·2h + 2j + c`` (``c`` = 0: sine, 1: cosine) whose
+        ``round(v − e)`` differs from ``round(v + e)``, ascending (empty: all decided, the
+        common case, left as bytes to spare a block the array). Call only if :func:`usable`.
 
     """
-    found = _fused.consecutive(anchor, turn, sin_out, cos_out, e, bool(numpy_fuses()))
-    return np.frombuffer(found, dtype=np.int64)
+    return _fused.consecutive(anchor, turn, *outs, r0, e, _FUSES[0])  # type: ignore[no-any-return]
 
 
 def ends_differ(values: np.ndarray, e: np.ndarray | float) -> np.ndarray | None:
