@@ -165,7 +165,7 @@ def fill_sin_cos_consecutive(
             (np.asarray(rows + offset, dtype=np.float64), np.zeros(rows.shape)),
         )
         j = cols // 2
-        return sin_cos_exact((hi, lo, w[j], res[j]), cols % 2 == 1, dtype)
+        return _recomputed((hi, lo, w[j], res[j]), cols % 2 == 1, dtype)
 
     def work(n0: int, n1: int) -> None:
         write = _writer(sin_out, cos_out, anchor.shape, exact)
@@ -258,6 +258,36 @@ def _direct_certified(
 
         recomputed = round_certified(values, bound, dest, exact)
         TALLY.add(checked=dest.size, recomputed=recomputed)
+
+
+def _recomputed(
+    terms: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    cosine: np.ndarray,
+    dtype: np.dtype,
+) -> np.ndarray:
+    """Correctly rounded values the consecutive kernel left undecided, in two tiers (Ziv).
+
+    An exact position (``p_lo = 0``, every integer position) is first evaluated directly under
+    :func:`direct_bound`, relative to the value: it decides nearly every value the absolute
+    bound of 32u left, the small sines of low frequencies above all, without mpmath (whose
+    import alone costs a rotary cache 8 %); the rest are recomputed by :func:`sin_cos_exact`.
+    """
+    p_hi, p_lo, w, res = terms
+    found = np.empty(p_hi.size)
+    simple = np.flatnonzero((p_lo == 0) & (p_hi != 0))  # angle 0: the fallback's exact rule
+    angle = angles.product(p_hi[simple], w[simple], res[simple])
+    s, c = angles.sin_cos(angle)
+    rounded = np.empty(simple.size, dtype=dtype)
+
+    def rest(flat: np.ndarray) -> np.ndarray:
+        where = simple[flat]
+        return sin_cos_exact(tuple(t[where] for t in terms), cosine[where], dtype)  # type: ignore[arg-type]
+
+    round_certified(np.where(cosine[simple], c, s), direct_bound(angle), rounded, rest)
+    found[simple] = rounded
+    others = np.setdiff1d(np.arange(p_hi.size), simple)
+    found[others] = sin_cos_exact(tuple(t[others] for t in terms), cosine[others], dtype)  # type: ignore[arg-type]
+    return found
 
 
 def _check(

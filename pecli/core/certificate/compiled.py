@@ -103,16 +103,13 @@ def consecutive(
     return _fused.consecutive(anchor, turn, *outs, r0, e, _FUSES[0])  # type: ignore[no-any-return]
 
 
-def ends_differ(values: np.ndarray, e: np.ndarray | float) -> np.ndarray | None:
-    """Flat indices where ``round(v − e) != round(v + e)`` in float32, or None if not built.
+def ends_differ(values: np.ndarray, e: np.ndarray | float) -> bytes:
+    """The flat indices where ``round(v − e) != round(v + e)`` in float32, as int64 bytes.
 
     ``values``: float64, any shape (copied if not contiguous); ``e``: a float or one bound
-    per value. Each end is rounded to float64 first, then to float32, as NumPy does.
+    per value. Each end is rounded to float64 first, then to float32, as NumPy does (NaN
+    differs). Call only if :func:`usable`.
     """
-    if _fused is None:
-        return None
     flat = np.ascontiguousarray(values, dtype=np.float64)
-    bound = e if np.ndim(e) == 0 else np.ascontiguousarray(e, dtype=np.float64)
-    return np.frombuffer(
-        _fused.ends_differ(flat, float(bound) if np.ndim(e) == 0 else bound), np.int64
-    )
+    bound = float(e) if np.ndim(e) == 0 else np.ascontiguousarray(e, dtype=np.float64)
+    return _fused.ends_differ(flat, bound)  # type: ignore[no-any-return]
