@@ -18,7 +18,9 @@ FIGS   := figures/waves.png figures/waves.svg figures/heatmap.png figures/heatma
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+# setup.py builds the certificate's C extension in place (pecli/core/certificate/_fused*.so);
+# an edit of its source needs this install again, so the source is a prerequisite.
+$(VENV)/.installed: pyproject.toml setup.py pecli/core/certificate/_fused.c constraints.txt | $(BIN)/python
 	$(PIP) install -c constraints.txt -e .
 	$(BIN)/python -m compileall -q pecli  # start-up: even where PYTHONDONTWRITEBYTECODE is set
 	@touch $@
@@ -126,4 +128,5 @@ library-fixtures: $(LIBVENV)/.installed  ## regenerate tests/fixtures/libraries 
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -f pecli/core/certificate/_fused*.so pecli/core/certificate/_fused*.pyd
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

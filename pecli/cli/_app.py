@@ -280,7 +280,21 @@ app = typer.Typer(
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"pecli {__version__}")
+        typer.echo(f"certificate: {_certificate_pass()}")
         raise typer.Exit()
+
+
+def _certificate_pass() -> str:
+    """Which pass rounds under the certificate: the C extension if built, else NumPy's.
+
+    The extension is looked up as a file beside its source, without importing NumPy (start-up).
+    """
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    folder = os.path.join(os.path.dirname(os.path.dirname(__file__)), "core", "certificate")
+    if any(os.path.exists(os.path.join(folder, "_fused" + s)) for s in EXTENSION_SUFFIXES):
+        return "compiled pass"
+    return "NumPy pass (no C compiler when pecli was installed; docs/exactness.md)"
 
 
 @app.callback()

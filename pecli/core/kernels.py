@@ -42,6 +42,7 @@ import numpy as np
 
 from . import angles, threads
 from .certificate import TALLY, ErrorBound, round_certified, sin_cos_exact
+from .certificate.blocks import Exact, ProductRounder
 from .certificate.bounds import UNIT_ROUNDOFF
 from .errors import ParameterError
 
@@ -164,7 +165,7 @@ def fill_sin_cos_consecutive(
             (np.asarray(rows + offset, dtype=np.float64), np.zeros(rows.shape)),
         )
         j = cols // 2
-        return sin_cos_exact((hi, lo, w[j], res[j]), cols % 2 == 1, dtype)
+        return _recomputed((hi, lo, w[j], res[j]), cols % 2 == 1, dtype)
 
     def work(n0: int, n1: int) -> None:
         write = _writer(sin_out, cos_out, anchor.shape, exact)
@@ -259,6 +260,36 @@ def _direct_certified(
         TALLY.add(checked=dest.size, recomputed=recomputed)
 
 
+def _recomputed(
+    terms: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    cosine: np.ndarray,
+    dtype: np.dtype,
+) -> np.ndarray:
+    """Correctly rounded values the consecutive kernel left undecided, in two tiers (Ziv).
+
+    An exact position (``p_lo = 0``, every integer position) is first evaluated directly under
+    :func:`direct_bound`, relative to the value: it decides nearly every value the absolute
+    bound of 32u left, the small sines of low frequencies above all, without mpmath (whose
+    import alone costs a rotary cache 8 %); the rest are recomputed by :func:`sin_cos_exact`.
+    """
+    p_hi, p_lo, w, res = terms
+    found = np.empty(p_hi.size)
+    simple = np.flatnonzero((p_lo == 0) & (p_hi != 0))  # angle 0: the fallback's exact rule
+    angle = angles.product(p_hi[simple], w[simple], res[simple])
+    s, c = angles.sin_cos(angle)
+    rounded = np.empty(simple.size, dtype=dtype)
+
+    def rest(flat: np.ndarray) -> np.ndarray:
+        where = simple[flat]
+        return sin_cos_exact(tuple(t[where] for t in terms), cosine[where], dtype)  # type: ignore[arg-type]
+
+    round_certified(np.where(cosine[simple], c, s), direct_bound(angle), rounded, rest)
+    found[simple] = rounded
+    others = np.setdiff1d(np.arange(p_hi.size), simple)
+    found[others] = sin_cos_exact(tuple(t[others] for t in terms), cosine[others], dtype)  # type: ignore[arg-type]
+    return found
+
+
 def _check(
     sin_out: np.ndarray, cos_out: np.ndarray, omega: np.ndarray, residual: np.ndarray, first: float
 ) -> tuple[int, int]:
@@ -316,16 +347,19 @@ def _fill_range(
 
 
 def _writer(
-    sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int], exact: _Exact
+    sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int], exact: Exact
 ) -> _Writer:
     """A function writing ``anchor · turn`` into rows ``r0 … r1-1`` of the two views.
 
-    float32 views get the certificate: each value is rounded, checked against
-    :data:`CONSECUTIVE_BOUND` and, if undecided, recomputed by ``exact``.
+    float32 views get the certificate (:class:`~pecli.core.certificate.blocks.ProductRounder`):
+    each value is rounded, checked against :data:`CONSECUTIVE_BOUND` and, if undecided,
+    recomputed by ``exact``.
     """
     pairs = _complex_view(sin_out, cos_out)
-    certify = sin_out.dtype == np.float32
-    if pairs is not None and not certify:
+    if sin_out.dtype == np.float32:
+        e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
+        return ProductRounder(sin_out, cos_out, pairs, shape, e, exact)
+    if pairs is not None:
         out = pairs
 
         def fused(r0: int, r1: int, anchor: np.ndarray, turn: np.ndarray) -> None:
@@ -333,46 +367,13 @@ def _writer(
 
         return fused
     scratch = np.empty(shape, dtype=np.complex128)
-    check = _Check(shape, exact) if certify else None
 
     def split(r0: int, r1: int, anchor: np.ndarray, turn: np.ndarray) -> None:
         t = np.multiply(anchor, turn, out=scratch[: r1 - r0])
-        if check is None:
-            sin_out[r0:r1] = t.real
-            cos_out[r0:r1] = t.imag
-        elif pairs is not None:
-            check.round(t.view(np.float64), pairs[r0:r1].view(np.float32), r0, (1, 0))
-        else:
-            check.round(t.real, sin_out[r0:r1], r0, (2, 0))
-            check.round(t.imag, cos_out[r0:r1], r0, (2, 1))
+        sin_out[r0:r1] = t.real
+        cos_out[r0:r1] = t.imag
 
     return split
-
-
-_Exact = Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
-
-
-class _Check:
-    """Rounds a block of float64 values to float32 under the certificate (one per thread)."""
-
-    def __init__(self, shape: tuple[int, int], exact: _Exact) -> None:
-        self.low = np.empty((shape[0], 2 * shape[1]), dtype=np.float32)
-        self.differ = np.empty(self.low.shape, dtype=bool)
-        self.e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
-        self.exact = exact
-
-    def round(self, wide: np.ndarray, dest: np.ndarray, r0: int, cols: tuple[int, int]) -> None:
-        """``dest = wide`` rounded; undecided entries recomputed. ``cols``: (step, start)."""
-        r, c = dest.shape
-        np.add(wide, self.e, out=dest, casting="same_kind")  # = round(wide) when decided
-        low = np.subtract(wide, self.e, out=self.low[:r, :c], casting="same_kind")
-        differ = np.not_equal(dest, low, out=self.differ[:r, :c])
-        if differ.any():
-            rows, where = np.nonzero(differ)
-            dest[rows, where] = self.exact(r0 + rows, where * cols[0] + cols[1], dest.dtype)
-            TALLY.add(checked=dest.size, recomputed=rows.size)
-        else:
-            TALLY.add(checked=dest.size)
 
 
 def _complex_view(sin_out: np.ndarray, cos_out: np.ndarray) -> np.ndarray | None:

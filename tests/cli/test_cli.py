@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 
@@ -130,7 +131,12 @@ def test_version(run_cli):
     from pecli import __version__
 
     result = run_cli("--version")
-    assert result.exit_code == 0 and result.stdout.strip() == f"pecli {__version__}"
+    assert result.exit_code == 0
+    version, certificate = result.stdout.splitlines()
+    assert version == f"pecli {__version__}"
+    if os.environ.get("PECLI_ALLOW_NO_EXTENSION") != "1":  # tests/certificate/test_compiled.py
+        assert certificate == "certificate: compiled pass"
+    assert certificate.startswith(("certificate: compiled pass", "certificate: NumPy pass ("))
 
 
 def test_installed_console_script(pecli_cmd):

@@ -4,7 +4,8 @@ An entry ``v`` (float64) of a kernel whose bound is ``e(v)`` stands for an exact
 somewhere in ``[v - e, v + e]``. Rounding to nearest is monotone, so ``x`` rounds like ``v``
 when both ends of the interval round to the same output value; the check computes the two
 ends (widened by the float64 rounding of ``v ± e`` itself) and compares their roundings.
-Pure NumPy, arrays in and out.
+NumPy, arrays in and out; into float32 the comparison is one compiled pass when built
+(:mod:`.compiled`), the same bits.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from . import compiled
 
 __all__ = ["UNIT_ROUNDOFF", "ErrorBound", "round_certified", "undecided"]
 
@@ -86,6 +89,8 @@ def undecided(values: np.ndarray, bound: ErrorBound, dtype: np.dtype) -> np.ndar
     largest = float(np.max(np.abs(flat), initial=0.0))
     scalar = not bound.relative and np.ndim(bound.absolute) == 0
     e = bound.widest(largest) if scalar else bound.at(np.asarray(values, np.float64)).reshape(-1)
+    if np.dtype(dtype) == np.float32 and compiled.usable():  # one pass, the same bits
+        return np.frombuffer(compiled.ends_differ(flat, e), dtype=np.int64)
     return np.flatnonzero(_ends_differ(flat, e, np.dtype(dtype)))
 
 

@@ -103,22 +103,28 @@ def sin_cos_exact(
     0.8414709568023682
 
     """
-    import mpmath
-
     p_hi, p_lo, w, r = (np.asarray(a, dtype=np.float64).reshape(-1) for a in angle_terms)
     found = np.empty(p_hi.size)
     for i in range(p_hi.size):
         if p_hi[i] == 0 and p_lo[i] == 0:  # angle 0: sin 0 = 0, cos 0 = 1, exactly
-            found[i] = correctly_rounded(factor * float(cosine[i]), dtype)
+            # 0 or 1 (times the factor), held exactly by dtype: itself, without importing
+            # mpmath (~25 ms, 8 % of a rotary cache starting at 0)
+            x = factor * float(cosine[i])
+            held = float(np.asarray(x).astype(np.dtype(dtype)))  # type: ignore[call-overload]
+            found[i] = x if held == x else correctly_rounded(x, dtype)
             continue
 
         def value(i: int = i) -> Any:
+            import mpmath
+
             with mpmath.workprec(mpmath.mp.prec + 240):  # the product of two double-doubles
                 angle = (mpmath.mpf(p_hi[i]) + p_lo[i]) * (mpmath.mpf(w[i]) + r[i])
             f = mpmath.cos if cosine[i] else mpmath.sin
             return f(angle) * factor
 
         def margin(x: Any, i: int = i) -> Any:
+            import mpmath
+
             angle = abs((p_hi[i] + p_lo[i]) * (w[i] + r[i]))
             return mpmath.mpf(angle) * 2 * INPUT_ERROR * abs(factor)
 
