@@ -7,6 +7,7 @@ so the disk holds one group's files at a time; bench_headline.GROUPS runs them i
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -58,7 +59,10 @@ def fresh(cmd: list[str], tmp: Path, suffix: str = "npy") -> list[str]:
 
 def _clean(tmp: Path) -> None:
     for made in tmp.iterdir():
-        made.unlink()
+        if made.is_dir():  # rope layers' config.json sits in a folder of its own
+            shutil.rmtree(made)
+        else:
+            made.unlink()
 
 
 def _shape(ctx: Context, path: Path) -> tuple[str, str]:

@@ -19,7 +19,15 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["COMMAND_MODULES", "GROUPS", "GROUP_MODULES", "app", "load", "main"]
+__all__ = [
+    "COMMAND_MODULES",
+    "GROUPS",
+    "GROUP_MODULES",
+    "SUBCOMMAND_MODULES",
+    "app",
+    "load",
+    "main",
+]
 
 #: Every command module, in the order the commands are listed by ``pecli --help``.
 MODULES = (
@@ -41,6 +49,30 @@ MODULES = (
 #: Each command group and the module registering it with all its commands.
 GROUP_MODULES = {"alibi": "zoo", "gguf": "ports.gguf", "rope": "rope.commands"}
 GROUPS = tuple(GROUP_MODULES)
+#: The module registering each subcommand of a group whose commands live in several modules:
+#: ``pecli rope cache`` imports rope.cache (and the group's app) alone, not the group's 14
+#: modules; tests/house/test_lazy_imports.py checks it against the whole application (a
+#: subcommand missing here still runs, from the group's whole module).
+SUBCOMMAND_MODULES = {
+    "rope": {
+        "freqs": "rope.app",
+        "config": "rope.app",
+        "mrope-ids": "multiaxis.mrope",
+        "axes": "multiaxis.axes",
+        "axis-map": "multiaxis.axis_map",
+        "plot-axes": "multiaxis.axis_map",
+        "learned-axes": "multiaxis.learned",
+        "cache": "rope.cache",
+        "engines": "ports.engines",
+        "identify": "rope.identify",
+        "identify-axes": "multiaxis.identify",
+        "probe": "rope.probe",
+        "irope": "ports.irope",
+        "layers": "rope.layers",
+        "permute": "rope.permute",
+        "precision": "rope.precision",
+    },
+}
 #: The module registering each command outside the groups; tests/house/test_lazy_imports.py checks
 #: it against the whole application (a command missing here still runs, from all modules).
 COMMAND_MODULES = {
@@ -119,7 +151,8 @@ def chosen(argv: list[str]) -> Any:
         return _listing()
     if words[0] not in COMMAND_MODULES:
         return load()
-    whole = load((COMMAND_MODULES[words[0]],))
+    module = SUBCOMMAND_MODULES.get(words[0], {}).get(words[1], COMMAND_MODULES[words[0]])
+    whole = load((module,))
     if words[0] in GROUP_MODULES and not _has_command(whole, words[0], words[1]):
         return load()  # the group alone, or a name it lacks: its help or suggestion, in full
     names = set(words[:2]) if words[0] in GROUP_MODULES else {words[0]}

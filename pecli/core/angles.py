@@ -64,13 +64,15 @@ def product(x: np.ndarray, omega: np.ndarray, residual: np.ndarray) -> DoubleDou
     x_hi, x_lo = _split(x)
     w_hi, w_lo = _split(omega)
     err = x_hi * w_hi  # in place below: these are the table's largest temporaries
-    err -= p
-    term = x_hi * w_lo
-    err += term
+    err -= p  # never -0 (a - a is +0), so a term of zeros below changes no bit: skipped
+    low = np.any(w_lo)  # zero for frequencies of at most 26 bits (integers, powers of 2)
+    if low:
+        err += x_hi * w_lo
     if np.any(x_lo):  # zero for integers below 2^27: the two terms would add nothing
         err += x_lo * w_hi
-        err += x_lo * w_lo
-    return p, err + x * residual
+        if low:
+            err += x_lo * w_lo
+    return p, err + x * residual if np.any(residual) else err
 
 
 def scaled(omega: np.ndarray, residual: np.ndarray, factor: tuple[float, float]) -> DoubleDouble:

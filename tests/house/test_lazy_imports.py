@@ -243,6 +243,24 @@ def test_command_modules_name_every_command():
     )  # type: ignore[attr-defined]
 
 
+def test_subcommand_modules_name_every_command_of_their_group():
+    whole = typer.main.get_command(pecli.cli.app)
+    for group, modules in pecli.cli.SUBCOMMAND_MODULES.items():
+        inner = whole.commands[group].commands  # type: ignore[attr-defined]
+        assert sorted(inner) == sorted(modules)
+
+
+def test_a_group_command_imports_its_own_module_not_the_groups_others():
+    code = (
+        "import sys; from pecli.cli import chosen; chosen(['rope', 'cache', '--help']); "
+        "print(sorted(m for m in sys.modules if m.startswith('pecli.cli.')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "pecli.cli.rope.cache" in loaded.stdout, loaded.stderr
+    for other in ("rope.probe", "multiaxis.identify", "ports.engines", "rope.commands"):
+        assert f"pecli.cli.{other}'" not in loaded.stdout
+
+
 FULL = """
 import sys
 sys.argv = ["pecli", *sys.argv[1:]]
