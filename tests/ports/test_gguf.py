@@ -463,3 +463,18 @@ def test_a_frequency_tensor_may_have_trailing_sizes_of_one_but_not_two():
     assert values.shape == (64,) and np.all(values[:29] == 1.0) and np.all(values[35:] == 8.0)
     with pytest.raises(ParameterError, match=r"ne = \[32, 2\]"):
         read_rope_tensors(shaped(32, 2), (name,))
+
+
+def test_an_absent_dimension_count_is_the_head_width_as_llama_cpp_takes_it(run_cli, tmp_path):
+    """llama31.gguf with its ``llama.rope.dimension_count`` key renamed (same length, so the
+    file stays valid): llama.cpp's ``n_rot`` defaults to ``n_embd / n_head`` in uint32, here
+    4096 / 32 = 128, an integer, as the converter would have written it."""
+    data = (HERE / "llama31.gguf").read_bytes()
+    assert data.count(b"llama.rope.dimension_count") == 1
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(data.replace(b"llama.rope.dimension_count", b"llama.rope.dimension_xount"))
+    (tmp_path / "config.json").write_text(json.dumps(_config("llama31")))
+    result = run_cli("gguf", "check", str(gguf), "--config", str(tmp_path), "--format", "json")
+    row = {r["item"]: r for r in json.loads(result.stdout)}["llama.rope.dimension_count"]
+    assert row["status"] == "agree" and row["detail"] == "absent: llama.cpp takes the head width"
+    assert row["found"] == 128 and isinstance(row["found"], int)

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+import rope_reference as ref
 
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import CacheSpec, rope_cache
@@ -87,22 +88,18 @@ def test_freqs_options_override_the_config(run_cli, tmp_path):
     assert [r["scaling"] for r in rows].count("interpolated") == 14
 
 
-@pytest.mark.parametrize("layout", ["neox", "gptj"])
-def test_cache_npy_is_the_core_cache(run_cli, tmp_path, layout):
+@pytest.mark.parametrize(("layout", "written"), [("neox", "half-split"), ("gptj", "interleaved")])
+def test_cache_npy_is_the_llama3_cache_correctly_rounded(run_cli, tmp_path, layout, written):
+    """Meta's apply_scaling and cos/sin of positions 1000 … 1049 in mpmath (40 digits), each
+    rounded once to float32: the file holds exactly those, [cos | sin]."""
     out = tmp_path / "c.npy"
     args = ["--n", "50", "--start", "1000", "--layout", layout, "-o", str(out), "-q"]
     assert run_cli("rope", "cache", *LLAMA31, "--head-dim", "16", *args).exit_code == 0
-    spec = RopeSpec(
-        rope_type="llama3",
-        theta=500000.0,
-        head_dim=16,
-        factor=8.0,
-        low_freq_factor=1.0,
-        high_freq_factor=4.0,
-        original_max_position_embeddings=8192,
-    )
-    cos, sin = rope_cache(CacheSpec(rope_frequencies(spec), 50, start=1000, layout=layout))
-    assert np.array_equal(np.load(out), np.concatenate([cos, sin], axis=1))
+    inv = ref.llama3(500000.0, 16, 8.0, 1.0, 4.0, 8192)
+    rows = [ref.cache_row(1000 + r, inv, 1, written) for r in range(50)]
+    exact = np.array([[float(v) for v in cos + sin] for cos, sin in rows])
+    got = np.load(out)
+    assert got.dtype == np.float32 and np.array_equal(got, exact.astype(np.float32))
 
 
 def test_cache_csv_part_sin_is_sin_of_the_angle(run_cli):

@@ -329,3 +329,15 @@ def test_cli_identify_still_reads_inv_freq_and_names_a_missing_tensor(run_cli, t
 def test_a_table_that_does_not_rotate_is_said_not_blamed_on_inv_freq():
     guess = identify_cache(np.ones((5, 8)), np.zeros((5, 8)))
     assert guess.rope is None and "pair 0 does not rotate" in guess.findings[-1]
+
+
+def test_a_cos_table_alone_reads_its_negative_values_too():
+    """cos of positions 0 … 3 (d = 8, θ = 10^4, float32), written with NumPy: pair 0 (ω = 1)
+    is pinned best by row 2, where cos 2 = −0.42 < 0: arccos's error 2^-23 / sin 2 plus the
+    float32 angle's 2·2^-23, over 2 positions (row 1 alone: 2^-23 / sin 1 + 2^-23)."""
+    inv = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    cos = np.cos(np.outer(np.arange(4), inv)).astype(np.float32)
+    guess = identify_cache(cos=np.concatenate([cos, cos], axis=1))
+    expected = (2.0**-23 / math.sin(2) + 2 * 2.0**-23) / 2
+    assert guess.uncertainty[0] == pytest.approx(expected, rel=1e-6)
+    assert abs(guess.inv_freq[0] - 1) <= expected
