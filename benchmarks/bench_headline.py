@@ -219,6 +219,7 @@ GROUPS: dict[str, Callable[[Context], Iterator[Group]]] = {
     "start-up": headline_rows.start_up,
     "csv": headline_rows.csv,
     "writers": headline_rows.writers,
+    "certificate": headline_rows.certificate,
     "zoo-writers": headline_rows.small_writers,
     "add": headline_rows.add,
     "identify": readers.identify,

@@ -31,8 +31,10 @@
 
 #if defined(__GNUC__)
 #define PECLI_INLINE static inline __attribute__((always_inline))
+#define PECLI_FMA __builtin_fma /* one instruction where the function's target has FMA */
 #else
 #define PECLI_INLINE static inline
+#define PECLI_FMA fma
 #endif
 
 /* Pairs computed at a time before their check: the scratch stays in L1. */
@@ -79,8 +81,8 @@ PECLI_INLINE void products(const double *a, const double *b, Py_ssize_t n, int f
     if (fused) {
         for (k = 0; k < n; k++) {
             double ar = a[2 * k], ai = a[2 * k + 1], br = b[2 * k], bi = b[2 * k + 1];
-            re[k] = __builtin_fma(ar, br, -(ai * bi));
-            im[k] = __builtin_fma(ar, bi, ai * br);
+            re[k] = PECLI_FMA(ar, br, -(ai * bi));
+            im[k] = PECLI_FMA(ar, bi, ai * br);
         }
     }
     else {
@@ -420,6 +422,10 @@ static struct PyModuleDef module = {
     "The certificate's compiled pass (docs/exactness.md): consecutive, ends_differ.",
     -1,
     methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__fused(void)

@@ -12,7 +12,6 @@ time the extension is absent and the callers keep the NumPy path (:data:`BACKEND
 from __future__ import annotations
 
 import functools
-from fractions import Fraction
 
 import numpy as np
 
@@ -46,6 +45,8 @@ def numpy_fuses() -> bool | None:
     ar, ai, br, bi = a.real, a.imag, b.real, b.imag
     if np.array_equal(got.real, ar * br - ai * bi) and np.array_equal(got.imag, ar * bi + ai * br):
         return False
+
+    from fractions import Fraction
 
     def fma(x: float, y: float, z: float) -> float:
         return float(Fraction(x) * Fraction(y) + Fraction(z))
