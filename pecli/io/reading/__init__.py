@@ -308,11 +308,16 @@ def _read_file(source: str, name: str, parameter: str, kind: Kind) -> np.ndarray
 
 
 def _all_numbers(table: np.ndarray, infinite: bool) -> bool:
-    """Every value finite (or infinite, when allowed) as float64: 2^20 values at a time."""
+    """Every value finite (or not NaN, when infinities are allowed): 2^20 values at a time.
+
+    A float32 or float64 table is tested as stored (one pass, no copy); others as float64.
+    """
     flat = table.ravel(order="K")  # a view when it can be: no copy of the whole
+    native = flat.dtype in (np.float32, np.float64)
     for start in range(0, flat.size, 1 << 20):
-        values = flat[start : start + (1 << 20)].astype(np.float64)
-        if not np.all(np.isfinite(values) | (infinite & np.isinf(values))):
+        values = flat[start : start + (1 << 20)]
+        values = values if native else values.astype(np.float64)
+        if np.isnan(values).any() if infinite else not np.isfinite(values).all():
             return False
     return True
 
