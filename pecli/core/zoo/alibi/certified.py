@@ -28,6 +28,8 @@ __all__ = ["PRODUCT_BOUND", "distance_rows", "exact_products"]
 PRODUCT_BOUND = ErrorBound(
     relative=2.0**-52 * (1 + 2.0**-50), source="docs/exactness.md#alibi: a rounded slope times d"
 )
+#: Products checked at a time (256 KB of float64).
+CHUNK_VALUES = 1 << 15
 #: Working precisions (bits) of the recomputation, tried in turn.
 PRECISIONS = (128, 256)
 
@@ -61,15 +63,20 @@ def distance_rows(
     [[0.0, 0.7071067690849304, 1.4142135381698608]]
 
     """
-    values = rounded[:, None] * np.arange(n_key, dtype=np.float64)
+    out = np.empty((rounded.size, n_key), dtype=dtype)
+    step = max(1, CHUNK_VALUES // rounded.size)
+    for start in range(0, n_key, step):  # a few hundred KB at a time: no page faults
+        distances = np.arange(start, min(start + step, n_key), dtype=np.float64)
 
-    def recompute(flat: np.ndarray) -> np.ndarray:
-        heads, distances = np.divmod(flat, n_key)
-        return exact_products(slopes, heads, distances, dtype)
+        def recompute(
+            flat: np.ndarray, first: int = start, width: int = distances.size
+        ) -> np.ndarray:
+            heads, columns = np.divmod(flat, width)
+            return exact_products(slopes, heads, first + columns, dtype)
 
-    out = np.empty(values.shape, dtype=dtype)
-    recomputed = round_certified(values, PRODUCT_BOUND, out, recompute)
-    TALLY.add(checked=out.size, recomputed=recomputed)
+        chunk = out[:, start : start + step]
+        recomputed = round_certified(rounded[:, None] * distances, PRODUCT_BOUND, chunk, recompute)
+        TALLY.add(checked=chunk.size, recomputed=recomputed)
     return out
 
 
