@@ -110,7 +110,7 @@ def slopes_command(
     say_certified(SLOPES_PROVEN.format(dtype.value), quiet=quiet or paths.is_stdout(output))
 
 
-#: The certificate's line for slopes: each is rounded under a proof (core/zoo/alibi_powers.py).
+#: The certificate's line for slopes: each is rounded under a proof (core/zoo/alibi/powers.py).
 SLOPES_PROVEN = "every value correctly rounded to {}: proven (exact powers, docs/exactness.md)"
 
 
