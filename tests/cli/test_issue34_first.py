@@ -512,8 +512,8 @@ def test_gguf_check_refuses_a_stray_rope_key_holding_nan(run_cli, tmp_path):
 def test_undecided_slopes_are_computed_again_at_twice_the_precision(monkeypatch):
     """From 48 bits no float64 rounding is decided (the mantissa is shorter than the format's):
     every slope takes the retry at 96 bits, and still equals mpmath's."""
-    from pecli.core.zoo import alibi_powers
     from pecli.core.zoo.alibi import alibi_slopes
+    from pecli.core.zoo.alibi import powers as alibi_powers
 
     precisions = []
     base = alibi_powers._base

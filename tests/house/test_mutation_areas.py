@@ -44,7 +44,7 @@ def test_the_areas_cover_ports_zoo_gguf_diff_and_the_cli():
         ("pecli/io/gguf.py", "ports"),
         ("pecli/analysis/ports/causes/values.py", "ports"),
         ("pecli/cli/diff.py", "ports"),
-        ("pecli/core/zoo/alibi.py", "zoo"),
+        ("pecli/core/zoo/alibi/certified.py", "zoo"),
         ("pecli/cli/_app.py", "command line"),
         ("pecli/figures/waves.py", "figures"),
     ]:

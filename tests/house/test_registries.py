@@ -101,6 +101,7 @@ def test_the_bias_tensors_table_is_alibi_conventions():
         assert row[2] == ("`(h, 1, k)`" if record.key_only else "`(h, q, k)`"), row
         assert ("bfloat16" in row[1]) == record.bfloat16, row
         assert ("−inf" in row[1]) == record.causal, row
+        assert ("0 on the last key" in row[1]) == record.zero_at_last_key, row
 
 
 def test_the_wrong_series_table_is_alibi_series():
@@ -133,6 +134,26 @@ def test_the_alibi_options_offer_the_records():
     assert [v.value for v in Variant] == list(ALIBI_SERIES)
     assert [c.value for c in BiasConvention] == list(ALIBI_CONVENTIONS)
     assert set(DESCRIPTIONS) == set(ALIBI_SERIES) | set(ALIBI_CONVENTIONS)
+
+
+def test_the_reports_describe_each_record_by_its_summary():
+    from pecli.cli.zoo.alibi import DESCRIPTIONS
+
+    for record in [*ALIBI_SERIES.values(), *ALIBI_CONVENTIONS.values()]:
+        assert DESCRIPTIONS[record.name] == record.summary
+        assert record.summary.startswith("WRONG") == (record in _wrong_series())
+
+
+def _wrong_series():
+    return [s for s in ALIBI_SERIES.values() if not s.right]
+
+
+def test_the_variant_help_lists_the_series_records(run_cli):
+    for command in (("alibi", "slopes"), ("alibi", "bias"), ("plot-alibi",)):
+        text = "".join(run_cli(*command, "--help").stdout.split())  # wrapped at any hyphen
+        right = [s for s in ALIBI_SERIES.values() if s.right]
+        assert "".join(f"{right[0].name} ({right[0].aka})".split()) in text, command
+        assert ",".join(s.name for s in _wrong_series()) in text, command
 
 
 def test_help_lists_derive_from_the_records(run_cli):

@@ -68,6 +68,39 @@ def test_bias_npy_is_the_core_tensor_and_csv_one_head(run_cli, tmp_path):
     assert [float(v) for v in rows[3].values()] == expected[2, 3].astype(np.float32).tolist()
 
 
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ((), "pecli: every value correctly rounded to float32: 0 undecided"),
+        (("--convention", "mpt"), "pecli: every value correctly rounded to float32: 0 undecided"),
+        (("--dtype", "float64"), "pecli: float64 values within the kernels' error bounds"),
+        (("--convention", "falcon"), None),  # Falcon's bfloat16 arithmetic, on purpose
+    ],
+)
+def test_bias_states_its_certificate(run_cli, tmp_path, options, said):
+    out = tmp_path / "b.npy"
+    result = run_cli("alibi", "bias", "--heads", "12", "--n", "40", *options, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"pecli: wrote {out}"
+    assert (lines[1].split(" (")[0] if len(lines) > 1 else None) == said
+
+
+def test_bias_certificate_recomputes_a_planted_near_tie(run_cli, tmp_path):
+    """fl(m·d) is a float32 midpoint (tests/zoo/test_zoo_alibi_blocks.py): mpmath decides it."""
+    import mpmath
+
+    out = tmp_path / "b.npy"
+    args = ("--heads", "64", "--max-bias", "6", "--head", "48", "--convention", "mpt")
+    result = run_cli("alibi", "bias", *args, "--n", "4442238", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "every value correctly rounded to float32: 1 recomputed" in result.stderr
+    with mpmath.workprec(300):
+        exact = exact_slope(64, 48, 6.0) * 4442237
+    with mpmath.workprec(24):
+        assert float(np.load(out)[0, 0]) == -float(+exact) == -183969.21875
+
+
 def test_bias_reproduces_bloom_with_left_padding(run_cli, tmp_path):
     fixture = FIXTURES["falcon_bias_leftpad_h12"]
     out = tmp_path / "f.npy"

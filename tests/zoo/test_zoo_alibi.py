@@ -318,3 +318,25 @@ def test_identify_a_bloom_row_of_two_keys():
     assert (fit.convention, fit.left_padding, fit.matched) == ("bloom", 0, True)
     assert fit.slopes.tolist() == m
     assert (fit.slope_fit.heads, fit.slope_fit.max_bias, fit.slope_fit.variant) == (12, 8, "press")
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("perturb", [False, True])
+def test_identify_reports_the_largest_error_by_hand(causal, perturb):
+    """The reported error is max |t - (-m·|i-j|)| / (m·(k-1)) over unmasked entries, m read at
+    distance 1; by hand in float64 here, for rows that are shifted copies and rows that are not."""
+    n, k, q = 4, 30, 12
+    slopes = np.array([0.5, 0.3, 0.11, 0.071])
+    i, j = np.arange(k - q, k)[:, None], np.arange(k)[None, :]
+    t = (-slopes[:, None, None] * np.abs(i - j)).astype(np.float32)
+    if causal:
+        t[:, j[0] > i[:, 0, None]] = -np.inf if not perturb else np.finfo(np.float32).min
+    if perturb:
+        t[2, 5, 3] += np.float32(1e-6)
+    m = -t[:, q - 1, k - 2].astype(np.float64)
+    exact = -m[:, None, None] * np.abs(i - j)
+    kept = np.isfinite(t) & (t > -1e30)
+    errors = [np.abs(t[h] - exact[h])[kept[h]].max() / (m[h] * (k - 1)) for h in range(n)]
+    fit = identify_alibi_bias(t)
+    assert fit.convention == ("causal" if causal else "symmetric")
+    assert fit.error == max(errors)

@@ -1,49 +1,155 @@
-"""``alibi_bias_blocks``: the tensor a block of heads at a time, the same bits as whole.
+"""``alibi_bias_blocks``: the tensor a block of heads at a time, certified in float32.
 
-The expected values are written out per entry (``-m·(i-j)``, ``-inf`` above the diagonal,
-``+0.0`` on it), independently of the library code.
+The expected values are written out per entry from the exact slope (mpmath at 300 bits,
+``-μ·(i-j)``, ``-inf`` above the diagonal, ``+0.0`` on it) and rounded to float32 by mpmath
+at 24 bits (ties to even), independently of the library code.
 """
 
 from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
+from test_zoo_alibi import exact_slope
 
+from pecli.core import certificate
 from pecli.core.errors import ParameterError
-from pecli.core.zoo.alibi_blocks import alibi_bias_blocks
+from pecli.core.zoo.alibi import ExactSlopes, exact_slopes
+from pecli.core.zoo.alibi.blocks import alibi_bias_blocks
+from pecli.core.zoo.alibi.certified import distance_rows
 
-SLOPES = [2.0**-1, 2.0**-2, 2.0**-3, 0.3, 0.7]
+#: 5 heads of the 5-head series at b = 8 (P = 4): 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1 (head 4).
+N, B = 5, 8.0
 
 
-def _by_hand(slopes, k, q, causal):
-    out = np.empty((len(slopes), q, k))
+def _float32(x: mpmath.mpf) -> float:
+    """``x`` rounded once to float32 (24 significant bits, ties to even; normal range)."""
+    with mpmath.workprec(24):
+        return float(+x)
+
+
+def _by_hand(n, b, k, q, causal, signed=True):
+    out = np.empty((n, q, k), dtype=np.float32)
+    with mpmath.workprec(300):
+        slopes = [exact_slope(n, h, b) for h in range(n)]
     for h, m in enumerate(slopes):
         for r, i in enumerate(range(k - q, k)):
             for j in range(k):
-                out[h, r, j] = -math.inf if causal and j > i else 0.0 - m * abs(i - j) + 0.0
+                value = _float32(m * abs(i - j))
+                out[h, r, j] = -math.inf if causal and j > i else (-value if value else 0.0)
     return out
 
 
-@pytest.mark.parametrize("values", [1, 20, 45, 1 << 22])
+@pytest.mark.parametrize("values", [1, 20, 45, 1 << 20])
 @pytest.mark.parametrize("convention", ["causal", "symmetric"])
 def test_blocks_are_the_whole_tensor(values, convention):
-    shape, blocks = alibi_bias_blocks(SLOPES, 9, n_query=4, convention=convention, values=values)
-    whole = np.concatenate(list(blocks))
-    expected = _by_hand(SLOPES, 9, 4, convention == "causal")
-    assert shape == (5, 4, 9) == whole.shape
+    slopes = exact_slopes(N, max_bias=B, variant="geometric-at-n")  # 2^(-8(h+1)/5): irrational
+    shape, blocks = alibi_bias_blocks(slopes, 9, n_query=4, convention=convention, values=values)
+    whole = np.concatenate([b.copy() for b in blocks])
+    expected = np.empty((N, 4, 9), dtype=np.float32)
+    with mpmath.workprec(300):
+        for h in range(N):
+            m = mpmath.power(2, -mpmath.mpf(8) * (h + 1) / 5)
+            for r, i in enumerate(range(5, 9)):
+                for j in range(9):
+                    v = -_float32(m * abs(i - j)) + 0.0
+                    expected[h, r, j] = -math.inf if convention == "causal" and j > i else v
+    assert shape == (N, 4, 9) == whole.shape and whole.dtype == np.float32
     assert np.array_equal(whole, expected)
     assert not np.signbit(whole[np.isfinite(whole) & (whole == 0)]).any()  # no -0.0
 
 
+def test_press_blocks_match_mpmath_entry_by_entry():
+    whole = np.concatenate([b.copy() for b in alibi_bias_blocks(exact_slopes(12), 7)[1]])
+    assert np.array_equal(whole, _by_hand(12, 8.0, 7, 7, causal=True))
+
+
 def test_key_only_blocks():
-    shape, blocks = alibi_bias_blocks(SLOPES, 6, convention="mpt", values=12)
-    whole = np.concatenate(list(blocks))
+    slopes = exact_slopes(N, max_bias=B, variant="geometric-at-n")
+    shape, blocks = alibi_bias_blocks(slopes, 6, convention="mpt", values=12)
+    whole = np.concatenate([b.copy() for b in blocks])
     assert shape == (5, 1, 6) == whole.shape
-    assert np.array_equal(whole[:, 0], np.array(SLOPES)[:, None] * (np.arange(6) - 5.0))
+    with mpmath.workprec(300):
+        expected = [
+            [
+                -_float32(mpmath.power(2, -mpmath.mpf(8) * (h + 1) / 5) * (5 - j)) + 0.0
+                for j in range(6)
+            ]
+            for h in range(N)
+        ]
+    assert np.array_equal(whole[:, 0], np.array(expected, dtype=np.float32))
+    assert not np.signbit(whole[:, 0, -1]).any()  # 0, not -0.0, on the last key
+
+
+def test_bloom_blocks_restart_after_the_padding():
+    slopes = exact_slopes(3, max_bias=B)
+    mask = [0, 0, 1, 1, 1, 1]
+    whole = np.concatenate(
+        list(alibi_bias_blocks(slopes, 6, convention="bloom", attention_mask=mask)[1])
+    )
+    m = slopes.rounded("float32")
+    assert np.array_equal(whole[:, 0], m[:, None] * np.array([0, 0, 0, 1, 2, 3], np.float32))
+
+
+def test_float64_blocks_are_the_float64_tensor():
+    slopes = exact_slopes(N, max_bias=B, variant="geometric-at-n")
+    whole = np.concatenate(list(alibi_bias_blocks(slopes, 5, dtype=np.float64)[1]))
+    assert whole.dtype == np.float64
+    with mpmath.workprec(300):
+        m = [mpmath.power(2, -mpmath.mpf(8) * (h + 1) / 5) for h in range(N)]
+    rel = [abs(-m[h] * 4 - whole[h, 4, 0]) / (m[h] * 4) for h in range(N)]
+    assert max(rel) <= 2 * 2.0**-53
 
 
 def test_refused_before_any_block():
     with pytest.raises(ParameterError, match="2\\^26"):
-        alibi_bias_blocks([0.5] * 64, 8192)  # 2^32 values: refused for all heads, not per block
+        alibi_bias_blocks(exact_slopes(64), 8192)  # 2^32 values: refused for all heads
+    with pytest.raises(ParameterError, match="queries"):
+        alibi_bias_blocks(exact_slopes(4), 8, n_query=2, convention="bloom")
+
+
+# --- the certificate: a planted near-tie ----------------------------------------------------
+
+#: 64 heads at b = 6, head 48 (μ = 2^(-6·49/64), irrational), distance 4,442,237:
+#: fl(m·d) = 183969.2265625 is exactly a float32 midpoint (an odd multiple of 2^-7 between
+#: 2^17 and 2^18, where float32's spacing is 2^-6). The float64 product cannot decide the
+#: rounding; the exact product lies just off the midpoint.
+TIE = (64, 6.0, 48, 4_442_237)
+
+
+def test_a_float64_product_on_a_float32_midpoint_is_recomputed():
+    n, b, h, d = TIE
+    slopes = exact_slopes(n, max_bias=b).pick(h, h + 1)
+    m = slopes.rounded("float64")
+    assert float(m[0] * d) == 183969.2265625  # the planted tie, in float64
+    with mpmath.workprec(300):
+        exact = exact_slope(n, h, b) * d
+    assert abs(exact - mpmath.mpf("183969.2265625")) < mpmath.mpf(2) ** -30  # a near-tie
+    with certificate.counting() as tally:
+        row = distance_rows(slopes, m, d + 1, np.float32)
+    assert tally.checked == d + 1 and tally.recomputed >= 1
+    assert float(row[0, d]) == _float32(exact)
+
+
+def test_the_tie_through_the_mpt_tensor():
+    n, b, h, d = TIE
+    slopes = exact_slopes(n, max_bias=b).pick(h, h + 1)
+    with mpmath.workprec(300):
+        exact = exact_slope(n, h, b) * d
+    with certificate.counting() as tally:
+        (block,) = alibi_bias_blocks(slopes, d + 1, convention="mpt")[1]
+        assert float(block[0, 0, 0]) == -_float32(exact)  # the first key: distance d
+    assert tally.recomputed >= 1
+
+
+def test_a_value_undecided_at_the_last_precision_stops_the_command(monkeypatch):
+    from pecli.core.errors import RuntimeFailure
+    from pecli.core.zoo.alibi import certified
+
+    monkeypatch.setattr(certified, "PRECISIONS", (8,))  # 8 bits decide no float32 rounding
+    with pytest.raises(RuntimeFailure, match="undecided at 8 bits"):
+        certified.exact_products(
+            ExactSlopes(8.0, 8, (1,)), np.array([0]), np.array([3]), np.float32
+        )

@@ -10,7 +10,6 @@ included) and the convention that rebuilds it best wins. See docs/zoo.md#identif
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,10 +22,10 @@ from ...core.zoo.alibi import (
     ALIBI_SERIES,
     CONVENTIONS,
     VARIANTS,
-    alibi_bias,
     alibi_exponents,
     check_max_bias,
 )
+from .alibi_rebuild import head_blocks, left_padding, rebuild_error, slopes_of
 
 __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"]
 
@@ -34,8 +33,6 @@ __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"
 FLOAT_TOLERANCE = 1e-5
 #: … and of one rounded to bfloat16 (8 significand bits: rounding moves a value by <= 2^-8).
 BFLOAT16_TOLERANCE = 2.0**-7
-#: Values at or below this are a mask (HF uses ``torch.finfo(dtype).min``), like ``-inf``.
-MASKED = -1e30
 
 
 @dataclass(frozen=True)
@@ -125,9 +122,15 @@ class BiasFit:
 
 
 def _is_bfloat16(values: np.ndarray) -> bool:
-    """Every finite value is a bfloat16 number (:func:`pecli.core.dtypes.exact_in`)."""
+    """Every finite value is a bfloat16 number (:func:`pecli.core.dtypes.exact_in`).
+
+    The first row is tried alone first: a float32 tensor fails there, without a float64 copy.
+    """
+    rows = values.reshape(1, -1) if values.ndim < 2 else values
+    if not _is_bfloat16_block(rows[(0,) * (rows.ndim - 1)].astype(np.float64)):
+        return False
     seen = False
-    for _, block in _head_blocks(values.reshape(1, -1) if values.ndim < 2 else values):
+    for _, block in head_blocks(rows):
         finite = block[np.isfinite(block)]
         if finite.size and not exact_in(finite, "bfloat16"):
             return False
@@ -135,15 +138,10 @@ def _is_bfloat16(values: np.ndarray) -> bool:
     return seen
 
 
-#: Values per block of heads a tensor is read in (8 MB of float64), at least one head.
-BLOCK_VALUES = 1 << 20
-
-
-def _head_blocks(t: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-    """``(first head, float64 block)`` of a tensor read a block of heads at a time."""
-    step = max(1, BLOCK_VALUES // max(1, t[0].size)) if t.shape[0] else 1
-    for h in range(0, max(t.shape[0], 1), step):  # no heads: one empty block
-        yield h, t[h : h + step].astype(np.float64)
+def _is_bfloat16_block(block: np.ndarray) -> bool:
+    """No finite value of ``block`` (float64) is other than a bfloat16 number."""
+    finite = block[np.isfinite(block)]
+    return not finite.size or exact_in(finite, "bfloat16")
 
 
 def _fit_series(log2m: np.ndarray, e: np.ndarray, tolerance: float) -> tuple[float, float]:
@@ -241,68 +239,6 @@ def _as_heads(tensor: np.ndarray) -> np.ndarray:
     return t
 
 
-def _left_padding(t: np.ndarray) -> int:
-    """BLOOM's padded keys: the zeros before position 1 (-1 when the row does not start so)."""
-    nonzero = np.flatnonzero(t[0, 0] != 0)
-    return int(nonzero[0]) - 1 if nonzero.size else -1
-
-
-def _slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
-    """The slopes a convention puts at distance 1 (h, q, k) → (h,).
-
-    A key-only row is ``m`` times key positions that are 0 on the first key after the padding
-    (BLOOM) or on the last key (MPT): the two keys nearest that 0 differ by ``m`` exactly.
-    """
-    q, k = t.shape[1:]
-    record = ALIBI_CONVENTIONS[convention]
-    slopes: np.ndarray
-    f = np.float64
-    if record.zero_at_last_key:
-        slopes = t[:, 0, k - 1].astype(f) - t[:, 0, k - 2].astype(f)
-    elif record.key_only:
-        pad = max(_left_padding(t), 0) if record.takes_mask else 0
-        ok = pad + 1 < k
-        slopes = t[:, 0, pad + 1].astype(f) - t[:, 0, pad].astype(f) if ok else np.zeros(len(t))
-    else:  # the last query at distance 1 (causal and symmetric)
-        slopes = -t[:, q - 1, k - 2].astype(f)
-    return slopes
-
-
-def _rebuild(t: np.ndarray, convention: str, m: np.ndarray, pad: int) -> np.ndarray:
-    """The heads of ``m`` rebuilt; ``pad``: the whole tensor's :func:`_left_padding`."""
-    q, k = t.shape[1:]
-    record = ALIBI_CONVENTIONS[convention]
-    if record.takes_mask:
-        mask = None if pad <= 0 else [0] * pad + [1] * (k - pad)
-        return alibi_bias(m, k, convention=convention, attention_mask=mask)
-    return alibi_bias(m, k, n_query=None if record.key_only else q, convention=convention)
-
-
-def _rebuild_error(t: np.ndarray, convention: str) -> float:
-    """Largest per-head relative difference between ``t`` and its rebuild in ``convention``.
-
-    Read and rebuilt a block of heads at a time (each head's error is its own).
-    """
-    q = t.shape[1]
-    if ALIBI_CONVENTIONS[convention].key_only != (q == 1):
-        return float("inf")
-    m = _slopes_of(t, convention)
-    if not np.isfinite(m).all() or (m <= 0).any():
-        return float("inf")
-    pad = _left_padding(t) if ALIBI_CONVENTIONS[convention].takes_mask else 0
-    ratios = []
-    for h, block in _head_blocks(t):
-        r = block.shape[0]
-        rebuilt = _rebuild(block, convention, m[h : h + r], pad)
-        masked = ~np.isfinite(rebuilt)
-        if (masked != (~np.isfinite(block) | (block <= MASKED))).any():
-            return float("inf")
-        diff = np.abs(np.where(masked, 0.0, block) - np.where(masked, 0.0, rebuilt))
-        scale = np.abs(np.where(masked, 0.0, rebuilt)).reshape(r, -1).max(axis=1)
-        ratios.append(diff.reshape(r, -1).max(axis=1) / np.maximum(scale, 1e-300))
-    return float(np.concatenate(ratios).max())
-
-
 def identify_alibi_bias(tensor: object) -> BiasFit:
     """Convention, slopes, head count and ``max_bias`` of an ALiBi bias tensor.
 
@@ -322,7 +258,7 @@ def identify_alibi_bias(tensor: object) -> BiasFit:
     """
     raw = np.asarray(tensor)
     t = _as_heads(raw)  # read in float64 a block of heads at a time
-    if t.shape[1] > 1 and np.isfinite(t).all() and (t == t[:, :1, :]).all():
+    if _broadcast(t):
         t = t[:, :1, :]  # a key-only row broadcast over the queries
     try:
         fit = _read_heads(t, raw.shape)
@@ -331,6 +267,30 @@ def identify_alibi_bias(tensor: object) -> BiasFit:
     if (fit is None or not fit.matched) and (batched := _read_batches(t, raw.shape)):
         return batched
     return fit if fit is not None else _read_heads(t, raw.shape)
+
+
+def _broadcast(t: np.ndarray) -> bool:
+    """Every query row the same finite row (the first two rows tried before the whole)."""
+    if t.shape[1] < 2 or not np.isfinite(t[:, :2]).all() or (t[:, 1] != t[:, 0]).any():
+        return False
+    return bool(np.isfinite(t).all() and (t == t[:, :1, :]).all())
+
+
+def _errors(t: np.ndarray) -> dict[str, float]:
+    """Each convention's rebuild error: over every head for those head 0 leaves in the running.
+
+    A convention that rebuilds head 0 no better than bfloat16's tolerance cannot fit the
+    tensor, and its error on head 0 stands for the whole; when none in the running fits,
+    every convention is read over every head.
+    """
+    screen = {c: rebuild_error(t[:1], c) for c in CONVENTIONS}
+    if len(t) == 1:
+        return screen
+    running = [c for c in CONVENTIONS if screen[c] <= BFLOAT16_TOLERANCE]
+    errors = {**screen, **{c: rebuild_error(t, c) for c in running}}
+    if not any(errors[c] <= BFLOAT16_TOLERANCE for c in running):
+        errors = {c: rebuild_error(t, c) for c in CONVENTIONS}
+    return errors
 
 
 def _read_batches(t: np.ndarray, shape: tuple[int, ...]) -> BiasFit | None:
@@ -356,13 +316,13 @@ def _read_batches(t: np.ndarray, shape: tuple[int, ...]) -> BiasFit | None:
 
 def _read_heads(t: np.ndarray, shape: tuple[int, ...]) -> BiasFit:
     """The reading of ``(h, q, k)``: the convention that rebuilds it best, and its slopes."""
-    errors = {c: _rebuild_error(t, c) for c in CONVENTIONS}
+    errors = _errors(t)
     best = min(CONVENTIONS, key=lambda c: (errors[c], CONVENTIONS.index(c)))
     if not np.isfinite(errors[best]):
         rule = f"is no ALiBi bias in any convention ({', '.join(CONVENTIONS)})"
         raise ParameterError("x", rule, f"shape {shape}")
-    slopes = _slopes_of(t, best)
+    slopes = slopes_of(t, best)
     tolerance = BFLOAT16_TOLERANCE if _is_bfloat16(t) else FLOAT_TOLERANCE
     slope_fit = identify_alibi_slopes(slopes)
-    pad = max(_left_padding(t), 0) if ALIBI_CONVENTIONS[best].takes_mask else 0
+    pad = max(left_padding(t), 0) if ALIBI_CONVENTIONS[best].takes_mask else 0
     return BiasFit(best, shape, slopes, errors[best], tolerance, slope_fit, errors, pad)

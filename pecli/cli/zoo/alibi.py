@@ -109,7 +109,7 @@ def slopes_command(
     say_certified(SLOPES_PROVEN.format(dtype.value), quiet=quiet or paths.is_stdout(output))
 
 
-#: The certificate's line for slopes: each is rounded under a proof (core/zoo/alibi_powers.py).
+#: The certificate's line for slopes: each is rounded under a proof (core/zoo/alibi/powers.py).
 SLOPES_PROVEN = "every value correctly rounded to {}: proven (exact powers, docs/exactness.md)"
 
 
@@ -166,27 +166,32 @@ def bias_command(
 
     Example: pecli alibi bias --heads 8 --n 6 --head 0
     """
-    from ...core.zoo.alibi import alibi_slopes
-    from ...core.zoo.alibi_blocks import alibi_bias_blocks
+    from ...core.zoo.alibi import exact_slopes
+    from ...core.zoo.alibi.blocks import alibi_bias_blocks
 
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
-    alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=out.dtype)  # refuses 0s
+    slopes = exact_slopes(heads, max_bias=max_bias, variant=variant.value)
+    slopes.rounded(out.dtype)  # refuses a slope of 0 or a subnormal in --dtype
     masks = _masks(left_padding, n, record, heads if head is None else 1)
     pick = _select(heads, head, kind, record, batch=len(masks))
-    slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value)
-    slopes = slopes if head is None else slopes[head : head + 1]  # one head: built alone
+    slopes = slopes if head is None else slopes.pick(head, head + 1)  # one head: built alone
+    dtype = np.dtype(out.dtype)
     parts = [  # a batch: each sequence's heads in turn, as BLOOM's reshape
-        alibi_bias_blocks(slopes, n, n_query=queries, convention=record.name, attention_mask=m)
+        alibi_bias_blocks(
+            slopes, n, n_query=queries, convention=record.name, attention_mask=m, dtype=dtype
+        )
         for m in masks
     ]
     whole = (sum(w[0] for w, _ in parts), *parts[0][0][1:])
     shape = pick(np.broadcast_to(np.False_, whole)).shape  # written a block of heads at a time
-    dtype = np.dtype(out.dtype)
-    columns = [f"key_{j}" for j in range(n)]
-    written = (pick(b).astype(dtype) for _, blocks in parts for b in blocks)
     out.write(
-        written, shape=shape, dtype=dtype, columns=columns, size=math.prod(shape) * dtype.itemsize
+        (pick(b) for _, blocks in parts for b in blocks),
+        shape=shape,
+        dtype=dtype,
+        columns=[f"key_{j}" for j in range(n)],
+        size=math.prod(shape) * dtype.itemsize,
+        certified=None if record.bfloat16 else "copied",  # Falcon's: bfloat16 on purpose
     )
 
 

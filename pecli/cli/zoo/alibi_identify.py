@@ -30,7 +30,7 @@ def identify_command(
     tensor: (heads, queries, keys), key-only (heads, 1, keys), BLOOM's (batch·heads, 1, keys)
     (each sequence with its own left padding), with leading size-1 axes (MPT's
     (1, heads, 1, keys)) or a 2-D one-head matrix. The series names the wrong ones
-    ports use (next-power-of-two, geometric-at-n, zero-based). Status 1 when nothing fits.
+    ports use (alibi slopes --variant). Status 1 when nothing fits.
 
     Example: pecli alibi identify slopes.npy
     """

@@ -318,7 +318,7 @@ def _all_numbers(table: np.ndarray, infinite: bool) -> bool:
     for start in range(0, flat.size, 1 << 20):
         values = flat[start : start + (1 << 20)]
         values = values if native else values.astype(np.float64)
-        if not np.all(np.isfinite(values) | (infinite & np.isinf(values))):
+        if np.isnan(values).any() if infinite else not np.isfinite(values).all():
             return False
     return True
 

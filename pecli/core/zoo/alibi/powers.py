@@ -34,8 +34,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
-from ..errors import ParameterError
+from ...dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
+from ...errors import ParameterError
 
 __all__ = ["exp2_multiples", "first_below_normal", "rounded_powers", "rounded_slopes"]
 
