@@ -232,7 +232,7 @@ def test_an_output_on_a_kernel_file_system_is_a_usage_error(run_cli, output, mou
 
 
 def test_an_output_on_a_read_only_mount_is_a_usage_error(monkeypatch):
-    import io
+    from mountinfo import fake_mountinfo
 
     from pecli.io import paths
 
@@ -241,15 +241,7 @@ def test_an_output_on_a_read_only_mount_is_a_usage_error(monkeypatch):
         "40 27 0:40 / /media/disk ro,relatime - ext4 /dev/vdb ro\n"
         "41 27 0:41 / /media/disk\\040two rw,relatime - ext4 /dev/vdc rw\n"
     )
-    real_open = open
-    monkeypatch.setattr(
-        paths,
-        "open",
-        lambda name, *a, **k: (
-            io.StringIO(table) if name == "/proc/self/mountinfo" else real_open(name, *a, **k)
-        ),
-        raising=False,
-    )
+    fake_mountinfo(monkeypatch, table)
     assert (
         paths.file_system_problem("/media/disk/out")
         == "is on a read-only file system (/media/disk)"

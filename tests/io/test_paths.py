@@ -8,9 +8,9 @@ and the errors Python raises for ``ENOSPC`` (``OSError(28, ...)``, and the bare
 from __future__ import annotations
 
 import errno
-import io
 
 import pytest
+from mountinfo import fake_mountinfo
 
 from pecli.io import paths
 
@@ -23,15 +23,7 @@ TABLE = (
 
 def test_a_folder_on_a_read_only_mount_is_named_with_its_mount(monkeypatch):
     """The super-block option ``ro`` (after `` - ``) of the longest mount above the folder."""
-    real_open = open
-    monkeypatch.setattr(
-        paths,
-        "open",
-        lambda name, *a, **k: (
-            io.StringIO(TABLE) if name == "/proc/self/mountinfo" else real_open(name, *a, **k)
-        ),
-        raising=False,
-    )
+    fake_mountinfo(monkeypatch, TABLE)
     monkeypatch.setattr(paths.os.path, "realpath", lambda folder: str(folder))
     monkeypatch.setattr(paths.os, "statvfs", lambda folder: pytest.fail("table was enough"))
     problem = paths.file_system_problem("/srv/archive/old")
