@@ -198,7 +198,8 @@ def fill_sin_cos_direct(
     Parameters
     ----------
     sin_out, cos_out : numpy.ndarray
-        Writable ``(m, h)`` views of any float dtype.
+        Writable ``(m, h)`` views of any float dtype; float32, float16 and bfloat16 ones are
+        rounded under the certificate (:data:`DIRECT_BOUND`, counted in ``TALLY``).
     positions : numpy.ndarray
         Shape ``(m,)``, float64, finite: the position of each row.
     omega, omega_residual : numpy.ndarray
@@ -222,7 +223,7 @@ def fill_sin_cos_direct(
         for row in range(n0, n1, step):
             stop = min(row + step, n1)
             angle = angles.product(positions[row:stop, None], omega, omega_residual)
-            if sin_out.dtype != np.float32:
+            if sin_out.dtype == np.float64 and cos_out.dtype == np.float64:
                 angles.sin_cos(angle, out=(sin_out[row:stop], cos_out[row:stop]))
                 continue
             where = positions[row:stop, None], omega, omega_residual
@@ -236,7 +237,7 @@ def _direct_certified(
     where: tuple[np.ndarray, np.ndarray, np.ndarray],
     outs: tuple[np.ndarray, np.ndarray],
 ) -> None:
-    """sin/cos of ``angle`` rounded into the float32 ``outs`` under the certificate."""
+    """sin/cos of ``angle`` rounded into ``outs`` (float32, float16, bfloat16), certified."""
     bound = direct_bound(angle)
     p, w, res = (np.broadcast_to(a, angle[0].shape) for a in where)
     for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
@@ -255,6 +256,9 @@ def _direct_certified(
             found[np.isfinite(found)] = sin_cos_exact(terms, np.full(flat.size, cosine), dtype)
             return found
 
+        if dest.dtype == np.float64:  # nothing rounded (the dropped cosine of an odd d)
+            dest[...] = values
+            continue
         recomputed = round_certified(values, bound, dest, exact)
         TALLY.add(checked=dest.size, recomputed=recomputed)
 

@@ -240,21 +240,26 @@ def _blocks(
 ) -> Iterator[np.ndarray]:
     for row in range(0, ids.n, step):
         block = ids.rows(row, min(row + step, ids.n))
-        if arithmetic == "exact" and form == "full" and stored.name not in HALF_DTYPES:
+        if arithmetic == "exact" and form == "full":
             yield _exact_full(plan, block, part, stored)
             continue
         if arithmetic == "exact":
-            cos, sin = _exact_pairs(plan, block)
+            cos, sin = _exact_pairs(plan, block, stored)
         else:
             cos, sin = _model_pairs(plan, block, np.dtype(arithmetic))
         yield _shape(plan, cos, sin, form, part, stored)
 
 
-def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """float64 cos and sin ``(m, h)`` of the exact angles, each within ~1 ulp.
+def _exact_pairs(
+    plan: AxisPlan, ids: np.ndarray, stored: np.dtype
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cos and sin ``(m, h)`` of the exact angles, as float64 holding values of ``stored``.
 
-    Each axis's distinct positions are evaluated once (a grid's block repeats a few rows and
-    columns thousands of times) and gathered: the same bits as one evaluation per token.
+    Each value is rounded to ``stored`` under the certificate (docs/exactness.md), so the
+    form's own rounding to ``stored`` leaves it as it is; float64: within the direct
+    kernel's bound. Each axis's distinct positions are evaluated once (a grid's block repeats
+    a few rows and columns thousands of times) and gathered: the same bits as one evaluation
+    per token.
     """
     omega, residual = plan_frequencies(plan)
     axis = np.array(plan.axis)
@@ -264,17 +269,18 @@ def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarra
         cols = np.flatnonzero(axis == a)
         if cols.size:
             where, back = np.unique(ids[:, a], return_inverse=True)
-            s, c = np.empty((where.size, cols.size)), np.empty((where.size, cols.size))
+            s, c = (np.empty((where.size, cols.size), dtype=stored) for _ in "sc")
             kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
-            cos[:, cols], sin[:, cols] = c[back], s[back]
+            cos[:, cols], sin[:, cols] = c[back], s[back]  # exact in float64
     return cos, sin
 
 
 def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) -> np.ndarray:
     """:func:`_exact_pairs` then :func:`_shape` (``full``), without the per-token float64 pairs.
 
-    Each axis's distinct positions' cos and sin are rounded to ``stored`` (as :func:`_shape`
-    rounds each value) and gathered per token straight into the channels: the same bits.
+    Each axis's distinct positions' cos and sin are rounded to ``stored`` under the
+    certificate (the kernel writes ``stored``) and gathered per token straight into the
+    channels: the same bits.
     """
     omega, residual = plan_frequencies(plan)
     axis, (first, second) = np.array(plan.axis), channel_pairs(plan)
@@ -284,12 +290,12 @@ def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) ->
         cols = np.flatnonzero(axis == a)
         if cols.size:
             where, back = np.unique(ids[:, a], return_inverse=True)
-            s, c = np.empty((where.size, cols.size)), np.empty((where.size, cols.size))
+            s, c = (np.empty((where.size, cols.size), dtype=stored) for _ in "sc")
             kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
             channels = np.concatenate([first[cols], second[cols]])
             order = np.argsort(channels, kind="stable")
             for k, name in enumerate(names):
-                small = (c if name == "cos" else s).astype(stored)
+                small = c if name == "cos" else s
                 values = np.concatenate([small, small], axis=1)[:, order][back.reshape(-1)]
                 _spread(out[:, k * width : (k + 1) * width], channels[order], values)
     return out
