@@ -41,8 +41,9 @@ from collections.abc import Callable
 import numpy as np
 
 from . import angles, threads
-from .certificate import TALLY, ErrorBound, round_certified, sin_cos_exact
+from .certificate import TALLY, ErrorBound, sin_cos_exact
 from .certificate.bounds import UNIT_ROUNDOFF
+from .certificate.products import round_scaled, scaled
 from .errors import ParameterError
 
 __all__ = [
@@ -187,6 +188,7 @@ def fill_sin_cos_direct(
     omega_residual: np.ndarray,
     *,
     workers: int | None = None,
+    factor: tuple[float, float] = (1.0, 0.0),
 ) -> None:
     """Write ``sin(p·ω)`` and ``cos(p·ω)`` for any positions, each evaluated directly.
 
@@ -198,8 +200,7 @@ def fill_sin_cos_direct(
     Parameters
     ----------
     sin_out, cos_out : numpy.ndarray
-        Writable ``(m, h)`` views of any float dtype; float32, float16 and bfloat16 ones are
-        rounded under the certificate (:data:`DIRECT_BOUND`, counted in ``TALLY``).
+        Writable ``(m, h)`` views of any float dtype (but float64: rounded, certified).
     positions : numpy.ndarray
         Shape ``(m,)``, float64, finite: the position of each row.
     omega, omega_residual : numpy.ndarray
@@ -207,6 +208,8 @@ def fill_sin_cos_direct(
     workers : int, keyword-only, optional
         Threads over row ranges; default as in :func:`fill_sin_cos_consecutive`. The result
         is the same bits whatever the split.
+    factor : tuple of float, keyword-only
+        A double-double ``(hi, lo)`` times every value before its rounding (bound included).
 
     Raises
     ------
@@ -223,11 +226,11 @@ def fill_sin_cos_direct(
         for row in range(n0, n1, step):
             stop = min(row + step, n1)
             angle = angles.product(positions[row:stop, None], omega, omega_residual)
-            if sin_out.dtype == np.float64 and cos_out.dtype == np.float64:
-                angles.sin_cos(angle, out=(sin_out[row:stop], cos_out[row:stop]))
+            outs, where = (sin_out[row:stop], cos_out[row:stop]), positions[row:stop, None]
+            if sin_out.dtype == cos_out.dtype == np.float64 and factor == (1.0, 0.0):
+                angles.sin_cos(angle, out=outs)
                 continue
-            where = positions[row:stop, None], omega, omega_residual
-            _direct_certified(angle, where, (sin_out[row:stop], cos_out[row:stop]))
+            _direct_certified(angle, (where, omega, omega_residual), outs, factor)
 
     threads.run_split(work, threads.split_rows(0, m, step, threads.worker_count(workers, m * h)))
 
@@ -236,8 +239,9 @@ def _direct_certified(
     angle: angles.DoubleDouble,
     where: tuple[np.ndarray, np.ndarray, np.ndarray],
     outs: tuple[np.ndarray, np.ndarray],
+    factor: tuple[float, float] = (1.0, 0.0),
 ) -> None:
-    """sin/cos of ``angle`` rounded into ``outs`` (float32, float16, bfloat16), certified."""
+    """``factor``·sin/cos of ``angle`` into ``outs``, rounded under the certificate."""
     bound = direct_bound(angle)
     p, w, res = (np.broadcast_to(a, angle[0].shape) for a in where)
     for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
@@ -251,15 +255,15 @@ def _direct_certified(
             found: np.ndarray = v.reshape(-1)[flat]  # NaN (an angle too large to reduce) stays NaN
             flat = flat[np.isfinite(found)]
             i = np.unravel_index(flat, p.shape)
-            zero = np.zeros(flat.size)
-            terms = (p[i], zero, w[i], res[i])
-            found[np.isfinite(found)] = sin_cos_exact(terms, np.full(flat.size, cosine), dtype)
+            terms = (p[i], np.zeros(flat.size), w[i], res[i])
+            cosines = np.full(flat.size, cosine)
+            found[np.isfinite(found)] = sin_cos_exact(terms, cosines, dtype, factor=factor)
             return found
 
         if dest.dtype == np.float64:  # nothing rounded (the dropped cosine of an odd d)
-            dest[...] = values
+            dest[...] = scaled(values, factor)
             continue
-        recomputed = round_certified(values, bound, dest, exact)
+        recomputed = round_scaled(values, bound, factor, dest, exact)
         TALLY.add(checked=dest.size, recomputed=recomputed)
 
 
