@@ -65,8 +65,6 @@ def _decided(f: Callable[[], Any], margin: Callable[[Any], Any], dtype: object) 
             low, high = correctly_rounded(x - e, dtype), correctly_rounded(x + e, dtype)
             if low == high:
                 return low
-    if abs(x) <= e < 2.0**-60:  # within the inputs' own tiny error of 0: whole half turns
-        return 0.0
     raise RuntimeFailure(f"a value stays undecided at {PRECISIONS[-1]} bits: {x}")
 
 

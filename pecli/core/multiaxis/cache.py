@@ -27,9 +27,10 @@ from ..dtypes import HALF_DTYPES, round_once
 from ..errors import ParameterError
 from ..rope.forms import FORMS, FormTable, check_form, form_table, reform
 from ..rules import check_table_dtype
+from ..turns import fill_turns
 from .dit_ids import SequenceIds
 from .ids import ArrayIds, GridIds, check_ids, torch_linspace
-from .plan import AxisPlan, channel_pairs, plan_frequencies
+from .plan import AxisPlan, channel_pairs, plan_frequencies, plan_turn_rates
 
 IdSource = GridIds | ArrayIds | SequenceIds
 
@@ -261,7 +262,6 @@ def _exact_pairs(
     a few rows and columns thousands of times) and gathered: the same bits as one evaluation
     per token.
     """
-    omega, residual = plan_frequencies(plan)
     axis = np.array(plan.axis)
     cos = np.empty((ids.shape[0], plan.pairs))
     sin = np.empty_like(cos)
@@ -269,8 +269,7 @@ def _exact_pairs(
         cols = np.flatnonzero(axis == a)
         if cols.size:
             where, back = np.unique(ids[:, a], return_inverse=True)
-            s, c = (np.empty((where.size, cols.size), dtype=stored) for _ in "sc")
-            kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
+            s, c = _axis_sin_cos(plan, where, cols, stored)
             cos[:, cols], sin[:, cols] = c[back], s[back]  # exact in float64
     return cos, sin
 
@@ -282,7 +281,6 @@ def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) ->
     certificate (the kernel writes ``stored``) and gathered per token straight into the
     channels: the same bits.
     """
-    omega, residual = plan_frequencies(plan)
     axis, (first, second) = np.array(plan.axis), channel_pairs(plan)
     names, width = ("cos", "sin") if part == "both" else (part,), plan.rotary_dim
     out = np.empty((ids.shape[0], width * len(names)), dtype=stored)
@@ -290,8 +288,7 @@ def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) ->
         cols = np.flatnonzero(axis == a)
         if cols.size:
             where, back = np.unique(ids[:, a], return_inverse=True)
-            s, c = (np.empty((where.size, cols.size), dtype=stored) for _ in "sc")
-            kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
+            s, c = _axis_sin_cos(plan, where, cols, stored)
             channels = np.concatenate([first[cols], second[cols]])
             order = np.argsort(channels, kind="stable")
             for k, name in enumerate(names):
@@ -299,6 +296,32 @@ def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) ->
                 values = np.concatenate([small, small], axis=1)[:, order][back.reshape(-1)]
                 _spread(out[:, k * width : (k + 1) * width], channels[order], values)
     return out
+
+
+def _axis_sin_cos(
+    plan: AxisPlan, where: np.ndarray, cols: np.ndarray, stored: np.dtype
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sin and cos ``(len(where), len(cols))`` of one axis's positions, in ``stored``, certified.
+
+    Pairs at a rational number of half turns (a ladder's ``π/2``) are exact at whole quarter
+    turns (:func:`pecli.core.turns.fill_turns`), the others from the direct kernel.
+    """
+    omega, residual = plan_frequencies(plan)
+    rates = plan_turn_rates(plan)
+    s, c = (np.empty((where.size, cols.size), dtype=stored) for _ in "sc")
+    plain = np.flatnonzero([int(j) not in rates for j in cols])
+    if plain.size == cols.size:
+        kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
+        return s, c
+    if plain.size:
+        ps, pc = (np.empty((where.size, plain.size), dtype=stored) for _ in "sc")
+        picked = cols[plain]
+        kernels.fill_sin_cos_direct(ps, pc, where, omega[picked], residual[picked], workers=1)
+        s[:, plain], c[:, plain] = ps, pc
+    for i in np.flatnonzero([int(j) in rates for j in cols]):
+        j = int(cols[i])
+        fill_turns((s[:, i], c[:, i]), where, rates[j], (float(omega[j]), float(residual[j])))
+    return s, c
 
 
 def _spread(out: np.ndarray, channels: np.ndarray, values: np.ndarray) -> None:
