@@ -16,7 +16,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import kernels
 from .certificate import TALLY, rounded_sum
 
 __all__ = ["fill_turns", "quarter_turns", "rational_power"]
@@ -87,6 +86,8 @@ def fill_turns(
     ``frequency``: the double-double ``π·rate`` the direct kernel takes for the other rows
     (certified when the views are not float64). The exact rows are counted as checked.
     """
+    from . import kernels  # here: plan.py reads rational_power at start-up (pecli --help)
+
     sin, cos = outs
     mask, q = quarter_turns(positions, rate)
     rest = ~mask
