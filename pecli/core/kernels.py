@@ -41,42 +41,20 @@ from collections.abc import Callable
 import numpy as np
 
 from . import angles, threads
-from .certificate import TALLY, ErrorBound, round_certified, sin_cos_exact
+from .certificate import ErrorBound, round_certified, sin_cos_exact
 from .certificate.blocks import Exact, ProductRounder
 from .certificate.bounds import UNIT_ROUNDOFF
-from .errors import ParameterError
+from .direct import check_shapes, direct_bound
 
 __all__ = [
     "CONSECUTIVE_BOUND",
-    "DIRECT_BOUND",
     "fill_sin_cos_consecutive",
-    "fill_sin_cos_direct",
 ]
 
 #: Error bound of :func:`fill_sin_cos_consecutive`'s float64 values before the rounding,
 #: absolute (docs/exactness.md): three factors within ``(k + 3/4)·u`` per component each,
 #: ``k = 4`` ulps for NumPy's float64 sin/cos, and two complex products: ``24.6·u``.
 CONSECUTIVE_BOUND = ErrorBound(absolute=32 * UNIT_ROUNDOFF, source="the consecutive kernel")
-#: Error bound of :func:`pecli.core.angles.sin_cos` (and :func:`fill_sin_cos_direct`), for
-#: tails ``|lo| <= 2^-27`` (docs/exactness.md): ``(2k + 2)·u`` relative, plus an absolute
-#: part from the tail, :func:`direct_bound`.
-DIRECT_BOUND = ErrorBound(relative=10 * UNIT_ROUNDOFF, source="the direct kernel")
-
-
-def direct_bound(angle: angles.DoubleDouble) -> ErrorBound:
-    """:data:`DIRECT_BOUND` at each of the double-double angles ``hi + lo`` (any shape).
-
-    The absolute part is ``(4k + 2)·u·|lo| + lo²/2`` (the neglected ``1 - cos lo``), plus
-    ``2^-100·|hi|`` for the inputs' own error: 0 at an exact angle such as 0.
-
-    >>> bound = direct_bound((np.array([0.0, 1e4]), np.array([0.0, 1e-13])))
-    >>> bound.at(np.zeros(2))
-    array([0.00000000e+00, 1.30884492e-26])
-
-    """
-    hi, lo = np.abs(angle[0]), np.abs(angle[1])
-    absolute = 18 * UNIT_ROUNDOFF * lo + lo * lo / 2 + 2.0**-100 * hi
-    return ErrorBound(absolute, DIRECT_BOUND.relative, "direct")
 
 
 #: Pairs per complex product, ``B·h``: 16384 complex128 = 256 KiB, inside a 1 MiB L2.
@@ -85,8 +63,7 @@ BLOCK_PAIRS = 16384
 MAX_BLOCK_ROWS = 256
 #: Blocks per super-block (``S``): one direct evaluation of ``h`` phases per ``S·B`` rows.
 STEPS = 64
-#: Cells per chunk of direct evaluation: its float64 temporaries stay about 1 MiB each.
-DIRECT_CELLS = 1 << 17
+
 
 _Writer = Callable[[int, int, np.ndarray, np.ndarray], None]
 
@@ -151,7 +128,7 @@ def fill_sin_cos_consecutive(
     """
     w = np.ascontiguousarray(omega, dtype=np.float64).reshape(-1)
     res = np.zeros_like(w) if omega_residual is None else np.asarray(omega_residual, np.float64)
-    m, h = _check(sin_out, cos_out, w, res, first_position)
+    m, h = check_shapes(sin_out, cos_out, w, res, first_position)
     if m == 0 or h == 0:
         return
     rows = max(1, min(MAX_BLOCK_ROWS, BLOCK_PAIRS // h))
@@ -178,86 +155,6 @@ def fill_sin_cos_consecutive(
     zero = -float(first_position) - offset  # position 0: exactly sin 0, cos 1 (the angle
     if zero.is_integer() and 0 <= zero < m:  # addition from another anchor leaves ~1e-17)
         sin_out[int(zero)], cos_out[int(zero)] = 0, 1
-
-
-def fill_sin_cos_direct(
-    sin_out: np.ndarray,
-    cos_out: np.ndarray,
-    positions: np.ndarray,
-    omega: np.ndarray,
-    omega_residual: np.ndarray,
-    *,
-    workers: int | None = None,
-) -> None:
-    """Write ``sin(p·ω)`` and ``cos(p·ω)`` for any positions, each evaluated directly.
-
-    The angle is a double-double (:func:`pecli.core.angles.product`) and sin/cos come from
-    :func:`pecli.core.angles.sin_cos`: each value is within about one float64 ulp of its own
-    magnitude (measured below 1 ulp up to position 1e7), which the kernel of
-    :func:`fill_sin_cos_consecutive` (5e-16 absolute) is not near zero. About 4x slower.
-
-    Parameters
-    ----------
-    sin_out, cos_out : numpy.ndarray
-        Writable ``(m, h)`` views of any float dtype.
-    positions : numpy.ndarray
-        Shape ``(m,)``, float64, finite: the position of each row.
-    omega, omega_residual : numpy.ndarray
-        Shape ``(h,)``, float64: the frequencies and what float64 rounding took off them.
-    workers : int, keyword-only, optional
-        Threads over row ranges; default as in :func:`fill_sin_cos_consecutive`. The result
-        is the same bits whatever the split.
-
-    Raises
-    ------
-    ValueError
-        If the shapes do not match.
-
-    """
-    m, h = _check(sin_out, cos_out, omega, omega_residual, 0.0)
-    if positions.shape != (m,):
-        raise ValueError(f"positions must have shape ({m},) (got {positions.shape})")
-    step = max(1, DIRECT_CELLS // max(h, 1))
-
-    def work(n0: int, n1: int) -> None:
-        for row in range(n0, n1, step):
-            stop = min(row + step, n1)
-            angle = angles.product(positions[row:stop, None], omega, omega_residual)
-            if sin_out.dtype != np.float32:
-                angles.sin_cos(angle, out=(sin_out[row:stop], cos_out[row:stop]))
-                continue
-            where = positions[row:stop, None], omega, omega_residual
-            _direct_certified(angle, where, (sin_out[row:stop], cos_out[row:stop]))
-
-    threads.run_split(work, threads.split_rows(0, m, step, threads.worker_count(workers, m * h)))
-
-
-def _direct_certified(
-    angle: angles.DoubleDouble,
-    where: tuple[np.ndarray, np.ndarray, np.ndarray],
-    outs: tuple[np.ndarray, np.ndarray],
-) -> None:
-    """sin/cos of ``angle`` rounded into the float32 ``outs`` under the certificate."""
-    bound = direct_bound(angle)
-    p, w, res = (np.broadcast_to(a, angle[0].shape) for a in where)
-    for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
-
-        def exact(
-            flat: np.ndarray,
-            cosine: bool = cosine,
-            dtype: np.dtype = dest.dtype,
-            v: np.ndarray = values,
-        ) -> np.ndarray:
-            found: np.ndarray = v.reshape(-1)[flat]  # NaN (an angle too large to reduce) stays NaN
-            flat = flat[np.isfinite(found)]
-            i = np.unravel_index(flat, p.shape)
-            zero = np.zeros(flat.size)
-            terms = (p[i], zero, w[i], res[i])
-            found[np.isfinite(found)] = sin_cos_exact(terms, np.full(flat.size, cosine), dtype)
-            return found
-
-        recomputed = round_certified(values, bound, dest, exact)
-        TALLY.add(checked=dest.size, recomputed=recomputed)
 
 
 def _recomputed(
@@ -288,22 +185,6 @@ def _recomputed(
     others = np.setdiff1d(np.arange(p_hi.size), simple)
     found[others] = sin_cos_exact(tuple(t[others] for t in terms), cosine[others], dtype)  # type: ignore[arg-type]
     return found
-
-
-def _check(
-    sin_out: np.ndarray, cos_out: np.ndarray, omega: np.ndarray, residual: np.ndarray, first: float
-) -> tuple[int, int]:
-    h = omega.size
-    if sin_out.ndim != 2 or sin_out.shape != cos_out.shape or sin_out.shape[1] != h:
-        raise ValueError(
-            f"sin_out and cos_out must both have shape (m, {h}) to match omega "
-            f"(got {sin_out.shape} and {cos_out.shape})"
-        )
-    if residual.shape != (h,):
-        raise ValueError(f"omega_residual must have shape ({h},) (got {residual.shape})")
-    if not np.isfinite(first):
-        raise ParameterError("first_position", "must be finite", first)
-    return sin_out.shape[0], h
 
 
 @functools.lru_cache(maxsize=8)

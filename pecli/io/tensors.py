@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -105,13 +105,25 @@ def write_safetensors(
     write_safetensors_parts(parts, output=output, metadata=metadata)
 
 
+#: Header bytes kept free for metadata known only once the data is written (``late``).
+LATE_ROOM = 256
+
+
 def write_safetensors_parts(
-    parts: Sequence[Part], *, output: str | os.PathLike[str], metadata: dict[str, str] | None = None
+    parts: Sequence[Part],
+    *,
+    output: str | os.PathLike[str],
+    metadata: dict[str, str] | None = None,
+    late: Callable[[], dict[str, str]] | None = None,
 ) -> None:
     """Write tensors given as row blocks, one after the other: memory holds one block.
 
     The header is the format's (huggingface/safetensors): 8 bytes of its length, compact
     JSON padded with spaces to a multiple of 8, the ``data_offsets`` in the given order.
+    ``late``: more metadata, known only after the data (a certificate's counts): the header
+    is written with :data:`LATE_ROOM` more bytes of spaces, rewritten in place at the end
+    with ``late()`` merged in (same length: the data does not move); a stream that cannot
+    seek back (stdout, a pipe) keeps the first header.
 
     Raises
     ------
@@ -122,7 +134,9 @@ def write_safetensors_parts(
 
     """
     parts = [(k, _little(d), s, b) for k, d, s, b in parts]
-    header = safetensors_header([(k, d, s) for k, d, s, _ in parts], metadata or {})
+    heads = [(k, d, s) for k, d, s, _ in parts]
+    room = LATE_ROOM if late is not None else 0
+    header = safetensors_header(heads, metadata or {}, room=room)
     with atomic_output(output) as handle:
         handle.write(header)
         for key, dtype, shape, blocks in parts:
@@ -132,6 +146,19 @@ def write_safetensors_parts(
                 written += handle.write(data.data) or 0
             if written != wanted:
                 raise ValueError(f"tensor {key} got {written} bytes, expected {wanted}")
+        if late is not None and handle.seekable():
+            final = safetensors_header(heads, {**(metadata or {}), **late()})
+            if len(final) <= len(header):  # else the first header stays (never: 256 bytes)
+                final = _padded(final, len(header))
+                handle.seek(0)
+                handle.write(final)
+                handle.seek(0, os.SEEK_END)
+
+
+def _padded(header: bytes, size: int) -> bytes:
+    """A header from :func:`safetensors_header` padded with spaces to ``size`` bytes in all."""
+    text = header[8:] + b" " * (size - len(header))
+    return len(text).to_bytes(8, "little") + text
 
 
 def _little(dtype: np.dtype) -> np.dtype:
@@ -140,9 +167,12 @@ def _little(dtype: np.dtype) -> np.dtype:
 
 
 def safetensors_header(
-    tensors: list[tuple[str, np.dtype, tuple[int, ...]]], metadata: dict[str, str]
+    tensors: list[tuple[str, np.dtype, tuple[int, ...]]], metadata: dict[str, str], room: int = 0
 ) -> bytes:
-    """The 8-byte length and JSON header of a ``.safetensors`` file holding ``tensors``."""
+    """The 8-byte length and JSON header of a ``.safetensors`` file holding ``tensors``.
+
+    ``room``: more spaces after the padding (a multiple of 8), for metadata written later.
+    """
     import json
 
     entries: dict[str, object] = {"__metadata__": metadata} if metadata else {}
@@ -159,12 +189,12 @@ def safetensors_header(
         }
         offset += size
     text = json.dumps(entries, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    text += b" " * (-len(text) % 8)
+    text += b" " * (-len(text) % 8 + room)
     return len(text).to_bytes(8, "little") + text
 
 
 def safetensors_bytes(
-    tensors: Sequence[tuple[str, Any, tuple[int, ...]]], metadata: dict[str, str]
+    tensors: Sequence[tuple[str, Any, tuple[int, ...]]], metadata: dict[str, str], room: int = 0
 ) -> int:
     """Bytes of the ``.safetensors`` file the writers here write for ``tensors``, exactly.
 
@@ -184,7 +214,7 @@ def safetensors_bytes(
 
     """
     data = sum(math.prod(shape) * int(np.dtype(dtype).itemsize) for _, dtype, shape in tensors)
-    return len(safetensors_header(list(tensors), metadata)) + data
+    return len(safetensors_header(list(tensors), metadata, room)) + data
 
 
 def check_key(key: str) -> str:

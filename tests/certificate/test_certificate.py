@@ -14,7 +14,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from pecli.core import angles, kernels
+from pecli.core import angles, direct, kernels
 from pecli.core.certificate import (
     ErrorBound,
     correctly_rounded,
@@ -153,7 +153,7 @@ def _mp_float32(x: mpmath.mpf) -> float:
 def test_grid_values_go_through_the_fallback_and_match_mpmath(monkeypatch):
     from pecli.core import grids
 
-    monkeypatch.setattr(kernels, "DIRECT_BOUND", ErrorBound(relative=1e-9))
+    monkeypatch.setattr(direct, "DIRECT_BOUND", ErrorBound(relative=1e-9))
     h_side, w_side, d = 3, 5, 16
     with counting() as tally:
         table = grids.grid_table((h_side, w_side), d=d, preset="mae")
@@ -264,7 +264,7 @@ def test_timestep_table_under_a_wide_bound_matches_mpmath_and_is_reported(
     # both kernels' bounds widened: many entries go to the fallback; FLUX's t·1000 is folded
     # into the angle exactly, [cos | sin], ω_j = 10000^(-j/(d/2)) (diffusers' flip_sin_to_cos)
     monkeypatch.setattr(kernels, "CONSECUTIVE_BOUND", ErrorBound(absolute=1e-6))
-    monkeypatch.setattr(kernels, "DIRECT_BOUND", ErrorBound(relative=1e-6))
+    monkeypatch.setattr(direct, "DIRECT_BOUND", ErrorBound(relative=1e-6))
     times, d = ["0.1", "0.25", "0.7"], 8
     done = run_cli(
         "timestep", "--model", "flux", "--d", str(d), *times, "-o", str(tmp_path / "t.npy")

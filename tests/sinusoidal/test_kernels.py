@@ -199,7 +199,7 @@ def test_bad_calls_are_rejected():
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_direct_fill_is_the_same_bits_however_split(workers):
-    from pecli.core.kernels import fill_sin_cos_direct
+    from pecli.core.direct import fill_sin_cos_direct
 
     omega, res = frequencies(256, 10000.0)
     positions = np.arange(5000, dtype=np.float64) * 7.25 - 3.5

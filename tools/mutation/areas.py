@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 AREAS: list[tuple[str, list[str], list[str]]] = [
     (
         "certificate",  # correct rounding: the error bounds' check and the mpmath fallback
-        ["pecli/**/certificate/**/*.py"],
-        ["tests/**/test_certificate*.py"],
+        ["pecli/**/certificate/**/*.py", "pecli/core/turns.py"],
+        ["tests/**/test_certificate*.py", "tests/**/test_certified*.py"],
     ),
     (
         "multi-axis rope",  # M-RoPE, video/image axes, identify-axes, axis maps, their figure
@@ -194,6 +194,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
             "pecli/**/encoding.py",
             "pecli/**/angles.py",
             "pecli/**/kernels.py",
+            "pecli/core/direct.py",
             "pecli/**/filling.py",
             "pecli/**/apply.py",
             "pecli/**/threads.py",

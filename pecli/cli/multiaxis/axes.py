@@ -128,8 +128,7 @@ def axes_command(
     spec = AxesSpec(plan, source, form.value, part.value, dtype.value, mode)
     table = axes_table(spec)
     check_checkpoint_table(source.n, math.prod(table.shape[1:]), np.dtype(spec.dtype), kind)
-    name = chosen.name if chosen else ""
-    meta = axes_metadata(spec, preset=name, version=__version__) if kind == "safetensors" else None
+    meta = axes_metadata(spec, preset=chosen.name if chosen else "", version=__version__)
     write_cache(
         table,
         output=output,
@@ -137,7 +136,8 @@ def axes_command(
         header=header,
         quiet=quiet,
         description="rope axes",
-        metadata=meta,
+        metadata=meta if kind == "safetensors" else None,
+        certified=spec.arithmetic == "exact",  # the others repeat a model's own steps
     )
 
 

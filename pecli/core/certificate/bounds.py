@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dtypes import round_once
 from . import compiled
 
 __all__ = ["UNIT_ROUNDOFF", "ErrorBound", "round_certified", "undecided"]
@@ -68,7 +69,8 @@ def undecided(values: np.ndarray, bound: ErrorBound, dtype: np.dtype) -> np.ndar
     bound : ErrorBound
         The kernel's proven error bound.
     dtype : numpy.dtype
-        The output dtype (float32, float16; for float64 nothing is rounded: none returned).
+        The output dtype (float32, float16, bfloat16, rounded once; for float64 nothing is
+        rounded: none returned).
 
     Returns
     -------
@@ -97,10 +99,17 @@ def undecided(values: np.ndarray, bound: ErrorBound, dtype: np.dtype) -> np.ndar
 def _ends_differ(flat: np.ndarray, e: np.ndarray | float, dtype: np.dtype) -> np.ndarray:
     """``round(v - e) != round(v + e)`` in ``dtype``, elementwise."""
     with np.errstate(over="ignore"):
-        low = np.subtract(flat, e).astype(dtype)
-        high = np.add(flat, e).astype(dtype)
+        low = _rounded(np.subtract(flat, e), dtype)
+        high = _rounded(np.add(flat, e), dtype)
     differ: np.ndarray = low != high
     return differ
+
+
+def _rounded(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``values`` rounded once to ``dtype``: a cast, but for bfloat16 (ml_dtypes' rounds twice)."""
+    if dtype.name == "bfloat16":
+        return round_once(values, dtype)
+    return values.astype(dtype)
 
 
 def round_certified(
@@ -129,7 +138,7 @@ def round_certified(
         How many entries were recomputed.
 
     """
-    out[...] = values
+    out[...] = round_once(values, out.dtype) if out.dtype.name == "bfloat16" else values
     where = undecided(values, bound, out.dtype)
     if where.size:
         index = np.unravel_index(where, out.shape)

@@ -65,8 +65,6 @@ def _decided(f: Callable[[], Any], margin: Callable[[Any], Any], dtype: object) 
             low, high = correctly_rounded(x - e, dtype), correctly_rounded(x + e, dtype)
             if low == high:
                 return low
-    if abs(x) <= e < 2.0**-60:  # within the inputs' own tiny error of 0: whole half turns
-        return 0.0
     raise RuntimeFailure(f"a value stays undecided at {PRECISIONS[-1]} bits: {x}")
 
 
@@ -75,7 +73,7 @@ def sin_cos_exact(
     cosine: np.ndarray,
     dtype: object,
     *,
-    factor: float = 1.0,
+    factor: float | tuple[float, float] = 1.0,
 ) -> np.ndarray:
     """Correctly rounded ``factor · sin`` or ``cos`` of ``(p_hi + p_lo)·(ω + ω_res)``.
 
@@ -88,8 +86,10 @@ def sin_cos_exact(
         Shape ``(k,)``, bool: cosine (True) or sine (False) of each entry.
     dtype : numpy.dtype
         The output dtype the values are rounded to.
-    factor : float, keyword-only
-        An exact float64 factor of every value (a rotary cache's attention factor).
+    factor : float or tuple of float, keyword-only
+        A factor of every value: a float64 taken as exact (a rotary cache's attention
+        factor), or a double-double ``(hi, lo)`` within 2^-100 of the exact one (a table's
+        amplitude, ``sqrt(2/d)``), whose own error then joins the margin.
 
     Returns
     -------
@@ -104,12 +104,13 @@ def sin_cos_exact(
 
     """
     p_hi, p_lo, w, r = (np.asarray(a, dtype=np.float64).reshape(-1) for a in angle_terms)
+    hi, lo = factor if isinstance(factor, tuple) else (factor, 0.0)
     found = np.empty(p_hi.size)
     for i in range(p_hi.size):
-        if p_hi[i] == 0 and p_lo[i] == 0:  # angle 0: sin 0 = 0, cos 0 = 1, exactly
+        if p_hi[i] == 0 and p_lo[i] == 0 and not lo:  # angle 0: sin 0 = 0, cos 0 = 1, exactly
             # 0 or 1 (times the factor), held exactly by dtype: itself, without importing
             # mpmath (~25 ms, 8 % of a rotary cache starting at 0)
-            x = factor * float(cosine[i])
+            x = hi * float(cosine[i])
             held = float(np.asarray(x).astype(np.dtype(dtype)))  # type: ignore[call-overload]
             found[i] = x if held == x else correctly_rounded(x, dtype)
             continue
@@ -119,14 +120,17 @@ def sin_cos_exact(
 
             with mpmath.workprec(mpmath.mp.prec + 240):  # the product of two double-doubles
                 angle = (mpmath.mpf(p_hi[i]) + p_lo[i]) * (mpmath.mpf(w[i]) + r[i])
+                scale = mpmath.mpf(hi) + lo
             f = mpmath.cos if cosine[i] else mpmath.sin
-            return f(angle) * factor
+            return f(angle) * scale
 
         def margin(x: Any, i: int = i) -> Any:
             import mpmath
 
             angle = abs((p_hi[i] + p_lo[i]) * (w[i] + r[i]))
-            return mpmath.mpf(angle) * 2 * INPUT_ERROR * abs(factor)
+            size = abs(hi) + abs(lo)
+            own = abs(x) * INPUT_ERROR if lo else 0  # the double-double factor's own error
+            return mpmath.mpf(angle) * 2 * INPUT_ERROR * size + own
 
         found[i] = _decided(value, margin, dtype)
     return found

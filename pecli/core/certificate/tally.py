@@ -49,9 +49,10 @@ class Tally:
         ``total``: the values of the table; a table whose values were not all checked (their
         rounding took a path without the certificate) says so instead. None: every value is
         a copy of a checked one or an exact zero (a grid's per-axis values, broadcast). A
-        float64 table says what is claimed for it.
+        float64 table says what is claimed for it; a complex table speaks of its parts.
         """
         name = np.dtype(dtype).name  # type: ignore[call-overload]
+        name = {"complex64": "float32", "complex128": "float64"}.get(name, name)  # per part
         if name == "float64":
             return "float64 values within the kernels' error bounds (docs/exactness.md)"
         if not self.checked:

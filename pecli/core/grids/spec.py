@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import angles
 from ..certificate import TALLY, round_certified, sin_cos_exact
+from ..direct import direct_bound
 from ..errors import ParameterError
-from ..kernels import direct_bound
 from ..rules import check_dtype
 from ..sinusoidal.frequencies import frequencies_with_residuals
 from .knobs import GridEncoding

@@ -3,7 +3,7 @@
 Row ``r`` is token ``r`` with position ids ``ids[r]`` (one column per axis, any finite float64,
 fractional or negative too); pair ``j`` turns by ``ids[r, axis(j)] · ω_j``
 (:class:`~.plan.AxisPlan`). ``exact`` angles are double-doubles (the position times the exact
-frequency, :func:`pecli.core.kernels.fill_sin_cos_direct`) and every value is rounded once to
+frequency, :func:`pecli.core.direct.fill_sin_cos_direct`) and every value is rounded once to
 the output dtype; ``float64`` / ``float32`` repeat a model's own arithmetic instead (frequency,
 angle, cos and sin each rounded to that dtype, as torch does). Forms: ``full`` (the rotated
 width, each value on both channels of its pair), ``half`` (one column per pair: GPT-J, gpt-oss,
@@ -22,14 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import DTypeLike
 
-from .. import kernels
+from .. import direct
 from ..dtypes import HALF_DTYPES, round_once
 from ..errors import ParameterError
 from ..rope.forms import FORMS, FormTable, check_form, form_table, reform
 from ..rules import check_table_dtype
+from ..turns import fill_turns
 from .dit_ids import SequenceIds
 from .ids import ArrayIds, GridIds, check_ids, torch_linspace
-from .plan import AxisPlan, channel_pairs, plan_frequencies
+from .plan import AxisPlan, channel_pairs, plan_frequencies, plan_turn_rates
 
 IdSource = GridIds | ArrayIds | SequenceIds
 
@@ -240,23 +241,27 @@ def _blocks(
 ) -> Iterator[np.ndarray]:
     for row in range(0, ids.n, step):
         block = ids.rows(row, min(row + step, ids.n))
-        if arithmetic == "exact" and form == "full" and stored.name not in HALF_DTYPES:
+        if arithmetic == "exact" and form == "full":
             yield _exact_full(plan, block, part, stored)
             continue
         if arithmetic == "exact":
-            cos, sin = _exact_pairs(plan, block)
+            cos, sin = _exact_pairs(plan, block, stored)
         else:
             cos, sin = _model_pairs(plan, block, np.dtype(arithmetic))
         yield _shape(plan, cos, sin, form, part, stored)
 
 
-def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """float64 cos and sin ``(m, h)`` of the exact angles, each within ~1 ulp.
+def _exact_pairs(
+    plan: AxisPlan, ids: np.ndarray, stored: np.dtype
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cos and sin ``(m, h)`` of the exact angles, as float64 holding values of ``stored``.
 
-    Each axis's distinct positions are evaluated once (a grid's block repeats a few rows and
-    columns thousands of times) and gathered: the same bits as one evaluation per token.
+    Each value is rounded to ``stored`` under the certificate (docs/exactness.md), so the
+    form's own rounding to ``stored`` leaves it as it is; float64: within the direct
+    kernel's bound. Each axis's distinct positions are evaluated once (a grid's block repeats
+    a few rows and columns thousands of times) and gathered: the same bits as one evaluation
+    per token.
     """
-    omega, residual = plan_frequencies(plan)
     axis = np.array(plan.axis)
     cos = np.empty((ids.shape[0], plan.pairs))
     sin = np.empty_like(cos)
@@ -264,19 +269,18 @@ def _exact_pairs(plan: AxisPlan, ids: np.ndarray) -> tuple[np.ndarray, np.ndarra
         cols = np.flatnonzero(axis == a)
         if cols.size:
             where, back = np.unique(ids[:, a], return_inverse=True)
-            s, c = np.empty((where.size, cols.size)), np.empty((where.size, cols.size))
-            kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
-            cos[:, cols], sin[:, cols] = c[back], s[back]
+            s, c = _axis_sin_cos(plan, where, cols, stored)
+            cos[:, cols], sin[:, cols] = c[back], s[back]  # exact in float64
     return cos, sin
 
 
 def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) -> np.ndarray:
     """:func:`_exact_pairs` then :func:`_shape` (``full``), without the per-token float64 pairs.
 
-    Each axis's distinct positions' cos and sin are rounded to ``stored`` (as :func:`_shape`
-    rounds each value) and gathered per token straight into the channels: the same bits.
+    Each axis's distinct positions' cos and sin are rounded to ``stored`` under the
+    certificate (the kernel writes ``stored``) and gathered per token straight into the
+    channels: the same bits.
     """
-    omega, residual = plan_frequencies(plan)
     axis, (first, second) = np.array(plan.axis), channel_pairs(plan)
     names, width = ("cos", "sin") if part == "both" else (part,), plan.rotary_dim
     out = np.empty((ids.shape[0], width * len(names)), dtype=stored)
@@ -284,15 +288,40 @@ def _exact_full(plan: AxisPlan, ids: np.ndarray, part: str, stored: np.dtype) ->
         cols = np.flatnonzero(axis == a)
         if cols.size:
             where, back = np.unique(ids[:, a], return_inverse=True)
-            s, c = np.empty((where.size, cols.size)), np.empty((where.size, cols.size))
-            kernels.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
+            s, c = _axis_sin_cos(plan, where, cols, stored)
             channels = np.concatenate([first[cols], second[cols]])
             order = np.argsort(channels, kind="stable")
             for k, name in enumerate(names):
-                small = (c if name == "cos" else s).astype(stored)
+                small = c if name == "cos" else s
                 values = np.concatenate([small, small], axis=1)[:, order][back.reshape(-1)]
                 _spread(out[:, k * width : (k + 1) * width], channels[order], values)
     return out
+
+
+def _axis_sin_cos(
+    plan: AxisPlan, where: np.ndarray, cols: np.ndarray, stored: np.dtype
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sin and cos ``(len(where), len(cols))`` of one axis's positions, in ``stored``, certified.
+
+    Pairs at a rational number of half turns (a ladder's ``π/2``) are exact at whole quarter
+    turns (:func:`pecli.core.turns.fill_turns`), the others from the direct kernel.
+    """
+    omega, residual = plan_frequencies(plan)
+    rates = plan_turn_rates(plan)
+    s, c = (np.empty((where.size, cols.size), dtype=stored) for _ in "sc")
+    plain = np.flatnonzero([int(j) not in rates for j in cols])
+    if plain.size == cols.size:
+        direct.fill_sin_cos_direct(s, c, where, omega[cols], residual[cols], workers=1)
+        return s, c
+    if plain.size:
+        ps, pc = (np.empty((where.size, plain.size), dtype=stored) for _ in "sc")
+        picked = cols[plain]
+        direct.fill_sin_cos_direct(ps, pc, where, omega[picked], residual[picked], workers=1)
+        s[:, plain], c[:, plain] = ps, pc
+    for i in np.flatnonzero([int(j) in rates for j in cols]):
+        j = int(cols[i])
+        fill_turns((s[:, i], c[:, i]), where, rates[j], (float(omega[j]), float(residual[j])))
+    return s, c
 
 
 def _spread(out: np.ndarray, channels: np.ndarray, values: np.ndarray) -> None:

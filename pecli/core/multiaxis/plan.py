@@ -17,12 +17,14 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 
 from ..errors import ParameterError
 from ..rope import _exact as ex
 from ..rope.number_rules import check_theta
+from ..turns import rational_power
 
 __all__ = [
     "LAYOUTS",
@@ -235,6 +237,35 @@ def plan_frequencies(plan: AxisPlan) -> tuple[np.ndarray, np.ndarray]:
     residual = np.array([p[1] for p in pairs], dtype=np.float64)
     omega.flags.writeable = residual.flags.writeable = False
     return omega, residual
+
+
+def plan_turn_rates(plan: AxisPlan) -> dict[int, Fraction]:
+    """Pairs turning by a rational number ``r`` of half turns a position: ``{j: r}``.
+
+    A ladder's ``(π/2)·θ^(k/D)`` does when ``θ^(k/D)`` is rational (``k = 0``: ``r = 1/2``),
+    and is then exactly 0 or ±1 at whole quarter turns (:mod:`pecli.core.turns`); the other
+    schedules turn by ``θ^(-2k/D)`` radians, never a rational multiple of π but at 0.
+
+    >>> from .ladder import ladder_plan
+    >>> plan_turn_rates(ladder_plan(24, ("t",)))[0]
+    Fraction(1, 2)
+
+    """
+    return dict(_turn_rates(plan.theta, plan.index, plan.denominator, plan.schedule))
+
+
+@functools.lru_cache(maxsize=16)
+def _turn_rates(
+    theta: tuple[float, ...], index: tuple[int, ...], denominator: tuple[int, ...], schedule: str
+) -> tuple[tuple[int, Fraction], ...]:
+    if not schedule.startswith("ladder"):
+        return ()
+    found = []
+    for j, (t, k, d) in enumerate(zip(theta, index, denominator, strict=True)):
+        power = rational_power(t, Fraction(k, d)) if d else None
+        if power is not None:
+            found.append((j, power / 2))
+    return tuple(found)
 
 
 def _exact_frequency(theta: float, k: int, d: int, schedule: str) -> Decimal:

@@ -84,7 +84,8 @@ def cache_table(spec: CacheSpec, *, arithmetic: str = "exact", form: str = "full
         One of :data:`ARITHMETICS`.
     form : str, keyword-only
         One of :data:`pecli.core.rope.forms.FORMS`: ``full``; ``half``, ``complex`` and
-        ``matrix`` are rounded once from the float64 full cache.
+        ``matrix`` are rounded once from the float64 full cache (``exact``: from the full
+        cache in the stored dtype, rounded under the certificate, which they keep exactly).
 
     Returns
     -------
@@ -122,7 +123,8 @@ def cache_table(spec: CacheSpec, *, arithmetic: str = "exact", form: str = "full
     def make(part: str) -> Iterator[np.ndarray]:
         if form == "full":
             return how.blocks(dataclasses.replace(spec, part=part))
-        full = how.blocks(dataclasses.replace(spec, part="both", dtype=np.float64, reuse=0))
+        wide = spec.stored if how.name == "exact" else np.float64
+        full = how.blocks(dataclasses.replace(spec, part="both", dtype=wide, reuse=0))
         h, stored = spec.pairs, spec.stored
         return reformed(full, h=h, layout=spec.layout, form=form, part=part, stored=stored)
 

@@ -16,8 +16,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .. import kernels
-from ..dtypes import HALF_DTYPES, round_once
+from .. import direct, kernels
+from ..certificate import TALLY, sin_cos_exact
+from ..certificate.products import round_scaled
+from ..dtypes import HALF_DTYPES
 from ..threads import block_buffers
 from .cache_spec import CacheSpec, check_positions_list
 from .frequencies import RopeFrequencies
@@ -107,15 +109,15 @@ def _position_blocks(
 ) -> Iterator[np.ndarray]:
     """Blocks of the cache at arbitrary positions: each sin/cos evaluated directly."""
     h, names = freqs.inv_freq.size, ("cos", "sin") if part == "both" else (part,)
+    factor = (float(freqs.attention_factor), 0.0)
     for row in range(0, where.size, step):
         chunk = where[row : row + step]
-        sin, cos = np.empty((chunk.size, h)), np.empty((chunk.size, h))
-        kernels.fill_sin_cos_direct(sin, cos, chunk, freqs.inv_freq, freqs.residual)
-        out = np.empty((chunk.size, 2 * h * len(names)))
+        sin, cos = (np.empty((chunk.size, h), dtype=stored) for _ in "sc")  # certified
+        direct.fill_sin_cos_direct(sin, cos, chunk, freqs.inv_freq, freqs.residual, factor=factor)
+        out = np.empty((chunk.size, 2 * h * len(names)), dtype=stored)
         for k, name in enumerate(names):
-            values = (cos if name == "cos" else sin) * freqs.attention_factor
-            _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
-        yield round_once(out, stored)
+            _spread(out[:, 2 * h * k : 2 * h * (k + 1)], cos if name == "cos" else sin, kind)
+        yield out
 
 
 def _blocks(
@@ -137,11 +139,13 @@ def _blocks(
     names = ("cos", "sin") if part == "both" else (part,)
     scale, half = freqs.attention_factor, stored.name in HALF_DTYPES
     # pairs (sin, cos) side by side: the kernel's fastest output (one complex product per
-    # value); rounded straight to the output dtype when no attention factor follows
+    # value); rounded straight to the output dtype when no attention factor follows, else
+    # made in float64 and rounded after the product, under the certificate
     scratch = np.dtype(np.float64 if scale != 1.0 or half else stored)
     width, chunk = 2 * h * len(names), step * max(1, CHUNK_CELLS // max(h * step, 1))
-    outs = block_buffers(step, width, n, scratch if half else stored, reuse)
+    outs = block_buffers(step, width, n, stored, reuse)
     ring = np.empty((min(chunk, n), 2 * h), scratch)  # private: refilled after its blocks
+    rounded = np.empty(ring.shape, stored) if scratch != stored else ring
     for row, out in zip(range(0, n, step), outs, strict=True):
         if row % chunk == 0:
             pairs = ring[: min(chunk, n - row)]
@@ -153,13 +157,36 @@ def _blocks(
                 omega_residual=freqs.residual,
                 offset=row,
             )
-            if scale != 1.0:
+            if scratch != stored:
+                pairs = _certified(pairs, freqs, start + row, rounded[: len(pairs)])
+            elif scale != 1.0:
                 pairs *= scale
         rows = pairs[row % chunk : row % chunk + out.shape[0]]
         for k, name in enumerate(names):
             values = rows[:, 1::2] if name == "cos" else rows[:, 0::2]
             _spread(out[:, 2 * h * k : 2 * h * (k + 1)], values, kind)
-        yield round_once(out, stored) if half else out
+        yield out
+
+
+def _certified(
+    pairs: np.ndarray, freqs: RopeFrequencies, first: int, out: np.ndarray
+) -> np.ndarray:
+    """The attention factor times ``pairs``, rounded into ``out`` under the certificate.
+
+    ``pairs``: the consecutive kernel's float64 ``(sin, cos)`` of positions ``first, …``.
+    Returns ``out``.
+    """
+    factor = (float(freqs.attention_factor), 0.0)
+
+    def exact(flat: np.ndarray) -> np.ndarray:
+        row, col = np.divmod(flat, pairs.shape[1])
+        j = col // 2
+        terms = (first + row.astype(np.float64), np.zeros(flat.size), freqs.inv_freq[j])
+        return sin_cos_exact((*terms, freqs.residual[j]), col % 2 == 1, out.dtype, factor=factor)
+
+    recomputed = round_scaled(pairs, kernels.CONSECUTIVE_BOUND, factor, out, exact)
+    TALLY.add(checked=out.size, recomputed=recomputed)
+    return out
 
 
 def _spread(block: np.ndarray, values: np.ndarray, kind: str) -> None:

@@ -10,24 +10,27 @@ Exactness (docs/encoding.md, docs/conventions.md): angles are double-doubles wha
 knobs. An angle factor ``k`` (diffusers' ``scale``, MLX's ``2π``) is folded into the
 frequencies exactly (:func:`pecli.core.angles.scaled`); an odd ``d`` whose last column is a
 sine gets that column evaluated directly. An amplitude ``a`` (MLX's ``sqrt(2/d)``, a
-double-double) multiplies the float64 values before the one rounding to the output dtype:
-``a·v`` is then within about 2 float64 ulps of ``a`` of the exact value (1.5 from ``v``, half
-from the product), so float32 tables stay correctly rounded except within ~1e-15 relative of
-a tie (tests/sinusoidal/test_presets_knobs.py checks them against mpmath).
+double-double) multiplies the float64 values of the direct kernel before the one rounding to
+the output dtype, under the product's bound (:mod:`pecli.core.certificate.products`).
+float32 tables of consecutive positions come from the consecutive kernel; float16, bfloat16,
+an amplitude and any positions from the direct kernel; every rounding is certified
+(docs/exactness.md). Columns at whole half turns (``--full-turns``) are exact where the
+angle is a multiple of π/2, and computed elsewhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
-from .. import kernels
-from ..dtypes import round_once
+from .. import direct, kernels
+from ..certificate import TALLY
 from ..rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
+from ..turns import fill_turns, rational_power
 from .conventions import layout_views
-from .frequencies import frequencies_with_residuals
+from .frequencies import _denominator, frequencies_with_residuals, frequency_count
 from .knobs import (
     ODD_SINE,
     Encoding,
@@ -38,9 +41,6 @@ from .knobs import (
 )
 
 __all__ = ["TableSpec"]
-
-#: Cells per float64 scratch block when an amplitude is applied (about 1 MiB).
-SCRATCH_CELLS = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class TableSpec:
     pad: int | None
     odd_sine: bool
     amplitude: tuple[float, float]
-    half_turns: tuple[tuple[int, int], ...] = ()
+    turns: tuple[tuple[int, Fraction], ...] = ()
 
     @classmethod
     def checked(
@@ -78,7 +78,7 @@ class TableSpec:
         amp = check_amplitude(e.amplitude, width)
         check_amplitude_range(amp, out_dtype, e.amplitude)
         k = check_angle_scale(e.angle_scale)
-        turns = _half_turns(width, e.base, e.schedule, rule, k) if e.full_turns else ()
+        turns = _turn_rates(width, e.base, e.schedule, rule, k[0]) if e.full_turns else ()
         odd_sine = rule in ODD_SINE
         return cls(
             width, rows, first, omega, residual, out_dtype, e.layout, pad, odd_sine, amp, turns
@@ -86,102 +86,100 @@ class TableSpec:
 
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
-        if self.dtype.itemsize == 2:  # float16, bfloat16: from float64, rounded once
-            wide = np.empty(out.shape)
-            replace(self, dtype=np.dtype(np.float64)).fill(wide, row0)
-            out[...] = round_once(wide, self.dtype)
-            return
-        self._scaled(out, row0, self._fill_unit)
+        kernel = self.dtype == np.float32 and self.amplitude == (1.0, 0.0)
+        self._fill_unit(out, row0, kernel=kernel)
 
     def fill_positions(self, out: np.ndarray, positions: np.ndarray) -> None:
         """Fill ``out`` (``(m, d)``) with the rows of any ``positions`` (``(m,)``, float64)."""
-        if self.dtype.itemsize == 2:  # float16, bfloat16: from float64, rounded once
-            wide = np.empty(out.shape)
-            replace(self, dtype=np.dtype(np.float64)).fill_positions(wide, positions)
-            out[...] = round_once(wide, self.dtype)
-            return
-
-        def unit(block: np.ndarray, r0: int, *, kernel: bool = False) -> None:
-            self._direct(block, positions[r0 : r0 + len(block)])
-            self._exact_turns(block, positions[r0 : r0 + len(block)])
-
-        self._scaled(out, 0, unit)
-
-    def _scaled(self, out: np.ndarray, row0: int, unit: Callable[..., None]) -> None:
-        if self.amplitude == (1.0, 0.0):
-            unit(out, row0, kernel=self.dtype != np.float64)
-            return
-        hi, lo = self.amplitude
-        step = max(1, SCRATCH_CELLS // self.d)
-        for r in range(0, len(out), step):
-            scratch = np.empty((min(step, len(out) - r), self.d), dtype=np.float64)
-            unit(scratch, row0 + r, kernel=self.dtype != np.float64)
-            out[r : r + len(scratch)] = scratch * hi + scratch * lo
+        self._direct(out, positions)
+        self._finish(out, None)
 
     def _fill_unit(self, out: np.ndarray, row0: int, *, kernel: bool) -> None:
-        if not kernel:  # direct: one float64 ulp of each value (docs/encoding.md)
-            self._direct(out, self.first + np.arange(row0, row0 + len(out), dtype=np.float64))
-        else:  # the kernel: within 5e-16 before rounding, so float32 is correctly rounded
+        positions = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
+        if not kernel:  # direct: float64, half dtypes, an amplitude (docs/exactness.md)
+            self._direct(out, positions)
+        else:  # the consecutive kernel: float32, under the certificate
             sin_out, cos_out = layout_views(out, self.layout, odd_sine=self.odd_sine)
             h = cos_out.shape[-1]
-            kernels.fill_sin_cos_consecutive(
-                sin_out[:, :h],
-                cos_out,
-                self.first,
-                self.omega[:h],
-                omega_residual=self.residual[:h],
-                offset=row0,
-            )
-            if sin_out.shape[-1] > h:  # the last sine of an odd d, evaluated directly
-                positions = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
-                self._extra_sine(sin_out[:, h:], positions)
+            for a, b in self._runs(h):
+                kernels.fill_sin_cos_consecutive(
+                    sin_out[:, a:b],
+                    cos_out[:, a:b],
+                    self.first,
+                    self.omega[a:b],
+                    omega_residual=self.residual[a:b],
+                    offset=row0,
+                )
+            self._turns(sin_out, cos_out, positions)
         self._finish(out, row0)
 
     def _direct(self, out: np.ndarray, positions: np.ndarray) -> None:
         sin_out, cos_out = layout_views(out, self.layout, odd_sine=self.odd_sine)
         h = cos_out.shape[-1]
-        kernels.fill_sin_cos_direct(
-            sin_out[:, :h], cos_out, positions, self.omega[:h], self.residual[:h]
-        )
-        if sin_out.shape[-1] > h:
-            self._extra_sine(sin_out[:, h:], positions)
-        elif out.shape[-1] % 2:
-            out[:, -1] = 0  # the zero column of an odd d
+        for a, b in self._runs(h):
+            direct.fill_sin_cos_direct(
+                sin_out[:, a:b],
+                cos_out[:, a:b],
+                positions,
+                self.omega[a:b],
+                self.residual[a:b],
+                factor=self.amplitude,
+            )
+        self._turns(sin_out, cos_out, positions)
 
-    def _extra_sine(self, column: np.ndarray, positions: np.ndarray) -> None:
-        cosine = np.empty(column.shape, dtype=np.float64)  # computed and dropped (HF Marian)
-        kernels.fill_sin_cos_direct(column, cosine, positions, self.omega[-1:], self.residual[-1:])
+    def _runs(self, h: int) -> list[tuple[int, int]]:
+        """Runs ``[a, b)`` of the pairs ``j < h`` not at whole half turns (:meth:`_turns`)."""
+        turns = {j for j, _ in self.turns}
+        runs: list[tuple[int, int]] = []
+        for j in range(h):
+            if j in turns:
+                continue
+            if runs and runs[-1][1] == j:
+                runs[-1] = (runs[-1][0], j + 1)
+            else:
+                runs.append((j, j + 1))
+        return runs
 
-    def _exact_turns(self, out: np.ndarray, positions: np.ndarray) -> None:
-        """Whole half turns (``--full-turns``): sin exactly 0 and cos exactly ±1 there."""
-        whole = positions == np.round(positions)
-        if not self.half_turns or not whole.any():
-            return
-        sin_out, cos_out = layout_views(out, self.layout, odd_sine=self.odd_sine)
-        for column, halves in self.half_turns:  # angle = π · halves · p
-            odd = np.mod(halves * positions[whole], 2) == 1
-            sin_out[whole, column] = 0
-            if column < cos_out.shape[-1]:
-                cos_out[whole, column] = np.where(odd, -1.0, 1.0)
+    def _turns(self, sin_out: np.ndarray, cos_out: np.ndarray, positions: np.ndarray) -> None:
+        """The last sine of an odd ``d`` and the columns at a rational number of half turns.
 
-    def _finish(self, out: np.ndarray, row0: int) -> None:
-        if not self.odd_sine:
-            out[:, 2 * self.omega.size :] = 0  # the zero column of an odd d
-        if self.half_turns:
-            self._exact_turns(out, self.first + np.arange(row0, row0 + len(out), dtype=float))
-        if self.pad is not None and row0 <= self.pad < row0 + len(out):
+        The latter (``--full-turns`` on a rational frequency) are exactly 0 or ±1 where the
+        angle is a whole number of quarter turns (:func:`pecli.core.turns.fill_turns`); the
+        certificate's fallback is never asked for an exact 0, which no precision decides.
+        """
+        h, rates = cos_out.shape[-1], dict(self.turns)
+        for j in sorted({*rates, *range(h, sin_out.shape[-1])}):
+            cos = cos_out[:, j] if j < h else np.empty(len(positions))  # odd d: dropped
+            frequency = float(self.omega[j]), float(self.residual[j])
+            if j in rates:
+                fill_turns((sin_out[:, j], cos), positions, rates[j], frequency, self.amplitude)
+                continue
+            s, c = sin_out[:, j : j + 1], cos[:, None]
+            w, res = self.omega[j : j + 1], self.residual[j : j + 1]
+            direct.fill_sin_cos_direct(s, c, positions, w, res, factor=self.amplitude)
+
+    def _finish(self, out: np.ndarray, row0: int | None) -> None:
+        """The zero column of an odd ``d`` (exact: counted as checked), the padding row."""
+        if not self.odd_sine and out.shape[-1] > 2 * self.omega.size:
+            out[:, 2 * self.omega.size :] = 0
+            zeros = out[:, 2 * self.omega.size :].size
+            TALLY.add(checked=zeros if self.dtype != np.float64 else 0)
+        if self.pad is not None and row0 is not None and row0 <= self.pad < row0 + len(out):
             out[self.pad - row0] = 0
 
 
-def _half_turns(
-    d: int, base: float, schedule: str | float, odd_d: str, k: tuple[float, float]
-) -> tuple[tuple[int, int], ...]:
-    """Columns whose angle in turns ``k·ω`` is an exact multiple of 1/2: (column, 2·k·ω).
+def _turn_rates(
+    d: int, base: float, schedule: str | float, odd_d: str, scale: float
+) -> tuple[tuple[int, Fraction], ...]:
+    """Columns whose angle ``2π·k·ω_j·p`` turns by a rational ``2·k·ω_j`` half turns a position.
 
-    Their ``sin(2π·k·ω·p)`` is exactly 0 at integer ``p`` (MLX's ``full_turns`` with
-    ``max_freq = 1`` makes the first column so), which the kernel's 5e-16 would blur.
+    ``ω_j = C^(-j/(h-s))`` is rational exactly when ``C``'s root is (10000^(-1/4) = 1/10), found
+    on integers (:func:`pecli.core.turns.rational_power`); ``k`` is the angle scale, a float.
     """
-    omega, residual = frequencies_with_residuals(d, base, schedule, odd_d, k)
-    halves = 2 * omega
-    exact = (residual == 0) & (halves == np.round(halves)) & (np.abs(halves) < 2.0**52)
-    return tuple((int(j), int(halves[j])) for j in np.flatnonzero(exact))
+    denominator = Fraction(_denominator(d, schedule, odd_d))
+    found = []
+    for j in range(frequency_count(d, odd_d)):
+        w = rational_power(base, Fraction(-j) / denominator)
+        if w is not None:
+            found.append((j, 2 * Fraction(scale) * w))
+    return tuple(found)

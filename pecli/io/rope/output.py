@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import formats, paths
 from ..formats import COMPUTE_FORMATS
-from ..targets import say_certified, say_written, write_streamed
+from ..targets import CERTIFICATE, say_certified, say_written, write_streamed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.forms import FormTable
@@ -73,13 +73,20 @@ def _write_safetensors(
 ) -> None:
     """Each tensor streamed in row blocks; the certificate's report is known only after."""
     from ...core import certificate
-    from ..tensors import safetensors_bytes, write_safetensors_parts
+    from ..tensors import LATE_ROOM, safetensors_bytes, write_safetensors_parts
 
     parts = [table.tensor(name) for name in table.tensors]
     heads = [(name, dtype, shape) for name, dtype, shape, _ in parts]
-    formats.check_room(output, safetensors_bytes(heads, metadata or {}))
+    room = LATE_ROOM if certified else 0
+    formats.check_room(output, safetensors_bytes(heads, metadata or {}, room))
     with certificate.counting() as tally:
-        write_safetensors_parts(parts, output=output, metadata=metadata)
+
+        def late() -> dict[str, str]:  # the counts, once the data is written
+            return {CERTIFICATE: tally.message(table.dtype, None)}
+
+        write_safetensors_parts(
+            parts, output=output, metadata=metadata, late=late if certified else None
+        )
     say_written(output, quiet=quiet)
     if certified:
         say_certified(tally.message(table.dtype, None), quiet=quiet or paths.is_stdout(output))

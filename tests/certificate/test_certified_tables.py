@@ -1,0 +1,90 @@
+"""Sinusoidal tables under the certificate: half dtypes, an amplitude, whole half turns.
+
+Expected values: mpmath at 200 bits (``ω_j = 10000^(-j/4)``, d = 8, by hand), rounded by
+mpmath to the dtype's significand (tests/planted.py); exact zeros and ±1 by hand.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from planted import rounded
+
+from pecli.core import direct, kernels
+from pecli.core.certificate import ErrorBound, counting
+from pecli.core.sinusoidal.encoding import encoding_table, positional_encoding
+from pecli.core.turns import quarter_turns, rational_power
+
+
+def _row(p: float, dtype: str, amplitude=1, turns=False) -> list[float]:
+    """Interleaved [sin, cos] of d = 8 at position ``p`` (ω_j = 10^-j exactly)."""
+    out = []
+    with mpmath.workprec(200):
+        for j in range(4):
+            if turns:  # the angle 2π·p·10^-j: sinpi / cospi of the exact rational t = 2p/10^j
+                t = 2 * Fraction(p) / 10**j
+                t_mp = mpmath.mpf(t.numerator) / t.denominator
+                s, c = mpmath.sinpi(t_mp), mpmath.cospi(t_mp)
+                if (2 * t).denominator == 1:  # whole quarter turns: 0 and ±1 by hand
+                    s, c = [(0, 1), (1, 0), (0, -1), (-1, 0)][int(2 * t) % 4]
+            else:
+                a = mpmath.mpf(p) / mpmath.mpf(10) ** j
+                s, c = mpmath.sin(a), mpmath.cos(a)
+            out += [
+                rounded(amplitude * mpmath.mpf(s), dtype),
+                rounded(amplitude * mpmath.mpf(c), dtype),
+            ]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_half_dtypes_and_an_amplitude_through_the_fallback_match_mpmath(monkeypatch, dtype):
+    monkeypatch.setattr(direct, "DIRECT_BOUND", ErrorBound(relative=0.05))  # all undecided
+    with counting() as tally:
+        table = encoding_table(d=8, n=4, start=1, dtype=dtype, amplitude="sqrt(2/d)")
+    assert tally.recomputed == tally.checked == table.size
+    with mpmath.workprec(200):
+        amplitude = mpmath.sqrt(mpmath.mpf(2) / 8)
+    for r, row in enumerate(np.asarray(table, dtype=np.float64)):
+        assert row.tolist() == _row(1 + r, dtype, amplitude)
+
+
+def test_full_turns_are_exact_at_quarter_turns_and_certified_elsewhere(monkeypatch):
+    monkeypatch.setattr(direct, "DIRECT_BOUND", ErrorBound(relative=1e-3))
+    monkeypatch.setattr(kernels, "CONSECUTIVE_BOUND", ErrorBound(absolute=1e-3))
+    with counting() as tally:  # p = 5: 2π·0.1·5 = π, sine exactly 0 (no fallback can say)
+        table = encoding_table(d=8, n=6, start=0, full_turns=True)
+    assert tally.checked == table.size
+    for p, row in enumerate(table):
+        assert row.tolist() == _row(p, "float32", turns=True)
+    assert table[5, 2] == 0 and table[5, 3] == -1 and table[3, 0] == 0
+    where = np.array([0.5, 0.25, 2.5, 1 / 3])  # fractional: π, π/2, 5π and 2π/3 on column 0
+    with counting() as tally:
+        rows = positional_encoding(where, d=8, full_turns=True, dtype="float32")
+    for p, row in zip(where, rows, strict=True):
+        assert row.tolist() == _row(p, "float32", turns=True)
+
+
+def test_rational_frequencies_and_quarter_turns_by_hand():
+    assert rational_power(10000.0, Fraction(-1, 4)) == Fraction(1, 10)
+    assert rational_power(10000.0, Fraction(-3, 4)) == Fraction(1, 1000)
+    assert rational_power(10000.0, Fraction(-1, 3)) is None
+    assert rational_power(0.25, Fraction(1, 2)) == Fraction(1, 2)
+    mask, q = quarter_turns(np.array([-5.0, 0.0, 1.0, 2.5, 5.0, 10.0]), Fraction(1, 5))
+    assert mask.tolist() == [True, True, False, True, True, True]
+    assert q.tolist() == [2, 0, 1, 2, 0]  # 2·p/5 mod 4: -2, 0, 1, 2, 4
+
+
+def test_the_fallback_refuses_a_value_it_cannot_decide():
+    from pecli.core.certificate import sin_cos_exact
+    from pecli.core.errors import RuntimeFailure
+
+    with mpmath.workprec(200):  # π as a double-double: its sine is ~1e-33, not 0
+        pi = float(mpmath.pi)
+        tail = float(mpmath.pi - pi)
+    terms = (np.array([1.0]), np.zeros(1), np.array([pi]), np.array([tail]))
+    with pytest.raises(RuntimeFailure):  # within 2^-100 of π: no longer given as 0
+        sin_cos_exact(terms, np.array([False]), np.float32)
