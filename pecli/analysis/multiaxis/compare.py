@@ -145,7 +145,7 @@ def _within(
 
     float32 ulps, or ``storage``'s for a cache stored in float16 or bfloat16.
     """
-    if storage not in HALF_DTYPES and _same32(plan, ids, pairs, mode):
+    if storage not in HALF_DTYPES and _same32(plan, ids, pairs, mode, storage == "float32"):
         return True  # 0 ulps apart (the usual match): no whole cache, no count of distances
     both = axes_cache(AxesSpec(plan, ids, form="half", part="both", arithmetic=mode))
     halves = ((both[:, : plan.pairs], pairs[0]), (both[:, plan.pairs :], pairs[1]))
@@ -157,13 +157,19 @@ def _within(
 
 
 def _same32(
-    plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], mode: str
+    plan: AxisPlan,
+    ids: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    mode: str,
+    float32: bool = False,
 ) -> bool:
     """Whether the plan's cos and sin (float32) equal ``pairs`` rounded to float32, all of them.
 
     Pair ``j`` turns by its axis's position alone, so each axis's pairs are built once per
     distinct position (one token each, the other axes at 0) and gathered per token: the
     values the whole cache holds, without building it. ``ulps32`` 0: NaNs are never equal.
+    ``float32``: every value of ``pairs`` is a float32 already (rounding it changes
+    nothing), so the few built values are widened instead of the whole cache rounded.
     """
     axis = np.array(plan.axis)
     for a in sorted(set(plan.axis)):  # np.unique would import numpy.ma
@@ -174,8 +180,12 @@ def _same32(
         both = axes_cache(AxesSpec(plan, probe, form="half", part="both", arithmetic=mode))
         run = slice(cols[0], cols[-1] + 1) if np.all(np.diff(cols) == 1) else cols
         for k, theirs in enumerate(pairs):
-            mine = both[:, k * plan.pairs + cols][back.reshape(-1)]
-            if not np.array_equal(mine, theirs[:, run].astype(np.float32)):
+            mine = both[:, k * plan.pairs + cols]
+            if float32:
+                same = np.array_equal(mine.astype(np.float64)[back.reshape(-1)], theirs[:, run])
+            else:
+                same = np.array_equal(mine[back.reshape(-1)], theirs[:, run].astype(np.float32))
+            if not same:
                 return False
     return True
 
