@@ -188,20 +188,24 @@ def largest_exact_integer(dtype: str) -> int:
     return int(2 ** SIGNIFICAND_BITS[dtype])
 
 
-def storage_precision(values: np.ndarray) -> str:
+def storage_precision(values: np.ndarray, stored: str | None = None) -> str:
     """The coarsest dtype in which every value is exact: bfloat16, float16, float32, float64.
 
     This is the rounding signature of a table that was stored in that dtype. A few first
     values are tried before all of them (most tables are told apart by their first entries).
+    ``stored``: the dtype the values were read in, when they are a float64 copy of them (as
+    their own dtype, it needs no pass to prove them exact in it).
 
     >>> storage_precision(np.array([0.5, 0.1]))
     'float64'
     >>> storage_precision(np.float16([0.1, 0.7]).astype(np.float64))
     'float16'
+    >>> storage_precision(np.float32([0.1, 0.7]).astype(np.float64), stored="float32")
+    'float32'
 
     """
     values = np.asarray(values)
-    stored = values.dtype.name  # values held in a dtype are exact in it: no pass to prove it
+    stored = stored or values.dtype.name  # values held in a dtype are exact in it: no pass
     name: str
     for name in reversed(FLOAT_DTYPES[1:]):  # coarsest first
         if name == stored or all(exact_in(part, name) for part in (values.flat[:4096], values)):

@@ -47,8 +47,8 @@ def plan_schedule(plan: AxisPlan) -> str:
     return "shared" if set(plan.denominator) == {plan.rotary_dim} else "per-axis"
 
 
-#: Rows of the cache each arithmetic is first screened on (spread over the whole cache).
-SCREEN = 1024
+#: Rows of the cache each arithmetic is screened on, fewest first (spread over the whole cache).
+SCREENS = (64, 1024)
 
 
 def _arithmetic(
@@ -56,22 +56,31 @@ def _arithmetic(
 ) -> str:
     """Which arithmetic gives these values (within 1, 1 and 2 float32 ulps), or ``none``.
 
-    Each is first tried on :data:`SCREEN` rows spread over the cache: a bound missed there
-    is missed by the whole, so only an arithmetic that fits them is rebuilt in full. A cache
-    stored in float16 or bfloat16 (every value exact there) is compared in that dtype's ulps:
-    each arithmetic's values rounded to it are within 1 of the stored ones.
+    Each is first tried on :data:`SCREENS` rows spread over the cache, the fewest first: a
+    bound missed there is missed by the whole (the largest distance of some rows is at most
+    the whole's), so a preset that differs is told apart on 64 rows, and only an arithmetic
+    that fits every screen is rebuilt in full. A cache stored in float16 or bfloat16 (every
+    value exact there) is compared in that dtype's ulps: each arithmetic's values rounded to
+    it are within 1 of the stored ones.
     """
-    n = ids.shape[0]
-    sample = np.unique(np.linspace(0, n - 1, min(n, SCREEN)).astype(np.int64))
-    sampled = (pairs[0][sample], pairs[1][sample])
+    screens = [_screen(pairs, ids, rows) for rows in SCREENS if rows < ids.shape[0]]
+    whole = (ids, pairs)
     for mode, bound in (("exact", 1), ("float64", 1), ("float32", 2)):
         bound = 1 if storage in HALF_DTYPES else bound
-        screened = _within(plan, ids[sample], sampled, mode, bound, storage)
-        if screened and (sample.size == n or _within(plan, ids, pairs, mode, bound, storage)):
+        if all(_within(plan, i, p, mode, bound, storage) for i, p in (*screens, whole)):
             return mode
-    port = _float32_port(plan, ids[sample], sampled) <= 2  # a screen, as above
-    port = port and (sample.size == n or _float32_port(plan, ids, pairs) <= 2)
+    port = all(_float32_port(plan, i, p) <= 2 for i, p in (*screens, whole))
     return "float32" if port else "none"
+
+
+def _screen(
+    pairs: tuple[np.ndarray, np.ndarray], ids: np.ndarray, rows: int
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """``rows`` rows spread evenly over the cache, first and last included: ids and pairs."""
+    n = ids.shape[0]
+    spread = np.linspace(0, n - 1, rows).astype(np.int64)
+    sample = spread[np.r_[True, spread[1:] != spread[:-1]]]  # np.unique imports numpy.ma
+    return ids[sample], (pairs[0][sample], pairs[1][sample])
 
 
 #: How many float32 steps either side of the model's ``ω32_j`` a port's own ``pow`` may land.
@@ -89,7 +98,7 @@ def _float32_port(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.n
     inv, axis = model_frequencies(plan, np.float32), np.array(plan.axis)
     theirs = [float32_order(p) for p in pairs]  # once, not once per step
     worst = np.full(plan.pairs, np.iinfo(np.int64).max)
-    for a in np.unique(axis).tolist():
+    for a in sorted(set(plan.axis)):  # np.unique would import numpy.ma
         cols = np.flatnonzero(axis == a)
         # each distinct position's angles once (a grid repeats a few thousands of times),
         # gathered per token: the same float32 products, the same bits
@@ -136,7 +145,7 @@ def _within(
 
     float32 ulps, or ``storage``'s for a cache stored in float16 or bfloat16.
     """
-    if storage not in HALF_DTYPES and _same32(plan, ids, pairs, mode):
+    if storage not in HALF_DTYPES and _same32(plan, ids, pairs, mode, storage == "float32"):
         return True  # 0 ulps apart (the usual match): no whole cache, no count of distances
     both = axes_cache(AxesSpec(plan, ids, form="half", part="both", arithmetic=mode))
     halves = ((both[:, : plan.pairs], pairs[0]), (both[:, plan.pairs :], pairs[1]))
@@ -148,16 +157,22 @@ def _within(
 
 
 def _same32(
-    plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], mode: str
+    plan: AxisPlan,
+    ids: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    mode: str,
+    float32: bool = False,
 ) -> bool:
     """Whether the plan's cos and sin (float32) equal ``pairs`` rounded to float32, all of them.
 
     Pair ``j`` turns by its axis's position alone, so each axis's pairs are built once per
     distinct position (one token each, the other axes at 0) and gathered per token: the
     values the whole cache holds, without building it. ``ulps32`` 0: NaNs are never equal.
+    ``float32``: every value of ``pairs`` is a float32 already (rounding it changes
+    nothing), so the few built values are widened instead of the whole cache rounded.
     """
     axis = np.array(plan.axis)
-    for a in np.unique(axis).tolist():
+    for a in sorted(set(plan.axis)):  # np.unique would import numpy.ma
         cols = np.flatnonzero(axis == a)
         where, back = np.unique(ids[:, a], return_inverse=True)
         probe = np.zeros((where.size, ids.shape[1]), dtype=ids.dtype)
@@ -165,8 +180,12 @@ def _same32(
         both = axes_cache(AxesSpec(plan, probe, form="half", part="both", arithmetic=mode))
         run = slice(cols[0], cols[-1] + 1) if np.all(np.diff(cols) == 1) else cols
         for k, theirs in enumerate(pairs):
-            mine = both[:, k * plan.pairs + cols][back.reshape(-1)]
-            if not np.array_equal(mine, theirs[:, run].astype(np.float32)):
+            mine = both[:, k * plan.pairs + cols]
+            if float32:
+                same = np.array_equal(mine.astype(np.float64)[back.reshape(-1)], theirs[:, run])
+            else:
+                same = np.array_equal(mine[back.reshape(-1)], theirs[:, run].astype(np.float32))
+            if not same:
                 return False
     return True
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...core.dtypes import storage_precision
+from ...core.dtypes import FLOAT_DTYPES, storage_precision
 from ...core.errors import ParameterError
 from ...core.multiaxis.plan import AxisPlan, channel_pairs
 from ...core.rope.forms import PAIR_LAYOUTS
@@ -27,8 +27,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["AxesIdentification", "Cache", "cache_pairs", "identify_axes"]
 
-#: A cache's cos and sin ``(n, width)``, and whether they are a complex freqs_cis's.
-Cache = tuple[np.ndarray, np.ndarray, bool]
+#: A cache's cos and sin ``(n, width)`` (float64), whether they are a complex freqs_cis's, and
+#: the dtype the file held them in (``float32`` for ``complex64``).
+Cache = tuple[np.ndarray, np.ndarray, bool, str]
 #: (preset name, plan, ids) of one candidate.
 Candidate = tuple[str, AxisPlan, np.ndarray]
 
@@ -81,28 +82,36 @@ def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
 
     Examples
     --------
-    >>> cos, sin, is_complex = cache_pairs({"table": np.ones((3, 8))})
-    >>> cos.shape, sin.shape, is_complex
-    ((3, 4), (3, 4), False)
+    >>> cos, sin, is_complex, stored = cache_pairs({"table": np.ones((3, 8), np.float32)})
+    >>> cos.shape, sin.shape, is_complex, stored
+    ((3, 4), (3, 4), False, 'float32')
 
     """
     if arrays.keys() != {"table"}:
         if not {"cos", "sin"} <= arrays.keys():
             raise ParameterError("file", "must hold tensors cos and sin", sorted(arrays))
         pair = arrays["cos"].astype(np.float64), arrays["sin"].astype(np.float64)
-        return (*_finite(*pair, "tensors cos and sin"), False)
+        stored = _stored(arrays["cos"], arrays["sin"])
+        return (*_finite(*pair, "tensors cos and sin"), False, stored)
     table = arrays["table"]
     if table.dtype.kind == "c":  # freqs_cis: cos + i·sin per pair, no layout
         if table.ndim != 2:
             rule = "must be a 2-D complex freqs_cis (tokens, pairs)"
             raise ParameterError("file", rule, table.shape)
         pair = table.real.astype(np.float64), table.imag.astype(np.float64)
-        return (*_finite(*pair, "a complex freqs_cis"), True)
+        return (*_finite(*pair, "a complex freqs_cis"), True, _stored(table.real))
+    stored = _stored(table)
     table = table.astype(np.float64)
     if table.shape[1] % 4:
         raise ParameterError("file", "must be a [cos | sin] table, 4·pairs columns", table.shape)
     half = table.shape[1] // 2
-    return table[:, :half], table[:, half:], False
+    return table[:, :half], table[:, half:], False, stored
+
+
+def _stored(*arrays: np.ndarray) -> str:
+    """The float dtype every array was held in (their values are exact in it), else float64."""
+    names = {a.dtype.name for a in arrays}
+    return names.pop() if len(names) == 1 and names <= set(FLOAT_DTYPES) else "float64"
 
 
 def _finite(cos: np.ndarray, sin: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -180,7 +189,7 @@ class _Paired:
 
     def own(self, plan: AxisPlan) -> bool:
         """Whether a plan of a layout of its own (per-axis blocks) pairs these channels."""
-        cos, sin, _ = self.cache
+        cos, sin, *_ = self.cache
         if plan.layout in PAIR_LAYOUTS or cos.shape[1] != 2 * plan.pairs:
             return False
         first, second = channel_pairs(plan)
@@ -195,7 +204,7 @@ class _Paired:
         A plan whose pairs are half-split inside each axis's block (Allegro) is read in its
         own channels when they repeat one value.
         """
-        cos, sin, is_complex = self.cache
+        cos, sin, is_complex, _ = self.cache
         if is_complex:
             key = ("complex", b"")
         elif self.own(plan):
@@ -236,7 +245,7 @@ class _Paired:
     def storage(self) -> str:
         """The coarsest dtype holding every cos value exactly (any pairing's: the same values)."""
         if self._storage is None:
-            self._storage = storage_precision(self.cache[0])
+            self._storage = storage_precision(self.cache[0], stored=self.cache[3])
         return self._storage
 
 

@@ -192,10 +192,15 @@ def precision_report(
         reference = track(iter(reference))
     framework = framework_blocks(d=d, n=n, convention=convention, base=base, dtype=dtype, rows=rows)
     framework_error, pecli_error = [], []
+    rounded = np.empty(0, dtype=float_dtype(dtype))  # pecli's table in dtype, block by block
     for exact, computed in zip(reference, framework, strict=True):
         np.subtract(computed, exact, out=computed)  # each block is the framework's own copy
         framework_error.append(np.abs(computed, out=computed).max(axis=1))
-        once = np.subtract(exact.astype(float_dtype(dtype)), exact, dtype=np.float64)
+        if rounded.shape != exact.shape:  # one buffer for every block of the same height
+            rounded = np.empty(exact.shape, dtype=rounded.dtype)
+        rounded[...] = exact  # rounded once; back in float64 below, in the framework's block
+        computed[...] = rounded
+        once = np.subtract(computed, exact, out=computed)
         pecli_error.append(np.abs(once, out=once).max(axis=1))
     errors = np.concatenate(framework_error)
     errors[np.isnan(errors)] = np.inf  # overflowed (fp16 beyond 65504): no accuracy at all

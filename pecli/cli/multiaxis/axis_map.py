@@ -81,9 +81,7 @@ def _summary(plan: AxisPlan, chosen: Preset | None) -> list[str]:
 
 
 def _table(columns: dict[str, np.ndarray]) -> Any:
-    from rich.table import Table
-
-    table = Table()
+    table = text.Columns()
     for name in columns:
         table.add_column(name, justify="right" if columns[name].dtype.kind in "iuf" else "left")
     for row in zip(*columns.values(), strict=True):

@@ -126,9 +126,7 @@ def _round_trip(value: float) -> str:
 
 
 def _freq_table(columns: dict[str, np.ndarray]) -> Any:
-    from rich.table import Table
-
-    table = Table()
+    table = text.Columns()
     for name in ("pair i", "ω_i (rad / position)", "λ_i (positions)", "ω_i / unscaled", "scaling"):
         table.add_column(name, justify="left" if name == "scaling" else "right")
     for i, omega, lam, ratio, kind in zip(

@@ -65,9 +65,7 @@ def precision_command(
 
 
 def _table(columns: dict[str, np.ndarray]) -> Any:
-    from rich.table import Table
-
-    table = Table(title="RoPE cache: largest errors per decade of positions")
+    table = text.Columns(title="RoPE cache: largest errors per decade of positions")
     for name in ("scenario", "positions", "phase error (rad)", "cos error"):
         table.add_column(name, justify="left" if name == "scenario" else "right")
     for name, first, last, phase, cos in zip(*columns.values(), strict=True):

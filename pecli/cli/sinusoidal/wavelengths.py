@@ -16,10 +16,8 @@ from ..options import Base, EvenD, Quiet
 
 
 def _rich_table(columns: dict[str, np.ndarray], *, d: int, base: float) -> Any:
-    """The columns as a rich table."""
-    from rich.table import Table
-
-    table = Table(title=f"Pairs of the encoding, d = {d}, C = {base:g}")
+    """The columns as a table."""
+    table = text.Columns(title=f"Pairs of the encoding, d = {d}, C = {base:g}")
     for name in ("pair i", "components", "ω_i (rad / position)", "λ_i (positions)"):
         table.add_column(name, justify="right")
     for i, odd, even, omega, lam in zip(*columns.values(), strict=True):
