@@ -14,6 +14,7 @@ from ...io import formats
 from ...io.formats import COMPUTE_FORMATS
 from ...io.targets import CERTIFICATE, TableTarget, say_certified, say_written
 from .._app import app
+from .._types import PositionType
 from ..options import ComputeOutput, TableDtype, table_options
 
 #: The tensor name of a .safetensors output.
@@ -43,7 +44,12 @@ def xpos_command(
         float, typer.Option("--scale-base", help="γ in ζ_i^(p/γ) (both libraries: 512).")
     ] = 512.0,
     offset: Annotated[
-        int, typer.Option("--offset", help="torchscale: tokens before these rows (decoding).")
+        int,
+        typer.Option(
+            "--offset",
+            click_type=PositionType("must be an integer, in digits, from 0 to 2^30"),
+            help="torchscale: tokens before these rows (decoding).",
+        ),
     ] = 0,
     centre: Annotated[
         Centre,
