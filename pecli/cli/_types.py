@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
     from click import types as click_types  # type: ignore[no-redef]
 
-__all__ = ["house_type"]
+__all__ = ["PositionType", "house_type"]
 
 #: The choice type of typer's options: click's Choice, or typer's own TyperChoice where the
 #: vendored click has none (typer 0.28, what a plain ``pip install .`` gets).
@@ -90,6 +90,9 @@ class _HouseRange:
         try:
             return super().convert(value, param, ctx)  # type: ignore[misc]
         except click_exceptions.BadParameter:
+            if self.plain is click_types.INT and _is_number(value):  # 1e30, 1.5: not in digits
+                rule = f"{self.rule()} (got {value})"
+                raise click_exceptions.BadParameter(rule, ctx, param) from None
             number = self.plain.convert(value, param, ctx)  # no number: "… is not a valid integer."
         raise click_exceptions.BadParameter(f"{self.rule()} (got {_text(number)})", ctx, param)
 
@@ -109,6 +112,41 @@ class _IntRange(_HouseRange, click_types.IntRange):  # type: ignore[misc]
 
 class _FloatRange(_HouseRange, click_types.FloatRange):  # type: ignore[misc]
     plain, noun = click_types.FLOAT, "a number"
+
+
+def _is_number(value: Any) -> bool:
+    """Whether a word is a number click's INT refuses (``1e30``, ``1.5``, ``inf``)."""
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class PositionType(click_types.IntParamType):  # type: ignore[misc]
+    """An integer position (``--start``): a number not written as an integer gets the rule.
+
+    click's INT refuses ``--start 1e30`` as "'1e30' is not a valid integer.", which names
+    neither the range nor why; this type says the option's ``rule`` (``must be an integer
+    within ±2^53 …``) instead. Integers are converted as by INT, and the command checks
+    their range with the same rule; a word that is no number is refused as by INT.
+
+    >>> PositionType("must be an integer").convert("12", None, None)
+    12
+    """
+
+    name = "integer"
+
+    def __init__(self, rule: str) -> None:
+        self.rule = rule
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click_exceptions.BadParameter:
+            if not _is_number(value):
+                raise
+        raise click_exceptions.BadParameter(f"{self.rule} (got {value})", ctx, param)
 
 
 def house_type(kind: Any) -> Any:

@@ -20,6 +20,7 @@ import typer
 
 from ..core.rules import BASE_RANGE, MAX_D
 from ..io.targets import PlotOutputs, TableTarget
+from ._types import PositionType
 
 #: The base C's range as the help texts write it: 1e-300 to 1e300 (core/rules.py's BASE_RANGE).
 BASE_WORDS = " to ".join(f"{bound:g}".replace("e+", "e") for bound in BASE_RANGE)
@@ -61,8 +62,18 @@ Base = Annotated[
     float,
     typer.Option("--base", help=f"Base C of the frequencies ω_i = C^(-2(i-1)/d); {BASE_WORDS}."),
 ]
+#: The rule of a table's first position, said for a number not written as an integer (1e30).
+START_RULE = (
+    "must be an integer, in digits, with start and start + n - 1 within ±2^53 "
+    "(where integer positions are exact)"
+)
 Start = Annotated[
-    int, typer.Option("--start", help="First position (1 as in the article; 0 for frameworks).")
+    int,
+    typer.Option(
+        "--start",
+        click_type=PositionType(START_RULE),
+        help="First position (1 as in the article; 0 for frameworks).",
+    ),
 ]
 DtypeOpt = Annotated[Dtype, typer.Option("--dtype", help="Output dtype (computed in float64).")]
 TableDtypeOpt = Annotated[

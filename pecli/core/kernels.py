@@ -55,6 +55,10 @@ __all__ = [
 #: absolute (docs/exactness.md): three factors within ``(k + 3/4)·u`` per component each,
 #: ``k = 4`` ulps for NumPy's float64 sin/cos, and two complex products: ``24.6·u``.
 CONSECUTIVE_BOUND = ErrorBound(absolute=32 * UNIT_ROUNDOFF, source="the consecutive kernel")
+#: Below this angle every factor takes :func:`angles.sin_cos`'s small-tail path (the angles'
+#: ``|lo| <= 2^-51·θ < 2^-27``) and the inputs' ``2^-100·θ`` is below ``10^-22``: the
+#: argument of :data:`CONSECUTIVE_BOUND` holds.
+SMALL_ANGLE = 2.0**24
 
 
 #: Pairs per complex product, ``B·h``: 16384 complex128 = 256 KiB, inside a 1 MiB L2.
@@ -144,8 +148,10 @@ def fill_sin_cos_consecutive(
         j = cols // 2
         return _recomputed((hi, lo, w[j], res[j]), cols % 2 == 1, dtype)
 
+    bound = consecutive_bound(float(first_position) + offset, m, w, res)
+
     def work(n0: int, n1: int) -> None:
-        write = _writer(sin_out, cos_out, anchor.shape, exact)
+        write = _writer(sin_out, cos_out, anchor.shape, exact, bound)
         _fill_range(write, anchor, steps, start, (w, res), n0, n1, offset)
 
     threads.run_split(
@@ -155,6 +161,33 @@ def fill_sin_cos_consecutive(
     zero = -float(first_position) - offset  # position 0: exactly sin 0, cos 1 (the angle
     if zero.is_integer() and 0 <= zero < m:  # addition from another anchor leaves ~1e-17)
         sin_out[int(zero)], cos_out[int(zero)] = 0, 1
+
+
+def consecutive_bound(
+    first: float, rows: int, omega: np.ndarray, residual: np.ndarray
+) -> ErrorBound:
+    """The kernel's bound over ``rows`` consecutive positions from ``first`` (docs/exactness.md).
+
+    :data:`CONSECUTIVE_BOUND` while every angle the kernel evaluates (anchors, steps,
+    super-block phases: positions within ``|first| + rows + 2·B·S``) is below
+    :data:`SMALL_ANGLE`; past it each factor may take the general path of
+    :func:`angles.sin_cos` (``s·cos lo + c·sin lo``: ``(2√2·k + 2)·u`` a component, ``18.9u``
+    in modulus), three of them and two products ``61u``, taken as ``64u``, plus the inputs'
+    ``2^-100`` relative on each of the three angles.
+
+    >>> consecutive_bound(0.0, 100, np.array([1.0]), np.zeros(1)) is CONSECUTIVE_BOUND
+    True
+    >>> float(consecutive_bound(2.0**53, 100, np.array([1.0]), np.zeros(1)).absolute) > 64 * 2**-53
+    True
+
+    """
+    reach = abs(float(first)) + rows + 2 * MAX_BLOCK_ROWS * STEPS
+    largest = reach * float(np.max(np.abs(omega) + np.abs(residual), initial=0.0))
+    if largest < SMALL_ANGLE:
+        return CONSECUTIVE_BOUND
+    general = 64 * UNIT_ROUNDOFF + 3 * 2.0**-100 * largest
+    absolute = max(float(np.max(CONSECUTIVE_BOUND.absolute)), general)
+    return ErrorBound(absolute=absolute, source="the consecutive kernel, large angles")
 
 
 def _recomputed(
@@ -228,17 +261,21 @@ def _fill_range(
 
 
 def _writer(
-    sin_out: np.ndarray, cos_out: np.ndarray, shape: tuple[int, int], exact: Exact
+    sin_out: np.ndarray,
+    cos_out: np.ndarray,
+    shape: tuple[int, int],
+    exact: Exact,
+    bound: ErrorBound,
 ) -> _Writer:
     """A function writing ``anchor · turn`` into rows ``r0 … r1-1`` of the two views.
 
     float32 views get the certificate (:class:`~pecli.core.certificate.blocks.ProductRounder`):
-    each value is rounded, checked against :data:`CONSECUTIVE_BOUND` and, if undecided,
-    recomputed by ``exact``.
+    each value is rounded, checked against ``bound`` (:func:`consecutive_bound`) and, if
+    undecided, recomputed by ``exact``.
     """
     pairs = _complex_view(sin_out, cos_out)
     if sin_out.dtype == np.float32:
-        e = CONSECUTIVE_BOUND.widest(2.0)  # |v| <= 1 + 25u
+        e = bound.widest(2.0)  # |v| <= 1 + 25u (1 + 64u and the inputs' error past 2^26)
         return ProductRounder(sin_out, cos_out, pairs, shape, e, exact)
     if pairs is not None:
         out = pairs

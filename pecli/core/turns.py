@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from .certificate import TALLY, rounded_sum
+from .certificate.rational import integer_root
 
 __all__ = ["fill_turns", "quarter_turns", "rational_power"]
 
@@ -30,19 +31,10 @@ def rational_power(base: float, exponent: Fraction) -> Fraction | None:
     """
     # gcd(a, b) = 1: base^(a/b) is rational iff base^(1/b) is, the b-th roots of its parts
     f = Fraction(base)
-    roots = [_root(part, exponent.denominator) for part in (f.numerator, f.denominator)]
+    roots = [integer_root(part, exponent.denominator) for part in (f.numerator, f.denominator)]
     if roots[0] is None or roots[1] is None:
         return None
     return Fraction(roots[0], roots[1]) ** exponent.numerator
-
-
-def _root(n: int, k: int) -> int | None:
-    """The integer ``k``-th root of ``n >= 1`` if there is one (bisection, exact)."""
-    lo, hi = 1, 1 << (n.bit_length() // k + 1)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if mid**k <= n else (lo, mid - 1)
-    return lo if lo**k == n else None
 
 
 def quarter_turns(positions: np.ndarray, rate: Fraction) -> tuple[np.ndarray, np.ndarray]:

@@ -11,6 +11,7 @@ from ...core.errors import ParameterError
 from ...io import paths, text, writing
 from ...io.targets import say_certified, say_written
 from .._app import PecliGroup, app
+from .._types import PositionType
 from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
 from ..options import Dtype, Quiet
 from .options import rope_spec_options
@@ -31,7 +32,14 @@ app.add_typer(rope_app)
 
 
 report_kind = table_kind  # the rope reports' --format and -o, checked (json_report)
-RopeStart = Annotated[int, typer.Option("--start", help="First position (transformers: 0).")]
+RopeStart = Annotated[
+    int,
+    typer.Option(
+        "--start",
+        click_type=PositionType("must be an integer, in digits, with |start| + n <= 2^53"),
+        help="First position (transformers: 0).",
+    ),
+]
 RopeLayout = Annotated[
     str,
     typer.Option(

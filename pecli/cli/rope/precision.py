@@ -9,6 +9,7 @@ import typer
 
 from ...io import text, writing
 from ...io.targets import say_written
+from .._types import PositionType
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from .app import report_kind, rope_app
@@ -19,7 +20,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Positions = Annotated[int, typer.Option("--n", help="Positions start … start+n-1 (>= 1).")]
 Start = Annotated[
-    int, typer.Option("--start", help="First position, >= 0 (the errors at -p are those at p).")
+    int,
+    typer.Option(
+        "--start",
+        click_type=PositionType("must be an integer, in digits, from 0 to 2^53"),
+        help="First position, >= 0 (the errors at -p are those at p).",
+    ),
 ]
 
 

@@ -16,7 +16,8 @@ import typer
 from ...core.rules import LAYOUTS
 from ...core.sinusoidal.conventions.presets import ALIASES, PRESETS
 from ...core.sinusoidal.knobs import ODD_D
-from ..options import BASE_WORDS, Command, Option, option_block
+from .._types import PositionType
+from ..options import BASE_WORDS, START_RULE, Command, Option, option_block
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.sinusoidal.conventions import Convention
@@ -81,7 +82,11 @@ ScheduleOpt = Annotated[
 ]
 ConventionStart = Annotated[
     int | None,
-    typer.Option("--start", help="First position. [default: 1 for vaswani, 0 for the others]"),
+    typer.Option(
+        "--start",
+        click_type=PositionType(START_RULE),
+        help="First position. [default: 1 for vaswani, 0 for the others]",
+    ),
 ]
 PaddingIdx = Annotated[
     int | None,

@@ -9,9 +9,16 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io.targets import TableTarget
+from ...core.rules import check_checkpoint_table, check_table_dtype
+from ...io import formats
+from ...io.formats import COMPUTE_FORMATS
+from ...io.targets import CERTIFICATE, TableTarget, say_certified, say_written
 from .._app import app
-from ..options import table_options
+from .._types import PositionType
+from ..options import ComputeOutput, TableDtype, table_options
+
+#: The tensor name of a .safetensors output.
+TENSOR = "xpos_scales"
 
 
 class Centre(StrEnum):
@@ -29,7 +36,7 @@ class PairLayout(StrEnum):
 
 
 @app.command("xpos")
-@table_options()
+@table_options(dtype=TableDtype.float32, output=ComputeOutput)
 def xpos_command(
     head_dim: Annotated[int, typer.Option("--head-dim", help="Head width d, even.")] = 64,
     n: Annotated[int, typer.Option("--n", help="Length L of the sequence (rows), >= 1.")] = 16,
@@ -37,7 +44,12 @@ def xpos_command(
         float, typer.Option("--scale-base", help="γ in ζ_i^(p/γ) (both libraries: 512).")
     ] = 512.0,
     offset: Annotated[
-        int, typer.Option("--offset", help="torchscale: tokens before these rows (decoding).")
+        int,
+        typer.Option(
+            "--offset",
+            click_type=PositionType("must be an integer, in digits, from 0 to 2^30"),
+            help="torchscale: tokens before these rows (decoding).",
+        ),
     ] = 0,
     centre: Annotated[
         Centre,
@@ -61,14 +73,18 @@ def xpos_command(
     Queries are multiplied by it, keys by its inverse (--keys), on top of the rotary
     rotation; their product ζ_i^((t_q - t_k)/γ) decays with the distance. The centre c depends
     on the sequence's length, and torchscale and rotary-embedding-torch centre an odd length
-    differently. Rows are positions, CSV columns scale_i (two per pair i).
+    differently. Rows are positions, CSV columns scale_i (two per pair i). Each value is
+    rounded once to --dtype (float32, float16, bfloat16: certified); -o NAME.safetensors holds
+    the tensor xpos_scales (bfloat16 allowed).
 
     Example: pecli xpos --head-dim 8 --n 5 --format csv
     """
     from ...core import certificate
     from ...core.zoo.xpos import xpos_scales
 
-    kind = out.check()
+    kind = out.check(suffixes=COMPUTE_FORMATS)
+    stored = check_table_dtype(out.dtype)
+    check_checkpoint_table(n, head_dim, stored, kind)
     knobs: dict[str, Any] = {
         "scale_base": scale_base,
         "offset": offset,
@@ -77,8 +93,11 @@ def xpos_command(
     }
     with np.errstate(over="ignore"), certificate.counting() as tally:  # overflow: _finite
         scales = xpos_scales(n, head_dim, layout=layout.value, dtype=out.dtype, **knobs)
-        table = _finite(scales, out.dtype, scale_base)
-        said = tally.message(out.dtype, None)  # each pair's value copied to its two channels
+        table = _finite(scales, stored, scale_base)
+        said = tally.message(stored, None)  # each pair's value copied to its two channels
+    if kind == "safetensors":
+        _write_tensor(out, table, said)
+        return
     out.write(
         [table],
         shape=table.shape,
@@ -90,13 +109,30 @@ def xpos_command(
     )
 
 
-def _finite(scales: np.ndarray, dtype: str, scale_base: float) -> np.ndarray:
+def _finite(scales: np.ndarray, dtype: np.dtype, scale_base: float) -> np.ndarray:
     """The scales in the output dtype; an overflow refuses --scale-base (never inf in a table)."""
     table = scales.astype(dtype)
     if not np.all(np.isfinite(table)):
-        rule = f"gives scales beyond {dtype}'s range at these positions (try 512)"
+        wider = "" if dtype.name == "float64" else ", or float32/float64"
+        rule = (
+            f"gives scales beyond {dtype.name}'s range at these positions "
+            f"(a larger --scale-base, a smaller --n or --offset{wider})"
+        )
         raise ParameterError("scale_base", rule, scale_base)
     return table
+
+
+def _write_tensor(out: TableTarget, table: np.ndarray, said: str) -> None:
+    """The table as tensor ``xpos_scales`` of a .safetensors file, the report in its metadata."""
+    from ...io import tensors
+
+    meta = {CERTIFICATE: said}
+    formats.check_room(
+        out.output, tensors.safetensors_bytes([(TENSOR, table.dtype, table.shape)], meta)
+    )
+    tensors.write_safetensors({TENSOR: table}, output=out.output, metadata=meta)
+    say_written(out.output, quiet=out.quiet)
+    say_certified(said, quiet=out.quiet)
 
 
 def _columns(head_dim: int, layout: PairLayout) -> list[str]:

@@ -4,10 +4,14 @@ Each recomputed value gets its own Ziv check: its distance to the nearest roundi
 must exceed the recomputation's own error (mpmath's, plus how far the double-double inputs
 may lie from the exact angle: 2^-100 relative); otherwise it is recomputed at 256 bits, and
 a value still undecided there raises :class:`~pecli.core.errors.RuntimeFailure` (none is
-known: a sine within 2^-200 of a float32 tie). The one exception is a value whose interval
-holds 0: a sine at a whole number of half turns (``--full-turns``), exactly 0, which the
-double-double angle (2π rounded) cannot resolve; it is given as 0, the value the table's
-exact-turns rule writes there (:mod:`pecli.core.sinusoidal.filling`). About 15 µs per entry.
+known: a sine within 2^-200 of a float32 tie). Values exactly on a boundary are never left
+to it: a sine at a whole number of half turns (``--full-turns``), exactly 0, which the
+double-double angle (2π rounded) cannot resolve, is written exactly by the writer
+(:mod:`pecli.core.turns`), and an angle of exactly 0 gets its sine 0 and cosine 1 here without
+mpmath. Likewise a power
+``(a/b)^(p/γ)`` exactly on a midpoint of the dtype (xPos: ``(29/64)^5 = 29^5/2^30``) is never
+decided by mpmath: :func:`power_exact` rounds rational powers in integers first
+(:mod:`.rational`). About 15 µs per entry.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 
 from ..dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
 from ..errors import RuntimeFailure
+from .rational import exact_power, rounded_fraction
 
 __all__ = ["correctly_rounded", "power_exact", "rounded_sum", "sin_cos_exact"]
 
@@ -175,11 +180,18 @@ def power_exact(
     """Correctly rounded ``(a/b)^(p/γ)`` of exact integers ``a, b, p`` and a float ``γ``.
 
     ``bases``: ``(a, b)``, integers, shape ``(k,)``; ``exponents``: ``(p, γ)``, ``p`` integers
-    of shape ``(k,)``. The inputs are exact, so only mpmath's own error is checked. Returns
-    float64 holding values of ``dtype``, shape ``(k,)`` (xPos scales, ``ζ_i^(p/γ)``).
+    of shape ``(k,)``. Returns float64 holding values of ``dtype``, shape ``(k,)`` (xPos
+    scales, ``ζ_i^(p/γ)``). A rational value (:func:`.rational.exact_power`: ``29^5/2^30``, a
+    float32 midpoint, which no precision separates from the boundary) is rounded exactly, in
+    integers; the others in mpmath, whose margin holds the rounding of the base and of
+    ``q = p/γ`` to the working precision (``2^-prec`` relative each: ``|q|·2^-prec`` and
+    ``|q·ln(a/b)|·2^-prec`` relative in the power) besides mpmath's own error.
 
     >>> power_exact((np.array([1]), np.array([4])), (np.array([-1]), 2.0), np.float32).tolist()
     [2.0]
+    >>> tie = power_exact((np.array([406]), np.array([896])), (np.array([5]), 1.0), np.float32)
+    >>> float(tie[0]) * 2**29  # (29/64)^5 = 20,511,149/2^30: halfway, to the even neighbour
+    10255574.0
 
     """
     import mpmath
@@ -188,10 +200,19 @@ def power_exact(
     p, gamma = np.asarray(exponents[0]).reshape(-1), exponents[1]
     found = np.empty(a.size)
     for i in range(a.size):
+        exact = exact_power(int(a[i]), int(b[i]), int(p[i]), float(gamma))
+        if exact is not None:
+            found[i] = rounded_fraction(exact, dtype)
+            continue
 
         def value(i: int = i) -> Any:
             base = mpmath.mpf(int(a[i])) / int(b[i])
             return mpmath.power(base, mpmath.mpf(int(p[i])) / mpmath.mpf(gamma))
 
-        found[i] = _decided(value, lambda x: 0, dtype)
+        def margin(x: Any, i: int = i) -> Any:
+            q = abs(mpmath.mpf(int(p[i])) / mpmath.mpf(gamma))
+            y = abs(mpmath.log(x)) if x else mpmath.mpf(0)
+            return abs(x) * (2 * q + y + 1) * mpmath.ldexp(1, 1 - mpmath.mp.prec)
+
+        found[i] = _decided(value, margin, dtype)
     return found

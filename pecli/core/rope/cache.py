@@ -184,7 +184,8 @@ def _certified(
         terms = (first + row.astype(np.float64), np.zeros(flat.size), freqs.inv_freq[j])
         return sin_cos_exact((*terms, freqs.residual[j]), col % 2 == 1, out.dtype, factor=factor)
 
-    recomputed = round_scaled(pairs, kernels.CONSECUTIVE_BOUND, factor, out, exact)
+    bound = kernels.consecutive_bound(first, len(pairs), freqs.inv_freq, freqs.residual)
+    recomputed = round_scaled(pairs, bound, factor, out, exact)
     TALLY.add(checked=out.size, recomputed=recomputed)
     return out
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..certificate import TALLY, ErrorBound, power_exact, round_certified
 from ..certificate.bounds import UNIT_ROUNDOFF
+from ..dtypes import FLOAT_DTYPES, float_dtype, round_once
 from ..errors import ParameterError
 from ..rules import as_int
 
@@ -127,13 +128,21 @@ def xpos_scales(
     keys : bool, keyword-only
         The keys' scales ``ζ_i^(−p/γ)`` (``downscale=True``) instead of the queries'.
     dtype : str, keyword-only
-        ``float64`` (``exp(p·ln ζ_i / γ)``, within :func:`xpos_bound`), or ``float32``: each
-        value correctly rounded under the certificate (:mod:`pecli.core.certificate`).
+        ``float64`` (``exp(p·ln ζ_i / γ)``, within :func:`xpos_bound`), or ``float32``,
+        ``float16``, ``bfloat16``: each value correctly rounded once to it under the
+        certificate (:mod:`pecli.core.certificate`; bfloat16 through ``round_once``, not
+        ml_dtypes' double rounding).
 
     Returns
     -------
     numpy.ndarray
         Shape ``(n, head_dim)``, of ``dtype``.
+
+    Raises
+    ------
+    ParameterError
+        For a bad argument, named (``head_dim``, ``n``, ``scale_base``, ``offset``,
+        ``centre``, ``layout``, ``dtype``).
 
     Examples
     --------
@@ -146,15 +155,17 @@ def xpos_scales(
         raise ParameterError("scale_base", "must be a finite number > 0", scale_base)
     if layout not in ("interleaved", "half-split"):
         raise ParameterError("layout", "must be interleaved or half-split", layout)
+    if dtype not in FLOAT_DTYPES:
+        raise ParameterError("dtype", f"must be one of {', '.join(FLOAT_DTYPES)}", dtype)
     positions = xpos_positions(n, offset=offset, centre=centre)
     if positions.size * zeta.size * 2 > MAX_XPOS_VALUES:
         raise ParameterError("n", f"times head_dim {zeta.size * 2} must be at most 2^26", n)
     sign = -1.0 if keys else 1.0
     exponents = sign * positions / float(scale_base)
     scales = np.exp(np.outer(exponents, np.log(zeta)))
-    if dtype == "float32":
+    if dtype != "float64":
         p = (-positions if keys else positions, float(scale_base))
-        scales = _certified(scales, exponents, p, head_dim)
+        scales = _certified(scales, exponents, p, head_dim, float_dtype(dtype))
     table: np.ndarray = (
         np.repeat(scales, 2, axis=1) if layout == "interleaved" else np.tile(scales, (1, 2))
     )
@@ -177,18 +188,23 @@ def xpos_bound(scales: np.ndarray, exponents: np.ndarray) -> ErrorBound:
 
 
 def _certified(
-    scales: np.ndarray, exponents: np.ndarray, power: tuple[np.ndarray, float], d: int
+    scales: np.ndarray,
+    exponents: np.ndarray,
+    power: tuple[np.ndarray, float],
+    d: int,
+    dtype: np.dtype,
 ) -> np.ndarray:
-    """The scales correctly rounded to float32: undecided ones recomputed in mpmath."""
+    """The scales correctly rounded to ``dtype``: undecided ones recomputed exactly."""
     if not np.isfinite(scales).all():  # an overflow: refused by the caller, nothing to certify
-        return scales.astype(np.float32)
-    out = np.empty(scales.shape, np.float32)
+        with np.errstate(over="ignore"):
+            return round_once(scales, dtype)
+    out = np.empty(scales.shape, dtype)
     numerators = np.arange(0, 10 * (d // 2), 10) + 2 * d  # ζ_i = (10i + 2d)/(7d), exactly
 
     def exact(flat: np.ndarray) -> np.ndarray:
         row, col = np.unravel_index(flat, scales.shape)
         bases = (numerators[col], np.full(flat.size, 7 * d))
-        return power_exact(bases, (power[0][row], power[1]), np.float32)
+        return power_exact(bases, (power[0][row], power[1]), dtype)
 
     with np.errstate(over="ignore", invalid="ignore"):  # inf: refused by the caller
         recomputed = round_certified(scales, xpos_bound(scales, exponents), out, exact)

@@ -1,0 +1,118 @@
+"""Powers exactly on a rounding boundary: ``(a/b)^(p/γ)`` rational, rounded in integers.
+
+Ziv's loop cannot decide a value that *is* a midpoint of the output dtype. xPos at
+``d = 128`` has one: pair 15's base ``ζ = (10·15 + 2·128)/(7·128) = 406/896 = 29/64`` at
+position ``p = 5γ`` is ``29^5/2^30 = 20,511,149/2^30``, a 25-bit odd numerator, halfway between
+the float32 numbers ``10,255,574·2^-29`` (even significand) and ``10,255,575·2^-29``;
+``pecli xpos --head-dim 128 --n 65536`` stopped there ("undecided at 256 bits"). Expected
+values come from the integers by hand and from mpmath (``planted.rounded``: its own rounding
+to the dtype's significand, ties to even), never from pecli.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from planted import rounded
+
+from pecli.core.certificate import power_exact
+from pecli.core.certificate.rational import exact_power, integer_root, rounded_fraction
+from pecli.core.zoo.xpos import xpos_positions, xpos_scales
+
+#: The float32 number the tie rounds to: ties to even, by hand.
+TIE_EVEN = 10_255_574 * 2.0**-29
+
+
+def test_the_tie_is_a_float32_midpoint_by_hand():
+    assert 29**5 == 20_511_149 and 2**24 <= 29**5 < 2**25 and 29**5 % 2 == 1
+    assert Fraction(10 * 15 + 2 * 128, 7 * 128) == Fraction(29, 64)
+    low, high = np.float32(TIE_EVEN), np.nextafter(np.float32(TIE_EVEN), np.float32(1))
+    assert Fraction(float(low)) + Fraction(float(high)) == 2 * Fraction(29**5, 2**30)
+    with mpmath.workprec(300):  # mpmath agrees: the exact power is the midpoint
+        x = (mpmath.mpf(406) / 896) ** (mpmath.mpf(2560) / 512)
+        assert x == mpmath.mpf(29**5) / 2**30
+        assert rounded(x, "float32") == TIE_EVEN
+
+
+def test_xpos_table_with_the_tie_matches_mpmath():
+    """The same cause at γ = 1 (position 5): 12 rows × 64 pairs, every value to mpmath."""
+    table = xpos_scales(12, 128, scale_base=1.0, dtype="float32")
+    positions = xpos_positions(12)
+    assert positions[11] == 5
+    assert table[11, 30] == table[11, 31] == TIE_EVEN
+    with mpmath.workprec(300):
+        for r, p in enumerate(positions):
+            expected = [
+                rounded((mpmath.mpf(10 * i + 256) / 896) ** int(p), "float32") for i in range(64)
+            ]
+            assert table[r, ::2].tolist() == expected
+
+
+def test_the_reported_command_succeeds(run_cli, tmp_path):
+    out = tmp_path / "x.npy"
+    done = run_cli("xpos", "--head-dim", "128", "--n", "65536", "-o", str(out))
+    assert done.exit_code == 0, done.stderr
+    assert done.stderr.splitlines()[-1].startswith("pecli: every value correctly rounded")
+    table = np.load(out)
+    assert table[32768 + 2560, 30] == TIE_EVEN  # torchscale: rows are positions −32768 …
+
+
+@pytest.mark.parametrize(
+    ("d", "i", "p", "numerator", "denominator"),
+    [  # found by enumerating d ≤ 256, γ = 512, |p| ≤ 32768: 32 float32 midpoints
+        (32, 9, 3584, 11**7, 2**28),
+        (110, 6, -3584, 11**7, 2**14),
+        (64, 11, 3072, 17**6, 2**30),
+        (134, 18, -2048, 67**4, 2**20),
+    ],
+)
+def test_other_xpos_midpoints(d, i, p, numerator, denominator):
+    assert Fraction(10 * i + 2 * d, 7 * d) ** (p // 512) == Fraction(numerator, denominator)
+    assert numerator.bit_length() == 25 and numerator % 2
+    got = power_exact((np.array([10 * i + 2 * d]), np.array([7 * d])), (np.array([p]), 512.0), "f4")
+    with mpmath.workprec(300):
+        assert got.tolist() == [rounded(mpmath.mpf(numerator) / denominator, "float32")]
+
+
+@pytest.mark.parametrize(
+    ("x", "dtype", "expected"),
+    [
+        (Fraction(3, 2**150), np.float32, 2.0**-148),  # 1.5 subnormal quanta: to 2
+        (Fraction(5, 2**150), np.float32, 2.0**-148),  # 2.5 quanta: to 2, not 3
+        (Fraction(2401, 16), np.float16, 150.0),  # 1200.5 eighths: to 1200
+        (Fraction(-2401, 16), np.float16, -150.0),
+        (Fraction(343, 8), "bfloat16", 43.0),  # 171.5 quarters: to 172
+        (Fraction(1, 3), np.float32, 11184811 * 2.0**-25),  # 0.333…: 11184810.67 → 11184811
+        (Fraction(1, 2**25), np.float16, 0.0),  # half the least subnormal 2^-24: to 0
+        (Fraction(3, 2**25), np.float16, 2.0**-23),  # 1.5 least subnormals: to 2
+    ],
+)
+def test_rounded_fraction_by_hand(x, dtype, expected):
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        dtype = ml_dtypes.bfloat16
+    assert rounded_fraction(x, dtype) == expected
+
+
+def test_exact_power_finds_rational_values_only():
+    assert exact_power(406, 896, 2560, 512.0) == Fraction(29**5, 2**30)
+    assert exact_power(1, 4, -1, 2.0) == 2  # (1/4)^(-1/2)
+    assert exact_power(9, 4, 3, 2.0) == Fraction(27, 8)
+    assert exact_power(5, 7, 0, 512.0) == 1
+    assert exact_power(2, 7, 1, 2.0) is None  # sqrt(2/7): irrational
+    assert exact_power(3, 2, 1, 0.1) is None  # fl(0.1) = m/2^55: 1/fl(0.1) has denominator m
+    assert exact_power(3, 2, 10**6, 1.0) is None  # 3^(10^6): too large to be on a boundary
+
+
+def test_integer_roots_by_hand():
+    assert [integer_root(n, k) for n, k in [(1, 5), (8, 3), (9, 3), (2**60, 20), (3**40, 8)]] == [
+        1,
+        2,
+        None,
+        8,
+        243,
+    ]
