@@ -1,10 +1,11 @@
 """The direct kernel: sin/cos of ``p·ω`` evaluated at each position on its own.
 
 Pure NumPy, arrays in and out (the output views are written in place), no I/O. For any
-positions (a multi-axis cache's, a rope cache's at given positions, a sinusoidal table with an
-amplitude or in a half dtype): the angle is a double-double (:func:`pecli.core.angles.product`),
-sin/cos come from :func:`pecli.core.angles.sin_cos`, and each value is rounded to its output
-dtype under the certificate (:data:`DIRECT_BOUND`, relative, plus :func:`direct_bound`'s
+positions (a multi-axis cache's, a rope cache's at given positions, a sinusoidal table in a
+half dtype or at given positions, with or without an amplitude): the angle is a
+double-double (:func:`pecli.core.angles.product`), sin/cos come from
+:func:`pecli.core.angles.sin_cos`, and each value is rounded to its output dtype under the
+certificate (:data:`DIRECT_BOUND`, relative, plus :func:`direct_bound`'s
 absolute part; the derivation is in docs/exactness.md). The consecutive kernel
 (:mod:`pecli.core.kernels`) uses :func:`direct_bound` for the values it leaves undecided.
 

@@ -43,6 +43,7 @@ def _row(p: float, dtype: str, amplitude=1, turns=False) -> list[float]:
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
 def test_half_dtypes_and_an_amplitude_through_the_fallback_match_mpmath(monkeypatch, dtype):
     monkeypatch.setattr(direct, "DIRECT_BOUND", ErrorBound(relative=0.05))  # all undecided
+    monkeypatch.setattr(kernels, "CONSECUTIVE_BOUND", ErrorBound(absolute=0.05))  # float32
     with counting() as tally:
         table = encoding_table(d=8, n=4, start=1, dtype=dtype, amplitude="sqrt(2/d)")
     assert tally.recomputed == tally.checked == table.size
@@ -50,6 +51,23 @@ def test_half_dtypes_and_an_amplitude_through_the_fallback_match_mpmath(monkeypa
         amplitude = mpmath.sqrt(mpmath.mpf(2) / 8)
     for r, row in enumerate(np.asarray(table, dtype=np.float64)):
         assert row.tolist() == _row(1 + r, dtype, amplitude)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "sin-cos"])
+def test_an_irrational_amplitude_on_the_consecutive_kernel_matches_mpmath(layout):
+    """float32, ``sqrt(2/6)`` (a double-double), from position 0, under the real bounds."""
+    d, n = 6, 40
+    with counting() as tally:
+        table = encoding_table(d=d, n=n, start=0, amplitude="sqrt(2/d)", layout=layout)
+    assert tally.checked == table.size and tally.recomputed >= d // 2  # the sines at 0
+    with mpmath.workprec(200):
+        amplitude = mpmath.sqrt(mpmath.mpf(2) / d)
+        omega = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * j) / d) for j in range(d // 2)]
+        for p in range(n):
+            sin = [rounded(amplitude * mpmath.sin(p * w), "float32") for w in omega]
+            cos = [rounded(amplitude * mpmath.cos(p * w), "float32") for w in omega]
+            row = [v for pair in zip(sin, cos, strict=True) for v in pair]
+            assert table[p].tolist() == (row if layout == "interleaved" else sin + cos)
 
 
 def test_full_turns_are_exact_at_quarter_turns_and_certified_elsewhere(monkeypatch):

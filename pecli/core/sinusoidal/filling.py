@@ -10,10 +10,11 @@ Exactness (docs/encoding.md, docs/conventions.md): angles are double-doubles wha
 knobs. An angle factor ``k`` (diffusers' ``scale``, MLX's ``2π``) is folded into the
 frequencies exactly (:func:`pecli.core.angles.scaled`); an odd ``d`` whose last column is a
 sine gets that column evaluated directly. An amplitude ``a`` (MLX's ``sqrt(2/d)``, a
-double-double) multiplies the float64 values of the direct kernel before the one rounding to
-the output dtype, under the product's bound (:mod:`pecli.core.certificate.products`).
-float32 tables of consecutive positions come from the consecutive kernel; float16, bfloat16,
-an amplitude and any positions from the direct kernel; every rounding is certified
+double-double) multiplies the float64 values of a kernel before the one rounding to the
+output dtype, under the product's bound (:mod:`pecli.core.certificate.products`).
+float32 tables of consecutive positions come from the consecutive kernel (with an amplitude:
+in float64, then the product); float16, bfloat16 and any positions from the direct kernel;
+every rounding is certified
 (docs/exactness.md). Columns at whole half turns (``--full-turns``) are exact where the
 angle is a multiple of π/2, and computed elsewhere.
 """
@@ -26,7 +27,8 @@ from fractions import Fraction
 import numpy as np
 
 from .. import direct, kernels
-from ..certificate import TALLY
+from ..certificate import TALLY, sin_cos_exact
+from ..certificate.products import round_scaled
 from ..rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
 from ..turns import fill_turns, rational_power
 from .conventions import layout_views
@@ -86,8 +88,7 @@ class TableSpec:
 
     def fill(self, out: np.ndarray, row0: int) -> None:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
-        kernel = self.dtype == np.float32 and self.amplitude == (1.0, 0.0)
-        self._fill_unit(out, row0, kernel=kernel)
+        self._fill_unit(out, row0, kernel=self.dtype == np.float32)
 
     def fill_positions(self, out: np.ndarray, positions: np.ndarray) -> None:
         """Fill ``out`` (``(m, d)``) with the rows of any ``positions`` (``(m,)``, float64)."""
@@ -96,12 +97,15 @@ class TableSpec:
 
     def _fill_unit(self, out: np.ndarray, row0: int, *, kernel: bool) -> None:
         positions = self.first + np.arange(row0, row0 + len(out), dtype=np.float64)
-        if not kernel:  # direct: float64, half dtypes, an amplitude (docs/exactness.md)
+        if not kernel:  # direct: float64, half dtypes (docs/exactness.md)
             self._direct(out, positions)
         else:  # the consecutive kernel: float32, under the certificate
             sin_out, cos_out = layout_views(out, self.layout, odd_sine=self.odd_sine)
             h = cos_out.shape[-1]
             for a, b in self._runs(h):
+                if self.amplitude != (1.0, 0.0):
+                    self._scaled(sin_out[:, a:b], cos_out[:, a:b], row0, a)
+                    continue
                 kernels.fill_sin_cos_consecutive(
                     sin_out[:, a:b],
                     cos_out[:, a:b],
@@ -112,6 +116,30 @@ class TableSpec:
                 )
             self._turns(sin_out, cos_out, positions)
         self._finish(out, row0)
+
+    def _scaled(self, sin_out: np.ndarray, cos_out: np.ndarray, row0: int, a: int) -> None:
+        """The amplitude times the consecutive kernel's float64 values, rounded once.
+
+        As a rotary cache's attention factor (``core/rope/cache.py``): the product rounded
+        under its bound (:func:`~pecli.core.certificate.products.round_scaled`), the
+        undecided entries recomputed at their position and pair ``a + column``.
+        """
+        rows, width = sin_out.shape
+        sin, cos = np.empty((rows, width)), np.empty((rows, width))
+        w, res = self.omega[a : a + width], self.residual[a : a + width]
+        kernels.fill_sin_cos_consecutive(sin, cos, self.first, w, omega_residual=res, offset=row0)
+        for values, dest, cosine in ((sin, sin_out, False), (cos, cos_out, True)):
+
+            def exact(flat: np.ndarray, cosine: bool = cosine) -> np.ndarray:
+                row, column = np.divmod(flat, width)
+                p = self.first + (row0 + row).astype(np.float64)
+                terms = (p, np.zeros(flat.size), w[column], res[column])
+                cosines = np.full(flat.size, cosine)
+                return sin_cos_exact(terms, cosines, self.dtype, factor=self.amplitude)
+
+            bound = kernels.CONSECUTIVE_BOUND
+            recomputed = round_scaled(values, bound, self.amplitude, dest, exact)
+            TALLY.add(checked=dest.size, recomputed=recomputed)
 
     def _direct(self, out: np.ndarray, positions: np.ndarray) -> None:
         sin_out, cos_out = layout_views(out, self.layout, odd_sine=self.odd_sine)

@@ -17,6 +17,10 @@ from ..formats import COMPUTE_FORMATS
 from ..targets import CERTIFICATE, say_certified, say_written, write_streamed
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
+
+    import numpy as np
+
     from ...core.rope.forms import FormTable
 
 
@@ -75,7 +79,7 @@ def _write_safetensors(
     from ...core import certificate
     from ..tensors import LATE_ROOM, safetensors_bytes, write_safetensors_parts
 
-    parts = [table.tensor(name) for name in table.tensors]
+    parts = [_counted_alone(*table.tensor(name)) for name in table.tensors]
     heads = [(name, dtype, shape) for name, dtype, shape, _ in parts]
     room = LATE_ROOM if certified else 0
     formats.check_room(output, safetensors_bytes(heads, metadata or {}, room))
@@ -90,3 +94,23 @@ def _write_safetensors(
     say_written(output, quiet=quiet)
     if certified:
         say_certified(tally.message(table.dtype, None), quiet=quiet or paths.is_stdout(output))
+
+
+def _counted_alone(
+    name: str, dtype: np.dtype, shape: tuple[int, ...], blocks: Iterator[np.ndarray]
+) -> tuple[str, np.dtype, tuple[int, ...], Iterator[np.ndarray]]:
+    """One tensor whose blocks reset the certificate's tally before the first is made.
+
+    Each tensor (``cos``, then ``sin``) is streamed by a pass of its own over the whole
+    cache, and a pass rounds every value under the certificate (the kernels make cos and sin
+    together): the file's counts are one pass's, the last, not their sum (which said each
+    recomputed value twice).
+    """
+
+    def alone() -> Iterator[np.ndarray]:
+        from ...core import certificate
+
+        certificate.TALLY.reset()
+        yield from blocks
+
+    return name, dtype, shape, alone()
