@@ -33,7 +33,7 @@ def tree(tmp_path, monkeypatch):
     chosen = [(area, m) for m in mutants("m.py", SOURCE)]
     calls: list[str] = []
 
-    def fake_tests(folder: Path, tests: list[str], timeout: float) -> tuple[str, float]:
+    def fake_tests(folder: Path, tests: list[str], timeout: float, log=None) -> tuple[str, float]:
         text = (folder / "m.py").read_text(encoding="utf-8")
         calls.append(text)
         return ("failed" if "x - 1" in text else "passed"), 0.0

@@ -52,8 +52,13 @@ def copy_tree(target: Path) -> None:
         shutil.copy2(ROOT / name, target / name)
 
 
-def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]:
-    """``pytest -x`` on ``tests`` in ``tree``: (``passed``/``failed``/``timeout``, seconds)."""
+def run_tests(
+    tree: Path, tests: list[str], timeout: float, log: Path | None = None
+) -> tuple[str, float]:
+    """``pytest -x`` on ``tests`` in ``tree``: (``passed``/``failed``/``timeout``, seconds).
+
+    Its output goes to ``log`` (a clean run's, to say which test failed), else nowhere.
+    """
     env = {
         **os.environ,
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -79,8 +84,9 @@ def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]
         *tests,
     ]
     start = time.monotonic()
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    with subprocess.Popen(command, cwd=tree, env=env, start_new_session=True, **quiet) as process:
+    out = log.open("w", encoding="utf-8") if log else subprocess.DEVNULL
+    streams = {"stdout": out, "stderr": subprocess.STDOUT}
+    with subprocess.Popen(command, cwd=tree, env=env, start_new_session=True, **streams) as process:
         try:
             code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -91,6 +97,9 @@ def run_tests(tree: Path, tests: list[str], timeout: float) -> tuple[str, float]
             os.killpg(process.pid, 9)
             process.wait()
             raise
+        finally:
+            if log:
+                out.close()  # type: ignore[union-attr]
     seconds = time.monotonic() - start
     return ("passed" if code == 0 else "failed" if code in (1, 2, 3) else f"exit {code}"), seconds
 
@@ -143,6 +152,23 @@ def save(path: Path | None, results: list[dict]) -> None:
         os.replace(scratch, path)
 
 
+def clean_run(tree: Path, area: Area) -> float:
+    """Seconds the area's tests take unmutated (a failure is tried once more).
+
+    A flaky timing test under load fails now and then (seed 15's first clean run of the
+    command line did, then passed alone). Raises ``SystemExit`` with the end of pytest's
+    output when both runs fail.
+    """
+    log = tree / "clean-run.log"
+    for _ in range(2):
+        status, seconds = run_tests(tree, area.tests + area.doctests, 1800, log)
+        if status == "passed":
+            return seconds
+        print(f"the {area.name} tests fail unmutated ({status}):", flush=True)
+        print("".join(log.read_text(encoding="utf-8").splitlines(True)[-15:]), flush=True)
+    raise SystemExit(f"mutation: the {area.name} tests fail unmutated twice")
+
+
 def campaign(
     chosen: list[tuple[Area, Mutant]],
     tree: Path,
@@ -164,11 +190,11 @@ def campaign(
     start = time.monotonic()
     for area, mutant in pending:
         if area.name not in clean:
-            status, seconds = run_tests(tree, area.tests + area.doctests, timeout=1800)
-            if status != "passed":
-                raise SystemExit(f"mutation: the {area.name} tests fail unmutated ({status})")
-            clean[area.name] = seconds
-            print(f"clean run of {area.name}: {seconds:.0f} s ({' '.join(area.tests)})", flush=True)
+            clean[area.name] = clean_run(tree, area)
+            print(
+                f"clean run of {area.name}: {clean[area.name]:.0f} s ({' '.join(area.tests)})",
+                flush=True,
+            )
         if time.monotonic() - start > budget:
             print(f"budget of {budget:.0f} s spent: {len(results)} mutants run", flush=True)
             break
