@@ -163,6 +163,7 @@ def test_a_uniform_factor_on_q_is_no_temperature():
     post = rotated(q, p, 10000.0, "half-split", 0, 32, temperature=np.full(5, 1.25))
     reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert reading.temperature.kind == "constant" and abs(reading.temperature.factor - 1.25) < 1e-6
+    assert "a factor 1.25 at every position (no temperature)" in report(reading)["verdict"]
 
 
 def test_a_factor_on_the_rotated_slice_only_is_an_attention_factor():
@@ -174,6 +175,7 @@ def test_a_factor_on_the_rotated_slice_only_is_an_attention_factor():
     reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert abs(reading.factor - 1.1) < 1e-5 and reading.temperature.kind == "none"
     assert "attention factor 1.1" in report(reading)["verdict"]
+    assert report(reading)["verdict"].split("; ")[0].endswith(", no temperature")
 
 
 def test_mistral_temperature_on_noise_free_data():
