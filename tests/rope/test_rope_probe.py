@@ -390,3 +390,15 @@ def test_a_dump_of_1_or_5_axes_without_axes_is_refused_by_its_count(shape):
     with pytest.raises(ParameterError, match="must have 2 to 4 axes") as caught:
         as_rows(np.zeros(shape, np.float32), None, head_dim=8)
     assert caught.value.parameter == "pre"
+
+
+def test_pairs_of_no_known_omega_are_named_by_their_range():
+    """8 pairs, ω of pairs 5, 6, 7 unknown (NaN): the finding names 5–7, θ from 0–4."""
+    from pecli.analysis.rope.probe.frequencies import _theta
+
+    omega = 10000.0 ** (-np.arange(8) / 8)
+    omega[5:] = np.nan
+    findings: list[str] = []
+    theta = _theta(omega, np.full(8, 1e-9), findings)
+    assert "ω of pairs 5–7 are not determined: θ comes from pairs 0–4" in findings[0], findings
+    assert abs(theta.theta / 10000 - 1) < 1e-6, theta
