@@ -353,3 +353,14 @@ def test_a_cache_in_llama_cpp_s_arithmetic_says_so_in_the_metadata_finding(run_c
     report = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
     agrees = [f for f in report["findings"] if f.startswith("pecli's metadata agrees")]
     assert agrees and "arithmetic llama.cpp" in agrees[0], report["findings"]
+
+
+def test_a_cache_of_two_pairs_is_read_as_4_channels_too_few_for_theta():
+    """head_dim 4, θ 10000: ω = 1 and 0.01, half-split [f(pω) | f(pω)] over 4096 positions
+    written here in float64; its width is 2 × 2 channels, θ is not fitted."""
+    p = np.arange(4096.0)[:, None]
+    angles = p * np.array([1.0, 0.01])
+    cos, sin = (np.concatenate([f(angles)] * 2, axis=1) for f in (np.cos, np.sin))
+    guess = identify_cache(cos, sin)
+    assert guess.rotary_dim == 4 and math.isnan(guess.theta)
+    assert any("2 pairs: too few to fit θ" in f for f in guess.findings), guess.findings
