@@ -402,3 +402,13 @@ def test_pairs_of_no_known_omega_are_named_by_their_range():
     theta = _theta(omega, np.full(8, 1e-9), findings)
     assert "ω of pairs 5–7 are not determined: θ comes from pairs 0–4" in findings[0], findings
     assert abs(theta.theta / 10000 - 1) < 1e-6, theta
+
+
+def test_one_channel_is_proportional_unless_a_zero_turns_into_a_non_zero():
+    """By hand: one channel, one gain per row, fits any row but 0 -> 2 (no g·0 is 2)."""
+    from pecli.analysis.rope.probe.structure import proportional
+
+    tol = np.full(2, 1e-12)
+    assert proportional(np.array([[1.0], [3.0]]), np.array([[2.0], [-1.0]]), tol)
+    assert not proportional(np.array([[0.0], [1.0]]), np.array([[2.0], [3.0]]), tol)
+    assert proportional(np.zeros((2, 0)), np.zeros((2, 0)), tol)  # no channel: nothing to move
