@@ -75,3 +75,19 @@ def test_a_run_error_is_run_again_and_a_file_of_another_sample_is_refused(tree):
     keep.write_text(json.dumps([other]), encoding="utf-8")
     with pytest.raises(SystemExit, match="1 mutants not in this sample"):
         run.done(keep, chosen)
+
+
+def test_a_clean_run_that_fails_is_tried_once_more_and_then_stops_the_run(tmp_path, monkeypatch):
+    """Seed 15's clean run of the command line failed on a test that passes alone."""
+    outcomes = ["failed", "passed", "failed", "failed"]
+
+    def fake_tests(folder, tests, timeout, log=None):
+        log.write_text("FAILED tests/test_m.py::test_x\n", encoding="utf-8")
+        return outcomes.pop(0), 4.0
+
+    monkeypatch.setattr(run, "run_tests", fake_tests)
+    area = Area("toy", ["m.py"], ["tests/test_m.py"])
+    assert run.clean_run(tmp_path, area) == 4.0
+    with pytest.raises(SystemExit, match="toy tests fail unmutated twice"):
+        run.clean_run(tmp_path, area)
+    assert outcomes == []
