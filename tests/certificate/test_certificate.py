@@ -240,6 +240,19 @@ def test_an_angle_of_exactly_zero_is_given_without_mpmath(monkeypatch):
     assert found.tolist() == [0.0, 0.5]  # sin 0 = 0 and 0.5·cos 0 = 0.5, by hand
 
 
+def test_an_angle_of_zero_times_a_factor_float32_cannot_hold_is_rounded_into_float32():
+    """cos 0 · 0.1 is the float64 0.1, which float32 holds only as 13421773 / 2^27.
+
+    By hand: 0.1 · 2^27 = 13421772.8 rounds to 13421773 (a yarn attention factor is such a
+    float64; the mutation sample of seed 15 kept it unrounded).
+    """
+    from pecli.core.certificate import sin_cos_exact
+
+    zero, w = np.zeros(2), np.array([1.0, 1.0])
+    found = sin_cos_exact((zero, zero, w, zero), np.array([True, False]), np.float32, factor=0.1)
+    assert found.tolist() == [13421773 / 2**27, 0.0]
+
+
 def test_alibi_slopes_report_their_proof_and_match_mpmath(run_cli, tmp_path):
     import mpmath
 

@@ -288,8 +288,15 @@ def test_piped_tables_are_plain_aligned_text(pecli_cmd, tmp_path, args):
 
 def test_shell_completion_offers_commands_and_convention_names(pecli_cmd):
     """``pecli --install-completion`` exists and completes names (issue 12, item 4)."""
+    # typer takes the shell's name only with detection off; with it on, `bash` is ignored and
+    # the shell is looked for among the parent processes (none under a detached job)
+    named = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     script = subprocess.run(
-        [*pecli_cmd, "--show-completion", "bash"], capture_output=True, text=True, timeout=60
+        [*pecli_cmd, "--show-completion", "bash"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=named,
     )
     assert script.returncode == 0 and "_pecli_completion" in script.stdout
 

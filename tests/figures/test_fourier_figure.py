@@ -71,6 +71,8 @@ def test_period_is_marked(drawn):
         np.testing.assert_allclose(verticals, [0, TWO_PI, 2 * TWO_PI, 3 * TWO_PI])
     texts = [t.get_text() for t in fig.axes[1].texts]
     assert "period 2π" in texts
+    label = next(t for t in fig.axes[1].texts if t.get_text() == "period 2π")
+    assert math.isclose(label.get_position()[0], math.pi)  # centred on the arrow 0 … 2π
     arrow = next(a for a in fig.axes[1].texts if a.get_text() == "")
     assert math.isclose(arrow.xy[0] - arrow.xyann[0], TWO_PI)
     ticks = [t.get_text() for t in fig.axes[1].get_xticklabels()]
@@ -125,6 +127,7 @@ def test_data_export_octave_scale_pi(run_cli, tmp_path):
         (["--periods", "1"], "--periods"),
         (["--points", "1"], "--points"),
         (["--k", "0"], "--k"),
+        (["--k", "65"], "--k"),  # docs/cli.md: 1 to 64
         (["--seed", "-1"], "--seed"),
         (["--hidden", "0"], "--hidden"),
         (["--scale", "x"], "--scale"),
@@ -137,6 +140,12 @@ def test_plot_fourier_usage_errors(run_cli, tmp_path, monkeypatch, args, option)
     assert result.exit_code == 2, result.output
     assert len(result.stderr.strip().splitlines()) == 1 and option in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_figure_takes_64_frequencies_as_docs_cli_md_says():
+    from pecli.figures.sinusoidal.fourier import periodicity
+
+    assert periodicity(k=64, points=11).features.shape == (11, 128)
 
 
 def test_legend_names_the_scaled_frequencies():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 import pytest
@@ -65,3 +66,18 @@ def test_polars_threads_are_bounded_under_an_address_space_limit_before_it_start
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     threads = done.stdout.strip()
     assert threads.isdecimal() and int(threads) >= 1, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("room_mb", "threads"), [(900, 1), (2000, 4), (10_000, 8)])
+def test_polars_threads_are_one_plus_what_is_left_after_800_mb_in_400_mb_steps(
+    monkeypatch, room_mb, threads
+):
+    """By hand, 8 CPUs: 900 MB leave 100 after the base (1 thread), 2000 leave 1200 (1 + 3),
+    10 GB more than 8 threads take (8)."""
+    import resource
+
+    limit = 64 << 30
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, resource.RLIM_INFINITY))
+    monkeypatch.setattr(csv_output, "_address_space_used", lambda: limit - (room_mb << 20))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    assert csv_output._threads_within_limit() == threads

@@ -91,3 +91,22 @@ def test_a_full_non_blocking_output_is_waited_for_and_written_whole():
         assert out.write(data) == len(data)
     thread.join(30)
     assert full.is_set() and received == [data]
+
+
+def test_a_npy_of_integers_is_read_as_float64_and_bfloat16_kept(tmp_path):
+    """Integers become float64 (exact within ±2^53, refused past it); a bfloat16 table keeps
+    its dtype. Values by hand."""
+    import ml_dtypes
+
+    from pecli.io.reading.npy import load_keeping_dtype
+
+    path = str(tmp_path / "t.npy")
+    np.save(path, np.array([[1, -2], [3, 2**53]], dtype=np.int64))
+    got = load_keeping_dtype(path, "t.npy", "--table")
+    assert got.dtype == np.float64 and got.tolist() == [[1.0, -2.0], [3.0, 2.0**53]]
+    np.save(path, np.array([2**53 + 1], dtype=np.int64))
+    with pytest.raises(ParameterError, match="within ±2\\^53"):
+        load_keeping_dtype(path, "t.npy", "--table")
+    np.save(path, np.array([0.5, -3.0], dtype=ml_dtypes.bfloat16))
+    got = load_keeping_dtype(path, "t.npy", "--table")
+    assert got.dtype == ml_dtypes.bfloat16 and got.astype(np.float64).tolist() == [0.5, -3.0]

@@ -87,6 +87,21 @@ def test_the_reader_refuses_and_reads_what_the_library_does(tmp_path, blob):
         assert got[key].dtype == want[key].dtype and np.array_equal(got[key], want[key])
 
 
+@pytest.mark.parametrize("length", [100_000_000, 100_000_001])
+def test_a_header_of_10_to_the_8_bytes_is_allowed_and_one_more_is_too_large(tmp_path, length):
+    """The library's own limit: a length of 10^8 is refused only for running past the file."""
+    path = tmp_path / "h.safetensors"
+    path.write_bytes(_blob(None, raw=b"{}", size=length))
+    with pytest.raises(Exception, match="header") as library:
+        safe_open(str(path), "np")
+    too_large = "header too large" in str(library.value)
+    assert too_large == (length > 10**8)  # the library's verdict, then pecli's the same
+    with pytest.raises(ParameterError) as error:
+        SafetensorsFile(str(path), parameter="file")
+    said = f"header of {length} bytes, more than 100000000" if too_large else "in a file of 10"
+    assert said in error.value.rule
+
+
 def test_float8_is_read_where_numpy_has_no_type(tmp_path):
     """The library's NumPy API refuses F8_E4M3; ml_dtypes reads it (the rest stays equal)."""
     path = tmp_path / "f8.safetensors"

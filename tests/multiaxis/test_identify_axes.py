@@ -186,6 +186,26 @@ def test_a_port_s_own_omega_is_within_2_ulps_and_one_entry_3_ulps_off_is_not():
     assert not verdict.matches and verdict.arithmetic == "none"
 
 
+def test_a_port_s_entry_off_in_a_row_the_screen_skips_is_still_found():
+    """As above on a 12 × 10 × 10 grid, 1200 rows: the screen takes 1024 of them (0, 1.17,
+    2.35 … truncated), so a sine 3 ulps off in a row it skips (with t > 0) is left to the
+    check of the whole cache, which must still find it."""
+    ids = np.array([(t, h, w) for t in range(12) for h in range(10) for w in range(10)], float)
+    cos = hand_cache(WAN_PAIRS, ids, "cos", arithmetic="float32").astype(F32)
+    sin = hand_cache(WAN_PAIRS, ids, "sin", arithmetic="float32").astype(F32)
+    omega = np.nextafter(np.nextafter(np.nextafter(F32(1), F32(2)), F32(2)), F32(2))
+    angle = (ids[:, 0].astype(F32) * omega).astype(np.float64)
+    cos[:, 0:2], sin[:, 0:2] = (f(angle).astype(F32)[:, None] for f in (np.cos, np.sin))
+    skipped = sorted(set(range(1200)) - set(np.linspace(0, 1199, 1024).astype(np.int64)))
+    row = next(r for r in skipped if ids[r, 0] > 0)  # t > 0: sin t·ω is not 0
+    layout, c, s = pair_values(cos, sin)
+    verdict = compare_to_plan(read_axes(c, s, ids, layout=layout), PLAN, ids, (c, s))
+    assert verdict.matches and verdict.arithmetic == "float32"
+    s[row, 0] = np.nextafter(np.nextafter(np.nextafter(F32(s[row, 0]), F32(2)), F32(2)), F32(2))
+    verdict = compare_to_plan(read_axes(c, s, ids, layout=layout), PLAN, ids, (c, s))
+    assert not verdict.matches and verdict.arithmetic == "none"
+
+
 def test_a_cache_that_differs_exits_1_with_the_reasons(run_cli, tmp_path):
     made = per_axis([44, 42, 42], theta=[1e4, 2e4, 2e4])
     path = _save(

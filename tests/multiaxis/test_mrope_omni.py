@@ -101,6 +101,16 @@ def test_bad_layouts_name_tokens():
         assert caught.value.parameter == "tokens"
 
 
+@pytest.mark.parametrize(("model", "least"), [("qwen2.5-omni", 3), ("qwen3-omni", 1)])
+def test_audio_of_no_token_names_the_least_mel_frames_by_hand(model, least):
+    """Qwen2.5-Omni: ((L − 1)//2 + 1 − 2)//2 + 1 tokens is 0 for L = 1, 2 and 1 for L = 3;
+    Qwen3-Omni's tower gives L = 1 one token already (transformers' formulas, by hand)."""
+    assert [audio_tokens(m, model) for m in range(1, least + 1)] == [0] * (least - 1) + [1]
+    if least > 1:
+        with pytest.raises(ParameterError, match=f"at least {least} mel frames"):
+            omni_ids(parse_omni("audio:2"), model=model, per_second=25)
+
+
 @pytest.mark.parametrize("name", ["qwen2.5-omni_audio_only", "qwen3-omni_audio_only"])
 def test_identify_axes_names_the_omni_cache(run_cli, tmp_path, name):
     """An audio layout is read as Omni words (it failed as a Qwen-VL layout before)."""

@@ -492,3 +492,16 @@ def test_allegro_default_head_is_the_models():
     made for the fixture (``get_3d_rotary_pos_embed_allegro(96, …)``) is that wide."""
     cos = FIXTURES["allegro_2x3x4_cos"]
     assert axis_preset("allegro").head_dim == cos.table.shape[1] == 96
+
+
+@pytest.mark.parametrize("head_dim", [4, 8, 10, 5, 9, 15])
+def test_identify_s_head_dim_is_taken_even_and_refused_odd(head_dim):
+    """Rotary pairs: an even width (4, 8, 10) passes the options' check, an odd one (5, 9, 15)
+    is named, whatever else it divides by."""
+    from pecli.core.multiaxis.resolve import check_id_options
+
+    if head_dim % 2 == 0:
+        assert check_id_options(head_dim=head_dim, grid=(4, 4), text=0) is None
+    else:
+        with pytest.raises(ParameterError, match="head_dim must be even"):
+            check_id_options(head_dim=head_dim, grid=(4, 4), text=0)

@@ -285,7 +285,8 @@ def test_cli_identifies_rope_cache_files_and_checks_the_metadata(run_cli, tmp_pa
     assert report["cache"] == "cos and sin" and report["rope_type"] == "llama3"
     assert (report["theta"], report["start"], report["layout"]) == (500000.0, 0, "half-split")
     assert report["original_max_position_embeddings"] == 8192.0
-    assert any(f.startswith("pecli's metadata agrees") for f in report["findings"])
+    agrees = [f for f in report["findings"] if f.startswith("pecli's metadata agrees")]
+    assert agrees and "arithmetic" not in agrees[0]  # exact arithmetic goes without saying
     tensors, meta = _read(out)
     from safetensors.numpy import save_file
 
@@ -341,3 +342,25 @@ def test_a_cos_table_alone_reads_its_negative_values_too():
     expected = (2.0**-23 / math.sin(2) + 2 * 2.0**-23) / 2
     assert guess.uncertainty[0] == pytest.approx(expected, rel=1e-6)
     assert abs(guess.inv_freq[0] - 1) <= expected
+
+
+def test_a_cache_in_llama_cpp_s_arithmetic_says_so_in_the_metadata_finding(run_cli, tmp_path):
+    """The metadata this test writes says ``arithmetic llama.cpp``; the finding repeats it."""
+    out = tmp_path / "c.safetensors"
+    made = ["--theta", "500000", "--head-dim", "64", "--n", "64", "--arithmetic", "llama.cpp"]
+    assert run_cli("rope", "cache", *made, "-o", str(out), "-q").exit_code == 0
+    assert _read(out)[1]["arithmetic"] == "llama.cpp"
+    report = json.loads(run_cli("rope", "identify", str(out), "--format", "json").stdout)
+    agrees = [f for f in report["findings"] if f.startswith("pecli's metadata agrees")]
+    assert agrees and "arithmetic llama.cpp" in agrees[0], report["findings"]
+
+
+def test_a_cache_of_two_pairs_is_read_as_4_channels_too_few_for_theta():
+    """head_dim 4, θ 10000: ω = 1 and 0.01, half-split [f(pω) | f(pω)] over 4096 positions
+    written here in float64; its width is 2 × 2 channels, θ is not fitted."""
+    p = np.arange(4096.0)[:, None]
+    angles = p * np.array([1.0, 0.01])
+    cos, sin = (np.concatenate([f(angles)] * 2, axis=1) for f in (np.cos, np.sin))
+    guess = identify_cache(cos, sin)
+    assert guess.rotary_dim == 4 and math.isnan(guess.theta)
+    assert any("2 pairs: too few to fit θ" in f for f in guess.findings), guess.findings

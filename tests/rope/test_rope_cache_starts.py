@@ -116,3 +116,14 @@ def test_a_short_cache_tries_tighter_readings_of_theta():
     cos, sin = np.cos(angle), np.sin(angle)
     guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
     assert (guess.start, guess.theta) == (3_000_000, 10010.0)
+
+
+def test_the_slowest_pairs_phase_gives_the_first_position_without_the_fallbacks():
+    """s = 5000, θ 10000, 8 pairs: φ_i = s·ω_i wrapped into (−π, π] (by hand, float64); the
+    slowest pair's φ/ω = 1.58/3.16e-4 is s at once, the next pairs (8.9 rad and more: wrapped)
+    only refine it (the CRT and float32 fallbacks are not needed)."""
+    from pecli.analysis.rope.phases import _start
+
+    omega = 10000.0 ** (-np.arange(8) / 8)
+    phi0 = np.angle(np.exp(1j * 5000 * omega))
+    assert _start(phi0, omega, 1e-12 * omega, 1e-9) == 5000

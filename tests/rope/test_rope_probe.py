@@ -163,6 +163,7 @@ def test_a_uniform_factor_on_q_is_no_temperature():
     post = rotated(q, p, 10000.0, "half-split", 0, 32, temperature=np.full(5, 1.25))
     reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert reading.temperature.kind == "constant" and abs(reading.temperature.factor - 1.25) < 1e-6
+    assert "a factor 1.25 at every position (no temperature)" in report(reading)["verdict"]
 
 
 def test_a_factor_on_the_rotated_slice_only_is_an_attention_factor():
@@ -174,6 +175,7 @@ def test_a_factor_on_the_rotated_slice_only_is_an_attention_factor():
     reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert abs(reading.factor - 1.1) < 1e-5 and reading.temperature.kind == "none"
     assert "attention factor 1.1" in report(reading)["verdict"]
+    assert report(reading)["verdict"].split("; ")[0].endswith(", no temperature")
 
 
 def test_mistral_temperature_on_noise_free_data():
@@ -388,3 +390,25 @@ def test_a_dump_of_1_or_5_axes_without_axes_is_refused_by_its_count(shape):
     with pytest.raises(ParameterError, match="must have 2 to 4 axes") as caught:
         as_rows(np.zeros(shape, np.float32), None, head_dim=8)
     assert caught.value.parameter == "pre"
+
+
+def test_pairs_of_no_known_omega_are_named_by_their_range():
+    """8 pairs, ω of pairs 5, 6, 7 unknown (NaN): the finding names 5–7, θ from 0–4."""
+    from pecli.analysis.rope.probe.frequencies import _theta
+
+    omega = 10000.0 ** (-np.arange(8) / 8)
+    omega[5:] = np.nan
+    findings: list[str] = []
+    theta = _theta(omega, np.full(8, 1e-9), findings)
+    assert "ω of pairs 5–7 are not determined: θ comes from pairs 0–4" in findings[0], findings
+    assert abs(theta.theta / 10000 - 1) < 1e-6, theta
+
+
+def test_one_channel_is_proportional_unless_a_zero_turns_into_a_non_zero():
+    """By hand: one channel, one gain per row, fits any row but 0 -> 2 (no g·0 is 2)."""
+    from pecli.analysis.rope.probe.structure import proportional
+
+    tol = np.full(2, 1e-12)
+    assert proportional(np.array([[1.0], [3.0]]), np.array([[2.0], [-1.0]]), tol)
+    assert not proportional(np.array([[0.0], [1.0]]), np.array([[2.0], [3.0]]), tol)
+    assert proportional(np.zeros((2, 0)), np.zeros((2, 0)), tol)  # no channel: nothing to move

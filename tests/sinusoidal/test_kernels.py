@@ -6,6 +6,9 @@ Not timed: speed is measured in benchmarks/bench_table.py.
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 
 import mpmath
 import numpy as np
@@ -209,3 +212,18 @@ def test_direct_fill_is_the_same_bits_however_split(workers):
     fill_sin_cos_direct(split[:, 0::2], split[:, 1::2], positions, omega, res, workers=workers)
     np.testing.assert_array_equal(whole, split)
     np.testing.assert_allclose(whole[:40], mp_table(positions[:40], 256), rtol=0, atol=3e-16)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs a CPU affinity of 2 CPUs or more to narrow",
+)
+def test_workers_count_the_cpus_this_process_may_use_not_the_machine_s():
+    """Pinned to one CPU (``taskset -c``, a batch slot), one worker, however many cells."""
+    code = (
+        "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+        "from pecli.core.threads import worker_count, CELLS_PER_WORKER; "
+        "print(worker_count(None, 64 * CELLS_PER_WORKER))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["1"], done.stderr

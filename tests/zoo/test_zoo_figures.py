@@ -36,6 +36,17 @@ def test_t5_figure_is_the_staircase_with_its_marks():
     assert marks == [-128, -8, 8, 128]
 
 
+def test_a_causal_t5_figure_marks_the_past_only():
+    """Causal T5 (decoder): keys at or before the query, so memory − query ≤ 0; all 32
+    buckets serve one side, max_exact = 32 // 2 = 16 (by hand, from T5's bucket rule)."""
+    rp = np.arange(-200, 1)
+    buckets = relative_position_bucket(rp, bidirectional=False)
+    fig = t5_buckets_figure(rp, buckets, num_buckets=32, max_distance=128, bidirectional=False)
+    (ax,) = fig.axes
+    marks = sorted(line.get_xdata()[0] for line in ax.get_lines()[1:] if len(line.get_xdata()))
+    assert marks == [-128, -16]
+
+
 def test_commands_write_figure_and_data(run_cli, tmp_path):
     out, data = tmp_path / "a.svg", tmp_path / "a.csv"
     args = ("plot-alibi", "--heads", "12", "--compare", "next-power-of-two")
