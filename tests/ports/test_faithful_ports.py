@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from library_fixtures import load
 
-from pecli.analysis.multiaxis.identify import identify_axes
+from pecli.analysis.multiaxis.identify import cache_pairs, identify_axes
 from pecli.analysis.rope.cache import identify_cache
 from pecli.core.multiaxis.cache import AxesSpec, axes_cache
 
@@ -81,12 +81,11 @@ VL_CACHES = sorted(
 @pytest.mark.parametrize("case", VL_CACHES)
 def test_identify_axes_matches_transformers_cache_on_every_capability(case):
     preset = case.split("_")[0]
-    cos, sin = (ARITHMETIC[f"{case}_{part}"].table.astype(np.float64) for part in ("cos", "sin"))
+    cos, sin = (ARITHMETIC[f"{case}_{part}"].table for part in ("cos", "sin"))
     ids = ARITHMETIC[f"{preset}_default_ids"].table.T.astype(np.float64)
     head_dim = ARITHMETIC[f"{case}_cos"].params["head_dim"]
-    found = identify_axes(
-        (cos, sin, False), preset=preset, head_dim=head_dim, ids=ids, grid=None, text=0
-    )
+    cache = cache_pairs({"cos": cos, "sin": sin})  # float64 pairs, stored as the fixture's dtype
+    found = identify_axes(cache, preset=preset, head_dim=head_dim, ids=ids, grid=None, text=0)
     verdict = found.verdicts[preset]
     assert verdict.matches, verdict.differences
     assert verdict.arithmetic == "float32"
