@@ -29,76 +29,25 @@ __all__ = [
     "main",
 ]
 
-#: Every command module, in the order the commands are listed by ``pecli --help``.
-MODULES = (
-    "sinusoidal.apply",
-    "sinusoidal.compute",
-    "sinusoidal.conventions",
-    "ports.diff",
-    "sinusoidal.fourier",
-    "ports.gguf",
-    "grids.commands",
-    "sinusoidal.identify",
-    "sinusoidal.plots",
-    "sinusoidal.precision",
-    "rope.commands",
-    "sinusoidal.spectra",
-    "sinusoidal.wavelengths",
-    "zoo",
-)
+from .listing import COMMANDS
+
+#: Every command module (subcommands' modules excepted: their group's module imports them).
+MODULES = tuple(dict.fromkeys(c.module for c in COMMANDS if not c.parent))
 #: Each command group and the module registering it with all its commands.
-GROUP_MODULES = {"alibi": "zoo", "gguf": "ports.gguf", "rope": "rope.commands"}
+GROUP_MODULES = {c.name: c.module for c in COMMANDS if c.group}
 GROUPS = tuple(GROUP_MODULES)
 #: The module registering each subcommand of a group whose commands live in several modules:
 #: ``pecli rope cache`` imports rope.cache (and the group's app) alone, not the group's 14
 #: modules; tests/house/test_lazy_imports.py checks it against the whole application (a
 #: subcommand missing here still runs, from the group's whole module).
 SUBCOMMAND_MODULES = {
-    "rope": {
-        "freqs": "rope.app",
-        "config": "rope.app",
-        "mrope-ids": "multiaxis.mrope",
-        "axes": "multiaxis.axes",
-        "axis-map": "multiaxis.axis_map",
-        "plot-axes": "multiaxis.axis_map",
-        "learned-axes": "multiaxis.learned",
-        "cache": "rope.cache",
-        "engines": "ports.engines",
-        "identify": "rope.identify",
-        "identify-axes": "multiaxis.identify",
-        "probe": "rope.probe",
-        "irope": "ports.irope",
-        "layers": "rope.layers",
-        "permute": "rope.permute",
-        "precision": "rope.precision",
-    },
+    group: {c.name: c.module for c in COMMANDS if c.parent == group}
+    for group in dict.fromkeys(c.parent for c in COMMANDS if c.parent)
 }
-#: The module registering each command outside the groups; tests/house/test_lazy_imports.py checks
-#: it against the whole application (a command missing here still runs, from all modules).
-COMMAND_MODULES = {
-    "add": "sinusoidal.apply",
-    "compute": "sinusoidal.compute",
-    "conventions": "sinusoidal.conventions",
-    "identify": "sinusoidal.identify",
-    "precision": "sinusoidal.precision",
-    "plot-waves": "sinusoidal.plots",
-    "heatmap": "sinusoidal.plots",
-    "fourier": "sinusoidal.fourier",
-    "plot-fourier": "sinusoidal.fourier",
-    "grid": "grids.commands",
-    "plot-grid": "grids.commands",
-    "plot-similarity": "sinusoidal.spectra",
-    "plot-spectrum": "sinusoidal.spectra",
-    "wavelengths": "sinusoidal.wavelengths",
-    "diff": "ports.diff",
-    "plot-alibi": "zoo",
-    "plot-t5-buckets": "zoo",
-    "random-fourier": "zoo",
-    "t5-buckets": "zoo",
-    "timestep": "zoo",
-    "xpos": "zoo",
-    **{group: module for group, module in GROUP_MODULES.items()},
-}
+#: The module registering each command and group outside the groups; tests/house/
+#: test_lazy_imports.py checks it against the whole application (a command missing here still
+#: runs, from all modules).
+COMMAND_MODULES = {c.name: c.module for c in COMMANDS if not c.parent}
 
 
 def load(modules: tuple[str, ...] = MODULES) -> Any:

@@ -7,22 +7,9 @@ all (a module's commands in the order it declares them).
 
 import importlib
 
-#: The modules registering the group's commands, the group first.
-COMMAND_MODULES = (
-    "rope.app",
-    "multiaxis.mrope",
-    "multiaxis.axes",
-    "multiaxis.axis_map",
-    "multiaxis.learned",
-    "rope.cache",
-    "ports.engines",
-    "rope.identify",
-    "multiaxis.identify",
-    "rope.probe",
-    "ports.irope",
-    "rope.layers",
-    "rope.permute",
-    "rope.precision",
-)
+from ..listing import COMMANDS
+
+#: The modules registering the group's commands, the group first (``freqs``, in rope.app).
+COMMAND_MODULES = tuple(dict.fromkeys(c.module for c in COMMANDS if c.parent == "rope"))
 for _module in COMMAND_MODULES:
     importlib.import_module(f"pecli.cli.{_module}")
