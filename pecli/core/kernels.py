@@ -215,7 +215,9 @@ def _recomputed(
 
     round_certified(np.where(cosine[simple], c, s), direct_bound(angle), rounded, rest)
     found[simple] = rounded
-    others = np.setdiff1d(np.arange(p_hi.size), simple)
+    left = np.ones(p_hi.size, dtype=bool)  # np.setdiff1d would import numpy.ma
+    left[simple] = False
+    others = np.flatnonzero(left)
     found[others] = sin_cos_exact(tuple(t[others] for t in terms), cosine[others], dtype)  # type: ignore[arg-type]
     return found
 

@@ -133,6 +133,87 @@ def test_each_library_is_imported_where_the_output_needs_it(tmp_path):
     assert "matplotlib" in loaded(tmp_path, *png)
 
 
+#: What a run loaded of the modules a reader has no use for (``numpy.ma``: 20-30 ms that
+#: ``np.median`` / ``np.unique`` import; ``mpmath``: the certificate's fallback only).
+UNUSED = ("numpy.ma", "mpmath")
+#: Lists them as the run leaves: through ``os._exit`` (a failing run), or at the end.
+UNUSED_LISTING = """
+import os, sys
+def listed(status):
+    names = sorted(m for m in sys.modules if m in UNUSED)
+    sys.__stderr__.write(f"\\nexit {status} loaded {','.join(names)}\\n")
+    sys.__stderr__.flush()
+leave = os._exit
+os._exit = lambda status: (listed(status), leave(status))
+"""
+UNUSED_RUN = UNUSED_LISTING + ENTRY + "listed(status)\n"
+
+
+def unused(tmp_path, *args: str, status: int = 0) -> set[str]:
+    """The modules of :data:`UNUSED` a ``pecli ARGS`` run imported (it must end with ``status``)."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"UNUSED = {UNUSED!r}\n{UNUSED_RUN}", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"exit {status} loaded"), done.stderr
+    return set(filter(None, last.removeprefix(f"exit {status} loaded").strip().split(",")))
+
+
+def test_reader_commands_import_neither_numpy_ma_nor_mpmath(tmp_path):
+    """identify, rope identify, diff, alibi identify and grid identify (pecli.core.median)."""
+    t, a, b = tmp_path / "t.npy", tmp_path / "a.npy", tmp_path / "b.npy"
+    np.save(t, np.load(_made(tmp_path, "compute", "--d", "64", "--n", "300", "-o", str(t))))
+    cache = ["rope", "cache", "--theta", "500000", "--head-dim", "64", "--n", "3000"]
+    _made(tmp_path, *cache, "-o", str(a))
+    _made(tmp_path, *cache, "--arithmetic", "transformers", "-o", str(b))
+    bias = tmp_path / "bias.npy"
+    _made(
+        tmp_path, "alibi", "bias", "--heads", "8", "--n", "64", "--queries", "16", "-o", str(bias)
+    )
+    grid = tmp_path / "g.npy"
+    _made(tmp_path, "grid", "12", "10", "--d", "64", "-o", str(grid))
+    assert unused(tmp_path, "identify", str(t)) == set()
+    assert unused(tmp_path, "identify", str(a), status=1) == set()  # no convention; certified rows
+    assert unused(tmp_path, "rope", "identify", str(a)) == set()
+    assert unused(tmp_path, "diff", str(a), str(b), status=1) == set()
+    assert unused(tmp_path, "diff", str(a), str(a)) == set()
+    assert unused(tmp_path, "alibi", "identify", str(bias)) == set()
+    assert unused(tmp_path, "identify", str(grid)) == set()
+
+
+def test_the_harness_sees_numpy_ma_when_it_is_imported(tmp_path):
+    """The control: np.median imports numpy.ma, and the same listing names it."""
+    code = UNUSED_LISTING + "import numpy as np; np.median([1.0, 2.0])\nlisted(0)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", f"UNUSED = {UNUSED!r}\n{code}"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
+    assert done.stderr.strip().splitlines()[-1] == "exit 0 loaded numpy.ma", done.stderr
+
+
+def _made(tmp_path, *args: str) -> str:
+    """Run ``pecli ARGS`` (a writer) in-process-free: a fresh interpreter, as a user would."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pecli", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return args[args.index("-o") + 1]
+
+
 LISTING_RUN = (
     ENTRY
     + """

@@ -33,7 +33,9 @@ def tables() -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def by_hand(a: np.ndarray, b: np.ndarray, ulps: float) -> tuple[int, float, tuple[int, int]]:
+def by_hand(
+    a: np.ndarray, b: np.ndarray, ulps: float, atol: float = 0.0
+) -> tuple[int, float, tuple[int, int]]:
     x, y = a.astype(np.float64), b.astype(np.float64)
     finite = np.isfinite(x) & np.isfinite(y)
     largest = max(np.abs(x[np.isfinite(x)]).max(), np.abs(y[np.isfinite(y)]).max())
@@ -46,7 +48,7 @@ def by_hand(a: np.ndarray, b: np.ndarray, ulps: float) -> tuple[int, float, tupl
     with np.errstate(invalid="ignore"):
         error = np.abs(x - y)
         in_ulps = np.where(finite, error / spacing, np.where(np.isnan(error), np.nan, np.inf))
-        bad = (in_ulps > ulps) | (np.isnan(x) != np.isnan(y))
+        bad = (in_ulps > ulps) & (error > atol) | (np.isnan(x) != np.isnan(y))
     first = tuple(int(i) for i in np.argwhere(bad)[0])
     return int(bad.sum()), float(np.nanmax(np.where(finite, in_ulps, 0))), first
 
@@ -59,3 +61,32 @@ def test_float32_tables_are_counted_in_float32_ulps():
         differing, largest_finite, first = by_hand(a, b, ulps)
         assert (found.differing, found.first) == (differing, first)
         assert max(d.max_ulps for d in found.decades) >= largest_finite  # inf and NaN: more
+
+
+def test_a_tiny_or_negative_ulps_and_an_atol_count_as_by_hand():
+    """ulps of 1e-320 (not exact once scaled by 2^-23), below 0, and an atol with either."""
+    a, b = tables()
+    for ulps, atol in ((1e-320, 0.0), (-1.0, 0.0), (1.0, 1e-30), (0.0, 1e-3)):
+        with np.errstate(invalid="ignore"):
+            found = compare(a, b, ulps=ulps, atol=atol)
+        differing, _, first = by_hand(a, b, ulps, atol)
+        assert (found.differing, found.first) == (differing, first), (ulps, atol)
+
+
+def test_a_cache_and_its_neighbours_in_ulps_per_decade():
+    """Every entry of a 1000-row table moved 0 to 5 float32 steps: max ulps per decade by hand."""
+    rng = np.random.default_rng(7)
+    a = np.cos(np.arange(1000.0)[:, None] * 0.5 ** np.arange(64)).astype(F32)
+    steps = rng.integers(0, 6, a.shape)
+    b = np.nextafter(a, F32(np.inf))
+    for _ in range(4):
+        b = np.where(steps > 1, np.nextafter(b, F32(np.inf)), b)
+        steps = steps - 1
+    found = compare(a, b, ulps=0, start=5)
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    floor = np.spacing(F32(2.0**-10 * np.abs(x).max())).astype(float)
+    spacing = np.maximum(np.spacing(np.minimum(np.abs(a), np.abs(b))).astype(float), floor)
+    in_ulps = np.abs(x - y) / spacing
+    edges = [(0, 5), (5, 95), (95, 995), (995, 1000)]  # positions 5…9, 10…99, …
+    assert [d.max_ulps for d in found.decades] == [in_ulps[i:j].max() for i, j in edges]
+    assert [d.differing for d in found.decades] == [int((in_ulps[i:j] > 0).sum()) for i, j in edges]

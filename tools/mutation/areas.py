@@ -141,9 +141,10 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
         ],
     ),
     (
-        "dtypes",  # dtypes, rounding and the precision reports
-        ["pecli/**/dtypes.py", "pecli/**/precision.py"],
+        "dtypes",  # dtypes, rounding, the precision reports, NumPy's median and unique
+        ["pecli/**/dtypes.py", "pecli/**/precision.py", "pecli/core/median.py"],
         [
+            "tests/**/test_median.py",
             "tests/**/test_dtypes.py",
             "tests/**/test_half_precision.py",
             "tests/**/test_precision.py",

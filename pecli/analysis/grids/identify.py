@@ -24,6 +24,7 @@ import numpy as np
 from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
 from ...core.grids import GRID_PRESETS, grid_plan, grid_token_rows
+from ...core.median import unique
 from ..rebuild import Argument, Rebuild
 
 __all__ = ["GridIdentification", "GridReading", "grid_match", "identify_grid"]
@@ -220,15 +221,15 @@ def identify_grid(table: np.ndarray) -> GridIdentification:
     grid = values[extra:]
     if len(grid) < 4:
         return result
-    sample = np.unique(np.linspace(0, len(grid) - 1, SAMPLE_ROWS).round().astype(np.int64))
-    sample = np.union1d(sample, [1])
+    sample = unique(np.linspace(0, len(grid) - 1, SAMPLE_ROWS).round().astype(np.int64))
+    sample = unique(np.concatenate([sample, [1]]))  # np.union1d
     tolerance = unit_roundoff(storage) * 2 + ARITHMETIC
     readings = sorted(_candidates(grid, result.d, sample, tolerance), key=lambda r: r.max_error)
     good = [r for r in readings if r.max_error <= tolerance]
     if not readings:
         return result
     result.best = _preferred(good) if good else readings[0]
-    check = np.unique(np.linspace(0, len(grid) - 1, CHECK_ROWS).round().astype(np.int64))
+    check = unique(np.linspace(0, len(grid) - 1, CHECK_ROWS).round().astype(np.int64))
     result.best.max_error = _error(grid, check, result.best, result.d)
     result.matched = result.best.max_error <= tolerance
     result.also = [r for r in good if r is not result.best]

@@ -26,7 +26,16 @@ _FLOOR = 2.0**-10
 
 
 def _largest(rows: np.ndarray) -> float:
-    """The largest finite magnitude, read in row blocks (no float64 copy of the table)."""
+    """The largest finite magnitude, read in row blocks (no float64 copy of the table).
+
+    A float32 or float64 table is first read as it is: ``max(max, −min)`` is its largest
+    magnitude when finite (two reads, no temporary); a NaN or an infinity sends it to the
+    blocks, which mask them.
+    """
+    if rows.dtype.name in ("float32", "float64") and rows.size:
+        largest = max(float(rows.max()), -float(rows.min()))
+        if math.isfinite(largest):
+            return largest
     largest = 0.0
     step = max(1, _CELLS // max(rows.shape[1], 1))
     for row in range(0, rows.shape[0], step):
@@ -80,35 +89,73 @@ def _spacing(magnitude: np.ndarray, dtype: str) -> np.ndarray:
     return spacing
 
 
-def _block32(
-    x: np.ndarray, y: np.ndarray, floor: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A block of two float32 tables: error in float32 ulps, ``|x − y|``, NaN on one side only.
+class _Blocks32:
+    """Two float32 tables compared block by block in reused buffers (:func:`compare`'s fast path).
 
-    The float64 arithmetic of the general path, with the spacing read from the float32 bits of
-    ``min(|x|, |y|)`` (exact in float32): ``ulp(max(m, floor))`` is the larger of ``ulp(m)``
-    and ``ulp(floor)``, and ``error / 2^k`` is ``error · 2^-k``, exactly, the power of 2 built
-    from its bits. An infinite or NaN ``m`` gets another power of 2 than the float64 bits
-    give, but its error is infinite or NaN, and so is the quotient either way.
+    The float64 values of the general path, with fewer passes: ``|x − y|`` is the float64
+    difference of the float32 entries (one ufunc casting as it goes); the spacing's exponent is
+    the smaller of the two float32 exponent fields (the exponent of ``min(|x|, |y|)``, read
+    from the bits without ``|x|``), raised to that of the floor (and to the smallest normal
+    one: a subnormal's spacing) and, when an infinity is present, lowered to ``2^127``. The
+    error over that power of 2, ``q``, is exact (no float64 underflow: ``|x − y|`` is 0 or at
+    least ``2^-149``), and so is ``q · 2^23``, the error in ulps: the maxima and the test
+    ``q > ulps · 2^-23`` are taken on ``q``, the maxima scaled once. (``ulps · 2^-23`` rounds
+    only below ``2^-999``, where both tests hold for every ``q > 0``: ``q >= 2^-276``.) NaN on
+    one side only is looked for only when an error is NaN.
 
-    >>> x, y = np.float32([1.0, 0.0, np.nan]), np.float32([1.0 + 2**-22, 2**-149, np.nan])
-    >>> [a.tolist() for a in _block32(x, y, 0.0)]
-    [[2.0, 1.0, nan], [2.384185791015625e-07, 1.401298464324817e-45, nan], [False, False, False]]
+    >>> x, y = np.float32([[1.0, 0.0, np.nan]]), np.float32([[1.0 + 2**-22, 2**-149, np.nan]])
+    >>> blocks = _Blocks32(x, y, 0.0, 1.0, 0.0)
+    >>> in_ulps, error, bad = blocks.block(0, 1)
+    >>> (in_ulps * blocks.scale).tolist(), bad.tolist()
+    ([[2.0, 1.0, nan]], [[True, False, False]])
     """
-    error = x.astype(np.float64)
-    np.subtract(error, y, out=error)
-    np.abs(error, out=error)
-    nearer = np.abs(x)
-    np.minimum(nearer, np.abs(y), out=nearer)
-    bits, lowest = SIGNIFICAND_BITS["float32"] - 1, MIN_EXPONENT["float32"]
-    least = max(int(np.frexp(floor)[1]) - 1, lowest) if floor > 0 else lowest
-    exponent = (nearer.view(np.uint32) >> np.uint32(23)).astype(np.int64)  # sign bit is 0
-    exponent -= 127
-    np.maximum(exponent, least, out=exponent)
-    exponent = (1023 + bits) - exponent  # the float64 bits of 2^-(exponent - bits)
-    exponent <<= 52
-    in_ulps = np.multiply(error, exponent.view(np.float64))
-    return in_ulps, error, np.isnan(x) != np.isnan(y)
+
+    #: Entries per block: the buffers (two float64, two uint32, one bool) stay in the caches.
+    CELLS = 1 << 16
+    _EXPONENT = np.uint32(0x7F800000)
+    _HIGHEST = np.uint32(254 << 23)  # 2^127, for an infinity's exponent field
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, floor: float, ulps: float, atol: float):
+        bits, lowest = SIGNIFICAND_BITS["float32"] - 1, MIN_EXPONENT["float32"]
+        least = max(int(np.frexp(floor)[1]) - 1, lowest) if floor > 0 else lowest
+        self.x, self.y, self.ulps, self.atol = x, y, ulps, atol
+        self.lowest = np.uint32((least + 127) << 23)  # 2^least, a normal float32
+        self.scale = 2.0**bits
+        self.threshold = ulps / self.scale
+        self.columns = x.shape[1]
+        self.rows = max(1, self.CELLS // max(self.columns, 1))
+        cells = min(self.rows, x.shape[0]) * self.columns
+        self._error, self._q = np.empty(cells), np.empty(cells)
+        self._ex, self._ey = np.empty(cells, np.uint32), np.empty(cells, np.uint32)
+        self._bad = np.empty(cells, bool)
+
+    def block(self, row: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows ``row:stop``: the error in ulps over :attr:`scale`, ``|x − y|``, the differing.
+
+        The arrays are the reused buffers: read them before the next block.
+        """
+        x, y = self.x[row:stop], self.y[row:stop]
+        shape, cells = x.shape, x.size
+        error = self._error[:cells].reshape(shape)
+        np.subtract(x, y, out=error, dtype=np.float64)
+        np.abs(error, out=error)
+        ex, ey = self._ex[:cells].reshape(shape), self._ey[:cells].reshape(shape)
+        np.bitwise_and(x.view(np.uint32), self._EXPONENT, out=ex)
+        np.bitwise_and(y.view(np.uint32), self._EXPONENT, out=ey)
+        np.minimum(ex, ey, out=ex)
+        np.maximum(ex, self.lowest, out=ex)
+        finite = math.isfinite(float(error.max(initial=0.0)))
+        if not finite:  # an infinity's exponent field reads as 2^128: the quotient would be NaN
+            np.minimum(ex, self._HIGHEST, out=ex)
+        q = self._q[:cells].reshape(shape)
+        np.divide(error, ex.view(np.float32), out=q)
+        bad = self._bad[:cells].reshape(shape)
+        np.greater(q, self.threshold, out=bad)
+        if not (self.atol == 0.0 and self.ulps >= 0.0):  # else q > ulps implies error > atol
+            bad &= error > self.atol
+        if not finite:
+            bad |= np.isnan(x) != np.isnan(y)
+        return q, error, bad
 
 
 @dataclass(frozen=True)
@@ -172,18 +219,22 @@ def compare(
     floor = _FLOOR * max(_largest(x), _largest(y))
     decades: dict[int, list[float]] = {}
     first: tuple[int, int] | None = None
+    if x.dtype == y.dtype == np.float32 and dtype == "float32":
+        blocks = _Blocks32(x, y, floor, ulps, atol)
+        for row in range(0, x.shape[0], blocks.rows):
+            in_ulps, error, bad = blocks.block(row, row + blocks.rows)
+            found = _tally(decades, start + row, in_ulps, error, bad, blocks.scale)
+            if first is None and found:
+                r, c = divmod(int(np.argmax(bad)), bad.shape[1])  # the first True, row-major
+                first = (row + r, c)
+        return _finish(a.shape, b.shape, dtype, decades, first, start)
     rows = max(1, _CELLS // max(x.shape[1], 1))
-    both32 = x.dtype == y.dtype == np.float32 and dtype == "float32"
     for row in range(0, x.shape[0], rows):
-        if both32:
-            in_ulps, error, nan_apart = _block32(x[row : row + rows], y[row : row + rows], floor)
-        else:
-            p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
-            error = np.abs(p - q)
-            nearer = np.minimum(np.abs(p), np.abs(q))
-            in_ulps = np.divide(error, _spacing(np.maximum(nearer, floor, out=nearer), dtype))
-            nan_apart = np.isnan(p) != np.isnan(q)
-        bad = (in_ulps > ulps) & (error > atol) | nan_apart
+        p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
+        error = np.abs(p - q)
+        nearer = np.minimum(np.abs(p), np.abs(q))
+        in_ulps = np.divide(error, _spacing(np.maximum(nearer, floor, out=nearer), dtype))
+        bad = (in_ulps > ulps) & (error > atol) | (np.isnan(p) != np.isnan(q))
         if first is None and bad.any():
             r, c = np.argwhere(bad)[0]
             first = (row + int(r), int(c))
@@ -201,25 +252,35 @@ def _tally(
     in_ulps: np.ndarray,
     error: np.ndarray,
     bad: np.ndarray,
-) -> None:
+    scale: float = 1.0,
+) -> int:
+    """Each decade's maxima and count updated with a block's; the block's differing count.
+
+    ``in_ulps · scale`` is the error in ulps (``scale`` a power of 2: exact).
+    """
     last = first_row + in_ulps.shape[0] - 1
+    counted = 0
     for k in range(_decade(first_row), _decade(last) + 1):
         lo = max(0, (0 if k == 0 else 10**k) - first_row)  # this decade's rows: a slice
         hi = min(in_ulps.shape[0], 10 ** (k + 1) - first_row)
         if lo >= hi:
             continue
         old = decades.setdefault(k, [0.0, 0.0, 0.0])
-        old[0] = max(old[0], _top(in_ulps[lo:hi]))
+        old[0] = max(old[0], _top(in_ulps[lo:hi], scale))
         old[1] = max(old[1], _top(error[lo:hi]))
-        old[2] += int(bad[lo:hi].sum())
+        count = int(np.count_nonzero(bad[lo:hi]))
+        old[2] += count
+        counted += count
+    return counted
 
 
-def _top(values: np.ndarray) -> float:
-    """``np.nan_to_num(values, nan=inf).max(initial=0)`` of values >= 0 or NaN, in one pass.
+def _top(values: np.ndarray, scale: float = 1.0) -> float:
+    """``np.nan_to_num(values · scale, nan=inf).max(initial=0)`` of values >= 0 or NaN, one pass.
 
-    NaN counts as infinite, and infinity as the largest float64 (``nan_to_num``'s rule).
+    NaN counts as infinite, and infinity as the largest float64 (``nan_to_num``'s rule);
+    ``scale``, a power of 2, is applied to the maximum (the same as to each value).
     """
-    top = float(values.max(initial=0))
+    top = float(values.max(initial=0)) * scale
     return math.inf if math.isnan(top) else (_HUGE if top == math.inf else top)
 
 

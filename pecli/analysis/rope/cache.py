@@ -14,6 +14,7 @@ import numpy as np
 
 from ...core.dtypes import storage_precision, unit_roundoff
 from ...core.errors import ParameterError
+from ...core.median import median
 from ...core.rope.forms import pair_columns, pair_layouts
 from .inv_freq import RopeGuess, fit_theta, identify_inv_freq
 from .phases import ladder, measure_complex, measure_single
@@ -186,7 +187,7 @@ def _layout(tables: dict[str, np.ndarray]) -> tuple[str, list[str]]:
 def _attention_factor(pairs: dict[str, np.ndarray]) -> float | None:
     """From cos² + sin², from the first row of a cos table, or from sin at positions 1, 2."""
     if len(pairs) == 2:
-        return float(np.median(np.hypot(pairs["cos"], pairs["sin"])))
+        return float(median(np.hypot(pairs["cos"], pairs["sin"])))
     if "cos" in pairs:
         first = pairs["cos"][0]
         return float(first[0]) if np.all(first == first[0]) and first[0] > 0 else None

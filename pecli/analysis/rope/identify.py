@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.median import median
 from .cache import identify_cache, split_cache
 from .inv_freq import identify_inv_freq
 from .metadata import metadata_findings
@@ -93,7 +94,7 @@ def _row_factors(cos: np.ndarray | None, sin: np.ndarray | None, start: int | No
     if cos is None or sin is None or cos.shape != sin.shape or cos.ndim != 2:
         return []
     table = np.concatenate([cos[:HEAD_ROWS], sin[:HEAD_ROWS]], axis=1)
-    norms = np.median(np.hypot(cos[:HEAD_ROWS], sin[:HEAD_ROWS]).astype(np.float64), axis=1)
+    norms = median(np.hypot(cos[:HEAD_ROWS], sin[:HEAD_ROWS]).astype(np.float64), axis=1)
     if len(norms) < 3 or np.ptp(norms) <= 1e-4 * float(norms.max()):
         return []  # one factor for every row: the attention factor, already reported
     unscaled = (table.astype(np.float64) / norms[:, None]).astype(table.dtype)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ...core.median import median, unique
 from .start import exact_start, framework_start
 
 __all__ = ["ladder", "measure_complex", "measure_single"]
@@ -146,7 +147,7 @@ def ladder(n: int, first: int = 16, growth: float = 1.25) -> np.ndarray:
         return np.arange(n)
     count = math.ceil(math.log((n - 1) / (first - 1)) / math.log(growth))  # intervals
     steps = np.geomspace(first - 1, n - 1, count + 1).round().astype(np.int64)
-    return np.unique(np.concatenate([np.arange(first), steps]))
+    return unique(np.concatenate([np.arange(first), steps]))
 
 
 def _absolute(
@@ -195,7 +196,7 @@ def measure_single(
         wave = np.sin(angle)  # angles small enough that their float32 rounding does not count
         good = (np.abs(wave) > 0.5) & (angle * ETA < eps)
         if good.any():
-            scale = float(np.median(values[p > 0][good] / wave[good]))
+            scale = float(median(values[p > 0][good] / wave[good]))
             omega, err = _single(values[p > 0], part, scale, eps, p[p > 0])
     return omega, err, scale
 

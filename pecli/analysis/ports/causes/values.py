@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ....core.dtypes import exact_in, float_dtype, unit_roundoff
+from ....core.median import median
 from ..compare import as_rows
 from .tables import Pair, close, parts
 
@@ -20,7 +21,7 @@ __all__ = ["factor", "one_side_factor", "storage", "temperature"]
 def _ratio(p: np.ndarray, q: np.ndarray) -> float | None:
     """The median ``p/q`` over the large entries of ``q`` (None when there are none)."""
     big = np.abs(q) > 0.25 * np.max(np.abs(q), initial=0.0)
-    return float(np.median(p[big] / q[big])) if big.any() else None
+    return float(median(p[big] / q[big])) if big.any() else None
 
 
 def factor(pair: Pair) -> str | None:
@@ -131,7 +132,7 @@ def _temperature_words(ratio: np.ndarray, start: int = 0) -> str:
     if s:
         grown = np.log1p(np.floor((p + 1) / s))
         used = grown > 0
-        beta = float(np.median((ratio[used] - 1) / grown[used])) if used.any() else math.nan
+        beta = float(median((ratio[used] - 1) / grown[used])) if used.any() else math.nan
         if used.any() and np.allclose(ratio, 1 + beta * grown, rtol=1e-4, atol=1e-6):
             return (
                 f"1 + β·ln(1 + ⌊(p + 1)/s⌋), s = {s}, β = {beta:.6g} (the query "

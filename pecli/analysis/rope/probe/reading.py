@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....core.dtypes import unit_roundoff
+from ....core.median import median
 from . import structure
 from .frequencies import Frequencies, read_frequencies
 from .omega import OmegaFit, fit_omega, measurements, pair_angles
@@ -178,7 +179,7 @@ def _rotation(
         if not structure.proportional(*outside, tol):
             findings.append("the channels outside the slice change, though each end alone stays")
         gain = structure.gains(*outside)
-        factor = float(np.median(rotated / gain))
+        factor = float(median(rotated / gain))
     shaped = (rows, heads, dim)
     x3, y3 = x.reshape(shaped), y.reshape(shaped)
     angles, sigma = pair_angles(x3, y3, pairing.pre, pairing.post, unit)
@@ -227,8 +228,8 @@ def _width_sure(
     if not (np.isfinite(last) and np.isfinite(before)) or before == 0:
         return False
     turn = abs(last * last / before) * float(np.abs(positions).max())
-    typical = float(np.median(np.abs(x[:, pairing.stop :])))
-    return bool(min(turn, 1.0) * typical >= 10 * float(np.median(tol)))
+    typical = float(median(np.abs(x[:, pairing.stop :])))
+    return bool(min(turn, 1.0) * typical >= 10 * float(median(tol)))
 
 
 def _fit_findings(fits: list[OmegaFit], freqs: Frequencies) -> list[str]:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ....core.median import median
+
 __all__ = ["FORMS", "Temperature", "fit_temperature"]
 
 #: Each form: the offset added to p before the floor, and its formula in words.
@@ -62,7 +64,7 @@ def fit_temperature(positions: np.ndarray, gain: np.ndarray, tol: np.ndarray) ->
     ones = np.abs(gain - 1) <= tol
     if ones.all():
         return Temperature("none")
-    middle = float(np.median(gain))
+    middle = float(median(gain))
     if np.all(np.abs(gain - middle) <= tol):
         return Temperature("constant", middle)
     found = []

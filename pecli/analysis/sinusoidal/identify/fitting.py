@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....core.dtypes import float_dtype, unit_roundoff
+from ....core.median import unique
 from ....core.sinusoidal.frequencies import DEFAULT_BASE, frequencies_with_residuals
 from . import phases
 from .fits import (
@@ -123,7 +124,7 @@ def _starts(sample: Sample, omega: np.ndarray) -> np.ndarray:
         starts = phases.candidate_starts(found, omega[:h], drift)
         if starts is not None:
             tried.append(phases.best_phase_fits(starts, found, omega[:h]))
-    starts = phases.distinct(np.concatenate(tried))
+    starts = unique(np.concatenate(tried))
     if starts.size == 0:
         return starts
     squares = phases.verify(starts, sample.views, rows, omega[:h], storage)

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....core.dtypes import float_dtype
+from ....core.median import unique
 from .fits import wrap
 
-__all__ = ["MAX_START", "Phases", "candidate_starts", "distinct", "measure", "ties", "verify"]
+__all__ = ["MAX_START", "Phases", "candidate_starts", "measure", "ties", "verify"]
 
 #: Largest first position searched (positions 0 … MAX_START): 2^24, the last integer a
 #: float32 framework holds exactly (its positions run in float32).
@@ -173,19 +174,6 @@ def _integers(low: np.ndarray, high: np.ndarray) -> np.ndarray | None:
     return values
 
 
-def distinct(values: np.ndarray) -> np.ndarray:
-    """The distinct values of a 1-D array, ascending: ``np.unique`` without its ``numpy.ma``.
-
-    >>> distinct(np.array([3, 1, 3, 2]))
-    array([1, 2, 3])
-    """
-    ordered = np.sort(values)
-    if ordered.size == 0:
-        return ordered
-    kept: np.ndarray = ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
-    return kept
-
-
 def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np.ndarray:
     """The :data:`VERIFY` starts whose phases fit best, and the :data:`VERIFY` smallest.
 
@@ -204,7 +192,7 @@ def best_phase_fits(starts: np.ndarray, phases: Phases, omega: np.ndarray) -> np
     score = np.concatenate(chunks)
     near = np.flatnonzero(score <= np.partition(score, VERIFY - 1)[VERIFY - 1])  # in order
     order = near[np.argsort(score[near], kind="stable")[:VERIFY]]  # = a stable sort's first
-    return distinct(np.concatenate([starts[order], starts[:VERIFY]]))
+    return unique(np.concatenate([starts[order], starts[:VERIFY]]))
 
 
 def verify(
