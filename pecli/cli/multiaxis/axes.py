@@ -10,8 +10,17 @@ import numpy as np
 
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table
+from ...io.reports import check_json_output
 from ...io.rope.output import table_kind, write_cache
-from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, TableDtypeOpt
+from ..options import (
+    ComputeOutput,
+    FormatOpt,
+    Header,
+    JsonReport,
+    Quiet,
+    TableDtype,
+    TableDtypeOpt,
+)
 from ..rope.app import rope_app
 from ..rope.options import Form, Part
 from .options import (
@@ -95,6 +104,7 @@ def axes_command(
     scale_factor: ScaleFactorOpt = None,
     rope_scale: RopeScaleOpt = None,
     config: AxesConfigOpt = None,
+    as_json: JsonReport = False,
 ) -> None:
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
@@ -114,6 +124,8 @@ def axes_command(
 
     plan, chosen = plan_of(preset, head_dim, widths, theta, layout, rope_scale, config)
     kind = _output_kind(output, fmt, form.value)
+    if as_json:
+        check_json_output(output)
     given = {
         "grid": grid,
         "text": text,
@@ -138,6 +150,8 @@ def axes_command(
         description="rope axes",
         metadata=meta if kind == "safetensors" else None,
         certified=spec.arithmetic == "exact",  # the others repeat a model's own steps
+        not_certified=f"--arithmetic {arithmetic.value}: the model's own steps, on purpose",
+        as_json=as_json,
     )
 
 
