@@ -92,11 +92,11 @@ def freqs_command(
         raise ParameterError(
             "dtype", "applies only to .npy output (CSV and JSON keep float64)", dtype.value
         )
+    if as_json:
+        check_json_output(output)
     if as_json and kind != "npy":
         rule = "applies only to .npy output (the inv_freq vector, rounded under the certificate)"
         raise ParameterError("json", rule, kind)
-    if as_json:
-        check_json_output(output)
     freqs = rope_frequencies(rope[0])
     columns = frequency_columns(freqs)
     if kind == "npy":
