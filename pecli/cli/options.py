@@ -129,6 +129,15 @@ DataOutput = Annotated[
 Quiet = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress bar and no messages on stderr.")
 ]
+#: ``--json`` of every certified writer (docs/cli.md#json-reports), declared once.
+JsonReport = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Say what was written and its correct-rounding certificate as one JSON object on "
+        "stderr, instead of the messages (also with -q).",
+    ),
+]
 Dpi = Annotated[
     float | None,
     typer.Option(
@@ -231,12 +240,14 @@ def table_options(
     dtype: StrEnum = Dtype.float32,
     output: Any = None,
     extra: Sequence[Option] = (),
+    certified: bool = False,
 ) -> Callable[[Command], Command]:
     """Give a command the options of where its table goes; it receives ``out``, a TableTarget.
 
     ``--dtype`` (``dtype``: its default; a :class:`TableDtype` default offers bfloat16 and
     float16 too), ``-o`` (``output``: another help text), ``--format``, ``--header``, the
-    command's own ``extra`` options (passed to it as parameters) and ``--quiet``.
+    command's own ``extra`` options (passed to it as parameters), ``--quiet`` and, for a
+    ``certified`` writer (docs/exactness.md#what-is-covered), ``--json``.
     """
     table_dtype = isinstance(dtype, TableDtype)
     options: list[Option] = [
@@ -246,11 +257,21 @@ def table_options(
         ("header", Header, True),
         *extra,
         ("quiet", Quiet, False),
+        *([("as_json", JsonReport, False)] if certified else []),
     ]
 
-    def build(dtype: StrEnum, output: str, fmt: StrEnum | None, header: bool, quiet: bool) -> Any:
+    def build(
+        dtype: StrEnum,
+        output: str,
+        fmt: StrEnum | None,
+        header: bool,
+        quiet: bool,
+        as_json: bool = False,
+    ) -> Any:
         chosen = None if fmt is None else fmt.value
-        return TableTarget(dtype.value, output, chosen, header=header, quiet=quiet)
+        target = TableTarget(dtype.value, output, chosen, header=header, quiet=quiet)
+        target.as_json = as_json
+        return target
 
     return option_block("out", options, build, passed=[name for name, _, _ in extra])
 

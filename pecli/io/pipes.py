@@ -67,6 +67,14 @@ class _PipeGuard:
             raise
         return done
 
+    def seekable(self) -> bool:
+        """False: written through at the current offset, never sought back.
+
+        A safetensors header rewritten in place would land on what another writer put in a
+        shared stdout (``{ echo a; pecli … -o /dev/stdout; } > log``); it keeps its first one.
+        """
+        return False
+
     def flush(self) -> None:
         try:
             self.raw.flush()

@@ -26,6 +26,17 @@ from ..core import certificate
 from ..core.errors import ParameterError
 from ..core.figure_rules import check_figure_size
 from . import formats, guard, paths, writing
+from .reports import CERTIFICATE, Written, check_json_output, say_certified, say_done, say_written
+
+__all__ = [
+    "CERTIFICATE",
+    "PlotOutputs",
+    "TableTarget",
+    "say_certified",
+    "say_written",
+    "track_rows",
+    "write_streamed",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -36,7 +47,8 @@ class TableTarget:
     """Where a command's table goes: ``--dtype``, ``-o``, ``--format``, ``--header``, ``-q``.
 
     :meth:`check` settles the format and refuses a bad output before any work;
-    :meth:`write` writes the table's blocks and says so.
+    :meth:`write` writes the table's blocks and says so. ``as_json``: said as one JSON
+    object (:mod:`pecli.io.reports`), with ``notes``.
     """
 
     dtype: str
@@ -45,6 +57,8 @@ class TableTarget:
     header: bool = True
     quiet: bool = False
     kind: str = ""
+    as_json: bool = False
+    notes: tuple[str, ...] = ()
 
     def check(
         self,
@@ -55,7 +69,28 @@ class TableTarget:
         """The format (``--format``, else the suffix, else csv), the output checked; kept."""
         self.kind = formats.resolve_format(self.output, self.fmt, suffixes=suffixes)
         formats.check_output(self.output, self.kind, inputs=inputs)
+        if self.as_json:
+            check_json_output(self.output)
         return self.kind
+
+    def say(
+        self,
+        written: Written,
+        said: certificate.Certificate | None,
+        *,
+        not_certified: str | None = None,
+        certificate_quiet: bool | None = None,
+    ) -> None:
+        """Say what was written and its certificate (:func:`pecli.io.reports.say_done`)."""
+        say_done(
+            written,
+            said,
+            quiet=self.quiet,
+            as_json=self.as_json,
+            certificate_quiet=certificate_quiet,
+            not_certified=not_certified,
+            notes=self.notes,
+        )
 
     def write(
         self,
@@ -67,16 +102,18 @@ class TableTarget:
         description: str | None = None,
         size: int | None = None,
         certified: str | None = None,
-        said: str | None = None,
+        said: certificate.Certificate | None = None,
+        not_certified: str | None = None,
     ) -> None:
-        """Write the blocks in :attr:`kind`, then ``pecli: wrote NAME``.
+        """Write the blocks in :attr:`kind`, then ``pecli: wrote NAME`` (:meth:`say`).
 
         The room for ``size`` bytes is checked first (when known); a progress bar named
         ``description`` is shown to a person at a terminal (none without a description).
         ``certified``: the blocks come from kernels under the correct-rounding certificate,
         whose counts are then said too (:func:`say_certified`): ``"counted"``, each value
         was checked once; ``"copied"``, each is a copy of a checked value or an exact zero.
-        ``said``: the certificate's message of a table made before (said as ``certified``).
+        ``said``: the certificate of a table made before (said as ``certified``).
+        ``not_certified``: why neither (for ``--json``).
         """
         if size is not None:
             formats.check_room(self.output, size)
@@ -93,11 +130,10 @@ class TableTarget:
                 columns=columns,
                 header=self.header,
             )
-        say_written(self.output, quiet=self.quiet)
-        if certified or said:  # with the file's name: not for stdout or a device (as wrote)
-            quiet = self.quiet or paths.is_stdout(self.output) or paths.is_special(self.output)
-            total = math.prod(shape) if certified == "counted" else None
-            say_certified(said or tally.message(dtype, total), quiet=quiet)
+        if certified and said is None:  # with the file's name: not for stdout or a device
+            said = tally.certificate(dtype, math.prod(shape) if certified == "counted" else None)
+        written = Written(self.output, self.kind, np.dtype(dtype), tuple(shape))
+        self.say(written, said, not_certified=not_certified)
 
 
 class PlotOutputs:
@@ -180,9 +216,13 @@ def write_streamed(
     description: str,
     size: int | None,
     certified: str | None = None,
+    not_certified: str | None = None,
+    as_json: bool = False,
+    notes: tuple[str, ...] = (),
 ) -> None:
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
     target = TableTarget("", output, fmt, header=header, quiet=quiet, kind=fmt)
+    target.as_json, target.notes = as_json, notes
     target.write(
         blocks,
         shape=shape,
@@ -191,29 +231,8 @@ def write_streamed(
         description=description,
         size=size,
         certified=certified,
+        not_certified=not_certified,
     )
-
-
-def say_written(output: str | None, *, quiet: bool, unnamed: bool = False) -> None:
-    """``pecli: wrote NAME`` on stderr once a file is complete; nothing for stdout or a device.
-
-    ``unnamed``: the name is a command's default (no ``-o``) and a file of that name was
-    there before, which the message then says was replaced.
-    """
-    if quiet or paths.is_stdout(output) or paths.is_special(output):
-        return
-    note = " (no -o given: replaced the file of that name)" if unnamed else ""
-    sys.stderr.write(f"pecli: wrote {output}{note}\n")
-
-
-#: The safetensors metadata key of the certificate's report.
-CERTIFICATE = "pecli_certificate"
-
-
-def say_certified(message: str, *, quiet: bool) -> None:
-    """``pecli: every value correctly rounded to float32: 0 undecided`` on stderr (not ``-q``)."""
-    if not quiet:
-        sys.stderr.write(f"pecli: {message}\n")
 
 
 def track_rows(

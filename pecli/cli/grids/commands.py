@@ -35,7 +35,7 @@ from .options import (
 
 
 @app.command()
-@table_options()
+@table_options(certified=True)
 def grid(
     shape: GridShape,
     d: GridD = 768,

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 
 from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table
 from ...io.rope.output import table_kind, write_cache
-from ..options import ComputeOutput, FormatOpt, Header, Quiet, TableDtype, TableDtypeOpt
+from ..options import (
+    ComputeOutput,
+    FormatOpt,
+    Header,
+    JsonReport,
+    Quiet,
+    TableDtype,
+    TableDtypeOpt,
+)
 from ..rope.app import rope_app
 from ..rope.options import Form, Part
 from .options import (
@@ -37,6 +45,10 @@ from .options import (
     layout_rules,
     plan_of,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.multiaxis.cache import AxesSpec
+    from ...core.rope.forms import FormTable
 
 
 class AxisArithmetic(StrEnum):
@@ -95,6 +107,7 @@ def axes_command(
     scale_factor: ScaleFactorOpt = None,
     rope_scale: RopeScaleOpt = None,
     config: AxesConfigOpt = None,
+    as_json: JsonReport = False,
 ) -> None:
     """Cos and sin of a multi-axis rotary embedding, one row per token, exact.
 
@@ -109,11 +122,10 @@ def axes_command(
     21×60×104, patched 1×2×2 as Wan does);
     pecli rope axes --config Qwen2-VL-7B/config.json --tokens "text:3 image:1,4,4" -o c.npy
     """
-    from ... import __version__
-    from ...core.multiaxis.cache import AxesSpec, axes_metadata, axes_table
+    from ...core.multiaxis.cache import AxesSpec, axes_table
 
     plan, chosen = plan_of(preset, head_dim, widths, theta, layout, rope_scale, config)
-    kind = _output_kind(output, fmt, form.value)
+    kind = _output_kind(output, fmt, form.value, as_json=as_json)
     given = {
         "grid": grid,
         "text": text,
@@ -128,7 +140,26 @@ def axes_command(
     spec = AxesSpec(plan, source, form.value, part.value, dtype.value, mode)
     table = axes_table(spec)
     check_checkpoint_table(source.n, math.prod(table.shape[1:]), np.dtype(spec.dtype), kind)
-    meta = axes_metadata(spec, preset=chosen.name if chosen else "", version=__version__)
+    preset_name = chosen.name if chosen else ""
+    _write(table, spec, preset_name, output, kind, header=header, quiet=quiet, as_json=as_json)
+
+
+def _write(
+    table: FormTable,
+    spec: AxesSpec,
+    preset: str,
+    output: str,
+    kind: str,
+    *,
+    header: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """The cache written (the plan as ``.safetensors`` metadata) and said (``as_json``)."""
+    from ... import __version__
+    from ...core.multiaxis.cache import axes_metadata
+
+    meta = axes_metadata(spec, preset=preset, version=__version__)
     write_cache(
         table,
         output=output,
@@ -138,12 +169,17 @@ def axes_command(
         description="rope axes",
         metadata=meta if kind == "safetensors" else None,
         certified=spec.arithmetic == "exact",  # the others repeat a model's own steps
+        not_certified=f"{spec.arithmetic} arithmetic (--arithmetic): a model's steps, on purpose",
+        as_json=as_json,
     )
 
 
-def _output_kind(output: str, fmt: FormatOpt, form: str) -> str:
-    """The output's kind, refused before any work where it cannot hold the form."""
-    kind = table_kind(output, fmt)
+def _output_kind(output: str, fmt: FormatOpt, form: str, *, as_json: bool) -> str:
+    """The output's kind, refused before any work where it cannot hold the form.
+
+    ``as_json``: stderr is refused too (the report goes there).
+    """
+    kind = table_kind(output, fmt, as_json=as_json)
     if (kind == "csv" and form in ("complex", "matrix")) or (kind, form) == (
         "safetensors",
         "complex",

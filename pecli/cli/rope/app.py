@@ -8,12 +8,13 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...io import paths, text, writing
-from ...io.targets import say_certified, say_written
+from ...io import text, writing
+from ...io.reports import Written, check_json_output, say_done
+from ...io.targets import say_written
 from .._app import PecliGroup, app
 from .._types import PositionType
 from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
-from ..options import Dtype, Quiet
+from ..options import Dtype, JsonReport, Quiet
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -70,6 +71,7 @@ def freqs_command(
     output: FreqsOutput = "-",
     dtype: FreqsDtype = None,
     quiet: Quiet = False,
+    as_json: JsonReport = False,
     *,
     rope: tuple[RopeSpec, list[str]],
 ) -> None:
@@ -90,10 +92,16 @@ def freqs_command(
         raise ParameterError(
             "dtype", "applies only to .npy output (CSV and JSON keep float64)", dtype.value
         )
+    if as_json:
+        check_json_output(output)
+    if as_json and kind != "npy":
+        rule = "applies only to .npy output (the inv_freq vector, rounded under the certificate)"
+        raise ParameterError("json", rule, kind)
     freqs = rope_frequencies(rope[0])
     columns = frequency_columns(freqs)
     if kind == "npy":
-        return _write_freqs(freqs, output, np.dtype(dtype or "float32"), quiet=quiet)
+        chosen = np.dtype(dtype or "float32")
+        return _write_freqs(freqs, output, chosen, quiet=quiet, as_json=as_json)
     if kind != "table":
         writing.write_records(columns, output=output, fmt=kind)
     else:
@@ -101,18 +109,19 @@ def freqs_command(
     say_written(output, quiet=quiet)
 
 
-def _write_freqs(freqs: RopeFrequencies, output: str, dtype: np.dtype, *, quiet: bool) -> None:
+def _write_freqs(
+    freqs: RopeFrequencies, output: str, dtype: np.dtype, *, quiet: bool, as_json: bool
+) -> None:
     """inv_freq as .npy, rounded from its exact double-double under the certificate."""
     from ...core import certificate
 
     stored = np.empty(freqs.inv_freq.shape, dtype=dtype)
     recomputed = certificate.rounded_sum(freqs.inv_freq, freqs.residual, stored)
     writing.write_vector(stored, output=output, dtype=dtype)
-    say_written(output, quiet=quiet)
     tally = certificate.Tally()
     tally.add(checked=stored.size, recomputed=recomputed)
-    quiet = quiet or paths.is_stdout(output) or paths.is_special(output)
-    say_certified(tally.message(dtype, stored.size), quiet=quiet)
+    said = tally.certificate(dtype, stored.size)
+    say_done(Written(output, "npy", dtype, stored.shape), said, quiet=quiet, as_json=as_json)
 
 
 def _summary(freqs: RopeFrequencies, findings: list[str]) -> list[str]:

@@ -15,7 +15,16 @@ from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...core.threads import AHEAD
 from ...io import formats
 from ...io.rope.output import table_kind, write_cache
-from ..options import ComputeOutput, FormatOpt, Header, N, Quiet, TableDtype, TableDtypeOpt
+from ..options import (
+    ComputeOutput,
+    FormatOpt,
+    Header,
+    JsonReport,
+    N,
+    Quiet,
+    TableDtype,
+    TableDtypeOpt,
+)
 from .app import RopeLayout, RopeStart, rope_app
 from .options import Form, Part, rope_spec_options
 
@@ -89,6 +98,7 @@ def cache_command(
     quiet: Quiet = False,
     positions: PositionsOpt = None,
     form: CacheFormOpt = Form.full,
+    as_json: JsonReport = False,
     *,
     rope: tuple[RopeSpec, list[str]],
 ) -> None:
@@ -109,13 +119,13 @@ def cache_command(
     """
     from ...core.ports.arithmetic import cache_table
 
-    kind = table_kind(output, fmt)
+    kind = table_kind(output, fmt, as_json=as_json)
     where, n = _positions(positions, n, kind, output)
     rows = {"start": start, "layout": layout, "dtype": dtype.value, "part": part.value}
     spec = _spec(rope[0], n, kind, output, positions=where, **rows)
     table = cache_table(spec, arithmetic=arithmetic.value, form=form.value)
     _check_form_output(form.value, kind, output)
-    _say_notes(rope[1], quiet=quiet)
+    _say_notes(rope[1], quiet=quiet or as_json)  # with --json: its notes
     meta = _metadata(spec, arithmetic.value) if kind == "safetensors" else None
     size = _size(spec, arithmetic.value, kind, table, header) if form is Form.full else None
     write_cache(
@@ -128,7 +138,17 @@ def cache_command(
         metadata=meta,
         size=size,
         certified=arithmetic.value == "exact",  # the others reproduce a framework's float32
+        not_certified=FRAMEWORK.format(arithmetic.value),
+        as_json=as_json,
+        notes=tuple(rope[1]),
     )
+
+
+#: Why a cache of a framework's arithmetic has no certificate (for --json).
+FRAMEWORK = (
+    "--arithmetic {}: a framework's float32 arithmetic, on purpose "
+    "(not meant to be correctly rounded)"
+)
 
 
 def _spec(rope: RopeSpec, n: int, kind: str, output: str, **rows: Any) -> CacheSpec:

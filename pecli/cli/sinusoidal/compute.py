@@ -14,7 +14,8 @@ from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats, paths
 from ...io.formats import COMPUTE_FORMATS
-from ...io.targets import CERTIFICATE, TableTarget, say_certified, say_written
+from ...io.reports import CERTIFICATE, Written
+from ...io.targets import TableTarget
 from .._app import app
 from ..options import (
     Base,
@@ -51,6 +52,7 @@ Relative = Annotated[
     dtype=TableDtype.float32,
     output=ComputeOutput,
     extra=[("key", ComputeKey, None), ("relative", Relative, False)],
+    certified=True,
 )
 def compute(
     d: D = 512,
@@ -167,10 +169,11 @@ def _write_checkpoint(
     formats.check_room(out.output, room)
     with certificate.counting() as tally:
         whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
-    said = tally.message(stored, whole.size)
-    tensors.write_safetensors({key: whole}, output=out.output, metadata={**meta, CERTIFICATE: said})
-    say_written(out.output, quiet=out.quiet)
-    say_certified(said, quiet=out.quiet)
+    said = tally.certificate(stored, whole.size)
+    metadata = {**meta, CERTIFICATE: said.message}
+    tensors.write_safetensors({key: whole}, output=out.output, metadata=metadata)
+    written = Written(out.output, "safetensors", stored, whole.shape, {key: (stored, whole.shape)})
+    out.say(written, said, certificate_quiet=out.quiet)
 
 
 def _size(

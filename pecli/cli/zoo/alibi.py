@@ -20,10 +20,11 @@ from ...core.zoo.alibi import (
     names,
 )
 from ...io import paths, text, writing
-from ...io.targets import TableTarget, say_certified, say_written
+from ...io.reports import Written, check_json_output, say_done
+from ...io.targets import TableTarget
 from .._app import PecliGroup, app
 from ..json_report import ArrayFormatOpt, array_kind
-from ..options import Dtype, DtypeOpt, Quiet, TableOutput, table_options
+from ..options import Dtype, DtypeOpt, JsonReport, Quiet, TableOutput, table_options
 
 alibi_app = typer.Typer(
     cls=PecliGroup,
@@ -83,6 +84,7 @@ def slopes_command(
     output: TableOutput = "-",
     fmt: ArrayFormatOpt = None,
     quiet: Quiet = False,
+    as_json: JsonReport = False,
 ) -> None:
     """The ALiBi slope m_h of each head h (0-based), for any head count.
 
@@ -93,9 +95,12 @@ def slopes_command(
 
     Example: pecli alibi slopes --heads 12 --format csv
     """
+    from ...core.certificate import Certificate
     from ...core.zoo.alibi import alibi_exponents, alibi_slopes
 
     kind = array_kind(output, fmt)
+    if as_json:
+        check_json_output(output)
     slopes = alibi_slopes(heads, max_bias=max_bias, variant=variant.value, dtype=dtype.value)
     log2 = -max_bias * alibi_exponents(heads, variant.value)
     if kind == "npy":
@@ -105,12 +110,15 @@ def slopes_command(
         writing.write_records(columns, output=output, fmt=kind)
     else:
         text.show(*_slopes_report(slopes, log2, max_bias, variant.value), output=output)
-    say_written(output, quiet=quiet)
-    say_certified(SLOPES_PROVEN.format(dtype.value), quiet=quiet or paths.is_stdout(output))
-
-
-#: The certificate's line for slopes: each is rounded under a proof (core/zoo/alibi/powers.py).
-SLOPES_PROVEN = "every value correctly rounded to {}: proven (exact powers, docs/exactness.md)"
+    written = Written(output, kind, slopes.dtype, slopes.shape)
+    said = Certificate.proven(slopes.dtype, slopes.size)  # each under a proof (alibi/powers.py)
+    say_done(
+        written,
+        said,
+        quiet=quiet,
+        as_json=as_json,
+        certificate_quiet=quiet or paths.is_stdout(output),
+    )
 
 
 def _slopes_report(slopes: np.ndarray, log2: np.ndarray, b: float, variant: str) -> list[object]:
@@ -125,7 +133,7 @@ def _slopes_report(slopes: np.ndarray, log2: np.ndarray, b: float, variant: str)
 
 
 @alibi_app.command("bias")
-@table_options()
+@table_options(certified=True)
 def bias_command(
     heads: Heads,
     n: Annotated[int, typer.Option("--n", help="Number of key positions k, >= 1.")] = 16,
@@ -192,6 +200,7 @@ def bias_command(
         columns=[f"key_{j}" for j in range(n)],
         size=math.prod(shape) * dtype.itemsize,
         certified=None if record.bfloat16 else "copied",  # Falcon's: bfloat16 on purpose
+        not_certified=f"--convention {record.name}: its bfloat16 arithmetic, on purpose",
     )
 
 

@@ -40,7 +40,7 @@ MAX_TIMESTEP_VALUES = 1 << 26
 
 
 @app.command("timestep", context_settings={"ignore_unknown_options": True})
-@table_options()
+@table_options(certified=True)
 def timestep_command(
     values: Annotated[
         list[str] | None,
@@ -103,7 +103,7 @@ def timestep_command(
         table = model_table(
             x, model.value, d=d, base=base, network=network_dtype.value, dtype=dtype, **knobs
         )
-        said = tally.message(dtype, table.size - x.size * (d % 2))  # odd d: a 0 column
+        said = tally.certificate(dtype, table.size - x.size * (d % 2))  # odd d: a 0 column
     layout = TIMESTEP_MODELS[model.value].table_convention().layout
     out.write(
         [table],
@@ -113,13 +113,21 @@ def timestep_command(
         description="timestep",
         size=table.nbytes if kind == "npy" else None,
         said=said if network_dtype.value == "exact" else None,  # bf16: a library's steps
+        not_certified=NETWORK_STEPS.format(network_dtype.value),
     )
+
+
+#: Why a table of --network-dtype bfloat16 has no certificate (for --json).
+NETWORK_STEPS = (
+    "--network-dtype {}: the library's float32 steps, then a cast, on purpose "
+    "(not meant to be correctly rounded)"
+)
 
 
 def _write_inputs(x: np.ndarray, received: np.ndarray, kind: str, out: TableTarget) -> None:
     """--inputs: each value and the number its embedding receives (npy: those numbers)."""
     from ...io import writing
-    from ...io.targets import say_written
+    from ...io.reports import Written
 
     if not np.isfinite(received).all():  # t·1000 past float32's range: never an inf written
         rule = "cannot hold every input the model receives (give --dtype float64)"
@@ -128,7 +136,12 @@ def _write_inputs(x: np.ndarray, received: np.ndarray, kind: str, out: TableTarg
         writing.write_array(received, output=out.output)
     else:
         writing.write_records({"value": x, "input": received}, output=out.output, fmt="csv")
-    say_written(out.output, quiet=out.quiet)
+    shape = received.shape if kind == "npy" else (x.size, 2)  # CSV: value, input
+    out.say(Written(out.output, kind, received.dtype, shape), None, not_certified=INPUTS)
+
+
+#: Why --inputs has no certificate (for --json).
+INPUTS = "--inputs: the numbers the embedding receives, not the table (not certified)"
 
 
 def read_values(

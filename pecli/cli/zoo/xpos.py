@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
@@ -12,10 +12,14 @@ from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...io import formats
 from ...io.formats import COMPUTE_FORMATS
-from ...io.targets import CERTIFICATE, TableTarget, say_certified, say_written
+from ...io.reports import CERTIFICATE, Written
+from ...io.targets import TableTarget
 from .._app import app
 from .._types import PositionType
 from ..options import ComputeOutput, TableDtype, table_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.certificate import Certificate
 
 #: The tensor name of a .safetensors output.
 TENSOR = "xpos_scales"
@@ -36,7 +40,7 @@ class PairLayout(StrEnum):
 
 
 @app.command("xpos")
-@table_options(dtype=TableDtype.float32, output=ComputeOutput)
+@table_options(dtype=TableDtype.float32, output=ComputeOutput, certified=True)
 def xpos_command(
     head_dim: Annotated[int, typer.Option("--head-dim", help="Head width d, even.")] = 64,
     n: Annotated[int, typer.Option("--n", help="Length L of the sequence (rows), >= 1.")] = 16,
@@ -94,7 +98,7 @@ def xpos_command(
     with np.errstate(over="ignore"), certificate.counting() as tally:  # overflow: _finite
         scales = xpos_scales(n, head_dim, layout=layout.value, dtype=out.dtype, **knobs)
         table = _finite(scales, stored, scale_base)
-        said = tally.message(stored, None)  # each pair's value copied to its two channels
+        said = tally.certificate(stored, None)  # each pair's value copied to its two channels
     if kind == "safetensors":
         _write_tensor(out, table, said)
         return
@@ -122,17 +126,18 @@ def _finite(scales: np.ndarray, dtype: np.dtype, scale_base: float) -> np.ndarra
     return table
 
 
-def _write_tensor(out: TableTarget, table: np.ndarray, said: str) -> None:
+def _write_tensor(out: TableTarget, table: np.ndarray, said: Certificate) -> None:
     """The table as tensor ``xpos_scales`` of a .safetensors file, the report in its metadata."""
     from ...io import tensors
 
-    meta = {CERTIFICATE: said}
+    meta = {CERTIFICATE: said.message}
     formats.check_room(
         out.output, tensors.safetensors_bytes([(TENSOR, table.dtype, table.shape)], meta)
     )
     tensors.write_safetensors({TENSOR: table}, output=out.output, metadata=meta)
-    say_written(out.output, quiet=out.quiet)
-    say_certified(said, quiet=out.quiet)
+    tensor = {TENSOR: (table.dtype, table.shape)}
+    written = Written(out.output, "safetensors", table.dtype, table.shape, tensor)
+    out.say(written, said, certificate_quiet=out.quiet)
 
 
 def _columns(head_dim: int, layout: PairLayout) -> list[str]:

@@ -15,10 +15,11 @@ References
 
 from .bounds import ErrorBound, round_certified, undecided
 from .fallback import correctly_rounded, power_exact, rounded_sum, sin_cos_exact
-from .tally import TALLY, Tally, counting
+from .tally import TALLY, Certificate, Tally, counting
 
 __all__ = [
     "TALLY",
+    "Certificate",
     "ErrorBound",
     "Tally",
     "correctly_rounded",

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from .. import formats, paths
 from ..formats import COMPUTE_FORMATS
-from ..targets import CERTIFICATE, say_certified, say_written, write_streamed
+from ..reports import CERTIFICATE, Written, check_json_output, say_done
+from ..targets import write_streamed
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterator
@@ -24,10 +25,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.forms import FormTable
 
 
-def table_kind(output: str, fmt: StrEnum | None) -> str:
-    """``csv``, ``npy`` or ``safetensors`` (by its suffix), the output checked before any work."""
+def table_kind(output: str, fmt: StrEnum | None, *, as_json: bool = False) -> str:
+    """``csv``, ``npy`` or ``safetensors`` (by its suffix), the output checked before any work.
+
+    ``as_json``: the report goes to stderr as JSON, so stderr is refused as the output.
+    """
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
+    if as_json:
+        check_json_output(output)
     return kind
 
 
@@ -42,14 +48,28 @@ def write_cache(
     metadata: dict[str, str] | None = None,
     size: int | None = None,
     certified: bool = False,
+    not_certified: str | None = None,
+    as_json: bool = False,
+    notes: tuple[str, ...] = (),
 ) -> None:
     """Write ``table`` as ``kind``; ``size``: its bytes if known (npy: counted here).
 
     ``certified``: the values come from the certified kernels (exact arithmetic); the
-    certificate's counts are said after the file's name (docs/exactness.md).
+    certificate's counts are said after the file's name (docs/exactness.md); else
+    ``not_certified`` says why not. ``as_json``: all that as one JSON object with ``notes``
+    (:mod:`pecli.io.reports`).
     """
     if kind == "safetensors":
-        return _write_safetensors(table, output, metadata, quiet=quiet, certified=certified)
+        return _write_safetensors(
+            table,
+            output,
+            metadata,
+            quiet,
+            certified,
+            as_json=as_json,
+            notes=notes,
+            not_certified=not_certified,
+        )
     if size is None and kind == "npy":
         size = 128 + math.prod(table.shape) * table.dtype.itemsize
     write_streamed(
@@ -64,6 +84,9 @@ def write_cache(
         description=description,
         size=size,
         certified="copied" if certified else None,  # each value spread to its pair
+        not_certified=not_certified,
+        as_json=as_json,
+        notes=notes,
     )
 
 
@@ -71,9 +94,12 @@ def _write_safetensors(
     table: FormTable,
     output: str,
     metadata: dict[str, str] | None,
-    *,
     quiet: bool,
     certified: bool,
+    *,
+    as_json: bool,
+    notes: tuple[str, ...],
+    not_certified: str | None,
 ) -> None:
     """Each tensor streamed in row blocks; the certificate's report is known only after."""
     from ...core import certificate
@@ -91,9 +117,23 @@ def _write_safetensors(
         write_safetensors_parts(
             parts, output=output, metadata=metadata, late=late if certified else None
         )
-    say_written(output, quiet=quiet)
-    if certified:
-        say_certified(tally.message(table.dtype, None), quiet=quiet or paths.is_stdout(output))
+    tensors = {name: (dtype, shape) for name, dtype, shape in heads}
+    written = Written(output, "safetensors", table.dtype, _alone(tensors), tensors)
+    said = tally.certificate(table.dtype, None) if certified else None
+    say_done(
+        written,
+        said,
+        quiet=quiet,
+        as_json=as_json,
+        certificate_quiet=quiet or paths.is_stdout(output),
+        not_certified=not_certified,
+        notes=notes,
+    )
+
+
+def _alone(tensors: dict[str, tuple[np.dtype, tuple[int, ...]]]) -> tuple[int, ...] | None:
+    """The shape of a file's only tensor; None for several."""
+    return next(iter(tensors.values()))[1] if len(tensors) == 1 else None
 
 
 def _counted_alone(
