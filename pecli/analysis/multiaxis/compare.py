@@ -169,7 +169,8 @@ def _same32(
     distinct position (one token each, the other axes at 0) and gathered per token: the
     values the whole cache holds, without building it. ``ulps32`` 0: NaNs are never equal.
     ``float32``: every value of ``pairs`` is a float32 already (rounding it changes
-    nothing), so the few built values are widened instead of the whole cache rounded.
+    nothing), so the few built values are widened instead of the whole cache rounded; pairs
+    held in float32 are compared as they are (widening both sides is exact, changes nothing).
     """
     axis = np.array(plan.axis)
     for a in sorted(set(plan.axis)):  # np.unique would import numpy.ma
@@ -181,7 +182,9 @@ def _same32(
         run = slice(cols[0], cols[-1] + 1) if np.all(np.diff(cols) == 1) else cols
         for k, theirs in enumerate(pairs):
             mine = both[:, k * plan.pairs + cols]
-            if float32:
+            if theirs.dtype == np.float32:  # held as stored: float32 against float32
+                same = np.array_equal(mine[back.reshape(-1)], theirs[:, run])
+            elif float32:
                 same = np.array_equal(mine.astype(np.float64)[back.reshape(-1)], theirs[:, run])
             else:
                 same = np.array_equal(mine[back.reshape(-1)], theirs[:, run].astype(np.float32))
@@ -225,7 +228,8 @@ def _values_differ(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.
     from ..ports.causes import named_causes
     from ..ports.causes.tables import HEAD_ROWS
 
-    theirs = np.concatenate([p[:HEAD_ROWS] for p in pairs], axis=1)  # the rows causes test
+    # the rows causes test, in float64 (a float32 cache's pairs are held as stored)
+    theirs = np.concatenate([p[:HEAD_ROWS] for p in pairs], axis=1).astype(np.float64)
     for mode in ("exact", "float32"):  # the port's arithmetic, before or after its mistake
         spec = AxesSpec(plan, ids[:HEAD_ROWS], form="half", part="both", arithmetic=mode)
         mine = axes_cache(spec)

@@ -154,7 +154,8 @@ class _Angles:
 
     The steps compare a few tokens: the angles of every token (an ``arctan2`` of the whole
     cache) are never needed. Each row is the same view of the same arrays as a whole-cache
-    ``arctan2`` would walk, so the same bits.
+    ``arctan2`` would walk, so the same bits. A float32 cache's rows are widened to float64
+    first, each in the same strides (in elements) as a float64 copy of the cache's.
     """
 
     def __init__(self, cos: np.ndarray, sin: np.ndarray) -> None:
@@ -163,8 +164,22 @@ class _Angles:
 
     def __getitem__(self, token: int) -> np.ndarray:
         if token not in self.rows:
-            self.rows[token] = np.arctan2(self.sin[token], self.cos[token])
+            self.rows[token] = np.arctan2(_widened(self.sin[token]), _widened(self.cos[token]))
         return self.rows[token]
+
+
+def _widened(row: np.ndarray) -> np.ndarray:
+    """A 1-D row as float64, every ``k``-th element of a buffer where the row's step is ``k``.
+
+    NumPy's ufuncs may take another loop for a contiguous row than for a strided one: the
+    float64 row walks the same steps as that of a float64 copy of the whole table.
+    """
+    if row.dtype == np.float64:
+        return row
+    step = abs(row.strides[0]) // row.itemsize if row.size > 1 else 1
+    out = np.empty(row.size * step)[::step]
+    out[:] = row
+    return out
 
 
 def _turns(angle: _Angles, steps: list[Step]) -> np.ndarray:
