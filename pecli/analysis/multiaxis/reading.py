@@ -119,7 +119,12 @@ def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list
         return []
     along = head[:, int(np.flatnonzero(direction)[0])]
     g = _groups(head - along[:, None] * direction + 0.0)
-    order = np.lexsort((np.arange(g.size), along, g))
+    packed = _packed([g, along])  # by group, then position, then token: one integer key
+    order = (
+        np.lexsort((np.arange(g.size), along, g))
+        if packed is None
+        else np.argsort(packed, kind="stable")
+    )
     g, a, i = g[order], along[order] + 0.0, order
     keep = np.r_[True, (g[1:] != g[:-1]) | (a[1:] != a[:-1])]  # a position's first token
     g, a, i = g[keep], a[keep], i[keep]
@@ -138,15 +143,45 @@ def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list
 def _groups(keys: np.ndarray) -> np.ndarray:
     """Per row, its group of equal rows, groups numbered in the order of their first row."""
     n = keys.shape[0]
-    order = np.lexsort((np.arange(n), *keys.T[::-1]))  # by the rows, then the row number
-    ranked = keys[order]
-    new = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
+    packed = _packed(list(keys.T))
+    if packed is None:
+        order = np.lexsort((np.arange(n), *keys.T[::-1]))  # by the rows, then the row number
+        ranked = keys[order]
+        new = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
+    else:  # the same order: the rows' integer key, ties by row number (a stable sort)
+        order = np.argsort(packed, kind="stable")
+        ranked = packed[order]
+        new = np.r_[True, ranked[1:] != ranked[:-1]]
     first = order[new]  # each group's first row, groups in sorted order
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first)] = np.arange(first.size)
     g = np.empty(n, dtype=np.int64)
     g[order] = rank[np.cumsum(new) - 1]
     return g
+
+
+def _packed(columns: list[np.ndarray]) -> np.ndarray | None:
+    """One int64 key per row ordering the rows as ``columns`` do (the first most significant).
+
+    Each column's value less its least, in mixed radix: equal rows share a key and the keys
+    sort as the rows would, so one stable integer sort replaces a lexsort over the columns.
+    ``None`` unless every value is an integer below 2^53 in size and the radices' product
+    stays below 2^62 (fractional ids: the lexsort).
+    """
+    key = np.zeros(columns[0].shape[0], dtype=np.int64)
+    total = 1
+    for column in columns:
+        if not column.size:
+            return None
+        low, high = column.min(), column.max()
+        if max(abs(low), abs(high)) >= 2**53 or not np.array_equal(column, np.floor(column)):
+            return None
+        span = int(high - low) + 1
+        total *= span
+        if total >= 2**62:
+            return None
+        key = key * span + (column - low).astype(np.int64)
+    return key
 
 
 class _Angles:
