@@ -51,3 +51,22 @@ def test_packed_keys_sort_as_the_rows_do_ties_by_row():
 )
 def test_packed_refuses_what_one_int64_key_cannot_order(column):
     assert _packed([column, column]) is None
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        np.array([5.0, -3.0, 5.0, 0.0, -0.0, 2.0, -3.0]),  # integers, one pass
+        np.array([0.0, 7.5, 2.5, 7.5]),  # linspace ids: np.unique
+        np.array([0.0, 1e6, 3.0]),  # a span past 4n: np.unique
+        np.array([]),
+    ],
+    ids=["integers", "fractions", "sparse", "empty"],
+)
+def test_positions_are_numpys_unique_and_inverse(column):
+    from pecli.analysis.multiaxis.compare import _positions
+
+    where, back = _positions(column)
+    expected, inverse = np.unique(column, return_inverse=True)
+    assert where.tolist() == expected.tolist() and back.tolist() == inverse.tolist()
+    assert where.dtype == expected.dtype
