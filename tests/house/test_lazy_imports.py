@@ -165,7 +165,9 @@ def unused(tmp_path, *args: str, status: int = 0) -> set[str]:
 
 
 def test_reader_commands_import_neither_numpy_ma_nor_mpmath(tmp_path):
-    """identify, rope identify, diff, alibi identify and grid identify (pecli.core.median)."""
+    """identify, rope identify, diff, alibi identify, grid identify (pecli.core.median), and
+    rope identify-axes (the certificate's rounded_sum imports mpmath for undecided sums only).
+    """
     t, a, b = tmp_path / "t.npy", tmp_path / "a.npy", tmp_path / "b.npy"
     np.save(t, np.load(_made(tmp_path, "compute", "--d", "64", "--n", "300", "-o", str(t))))
     cache = ["rope", "cache", "--theta", "500000", "--head-dim", "64", "--n", "3000"]
@@ -184,6 +186,9 @@ def test_reader_commands_import_neither_numpy_ma_nor_mpmath(tmp_path):
     assert unused(tmp_path, "diff", str(a), str(a)) == set()
     assert unused(tmp_path, "alibi", "identify", str(bias)) == set()
     assert unused(tmp_path, "identify", str(grid)) == set()
+    axes = tmp_path / "axes.npy"  # its exact preset rebuilt: rounded_sum's sums all decided
+    _made(tmp_path, "rope", "axes", "--preset", "wan", "--grid", "3x4x5", "-o", str(axes))
+    assert unused(tmp_path, "rope", "identify-axes", str(axes), "--grid", "3x4x5") == set()
 
 
 def test_the_harness_sees_numpy_ma_when_it_is_imported(tmp_path):

@@ -97,3 +97,33 @@ def test_one_late_entry_a_few_ulps_off_is_counted_past_the_equality_check(ulps, 
     layout, c, s = pair_values(np.repeat(cos, 2, axis=1), np.repeat(sin, 2, axis=1))
     verdict = compare_to_plan(read_axes(c, s, IDS, layout=layout), PLAN, IDS, (c, s))
     assert verdict.arithmetic == arithmetic
+
+
+@pytest.mark.parametrize("ulps", [0, 2])
+def test_a_float32_table_is_held_as_stored_and_read_as_its_float64_copy(ulps):
+    """Pairs kept float32 (no whole-cache float64 copy): the same verdict and bits of ω.
+
+    Wan's exact cache rounded once to float32; its float64 copy (equal values) is the
+    reference. A late entry 2 float32 steps off is no longer the exact arithmetic's (its
+    bound is 1 step): the float32-to-float32 equality check must see every row.
+    """
+    from pecli.core.multiaxis.cache import AxesSpec, axes_cache
+
+    both = axes_cache(AxesSpec(PLAN, IDS, form="half", part="both")).astype(F32)
+    cos, sin = both[:, : PLAN.pairs], both[:, PLAN.pairs :]
+    row, pair = IDS.shape[0] - 7, 30  # between the screened rows
+    for _ in range(ulps):
+        sin[row, pair] = np.nextafter(sin[row, pair], F32(np.inf))
+    table = np.concatenate([np.repeat(cos, 2, axis=1), np.repeat(sin, 2, axis=1)], axis=1)
+    found = {}
+    for dtype in (F32, np.float64):
+        cache = cache_pairs({"table": table.astype(dtype)})
+        assert cache[0].dtype == dtype and cache[3] == np.dtype(dtype).name
+        found[dtype] = identify_axes(
+            cache, preset="wan", head_dim=None, ids=None, grid=(3, 40, 50), text=0
+        )
+    held, widened = found[F32].verdicts["wan"], found[np.float64].verdicts["wan"]
+    assert held.arithmetic == widened.arithmetic
+    assert (held.arithmetic == "exact") == (ulps == 0)
+    assert found[F32].reading.omega.tobytes() == found[np.float64].reading.omega.tobytes()
+    assert found[F32].reading.theta == found[np.float64].reading.theta

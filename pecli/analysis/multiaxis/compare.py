@@ -169,25 +169,52 @@ def _same32(
     distinct position (one token each, the other axes at 0) and gathered per token: the
     values the whole cache holds, without building it. ``ulps32`` 0: NaNs are never equal.
     ``float32``: every value of ``pairs`` is a float32 already (rounding it changes
-    nothing), so the few built values are widened instead of the whole cache rounded.
+    nothing), so the few built values are widened instead of the whole cache rounded; pairs
+    held in float32 are compared as they are (widening both sides is exact, changes nothing).
     """
     axis = np.array(plan.axis)
     for a in sorted(set(plan.axis)):  # np.unique would import numpy.ma
         cols = np.flatnonzero(axis == a)
-        where, back = np.unique(ids[:, a], return_inverse=True)
+        where, back = _positions(ids[:, a])
         probe = np.zeros((where.size, ids.shape[1]), dtype=ids.dtype)
         probe[:, a] = where
         both = axes_cache(AxesSpec(plan, probe, form="half", part="both", arithmetic=mode))
         run = slice(cols[0], cols[-1] + 1) if np.all(np.diff(cols) == 1) else cols
         for k, theirs in enumerate(pairs):
             mine = both[:, k * plan.pairs + cols]
-            if float32:
+            if theirs.dtype == np.float32:  # held as stored: float32 against float32
+                same = np.array_equal(mine[back.reshape(-1)], theirs[:, run])
+            elif float32:
                 same = np.array_equal(mine.astype(np.float64)[back.reshape(-1)], theirs[:, run])
             else:
                 same = np.array_equal(mine[back.reshape(-1)], theirs[:, run].astype(np.float32))
             if not same:
                 return False
     return True
+
+
+def _positions(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a ``(n,)`` id column (ascending) and each token's index in them.
+
+    ``np.unique(column, return_inverse=True)``'s values (a whole cache's ids: a sort of
+    every token per axis); integer ids spanning at most ``4n`` values are marked in a table
+    instead, in one pass. Equal ids are equal positions either way (``-0.0`` is ``0.0``).
+
+    >>> [a.tolist() for a in _positions(np.array([3.0, 1.0, 3.0, 2.0]))]
+    [[1.0, 2.0, 3.0], [2, 0, 2, 1]]
+    """
+    if column.size:
+        low, high = float(column.min()), float(column.max())
+        if abs(low) < 2**52 and abs(high) < 2**52 and high - low < 4 * column.size:
+            offset = column - low
+            index = offset.astype(np.int64)
+            if np.array_equal(index, offset):  # integer ids
+                present = np.zeros(int(high - low) + 1, dtype=bool)
+                present[index] = True
+                where = low + np.flatnonzero(present).astype(column.dtype)
+                return where, (np.cumsum(present) - 1)[index]
+    where, back = np.unique(column, return_inverse=True)
+    return where, back.reshape(-1)
 
 
 def _map_differences(reading: AxesReading, plan: AxisPlan) -> list[str]:
@@ -225,7 +252,8 @@ def _values_differ(plan: AxisPlan, ids: np.ndarray, pairs: tuple[np.ndarray, np.
     from ..ports.causes import named_causes
     from ..ports.causes.tables import HEAD_ROWS
 
-    theirs = np.concatenate([p[:HEAD_ROWS] for p in pairs], axis=1)  # the rows causes test
+    # the rows causes test, in float64 (a float32 cache's pairs are held as stored)
+    theirs = np.concatenate([p[:HEAD_ROWS] for p in pairs], axis=1).astype(np.float64)
     for mode in ("exact", "float32"):  # the port's arithmetic, before or after its mistake
         spec = AxesSpec(plan, ids[:HEAD_ROWS], form="half", part="both", arithmetic=mode)
         mine = axes_cache(spec)

@@ -27,8 +27,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["AxesIdentification", "Cache", "cache_pairs", "identify_axes"]
 
-#: A cache's cos and sin ``(n, width)`` (float64), whether they are a complex freqs_cis's, and
-#: the dtype the file held them in (``float32`` for ``complex64``).
+#: A cache's cos and sin ``(n, width)`` (float32 when the file held float32, else float64),
+#: whether they are a complex freqs_cis's, and the dtype the file held them in (``float32``
+#: for ``complex64``).
 Cache = tuple[np.ndarray, np.ndarray, bool, str]
 #: (preset name, plan, ids) of one candidate.
 Candidate = tuple[str, AxisPlan, np.ndarray]
@@ -69,10 +70,11 @@ class AxesIdentification:
 
 
 def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
-    """Cos and sin ``(n, width)`` (float64) of a file's arrays.
+    """Cos and sin ``(n, width)`` of a file's arrays: float32 as stored, else float64.
 
     Tensors ``cos`` and ``sin``, or one ``table`` (a ``.npy`` or CSV file): a complex
-    ``freqs_cis`` (cos + i·sin per pair) or ``[cos | sin]``.
+    ``freqs_cis`` (cos + i·sin per pair) or ``[cos | sin]``. A float32 cache stays float32
+    (every reader widens what it computes with, exactly): no whole-cache float64 copy.
 
     Raises
     ------
@@ -90,7 +92,7 @@ def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
     if arrays.keys() != {"table"}:
         if not {"cos", "sin"} <= arrays.keys():
             raise ParameterError("file", "must hold tensors cos and sin", sorted(arrays))
-        pair = arrays["cos"].astype(np.float64), arrays["sin"].astype(np.float64)
+        pair = _held(arrays["cos"]), _held(arrays["sin"])
         stored = _stored(arrays["cos"], arrays["sin"])
         return (*_finite(*pair, "tensors cos and sin"), False, stored)
     table = arrays["table"]
@@ -98,14 +100,25 @@ def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
         if table.ndim != 2:
             rule = "must be a 2-D complex freqs_cis (tokens, pairs)"
             raise ParameterError("file", rule, table.shape)
-        pair = table.real.astype(np.float64), table.imag.astype(np.float64)
+        pair = _held(table.real), _held(table.imag)
         return (*_finite(*pair, "a complex freqs_cis"), True, _stored(table.real))
     stored = _stored(table)
-    table = table.astype(np.float64)
+    table = _held(table)
     if table.shape[1] % 4:
         raise ParameterError("file", "must be a [cos | sin] table, 4·pairs columns", table.shape)
     half = table.shape[1] // 2
     return table[:, :half], table[:, half:], False, stored
+
+
+def _held(values: np.ndarray) -> np.ndarray:
+    """``values`` float32 if they are float32, else float64 (exact either way).
+
+    Laid out as ``astype`` lays out a copy (a strided view, the real part of a complex
+    array, is compacted): each row the same strides in elements as a float64 copy's.
+    """
+    dtype = np.float32 if values.dtype == np.float32 else np.float64
+    compact = values.flags.c_contiguous or values.flags.f_contiguous
+    return values.astype(dtype, copy=not compact)
 
 
 def _stored(*arrays: np.ndarray) -> str:

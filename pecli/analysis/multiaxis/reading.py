@@ -119,7 +119,12 @@ def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list
         return []
     along = head[:, int(np.flatnonzero(direction)[0])]
     g = _groups(head - along[:, None] * direction + 0.0)
-    order = np.lexsort((np.arange(g.size), along, g))
+    packed = _packed([g, along])  # by group, then position, then token: one integer key
+    order = (
+        np.lexsort((np.arange(g.size), along, g))
+        if packed is None
+        else np.argsort(packed, kind="stable")
+    )
     g, a, i = g[order], along[order] + 0.0, order
     keep = np.r_[True, (g[1:] != g[:-1]) | (a[1:] != a[:-1])]  # a position's first token
     g, a, i = g[keep], a[keep], i[keep]
@@ -138,9 +143,15 @@ def _steps(ids: np.ndarray, direction: np.ndarray, limit: int = 1 << 18) -> list
 def _groups(keys: np.ndarray) -> np.ndarray:
     """Per row, its group of equal rows, groups numbered in the order of their first row."""
     n = keys.shape[0]
-    order = np.lexsort((np.arange(n), *keys.T[::-1]))  # by the rows, then the row number
-    ranked = keys[order]
-    new = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
+    packed = _packed(list(keys.T))
+    if packed is None:
+        order = np.lexsort((np.arange(n), *keys.T[::-1]))  # by the rows, then the row number
+        ranked = keys[order]
+        new = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
+    else:  # the same order: the rows' integer key, ties by row number (a stable sort)
+        order = np.argsort(packed, kind="stable")
+        ranked = packed[order]
+        new = np.r_[True, ranked[1:] != ranked[:-1]]
     first = order[new]  # each group's first row, groups in sorted order
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first)] = np.arange(first.size)
@@ -149,12 +160,37 @@ def _groups(keys: np.ndarray) -> np.ndarray:
     return g
 
 
+def _packed(columns: list[np.ndarray]) -> np.ndarray | None:
+    """One int64 key per row ordering the rows as ``columns`` do (the first most significant).
+
+    Each column's value less its least, in mixed radix: equal rows share a key and the keys
+    sort as the rows would, so one stable integer sort replaces a lexsort over the columns.
+    ``None`` unless every value is an integer below 2^53 in size and the radices' product
+    stays below 2^62 (fractional ids: the lexsort).
+    """
+    key = np.zeros(columns[0].shape[0], dtype=np.int64)
+    total = 1
+    for column in columns:
+        if not column.size:
+            return None
+        low, high = column.min(), column.max()
+        if max(abs(low), abs(high)) >= 2**53 or not np.array_equal(column, np.floor(column)):
+            return None
+        span = int(high - low) + 1
+        total *= span
+        if total >= 2**62:
+            return None
+        key = key * span + (column - low).astype(np.int64)
+    return key
+
+
 class _Angles:
     """Each token's per-pair angle ``arctan2(sin, cos)``, computed for the tokens asked only.
 
     The steps compare a few tokens: the angles of every token (an ``arctan2`` of the whole
     cache) are never needed. Each row is the same view of the same arrays as a whole-cache
-    ``arctan2`` would walk, so the same bits.
+    ``arctan2`` would walk, so the same bits. A float32 cache's rows are widened to float64
+    first, each in the same strides (in elements) as a float64 copy of the cache's.
     """
 
     def __init__(self, cos: np.ndarray, sin: np.ndarray) -> None:
@@ -163,8 +199,22 @@ class _Angles:
 
     def __getitem__(self, token: int) -> np.ndarray:
         if token not in self.rows:
-            self.rows[token] = np.arctan2(self.sin[token], self.cos[token])
+            self.rows[token] = np.arctan2(_widened(self.sin[token]), _widened(self.cos[token]))
         return self.rows[token]
+
+
+def _widened(row: np.ndarray) -> np.ndarray:
+    """A 1-D row as float64, every ``k``-th element of a buffer where the row's step is ``k``.
+
+    NumPy's ufuncs may take another loop for a contiguous row than for a strided one: the
+    float64 row walks the same steps as that of a float64 copy of the whole table.
+    """
+    if row.dtype == np.float64:
+        return row
+    step = abs(row.strides[0]) // row.itemsize if row.size > 1 else 1
+    out = np.empty(row.size * step)[::step]
+    out[:] = row
+    return out
 
 
 def _turns(angle: _Angles, steps: list[Step]) -> np.ndarray:
