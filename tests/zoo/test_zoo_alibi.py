@@ -340,3 +340,16 @@ def test_identify_reports_the_largest_error_by_hand(causal, perturb):
     fit = identify_alibi_bias(t)
     assert fit.convention == ("causal" if causal else "symmetric")
     assert fit.error == max(errors)
+
+
+def test_slopes_below_float32_normal_range_name_the_head_and_the_bound():
+    """12 heads (by hand, the paper's series): slopes 2^(-b·k/16), k = 2, 4, … 16, then 1, 3, 5, 7.
+
+    With b = 200 the first slope below 2^-126 is head 5's (k = 12: 2^-150); the largest k is
+    16, so b may be at most 126·16/16 = 126 (not 126·16/1, the smallest k's bound).
+    """
+    with pytest.raises(ParameterError) as error:
+        alibi_slopes(12, max_bias=200, dtype="float32")
+    message = str(error.value)
+    assert "head 5 would be 2^-150" in message, message
+    assert "at most 126 with 12 heads" in message, message
