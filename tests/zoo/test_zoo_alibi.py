@@ -353,3 +353,18 @@ def test_slopes_below_float32_normal_range_name_the_head_and_the_bound():
     message = str(error.value)
     assert "head 5 would be 2^-150" in message, message
     assert "at most 126 with 12 heads" in message, message
+
+
+def test_a_tensor_whose_later_query_rows_differ_is_not_read_as_one_broadcast_row():
+    """BLOOM's key-only rows m·j (m = 1/2, 1/4, by hand) on query rows 0 and 1, doubled on row 2.
+
+    Every query row of a broadcast key-only tensor is the same row: this one is not, and no
+    other convention rebuilds it, so it is refused (the same tensor without row 2's change
+    is BLOOM's).
+    """
+    row = np.array([0.5, 0.25])[:, None] * np.arange(6.0)[None, :]
+    t = np.repeat(row[:, None, :], 3, axis=1)
+    assert identify_alibi_bias(t).convention == "bloom"
+    t[:, 2, :] *= 2
+    with pytest.raises(ParameterError, match="no ALiBi bias"):
+        identify_alibi_bias(t)

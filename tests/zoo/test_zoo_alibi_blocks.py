@@ -153,3 +153,20 @@ def test_a_value_undecided_at_the_last_precision_stops_the_command(monkeypatch):
         certified.exact_products(
             ExactSlopes(8.0, 8, (1,)), np.array([0]), np.array([3]), np.float32
         )
+
+
+def test_a_symmetric_matrix_wider_than_a_chunk_is_compared_entry_by_entry():
+    """k = 40000 keys (more than the 2^15 values a chunk of rows holds): one query row a chunk.
+
+    Symmetric ALiBi, slope 1/2 (by hand: −|i − j|/2, exact in float64, query i = k − 2 + r);
+    one entry moved by 2^-10 is no window of the head's own values, so every entry is
+    compared: the error is 2^-10 / (m·(k − 1)), relative to the head's largest distance.
+    """
+    from pecli.analysis.zoo.alibi_rebuild import rebuild_error
+
+    q, k = 2, 40000
+    i, j = np.arange(q)[:, None] + k - q, np.arange(k)[None, :]
+    t = (-(0.5 * np.abs(j - i)) + 0.0)[None]
+    assert rebuild_error(t, "symmetric") == 0.0
+    t[0, 0, 0] += 2.0**-10
+    assert rebuild_error(t, "symmetric") == 2.0**-10 / (0.5 * (k - 1))
