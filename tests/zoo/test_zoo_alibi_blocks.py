@@ -170,3 +170,10 @@ def test_a_symmetric_matrix_wider_than_a_chunk_is_compared_entry_by_entry():
     assert rebuild_error(t, "symmetric") == 0.0
     t[0, 0, 0] += 2.0**-10
     assert rebuild_error(t, "symmetric") == 2.0**-10 / (0.5 * (k - 1))
+
+
+def test_a_key_only_row_of_one_key_has_no_slope_to_rebuild_from():
+    """BLOOM reads its slope as the step between two keys: one key gives none (``inf``)."""
+    from pecli.analysis.zoo.alibi_rebuild import rebuild_error
+
+    assert rebuild_error(np.zeros((2, 1, 1)), "bloom") == float("inf")
