@@ -208,3 +208,11 @@ def test_inputs_many_periods_out_are_read_when_the_smallest_frequency_is_high():
     reading = read_fourier_table(np.concatenate([np.sin(angles), np.cos(angles)], axis=1), w)
     assert reading.matched and reading.layout == "sin-cos"
     np.testing.assert_allclose(reading.inputs, x, atol=1e-9)
+
+
+def test_a_table_of_no_rows_is_refused_naming_the_table():
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    with pytest.raises(ParameterError) as error:
+        read_fourier_table(np.zeros((0, 4)), np.array([0.5, 1.5]))
+    assert error.value.parameter == "table" and "1 to 4096 rows" in str(error.value)
