@@ -121,3 +121,13 @@ def test_identify_axes_names_the_omni_cache(run_cli, tmp_path, name):
     result = run_cli("rope", "identify-axes", str(path), "--tokens", tokens)
     assert result.exit_code == 0, result.output
     assert f"{name.split('_')[0]}: matches" in result.stdout
+
+
+@pytest.mark.parametrize("merge", [0, -2, (1 << 20) + 1, 2.0])
+def test_an_omni_spatial_merge_size_out_of_range_is_refused(merge):
+    from pecli.core.multiaxis.omni import OMNI_PRESETS
+
+    preset = next(iter(OMNI_PRESETS.values()))
+    with pytest.raises(ParameterError) as error:
+        preset.token_ids("text:2", spatial_merge_size=merge)
+    assert error.value.parameter == "spatial_merge_size"
