@@ -412,3 +412,12 @@ def test_one_channel_is_proportional_unless_a_zero_turns_into_a_non_zero():
     assert proportional(np.array([[1.0], [3.0]]), np.array([[2.0], [-1.0]]), tol)
     assert not proportional(np.array([[0.0], [1.0]]), np.array([[2.0], [3.0]]), tol)
     assert proportional(np.zeros((2, 0)), np.zeros((2, 0)), tol)  # no channel: nothing to move
+
+
+def test_one_row_at_position_one_reads_each_angle_as_its_omega():
+    """At position 1 the angle is ω itself (|ω| < π, by hand): one reading per pair."""
+    from pecli.analysis.rope.probe.omega import fit_omega, measurements
+
+    angles = np.array([[0.5, -0.25, 3.0]])
+    fit = fit_omega(measurements(np.array([1.0]), angles, np.full((1, 3), 1e-9)))
+    assert fit.omega.tolist() == [0.5, -0.25, 3.0] and fit.readings.tolist() == [1, 1, 1]
