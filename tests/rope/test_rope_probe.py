@@ -421,3 +421,10 @@ def test_one_row_at_position_one_reads_each_angle_as_its_omega():
     angles = np.array([[0.5, -0.25, 3.0]])
     fit = fit_omega(measurements(np.array([1.0]), angles, np.full((1, 3), 1e-9)))
     assert fit.omega.tolist() == [0.5, -0.25, 3.0] and fit.readings.tolist() == [1, 1, 1]
+
+
+def test_a_pairing_names_its_last_channel():
+    from pecli.analysis.rope.probe.structure import make_pairing
+
+    assert make_pairing("half-split", 0, 64).describe() == "half-split over channels 0–63"
+    assert make_pairing("interleaved-in", 4, 8).describe() == "interleaved-in over channels 4–7"
