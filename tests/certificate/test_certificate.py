@@ -374,7 +374,8 @@ def test_correctly_rounded_just_below_a_power_of_two_whose_log_rounds_up():
     """2^100·(1 − 2^-50): its log2 at 53 bits rounds to 100, one too high (100 − 1.3·10^-15
     is within half an ulp of 100, 2^-47, by hand); the exponent is stepped back to 99, and the
     value rounds up to 2^100 in float32, down to 2^100 − 2^50 in float64 (exact there)."""
-    x = mpmath.mpf(2) ** 100 * (1 - mpmath.mpf(2) ** -50)  # exact at 53 bits
-    assert mpmath.floor(mpmath.log(x, 2)) == 100  # the case the second loop is for
-    assert correctly_rounded(x, np.float32) == 2.0**100
-    assert correctly_rounded(x, np.float64) == 2.0**100 - 2.0**50
+    with mpmath.workprec(53):  # mpmath's default (another test may leave it changed)
+        x = mpmath.mpf(2) ** 100 * (1 - mpmath.mpf(2) ** -50)  # exact at 53 bits
+        assert mpmath.floor(mpmath.log(x, 2)) == 100  # the case the second loop is for
+        assert correctly_rounded(x, np.float32) == 2.0**100
+        assert correctly_rounded(x, np.float64) == 2.0**100 - 2.0**50
