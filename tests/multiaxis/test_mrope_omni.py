@@ -131,3 +131,12 @@ def test_an_omni_spatial_merge_size_out_of_range_is_refused(merge):
     with pytest.raises(ParameterError) as error:
         preset.token_ids("text:2", spatial_merge_size=merge)
     assert error.value.parameter == "spatial_merge_size"
+
+
+@pytest.mark.parametrize(
+    "word", ["image:1,0,4", "video:0,2,2", "audio:0", "video+audio:2,2,0,s=1,mel=8"]
+)
+def test_an_omni_segment_with_a_size_of_zero_is_refused(word):
+    with pytest.raises(ParameterError) as error:
+        parse_omni(f"text:2 {word}")
+    assert error.value.parameter == "tokens"
