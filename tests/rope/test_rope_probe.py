@@ -428,3 +428,14 @@ def test_a_pairing_names_its_last_channel():
 
     assert make_pairing("half-split", 0, 64).describe() == "half-split over channels 0–63"
     assert make_pairing("interleaved-in", 4, 8).describe() == "interleaved-in over channels 4–7"
+
+
+def test_omegas_measured_coarsely_name_no_half_dtype():
+    """Four bfloat16 numbers (1, 0.81640625, 0.6640625, 0.5390625) measured to ±10^-3 only:
+    above 1/64 of bfloat16's spacing at each (at most 2^-8/32 ≈ 1.2·10^-4, by hand), so no
+    pair counts and no dtype is named; measured to ±10^-9 they read as bfloat16."""
+    from pecli.analysis.rope.probe.frequencies import inv_freq_dtype
+
+    w = np.array([1.0, 0.81640625, 0.6640625, 0.5390625])
+    assert inv_freq_dtype(w, np.full(4, 1e-3)) is None
+    assert inv_freq_dtype(w, np.full(4, 1e-9)) == "bfloat16"
