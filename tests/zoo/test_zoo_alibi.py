@@ -368,3 +368,11 @@ def test_a_tensor_whose_later_query_rows_differ_is_not_read_as_one_broadcast_row
     t[:, 2, :] *= 2
     with pytest.raises(ParameterError, match="no ALiBi bias"):
         identify_alibi_bias(t)
+
+
+def test_a_report_of_one_sequence_has_no_batch_fields():
+    """BLOOM's key-only rows m·j for one sequence (m = 1/2, 1/4, by hand): no batch to report."""
+    row = np.array([0.5, 0.25])[:, None] * np.arange(6.0)[None, :]
+    report = identify_alibi_bias(row[:, None, :]).report()
+    assert report["convention"] == "bloom" and report["matched"]
+    assert "batch" not in report and "batch_padding" not in report
