@@ -335,3 +335,47 @@ def test_xpos_float64_scales_lie_within_their_bound_of_mpmath():
             for i in range(d // 2):
                 x = (mpmath.mpf(10 * i + 2 * d) / (7 * d)) ** (mpmath.mpf(int(p)) / 512)
                 assert abs(scales[r, i] - x) <= bound[r, i]
+
+
+def test_round_certified_rounds_a_decided_bfloat16_value_once():
+    """1 + 2^-8 + 2^-30 lies just above a bfloat16 tie (by hand): once rounded it is 1 + 2^-7.
+
+    A cast through float32 first rounds it to the tie 1 + 2^-8, which then goes to even, 1.0;
+    the bound (1e-15) keeps it far from the tie, so it is decided and never recomputed.
+    """
+    from pecli.core.dtypes import float_dtype
+
+    out = np.empty(1, float_dtype("bfloat16"))
+    asked = round_certified(np.array([1 + 2.0**-8 + 2.0**-30]), ErrorBound(1e-15), out, None)
+    assert asked == 0 and float(out[0]) == 1 + 2.0**-7
+
+
+@pytest.mark.parametrize(
+    ("position", "omega", "cosine"),
+    [(1.1, 0.3, False), (1000.7, 1e-4, True), (12345.0, 0.7390851332151607, False)],
+)
+def test_sin_cos_exact_of_a_double_double_angle_is_mpmaths(position, omega, cosine):
+    """The fallback's value against mpmath at 300 bits on the exact product of the float64s."""
+    from pecli.core.certificate.fallback import sin_cos_exact
+
+    with mpmath.workprec(300):
+        angle = mpmath.mpf(position) * mpmath.mpf(omega)
+        exact = (mpmath.cos if cosine else mpmath.sin)(angle)
+        expected = float(np.float32(float(exact)))  # far from a float32 tie, checked:
+        gap = abs(exact - mpmath.mpf(expected)) / mpmath.mpf(
+            float(np.spacing(np.float32(expected)))
+        )
+        assert gap < 0.49
+    terms = (np.array([position]), np.zeros(1), np.array([omega]), np.zeros(1))
+    assert sin_cos_exact(terms, np.array([cosine]), np.float32).tolist() == [expected]
+
+
+def test_correctly_rounded_just_below_a_power_of_two_whose_log_rounds_up():
+    """2^100·(1 − 2^-50): its log2 at 53 bits rounds to 100, one too high (100 − 1.3·10^-15
+    is within half an ulp of 100, 2^-47, by hand); the exponent is stepped back to 99, and the
+    value rounds up to 2^100 in float32, down to 2^100 − 2^50 in float64 (exact there)."""
+    with mpmath.workprec(53):  # mpmath's default (another test may leave it changed)
+        x = mpmath.mpf(2) ** 100 * (1 - mpmath.mpf(2) ** -50)  # exact at 53 bits
+        assert mpmath.floor(mpmath.log(x, 2)) == 100  # the case the second loop is for
+        assert correctly_rounded(x, np.float32) == 2.0**100
+        assert correctly_rounded(x, np.float64) == 2.0**100 - 2.0**50

@@ -6,6 +6,7 @@ mpmath to the dtype's significand (tests/planted.py); exact zeros and ±1 by han
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -106,3 +107,19 @@ def test_the_fallback_refuses_a_value_it_cannot_decide():
     terms = (np.array([1.0]), np.zeros(1), np.array([pi]), np.array([tail]))
     with pytest.raises(RuntimeFailure):  # within 2^-100 of π: no longer given as 0
         sin_cos_exact(terms, np.array([False]), np.float32)
+
+
+def test_rational_power_of_a_base_whose_denominator_has_no_root_is_none():
+    # 4.5 = 9/2 (by hand): √9 = 3 but √2 is irrational, so 4.5^(±1/2) is not rational
+    assert rational_power(4.5, Fraction(-1, 2)) is None
+    assert rational_power(2.25, Fraction(-1, 2)) == Fraction(2, 3)  # 9/4: both roots whole
+
+
+def test_fill_turns_gives_every_quarter_turn_its_sign():
+    """Angles π/2·p for p = 0 … 7 (by hand): sin 0, 1, 0, −1, …; cos 1, 0, −1, 0, … (× 0.5)."""
+    from pecli.core.turns import fill_turns
+
+    sin, cos = np.empty(8, np.float32), np.empty(8, np.float32)
+    fill_turns((sin, cos), np.arange(8.0), Fraction(1, 2), (math.pi / 2, 0.0), (0.5, 0.0))
+    assert sin.tolist() == [0.0, 0.5, 0.0, -0.5] * 2
+    assert cos.tolist() == [0.5, 0.0, -0.5, 0.0] * 2

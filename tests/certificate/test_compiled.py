@@ -46,6 +46,25 @@ def test_numpy_fuses_names_numpys_formula_on_hand_derived_operands():
     assert compiled.numpy_fuses() is bool(re[0, 0] == -(2.0**-60))
 
 
+def test_numpy_fuses_is_false_where_numpy_computes_the_textbook_product(monkeypatch):
+    """A CPU without FMA: NumPy's product is ``ar·br − ai·bi``, ``ar·bi + ai·br`` (by hand)."""
+
+    def textbook(a, b):
+        a, b = np.broadcast_arrays(a, b)
+        return (a.real * b.real - a.imag * b.imag) + 1j * (a.real * b.imag + a.imag * b.real)
+
+    monkeypatch.setattr(compiled.np, "multiply", textbook)
+    assert compiled.numpy_fuses.__wrapped__() is False
+
+
+def test_the_compiled_pass_is_unusable_without_the_extension_or_a_known_product(monkeypatch):
+    monkeypatch.setattr(compiled, "numpy_fuses", lambda: None)  # a formula of neither kind
+    assert compiled.usable() is False
+    monkeypatch.setattr(compiled, "numpy_fuses", lambda: True)
+    monkeypatch.setattr(compiled, "_fused", None)  # built without a C compiler
+    assert compiled.usable() is False
+
+
 def _planted() -> np.ndarray:
     """float64 values at, beside and between float32 numbers in every binade, and the specials."""
     exponents = np.arange(-149, 128)

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tools" / "mutation"))
 
-from areas import AREAS, areas, modules, unassigned  # noqa: E402
+from areas import AREAS, NOT_RUN, areas, modules, unassigned, unrun  # noqa: E402
 from mutants import mutants, mutated_source  # noqa: E402
 
 
@@ -26,6 +26,23 @@ def test_every_module_of_pecli_is_in_an_area():
         "modules no mutation area covers (add a glob to tools/mutation/areas.py): "
         + ", ".join(unassigned())
     )
+
+
+def test_every_test_file_is_run_by_an_area():
+    """A test file in no area kills no mutant (seed 15: two such files hid two survivors)."""
+    assert not unrun(), (
+        "test files no mutation area runs (add a glob to tools/mutation/areas.py, or the file "
+        "with its reason to NOT_RUN): " + ", ".join(unrun())
+    )
+    run = {t for area in areas() for t in area.tests}
+    for path, reason in NOT_RUN.items():
+        assert (ROOT / path).is_file() and reason, path
+        assert path not in run, f"{path} is in NOT_RUN and run by an area"
+
+
+def test_a_test_file_in_no_area_is_listed(tmp_path):
+    _tree(tmp_path, ["pecli/io/gguf.py", "tests/ports/test_gguf.py", "tests/teleport/test_beam.py"])
+    assert unrun(tmp_path) == ["tests/teleport/test_beam.py"]
 
 
 def test_every_area_has_modules_and_test_files_that_exist():

@@ -311,3 +311,12 @@ def test_the_preset_and_model_lists_are_the_records(run_cli):
     models = "".join(run_cli("rope", "mrope-ids", "--help").stdout.split())
     assert "[" + "|".join(TEXT_PRESETS) + "]" in models  # Qwen-VL, GLM, ERNIE, Omni
     assert "qwen3.5:theidsofqwen3-vl" in models  # Qwen3.5 borrows Qwen3-VL's get_rope_index
+
+
+def test_axis_map_to_a_file_says_where_it_wrote_unless_quiet(run_cli, tmp_path):
+    out = tmp_path / "wan.csv"
+    result = run_cli("rope", "axis-map", "--preset", "wan", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.stderr and out.read_text().startswith("pair,channel_a")
+    quiet = run_cli("rope", "axis-map", "--preset", "wan", "-o", str(out), "--quiet")
+    assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -458,3 +458,19 @@ def test_a_cache_one_ulp_from_exact_but_two_from_float64_is_the_exact_arithmetic
     layout, c, s = pair_values(cos, sin)
     verdict = compare_to_plan(read_axes(c, s, ids, layout=layout), PLAN, ids, (c, s))
     assert verdict.matches and verdict.arithmetic == "exact"
+
+
+def test_half_ulps_count_float16_subnormals_on_their_fixed_spacing():
+    """float16's subnormals are 2^-24 apart (by hand: emin −14, 11 bits): 2^-20 and 2^-20 + 3·2^-24
+    are 3 spacings apart, as are 2^-14 and 2^-14 + 3·2^-24 (the smallest normal binade)."""
+    from pecli.analysis.multiaxis.compare import _half_ulps
+
+    mine = np.array([2.0**-20, 2.0**-14])
+    assert _half_ulps(mine, mine + 3 * 2.0**-24, "float16").tolist() == [3.0, 3.0]
+
+
+def test_two_frequencies_are_a_geometric_sequence():
+    """1 and 1/100 (by hand): the ratio of a two-term sequence is their quotient."""
+    from pecli.analysis.multiaxis.reading import _ratio
+
+    assert _ratio(np.array([1.0, 0.01])) == pytest.approx(0.01, rel=1e-12)

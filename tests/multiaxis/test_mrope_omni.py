@@ -121,3 +121,22 @@ def test_identify_axes_names_the_omni_cache(run_cli, tmp_path, name):
     result = run_cli("rope", "identify-axes", str(path), "--tokens", tokens)
     assert result.exit_code == 0, result.output
     assert f"{name.split('_')[0]}: matches" in result.stdout
+
+
+@pytest.mark.parametrize("merge", [0, -2, (1 << 20) + 1, 2.0])
+def test_an_omni_spatial_merge_size_out_of_range_is_refused(merge):
+    from pecli.core.multiaxis.omni import OMNI_PRESETS
+
+    preset = next(iter(OMNI_PRESETS.values()))
+    with pytest.raises(ParameterError) as error:
+        preset.token_ids("text:2", spatial_merge_size=merge)
+    assert error.value.parameter == "spatial_merge_size"
+
+
+@pytest.mark.parametrize(
+    "word", ["image:1,0,4", "video:0,2,2", "audio:0", "video+audio:2,2,0,s=1,mel=8"]
+)
+def test_an_omni_segment_with_a_size_of_zero_is_refused(word):
+    with pytest.raises(ParameterError) as error:
+        parse_omni(f"text:2 {word}")
+    assert error.value.parameter == "tokens"

@@ -168,6 +168,8 @@ def test_rope_scale_goes_with_cosmos_only():
 def test_latent_sizes_become_patches():
     assert latent_grid((21, 60, 104), axis_preset("wan"), None) == (21, 30, 52)
     assert latent_grid((22, 60, 90), axis_preset("cogvideox-1.5"), None) == (11, 30, 45)
+    # HiDream-I1's transformer config: patch_size 2 (a 1024-pixel image's 128 × 128 latent)
+    assert latent_grid((128, 128), axis_preset("hidream"), None) == (64, 64)
     assert latent_grid((4, 6), None, (2, 3)) == (2, 2)
     with pytest.raises(ParameterError) as caught:
         latent_grid((21, 61, 104), axis_preset("wan"), None)

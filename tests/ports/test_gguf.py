@@ -478,3 +478,12 @@ def test_an_absent_dimension_count_is_the_head_width_as_llama_cpp_takes_it(run_c
     row = {r["item"]: r for r in json.loads(result.stdout)}["llama.rope.dimension_count"]
     assert row["status"] == "agree" and row["detail"] == "absent: llama.cpp takes the head width"
     assert row["found"] == 128 and isinstance(row["found"], int)
+
+
+def test_a_config_float_and_a_stored_integer_compare_as_float32():
+    """float32 holds 10^9 and 10^9 + 1 as the same number (spacing 64 there, by hand): equal;
+    10000.0 and 10001 differ by a whole unit at spacing 2^-10: not equal."""
+    from pecli.analysis.ports.gguf import _same
+
+    assert _same(1e9, 1_000_000_001) and _same(1_000_000_001, 1e9)
+    assert not _same(10000.0, 10001)

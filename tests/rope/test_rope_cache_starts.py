@@ -127,3 +127,30 @@ def test_the_slowest_pairs_phase_gives_the_first_position_without_the_fallbacks(
     omega = 10000.0 ** (-np.arange(8) / 8)
     phi0 = np.angle(np.exp(1j * 5000 * omega))
     assert _start(phi0, omega, 1e-12 * omega, 1e-9) == 5000
+
+
+def _stepped(x: float, k: int) -> np.float32:
+    """``x`` moved ``k`` float32 numbers up (down for ``k < 0``), by ``nextafter``."""
+    y = np.float32(x)
+    for _ in range(abs(k)):
+        y = np.nextafter(y, np.float32(np.inf if k > 0 else -np.inf))
+    return y
+
+
+@pytest.mark.parametrize(("up", "expected"), [(4, 4), (-4, -4), (5, 4), (-6, -4)])
+def test_a_port_within_four_float32_steps_of_the_model_is_read_exactly(up, expected):
+    """docs/multiaxis.md: a faithful port's ``ω`` may be any float32 within 4 steps of the model's.
+
+    The port's angles are ``fl32(fl32(s + r)·ω)`` at s = 100000 (each step of ``ω`` moves them
+    by more than a float32 ulp there); a port 5 or 6 steps off is read at the nearest allowed
+    step, 4, never past it.
+    """
+    from pecli.analysis.rope.start import nearest_port
+
+    model = np.array([1.0, 0.01], np.float32)
+    port = np.array([_stepped(1.0, up), _stepped(0.01, -3)], np.float32)
+    rows = np.arange(64)
+    p = np.float32(100000) + rows.astype(np.float32)
+    phases = np.angle(np.exp(1j * (p[:, None] * port[None, :]).astype(np.float64)))
+    picked = nearest_port(phases, rows, 100000, model)
+    assert picked.tolist() == [float(_stepped(1.0, expected)), float(_stepped(0.01, -3))]

@@ -412,3 +412,30 @@ def test_one_channel_is_proportional_unless_a_zero_turns_into_a_non_zero():
     assert proportional(np.array([[1.0], [3.0]]), np.array([[2.0], [-1.0]]), tol)
     assert not proportional(np.array([[0.0], [1.0]]), np.array([[2.0], [3.0]]), tol)
     assert proportional(np.zeros((2, 0)), np.zeros((2, 0)), tol)  # no channel: nothing to move
+
+
+def test_one_row_at_position_one_reads_each_angle_as_its_omega():
+    """At position 1 the angle is ω itself (|ω| < π, by hand): one reading per pair."""
+    from pecli.analysis.rope.probe.omega import fit_omega, measurements
+
+    angles = np.array([[0.5, -0.25, 3.0]])
+    fit = fit_omega(measurements(np.array([1.0]), angles, np.full((1, 3), 1e-9)))
+    assert fit.omega.tolist() == [0.5, -0.25, 3.0] and fit.readings.tolist() == [1, 1, 1]
+
+
+def test_a_pairing_names_its_last_channel():
+    from pecli.analysis.rope.probe.structure import make_pairing
+
+    assert make_pairing("half-split", 0, 64).describe() == "half-split over channels 0–63"
+    assert make_pairing("interleaved-in", 4, 8).describe() == "interleaved-in over channels 4–7"
+
+
+def test_omegas_measured_coarsely_name_no_half_dtype():
+    """Four bfloat16 numbers (1, 0.81640625, 0.6640625, 0.5390625) measured to ±10^-3 only:
+    above 1/64 of bfloat16's spacing at each (at most 2^-8/32 ≈ 1.2·10^-4, by hand), so no
+    pair counts and no dtype is named; measured to ±10^-9 they read as bfloat16."""
+    from pecli.analysis.rope.probe.frequencies import inv_freq_dtype
+
+    w = np.array([1.0, 0.81640625, 0.6640625, 0.5390625])
+    assert inv_freq_dtype(w, np.full(4, 1e-3)) is None
+    assert inv_freq_dtype(w, np.full(4, 1e-9)) == "bfloat16"

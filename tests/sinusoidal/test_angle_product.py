@@ -35,3 +35,19 @@ def test_head_plus_tail_is_the_exact_product_to_the_tail_rounding(omega, residua
             apart = abs(Fraction(float(hi[i, j])) + Fraction(float(lo[i, j])) - whole)
             assert apart <= abs(whole) * Fraction(2) ** -100  # the tail's own rounding
             assert not (lo[i, j] == 0 and np.signbit(lo[i, j]))  # never -0
+
+
+def test_sin_cos_of_a_double_double_with_a_large_tail_fills_both_outputs():
+    """``hi + lo`` = 1 + 10^-3 (a tail above 2^-27): sin and cos against mpmath, into float32."""
+    import mpmath
+
+    from pecli.core.angles import sin_cos
+
+    hi, lo = np.array([1.0, 2.0]), np.array([1e-3, -1e-3])
+    out = (np.full(2, np.nan, np.float32), np.full(2, np.nan, np.float32))
+    sin_cos((hi, lo), out=out)
+    with mpmath.workprec(200):
+        angles = [mpmath.mpf(1.0) + mpmath.mpf(1e-3), mpmath.mpf(2.0) - mpmath.mpf(1e-3)]
+        sin = [np.float32(float(mpmath.sin(a))) for a in angles]
+        cos = [np.float32(float(mpmath.cos(a))) for a in angles]
+    assert out[0].tolist() == sin and out[1].tolist() == cos

@@ -340,3 +340,39 @@ def test_identify_reports_the_largest_error_by_hand(causal, perturb):
     fit = identify_alibi_bias(t)
     assert fit.convention == ("causal" if causal else "symmetric")
     assert fit.error == max(errors)
+
+
+def test_slopes_below_float32_normal_range_name_the_head_and_the_bound():
+    """12 heads (by hand, the paper's series): slopes 2^(-b·k/16), k = 2, 4, … 16, then 1, 3, 5, 7.
+
+    With b = 200 the first slope below 2^-126 is head 5's (k = 12: 2^-150); the largest k is
+    16, so b may be at most 126·16/16 = 126 (not 126·16/1, the smallest k's bound).
+    """
+    with pytest.raises(ParameterError) as error:
+        alibi_slopes(12, max_bias=200, dtype="float32")
+    message = str(error.value)
+    assert "head 5 would be 2^-150" in message, message
+    assert "at most 126 with 12 heads" in message, message
+
+
+def test_a_tensor_whose_later_query_rows_differ_is_not_read_as_one_broadcast_row():
+    """BLOOM's key-only rows m·j (m = 1/2, 1/4, by hand) on query rows 0 and 1, doubled on row 2.
+
+    Every query row of a broadcast key-only tensor is the same row: this one is not, and no
+    other convention rebuilds it, so it is refused (the same tensor without row 2's change
+    is BLOOM's).
+    """
+    row = np.array([0.5, 0.25])[:, None] * np.arange(6.0)[None, :]
+    t = np.repeat(row[:, None, :], 3, axis=1)
+    assert identify_alibi_bias(t).convention == "bloom"
+    t[:, 2, :] *= 2
+    with pytest.raises(ParameterError, match="no ALiBi bias"):
+        identify_alibi_bias(t)
+
+
+def test_a_report_of_one_sequence_has_no_batch_fields():
+    """BLOOM's key-only rows m·j for one sequence (m = 1/2, 1/4, by hand): no batch to report."""
+    row = np.array([0.5, 0.25])[:, None] * np.arange(6.0)[None, :]
+    report = identify_alibi_bias(row[:, None, :]).report()
+    assert report["convention"] == "bloom" and report["matched"]
+    assert "batch" not in report and "batch_padding" not in report

@@ -153,3 +153,47 @@ def test_a_value_undecided_at_the_last_precision_stops_the_command(monkeypatch):
         certified.exact_products(
             ExactSlopes(8.0, 8, (1,)), np.array([0]), np.array([3]), np.float32
         )
+
+
+def test_a_symmetric_matrix_wider_than_a_chunk_is_compared_entry_by_entry():
+    """k = 40000 keys (more than the 2^15 values a chunk of rows holds): one query row a chunk.
+
+    Symmetric ALiBi, slope 1/2 (by hand: −|i − j|/2, exact in float64, query i = k − 2 + r);
+    one entry moved by 2^-10 is no window of the head's own values, so every entry is
+    compared: the error is 2^-10 / (m·(k − 1)), relative to the head's largest distance.
+    """
+    from pecli.analysis.zoo.alibi_rebuild import rebuild_error
+
+    q, k = 2, 40000
+    i, j = np.arange(q)[:, None] + k - q, np.arange(k)[None, :]
+    t = (-(0.5 * np.abs(j - i)) + 0.0)[None]
+    assert rebuild_error(t, "symmetric") == 0.0
+    t[0, 0, 0] += 2.0**-10
+    assert rebuild_error(t, "symmetric") == 2.0**-10 / (0.5 * (k - 1))
+
+
+def test_a_key_only_row_of_one_key_has_no_slope_to_rebuild_from():
+    """BLOOM reads its slope as the step between two keys: one key gives none (``inf``)."""
+    from pecli.analysis.zoo.alibi_rebuild import rebuild_error
+
+    assert rebuild_error(np.zeros((2, 1, 1)), "bloom") == float("inf")
+
+
+def test_the_product_bound_covers_every_rounded_slope_times_a_distance():
+    """``|fl(m·d) − μd| <= PRODUCT_BOUND.relative·|fl(m·d)|``, μ and μd by mpmath at 200 bits.
+
+    12 heads (irrational slopes 2^-(2h+1)/2 among them), d up to 4095: the worst product is
+    off by more than 2^-54 of itself (so a bound of a few 2^-64 would not hold), never by more
+    than the module note's 2u·(1 + 2^-50).
+    """
+    from pecli.core.zoo.alibi.certified import PRODUCT_BOUND
+
+    m = exact_slopes(12).rounded("float64")
+    d = np.arange(1, 4096, dtype=np.float64)
+    worst = mpmath.mpf(0)
+    with mpmath.workprec(200):
+        for h in range(12):
+            mu = exact_slope(12, h, 8.0)
+            for v, dist in zip((m[h] * d)[::97].tolist(), d[::97].tolist(), strict=True):
+                worst = max(worst, abs(mpmath.mpf(v) - mu * dist) / v)
+    assert 2.0**-54 < worst <= PRODUCT_BOUND.relative

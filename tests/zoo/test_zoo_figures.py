@@ -25,6 +25,16 @@ def test_alibi_figure_draws_the_matrix_and_the_slopes():
     assert "head 3 (m = 0.0625)" in matrix.get_title()
 
 
+def test_a_key_only_alibi_row_is_labelled_as_every_query():
+    """BLOOM's bias is one key-only row (1, k): no query axis, a label saying so."""
+    slopes = alibi_slopes(4)
+    bias = alibi_bias(slopes, 10, convention="bloom")[1]  # head 1: shape (1, 10)
+    matrix = alibi_figure(bias, slopes, head=1, convention="bloom", max_bias=8).axes[0]
+    assert matrix.get_ylabel() == "every query (one key-only row)" and not matrix.get_yticks().size
+    full = alibi_figure(alibi_bias(slopes, 10)[1], slopes, head=1, convention="causal", max_bias=8)
+    assert full.axes[0].get_ylabel() == "query row i"
+
+
 def test_t5_figure_is_the_staircase_with_its_marks():
     rp = np.arange(-200, 201)
     buckets = relative_position_bucket(rp)
@@ -34,6 +44,7 @@ def test_t5_figure_is_the_staircase_with_its_marks():
     assert np.array_equal(staircase.get_ydata(), buckets)
     marks = sorted(line.get_xdata()[0] for line in ax.get_lines()[1:5])
     assert marks == [-128, -8, 8, 128]
+    assert all(line.get_linewidth() > 0 for line in ax.get_lines()[1:5])  # each one drawn
 
 
 def test_a_causal_t5_figure_marks_the_past_only():

@@ -192,3 +192,27 @@ def test_repeating_frequencies_read_the_smallest_input():
     table = np.sqrt(2) * np.cos(np.outer(x, freqs) + phases)  # EDM2's MPFourier
     reading = read_fourier_table(table, freqs, phases)
     np.testing.assert_allclose(reading.inputs, [0.25, -1.5, 3.0], atol=1e-12)  # not 3 ± 2πk
+
+
+def test_inputs_many_periods_out_are_read_when_the_smallest_frequency_is_high():
+    """Smallest frequency 3 (a period of 1/3 in x): x = 40 is 120 periods from its angle's guess.
+
+    Every whole period with ``|x| <= 64`` is tried, 193 each side; √29, the other frequency,
+    is irrational against 3, so only the true input rebuilds the row.
+    """
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    w = np.array([3.0, math.sqrt(29.0)])
+    x = np.array([40.0, -55.5, 0.25])
+    angles = 2 * np.pi * np.outer(x, w)  # GaussianFourierProjection: [sin | cos]
+    reading = read_fourier_table(np.concatenate([np.sin(angles), np.cos(angles)], axis=1), w)
+    assert reading.matched and reading.layout == "sin-cos"
+    np.testing.assert_allclose(reading.inputs, x, atol=1e-9)
+
+
+def test_a_table_of_no_rows_is_refused_naming_the_table():
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    with pytest.raises(ParameterError) as error:
+        read_fourier_table(np.zeros((0, 4)), np.array([0.5, 1.5]))
+    assert error.value.parameter == "table" and "1 to 4096 rows" in str(error.value)

@@ -107,3 +107,10 @@ def test_refuses_floats_and_huge_grids():
         bucket_grid(1 << 14, 1 << 14)
     with pytest.raises(ParameterError):
         bucket_grid(2, 2, past=-1)
+
+
+@pytest.mark.parametrize(("n_query", "n_key", "parameter"), [(2, 0, "keys"), (0, 2, "queries")])
+def test_a_grid_of_no_keys_or_no_queries_is_refused(n_query, n_key, parameter):
+    with pytest.raises(ParameterError) as error:
+        bucket_grid(n_query, n_key)
+    assert error.value.parameter == parameter and "integer >= 1" in str(error.value)

@@ -3,7 +3,8 @@
 ``python tools/mutation/run.py [--sample N] [--seed S] [--budget SECONDS] [--json FILE]``
 (``--area TEXT`` draws from the areas whose name holds TEXT only; ``--only TEXT --show``
 prints the diff of the sampled mutants whose name holds TEXT; use ``--sample 100000`` to pick
-any mutant; ``--list`` names each area's modules and test files, and the modules no area has).
+any mutant; ``--list`` names each area's modules and test files, the modules no area has
+and the test files no area runs).
 
 Modules and their test files are found by globs on subject folders and file names (see
 :mod:`areas`), so the run still works when modules move between layers or into subject
@@ -39,7 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from areas import ROOT, Area, areas, stale, unassigned
+from areas import ROOT, Area, areas, stale, unassigned, unrun
 from mutants import Mutant, mutants, mutated_source
 
 
@@ -251,6 +252,8 @@ def list_areas(all_areas: list[Area]) -> None:
             print(f"  {module}")
     for module in unassigned():
         print(f"in no area: {module}")
+    for path in unrun():
+        print(f"test file no area runs: {path}")
     for pattern in stale():
         print(f"glob finding nothing: {pattern}")
 
