@@ -31,6 +31,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
             "tests/**/test_certificate*.py",
             "tests/**/test_certified*.py",
             "tests/certificate/**/test_*.py",
+            "tests/house/test_json_writers.py",  # every certified writer offers --json
         ],
     ),
     (
