@@ -76,9 +76,9 @@ figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_STAMP) | $(VENV)/.instal
 
 # Two workers (pytest-xdist) on the 2-core machine; a line per finished test file (time,
 # outcomes, files and tests done) instead of dots, so a log shows the run is alive. About
-# 5.5-6 min of CPU (user + sys): 2-3 min on two idle cores; 13-19 min measured with a load
-# average of 10-12 from other work on the same two cores.
-test: $(VENV)/.installed-dev  ## run the whole test suite (2-3 min on 2 idle cores)
+# 6.5 min of CPU (user + sys): 3.5 min on two idle cores (6 December, 12,400 tests); 13-19 min
+# measured with a load average of 10-12 from other work on the same two cores.
+test: $(VENV)/.installed-dev  ## run the whole test suite (about 3.5 min on 2 idle cores)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --progress-lines
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy
