@@ -56,6 +56,11 @@ def loaded(tmp_path, *args: str, status: int = 0) -> set[str]:
     """
     argv = [a.format(tmp=tmp_path) for a in args]
     code = f"HEAVY = {HEAVY!r}\n{RUN}" if status == 0 else f"HEAVY = {HEAVY!r}\n{FAILING}\n{ENTRY}"
+    return listed_modules(tmp_path, code, argv, status)
+
+
+def listed_modules(tmp_path, code: str, argv: list[str], status: int) -> set[str]:
+    """Run ``code`` with ``argv`` in a fresh interpreter: the modules its last line lists."""
     done = subprocess.run(
         [sys.executable, "-c", code, *argv],
         capture_output=True,
@@ -151,17 +156,7 @@ UNUSED_RUN = UNUSED_LISTING + ENTRY + "listed(status)\n"
 
 def unused(tmp_path, *args: str, status: int = 0) -> set[str]:
     """The modules of :data:`UNUSED` a ``pecli ARGS`` run imported (it must end with ``status``)."""
-    done = subprocess.run(
-        [sys.executable, "-c", f"UNUSED = {UNUSED!r}\n{UNUSED_RUN}", *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-        timeout=120,
-    )
-    last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"exit {status} loaded"), done.stderr
-    return set(filter(None, last.removeprefix(f"exit {status} loaded").strip().split(",")))
+    return listed_modules(tmp_path, f"UNUSED = {UNUSED!r}\n{UNUSED_RUN}", list(args), status)
 
 
 def test_reader_commands_import_neither_numpy_ma_nor_mpmath(tmp_path):
