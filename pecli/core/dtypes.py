@@ -27,7 +27,9 @@ __all__ = [
     "float_info",
     "largest_exact_integer",
     "round_once",
+    "rounded_values",
     "storage_precision",
+    "through_float32",
     "ulps32",
     "ulps32_between",
     "unit_roundoff",
@@ -166,6 +168,55 @@ def round_once(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     bits -= overshot.astype(np.uint32)  # toward zero: the truncation (same sign, |x| bigger)
     bits |= inexact.astype(np.uint32)  # and odd when something was cut off
     return nearest.astype(dtype)
+
+
+def rounded_values(values: np.ndarray, name: str) -> np.ndarray:
+    """The values :func:`round_once` gives, as float64, without importing ``ml_dtypes``.
+
+    ``round_once(values, float_dtype(name)).astype(np.float64)``, bit for bit: for bfloat16
+    the float32 rounded to odd is rounded to nearest bfloat16 on its bits (ties to even), so
+    a report that only needs the values does not pay ml_dtypes' import (0.6 s with 0.7).
+
+    >>> float(rounded_values(np.array([1 + 2**-8 + 2**-30]), "bfloat16")[0]) == 1 + 2**-7
+    True
+
+    """
+    if name != "bfloat16":
+        return round_once(values, float_dtype(name)).astype(np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    nearest = values.astype(np.float32)
+    bits = nearest.view(np.uint32)
+    inexact = nearest.astype(np.float64) != values
+    overshot = inexact & (np.abs(nearest.astype(np.float64)) > np.abs(values))
+    bits -= overshot.astype(np.uint32)
+    bits |= inexact.astype(np.uint32)
+    return _bfloat16_bits(nearest).astype(np.float64)
+
+
+def through_float32(values: np.ndarray, name: str) -> np.ndarray:
+    """``values`` cast to float32, then to ``name`` and back to float32, as NumPy casts them.
+
+    ``values.astype(np.float32).astype(float_dtype(name)).astype(np.float32)`` for float32,
+    float16 and bfloat16, the last without ``ml_dtypes``: a float32 → bfloat16 cast rounds
+    to nearest on the upper 16 bits, ties to even (what ml_dtypes and torch do).
+
+    >>> through_float32(np.array([257.0, 259.0]), "bfloat16").tolist()
+    [256.0, 260.0]
+
+    """
+    single = np.asarray(values).astype(np.float32)
+    if name == "bfloat16":
+        return _bfloat16_bits(single)
+    return single.astype(float_dtype(name)).astype(np.float32)
+
+
+def _bfloat16_bits(single: np.ndarray) -> np.ndarray:
+    """Finite float32 ``single`` rounded to nearest bfloat16 (ties to even), kept in float32."""
+    bits = np.ascontiguousarray(single, dtype=np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(
+        0xFFFF0000
+    )
+    return rounded.view(np.float32)
 
 
 def unit_roundoff(dtype: str) -> float:

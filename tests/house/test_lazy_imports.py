@@ -112,6 +112,7 @@ def test_reading_float_tables_imports_no_ml_dtypes(tmp_path):
     cache = tmp_path / "r.npy"
     loaded(tmp_path, "rope", "cache", "--head-dim", "16", "--n", "40", "-o", str(cache))
     assert loaded(tmp_path, "rope", "identify", str(cache)) == set()
+    assert loaded(tmp_path, "rope", "precision", "-q", "--n", "2000") == set()  # bf16 on bits
     text = tmp_path / "t.csv"
     np.savetxt(text, np.load(table), delimiter=",", fmt="%.9g")  # float32 text: no bf16 read
     assert "ml_dtypes" not in loaded(tmp_path, "identify", str(text))

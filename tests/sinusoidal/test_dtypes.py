@@ -12,6 +12,7 @@ from pecli.core.dtypes import (
     MIN_EXPONENT,
     SIGNIFICAND_BITS,
     float_dtype,
+    float_info,
     largest_exact_integer,
     storage_precision,
     ulps32,
@@ -106,3 +107,47 @@ def test_every_float64_value_is_exact_in_float64_and_other_names_are_key_errors(
         with pytest.raises(KeyError):
             exact_in(np.zeros(1), name)
     assert float_dtype("float16") == np.dtype(np.float16)
+
+
+def _near_bfloat16_ties(rng: np.random.Generator) -> np.ndarray:
+    """float32 values on, just above and just below bfloat16 ties, and random ones."""
+    upper = rng.integers(0x0080, 0x7F00, 2000, dtype=np.uint32) << np.uint32(16)
+    ties = upper | np.uint32(0x8000)
+    bits = np.concatenate([ties, ties + np.uint32(1), ties - np.uint32(1), upper, upper + 1])
+    signed = np.concatenate([bits, bits | np.uint32(0x80000000)])
+    single = signed.view(np.float32)
+    return np.concatenate([single, rng.standard_normal(4000).astype(np.float32) * 1e3])
+
+
+def test_through_float32_is_ml_dtypes_cast_bit_for_bit():
+    """bfloat16 rounded on the bits, against ml_dtypes' own cast (ties to even included)."""
+    from pecli.core.dtypes import through_float32
+
+    single = _near_bfloat16_ties(np.random.default_rng(7))
+    want = single.astype(ml_dtypes.bfloat16).astype(np.float32)
+    assert np.array_equal(through_float32(single, "bfloat16").view(np.uint32), want.view(np.uint32))
+    positions = np.arange(16_777_000, 16_787_000, dtype=np.float64)  # float64 above 2^24
+    want = positions.astype(ml_dtypes.bfloat16).astype(np.float32)
+    assert np.array_equal(through_float32(positions, "bfloat16"), want)
+    assert through_float32(np.array([257.0, 259.0, 2.0**-133]), "bfloat16").tolist() == [
+        256.0,  # 257 is a tie between 256 and 258: to even
+        260.0,  # 259 is a tie between 258 and 260: to even
+        2.0**-133,  # a subnormal of float32 is one of bfloat16
+    ]
+    half = through_float32(np.array([1 + 2**-11]), "float16")
+    assert half.dtype == np.float32 and half[0] == 1.0  # a tie: to even
+
+
+def test_rounded_values_are_round_once_without_ml_dtypes():
+    """rounded_values is round_once (correct rounding of float64) for every dtype, as float64."""
+    from pecli.core.dtypes import round_once, rounded_values
+
+    rng = np.random.default_rng(11)
+    single = _near_bfloat16_ties(rng).astype(np.float64)
+    values = np.concatenate([single * (1 + 2.0**-40), single * (1 - 2.0**-40), single])
+    for name in ("bfloat16", "float16", "float32"):
+        inside = values[np.abs(values) < float(float_info(name).max) / 2]  # no overflow
+        want = round_once(inside, float_dtype(name)).astype(np.float64)
+        assert np.array_equal(rounded_values(inside, name), want), name
+    # 1 + 2^-8 + 2^-40 is above the tie 1 + 2^-8: up, where a cast through float32 rounds down
+    assert rounded_values(np.array([1 + 2**-8 + 2**-40]), "bfloat16")[0] == 1 + 2**-7
