@@ -161,17 +161,24 @@ def check_json_output(output: str | os.PathLike[str] | None) -> None:
     ------
     ParameterError
         If ``output`` names descriptor 2 (``/dev/stderr``, ``/dev/fd/2``) or the very file
-        stderr writes to.
+        stderr writes to, or is stdout (``-``) while stdout and stderr are the same file or
+        pipe (``2>&1``): the report would land in the data. A terminal is let through (what
+        is shown is not kept), and so is /dev/null.
 
     """
     if _is_stderr(output):
         rule = "cannot be stderr with `json` (the report goes there): give another output"
+        if paths.is_stdout(output):
+            rule = (
+                "is stdout, which goes where stderr does (2>&1), with `json`: the report would"
+                " be mixed into the data; send stderr elsewhere or give a file"
+            )
         raise ParameterError("output", rule, str(output))
 
 
 def _is_stderr(output: str | os.PathLike[str] | None) -> bool:
     if paths.is_stdout(output):
-        return False
+        return _stdout_is_stderr()
     if paths.descriptor(output) == 2:
         return True
     try:
@@ -181,6 +188,18 @@ def _is_stderr(output: str | os.PathLike[str] | None) -> bool:
     if os.path.realpath(str(output)) == os.devnull:  # both may be /dev/null: no mixing
         return False
     return (named.st_dev, named.st_ino) == (stderr.st_dev, stderr.st_ino)
+
+
+def _stdout_is_stderr() -> bool:
+    """Whether descriptors 1 and 2 are one file or pipe (not a terminal, not /dev/null)."""
+    try:
+        out, err = os.fstat(1), os.fstat(2)
+        shown = os.isatty(1)
+        null = os.stat(os.devnull)
+    except (OSError, ValueError):
+        return False
+    same = (out.st_dev, out.st_ino) == (err.st_dev, err.st_ino)
+    return same and not shown and (out.st_dev, out.st_ino) != (null.st_dev, null.st_ino)
 
 
 def say_written(output: str | None, *, quiet: bool, unnamed: bool = False) -> None:

@@ -140,6 +140,22 @@ def test_the_file_stderr_goes_to_is_refused_and_kept(tmp_path, pecli_cmd):
     assert lines[0] == "before" and len(lines) == 2 and "--json" in lines[1]
 
 
+@pytest.mark.parametrize("fmt", ["npy", "csv"])
+def test_stdout_mixed_with_stderr_is_refused_with_json(tmp_path, pecli_cmd, fmt):
+    """``-o - --json 2>&1``: the report would land inside the data; apart, both are whole."""
+    args = [*pecli_cmd, "compute", "--d", "4", "--n", "2", "-o", "-", "--format", fmt, "--json"]
+    mixed = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    assert mixed.returncode == 2
+    (line,) = mixed.stdout.decode().splitlines()  # one line, no data
+    assert "--output" in line and "--json" in line and "2>&1" in line
+    with open(tmp_path / "both", "wb") as both:  # one file opened once for both: the same
+        done = subprocess.run(args, stdout=both, stderr=both, timeout=120)
+    assert done.returncode == 2
+    apart = subprocess.run(args, capture_output=True, timeout=120)  # two pipes
+    assert apart.returncode == 0 and json.loads(apart.stderr)["output"] == "-"
+    assert apart.stdout.startswith(b"\x93NUMPY" if fmt == "npy" else b"sin_1,cos_1")
+
+
 def test_a_writer_not_certified_says_why(run_cli, tmp_path):
     out = tmp_path / "falcon.npy"
     done = run_cli(
