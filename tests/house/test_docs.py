@@ -363,3 +363,13 @@ def test_cli_md_parsing_sees_options():
     assert {"--d", "-o", "--no-header"} <= mentioned_options(SECTIONS["compute"])
     assert "-j" not in mentioned_options("`ω_j = C^(-j/(h-S))`")
     assert mentioned_options("`pecli compute -x 1 | head -n 3`, `-y`") == {"-x", "-y"}
+
+
+def test_cli_md_names_every_rope_subcommand_in_its_introduction():
+    """The opening paragraph of cli.md's ``pecli rope`` lists what ``pecli rope --help`` does."""
+    from pecli.cli.listing import COMMANDS
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    intro = text.split("\n## pecli rope\n", 1)[1].split("\n| option |", 1)[0]
+    named = set(re.findall(r"`pecli rope ([a-z-]+)`", intro))
+    assert named == {c.name for c in COMMANDS if c.parent == "rope"}
