@@ -114,3 +114,18 @@ def test_the_command_line_writes_parameters_as_options():
     expected = "Invalid value for '--queries': must be an integer from 1 to --n (6) (got 9)"
     assert parameter_message(error) == expected
     assert option_words("`padding_idx`, `x`, `output` F") == "--padding-idx, VALUES..., -o F"
+
+
+def test_every_docstring_example_removes_the_folder_it_makes():
+    """A doctest's temporary folder goes at its end: ``make test`` leaves nothing in $TMPDIR."""
+    leaks = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+                continue
+            doc = ast.get_docstring(node) or ""
+            made = doc.count("mkdtemp(") + doc.count("TemporaryDirectory(")
+            removed = doc.count("rmdir(") + doc.count("rmtree(") + doc.count(".cleanup()")
+            if made > removed:
+                leaks.append(f"{path.relative_to(PACKAGE.parent)}: {node.name}")
+    assert not leaks, leaks

@@ -59,6 +59,7 @@ def read_activations(path: str, *, tensor: str | None = None, parameter: str = "
     Traceback (most recent call last):
     ...
     pecli.core.errors.ParameterError: pre must hold floating-point activations (got 'dtype int64')
+    >>> os.remove(name); os.rmdir(os.path.dirname(name))
 
     """
     check_source(path, parameter=parameter, formats=ACTIVATION_FORMATS)
