@@ -161,13 +161,18 @@ def round_once(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     if np.dtype(dtype).name != "bfloat16":  # by name: comparing dtypes imports ml_dtypes
         return values.astype(dtype)
+    return _to_odd_float32(values).astype(dtype)
+
+
+def _to_odd_float32(values: np.ndarray) -> np.ndarray:
+    """Float64 ``values`` rounded to float32 *to odd*: truncated, the last bit set if inexact."""
     nearest = values.astype(np.float32)
     bits = nearest.view(np.uint32)
     inexact = nearest.astype(np.float64) != values
     overshot = inexact & (np.abs(nearest.astype(np.float64)) > np.abs(values))
     bits -= overshot.astype(np.uint32)  # toward zero: the truncation (same sign, |x| bigger)
     bits |= inexact.astype(np.uint32)  # and odd when something was cut off
-    return nearest.astype(dtype)
+    return nearest
 
 
 def rounded_values(values: np.ndarray, name: str) -> np.ndarray:
@@ -183,14 +188,8 @@ def rounded_values(values: np.ndarray, name: str) -> np.ndarray:
     """
     if name != "bfloat16":
         return round_once(values, float_dtype(name)).astype(np.float64)
-    values = np.asarray(values, dtype=np.float64)
-    nearest = values.astype(np.float32)
-    bits = nearest.view(np.uint32)
-    inexact = nearest.astype(np.float64) != values
-    overshot = inexact & (np.abs(nearest.astype(np.float64)) > np.abs(values))
-    bits -= overshot.astype(np.uint32)
-    bits |= inexact.astype(np.uint32)
-    return _bfloat16_bits(nearest).astype(np.float64)
+    odd = _to_odd_float32(np.asarray(values, dtype=np.float64))
+    return _bfloat16_bits(odd).astype(np.float64)
 
 
 def through_float32(values: np.ndarray, name: str) -> np.ndarray:
