@@ -269,9 +269,7 @@ def table_options(
         as_json: bool = False,
     ) -> Any:
         chosen = None if fmt is None else fmt.value
-        target = TableTarget(dtype.value, output, chosen, header=header, quiet=quiet)
-        target.as_json = as_json
-        return target
+        return TableTarget(dtype.value, output, chosen, header=header, quiet=quiet, as_json=as_json)
 
     return option_block("out", options, build, passed=[name for name, _, _ in extra])
 

@@ -26,17 +26,9 @@ from ..core import certificate
 from ..core.errors import ParameterError
 from ..core.figure_rules import check_figure_size
 from . import formats, guard, paths, writing
-from .reports import CERTIFICATE, Written, check_json_output, say_certified, say_done, say_written
+from .reports import Written, check_json_output, say_done, say_written
 
-__all__ = [
-    "CERTIFICATE",
-    "PlotOutputs",
-    "TableTarget",
-    "say_certified",
-    "say_written",
-    "track_rows",
-    "write_streamed",
-]
+__all__ = ["PlotOutputs", "TableTarget", "track_rows", "write_streamed"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -110,8 +102,9 @@ class TableTarget:
         The room for ``size`` bytes is checked first (when known); a progress bar named
         ``description`` is shown to a person at a terminal (none without a description).
         ``certified``: the blocks come from kernels under the correct-rounding certificate,
-        whose counts are then said too (:func:`say_certified`): ``"counted"``, each value
-        was checked once; ``"copied"``, each is a copy of a checked value or an exact zero.
+        whose counts are then said too (:func:`pecli.io.reports.say_certified`): ``"counted"``,
+        each value was checked once; ``"copied"``, each is a copy of a checked value or an
+        exact zero.
         ``said``: the certificate of a table made before (said as ``certified``).
         ``not_certified``: why neither (for ``--json``).
         """
@@ -221,8 +214,9 @@ def write_streamed(
     notes: tuple[str, ...] = (),
 ) -> None:
     """Check the room for ``size`` bytes (if known), then write the blocks with progress."""
-    target = TableTarget("", output, fmt, header=header, quiet=quiet, kind=fmt)
-    target.as_json, target.notes = as_json, notes
+    target = TableTarget(
+        "", output, fmt, header=header, quiet=quiet, kind=fmt, as_json=as_json, notes=notes
+    )
     target.write(
         blocks,
         shape=shape,

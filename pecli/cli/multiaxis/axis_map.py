@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...io import text, writing
-from ...io.targets import PlotOutputs, say_written
+from ...io.reports import say_written
+from ...io.targets import PlotOutputs
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet, plot_options
 from ..rope.app import report_kind, rope_app

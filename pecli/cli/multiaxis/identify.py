@@ -8,7 +8,7 @@ import typer
 
 from ...io import text as rich_text
 from ...io import writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from ..json_report import FormatOpt, Output
 from ..options import Quiet
 from ..rope.app import report_kind, rope_app

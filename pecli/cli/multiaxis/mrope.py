@@ -10,7 +10,7 @@ import typer
 
 from ...core.multiaxis.mrope import KNOBS
 from ...io import formats, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from ..options import Quiet
 from ..rope.app import rope_app
 from .options import (

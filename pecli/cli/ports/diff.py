@@ -10,7 +10,7 @@ import typer
 
 from ...core.errors import ParameterError, RuntimeFailure
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from .._app import app
 from ..json_report import FormatOpt, Output, report_kind
 from ..options import Quiet

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from ..options import Quiet
 from ..rope.app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_app
 

@@ -12,7 +12,7 @@ import typer
 
 from ...core.errors import RuntimeFailure
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from .._app import PecliGroup, app
 from ..json_report import FormatOpt, Output, report_kind
 from ..options import Quiet

@@ -9,7 +9,7 @@ import typer
 
 from ...core.ports.llama4 import MAX_LAYERS
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet
 from ..rope.app import report_kind, rope_app

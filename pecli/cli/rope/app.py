@@ -9,8 +9,7 @@ import typer
 
 from ...core.errors import ParameterError
 from ...io import text, writing
-from ...io.reports import Written, check_json_output, say_done
-from ...io.targets import say_written
+from ...io.reports import Written, check_json_output, say_done, say_written
 from .._app import PecliGroup, app
 from .._types import PositionType
 from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from ..options import Quiet
 from .app import JsonFormatOpt, JsonOutput, report_kind, rope_app
 

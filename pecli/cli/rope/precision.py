@@ -8,7 +8,7 @@ import numpy as np
 import typer
 
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from .._types import PositionType
 from ..json_report import ReportFormatOpt, ReportOutput
 from ..options import Quiet

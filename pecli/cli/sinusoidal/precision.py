@@ -15,7 +15,8 @@ from ...core.errors import ParameterError
 from ...core.figure_rules import check_figure_size
 from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...io import formats, paths, text, writing
-from ...io.targets import say_written, track_rows
+from ...io.reports import say_written
+from ...io.targets import track_rows
 from .._app import app
 from .._app import figures as load_figures
 from ..options import Base, D, Dpi, N, Quiet, Size, Title

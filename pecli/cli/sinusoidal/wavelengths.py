@@ -9,7 +9,7 @@ import numpy as np
 from ...core.rules import check_d
 from ...core.sinusoidal.frequencies import DEFAULT_BASE, angular_frequencies, wavelengths
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from .._app import app
 from ..json_report import ReportFormatOpt, ReportOutput, table_kind
 from ..options import Base, EvenD, Quiet

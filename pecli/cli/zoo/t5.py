@@ -12,7 +12,7 @@ import typer
 
 from ...core.errors import ParameterError
 from ...io import text, writing
-from ...io.targets import say_written
+from ...io.reports import say_written
 from .._app import app
 from ..json_report import ArrayFormatOpt, array_kind
 from ..options import Quiet, TableOutput
