@@ -26,6 +26,7 @@ from ...core.dtypes import (
     ulps32,
     ulps32_between,
 )
+from ...core.median import unique
 from ...core.multiaxis.cache import AxesSpec, axes_cache, model_frequencies
 from ...core.multiaxis.plan import AxisPlan
 from .reading import AxesReading
@@ -79,7 +80,7 @@ def _screen(
     """``rows`` rows spread evenly over the cache, first and last included: ids and pairs."""
     n = ids.shape[0]
     spread = np.linspace(0, n - 1, rows).astype(np.int64)
-    sample = spread[np.r_[True, spread[1:] != spread[:-1]]]  # np.unique imports numpy.ma
+    sample = unique(spread)
     return ids[sample], (pairs[0][sample], pairs[1][sample])
 
 
