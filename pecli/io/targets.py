@@ -26,7 +26,7 @@ from ..core import certificate
 from ..core.errors import ParameterError
 from ..core.figure_rules import check_figure_size
 from . import formats, guard, paths, writing
-from .reports import Written, check_json_output, say_done, say_written
+from .reports import CERTIFICATE, Written, check_json_output, say_done, say_written
 
 __all__ = ["PlotOutputs", "TableTarget", "track_rows", "write_streamed"]
 
@@ -83,6 +83,28 @@ class TableTarget:
             not_certified=not_certified,
             notes=self.notes,
         )
+
+    def write_tensor(
+        self,
+        key: str,
+        table: np.ndarray,
+        said: certificate.Certificate,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        """``table`` as tensor ``key`` of a .safetensors file, then said (:meth:`say`).
+
+        The certificate's line goes in the file's metadata beside ``metadata``; the name is
+        said even for a device.
+        """
+        from . import tensors
+
+        meta = {**(metadata or {}), CERTIFICATE: said.message}
+        tensors.write_safetensors({key: table}, output=self.output, metadata=meta)
+        shape = tuple(table.shape)
+        written = Written(
+            self.output, "safetensors", table.dtype, shape, {key: (table.dtype, shape)}
+        )
+        self.say(written, said, certificate_quiet=self.quiet)
 
     def write(
         self,

@@ -14,7 +14,6 @@ from ...core.sinusoidal.frequencies import DEFAULT_BASE
 from ...core.threads import AHEAD
 from ...io import formats, paths
 from ...io.formats import COMPUTE_FORMATS
-from ...io.reports import CERTIFICATE, Written
 from ...io.targets import TableTarget
 from .._app import app
 from ..options import (
@@ -169,11 +168,7 @@ def _write_checkpoint(
     formats.check_room(out.output, room)
     with certificate.counting() as tally:
         whole = encoding_table(n=n, **table)  # held whole: safetensors writes one buffer
-    said = tally.certificate(stored, whole.size)
-    metadata = {**meta, CERTIFICATE: said.message}
-    tensors.write_safetensors({key: whole}, output=out.output, metadata=metadata)
-    written = Written(out.output, "safetensors", stored, whole.shape, {key: (stored, whole.shape)})
-    out.say(written, said, certificate_quiet=out.quiet)
+    out.write_tensor(key, whole, tally.certificate(stored, whole.size), meta)
 
 
 def _size(

@@ -12,7 +12,7 @@ from ...core.errors import ParameterError
 from ...core.rules import check_checkpoint_table, check_table_dtype
 from ...io import formats
 from ...io.formats import COMPUTE_FORMATS
-from ...io.reports import CERTIFICATE, Written
+from ...io.reports import CERTIFICATE
 from ...io.targets import TableTarget
 from .._app import app
 from .._types import PositionType
@@ -134,10 +134,7 @@ def _write_tensor(out: TableTarget, table: np.ndarray, said: Certificate) -> Non
     formats.check_room(
         out.output, tensors.safetensors_bytes([(TENSOR, table.dtype, table.shape)], meta)
     )
-    tensors.write_safetensors({TENSOR: table}, output=out.output, metadata=meta)
-    tensor = {TENSOR: (table.dtype, table.shape)}
-    written = Written(out.output, "safetensors", table.dtype, table.shape, tensor)
-    out.say(written, said, certificate_quiet=out.quiet)
+    out.write_tensor(TENSOR, table, said)
 
 
 def _columns(head_dim: int, layout: PairLayout) -> list[str]:
