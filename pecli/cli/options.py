@@ -225,6 +225,20 @@ def option_block(
     return decorate
 
 
+def given(parameter: str) -> bool:
+    """Whether the running command's ``parameter`` was given (command line or environment).
+
+    A default, even one equal to what was typed, is not given: ``--n 100`` is, no ``--n`` is
+    not. Needs a command being run (a click context).
+    """
+    try:  # typer >= 0.26 vendors click (a plain pip install has no click of its own)
+        from typer._click.globals import get_current_context  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        from click import get_current_context
+    source = get_current_context().get_parameter_source(parameter)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
 def _resolved(annotation: Any, command: Callable[..., Any]) -> Any:
     """A string annotation evaluated in the command's module, or kept when it cannot be."""
     if not isinstance(annotation, str):

@@ -54,3 +54,12 @@ def test_relative_refuses_a_checkpoint_output(run_cli, tmp_path):
     result = run_cli("compute", "--n", "4", "--relative", "-o", str(tmp_path / "pe.safetensors"))
     assert result.exit_code == 2 and "--relative" in result.output
     assert not (tmp_path / "pe.safetensors").exists()
+
+
+@pytest.mark.parametrize("start", ["5", "0", "1"])  # 1 is vaswani's own default: still typed
+def test_relative_refuses_a_first_position(run_cli, tmp_path, start):
+    """Its rows are the offsets n−1 … −(n−1): a --start would be dropped without a word."""
+    out = tmp_path / "pe.npy"
+    result = run_cli("compute", "--n", "3", "--relative", "--start", start, "-o", str(out))
+    assert result.exit_code == 2 and "'--start'" in result.output and "--relative" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()

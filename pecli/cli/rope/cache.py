@@ -24,6 +24,7 @@ from ..options import (
     Quiet,
     TableDtype,
     TableDtypeOpt,
+    given,
 )
 from .app import RopeLayout, RopeStart, rope_app
 from .options import Form, Part, rope_spec_options
@@ -191,12 +192,7 @@ def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.nda
         where = read_vector(text, parameter="positions").astype(np.float64)
     else:
         where = _listed(text)
-    try:  # typer >= 0.26 vendors click (a plain pip install has no click of its own)
-        from typer._click.globals import get_current_context  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - depends on the installed typer
-        from click import get_current_context
-    source = get_current_context().get_parameter_source("n")
-    if source is not None and source.name != "DEFAULT" and n != where.size:
+    if given("n") and n != where.size:
         raise ParameterError("n", f"must be {where.size} with these --positions (or left out)", n)
     return where, int(where.size)
 

@@ -23,6 +23,7 @@ from ..options import (
     D,
     N,
     TableDtype,
+    given,
     table_options,
 )
 from .options import convention_options
@@ -116,6 +117,10 @@ def _write_relative(out: TableTarget, kind: str, n: int, table: dict[str, Any]) 
     if kind == "safetensors" or table["padding_idx"] is not None:
         rule = "goes with a CSV or npy output and a convention without a padding row"
         raise ParameterError("relative", rule, out.output)
+    if given("start"):  # its rows are offsets: a first position has no place in them
+        raise ParameterError(
+            "start", "has no meaning with --relative (rows n−1 … −(n−1))", table["start"]
+        )
     n = check_n(n, most=1 << 52)  # 2n − 1 rows, at most 2^53
     span = {**table, "start": 1 - n, "padding_idx": None}  # every position, checked at once
     table_blocks(n=2 * n - 1, **span)
