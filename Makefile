@@ -78,8 +78,11 @@ figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_STAMP) | $(VENV)/.instal
 # outcomes, files and tests done) instead of dots, so a log shows the run is alive. About
 # 6.5 min of CPU (user + sys): 3.5 min on two idle cores (6 December, 12,400 tests); 13-19 min
 # measured with a load average of 10-12 from other work on the same two cores.
+# PYTHONDONTWRITEBYTECODE is emptied for the run: pytest then keeps the test modules it
+# compiles with its assertion rewriting (tests/**/__pycache__, ignored by git), about 5 s of
+# CPU per worker on every run after the first.
 test: $(VENV)/.installed-dev  ## run the whole test suite (about 3.5 min on 2 idle cores)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --progress-lines
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist worksteal --progress-lines
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy
 	$(BIN)/ruff check .

@@ -42,17 +42,12 @@ def draw(run_cli, tmp_path, name: str, *extra: str, suffix: str = "svg"):
 
 
 @pytest.mark.parametrize("name", list(DRAWING))
-def test_svg_keeps_text_as_text_and_no_title_is_a_command_line(run_cli, tmp_path, name):
-    texts = svg_texts(draw(run_cli, tmp_path, name))
-    assert len(texts) >= 5  # labels, ticks and title, searchable and editable
-    assert not [t for t in texts if t.startswith("pecli ")]
-
-
-@pytest.mark.parametrize("name", list(DRAWING))
-def test_every_drawing_command_takes_a_title(run_cli, tmp_path, name):
+def test_svg_keeps_text_as_text_and_every_drawing_command_takes_a_title(run_cli, tmp_path, name):
+    default = svg_texts(draw(run_cli, tmp_path, name))
+    assert len(default) >= 5  # labels, ticks and title, searchable and editable
+    assert not [t for t in default if t.startswith("pecli ")]  # no title is a command line
     texts = svg_texts(draw(run_cli, tmp_path, name, "--title", "Figure 3: mine"))
     assert "Figure 3: mine" in texts
-    default = svg_texts(draw(run_cli, tmp_path, name))
     untitled = svg_texts(draw(run_cli, tmp_path, name, "--title", ""))
     assert len(untitled) == len(default) - 1  # "" leaves no title
 

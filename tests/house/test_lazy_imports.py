@@ -7,6 +7,7 @@ the console script's entry point in a fresh interpreter and lists the heavy modu
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -298,7 +299,6 @@ def test_a_stale_listing_lists_the_whole_application(monkeypatch):
 
 
 CHOSEN = """
-import sys, typer
 from pecli.cli import chosen, GROUPS
 built = typer.main.get_command(chosen(sys.argv[1:]))
 group = built.commands.get(sys.argv[1]) if sys.argv[1] in GROUPS else built
@@ -315,12 +315,22 @@ def _every_command() -> list[str]:
     return every
 
 
-@pytest.mark.parametrize("path", _every_command())
-def test_a_run_builds_its_command_from_its_module_alone(path):
+EVERY_COMMAND = _every_command()
+
+
+@pytest.fixture(scope="module")
+def built_alone() -> dict[str, tuple[int, str, str]]:
+    """The commands ``chosen`` builds for ``PATH --help``, each in a child of a process that
+    imported typer and no pecli (forked: a fresh ``sys.modules`` as far as pecli goes)."""
+    cases = [[*path.split(), "--help"] for path in EVERY_COMMAND]
+    return forked("import typer", CHOSEN, cases, dict(os.environ))
+
+
+@pytest.mark.parametrize("path", EVERY_COMMAND)
+def test_a_run_builds_its_command_from_its_module_alone(path, built_alone):
     """pecli.cli.chosen imports COMMAND_MODULES[name] only: it must register that command."""
-    argv = [*path.split(), "--help"]
-    one = subprocess.run([sys.executable, "-c", CHOSEN, *argv], capture_output=True, text=True)
-    assert one.stdout.split() == [path.split()[-1]], one.stderr
+    status, out, err = built_alone[f"{path} --help"]
+    assert status == 0 and out.split() == [path.split()[-1]], err
 
 
 def test_command_modules_name_every_command():
@@ -349,47 +359,91 @@ def test_a_group_command_imports_its_own_module_not_the_groups_others():
         assert f"pecli.cli.{other}'" not in loaded.stdout
 
 
-FULL = """
-import sys
-sys.argv = ["pecli", *sys.argv[1:]]
-from pecli.cli import load
-from pecli.cli._app import main
-main(load())
+#: Runs ``PREAMBLE`` once, then ``BODY`` for each JSON list of arguments on stdin, in a child
+#: forked for it (``sys.argv`` = ``["pecli", *arguments]``): a fresh interpreter's worth of
+#: exit status, stdout and stderr for each, one JSON line each, without one start-up each.
+FORKED = """
+import json, os, sys, tempfile
+exec(PREAMBLE)
+for line in sys.stdin:
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    sys.stdout.flush(); sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(out.fileno(), 1); os.dup2(err.fileno(), 2)
+        sys.argv = ["pecli", *json.loads(line)]
+        try:
+            exec(BODY)
+            code = 0
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
+            if not isinstance(stop.code, (int, type(None))):
+                print(stop.code, file=sys.stderr)
+        sys.stdout.flush(); sys.stderr.flush()
+        os._exit(code)
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    said = []
+    for f in (out, err):
+        f.seek(0)
+        said.append(f.read().decode())
+    print(json.dumps([status, *said]), flush=True)
 """
-LAZY = "import sys; sys.argv = ['pecli', *sys.argv[1:]]; from pecli._entry import main; main()"
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        [],
-        ["--help"],
-        ["-h"],
-        ["--version"],
-        ["rope"],
-        ["rope", "--help"],
-        ["compute", "--help"],
-        ["rope", "cache", "-h"],
-        ["comput"],
-        ["rope", "cach"],
-        ["grid", "--d", "3", "2", "2"],
-    ],
-)
-def test_a_trimmed_application_says_what_the_whole_one_says(args):
-    env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin"}
-    full, lazy = (
-        subprocess.run(
-            [sys.executable, "-c", code, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
-        for code in (FULL, LAZY)
+def forked(preamble: str, body: str, cases: list[list[str]], env: dict[str, str]) -> dict:
+    """``{" ".join(arguments): (status, stdout, stderr)}`` of ``body`` run for each case."""
+    import json
+
+    code = f"PREAMBLE = {preamble!r}\nBODY = {body!r}\n{FORKED}"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input="".join(json.dumps(args) + "\n" for args in cases),
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": os.environ["PYTHONPATH"]},
+        check=True,
     )
-    said = [(r.returncode, r.stdout, r.stderr) for r in (full, lazy)]
-    assert said[0] == said[1]
-    assert full.stdout or full.stderr
+    said = [tuple(json.loads(line)) for line in done.stdout.splitlines()]
+    assert len(said) == len(cases), done.stderr
+    return {" ".join(args): s for args, s in zip(cases, said, strict=True)}
+
+
+LAZY = "import sys; sys.argv = ['pecli', *sys.argv[1:]]; from pecli._entry import main; main()"
+TRIMMED_CASES = [
+    [],
+    ["--help"],
+    ["-h"],
+    ["--version"],
+    ["rope"],
+    ["rope", "--help"],
+    ["compute", "--help"],
+    ["rope", "cache", "-h"],
+    ["comput"],
+    ["rope", "cach"],
+    ["grid", "--d", "3", "2", "2"],
+]
+TRIMMED_ENV = {"COLUMNS": "100", "PATH": "/usr/bin:/bin"}
+
+
+@pytest.fixture(scope="module")
+def whole_application_says() -> dict[str, tuple[int, str, str]]:
+    """What the whole application, loaded once, says to each of TRIMMED_CASES."""
+    whole = "from pecli.cli import load\nfrom pecli.cli._app import main\napp = load()"
+    return forked(whole, "main(app)", TRIMMED_CASES, TRIMMED_ENV)
+
+
+@pytest.mark.parametrize("args", TRIMMED_CASES)
+def test_a_trimmed_application_says_what_the_whole_one_says(args, whole_application_says):
+    lazy = subprocess.run(
+        [sys.executable, "-c", LAZY, *args],
+        capture_output=True,
+        text=True,
+        env={**TRIMMED_ENV, "PYTHONPATH": os.environ["PYTHONPATH"]},
+        check=False,
+    )
+    full = whole_application_says[" ".join(args)]
+    assert full == (lazy.returncode, lazy.stdout, lazy.stderr)
+    assert full[1] or full[2]
 
 
 def test_click_is_imported_only_as_a_fallback():
