@@ -48,7 +48,9 @@ def test_wave_lines_match_spec_at_position_100():
         assert f"i = {i}" in line.get_label()
 
 
-@pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
+# png and svg of these commands: test_committed_figures.py rebuilds the committed files byte
+# for byte (a stronger check than two builds alike); pdf has no committed file
+@pytest.mark.parametrize("suffix", ["pdf"])
 @pytest.mark.parametrize("command", [["heatmap", "--d", "128", "--n", "100"], ["plot-waves"]])
 def test_two_builds_are_byte_identical(run_cli, tmp_path, command, suffix):
     first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"

@@ -87,7 +87,9 @@ def test_random_network_is_fixed_by_its_seed():
     assert [w.shape for w in a.weights] == [(4, 32), (32, 32), (32, 1)]
 
 
-@pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
+# png and svg of plot-fourier (--k 3 is its default): test_committed_figures.py rebuilds the
+# committed files byte for byte; pdf has no committed file
+@pytest.mark.parametrize("suffix", ["pdf"])
 def test_two_builds_are_byte_identical(run_cli, tmp_path, suffix):
     first, second = tmp_path / f"a.{suffix}", tmp_path / f"b.{suffix}"
     assert run_cli("plot-fourier", "-o", str(first)).exit_code == 0

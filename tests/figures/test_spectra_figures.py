@@ -139,21 +139,25 @@ def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
         spectrum_figure({"x": wavelengths(128)}, d=128, bands=labels[:-1])
 
 
-@pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
+YARN_SPECTRUM = [
+    "plot-spectrum",
+    "--rope-type",
+    "yarn",
+    "--factor",
+    "4",
+    "--original-max-position-embeddings",
+    "4096",
+]
+
+
 @pytest.mark.parametrize(
-    "command",
+    ("command", "suffix"),
     [
-        ["plot-similarity", "--base", "100", "--base", "10000"],
-        ["plot-spectrum", "--context", "2048"],
-        [
-            "plot-spectrum",
-            "--rope-type",
-            "yarn",
-            "--factor",
-            "4",
-            "--original-max-position-embeddings",
-            "4096",
-        ],
+        # png and svg of plot-similarity --base 100 --base 10000: test_committed_figures.py
+        # rebuilds the committed files byte for byte
+        (["plot-similarity", "--base", "100", "--base", "10000"], "pdf"),
+        *((["plot-spectrum", "--context", "2048"], suffix) for suffix in ("png", "svg", "pdf")),
+        *((YARN_SPECTRUM, suffix) for suffix in ("png", "svg", "pdf")),
     ],
 )
 def test_two_builds_are_byte_identical(run_cli, tmp_path, command, suffix):
