@@ -94,18 +94,16 @@ def test_code_cites_the_docs():
     assert any(anchor for _, _, anchor in CITATIONS)
 
 
-@pytest.mark.parametrize(
-    ("where", "page", "anchor"),
-    CITATIONS,
-    ids=[f"{where}->{page}{'#' + a if a else ''}" for where, page, a in CITATIONS],
-)
-def test_cited_page_and_anchor_exist(where, page, anchor):
-    target = DOCS / page
-    assert target.is_file(), f"{where} cites docs/{page}, which does not exist"
-    if anchor:
-        assert anchor in anchors(target), (
-            f"{where} cites docs/{page}#{anchor}, but no heading of docs/{page} has that anchor"
-        )
+def test_cited_page_and_anchor_exist():
+    """Every citation at once (one test, not one per citation: ~340 of them), each named."""
+    wrong = []
+    for where, page, anchor in CITATIONS:
+        target = DOCS / page
+        if not target.is_file():
+            wrong.append(f"{where} cites docs/{page}, which does not exist")
+        elif anchor and anchor not in anchors(target):
+            wrong.append(f"{where} cites docs/{page}#{anchor}: no heading of it has that anchor")
+    assert CITATIONS and not wrong, "\n".join(wrong)
 
 
 def test_slug_is_githubs():
@@ -132,12 +130,13 @@ def _public_files() -> list[Path]:
     return [*sorted(files), README, *sorted(DOCS.glob("*"))]
 
 
-@pytest.mark.parametrize("path", _public_files(), ids=_rel)
-def test_no_reference_to_private_material(path):
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for pattern in PRIVATE:
-        match = pattern.search(text)
-        assert match is None, f"{_rel(path)} refers to private material: {match[0]!r}"
+def test_no_reference_to_private_material():
+    """Every public file at once (one test, not one per file: ~2,400 of them), each named."""
+    found = []
+    for path in _public_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [f"{_rel(path)}: {m[0]!r}" for pattern in PRIVATE if (m := pattern.search(text))]
+    assert not found, "these files refer to private material:\n" + "\n".join(found)
 
 
 # --- 3. the README's layout table -----------------------------------------------------------
@@ -258,13 +257,14 @@ def test_command_has_help(command):
     assert (cmd.get_short_help_str() or "").strip(), f"pecli {command} has no short help"
 
 
-@pytest.mark.parametrize(
-    ("command", "param"), PARAMS, ids=[f"{c}:{'/'.join(_names(p))}" for c, p in PARAMS]
-)
-def test_option_has_help(command, param):
-    assert (getattr(param, "help", None) or "").strip(), (
-        f"pecli {command} {'/'.join(_names(param))} has no help text"
-    )
+def test_option_has_help():
+    """Every option of every command at once (one test, not one per option), each named."""
+    bare = [
+        f"pecli {command} {'/'.join(_names(param))}"
+        for command, param in PARAMS
+        if not (getattr(param, "help", None) or "").strip()
+    ]
+    assert PARAMS and not bare, f"options without help text: {bare}"
 
 
 def cli_sections(text: str) -> tuple[str, dict[str, str]]:
@@ -326,13 +326,15 @@ def test_command_has_a_section_in_cli_md(command):
     assert command in SECTIONS, f"docs/cli.md has no '## pecli {command}' section"
 
 
-@pytest.mark.parametrize(
-    ("command", "param"), PARAMS, ids=[f"{c}:{'/'.join(_names(p))}" for c, p in PARAMS]
-)
-def test_option_is_in_its_cli_md_section(command, param):
-    section = SECTIONS.get(command, "")
-    missing = [name for name in _names(param) if not _mentions(section, name)]
-    assert not missing, f"docs/cli.md's 'pecli {command}' section does not mention {missing}"
+def test_option_is_in_its_cli_md_section():
+    """Every option of every command at once (one test, not one per option), each named."""
+    missing = [
+        f"'pecli {command}' section: {name}"
+        for command, param in PARAMS
+        for name in _names(param)
+        if not _mentions(SECTIONS.get(command, ""), name)
+    ]
+    assert PARAMS and not missing, f"docs/cli.md does not mention: {missing}"
 
 
 @pytest.mark.parametrize("section", sorted(SECTIONS))
