@@ -56,6 +56,7 @@ CAUSES: tuple[Cause, ...] = (
     ),
     Cause("scaling", "scaling in one table only (or on the wrong layer)", readings.scaling),
     Cause("layer-type", "a sliding layer's RoPE against a full one's", readings.layer_type),
+    Cause("xpos", "xPos: γ, queries against keys, or the centre", readings.xpos),
     Cause("two-at-once", "a layout or sin/cos swap and one more", combined.two_at_once),
 )
 

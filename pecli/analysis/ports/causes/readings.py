@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from .tables import Pair, Reading
 
-__all__ = ["exponent_width", "layer_type", "rotated_width", "scaling", "theta"]
+__all__ = ["exponent_width", "layer_type", "rotated_width", "scaling", "theta", "xpos"]
 
 #: Head widths a model may divide the exponent by.
 HEAD_WIDTHS = frozenset(range(16, 1025, 16))
@@ -167,3 +167,31 @@ def layer_type(pair: Pair) -> str | None:
 def _round(x: float) -> bool:
     """At most 3 significant digits: a base someone chose, not a power of one."""
     return len(f"{x:.9g}".split("e")[0].replace(".", "").strip("0")) <= 3
+
+
+def xpos(pair: Pair) -> str | None:
+    """Two xPos scale tables that differ in γ, side (queries / keys) or centred positions.
+
+    Read off both readings (:func:`pecli.analysis.zoo.xpos.read_xpos`); the layout is the
+    ``layout`` cause's. torchscale centres ``L`` rows at ``ceil(L/2)``, rotary-embedding-torch
+    at ``floor(L/2)``: an odd ``L`` tells them apart, and any other first position is an
+    offset (torchscale's ``offset``, tokens before these rows).
+    """
+    ra, rb = pair.ra, pair.rb
+    if not ra or not rb or ra.get("kind") != "xpos" or rb.get("kind") != "xpos":
+        return None
+    found = []
+    if ra["scale_base"] != rb["scale_base"]:
+        found.append(f"γ (scale_base) {ra['scale_base']:g} in A, {rb['scale_base']:g} in B")
+    if ra["side"] != rb["side"]:
+        found.append(
+            f"A holds the {ra['side']}' scales, B the {rb['side']}' (keys: ζ_i^(−p/γ), "
+            "the queries' inverse)"
+        )
+    if ra["first_position"] != rb["first_position"]:
+        found.append(
+            f"first centred position {ra['first_position']} in A ({ra['centre']}), "
+            f"{rb['first_position']} in B ({rb['centre']}): torchscale centres L rows at "
+            "ceil(L/2), rotary-embedding-torch at floor(L/2); another shift is an offset"
+        )
+    return "xPos: " + "; ".join(found) if found else None

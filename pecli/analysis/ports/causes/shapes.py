@@ -118,6 +118,7 @@ def kinds(pair: Pair) -> str | None:
         names = {
             "inv_freq": "a vector (inv_freq, or frequency factors)",
             "cache": "a cos/sin cache",
+            "xpos": "an xPos scale table",
         }
         return f"not the same kind of table: A is {names[ra['kind']]}, B {names[rb['kind']]}"
     return None

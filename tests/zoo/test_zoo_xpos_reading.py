@@ -1,0 +1,120 @@
+"""An xPos scale table read back (pecli.analysis.zoo.xpos) and told apart by ``pecli diff``.
+
+The libraries' own tables (tests/fixtures/libraries/zoo, torchscale 0.3.0's ``XPOS`` and
+rotary-embedding-torch's xPos applied to unit vectors: each scale is the length of a rotated
+basis vector) are read back to the γ, side and first centred position of the call that made
+them, the position worked out by hand from each library's source: torchscale keeps the last
+``L`` of ``arange(-(L + offset) // 2, …)``, so ``p_0 = offset − ceil((L + offset)/2)``;
+rotary-embedding-torch uses ``t − L // 2``, so ``p_0 = −floor(L/2)``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from library_fixtures import load
+
+from pecli.analysis.zoo.xpos import read_xpos
+from pecli.core.zoo.xpos import xpos_scales
+
+XPOS = [f for f in load("zoo") if f.params["kind"] == "xpos"]
+
+
+def _library_scales(fixture) -> np.ndarray:
+    """The (L, d) interleaved scale table a library applied: |rotated e_2i| per pair."""
+    i = np.arange(fixture.params["head_dim"] // 2)
+    pairs = np.hypot(fixture.table[2 * i, :, 2 * i], fixture.table[2 * i, :, 2 * i + 1]).T
+    return np.repeat(pairs.astype(np.float32), 2, axis=1)
+
+
+@pytest.mark.parametrize("fixture", XPOS, ids=lambda f: f.name)
+def test_each_librarys_table_is_read_back_to_its_call(fixture):
+    p = fixture.params
+    rows, offset = p["n"], p["offset"]
+    torchscale = fixture.library == "torchscale"
+    first = offset - (rows + offset + 1) // 2 if torchscale else -(rows // 2)  # see above
+    found = read_xpos(_library_scales(fixture))
+    assert found is not None
+    assert (found.layout, found.scale_base, found.keys) == (
+        "interleaved",
+        p["scale_base"],
+        p["keys"],
+    )
+    assert found.first_position == first
+    named = set(found.centres)
+    assert (p["centre"] in named) == (offset == 0)  # an offset is no library's centring
+    assert named == ({"torchscale", "lucidrains"} if rows % 2 == 0 and not offset else named)
+
+
+def test_half_precision_tables_give_gamma_to_three_digits():
+    for dtype in ("float16", "bfloat16"):
+        found = read_xpos(xpos_scales(300, 128, keys=True, dtype=dtype))
+        assert found is not None and found.keys and found.first_position == -150
+        assert found.scale_base == 512.0
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        np.cos(np.arange(20.0)[:, None] * np.array([1.0, 1.0, 0.1, 0.1])),  # a rotary table
+        np.ones((4, 4)),  # ζ^0: no step, no γ
+        np.full((1, 8), 0.5),  # one row: no step
+        np.random.default_rng(0).uniform(0.5, 2, (6, 8)).repeat(2, axis=1),  # pairs, no law
+        xpos_scales(9, 8, dtype="float32")[:, :7],  # an odd width
+    ],
+)
+def test_other_tables_are_not_xpos(table):
+    assert read_xpos(table) is None
+
+
+def test_one_scale_off_by_a_part_in_a_thousand_is_no_xpos_table():
+    table = xpos_scales(16, 8, dtype="float32")
+    table[3, 2:4] *= np.float32(1.001)
+    assert read_xpos(table) is None
+
+
+@pytest.mark.parametrize(
+    ("b_args", "cause"),
+    [
+        (["--scale-base", "256"], "xPos: γ (scale_base) 512 in A, 256 in B"),
+        (["--keys"], "xPos: A holds the queries' scales, B the keys'"),
+        (
+            ["--centre", "lucidrains"],
+            "xPos: first centred position -9 in A (torchscale), -8 in B (lucidrains)",
+        ),
+        (
+            ["--offset", "3"],  # 3 − ceil(20/2); an offset of 2 would give lucidrains' −8
+            "xPos: first centred position -9 in A (torchscale), -7 in B (an offset)",
+        ),
+        (["--layout", "half-split"], "pair layout swapped"),
+    ],
+)
+def test_diff_names_what_differs_between_two_xpos_tables(run_cli, tmp_path, b_args, cause):
+    a, b, report = tmp_path / "a.npy", tmp_path / "b.npy", tmp_path / "r.json"
+    common = ["xpos", "--n", "17", "--head-dim", "8", "-q"]
+    assert run_cli(*common, "-o", str(a)).exit_code == 0
+    assert run_cli(*common, *b_args, "-o", str(b)).exit_code == 0
+    result = run_cli("diff", str(a), str(b), "-o", str(report))
+    assert result.exit_code == 1, result.output
+    found = json.loads(report.read_text())
+    assert found["reading_a"] == {
+        "kind": "xpos",
+        "layout": "interleaved",
+        "scale_base": 512.0,
+        "side": "queries",
+        "first_position": -9,  # 17 rows, torchscale: −ceil(17/2)
+        "centre": "torchscale",
+    }
+    assert any(c.startswith(cause) for c in found["causes"]), found["causes"]
+
+
+def test_diff_of_an_xpos_table_and_a_rotary_cache_names_the_kinds(run_cli, tmp_path):
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    assert run_cli("xpos", "--n", "16", "--head-dim", "8", "-q", "-o", str(a)).exit_code == 0
+    assert (
+        run_cli("rope", "cache", "--n", "16", "--head-dim", "8", "-q", "-o", str(b)).exit_code == 0
+    )
+    result = run_cli("diff", str(a), str(b))
+    assert "A is an xPos scale table, B a cos/sin cache" in result.output
