@@ -327,3 +327,17 @@ def test_a_wavelength_of_exactly_the_largest_float64_is_finite_and_taken():
     assert 2 * math.pi / omega == 1.7976931348623157e308  # the edge, by plain float64
     freqs = rope_frequencies(RopeSpec(rope_type="linear", factor=factor, head_dim=2))
     assert freqs.inv_freq.tolist() == [omega]
+
+
+@pytest.mark.parametrize(
+    ("keys", "said"), [(False, "queries' ζ_i^(p/γ)"), (True, "keys' ζ_i^(−p/γ)")]
+)
+def test_rope_identify_refuses_an_xpos_table_and_says_what_it_is(run_cli, tmp_path, keys, said):
+    """ζ_i^(±p/γ) in both channels of a pair: positive everywhere, so no cos/sin cache; it was
+    read as one, with an attention factor and a query temperature made up."""
+    table = tmp_path / "x.npy"
+    args = ["xpos", "--n", "17", "--head-dim", "8", "--scale-base", "256", "-q", "-o", str(table)]
+    assert run_cli(*args, *(["--keys"] if keys else [])).exit_code == 0
+    result = run_cli("rope", "identify", str(table))
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"not an xPos scale table (the {said}, γ 256, first centred position -9" in result.output

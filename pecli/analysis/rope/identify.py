@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.errors import ParameterError
 from ...core.median import median
 from .cache import identify_cache, split_cache
 from .inv_freq import identify_inv_freq
@@ -42,7 +43,23 @@ def identify_rope(
     (table,) = arrays.values()
     if table.ndim == 1 or (table.ndim == 2 and 1 in table.shape):
         return _inv_freq_report(table.reshape(-1))
+    _not_xpos(table)
     return _cache_report(*split_cache(table))
+
+
+def _not_xpos(table: np.ndarray) -> None:
+    """Refuse an xPos scale table (its equal, positive pairs would read as a cache)."""
+    from ..zoo.xpos import read_xpos
+
+    found = read_xpos(table) if table.ndim == 2 else None
+    if found is not None:
+        side = "keys' ζ_i^(−p/γ)" if found.keys else "queries' ζ_i^(p/γ)"
+        rule = (
+            f"must be a RoPE inv_freq vector or a cos/sin cache, not an xPos scale table (the "
+            f"{side}, γ {found.scale_base:g}, first centred position "
+            f"{found.first_position}: pecli diff reads it)"
+        )
+        raise ParameterError("file", rule, " × ".join(map(str, table.shape)))
 
 
 def _inv_freq_report(vector: np.ndarray) -> tuple[dict[str, Any], list[str]]:
