@@ -81,6 +81,8 @@ def read_xpos(table: np.ndarray) -> XposReading | None:
     values = np.asarray(table)
     if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2 or values.shape[1] % 2:
         return None
+    if not np.all(values[:2] > 0):  # a cos/sin table's first rows: a sine ≤ 0, nothing read
+        return None
     tolerance = _tolerance(values.dtype)
     values = values.astype(np.float64)
     if not np.all(np.isfinite(values)) or not np.all(values > 0):
