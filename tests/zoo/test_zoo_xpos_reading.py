@@ -118,3 +118,49 @@ def test_diff_of_an_xpos_table_and_a_rotary_cache_names_the_kinds(run_cli, tmp_p
     )
     result = run_cli("diff", str(a), str(b))
     assert "A is an xPos scale table, B a cos/sin cache" in result.output
+
+
+@pytest.mark.parametrize(
+    ("rows", "d", "layout"), [(2, 8, "interleaved"), (3, 2, "interleaved"), (5, 8, "half-split")]
+)
+def test_small_tables_and_both_layouts_are_read(rows, d, layout):
+    """Two rows are a step; d = 2 is one pair; half-split repeats the first half's scales."""
+    table = xpos_scales(rows, d, scale_base=64, layout=layout, dtype="float32")
+    found = read_xpos(table)
+    assert found is not None and (found.layout, found.scale_base) == (layout, 64.0)
+    assert found.first_position == -((rows + 1) // 2)  # torchscale, no offset: −ceil(L/2)
+
+
+@pytest.mark.parametrize(
+    ("gamma", "dtype", "read"),
+    [
+        (300.5, "float32", 300.5),  # not an integer: kept as measured (to float32's digits)
+        (123.456, "float64", 123.456),
+        (123.456, "float16", 123.0),  # three digits of what half precision holds
+        (0.9999, "float64", 0.9999),  # γ < 1: kept, not rounded to 1 (or to 0)
+        (0.1, "float64", 0.1),  # exponents up to ±20 per row
+    ],
+)
+def test_a_gamma_that_is_no_integer_is_read_to_the_digits_the_table_holds(gamma, dtype, read):
+    rows = 300 if gamma > 1 else 4  # ζ_0^(150/γ) stays finite
+    found = read_xpos(xpos_scales(rows, 128, scale_base=gamma, dtype=dtype))
+    assert found is not None
+    assert found.scale_base == pytest.approx(read, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        xpos_scales(1, 8, dtype="float32"),  # one row: no step to measure
+        np.ones((4, 0)),  # no column
+        np.random.default_rng(1).uniform(0.5, 2, (6, 8)),  # positive, channels not in pairs
+        np.vstack([xpos_scales(4, 8), np.zeros((1, 8))]),  # a zero scale
+        np.vstack([np.zeros((1, 8)), xpos_scales(4, 8)]),  # a zero in the first row
+    ],
+)
+def test_tables_an_xpos_layer_cannot_make_are_refused_without_a_warning(table):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no log of zero, no fit of one point
+        assert read_xpos(table) is None
