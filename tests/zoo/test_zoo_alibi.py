@@ -425,3 +425,19 @@ def test_a_mask_of_exactly_minus_1e30_is_a_mask():
     assert (fit.convention, fit.error, fit.slopes.tolist()) == ("causal", 0.0, [0.5])
     with pytest.raises(ParameterError, match="no ALiBi bias"):
         identify_alibi_bias(np.array([[[x, -0.5, 0.0]]]))
+
+
+@pytest.mark.parametrize("convention", ["causal", "symmetric"])
+def test_the_diagonal_is_plus_zero(convention):
+    """-m·|i - j| by hand for m = 1/2, 1/4 over 3 keys; at i = j it is +0.0, never -0.0
+    (what -(m·0) gives), so a saved tensor prints and compares bit for bit as 0."""
+    bias = alibi_bias([0.5, 0.25], 3, convention=convention)
+    x = -math.inf if convention == "causal" else None
+    for h, m in enumerate((0.5, 0.25)):
+        rows = [[0.0, -m, -2 * m], [-m, 0.0, -m], [-2 * m, -m, 0.0]]
+        expected = [
+            [x if x is not None and j > i else v for j, v in enumerate(r)]
+            for i, r in enumerate(rows)
+        ]
+        assert bias[h].tolist() == expected
+    assert not np.signbit(np.diagonal(bias, axis1=1, axis2=2)).any()
