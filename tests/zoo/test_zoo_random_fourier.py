@@ -234,3 +234,14 @@ def test_inputs_are_looked_for_up_to_64_and_no_further():
     np.testing.assert_allclose(inside.inputs, [63.9, -63.9], atol=1e-9)
     outside = read_fourier_table(table([64.2]), w)
     assert not outside.matched  # its best is another input, off by more than 1e-4
+
+
+def test_fourier_features_weights_have_at_most_16_columns():
+    """k-diffusion's FourierFeatures weight is ``(out, in)``: the module docstring's bound is on
+    its columns (input features), whatever its rows."""
+    headers = [
+        ("timestep_embed.weight", (128, 16)),  # 16 inputs, 128 rows: found
+        ("inner.timestep_embed.weight", (8, 17)),  # 17 inputs: not
+    ]
+    found = find_fourier_tensors(headers)
+    assert [(f.family, f.freqs) for f in found] == [("fourier-features", "timestep_embed.weight")]
