@@ -441,3 +441,16 @@ def test_the_diagonal_is_plus_zero(convention):
         ]
         assert bias[h].tolist() == expected
     assert not np.signbit(np.diagonal(bias, axis1=1, axis2=2)).any()
+
+
+@pytest.mark.parametrize("bits", [53, 24, 11, 8])
+def test_a_power_just_below_one_rounds_up_to_one(bits):
+    """2^(-2^-60·k) = 1 - 2^-60·k·ln 2 + …, for k = 1, 3 less than 2^-58 below 1: nearer 1 than
+    the format's next number below it, 1 - 2^-bits, so it rounds (up, across a power of two)
+    to 1 = 2^(bits-1)·2^(1-bits) with a mantissa of ``bits`` bits."""
+    from fractions import Fraction
+
+    from pecli.core.zoo.alibi.powers import rounded_powers
+
+    one = (1 << (bits - 1), 1 - bits)
+    assert rounded_powers(Fraction(1, 1 << 60), [1, 3], bits) == [one, one]
