@@ -50,6 +50,19 @@ def test_undecided_finds_values_next_to_a_float32_tie_only():
     assert undecided(values, ErrorBound(absolute=1.0), np.float64).size == 0
 
 
+@pytest.mark.parametrize(("dtype", "bits"), [(np.float32, 24), (np.float16, 11)])
+def test_undecided_widens_each_bound_by_the_largest_values_rounding(dtype, bits):
+    """An absolute bound of 1e-15 (4.50 float64 steps of 2^-52 near 1) is widened by 2u·|v|
+    (docs/exactness.md: fl(v ± e) is off by u·|v ± e|), one more step near 1: 5.50 steps.
+    v five steps below the midpoint 1 + 2^-bits reaches past it (v + e rounds above it) and
+    is undecided, though a 0 beside it in the same array needs no widening; 4.50 steps alone
+    would end half a step short of the midpoint, and v + e would round onto it, to even."""
+    tie = 1 + 2.0**-bits
+    values = np.array([0.0, tie - 5 * 2.0**-52, tie - 7 * 2.0**-52])
+    assert 1 in undecided(values, ErrorBound(absolute=1e-15), dtype).tolist()
+    assert 2 not in undecided(values, ErrorBound(absolute=1e-15), dtype).tolist()
+
+
 def test_correctly_rounded_rounds_ties_to_even_and_subnormals_on_their_quantum():
     one = mpmath.mpf(1)
     assert correctly_rounded(one + mpmath.mpf(2) ** -24, np.float32) == 1.0
