@@ -383,6 +383,29 @@ def test_sin_cos_exact_of_a_double_double_angle_is_mpmaths(position, omega, cosi
     assert sin_cos_exact(terms, np.array([cosine]), np.float32).tolist() == [expected]
 
 
+@pytest.mark.parametrize(
+    ("position", "omega", "cosine"), [(1.1, 0.3, False), (1000.7, 1e-4, True), (7.0, 0.5, True)]
+)
+def test_sin_cos_exact_times_a_double_double_factor_is_mpmaths(position, omega, cosine):
+    """A table's amplitude sqrt(2/3) as a double-double (hi, lo) (mpmath at 300 bits): the
+    value, mpmath's sin or cos of the exact product times hi + lo, rounded to float32 (far
+    from a float32 tie, checked); the factor's own 2^-100 joins the margin, not more."""
+    from pecli.core.certificate.fallback import sin_cos_exact
+
+    with mpmath.workprec(300):
+        amplitude = mpmath.sqrt(mpmath.mpf(2) / 3)
+        hi = float(amplitude)
+        lo = float(amplitude - hi)
+        angle = mpmath.mpf(position) * mpmath.mpf(omega)
+        exact = (mpmath.cos if cosine else mpmath.sin)(angle) * (mpmath.mpf(hi) + lo)
+        expected = float(np.float32(float(exact)))
+        spacing = mpmath.mpf(float(np.spacing(np.float32(expected))))
+        assert abs(exact - expected) / spacing < 0.49
+    terms = (np.array([position]), np.zeros(1), np.array([omega]), np.zeros(1))
+    found = sin_cos_exact(terms, np.array([cosine]), np.float32, factor=(hi, lo))
+    assert found.tolist() == [expected]
+
+
 def test_correctly_rounded_just_below_a_power_of_two_whose_log_rounds_up():
     """2^100·(1 − 2^-50): its log2 at 53 bits rounds to 100, one too high (100 − 1.3·10^-15
     is within half an ulp of 100, 2^-47, by hand); the exponent is stepped back to 99, and the
