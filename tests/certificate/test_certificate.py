@@ -415,3 +415,13 @@ def test_correctly_rounded_just_below_a_power_of_two_whose_log_rounds_up():
         assert mpmath.floor(mpmath.log(x, 2)) == 100  # the case the second loop is for
         assert correctly_rounded(x, np.float32) == 2.0**100
         assert correctly_rounded(x, np.float64) == 2.0**100 - 2.0**50
+
+
+def test_a_proven_certificate_recomputes_nothing():
+    """Values rounded once under a proof (ALiBi's exact powers): all checked, none undecided,
+    none recomputed, and it says which dtype."""
+    from pecli.core.certificate.tally import Certificate
+
+    said = Certificate.proven(np.float32, 12)
+    assert (said.claim, said.checked, said.recomputed, said.values) == ("proven", 12, 0, 12)
+    assert said.certified and "correctly rounded to float32: proven" in said.message
