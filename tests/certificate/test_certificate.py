@@ -50,6 +50,19 @@ def test_undecided_finds_values_next_to_a_float32_tie_only():
     assert undecided(values, ErrorBound(absolute=1.0), np.float64).size == 0
 
 
+@pytest.mark.parametrize(("dtype", "bits"), [(np.float32, 24), (np.float16, 11)])
+def test_undecided_widens_each_bound_by_the_largest_values_rounding(dtype, bits):
+    """An absolute bound of 1e-15 (4.50 float64 steps of 2^-52 near 1) is widened by 2u·|v|
+    (docs/exactness.md: fl(v ± e) is off by u·|v ± e|), one more step near 1: 5.50 steps.
+    v five steps below the midpoint 1 + 2^-bits reaches past it (v + e rounds above it) and
+    is undecided, though a 0 beside it in the same array needs no widening; 4.50 steps alone
+    would end half a step short of the midpoint, and v + e would round onto it, to even."""
+    tie = 1 + 2.0**-bits
+    values = np.array([0.0, tie - 5 * 2.0**-52, tie - 7 * 2.0**-52])
+    assert 1 in undecided(values, ErrorBound(absolute=1e-15), dtype).tolist()
+    assert 2 not in undecided(values, ErrorBound(absolute=1e-15), dtype).tolist()
+
+
 def test_correctly_rounded_rounds_ties_to_even_and_subnormals_on_their_quantum():
     one = mpmath.mpf(1)
     assert correctly_rounded(one + mpmath.mpf(2) ** -24, np.float32) == 1.0
@@ -370,6 +383,29 @@ def test_sin_cos_exact_of_a_double_double_angle_is_mpmaths(position, omega, cosi
     assert sin_cos_exact(terms, np.array([cosine]), np.float32).tolist() == [expected]
 
 
+@pytest.mark.parametrize(
+    ("position", "omega", "cosine"), [(1.1, 0.3, False), (1000.7, 1e-4, True), (7.0, 0.5, True)]
+)
+def test_sin_cos_exact_times_a_double_double_factor_is_mpmaths(position, omega, cosine):
+    """A table's amplitude sqrt(2/3) as a double-double (hi, lo) (mpmath at 300 bits): the
+    value, mpmath's sin or cos of the exact product times hi + lo, rounded to float32 (far
+    from a float32 tie, checked); the factor's own 2^-100 joins the margin, not more."""
+    from pecli.core.certificate.fallback import sin_cos_exact
+
+    with mpmath.workprec(300):
+        amplitude = mpmath.sqrt(mpmath.mpf(2) / 3)
+        hi = float(amplitude)
+        lo = float(amplitude - hi)
+        angle = mpmath.mpf(position) * mpmath.mpf(omega)
+        exact = (mpmath.cos if cosine else mpmath.sin)(angle) * (mpmath.mpf(hi) + lo)
+        expected = float(np.float32(float(exact)))
+        spacing = mpmath.mpf(float(np.spacing(np.float32(expected))))
+        assert abs(exact - expected) / spacing < 0.49
+    terms = (np.array([position]), np.zeros(1), np.array([omega]), np.zeros(1))
+    found = sin_cos_exact(terms, np.array([cosine]), np.float32, factor=(hi, lo))
+    assert found.tolist() == [expected]
+
+
 def test_correctly_rounded_just_below_a_power_of_two_whose_log_rounds_up():
     """2^100·(1 − 2^-50): its log2 at 53 bits rounds to 100, one too high (100 − 1.3·10^-15
     is within half an ulp of 100, 2^-47, by hand); the exponent is stepped back to 99, and the
@@ -379,3 +415,13 @@ def test_correctly_rounded_just_below_a_power_of_two_whose_log_rounds_up():
         assert mpmath.floor(mpmath.log(x, 2)) == 100  # the case the second loop is for
         assert correctly_rounded(x, np.float32) == 2.0**100
         assert correctly_rounded(x, np.float64) == 2.0**100 - 2.0**50
+
+
+def test_a_proven_certificate_recomputes_nothing():
+    """Values rounded once under a proof (ALiBi's exact powers): all checked, none undecided,
+    none recomputed, and it says which dtype."""
+    from pecli.core.certificate.tally import Certificate
+
+    said = Certificate.proven(np.float32, 12)
+    assert (said.claim, said.checked, said.recomputed, said.values) == ("proven", 12, 0, 12)
+    assert said.certified and "correctly rounded to float32: proven" in said.message

@@ -123,3 +123,11 @@ def test_fill_turns_gives_every_quarter_turn_its_sign():
     fill_turns((sin, cos), np.arange(8.0), Fraction(1, 2), (math.pi / 2, 0.0), (0.5, 0.0))
     assert sin.tolist() == [0.0, 0.5, 0.0, -0.5] * 2
     assert cos.tolist() == [0.5, 0.0, -0.5, 0.0] * 2
+
+
+def test_a_rate_whose_step_is_no_float64_finds_no_false_quarter_turn():
+    """rate = 1/(2·(2^53 + 1)): 2·rate·p is a whole number only for p a multiple of 2^53 + 1
+    (by hand), which float64 cannot hold (it rounds to 2^53). At p = 2^53 it is
+    2^53/(2^53 + 1): no quarter turn, whatever the rounded step says."""
+    mask, q = quarter_turns(np.array([2.0**53]), Fraction(1, 2 * (2**53 + 1)))
+    assert mask.tolist() == [False] and q.size == 0

@@ -104,6 +104,8 @@ def test_exact_power_finds_rational_values_only():
     assert exact_power(9, 4, 3, 2.0) == Fraction(27, 8)
     assert exact_power(5, 7, 0, 512.0) == 1
     assert exact_power(2, 7, 1, 2.0) is None  # sqrt(2/7): irrational
+    assert exact_power(4, 7, 1, 2.0) is None  # 2/sqrt(7): the numerator's root alone is whole
+    assert exact_power(7, 4, 3, 2.0) is None  # 7^(3/2)/8: the denominator's root alone is whole
     assert exact_power(3, 2, 1, 0.1) is None  # fl(0.1) = m/2^55: 1/fl(0.1) has denominator m
     assert exact_power(3, 2, 10**6, 1.0) is None  # 3^(10^6): too large to be on a boundary
 

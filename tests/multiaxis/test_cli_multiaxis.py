@@ -320,3 +320,18 @@ def test_axis_map_to_a_file_says_where_it_wrote_unless_quiet(run_cli, tmp_path):
     assert f"wrote {out}" in result.stderr and out.read_text().startswith("pair,channel_a")
     quiet = run_cli("rope", "axis-map", "--preset", "wan", "-o", str(out), "--quiet")
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_axis_map_past_4096_pairs_is_csv_only(run_cli):
+    """One axis of 8194 channels: 4097 pairs, one more than a table is drawn for. As CSV each
+    pair is there, the last one k = 4096 of D = 8194: ω = 10000^(-8192/8194) (by hand)."""
+    args = ("rope", "axis-map", "--widths", "8194", "--theta", "10000")
+    table = run_cli(*args)
+    assert table.exit_code == 2 and "at most 4096 pairs" in table.stderr
+    result = run_cli(*args, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = result.stdout.splitlines()
+    assert len(rows) == 1 + 4097
+    last = rows[-1].split(",")
+    assert last[:6] == ["4096", "8192", "8193", "p", "4096", "8194"]
+    assert float(last[7]) == pytest.approx(10000.0 ** (-8192 / 8194), rel=1e-14)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import rope_reference as ref
 
+from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import CacheSpec, rope_cache
 from pecli.core.rope.permute import permute_rows, qk_permutation
@@ -276,3 +277,12 @@ def test_plot_spectrum_without_rope_options_draws_the_encoding(run_cli, tmp_path
     assert out.stat().st_size > 0
     rows = np.loadtxt(data, delimiter=",", skiprows=1)
     np.testing.assert_allclose(rows[:, 1], [2 * math.pi * 10.0**k for k in range(4)], rtol=1e-15)
+
+
+@pytest.mark.parametrize(("rows", "heads"), [(6, 2), (12, 4), (5, 1)])
+def test_permute_rows_refuses_heads_of_odd_height(rows, heads):
+    """6 rows in 2 heads, 12 in 4 (3 rows a head), 5 in 1: a head's rows are pairs,
+    so its height must be even; each is refused, naming ``heads``."""
+    with pytest.raises(ParameterError) as error:
+        permute_rows(np.arange(float(rows))[:, None], heads)
+    assert error.value.parameter == "heads" and f"the {rows} rows" in str(error.value)

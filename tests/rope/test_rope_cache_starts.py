@@ -154,3 +154,19 @@ def test_a_port_within_four_float32_steps_of_the_model_is_read_exactly(up, expec
     phases = np.angle(np.exp(1j * (p[:, None] * port[None, :]).astype(np.float64)))
     picked = nearest_port(phases, rows, 100000, model)
     assert picked.tolist() == [float(_stepped(1.0, expected)), float(_stepped(0.01, -3))]
+
+
+@pytest.mark.parametrize("first", [10.5, 10.25])
+def test_a_cache_between_whole_positions_has_no_first_position(first):
+    """cos and sin of p·ω in float64, θ 10000, 8 channels, p = first, first + 1, …: the rows
+    are consecutive, but no whole start fits: the fastest pair (ω = 1) misses 10 and 11 by
+    ≥ 0.25 rad, far beyond the rounding allowed. θ is still read; the start is left open."""
+    omega = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    angles = np.outer(first + np.arange(64), omega)
+    angles = np.concatenate([angles, angles], axis=1)  # half-split
+    guess = identify_cache(np.cos(angles), np.sin(angles))
+    assert guess.start is None and guess.theta == 10000.0
+    assert any("first position is not determined" in f for f in guess.findings)
+    whole = np.outer(10 + np.arange(64), omega)  # the same from p = 10: start 10
+    whole = np.concatenate([whole, whole], axis=1)
+    assert identify_cache(np.cos(whole), np.sin(whole)).start == 10

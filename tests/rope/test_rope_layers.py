@@ -342,3 +342,17 @@ def test_layers_without_attention_are_nope_and_layer_count_aliases_are_read():
     assert "layer type conv: no attention, no RoPE" in notes
     rows, _ = layer_plan({"n_layer": 28, "n_embd": 4096, "n_head": 16, "rotary_dim": 64})
     assert len(rows) == 28 and rows[0].rotated == 64
+
+
+def test_a_layer_past_the_last_is_refused_naming_the_range():
+    """6 layers (Gemma 3's rule: every 6th global, θ 1e6; the rest local, θ 1e4) are 0 … 5:
+    layer 5 is the global one, 6 and -1 are no layer of the model."""
+    from pecli.core.rope.config.plans import layer_rope
+
+    config = {"num_hidden_layers": 6, "head_dim": 256, "rope_theta": 1e6}
+    config["rope_local_base_freq"] = 1e4
+    assert layer_rope(config, 5).spec.theta == 1e6
+    for layer in (6, -1):
+        with pytest.raises(ParameterError) as error:
+            layer_rope(config, layer)
+        assert error.value.parameter == "layer" and "0 to 5" in str(error.value)

@@ -439,3 +439,34 @@ def test_omegas_measured_coarsely_name_no_half_dtype():
     w = np.array([1.0, 0.81640625, 0.6640625, 0.5390625])
     assert inv_freq_dtype(w, np.full(4, 1e-3)) is None
     assert inv_freq_dtype(w, np.full(4, 1e-9)) == "bfloat16"
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_a_partial_slice_with_no_factor_reads_a_factor_of_exactly_1(seed):
+    """Half-split RoPE over the first 32 of 64 channels (the formula above), nothing scaled,
+    stored in float32: the slice's gain over the passed-through channels is 1 within float32's
+    rounding, and is reported as 1 exactly (no attention factor)."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((6, 2, 64))
+    p = np.array([0.0, 1, 5, 40, 900, 5000])
+    post = rotated(q, p, 10000.0, "half-split", 0, 32)
+    reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert reading.factor == 1.0
+    assert "attention factor" not in report(reading)["verdict"]
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_a_head_scaled_by_4e_6_is_a_per_head_gain(seed):
+    """Full half-split RoPE (the formula above) on 2 heads of 64 channels in float32; head 1
+    then scaled by 1 + 4·10^-6, 2·10^-6 off the heads' mean: about 34 float32 steps u = 2^-24,
+    five times what rounding may move a head's mean gain over 2 heads × 64 channels
+    ((8u·√(2/128) + 4u)·√2 ≈ 0.42·10^-6), so the heads differ; unscaled, they do not."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((6, 2, 64))
+    p = np.array([0.0, 1, 5, 40, 900, 5000])
+    post = rotated(q, p, 10000.0, "half-split", 0, 64)
+    plain = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    post[:, 1, :] *= 1 + 4e-6
+    scaled = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+    assert not plain.gain_per_head and scaled.gain_per_head
+    assert any("differs between the heads" in f for f in scaled.findings)

@@ -316,6 +316,18 @@ def test_timestep_is_the_library_table(run_cli, tmp_path):
     assert [r["input"] for r in inputs] == [str(np.float32(250 * math.log(s))) for s in (80, 0.002)]
 
 
+def test_timestep_inputs_as_csv_say_two_columns(run_cli, tmp_path):
+    """--inputs to a CSV file: a row per value, two columns (value, input); --json says so."""
+    out = tmp_path / "inputs.csv"
+    args = ("--model", "consistency", "--inputs", "80", "0.002", "0.5", "-o", str(out), "--json")
+    said = run_cli("timestep", *args)
+    assert said.exit_code == 0
+    report = json.loads(said.stderr)  # a file written: the report on stderr
+    assert (report["format"], report["shape"], report["certificate"]) == ("csv", [3, 2], None)
+    rows = _rows(out.read_text(encoding="utf-8"))
+    assert len(rows) == 3 and all(list(r) == ["value", "input"] for r in rows)
+
+
 def test_timestep_reads_a_column_and_a_linspace(run_cli, tmp_path):
     column = tmp_path / "sigma.csv"
     column.write_text("0.5\n2\n", encoding="utf-8")

@@ -376,3 +376,81 @@ def test_a_report_of_one_sequence_has_no_batch_fields():
     report = identify_alibi_bias(row[:, None, :]).report()
     assert report["convention"] == "bloom" and report["matched"]
     assert "batch" not in report and "batch_padding" not in report
+
+
+def test_a_key_only_tensor_read_a_head_at_a_time_reads_every_head():
+    """MPT's key-only rows m·(j - (k-1)) for 2 heads of max_bias 8 (by hand: 2^-4, 2^-8) over
+    k = 2^19 + 1 keys: more than 2^20 values, so the tensor is read one head per block.
+
+    Head 1's first key is moved by 2^-10 of itself, the largest value of its row: its relative
+    error is 2^-10 (> the float32 tolerance 1e-5), and the tensor does not match. A reading that
+    stopped after the first block would find head 0 exact.
+    """
+    k = (1 << 19) + 1
+    m = np.array([2.0**-4, 2.0**-8])
+    t = (m[:, None] * (np.arange(k, dtype=np.float64) - (k - 1)))[:, None, :]
+    t[1, 0, 0] *= 1 + 2.0**-10
+    fit = identify_alibi_bias(t)
+    assert fit.convention == "mpt" and fit.slopes.tolist() == m.tolist()
+    assert fit.error == 2.0**-10 and not fit.matched
+
+
+def test_a_bfloat16_tensor_off_by_exactly_the_tolerance_matches():
+    """The bfloat16 tolerance 2^-7 is inclusive. MPT's rows m·(j - 4) for 2 heads of max_bias 8
+    (by hand: m = 2^-4, 2^-8), 5 keys: every value a bfloat16 number. Head 1's first key,
+    -2^-6, moved to -(2^-6 + 2^-13) (8 significant bits: still bfloat16) is off by
+    2^-13 / 2^-6 = 2^-7 of the row's largest value, exactly the tolerance.
+    """
+    m = np.array([2.0**-4, 2.0**-8])
+    t = (m[:, None] * (np.arange(5.0) - 4))[:, None, :]
+    t[1, 0, 0] = -(2.0**-6 + 2.0**-13)
+    fit = identify_alibi_bias(t)
+    assert fit.convention == "mpt" and (fit.error, fit.tolerance) == (2.0**-7, 2.0**-7)
+    assert fit.matched and fit.slope_fit.matched
+    t[1, 0, 0] = -(2.0**-6 + 2.0**-12)  # 2^-6 off: past the tolerance
+    assert not identify_alibi_bias(t).matched
+
+
+def test_a_mask_of_exactly_minus_1e30_is_a_mask():
+    """Values at or below -1e30 are a mask (HF's finfo.min is below it): -1e30 itself too.
+
+    A causal head of slope 1/2 over 3 keys, by hand: rows (0, ·, ·), (-1/2, 0, ·),
+    (-1, -1/2, 0), its masked entries -1e30, reads as causal exactly. MPT's key-only row
+    (-1, -1/2, 0) with its first key -1e30 has a masked key, which no key-only convention
+    has: it is no ALiBi bias.
+    """
+    x = -1e30
+    t = np.array([[[0.0, x, x], [-0.5, 0.0, x], [-1.0, -0.5, 0.0]]])
+    fit = identify_alibi_bias(t)
+    assert (fit.convention, fit.error, fit.slopes.tolist()) == ("causal", 0.0, [0.5])
+    with pytest.raises(ParameterError, match="no ALiBi bias"):
+        identify_alibi_bias(np.array([[[x, -0.5, 0.0]]]))
+
+
+@pytest.mark.parametrize("convention", ["causal", "symmetric"])
+def test_the_diagonal_is_plus_zero(convention):
+    """-m·|i - j| by hand for m = 1/2, 1/4 over 3 keys; at i = j it is +0.0, never -0.0
+    (what -(m·0) gives), so a saved tensor prints and compares bit for bit as 0."""
+    bias = alibi_bias([0.5, 0.25], 3, convention=convention)
+    x = -math.inf if convention == "causal" else None
+    for h, m in enumerate((0.5, 0.25)):
+        rows = [[0.0, -m, -2 * m], [-m, 0.0, -m], [-2 * m, -m, 0.0]]
+        expected = [
+            [x if x is not None and j > i else v for j, v in enumerate(r)]
+            for i, r in enumerate(rows)
+        ]
+        assert bias[h].tolist() == expected
+    assert not np.signbit(np.diagonal(bias, axis1=1, axis2=2)).any()
+
+
+@pytest.mark.parametrize("bits", [53, 24, 11, 8])
+def test_a_power_just_below_one_rounds_up_to_one(bits):
+    """2^(-2^-60·k) = 1 - 2^-60·k·ln 2 + …, for k = 1, 3 less than 2^-58 below 1: nearer 1 than
+    the format's next number below it, 1 - 2^-bits, so it rounds (up, across a power of two)
+    to 1 = 2^(bits-1)·2^(1-bits) with a mantissa of ``bits`` bits."""
+    from fractions import Fraction
+
+    from pecli.core.zoo.alibi.powers import rounded_powers
+
+    one = (1 << (bits - 1), 1 - bits)
+    assert rounded_powers(Fraction(1, 1 << 60), [1, 3], bits) == [one, one]

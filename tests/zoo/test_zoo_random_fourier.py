@@ -216,3 +216,32 @@ def test_a_table_of_no_rows_is_refused_naming_the_table():
     with pytest.raises(ParameterError) as error:
         read_fourier_table(np.zeros((0, 4)), np.array([0.5, 1.5]))
     assert error.value.parameter == "table" and "1 to 4096 rows" in str(error.value)
+
+
+def test_inputs_are_looked_for_up_to_64_and_no_further():
+    """The documented search bound, ``|x| <= 64``: with 3 and √29 (irrational against each
+    other, so no smaller input rebuilds the row) x = ±63.9 is read, x = 64.2 is not."""
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    w = np.array([3.0, math.sqrt(29.0)])
+
+    def table(x):
+        angles = 2 * np.pi * np.outer(x, w)  # GaussianFourierProjection: [sin | cos]
+        return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+
+    inside = read_fourier_table(table([63.9, -63.9]), w)
+    assert inside.matched
+    np.testing.assert_allclose(inside.inputs, [63.9, -63.9], atol=1e-9)
+    outside = read_fourier_table(table([64.2]), w)
+    assert not outside.matched  # its best is another input, off by more than 1e-4
+
+
+def test_fourier_features_weights_have_at_most_16_columns():
+    """k-diffusion's FourierFeatures weight is ``(out, in)``: the module docstring's bound is on
+    its columns (input features), whatever its rows."""
+    headers = [
+        ("timestep_embed.weight", (128, 16)),  # 16 inputs, 128 rows: found
+        ("inner.timestep_embed.weight", (8, 17)),  # 17 inputs: not
+    ]
+    found = find_fourier_tensors(headers)
+    assert [(f.family, f.freqs) for f in found] == [("fourier-features", "timestep_embed.weight")]

@@ -115,3 +115,27 @@ def test_refusals(values, model, kwargs, parameter):
 
 def test_every_model_names_its_source():
     assert all(m.source for m in TIMESTEP_MODELS.values())
+
+
+@pytest.mark.parametrize("model", ["flux", "flux2"])
+@pytest.mark.parametrize("which", ["", "guidance_"])
+def test_network_table_is_what_diffusers_linear_1_receives(model, which):
+    """diffusers 0.42.1's own ``linear_1`` inputs (tests/fixtures/libraries/timestep_dtypes,
+    FLUX.1 and FLUX.2, timestep and guidance) from diffusers' own t·1000: bit for bit in
+    bfloat16; in float32 within what torch's float32 exp/cos/sin may be off (as
+    test_library_fixtures_timestep_dtypes), most values bit for bit."""
+    from pecli.core.zoo.timesteps import network_table
+
+    fixtures = {f.name: f for f in load("timestep_dtypes")}
+    for dtype in ("bfloat16", "float32"):
+        inputs = fixtures[f"{model}_{dtype}_{'guidance' if which else 't'}"].table
+        expected = fixtures[f"{model}_{dtype}_{which}linear_1"].table.astype(np.float64)
+        table = network_table(inputs.astype(np.float64), "flux", d=256, base=1e4, dtype=dtype)
+        if dtype == "bfloat16":
+            np.testing.assert_array_equal(table, expected)
+            continue
+        angles = np.abs(
+            inputs.astype(np.float64)[:, None] * np.exp(-np.log(1e4) * np.arange(128) / 128)
+        )
+        bound = 2.0**-24 * ((np.log(1e4) + 4) * np.tile(angles, 2) + 4)
+        assert np.all(np.abs(table - expected) <= bound) and (table == expected).mean() > 0.9

@@ -121,3 +121,12 @@ def test_refusals(kwargs, parameter):
     with pytest.raises(ParameterError) as error:
         xpos_scales(args.pop("n"), args.pop("head_dim"), **args)
     assert error.value.parameter == parameter
+
+
+def test_the_largest_offset_is_2_to_the_30():
+    """Offsets 0 … 2^30. By hand at 2^30 (torchscale, 2 rows): positions 2^30, 2^30 + 1 less
+    c = ceil((2 + 2^30)/2) = 2^29 + 1 are 2^29 - 1 and 2^29; one more is refused."""
+    assert xpos_positions(2, offset=1 << 30).tolist() == [(1 << 29) - 1, 1 << 29]
+    with pytest.raises(ParameterError) as error:
+        xpos_positions(2, offset=(1 << 30) + 1)
+    assert error.value.parameter == "offset" and "2^30" in str(error.value)
