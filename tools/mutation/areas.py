@@ -258,6 +258,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
             "tests/**/test_special_outputs.py",
             "tests/**/test_robustness.py",
             "tests/**/test_signal_at_commit.py",  # guard.py's held signal (seed 15)
+            "tests/io/**/test_*.py",  # the rest of io's own folder
         ],
     ),
     (

@@ -27,6 +27,10 @@ __all__ = ["MAX_TABLE_VALUES", "header_fields", "load_keeping_dtype", "npy_dtype
 MAX_TABLE_VALUES = 1 << 26
 
 
+#: The refusal of a .npy file shorter than its header's shape says, whichever reader finds it.
+TRUNCATED = "is a truncated .npy file: it ends before its header's shape"
+
+
 def read_npy(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     """Parse the header after the magic string; map (file) or stream (stdin) the data."""
     version = (1, 0) if stream.read(2)[:1] == b"\x01" else (2, 0)
@@ -43,7 +47,7 @@ def read_npy(stream: IO[bytes], path: str | None, parameter: str) -> Matrix:
     offset = stream.tell()
     needed = offset + math.prod(shape) * dtype.itemsize
     if os.path.getsize(path) < needed:
-        raise ParameterError(parameter, "is a truncated .npy file", path)
+        raise ParameterError(parameter, TRUNCATED, path)
     if math.prod(shape) == 0:
         return Matrix(shape, None, array_blocks(np.empty(shape, dtype=dtype), parameter))
     if order == "C":
@@ -150,8 +154,7 @@ def load_keeping_dtype(
     with open(source, "rb") as handle:
         shape, fortran, dtype = _header(handle, name, parameter)
         if os.fstat(handle.fileno()).st_size < handle.tell() + math.prod(shape) * dtype.itemsize:
-            rule = "is a truncated .npy file: it ends before its header's shape"
-            raise ParameterError(parameter, rule, name)
+            raise ParameterError(parameter, TRUNCATED, name)
         if math.prod(shape) > MAX_TABLE_VALUES:  # checked on the header, before the data
             rule = f"must hold at most {MAX_TABLE_VALUES} values (save its first rows)"
             raise ParameterError(parameter, rule, f"shape {shape}")
