@@ -62,6 +62,15 @@ def test_channels_are_drawn_as_grid_images():
     assert np.ptp(panels[1].images[0].get_array(), axis=0).max() == 0
 
 
+def test_more_than_64_channels_are_refused_by_the_small_multiples():
+    """The docstring's "more than 64 channels" refused: 65 columns of a 3 × 5 grid."""
+    table = grid_table((3, 5), d=68, preset="t2t-nd", dtype="float64")[:, :65]
+    with pytest.raises(ParameterError) as caught:
+        grid_channels_figure(table, (3, 5), names=["c"] * 65, title="t")
+    assert caught.value.parameter == "channels"
+    assert "must be 1 to 64 channels of the 3 × 5 grid" in str(caught.value)
+
+
 def test_plot_grid_writes_the_drawn_channels(run_cli, tmp_path):
     result = run_cli(
         "plot-grid",
