@@ -60,6 +60,8 @@ def test_channels_are_drawn_as_grid_images():
     # sin_row_1 is constant along a row, sin_col_1 along a column
     assert np.ptp(panels[0].images[0].get_array(), axis=1).max() == 0
     assert np.ptp(panels[1].images[0].get_array(), axis=0).max() == 0
+    # one colour scale for every panel: the whole range of a sine or cosine, -1 to 1
+    assert [ax.images[0].get_clim() for ax in panels] == [(-1.0, 1.0)] * 2
 
 
 def test_more_than_64_channels_are_refused_by_the_small_multiples():
