@@ -95,6 +95,36 @@ def test_odd_d_gets_a_zero_column_where_the_library_adds_one(d):
         assert info.value.parameter == "d"
 
 
+def test_the_presets_that_pad_an_odd_d_with_a_zero_column():
+    """Those whose library appends a zero column to an odd width (tensor2tensor's
+    get_timing_signal_1d, fairseq's and diffusers' pad, LDM's and MusicGen's zero pad) say so
+    (``pad_odd_d``: heatmap and precision take an odd d for them); the others do not."""
+    padding = [name for name, preset in PRESETS.items() if preset.pad_odd_d]
+    assert padding == ["tensor2tensor", "fairseq", "diffusers", "ldm", "musicgen"]
+
+
+@pytest.mark.parametrize(
+    ("name", "knobs", "parameter", "named"),
+    [
+        ("mlx", {}, "convention", "`amplitude`"),  # a preset: the convention is named
+        ("vaswani", {"angle_scale": 2.0}, "angle_scale", "`angle_scale`"),  # custom: the knob
+        (
+            "vaswani",
+            {"full_turns": True, "amplitude": 0.5},
+            "full_turns",
+            "`full_turns`, `amplitude`",
+        ),
+    ],
+)
+def test_a_command_of_sin_alone_refuses_a_factor_naming_it(name, knobs, parameter, named):
+    """check_plain (precision, plot-waves): the parameter named is the first factor given to
+    a custom convention, else the convention; the rule names every factor set."""
+    with pytest.raises(ParameterError) as caught:
+        convention(name, **knobs).check_plain("precision")
+    assert caught.value.parameter == parameter
+    assert f"sets {named}, which precision does not model" in str(caught.value)
+
+
 def test_fairseq_padding_row_and_first_real_position():
     table = preset_table("fairseq", 8, 5)
     assert not table[1].any()  # padding_idx = 1
