@@ -14,6 +14,7 @@ from pecli import (
     component_names,
     convention,
     encoding_table,
+    layout_views,
     table_blocks,
 )
 
@@ -123,6 +124,17 @@ def test_a_command_of_sin_alone_refuses_a_factor_naming_it(name, knobs, paramete
         convention(name, **knobs).check_plain("precision")
     assert caught.value.parameter == parameter
     assert f"sets {named}, which precision does not model" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("layout", "sines", "cosines"),
+    [("interleaved", [0, 2], [1, 3]), ("sin-cos", [0, 1], [2, 3]), ("cos-sin", [2, 3], [0, 1])],
+)
+def test_an_odd_last_column_belongs_to_neither_view_by_default(layout, sines, cosines):
+    """d = 5 and no ``odd_sine``: column 4 is the zero column (tensor2tensor, fairseq, …),
+    neither a sine nor a cosine; two pairs in the layout's columns (docs/conventions.md)."""
+    views = layout_views(np.arange(5), layout)
+    assert [view.tolist() for view in views] == [sines, cosines]
 
 
 def test_fairseq_padding_row_and_first_real_position():
