@@ -21,7 +21,7 @@ from pecli import (
     positional_encoding,
     table_blocks,
 )
-from pecli.core.sinusoidal.knobs import check_amplitude, check_angle_scale
+from pecli.core.sinusoidal.knobs import check_amplitude, check_amplitude_range, check_angle_scale
 
 mpmath.mp.dps = 40
 
@@ -255,3 +255,15 @@ def test_an_amplitude_must_be_finite_and_non_zero(amplitude):
     assert check_amplitude(-0.5, 8) == (-0.5, 0.0)
     hi, lo = check_amplitude("sqrt(2/d)", 8)  # sqrt(2/8) = 1/2 exactly
     assert (hi, lo) == (0.5, 0.0)
+
+
+def test_a_float16_amplitude_is_taken_from_its_least_normal_to_its_largest():
+    """IEEE half precision: least normal 2^-14, largest 65504; both ends taken (either sign),
+    the next float64 beyond either refused."""
+    half = np.dtype(np.float16)
+    for amplitude in (2.0**-14, 65504.0, -65504.0):
+        check_amplitude_range((amplitude, 0.0), half, amplitude)
+    for amplitude in (np.nextafter(2.0**-14, 0.0), np.nextafter(65504.0, np.inf)):
+        with pytest.raises(ParameterError) as caught:
+            check_amplitude_range((float(amplitude), 0.0), half, amplitude)
+        assert caught.value.parameter == "amplitude"
