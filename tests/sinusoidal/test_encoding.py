@@ -238,3 +238,28 @@ def test_an_integer_start_of_exactly_2_53_is_taken_and_one_past_it_refused():
     assert check_position("start", -(2**53)) == -9007199254740992.0
     with pytest.raises(ParameterError, match="within ±2\\^53"):
         check_position("start", 2**53 + 1)
+
+
+def test_the_rules_of_n_dtype_and_schedule_name_their_bounds():
+    """check_n says its bound (2^53 unless given), check_dtype takes float32 and float64 only,
+    check_schedule a finite shift only."""
+    from pecli.core.rules import check_dtype, check_n, check_schedule
+
+    for call, words in [
+        (lambda: check_n(0), "must be an integer from 1 to 2^53"),
+        (lambda: check_n(6, most=5), "must be an integer from 1 to 5"),
+    ]:
+        with pytest.raises(ParameterError) as caught:
+            call()
+        assert words in str(caught.value)
+    assert check_n(2**53) == 2**53 and check_n(5, most=5) == 5
+    assert [check_dtype(t) for t in ("float32", "float64")] == [np.float32, np.float64]
+    for dtype in ("float16", "int32", np.int64, "bfloat16"):
+        with pytest.raises(ParameterError) as caught:
+            check_dtype(dtype)
+        assert caught.value.parameter == "dtype"
+    assert check_schedule("shift:0.5") == 0.5
+    for schedule in ("shift:inf", "shift:-inf", "shift:nan", True):
+        with pytest.raises(ParameterError) as caught:
+            check_schedule(schedule)
+        assert caught.value.parameter == "schedule"
