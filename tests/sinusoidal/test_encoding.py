@@ -263,3 +263,25 @@ def test_the_rules_of_n_dtype_and_schedule_name_their_bounds():
         with pytest.raises(ParameterError) as caught:
             check_schedule(schedule)
         assert caught.value.parameter == "schedule"
+
+
+def test_the_rules_of_positions_widths_and_checkpoint_sizes_at_their_ends():
+    """The last position start + n − 1 may be 2^53 itself; an odd-d width runs 2 … MAX_D,
+    both ends; a .safetensors table may take 1 GiB = 2^30 bytes (2^25 rows of 8 float32
+    columns), no other format is held to that."""
+    from pecli.core.rules import MAX_D, check_checkpoint_table, check_positions, check_width
+
+    assert check_positions(2**53 - 9, 10) == 2.0**53 - 9  # last = 2^53
+    with pytest.raises(ParameterError, match="9007199254740993"):  # last = 2^53 + 1
+        check_positions(2**53 - 9, 11)
+    assert [check_width(d, pad_odd_d=True) for d in (2, 3, MAX_D)] == [2, 3, MAX_D]
+    for d in (1, MAX_D + 1):
+        with pytest.raises(ParameterError):
+            check_width(d, pad_odd_d=True)
+    f32 = np.dtype(np.float32)
+    check_checkpoint_table(2**25, 8, f32, "safetensors")
+    with pytest.raises(ParameterError) as caught:
+        check_checkpoint_table(2**25 + 1, 8, f32, "safetensors")
+    assert caught.value.parameter == "n"
+    for fmt in ("npy", "csv"):
+        check_checkpoint_table(2**40, 8, f32, fmt)
