@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from pecli import ParameterError
 from pecli.core.sinusoidal.fourier import fourier_features
 from pecli.figures.sinusoidal.fourier import periodicity_figure, random_network
 
@@ -155,3 +156,19 @@ def test_legend_names_the_scaled_frequencies():
     fig = periodicity_figure(x, features, features[:, 0], frequencies=freqs, period=2.0)
     labels = [line.get_label() for line in fig.axes[0].get_lines()][:4]  # then the period lines
     assert labels == ["sin(πx)", "cos(πx)", "sin(2πx)", "cos(2πx)"]
+
+
+def test_a_figure_takes_the_bounds_docs_fourier_md_gives():
+    """docs/fourier.md: 3 periods by default, `--periods` 2 to 1000, `--points` 2 to 100000,
+    `--hidden` 1 to 256 (each end taken, but 10^5 points, slow; one beyond refused naming it)."""
+    from pecli.figures.sinusoidal.fourier import periodicity
+
+    default = periodicity(k=1, points=3)
+    assert default.x.tolist() == pytest.approx([0.0, 3 * math.pi, 6 * math.pi])  # 3 × 2π
+    for name, least, most in [("periods", 2, 1000), ("points", 2, 100_000), ("hidden", 1, 256)]:
+        for value in (least, most) if name != "points" else ():  # 10^5 points: too slow
+            periodicity(k=1, **{"points": 2, name: value})
+        for value in (least - 1, most + 1):
+            with pytest.raises(ParameterError) as caught:
+                periodicity(k=1, **{"points": 2, name: value})
+            assert caught.value.parameter == name
