@@ -285,3 +285,17 @@ def test_the_rules_of_positions_widths_and_checkpoint_sizes_at_their_ends():
     assert caught.value.parameter == "n"
     for fmt in ("npy", "csv"):
         check_checkpoint_table(2**40, 8, f32, fmt)
+
+
+def test_a_float32_table_with_mlx_s_amplitude_is_the_rounded_exact_product():
+    """amplitude sqrt(2/d) (MLX) on the float32 kernel, d = 6: each value is
+    sqrt(1/3)·sin or cos(p·ω_i), ω_i = 10000^(-2(i-1)/6), in mpmath, rounded once to float32
+    (positions 0 … 39, two blocks of rows)."""
+    blocks = table_blocks(d=6, n=40, start=0, amplitude="sqrt(2/d)", rows=25)
+    got = np.concatenate(list(blocks))
+    with mpmath.workdps(40):
+        factor = mpmath.sqrt(mpmath.mpf(2) / 6)
+        want = [[factor * v for v in mp_pe(p, 6)] for p in range(40)]
+        want = np.array([[float(v) for v in row] for row in want]).astype(np.float32)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
