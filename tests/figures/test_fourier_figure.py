@@ -172,3 +172,21 @@ def test_a_figure_takes_the_bounds_docs_fourier_md_gives():
             with pytest.raises(ParameterError) as caught:
                 periodicity(k=1, **{"points": 2, name: value})
             assert caught.value.parameter == name
+
+
+def test_a_window_that_starts_inside_a_period_marks_the_whole_periods_in_it():
+    """x from 2.5 to 13 with period 2π: the multiples inside are 2π ≈ 6.28 and 4π ≈ 12.57
+    (0 and 6π lie outside); two frequencies, so the title says k = 2."""
+    x = np.linspace(2.5, 13.0, 43)
+    features = gamma_loop(x, 2)
+    fig = periodicity_figure(
+        x, features, features[:, 0], frequencies=np.array([1.0, 2.0]), period=TWO_PI
+    )
+    for ax in fig.axes:
+        verticals = sorted(
+            line.get_xdata()[0]
+            for line in ax.get_lines()
+            if len(line.get_xdata()) == 2 and line.get_xdata()[0] == line.get_xdata()[1]
+        )
+        np.testing.assert_allclose(verticals, [TWO_PI, 2 * TWO_PI])
+    assert fig.axes[0].get_title().startswith("Fourier features γ(x), k = 2, and")
