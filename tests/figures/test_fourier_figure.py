@@ -190,3 +190,13 @@ def test_a_window_that_starts_inside_a_period_marks_the_whole_periods_in_it():
         )
         np.testing.assert_allclose(verticals, [TWO_PI, 2 * TWO_PI])
     assert fig.axes[0].get_title().startswith("Fourier features γ(x), k = 2, and")
+    # the arrow spans one period, from the first whole one (2π), level, above the output
+    arrow = next(a for a in fig.axes[1].texts if a.get_text() == "")
+    assert (arrow.xyann[0], arrow.xy[0]) == pytest.approx((TWO_PI, 2 * TWO_PI))
+    assert arrow.xy[1] == arrow.xyann[1] > features[:, 0].max()
+    label = next(t for t in fig.axes[1].texts if t.get_text() == "period 2π")
+    assert label.get_position()[1] < fig.axes[1].get_ylim()[1]  # arrow and label in the panel
+    # a flat output (f = 0 everywhere) is still drawn inside the panel, below its arrow
+    flat = periodicity_figure(x, features, np.zeros(43), frequencies=np.ones(2), period=TWO_PI)
+    low, high = flat.axes[1].get_ylim()
+    assert low < 0 < high
