@@ -299,3 +299,18 @@ def test_a_float32_table_with_mlx_s_amplitude_is_the_rounded_exact_product():
         want = np.array([[float(v) for v in row] for row in want]).astype(np.float32)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, want)
+
+
+def test_full_turns_at_a_quarter_scale_land_exactly_on_quarter_turns():
+    """MLX's full turns with angle_scale 1/4: pair 0 (ω = 1) turns 2π·p/4 = p·π/2, so sin and
+    cos are exactly 0, 1, 0, −1, … and 1, 0, −1, 0, …; pair 1 (C = 16, d = 8: ω = 16^(-1/4) =
+    1/2) turns p·π/4, exactly 0, 1, 0, −1 at even p, ±√2/2 at odd p (two float64 ulps)."""
+    t = encoding_table(
+        d=8, n=9, start=0, full_turns=True, angle_scale=0.25, base=16.0, dtype="float64"
+    )
+    assert t[:, 0].tolist() == [0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0]
+    assert t[:, 1].tolist() == [1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0]
+    assert t[::2, 2].tolist() == [0.0, 1.0, 0.0, -1.0, 0.0]
+    assert t[1::2, 2] == pytest.approx(
+        [math.sqrt(0.5), math.sqrt(0.5), -math.sqrt(0.5), -math.sqrt(0.5)], abs=2.3e-16
+    )
