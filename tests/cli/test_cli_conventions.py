@@ -207,3 +207,7 @@ def test_the_conventions_table_names_fairseq_s_padding_row_only(run_cli):
     }
     assert lines["fairseq"][4:6] == ["row", "1"]
     assert lines["vaswani"][4] == "-"
+    # MLX's SinusoidalPositionalEncoding scales every value by sqrt(2/d) (its default
+    # `scale`); no other preset has a factor
+    assert lines["mlx"][6:8] == ["amplitude", "sqrt(2/d)"]
+    assert [lines[name][6] for name in ("vaswani", "pytorch", "whisper")] == ["-"] * 3

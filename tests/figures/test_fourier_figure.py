@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from pecli import ParameterError
 from pecli.core.sinusoidal.fourier import fourier_features
 from pecli.figures.sinusoidal.fourier import periodicity_figure, random_network
 
@@ -157,3 +158,47 @@ def test_legend_names_the_scaled_frequencies():
     fig = periodicity_figure(x, features, features[:, 0], frequencies=freqs, period=2.0)
     labels = [line.get_label() for line in fig.axes[0].get_lines()][:4]  # then the period lines
     assert labels == ["sin(πx)", "cos(πx)", "sin(2πx)", "cos(2πx)"]
+
+
+def test_a_figure_takes_the_bounds_docs_fourier_md_gives():
+    """docs/fourier.md: 3 periods by default, `--periods` 2 to 1000, `--points` 2 to 100000,
+    `--hidden` 1 to 256 (each end taken, but 10^5 points, slow; one beyond refused naming it)."""
+    from pecli.figures.sinusoidal.fourier import periodicity
+
+    default = periodicity(k=1, points=3)
+    assert default.x.tolist() == pytest.approx([0.0, 3 * math.pi, 6 * math.pi])  # 3 × 2π
+    for name, least, most in [("periods", 2, 1000), ("points", 2, 100_000), ("hidden", 1, 256)]:
+        for value in (least, most) if name != "points" else ():  # 10^5 points: too slow
+            periodicity(k=1, **{"points": 2, name: value})
+        for value in (least - 1, most + 1):
+            with pytest.raises(ParameterError) as caught:
+                periodicity(k=1, **{"points": 2, name: value})
+            assert caught.value.parameter == name
+
+
+def test_a_window_that_starts_inside_a_period_marks_the_whole_periods_in_it():
+    """x from 2.5 to 13 with period 2π: the multiples inside are 2π ≈ 6.28 and 4π ≈ 12.57
+    (0 and 6π lie outside); two frequencies, so the title says k = 2."""
+    x = np.linspace(2.5, 13.0, 43)
+    features = gamma_loop(x, 2)
+    fig = periodicity_figure(
+        x, features, features[:, 0], frequencies=np.array([1.0, 2.0]), period=TWO_PI
+    )
+    for ax in fig.axes:
+        verticals = sorted(
+            line.get_xdata()[0]
+            for line in ax.get_lines()
+            if len(line.get_xdata()) == 2 and line.get_xdata()[0] == line.get_xdata()[1]
+        )
+        np.testing.assert_allclose(verticals, [TWO_PI, 2 * TWO_PI])
+    assert fig.axes[0].get_title().startswith("Fourier features γ(x), k = 2, and")
+    # the arrow spans one period, from the first whole one (2π), level, above the output
+    arrow = next(a for a in fig.axes[1].texts if a.get_text() == "")
+    assert (arrow.xyann[0], arrow.xy[0]) == pytest.approx((TWO_PI, 2 * TWO_PI))
+    assert arrow.xy[1] == arrow.xyann[1] > features[:, 0].max()
+    label = next(t for t in fig.axes[1].texts if t.get_text() == "period 2π")
+    assert label.get_position()[1] < fig.axes[1].get_ylim()[1]  # arrow and label in the panel
+    # a flat output (f = 0 everywhere) is still drawn inside the panel, below its arrow
+    flat = periodicity_figure(x, features, np.zeros(43), frequencies=np.ones(2), period=TWO_PI)
+    low, high = flat.axes[1].get_ylim()
+    assert low < 0 < high

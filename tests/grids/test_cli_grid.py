@@ -7,7 +7,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from library_fixtures import ids, load
+from library_fixtures import ROOT, ids, load
 
 from pecli.analysis.grids.identify import identify_grid
 from pecli.cli.text import command_line
@@ -155,3 +155,41 @@ def test_the_help_gives_the_range_extra_tokens_are_held_to(run_cli):
     """It said [x>=0] (click's range) while 2^20 + 1 was refused as "from 0 to 2^20"."""
     help_text = " ".join(run_cli("grid", "--help").stdout.split())
     assert "0 to 2^20" in help_text and "x>=0" not in help_text
+
+
+REPORTS = {  # the fixture's call (its .json) gives the grid, the storage and the rebuild
+    "t2t_nd_2x3x4_c26": [
+        "preset t2t-nd",
+        "grid 2 × 3 × 4 (axes 1 … n, row-major tokens)",
+        "axis order axes in the order 1, 2, 3: tokens in row-major order of a 2 × 3 × 4 grid",
+        "extra tokens 0 all-zero rows first",
+        "storage float32",
+        "same table -",
+        "rebuild with: pecli grid 2 3 4 --d 26 --preset t2t-nd",
+    ],
+    "mocov3_4x4_d16_cls": [
+        "preset mocov3",
+        "grid 4 × 4 (rows × columns, row-major tokens)",
+        "extra tokens 1 all-zero rows first",
+        "storage float32",
+        "rebuild with: pecli grid 4 4 --d 16 --preset mocov3 --extra-tokens 1",
+        # MoCo v3's [sin h, cos h, sin w, cos w] with ω_j = 10000^(-j/4) is MAE's row-first
+        # table: MAE's with its two blocks swapped
+        "same table mae --axis-order 0,1 (row first); …",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_identify_reports_a_libraries_grid_line_by_line(run_cli, name):
+    """Each line of the report of a library's 2-D and 3-D grid (the grid's sides named)."""
+    result = run_cli("identify", str(ROOT / "grids" / f"{name}.npy"))
+    lines = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    assert result.exit_code == 0, result.output
+    assert lines[0] == "pecli identify: match (a grid of tokens)"
+    for line in REPORTS[name]:
+        assert line in lines or (
+            line.endswith(" …") and any(shown.startswith(line[:-1]) for shown in lines)
+        ), (line, lines)
+    error = next(line for line in lines if line.startswith("max |error|"))
+    assert float(error.split()[-1]) < 1e-6  # float32 rounding of values at most 1

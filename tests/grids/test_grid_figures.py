@@ -60,6 +60,36 @@ def test_channels_are_drawn_as_grid_images():
     # sin_row_1 is constant along a row, sin_col_1 along a column
     assert np.ptp(panels[0].images[0].get_array(), axis=1).max() == 0
     assert np.ptp(panels[1].images[0].get_array(), axis=0).max() == 0
+    # one colour scale for every panel: the whole range of a sine or cosine, -1 to 1
+    assert [ax.images[0].get_clim() for ax in panels] == [(-1.0, 1.0)] * 2
+
+
+def test_more_than_64_channels_are_refused_by_the_small_multiples():
+    """The docstring's "more than 64 channels" refused: 65 columns of a 3 × 5 grid."""
+    table = grid_table((3, 5), d=68, preset="t2t-nd", dtype="float64")[:, :65]
+    with pytest.raises(ParameterError) as caught:
+        grid_channels_figure(table, (3, 5), names=["c"] * 65, title="t")
+    assert caught.value.parameter == "channels"
+    assert "must be 1 to 64 channels of the 3 × 5 grid" in str(caught.value)
+
+
+def test_the_similarity_colours_run_from_the_lowest_tenth_to_1_a_tenth_at_least():
+    """Colours from the smallest similarity rounded down to a tenth, to 1: on a 3 × 5 MAE grid
+    of d = 16 the least similarity, by the formula above over every offset (Δr, Δc), is at
+    (2, 3): (Σ_j cos(2 ω_j) + Σ_j cos(3 ω_j)) / 8 ≈ 0.566, so 0.5 to 1; identical rows (every
+    similarity 1) still get a tenth, 0.9 to 1, not an empty range."""
+    omega = [10000 ** (-j / 4) for j in range(4)]
+    least = min(
+        sum(math.cos(o * dr) + math.cos(o * dc) for o in omega) / 8
+        for dr in range(3)
+        for dc in range(5)
+    )
+    assert least == pytest.approx(0.566, abs=1e-3)
+    table = grid_table((3, 5), d=16, dtype="float64")
+    for rows, low in [(table, math.floor(least * 10) / 10), (np.ones((15, 16)), 0.9)]:
+        for patch in (None, (0, 0)):
+            fig = patch_similarity_figure(rows, (3, 5), title="t", patch=patch)
+            assert fig.axes[0].images[0].get_clim() == pytest.approx((low, 1.0), abs=1e-12)
 
 
 def test_plot_grid_writes_the_drawn_channels(run_cli, tmp_path):

@@ -385,3 +385,17 @@ def test_grid_identify_on_three_rows_after_extra_tokens_reads_them_and_stops():
     table[2:] = grid_table((1, 3), d=16)  # two zero rows (extra tokens), three grid tokens
     found = identify_grid(table)
     assert (found.matched, found.extra_tokens, found.best, found.rows) == (False, 2, None, 5)
+
+
+def test_diffusers_scales_are_taken_from_1e_6_to_1e6_both_ends_included():
+    """base_size 1e-6 and interpolation_scale 1e6, the ends of "a number from 1e-6 to 1e6":
+    token 3 of a 2 × 2 grid (row 1, column 1) sits at 1·1e-6/(2·1e6) = 5e-13 on both axes, and
+    d = 4 has one pair per axis (ω = 1): [sin, cos, sin, cos] = [5e-13, 1, 5e-13, 1] to
+    float64's rounding. The next float beyond either end is refused."""
+    table = grid_table((2, 2), d=4, base_size=1e-6, interpolation_scale=1e6, dtype="float64")
+    assert table[3].tolist() == pytest.approx([5e-13, 1.0, 5e-13, 1.0], rel=1e-15, abs=0)
+    for knob, value in [("base_size", 1e-6), ("interpolation_scale", 1e6)]:
+        beyond = np.nextafter(value, 0.0 if value < 1 else np.inf)
+        with pytest.raises(ParameterError) as caught:
+            grid_table((2, 2), d=4, **{knob: float(beyond)})
+        assert caught.value.parameter == knob

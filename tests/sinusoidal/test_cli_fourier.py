@@ -59,6 +59,15 @@ def test_fourier_linspace_octave_scale_and_input(run_cli):
         np.testing.assert_allclose(row, expected, atol=1e-15)
 
 
+def test_fourier_linspace_of_one_point_is_its_start(run_cli):
+    """NUM = 1, the least: numpy.linspace's one point is START (0.25), γ = sin, cos of it."""
+    result = run_cli("fourier", "--linspace", "0.25", "9", "1", "--k", "1", "--dtype", "float64")
+    assert result.exit_code == 0, result.output
+    header, values = table(result.stdout)
+    assert header == ["sin_1", "cos_1"]
+    np.testing.assert_allclose(values, [[math.sin(0.25), math.cos(0.25)]], rtol=1e-15)
+
+
 def test_fourier_coordinates_from_a_file_to_npy(run_cli, tmp_path):
     points = np.array([[0.5, -1.5], [2.0, 3.0], [-0.25, 0.0]])
     np.save(tmp_path / "p.npy", points.astype(">f4"))

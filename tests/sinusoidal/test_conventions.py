@@ -14,6 +14,7 @@ from pecli import (
     component_names,
     convention,
     encoding_table,
+    layout_views,
     table_blocks,
 )
 
@@ -93,6 +94,47 @@ def test_odd_d_gets_a_zero_column_where_the_library_adds_one(d):
         with pytest.raises(ParameterError) as info:
             preset_table(name, d, n)
         assert info.value.parameter == "d"
+
+
+def test_the_presets_that_pad_an_odd_d_with_a_zero_column():
+    """Those whose library appends a zero column to an odd width (tensor2tensor's
+    get_timing_signal_1d, fairseq's and diffusers' pad, LDM's and MusicGen's zero pad) say so
+    (``pad_odd_d``: heatmap and precision take an odd d for them); the others do not."""
+    padding = [name for name, preset in PRESETS.items() if preset.pad_odd_d]
+    assert padding == ["tensor2tensor", "fairseq", "diffusers", "ldm", "musicgen"]
+
+
+@pytest.mark.parametrize(
+    ("name", "knobs", "parameter", "named"),
+    [
+        ("mlx", {}, "convention", "`amplitude`"),  # a preset: the convention is named
+        ("vaswani", {"angle_scale": 2.0}, "angle_scale", "`angle_scale`"),  # custom: the knob
+        (
+            "vaswani",
+            {"full_turns": True, "amplitude": 0.5},
+            "full_turns",
+            "`full_turns`, `amplitude`",
+        ),
+    ],
+)
+def test_a_command_of_sin_alone_refuses_a_factor_naming_it(name, knobs, parameter, named):
+    """check_plain (precision, plot-waves): the parameter named is the first factor given to
+    a custom convention, else the convention; the rule names every factor set."""
+    with pytest.raises(ParameterError) as caught:
+        convention(name, **knobs).check_plain("precision")
+    assert caught.value.parameter == parameter
+    assert f"sets {named}, which precision does not model" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("layout", "sines", "cosines"),
+    [("interleaved", [0, 2], [1, 3]), ("sin-cos", [0, 1], [2, 3]), ("cos-sin", [2, 3], [0, 1])],
+)
+def test_an_odd_last_column_belongs_to_neither_view_by_default(layout, sines, cosines):
+    """d = 5 and no ``odd_sine``: column 4 is the zero column (tensor2tensor, fairseq, …),
+    neither a sine nor a cosine; two pairs in the layout's columns (docs/conventions.md)."""
+    views = layout_views(np.arange(5), layout)
+    assert [view.tolist() for view in views] == [sines, cosines]
 
 
 def test_fairseq_padding_row_and_first_real_position():

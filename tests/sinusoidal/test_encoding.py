@@ -238,3 +238,79 @@ def test_an_integer_start_of_exactly_2_53_is_taken_and_one_past_it_refused():
     assert check_position("start", -(2**53)) == -9007199254740992.0
     with pytest.raises(ParameterError, match="within ±2\\^53"):
         check_position("start", 2**53 + 1)
+
+
+def test_the_rules_of_n_dtype_and_schedule_name_their_bounds():
+    """check_n says its bound (2^53 unless given), check_dtype takes float32 and float64 only,
+    check_schedule a finite shift only."""
+    from pecli.core.rules import check_dtype, check_n, check_schedule
+
+    for call, words in [
+        (lambda: check_n(0), "must be an integer from 1 to 2^53"),
+        (lambda: check_n(6, most=5), "must be an integer from 1 to 5"),
+    ]:
+        with pytest.raises(ParameterError) as caught:
+            call()
+        assert words in str(caught.value)
+    assert check_n(2**53) == 2**53 and check_n(5, most=5) == 5
+    assert [check_dtype(t) for t in ("float32", "float64")] == [np.float32, np.float64]
+    for dtype in ("float16", "int32", np.int64, "bfloat16"):
+        with pytest.raises(ParameterError) as caught:
+            check_dtype(dtype)
+        assert caught.value.parameter == "dtype"
+    assert check_schedule("shift:0.5") == 0.5
+    for schedule in ("shift:inf", "shift:-inf", "shift:nan", True):
+        with pytest.raises(ParameterError) as caught:
+            check_schedule(schedule)
+        assert caught.value.parameter == "schedule"
+
+
+def test_the_rules_of_positions_widths_and_checkpoint_sizes_at_their_ends():
+    """The last position start + n − 1 may be 2^53 itself; an odd-d width runs 2 … MAX_D,
+    both ends; a .safetensors table may take 1 GiB = 2^30 bytes (2^25 rows of 8 float32
+    columns), no other format is held to that."""
+    from pecli.core.rules import MAX_D, check_checkpoint_table, check_positions, check_width
+
+    assert check_positions(2**53 - 9, 10) == 2.0**53 - 9  # last = 2^53
+    with pytest.raises(ParameterError, match="9007199254740993"):  # last = 2^53 + 1
+        check_positions(2**53 - 9, 11)
+    assert [check_width(d, pad_odd_d=True) for d in (2, 3, MAX_D)] == [2, 3, MAX_D]
+    for d in (1, MAX_D + 1):
+        with pytest.raises(ParameterError):
+            check_width(d, pad_odd_d=True)
+    f32 = np.dtype(np.float32)
+    check_checkpoint_table(2**25, 8, f32, "safetensors")
+    with pytest.raises(ParameterError) as caught:
+        check_checkpoint_table(2**25 + 1, 8, f32, "safetensors")
+    assert caught.value.parameter == "n"
+    for fmt in ("npy", "csv"):
+        check_checkpoint_table(2**40, 8, f32, fmt)
+
+
+def test_a_float32_table_with_mlx_s_amplitude_is_the_rounded_exact_product():
+    """amplitude sqrt(2/d) (MLX) on the float32 kernel, d = 6: each value is
+    sqrt(1/3)·sin or cos(p·ω_i), ω_i = 10000^(-2(i-1)/6), in mpmath, rounded once to float32
+    (positions 0 … 39, two blocks of rows)."""
+    blocks = table_blocks(d=6, n=40, start=0, amplitude="sqrt(2/d)", rows=25)
+    got = np.concatenate(list(blocks))
+    with mpmath.workdps(40):
+        factor = mpmath.sqrt(mpmath.mpf(2) / 6)
+        want = [[factor * v for v in mp_pe(p, 6)] for p in range(40)]
+        want = np.array([[float(v) for v in row] for row in want]).astype(np.float32)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
+
+
+def test_full_turns_at_a_quarter_scale_land_exactly_on_quarter_turns():
+    """MLX's full turns with angle_scale 1/4: pair 0 (ω = 1) turns 2π·p/4 = p·π/2, so sin and
+    cos are exactly 0, 1, 0, −1, … and 1, 0, −1, 0, …; pair 1 (C = 16, d = 8: ω = 16^(-1/4) =
+    1/2) turns p·π/4, exactly 0, 1, 0, −1 at even p, ±√2/2 at odd p (two float64 ulps)."""
+    t = encoding_table(
+        d=8, n=9, start=0, full_turns=True, angle_scale=0.25, base=16.0, dtype="float64"
+    )
+    assert t[:, 0].tolist() == [0.0, 1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0]
+    assert t[:, 1].tolist() == [1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 1.0]
+    assert t[::2, 2].tolist() == [0.0, 1.0, 0.0, -1.0, 0.0]
+    assert t[1::2, 2] == pytest.approx(
+        [math.sqrt(0.5), math.sqrt(0.5), -math.sqrt(0.5), -math.sqrt(0.5)], abs=2.3e-16
+    )

@@ -227,3 +227,13 @@ def test_scale_pi_as_text_is_exact_pi():
     assert set(np.unique(got)) <= {-1.0, 0.0, 1.0}
     np.testing.assert_array_equal(got[0], [0, -1, 0, 1, 0, -1, 0, 1])
     assert fourier_features(1.0, k=1, scale=math.pi)[0, 0] == pytest.approx(1.2246e-16, rel=1e-4)
+
+
+def test_octaves_run_to_2_to_the_1023_the_largest_finite_power_of_two():
+    """k = 1024 octaves 2^0 … 2^1023 (float64's largest power of two, 2^1024 overflows);
+    k = 1025 is refused naming k."""
+    octaves = fourier_frequencies(1024, frequencies="octave")
+    assert octaves[-1] == 2.0**1023 and octaves.size == 1024
+    with pytest.raises(ParameterError) as caught:
+        fourier_frequencies(1025, frequencies="octave")
+    assert caught.value.parameter == "k"

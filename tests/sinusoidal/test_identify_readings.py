@@ -29,7 +29,7 @@ from pecli.analysis.sinusoidal.identify.fits import (
     wrap,
 )
 from pecli.analysis.sinusoidal.identify.fitting import Fit, Zeros
-from pecli.analysis.sinusoidal.identify.naming import _rebuilds
+from pecli.analysis.sinusoidal.identify.naming import _rebuilds, short_base
 from pecli.analysis.sinusoidal.identify.passes import _rank, fit_rows
 from pecli.analysis.sinusoidal.identify.phases import Phases, candidate_starts
 from pecli.analysis.sinusoidal.identify.residuals import exact_error, residual
@@ -423,3 +423,13 @@ def test_a_shorter_base_that_rebuilds_the_table_to_its_own_residual_rebuilds_it(
     trial.residual, score = residual(table, trial, zeros, "float32")
     assert score <= 1 and trial.residual > exact_error("float32", 1.0, 64)
     assert _rebuilds(table, trial, zeros, "float32", exactly=False)
+
+
+def test_a_fit_whose_measured_base_is_unknown_still_gets_the_short_base():
+    """A float64 table built at C = 7321 from 0 (d = 16), read as 7321.000000000008 (9 ulps
+    off) with no measured base (``base_fit`` NaN: nothing to take digits from): the short
+    base 7321, four digits, still comes from the fitted one."""
+    table = encoding_table(d=16, n=40, base=7321, start=0, dtype="float64")
+    fit = Fit("interleaved", "paper", 7321.000000000008, math.nan, 0.0, residual=1e-15, score=0.5)
+    short_base(fit, table, Zeros([], False), "float64")
+    assert (fit.base, fit.schedule, fit.odd_d) == (7321.0, "paper", "zero")

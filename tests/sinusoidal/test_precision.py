@@ -120,3 +120,12 @@ def test_precision_refuses_more_rows_than_it_can_keep_before_any_work(run_cli):
     result = run_cli("precision", "--n", str(2**53))  # before: ran for days, then out of memory
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "'--n': must be at most 100,000,000 for precision" in result.stderr
+
+
+def test_cli_precision_says_none_when_no_position_crosses(run_cli):
+    """float32 angles of positions 1 … 10 are off by at most 10 · 2^-24 ≈ 6e-7 before sin
+    and cos (each then within 2^-24 more): far under 1e-3, so no first position."""
+    result = run_cli("precision", "--d", "8", "--n", "10", "--convention", "vaswani")
+    assert result.exit_code == 0, result.stderr
+    assert "first position with error > 0.001: none" in result.stdout
+    assert "largest position exact in float32: 16777216" in result.stdout  # 2^24

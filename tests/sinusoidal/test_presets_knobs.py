@@ -4,6 +4,8 @@ the angle factor, full turns and the amplitude; each against the library's own f
 
 from __future__ import annotations
 
+import math
+
 import libraries as lib
 import mpmath
 import numpy as np
@@ -19,6 +21,7 @@ from pecli import (
     positional_encoding,
     table_blocks,
 )
+from pecli.core.sinusoidal.knobs import check_amplitude, check_amplitude_range, check_angle_scale
 
 mpmath.mp.dps = 40
 
@@ -231,3 +234,36 @@ def test_whole_half_turns_are_exact():
         half = encoding_table(d=8, n=9, start=3, dtype=dtype, angle_scale=0.5, full_turns=True)
         assert not half[:, 0].any()
         np.testing.assert_array_equal(half[:, 1], [(-1.0) ** p for p in range(3, 12)])
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.1, 1000.3, 3.7e-7, 1e300 / 7])
+def test_full_turns_carry_the_angle_factor_to_1e_30_against_mpmath(scale):
+    """MLX's full turns: the factor 2π·scale as a double-double hi + lo (the docstring's
+    "2π = hi + lo to 1e-32"), held to mpmath's 2π·scale at 50 digits."""
+    hi, lo = check_angle_scale(scale, full_turns=True)
+    with mpmath.workdps(50):
+        exact = 2 * mpmath.pi * mpmath.mpf(scale)
+        assert abs((mpmath.mpf(hi) + mpmath.mpf(lo) - exact) / exact) < 1e-30
+    assert check_angle_scale(scale) == (scale, 0.0)
+
+
+@pytest.mark.parametrize("amplitude", [0, 0.0, math.nan, math.inf, -math.inf, True, False, "x"])
+def test_an_amplitude_must_be_finite_and_non_zero(amplitude):
+    with pytest.raises(ParameterError) as caught:
+        check_amplitude(amplitude, 8)
+    assert caught.value.parameter == "amplitude"
+    assert check_amplitude(-0.5, 8) == (-0.5, 0.0)
+    hi, lo = check_amplitude("sqrt(2/d)", 8)  # sqrt(2/8) = 1/2 exactly
+    assert (hi, lo) == (0.5, 0.0)
+
+
+def test_a_float16_amplitude_is_taken_from_its_least_normal_to_its_largest():
+    """IEEE half precision: least normal 2^-14, largest 65504; both ends taken (either sign),
+    the next float64 beyond either refused."""
+    half = np.dtype(np.float16)
+    for amplitude in (2.0**-14, 65504.0, -65504.0):
+        check_amplitude_range((amplitude, 0.0), half, amplitude)
+    for amplitude in (np.nextafter(2.0**-14, 0.0), np.nextafter(65504.0, np.inf)):
+        with pytest.raises(ParameterError) as caught:
+            check_amplitude_range((float(amplitude), 0.0), half, amplitude)
+        assert caught.value.parameter == "amplitude"
