@@ -113,7 +113,7 @@ def _direct_certified(
     angle: angles.DoubleDouble,
     where: tuple[np.ndarray, np.ndarray, np.ndarray],
     outs: tuple[np.ndarray, np.ndarray],
-    factor: tuple[float, float] = (1.0, 0.0),
+    factor: tuple[float, float],
 ) -> None:
     """``factor``·sin/cos of ``angle`` into ``outs``, rounded under the certificate."""
     bound = direct_bound(angle)

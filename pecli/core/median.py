@@ -56,8 +56,6 @@ def median(values: ArrayLike, axis: int | None = None) -> Any:
     middle = [size // 2 - 1, size // 2] if size % 2 == 0 else [(size - 1) // 2]
     inexact = np.issubdtype(a.dtype, np.inexact)
     part = np.partition(a, [*middle, -1] if inexact else middle, axis=axis)
-    if part.shape == ():
-        return part.item()
     along = 0 if axis is None else axis
     index = part.shape[along] // 2
     keep = slice(index, index + 1) if part.shape[along] % 2 else slice(index - 1, index + 1)
