@@ -393,6 +393,68 @@ def test_a_log_multiplier_holding_mscale_all_dim_itself_is_the_old_convention(ru
     assert note.startswith("yarn_log_multiplier holds mscale_all_dim itself (1)")
 
 
+def _deepseek_gguf(tmp_path: Path, log_multiplier: bytes) -> Path:
+    """deepseek.config.json's rope keys as the converter writes them, by hand (GGUF v3 layout:
+    magic, version, tensor and key counts, then each key as a length-prefixed string, a uint32
+    value type and the value), with ``log_multiplier`` (type code and value) as the last key."""
+
+    def string(raw: bytes) -> bytes:
+        return struct.pack("<Q", len(raw)) + raw
+
+    keys = [
+        (b"general.architecture", struct.pack("<I", 8) + string(b"deepseek2")),
+        (b"deepseek2.rope.freq_base", struct.pack("<If", 6, 10000.0)),
+        (b"deepseek2.rope.dimension_count", struct.pack("<II", 4, 64)),
+        (b"deepseek2.rope.scaling.type", struct.pack("<I", 8) + string(b"yarn")),
+        (b"deepseek2.rope.scaling.factor", struct.pack("<If", 6, 40.0)),
+        (b"deepseek2.rope.scaling.original_context_length", struct.pack("<II", 4, 4096)),
+        (b"deepseek2.rope.scaling.yarn_beta_fast", struct.pack("<If", 6, 32.0)),
+        (b"deepseek2.rope.scaling.yarn_beta_slow", struct.pack("<If", 6, 1.0)),
+        (b"deepseek2.rope.scaling.yarn_log_multiplier", log_multiplier),
+    ]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, len(keys))
+    head += b"".join(string(key) + value for key, value in keys)
+    path = tmp_path / "deepseek.gguf"
+    path.write_bytes(head)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("stored", "found", "type_name", "old"),
+    [
+        (struct.pack("<IQ", 8, 3) + b"0.1", "0.1", "STRING", False),
+        (struct.pack("<II", 4, 1), 1, "UINT32", True),
+        (struct.pack("<Id", 12, 0.1), 0.1, "FLOAT64", False),
+    ],
+)
+def test_a_deepseek_log_multiplier_of_the_wrong_type_is_refused_as_llama_cpp_refuses_it(
+    run_cli, tmp_path, stored, found, type_name, old
+):
+    """A malformed DeepSeek GGUF: yarn_log_multiplier not a FLOAT32 (llama.cpp's
+    ``get_key`` refuses the key, "has wrong type"). The other keys agree with the config; the
+    multiplier differs by its type (a string, even "0.1", is never the number 0.1), and the
+    pre-PR-17945 warning is given only for a number equal to mscale_all_dim (1)."""
+    path = _deepseek_gguf(tmp_path, stored)
+    config = str(HERE / "deepseek.config.json")
+    result = run_cli("gguf", "check", str(path), "--config", config, "--format", "json")
+    assert result.exit_code == 1, result.output
+    rows = json.loads(result.stdout)
+    bad = {r["item"]: r for r in rows if r["status"] in ("differ", "missing")}
+    key = "deepseek2.rope.scaling.yarn_log_multiplier"
+    assert bad[key + " (type)"]["expected"] == "FLOAT32"
+    assert bad[key + " (type)"]["found"] == type_name
+    assert "wrong type" in bad[key + " (type)"]["detail"]
+    agree = {r["item"] for r in rows if r["status"] == "agree"}
+    assert agree >= {f"deepseek2.rope.{k}" for k in ("freq_base", "dimension_count")}
+    if type_name == "FLOAT64":  # 0.1 as a double is the right number in the wrong type
+        assert set(bad) == {key + " (type)"} and key in agree
+    else:
+        assert set(bad) == {key, key + " (type)"}
+        assert bad[key]["found"] == found and bad[key]["expected"] == pytest.approx(0.1)
+    (note,) = [r["detail"] for r in rows if r["status"] == "note" and "DeepSeek" in r["detail"]]
+    assert note.startswith("yarn_log_multiplier holds mscale_all_dim itself (1)") == old
+
+
 def test_every_value_type_and_ggml_type_reads_as_llama_cpps_package_reads_it(run_cli):
     """every_type.gguf: a key of each GGUF value type (uint8 200 and int8 -100 tell the two
     apart) and two blocks of each ggml type; every_type.json: what gguf's GGUFReader read."""
