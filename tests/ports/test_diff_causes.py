@@ -275,3 +275,25 @@ def test_a_head_width_reading_needs_the_exponent_to_fit_a_small_fraction():
     fits = exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3)}))
     assert fits is not None and "θ^(-2i/96)" in fits, fits
     assert exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3 + 1e-3)})) is None
+
+
+def test_offset_found_past_rows_that_share_a_pass_through_channel():
+    """A partial-rotary cache (cos 1, sin 0 on 96 of 128 channels) and the same from row 5:
+    every row matches B's row 0 exactly on the pass-through channels, so only the largest gap
+    over a row's channels ranks row 5 first (by construction, B = A[5:])."""
+    from pecli.analysis.ports.causes.shapes import shift
+
+    a = pass_through(cache(inv_freq(1e4, 32), n=64), 128, True).astype(np.float64)
+    assert shift(a, a[5:], "float32") == (5, "A", "B")
+    assert shift(a[5:], a, "float32") == (5, "B", "A")
+
+
+def test_layout_moves_put_columns_where_their_definitions_say():
+    """Half-split ``(i, i + w/2)`` and interleaved ``(2i, 2i + 1)`` orders of a 6-wide row, by
+    hand: interleaved 0 3 1 4 2 5 is half-split 0 1 2 3 4 5, and back."""
+    from pecli.analysis.ports.causes.tables import to_half_split, to_interleaved
+
+    half = np.array([[0.0, 1, 2, 3, 4, 5], [10, 11, 12, 13, 14, 15]])
+    inter = np.array([[0.0, 3, 1, 4, 2, 5], [10, 13, 11, 14, 12, 15]])
+    np.testing.assert_array_equal(to_interleaved(half), inter)
+    np.testing.assert_array_equal(to_half_split(inter), half)
