@@ -297,3 +297,17 @@ def test_layout_moves_put_columns_where_their_definitions_say():
     inter = np.array([[0.0, 3, 1, 4, 2, 5], [10, 13, 11, 14, 12, 15]])
     np.testing.assert_array_equal(to_interleaved(half), inter)
     np.testing.assert_array_equal(to_half_split(inter), half)
+
+
+def test_a_temperature_only_grows_from_the_first_row_to_the_last():
+    """Rows B·1, B·1.2, B·1.1, B·1.2: each row a scaled copy, but the factor falls from row 1
+    to row 2 while the last row is above the first, so no query temperature (which only grows
+    with the position: 1 + β·ln(1 + ⌊(p + 1)/s⌋)); B·1, 1.1, 1.1, 1.2 grows and is one."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.ones((4, 8))
+    falls = q * np.array([1.0, 1.2, 1.1, 1.2])[:, None]
+    assert temperature(_pair({}, {}, falls, q)) is None
+    grows = q * np.array([1.0, 1.1, 1.1, 1.2])[:, None]
+    words = temperature(_pair({}, {}, grows, q))
+    assert words is not None and words.startswith("query temperature missing: A = B × "), words
