@@ -549,3 +549,48 @@ def test_a_config_float_and_a_stored_integer_compare_as_float32():
 
     assert _same(1e9, 1_000_000_001) and _same(1_000_000_001, 1e9)
     assert not _same(10000.0, 10001)
+
+
+def test_an_absent_dimension_count_is_attention_key_length_before_the_head_width():
+    """llama.cpp's ``n_rot`` defaults to ``n_embd_head_k``: ``attention.key_length`` when the
+    file has it (here 128, the config's 4096 / 32), else ``n_embd / n_head`` (4096 / 64 = 64
+    with this file's head count, which would differ)."""
+    from pecli.analysis.ports.gguf import check_gguf
+
+    meta = {
+        "llama.attention.key_length": 128,
+        "llama.embedding_length": 4096,
+        "llama.attention.head_count": 64,
+    }
+    rows = {f.item: f for f in check_gguf(_config("llama31"), "llama", meta, {})}
+    row = rows["llama.rope.dimension_count"]
+    assert (row.status, row.expected, row.found) == ("agree", 128, 128)
+    del meta["llama.attention.key_length"]
+    row = {f.item: f for f in check_gguf(_config("llama31"), "llama", meta, {})}[
+        "llama.rope.dimension_count"
+    ]
+    assert (row.status, row.expected, row.found) == ("differ", 128, 64)
+
+
+def test_factors_are_swapped_only_when_every_element_is_the_other_list():
+    """Phi-3's 48 long and 48 short factors (phi3.config.json) given as the file's tensors:
+    exchanged whole, one finding names the swap; the long tensor holding the short factors
+    but for one element (its last, 1000 times larger), no swap: the elements are named."""
+    from pecli.analysis.ports.gguf import check_gguf
+
+    config = _config("phi3")
+    long = np.array(config["rope_scaling"]["long_factor"], np.float32)
+    short = np.array(config["rope_scaling"]["short_factor"], np.float32)
+    meta = read_gguf(str(HERE / "phi3.gguf")).metadata
+    names = ("rope_factors_long.weight", "rope_factors_short.weight")
+
+    def bad(file_long: np.ndarray, file_short: np.ndarray) -> list[str]:
+        tensors = dict(zip(names, (file_long, file_short), strict=True))
+        findings = check_gguf(config, "phi3", meta, tensors)
+        return [f.item for f in findings if f.status in ("differ", "missing")]
+
+    assert bad(long, short) == []
+    assert bad(short, long) == ["/".join(names)]
+    nearly = short.copy()
+    nearly[-1] *= 1000
+    assert bad(nearly, long) == ["rope_factors_long.weight[0]", "rope_factors_short.weight[0]"]
