@@ -463,6 +463,11 @@ def test_every_value_type_and_ggml_type_reads_as_llama_cpps_package_reads_it(run
     assert {k: gguf.metadata[k] for k in record["keys"]} == {
         k: entry["value"] for k, entry in record["keys"].items()
     }
+    named = {
+        k: "{}[{}]".format(*e["type"]) if len(e["type"]) == 2 else e["type"][0]
+        for k, e in record["keys"].items()
+    }
+    assert {k: gguf.types[k] for k in record["keys"]} == named  # GGUFReader's types
     assert len(record["tensors"]) == len(gguf.tensors) == 34
     for name, theirs in record["tensors"].items():
         ours = gguf.tensors[name]
