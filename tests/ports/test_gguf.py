@@ -599,3 +599,18 @@ def test_factors_are_swapped_only_when_every_element_is_the_other_list():
     nearly = short.copy()
     nearly[-1] *= 1000
     assert bad(nearly, long) == ["rope_factors_long.weight[0]", "rope_factors_short.weight[0]"]
+
+
+def test_the_smallest_key_value_is_13_bytes_and_a_count_is_held_to_it(tmp_path):
+    """GGUF v3 by hand: no tensors, one key/value of the smallest size, 13 bytes (an empty
+    key: its uint64 length 0; the uint32 type UINT8 = 0; one byte, 7). The file is read; the
+    same 13 bytes under a count of 2 cannot hold 2 × 13 = 26 and are refused at the count."""
+    body = struct.pack("<QIB", 0, 0, 7)
+    assert len(body) == 13
+    path = tmp_path / "small.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + body)
+    gguf = read_gguf(str(path))
+    assert (gguf.metadata, gguf.types, gguf.tensors) == ({"": 7}, {"": "UINT8"}, {})
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + body)
+    with pytest.raises(ParameterError, match="key/value count 2 cannot fit the 13 bytes left"):
+        read_gguf(str(path))
