@@ -8,6 +8,7 @@ formulas, one entry at a time), never by pecli.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -690,6 +691,19 @@ def test_the_screen_gives_no_residual_to_a_table_holding_a_nan():
     assert circle_residual(table) < 1e-12
     table[3, 5] = np.nan
     assert circle_residual(table) == np.inf
+
+
+def test_the_screen_residual_is_the_largest_off_the_circle_of_the_best_layout():
+    """[sin | cos] of ω_i = 10000^(-2i/8), positions 0…19, written here, with sin(5·ω_0) =
+    sin 5 made 1.001 times too large: its pair is off the circle by (1.001² − 1)·sin² 5, every
+    other entry is on it, and every other layout is far off (more than 0.5)."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    angles = np.outer(np.arange(20.0), 10000.0 ** (-np.arange(4) / 4))
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    table[5, 0] *= 1.001
+    expected = (1.001**2 - 1) * math.sin(5.0) ** 2  # 0.0018399…
+    assert circle_residual(table) == pytest.approx(expected, rel=1e-9)
 
 
 def test_the_screen_pairs_a_width_with_no_grid_layout_in_its_own_layouts():
