@@ -706,6 +706,19 @@ def test_the_screen_residual_is_the_largest_off_the_circle_of_the_best_layout():
     assert circle_residual(table) == pytest.approx(expected, rel=1e-9)
 
 
+def test_the_screen_of_transposed_rows_reads_position_0():
+    """[sin | cos] of d = 8 written here, transposed to rows of components; position 0's
+    sin ω_0 and cos ω_0 (0 and 1) made 0.6 and 0.6: that pair is off the circle by
+    |0.36 + 0.36 − 1| = 0.28, the best layout's largest residual (by hand)."""
+    from pecli.analysis.checkpoints.screen import columns_residual
+
+    angles = np.outer(np.arange(40.0), 10000.0 ** (-np.arange(4) / 4))
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).T  # (8, 40)
+    table[0, 0] = table[4, 0] = 0.6
+    residual = columns_residual(lambda r, c: table[r, c], 8, 40)
+    assert residual == pytest.approx(0.28, abs=1e-12)
+
+
 def test_the_screen_pairs_a_width_with_no_grid_layout_in_its_own_layouts():
     from pecli.analysis.checkpoints.screen import circle_residual
 
