@@ -719,6 +719,20 @@ def test_the_screen_of_transposed_rows_reads_position_0():
     assert residual == pytest.approx(0.28, abs=1e-12)
 
 
+def test_the_screen_reads_a_single_row_and_refuses_a_single_column():
+    """One row, position 7 of [sin | cos] of d = 8 written here: on the circle (a residual
+    of rounding only); with its first sine made 0.6 and cosine 0.6, 0.28 off (by hand). One
+    column pairs nothing: no residual (infinite)."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    angles = 7.0 * 10000.0 ** (-np.arange(4) / 4)
+    row = np.concatenate([np.sin(angles), np.cos(angles)])[None, :]
+    assert circle_residual(row) < 1e-12
+    row[0, 0] = row[0, 4] = 0.6
+    assert circle_residual(row) == pytest.approx(0.28, abs=1e-12)
+    assert circle_residual(np.full((5, 1), 0.5)) == math.inf
+
+
 def test_the_screen_pairs_a_width_with_no_grid_layout_in_its_own_layouts():
     from pecli.analysis.checkpoints.screen import circle_residual
 
