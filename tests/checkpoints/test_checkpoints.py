@@ -79,6 +79,8 @@ def test_identify_lists_every_tensor_of_a_safetensors_file(run_cli, tmp_path, te
     result = run_cli("identify", str(tmp_path / "model.safetensors"))
     assert result.exit_code == 0
     assert "not sinusoidal" in result.stdout and "rebuild with" in result.stdout
+    # layer.bias (one axis) and steps (integers) are no float tables: 2 of the 6
+    assert "2 tensors skipped by their header" in " ".join(result.stdout.split())
 
 
 @pytest.mark.parametrize("save", [np.savez, np.savez_compressed])
@@ -731,6 +733,16 @@ def test_the_screen_reads_a_single_row_and_refuses_a_single_column():
     row[0, 0] = row[0, 4] = 0.6
     assert circle_residual(row) == pytest.approx(0.28, abs=1e-12)
     assert circle_residual(np.full((5, 1), 0.5)) == math.inf
+
+
+def test_the_screen_sets_aside_an_odd_widths_last_column_of_zeros():
+    """[sin | cos] of d = 10 (written here) and an eleventh column of zeros, as a padded
+    table: the zeros set aside, the ten columns pair on the circle (rounding only)."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    angles = np.outer(np.arange(30.0), 10000.0 ** (-np.arange(5) / 5))
+    table = np.concatenate([np.sin(angles), np.cos(angles), np.zeros((30, 1))], axis=1)
+    assert circle_residual(table) < 1e-12
 
 
 def test_the_screen_pairs_a_width_with_no_grid_layout_in_its_own_layouts():
