@@ -175,3 +175,21 @@ def test_each_dtype_code_takes_the_bytes_the_library_takes(tmp_path):
     for code in _BITS:
         (n,) = [n for n in range(72) if library(blob(code, n))]
         assert [pecli(blob(code, m)) for m in (n - 1, n, n + 1)] == [False, True, False], code
+
+
+def test_closing_twice_closes_no_other_file(tmp_path):
+    """close() is idempotent: the second call closes nothing (not the standard output, fd 1,
+    which is put back whatever happens)."""
+    import os
+
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(CASES["ok"])
+    saved = os.dup(1)
+    try:
+        handle = SafetensorsFile(str(path), parameter="file")
+        handle.close()
+        handle.close()
+        os.fstat(1)  # EBADF if fd 1 was closed
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
