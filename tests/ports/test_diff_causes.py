@@ -311,3 +311,17 @@ def test_a_temperature_only_grows_from_the_first_row_to_the_last():
     grows = q * np.array([1.0, 1.1, 1.1, 1.2])[:, None]
     words = temperature(_pair({}, {}, grows, q))
     assert words is not None and words.startswith("query temperature missing: A = B × "), words
+
+
+def test_framework_arithmetic_of_one_row_measures_no_step_and_names_nothing():
+    """One row of a half-split cache at position 5 (written here) on both sides, read as
+    caches with no θ: no second row gives B's step ω, so ω is taken as 0 and the
+    float32-arithmetic test is not met by a gap of 10^-3 rad (beyond the 8·2^-24 floor)."""
+    from pecli.analysis.ports.causes.arithmetic import framework_arithmetic
+
+    reading = {"kind": "cache", "layout": "half-split", "start": 5}
+    angles = 5.0 * inv_freq(d=8)
+    a = np.concatenate([np.cos(angles), np.cos(angles), np.sin(angles), np.sin(angles)])[None]
+    moved = angles + 1e-3
+    b = np.concatenate([np.cos(moved), np.cos(moved), np.sin(moved), np.sin(moved)])[None]
+    assert framework_arithmetic(_pair(reading, reading, a, b)) is None
