@@ -325,3 +325,27 @@ def test_framework_arithmetic_of_one_row_measures_no_step_and_names_nothing():
     moved = angles + 1e-3
     b = np.concatenate([np.cos(moved), np.cos(moved), np.sin(moved), np.sin(moved)])[None]
     assert framework_arithmetic(_pair(reading, reading, a, b)) is None
+
+
+def test_rotated_widths_apart_are_one_cause_only_at_the_same_theta():
+    """Readings of 64 and 32 rotated channels at θ = 10^4 both: a partial factor applied
+    twice (32 = 64 / 2); at θ = 10^4 against 10^6 the widths alone are no such cause."""
+    from pecli.analysis.ports.causes.readings import rotated_width
+
+    ra = {"kind": "cache", "theta": 1e4, "rotary_dim": 64, "rope_type": "default"}
+    words = rotated_width(_pair(ra, {**ra, "rotary_dim": 32}))
+    assert words is not None and "applied twice in B (1/2 of the intended slice)" in words
+    assert rotated_width(_pair(ra, {**ra, "rotary_dim": 32, "theta": 1e6})) is None
+
+
+def test_halves_exchanged_and_start_at_once(run_cli, tmp_path):
+    """B = A's rows 1… with its cos and sin halves exchanged (made here): both named."""
+    a = cache(inv_freq())
+    moved = cache(inv_freq(), start=1)
+    half = moved.shape[1] // 2
+    b = np.concatenate([moved[:, half:], moved[:, :half]], axis=1)
+    found = report(run_cli, tmp_path, a, b)
+    assert found["causes"] == [
+        "two mistakes at once: sin/cos swapped (B's halves exchanged), and first position "
+        "off by 1: A's row 1 is B's row 0 (B starts 1 position later)"
+    ], found["causes"]
