@@ -340,8 +340,8 @@ def test_rotated_widths_apart_are_one_cause_only_at_the_same_theta():
 
 def test_halves_exchanged_and_start_at_once(run_cli, tmp_path):
     """B = A's rows 1… with its cos and sin halves exchanged (made here): both named."""
-    a = cache(inv_freq())
-    moved = cache(inv_freq(), start=1)
+    a = cache(inv_freq(), n=256)
+    moved = cache(inv_freq(), n=256, start=1)
     half = moved.shape[1] // 2
     b = np.concatenate([moved[:, half:], moved[:, :half]], axis=1)
     found = report(run_cli, tmp_path, a, b)
