@@ -349,3 +349,22 @@ def test_halves_exchanged_and_start_at_once(run_cli, tmp_path):
         "two mistakes at once: sin/cos swapped (B's halves exchanged), and first position "
         "off by 1: A's row 1 is B's row 0 (B starts 1 position later)"
     ], found["causes"]
+
+
+def test_a_channel_passes_through_only_with_cos_1_and_sin_0():
+    """Three rotated channels (a cache written here) and one with cos 0.5, sin 0 at every
+    position: first in A, last in B. That channel is no pass-through (its cos is not 1), so
+    no slice is at the wrong end; with cos 1 it is, and the slice is named."""
+    from pecli.analysis.ports.causes.shapes import slice_end
+
+    rotated = cache(inv_freq(d=6), n=32).astype(np.float64)
+    cos, sin = rotated[:, :3], rotated[:, 6:9]  # one cos and one sin per pair
+    n = len(rotated)
+    for value, named in ((0.5, False), (1.0, True)):
+        still = np.full((n, 1), value), np.zeros((n, 1))
+        a = np.hstack([still[0], cos, still[1], sin])
+        b = np.hstack([cos, still[0], sin, still[1]])
+        words = slice_end(_pair({}, {}, a, b))
+        assert (words is not None) == named, words
+        if named:
+            assert "A rotates channels 1…3" in words and "B rotates 0…2" in words, words
