@@ -614,3 +614,12 @@ def test_the_smallest_key_value_is_13_bytes_and_a_count_is_held_to_it(tmp_path):
     path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + body)
     with pytest.raises(ParameterError, match="key/value count 2 cannot fit the 13 bytes left"):
         read_gguf(str(path))
+
+
+def test_a_list_and_a_number_are_never_the_same_key_value():
+    """A one-element array (``rope.dimension_sections`` stored as ``[64]``) is not the number
+    64, nor 5.0 the list ``[5.0]``; two equal lists are the same, element by element."""
+    from pecli.analysis.ports.gguf import _same
+
+    assert not _same(5.0, [5.0]) and not _same([64], 64) and not _same([1], "1")
+    assert _same([16, 24, 24, 0], [16, 24, 24, 0]) and not _same([16, 24], [16, 25])
