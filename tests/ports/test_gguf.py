@@ -623,3 +623,16 @@ def test_a_list_and_a_number_are_never_the_same_key_value():
 
     assert not _same(5.0, [5.0]) and not _same([64], 64) and not _same([1], "1")
     assert _same([16, 24, 24, 0], [16, 24, 24, 0]) and not _same([16, 24], [16, 25])
+
+
+def test_a_gguf_is_a_name_ending_gguf_or_a_file_starting_with_the_magic(tmp_path):
+    """stdin (``-``), a missing path and a folder are no GGUF; a file named otherwise is one
+    by its first four bytes, ``GGUF`` (the format's magic)."""
+    from pecli.io.ports.gguf import is_gguf
+
+    (tmp_path / "m.bin").write_bytes((HERE / "llama31.gguf").read_bytes()[:64])
+    (tmp_path / "t.npy").write_bytes(b"\x93NUMPY")
+    assert is_gguf(str(tmp_path / "m.bin")) and is_gguf(str(tmp_path / "absent.gguf"))
+    assert not any(
+        is_gguf(p) for p in ("-", str(tmp_path / "absent"), str(tmp_path), str(tmp_path / "t.npy"))
+    )
