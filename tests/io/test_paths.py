@@ -37,3 +37,14 @@ def test_a_failed_write_names_its_output_or_stdout():
     with pytest.raises(OSError) as to_stdout, paths.naming_errors(None):
         raise OSError(f"[Errno {errno.ENOSPC}] No space left on device")
     assert str(to_stdout.value) == "No space left on device: stdout"
+
+
+def test_name_max_of_a_folder_that_is_not_there_is_linuxs_name_max(tmp_path):
+    """``pathconf`` cannot ask a missing folder; the answer is then NAME_MAX of Linux's
+    ``<linux/limits.h>``, 255; an existing folder gets its file system's own answer."""
+    import os
+
+    from pecli.io.paths import name_max
+
+    assert name_max(tmp_path / "absent") == 255
+    assert name_max(tmp_path) == os.pathconf(tmp_path, "PC_NAME_MAX")
