@@ -127,3 +127,10 @@ def test_npy_format_versions_1_and_2_are_read_and_3_is_named(tmp_path, version):
             read_table(path)
         return
     np.testing.assert_array_equal(read_table(path), table)
+
+
+def test_a_table_with_a_batch_axis_of_one_is_read_as_its_table(tmp_path):
+    """ViT's ``pos_embed`` layout, (1, tokens, d) = (1, 5, 4): the (5, 4) table itself."""
+    table = np.arange(20.0).reshape(1, 5, 4) / 3
+    np.save(tmp_path / "p.npy", table)
+    np.testing.assert_array_equal(read_table(tmp_path / "p.npy"), table[0])
