@@ -8,6 +8,7 @@ formulas, one entry at a time), never by pecli.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,6 +79,8 @@ def test_identify_lists_every_tensor_of_a_safetensors_file(run_cli, tmp_path, te
     result = run_cli("identify", str(tmp_path / "model.safetensors"))
     assert result.exit_code == 0
     assert "not sinusoidal" in result.stdout and "rebuild with" in result.stdout
+    # layer.bias (one axis) and steps (integers) are no float tables: 2 of the 6
+    assert "2 tensors skipped by their header" in " ".join(result.stdout.split())
 
 
 @pytest.mark.parametrize("save", [np.savez, np.savez_compressed])
@@ -690,6 +693,56 @@ def test_the_screen_gives_no_residual_to_a_table_holding_a_nan():
     assert circle_residual(table) < 1e-12
     table[3, 5] = np.nan
     assert circle_residual(table) == np.inf
+
+
+def test_the_screen_residual_is_the_largest_off_the_circle_of_the_best_layout():
+    """[sin | cos] of ω_i = 10000^(-2i/8), positions 0…19, written here, with sin(5·ω_0) =
+    sin 5 made 1.001 times too large: its pair is off the circle by (1.001² − 1)·sin² 5, every
+    other entry is on it, and every other layout is far off (more than 0.5)."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    angles = np.outer(np.arange(20.0), 10000.0 ** (-np.arange(4) / 4))
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    table[5, 0] *= 1.001
+    expected = (1.001**2 - 1) * math.sin(5.0) ** 2  # 0.0018399…
+    assert circle_residual(table) == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_screen_of_transposed_rows_reads_position_0():
+    """[sin | cos] of d = 8 written here, transposed to rows of components; position 0's
+    sin ω_0 and cos ω_0 (0 and 1) made 0.6 and 0.6: that pair is off the circle by
+    |0.36 + 0.36 − 1| = 0.28, the best layout's largest residual (by hand)."""
+    from pecli.analysis.checkpoints.screen import columns_residual
+
+    angles = np.outer(np.arange(40.0), 10000.0 ** (-np.arange(4) / 4))
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).T  # (8, 40)
+    table[0, 0] = table[4, 0] = 0.6
+    residual = columns_residual(lambda r, c: table[r, c], 8, 40)
+    assert residual == pytest.approx(0.28, abs=1e-12)
+
+
+def test_the_screen_reads_a_single_row_and_refuses_a_single_column():
+    """One row, position 7 of [sin | cos] of d = 8 written here: on the circle (a residual
+    of rounding only); with its first sine made 0.6 and cosine 0.6, 0.28 off (by hand). One
+    column pairs nothing: no residual (infinite)."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    angles = 7.0 * 10000.0 ** (-np.arange(4) / 4)
+    row = np.concatenate([np.sin(angles), np.cos(angles)])[None, :]
+    assert circle_residual(row) < 1e-12
+    row[0, 0] = row[0, 4] = 0.6
+    assert circle_residual(row) == pytest.approx(0.28, abs=1e-12)
+    assert circle_residual(np.full((5, 1), 0.5)) == math.inf
+
+
+def test_the_screen_sets_aside_an_odd_widths_last_column_of_zeros():
+    """[sin | cos] of d = 10 (written here) and an eleventh column of zeros, as a padded
+    table: the zeros set aside, the ten columns pair on the circle (rounding only)."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    angles = np.outer(np.arange(30.0), 10000.0 ** (-np.arange(5) / 5))
+    table = np.concatenate([np.sin(angles), np.cos(angles), np.zeros((30, 1))], axis=1)
+    assert circle_residual(table) < 1e-12
 
 
 def test_the_screen_pairs_a_width_with_no_grid_layout_in_its_own_layouts():

@@ -92,3 +92,14 @@ def test_a_signal_just_before_the_rename_keeps_the_old_file(tmp_path, args):
     assert (tmp_path / "out.safetensors").read_bytes() == b"old"
     assert "wrote" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.safetensors", "out.safetensors"]
+
+
+@pytest.mark.parametrize("signum", [2, 15])
+def test_a_signal_before_any_command_ends_the_process_with_128_plus_it(signum):
+    """The shell's convention: SIGINT (2) gives 130, SIGTERM (15) 143 (by hand: 128 + n)."""
+    code = (
+        "import os\nfrom pecli.io.guard import leave_on_signal\n"
+        f"leave_on_signal()\nos.kill(os.getpid(), {signum})\nraise SystemExit(0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], timeout=60, check=False)
+    assert done.returncode == 128 + signum

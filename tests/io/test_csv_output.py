@@ -81,3 +81,15 @@ def test_polars_threads_are_one_plus_what_is_left_after_800_mb_in_400_mb_steps(
     monkeypatch.setattr(csv_output, "_address_space_used", lambda: limit - (room_mb << 20))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     assert csv_output._threads_within_limit() == threads
+
+
+def test_a_csv_size_estimate_counts_the_header_as_write_table_does_by_default():
+    """Rows ``0.5,0.25`` and ``1.5,-2.0`` (9 bytes each with the newline) scaled to 10 rows
+    are 90 bytes; the header ``a,b`` and its newline 4 more, unless ``header=False`` (by hand;
+    ``write_table`` writes the header unless told not to)."""
+    from pecli.io.formats import table_bytes
+
+    sample = np.array([[0.5, 0.25], [1.5, -2.0]])
+    args = ("csv", (10, 2), np.dtype("float64"))
+    assert table_bytes(*args, sample=sample, columns=["a", "b"]) == 94
+    assert table_bytes(*args, sample=sample, columns=["a", "b"], header=False) == 90

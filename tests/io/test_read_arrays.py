@@ -110,3 +110,27 @@ def test_a_npy_of_integers_is_read_as_float64_and_bfloat16_kept(tmp_path):
     np.save(path, np.array([0.5, -3.0], dtype=ml_dtypes.bfloat16))
     got = load_keeping_dtype(path, "t.npy", "--table")
     assert got.dtype == ml_dtypes.bfloat16 and got.astype(np.float64).tolist() == [0.5, -3.0]
+
+
+@pytest.mark.parametrize("version", [(1, 0), (2, 0), (3, 0)])
+def test_npy_format_versions_1_and_2_are_read_and_3_is_named(tmp_path, version):
+    """NumPy's own writer at each header version (``np.lib.format.write_array``): 1.0 and
+    2.0 read value for value; 3.0 (UTF-8 field names) refused by
+    its version, as the reader says it reads 1.0 and 2.0 only."""
+    table = np.arange(12.0).reshape(4, 3) / 7
+    path = tmp_path / "t.npy"
+    with open(path, "wb") as handle:
+        np.lib.format.write_array(handle, table, version=version)
+    assert path.read_bytes()[6:8] == bytes(version)  # the version bytes after the magic
+    if version == (3, 0):
+        with pytest.raises(ParameterError, match=r"format version 3\.0"):
+            read_table(path)
+        return
+    np.testing.assert_array_equal(read_table(path), table)
+
+
+def test_a_table_with_a_batch_axis_of_one_is_read_as_its_table(tmp_path):
+    """ViT's ``pos_embed`` layout, (1, tokens, d) = (1, 5, 4): the (5, 4) table itself."""
+    table = np.arange(20.0).reshape(1, 5, 4) / 3
+    np.save(tmp_path / "p.npy", table)
+    np.testing.assert_array_equal(read_table(tmp_path / "p.npy"), table[0])

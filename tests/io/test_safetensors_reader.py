@@ -142,3 +142,54 @@ def test_blocks_that_do_not_fill_the_shape_leave_no_file(tmp_path):
     with pytest.raises(ValueError, match="expected 32"):
         write_safetensors_parts(parts, output=tmp_path / "w.safetensors")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_each_dtype_code_takes_the_bytes_the_library_takes(tmp_path):
+    """Eight elements of each dtype code pecli knows: the one data length (0…71 bytes) the
+    library's ``deserialize`` takes (8 × bits / 8: F4 4 bytes, F6 6, C64 64, …) pecli opens,
+    one byte fewer or more it refuses."""
+    from safetensors import deserialize
+
+    from pecli.io.reading.safetensors_file import _BITS
+
+    path = tmp_path / "t.safetensors"
+
+    def library(blob: bytes) -> bool:
+        try:
+            deserialize(blob)
+            return True
+        except Exception:
+            return False
+
+    def pecli(blob: bytes) -> bool:
+        path.write_bytes(blob)
+        try:
+            with SafetensorsFile(str(path), parameter="file"):
+                return True
+        except ParameterError:
+            return False
+
+    def blob(code: str, n: int) -> bytes:
+        return _blob({"a": _e(code, [8], [0, n])}, b"\0" * n)
+
+    for code in _BITS:
+        (n,) = [n for n in range(72) if library(blob(code, n))]
+        assert [pecli(blob(code, m)) for m in (n - 1, n, n + 1)] == [False, True, False], code
+
+
+def test_closing_twice_closes_no_other_file(tmp_path):
+    """close() is idempotent: the second call closes nothing (not the standard output, fd 1,
+    which is put back whatever happens)."""
+    import os
+
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(CASES["ok"])
+    saved = os.dup(1)
+    try:
+        handle = SafetensorsFile(str(path), parameter="file")
+        handle.close()
+        handle.close()
+        os.fstat(1)  # EBADF if fd 1 was closed
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)

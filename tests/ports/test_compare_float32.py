@@ -90,3 +90,17 @@ def test_a_cache_and_its_neighbours_in_ulps_per_decade():
     edges = [(0, 5), (5, 95), (95, 995), (995, 1000)]  # positions 5…9, 10…99, …
     assert [d.max_ulps for d in found.decades] == [in_ulps[i:j].max() for i, j in edges]
     assert [d.differing for d in found.decades] == [int((in_ulps[i:j] > 0).sum()) for i, j in edges]
+
+
+def test_position_10_is_the_first_of_the_second_decade():
+    """Eleven rows of 0.5, row 10 (position 10) with one 0.75: decades 0…9 (nothing) and
+    10…10 (one entry, |A − B| = 1/4). In ulps at 0.5: 2^-2 / 2^-24 = 2^22 in float32,
+    2^-2 / 2^-53 = 2^51 in float64."""
+    for dtype, ulps in ((np.float32, 2.0**22), (np.float64, 2.0**51)):
+        a = np.full((11, 4), 0.5, dtype)
+        b = a.copy()
+        b[10, 1] = 0.75
+        found = compare(a, b)
+        rows = [(d.first, d.last, d.max_ulps, d.max_abs, d.differing) for d in found.decades]
+        assert rows == [(0, 9, 0.0, 0.0, 0), (10, 10, ulps, 0.25, 1)], dtype
+        assert (found.differing, found.first) == (1, (10, 1))

@@ -275,3 +275,96 @@ def test_a_head_width_reading_needs_the_exponent_to_fit_a_small_fraction():
     fits = exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3)}))
     assert fits is not None and "θ^(-2i/96)" in fits, fits
     assert exponent_width(_pair(ra, {**ra, "theta": 1.5e6 ** (2 / 3 + 1e-3)})) is None
+
+
+def test_offset_found_past_rows_that_share_a_pass_through_channel():
+    """A partial-rotary cache (cos 1, sin 0 on 96 of 128 channels) and the same from row 5:
+    every row matches B's row 0 exactly on the pass-through channels, so only the largest gap
+    over a row's channels ranks row 5 first (by construction, B = A[5:])."""
+    from pecli.analysis.ports.causes.shapes import shift
+
+    a = pass_through(cache(inv_freq(1e4, 32), n=64), 128, True).astype(np.float64)
+    assert shift(a, a[5:], "float32") == (5, "A", "B")
+    assert shift(a[5:], a, "float32") == (5, "B", "A")
+
+
+def test_layout_moves_put_columns_where_their_definitions_say():
+    """Half-split ``(i, i + w/2)`` and interleaved ``(2i, 2i + 1)`` orders of a 6-wide row, by
+    hand: interleaved 0 3 1 4 2 5 is half-split 0 1 2 3 4 5, and back."""
+    from pecli.analysis.ports.causes.tables import to_half_split, to_interleaved
+
+    half = np.array([[0.0, 1, 2, 3, 4, 5], [10, 11, 12, 13, 14, 15]])
+    inter = np.array([[0.0, 3, 1, 4, 2, 5], [10, 13, 11, 14, 12, 15]])
+    np.testing.assert_array_equal(to_interleaved(half), inter)
+    np.testing.assert_array_equal(to_half_split(inter), half)
+
+
+def test_a_temperature_only_grows_from_the_first_row_to_the_last():
+    """Rows B·1, B·1.2, B·1.1, B·1.2: each row a scaled copy, but the factor falls from row 1
+    to row 2 while the last row is above the first, so no query temperature (which only grows
+    with the position: 1 + β·ln(1 + ⌊(p + 1)/s⌋)); B·1, 1.1, 1.1, 1.2 grows and is one."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.ones((4, 8))
+    falls = q * np.array([1.0, 1.2, 1.1, 1.2])[:, None]
+    assert temperature(_pair({}, {}, falls, q)) is None
+    grows = q * np.array([1.0, 1.1, 1.1, 1.2])[:, None]
+    words = temperature(_pair({}, {}, grows, q))
+    assert words is not None and words.startswith("query temperature missing: A = B × "), words
+
+
+def test_framework_arithmetic_of_one_row_measures_no_step_and_names_nothing():
+    """One row of a half-split cache at position 5 (written here) on both sides, read as
+    caches with no θ: no second row gives B's step ω, so ω is taken as 0 and the
+    float32-arithmetic test is not met by a gap of 10^-3 rad (beyond the 8·2^-24 floor)."""
+    from pecli.analysis.ports.causes.arithmetic import framework_arithmetic
+
+    reading = {"kind": "cache", "layout": "half-split", "start": 5}
+    angles = 5.0 * inv_freq(d=8)
+    a = np.concatenate([np.cos(angles), np.cos(angles), np.sin(angles), np.sin(angles)])[None]
+    moved = angles + 1e-3
+    b = np.concatenate([np.cos(moved), np.cos(moved), np.sin(moved), np.sin(moved)])[None]
+    assert framework_arithmetic(_pair(reading, reading, a, b)) is None
+
+
+def test_rotated_widths_apart_are_one_cause_only_at_the_same_theta():
+    """Readings of 64 and 32 rotated channels at θ = 10^4 both: a partial factor applied
+    twice (32 = 64 / 2); at θ = 10^4 against 10^6 the widths alone are no such cause."""
+    from pecli.analysis.ports.causes.readings import rotated_width
+
+    ra = {"kind": "cache", "theta": 1e4, "rotary_dim": 64, "rope_type": "default"}
+    words = rotated_width(_pair(ra, {**ra, "rotary_dim": 32}))
+    assert words is not None and "applied twice in B (1/2 of the intended slice)" in words
+    assert rotated_width(_pair(ra, {**ra, "rotary_dim": 32, "theta": 1e6})) is None
+
+
+def test_halves_exchanged_and_start_at_once(run_cli, tmp_path):
+    """B = A's rows 1… with its cos and sin halves exchanged (made here): both named."""
+    a = cache(inv_freq(), n=256)
+    moved = cache(inv_freq(), n=256, start=1)
+    half = moved.shape[1] // 2
+    b = np.concatenate([moved[:, half:], moved[:, :half]], axis=1)
+    found = report(run_cli, tmp_path, a, b)
+    assert found["causes"] == [
+        "two mistakes at once: sin/cos swapped (B's halves exchanged), and first position "
+        "off by 1: A's row 1 is B's row 0 (B starts 1 position later)"
+    ], found["causes"]
+
+
+def test_a_channel_passes_through_only_with_cos_1_and_sin_0():
+    """Three rotated channels (a cache written here) and one with cos 0.5, sin 0 at every
+    position: first in A, last in B. That channel is no pass-through (its cos is not 1), so
+    no slice is at the wrong end; with cos 1 it is, and the slice is named."""
+    from pecli.analysis.ports.causes.shapes import slice_end
+
+    rotated = cache(inv_freq(d=6), n=32).astype(np.float64)
+    cos, sin = rotated[:, :3], rotated[:, 6:9]  # one cos and one sin per pair
+    n = len(rotated)
+    for value, named in ((0.5, False), (1.0, True)):
+        still = np.full((n, 1), value), np.zeros((n, 1))
+        a = np.hstack([still[0], cos, still[1], sin])
+        b = np.hstack([cos, still[0], sin, still[1]])
+        words = slice_end(_pair({}, {}, a, b))
+        assert (words is not None) == named, words
+        if named:
+            assert "A rotates channels 1…3" in words and "B rotates 0…2" in words, words

@@ -244,3 +244,20 @@ def test_the_help_gives_the_range_of_prompt_and_context(run_cli):
     text = " ".join(run_cli("rope", "engines", "--help").stdout.split("Options:")[1].split())
     for option in ("--seq-len", "--context"):
         assert "1 to 2^53" in text.split(option, 1)[1].split("--", 1)[0], option
+
+
+def test_longrope_at_its_original_length_scales_cos_and_sin_by_one():
+    """Longrope with both lengths 1 (the smallest valid): max / original = 1, no extension,
+    so every engine's factor on cos and sin is 1 (transformers' ``_compute_longrope_parameters``:
+    ``if factor <= 1.0: attention_factor = 1.0``), never √(1 + ln 1 / ln 1), a division by 0."""
+    spec = RopeSpec(
+        rope_type="longrope",
+        theta=1e4,
+        head_dim=8,
+        original_max_position_embeddings=1,
+        max_position_embeddings=1,
+        short_factor=(1.0,) * 4,
+        long_factor=(2.0,) * 4,
+    )
+    factors = {name: row.cos_sin_factor for name, row in _rows(spec, context=1).items()}
+    assert factors and set(factors.values()) == {1.0}, factors

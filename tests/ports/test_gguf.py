@@ -393,6 +393,68 @@ def test_a_log_multiplier_holding_mscale_all_dim_itself_is_the_old_convention(ru
     assert note.startswith("yarn_log_multiplier holds mscale_all_dim itself (1)")
 
 
+def _deepseek_gguf(tmp_path: Path, log_multiplier: bytes) -> Path:
+    """deepseek.config.json's rope keys as the converter writes them, by hand (GGUF v3 layout:
+    magic, version, tensor and key counts, then each key as a length-prefixed string, a uint32
+    value type and the value), with ``log_multiplier`` (type code and value) as the last key."""
+
+    def string(raw: bytes) -> bytes:
+        return struct.pack("<Q", len(raw)) + raw
+
+    keys = [
+        (b"general.architecture", struct.pack("<I", 8) + string(b"deepseek2")),
+        (b"deepseek2.rope.freq_base", struct.pack("<If", 6, 10000.0)),
+        (b"deepseek2.rope.dimension_count", struct.pack("<II", 4, 64)),
+        (b"deepseek2.rope.scaling.type", struct.pack("<I", 8) + string(b"yarn")),
+        (b"deepseek2.rope.scaling.factor", struct.pack("<If", 6, 40.0)),
+        (b"deepseek2.rope.scaling.original_context_length", struct.pack("<II", 4, 4096)),
+        (b"deepseek2.rope.scaling.yarn_beta_fast", struct.pack("<If", 6, 32.0)),
+        (b"deepseek2.rope.scaling.yarn_beta_slow", struct.pack("<If", 6, 1.0)),
+        (b"deepseek2.rope.scaling.yarn_log_multiplier", log_multiplier),
+    ]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, len(keys))
+    head += b"".join(string(key) + value for key, value in keys)
+    path = tmp_path / "deepseek.gguf"
+    path.write_bytes(head)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("stored", "found", "type_name", "old"),
+    [
+        (struct.pack("<IQ", 8, 3) + b"0.1", "0.1", "STRING", False),
+        (struct.pack("<II", 4, 1), 1, "UINT32", True),
+        (struct.pack("<Id", 12, 0.1), 0.1, "FLOAT64", False),
+    ],
+)
+def test_a_deepseek_log_multiplier_of_the_wrong_type_is_refused_as_llama_cpp_refuses_it(
+    run_cli, tmp_path, stored, found, type_name, old
+):
+    """A malformed DeepSeek GGUF: yarn_log_multiplier not a FLOAT32 (llama.cpp's
+    ``get_key`` refuses the key, "has wrong type"). The other keys agree with the config; the
+    multiplier differs by its type (a string, even "0.1", is never the number 0.1), and the
+    pre-PR-17945 warning is given only for a number equal to mscale_all_dim (1)."""
+    path = _deepseek_gguf(tmp_path, stored)
+    config = str(HERE / "deepseek.config.json")
+    result = run_cli("gguf", "check", str(path), "--config", config, "--format", "json")
+    assert result.exit_code == 1, result.output
+    rows = json.loads(result.stdout)
+    bad = {r["item"]: r for r in rows if r["status"] in ("differ", "missing")}
+    key = "deepseek2.rope.scaling.yarn_log_multiplier"
+    assert bad[key + " (type)"]["expected"] == "FLOAT32"
+    assert bad[key + " (type)"]["found"] == type_name
+    assert "wrong type" in bad[key + " (type)"]["detail"]
+    agree = {r["item"] for r in rows if r["status"] == "agree"}
+    assert agree >= {f"deepseek2.rope.{k}" for k in ("freq_base", "dimension_count")}
+    if type_name == "FLOAT64":  # 0.1 as a double is the right number in the wrong type
+        assert set(bad) == {key + " (type)"} and key in agree
+    else:
+        assert set(bad) == {key, key + " (type)"}
+        assert bad[key]["found"] == found and bad[key]["expected"] == pytest.approx(0.1)
+    (note,) = [r["detail"] for r in rows if r["status"] == "note" and "DeepSeek" in r["detail"]]
+    assert note.startswith("yarn_log_multiplier holds mscale_all_dim itself (1)") == old
+
+
 def test_every_value_type_and_ggml_type_reads_as_llama_cpps_package_reads_it(run_cli):
     """every_type.gguf: a key of each GGUF value type (uint8 200 and int8 -100 tell the two
     apart) and two blocks of each ggml type; every_type.json: what gguf's GGUFReader read."""
@@ -401,6 +463,11 @@ def test_every_value_type_and_ggml_type_reads_as_llama_cpps_package_reads_it(run
     assert {k: gguf.metadata[k] for k in record["keys"]} == {
         k: entry["value"] for k, entry in record["keys"].items()
     }
+    named = {
+        k: "{}[{}]".format(*e["type"]) if len(e["type"]) == 2 else e["type"][0]
+        for k, e in record["keys"].items()
+    }
+    assert {k: gguf.types[k] for k in record["keys"]} == named  # GGUFReader's types
     assert len(record["tensors"]) == len(gguf.tensors) == 34
     for name, theirs in record["tensors"].items():
         ours = gguf.tensors[name]
@@ -487,3 +554,85 @@ def test_a_config_float_and_a_stored_integer_compare_as_float32():
 
     assert _same(1e9, 1_000_000_001) and _same(1_000_000_001, 1e9)
     assert not _same(10000.0, 10001)
+
+
+def test_an_absent_dimension_count_is_attention_key_length_before_the_head_width():
+    """llama.cpp's ``n_rot`` defaults to ``n_embd_head_k``: ``attention.key_length`` when the
+    file has it (here 128, the config's 4096 / 32), else ``n_embd / n_head`` (4096 / 64 = 64
+    with this file's head count, which would differ)."""
+    from pecli.analysis.ports.gguf import check_gguf
+
+    meta = {
+        "llama.attention.key_length": 128,
+        "llama.embedding_length": 4096,
+        "llama.attention.head_count": 64,
+    }
+    rows = {f.item: f for f in check_gguf(_config("llama31"), "llama", meta, {})}
+    row = rows["llama.rope.dimension_count"]
+    assert (row.status, row.expected, row.found) == ("agree", 128, 128)
+    del meta["llama.attention.key_length"]
+    row = {f.item: f for f in check_gguf(_config("llama31"), "llama", meta, {})}[
+        "llama.rope.dimension_count"
+    ]
+    assert (row.status, row.expected, row.found) == ("differ", 128, 64)
+
+
+def test_factors_are_swapped_only_when_every_element_is_the_other_list():
+    """Phi-3's 48 long and 48 short factors (phi3.config.json) given as the file's tensors:
+    exchanged whole, one finding names the swap; the long tensor holding the short factors
+    but for one element (its last, 1000 times larger), no swap: the elements are named."""
+    from pecli.analysis.ports.gguf import check_gguf
+
+    config = _config("phi3")
+    long = np.array(config["rope_scaling"]["long_factor"], np.float32)
+    short = np.array(config["rope_scaling"]["short_factor"], np.float32)
+    meta = read_gguf(str(HERE / "phi3.gguf")).metadata
+    names = ("rope_factors_long.weight", "rope_factors_short.weight")
+
+    def bad(file_long: np.ndarray, file_short: np.ndarray) -> list[str]:
+        tensors = dict(zip(names, (file_long, file_short), strict=True))
+        findings = check_gguf(config, "phi3", meta, tensors)
+        return [f.item for f in findings if f.status in ("differ", "missing")]
+
+    assert bad(long, short) == []
+    assert bad(short, long) == ["/".join(names)]
+    nearly = short.copy()
+    nearly[-1] *= 1000
+    assert bad(nearly, long) == ["rope_factors_long.weight[0]", "rope_factors_short.weight[0]"]
+
+
+def test_the_smallest_key_value_is_13_bytes_and_a_count_is_held_to_it(tmp_path):
+    """GGUF v3 by hand: no tensors, one key/value of the smallest size, 13 bytes (an empty
+    key: its uint64 length 0; the uint32 type UINT8 = 0; one byte, 7). The file is read; the
+    same 13 bytes under a count of 2 cannot hold 2 × 13 = 26 and are refused at the count."""
+    body = struct.pack("<QIB", 0, 0, 7)
+    assert len(body) == 13
+    path = tmp_path / "small.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + body)
+    gguf = read_gguf(str(path))
+    assert (gguf.metadata, gguf.types, gguf.tensors) == ({"": 7}, {"": "UINT8"}, {})
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + body)
+    with pytest.raises(ParameterError, match="key/value count 2 cannot fit the 13 bytes left"):
+        read_gguf(str(path))
+
+
+def test_a_list_and_a_number_are_never_the_same_key_value():
+    """A one-element array (``rope.dimension_sections`` stored as ``[64]``) is not the number
+    64, nor 5.0 the list ``[5.0]``; two equal lists are the same, element by element."""
+    from pecli.analysis.ports.gguf import _same
+
+    assert not _same(5.0, [5.0]) and not _same([64], 64) and not _same([1], "1")
+    assert _same([16, 24, 24, 0], [16, 24, 24, 0]) and not _same([16, 24], [16, 25])
+
+
+def test_a_gguf_is_a_name_ending_gguf_or_a_file_starting_with_the_magic(tmp_path):
+    """stdin (``-``), a missing path and a folder are no GGUF; a file named otherwise is one
+    by its first four bytes, ``GGUF`` (the format's magic)."""
+    from pecli.io.ports.gguf import is_gguf
+
+    (tmp_path / "m.bin").write_bytes((HERE / "llama31.gguf").read_bytes()[:64])
+    (tmp_path / "t.npy").write_bytes(b"\x93NUMPY")
+    assert is_gguf(str(tmp_path / "m.bin")) and is_gguf(str(tmp_path / "absent.gguf"))
+    assert not any(
+        is_gguf(p) for p in ("-", str(tmp_path / "absent"), str(tmp_path), str(tmp_path / "t.npy"))
+    )
