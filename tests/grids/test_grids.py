@@ -250,15 +250,18 @@ def test_broadcast_blocks_with_fractional_positions(preset, shape, knobs):
     assert np.concatenate(blocks).tobytes() == want.tobytes()
 
 
-def test_a_long_axis_is_filled_token_by_token(monkeypatch):
+@pytest.mark.parametrize("extra", [0, 3])  # 3 zero rows first: blocks 0 and part of 1
+def test_a_long_axis_is_filled_token_by_token(monkeypatch, extra):
     """Above AXIS_CELLS an axis's table is not kept: the blocks come from GridSpec.fill."""
     import pecli.core.grids.broadcast as broadcast
 
-    want = np.concatenate(list(grid_blocks((9, 5), d=16, rows=4)))
+    want = np.concatenate(list(grid_blocks((9, 5), d=16, rows=4, extra_tokens=extra)))
+    assert not want[:extra].any()
     monkeypatch.setattr(broadcast, "AXIS_CELLS", 8 * 8)  # the row axis (9 × 8 values) is too long
     assert broadcast.axis_tables(_spec((9, 5), 16)) is None
     assert broadcast.axis_tables(_spec((8, 5), 16)) is not None
-    np.testing.assert_array_equal(np.concatenate(list(grid_blocks((9, 5), d=16, rows=4))), want)
+    got = np.concatenate(list(grid_blocks((9, 5), d=16, rows=4, extra_tokens=extra)))
+    np.testing.assert_array_equal(got, want)
 
 
 def _spec(shape, d):
