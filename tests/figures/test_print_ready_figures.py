@@ -83,6 +83,22 @@ def test_grid_channels_are_ticked_at_whole_patches():
         np.testing.assert_array_equal(ticks, np.round(ticks))
 
 
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3)])  # left alone, matplotlib ticks 0, 0.5, 1 …
+def test_tiny_grids_are_ticked_at_whole_patches_in_both_figures(shape):
+    from pecli.figures.grids import grid_channels_figure, patch_similarity_figure
+
+    table = grid_table(shape, d=16, dtype="float64")
+    names = grid_column_names(16)
+    channels = grid_channels_figure(table[:, [0, 2]], shape, names=names[:2], title="t")
+    similar = patch_similarity_figure(table, shape, patch=(0, 0), title="t")
+    for fig in (channels, similar):
+        fig.draw_without_rendering()
+        for ax in [ax for ax in fig.axes if ax.images]:
+            for ticks in (ax.get_xticks(), ax.get_yticks()):
+                assert len(ticks) >= 2
+                np.testing.assert_array_equal(ticks, np.round(ticks))
+
+
 def _white_runs(row: np.ndarray) -> list[int]:
     """Lengths of the runs of white pixels strictly inside a row of RGBA pixels."""
     white = np.all(row[:, :3] >= 250, axis=1)
