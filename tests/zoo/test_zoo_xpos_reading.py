@@ -106,6 +106,7 @@ def test_diff_names_what_differs_between_two_xpos_tables(run_cli, tmp_path, b_ar
         "side": "queries",
         "first_position": -9,  # 17 rows, torchscale: −ceil(17/2)
         "centre": "torchscale",
+        "storage": "float32",
     }
     assert any(c.startswith(cause) for c in found["causes"]), found["causes"]
 
@@ -164,3 +165,43 @@ def test_tables_an_xpos_layer_cannot_make_are_refused_without_a_warning(table):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no log of zero, no fit of one point
         assert read_xpos(table) is None
+
+
+def test_two_half_precision_tables_differing_in_side_only_name_the_side_only(run_cli, tmp_path):
+    """bfloat16 reads γ = 512 as 509 and 516 here (docs/zoo.md: within 10 %): no γ cause,
+    and no rotary move (layout, start) read into the looser bfloat16 comparison."""
+    q, k, report = tmp_path / "q.safetensors", tmp_path / "k.safetensors", tmp_path / "r.json"
+    common = ["xpos", "--n", "17", "--head-dim", "64", "--dtype", "bfloat16", "-q"]
+    assert run_cli(*common, "-o", str(q)).exit_code == 0
+    assert run_cli(*common, "--keys", "-o", str(k)).exit_code == 0
+    assert run_cli("diff", str(q), str(k), "-o", str(report)).exit_code == 1
+    found = json.loads(report.read_text())
+    assert found["reading_a"]["storage"] == found["reading_b"]["storage"] == "bfloat16"
+    assert [c.split(":")[0] for c in found["causes"]] == ["xPos"]
+    assert "scale_base" not in found["causes"][0] and "keys" in found["causes"][0]
+
+
+def test_a_float16_table_read_from_csv_is_an_xpos_table_of_float16(run_cli, tmp_path):
+    f16, f32 = tmp_path / "h.csv", tmp_path / "s.csv"
+    common = ["xpos", "--n", "17", "--head-dim", "8", "-q"]
+    assert run_cli(*common, "--dtype", "float16", "-o", str(f16)).exit_code == 0
+    assert run_cli(*common, "-o", str(f32)).exit_code == 0
+    result = run_cli("diff", str(f16), str(f32))
+    assert "reading of A: kind xpos" in result.output and "storage float16" in result.output
+    assert "likely cause: stored in fp16" in result.output and "xPos" not in result.output
+    refused = run_cli("rope", "identify", str(f16))
+    assert refused.exit_code == 2 and "not an xPos scale table" in refused.output
+
+
+def test_a_one_pair_table_names_the_xpos_cause_not_a_temperature(run_cli, tmp_path):
+    q, k = tmp_path / "q.npy", tmp_path / "k.npy"
+    common = ["xpos", "--n", "17", "--head-dim", "2", "-q"]
+    assert run_cli(*common, "-o", str(q)).exit_code == 0
+    assert run_cli(*common, "--keys", "-o", str(k)).exit_code == 0
+    causes = [
+        line for line in run_cli("diff", str(q), str(k)).output.splitlines() if "cause" in line
+    ]
+    assert causes == [
+        "likely cause: xPos: A holds the queries' scales, B the keys' (keys: ζ_i^(−p/γ), the "
+        "queries' inverse)"
+    ]

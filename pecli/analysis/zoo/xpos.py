@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["XposReading", "read_xpos"]
+from ...core.dtypes import storage_precision
+
+__all__ = ["GAMMA_SPREAD", "XposReading", "read_xpos"]
+
+#: Relative spread of γ read from tables of each storage, for two readings to differ: a
+#: bfloat16 table of 17 rows at d = 8 reads 512 as 497 … 537, a float16 one 504 … 514
+#: (measured on pecli's own tables); float32 and float64 read it to 10^-6 and better.
+GAMMA_SPREAD = {"bfloat16": 0.1, "float16": 0.05, "float32": 1e-4, "float64": 1e-8}
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,8 @@ class XposReading:
     centres: tuple[str, ...]
     """The centrings that give ``p_0`` with no offset: ``torchscale`` (``−ceil(L/2)``),
     ``lucidrains`` (``−floor(L/2)``), both for an even ``L``, none (an offset) otherwise."""
+    storage: str = "float64"
+    """The coarsest dtype holding every value (a float16 table read from CSV is float16's)."""
 
     def as_dict(self) -> dict[str, object]:
         """The reading as ``pecli diff`` prints it and reports it in JSON."""
@@ -44,6 +53,7 @@ class XposReading:
             "side": "keys" if self.keys else "queries",
             "first_position": self.first_position,
             "centre": " or ".join(self.centres) or "an offset",
+            "storage": self.storage,
         }
 
 
@@ -83,7 +93,8 @@ def read_xpos(table: np.ndarray) -> XposReading | None:
         return None
     if not np.all(values[:2] > 0):  # a cos/sin table's first rows: a sine ≤ 0, nothing read
         return None
-    tolerance = _tolerance(values.dtype)
+    storage = storage_precision(values)  # a float16 table read from CSV is float16's
+    tolerance = _tolerance(storage)
     values = values.astype(np.float64)
     if not np.all(np.isfinite(values)) or not np.all(values > 0):
         return None
@@ -106,18 +117,18 @@ def read_xpos(table: np.ndarray) -> XposReading | None:
         for name, p0 in (("torchscale", -((rows + 1) // 2)), ("lucidrains", -(rows // 2)))
         if p0 == first
     )
-    gamma = _rounded(1 / abs(float(step)), tolerance)
-    return XposReading(layout, gamma, bool(step < 0), int(first), centres)
+    gamma = _rounded(1 / abs(float(step)), storage)
+    return XposReading(layout, gamma, bool(step < 0), int(first), centres, storage)
 
 
-def _tolerance(dtype: np.dtype) -> float:
+def _tolerance(dtype: str) -> float:
     """Largest ``|ln v − x|`` (``x = e_t·ln ζ_i``) of a table stored in ``dtype``.
 
     4 units of its rounding times ``1 + |x|`` (the exponent ``x`` was rounded too), plus 1024
     units of float64 for the fit's own arithmetic (5 seen over 300 rows of a float64 table,
     120 at γ = 0.1, where ``x`` reaches 25).
     """
-    bits = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}.get(str(dtype), 24)
+    bits = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}[dtype]
     return 4 * 2.0**-bits + 1024 * 2.0**-53
 
 
@@ -131,13 +142,15 @@ def _pairs(values: np.ndarray) -> tuple[str | None, np.ndarray]:
     return None, values
 
 
-def _rounded(gamma: float, tolerance: float) -> float:
+def _rounded(gamma: float, storage: str) -> float:
     """``γ`` to the digits the table holds.
 
-    The integer within ``10^-4`` of it (512, not 511.99998); from a half-precision table
-    (``tolerance`` above 10^-6), three digits.
+    The integer within ``10^-4`` of it (512, not 511.99998); else 10 significant digits from
+    float64, 6 from float32 and 3 from float16 or bfloat16 (whose rounding blurs even those:
+    :data:`GAMMA_SPREAD`).
     """
     nearest = round(gamma)
     if nearest >= 1 and abs(gamma - nearest) <= 1e-4 * gamma:  # never γ = 0
         return float(nearest)
-    return float(f"{gamma:.3g}") if tolerance > 1e-6 else gamma
+    digits = {"float64": 10, "float32": 6}.get(storage, 3)
+    return float(f"{gamma:.{digits}g}")

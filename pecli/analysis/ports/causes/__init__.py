@@ -61,6 +61,12 @@ CAUSES: tuple[Cause, ...] = (
 )
 
 
+#: The causes tried on two xPos scale tables: their readings name γ, the side and the centre
+#: (``xpos``, first); of the rotary causes only the moves of rows and columns and the storage
+#: apply (a factor, a temperature or θ would be read into scales that are not angles).
+XPOS_CAUSES = ("xpos", "transposed", "layout", "start", "storage")
+
+
 def named_causes(
     a: np.ndarray,
     b: np.ndarray,
@@ -80,9 +86,19 @@ def named_causes(
     table that is right, when known (a cause read two ways then names one).
     """
     pair = Pair(_head(a), _head(b), dtype, ra, rb, a, b, start, reference)
-    found = [(c.name, c.check(pair)) for c in CAUSES if c.name != "two-at-once"]
+    xpos = bool(ra and rb and ra.get("kind") == rb.get("kind") == "xpos")
+    tried = [c for c in CAUSES if c.name in XPOS_CAUSES] if xpos else CAUSES
+    found = [(c.name, c.check(pair)) for c in tried if c.name != "two-at-once"]
+    if xpos:  # the readings say it: γ, queries or keys, the centre (first), the layout
+        said = dict(found)
+        found = [
+            (name, words)
+            for name, words in sorted(found, key=lambda named: named[0] != "xpos")
+            if not (name == "layout" and ra["layout"] == rb["layout"])  # type: ignore[index]
+            and not (name == "start" and said["xpos"])  # the centre: the xPos cause's
+        ]
     named = [(name, words) for name, words in found if words]
-    if not named:
+    if not named and not xpos:
         words = combined.two_at_once(pair)
         named = [("two-at-once", words)] if words else []
     return named

@@ -180,8 +180,11 @@ def xpos(pair: Pair) -> str | None:
     ra, rb = pair.ra, pair.rb
     if not ra or not rb or ra.get("kind") != "xpos" or rb.get("kind") != "xpos":
         return None
+    from ...zoo.xpos import GAMMA_SPREAD
+
     found = []
-    if ra["scale_base"] != rb["scale_base"]:
+    spread = max(GAMMA_SPREAD[ra["storage"]], GAMMA_SPREAD[rb["storage"]])
+    if abs(ra["scale_base"] - rb["scale_base"]) > spread * max(ra["scale_base"], rb["scale_base"]):
         found.append(f"γ (scale_base) {ra['scale_base']:g} in A, {rb['scale_base']:g} in B")
     if ra["side"] != rb["side"]:
         found.append(
