@@ -83,12 +83,22 @@ class _PipeGuard:
             raise
 
 
-def pipe_was_closed() -> bool:
-    """Whether typer or rich reacted to a closed stdout (a wrapper, or fd 1 on /dev/null)."""
-    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
-        return True
+def _on_devnull(fd: int) -> bool:
+    """Whether ``fd`` is open on /dev/null."""
     try:
-        now, devnull = os.fstat(1), os.stat(os.devnull)
+        now, devnull = os.fstat(fd), os.stat(os.devnull)
     except OSError:
         return False
     return (now.st_dev, now.st_ino) == (devnull.st_dev, devnull.st_ino)
+
+
+#: Whether the caller gave stdout as /dev/null (``pecli … > /dev/null``): then fd 1 on
+#: /dev/null at the end is the caller's choice, not a closed pipe typer or rich set aside.
+STARTED_ON_DEVNULL = _on_devnull(1)
+
+
+def pipe_was_closed() -> bool:
+    """Whether typer or rich reacted to a closed stdout (a wrapper, or fd 1 put on /dev/null)."""
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        return True
+    return not STARTED_ON_DEVNULL and _on_devnull(1)
