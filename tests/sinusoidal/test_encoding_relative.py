@@ -63,3 +63,8 @@ def test_relative_refuses_a_first_position(run_cli, tmp_path, start):
     result = run_cli("compute", "--n", "3", "--relative", "--start", start, "-o", str(out))
     assert result.exit_code == 2 and "'--start'" in result.output and "--relative" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_relative_refuses_a_padding_row_naming_it(run_cli):
+    result = run_cli("compute", "--n", "3", "--relative", "--convention", "fairseq")
+    assert result.exit_code == 2 and "without a padding row (got padding row 1)" in result.output

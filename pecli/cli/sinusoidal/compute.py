@@ -114,9 +114,11 @@ def _write_relative(out: TableTarget, kind: str, n: int, table: dict[str, Any]) 
     """
     from ...core.sinusoidal.encoding import BLOCK_CELLS, component_names, table_blocks
 
-    if kind == "safetensors" or table["padding_idx"] is not None:
-        rule = "goes with a CSV or npy output and a convention without a padding row"
-        raise ParameterError("relative", rule, out.output)
+    if kind == "safetensors":
+        raise ParameterError("relative", "goes with a CSV or npy output", out.output)
+    if table["padding_idx"] is not None:  # fairseq's row of zeros has no offset to stand at
+        rule = "goes with a convention without a padding row"
+        raise ParameterError("relative", rule, f"padding row {table['padding_idx']}")
     if given("start"):  # its rows are offsets: a first position has no place in them
         raise ParameterError(
             "start", "has no meaning with --relative (rows n−1 … −(n−1))", table["start"]
