@@ -372,3 +372,13 @@ def test_a_gguf_tensor_is_read_by_name_or_as_the_one_frequency_tensor():
     assert long["rope_factors_long.weight"].dtype == np.float32
     with pytest.raises(ParameterError, match=r"must be \.npy or CSV, not a GGUF file"):  # named
         read_arrays(str(GGUF / "llama31.gguf"), formats=(".npy", "CSV", ".safetensors"))
+
+
+def test_no_atol_hint_when_the_cause_is_not_the_arithmetic(run_cli, tmp_path):
+    """The `atol` hint goes with the arithmetic cause only: a start off by 3 is no rounding."""
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    np.save(a, cache(inv_freq()))
+    np.save(b, cache(inv_freq(), start=3))
+    result = run_cli("diff", str(a), str(b))
+    assert result.exit_code == 1 and "likely cause: first position off by 3" in result.output
+    assert "hint:" not in result.output

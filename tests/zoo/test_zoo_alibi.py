@@ -276,6 +276,7 @@ def test_identify_refuses_what_is_no_alibi():
         (lambda: alibi_slopes(8, variant="press2"), "variant"),
         (lambda: alibi_bias([0.5], 4, convention="t5"), "convention"),
         (lambda: alibi_bias([0.5], 4, n_query=5), "queries"),
+        (lambda: alibi_bias([0.5], 4, n_query=0), "queries"),  # 1 to n: no query is no tensor
         (lambda: alibi_bias([0.5], 0), "n"),
         (lambda: alibi_bias(np.ones(64), 1 << 12), "n"),
         (lambda: alibi_bias([0.5], 3, attention_mask=[1, 1, 1]), "attention_mask"),

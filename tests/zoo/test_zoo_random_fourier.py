@@ -112,6 +112,7 @@ def test_command_refusals(run_cli, tmp_path):
     for args, needle in (
         ([path, "--key", "nope", "1"], "--key"),
         ([path, "--log", "--", "-1"], "--log"),
+        ([path, "--log", "0"], "--log"),  # ln 0 = −inf: refused like a negative value
         ([str(tmp_path / "missing.safetensors"), "1"], "FILE"),
         ([path], "give exactly one source"),
     ):
