@@ -453,6 +453,16 @@ def test_a_partial_slice_with_no_factor_reads_a_factor_of_exactly_1(seed):
     reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert reading.factor == 1.0
     assert "attention factor" not in report(reading)["verdict"]
+    assert "half-split over the first " in report(reading)["verdict"]  # channels 0 … 31
+
+
+def test_a_slice_at_the_end_of_the_head_is_the_last_channels():
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((6, 2, 64))
+    p = np.array([0.0, 1, 5, 40, 900, 5000])
+    post = rotated(q, p, 10000.0, "half-split", 32, 32)  # channels 32 … 63 rotated
+    verdict = report(probe_rope(q, post, p[:, None]))["verdict"]
+    assert "half-split over the last " in verdict and "of 64 channels" in verdict
 
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
