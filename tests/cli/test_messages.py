@@ -477,3 +477,12 @@ def test_an_unknown_npy_version_is_named_not_printed_as_a_tuple(run_cli, tmp_pat
         assert "must be a valid .npy file" in line and "version 106.117" in line, line
         assert "((" not in line, line
     assert [p.name for p in tmp_path.iterdir()] == ["bad.npy"]
+
+
+def test_a_thread_that_cannot_start_is_one_line_status_1():
+    """Python's own words when a limit stops a thread ("can't start new thread"), in pecli's."""
+    from pecli.cli._app import _explain
+
+    said = _explain(RuntimeError("can't start new thread"))
+    assert said == ("cannot start threads: a limit on processes or memory was reached", 1)
+    assert _explain(RuntimeError("other"))[0].startswith("internal error: RuntimeError: other")
