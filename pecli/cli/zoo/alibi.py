@@ -19,7 +19,7 @@ from ...core.zoo.alibi import (
     AlibiConvention,
     names,
 )
-from ...io import paths, text, writing
+from ...io import text, writing
 from ...io.reports import Written, check_json_output, say_done
 from ...io.targets import TableTarget
 from .._app import PecliGroup, app
@@ -117,7 +117,6 @@ def slopes_command(
         said,
         quiet=quiet,
         as_json=as_json,
-        certificate_quiet=quiet or paths.is_stdout(output),
     )
 
 

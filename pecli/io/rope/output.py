@@ -12,7 +12,7 @@ import math
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from .. import formats, paths
+from .. import formats
 from ..formats import COMPUTE_FORMATS
 from ..reports import CERTIFICATE, Written, check_json_output, say_done
 from ..targets import write_streamed
@@ -125,7 +125,6 @@ def _write_safetensors(
         said,
         quiet=quiet,
         as_json=as_json,
-        certificate_quiet=quiet or paths.is_stdout(output),
         not_certified=not_certified,
         notes=notes,
     )
