@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.dtypes import storage_precision
+from ...core.zoo.xpos import xpos_pair_bases
 
 __all__ = ["GAMMA_SPREAD", "XposReading", "read_xpos"]
 
@@ -89,7 +90,8 @@ def read_xpos(table: np.ndarray) -> XposReading | None:
 
     """
     values = np.asarray(table)
-    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2 or values.shape[1] % 2:
+    width = values.shape[-1] if values.ndim else 0
+    if values.ndim != 2 or values.shape[0] < 2 or not 2 <= width <= 1 << 16 or width % 2:
         return None
     if not np.all(values[:2] > 0):  # a cos/sin table's first rows: a sine ≤ 0, nothing read
         return None
@@ -102,7 +104,7 @@ def read_xpos(table: np.ndarray) -> XposReading | None:
     if layout is None:
         return None
     d, rows = values.shape[1], values.shape[0]
-    ln_zeta = np.log((np.arange(0, d, 2, dtype=np.float64) + 0.4 * d) / (1.4 * d))
+    ln_zeta = np.log(xpos_pair_bases(d))
     logs = np.log(scales)
     exponents = logs @ ln_zeta / (ln_zeta @ ln_zeta)
     step, first_exponent = np.polyfit(np.arange(rows, dtype=np.float64), exponents, 1)
