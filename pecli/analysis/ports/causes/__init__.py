@@ -61,10 +61,10 @@ CAUSES: tuple[Cause, ...] = (
 )
 
 
-#: The causes tried on two xPos scale tables: their readings name γ, the side and the centre
-#: (``xpos``, first); of the rotary causes only the moves of rows and columns and the storage
-#: apply (a factor, a temperature or θ would be read into scales that are not angles).
-XPOS_CAUSES = ("xpos", "transposed", "layout", "start", "storage")
+#: The rotary causes also tried on two xPos scale tables, after their readings' own (``xpos``:
+#: γ, the side, the centre): the moves of rows and columns and the storage (a factor, a
+#: temperature or θ would be read into scales that are not angles).
+XPOS_MOVES = ("transposed", "layout", "start", "storage")
 
 
 def named_causes(
@@ -83,22 +83,15 @@ def named_causes(
     readings come from whole tables): every mistake listed shows there, and memory stays
     bounded. Two at once are tried only when no single cause is found. ``start``: the first
     row's position, where neither reading finds it; ``reference``: ``"A"`` or ``"B"``, the
-    table that is right, when known (a cause read two ways then names one).
+    table that is right, when known (a cause read two ways then names one). Two xPos scale
+    tables get their own short list (:data:`XPOS_MOVES`).
     """
     pair = Pair(_head(a), _head(b), dtype, ra, rb, a, b, start, reference)
-    xpos = bool(ra and rb and ra.get("kind") == rb.get("kind") == "xpos")
-    tried = [c for c in CAUSES if c.name in XPOS_CAUSES] if xpos else CAUSES
-    found = [(c.name, c.check(pair)) for c in tried if c.name != "two-at-once"]
-    if xpos:  # the readings say it: γ, queries or keys, the centre (first), the layout
-        said = dict(found)
-        found = [
-            (name, words)
-            for name, words in sorted(found, key=lambda named: named[0] != "xpos")
-            if not (name == "layout" and ra["layout"] == rb["layout"])  # type: ignore[index]
-            and not (name == "start" and said["xpos"])  # the centre: the xPos cause's
-        ]
+    if ra and rb and ra.get("kind") == rb.get("kind") == "xpos":
+        return _xpos_causes(pair)
+    found = [(c.name, c.check(pair)) for c in CAUSES if c.name != "two-at-once"]
     named = [(name, words) for name, words in found if words]
-    if not named and not xpos:
+    if not named:
         words = combined.two_at_once(pair)
         named = [("two-at-once", words)] if words else []
     return named
@@ -126,3 +119,17 @@ def closest_move(a: np.ndarray, b: np.ndarray, dtype: str) -> str | None:
 
 def _head(table: np.ndarray) -> np.ndarray:
     return table[:HEAD_ROWS] if table.ndim == 2 else table
+
+
+def _xpos_causes(pair: Pair) -> list[tuple[str, str]]:
+    """Two xPos tables: what their readings say first, then the moves the readings leave open.
+
+    A layout swap only when the readings' layouts differ; a start offset only when the
+    readings name no difference (their centres are the xPos cause's).
+    """
+    said = readings.xpos(pair)
+    skip = {"layout"} if pair.ra["layout"] == pair.rb["layout"] else set()  # type: ignore[index]
+    skip |= {"start"} if said else set()
+    moves = [c for c in CAUSES if c.name in XPOS_MOVES and c.name not in skip]
+    found = [("xpos", said), *((c.name, c.check(pair)) for c in moves)]
+    return [(name, words) for name, words in found if words]
