@@ -314,3 +314,27 @@ def test_full_turns_at_a_quarter_scale_land_exactly_on_quarter_turns():
     assert t[1::2, 2] == pytest.approx(
         [math.sqrt(0.5), math.sqrt(0.5), -math.sqrt(0.5), -math.sqrt(0.5)], abs=2.3e-16
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "shown"),
+    [
+        (["--angle-scale", "1e300", "--full-turns"], "--angle-scale", "too large to multiply"),
+        (["--angle-scale", "1e15"], "--angle-scale", "up to 1e+17 radians"),  # 100 × 1e15
+        # ω_31 = (1e-20)^(-62/64) = 10^19.375 = 2.37e19, at position 2: 4.74e19
+        (["--base", "1e-20", "--d", "64", "--n", "2"], "--base", "up to 4.74e+19"),
+    ],
+)
+def test_angles_past_2_to_the_56_are_refused_before_any_row(run_cli, tmp_path, args, option, shown):
+    """An angle scale of 1e300 with full turns crashed (NaN); 1e15 × 100 positions failed after
+    work with "undecided at 256 bits". 2^56 = 7.2e16 ≥ 2π·2^53, the largest position's."""
+    out = tmp_path / "t.npy"
+    result = run_cli("compute", *args, "-o", str(out))
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"'{option}'" in result.output and shown in result.output and not out.exists()
+    assert "at most 2^56 (7.2e16) radians" in result.output
+
+
+def test_the_largest_position_with_full_turns_is_within_reach(run_cli, tmp_path):
+    args = ["compute", "--d", "4", "--n", "2", "--start", str(2**53 - 1), "--full-turns"]
+    assert run_cli(*args, "-o", str(tmp_path / "t.npy")).exit_code == 0

@@ -29,6 +29,7 @@ import numpy as np
 from .. import direct, kernels
 from ..certificate import TALLY, sin_cos_exact
 from ..certificate.products import round_scaled
+from ..errors import ParameterError
 from ..rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
 from ..turns import fill_turns, rational_power
 from .conventions import layout_views
@@ -43,6 +44,23 @@ from .knobs import (
 )
 
 __all__ = ["TableSpec"]
+
+
+#: Largest angle ``p·ω`` (radians, the angle scale and full turns in it) a table may reach:
+#: 2π times the largest position, 2^53. Past it the angles' double-double product leaves
+#: values the certificate cannot decide at 256 bits (angles of 1e18 did, at random entries;
+#: a scale of 1e300 with full turns overflowed the product).
+MAX_ANGLE = 2.0**56
+
+
+def _check_reach(first: float, rows: int, omega: np.ndarray, e: Encoding, scaled: bool) -> None:
+    """Refuse, before any row, a table whose largest angle is past :data:`MAX_ANGLE`."""
+    reach = max(abs(first), abs(first + rows - 1)) * float(np.max(omega, initial=0.0))
+    if not reach <= MAX_ANGLE:
+        name, value = ("angle_scale", e.angle_scale) if scaled else ("base", e.base)
+        size = f"up to {reach:.3g} radians" if np.isfinite(reach) else "too large to multiply"
+        rule = f"gives angles p·ω {size} here: at most 2^56 (7.2e16) radians"
+        raise ParameterError(name, rule, value)
 
 
 @dataclass(frozen=True)
@@ -73,7 +91,9 @@ class TableSpec:
         first = check_positions(start, rows)
         scale = check_angle_scale(e.angle_scale, full_turns=bool(e.full_turns))
         factor = None if scale == (1.0, 0.0) else scale
-        omega, residual = frequencies_with_residuals(width, e.base, e.schedule, rule, factor)
+        with np.errstate(over="ignore", invalid="ignore"):  # past reach: refused just below
+            omega, residual = frequencies_with_residuals(width, e.base, e.schedule, rule, factor)
+        _check_reach(first, rows, omega, e, factor is not None)
         layout_views(np.empty((0, width)), e.layout)  # checks the layout now
         out_dtype = check_table_dtype(e.dtype)
         pad = check_padding_idx(padding_idx, rows)
