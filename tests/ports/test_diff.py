@@ -382,3 +382,10 @@ def test_no_atol_hint_when_the_cause_is_not_the_arithmetic(run_cli, tmp_path):
     result = run_cli("diff", str(a), str(b))
     assert result.exit_code == 1 and "likely cause: first position off by 3" in result.output
     assert "hint:" not in result.output
+
+
+def test_stdin_for_both_tables_is_refused_before_reading(run_cli):
+    """stdin is read once: B would find it empty ("must hold at least one row")."""
+    result = run_cli("diff", "-", "-", input="sin_1,cos_1\n0.0,1.0\n")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "'B': cannot be stdin (-) as well as A" in result.output
