@@ -24,7 +24,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 @pytest.fixture
 def run_cli():
     """Invoke the Typer app in-process; returns the CliRunner result."""
-    from typer.testing import CliRunner
+    from cli_runner import CliRunner
 
     from pecli.cli import app
 

@@ -133,6 +133,8 @@ class PecliGroup(TyperGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name, command, rest = super().resolve_command(ctx, args)
         self.running, self.chosen, self.words = name or "", command, tuple(rest)
+        if isinstance(command, PecliGroup):  # a group run again (in-process) starts afresh
+            command.running, command.chosen, command.words = "", None, ()
         from ._types import house_type  # refusals in pecli's words: once a command is chosen
 
         for param in getattr(command, "params", []):
@@ -225,6 +227,7 @@ class PecliGroup(TyperGroup):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
+        self.running, self.chosen, self.words = "", None, ()  # nothing of an earlier run
         guard.begin_run()
         try:
             with paths.reading_inputs():  # no output may replace a file the command reads

@@ -65,7 +65,7 @@ def test_rope_axes_help_example_runs_when_copied_up_to_its_comment(tmp_path):
     # The Wan example had "(a latent's size)" between --patch model and -o: copied, it fails.
     import re
 
-    from typer.testing import CliRunner
+    from cli_runner import CliRunner
 
     from pecli.cli import app
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from cli_runner import CliRunner
 
 from pecli.cli import app
 from pecli.core.errors import ParameterError

@@ -49,7 +49,7 @@ def identify_table(table) -> SimpleNamespace:
     (Through the command line, not ``pecli.analysis``, whose modules may move.) The report's
     keys become attributes; ``inf`` scores, written as null, come back as ``inf``.
     """
-    from typer.testing import CliRunner
+    from cli_runner import CliRunner
 
     from pecli.cli import app
 

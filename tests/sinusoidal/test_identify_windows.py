@@ -167,8 +167,8 @@ def compute(command: str) -> np.ndarray:
     """
     import io
 
+    from cli_runner import CliRunner
     from safetensors.numpy import load_file
-    from typer.testing import CliRunner
 
     from pecli.cli import app
 

@@ -271,6 +271,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
             "tests/**/test_quick_exit.py",
             "tests/**/test_bad_input.py",
             "tests/**/test_newcomer_messages.py",
+            "tests/**/test_in_process_runs.py",  # a group run again names its own command
             "tests/**/test_signal_at_commit.py",
             "tests/**/test_hostile_status.py",
             "tests/**/test_cli.py",
