@@ -39,6 +39,7 @@ def tree(tmp_path, monkeypatch):
         return ("failed" if "x - 1" in text else "passed"), 0.0
 
     monkeypatch.setattr(run, "run_tests", fake_tests)
+    monkeypatch.setattr(run, "type_errors", lambda folder, module: [])  # (mypy: tested below)
     return tmp_path, chosen, calls
 
 
@@ -91,3 +92,40 @@ def test_a_clean_run_that_fails_is_tried_once_more_and_then_stops_the_run(tmp_pa
     with pytest.raises(SystemExit, match="toy tests fail unmutated twice"):
         run.clean_run(tmp_path, area)
     assert outcomes == []
+
+
+TYPED = """\
+def f(x: int) -> bool:
+    return x > 1
+
+
+def g() -> int:
+    return "a"  # type: ignore[return-value]
+"""
+
+
+def test_a_mutant_mypy_rejects_is_killed_before_its_tests(tmp_path, monkeypatch):
+    """``return None`` in ``-> bool`` fails CI's mypy; a mutant mypy accepts runs its tests.
+
+    The printed-back module loses its comments, ``# type: ignore`` too: g's error is in the
+    baseline, so it kills no mutant.
+    """
+    pytest.importorskip("mypy")
+    (tmp_path / "m.py").write_text(TYPED, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.mypy]\nstrict = true\n", encoding="utf-8")
+    area = Area("toy", ["m.py"], ["tests/test_m.py"])
+    chosen = [(area, m) for m in mutants("m.py", TYPED)]
+    names = ["m.py:2 return None", "m.py:6 return None", "m.py:2 Gt -> GtE", "m.py:2 1 -> 0"]
+    assert [m.ident for _, m in chosen] == names
+    tested: list[str] = []
+
+    def fake_tests(folder, tests, timeout, log=None):
+        tested.append((folder / "m.py").read_text(encoding="utf-8"))
+        return "passed", 0.0
+
+    monkeypatch.setattr(run, "run_tests", fake_tests)
+    results = run.campaign(chosen, tmp_path, 3600)
+    killed = ["killed (mypy)", "killed (mypy)", "survived", "survived"]  # g: None, not str
+    assert [r["result"] for r in results] == killed
+    assert len(tested) == 1 + 2  # the clean run, then the two mutants mypy let through
+    assert (tmp_path / "m.py").read_text(encoding="utf-8") == TYPED

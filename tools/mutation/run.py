@@ -13,13 +13,18 @@ is drawn, and each mutant is written into a copy of the tree (never into the che
 the area's test files are run on it with ``pytest -x``, one process at a time, at low
 priority (with the mutated module's doctests, which ``make test`` runs too). A mutant is
 *killed* when a test fails (or the run exceeds three times the clean run's time, *timeout*),
-else it *survived*. The report gives the score, the score per area and every survivor;
-``--json FILE`` keeps every mutant's result, rewritten after each mutant, and makes the run
-resumable: the mutants already in FILE (killed or survived) are not run again, so the same
-command after a spent budget, a ``timeout`` or a crash goes on where the last one stopped
-(the mutant being run when it stopped is run again; a FILE holding mutants this sample does
-not have, from another seed or another tree, is refused). With ``--rerun``, FILE is written
-once, merged, at the end. SIGTERM (``timeout``) stops the test process too.
+else it *survived*. Before its tests, each mutant is type-checked as CI's ``make lint`` does
+(mypy, strict, on the mutated module and what it imports): a mutant mypy rejects with an error
+the unmutated module (printed back the same way, its comments gone) does not have is *killed
+(mypy)* without its tests — ``return None`` in a function typed ``-> bool``, ``//`` turned into
+``/`` where an ``int`` is due: CI would not let that program land. The report gives the score,
+the score per area and every survivor; ``--json FILE`` keeps every mutant's result, rewritten
+after each mutant, and makes the run resumable: the mutants already in FILE (killed or
+survived) are not run again, so the same command after a spent budget, a ``timeout`` or a crash
+goes on where the last one stopped (the mutant being run when it stopped is run again; a FILE
+holding mutants this sample does not have, from another seed or another tree, is refused). With
+``--rerun``, FILE is written once, merged, at the end. SIGTERM (``timeout``) stops the test
+process too.
 Needs only the test environment (``.venv``); ``make test`` never runs it.
 """
 
@@ -28,9 +33,12 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import importlib.util
+import itertools
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -103,6 +111,49 @@ def run_tests(
                 out.close()  # type: ignore[union-attr]
     seconds = time.monotonic() - start
     return ("passed" if code == 0 else "failed" if code in (1, 2, 3) else f"exit {code}"), seconds
+
+
+_STAMPS = itertools.count(1_000_000_000)
+
+
+def type_errors(tree: Path, module: str) -> list[str] | None:
+    """The errors mypy finds in ``module`` in ``tree``, without line numbers (None: no mypy here).
+
+    The cache lives in the tree, so after its first run mypy checks again only the module that
+    changed and what depends on it (under a second). Line numbers are dropped because the
+    printed-back module's lines move.
+    """
+    if importlib.util.find_spec("mypy") is None:
+        return None
+    stamp = next(_STAMPS)  # a new whole-second mtime: mypy trusts its cache when the size and
+    os.utime(tree / module, (stamp, stamp))  # the mtime in seconds match (a mutant may match)
+    command = [sys.executable, "-m", "mypy", "--cache-dir", str(tree / ".mypy_cache")]
+    done = subprocess.run(
+        [*command, "--no-error-summary", module], cwd=tree, capture_output=True, text=True
+    )
+    return sorted(
+        re.sub(r"^([^:]+):\d+: ", r"\1: ", line)
+        for line in done.stdout.splitlines()
+        if ": error: " in line
+    )
+
+
+def rejected_by_mypy(tree: Path, mutant: Mutant, original: str, baseline: dict) -> bool:
+    """Whether mypy finds an error in the mutated module that the unmutated one lacks.
+
+    ``baseline`` caches each module's errors printed back unmutated (``ast.unparse`` drops
+    its comments, ``# type: ignore`` included, so the source as written is no baseline). The
+    mutated module must be in place in ``tree``; it is left there.
+    """
+    path = tree / mutant.path
+    mutated = path.read_text(encoding="utf-8")
+    if mutant.path not in baseline:
+        path.write_text(ast.unparse(ast.parse(original)) + "\n", encoding="utf-8")
+        baseline[mutant.path] = type_errors(tree, mutant.path)
+        path.write_text(mutated, encoding="utf-8")
+    before = baseline[mutant.path]
+    after = type_errors(tree, mutant.path) if before is not None else None
+    return after is not None and bool(set(after) - set(before or []))
 
 
 def sample(all_areas: list[Area], size: int, seed: int) -> list[tuple[Area, Mutant]]:
@@ -183,6 +234,7 @@ def campaign(
     ``results`` and each new one are written to ``keep`` after every mutant.
     """
     clean: dict[str, float] = {}
+    typed: dict[str, list[str] | None] = {}  # each module's mypy errors, unmutated
     results = list(results or [])
     ran = {r["mutant"] for r in results}
     pending = [(a, m) for a, m in chosen if m.ident not in ran]
@@ -205,10 +257,19 @@ def campaign(
             path.write_text(mutated_source(original, mutant), encoding="utf-8")
             own = [m for m in area.doctests if m == mutant.path]  # its doctests, if it has
             tests = [*area.tests, *own]
-            status, seconds = run_tests(tree, tests, timeout=3 * clean[area.name] + 30)
+            begun = time.monotonic()
+            if rejected_by_mypy(tree, mutant, original, typed):
+                status, seconds = "mypy", time.monotonic() - begun
+            else:
+                status, seconds = run_tests(tree, tests, timeout=3 * clean[area.name] + 30)
         finally:
             path.write_text(original, encoding="utf-8")
-        verdict = {"failed": "killed", "timeout": "killed (timeout)", "passed": "survived"}
+        verdict = {
+            "failed": "killed",
+            "timeout": "killed (timeout)",
+            "mypy": "killed (mypy)",
+            "passed": "survived",
+        }
         result = verdict.get(status, status)
         results.append(
             {
