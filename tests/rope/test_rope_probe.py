@@ -425,6 +425,21 @@ def test_one_row_at_position_one_reads_each_angle_as_its_omega():
     assert fit.omega.tolist() == [0.5, -0.25, 3.0] and fit.readings.tolist() == [1, 1, 1]
 
 
+@pytest.mark.parametrize(
+    ("positions", "absolute"), [([0.0, 0.0], True), ([5.0], False)], ids=["at-0", "one-token"]
+)
+def test_no_baseline_is_more_readings_than_are_followed(positions, absolute):
+    """Tokens at position 0 only (their angle must be 0), or one token read by differences:
+    no baseline, so every ω in (−π, π) fits every angle (by hand): more readings than the
+    MAX_READINGS followed, the count of a pair not determined, and no ω."""
+    from pecli.analysis.rope.probe.omega import MAX_READINGS, fit_omega, measurements
+
+    p = np.array(positions)
+    angles, sigma = np.zeros((p.size, 3)), np.full((p.size, 3), 1e-9)
+    fit = fit_omega(measurements(p, angles, sigma, absolute=absolute))
+    assert (fit.readings > MAX_READINGS).all() and np.isnan(fit.omega).all()
+
+
 def test_a_pairing_names_its_last_channel():
     from pecli.analysis.rope.probe.structure import make_pairing
 
