@@ -409,6 +409,26 @@ def test_the_rebuild_command_of_a_pecli_checkpoint_makes_the_same_bytes(
         assert a.get_tensor(key).tobytes() == b.get_tensor(key).tobytes()
 
 
+def test_an_open_note_is_shown_unless_pecli_s_metadata_rebuilds_the_table(run_cli, tmp_path):
+    # pytorch's table, d = 4, positions 100 and 101, in bfloat16: the reference formulas give
+    # the same bits from position 410392, so the start is open. With no metadata the rebuild
+    # line carries that note; beside pecli's bit-for-bit rebuild from its metadata it does not.
+    def table(start: int) -> np.ndarray:
+        return np.array(slow_formulas.preset_table("pytorch", 2, 4, 10000.0, start)).astype(BF16)
+
+    assert table(100).tobytes() == table(410392).tobytes() != table(101).tobytes()
+    save_file({"positional_encoding": table(100)}, tmp_path / "bare.safetensors")
+    out = " ".join(run_cli("identify", str(tmp_path / "bare.safetensors")).stdout.split())
+    assert "rebuild with" in out and "(note: " in out
+    assert "the rows are the same from positions 100, 410392," in out.split("(note: ", 1)[1]
+    own = tmp_path / "own.safetensors"
+    args = ["--d", "4", "--n", "2", "--start", "100", "--dtype", "bfloat16", "-q"]
+    assert run_cli("compute", *args, "-o", str(own)).exit_code == 0
+    out = " ".join(run_cli("identify", str(own)).stdout.split())
+    assert "pecli's metadata agrees (bit for bit)" in out and "rebuild with" in out
+    assert "note:" not in out and "not determined" not in out
+
+
 def test_a_part_reads_only_the_rows_of_its_first_sliced_axis(tmp_path, monkeypatch):
     """(1, 4096, 8): the leading axis of 1 is skipped, rows 5 … 7 of axis 1 are the read."""
     from pecli.io.checkpoints import open_checkpoint

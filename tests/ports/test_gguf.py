@@ -636,3 +636,64 @@ def test_a_gguf_is_a_name_ending_gguf_or_a_file_starting_with_the_magic(tmp_path
     assert not any(
         is_gguf(p) for p in ("-", str(tmp_path / "absent"), str(tmp_path), str(tmp_path / "t.npy"))
     )
+
+
+def _header_only_gguf(path: Path, arch: str, keys: dict) -> str:
+    """A GGUF v3 header by hand: ``general.architecture`` and these ``{arch}.`` keys (uint32,
+    float32), no tensor."""
+
+    def name(text: str) -> bytes:
+        return struct.pack("<Q", len(text.encode())) + text.encode()
+
+    def pair(key: str, value: object) -> bytes:
+        if isinstance(value, str):
+            return name(key) + struct.pack("<I", 8) + name(value)
+        if isinstance(value, float):
+            return name(key) + struct.pack("<If", 6, value)
+        return name(key) + struct.pack("<II", 4, value)
+
+    kvs = [pair("general.architecture", arch)] + [pair(f"{arch}.{k}", v) for k, v in keys.items()]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("arch", "keys", "config", "row"),
+    [
+        (  # llama.cpp's gemma3: set_swa_pattern(6), layer il sliding iff il % 6 < 5
+            "gemma3",
+            {"attention.sliding_window": 1024, "rope.freq_base_swa": 10000.0},
+            {
+                "model_type": "gemma3_text",
+                "rope_local_base_freq": 10000.0,
+                "sliding_window": 1024,
+                "layer_types": (["full_attention"] + ["sliding_attention"] * 5) * 2,
+            },
+            ("global layers", "0 6", "5 11"),
+        ),
+        (  # llama.cpp's smollm3: n_no_rope_layer_step 4, layer il NoPE iff (il + 1) % 4 == 0
+            "smollm3",
+            {},
+            {"model_type": "smollm3", "no_rope_layers": [0, 1, 1, 1] * 3},
+            ("NoPE layers", "0 4 8", "3 7 11"),
+        ),
+    ],
+    ids=["gemma3-global", "smollm3-nope"],
+)
+def test_layers_other_than_llama_cpp_s_hard_coded_pattern_differ(
+    run_cli, tmp_path, arch, keys, config, row
+):
+    """A config of 12 layers whose global / NoPE layers start at layer 0 instead of where
+    llama.cpp's loader puts them (patterns above, read in its source by hand): no GGUF key can
+    carry them, so ``gguf check`` says they differ, the config's layers against llama.cpp's."""
+    base = {"block_count": 12, "attention.key_length": 128, "rope.dimension_count": 128}
+    gguf = _header_only_gguf(tmp_path / "m.gguf", arch, {**base, "rope.freq_base": 1e4, **keys})
+    config = {**config, "num_hidden_layers": 12, "head_dim": 128, "rope_theta": 1e4}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = run_cli("gguf", "check", gguf, "--config", str(tmp_path), "--format", "json")
+    assert result.exit_code == 1, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["item"], r["expected"], r["found"]) for r in rows if r["status"] == "differ"] == [
+        row
+    ]

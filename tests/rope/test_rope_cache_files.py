@@ -270,8 +270,14 @@ def test_split_cache_tells_cos_sin_and_both_apart():
     assert split_cache(sin)[0] is None and split_cache(cos)[1] is None
 
 
-@pytest.mark.parametrize("table", [np.ones((2, 8)), np.arange(24.0).reshape(3, 8), np.ones((4, 7))])
+@pytest.mark.parametrize(
+    "table",
+    [np.ones((1, 8)), np.ones((2, 8)), np.arange(24.0).reshape(3, 8), np.ones((4, 7))],
+    ids=["one-row", "two-rows", "no-pairs", "odd-width"],
+)
 def test_tables_that_are_no_cache_are_usage_errors(table):
+    """Fewer than 3 rows (one row as well as two), columns that pair in neither layout, an
+    odd width: usage errors naming the file, not a crash."""
     from pecli.core.errors import ParameterError
 
     with pytest.raises(ParameterError, match="file"):

@@ -356,3 +356,18 @@ def test_a_layer_past_the_last_is_refused_naming_the_range():
         with pytest.raises(ParameterError) as error:
             layer_rope(config, layer)
         assert error.value.parameter == "layer" and "0 to 5" in str(error.value)
+
+
+def test_a_window_that_is_no_integer_is_shown_in_its_first_40_characters():
+    """A sliding window of 100 letters is refused naming the field; the value is shown as the
+    first 40 characters of its repr: the quote and 39 letters."""
+    config = {
+        "model_type": "gemma3_text",
+        "num_hidden_layers": 2,
+        "head_dim": 64,
+        "layer_types": ["sliding_attention", "full_attention"],
+        "sliding_window": "w" * 100,
+    }
+    with pytest.raises(ParameterError, match="field sliding_window must be an integer >= 1") as e:
+        layer_plan(config)
+    assert e.value.value == "'" + "w" * 39

@@ -425,6 +425,21 @@ def test_one_row_at_position_one_reads_each_angle_as_its_omega():
     assert fit.omega.tolist() == [0.5, -0.25, 3.0] and fit.readings.tolist() == [1, 1, 1]
 
 
+@pytest.mark.parametrize(
+    ("positions", "absolute"), [([0.0, 0.0], True), ([5.0], False)], ids=["at-0", "one-token"]
+)
+def test_no_baseline_is_more_readings_than_are_followed(positions, absolute):
+    """Tokens at position 0 only (their angle must be 0), or one token read by differences:
+    no baseline, so every ω in (−π, π) fits every angle (by hand): more readings than the
+    MAX_READINGS followed, the count of a pair not determined, and no ω."""
+    from pecli.analysis.rope.probe.omega import MAX_READINGS, fit_omega, measurements
+
+    p = np.array(positions)
+    angles, sigma = np.zeros((p.size, 3)), np.full((p.size, 3), 1e-9)
+    fit = fit_omega(measurements(p, angles, sigma, absolute=absolute))
+    assert (fit.readings > MAX_READINGS).all() and np.isnan(fit.omega).all()
+
+
 def test_a_pairing_names_its_last_channel():
     from pecli.analysis.rope.probe.structure import make_pairing
 
@@ -482,3 +497,25 @@ def test_a_head_scaled_by_4e_6_is_a_per_head_gain(seed):
     scaled = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
     assert not plain.gain_per_head and scaled.gain_per_head
     assert any("differs between the heads" in f for f in scaled.findings)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_interleaved_slice_of_two_pairs_says_when_a_next_pair_would_not_show(seed):
+    """Interleaved RoPE over channels 0–3 of 8 (two pairs, ω = 1 and θ^-1/2; the formula
+    above) in float32, positions 0–3. The ladder's next pair would turn by θ^-1·3: with
+    θ = 10^8, 3·10^-8 rad, moving channels of size ~1 by far less than 10 float32 roundings
+    (10·2^-24 ≈ 6·10^-7), so the slice may be wider than its 4 channels; with θ = 10^4,
+    3·10^-4 rad, which would show, so the width is sure."""
+    rng = np.random.default_rng(seed)
+    p = np.array([0.0, 1, 2, 3])
+    for theta, sure in ((1e8, False), (1e4, True)):
+        q = rng.standard_normal((4, 2, 8))
+        post = rotated(q, p, theta, "interleaved", 0, 4)
+        reading = probe_rope(q.astype(np.float32), post.astype(np.float32), p[:, None])
+        assert (reading.pairing.layout, reading.pairing.start, reading.pairing.stop) == (
+            "interleaved",
+            0,
+            4,
+        )
+        assert reading.width_sure == sure
+        assert any("may be wider than 4 channels" in f for f in reading.findings) == (not sure)

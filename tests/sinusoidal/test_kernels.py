@@ -227,3 +227,24 @@ def test_workers_count_the_cpus_this_process_may_use_not_the_machine_s():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["1"], done.stderr
+
+
+@pytest.mark.parametrize(("delta", "steps"), [(1e-19, 1), (-1e-19, 0)], ids=["above", "below"])
+def test_a_value_within_1e_19_of_a_float32_tie_is_rounded_by_mpmath(delta, steps):
+    """The angle θ = asin(3/4 + 2^-25) ± 10^-19 (mpmath, 300 bits; given as ω + residual at
+    position 1): its sine is the float32 tie 3/4 + 2^-25, one half-step above 3/4, moved by
+    cos θ·δ ≈ ±6.6·10^-20. Neither float64 tier can tell the side (the kernel's 32u, then the
+    direct evaluation's few ulps); mpmath can (the inputs' error is 2^-100·θ). Correctly
+    rounded, by hand: sin θ > the tie rounds up to 3/4 + 2^-24, below it down to 3/4 (which
+    is also where the tie itself goes: 3/4's float32 significand is even)."""
+    with mpmath.workprec(300):
+        tie = mpmath.mpf(0.75) + mpmath.mpf(2) ** -25
+        theta = mpmath.asin(tie) + mpmath.mpf(delta)
+        omega = float(theta)
+        residual = float(theta - omega)
+        cos = float(np.float32(float(mpmath.cos(theta))))  # 0.66143…: nowhere near a tie
+    out = np.empty((1, 2), np.float32)
+    fill_sin_cos_consecutive(
+        out[:, 0::2], out[:, 1::2], 1.0, np.array([omega]), omega_residual=np.array([residual])
+    )
+    assert out[0].tolist() == [0.75 + steps * 2.0**-24, cos]

@@ -172,6 +172,22 @@ def test_a_symmetric_matrix_wider_than_a_chunk_is_compared_entry_by_entry():
     assert rebuild_error(t, "symmetric") == 2.0**-10 / (0.5 * (k - 1))
 
 
+def test_a_head_of_one_value_read_in_chunks_is_compared_on_its_own_values():
+    """A head of 4 × 16384 entries all −1/2 (slope 1/2 at distance 1), read two query rows a
+    chunk (2^15 values), is a window of its own values: it is compared on those k + q − 1
+    values at j − i = 1 − k … 3. By hand: symmetric −|i − j|/2 is −(k − 1)/2 at j − i = 1 − k,
+    off by (k − 2)/2, relative to the head's largest distance m·(k − 1): (k − 2)/(k − 1).
+    Causal masks j − i = 1 … 3, which hold −1/2: inf.
+    """
+    from pecli.analysis.zoo.alibi_rebuild import CHUNK_VALUES, rebuild_error
+
+    q, k = 4, 16384
+    assert CHUNK_VALUES // k == 2  # two chunks of rows, each compared with its windows
+    t = np.full((1, q, k), -0.5)
+    assert rebuild_error(t, "symmetric") == (k - 2) / (k - 1)
+    assert rebuild_error(t, "causal") == float("inf")
+
+
 def test_a_key_only_row_of_one_key_has_no_slope_to_rebuild_from():
     """BLOOM reads its slope as the step between two keys: one key gives none (``inf``)."""
     from pecli.analysis.zoo.alibi_rebuild import rebuild_error
