@@ -86,8 +86,9 @@ def fill_sin_cos_consecutive(
 
     Row ``r`` gets the position ``p = first_position + offset + r``, taken exactly (not
     rounded to float64), column ``j`` the frequency ``omega[j] + omega_residual[j]``. Values
-    are computed in float64 to within ~5e-16 and rounded once, on assignment, to the views'
-    dtype: for float32 that is the correctly rounded value except within ~5e-16 of a tie.
+    are computed in float64 within :func:`consecutive_bound` and rounded once to the views'
+    dtype; a value that bound leaves undecided (too near a tie of that dtype) is computed
+    again, directly and then with mpmath, so every value written is correctly rounded.
     Position 0 is exactly ``sin 0 = 0``, ``cos 0 = 1``, whichever row it falls on.
 
     Parameters
