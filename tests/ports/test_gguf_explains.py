@@ -40,3 +40,30 @@ def test_long_and_short_factors_swapped_is_one_finding(run_cli):
     output = check(run_cli, GGUF / "bad_phi3_swapped.gguf", GGUF / "bad_phi3_swapped.config.json")
     assert "long and short factors swapped: the file's rope_factors_long is the config's" in output
     assert "in 1 item(s): rope_factors_long.weight/rope_factors_short.weight" in output
+
+
+def test_a_frequency_tensor_the_config_does_not_imply_differs_unless_it_is_all_ones():
+    """ggml divides θ by ``rope_freqs`` (ggml_rope_ext's freq_factors): ones change nothing.
+
+    A plain-RoPE config implies no frequency tensor; a stray ``rope_freqs.weight`` of ones is
+    harmless ("agree"), one value of 2 halves that pair's θ ("differ"), and a stray
+    ``rope_factors_long.weight`` differs even when it is all ones (only rope_freqs is read
+    that way here).
+    """
+    import numpy as np
+
+    from pecli.analysis.ports.gguf import check_gguf
+
+    config = {"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4}
+    config.update(rope_theta=10000.0, max_position_embeddings=2048)
+    ones, twice = np.ones(32, np.float32), np.ones(32, np.float32)
+    twice[5] = 2.0
+
+    def stray(name, values):
+        found = check_gguf(config, "llama", {}, {name: values})
+        return [(f.status, f.detail) for f in found if f.item == name]
+
+    assert stray("rope_freqs.weight", ones) == [("agree", "all 1: no effect")]
+    for name, values in (("rope_freqs.weight", twice), ("rope_factors_long.weight", ones)):
+        ((status, detail),) = stray(name, values)
+        assert status == "differ" and "ggml divides θ by it" in detail
