@@ -474,3 +474,18 @@ def test_two_frequencies_are_a_geometric_sequence():
     from pecli.analysis.multiaxis.reading import _ratio
 
     assert _ratio(np.array([1.0, 0.01])) == pytest.approx(0.01, rel=1e-12)
+
+
+@pytest.mark.parametrize("quiet", [[], ["-q"]])
+def test_a_report_written_to_a_file_is_said_unless_quiet(run_cli, tmp_path, quiet):
+    path = _save(
+        tmp_path,
+        axes_cache(AxesSpec(PLAN, IDS, part="cos")),
+        axes_cache(AxesSpec(PLAN, IDS, part="sin")),
+    )
+    report = tmp_path / "r.json"
+    args = ["--preset", "wan", "--grid", "3x4x5", "--format", "json", "-o", str(report), *quiet]
+    result = run_cli("rope", "identify-axes", path, *args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(report.read_text(encoding="utf-8")) and result.stdout == ""
+    assert result.stderr == ("" if quiet else f"pecli: wrote {report}\n")
