@@ -44,3 +44,24 @@ def test_read_array_takes_one_to_four_axes_and_refuses_five(tmp_path):
     assert read_array(tmp_path / "four.npy").shape == (2, 1, 3, 2)
     with pytest.raises(ParameterError, match="1-D to 4-D"):
         read_array(tmp_path / "five.npy")
+
+
+@pytest.mark.parametrize(("values", "refused"), [(1 << 26, False), ((1 << 26) + 1, True)])
+def test_a_npy_of_exactly_2_to_the_26_values_is_read_and_one_more_is_refused(
+    tmp_path, values, refused
+):
+    """The cap is "at most 2^26 values": a sparse float16 file (128 MiB of zeros, no disk)."""
+    from pecli.io.reading.npy import load_keeping_dtype
+
+    path = tmp_path / "big.npy"
+    with open(path, "wb") as handle:
+        np.lib.format.write_array_header_1_0(
+            handle, {"descr": "<f2", "fortran_order": False, "shape": (values,)}
+        )
+        handle.truncate(handle.tell() + 2 * values)
+    if refused:
+        with pytest.raises(ParameterError, match=r"at most 67108864 values"):
+            load_keeping_dtype(str(path), "big.npy", "FILE")
+    else:
+        table = load_keeping_dtype(str(path), "big.npy", "FILE")
+        assert table.shape == (values,) and table.dtype == np.float16 and not table.any()
