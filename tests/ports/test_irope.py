@@ -75,3 +75,16 @@ def test_positions_reach_two_to_the_53_and_stop_there(run_cli):
     assert float(value) == pytest.approx(_exact(top), rel=1e-15)
     result = run_cli("rope", "irope", "--positions", str(top + 1))
     assert result.exit_code == 2 and "--positions" in result.stderr
+
+
+def test_a_refused_field_shows_its_value_cut_at_60_characters():
+    """A field's value in the error is its repr, cut: 60 characters of a long list."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.ports.llama4 import irope_settings
+
+    flags = [2] * 40  # repr "[2, 2, …": 118 characters
+    config = {"text_config": {"num_hidden_layers": 40, "no_rope_layers": flags}}
+    with pytest.raises(ParameterError) as refused:
+        irope_settings(config)
+    shown = "[" + "2, " * 19 + "2,"  # 1 + 19 × 3 + 2 = 60 characters, then quoted
+    assert str(refused.value).endswith(f"(got '{shown}')"), str(refused.value)
