@@ -16,6 +16,7 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
+from gguf_files import header_only_gguf
 
 from pecli.core.errors import ParameterError
 from pecli.core.ports.ggml import deepseek_factors, yarn_corr_dims
@@ -638,26 +639,6 @@ def test_a_gguf_is_a_name_ending_gguf_or_a_file_starting_with_the_magic(tmp_path
     )
 
 
-def _header_only_gguf(path: Path, arch: str, keys: dict) -> str:
-    """A GGUF v3 header by hand: ``general.architecture`` and these ``{arch}.`` keys (uint32,
-    float32), no tensor."""
-
-    def name(text: str) -> bytes:
-        return struct.pack("<Q", len(text.encode())) + text.encode()
-
-    def pair(key: str, value: object) -> bytes:
-        if isinstance(value, str):
-            return name(key) + struct.pack("<I", 8) + name(value)
-        if isinstance(value, float):
-            return name(key) + struct.pack("<If", 6, value)
-        return name(key) + struct.pack("<II", 4, value)
-
-    kvs = [pair("general.architecture", arch)] + [pair(f"{arch}.{k}", v) for k, v in keys.items()]
-    head = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
-    path.write_bytes(head + b"\0" * (-len(head) % 32))
-    return str(path)
-
-
 @pytest.mark.parametrize(
     ("arch", "keys", "config", "row"),
     [
@@ -688,7 +669,7 @@ def test_layers_other_than_llama_cpp_s_hard_coded_pattern_differ(
     llama.cpp's loader puts them (patterns above, read in its source by hand): no GGUF key can
     carry them, so ``gguf check`` says they differ, the config's layers against llama.cpp's."""
     base = {"block_count": 12, "attention.key_length": 128, "rope.dimension_count": 128}
-    gguf = _header_only_gguf(tmp_path / "m.gguf", arch, {**base, "rope.freq_base": 1e4, **keys})
+    gguf = header_only_gguf(tmp_path / "m.gguf", arch, {**base, "rope.freq_base": 1e4, **keys})
     config = {**config, "num_hidden_layers": 12, "head_dim": 128, "rope_theta": 1e4}
     (tmp_path / "config.json").write_text(json.dumps(config))
     result = run_cli("gguf", "check", gguf, "--config", str(tmp_path), "--format", "json")

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_runner import CliRunner
+from gguf_files import header_only_gguf
 
 from pecli.cli import app
 from pecli.core.errors import ParameterError
@@ -180,29 +181,9 @@ def test_llama4_rope_layers_attend_in_chunks():
     assert layer_maps(rows) == ("RRRN", "cccG") and rows[0].window == 8192
 
 
-def _gguf(path: Path, arch: str, keys: dict) -> str:
-    """A GGUF v3 header with these ``{arch}.`` keys (uint32, float32 or string) and no tensor."""
-    import struct
-
-    def name(text: str) -> bytes:
-        return struct.pack("<Q", len(text.encode())) + text.encode()
-
-    def pair(key: str, value) -> bytes:
-        if isinstance(value, str):
-            return name(key) + struct.pack("<I", 8) + name(value)
-        if isinstance(value, float):
-            return name(key) + struct.pack("<If", 6, value)
-        return name(key) + struct.pack("<II", 4, value)
-
-    kvs = [pair("general.architecture", arch)] + [pair(f"{arch}.{k}", v) for k, v in keys.items()]
-    head = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs)) + b"".join(kvs)
-    path.write_bytes(head + b"\0" * (-len(head) % 32))
-    return str(path)
-
-
 def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
     """llama.cpp: Gemma 3 period 6 and θ_swa 10000, SmolLM3 NoPE step 4, no GGUF key for them."""
-    gemma = _gguf(
+    gemma = header_only_gguf(
         tmp_path / "gemma3.gguf",
         "gemma3",
         {
@@ -218,10 +199,12 @@ def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
     assert result.exit_code == 0, result.output
     assert "sssssGsssssGsssssGsssssGsssssGssss" in result.stdout
     assert "hard-codes the sliding-window period 6" in result.stdout
-    smol = _gguf(tmp_path / "s.gguf", "smollm3", {"block_count": 36, "attention.key_length": 128})
+    smol = header_only_gguf(
+        tmp_path / "s.gguf", "smollm3", {"block_count": 36, "attention.key_length": 128}
+    )
     result = CliRunner().invoke(app, ["rope", "layers", smol, "--format", "json"])
     assert [row["rope"] for row in json.loads(result.stdout)] == [True, True, True, False] * 9
-    bare = _gguf(tmp_path / "b.gguf", "llama", {"attention.key_length": 128})
+    bare = header_only_gguf(tmp_path / "b.gguf", "llama", {"attention.key_length": 128})
     result = CliRunner().invoke(app, ["rope", "layers", bare])
     assert result.exit_code == 2 and "llama.block_count" in result.output
 
@@ -229,7 +212,7 @@ def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
 def test_gguf_check_compares_the_nope_layers_llama_cpp_hard_codes(tmp_path):
     """SmolLM3: llama.cpp's NoPE step 4 has no GGUF key; a config whose no_rope_layers reads
     the other way round (transformers #43756's naming, 1 = NoPE) converts and runs wrong."""
-    gguf = _gguf(
+    gguf = header_only_gguf(
         tmp_path / "s.gguf",
         "smollm3",
         {
