@@ -486,3 +486,69 @@ def test_a_thread_that_cannot_start_is_one_line_status_1():
     said = _explain(RuntimeError("can't start new thread"))
     assert said == ("cannot start threads: a limit on processes or memory was reached", 1)
     assert _explain(RuntimeError("other"))[0].startswith("internal error: RuntimeError: other")
+
+
+#: Every command with --header / --no-header, with arguments that would write an npy table.
+_HEADER_COMMANDS = {
+    "add": ["{x}"],
+    "compute": ["--d", "4", "--n", "2"],
+    "fourier": ["1", "2"],
+    "grid": ["2", "2", "--d", "8"],
+    "timestep": ["--model", "flux", "0.7"],
+    "random-fourier": ["{tmp}/absent.safetensors", "0.5"],
+    "xpos": ["--head-dim", "4", "--n", "2"],
+    "rope axes": ["--preset", "flux", "--grid", "2x3"],
+    "rope learned-axes": ["{tmp}/absent.safetensors", "--grid", "2x3x4"],
+    "rope cache": ["--head-dim", "4", "--n", "2"],
+    "alibi bias": ["--heads", "2", "--n", "3"],
+}
+
+
+def _header_commands() -> set[str]:
+    """The path of every command that has a --header option."""
+    import typer.main
+
+    from pecli.cli import app
+
+    def walk(command, path):
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, (*path, name))
+        if any("--header" in p.opts for p in command.params):
+            yield " ".join(path)
+
+    return set(walk(typer.main.get_command(app), ()))
+
+
+@pytest.mark.parametrize("flag", ["--header", "--no-header"])
+@pytest.mark.parametrize("command", sorted(_HEADER_COMMANDS))
+def test_a_header_choice_for_an_npy_output_is_refused(run_cli, tmp_path, command, flag):
+    """compute --header -o t.npy wrote t.npy without a word: the header line is CSV's alone."""
+    import numpy as np
+
+    np.save(tmp_path / "x.npy", np.zeros((2, 4)))
+    args = [a.format(x=tmp_path / "x.npy", tmp=tmp_path) for a in _HEADER_COMMANDS[command]]
+    line = _one_line(
+        run_cli(*command.split(), *args, flag, "-o", str(tmp_path / "t.npy")), "--header"
+    )
+    assert "only to a CSV output (got npy output)" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+def test_every_command_with_a_header_option_is_checked_for_npy():
+    assert _header_commands() == set(_HEADER_COMMANDS)
+
+
+@pytest.mark.parametrize("command", ["compute", "xpos", "rope cache"])
+def test_a_header_choice_for_a_safetensors_output_is_refused(run_cli, tmp_path, command):
+    args = _HEADER_COMMANDS[command]
+    output = str(tmp_path / "t.safetensors")
+    line = _one_line(run_cli(*command.split(), *args, "--header", "-o", output), "--header")
+    assert "(got safetensors output)" in line and list(tmp_path.iterdir()) == []
+
+
+def test_a_header_choice_for_csv_is_kept(run_cli):
+    """The header line is CSV's: --no-header leaves it out, --header keeps it."""
+    with_header = run_cli("compute", "--d", "2", "--n", "1", "--start", "0", "--header")
+    assert with_header.exit_code == 0 and with_header.stdout == "sin_1,cos_1\n0.0,1.0\n"
+    without = run_cli("compute", "--d", "2", "--n", "1", "--start", "0", "--no-header")
+    assert without.exit_code == 0 and without.stdout == "0.0,1.0\n"
