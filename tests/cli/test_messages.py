@@ -552,3 +552,46 @@ def test_a_header_choice_for_csv_is_kept(run_cli):
     assert with_header.exit_code == 0 and with_header.stdout == "sin_1,cos_1\n0.0,1.0\n"
     without = run_cli("compute", "--d", "2", "--n", "1", "--start", "0", "--no-header")
     assert without.exit_code == 0 and without.stdout == "0.0,1.0\n"
+
+
+def _identify_commands() -> list[tuple[str, ...]]:
+    """The path of every command that identifies something (identify, rope identify, …)."""
+    import typer.main
+
+    from pecli.cli import app
+
+    def walk(command, path):
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, (*path, name))
+        if path and path[-1].startswith("identify"):
+            yield path
+
+    return list(walk(typer.main.get_command(app), ()))
+
+
+def test_every_identify_help_states_its_exit_status(run_cli):
+    """alibi identify said "Status 1 when nothing fits" and rope identify nothing at all."""
+    found = _identify_commands()
+    assert {"identify", "rope identify", "alibi identify"} <= {" ".join(p) for p in found}
+    for path in found:
+        help_text = " ".join(run_cli(*path, "--help").stdout.split())
+        assert "Exit status 1" in help_text, path
+
+
+def test_the_identify_statuses_the_help_states(run_cli, tmp_path):
+    """alibi identify: 1 for slopes of no series, 2 for a tensor of no convention; rope
+    identify: 1 for an inv_freq of no rope type (pairs 4 … 7 of d 16 divided by 4, none
+    smoothed: neither yarn nor llama3)."""
+    import numpy as np
+
+    alibi = run_cli("alibi", "identify", "--help").stdout
+    assert "2 when the tensor is no ALiBi bias" in " ".join(alibi.split())
+    np.save(tmp_path / "s.npy", np.array([0.5, 0.25, 0.3]))
+    np.save(tmp_path / "t.npy", np.ones((3, 3, 3)))
+    inv = 1e4 ** (-np.arange(0, 16, 2) / 16)
+    inv[4:] /= 4
+    np.save(tmp_path / "inv.npy", inv)
+    assert run_cli("alibi", "identify", str(tmp_path / "s.npy")).exit_code == 1
+    assert run_cli("alibi", "identify", str(tmp_path / "t.npy")).exit_code == 2
+    unknown = run_cli("rope", "identify", str(tmp_path / "inv.npy"))
+    assert unknown.exit_code == 1 and "rope_type: unknown" in unknown.stdout
