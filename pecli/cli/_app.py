@@ -70,9 +70,12 @@ def option_words(text: str) -> str:
     return _NAMED.sub(lambda m: _MENTIONED.get(m[1]) or option_name(m[1]), text)
 
 
-def parameter_message(error: ParameterError) -> str:
-    """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``."""
-    option = option_name(error.parameter)
+def parameter_message(error: ParameterError, typed: str | None = None) -> str:
+    """``Invalid value for '--d': must be an even integer from 2 to 131072 (got 3)``.
+
+    ``typed``: the option's name as the user typed it, for an option with several names.
+    """
+    option = typed or option_name(error.parameter)
     from . import _hints  # difflib: only when there is an error to explain
 
     rule = option_words(error.rule)
@@ -89,12 +92,15 @@ def _is_bug(error: Exception) -> bool:
     )
 
 
-def _explain(error: Exception) -> tuple[str, int]:
-    """The one-line message and the exit status of a failure (docs/cli.md)."""
+def _explain(error: Exception, typed: str | None = None) -> tuple[str, int]:
+    """The one-line message and the exit status of a failure (docs/cli.md).
+
+    ``typed``: how the user spelled the option a :class:`ParameterError` names.
+    """
     if isinstance(error, click_exceptions.ClickException):
         return error.format_message(), error.exit_code
     if isinstance(error, ParameterError):
-        return parameter_message(error), EXIT_USAGE
+        return parameter_message(error, typed), EXIT_USAGE
     mapping = isinstance(error, ImportError) and "failed to map segment" in str(error)
     if isinstance(error, MemoryError) or mapping or getattr(error, "errno", None) == errno.ENOMEM:
         return f"out of memory: {str(error) or 'a memory limit was reached'}", EXIT_RUNTIME
@@ -218,6 +224,24 @@ class PecliGroup(TyperGroup):
                 return f"Invalid value for '{name}': {rule} (got {error.filename})", EXIT_USAGE
         return None
 
+    def typed_option(self, error: Exception) -> str | None:
+        """The long name the user typed for the option a ParameterError names, if it has two.
+
+        ``rope identify --key ""`` is about --key, not its other name --tensor. None for an
+        option of one long name (``-o`` is still said ``--output``) or one not typed.
+        """
+        if not isinstance(error, ParameterError):
+            return None
+        inner = self
+        while isinstance(inner.chosen, PecliGroup):
+            inner = inner.chosen
+        typed = [word.split("=", 1)[0] for word in inner.words]
+        for param in getattr(inner.chosen, "params", []):
+            names = [o for o in param.opts if o.startswith("--")]
+            if param.name == error.parameter and len(names) > 1:
+                return next((word for word in reversed(typed) if word in names), None)
+        return None
+
     def invoke(self, ctx: Any) -> Any:
         """Run the command; an ``EOFError`` is a failure, not the interrupt click makes of it."""
         try:
@@ -248,7 +272,9 @@ class PecliGroup(TyperGroup):
             if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
             self.add_hint(error)
-            message, code = self.unreadable_input(error) or _explain(error)
+            message, code = self.unreadable_input(error) or _explain(
+                error, self.typed_option(error)
+            )
             _fail(self._prog(kwargs), message, code)
         sys.exit(status if isinstance(status, int) else 0)
 

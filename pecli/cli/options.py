@@ -283,7 +283,15 @@ def table_options(
         as_json: bool = False,
     ) -> Any:
         chosen = None if fmt is None else fmt.value
-        return TableTarget(dtype.value, output, chosen, header=header, quiet=quiet, as_json=as_json)
+        return TableTarget(
+            dtype.value,
+            output,
+            chosen,
+            header=header,
+            quiet=quiet,
+            as_json=as_json,
+            header_given=given("header"),  # --header or --no-header: CSV only (check)
+        )
 
     return option_block("out", options, build, passed=[name for name, _, _ in extra])
 

@@ -22,6 +22,7 @@ from .paths import STDOUT, is_special, is_stdout, name_max
 __all__ = [
     "FIGURE_FORMATS",
     "TABLE_FORMATS",
+    "check_header",
     "check_output",
     "check_room",
     "npy_header",
@@ -132,6 +133,22 @@ def check_output(
         raise ParameterError(
             parameter, f"must be in a writable folder ({folder} {problem})", str(output)
         )
+
+
+def check_header(fmt: str, header: bool | None) -> None:
+    """Refuse a header choice (``header``: True or False when given, None when not) for ``fmt``.
+
+    Only CSV has a header line: a choice of one for an npy or .safetensors output would be
+    ignored.
+
+    Raises
+    ------
+    ParameterError
+        If ``header`` was given and ``fmt`` is not csv.
+
+    """
+    if header is not None and fmt != "csv":
+        raise ParameterError("header", "applies only to a CSV output", f"{fmt} output")
 
 
 def table_bytes(

@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
 class TableTarget:
     """Where a command's table goes: ``--dtype``, ``-o``, ``--format``, ``--header``, ``-q``.
 
-    :meth:`check` settles the format and refuses a bad output before any work;
+    :meth:`check` settles the format and refuses a bad output (and ``--header`` given,
+    ``header_given``, for a format other than CSV) before any work;
     :meth:`write` writes the table's blocks and says so. ``as_json``: said as one JSON
     object (:mod:`pecli.io.reports`), with ``notes``.
     """
@@ -51,6 +52,7 @@ class TableTarget:
     kind: str = ""
     as_json: bool = False
     notes: tuple[str, ...] = ()
+    header_given: bool = False
 
     def check(
         self,
@@ -61,6 +63,7 @@ class TableTarget:
         """The format (``--format``, else the suffix, else csv), the output checked; kept."""
         self.kind = formats.resolve_format(self.output, self.fmt, suffixes=suffixes)
         formats.check_output(self.output, self.kind, inputs=inputs)
+        formats.check_header(self.kind, self.header if self.header_given else None)
         if self.as_json:
             check_json_output(self.output)
         return self.kind

@@ -124,6 +124,19 @@ def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
         (["--flip-sin-to-cos"], "--flip-sin-to-cos"),
         (["--downscale-freq-shift", "0"], "--downscale-freq-shift"),
         (["--convention", "diffusers", "--downscale-freq-shift", "nan"], "--downscale-freq-shift"),
+        # h - S > 0 with h = d/2 = 4 (by hand): named as the shift the user typed, not --d
+        (
+            ["--convention", "diffusers", "--d", "8", "--downscale-freq-shift", "300"],
+            "'--downscale-freq-shift': must be less than 4,",
+        ),
+        (
+            ["--convention", "diffusers", "--d", "8", "--downscale-freq-shift", "1e20"],
+            "'--downscale-freq-shift': must be less than 4,",
+        ),
+        (
+            ["--convention", "diffusers", "--d", "8", "--downscale-freq-shift", "4"],
+            "'--downscale-freq-shift': must be less than 4,",
+        ),
         (["--convention", "whisper", "--d", "9"], "--d"),
     ],
 )

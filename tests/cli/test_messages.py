@@ -486,3 +486,112 @@ def test_a_thread_that_cannot_start_is_one_line_status_1():
     said = _explain(RuntimeError("can't start new thread"))
     assert said == ("cannot start threads: a limit on processes or memory was reached", 1)
     assert _explain(RuntimeError("other"))[0].startswith("internal error: RuntimeError: other")
+
+
+#: Every command with --header / --no-header, with arguments that would write an npy table.
+_HEADER_COMMANDS = {
+    "add": ["{x}"],
+    "compute": ["--d", "4", "--n", "2"],
+    "fourier": ["1", "2"],
+    "grid": ["2", "2", "--d", "8"],
+    "timestep": ["--model", "flux", "0.7"],
+    "random-fourier": ["{tmp}/absent.safetensors", "0.5"],
+    "xpos": ["--head-dim", "4", "--n", "2"],
+    "rope axes": ["--preset", "flux", "--grid", "2x3"],
+    "rope learned-axes": ["{tmp}/absent.safetensors", "--grid", "2x3x4"],
+    "rope cache": ["--head-dim", "4", "--n", "2"],
+    "alibi bias": ["--heads", "2", "--n", "3"],
+}
+
+
+def _header_commands() -> set[str]:
+    """The path of every command that has a --header option."""
+    import typer.main
+
+    from pecli.cli import app
+
+    def walk(command, path):
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, (*path, name))
+        if any("--header" in p.opts for p in command.params):
+            yield " ".join(path)
+
+    return set(walk(typer.main.get_command(app), ()))
+
+
+@pytest.mark.parametrize("flag", ["--header", "--no-header"])
+@pytest.mark.parametrize("command", sorted(_HEADER_COMMANDS))
+def test_a_header_choice_for_an_npy_output_is_refused(run_cli, tmp_path, command, flag):
+    """compute --header -o t.npy wrote t.npy without a word: the header line is CSV's alone."""
+    import numpy as np
+
+    np.save(tmp_path / "x.npy", np.zeros((2, 4)))
+    args = [a.format(x=tmp_path / "x.npy", tmp=tmp_path) for a in _HEADER_COMMANDS[command]]
+    line = _one_line(
+        run_cli(*command.split(), *args, flag, "-o", str(tmp_path / "t.npy")), "--header"
+    )
+    assert "only to a CSV output (got npy output)" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+def test_every_command_with_a_header_option_is_checked_for_npy():
+    assert _header_commands() == set(_HEADER_COMMANDS)
+
+
+@pytest.mark.parametrize("command", ["compute", "xpos", "rope cache"])
+def test_a_header_choice_for_a_safetensors_output_is_refused(run_cli, tmp_path, command):
+    args = _HEADER_COMMANDS[command]
+    output = str(tmp_path / "t.safetensors")
+    line = _one_line(run_cli(*command.split(), *args, "--header", "-o", output), "--header")
+    assert "(got safetensors output)" in line and list(tmp_path.iterdir()) == []
+
+
+def test_a_header_choice_for_csv_is_kept(run_cli):
+    """The header line is CSV's: --no-header leaves it out, --header keeps it."""
+    with_header = run_cli("compute", "--d", "2", "--n", "1", "--start", "0", "--header")
+    assert with_header.exit_code == 0 and with_header.stdout == "sin_1,cos_1\n0.0,1.0\n"
+    without = run_cli("compute", "--d", "2", "--n", "1", "--start", "0", "--no-header")
+    assert without.exit_code == 0 and without.stdout == "0.0,1.0\n"
+
+
+def _identify_commands() -> list[tuple[str, ...]]:
+    """The path of every command that identifies something (identify, rope identify, …)."""
+    import typer.main
+
+    from pecli.cli import app
+
+    def walk(command, path):
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, (*path, name))
+        if path and path[-1].startswith("identify"):
+            yield path
+
+    return list(walk(typer.main.get_command(app), ()))
+
+
+def test_every_identify_help_states_its_exit_status(run_cli):
+    """alibi identify said "Status 1 when nothing fits" and rope identify nothing at all."""
+    found = _identify_commands()
+    assert {"identify", "rope identify", "alibi identify"} <= {" ".join(p) for p in found}
+    for path in found:
+        help_text = " ".join(run_cli(*path, "--help").stdout.split())
+        assert "Exit status 1" in help_text, path
+
+
+def test_the_identify_statuses_the_help_states(run_cli, tmp_path):
+    """alibi identify: 1 for slopes of no series, 2 for a tensor of no convention; rope
+    identify: 1 for an inv_freq of no rope type (pairs 4 … 7 of d 16 divided by 4, none
+    smoothed: neither yarn nor llama3)."""
+    import numpy as np
+
+    alibi = run_cli("alibi", "identify", "--help").stdout
+    assert "2 when the tensor is no ALiBi bias" in " ".join(alibi.split())
+    np.save(tmp_path / "s.npy", np.array([0.5, 0.25, 0.3]))
+    np.save(tmp_path / "t.npy", np.ones((3, 3, 3)))
+    inv = 1e4 ** (-np.arange(0, 16, 2) / 16)
+    inv[4:] /= 4
+    np.save(tmp_path / "inv.npy", inv)
+    assert run_cli("alibi", "identify", str(tmp_path / "s.npy")).exit_code == 1
+    assert run_cli("alibi", "identify", str(tmp_path / "t.npy")).exit_code == 2
+    unknown = run_cli("rope", "identify", str(tmp_path / "inv.npy"))
+    assert unknown.exit_code == 1 and "rope_type: unknown" in unknown.stdout

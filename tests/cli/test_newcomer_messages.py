@@ -113,6 +113,23 @@ def test_a_wrong_tensor_lists_the_names_the_file_has(run_cli, model, tmp_path, c
     assert not out.exists()
 
 
+@pytest.mark.parametrize("flag", ["--tensor", "--key"])
+def test_an_option_of_two_names_is_named_as_typed(run_cli, model, flag):
+    """rope identify --key "" FILE said '--tensor', a name the user had not typed."""
+    for spelled in ([flag, ""], [f"{flag}=foo"]):
+        line = _line(run_cli("rope", "identify", model, *spelled))
+        assert f"Invalid value for '{flag}'" in line and "(it has: positional_encoding)" in line
+
+
+@pytest.mark.parametrize("flag", ["--positions", "--ids"])
+def test_rope_probe_names_positions_as_typed(run_cli, tmp_path, flag):
+    """Three tokens and two positions: the count is refused, naming the option typed."""
+    data = tmp_path / "q.csv"
+    np.savetxt(data, np.ones((3, 4)), delimiter=",")
+    line = _line(run_cli("rope", "probe", str(data), str(data), "--head-dim", "4", flag, "1,2"))
+    assert f"Invalid value for '{flag}': must hold one position per token (3)" in line
+
+
 def test_rope_identify_of_plain_data_says_what_it_reads(run_cli, tmp_path):
     data = tmp_path / "x.csv"  # the README's sample data: random numbers, no RoPE
     np.savetxt(data, np.random.default_rng(0).normal(size=(100, 64)), delimiter=",")

@@ -131,3 +131,24 @@ def test_float16_overflow_names_the_option(run_cli, tmp_path):
     assert done.exit_code == 2
     assert "--scale-base" in done.stderr and "float16's range" in done.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("dtype", "scale_base", "offered"),
+    [  # d 8, n 100: positions −50 … 49, ζ_0 = 2/7; the largest scale is (7/2)^(50/γ)
+        ("float32", "0.5", ", or --dtype float64)"),  # 3.5^100 ≈ 2.6e54: past float32's 3.4e38
+        ("float16", "2", ", or --dtype float32/float64)"),  # 3.5^25 ≈ 4.0e13: past 65504 only
+        ("float16", "0.5", ", or --dtype float64)"),
+        ("float32", "0.01", ", a smaller --n or --offset)"),  # 3.5^5000 ≈ e^6264: past float64
+    ],
+)
+def test_an_overflow_offers_only_a_wider_dtype_that_holds_the_scales(
+    run_cli, tmp_path, dtype, scale_base, offered
+):
+    """The float32 refusal offered "float32/float64": the dtype that had just overflowed."""
+    out = tmp_path / "x.npy"
+    args = ["--head-dim", "8", "--n", "100", "--scale-base", scale_base, "--dtype", dtype]
+    done = run_cli("xpos", *args, "-o", str(out))
+    assert done.exit_code == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"beyond {dtype}'s range" in done.stderr and offered in done.stderr
+    assert not out.exists()

@@ -19,6 +19,7 @@ from ..options import (
     Quiet,
     TableDtype,
     TableDtypeOpt,
+    given,
 )
 from ..rope.app import rope_app
 from ..rope.options import Form, Part
@@ -125,7 +126,7 @@ def axes_command(
     from ...core.multiaxis.cache import AxesSpec, axes_table
 
     plan, chosen = plan_of(preset, head_dim, widths, theta, layout, rope_scale, config)
-    kind = _output_kind(output, fmt, form.value, as_json=as_json)
+    kind = _output_kind(output, fmt, form.value, as_json=as_json, header=header)
     given = {
         "grid": grid,
         "text": text,
@@ -174,12 +175,14 @@ def _write(
     )
 
 
-def _output_kind(output: str, fmt: FormatOpt, form: str, *, as_json: bool) -> str:
+def _output_kind(output: str, fmt: FormatOpt, form: str, *, as_json: bool, header: bool) -> str:
     """The output's kind, refused before any work where it cannot hold the form.
 
-    ``as_json``: stderr is refused too (the report goes there).
+    ``as_json``: stderr is refused too (the report goes there); ``header``: refused but for
+    CSV when given (``--header`` or ``--no-header``).
     """
-    kind = table_kind(output, fmt, as_json=as_json)
+    chosen = header if given("header") else None
+    kind = table_kind(output, fmt, as_json=as_json, header=chosen)
     if (kind == "csv" and form in ("complex", "matrix")) or (kind, form) == (
         "safetensors",
         "complex",

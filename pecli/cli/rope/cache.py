@@ -120,7 +120,7 @@ def cache_command(
     """
     from ...core.ports.arithmetic import cache_table
 
-    kind = table_kind(output, fmt, as_json=as_json)
+    kind = table_kind(output, fmt, as_json=as_json, header=header if given("header") else None)
     where, n = _positions(positions, n, kind, output)
     rows = {"start": start, "layout": layout, "dtype": dtype.value, "part": part.value}
     spec = _spec(rope[0], n, kind, output, positions=where, **rows)

@@ -48,6 +48,7 @@ def identify_command(
     (proportional). A cache (n × dim: cos, sin, or [cos | sin] as rope cache writes it; a
     .safetensors file with tensors cos and sin) also gives its layout, first position and
     attention factor; its frequencies are measured from the phases, rows being consecutive.
+    Exit status 1, after the report, when no rope type matches (rope_type: unknown).
 
     Example: pecli rope identify inv_freq.npy; pecli rope identify cache.safetensors
     """

@@ -7,17 +7,19 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
-from ...core.rules import LAYOUTS
+from ...core.errors import ParameterError
+from ...core.rules import LAYOUTS, number_text
 from ...core.sinusoidal.conventions.presets import ALIASES, PRESETS
 from ...core.sinusoidal.knobs import ODD_D
 from .._types import PositionType
-from ..options import BASE_WORDS, START_RULE, Command, Option, option_block
+from ..options import BASE_WORDS, START_RULE, Command, Option, given, option_block
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.sinusoidal.conventions import Convention
@@ -173,7 +175,37 @@ def convention_options(
             conv.check_plain(plain)
         return conv
 
-    return option_block("conv", wanted, build)
+    def decorate(command: Command) -> Command:
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return command(*args, **kwargs)
+            except ParameterError as error:
+                named = _shift_named(error)
+                if named is error:
+                    raise
+                raise named from None
+
+        return option_block("conv", wanted, build)(cast(Command, run))
+
+    return decorate
+
+
+def _shift_named(error: ParameterError) -> ParameterError:
+    """A ``d`` too narrow for --downscale-freq-shift's S, said of the shift the user set.
+
+    The core names ``d`` (the rule is d // 2 - S > 0, the width being what a schedule
+    usually leaves free); diffusers' knob is a number typed beside a default ``--d``.
+    """
+    if error.parameter != "d" or not given("downscale_freq_shift"):
+        return error
+    from ...core.sinusoidal.frequencies import WidthBelowShift  # raised there: loaded
+
+    if not isinstance(error, WidthBelowShift):
+        return error
+    half = number_text(error.half)
+    rule = f"must be less than {half}, half of `d` ({error.value}): ω_j = C^(-j/(d/2 - S))"
+    return ParameterError("downscale_freq_shift", rule, number_text(error.shift))
 
 
 def resolve_convention(

@@ -30,7 +30,8 @@ def identify_command(
     tensor: (heads, queries, keys), key-only (heads, 1, keys), BLOOM's (batch·heads, 1, keys)
     (each sequence with its own left padding), with leading size-1 axes (MPT's
     (1, heads, 1, keys)) or a 2-D one-head matrix. The series names the wrong ones
-    ports use (alibi slopes --variant). Status 1 when nothing fits.
+    ports use (alibi slopes --variant). Exit status 1, after the report, when no series fits
+    (not determined); 2 when the tensor is no ALiBi bias.
 
     Example: pecli alibi identify slopes.npy
     """

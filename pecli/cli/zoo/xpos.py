@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -97,7 +98,8 @@ def xpos_command(
     }
     with np.errstate(over="ignore"), certificate.counting() as tally:  # overflow: _finite
         scales = xpos_scales(n, head_dim, layout=layout.value, dtype=out.dtype, **knobs)
-        table = _finite(scales, stored, scale_base)
+        wide = lambda: xpos_scales(n, head_dim, layout=layout.value, **knobs)  # noqa: E731
+        table = _finite(scales, stored, scale_base, wide)
         said = tally.certificate(stored, None)  # each pair's value copied to its two channels
     if kind == "safetensors":
         _write_tensor(out, table, said)
@@ -113,11 +115,25 @@ def xpos_command(
     )
 
 
-def _finite(scales: np.ndarray, dtype: np.dtype, scale_base: float) -> np.ndarray:
-    """The scales in the output dtype; an overflow refuses --scale-base (never inf in a table)."""
+def _finite(
+    scales: np.ndarray, dtype: np.dtype, scale_base: float, wide: Callable[[], np.ndarray]
+) -> np.ndarray:
+    """The scales in the output dtype; an overflow refuses --scale-base (never inf in a table).
+
+    The refusal offers only a wider --dtype that holds every scale (``wide``: the float64
+    scales, computed then), never the dtype that overflowed.
+    """
     table = scales.astype(dtype)
     if not np.all(np.isfinite(table)):
-        wider = "" if dtype.name == "float64" else ", or float32/float64"
+        exact = wide() if dtype.itemsize < 8 else table
+        with np.errstate(over="ignore"):
+            fits = [
+                name
+                for name in ("float32", "float64")
+                if np.dtype(name).itemsize > dtype.itemsize
+                and np.all(np.isfinite(exact.astype(name)))
+            ]
+        wider = f", or --dtype {'/'.join(fits)}" if fits else ""
         rule = (
             f"gives scales beyond {dtype.name}'s range at these positions "
             f"(a larger --scale-base, a smaller --n or --offset{wider})"

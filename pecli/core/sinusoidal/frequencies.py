@@ -22,7 +22,33 @@ from ..errors import ParameterError
 from ..rules import check_base, check_schedule, check_width
 from .knobs import DEFAULT_BASE, ODD_SINE, check_odd_d
 
-__all__ = ["DEFAULT_BASE", "angular_frequencies", "frequency_count", "wavelengths"]
+__all__ = [
+    "DEFAULT_BASE",
+    "WidthBelowShift",
+    "angular_frequencies",
+    "frequency_count",
+    "wavelengths",
+]
+
+
+class WidthBelowShift(ParameterError):
+    """``d`` too narrow for the schedule's shift ``S``: ``h - S <= 0`` in ``C^(-j/(h-S))``.
+
+    A :class:`~pecli.core.errors.ParameterError` of ``d``, which also keeps the two numbers,
+    so that a caller who set the shift rather than ``d`` can name the shift instead.
+
+    Attributes
+    ----------
+    shift : float
+        The shift ``S``.
+    half : float
+        The ``h`` of width ``d`` (``d // 2``, or ``d/2``, ``(d+1)/2`` for odd sines).
+
+    """
+
+    def __init__(self, rule: str, d: object, *, shift: float, half: float) -> None:
+        super().__init__("d", rule, d)
+        self.shift, self.half = shift, half
 
 
 def frequency_count(d: int, odd_d: str = "zero") -> int:
@@ -48,7 +74,7 @@ def _denominator(d: int, schedule: object, odd_d: str = "zero") -> float:
     if denominator <= 0:  # the smallest d with d // 2 > S
         least = 2 * (math.floor(shift) + 1)
         rule = f"must be at least {least} for the {schedule} schedule (d // 2 - S > 0)"
-        raise ParameterError("d", rule, d)
+        raise WidthBelowShift(rule, d, shift=shift, half=_half(d, odd_d))
     return denominator
 
 

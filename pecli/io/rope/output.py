@@ -25,13 +25,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...core.rope.forms import FormTable
 
 
-def table_kind(output: str, fmt: StrEnum | None, *, as_json: bool = False) -> str:
+def table_kind(
+    output: str, fmt: StrEnum | None, *, as_json: bool = False, header: bool | None = None
+) -> str:
     """``csv``, ``npy`` or ``safetensors`` (by its suffix), the output checked before any work.
 
     ``as_json``: the report goes to stderr as JSON, so stderr is refused as the output.
+    ``header``: ``--header`` (True) or ``--no-header`` (False) if given, refused but for CSV.
     """
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
+    formats.check_header(kind, header)
     if as_json:
         check_json_output(output)
     return kind

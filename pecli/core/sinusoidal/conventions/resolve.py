@@ -8,10 +8,11 @@ that set the same knob (``--layout`` and diffusers' ``--flip-sin-to-cos``, ``--s
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from ...errors import ParameterError
-from ...rules import check_layout, check_position, check_schedule, schedule_name
+from ...rules import check_layout, check_schedule, schedule_name
 from ..knobs import check_amplitude, check_angle_scale, check_odd_d
 from .presets import ALIASES, PRESETS, Convention
 
@@ -88,7 +89,13 @@ def _preset(name: str) -> Convention:
 def _diffusers(knob: str, value: object) -> str:
     if knob == "flip_sin_to_cos":
         return "cos-sin" if value else "sin-cos"
-    return schedule_name(check_position("downscale_freq_shift", value))
+    try:  # any finite shift S: diffusers' own; d // 2 - S > 0 is checked with d
+        shift = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        shift = math.nan
+    if not math.isfinite(shift) or isinstance(value, bool):
+        raise ParameterError("downscale_freq_shift", "must be a finite number", value)
+    return schedule_name(shift)
 
 
 def _checked(knob: str, value: Any) -> Any:
