@@ -136,18 +136,19 @@ def check_output(
 
 
 def check_header(fmt: str, header: bool | None) -> None:
-    """Refuse a header choice (``header``: True or False when given, None when not) for ``fmt``.
+    """Refuse a header line (``header`` True) asked of an output other than CSV.
 
-    Only CSV has a header line: a choice of one for an npy or .safetensors output would be
-    ignored.
+    Only CSV has a header line: one asked for an npy or .safetensors output would be silently
+    left out. No header (False) or no choice (None) is what those formats are: accepted, so a
+    script may pass ``--no-header`` whatever the format.
 
     Raises
     ------
     ParameterError
-        If ``header`` was given and ``fmt`` is not csv.
+        If ``header`` is True and ``fmt`` is not csv.
 
     """
-    if header is not None and fmt != "csv":
+    if header and fmt != "csv":
         raise ParameterError("header", "applies only to a CSV output", f"{fmt} output")
 
 

@@ -519,19 +519,26 @@ def _header_commands() -> set[str]:
     return set(walk(typer.main.get_command(app), ()))
 
 
-@pytest.mark.parametrize("flag", ["--header", "--no-header"])
 @pytest.mark.parametrize("command", sorted(_HEADER_COMMANDS))
-def test_a_header_choice_for_an_npy_output_is_refused(run_cli, tmp_path, command, flag):
+def test_a_header_line_asked_of_an_npy_output_is_refused(run_cli, tmp_path, command):
     """compute --header -o t.npy wrote t.npy without a word: the header line is CSV's alone."""
     import numpy as np
 
     np.save(tmp_path / "x.npy", np.zeros((2, 4)))
     args = [a.format(x=tmp_path / "x.npy", tmp=tmp_path) for a in _HEADER_COMMANDS[command]]
     line = _one_line(
-        run_cli(*command.split(), *args, flag, "-o", str(tmp_path / "t.npy")), "--header"
+        run_cli(*command.split(), *args, "--header", "-o", str(tmp_path / "t.npy")), "--header"
     )
     assert "only to a CSV output (got npy output)" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npy"]
+
+
+def test_no_header_with_an_npy_output_is_what_npy_is(run_cli, tmp_path):
+    """A script may pass --no-header whatever the format: an .npy file has no header line."""
+    out = tmp_path / "t.npy"
+    result = run_cli("compute", "--d", "4", "--n", "2", "--no-header", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes()[:6] == b"\x93NUMPY"
 
 
 def test_every_command_with_a_header_option_is_checked_for_npy():
