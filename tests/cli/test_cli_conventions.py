@@ -224,3 +224,15 @@ def test_the_conventions_table_names_fairseq_s_padding_row_only(run_cli):
     # `scale`); no other preset has a factor
     assert lines["mlx"][6:8] == ["amplitude", "sqrt(2/d)"]
     assert [lines[name][6] for name in ("vaswani", "pytorch", "whisper")] == ["-"] * 3
+
+
+@pytest.mark.parametrize(("base", "refused"), [("1e-151", True), ("1e-149", False)])
+def test_a_base_below_1_keeps_every_frequency_below_1e300(run_cli, base, refused):
+    """d = 4, S = 1.5: ω_2 = C^(-1/(2 - 1.5)) = C^-2, by hand 1e302 (finite, refused) or 1e298."""
+    args = ["--convention", "diffusers", "--downscale-freq-shift", "1.5", "--d", "4", "--n", "1"]
+    result = run_cli("compute", *args, "--base", base, "--format", "csv")
+    if refused:
+        assert result.exit_code == 2 and "'--base'" in result.stderr
+        assert f"below 1e300 (with this d and schedule) (got {base})" in result.stderr
+    else:
+        assert result.exit_code == 0, result.output

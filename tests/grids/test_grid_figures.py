@@ -129,3 +129,20 @@ def test_plot_grid_errors(run_cli, tmp_path, args, message):
     assert result.exit_code == 2
     assert message in result.output
     assert not (tmp_path / "g.png").exists()
+
+
+def test_the_similarity_mosaic_has_no_frame():
+    """The tiles end in white at the axes' edges, not in a black line round the mosaic.
+
+    (viridis's darkest colour, #440154, is no near-black pixel.)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = patch_similarity_figure(grid_table((4, 4), d=64, dtype="float64"), (4, 4), title="t")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())
+    box = fig.axes[0].get_window_extent()
+    top, left = pixels.shape[0] - round(box.y1), round(box.x0)
+    for border in (pixels[top - 1 : top + 2, left:], pixels[top:, left - 1 : left + 2]):
+        assert not (border[..., :3].max(axis=-1) < 40).any()

@@ -338,15 +338,3 @@ def test_angles_past_2_to_the_56_are_refused_before_any_row(run_cli, tmp_path, a
 def test_the_largest_position_with_full_turns_is_within_reach(run_cli, tmp_path):
     args = ["compute", "--d", "4", "--n", "2", "--start", str(2**53 - 1), "--full-turns"]
     assert run_cli(*args, "-o", str(tmp_path / "t.npy")).exit_code == 0
-
-
-@pytest.mark.parametrize(("base", "refused"), [("1e-151", True), ("1e-149", False)])
-def test_a_base_below_1_keeps_every_frequency_below_1e300(run_cli, base, refused):
-    """d = 4, S = 1.5: ω_2 = C^(-1/(2 - 1.5)) = C^-2, by hand 1e302 (finite, refused) or 1e298."""
-    args = ["--convention", "diffusers", "--downscale-freq-shift", "1.5", "--d", "4", "--n", "1"]
-    result = run_cli("compute", *args, "--base", base, "--format", "csv")
-    if refused:
-        assert result.exit_code == 2 and "'--base'" in result.stderr
-        assert f"below 1e300 (with this d and schedule) (got {base})" in result.stderr
-    else:
-        assert result.exit_code == 0, result.output
