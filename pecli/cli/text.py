@@ -51,6 +51,9 @@ def report(found: Any, *, worded: bool = False) -> Any:
     Every :class:`~pecli.analysis.rebuild.Rebuild` becomes its command line, and the text of
     the fields in :data:`WORDED` names options where it names parameters in backticks
     (``pytorch `start` 0`` → ``pytorch --start 0``); the rest as :func:`jsonable`.
+
+    >>> report(["pytorch `start` 0", {"note": "`base`"}])  # no report's WORDED field
+    ['pytorch `start` 0', {'note': '`base`'}]
     """
     from ..analysis.rebuild import Rebuild
     from ._app import option_words

@@ -108,7 +108,7 @@ def test_data_export_of_both_figures(run_cli, tmp_path):
 @pytest.mark.parametrize(
     ("args", "option"),
     [
-        (["plot-waves", "--pairs", "0,3"], "--pairs"),
+        (["plot-waves", "--pairs", "3,0"], "--pairs': must be integers >= 1 (got 3,0)"),
         (["plot-waves", "--pairs", "1,x"], "--pairs"),
         (["plot-waves", "--pairs", "300"], "--pairs"),
         (["plot-waves", "--stop", "-1"], "--stop"),
