@@ -130,3 +130,22 @@ def test_the_largest_offset_is_2_to_the_30():
     with pytest.raises(ParameterError) as error:
         xpos_positions(2, offset=(1 << 30) + 1)
     assert error.value.parameter == "offset" and "2^30" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("n", "head_dim", "knobs"),
+    [
+        (100, 8, {"scale_base": 0.5}),
+        (7, 16, {"scale_base": 3.0, "keys": True}),
+        (9, 4, {"offset": 5, "scale_base": 2.0}),
+        (6, 8, {"centre": "lucidrains", "scale_base": 1.0, "keys": True}),
+        (4000, 64, {"scale_base": 0.25}),  # past float64: inf
+    ],
+)
+def test_the_largest_scale_from_the_end_rows_is_the_whole_table_s(n, head_dim, knobs):
+    """The float64 table's own maximum, bit for bit (the slow way: every row)."""
+    from pecli.core.zoo.xpos import xpos_largest_scale
+
+    with np.errstate(over="ignore"):
+        whole = xpos_scales(n, head_dim, **knobs).max()
+    assert xpos_largest_scale(n, head_dim, **knobs) == whole

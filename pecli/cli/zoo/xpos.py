@@ -85,7 +85,7 @@ def xpos_command(
     Example: pecli xpos --head-dim 8 --n 5 --format csv
     """
     from ...core import certificate
-    from ...core.zoo.xpos import xpos_scales
+    from ...core.zoo.xpos import xpos_largest_scale, xpos_scales
 
     kind = out.check(suffixes=COMPUTE_FORMATS)
     stored = check_table_dtype(out.dtype)
@@ -98,8 +98,8 @@ def xpos_command(
     }
     with np.errstate(over="ignore"), certificate.counting() as tally:  # overflow: _finite
         scales = xpos_scales(n, head_dim, layout=layout.value, dtype=out.dtype, **knobs)
-        wide = lambda: xpos_scales(n, head_dim, layout=layout.value, **knobs)  # noqa: E731
-        table = _finite(scales, stored, scale_base, wide)
+        largest = lambda: xpos_largest_scale(n, head_dim, **knobs)  # noqa: E731
+        table = _finite(scales, stored, scale_base, largest)
         said = tally.certificate(stored, None)  # each pair's value copied to its two channels
     if kind == "safetensors":
         _write_tensor(out, table, said)
@@ -116,22 +116,21 @@ def xpos_command(
 
 
 def _finite(
-    scales: np.ndarray, dtype: np.dtype, scale_base: float, wide: Callable[[], np.ndarray]
+    scales: np.ndarray, dtype: np.dtype, scale_base: float, largest: Callable[[], float]
 ) -> np.ndarray:
     """The scales in the output dtype; an overflow refuses --scale-base (never inf in a table).
 
-    The refusal offers only a wider --dtype that holds every scale (``wide``: the float64
-    scales, computed then), never the dtype that overflowed.
+    The refusal offers only a wider --dtype that holds every scale (``largest``: the float64
+    table's largest scale, computed then from its end rows), never the dtype that overflowed.
     """
     table = scales.astype(dtype)
     if not np.all(np.isfinite(table)):
-        exact = wide() if dtype.itemsize < 8 else table
+        top = np.float64(largest())
         with np.errstate(over="ignore"):
             fits = [
                 name
                 for name in ("float32", "float64")
-                if np.dtype(name).itemsize > dtype.itemsize
-                and np.all(np.isfinite(exact.astype(name)))
+                if np.dtype(name).itemsize > dtype.itemsize and np.isfinite(top.astype(name))
             ]
         wider = f", or --dtype {'/'.join(fits)}" if fits else ""
         rule = (

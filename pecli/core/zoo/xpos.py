@@ -36,7 +36,14 @@ from ..dtypes import FLOAT_DTYPES, float_dtype, round_once
 from ..errors import ParameterError
 from ..rules import as_int
 
-__all__ = ["CENTRES", "MAX_XPOS_VALUES", "xpos_pair_bases", "xpos_positions", "xpos_scales"]
+__all__ = [
+    "CENTRES",
+    "MAX_XPOS_VALUES",
+    "xpos_largest_scale",
+    "xpos_pair_bases",
+    "xpos_positions",
+    "xpos_scales",
+]
 
 #: How each library centres the positions: ``ceil((L + offset)/2)`` or ``floor(L/2)``.
 CENTRES = ("torchscale", "lucidrains")
@@ -170,6 +177,46 @@ def xpos_scales(
         np.repeat(scales, 2, axis=1) if layout == "interleaved" else np.tile(scales, (1, 2))
     )
     return table
+
+
+def xpos_largest_scale(
+    n: int,
+    head_dim: int,
+    *,
+    scale_base: float = 512.0,
+    offset: int = 0,
+    centre: str = "torchscale",
+    keys: bool = False,
+) -> float:
+    """The largest scale of :func:`xpos_scales`' float64 table, from its two end rows only.
+
+    Each pair's scale ``exp(q·ln ζ_i)`` is monotone in the exponent ``q = ±p/γ``, so the
+    largest lies in the first or the last row; those rows are computed as the table computes
+    them, bit for bit (``inf`` past float64's range). It says which dtype holds a table
+    without a second table in memory.
+
+    Parameters
+    ----------
+    n, head_dim, scale_base, offset, centre, keys
+        As for :func:`xpos_scales` (checked there).
+
+    Returns
+    -------
+    float
+        The largest value of the float64 table, or ``inf``.
+
+    Examples
+    --------
+    >>> round(xpos_largest_scale(2, 4, scale_base=1.0), 12)  # position -1: (2/7)^-1
+    3.5
+
+    """
+    zeta = xpos_pair_bases(head_dim)
+    positions = xpos_positions(n, offset=offset, centre=centre)
+    ends = np.array([positions.min(), positions.max()])
+    exponents = (-1.0 if keys else 1.0) * ends / float(scale_base)
+    with np.errstate(over="ignore"):
+        return float(np.exp(np.outer(exponents, np.log(zeta))).max())
 
 
 def xpos_bound(scales: np.ndarray, exponents: np.ndarray) -> ErrorBound:
