@@ -290,7 +290,7 @@ def table_options(
             header=header,
             quiet=quiet,
             as_json=as_json,
-            header_given=given("header"),  # --header or --no-header: CSV only (check)
+            header_given=given("header"),  # --header: CSV only (formats.check_header)
         )
 
     return option_block("out", options, build, passed=[name for name, _, _ in extra])

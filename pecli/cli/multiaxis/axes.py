@@ -178,8 +178,8 @@ def _write(
 def _output_kind(output: str, fmt: FormatOpt, form: str, *, as_json: bool, header: bool) -> str:
     """The output's kind, refused before any work where it cannot hold the form.
 
-    ``as_json``: stderr is refused too (the report goes there); ``header``: refused but for
-    CSV when given (``--header`` or ``--no-header``).
+    ``as_json``: stderr is refused too (the report goes there); ``header``: ``--header`` is
+    refused but for CSV (``--no-header`` is what npy and .safetensors are).
     """
     chosen = header if given("header") else None
     kind = table_kind(output, fmt, as_json=as_json, header=chosen)
