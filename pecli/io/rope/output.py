@@ -31,7 +31,8 @@ def table_kind(
     """``csv``, ``npy`` or ``safetensors`` (by its suffix), the output checked before any work.
 
     ``as_json``: the report goes to stderr as JSON, so stderr is refused as the output.
-    ``header``: ``--header`` (True) or ``--no-header`` (False) if given; True is refused but for CSV.
+    ``header``: ``--header`` (True) or ``--no-header`` (False) if given; True is refused
+    but for CSV.
     """
     kind = formats.resolve_format(output, fmt.value if fmt else None, suffixes=COMPUTE_FORMATS)
     formats.check_output(output, kind)
