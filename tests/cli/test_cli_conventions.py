@@ -137,6 +137,10 @@ def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
             ["--convention", "diffusers", "--d", "8", "--downscale-freq-shift", "4"],
             "'--downscale-freq-shift': must be less than 4,",
         ),
+        (  # odd d = 9: 4 pairs of sin and cos and a column of zeros, h = 9 // 2 = 4
+            ["--convention", "diffusers", "--d", "9", "--downscale-freq-shift", "4"],
+            "must be less than 4, half of --d (9), rounded down:",
+        ),
         (["--convention", "whisper", "--d", "9"], "--d"),
     ],
 )
