@@ -354,3 +354,15 @@ def test_a_window_that_is_no_integer_is_shown_in_its_first_40_characters():
     with pytest.raises(ParameterError, match="field sliding_window must be an integer >= 1") as e:
         layer_plan(config)
     assert e.value.value == "'" + "w" * 39
+
+
+def test_a_no_rope_layers_of_other_values_is_shown_in_its_first_40_characters():
+    """The refused list's repr, cut: 40 characters of 30 flags of 2."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.rope.config.layer_types import rope_flags
+
+    config = {"text_config": {"no_rope_layers": [2] * 30}}
+    with pytest.raises(ParameterError) as refused:
+        rope_flags(config, {"num_hidden_layers": 30})
+    shown = "[" + "2, " * 13  # 1 + 13 × 3 = 40 characters, then quoted
+    assert str(refused.value).endswith(f"(got '{shown}')"), str(refused.value)
