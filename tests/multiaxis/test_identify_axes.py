@@ -489,3 +489,33 @@ def test_a_report_written_to_a_file_is_said_unless_quiet(run_cli, tmp_path, quie
     assert result.exit_code == 0, result.output
     assert json.loads(report.read_text(encoding="utf-8")) and result.stdout == ""
     assert result.stderr == ("" if quiet else f"pecli: wrote {report}\n")
+
+
+def test_the_pairs_of_axis_0_stay_on_it_when_a_missing_axis_is_read_from_text_tokens(
+    run_cli, tmp_path
+):
+    """Qwen2-VL's M-RoPE written out (transformers' ``mrope_section`` [16, 24, 24] of the 64
+    half-split pairs, ω_j = 1e6^(-2j/128)) for 5 text tokens (t = h = w = p), a video of 2
+    frames × 1 row × 4 columns at ids (5 + t, 5, 5 + w), then 3 text tokens from 9 — the ids
+    written here by hand. No two tokens are apart on h alone, so h's pairs are read off the
+    text tokens, which step every axis at once; t's pairs, already seen by the frames' step,
+    turn on that diagonal too but stay on t (pair 0 is axis 0, not the missing axis 1)."""
+    ids = [(p, p, p) for p in range(5)]
+    ids += [(5 + t, 5, 5 + w) for t in range(2) for w in range(4)]
+    ids += [(p, p, p) for p in range(9, 12)]
+    ids = np.array(ids, float)
+    section = [0] * 16 + [1] * 24 + [2] * 24
+    pairs = [(section[j], 1e6, j, 128) for j in range(64)]
+    cos = hand_cache(pairs, ids, "cos", "half-split")
+    sin = hand_cache(pairs, ids, "sin", "half-split")
+    np.save(tmp_path / "ids.npy", ids)
+    path = _save(tmp_path, cos, sin)
+    args = ("--ids", str(tmp_path / "ids.npy"), "--preset", "qwen2-vl", "--format", "json")
+    result = run_cli("rope", "identify-axes", path, *args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["notes"] == ["axis 1: no two tokens apart on it alone"]
+    read = report["channel_axis"]
+    assert read[:16] == "T" * 16  # the fast t pairs: each turned by the frames' unit step
+    assert all(c in ("?", "THW"[section[j]]) for j, c in enumerate(read)), read
+    assert read.count("H") > 0 and report["presets"]["qwen2-vl"]["matches"]

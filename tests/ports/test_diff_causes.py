@@ -368,3 +368,22 @@ def test_a_channel_passes_through_only_with_cos_1_and_sin_0():
         assert (words is not None) == named, words
         if named:
             assert "A rotates channels 1…3" in words and "B rotates 0…2" in words, words
+
+
+def test_the_attention_factor_is_read_on_the_large_entries_only(run_cli, tmp_path):
+    """B holds 8 large entries (1 - 2^-20) and 56 small ones (2^-10 + 2^-30) a row; A is B
+    × 1.25 exactly on the large ones and 1.25·q + 2^-23 on the small ones (all exact in
+    float32; 2^-23 is within 4 ulps of the table's magnitude 1, so the tables still agree as
+    A = 1.25 × B). The small entries' ratios are 1.25 + 2^-23/q ≈ 1.25012, most of each row:
+    the factor is the median over the large entries, 1.25 exactly, not over all of them."""
+    big, small = 1 - 2.0**-20, 2.0**-10 + 2.0**-30
+    b = np.full((4, 64), small, np.float32)
+    b[:, :8] = big
+    a = np.full((4, 64), 1.25 * small + 2.0**-23, np.float32)
+    a[:, :8] = 1.25 * big
+    assert a[0, 8] == 1.25 * small + 2.0**-23 and a[0, 0] == 1.25 * big  # exact, no rounding
+    found = report(run_cli, tmp_path, a, b)
+    assert found["causes"] == [
+        "attention factor missing: A = 1.25 × B (the factor transformers puts on cos and "
+        "sin for yarn / longrope is in one table only)"
+    ]

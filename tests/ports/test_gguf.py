@@ -678,3 +678,25 @@ def test_layers_other_than_llama_cpp_s_hard_coded_pattern_differ(
     assert [(r["item"], r["expected"], r["found"]) for r in rows if r["status"] == "differ"] == [
         row
     ]
+
+
+@pytest.mark.parametrize(
+    ("arch", "keys", "slice_"),
+    [
+        ("llama", {}, (0, 32, 128)),  # the first 32 of 128 channels (llama: no default below)
+        ("deepseek2", {"attention.kv_lora_rank": 512}, (96, 32, 128)),  # MLA: the last 32
+    ],
+    ids=["partial-rotary", "mla"],
+)
+def test_a_gguf_s_dimension_count_below_its_head_is_the_rotated_slice(
+    run_cli, tmp_path, arch, keys, slice_
+):
+    """``rope.dimension_count`` 32 against ``attention.key_length`` 128, written by hand: each
+    layer of ``rope layers`` rotates 32 channels (the first ones; for DeepSeek's MLA, marked by
+    ``kv_lora_rank``, the last ones, 128 - 32 = 96 on), not the whole head."""
+    head = {"block_count": 2, "attention.key_length": 128, "rope.dimension_count": 32}
+    gguf = header_only_gguf(tmp_path / "m.gguf", arch, {**head, "rope.freq_base": 1e4, **keys})
+    result = run_cli("rope", "layers", gguf, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["first_channel"], r["rotated"], r["head"]) for r in rows] == [slice_] * 2

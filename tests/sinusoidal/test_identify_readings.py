@@ -433,3 +433,23 @@ def test_a_fit_whose_measured_base_is_unknown_still_gets_the_short_base():
     fit = Fit("interleaved", "paper", 7321.000000000008, math.nan, 0.0, residual=1e-15, score=0.5)
     short_base(fit, table, Zeros([], False), "float64")
     assert (fit.base, fit.schedule, fit.odd_d) == (7321.0, "paper", "zero")
+
+
+@pytest.mark.parametrize(
+    ("recipe", "d", "base"),
+    [
+        (slow.pytorch_tutorial, 8, 7321.0),  # fitted as tensor2tensor 7321^(3/4) = 791.46
+        (slow.pytorch_tutorial, 16, 12345.0),  # as tensor2tensor 12345^(7/8) = 3802.37
+        (slow.hf_marian, 5, 12345.0),  # odd d: as h = 3, 12345^(3/2.5) = 81243.6
+    ],
+    ids=["pytorch-d8", "pytorch-d16", "marian-d5"],
+)
+def test_the_base_fit_is_re_expressed_with_the_short_base_s_reading(recipe, d, base):
+    """Tables made at C by the libraries' recipes: the fitter first reads another schedule
+    (or, for Marian's odd d = 5, another ``h``: 3 against the sine rule's 2.5), whose base is
+    C^(den/own), not short; the short base C is the paper's, and the measured base beside it
+    (``base_fit``, shown as ``base C … (fit …)``) must be re-expressed the same way:
+    (C^(own/den))^(den/own) = C, not C^(own/den)·den/own."""
+    found = identify_table(np.array(recipe(64, d, base=base)))
+    assert found.matched and (found.schedule, found.base) == ("paper", base)
+    assert found.base_fit == pytest.approx(base, rel=1e-9)
