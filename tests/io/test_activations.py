@@ -21,3 +21,25 @@ def test_a_safetensors_dump_gives_the_named_tensor_as_stored(tmp_path):
     assert np.array_equal(read_activations(path, tensor="k"), k.astype(got.dtype))
     with pytest.raises(ParameterError):
         read_activations(path, tensor="v")  # a name the file lacks
+
+
+@pytest.mark.parametrize(("values", "refused"), [(1 << 26, False), ((1 << 26) + 1, True)])
+def test_a_tensor_of_exactly_2_to_the_26_values_is_read_and_one_more_is_refused(
+    tmp_path, values, refused
+):
+    """ "At most 2^26 values": a .safetensors file written by hand (its format: 8 bytes of
+    header length, the JSON header, the data), sparse float16 zeros (128 MiB, no disk)."""
+    import json
+    import struct
+
+    header = json.dumps({"h": {"dtype": "F16", "shape": [values], "data_offsets": [0, 2 * values]}})
+    path = tmp_path / "big.safetensors"
+    with open(path, "wb") as handle:
+        handle.write(struct.pack("<Q", len(header)) + header.encode())
+        handle.truncate(handle.tell() + 2 * values)
+    if refused:
+        with pytest.raises(ParameterError, match=r"at most 67108864 values"):
+            read_activations(str(path), tensor="h")
+    else:
+        array = read_activations(str(path), tensor="h")
+        assert array.shape == (values,) and array.dtype == np.float16 and not array.any()
