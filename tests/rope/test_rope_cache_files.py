@@ -370,3 +370,22 @@ def test_a_cache_of_two_pairs_is_read_as_4_channels_too_few_for_theta():
     guess = identify_cache(cos, sin)
     assert guess.rotary_dim == 4 and math.isnan(guess.theta)
     assert any("2 pairs: too few to fit θ" in f for f in guess.findings), guess.findings
+
+
+@pytest.mark.parametrize("form", ["one table", "cos and sin"])
+def test_a_cache_of_zeros_is_refused_as_no_angle_to_read(run_cli, tmp_path, form):
+    """It read as "attention_factor 0.0, storage bfloat16", status 0: cos² + sin² = 0 holds no
+    angle (identify refuses an all-zero table too)."""
+    from safetensors.numpy import save_file
+
+    zeros = np.zeros((16, 8), np.float32)
+    if form == "one table":
+        path = tmp_path / "z.npy"
+        np.save(path, zeros)
+    else:
+        path = tmp_path / "z.safetensors"
+        save_file({"cos": zeros, "sin": zeros}, str(path))
+    result = run_cli("rope", "identify", str(path))
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert "'FILE'" in line and "cos² + sin² is not 0 (got a median of 0)" in line, line

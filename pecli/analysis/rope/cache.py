@@ -83,7 +83,8 @@ def identify_cache(
     ------
     ParameterError
         (as ``file``) no table, tables of different shapes, fewer than 3 rows, an odd width,
-        values that are not finite, or columns that repeat in neither layout.
+        values that are not finite, columns that repeat in neither layout, or cos and sin
+        whose cos² + sin² is mostly 0 (all zeros).
 
     Examples
     --------
@@ -102,6 +103,8 @@ def identify_cache(
     pairs = {k: pair_columns(t, layout) for k, t in tables.items()}
     eps = 2 * (unit_roundoff(storage) if storage != "float64" else 2.0**-50)
     scale = _attention_factor(pairs)
+    if scale == 0:  # cos² + sin² = 0 on most entries: no angle to read, no factor to give
+        raise ParameterError("file", f"{_WHAT} whose cos² + sin² is not 0", "a median of 0")
     scale = 1.0 if scale is not None and abs(scale - 1) <= 2 * eps else scale
     h = next(iter(pairs.values())).shape[1]
     if scale is None or (len(pairs) == 1 and not _starts_at_zero(pairs, p)):
