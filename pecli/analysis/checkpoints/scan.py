@@ -142,8 +142,8 @@ def table_shape(shape: tuple[int, ...]) -> tuple[int, int] | None:
     ((196, 768), None)
 
     """
-    if len(shape) in (4, 5) and shape[0] == 1:
-        shape = (math.prod(shape[1:-1]), shape[-1])
+    if len(shape) in (4, 5) and shape[0] == 1:  # every token, the batch of 1 too
+        shape = (math.prod(shape[:-1]), shape[-1])
     if len(shape) == 3 and 1 in shape[:2]:
         shape = (shape[1], shape[2]) if shape[0] == 1 else (shape[0], shape[2])
     if len(shape) != 2 or min(shape) < 2:
