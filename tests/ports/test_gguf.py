@@ -283,6 +283,18 @@ def test_show_identifies_rope_freqs_as_llama3(run_cli):
     assert reading["factor"] == 8.0 and reading["original_max_position_embeddings"] == 8192
 
 
+def test_a_freq_base_of_1_is_no_theta_so_rope_freqs_get_no_reading():
+    """``rope_freqs`` [1, 1, 1, 1] over 8 rotated channels: with ``freq_base`` 10^4 the ω are
+    10^4^(−2i/8), transformers' default inv_freq at θ = 10^4; with ``freq_base`` exactly 1,
+    which is no θ (a θ is a finite number > 1, pecli's one rule), there is no reading."""
+    from pecli.analysis.ports.gguf import identify_freqs
+
+    keys = {"llama.rope.dimension_count": 8}
+    reading = identify_freqs([1.0] * 4, {**keys, "llama.rope.freq_base": 10000.0}, "llama.")
+    assert reading == {"rope_type": "default", "theta": 10000.0}
+    assert identify_freqs([1.0] * 4, {**keys, "llama.rope.freq_base": 1.0}, "llama.") is None
+
+
 def _check_json(run_cli, tmp_path, gguf: str, config: dict):
     (tmp_path / "config.json").write_text(json.dumps(config))
     result = run_cli(

@@ -15,6 +15,7 @@ from safetensors import safe_open
 
 import pecli
 from pecli.analysis.rope.cache import identify_cache, split_cache
+from pecli.analysis.rope.identify import identify_rope
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import CacheSpec, rope_cache
 
@@ -268,6 +269,22 @@ def test_split_cache_tells_cos_sin_and_both_apart():
     both = split_cache(np.concatenate([cos, sin], axis=1))
     assert np.array_equal(both[0], cos) and np.array_equal(both[1], sin)
     assert split_cache(sin)[0] is None and split_cache(cos)[1] is None
+
+
+def test_a_faint_cos_table_alone_is_not_split_as_cos_and_sin():
+    """A half-split cos table alone, [a·cos pω | a·cos pω] (d = 16, θ = 10^4, positions
+    0 … 63, written with NumPy), of amplitude a = 10^-3: its halves' cos² + sin² root,
+    √2·a·|cos pω|, spreads over ~1.4·10^-3 in a row, far more than 1 % of that row's largest;
+    it is one cos table, read with attention factor 10^-3 (split against a floor of 1 instead
+    of the row's own scale, its halves were refused as columns that pair in neither layout)."""
+    inv = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    cos = 1e-3 * np.cos(np.outer(np.arange(64.0), inv))
+    table = np.concatenate([cos, cos], axis=1)
+    whole, sin = split_cache(table)
+    assert sin is None and whole is table
+    report, _ = identify_rope({"table": table}, {})
+    assert (report["cache"], report["attention_factor"]) == ("cos", 1e-3)
+    assert (report["theta"], report["rotary_dim"], report["start"]) == (10000.0, 16, 0)
 
 
 @pytest.mark.parametrize(
