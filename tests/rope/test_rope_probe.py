@@ -519,3 +519,26 @@ def test_an_interleaved_slice_of_two_pairs_says_when_a_next_pair_would_not_show(
         )
         assert reading.width_sure == sure
         assert any("may be wider than 4 channels" in f for f in reading.findings) == (not sure)
+
+
+@pytest.mark.parametrize("known", [2, 3])
+def test_theta_needs_3_leading_pairs_with_a_known_omega(known):
+    """8 pairs whose first ``known`` have ω_i = 10^4^(−2i/16), the rest unknown (NaN): 3
+    pairs fit θ = 10^4 (pairs 3–7 said not determined), 2 do not."""
+    from pecli.analysis.rope.probe.frequencies import read_frequencies
+    from pecli.analysis.rope.probe.omega import OmegaFit
+
+    omega = np.full(8, np.nan)
+    omega[:known] = 10000.0 ** (-np.arange(0, 2 * known, 2) / 16)
+    fit = OmegaFit(omega, 1e-12 * omega, np.ones(8, dtype=int), np.zeros(8))
+    frequencies = read_frequencies([fit])
+    if known == 2:
+        assert frequencies.theta.theta != frequencies.theta.theta  # NaN: not determined
+        assert frequencies.findings == [
+            "fewer than 3 leading pairs have a known ω: θ is not determined"
+        ]
+        return
+    assert frequencies.theta.theta == 10000.0 and frequencies.theta.run == 3
+    assert frequencies.findings == [
+        "ω of pairs 3–7 are not determined: θ comes from pairs 0–2, and the scaling is not read"
+    ]
