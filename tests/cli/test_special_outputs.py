@@ -222,3 +222,33 @@ def test_a_closed_reader_behind_a_descriptor_is_141(pecli_cmd, tmp_path):
     script = f"{table} | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}"
     result = bash(script, tmp_path)
     assert result.stdout.strip() == "141" and result.stderr == ""
+
+
+def test_a_certified_safetensors_cache_through_stdout_follows_what_was_there(pecli_cmd, tmp_path):
+    """``{ echo a; pecli rope cache … -o c.safetensors; echo b; } > log`` with c.safetensors a
+    link to /dev/stdout: ``a``, the whole safetensors, ``b``. The certificate's counts come
+    after the data, but stdout is not sought back into: the first header stays (no counts),
+    and ``a`` is not overwritten. cos and sin of positions 0, 1 at ω = 1, 0.01 (θ = 10^4,
+    d = 4), half-split, each rounded once to float32 from mpmath."""
+    import json
+
+    import mpmath
+    from safetensors.numpy import load
+
+    (tmp_path / "c.safetensors").symlink_to("/dev/stdout")
+    pecli = shlex.join(pecli_cmd)
+    script = (
+        f"{{ echo a; {pecli} rope cache --head-dim 4 --n 2 -o c.safetensors -q; echo b; }} > log"
+    )
+    result = bash(script, tmp_path)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    data = (tmp_path / "log").read_bytes()
+    assert data.startswith(b"a\n") and data.endswith(b"b\n")
+    body = data[2:-2]
+    size = int.from_bytes(body[:8], "little")
+    assert len(body) == 8 + size + 2 * 2 * 4 * 4  # the header, then cos and sin: 2 × 4 float32
+    assert "pecli_certificate" not in json.loads(body[8 : 8 + size])["__metadata__"]
+    tensors = load(body)
+    for name, f in (("cos", mpmath.cos), ("sin", mpmath.sin)):
+        half = [[float(f(p * w)) for w in (1, mpmath.mpf("0.01"))] for p in (0, 1)]
+        assert np.array_equal(tensors[name], np.array([row * 2 for row in half], np.float32))
