@@ -68,3 +68,13 @@ def test_relative_refuses_a_first_position(run_cli, tmp_path, start):
 def test_relative_refuses_a_padding_row_naming_it(run_cli):
     result = run_cli("compute", "--n", "3", "--relative", "--convention", "fairseq")
     assert result.exit_code == 2 and "without a padding row (got padding row 1)" in result.output
+
+
+def test_relative_rows_stop_at_2_to_the_52_positions(run_cli, tmp_path):
+    """2n − 1 rows from n − 1 down to −(n − 1): n is at most 2^52 = 4503599627370496."""
+    out = tmp_path / "r.npy"
+    result = run_cli("compute", "--relative", "--d", "4", "--n", str(2**52 + 1), "-o", str(out))
+    assert result.exit_code == 2 and not out.exists()
+    assert "'--n': must be an integer from 1 to 4503599627370496 (got 4503599627370497)" in (
+        result.stderr
+    )
