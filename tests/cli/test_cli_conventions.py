@@ -117,6 +117,11 @@ def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
         (["--schedule", "shift:x"], "--schedule"),
         (["--schedule", "shift:inf"], "--schedule"),
         (["--schedule", "shift:4", "--d", "8"], "--d"),  # the rule names the schedule too
+        (  # d = 2(⌊S⌋ + 1) = 2e308 by hand: a number of a few digits, not of 309
+            ["--schedule", "shift:1e308", "--d", "8"],
+            "must be at least 2e+308 for the shift:1e+308 schedule (d // 2 - S > 0): past the "
+            "largest d, 131072, so no d holds it (got 8)",
+        ),
         (["--padding-idx", "-1"], "--padding-idx"),
         (["--padding-idx", "100"], "--padding-idx"),
         (["--padding-idx", "x"], "--padding-idx"),

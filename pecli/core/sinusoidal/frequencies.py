@@ -19,7 +19,7 @@ import numpy as np
 from .. import angles
 from ..angles import frequency_residuals
 from ..errors import ParameterError
-from ..rules import check_base, check_schedule, check_width
+from ..rules import MAX_D, check_base, check_schedule, check_width
 from .knobs import DEFAULT_BASE, ODD_SINE, check_odd_d
 
 __all__ = [
@@ -74,6 +74,15 @@ def _denominator(d: int, schedule: object, odd_d: str = "zero") -> float:
     if denominator <= 0:  # the smallest d with d // 2 > S
         least = 2 * (math.floor(shift) + 1)
         rule = f"must be at least {least} for the {schedule} schedule (d // 2 - S > 0)"
+        if least > MAX_D:  # no d can: say so, in a number of a few digits (S up to 1e308)
+            digits = str(least)  # (an int past float64's range: its leading digits by hand)
+            shown = (
+                digits if len(digits) <= 7 else f"{int(digits[:7]) / 1e6:.6g}e+{len(digits) - 1}"
+            )
+            rule = (
+                f"must be at least {shown} for the {schedule} schedule "
+                f"(d // 2 - S > 0): past the largest d, {MAX_D}, so no d holds it"
+            )
         raise WidthBelowShift(rule, d, shift=shift, half=_half(d, odd_d))
     return denominator
 
