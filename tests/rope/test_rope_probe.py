@@ -458,6 +458,18 @@ def test_omegas_measured_coarsely_name_no_half_dtype():
     assert inv_freq_dtype(w, np.full(4, 1e-9)) == "bfloat16"
 
 
+def test_float16_numbers_that_are_no_bfloat16_read_as_float16():
+    """ω = k/2048 with k odd in [1024, 2048): float16 numbers (11 significant bits, spacing
+    2^-11 on [1/2, 1)) but no bfloat16 ones (8 bits, spacing 2^-8: k would be a multiple of 8),
+    so the nearest bfloat16 misses each by at least 2^-11 ≫ 3·10^-9, all by hand: an inv_freq
+    buffer cast to float16, not to bfloat16 (rounding them as float16 in the bfloat16 pass
+    would keep them and name bfloat16)."""
+    from pecli.analysis.rope.probe.frequencies import inv_freq_dtype
+
+    w = np.array([2047.0, 1677.0, 1373.0, 1125.0]) / 2048
+    assert inv_freq_dtype(w, np.full(4, 1e-9)) == "float16"
+
+
 @pytest.mark.parametrize("seed", [5, 6, 7])
 def test_a_partial_slice_with_no_factor_reads_a_factor_of_exactly_1(seed):
     """Half-split RoPE over the first 32 of 64 channels (the formula above), nothing scaled,
