@@ -206,6 +206,27 @@ def test_a_permutation_is_no_rotation():
     assert not explained(reading) and reading.rope is None
 
 
+def test_one_pairing_fitting_the_searched_rows_only_is_not_several():
+    """Half-split RoPE (θ 100, 8 channels) at positions 0–519, float64, with channel 1 of the
+    p = 0 row doubled: that row keeps no norm. The pairing is searched on the 512 rows turned
+    most (p ≥ 8), where half-split alone keeps the norms (the interleaved pairings mix
+    channels a rotation does not pair), then fails on row 0: no pairing is chosen, and the
+    finding names half-split as the closest, not "several pairings"."""
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((520, 1, 8))
+    p = np.arange(520.0)
+    post = rotated(q, p, 100.0, "half-split", 0, 8)
+    post[0, 0, 1] *= 2.0
+    reading = probe_rope(q, post, p[:, None])
+    assert reading.pairing is None and not explained(reading)
+    assert reading.tried[0][0] == "half-split over channels 0–7"
+    assert all(score > 1 for _, score in reading.tried[1:])
+    assert len(reading.findings) == 1
+    assert reading.findings[0].startswith(
+        "no pairing keeps every pair's norm: the closest, half-split over channels 0–7,"
+    )
+
+
 # --- the command ---------------------------------------------------------------------------
 
 
