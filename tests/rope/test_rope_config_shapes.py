@@ -159,6 +159,31 @@ def test_phimoe_scales_cos_and_sin_by_its_mscale():
     assert not any("short_mscale is not used" in note for note in notes)
 
 
+@pytest.mark.parametrize(
+    ("seq_len", "factor"),
+    # transformers' PhimoeRotaryEmbedding.forward: mscale = long_mscale if seq_len > original
+    # else short_mscale; None falls back to longrope's sqrt(1 + ln s / ln L) with
+    # s = 131072 / 4096 = 32 = 2^5, L = 2^12: sqrt(1 + 5/12) = sqrt(17/12)
+    [(8192, 1.5), (2048, (17 / 12) ** 0.5)],
+)
+def test_phimoe_with_long_mscale_only_scales_past_the_original_length(seq_len, factor):
+    factors = [1.0] * 64
+    config = {
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 131072,
+        "rope_scaling": {
+            "type": "longrope",
+            "short_factor": factors,
+            "long_factor": factors,
+            "long_mscale": 1.5,
+            "original_max_position_embeddings": 4096,
+        },
+    }
+    spec, _ = spec_from_config(config, seq_len=seq_len)
+    assert rope_frequencies(spec).attention_factor == pytest.approx(factor, rel=1e-15)
+
+
 def test_llama4_scout_equal_band_factors_and_a_float_length_are_read():
     config = {
         "text_config": {

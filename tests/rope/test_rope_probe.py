@@ -206,6 +206,27 @@ def test_a_permutation_is_no_rotation():
     assert not explained(reading) and reading.rope is None
 
 
+def test_one_pairing_fitting_the_searched_rows_only_is_not_several():
+    """Half-split RoPE (θ 100, 8 channels) at positions 0–519, float64, with channel 1 of the
+    p = 0 row doubled: that row keeps no norm. The pairing is searched on the 512 rows turned
+    most (p ≥ 8), where half-split alone keeps the norms (the interleaved pairings mix
+    channels a rotation does not pair), then fails on row 0: no pairing is chosen, and the
+    finding names half-split as the closest, not "several pairings"."""
+    rng = np.random.default_rng(3)
+    q = rng.standard_normal((520, 1, 8))
+    p = np.arange(520.0)
+    post = rotated(q, p, 100.0, "half-split", 0, 8)
+    post[0, 0, 1] *= 2.0
+    reading = probe_rope(q, post, p[:, None])
+    assert reading.pairing is None and not explained(reading)
+    assert reading.tried[0][0] == "half-split over channels 0–7"
+    assert all(score > 1 for _, score in reading.tried[1:])
+    assert len(reading.findings) == 1
+    assert reading.findings[0].startswith(
+        "no pairing keeps every pair's norm: the closest, half-split over channels 0–7,"
+    )
+
+
 # --- the command ---------------------------------------------------------------------------
 
 
@@ -456,6 +477,18 @@ def test_omegas_measured_coarsely_name_no_half_dtype():
     w = np.array([1.0, 0.81640625, 0.6640625, 0.5390625])
     assert inv_freq_dtype(w, np.full(4, 1e-3)) is None
     assert inv_freq_dtype(w, np.full(4, 1e-9)) == "bfloat16"
+
+
+def test_float16_numbers_that_are_no_bfloat16_read_as_float16():
+    """ω = k/2048 with k odd in [1024, 2048): float16 numbers (11 significant bits, spacing
+    2^-11 on [1/2, 1)) but no bfloat16 ones (8 bits, spacing 2^-8: k would be a multiple of 8),
+    so the nearest bfloat16 misses each by at least 2^-11 ≫ 3·10^-9, all by hand: an inv_freq
+    buffer cast to float16, not to bfloat16 (rounding them as float16 in the bfloat16 pass
+    would keep them and name bfloat16)."""
+    from pecli.analysis.rope.probe.frequencies import inv_freq_dtype
+
+    w = np.array([2047.0, 1677.0, 1373.0, 1125.0]) / 2048
+    assert inv_freq_dtype(w, np.full(4, 1e-9)) == "float16"
 
 
 @pytest.mark.parametrize("seed", [5, 6, 7])
