@@ -204,7 +204,7 @@ def _shift_named(error: ParameterError) -> ParameterError:
     if not isinstance(error, WidthBelowShift):
         return error
     half = number_text(error.half)
-    down = ", rounded down" if int(error.value) % 2 else ""  # d // 2 pairs for an odd d
+    down = ", rounded down" if isinstance(error.value, int) and error.value % 2 else ""  # odd d
     rule = f"must be less than {half}, half of `d` ({error.value}){down}: ω_j = C^(-j/(d/2 - S))"
     return ParameterError("downscale_freq_shift", rule, number_text(error.shift))
 
