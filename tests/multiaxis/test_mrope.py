@@ -13,7 +13,7 @@ from library_fixtures import load
 from pecli.core.dtypes import ulps32
 from pecli.core.errors import ParameterError
 from pecli.core.multiaxis import AxesSpec, axes_cache
-from pecli.core.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
+from pecli.core.multiaxis.mrope import Segment, mrope_ids, mrope_plan, parse_tokens
 from pecli.core.multiaxis.mrope_presets import MROPE_PRESETS
 
 FIXTURES = {f.name: f for f in load("mrope")}
@@ -79,7 +79,6 @@ def test_each_preset_is_its_model_s_rotary_class(model):
 
 
 def test_a_segment_made_without_gap_has_no_timestamps():
-    from pecli.core.multiaxis.mrope import Segment
 
     # 2 frames of 4×4 patches merged 2×2: t = 0, 0, 0, 0, 1, 1, 1, 1; h, w over 2 × 2
     ids, delta = mrope_ids([Segment("video", (2, 4, 4))], model="qwen2-vl")
@@ -360,3 +359,13 @@ def test_an_unknown_model_or_release_lists_the_ones_there_are(kwargs, message):
     with pytest.raises(ParameterError) as caught:
         mrope_ids(parse_tokens("text:2"), **kwargs)
     assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("size", [(0, 4, 4), (1, 0, 4), (1, 4, 0)])
+def test_a_grid_segment_with_a_side_of_0_is_refused(size):
+    """A Segment built by hand (not through parse_tokens) with T, H or W = 0 places no tokens:
+    mrope_ids refuses it by the --tokens grid rule rather than failing on an empty block."""
+    with pytest.raises(ParameterError) as caught:
+        mrope_ids([Segment("text", (2,)), Segment("image", size)], model="qwen2-vl")
+    assert caught.value.parameter == "tokens"
+    assert "grids need T, H, W >= 1" in str(caught.value)
