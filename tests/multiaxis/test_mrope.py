@@ -79,7 +79,6 @@ def test_each_preset_is_its_model_s_rotary_class(model):
 
 
 def test_a_segment_made_without_gap_has_no_timestamps():
-
     # 2 frames of 4×4 patches merged 2×2: t = 0, 0, 0, 0, 1, 1, 1, 1; h, w over 2 × 2
     ids, delta = mrope_ids([Segment("video", (2, 4, 4))], model="qwen2-vl")
     assert ids.tolist() == [[0] * 4 + [1] * 4, [0, 0, 1, 1] * 2, [0, 1] * 4]
