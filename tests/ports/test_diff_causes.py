@@ -387,3 +387,21 @@ def test_the_attention_factor_is_read_on_the_large_entries_only(run_cli, tmp_pat
         "attention factor missing: A = 1.25 × B (the factor transformers puts on cos and "
         "sin for yarn / longrope is in one table only)"
     ]
+
+
+def xpos_table(n: int = 17, d: int = 8, gamma: float = 512.0, layout: str = "interleaved"):
+    """torchscale's XPOS queries' scales by hand: ``ζ_i = (2i + 0.4d)/(1.4d)`` to the power
+    ``p/γ``, ``p`` from ``−ceil(n/2)`` (``arange(-(n // 2) …)`` centred), in float32."""
+    zeta = (np.arange(0, d, 2) + 0.4 * d) / (1.4 * d)
+    p = np.arange(n) - (n + 1) // 2
+    scale = zeta[None, :] ** (p[:, None] / gamma)
+    wide = np.repeat(scale, 2, 1) if layout == "interleaved" else np.concatenate([scale] * 2, 1)
+    return wide.astype(np.float32)
+
+
+def test_two_xpos_tables_in_swapped_layouts_name_the_layout(run_cli, tmp_path):
+    """Two xPos scale tables take their own short list of moves: the layout swap is one."""
+    found = report(run_cli, tmp_path, xpos_table(), xpos_table(layout="half-split"))
+    assert found["reading_a"]["kind"] == found["reading_b"]["kind"] == "xpos"
+    assert (found["reading_a"]["scale_base"], found["reading_a"]["first_position"]) == (512, -9)
+    assert any(c.startswith("pair layout swapped") for c in found["causes"]), found["causes"]
