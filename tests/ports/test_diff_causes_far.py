@@ -51,3 +51,18 @@ def test_layout_and_a_far_start_at_once(run_cli, tmp_path, k):
     assert found["transformations"] == ["two-at-once"], found["causes"]
     words = found["causes"][0]
     assert "pair layout swapped" in words and f"first position off by {k}" in words, words
+
+
+def test_a_temperature_that_steps_once_at_row_1_names_the_tempered_table_a(run_cli, tmp_path):
+    """At --start s − 2 the factor steps up once, from row 0 to row 1 (1 → 1 + β·ln 2), and
+    is flat after: the last row's factor equals row 1's. A is still the table without it."""
+    start, s = 1022, 1024
+    a = np.random.default_rng(6).normal(size=(200, 64)).astype(np.float32)
+    a[-1] = a[1]  # the same row: its factor is row 1's bit for bit
+    p = start + np.arange(200.0)
+    tempered = (a * (1 + 0.1 * np.log1p(np.floor((p + 1) / s)))[:, None]).astype(np.float32)
+    found = report(run_cli, tmp_path, tempered, a, "--start", str(start))
+    assert found["transformations"] == ["temperature"], found["causes"]
+    assert found["causes"][0].startswith(
+        "query temperature missing: A = B × 1 + β·ln(1 + ⌊(p + 1)/s⌋), s = 1024, β = 0.1 "
+    ), found["causes"]
