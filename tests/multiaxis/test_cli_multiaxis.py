@@ -335,3 +335,18 @@ def test_axis_map_past_4096_pairs_is_csv_only(run_cli):
     last = rows[-1].split(",")
     assert last[:6] == ["4096", "8192", "8193", "p", "4096", "8194"]
     assert float(last[7]) == pytest.approx(10000.0 ** (-8192 / 8194), rel=1e-14)
+
+
+@pytest.mark.parametrize("sin_shape", [(36, 96), (32, 104), (32, 48)])
+def test_identify_axes_refuses_cos_and_sin_tensors_of_two_shapes(run_cli, tmp_path, sin_shape):
+    """Row r of cos pairs row r of sin: tensors of two shapes are no cache. Before, a sin with
+    more rows than cos read in Allegro's own layout stopped with an internal error, and a wider
+    sin was read as a match."""
+    file = tmp_path / "cache.npz"
+    np.savez(file, cos=np.ones((32, 96), np.float32), sin=np.zeros(sin_shape, np.float32))
+    result = run_cli("rope", "identify-axes", str(file), "--grid", "2x4x4", "--preset", "allegro")
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert "must hold tensors cos and sin of one shape" in lines[0]
+    assert f"sin {sin_shape}" in lines[0]

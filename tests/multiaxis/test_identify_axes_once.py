@@ -127,3 +127,15 @@ def test_a_float32_table_is_held_as_stored_and_read_as_its_float64_copy(ulps):
     assert (held.arithmetic == "exact") == (ulps == 0)
     assert found[F32].reading.omega.tobytes() == found[np.float64].reading.omega.tobytes()
     assert found[F32].reading.theta == found[np.float64].reading.theta
+
+
+def test_cos_and_sin_tensors_of_two_shapes_are_no_cache():
+    """A sin with 4 more rows than cos, or 4 more columns: refused as ``file`` before any
+    preset is tried (each pair of the cache is row r of cos with row r of sin)."""
+    from pecli.core.errors import ParameterError
+
+    cos = np.ones((32, 96), np.float32)
+    for sin in (np.zeros((36, 96), np.float32), np.zeros((32, 100), np.float32)):
+        with pytest.raises(ParameterError) as caught:
+            cache_pairs({"cos": cos, "sin": sin})
+        assert caught.value.parameter == "file"

@@ -79,8 +79,8 @@ def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
     Raises
     ------
     ParameterError
-        (as ``file``) for tensors without cos and sin, a complex array that is not 2-D, a
-        table whose width is not 4·pairs.
+        (as ``file``) for tensors without cos and sin or of two shapes, a complex array that
+        is not 2-D, a table whose width is not 4·pairs.
 
     Examples
     --------
@@ -92,6 +92,9 @@ def cache_pairs(arrays: dict[str, np.ndarray]) -> Cache:
     if arrays.keys() != {"table"}:
         if not {"cos", "sin"} <= arrays.keys():
             raise ParameterError("file", "must hold tensors cos and sin", sorted(arrays))
+        if arrays["cos"].shape != arrays["sin"].shape:  # each row of cos pairs a row of sin
+            shapes = f"cos {arrays['cos'].shape}, sin {arrays['sin'].shape}"
+            raise ParameterError("file", "must hold tensors cos and sin of one shape", shapes)
         pair = _held(arrays["cos"]), _held(arrays["sin"])
         stored = _stored(arrays["cos"], arrays["sin"])
         return (*_finite(*pair, "tensors cos and sin"), False, stored)
