@@ -475,3 +475,15 @@ def test_the_base_fit_is_re_expressed_with_the_short_base_s_reading(recipe, d, b
     found = identify_table(np.array(recipe(64, d, base=base)))
     assert found.matched and (found.schedule, found.base) == ("paper", base)
     assert found.base_fit == pytest.approx(base, rel=1e-9)
+
+
+def test_a_rounded_base_that_misses_the_rows_gives_way_to_the_measured_one():
+    """The paper's table at C = 10049 (d = 32, positions 0 … 299, float64, the slow formula):
+    its slopes read a base within 1% of the round 10000, which is tried first; the slow
+    formula's tables at 10049 and 10000 differ by up to 0.0575 (NumPy, by hand). That reading
+    is retried at the base the rows measure, 10049, and stands as such: the only interleaved
+    reading tried is C = 10049, start 0."""
+    found = identify_table(np.array(slow.vaswani(300, 32, 10049.0, 0)))
+    assert found.matched and (found.base, found.start) == (10049.0, 0.0)
+    tried = [c.description for c in found.candidates if c.description.startswith("interleaved,")]
+    assert tried == ["interleaved, paper schedule, C = 10049, start 0"]
