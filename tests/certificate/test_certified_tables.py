@@ -97,6 +97,32 @@ def test_rational_frequencies_and_quarter_turns_by_hand():
     assert q.tolist() == [2, 0, 1, 2, 0]  # 2·p/5 mod 4: -2, 0, 1, 2, 4
 
 
+@pytest.mark.parametrize(
+    ("rate", "quarters"),
+    [
+        (Fraction(5, 2), [0, 1, 2, 3, 0, 1]),  # 2·rate·p = 5p quarter turns, mod 4
+        (Fraction(3), [0, 2, 0, 2, 0, 2]),  # 6p mod 4
+        (Fraction(7, 3), [0, 2, 0, 2]),  # p = 0, 3, 6, 9 (14/3·p whole iff 3 | p): 14p/3 mod 4
+    ],
+)
+def test_quarter_turns_of_a_rate_of_five_quarters_or_more(rate, quarters):
+    """A rate whose 2·rate numerator is 5, 6 or 14 (above one full turn per position): the
+    quarter turns are 2·rate·p mod 4, by hand, for p = 0, 1, 2, … (multiples of 3 for 7/3)."""
+    step = 3 if rate.denominator == 3 else 1
+    positions = np.arange(0.0, step * len(quarters), 1.0)
+    mask, q = quarter_turns(positions, rate)
+    assert mask.tolist() == [p % step == 0 for p in range(step * len(quarters))]
+    assert q.tolist() == quarters
+
+
+def test_full_turns_at_five_quarters_scale_land_on_their_quarter_turns():
+    """MLX's full turns with angle_scale 5/4, d = 2 (ω = 1): the angle 2π·(5/4)·p = 5p·π/2,
+    so sin is 0, 1, 0, −1, … and cos 1, 0, −1, 0, … (by hand), exactly, in float32."""
+    t = encoding_table(d=2, n=8, start=0, full_turns=True, angle_scale=1.25, dtype="float32")
+    assert t[:, 0].tolist() == [0.0, 1.0, 0.0, -1.0] * 2
+    assert t[:, 1].tolist() == [1.0, 0.0, -1.0, 0.0] * 2
+
+
 def test_the_fallback_refuses_a_value_it_cannot_decide():
     from pecli.core.certificate import sin_cos_exact
     from pecli.core.errors import RuntimeFailure

@@ -16,6 +16,7 @@ from pecli.core.grids import (
     grid_table,
     grid_token_rows,
 )
+from pecli.core.grids.rules import check_plot_plane
 
 mpmath.mp.dps = 40
 
@@ -402,3 +403,23 @@ def test_diffusers_scales_are_taken_from_1e_6_to_1e6_both_ends_included():
         with pytest.raises(ParameterError) as caught:
             grid_table((2, 2), d=4, **{knob: float(beyond)})
         assert caught.value.parameter == knob
+
+
+@pytest.mark.parametrize(
+    ("shape", "similarity", "allowed"),
+    [
+        ([1, 65_537], False, False),  # H·W = 65,537 > 2^16 = 256 × 256, though H·H = 1
+        ([300, 200], False, True),  # H·W = 60,000 ≤ 65,536, though H·H = 90,000
+        ([1, 4_097], True, False),  # H·W = 4,097 > 2^12 = 64 × 64, though H·H = 1
+        ([80, 50], True, True),  # H·W = 4,000 ≤ 4,096, though H·H = 6,400
+    ],
+)
+def test_the_plot_token_cap_counts_h_times_w(shape, similarity, allowed):
+    """The cap is on the tokens H·W (one image cell each), not on one side: the products above
+    are by hand, against the documented caps 65,536 (a plot) and 4,096 (`similarity`)."""
+    if allowed:
+        assert check_plot_plane(shape, similarity=similarity) == tuple(shape)
+        return
+    with pytest.raises(ParameterError) as caught:
+        check_plot_plane(shape, similarity=similarity)
+    assert caught.value.parameter == "shape"

@@ -134,3 +134,15 @@ def test_a_table_with_a_batch_axis_of_one_is_read_as_its_table(tmp_path):
     table = np.arange(20.0).reshape(1, 5, 4) / 3
     np.save(tmp_path / "p.npy", table)
     np.testing.assert_array_equal(read_table(tmp_path / "p.npy"), table[0])
+
+
+@pytest.mark.parametrize("text", ['{"rope_theta": 10000.0}\n', "\ufeff  \n [[0.5, 0.25]]\n"])
+def test_a_json_file_is_refused_as_json_not_read_as_csv(tmp_path, text):
+    """A model's config.json (an object) and a JSON array, the second after a byte-order mark
+    and blank space: both are refused by the JSON rule, which points to `rope config`."""
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ParameterError) as caught:
+        read_table(path)
+    assert caught.value.parameter == "file"
+    assert "not JSON: pecli rope config reads a model's config.json" in caught.value.rule

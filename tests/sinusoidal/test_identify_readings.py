@@ -31,7 +31,7 @@ from pecli.analysis.sinusoidal.identify.fits import (
 from pecli.analysis.sinusoidal.identify.fitting import Fit, Zeros
 from pecli.analysis.sinusoidal.identify.naming import _rebuilds, short_base
 from pecli.analysis.sinusoidal.identify.passes import _rank, fit_rows
-from pecli.analysis.sinusoidal.identify.phases import Phases, candidate_starts
+from pecli.analysis.sinusoidal.identify.phases import Phases, _narrow_one, candidate_starts
 from pecli.analysis.sinusoidal.identify.residuals import exact_error, residual
 from pecli.cli.text import command_line
 
@@ -153,6 +153,28 @@ def test_phases_wider_than_half_a_turn_leave_the_start_open():
     pair (period 2π, ±3) cuts in two: more than 2^22 candidates, the start is not told."""
     found = Phases(np.zeros(2), np.full(2, 3.0))
     assert candidate_starts(found, np.array([1.0, 0.99]), 0.0) is None
+
+
+def test_an_exact_phase_at_the_last_starts_keeps_the_float64_allowance():
+    """One pair, ω = 2^-30, start s = 2^24 - 2: its phase s·ω = 2^-6 - 2^-29 is exact in
+    float64 (under π: no wrap), given with tolerance 0 and no drift. Only the allowance for
+    float64's own s·ω, 2^-48·(1 + 2^24) ≈ 6e-8 positions, keeps the interval about s open
+    (one period, 2π·2^30, covers every start): the start is s, by construction."""
+    found = Phases(np.array([2.0**-6 - 2.0**-29]), np.zeros(1))
+    assert candidate_starts(found, np.array([2.0**-30]), 0.0).tolist() == [2**24 - 2]
+
+
+def test_one_pair_cuts_one_interval_in_python_floats():
+    """ω = 1/2 (period 4π ≈ 12.57), phase 1 (centre 2), tolerance 0.05 rad (0.1 positions),
+    no drift: the half width is 0.1 + 2^-48·(1 + high). [0, 5] holds one period's interval,
+    2 ± that width (by hand); [0, 20] holds two (2 and 2 + 4π ≈ 14.57: None, the array path);
+    [3, 5] none (its first centre past 2.1 is 14.57: nothing left)."""
+    width = 0.1 + 2.0**-48 * 6
+    assert _narrow_one(0.0, 5.0, 1.0, 0.05, 0.5, 0.0) == pytest.approx(
+        (2 - width, 2 + width), rel=0, abs=1e-15
+    )
+    assert _narrow_one(0.0, 20.0, 1.0, 0.05, 0.5, 0.0) is None
+    assert _narrow_one(3.0, 5.0, 1.0, 0.05, 0.5, 0.0) == ()
 
 
 def test_float16_rows_too_few_for_the_slow_pair_read_a_base_they_cannot_tell():
@@ -453,3 +475,15 @@ def test_the_base_fit_is_re_expressed_with_the_short_base_s_reading(recipe, d, b
     found = identify_table(np.array(recipe(64, d, base=base)))
     assert found.matched and (found.schedule, found.base) == ("paper", base)
     assert found.base_fit == pytest.approx(base, rel=1e-9)
+
+
+def test_a_rounded_base_that_misses_the_rows_gives_way_to_the_measured_one():
+    """The paper's table at C = 10049 (d = 32, positions 0 … 299, float64, the slow formula):
+    its slopes read a base within 1% of the round 10000, which is tried first; the slow
+    formula's tables at 10049 and 10000 differ by up to 0.0575 (NumPy, by hand). That reading
+    is retried at the base the rows measure, 10049, and stands as such: the only interleaved
+    reading tried is C = 10049, start 0."""
+    found = identify_table(np.array(slow.vaswani(300, 32, 10049.0, 0)))
+    assert found.matched and (found.base, found.start) == (10049.0, 0.0)
+    tried = [c.description for c in found.candidates if c.description.startswith("interleaved,")]
+    assert tried == ["interleaved, paper schedule, C = 10049, start 0"]

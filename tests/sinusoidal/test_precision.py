@@ -129,3 +129,24 @@ def test_cli_precision_says_none_when_no_position_crosses(run_cli):
     assert result.exit_code == 0, result.stderr
     assert "first position with error > 0.001: none" in result.stdout
     assert "largest position exact in float32: 16777216" in result.stdout  # 2^24
+
+
+def test_track_sees_the_reference_in_blocks_of_4096_rows_unchanged():
+    """`track` wraps the reference's row blocks, of 4096 rows as its docstring says: n = 4097
+    is one block of 4096 and one of 1. The last row of each (positions 4095 and 4096, the
+    pytorch convention from 0, d = 2: sin and cos of the position) is mpmath's, rounded once."""
+    heights, last = [], []
+
+    def track(blocks):
+        for block in blocks:
+            heights.append(block.shape[0])
+            last.append(block[-1].copy())
+            yield block
+
+    pytorch = convention("pytorch")
+    assert pytorch.start == 0
+    report = precision_report(
+        d=2, n=4097, convention=pytorch, base=1e4, dtype="float32", threshold=0.5, track=track
+    )
+    assert heights == [4096, 1] and report.positions.size == 4097
+    np.testing.assert_array_equal(last, mp_table([4095, 4096], 2))
