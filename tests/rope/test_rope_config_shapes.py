@@ -139,9 +139,10 @@ def test_dbrx_theta_sits_in_attn_config():
     )
 
 
-def test_phimoe_scales_cos_and_sin_by_its_mscale():
+def _phimoe(**mscales: float) -> dict:
+    """A PhiMoE-shaped longrope config (d 128, 131072 positions over 4096) with these mscales."""
     factors = [1.0] * 64
-    config = {
+    return {
         "hidden_size": 4096,
         "num_attention_heads": 32,
         "max_position_embeddings": 131072,
@@ -149,11 +150,14 @@ def test_phimoe_scales_cos_and_sin_by_its_mscale():
             "type": "longrope",
             "short_factor": factors,
             "long_factor": factors,
-            "short_mscale": 1.243163121016122,
-            "long_mscale": 1.243163121016122,
+            **mscales,
             "original_max_position_embeddings": 4096,
         },
     }
+
+
+def test_phimoe_scales_cos_and_sin_by_its_mscale():
+    config = _phimoe(short_mscale=1.243163121016122, long_mscale=1.243163121016122)
     spec, notes = spec_from_config(config)
     assert rope_frequencies(spec).attention_factor == pytest.approx(1.2431631, abs=1e-7)
     assert not any("short_mscale is not used" in note for note in notes)
@@ -167,20 +171,7 @@ def test_phimoe_scales_cos_and_sin_by_its_mscale():
     [(8192, 1.5), (2048, (17 / 12) ** 0.5)],
 )
 def test_phimoe_with_long_mscale_only_scales_past_the_original_length(seq_len, factor):
-    factors = [1.0] * 64
-    config = {
-        "hidden_size": 4096,
-        "num_attention_heads": 32,
-        "max_position_embeddings": 131072,
-        "rope_scaling": {
-            "type": "longrope",
-            "short_factor": factors,
-            "long_factor": factors,
-            "long_mscale": 1.5,
-            "original_max_position_embeddings": 4096,
-        },
-    }
-    spec, _ = spec_from_config(config, seq_len=seq_len)
+    spec, _ = spec_from_config(_phimoe(long_mscale=1.5), seq_len=seq_len)
     assert rope_frequencies(spec).attention_factor == pytest.approx(factor, rel=1e-15)
 
 
