@@ -167,9 +167,7 @@ def xpos_scales(
     positions = xpos_positions(n, offset=offset, centre=centre)
     if positions.size * zeta.size * 2 > MAX_XPOS_VALUES:
         raise ParameterError("n", f"times head_dim {zeta.size * 2} must be at most 2^26", n)
-    sign = -1.0 if keys else 1.0
-    exponents = sign * positions / float(scale_base)
-    scales = np.exp(np.outer(exponents, np.log(zeta)))
+    exponents, scales = _float64_scales(positions, zeta, scale_base, keys)
     if dtype != "float64":
         p = (-positions if keys else positions, float(scale_base))
         scales = _certified(scales, exponents, p, head_dim, float_dtype(dtype))
@@ -211,12 +209,19 @@ def xpos_largest_scale(
     3.5
 
     """
-    zeta = xpos_pair_bases(head_dim)
     positions = xpos_positions(n, offset=offset, centre=centre)
     ends = np.array([positions.min(), positions.max()])
-    exponents = (-1.0 if keys else 1.0) * ends / float(scale_base)
     with np.errstate(over="ignore"):
-        return float(np.exp(np.outer(exponents, np.log(zeta))).max())
+        _, scales = _float64_scales(ends, xpos_pair_bases(head_dim), scale_base, keys)
+    return float(scales.max())
+
+
+def _float64_scales(
+    positions: np.ndarray, zeta: np.ndarray, scale_base: float, keys: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``q = ±p/γ`` per row and ``exp(q·ln ζ_i)`` per (row, pair), float64: the one formula."""
+    exponents = (-1.0 if keys else 1.0) * positions / float(scale_base)
+    return exponents, np.exp(np.outer(exponents, np.log(zeta)))
 
 
 def xpos_bound(scales: np.ndarray, exponents: np.ndarray) -> ErrorBound:
