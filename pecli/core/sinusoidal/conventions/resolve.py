@@ -8,7 +8,6 @@ that set the same knob (``--layout`` and diffusers' ``--flip-sin-to-cos``, ``--s
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 
 from ...errors import ParameterError
@@ -89,13 +88,11 @@ def _preset(name: str) -> Convention:
 def _diffusers(knob: str, value: object) -> str:
     if knob == "flip_sin_to_cos":
         return "cos-sin" if value else "sin-cos"
-    try:  # any finite shift S: diffusers' own; d // 2 - S > 0 is checked with d
-        shift = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        shift = math.nan
-    if not math.isfinite(shift) or isinstance(value, bool):
-        raise ParameterError("downscale_freq_shift", "must be a finite number", value)
-    return schedule_name(shift)
+    number = None if isinstance(value, str) else value  # a number, not a schedule's name
+    try:  # any finite shift S (check_schedule takes a number as S); d // 2 - S > 0 is d's rule
+        return schedule_name(check_schedule(number))
+    except ParameterError:
+        raise ParameterError("downscale_freq_shift", "must be a finite number", value) from None
 
 
 def _checked(knob: str, value: Any) -> Any:
