@@ -151,9 +151,8 @@ def rejected_by_mypy(tree: Path, mutant: Mutant, original: str, baseline: dict) 
         path.write_text(ast.unparse(ast.parse(original)) + "\n", encoding="utf-8")
         baseline[mutant.path] = type_errors(tree, mutant.path)
         path.write_text(mutated, encoding="utf-8")
-    before = baseline[mutant.path]
-    after = type_errors(tree, mutant.path) if before is not None else None
-    return after is not None and bool(set(after) - set(before or []))
+    before = baseline[mutant.path]  # None: no mypy here, so no verdict of its own
+    return before is not None and bool(set(type_errors(tree, mutant.path) or []) - set(before))
 
 
 def sample(all_areas: list[Area], size: int, seed: int) -> list[tuple[Area, Mutant]]:

@@ -197,11 +197,9 @@ def _shift_named(error: ParameterError) -> ParameterError:
     The core names ``d`` (the rule is d // 2 - S > 0, the width being what a schedule
     usually leaves free); diffusers' knob is a number typed beside a default ``--d``.
     """
-    if error.parameter != "d" or not given("downscale_freq_shift"):
-        return error
-    from ...core.sinusoidal.frequencies import WidthBelowShift  # raised there: loaded
+    from ...core.sinusoidal.frequencies import WidthBelowShift  # (on an error path only)
 
-    if not isinstance(error, WidthBelowShift):
+    if not isinstance(error, WidthBelowShift) or not given("downscale_freq_shift"):
         return error
     half = number_text(error.half)
     down = ", rounded down" if isinstance(error.value, int) and error.value % 2 else ""  # odd d
