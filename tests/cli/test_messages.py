@@ -592,7 +592,7 @@ def test_the_identify_statuses_the_help_states(run_cli, tmp_path):
     import numpy as np
 
     alibi = run_cli("alibi", "identify", "--help").stdout
-    assert "2 when the tensor is no ALiBi bias" in " ".join(alibi.split())
+    assert "2 when no convention can read it at all" in " ".join(alibi.split())
     np.save(tmp_path / "s.npy", np.array([0.5, 0.25, 0.3]))
     np.save(tmp_path / "t.npy", np.ones((3, 3, 3)))
     inv = 1e4 ** (-np.arange(0, 16, 2) / 16)

@@ -30,8 +30,9 @@ def identify_command(
     tensor: (heads, queries, keys), key-only (heads, 1, keys), BLOOM's (batch·heads, 1, keys)
     (each sequence with its own left padding), with leading size-1 axes (MPT's
     (1, heads, 1, keys)) or a 2-D one-head matrix. The series names the wrong ones
-    ports use (alibi slopes --variant). Exit status 1, after the report, when no series fits
-    (not determined); 2 when the tensor is no ALiBi bias.
+    ports use (alibi slopes --variant). Exit status 1, after the report (the convention that
+    rebuilds it best, and how far), when no series fits or no convention rebuilds it; 2 when
+    no convention can read it at all (a shape of no bias, a head no convention rebuilds).
 
     Example: pecli alibi identify slopes.npy
     """
