@@ -248,6 +248,10 @@ def test_refusals(run_cli, tmp_path, args, option):
         (["--grid", "3x4x5", "--fps", "0"], "--fps", "must be a number > 0"),
         (["--tokens", "text:-3"], "--tokens", "must be words text:N"),
         (["--tokens", "text:60", "--tokens-per-second", "0"], "--tokens-per-second", "from 1"),
+        # said "FILE: fits no preset" when every preset refused them one by one
+        (["--grid", "3x4x5", "--patch", "0x2x2"], "--patch", "3 sizes >= 1, one per grid size"),
+        (["--grid", "3x4x5", "--scale-factor", "nan"], "--scale-factor", "3 numbers > 0 (one"),
+        (["--grid", "3x4x5", "--scale-factor", "1,0,1"], "--scale-factor", "> 0 (one per grid"),
     ],
 )
 def test_a_value_no_preset_takes_is_named_without_a_preset(run_cli, tmp_path, args, option, rule):

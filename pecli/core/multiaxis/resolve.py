@@ -230,9 +230,7 @@ def latent_grid(
     sizes = tuple(patch) if patch is not None else own
     if sizes is None:
         raise ParameterError("patch", "must be given as sizes (this preset has no patch)", "model")
-    shown = "x".join(str(s) for s in sizes)
-    if len(sizes) != len(latent) or not all(isinstance(s, int) and s >= 1 for s in sizes):
-        raise ParameterError("patch", f"must be {len(latent)} sizes >= 1, one per grid size", shown)
+    shown = _check_patch(sizes, len(latent))
     if any(g % s for g, s in zip(latent, sizes, strict=True)):
         seen = "x".join(str(g) for g in latent)
         raise ParameterError("patch", f"must divide the latent size {seen} (patch {shown})", shown)
@@ -262,6 +260,8 @@ def check_id_options(
     tokens_per_second: int | None = None,
     release: str | None = None,
     spatial_merge_size: int | None = None,
+    patch: Sequence[int] | str | None = None,
+    scale_factor: Sequence[float] | None = None,
     **_: Any,
 ) -> None:
     """The rules of the ids' options that hold whatever the preset, checked before any is tried.
@@ -293,6 +293,21 @@ def check_id_options(
             raise ParameterError(name, "must be an integer from 1 to 2^20", value)
     knobs = {"tokens_per_second": tokens_per_second, "release": release}
     _check_layout_rules(tokens, {**knobs, "spatial_merge_size": spatial_merge_size})
+    if grid is not None and patch is not None and not isinstance(patch, str):
+        _check_patch(tuple(patch), len(grid))
+    if grid is not None and scale_factor is not None:
+        values = tuple(float(s) for s in scale_factor)
+        if len(values) != len(grid) or not all(0 < s < float("inf") for s in values):
+            rule = f"must be {len(grid)} numbers > 0 (one per grid dimension)"
+            raise ParameterError("scale_factor", rule, ",".join(f"{s:g}" for s in values))
+
+
+def _check_patch(sizes: tuple[int, ...], dims: int) -> str:
+    """``sizes`` as shown (``1x2x2``); refused unless ``dims`` sizes >= 1."""
+    shown = "x".join(str(s) for s in sizes)
+    if len(sizes) != dims or not all(isinstance(s, int) and s >= 1 for s in sizes):
+        raise ParameterError("patch", f"must be {dims} sizes >= 1, one per grid size", shown)
+    return shown
 
 
 def _check_layout_rules(tokens: str | None, rules: dict[str, Any]) -> None:
