@@ -90,13 +90,15 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 	$(BIN)/mypy pecli
 
 # Mutation run (tools/mutation/run.py): one-line mutants of every module of pecli, one
-# process at a time, each on its area's test files. The areas (tools/mutation/areas.py: ports,
+# process at a time, each on its area's test files, then (if they all pass) on the other tests
+# of the suite that run its line (a coverage map of the whole suite, made first). The areas (tools/mutation/areas.py: ports,
 # multi-axis rope, zoo, rope, grids, checkpoints, identify, …, the command line) are found by
 # subject folders and file names, so they survive moves; `run.py --list` names each area's
 # modules and tests, and tests/house/test_mutation_areas.py fails on a module in no area.
 # `make mutation MUTATION_ARGS="--area ports --sample 20"` samples one area.
 MUTATION_ARGS ?= --sample 150 --seed 21 --budget 3600
 mutation: $(VENV)/.installed-dev  ## mutation score of every area of pecli, per area (slow: about 30 min on one core)
+	$(PIP) install -q -c constraints.txt -e '.[mutation]'
 	$(BIN)/python tools/mutation/run.py $(MUTATION_ARGS)
 
 uncovered: $(VENV)/.installed-dev  ## lines and branches of each module that no test of its area runs (~15 min)

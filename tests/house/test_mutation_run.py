@@ -129,3 +129,57 @@ def test_a_mutant_mypy_rejects_is_killed_before_its_tests(tmp_path, monkeypatch)
     assert [r["result"] for r in results] == killed
     assert len(tested) == 1 + 2  # the clean run, then the two mutants mypy let through
     assert (tmp_path / "m.py").read_text(encoding="utf-8") == TYPED
+
+
+def test_a_survivor_of_its_area_runs_on_the_tests_elsewhere_that_execute_its_line(tree):
+    """Stage two: only the other tests that run the mutated line, the quickest first."""
+    from covering import Covering, read_log
+
+    folder, chosen, _ = tree
+    log = "\n".join(
+        [
+            "0.30s call     tests/test_far.py::test_slow[a b]",
+            "0.05s setup    tests/test_far.py::test_slow[a b]",
+            "0.10s call     tests/test_near.py::test_quick",
+            "0.20s call     tests/test_m.py::test_own",
+            "FAILED tests/test_broken.py::test_red - assert 0",
+            "ERROR tests/test_broken.py::test_setup_red",
+        ]
+    )
+    covering = read_log(Covering(folder / "none", folder), log)
+    assert covering.durations["tests/test_far.py::test_slow[a b]"] == pytest.approx(0.35)
+    assert covering.failing == {
+        "tests/test_broken.py::test_red",
+        "tests/test_broken.py::test_setup_red",
+    }
+    runners = {"tests/test_far.py::test_slow[a b]", "tests/test_near.py::test_quick"}
+    covering._lines["m.py"] = {
+        1: {"tests/test_other.py::test_imports"},  # `def` runs at import: seen by no test
+        2: runners | {"tests/test_m.py::test_own", "tests/test_broken.py::test_red"},
+        5: set(),  # a line run only at import: the module's tests stand in for it
+    }
+    skip = {"tests/test_m.py"}
+    assert covering.tests("m.py", 2, skip) == [
+        "tests/test_near.py::test_quick",
+        *sorted(runners - {"tests/test_near.py::test_quick"}),
+    ]
+    assert covering.tests("m.py", 3, skip) == []  # a line never run: nothing can catch it
+    everyone = covering.tests("m.py", 5, skip)
+    assert set(everyone) == runners | {"tests/test_other.py::test_imports"}
+    assert covering.seconds(covering.tests("m.py", 2, skip)) == pytest.approx(0.45)
+
+    ran: list[list[str]] = []
+
+    def fake_tests(where: Path, tests: list[str], timeout: float, log=None) -> tuple[str, float]:
+        at = tests[0].startswith("@")  # a list of node ids in a file, as elsewhere() passes
+        listed = (where / tests[0][1:]).read_text(encoding="utf-8").split() if at else tests
+        ran.append(listed)
+        text = (where / "m.py").read_text(encoding="utf-8")
+        caught = "< 4" in text and "tests/test_near.py::test_quick" in listed
+        return ("failed" if caught else "passed"), 1.0
+
+    run.run_tests = fake_tests  # the fixture's monkeypatch restores the original
+    results = run.campaign(chosen, folder, 3600, None, None, covering)
+    verdicts = [r["result"] for r in results]
+    assert verdicts == ["survived", "survived", "survived", "killed (elsewhere)", "survived"]
+    assert not list(folder.glob("*.args"))  # the list of node ids is removed

@@ -13,8 +13,12 @@ is drawn, and each mutant is written into a copy of the tree (never into the che
 the area's test files are run on it with ``pytest -x``, one process at a time, at low
 priority (with the mutated module's doctests, which ``make test`` runs too). A mutant is
 *killed* when a test fails (or the run exceeds three times the clean run's time, *timeout*),
-else it *survived*. Before its tests, each mutant is type-checked as CI's ``make lint`` does
-(mypy, strict, on the mutated module and what it imports): a mutant mypy rejects with an error
+else it *survived* — unless the suite's other tests that execute its line (:mod:`covering`:
+a coverage map of the whole suite, one context per test, made once per run on two cores) fail
+on it: *killed (elsewhere)*, since ``make test`` would catch it too. ``--area-tests-only`` skips
+that stage; the report gives the score both ways. Before its tests, each mutant is
+type-checked as CI's ``make lint`` does (mypy, strict, on the mutated module and what it
+imports): a mutant mypy rejects with an error
 the unmutated module (printed back the same way, its comments gone) does not have is *killed
 (mypy)* without its tests — ``return None`` in a function typed ``-> bool``, ``//`` turned into
 ``/`` where an ``int`` is due: CI would not let that program land. The report gives the score,
@@ -49,6 +53,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from areas import ROOT, Area, areas, stale, unassigned, unrun
+from covering import Covering, collect
 from mutants import Mutant, mutants, mutated_source
 
 
@@ -226,11 +231,14 @@ def campaign(
     budget: float,
     results: list[dict] | None = None,
     keep: Path | None = None,
+    covering: Covering | None = None,
 ) -> list[dict]:
     """Run every chosen mutant (until ``budget`` seconds have passed); one result each.
 
     The mutants already in ``results`` (an earlier, interrupted run's) are not run again;
-    ``results`` and each new one are written to ``keep`` after every mutant.
+    ``results`` and each new one are written to ``keep`` after every mutant. With
+    ``covering``, a mutant its area's tests let through is run on the suite's other tests
+    that execute its line (*killed (elsewhere)* when one fails).
     """
     clean: dict[str, float] = {}
     typed: dict[str, list[str] | None] = {}  # each module's mypy errors, unmutated
@@ -261,12 +269,16 @@ def campaign(
                 status, seconds = "mypy", time.monotonic() - begun
             else:
                 status, seconds = run_tests(tree, tests, timeout=3 * clean[area.name] + 30)
+                if status == "passed" and covering is not None:
+                    status, more = elsewhere(tree, covering, mutant, set(tests))
+                    seconds += more
         finally:
             path.write_text(original, encoding="utf-8")
         verdict = {
             "failed": "killed",
             "timeout": "killed (timeout)",
             "mypy": "killed (mypy)",
+            "elsewhere": "killed (elsewhere)",
             "passed": "survived",
         }
         result = verdict.get(status, status)
@@ -287,9 +299,29 @@ def campaign(
     return results
 
 
+def elsewhere(tree: Path, covering: Covering, mutant: Mutant, ran: set[str]) -> tuple[str, float]:
+    """``mutant`` (written in ``tree``) on the tests outside ``ran`` that run its line.
+
+    Returns ``elsewhere`` when one fails (or they take three times their time in the coverage
+    run, plus a minute), else ``passed``; and the seconds taken.
+    """
+    tests = covering.tests(mutant.path, mutant.line, ran)
+    if not tests:
+        return "passed", 0.0
+    with tempfile.NamedTemporaryFile("w", suffix=".args", dir=tree, delete=False) as listing:
+        listing.write("\n".join(tests) + "\n")  # too many node ids for one command line
+    status, seconds = run_tests(tree, [f"@{listing.name}"], 3 * covering.seconds(tests) + 60)
+    os.unlink(listing.name)
+    return ("passed" if status == "passed" else "elsewhere"), seconds
+
+
 def report(results: list[dict]) -> None:
     """The score, the score of each area and every survivor."""
     print(f"\nkilled {_score(results)}")
+    alone = [
+        {**r, "result": "survived"} if r["result"] == "killed (elsewhere)" else r for r in results
+    ]
+    print(f"  by the area's own tests (and mypy): {_score(alone)}")
     for name in dict.fromkeys(r["area"] for r in results):
         print(f"  {name}: {_score([r for r in results if r['area'] == name])}")
     for r in results:
@@ -348,6 +380,11 @@ def main(argv: list[str] | None = None) -> None:
         "--show", action="store_true", help="print the chosen mutants' diffs, run nothing"
     )
     parser.add_argument(
+        "--area-tests-only",
+        action="store_true",
+        help="run each mutant on its area's tests only (no coverage map of the whole suite)",
+    )
+    parser.add_argument(
         "--rerun",
         help="a --json file of an earlier run with the same sample: run its survivors again "
         "and report the merged score (after tests were added)",
@@ -375,7 +412,12 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, _stop)
     with tempfile.TemporaryDirectory(prefix="pecli-mutation-") as folder:
         copy_tree(Path(folder))
-        results = campaign(chosen, Path(folder), args.budget, done(keep, drawn), keep)
+        covering = None
+        if not args.area_tests_only:
+            print("coverage map of the whole suite (one run on two cores)…", flush=True)
+            covering = collect(Path(folder), Path(folder) / "coverage-map.log")
+            print(f"  {len(covering.durations)} tests, {len(covering.failing)} failing", flush=True)
+        results = campaign(chosen, Path(folder), args.budget, done(keep, drawn), keep, covering)
     if earlier:
         rerun = {r["mutant"]: r for r in results}
         results = [rerun.get(r["mutant"], r) for r in earlier]
