@@ -11,17 +11,21 @@ of its module are taken instead.
 
 The map also keeps each test's duration (``--durations=0``: setup, call and teardown under
 coverage, so a generous baseline for a timeout) and the tests that fail unmutated (never
-counted as a kill). The map is made again for every run: it costs one run of the suite on
-two cores, about twice ``make test``'s time. Needs ``coverage`` and ``pytest-cov``
+counted as a kill). It is kept in ``$TMPDIR/pecli-mutation-maps/DIGEST`` (DIGEST a hash of
+every file the run copies), so a second seed, a resumed run or a ``--rerun`` on the same
+sources reuses it. Making it costs one run of the suite on two cores, about twice
+``make test``'s time. Needs ``coverage`` and ``pytest-cov``
 (``pip install .[mutation]``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,13 +75,32 @@ class Covering:
         return sum(self.durations.get(t, 0.0) for t in tests)
 
 
-def collect(tree: Path, log: Path) -> Covering:
-    """Run the whole suite in ``tree`` under coverage, one context per test; read the map.
+def digest(tree: Path) -> str:
+    """A hash of the names and contents of every file under ``tree`` (caches left out)."""
+    total = hashlib.sha256()
+    for path in sorted(p for p in tree.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        total.update(str(path.relative_to(tree)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return total.hexdigest()[:16]
 
-    ``log`` receives pytest's output, from which the durations and the failing tests are read.
-    Raises ``SystemExit`` when pytest-cov is missing or the run writes no coverage data.
+
+def collect(tree: Path) -> Covering:
+    """The map of ``tree``: the kept one of the same sources, else made by :func:`measure`."""
+    kept = Path(tempfile.gettempdir()) / "pecli-mutation-maps" / digest(tree)
+    if not (kept / "done").exists():
+        kept.mkdir(parents=True, exist_ok=True)
+        measure(tree, kept)
+        (kept / "done").write_text(str(tree), encoding="utf-8")
+    where = Path((kept / "done").read_text(encoding="utf-8"))  # the paths coverage recorded
+    return read_log(Covering(kept / "coverage", where), (kept / "log").read_text(encoding="utf-8"))
+
+
+def measure(tree: Path, kept: Path) -> None:
+    """Run the whole suite in ``tree`` under coverage, one context per test, into ``kept``.
+
+    ``kept/log`` receives pytest's output (durations, failing tests), ``kept/coverage`` the
+    data. Raises ``SystemExit`` when pytest-cov is missing or the run writes no coverage data.
     """
-    data = tree / ".coverage-map"
+    data, log = kept / "coverage", kept / "log"
     env = {
         **os.environ,
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -97,7 +120,6 @@ def collect(tree: Path, log: Path) -> Covering:
     if not data.exists():
         tail = "".join(log.read_text(encoding="utf-8").splitlines(True)[-10:])
         raise SystemExit(f"mutation: the coverage map was not written (pytest-cov?):\n{tail}")
-    return read_log(Covering(data, tree), log.read_text(encoding="utf-8"))
 
 
 def read_log(covering: Covering, text: str) -> Covering:

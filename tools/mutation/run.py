@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> None:
         covering = None
         if not args.area_tests_only:
             print("coverage map of the whole suite (one run on two cores)…", flush=True)
-            covering = collect(Path(folder), Path(folder) / "coverage-map.log")
+            covering = collect(Path(folder))
             print(f"  {len(covering.durations)} tests, {len(covering.failing)} failing", flush=True)
         results = campaign(chosen, Path(folder), args.budget, done(keep, drawn), keep, covering)
     if earlier:
