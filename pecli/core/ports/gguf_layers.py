@@ -17,6 +17,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import ParameterError
+from ..rope.config.reading import ENGINE_LAYOUT
+from .gguf_format import rope_mode
 
 __all__ = ["GGUF_PLANS", "GgufPlan", "config_from_gguf"]
 
@@ -86,6 +88,10 @@ def config_from_gguf(
     if scaling:
         config["rope_scaling"] = _scaling(scaling, get)
     notes = _hard_coded(arch or "", plan, get, config)
+    mode = rope_mode(arch)
+    if mode is not None:  # the channels' pairing is llama.cpp's, whatever the HF family's
+        config[ENGINE_LAYOUT] = "interleaved" if mode[0] == "NORM" else "half-split"
+        notes.append(f"{arch}: llama.cpp rotates in mode {mode[0]} ({mode[1]}): {mode[2]}")
     return config, notes
 
 
