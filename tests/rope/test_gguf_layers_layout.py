@@ -59,3 +59,18 @@ def test_an_architecture_pecli_has_no_mode_for_keeps_the_family_s_layout(run_cli
     assert result.exit_code == 0, result.output
     assert {r["layout"] for r in json.loads(result.stdout)} == {"half-split"}
     assert "rotates in mode" not in run_cli("rope", "layers", path).stdout
+
+
+def test_a_deepseek2_gguf_of_the_absorbed_mla_reads_its_head_from_key_length_mla(run_cli, tmp_path):
+    """llama.cpp's converter (DeepseekV2Model.set_gguf_parameters, since MLA absorption)
+    writes ``add_key_length(kv_lora_rank + qk_rope_head_dim)`` = 576 and
+    ``add_key_length_mla(qk_nope_head_dim + qk_rope_head_dim)`` = 192: the head was read as
+    576 channels, the last 64 rotating "after qk_nope_head_dim = 512" (kv_lora_rank's)."""
+    keys = {**DEEPSEEK2, "attention.key_length": 576, "attention.key_length_mla": 192}
+    path = header_only_gguf(
+        tmp_path / "deepseek2.gguf", "deepseek2", {**keys, "attention.value_length": 512}
+    )
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 0, result.output
+    assert "128…191 of 192, interleaved" in result.stdout, result.stdout
+    assert "192-channel query/key head rotate (after qk_nope_head_dim = 128)" in result.stdout

@@ -97,6 +97,11 @@ def config_from_gguf(
 
 def _widths(get: Mapping[str, Any], config: dict[str, Any]) -> None:
     head = get.get("attention.key_length")
+    if get.get("attention.kv_lora_rank") and get.get("attention.key_length_mla"):
+        # DeepSeek's MLA as llama.cpp's converter writes it since MLA absorption: key_length
+        # is kv_lora_rank + qk_rope_head_dim (the compressed MQA head), key_length_mla the
+        # query/key head, qk_nope_head_dim + qk_rope_head_dim (n_embd_head_k_mla)
+        head = get["attention.key_length_mla"]
     if head is None and get.get("attention.head_count"):
         config["hidden_size"] = get.get("embedding_length")
         config["num_attention_heads"] = get.get("attention.head_count")
