@@ -17,9 +17,9 @@ from ...core.errors import ParameterError
 from ...core.median import median
 from .cache import identify_cache, split_cache
 from .inv_freq import identify_inv_freq
-from .metadata import metadata_findings
+from .metadata import AGREES, metadata_findings
 
-__all__ = ["identify_rope"]
+__all__ = ["identify_rope", "type_known"]
 
 
 def identify_rope(
@@ -45,6 +45,26 @@ def identify_rope(
         return _inv_freq_report(table.reshape(-1))
     _not_xpos(table)
     return _cache_report(*split_cache(table))
+
+
+def type_known(report: dict[str, Any], findings: list[str]) -> bool:
+    """Whether :func:`identify_rope`'s reading establishes a rope type (else: status 1).
+
+    The values name one (not ``unknown``, not ``not determined``), or they leave it open
+    (a short or bfloat16 cache) but pecli's metadata beside them rebuilds them bit for bit,
+    so the type it says is the values' own.
+
+    Examples
+    --------
+    >>> type_known({"rope_type": "default"}, []), type_known({"rope_type": "unknown"}, [])
+    (True, False)
+    >>> type_known({"rope_type": "not determined"}, [AGREES + ": …"])
+    True
+
+    """
+    if report["rope_type"] == "not determined":
+        return any(finding.startswith(AGREES) for finding in findings)
+    return bool(report["rope_type"] != "unknown")
 
 
 def _not_xpos(table: np.ndarray) -> None:

@@ -18,7 +18,10 @@ from ...core.ports.arithmetic import ARITHMETICS
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.cache_spec import CacheSpec
 
-__all__ = ["CACHE_FIELDS", "cache_metadata", "metadata_findings"]
+__all__ = ["AGREES", "CACHE_FIELDS", "cache_metadata", "metadata_findings"]
+
+#: How the finding of metadata that rebuilds the values bit for bit begins.
+AGREES = "pecli's metadata agrees"
 
 #: The metadata fields of a cache written by pecli, in order.
 CACHE_FIELDS = (
@@ -93,9 +96,7 @@ def metadata_findings(arrays: dict[str, np.ndarray], metadata: dict[str, str]) -
     except (ValueError, KeyError, TypeError) as error:
         return [f"pecli's metadata describes no cache pecli can rebuild ({error}): it says {said}"]
     if same:
-        return [
-            f"pecli's metadata agrees: the cache it describes ({said}) is these values, bit for bit"
-        ]
+        return [f"{AGREES}: the cache it describes ({said}) is these values, bit for bit"]
     return [f"pecli's metadata disagrees with the values: it says {said}", *_why(metadata, arrays)]
 
 

@@ -8,6 +8,7 @@ A tensor is read a block of heads at a time (:func:`head_blocks`), never copied 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -15,10 +16,23 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ...core.zoo.alibi import ALIBI_CONVENTIONS, alibi_bias
 
-__all__ = ["BLOCK_VALUES", "MASKED", "head_blocks", "left_padding", "rebuild_error", "slopes_of"]
+__all__ = [
+    "BLOCK_VALUES",
+    "MASKED",
+    "MASK_CONSTANT",
+    "head_blocks",
+    "left_padding",
+    "mask_level",
+    "rebuild_error",
+    "slopes_of",
+]
 
 #: Values at or below this are a mask (HF uses ``torch.finfo(dtype).min``), like ``-inf``.
 MASKED = -1e30
+#: One constant at or below this in every cell above the diagonal, below every other value,
+#: is a causal mask too: ``-1e9``, or ``torch.finfo(torch.float16).min`` (-65504), above
+#: :data:`MASKED`. No ALiBi bias holds one constant over two distances or more.
+MASK_CONSTANT = -1e4
 #: Values per block of heads a tensor is read in (8 MB of float64), at least one head.
 BLOCK_VALUES = 1 << 20
 
@@ -34,6 +48,35 @@ def left_padding(t: np.ndarray) -> int:
     """BLOOM's padded keys: the zeros before position 1 (-1 when the row does not start so)."""
     nonzero = np.flatnonzero(t[0, 0] != 0)
     return int(nonzero[0]) - 1 if nonzero.size else -1
+
+
+def mask_level(t: np.ndarray) -> float:
+    """Values at or below this are a causal mask in ``(h, q, k)``: :data:`MASKED`, or a constant.
+
+    The queries are the last ``q`` of ``k`` positions. When head 0's cells above the diagonal
+    span two distances or more (``q >= 3``) and all hold one finite value ``c <=``
+    :data:`MASK_CONSTANT` that is below every other value of the head, ``c`` is the mask
+    (``masked_fill`` with ``-1e9`` or ``torch.finfo(float16).min``); else :data:`MASKED`.
+
+    Examples
+    --------
+    >>> i, j = np.arange(4)[:, None], np.arange(4)
+    >>> mask_level(np.where(j <= i, -0.5 * (i - j), -1e9)[None])
+    -1000000000.0
+    >>> mask_level(-0.5 * np.abs(i - j)[None].astype(float))  # symmetric: no mask
+    -1e+30
+
+    """
+    q, k = t.shape[1:]
+    if q < 3:
+        return MASKED
+    head = t[0]
+    above = np.arange(k)[None, :] > np.arange(k - q, k)[:, None]  # key j after query i
+    masked = head[above]
+    c = float(masked[0])
+    if not (math.isfinite(c) and MASKED < c <= MASK_CONSTANT) or (masked != masked[0]).any():
+        return MASKED
+    return c if bool((head[~above] > masked[0]).all()) else MASKED
 
 
 def slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
@@ -82,7 +125,7 @@ def rebuild_error(t: np.ndarray, convention: str) -> float:
     if not np.isfinite(m).all() or (m <= 0).any():
         return float("inf")
     if not record.key_only:
-        return _matrix_error(t, m, record.causal)
+        return _matrix_error(t, m, record.causal, mask_level(t))
     pad = left_padding(t) if record.takes_mask else 0
     ratios = []
     for h, block in head_blocks(t):
@@ -101,8 +144,10 @@ def rebuild_error(t: np.ndarray, convention: str) -> float:
 CHUNK_VALUES = 1 << 15
 
 
-def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool) -> float:
+def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool, level: float = MASKED) -> float:
     """:func:`rebuild_error` of ``(h, q, k)`` matrices: ``-m·|i-j|``, masked above if causal.
+
+    Values at or below ``level`` (:func:`mask_level`) are masked.
 
     Row ``r`` (query ``i = k-q+r``) of a head is the window from ``q-1-r`` of its values at
     ``j - i = 1-k … q-1``, rebuilt as the same float64 numbers :func:`alibi_bias` makes. A
@@ -116,8 +161,8 @@ def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool) -> float:
     for head, slope in enumerate(m.tolist()):
         window = -(slope * np.abs(offsets)) + 0.0
         window[masked] = -np.inf
-        error = _toeplitz(t[head], window, masked)
-        error = _compared(t[head], window) if error is None else error
+        error = _toeplitz(t[head], window, masked, level)
+        error = _compared(t[head], window, level) if error is None else error
         worst = max(worst, error / max(slope * (k - 1), 1e-300))
     return worst
 
@@ -128,7 +173,9 @@ def _rows(window: np.ndarray, k: int) -> np.ndarray:
     return rows
 
 
-def _toeplitz(head: np.ndarray, window: np.ndarray, masked: np.ndarray) -> float | None:
+def _toeplitz(
+    head: np.ndarray, window: np.ndarray, masked: np.ndarray, level: float
+) -> float | None:
     """The head's error when its rows are windows of its own values; None when they are not."""
     q, k = head.shape
     own = np.concatenate([head[q - 1], head[0, k - q + 1 :]])  # at j - i = 1-k … q-1
@@ -136,12 +183,12 @@ def _toeplitz(head: np.ndarray, window: np.ndarray, masked: np.ndarray) -> float
     for r in range(0, q, step):
         if not np.array_equal(head[r : r + step], rows[r : r + step]):
             return None
-    if (own[masked] > MASKED).any() or (own[~masked] <= MASKED).any():
+    if (own[masked] > level).any() or (own[~masked] <= level).any():
         return float("inf")
     return float(np.max(np.abs(own[~masked].astype(np.float64) - window[~masked]), initial=0.0))
 
 
-def _compared(head: np.ndarray, window: np.ndarray) -> float:
+def _compared(head: np.ndarray, window: np.ndarray, level: float) -> float:
     """The head's largest difference from the window, its mask compared as it is stored."""
     q, k = head.shape
     expected, step = _rows(window, k), max(1, CHUNK_VALUES // k)
@@ -149,7 +196,7 @@ def _compared(head: np.ndarray, window: np.ndarray) -> float:
     for r in range(0, q, step):
         block, out = head[r : r + step], diff[: min(step, q - r)]
         kept = np.isfinite(expected[r : r + step])
-        if not np.array_equal(block > MASKED, kept):
+        if not np.array_equal(block > level, kept):
             return float("inf")
         with np.errstate(invalid="ignore"):
             np.abs(np.subtract(block, expected[r : r + step], out=out), out=out)

@@ -48,11 +48,13 @@ def identify_command(
     (proportional). A cache (n × dim: cos, sin, or [cos | sin] as rope cache writes it; a
     .safetensors file with tensors cos and sin) also gives its layout, first position and
     attention factor; its frequencies are measured from the phases, rows being consecutive.
-    Exit status 1, after the report, when no rope type matches (rope_type: unknown).
+    Exit status 1, after the report, when no rope type matches (rope_type: unknown) or the
+    values do not determine one (rope_type: not determined: too few rows or pairs, no
+    rotation) and no pecli metadata beside them rebuilds them bit for bit.
 
     Example: pecli rope identify inv_freq.npy; pecli rope identify cache.safetensors
     """
-    from ...analysis.rope.identify import identify_rope
+    from ...analysis.rope.identify import identify_rope, type_known
     from ...io.reading.arrays import ANY_FORMATS, read_arrays
     from ...io.tensors import missing_tensor
 
@@ -67,10 +69,14 @@ def identify_command(
         lines = [f"{key}: {value}" for key, value in report.items()]
         text.show(*lines, *(f"note: {finding}" for finding in findings), output=output)
     say_written(output, quiet=quiet)
-    if report["rope_type"] == "unknown":
+    if not type_known(report, findings):
         from ...core.errors import RuntimeFailure
 
-        raise RuntimeFailure(  # status 1, after the report (as pecli identify)
-            f"{file} matches no rope_type pecli knows (default, linear, yarn, llama3, "
-            "proportional): see the notes"
+        if report["rope_type"] == "unknown":
+            raise RuntimeFailure(  # status 1, after the report (as pecli identify)
+                f"{file} matches no rope_type pecli knows (default, linear, yarn, llama3, "
+                "proportional): see the notes"
+            )
+        raise RuntimeFailure(  # a reading that determines no type is no success either
+            f"{file}: its values do not determine the rope type: see the notes"
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -31,8 +30,10 @@ def identify_command(
     (each sequence with its own left padding), with leading size-1 axes (MPT's
     (1, heads, 1, keys)) or a 2-D one-head matrix. The series names the wrong ones
     ports use (alibi slopes --variant). Exit status 1, after the report (the convention that
-    rebuilds it best, and how far), when no series fits or no convention rebuilds it; 2 when
-    no convention can read it at all (a shape of no bias, a head no convention rebuilds).
+    rebuilds it best, and how far) and one line on stderr saying why, when no series fits or
+    no convention rebuilds it; 2 when no convention can read it at all (a shape of no bias, a
+    head no convention rebuilds). A causal mask is -inf, any value <= -1e30, or one constant
+    <= -1e4 in every cell above the diagonal, below every other value (-1e9; float16's min).
 
     Example: pecli alibi identify slopes.npy
     """
@@ -55,7 +56,26 @@ def identify_command(
     else:
         text.show(*_lines(report))
     if not fit.matched:
-        sys.exit(1)
+        from ...core.errors import RuntimeFailure
+
+        raise RuntimeFailure(_why_not(file, report))  # status 1, after the report
+
+
+def _why_not(file: str, report: dict[str, Any]) -> str:
+    """The one stderr line of a reading that matched nothing: the convention, else the series."""
+    slopes = report if report["kind"] == "slopes" else report["slope_fit"]
+    if report["kind"] == "bias" and report["relative_error"] > report["tolerance"]:
+        return (
+            f"{file}: no ALiBi convention rebuilds it (the closest, {report['convention']}, "
+            f"is off by {report['relative_error']:.3g} relative; tolerance "
+            f"{report['tolerance']:.3g}): not an ALiBi bias, or one pecli does not know"
+        )
+    if not slopes["max_bias_in_range"]:
+        return f"{file}: its slopes read as max_bias {slopes['max_bias']:g}, outside (0, 1024]"
+    return (
+        f"{file}: no ALiBi series fits its slopes (the closest, {slopes['series']}, is off by "
+        f"{slopes['relative_error']:.3g} relative; tolerance {slopes['tolerance']:.3g})"
+    )
 
 
 def _positive(array: Any) -> bool:
@@ -88,6 +108,8 @@ def _lines(report: dict[str, Any]) -> list[str]:
         lines.append(f"the same slopes: {same}")
     if not slopes["max_bias_in_range"]:
         lines.append("max_bias must be > 0 and <= 1024 in an ALiBi series: not determined")
-    elif not report["matched"]:
+    elif not slopes["matched"]:
         lines.append("no ALiBi series fits within the tolerance: not determined")
+    elif not report["matched"]:  # the slopes fit a series, the tensor no convention
+        lines.append("no ALiBi convention rebuilds the tensor within the tolerance: not determined")
     return lines

@@ -160,7 +160,8 @@ MODES = {
             "NORM",
             0,
             "consecutive pairs (2j, 2j+1): the converter permuted q_proj/k_proj rows from "
-            "transformers' half-split layout (LlamaModel.permute)",
+            "transformers' half-split layout (LlamaModel.permute), or wrote rows already "
+            "paired so as they are (deepseek2)",
             (
                 "llama",
                 "llama4",

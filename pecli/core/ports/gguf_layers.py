@@ -17,6 +17,8 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import ParameterError
+from ..rope.config.reading import ENGINE_LAYOUT
+from .gguf_format import rope_mode
 
 __all__ = ["GGUF_PLANS", "GgufPlan", "config_from_gguf"]
 
@@ -86,11 +88,20 @@ def config_from_gguf(
     if scaling:
         config["rope_scaling"] = _scaling(scaling, get)
     notes = _hard_coded(arch or "", plan, get, config)
+    mode = rope_mode(arch)
+    if mode is not None:  # the channels' pairing is llama.cpp's, whatever the HF family's
+        config[ENGINE_LAYOUT] = "interleaved" if mode[0] == "NORM" else "half-split"
+        notes.append(f"{arch}: llama.cpp rotates in mode {mode[0]} ({mode[1]}): {mode[2]}")
     return config, notes
 
 
 def _widths(get: Mapping[str, Any], config: dict[str, Any]) -> None:
     head = get.get("attention.key_length")
+    if get.get("attention.kv_lora_rank") and get.get("attention.key_length_mla"):
+        # DeepSeek's MLA as llama.cpp's converter writes it since MLA absorption: key_length
+        # is kv_lora_rank + qk_rope_head_dim (the compressed MQA head), key_length_mla the
+        # query/key head, qk_nope_head_dim + qk_rope_head_dim (n_embd_head_k_mla)
+        head = get["attention.key_length_mla"]
     if head is None and get.get("attention.head_count"):
         config["hidden_size"] = get.get("embedding_length")
         config["num_attention_heads"] = get.get("attention.head_count")

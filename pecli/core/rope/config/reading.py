@@ -22,7 +22,12 @@ from .families import INTERLEAVE_BY_DEFAULT, INTERLEAVED, PARTIAL_DEFAULTS, no_r
 from .shapes import ALL, label_section, rope_tables, text_section
 from .widths import Widths, head_widths
 
-__all__ = ["KNOWN_FIELDS", "RopeReading", "read_rope", "spec_from_config"]
+__all__ = ["ENGINE_LAYOUT", "KNOWN_FIELDS", "RopeReading", "read_rope", "spec_from_config"]
+
+#: The key of a config made from an engine's file (a GGUF, by
+#: :func:`pecli.core.ports.gguf_layers.config_from_gguf`) that holds the pair layout the engine
+#: rotates in (llama.cpp's rope mode for the architecture), over the family's rule.
+ENGINE_LAYOUT = "_engine_layout"
 
 #: The fields each rope_type reads (transformers 5's ``_validate_<type>_rope_parameters``).
 KNOWN_FIELDS = {name: {"rope_theta", *kind.reads} for name, kind in RECORDS.items()}
@@ -169,6 +174,8 @@ def read_rope(
 
 def _layout(section: Mapping[str, Any], notes: list[str]) -> str:
     """How the checkpoint pairs its rotated channels: ``interleaved`` or ``half-split``."""
+    if section.get(ENGINE_LAYOUT) in ("interleaved", "half-split"):
+        return str(section[ENGINE_LAYOUT])  # a GGUF: the layout llama.cpp rotates in
     family = section.get("model_type")
     flag = section.get("rope_interleave", family in INTERLEAVE_BY_DEFAULT)
     if flag is True:

@@ -1,0 +1,76 @@
+"""``pecli rope layers FILE.gguf``: the rotated pairs are laid out as llama.cpp rotates them.
+
+A deepseek2 GGUF was shown with its rotated slice ``half-split`` (NEOX), a llama GGUF too: the
+plan read the GGUF's keys as a config and took the layout from the architecture name's
+transformers family, never from llama.cpp's rope mode. llama.cpp (ggml-org/llama.cpp
+``src/llama-model.cpp``, ``llama_model_rope_type``) lists ``LLM_ARCH_LLAMA`` and
+``LLM_ARCH_DEEPSEEK2`` under ``return LLAMA_ROPE_TYPE_NORM;`` ("use what we call a normal
+RoPE, operating on pairs of consecutive head values") and ``LLM_ARCH_QWEN2`` under
+``LLAMA_ROPE_TYPE_NEOX`` ("the pairs of head values are offset by n_rot/2"). Each GGUF is
+written by hand (tests/gguf_files.py, ``struct``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gguf_files import header_only_gguf
+
+#: DeepSeek-V2-Lite's MLA widths: key_length 192 = qk_nope 128 + qk_rope 64, kv_lora_rank 512.
+DEEPSEEK2 = {
+    "block_count": 4,
+    "attention.head_count": 16,
+    "attention.key_length": 192,
+    "attention.kv_lora_rank": 512,
+    "rope.dimension_count": 64,
+    "rope.freq_base": 10000.0,
+}
+PLAIN = {"block_count": 4, "attention.key_length": 128, "rope.dimension_count": 128}
+
+
+@pytest.mark.parametrize(
+    ("arch", "keys", "start", "layout", "mode"),
+    [
+        ("deepseek2", DEEPSEEK2, 128, "interleaved", "NORM (0)"),
+        ("llama", PLAIN, 0, "interleaved", "NORM (0)"),
+        ("qwen2", PLAIN, 0, "half-split", "NEOX (2)"),
+    ],
+)
+def test_the_rotated_slice_has_llama_cpp_s_layout(
+    run_cli, tmp_path, arch, keys, start, layout, mode
+):
+    path = header_only_gguf(tmp_path / f"{arch}.gguf", arch, keys)
+    table = run_cli("rope", "layers", path)
+    assert table.exit_code == 0, table.output
+    width = keys["attention.key_length"]
+    row = next(line for line in table.stdout.splitlines() if line.startswith("0-3 "))
+    assert f"{start}…{width - 1} of {width}, {layout}" in row, table.stdout
+    assert f"note: {arch}: llama.cpp rotates in mode {mode}" in table.stdout
+    rows = json.loads(run_cli("rope", "layers", path, "--format", "json").stdout)
+    assert {r["layout"] for r in rows} == {layout} and len(rows) == 4
+
+
+def test_an_architecture_pecli_has_no_mode_for_keeps_the_family_s_layout(run_cli, tmp_path):
+    """No rope mode known (an architecture llama.cpp added later): the name's family rule
+    stands (half-split by default) and no mode is claimed."""
+    path = header_only_gguf(tmp_path / "m.gguf", "mystery", PLAIN)
+    result = run_cli("rope", "layers", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert {r["layout"] for r in json.loads(result.stdout)} == {"half-split"}
+    assert "rotates in mode" not in run_cli("rope", "layers", path).stdout
+
+
+def test_a_deepseek2_gguf_of_the_absorbed_mla_reads_its_head_from_key_length_mla(run_cli, tmp_path):
+    """llama.cpp's converter (DeepseekV2Model.set_gguf_parameters, since MLA absorption)
+    writes ``add_key_length(kv_lora_rank + qk_rope_head_dim)`` = 576 and
+    ``add_key_length_mla(qk_nope_head_dim + qk_rope_head_dim)`` = 192: the head was read as
+    576 channels, the last 64 rotating "after qk_nope_head_dim = 512" (kv_lora_rank's)."""
+    keys = {**DEEPSEEK2, "attention.key_length": 576, "attention.key_length_mla": 192}
+    path = header_only_gguf(
+        tmp_path / "deepseek2.gguf", "deepseek2", {**keys, "attention.value_length": 512}
+    )
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 0, result.output
+    assert "128…191 of 192, interleaved" in result.stdout, result.stdout
+    assert "192-channel query/key head rotate (after qk_nope_head_dim = 128)" in result.stdout

@@ -1,0 +1,96 @@
+"""``pecli rope identify``: a reading that determines no rope type is no success (status 1).
+
+It exited 0 with ``rope_type: not determined`` (a table of ones, a short cache whose slow pairs
+its positions do not pin), while the help and docs/cli.md promised status 1 only for
+``unknown``: a script checking the status took a reading of nothing for a success. Every table
+here is written with NumPy from its formula.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+
+def _half_split(theta: float, dim: int, n: int, dtype) -> np.ndarray:
+    """``[cos | sin]`` of positions 0 … n−1, half-split, each value rounded once to ``dtype``."""
+    angles = np.outer(np.arange(float(n)), theta ** (-np.arange(0, dim, 2) / dim))
+    parts = [np.cos(angles), np.cos(angles), np.sin(angles), np.sin(angles)]
+    return np.concatenate(parts, axis=1).astype(dtype)
+
+
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [
+        (np.ones((16, 8), np.float32), "too few to fit θ"),  # read as cos = sin = 1: no angle
+        (  # [cos | sin] of a table that does not rotate: cos 1, sin 0 at every position
+            np.concatenate([np.ones((16, 8)), np.zeros((16, 8))], axis=1).astype(np.float32),
+            "does not rotate",
+        ),
+        # θ 500000, d 128, 64 positions in float16: the slow pairs turn by less than float16
+        # tells apart, so θ comes from the leading pairs and the type is open
+        (_half_split(500000.0, 128, 64, np.float16), "are not determined by these positions"),
+    ],
+    ids=["ones", "no-rotation", "short-float16"],
+)
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_a_type_not_determined_exits_1_after_the_report(run_cli, tmp_path, table, said, fmt):
+    path = tmp_path / "t.npy"
+    np.save(path, table)
+    result = run_cli("rope", "identify", str(path), "--format", fmt)
+    assert result.exit_code == 1, result.output
+    if fmt == "json":
+        report = json.loads(result.stdout)
+        assert report["rope_type"] == "not determined"
+        assert any(said in finding for finding in report["findings"]), report["findings"]
+    else:
+        assert "rope_type: not determined" in result.stdout.splitlines()
+        assert said in result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "do not determine the rope type" in lines[0] and str(path) in lines[0]
+
+
+def test_the_same_cache_long_enough_in_float32_is_read_with_status_0(run_cli, tmp_path):
+    """The control: θ 500000, d 128, 64 positions in float32 pin every pair: default, 0."""
+    path = tmp_path / "t.npy"
+    np.save(path, _half_split(500000.0, 128, 64, np.float32))
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["rope_type"], report["theta"]) == ("default", 500000.0)
+
+
+def test_the_help_states_both_statuses(run_cli):
+    text = " ".join(run_cli("rope", "identify", "--help").stdout.split())
+    assert "rope_type: unknown" in text and "rope_type: not determined" in text
+
+
+def test_pecli_s_metadata_that_rebuilds_the_values_makes_the_type_known(run_cli, tmp_path):
+    """README's example: a bfloat16 cache of 3 rows and 2 pairs leaves the type open, but the
+    metadata pecli wrote beside it rebuilds it bit for bit (status 0). The same values without
+    the metadata, or with one value moved by one ulp, determine nothing (status 1)."""
+    from safetensors.numpy import load_file, save_file
+
+    from pecli.io.tensors import read_safetensors
+
+    out = tmp_path / "c.safetensors"
+    args = ["rope", "cache", "--head-dim", "4", "--n", "3", "--dtype", "bfloat16", "-o", str(out)]
+    assert run_cli(*args, "-q").exit_code == 0
+    with_metadata = run_cli("rope", "identify", str(out))
+    assert with_metadata.exit_code == 0, with_metadata.output
+    assert "rope_type: not determined" in with_metadata.stdout
+    assert "note: pecli's metadata agrees" in with_metadata.stdout
+    raw, meta = load_file(out), read_safetensors(out)[1]
+    bare = tmp_path / "bare.safetensors"
+    save_file(raw, bare)  # the values alone
+    moved = tmp_path / "moved.safetensors"
+    bits = raw["sin"].view(np.uint16)  # bfloat16: one ulp up is the next bit pattern
+    bits[2, 1::2] += 1  # both copies of pair 1's sin at position 2
+    save_file(raw, moved, metadata=meta)
+    for path, said in ((bare, "rope_type: not determined"), (moved, "metadata disagrees")):
+        result = run_cli("rope", "identify", str(path))
+        assert result.exit_code == 1 and said in result.stdout, result.output
+        assert "do not determine the rope type" in result.stderr

@@ -1,0 +1,121 @@
+"""``pecli alibi identify``: a tensor of no ALiBi says so on stderr; a masked causal bias reads.
+
+* A sinusoidal table was reported as the least-bad convention ("mpt … rebuilt within 1.07")
+  with status 1 and nothing on stderr: a log of stderr showed no failure at all.
+* A causal bias masked with ``masked_fill(-1e9)`` or with ``torch.finfo(float16).min``
+  (-65504) was read as ``symmetric`` (status 1): only ``-inf`` and values <= -1e30 counted as
+  a mask, so the causal rebuild saw finite values above the diagonal and failed.
+
+Every tensor here is written with NumPy: the slopes by the ALiBi paper's rule ``2^(-8k/n)``,
+``k = 1 … n`` (Press et al., power-of-two ``n``), the bias ``-m·(i - j)`` for keys ``j <= i``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+HEADS = 8
+SLOPES = 2.0 ** (-8.0 * np.arange(1, HEADS + 1) / HEADS)  # 1/2, 1/4, … 1/256
+
+
+def _causal(keys: int, fill: float, dtype, queries: int | None = None) -> np.ndarray:
+    """``(HEADS, q, k)``: the queries the last ``q`` of ``k`` positions, ``fill`` above."""
+    q = keys if queries is None else queries
+    i = np.arange(keys - q, keys)[:, None]  # query positions
+    j = np.arange(keys)[None, :]
+    bias = -SLOPES[:, None, None] * (i - j)
+    return np.where(j <= i, bias, fill).astype(dtype)
+
+
+def _sinusoidal(n: int, d: int) -> np.ndarray:
+    """The article's table: ``sin(p·ω_i), cos(p·ω_i)`` interleaved, ``ω_i = 10000^(-2i/d)``."""
+    angles = np.outer(np.arange(float(n)), 10000.0 ** (-np.arange(0, d, 2) / d))
+    table = np.empty((n, d))
+    table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles)
+    return table.astype(np.float32)
+
+
+def test_a_sinusoidal_table_is_said_on_stderr_to_be_no_alibi_bias(run_cli, tmp_path):
+    path = tmp_path / "pe.npy"
+    np.save(path, _sinusoidal(16, 16))
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()  # the report as before: the closest reading first
+    assert lines[0].startswith("ALiBi bias of shape (16, 16): convention ")
+    assert (
+        lines[-1] == "no ALiBi convention rebuilds the tensor within the tolerance: not determined"
+    )
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert str(path) in errors[0] and "no ALiBi convention rebuilds it (the closest" in errors[0]
+    as_json = run_cli("alibi", "identify", str(path), "--json")
+    assert as_json.exit_code == 1 and json.loads(as_json.stdout)["matched"] is False
+    assert as_json.stderr.strip().splitlines() == errors
+
+
+def test_slopes_of_no_series_get_their_stderr_line_too(run_cli, tmp_path):
+    path = tmp_path / "s.npy"
+    np.save(path, np.array([0.5, 0.3, 0.01]))  # ratios 0.6 and 0.033: no geometric series
+    result = run_cli("alibi", "identify", str(path))
+    assert result.exit_code == 1 and "not determined" in result.stdout
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 1 and "no ALiBi series fits its slopes" in errors[0], result.stderr
+
+
+@pytest.mark.parametrize(
+    ("fill", "dtype"),
+    [
+        (-1e9, np.float32),
+        (float(np.finfo(np.float16).min), np.float16),  # -65504: HF's masked_fill in float16
+        (float(np.finfo(np.float32).min), np.float32),  # read as a mask before too
+        (-np.inf, np.float32),
+    ],
+    ids=["-1e9", "float16-min", "float32-min", "-inf"],
+)
+@pytest.mark.parametrize("queries", [None, 4], ids=["square", "last-4-queries"])
+def test_a_causal_bias_masked_with_a_large_negative_constant_reads_as_causal(
+    run_cli, tmp_path, fill, dtype, queries
+):
+    path = tmp_path / "b.npy"
+    np.save(path, _causal(12, fill, dtype, queries))
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["convention"], report["relative_error"]) == ("causal", 0.0)
+    assert report["slopes"] == SLOPES.tolist()  # powers of two: exact in float16 too
+    fit = report["slope_fit"]
+    assert (fit["heads"], fit["max_bias"], fit["series"]) == (HEADS, 8.0, "press")
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["mild constant", "two constants", "above a bias value"],
+)
+def test_what_is_no_unambiguous_mask_is_not_read_as_causal(run_cli, tmp_path, change):
+    """-1e3 (above -1e4) is no mask; neither are two constants above the diagonal, nor a
+    constant that some unmasked value lies below."""
+    bias = _causal(12, -1e9, np.float64)
+    if change == "mild constant":
+        bias = _causal(12, -1e3, np.float64)
+    elif change == "two constants":
+        bias[:, 0, -1] = -2e9
+    else:
+        bias[:, -1, 0] = -3e9  # the bias at distance 11 of the last query, below the mask
+    path = tmp_path / "b.npy"
+    np.save(path, bias)
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stdout)["convention"] != "causal"
+    assert "no ALiBi convention rebuilds it" in result.stderr
+
+
+def test_a_symmetric_bias_still_reads_as_symmetric(run_cli, tmp_path):
+    i, j = np.arange(12)[:, None], np.arange(12)[None, :]
+    path = tmp_path / "b.npy"
+    np.save(path, (-SLOPES[:, None, None] * np.abs(i - j)).astype(np.float32))
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["convention"] == "symmetric"
