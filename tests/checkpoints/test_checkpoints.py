@@ -792,3 +792,21 @@ def test_zero_rows_are_no_circle_and_a_zero_matrix_is_scanned(run_cli, tmp_path)
     save_file({"w": zeros.astype(np.float32)}, str(tmp_path / "z.safetensors"))
     found = verdicts(run_cli, str(tmp_path / "z.safetensors"))
     assert found["w"]["verdict"] == "not sinusoidal", found
+
+
+def test_a_grid_whose_width_cuts_a_pair_is_screened_on_its_whole_pairs():
+    """positional-encodings' 3-D table at d = 13 ends on a lone sine: its pairs still circle.
+
+    ``PositionalEncoding3D(13)`` gives each axis ceil(13/6)·2 = 6 channels, ``[sin, cos]``
+    interleaved per frequency 10000^(-k/6), k = 0, 2, 4, and cuts the 18 to 13: column 12 is
+    the z axis's first sine, whose cosine is cut off. Built here in a slow loop from that
+    formula; the screen must pair only the whole pairs (sin² + cos² = 1 to rounding).
+    """
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    inv = [10000.0 ** (-k / 6) for k in (0, 2, 4)]
+    rows = []
+    for x, y, z in np.ndindex(3, 4, 5):
+        row = [f(p * w) for p in (x, y, z) for w in inv for f in (math.sin, math.cos)]
+        rows.append(row[:13])
+    assert circle_residual(np.array(rows)) < 1e-12
