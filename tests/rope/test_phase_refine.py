@@ -8,6 +8,7 @@ row offers the same phase twice (both possible, 0 apart: nothing is added to the
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from pecli.analysis.rope.phases import ladder, refine
 
@@ -36,3 +37,18 @@ def test_the_short_path_equals_the_general_one_bit_for_bit():
         positions, np.repeat(phases, 2, axis=1), np.repeat(errors, 2, axis=1), offset=3.0
     )
     assert np.array_equal(one[0], twice[0]) and np.array_equal(one[1], twice[1])
+
+
+def test_two_possible_phases_widen_the_error_by_their_gap():
+    """A cos-only row at φ = 3 allows 3 and 2π − 3: both inside the window, so ω is 3 ± the gap.
+
+    At p = 1 with the estimate ω = 3.1 ± 0.5, cos alone allows the phases 3 and 2π − 3
+    (0.1 and 0.18 from the estimate): the closer one, 3, is taken, and its error is their
+    gap 2π − 6 plus the float32 angle's rounding 2^-23 · 3 (hand-derived).
+    """
+    candidates = np.array([3.0, -3.0])[None, :, None]
+    omega, err = refine(
+        np.array([1.0]), candidates, np.zeros((1, 2, 1)), np.array([3.1]), np.array([0.5])
+    )
+    assert omega[0] == 3.0
+    assert err[0] == pytest.approx(2 * np.pi - 6 + 2.0**-23 * 3, rel=1e-12)
