@@ -119,8 +119,8 @@ def measurements(
     Examples
     --------
     >>> m = measurements(np.array([0.0, 1.0, 3.0]), np.zeros((3, 1)), np.full((3, 1), 1e-6))
-    >>> m.b.tolist(), m.zero.shape
-    ([1.0, 3.0, 1.0, 2.0], (1, 1))
+    >>> m.b.tolist(), m.span.tolist(), m.zero.shape  # 1 and 3; 1 - 0 (span 1), 3 - 1 (span 4)
+    ([1.0, 3.0, 1.0, 2.0], [1.0, 3.0, 1.0, 4.0], (1, 1))
 
     """
     order = np.argsort(positions, kind="stable")
