@@ -432,3 +432,38 @@ def test_a_theta_no_nine_digit_number_fits_is_kept_as_fitted():
     fitted, scale, run = fit_theta(theta ** (-np.arange(16) * 2 / 32), 32, np.full(16, 1e-12))
     assert fitted == pytest.approx(theta, rel=1e-13) and fitted != float(f"{fitted:.9g}")
     assert scale == pytest.approx(1.0, rel=1e-13) and run == 16
+
+
+def test_values_recomputed_in_a_later_chunk_are_those_of_their_own_positions(monkeypatch):
+    """A float16 YaRN cache from position 3, split into chunks of 2 rows, every value exact.
+
+    The kernel fills its scratch a chunk at a time; under an attention factor the values are
+    certified after the product, and with the kernel's bound widened every one is recomputed
+    exactly at its position. Rows 2 and 4 begin later chunks: they must be positions 5 and 7,
+    ``1.3·cos(p·10000^(-2i/8))`` by mpmath at 200 bits, rounded to float16 by mpmath.
+    """
+    from planted import rounded
+
+    from pecli.core import kernels
+    from pecli.core.certificate import ErrorBound
+    from pecli.core.dtypes import float_dtype
+    from pecli.core.rope import cache as rope_cache_module
+
+    monkeypatch.setattr(kernels, "CONSECUTIVE_BOUND", ErrorBound(absolute=0.05))
+    monkeypatch.setattr(rope_cache_module, "CHUNK_CELLS", 8)  # 4 pairs × 2 rows: 2-row chunks
+    yarn = RopeSpec(
+        head_dim=8,
+        rope_type="yarn",
+        factor=1.0,  # the default frequencies, and the attention factor given
+        attention_factor=1.3,
+        original_max_position_embeddings=2048,
+    )
+    spec = CacheSpec(rope_frequencies(yarn), 5, start=3, dtype=float_dtype("float16"), rows=2)
+    cache = np.concatenate(list(cache_blocks(spec)))
+    with mpmath.workprec(200):
+        omega = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / 8) for i in range(4)]
+        for r, row in enumerate(cache):
+            angles = [(3 + r) * w for w in omega]
+            cos = [rounded(mpmath.mpf(1.3) * mpmath.cos(a), "float16") for a in angles]
+            sin = [rounded(mpmath.mpf(1.3) * mpmath.sin(a), "float16") for a in angles]
+            assert row.astype(np.float64).tolist() == cos + cos + sin + sin, r
