@@ -434,6 +434,20 @@ def test_a_theta_no_nine_digit_number_fits_is_kept_as_fitted():
     assert scale == pytest.approx(1.0, rel=1e-13) and run == 16
 
 
+def test_a_frequency_measured_loosely_stays_in_the_run_within_its_own_tolerance():
+    """Four frequencies of θ = 10^4 over 64 channels, the last off by 10^-6 relative but
+    measured to ±2·10^-6 (the others to 10^-9): all four are one geometric run. Its least
+    squares slope of ln ω over i = 0…3 moves by δ·(3 − 1.5)/5 = 0.3·δ, δ = ln(1 + 10^-6), so
+    θ = exp(−32·slope) is 10^4·exp(−9.6·δ) (hand-derived)."""
+    from pecli.analysis.rope.inv_freq import fit_theta
+
+    w = 1e4 ** (-np.arange(4) * 2 / 64)
+    w[3] *= 1 + 1e-6
+    tol = np.array([1e-9, 1e-9, 1e-9, 2e-6])
+    fitted, _, run = fit_theta(w, 64, tol)
+    assert run == 4 and fitted == pytest.approx(1e4 * math.exp(-9.6 * math.log1p(1e-6)), rel=1e-9)
+
+
 def test_values_recomputed_in_a_later_chunk_are_those_of_their_own_positions(monkeypatch):
     """A float16 YaRN cache from position 3, split into chunks of 2 rows, every value exact.
 
