@@ -227,8 +227,9 @@ class PecliGroup(TyperGroup):
     def typed_option(self, error: Exception) -> str | None:
         """The long name the user typed for the option a ParameterError names, if it has two.
 
-        ``rope identify --key ""`` is about --key, not its other name --tensor. None for an
-        option of one long name (``-o`` is still said ``--output``) or one not typed.
+        ``rope identify --key ""`` is about --key, not its other name --tensor; ``rope cache
+        --no-truncate`` about --no-truncate. None for an option of one long name (``-o`` is
+        still said ``--output``) or one not typed.
         """
         if not isinstance(error, ParameterError):
             return None
@@ -237,7 +238,8 @@ class PecliGroup(TyperGroup):
             inner = inner.chosen
         typed = [word.split("=", 1)[0] for word in inner.words]
         for param in getattr(inner.chosen, "params", []):
-            names = [o for o in param.opts if o.startswith("--")]
+            flags = (*param.opts, *getattr(param, "secondary_opts", ()))  # --no-x too
+            names = [o for o in flags if o.startswith("--")]
             if param.name == error.parameter and len(names) > 1:
                 return next((word for word in reversed(typed) if word in names), None)
         return None

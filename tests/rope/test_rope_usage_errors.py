@@ -341,3 +341,47 @@ def test_rope_identify_refuses_an_xpos_table_and_says_what_it_is(run_cli, tmp_pa
     result = run_cli("rope", "identify", str(table))
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert f"not an xPos scale table (the {said}, γ 256, first centred position -9" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "named", "takers"),
+    [
+        (["--factor", "2"], "--factor", "linear, dynamic, yarn, longrope, llama3, proportional"),
+        (["--no-truncate"], "--no-truncate", "yarn"),
+        (["--beta-fast", "16"], "--beta-fast", "yarn"),
+        (["--seq-len", "9000"], "--seq-len", "dynamic, longrope"),
+        (
+            ["--rope-type", "linear", "--factor", "2", "--max-position-embeddings", "9"],
+            "--max-position-embeddings",
+            "dynamic, yarn, longrope",
+        ),
+        (
+            ["--rope-type", "yarn", "--factor", "2", "--original-max-position-embeddings", "64"]
+            + ["--low-freq-factor", "1"],
+            "--low-freq-factor",
+            "llama3",
+        ),
+    ],
+)
+def test_an_option_the_rope_type_does_not_take_is_refused(run_cli, tmp_path, args, named, takers):
+    """``--factor 2`` without ``--rope-type`` was a default cache, silently unscaled.
+
+    transformers' rope types read only their own fields of ``rope_parameters`` (its
+    ``_validate_*_rope_parameters`` warn of the others): ``factor`` is no field of the
+    default type, ``truncate`` and ``beta_fast`` only yarn's, ``low_freq_factor`` llama3's.
+    """
+    out = str(tmp_path / "c.npy")
+    result = run_cli("rope", "cache", "--head-dim", "8", "--n", "2", *args, "-o", out)
+    line = _one_line_status_2(result, tmp_path)
+    assert f"'{named}'" in line and f"rope_type {takers} only" in line
+
+
+def test_the_options_a_rope_type_takes_are_accepted(run_cli, tmp_path):
+    out = str(tmp_path / "c.npy")
+    yarn = ["--rope-type", "yarn", "--factor", "4", "--original-max-position-embeddings", "64"]
+    more = ["--beta-fast", "16", "--no-truncate", "--max-position-embeddings", "256"]
+    result = run_cli("rope", "cache", "--head-dim", "8", "--n", "2", *yarn, *more, "-o", out)
+    assert result.exit_code == 0, result.output
+    dynamic = ["--rope-type", "dynamic", "--factor", "2", "--max-position-embeddings", "64"]
+    result = run_cli("rope", "cache", "--head-dim", "8", "--n", "2", *dynamic, "--seq-len", "9")
+    assert result.exit_code == 0, result.output

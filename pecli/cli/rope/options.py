@@ -181,12 +181,28 @@ def resolve_spec(
             if "theta" in given
             else ["no --theta (or --config): θ = 10000, transformers' default"]
         )
-        return check_spec(RopeSpec(**given)), unset
+        spec = check_spec(RopeSpec(**given))
+        _all_taken(given, spec.rope_type)
+        return spec, unset
     spec, findings = config_spec(read_json_object(config), layer, fields.get("seq_len"))
     if given:
         findings.append("given on the command line: " + ", ".join(sorted(given)))
         spec = check_spec(dataclasses.replace(spec, **given))
+    _all_taken(given, spec.rope_type)
     return spec, findings
+
+
+def _all_taken(given: dict[str, Any], rope_type: str) -> None:
+    """Refuse an option the rope type ignores (``--factor 2`` without ``--rope-type``)."""
+    from ...core.errors import ParameterError
+    from ...core.rope.registry import takers
+
+    for name, value in given.items():
+        if rope_type not in (types := takers(name)):
+            rule = (
+                f"is taken by rope_type {', '.join(types)} only, and the rope_type is {rope_type}"
+            )
+            raise ParameterError(name, f"{rule}: give --rope-type, or leave it out", value)
 
 
 def config_spec(

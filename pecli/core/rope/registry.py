@@ -37,6 +37,7 @@ __all__ = [
     "default_of",
     "readers",
     "record",
+    "takers",
 ]
 
 _NO_DEFAULTS: Mapping[str, float] = MappingProxyType({})
@@ -290,6 +291,35 @@ def readers(name: str) -> tuple[str, ...]:
     ('yarn', 'longrope', 'llama3')
     """
     return tuple(r.name for r in RECORDS.values() if name in r.reads)
+
+
+#: Fields every rope type takes (the base, the head and its rotated share).
+EVERY_TYPE = frozenset({"rope_type", "theta", "head_dim", "partial_rotary_factor"})
+
+
+def takers(name: str) -> tuple[str, ...]:
+    """The rope types whose frequencies or attention factor depend on spec field ``name``.
+
+    Those that read it (:attr:`RopeType.reads`) or require it, yarn and longrope for
+    ``max_position_embeddings`` (``f = M/L`` without ``factor``), and dynamic and longrope
+    for ``seq_len`` (θ rescaled; the long factors past ``L``). Every type for the fields of
+    :data:`EVERY_TYPE`.
+
+    >>> takers("factor")
+    ('linear', 'dynamic', 'yarn', 'longrope', 'llama3', 'proportional')
+    >>> takers("max_position_embeddings"), takers("seq_len")
+    (('dynamic', 'yarn', 'longrope'), ('dynamic', 'longrope'))
+    """
+    if name in EVERY_TYPE:
+        return ROPE_TYPES
+    return tuple(
+        r.name
+        for r in RECORDS.values()
+        if name in r.reads
+        or name in r.required
+        or (name == "max_position_embeddings" and r.factor_from_lengths)
+        or (name == "seq_len" and (r.follows_length or r.factor_lists))
+    )
 
 
 def default_of(name: str) -> float:
