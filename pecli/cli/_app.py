@@ -191,7 +191,15 @@ class PecliGroup(TyperGroup):
         from . import _hints
 
         command = error.ctx.command
-        if isinstance(error, click_exceptions.NoSuchOption):
+        typed = error.option_name if isinstance(error, click_exceptions.NoSuchOption) else None
+        word = _hints.one_dash_long(command, inner.words, typed)
+        if word is not None:  # -dtype: click read -d -t …; said of the word and its --dtype
+            hint = f"Did you mean '-{word}'? Long options take two dashes."
+            if isinstance(error, click_exceptions.NoSuchOption):
+                error.message, error.possibilities = f"No such option '{word}'. {hint}", None
+            else:  # -output 3: -o took "utput" as its value, and 3 was left over
+                error.message += f" ('{word}' is read as '{word[:2]} {word[2:]}'). {hint}"
+        elif isinstance(error, click_exceptions.NoSuchOption):
             error.message += _hints.one_dash_hint(error.option_name, command)
         elif "unexpected extra argument" in error.message:
             error.message += _hints.comma_hint(command, inner.words)

@@ -14,7 +14,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["closest", "comma_hint", "one_dash_hint", "options_first_hint", "rule_with_guess"]
+__all__ = [
+    "closest",
+    "comma_hint",
+    "one_dash_hint",
+    "one_dash_long",
+    "options_first_hint",
+    "rule_with_guess",
+]
 
 
 def closest(value: object, names: Sequence[object]) -> str | None:
@@ -42,6 +49,32 @@ def one_dash_hint(option: str, command: Any) -> str:
     if option.startswith("--") or "-" + option not in _options(command):
         return ""
     return f" Did you mean '-{option}'? Long options take two dashes."
+
+
+def one_dash_long(command: Any, words: Sequence[str], option: str | None = None) -> str | None:
+    """The first word ``-name`` (or ``-name=value``) of ``words`` where ``--name`` exists.
+
+    click reads ``-dtype`` as the short options ``-d -t -y …`` and stops at the first it
+    lacks, so its error names ``-d`` (which ``--d`` matched: the wrong hint) or ``-s`` for
+    ``-start`` (no hint at all). ``option``: the short option click named, which the word
+    must contain; words after ``--`` are arguments, not options.
+
+    >>> import click
+    >>> command = click.Command("c", params=[click.Option(["--dtype"]), click.Option(["--d"])])
+    >>> one_dash_long(command, ["--d", "4", "-dtype", "float16"], "-d")
+    '-dtype'
+    >>> one_dash_long(command, ["-d", "4"], "-d") is None
+    True
+    """
+    known = _options(command)
+    for word in words:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        long = len(name) > 2 and name[0] == "-" and name[1] != "-" and "-" + name in known
+        if long and (option is None or option.lstrip("-") in name[1:]):
+            return name
+    return None
 
 
 def options_first_hint(option: str, group: Any, words: Sequence[str], path: str) -> str:

@@ -101,7 +101,8 @@ def test_compute_relative_is_streamed_under_a_memory_cap(pecli_cmd, tmp_path):
 
 def test_compute_relative_refuses_a_table_the_disk_cannot_hold_before_work(run_cli, tmp_path):
     out = tmp_path / "r.npy"
-    result = run_cli("compute", "--relative", "--d", "8", "--n", "4503599627370496", "-o", str(out))
+    # n = 2^24 (the largest): 2^25 − 1 rows of 8192 float32, 1 TiB
+    result = run_cli("compute", "--relative", "--d", "8192", "--n", str(2**24), "-o", str(out))
     assert result.exit_code == 1, result.output  # was an out-of-memory after allocating
     assert "not enough room" in result.stderr and not out.exists()
 

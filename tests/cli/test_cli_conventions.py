@@ -64,6 +64,22 @@ def test_diffusers_flags_on_compute(run_cli):
     np.testing.assert_allclose(got, lib.diffusers(np.arange(3), 6, True, 0), atol=1e-15)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--convention", "tensor2tensor"],  # its own guard: ln(C) / max(h - 1, 1), ω = [1]
+        ["--convention", "diffusers", "--downscale-freq-shift", "0.5"],  # 0 / (1 - 0.5): ω = [1]
+    ],
+)
+def test_one_pair_tables_that_their_library_defines(run_cli, args):
+    # by hand: h = 1, so the one frequency is C^0 = 1 and row p is [sin p, cos p]
+    result = run_cli("compute", *args, "--d", "2", "--n", "3", "--dtype", "float64", "--no-header")
+    assert result.exit_code == 0, result.output
+    got = np.loadtxt(result.stdout.splitlines(), delimiter=",")
+    p = np.arange(3.0)
+    np.testing.assert_allclose(got, np.stack([np.sin(p), np.cos(p)], axis=1), atol=1e-15)
+
+
 def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
     data = tmp_path / "h.csv"
     result = run_cli(
@@ -145,6 +161,16 @@ def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
         (  # odd d = 9: 4 pairs of sin and cos and a column of zeros, h = 9 // 2 = 4
             ["--convention", "diffusers", "--d", "9", "--downscale-freq-shift", "4"],
             "must be less than 4, half of --d (9), rounded down:",
+        ),
+        # diffusers divides by d // 2 - S with no guard (exponent / (half_dim - shift)): at
+        # d = 2 and 3, S = 1 is 0/0, NaN; tensor2tensor's max(h - 1, 1) is not diffusers'
+        (
+            ["--convention", "diffusers", "--d", "2", "--downscale-freq-shift", "1"],
+            "'--downscale-freq-shift': must be less than 1, half of --d (2):",
+        ),
+        (
+            ["--convention", "diffusers", "--d", "3", "--downscale-freq-shift", "1"],
+            "must be less than 1, half of --d (3), rounded down:",
         ),
         (["--convention", "whisper", "--d", "9"], "--d"),
     ],

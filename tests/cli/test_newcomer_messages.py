@@ -24,6 +24,39 @@ def test_one_dash_suggests_the_long_option(run_cli):
     assert "two dashes" in line
 
 
+@pytest.mark.parametrize(
+    ("args", "word"),
+    [  # click reads -dtype as -d -t …: it said "'-d'. Did you mean '--d'?", the wrong one
+        (("compute", "-dtype", "float64"), "-dtype"),
+        (("compute", "--d", "4", "-start", "3"), "-start"),  # was a bare "No such option '-s'"
+        (("compute", "-key", "pe"), "-key"),
+        (("compute", "-dtype=float64"), "-dtype"),
+        (("rope", "axes", "-ids", "0,1"), "-ids"),
+        (("rope", "cache", "-dtype", "float16"), "-dtype"),
+        (("rope", "identify", "-key", "w"), "-key"),
+        (("alibi", "bias", "-dtype", "float16"), "-dtype"),
+        (("xpos", "-layout", "half-split"), "-layout"),
+    ],
+)
+def test_a_long_name_with_one_dash_suggests_its_two_dash_option(run_cli, args, word):
+    line = _line(run_cli(*args))
+    assert line.endswith(
+        f"No such option '{word}'. Did you mean '-{word}'? Long options take two dashes."
+    )
+
+
+def test_a_long_name_with_one_dash_read_as_a_short_option_and_its_value(
+    run_cli, tmp_path, monkeypatch
+):
+    """-output: click reads -o utput, and the 3 after it is left over; -offset alike."""
+    monkeypatch.chdir(tmp_path)
+    line = _line(run_cli("compute", "-output", "3"))
+    assert "unexpected extra argument (3)" in line and "Did you mean '--output'?" in line
+    line = _line(run_cli("xpos", "-offset", "3"))
+    assert "'-offset' is read as '-o ffset'" in line and "Did you mean '--offset'?" in line
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_one_dash_of_an_option_that_does_not_exist_adds_nothing(run_cli):
     line = _line(run_cli("compute", "-z", "512"))
     assert line.endswith("No such option '-z'.")

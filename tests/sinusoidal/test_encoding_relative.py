@@ -70,11 +70,16 @@ def test_relative_refuses_a_padding_row_naming_it(run_cli):
     assert result.exit_code == 2 and "without a padding row (got padding row 1)" in result.output
 
 
-def test_relative_rows_stop_at_2_to_the_52_positions(run_cli, tmp_path):
-    """2n − 1 rows from n − 1 down to −(n − 1): n is at most 2^52 = 4503599627370496."""
-    out = tmp_path / "r.npy"
-    result = run_cli("compute", "--relative", "--d", "4", "--n", str(2**52 + 1), "-o", str(out))
-    assert result.exit_code == 2 and not out.exists()
-    assert "'--n': must be an integer from 1 to 4503599627370496 (got 4503599627370497)" in (
-        result.stderr
-    )
+@pytest.mark.parametrize("n", [2**24 + 1, 2**52, 2**52 + 1])
+def test_relative_rows_stop_at_2_to_the_24_positions(run_cli, n):
+    """2n − 1 rows from n − 1 down to −(n − 1): n is at most 2^24 = 16777216.
+
+    At n = 2^52 (the bound this replaced) the first rows hold cos(4503599627027798) =
+    9.2249e-7 (mpmath), 0.0575 of a float32 ulp (2^-44) from a midpoint, 3.3e-15, inside the
+    certificate's margin there (p·2^-99 = 7.1e-15): to stdout the table stopped with status 1
+    after its work ("a value stays undecided at 256 bits"). Refused now, before any row."""
+    result = run_cli("compute", "--relative", "--d", "2", "--n", str(n), "--format", "csv")
+    assert result.exit_code == 2, result.output[:300]
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    assert "'--n': must be an integer from 1 to 16777216 (2^24) with --relative" in (result.stderr)
+    assert f"(got {n})" in result.stderr

@@ -9,6 +9,7 @@ import json
 import math
 import re
 import shlex
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -266,15 +267,16 @@ def test_xpos_csv_and_npy(run_cli, tmp_path):
 
     args = ("xpos", "--head-dim", "8", "--n", "3", "--scale-base", "1", "--centre", "lucidrains")
     rows = list(csv.reader(io.StringIO(run_cli(*args, "--format", "csv").stdout)))
+    # one name per column (a pair's two channels hold the same scale): channel c, pair c // 2
     assert rows[0] == [
-        "scale_0",
-        "scale_0",
-        "scale_1",
-        "scale_1",
-        "scale_2",
-        "scale_2",
-        "scale_3",
-        "scale_3",
+        "ch0_pair0",
+        "ch1_pair0",
+        "ch2_pair1",
+        "ch3_pair1",
+        "ch4_pair2",
+        "ch5_pair2",
+        "ch6_pair3",
+        "ch7_pair3",
     ]
     assert [round(float(v), 6) for v in rows[3][::2]] == [0.285714, 0.464286, 0.642857, 0.821429]
     fixture = FIXTURES["xpos_torchscale_d16_L9_off4_k"]
@@ -376,7 +378,30 @@ def test_xpos_half_split_columns_name_pair_c_mod_half(run_cli):
     result = run_cli(*args)
     assert result.exit_code == 0, result.output
     header = next(csv.reader(io.StringIO(result.stdout)))
-    assert header == [f"scale_{i}" for i in (0, 1, 2, 3, 0, 1, 2, 3)]
+    assert header == [f"ch{c}_pair{i}" for c, i in enumerate((0, 1, 2, 3, 0, 1, 2, 3))]
+
+
+@pytest.mark.parametrize(
+    ("offset", "position"),
+    # torchscale, L = 1: the one position is offset - ceil((1 + offset)/2), by hand
+    [(166, 82), (167, 83), (1 << 30, 1 << 29)],
+)
+def test_xpos_refuses_an_offset_whose_scales_round_to_0(run_cli, tmp_path, offset, position):
+    """ζ_0 = 2/7 at d = 2, γ = 1: the query scale (2/7)^p rounds to 0 in float32 exactly when
+    it is below half the smallest subnormal, 2^-150 (exact rationals: p = 82 keeps a
+    subnormal, p = 83 does not); such an offset is refused before the table, never a table
+    of zeros with status 0."""
+    exact = Fraction(2, 7) ** min(position, 200)  # past 200 far below 2^-150 anyway
+    out = tmp_path / "x.npy"
+    args = ("xpos", "--head-dim", "2", "--n", "1", "--scale-base", "1", "--offset", str(offset))
+    result = run_cli(*args, "-o", str(out))
+    if exact > Fraction(1, 2**150):
+        assert result.exit_code == 0, result.output
+        assert np.load(out)[0, 0] == np.float32(float(exact)) > 0
+        return
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "'--offset'" in result.stderr, result.stderr
+    assert "above 0 in float32" in result.stderr and not out.exists()
 
 
 @pytest.mark.parametrize(("span", "rows"), [("0", [("0", "0")]), ("1", None)])

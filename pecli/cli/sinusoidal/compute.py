@@ -36,12 +36,26 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The tensor name of a .safetensors output without --key.
 DEFAULT_KEY = "positional_encoding"
 
+#: The largest --n of --relative (2n − 1 rows, angles up to (n − 1)·ω). The certificate's
+#: recomputation allows the angle an error of 2^-99 of itself (the double-double frequency),
+#: so a sine or cosine near 0 at an angle A is undecidable when it lies within A·2^-99 of a
+#: float32 midpoint: at n = 2^52 the first rows hold cos(4503599627027798) = 9.2e-7, within
+#: 3.3e-15 of one (the margin is 7.1e-15), and the table failed with status 1 after its
+#: work. Over a whole relative table such values are expected about A²·ln(A)·2^-74 times
+#: per pair: 1e-4 for d = 512 at 2^24, thousands at 2^40.
+MAX_RELATIVE_N = 1 << 24
+RELATIVE_N_RULE = (
+    "must be an integer from 1 to 16777216 (2^24) with --relative: larger angles (n − 1)·ω "
+    "leave values near 0 the certificate cannot decide"
+)
+
 Relative = Annotated[
     bool,
     typer.Option(
         "--relative",
         help="Rows are positions n−1, n−2, …, −(n−1) (2n−1 rows): the relative table of "
-        "Conformer, Parakeet, wav2vec2-conformer (with --convention pytorch).",
+        "Conformer, Parakeet, wav2vec2-conformer (with --convention pytorch); --n at most "
+        "2^24.",
     ),
 ]
 
@@ -123,7 +137,8 @@ def _write_relative(out: TableTarget, kind: str, n: int, table: dict[str, Any]) 
         raise ParameterError(
             "start", "has no meaning with --relative (rows n−1 … −(n−1))", table["start"]
         )
-    n = check_n(n, most=1 << 52)  # 2n − 1 rows, at most 2^53
+    if check_n(n) > MAX_RELATIVE_N:
+        raise ParameterError("n", RELATIVE_N_RULE, n)
     span = {**table, "start": 1 - n, "padding_idx": None}  # every position, checked at once
     table_blocks(n=2 * n - 1, **span)
     knobs = {k: v for k, v in table.items() if k not in ("start", "padding_idx")}

@@ -78,9 +78,9 @@ def xpos_command(
     Queries are multiplied by it, keys by its inverse (--keys), on top of the rotary
     rotation; their product ζ_i^((t_q - t_k)/γ) decays with the distance. The centre c depends
     on the sequence's length, and torchscale and rotary-embedding-torch centre an odd length
-    differently. Rows are positions, CSV columns scale_i (two per pair i). Each value is
-    rounded once to --dtype (float32, float16, bfloat16: certified); -o NAME.safetensors holds
-    the tensor xpos_scales (bfloat16 allowed).
+    differently. Rows are positions, CSV columns ch0_pair0, ch1_pair0, … (channel c and the
+    pair i whose scale it holds). Each value is rounded once to --dtype (float32, float16,
+    bfloat16: certified); -o NAME.safetensors holds the tensor xpos_scales (bfloat16 allowed).
 
     Example: pecli xpos --head-dim 8 --n 5 --format csv
     """
@@ -153,7 +153,11 @@ def _write_tensor(out: TableTarget, table: np.ndarray, said: Certificate) -> Non
 
 
 def _columns(head_dim: int, layout: PairLayout) -> list[str]:
-    """``scale_i`` of each channel: pair ``c // 2`` (interleaved) or ``c mod d/2``."""
-    if layout == PairLayout.interleaved:
-        return [f"scale_{c // 2}" for c in range(head_dim)]
-    return [f"scale_{c % (head_dim // 2)}" for c in range(head_dim)]
+    """``ch{c}_pair{i}`` of each channel ``c``: pair ``i = c // 2`` (interleaved) or ``c mod d/2``.
+
+    Unique (a pair's two channels hold the same scale, so the pair alone would name two
+    columns alike) and 0-based, as the channels of ``rope cache`` and xPos's pairs are.
+    """
+    half = head_dim // 2
+    pairs = [c // 2 if layout == PairLayout.interleaved else c % half for c in range(head_dim)]
+    return [f"ch{c}_pair{i}" for c, i in enumerate(pairs)]

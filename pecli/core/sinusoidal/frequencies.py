@@ -66,10 +66,15 @@ def _half(d: int, odd_d: str) -> float:
 
 
 def _denominator(d: int, schedule: object, odd_d: str = "zero") -> float:
-    """``h - s``, with tensor2tensor's own guard ``max(num_timescales - 1, 1)`` at ``h = 1``."""
+    """``h - s``, with tensor2tensor's own guard ``max(num_timescales - 1, 1)`` at ``h = 1``.
+
+    The guard is the ``tensor2tensor`` schedule's, by that name; a shift ``shift:S`` or a
+    number, diffusers' ``downscale_freq_shift`` among them, divides by ``h - S`` as diffusers
+    does (by zero at ``h = S = 1``: NaN), so it needs ``h - S > 0`` even at ``S = 1``.
+    """
     shift = check_schedule(schedule)
     denominator = _half(d, odd_d) - shift
-    if shift == 1.0 and denominator <= 0:  # get_timing_signal_1d: max(num_timescales - 1, 1)
+    if schedule == "tensor2tensor" and denominator <= 0:  # max(num_timescales - 1, 1)
         return 1.0
     if denominator <= 0:  # the smallest d with d // 2 > S
         least = 2 * (math.floor(shift) + 1)

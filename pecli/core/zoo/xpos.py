@@ -28,6 +28,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..certificate import TALLY, ErrorBound, power_exact, round_certified
@@ -167,6 +169,7 @@ def xpos_scales(
     positions = xpos_positions(n, offset=offset, centre=centre)
     if positions.size * zeta.size * 2 > MAX_XPOS_VALUES:
         raise ParameterError("n", f"times head_dim {zeta.size * 2} must be at most 2^26", n)
+    _check_no_zero_scale(positions, zeta, (float(scale_base), offset, keys), float_dtype(dtype))
     exponents, scales = _float64_scales(positions, zeta, scale_base, keys)
     if dtype != "float64":
         p = (-positions if keys else positions, float(scale_base))
@@ -214,6 +217,51 @@ def xpos_largest_scale(
     with np.errstate(over="ignore"):
         _, scales = _float64_scales(ends, xpos_pair_bases(head_dim), scale_base, keys)
     return float(scales.max())
+
+
+def _check_no_zero_scale(
+    positions: np.ndarray,
+    zeta: np.ndarray,
+    knobs: tuple[float, int, bool],
+    dtype: np.dtype,
+) -> None:
+    """Refuse, before the table, a scale that rounds to 0 in ``dtype`` (never a zero scale).
+
+    The extreme scales are the first pair's (``ζ_0 = 2/7``, the farthest from 1) in the first
+    or the last row (``exp(q·ln ζ_0)`` is monotone in ``q``), so two numbers tell. A large
+    ``offset`` moves every position far past the centre: ``(2/7)^(p/γ)`` is then below the
+    dtype's smallest subnormal (``(2/7)^(2^29/512)`` is 10^-570) and the whole table would
+    read 0. A table that also overflows is left to the overflow's refusal (``scale_base``).
+    The rule names ``offset`` when one is given, else ``scale_base``, and offers a wider
+    dtype that keeps the scales, as the overflow refusal does.
+    """
+    scale_base, offset, keys = knobs
+    log_zeta = math.log(float(zeta[0]))
+    ends = [(-1.0 if keys else 1.0) * float(p) / scale_base * log_zeta for p in positions[[0, -1]]]
+    try:
+        largest = np.array([math.exp(max(ends))])
+    except OverflowError:  # past float64: the overflow's refusal, after the table
+        return
+    with np.errstate(over="ignore"):
+        if not np.isfinite(round_once(largest, dtype)[0]):  # the overflow's refusal too
+            return
+    smallest = np.array([math.exp(min(ends))])  # (math.exp underflows to 0.0, never raises)
+    if round_once(smallest, dtype)[0] > 0:
+        return
+    wider = [
+        name
+        for name in ("float32", "float64")
+        if np.dtype(name).itemsize > dtype.itemsize and round_once(smallest, np.dtype(name))[0] > 0
+    ]
+    also = f", or `dtype` {'/'.join(wider)}" if wider else ""
+    cure = "a smaller `offset` or a larger `scale_base`" if offset else "a larger `scale_base`"
+    rule = (
+        f"must keep every scale above 0 in {dtype.name}: the first pair's rounds to 0 at "
+        f"these positions ({cure}{also})"
+    )
+    if offset:
+        raise ParameterError("offset", rule, offset)
+    raise ParameterError("scale_base", rule, scale_base)
 
 
 def _float64_scales(

@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 from ...errors import ParameterError
-from ...rules import check_layout, check_schedule, schedule_name
+from ...rules import SCHEDULES, check_layout, check_schedule, number_text, schedule_name
 from ..knobs import check_amplitude, check_angle_scale, check_odd_d
 from .presets import ALIASES, PRESETS, Convention
 
@@ -90,9 +90,15 @@ def _diffusers(knob: str, value: object) -> str:
         return "cos-sin" if value else "sin-cos"
     number = None if isinstance(value, str) else value  # a number, not a schedule's name
     try:  # any finite shift S (check_schedule takes a number as S); d // 2 - S > 0 is d's rule
-        return schedule_name(check_schedule(number))
+        shift = check_schedule(number)
     except ParameterError:
         raise ParameterError("downscale_freq_shift", "must be a finite number", value) from None
+    # S = 1 stays shift:1, not tensor2tensor: diffusers divides by d // 2 - S with no guard
+    return (
+        f"shift:{number_text(shift)}"
+        if shift == SCHEDULES["tensor2tensor"]
+        else schedule_name(shift)
+    )
 
 
 def _checked(knob: str, value: Any) -> Any:
