@@ -11,7 +11,11 @@ def _name(text: str) -> bytes:
 
 
 def _pair(key: str, value: object) -> bytes:
-    """A key and its value: a string (type 8), a float32 (6) or a uint32 (4)."""
+    """A key and its value: a string (type 8), a float32 (6), a uint32 (4) or a list of int32
+    (an array, 9, of type 5: ``rope.dimension_sections``)."""
+    if isinstance(value, list):
+        items = struct.pack(f"<{len(value)}i", *value)
+        return _name(key) + struct.pack("<IIQ", 9, 5, len(value)) + items
     if isinstance(value, str):
         return _name(key) + struct.pack("<I", 8) + _name(value)
     if isinstance(value, float):

@@ -18,7 +18,7 @@ from pecli.core.multiaxis.resolve import PRESETS, TEXT_PRESETS
 from pecli.core.ports.arithmetic import ARITHMETICS
 from pecli.core.ports.engines import ENGINES
 from pecli.core.ports.ggml_cache import GGML_TYPES
-from pecli.core.ports.gguf_format import ARCH_MODES, MODES
+from pecli.core.ports.gguf_modes import ARCH_MODES, MODES
 from pecli.core.rope.framework import FRAMEWORK_TYPES
 
 DOCS = Path(__file__).resolve().parent.parent.parent / "docs"
@@ -88,7 +88,7 @@ def test_the_engines_table_of_porting_md_is_the_records():
 def test_the_rope_modes_porting_md_names_are_the_records():
     text = (DOCS / "porting.md").read_text(encoding="utf-8")
     said = text.split("* **the rope mode**", 1)[1].split("A config with", 1)[0]
-    named = re.findall(r"\b([A-Z]+) (\d+)\b", " ".join(said.split()))
+    named = re.findall(r"\b([A-Z]+) (-?\d+)\b", " ".join(said.split()))
     assert [(name, int(value)) for name, value in named] == [
         (m.name, m.value) for m in MODES.values()
     ]

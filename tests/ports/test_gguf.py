@@ -20,7 +20,7 @@ from gguf_files import header_only_gguf
 
 from pecli.core.errors import ParameterError
 from pecli.core.ports.ggml import deepseek_factors, yarn_corr_dims
-from pecli.core.ports.gguf_format import rope_mode
+from pecli.core.ports.gguf_modes import rope_mode
 from pecli.io.ports.gguf import read_f32, read_gguf, read_rope_tensors
 
 HERE = Path(__file__).parent.parent / "fixtures" / "libraries" / "gguf"

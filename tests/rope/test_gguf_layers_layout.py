@@ -74,3 +74,44 @@ def test_a_deepseek2_gguf_of_the_absorbed_mla_reads_its_head_from_key_length_mla
     assert result.exit_code == 0, result.output
     assert "128…191 of 192, interleaved" in result.stdout, result.stdout
     assert "192-channel query/key head rotate (after qk_nope_head_dim = 128)" in result.stdout
+
+
+#: GLM-4.1V's text model as llama.cpp's converter writes it: arch glm4 with M-RoPE sections.
+GLM4 = {"block_count": 4, "attention.key_length": 128, "rope.dimension_count": 64}
+
+
+@pytest.mark.parametrize(
+    ("arch", "keys", "layout", "mode"),
+    [
+        ("orion", PLAIN, "0…127 of 128, half-split", "NEOX (2)"),  # was NORM in pecli's table
+        ("lfm2", PLAIN, "0…127 of 128, half-split", "NEOX (2)"),  # was missing
+        ("glm4", GLM4, "0…63 of 128, interleaved", "NORM (0)"),
+        ("glm4", {**GLM4, "rope.dimension_sections": [8, 12, 12, 0]}, "half-split", "MROPE (8)"),
+        ("glm4moe", {**GLM4, "rope.dimension_sections": [8, 0, 0, 0]}, "half-split", "NEOX (2)"),
+    ],
+    ids=["orion", "lfm2", "glm4", "glm4-sections", "glm4moe-one-section"],
+)
+def test_architectures_llama_cpp_lists_rotate_in_its_mode(
+    run_cli, tmp_path, arch, keys, layout, mode
+):
+    """llama.cpp (ggml-org/llama.cpp 00395eb2 ``llama_model_rope_type``): orion and lfm2 under
+    NEOX; glm4 ``use_mrope() ? MROPE : NORM``, glm4moe ``? MROPE : NEOX``, ``use_mrope`` being
+    ``rope_sections[0] > 0 && rope_sections[1] > 0``."""
+    path = header_only_gguf(tmp_path / f"{arch}.gguf", arch, keys)
+    table = run_cli("rope", "layers", path)
+    assert table.exit_code == 0, table.output
+    row = next(line for line in table.stdout.splitlines() if line.startswith("0-3 "))
+    assert layout in row, table.stdout
+    assert f"note: {arch}: llama.cpp rotates in mode {mode}" in table.stdout
+
+
+def test_an_architecture_without_rope_in_llama_cpp_rotates_no_layer(run_cli, tmp_path):
+    """gpt2 is under ``return LLAMA_ROPE_TYPE_NONE;`` ("these models do not use RoPE"): every
+    layer NoPE, said in a note, not a half-split rotation of the whole head."""
+    path = header_only_gguf(
+        tmp_path / "gpt2.gguf", "gpt2", {"block_count": 3, "attention.key_length": 64}
+    )
+    table = run_cli("rope", "layers", path)
+    assert table.exit_code == 0, table.output
+    assert "RoPE map NNN" in table.stdout
+    assert "note: gpt2: llama.cpp's rope type is NONE (-1), no rotary embedding" in table.stdout

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...core.ports.ggml import deepseek_note, yarn_corr_dims, yarn_factor
-from ...core.ports.gguf_format import rope_mode
+from ...core.ports.gguf_modes import rope_mode
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.registry import record
 
@@ -39,7 +39,7 @@ def notes_for(
     spec: RopeSpec, config: Mapping[str, Any], arch: str | None, found: Mapping[str, Any]
 ) -> list[Finding]:
     """Notes (``Finding`` with status ``note``, or ``differ`` for a convention broken)."""
-    notes = [_mode_finding(config, arch)]
+    notes = [_mode_finding(config, arch, found.get("rope.dimension_sections"))]
     for text in (_truncate(spec), _llama3_length(spec, config), _dynamic(spec)):
         if text:
             notes.append(Finding("note", "note", None, None, text))
@@ -58,22 +58,24 @@ def _expected_mode(config: Mapping[str, Any]) -> str | None:
     return "IMROPE" if interleaved else "MROPE"
 
 
-def _mode_finding(config: Mapping[str, Any], arch: str | None) -> Finding:
-    want, mode = _expected_mode(config), rope_mode(arch)
+def _mode_finding(config: Mapping[str, Any], arch: str | None, sections: Any = None) -> Finding:
+    want, mode = _expected_mode(config), rope_mode(arch, sections)
     if want and mode and mode[0] != want:
         rule = (
             f"the config has mrope_section ({want}): {arch} rotates in {mode[0]}, "
             "right for text only, wrong for image and video positions"
         )
         return Finding("rope mode", "differ", want, mode[0], rule)
-    return Finding("rope mode", "note", None, None, _mode(arch))
+    return Finding("rope mode", "note", None, None, _mode(arch, sections))
 
 
-def _mode(arch: str | None) -> str:
-    mode = rope_mode(arch)
+def _mode(arch: str | None, sections: Any = None) -> str:
+    mode = rope_mode(arch, sections)
     if mode is None:
         return f"architecture {arch!r} is not in pecli's table of llama.cpp rope modes"
     name, value, pairs = mode
+    if name == "NONE":
+        return f"{arch}: llama.cpp's rope type is NONE ({value}), {pairs}"
     return f"{arch}: llama.cpp rotates in mode {name} ({value}), {pairs}"
 
 

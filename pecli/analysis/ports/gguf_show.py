@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.ports.gguf_format import rope_mode
+from ...core.ports.gguf_modes import MODES, rope_mode
 from .gguf import identify_freqs
 
 __all__ = ["show_lines", "show_report", "spelled"]
@@ -42,7 +42,7 @@ def show_report(
     for name in tensor_types:
         types[name] = types.get(name, 0) + 1
     values = {k: v.tolist() for k, v in tensors.items()}
-    mode = rope_mode(arch)
+    mode = rope_mode(arch, keys.get(prefix + "rope.dimension_sections"))
     return {
         "architecture": arch,
         "version": version,
@@ -74,7 +74,8 @@ def spelled(value: Any) -> Any:
 
 def show_lines(report: dict[str, Any]) -> list[str]:
     """:func:`show_report` in words, a line each: keys, rope mode, tensors and their reading."""
-    mode = rope_mode(report["architecture"])
+    name = report["rope_mode"]
+    mode = (name, MODES[name].value, MODES[name].pairs) if name in MODES else None
     lines = [f"architecture {report['architecture']}, GGUF version {report['version']}"]
     lines += [f"{k} = {v!r}" for k, v in report["keys"].items()]
     how = f"{mode[0]} ({mode[1]}): {mode[2]}" if mode else "not in pecli's table"

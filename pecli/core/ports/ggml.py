@@ -1,7 +1,7 @@
 """llama.cpp / ggml's reading of a rotary embedding: frequency factors, YaRN, DeepSeek.
 
-The rope modes and what a GGUF file holds are :mod:`.gguf_format`'s. Pure NumPy and
-:mod:`math`; no I/O. Sources (llama.cpp): ``ggml/src/ggml.c``
+The rope modes are in :mod:`.gguf_modes`, what a GGUF file holds in :mod:`.gguf_format`. Pure
+NumPy and :mod:`math`; no I/O. Sources (llama.cpp): ``ggml/src/ggml.c``
 ``ggml_rope_yarn_corr_dims`` (the correction range, always floored and ceiled),
 ``convert_hf_to_gguf.py`` ``LlamaModel.generate_extra_tensors`` (``rope_freqs``),
 ``DeepseekV2Model.set_gguf_parameters`` and ``src/models/deepseek2.cpp`` (the log-multiplier,

@@ -1,29 +1,23 @@
 """What a GGUF file holds about rotary embeddings, and what llama.cpp's converter reads.
 
-ggml's tensor types, the F32 tensors that carry frequency factors, and ggml's rope modes, one
-record per mode with the ``general.architecture`` names that rotate in it (llama.cpp
-``src/llama-model.cpp`` ``llama_model_rope_type``, a selection); the config the converter
-(``convert_hf_to_gguf.py``) reads. Pure Python; no I/O.
+ggml's tensor types, the F32 tensors that carry frequency factors, the GGUF value types and
+the types llama.cpp's loader requires of the rope keys; the config the converter
+(``convert_hf_to_gguf.py``) reads. The rope type of each architecture is :mod:`.gguf_modes`'s.
+Pure Python; no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..rope.config.shapes import ALL, rope_tables, text_section
 
 __all__ = [
-    "ARCH_MODES",
     "FREQUENCY_TENSORS",
-    "MODES",
     "ROPE_KEY_TYPES",
-    "ROPE_MODES",
     "TENSOR_TYPES",
     "VALUE_TYPES",
-    "RopeMode",
-    "rope_mode",
     "text_config",
     "value_type",
 ]
@@ -127,139 +121,6 @@ TENSOR_TYPES = {
     40: ("NVFP4", 64, 36),
     41: ("Q1_0", 128, 18),
 }
-
-
-@dataclass(frozen=True)
-class RopeMode:
-    """One of ggml's rope modes and the architectures that rotate in it.
-
-    Attributes
-    ----------
-    name : str
-        ``NORM``, ``NEOX``, … (``GGML_ROPE_TYPE_*`` in ``ggml.h``).
-    value : int
-        Its value there.
-    pairs : str
-        Which channels form a pair, in words.
-    architectures : tuple of str
-        The GGUF ``general.architecture`` names llama.cpp rotates in this mode.
-
-    """
-
-    name: str
-    value: int
-    pairs: str
-    architectures: tuple[str, ...] = ()
-
-
-#: ggml's rope modes, one record each; a new architecture is a name in one record.
-MODES = {
-    m.name: m
-    for m in (
-        RopeMode(
-            "NORM",
-            0,
-            "consecutive pairs (2j, 2j+1): the converter permuted q_proj/k_proj rows from "
-            "transformers' half-split layout (LlamaModel.permute), or wrote rows already "
-            "paired so as they are (deepseek2)",
-            (
-                "llama",
-                "llama4",
-                "deci",
-                "baichuan",
-                "starcoder",
-                "internlm2",
-                "minicpm",
-                "xverse",
-                "command-r",
-                "cohere2",
-                "olmo",
-                "arctic",
-                "deepseek",
-                "deepseek2",
-                "chatglm",
-                "granite",
-                "granitemoe",
-                "chameleon",
-                "bailingmoe",
-                "smollm3",
-                "arcee",
-                "ernie4_5",
-                "mistral3",
-                "orion",
-            ),
-        ),
-        RopeMode(
-            "NEOX",
-            2,
-            "half-split pairs (j, j + n_rot/2), transformers' rotate_half layout; no permutation",
-            (
-                "falcon",
-                "grok",
-                "dbrx",
-                "bert",
-                "nomic-bert",
-                "stablelm",
-                "bitnet",
-                "qwen",
-                "qwen2",
-                "qwen2moe",
-                "qwen3",
-                "qwen3moe",
-                "olmo2",
-                "olmoe",
-                "phi2",
-                "phi3",
-                "phimoe",
-                "gemma",
-                "gemma2",
-                "gemma3",
-                "gemma3n",
-                "starcoder2",
-                "openelm",
-                "gptneox",
-                "codeshell",
-                "nemotron",
-                "exaone",
-                "minicpm3",
-                "gpt-oss",
-                "plamo2",
-            ),
-        ),
-        RopeMode(
-            "MROPE",
-            8,
-            "half-split pairs, sections of the pairs driven by time, height, width",
-            ("qwen2vl",),
-        ),
-        RopeMode("VISION", 24, "half-split pairs, the exponent restarting in each section"),
-        RopeMode(
-            "IMROPE",
-            40,
-            "half-split pairs, time/height/width interleaved pair by pair",
-            ("qwen3vl", "qwen3vlmoe"),
-        ),
-    )
-}
-#: ggml's rope modes by name: their values.
-ROPE_MODES = {name: mode.value for name, mode in MODES.items()}
-#: The mode each GGUF ``general.architecture`` implies.
-ARCH_MODES = {arch: mode.name for mode in MODES.values() for arch in mode.architectures}
-
-
-def rope_mode(arch: str | None) -> tuple[str, int, str] | None:
-    """The rope mode llama.cpp uses for a GGUF architecture: name, value, pair layout.
-
-    Examples
-    --------
-    >>> rope_mode("llama")[:2], rope_mode("qwen2")[:2], rope_mode("qwen3vl")[:2]
-    (('NORM', 0), ('NEOX', 2), ('IMROPE', 40))
-    >>> rope_mode("mystery") is None
-    True
-
-    """
-    name = ARCH_MODES.get(arch or "")
-    return None if name is None else (name, MODES[name].value, MODES[name].pairs)
 
 
 def text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], float | None]:
