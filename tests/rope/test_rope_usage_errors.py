@@ -356,8 +356,16 @@ def test_rope_identify_refuses_an_xpos_table_and_says_what_it_is(run_cli, tmp_pa
             "dynamic, yarn, longrope",
         ),
         (
-            ["--rope-type", "yarn", "--factor", "2", "--original-max-position-embeddings", "64"]
-            + ["--low-freq-factor", "1"],
+            [
+                "--rope-type",
+                "yarn",
+                "--factor",
+                "2",
+                "--original-max-position-embeddings",
+                "64",
+                "--low-freq-factor",
+                "1",
+            ],
             "--low-freq-factor",
             "llama3",
         ),
