@@ -198,7 +198,7 @@ class PecliGroup(TyperGroup):
             if isinstance(error, click_exceptions.NoSuchOption):
                 error.message, error.possibilities = f"No such option '{word}'. {hint}", None
             else:  # -output 3: -o took "utput" as its value, and 3 was left over
-                error.message += f" ('{word}' is read as '{word[:2]} {word[2:]}'). {hint}"
+                error.message += f"{_hints.one_dash_reading(command, word)}. {hint}"
         elif isinstance(error, click_exceptions.NoSuchOption):
             error.message += _hints.one_dash_hint(error.option_name, command)
         elif "unexpected extra argument" in error.message:

@@ -19,6 +19,7 @@ __all__ = [
     "comma_hint",
     "one_dash_hint",
     "one_dash_long",
+    "one_dash_reading",
     "options_first_hint",
     "rule_with_guess",
 ]
@@ -75,6 +76,22 @@ def one_dash_long(command: Any, words: Sequence[str], option: str | None = None)
         if long and (option is None or option.lstrip("-") in name[1:]):
             return name
     return None
+
+
+def one_dash_reading(command: Any, word: str) -> str:
+    """`` ('-output' is read as '-o utput')`` where ``-o`` is a short option of ``command``.
+
+    Only then did click take the word's tail as that option's value; a command whose values
+    may start with a dash (``timestep -dtype``) read the word as a value, so it adds nothing.
+
+    >>> import click
+    >>> command = click.Command("c", params=[click.Option(["-o", "--output"])])
+    >>> one_dash_reading(command, "-output"), one_dash_reading(command, "-dtype")
+    (" ('-output' is read as '-o utput')", '')
+    """
+    if word[:2] not in _options(command):
+        return ""
+    return f" ('{word}' is read as '{word[:2]} {word[2:]}')"
 
 
 def options_first_hint(option: str, group: Any, words: Sequence[str], path: str) -> str:

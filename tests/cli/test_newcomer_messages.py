@@ -57,6 +57,21 @@ def test_a_long_name_with_one_dash_read_as_a_short_option_and_its_value(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("args", "word"),
+    [  # these commands take values that may start with a dash: the word was read as one
+        (("timestep", "-dtype", "float64", "0.5"), "-dtype"),
+        (("timestep", "-linspace", "0", "1", "3"), "-linspace"),
+        (("fourier", "--k", "3", "-dtype", "float32", "0.5"), "-dtype"),
+    ],
+)
+def test_a_long_name_with_one_dash_read_as_a_value_is_not_said_split(run_cli, args, word):
+    """None of these commands has a short option -d or -l: no "'-dtype' is read as '-d type'"."""
+    line = _line(run_cli(*args))
+    assert f"Did you mean '-{word}'? Long options take two dashes." in line
+    assert "is read as" not in line, line
+
+
 def test_one_dash_of_an_option_that_does_not_exist_adds_nothing(run_cli):
     line = _line(run_cli("compute", "-z", "512"))
     assert line.endswith("No such option '-z'.")
