@@ -453,5 +453,11 @@ def test_rope_identify_says_why_no_theta_fits():
     assert any("increase with the pair index (θ = 0.06" in f for f in rising.findings)
     three = identify_inv_freq(np.array([1.0, 2.0, 4.0]))  # the shortest run: 3 values
     assert any("increase with the pair index" in f for f in three.findings)
+    equal = identify_inv_freq(np.full(4, 0.5))  # ω_i = θ^(-2i/8) = 1 for all i: θ = 1
+    assert equal.rope_type == "unknown"
+    assert equal.findings == [
+        "the frequencies are all equal (θ = 1): not an inv_freq vector, whose ω_i = θ^(-2i/dim) "
+        "fall"
+    ]  # it said "increase with the pair index (θ = 1 < 1)"
     varying = identify_inv_freq(np.array([1.0, 0.5, 0.4, 0.1]))  # ratios 0.5, 0.8, 0.25
     assert any("vary from the first pairs on" in f for f in varying.findings)

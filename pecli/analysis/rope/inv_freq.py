@@ -111,10 +111,12 @@ def _no_theta(theta: float, run: int) -> str:
             "the ratios ω_(i+1)/ω_i vary from the first pairs on: per-pair factors "
             "(longrope?) that θ cannot be separated from"
         )
-    return (
-        f"the frequencies increase with the pair index (θ = {theta:.6g} < 1): not an "
-        "inv_freq vector, whose ω_i = θ^(-2i/dim) fall"
+    trend = (  # θ = 1: equal frequencies (all ones, or one factor on all), which no θ > 1 makes
+        f"increase with the pair index (θ = {theta:.6g} < 1)"
+        if theta < 1
+        else f"are all equal (θ = {theta:.6g})"
     )
+    return f"the frequencies {trend}: not an inv_freq vector, whose ω_i = θ^(-2i/dim) fall"
 
 
 def _uniform(
