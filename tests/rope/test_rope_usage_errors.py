@@ -393,3 +393,36 @@ def test_the_options_a_rope_type_takes_are_accepted(run_cli, tmp_path):
     dynamic = ["--rope-type", "dynamic", "--factor", "2", "--max-position-embeddings", "64"]
     result = run_cli("rope", "cache", "--head-dim", "8", "--n", "2", *dynamic, "--seq-len", "9")
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said", "advice"),
+    [
+        (
+            ["--factor", "2"],
+            "the rope_type is default (no --rope-type given)",
+            "give a --rope-type",
+        ),
+        (
+            ["--rope-type", "linear", "--factor", "2", "--beta-fast", "16"],
+            "--rope-type is linear",
+            "leave the option out",
+        ),
+        (["--config", "CONFIG", "--beta-fast", "16"], "the config's rope_type is llama3", "give"),
+    ],
+)
+def test_the_refusal_of_an_option_says_where_the_rope_type_came_from(
+    run_cli, tmp_path, args, said, advice
+):
+    """ "give --rope-type" was said to a user who had given --rope-type llama3."""
+    config = tmp_path / "config.json"
+    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0}
+    llama3 |= {"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    config.write_text(json.dumps({"rope_theta": 500000.0, "head_dim": 8, "rope_scaling": llama3}))
+    args = [str(config) if a == "CONFIG" else a for a in args]
+    out = str(tmp_path / "c.npy")
+    result = run_cli("rope", "cache", "--head-dim", "8", "--n", "2", *args, "-o", out)
+    line = _one_line_status_2(result, tmp_path, keep=["config.json"])
+    assert f"only, and {said}: {advice}" in line, line
+    if "--rope-type" in args:
+        assert "give" not in line, line

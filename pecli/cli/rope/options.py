@@ -182,27 +182,38 @@ def resolve_spec(
             else ["no --theta (or --config): θ = 10000, transformers' default"]
         )
         spec = check_spec(RopeSpec(**given))
-        _all_taken(given, spec.rope_type)
+        _all_taken(given, spec.rope_type, from_config=False)
         return spec, unset
     spec, findings = config_spec(read_json_object(config), layer, fields.get("seq_len"))
     if given:
         findings.append("given on the command line: " + ", ".join(sorted(given)))
         spec = check_spec(dataclasses.replace(spec, **given))
-    _all_taken(given, spec.rope_type)
+    _all_taken(given, spec.rope_type, from_config=True)
     return spec, findings
 
 
-def _all_taken(given: dict[str, Any], rope_type: str) -> None:
-    """Refuse an option the rope type ignores (``--factor 2`` without ``--rope-type``)."""
+def _all_taken(given: dict[str, Any], rope_type: str, *, from_config: bool) -> None:
+    """Refuse an option the rope type ignores (``--factor 2`` without ``--rope-type``).
+
+    The rule says where the rope type came from: ``--rope-type`` itself (then giving
+    ``--rope-type`` is no advice), the config, or the default.
+    """
     from ...core.errors import ParameterError
     from ...core.rope.registry import takers
 
+    if "rope_type" in given:
+        whose, advice = f"--rope-type is {rope_type}", "leave the option out"
+    else:
+        whose = (
+            f"the config's rope_type is {rope_type}"
+            if from_config
+            else f"the rope_type is {rope_type} (no --rope-type given)"
+        )
+        advice = "give a --rope-type that takes it, or leave the option out"
     for name, value in given.items():
         if rope_type not in (types := takers(name)):
-            rule = (
-                f"is taken by rope_type {', '.join(types)} only, and the rope_type is {rope_type}"
-            )
-            raise ParameterError(name, f"{rule}: give --rope-type, or leave it out", value)
+            rule = f"is taken by rope_type {', '.join(types)} only, and {whose}: {advice}"
+            raise ParameterError(name, rule, value)
 
 
 def config_spec(
