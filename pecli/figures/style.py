@@ -64,11 +64,18 @@ def new_figure(
 def number_label(value: float) -> str:
     """Four significant digits; from 1000 on as a whole number with thousands separators.
 
+    A whole number (a context length, an offset) is written in full up to 2^53, where every
+    integer is exact: 131072 is not 131,100.
+
     >>> number_label(6.283185), number_label(221.4), number_label(47123.9), number_label(1e-3)
     ('6.283', '221.4', '47,120', '0.001')
+    >>> number_label(131072), number_label(32768.0)
+    ('131,072', '32,768')
     """
     if not math.isfinite(value) or abs(value) < 1000:
         return f"{value:.4g}"
+    if float(value).is_integer() and abs(value) <= 2**53:
+        return f"{int(value):,}"
     digits = math.floor(math.log10(abs(value))) + 1
     return f"{round(value, 4 - digits):,.0f}"
 

@@ -116,6 +116,15 @@ def test_spectrum_data_are_the_wavelengths_and_the_context_counts_longer_pairs(r
     assert "context L = 4,096" in text
 
 
+def test_spectrum_context_is_labelled_as_given(run_cli, tmp_path):
+    """--context 131072 was drawn as "context L = 131,100" (four significant digits)."""
+    out = tmp_path / "p.svg"
+    result = run_cli("plot-spectrum", "--d", "128", "--context", "131072", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "context L = 131,072" in text and "131,100" not in text
+
+
 def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
     labels = ["unchanged"] * 20 + ["smoothed"] * 12 + ["interpolated"] * 32
     assert band_runs(labels) == [
