@@ -96,6 +96,24 @@ def test_edm_ddpmpp_is_sin_then_cos_with_endpoint_frequencies():
     np.testing.assert_allclose(table, expected, rtol=1e-15, atol=1e-16)
 
 
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("model", ["edm", "edm-ve"])
+def test_edm_endpoint_frequencies_need_two_pairs(model, d):
+    """EDM's PositionalEmbedding(endpoint=True) divides arange(d // 2) by d // 2 - 1: at d = 2
+    and 3 that is 0/0, and its table is NaN. pecli gave sin c, cos c (tensor2tensor's guard)."""
+    with pytest.raises(ParameterError, match="at least 4 for") as error:
+        timestep_table([2.0], model, d=d, dtype="float64")
+    assert error.value.parameter == "d"
+
+
+def test_edm_adm_frequencies_divide_by_the_half_width():
+    """DhariwalUNet's PositionalEmbedding(endpoint=False) divides by d // 2: one pair at d = 2,
+    ω = 1, the table [cos c, sin c] with c = ln(2)/4."""
+    c = math.log(2.0) / 4
+    table = timestep_table([2.0], "edm-adm", d=2, dtype="float64")[0]
+    np.testing.assert_allclose(table, [math.cos(c), math.sin(c)], rtol=1e-15)
+
+
 @pytest.mark.parametrize(
     ("values", "model", "kwargs", "parameter"),
     [

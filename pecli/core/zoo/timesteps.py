@@ -78,6 +78,9 @@ class TimestepModel:
     source: str = ""
     #: The library code whose float32 steps :func:`network_table` repeats ("": none checked).
     network: str = ""
+    #: The model's code divides by ``d // 2 - 1`` unguarded (EDM's
+    #: ``PositionalEmbedding(endpoint=True)``): 0/0, a NaN table, at ``d`` = 2 and 3.
+    unguarded: bool = False
 
     @property
     def takes_sigma(self) -> bool:
@@ -141,6 +144,7 @@ TIMESTEP_MODELS: dict[str, TimestepModel] = {
             "EDM DDPM++ (SongUNet): PositionalEmbedding(endpoint=True), "
             "sin/cos swapped; EDMPrecond c_noise = ln(σ)/4",
             noise=_edm,
+            unguarded=True,
         ),
         _m(
             "edm-adm",
@@ -154,6 +158,7 @@ TIMESTEP_MODELS: dict[str, TimestepModel] = {
             "tensor2tensor",
             "EDM VEPrecond with DDPM++: c_noise = ln(σ/2)",
             noise=_ve,
+            unguarded=True,
         ),
         _m(
             "consistency",
@@ -260,6 +265,12 @@ def timestep_table(
     from ..sinusoidal.encoding import positional_encoding
 
     spec = _model(model)
+    if spec.unguarded and d in (2, 3):  # pecli's tensor2tensor schedule would guard it to ω = 1
+        rule = (
+            f"must be at least 4 for {model}: EDM's PositionalEmbedding(endpoint=True) divides "
+            "by d // 2 - 1 (0/0, NaN, at d = 2, 3)"
+        )
+        raise ParameterError("d", rule, d)
     kwargs = spec.table_convention().table_kwargs()
     kwargs.pop("start"), kwargs.pop("padding_idx")
     positions = model_inputs(values, model, input_dtype=input_dtype)
