@@ -201,6 +201,8 @@ class PecliGroup(TyperGroup):
                 error.message += f"{_hints.one_dash_reading(command, word)}. {hint}"
         elif isinstance(error, click_exceptions.NoSuchOption):
             error.message += _hints.one_dash_hint(error.option_name, command)
+        elif hint := _hints.one_dash_value(command, inner.words, error.message):
+            error.message += hint  # timestep -d 8: '-d' was read as a value
         elif "unexpected extra argument" in error.message:
             error.message += _hints.comma_hint(command, inner.words)
 

@@ -20,6 +20,7 @@ __all__ = [
     "one_dash_hint",
     "one_dash_long",
     "one_dash_reading",
+    "one_dash_value",
     "options_first_hint",
     "rule_with_guess",
 ]
@@ -92,6 +93,26 @@ def one_dash_reading(command: Any, word: str) -> str:
     if word[:2] not in _options(command):
         return ""
     return f" ('{word}' is read as '{word[:2]} {word[2:]}')"
+
+
+def one_dash_value(command: Any, words: Sequence[str], message: str) -> str:
+    """``timestep -d 8 0.5``: ``-d`` taken as a value (the command takes negative numbers).
+
+    The value's refusal names the word; where ``--d`` exists, say so as for ``compute -d``.
+
+    >>> import click
+    >>> command = click.Command("c", params=[click.Option(["--d"])])
+    >>> one_dash_value(command, ["-d", "8"], "'-d' is neither a number nor an option")
+    ". Did you mean '--d'? Long options take two dashes."
+    """
+    for word in words:
+        if word == "--":
+            break
+        if len(word) == 2 and word[0] == "-" and f"'{word}'" in message:
+            hint = one_dash_hint(word, command)
+            if hint:
+                return "." + hint
+    return ""
 
 
 def options_first_hint(option: str, group: Any, words: Sequence[str], path: str) -> str:

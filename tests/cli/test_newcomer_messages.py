@@ -72,6 +72,19 @@ def test_a_long_name_with_one_dash_read_as_a_value_is_not_said_split(run_cli, ar
     assert "is read as" not in line, line
 
 
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [  # values may be negative numbers here, so -d was refused as a value, with no hint
+        (("timestep", "-d", "8", "0.5"), "--d"),
+        (("fourier", "-k", "3", "0.5"), "--k"),
+    ],
+)
+def test_one_dash_read_as_a_value_suggests_the_long_option(run_cli, args, option):
+    line = _line(run_cli(*args))
+    assert f"'{option[1:]}' is neither a number nor an option" in line
+    assert line.endswith(f". Did you mean '{option}'? Long options take two dashes."), line
+
+
 def test_one_dash_of_an_option_that_does_not_exist_adds_nothing(run_cli):
     line = _line(run_cli("compute", "-z", "512"))
     assert line.endswith("No such option '-z'.")
