@@ -7,6 +7,7 @@ the expected values are hand-derived (T5 span limits, file systems in the mount 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -357,7 +358,7 @@ def _first_index(run_cli, args):
     header, first = result.stdout.splitlines()[:2]
     if header.startswith("pair,"):
         return int(first.split(",")[0])
-    return int(header.split(",")[0].rsplit("_", 1)[1])
+    return int(re.search(r"(\d+)$", header.split(",")[0])[1])  # sin_1, cos_0, ch0_pair0
 
 
 ONE_BASED = {
