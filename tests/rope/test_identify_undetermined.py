@@ -94,3 +94,25 @@ def test_pecli_s_metadata_that_rebuilds_the_values_makes_the_type_known(run_cli,
         result = run_cli("rope", "identify", str(path))
         assert result.exit_code == 1 and said in result.stdout, result.output
         assert "do not determine the rope type" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("vector", "nonzero"),
+    [([1.0, 0.0, 0.0], 1), ([1.0, 0.0, 0.0, 0.0, 0.0], 1), ([1.0, 0.5, 0.0, 0.0], 2)],
+)
+def test_an_inv_freq_vector_of_fewer_than_3_nonzero_values_is_read_status_1(
+    run_cli, tmp_path, vector, nonzero
+):
+    """``[1, 0, 0]`` passes the vector's rule (>= 3 finite numbers >= 0, the first > 0) but
+    holds one frequency: θ's fit called ``np.polyfit`` on 2 positions and 1 value, "internal
+    error: TypeError" (status 1 with no report). Fewer than 3 nonzero frequencies fit no θ."""
+    path = tmp_path / "v.npy"
+    np.save(path, np.array(vector))
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["rope_type"] == "unknown" and report["theta"] is None
+    said = f"{nonzero} nonzero of {len(vector)} frequencies: too few to fit θ (3 needed)"
+    assert said in report["findings"], report["findings"]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal error" not in result.stderr, result.stderr
