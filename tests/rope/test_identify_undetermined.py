@@ -116,3 +116,17 @@ def test_an_inv_freq_vector_of_fewer_than_3_nonzero_values_is_read_status_1(
     assert said in report["findings"], report["findings"]
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "internal error" not in result.stderr, result.stderr
+
+
+def test_a_cache_whose_only_rotating_pair_is_pair_0_is_read_status_1(run_cli, tmp_path):
+    """``[cos | sin]`` half-split of ω = (1, 0, 0) at positions 0 … 31: pairs 1 and 2 do not
+    turn (cos 1, sin 0). The measured frequencies reached the same θ fit: internal error."""
+    angles = np.outer(np.arange(32.0), [1.0, 0.0, 0.0])
+    table = np.concatenate([np.cos(angles)] * 2 + [np.sin(angles)] * 2, axis=1)
+    path = tmp_path / "c.npy"
+    np.save(path, table)
+    result = run_cli("rope", "identify", str(path))
+    assert result.exit_code == 1, result.output
+    assert "rope_type: unknown" in result.stdout.splitlines()
+    assert "note: 1 nonzero of 3 frequencies: too few to fit θ (3 needed)" in result.stdout
+    assert "internal error" not in result.stderr and len(result.stderr.splitlines()) == 1
