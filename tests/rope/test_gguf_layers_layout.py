@@ -115,3 +115,25 @@ def test_an_architecture_without_rope_in_llama_cpp_rotates_no_layer(run_cli, tmp
     assert table.exit_code == 0, table.output
     assert "RoPE map NNN" in table.stdout
     assert "note: gpt2: llama.cpp's rope type is NONE (-1), no rotary embedding" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("keys", "said"),
+    [
+        ({"attention.key_length_mla": 32}, "attention.key_length_mla (got 64 > 32)"),
+        ({"attention.key_length": 32}, "attention.key_length (got 64 > 32)"),
+    ],
+    ids=["key_length_mla", "key_length"],
+)
+def test_a_deepseek2_head_narrower_than_its_rotated_width_names_the_gguf_keys(
+    run_cli, tmp_path, keys, said
+):
+    """A 32-channel MLA head cannot rotate 64 channels: the error named ``qk_nope_head_dim``
+    (got -32), a transformers field no GGUF holds; it now names the two keys."""
+    path = header_only_gguf(tmp_path / "d.gguf", "deepseek2", {**DEEPSEEK2, **keys})
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "rope.dimension_count <=" in lines[0] and said in lines[0], lines[0]
+    assert "qk_nope_head_dim" not in lines[0]
