@@ -137,3 +137,18 @@ def test_a_deepseek2_head_narrower_than_its_rotated_width_names_the_gguf_keys(
     assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
     assert "rope.dimension_count <=" in lines[0] and said in lines[0], lines[0]
     assert "qk_nope_head_dim" not in lines[0]
+
+
+@pytest.mark.parametrize("mla", [None, 0], ids=["absent", "zero"])
+def test_without_key_length_mla_the_head_is_key_length_as_llama_cpp_reads_it(
+    run_cli, tmp_path, mla
+):
+    """llama.cpp (src/models/deepseek2.cpp) reads ``attention.key_length_mla`` as optional,
+    default 0, and ``llama_hparams::is_mla()`` holds only when it is nonzero: otherwise
+    ``n_embd_head_k_mla()`` is ``n_embd_head_k``, key_length (192 in converters before MLA
+    absorption)."""
+    keys = dict(DEEPSEEK2) if mla is None else {**DEEPSEEK2, "attention.key_length_mla": mla}
+    path = header_only_gguf(tmp_path / "d.gguf", "deepseek2", keys)
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 0, result.output
+    assert "128…191 of 192, interleaved" in result.stdout, result.stdout
