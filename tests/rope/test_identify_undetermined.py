@@ -130,3 +130,27 @@ def test_a_cache_whose_only_rotating_pair_is_pair_0_is_read_status_1(run_cli, tm
     assert "rope_type: unknown" in result.stdout.splitlines()
     assert "note: 1 nonzero of 3 frequencies: too few to fit θ (3 needed)" in result.stdout
     assert "internal error" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_pecli_s_metadata_that_rebuilds_a_longrope_cache_makes_its_type_known(run_cli, tmp_path):
+    """A longrope cache pecli wrote reads as ``unknown`` (its per-pair factors hide θ), and
+    the metadata beside it rebuilds it bit for bit: the report said both, then "matches no
+    rope_type pecli knows", status 1, for the type pecli had just written and named. As for a
+    type not determined, the metadata's rebuild is the reading (status 0); the values alone
+    still exit 1."""
+    from safetensors.numpy import load_file, save_file
+
+    out = tmp_path / "lr.safetensors"
+    args = ["rope", "cache", "--rope-type", "longrope", "--factor", "4", "--head-dim", "8"]
+    args += ["--original-max-position-embeddings", "64", "--short-factor", "1,1.5,2,3"]
+    args += ["--long-factor", "2,3,4,5", "--n", "32", "-q", "-o", str(out)]
+    assert run_cli(*args).exit_code == 0
+    with_metadata = run_cli("rope", "identify", str(out))
+    assert with_metadata.exit_code == 0, with_metadata.output
+    assert "rope_type: unknown" in with_metadata.stdout.splitlines()
+    assert "(rope_type longrope," in with_metadata.stdout
+    assert "note: pecli's metadata agrees" in with_metadata.stdout
+    bare = tmp_path / "bare.safetensors"
+    save_file(load_file(out), bare)
+    result = run_cli("rope", "identify", str(bare))
+    assert result.exit_code == 1 and "matches no rope_type" in result.stderr, result.output
