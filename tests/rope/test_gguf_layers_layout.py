@@ -152,3 +152,28 @@ def test_without_key_length_mla_the_head_is_key_length_as_llama_cpp_reads_it(
     result = run_cli("rope", "layers", path)
     assert result.exit_code == 0, result.output
     assert "128…191 of 192, interleaved" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "got"),
+    [
+        ("attention.key_length_mla", "192", "'192'"),  # a string where GGUF writes a uint32
+        ("rope.dimension_count", "64", "'64'"),
+        ("attention.key_length_mla", 192.5, "192.5"),  # a float32 that is no width
+    ],
+)
+def test_a_width_key_of_another_type_is_refused_naming_it(run_cli, tmp_path, key, value, got):
+    """A deepseek2 width held as a string crashed: "internal error: TypeError" (status 1)."""
+    keys = {**DEEPSEEK2, "attention.key_length": 576, "attention.key_length_mla": 192}
+    path = header_only_gguf(tmp_path / "d.gguf", "deepseek2", {**keys, key: value})
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal error" not in result.stderr, result.stderr
+    assert f"must hold an integer in {key} (got {got})" in lines[0], lines[0]
+
+
+def test_a_width_key_written_as_a_whole_float_is_read(run_cli, tmp_path):
+    keys = {**DEEPSEEK2, "attention.key_length": 576, "attention.key_length_mla": 192.0}
+    result = run_cli("rope", "layers", header_only_gguf(tmp_path / "d.gguf", "deepseek2", keys))
+    assert result.exit_code == 0 and "128…191 of 192, interleaved" in result.stdout, result.output

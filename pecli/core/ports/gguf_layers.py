@@ -98,7 +98,19 @@ def config_from_gguf(
     return config, notes
 
 
+def _count(get: Mapping[str, Any], name: str) -> int | None:
+    """A width key as an integer (GGUF writes uint32), None when absent; else status 2."""
+    value = get.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value % 1 != 0:
+        raise ParameterError("gguf", f"must hold an integer in {name}", repr(value))
+    return int(value)
+
+
 def _widths(get: Mapping[str, Any], config: dict[str, Any]) -> None:
+    widths = ("attention.key_length", "attention.key_length_mla", "attention.kv_lora_rank")
+    get = {**get, **{name: _count(get, name) for name in (*widths, "rope.dimension_count")}}
     head, name = get.get("attention.key_length"), "attention.key_length"
     if get.get("attention.kv_lora_rank") and get.get("attention.key_length_mla"):
         # DeepSeek's MLA as llama.cpp's converter writes it since MLA absorption: key_length
