@@ -154,3 +154,17 @@ def test_pecli_s_metadata_that_rebuilds_a_longrope_cache_makes_its_type_known(ru
     save_file(load_file(out), bare)
     result = run_cli("rope", "identify", str(bare))
     assert result.exit_code == 1 and "matches no rope_type" in result.stderr, result.output
+
+
+def test_one_pair_not_determined_is_named_alone():
+    """θ 10000, d 8, 4096 positions in bfloat16: only the slowest pair (3, ω = 10^-3) stays
+    open; the note said "pairs 3 … 3 are"."""
+    import ml_dtypes
+
+    from pecli.analysis.rope.identify import identify_rope
+
+    table = _half_split(10000.0, 8, 4096, ml_dtypes.bfloat16)
+    report, findings = identify_rope({"table": table}, {})
+    assert report["rope_type"] == "not determined"
+    said = "pair 3 is not determined by these positions: a longer cache (more positions) pins it"
+    assert said in findings, findings

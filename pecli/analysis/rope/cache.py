@@ -224,9 +224,11 @@ def _conclude(
     if start is None:
         findings.append("the first position is not determined (rows not consecutive?)")
     if undetermined.size:
+        first, last = int(undetermined[0]), u.size - 1
+        which = f"pair {last} is" if first == last else f"pairs {first} … {last} are"
         findings.append(
-            f"pairs {undetermined[0]} … {u.size - 1} are not determined by these "
-            "positions: a longer cache (more positions) pins them"
+            f"{which} not determined by these positions: a longer cache (more positions) "
+            f"pins {'it' if first == last else 'them'}"
         )
         theta = _leading_theta(omega[: undetermined[0]], 2 * u.size, tol[: undetermined[0]])
         return CacheGuess(
