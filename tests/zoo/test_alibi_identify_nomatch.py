@@ -172,3 +172,21 @@ def test_the_mask_is_found_a_few_rows_at_a_time():
         tracemalloc.stop()
     assert level == -1e9
     assert peak < head.nbytes // 8, peak
+
+
+@pytest.mark.parametrize("first", ["-inf", "-1e9"])
+def test_heads_masked_with_different_constants_read_as_causal_whichever_comes_first(
+    run_cli, tmp_path, first
+):
+    """Head 0 masked with -inf and the others with -1e9 was "no ALiBi bias in any convention"
+    (status 2), while head 0 with -1e9 and the others with -inf read as causal: only head 0's
+    mask was sought. Each head's own mask is now."""
+    bias = _causal(6, -1e9 if first == "-inf" else -np.inf, np.float32)
+    bias[0] = _causal(6, float(first), np.float32)[0]
+    path = tmp_path / "b.npy"
+    np.save(path, bias)
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["convention"], report["relative_error"]) == ("causal", 0.0)
+    assert report["slopes"] == SLOPES.tolist()

@@ -133,7 +133,7 @@ def rebuild_error(t: np.ndarray, convention: str) -> float:
     if not np.isfinite(m).all() or (m <= 0).any():
         return float("inf")
     if not record.key_only:
-        return _matrix_error(t, m, record.causal, mask_level(t))
+        return _matrix_error(t, m, record.causal)
     pad = left_padding(t) if record.takes_mask else 0
     ratios = []
     for h, block in head_blocks(t):
@@ -152,10 +152,11 @@ def rebuild_error(t: np.ndarray, convention: str) -> float:
 CHUNK_VALUES = 1 << 15
 
 
-def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool, level: float = MASKED) -> float:
+def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool) -> float:
     """:func:`rebuild_error` of ``(h, q, k)`` matrices: ``-m·|i-j|``, masked above if causal.
 
-    Values at or below ``level`` (:func:`mask_level`) are masked.
+    Values at or below each head's own :func:`mask_level` are masked (a head masked with
+    ``-inf`` beside one masked with ``-1e9`` reads alike, whichever comes first).
 
     Row ``r`` (query ``i = k-q+r``) of a head is the window from ``q-1-r`` of its values at
     ``j - i = 1-k … q-1``, rebuilt as the same float64 numbers :func:`alibi_bias` makes. A
@@ -169,6 +170,7 @@ def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool, level: float = MAS
     for head, slope in enumerate(m.tolist()):
         window = -(slope * np.abs(offsets)) + 0.0
         window[masked] = -np.inf
+        level = mask_level(t[head : head + 1])
         error = _toeplitz(t[head], window, masked, level)
         error = _compared(t[head], window, level) if error is None else error
         worst = max(worst, error / max(slope * (k - 1), 1e-300))
