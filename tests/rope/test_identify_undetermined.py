@@ -168,3 +168,23 @@ def test_one_pair_not_determined_is_named_alone():
     assert report["rope_type"] == "not determined"
     said = "pair 3 is not determined by these positions: a longer cache (more positions) pins it"
     assert said in findings, findings
+
+
+def test_a_cache_whose_cos_and_sin_were_exchanged_is_said_to_be_so(run_cli, tmp_path):
+    """cos and sin saved under each other's names (θ 10000, d 8, positions 5 … 36, written
+    from their formulas): the notes said only "the first position is not determined" and "a
+    longer cache (more positions) pins them", which no longer cache does. Status 1 still."""
+    angles = np.outer(np.arange(5.0, 37.0), 10000.0 ** (-np.arange(0, 8, 2) / 8))
+    cos, sin = np.concatenate([np.cos(angles)] * 2, 1), np.concatenate([np.sin(angles)] * 2, 1)
+    swapped, right = tmp_path / "swapped.npz", tmp_path / "right.npz"
+    np.savez(swapped, cos=sin, sin=cos)
+    np.savez(right, cos=cos, sin=sin)
+    result = run_cli("rope", "identify", str(swapped))
+    assert result.exit_code == 1, result.output
+    said = (
+        "note: read with cos and sin exchanged, the rows are positions 5 on and every pair is "
+        "determined: are the two tables swapped?"
+    )
+    assert said in result.stdout.splitlines(), result.stdout
+    control = run_cli("rope", "identify", str(right))
+    assert control.exit_code == 0 and "exchanged" not in control.stdout, control.output
