@@ -115,3 +115,65 @@ def test_an_architecture_without_rope_in_llama_cpp_rotates_no_layer(run_cli, tmp
     assert table.exit_code == 0, table.output
     assert "RoPE map NNN" in table.stdout
     assert "note: gpt2: llama.cpp's rope type is NONE (-1), no rotary embedding" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("keys", "said"),
+    [
+        ({"attention.key_length_mla": 32}, "attention.key_length_mla (got 64 > 32)"),
+        ({"attention.key_length": 32}, "attention.key_length (got 64 > 32)"),
+    ],
+    ids=["key_length_mla", "key_length"],
+)
+def test_a_deepseek2_head_narrower_than_its_rotated_width_names_the_gguf_keys(
+    run_cli, tmp_path, keys, said
+):
+    """A 32-channel MLA head cannot rotate 64 channels: the error named ``qk_nope_head_dim``
+    (got -32), a transformers field no GGUF holds; it now names the two keys."""
+    path = header_only_gguf(tmp_path / "d.gguf", "deepseek2", {**DEEPSEEK2, **keys})
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "rope.dimension_count <=" in lines[0] and said in lines[0], lines[0]
+    assert "qk_nope_head_dim" not in lines[0]
+
+
+@pytest.mark.parametrize("mla", [None, 0], ids=["absent", "zero"])
+def test_without_key_length_mla_the_head_is_key_length_as_llama_cpp_reads_it(
+    run_cli, tmp_path, mla
+):
+    """llama.cpp (src/models/deepseek2.cpp) reads ``attention.key_length_mla`` as optional,
+    default 0, and ``llama_hparams::is_mla()`` holds only when it is nonzero: otherwise
+    ``n_embd_head_k_mla()`` is ``n_embd_head_k``, key_length (192 in converters before MLA
+    absorption)."""
+    keys = dict(DEEPSEEK2) if mla is None else {**DEEPSEEK2, "attention.key_length_mla": mla}
+    path = header_only_gguf(tmp_path / "d.gguf", "deepseek2", keys)
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 0, result.output
+    assert "128…191 of 192, interleaved" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "got"),
+    [
+        ("attention.key_length_mla", "192", "'192'"),  # a string where GGUF writes a uint32
+        ("rope.dimension_count", "64", "'64'"),
+        ("attention.key_length_mla", 192.5, "192.5"),  # a float32 that is no width
+    ],
+)
+def test_a_width_key_of_another_type_is_refused_naming_it(run_cli, tmp_path, key, value, got):
+    """A deepseek2 width held as a string crashed: "internal error: TypeError" (status 1)."""
+    keys = {**DEEPSEEK2, "attention.key_length": 576, "attention.key_length_mla": 192}
+    path = header_only_gguf(tmp_path / "d.gguf", "deepseek2", {**keys, key: value})
+    result = run_cli("rope", "layers", path)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal error" not in result.stderr, result.stderr
+    assert f"must hold an integer in {key} (got {got})" in lines[0], lines[0]
+
+
+def test_a_width_key_written_as_a_whole_float_is_read(run_cli, tmp_path):
+    keys = {**DEEPSEEK2, "attention.key_length": 576, "attention.key_length_mla": 192.0}
+    result = run_cli("rope", "layers", header_only_gguf(tmp_path / "d.gguf", "deepseek2", keys))
+    assert result.exit_code == 0 and "128…191 of 192, interleaved" in result.stdout, result.output

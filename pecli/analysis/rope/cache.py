@@ -113,6 +113,8 @@ def identify_cache(
         return CacheGuess(layout, None, scale, storage, 2 * h, math.nan, nan, nan, None, findings)
     if len(pairs) == 2:
         omega, err, start = measure_complex(pairs["cos"], pairs["sin"], scale, eps, p, known)
+        if start is None:  # no first position: a cache whose cos and sin were exchanged?
+            findings.extend(_exchanged(pairs, scale, eps, p, known))
     else:
         (part, values), start = next(iter(pairs.items())), 0
         omega, err, scale = measure_single(values, part, scale, eps, p)
@@ -200,6 +202,21 @@ def _attention_factor(pairs: dict[str, np.ndarray]) -> float | None:
     return float(s[1] / math.sin(math.acos(s[2] / (2 * s[1]))))
 
 
+def _exchanged(
+    pairs: dict[str, np.ndarray], scale: float, eps: float, p: np.ndarray, known: bool
+) -> list[str]:
+    """The finding that cos and sin read exchanged pin a first position and every pair."""
+    omega, err, start = measure_complex(pairs["sin"], pairs["cos"], scale, eps, p, known)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pinned = bool(np.all((omega > 0) & (err / omega < DETERMINED)))
+    if start is None or not pinned:
+        return []
+    return [
+        f"read with cos and sin exchanged, the rows are positions {start} on and every pair "
+        "is determined: are the two tables swapped?"
+    ]
+
+
 def _starts_at_zero(pairs: dict[str, np.ndarray], positions: np.ndarray) -> bool:
     ((part, values),) = pairs.items()
     if positions[0] != 0:
@@ -224,9 +241,11 @@ def _conclude(
     if start is None:
         findings.append("the first position is not determined (rows not consecutive?)")
     if undetermined.size:
+        first, last = int(undetermined[0]), u.size - 1
+        which = f"pair {last} is" if first == last else f"pairs {first} … {last} are"
         findings.append(
-            f"pairs {undetermined[0]} … {u.size - 1} are not determined by these "
-            "positions: a longer cache (more positions) pins them"
+            f"{which} not determined by these positions: a longer cache (more positions) "
+            f"pins {'it' if first == last else 'them'}"
         )
         theta = _leading_theta(omega[: undetermined[0]], 2 * u.size, tol[: undetermined[0]])
         return CacheGuess(

@@ -50,21 +50,22 @@ def identify_rope(
 def type_known(report: dict[str, Any], findings: list[str]) -> bool:
     """Whether :func:`identify_rope`'s reading establishes a rope type (else: status 1).
 
-    The values name one (not ``unknown``, not ``not determined``), or they leave it open
-    (a short or bfloat16 cache) but pecli's metadata beside them rebuilds them bit for bit,
-    so the type it says is the values' own.
+    The values name one (not ``unknown``, not ``not determined``), or pecli's metadata beside
+    them rebuilds them bit for bit, so the type it says is the values' own: a short or
+    bfloat16 cache that leaves the type open, or a type the values are not read for
+    (``longrope``, whose per-pair factors θ cannot be separated from).
 
     Examples
     --------
     >>> type_known({"rope_type": "default"}, []), type_known({"rope_type": "unknown"}, [])
     (True, False)
-    >>> type_known({"rope_type": "not determined"}, [AGREES + ": …"])
-    True
+    >>> [type_known({"rope_type": t}, [AGREES + ": …"]) for t in ("not determined", "unknown")]
+    [True, True]
 
     """
-    if report["rope_type"] == "not determined":
-        return any(finding.startswith(AGREES) for finding in findings)
-    return bool(report["rope_type"] != "unknown")
+    if any(finding.startswith(AGREES) for finding in findings):
+        return True
+    return report["rope_type"] not in ("unknown", "not determined")
 
 
 def _not_xpos(table: np.ndarray) -> None:

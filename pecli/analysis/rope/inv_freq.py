@@ -83,6 +83,9 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
     tol = np.full(w.size, _TOLERANCE[storage]) if tolerance is None else np.asarray(tolerance)
     dim = 2 * w.size
     findings: list[str] = []
+    if h < 3:  # [1, 0, 0]: no ratio to fit θ on
+        findings.append(f"{h} nonzero of {w.size} frequencies: too few to fit θ (3 needed)")
+        return RopeGuess("unknown", math.nan, dim, storage, {}, findings)
     theta, scale, run = fit_theta(w[:h], dim, tol[:h])
     if run < 3 or not theta > 1:
         findings.append(_no_theta(theta, run))

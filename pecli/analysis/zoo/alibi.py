@@ -25,7 +25,7 @@ from ...core.zoo.alibi import (
     alibi_exponents,
     check_max_bias,
 )
-from .alibi_rebuild import head_blocks, left_padding, rebuild_error, slopes_of
+from .alibi_rebuild import BLOCK_VALUES, left_padding, rebuild_error, slopes_of
 
 __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"]
 
@@ -130,11 +130,15 @@ def _is_bfloat16(values: np.ndarray) -> bool:
     if not _is_bfloat16_block(rows[(0,) * (rows.ndim - 1)].astype(np.float64)):
         return False
     seen = False
-    for _, block in head_blocks(rows):
-        finite = block[np.isfinite(block)]
-        if finite.size and not exact_in(finite, "bfloat16"):
-            return False
-        seen = seen or bool(finite.size)
+    heads = rows.reshape(1, *rows.shape) if rows.ndim == 2 else rows
+    step = max(1, BLOCK_VALUES // 8 // heads.shape[-1])  # a few rows of one head: 1 MB
+    for head in heads:
+        for r in range(0, head.shape[0], step):
+            block = head[r : r + step].astype(np.float64)
+            finite = block[np.isfinite(block)]
+            if finite.size and not exact_in(finite, "bfloat16"):
+                return False
+            seen = seen or bool(finite.size)
     return seen
 
 

@@ -31,7 +31,7 @@ __all__ = [
 MASKED = -1e30
 #: One constant at or below this in every cell above the diagonal, below every other value,
 #: is a causal mask too: ``-1e9``, or ``torch.finfo(torch.float16).min`` (-65504), above
-#: :data:`MASKED`. No ALiBi bias holds one constant over two distances or more.
+#: :data:`MASKED`. No ALiBi bias holds a value above its diagonal below all those under it.
 MASK_CONSTANT = -1e4
 #: Values per block of heads a tensor is read in (8 MB of float64), at least one head.
 BLOCK_VALUES = 1 << 20
@@ -54,29 +54,37 @@ def mask_level(t: np.ndarray) -> float:
     """Values at or below this are a causal mask in ``(h, q, k)``: :data:`MASKED`, or a constant.
 
     The queries are the last ``q`` of ``k`` positions. When head 0's cells above the diagonal
-    span two distances or more (``q >= 3``) and all hold one finite value ``c <=``
-    :data:`MASK_CONSTANT` that is below every other value of the head, ``c`` is the mask
-    (``masked_fill`` with ``-1e9`` or ``torch.finfo(float16).min``); else :data:`MASKED`.
+    (``q >= 2``) all hold one finite value ``c <=`` :data:`MASK_CONSTANT` that is below every
+    other value of the head, ``c`` is the mask (``masked_fill`` with ``-1e9`` or
+    ``torch.finfo(float16).min``); else :data:`MASKED`. A symmetric bias is never so: its
+    cells above the diagonal hold the values of its cells below at the same distances. Read
+    a few rows at a time, as :func:`_compared` does.
 
     Examples
     --------
     >>> i, j = np.arange(4)[:, None], np.arange(4)
     >>> mask_level(np.where(j <= i, -0.5 * (i - j), -1e9)[None])
     -1000000000.0
+    >>> mask_level(np.where(j <= i, -0.5 * (i - j), -1e9)[None, 2:])  # the last 2 queries
+    -1000000000.0
     >>> mask_level(-0.5 * np.abs(i - j)[None].astype(float))  # symmetric: no mask
     -1e+30
 
     """
     q, k = t.shape[1:]
-    if q < 3:
+    if q < 2 or k < q:
         return MASKED
-    head = t[0]
-    above = np.arange(k)[None, :] > np.arange(k - q, k)[:, None]  # key j after query i
-    masked = head[above]
-    c = float(masked[0])
-    if not (math.isfinite(c) and MASKED < c <= MASK_CONSTANT) or (masked != masked[0]).any():
+    head, step = t[0], max(1, CHUNK_VALUES // k)
+    c = float(head[0, k - q + 1])  # the first cell above the diagonal
+    if not (math.isfinite(c) and MASKED < c <= MASK_CONSTANT):
         return MASKED
-    return c if bool((head[~above] > masked[0]).all()) else MASKED
+    j = np.arange(k)[None, :]
+    for r in range(0, q, step):
+        rows = head[r : r + step]
+        above = j > np.arange(k - q + r, k - q + r + len(rows))[:, None]  # key j after query i
+        if (rows[above] != c).any() or not (rows[~above] > c).all():
+            return MASKED
+    return c
 
 
 def slopes_of(t: np.ndarray, convention: str) -> np.ndarray:
@@ -125,7 +133,7 @@ def rebuild_error(t: np.ndarray, convention: str) -> float:
     if not np.isfinite(m).all() or (m <= 0).any():
         return float("inf")
     if not record.key_only:
-        return _matrix_error(t, m, record.causal, mask_level(t))
+        return _matrix_error(t, m, record.causal)
     pad = left_padding(t) if record.takes_mask else 0
     ratios = []
     for h, block in head_blocks(t):
@@ -144,10 +152,11 @@ def rebuild_error(t: np.ndarray, convention: str) -> float:
 CHUNK_VALUES = 1 << 15
 
 
-def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool, level: float = MASKED) -> float:
+def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool) -> float:
     """:func:`rebuild_error` of ``(h, q, k)`` matrices: ``-m·|i-j|``, masked above if causal.
 
-    Values at or below ``level`` (:func:`mask_level`) are masked.
+    Values at or below each head's own :func:`mask_level` are masked (a head masked with
+    ``-inf`` beside one masked with ``-1e9`` reads alike, whichever comes first).
 
     Row ``r`` (query ``i = k-q+r``) of a head is the window from ``q-1-r`` of its values at
     ``j - i = 1-k … q-1``, rebuilt as the same float64 numbers :func:`alibi_bias` makes. A
@@ -161,6 +170,7 @@ def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool, level: float = MAS
     for head, slope in enumerate(m.tolist()):
         window = -(slope * np.abs(offsets)) + 0.0
         window[masked] = -np.inf
+        level = mask_level(t[head : head + 1])
         error = _toeplitz(t[head], window, masked, level)
         error = _compared(t[head], window, level) if error is None else error
         worst = max(worst, error / max(slope * (k - 1), 1e-300))

@@ -50,7 +50,7 @@ def identify_command(
     attention factor; its frequencies are measured from the phases, rows being consecutive.
     Exit status 1, after the report, when no rope type matches (rope_type: unknown) or the
     values do not determine one (rope_type: not determined: too few rows or pairs, no
-    rotation) and no pecli metadata beside them rebuilds them bit for bit.
+    rotation), unless pecli's metadata beside them rebuilds them bit for bit (its type then).
 
     Example: pecli rope identify inv_freq.npy; pecli rope identify cache.safetensors
     """

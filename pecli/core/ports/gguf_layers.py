@@ -98,13 +98,25 @@ def config_from_gguf(
     return config, notes
 
 
+def _count(get: Mapping[str, Any], name: str) -> int | None:
+    """A width key as an integer (GGUF writes uint32), None when absent; else status 2."""
+    value = get.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value % 1 != 0:
+        raise ParameterError("gguf", f"must hold an integer in {name}", repr(value))
+    return int(value)
+
+
 def _widths(get: Mapping[str, Any], config: dict[str, Any]) -> None:
-    head = get.get("attention.key_length")
+    widths = ("attention.key_length", "attention.key_length_mla", "attention.kv_lora_rank")
+    get = {**get, **{name: _count(get, name) for name in (*widths, "rope.dimension_count")}}
+    head, name = get.get("attention.key_length"), "attention.key_length"
     if get.get("attention.kv_lora_rank") and get.get("attention.key_length_mla"):
         # DeepSeek's MLA as llama.cpp's converter writes it since MLA absorption: key_length
         # is kv_lora_rank + qk_rope_head_dim (the compressed MQA head), key_length_mla the
         # query/key head, qk_nope_head_dim + qk_rope_head_dim (n_embd_head_k_mla)
-        head = get["attention.key_length_mla"]
+        head, name = get["attention.key_length_mla"], "attention.key_length_mla"
     if head is None and get.get("attention.head_count"):
         config["hidden_size"] = get.get("embedding_length")
         config["num_attention_heads"] = get.get("attention.head_count")
@@ -113,6 +125,9 @@ def _widths(get: Mapping[str, Any], config: dict[str, Any]) -> None:
     rotated = get.get("rope.dimension_count")
     if rotated is not None and rotated != head:
         if get.get("attention.kv_lora_rank") and head:  # DeepSeek's MLA: the last channels
+            if rotated > head:  # else "qk_nope_head_dim", a field no GGUF holds, is negative
+                rule = f"must rotate at most its query/key head: rope.dimension_count <= {name}"
+                raise ParameterError("gguf", rule, f"{rotated} > {head}")
             config["qk_rope_head_dim"], config["qk_nope_head_dim"] = rotated, head - rotated
         else:
             config["rotary_dim"] = rotated
