@@ -173,7 +173,7 @@ def test_a_survivor_of_its_area_runs_on_the_tests_elsewhere_that_execute_its_lin
     def fake_tests(where: Path, tests: list[str], timeout: float, log=None) -> tuple[str, float]:
         at = tests[0].startswith("@")  # a list of node ids in a file, as elsewhere() passes
         listed = (where / tests[0][1:]).read_text(encoding="utf-8").split() if at else tests
-        ran.append(listed)
+        ran.append(list(tests))
         text = (where / "m.py").read_text(encoding="utf-8")
         caught = "< 4" in text and "tests/test_near.py::test_quick" in listed
         return ("failed" if caught else "passed"), 1.0
@@ -183,3 +183,9 @@ def test_a_survivor_of_its_area_runs_on_the_tests_elsewhere_that_execute_its_lin
     verdicts = [r["result"] for r in results]
     assert verdicts == ["survived", "survived", "survived", "killed (elsewhere)", "survived"]
     assert not list(folder.glob("*.args"))  # the list of node ids is removed
+    area_runs = [r for r in ran if not r[0].startswith("@")]  # the clean run and stage one
+    red = {
+        "--deselect=tests/test_broken.py::test_red",
+        "--deselect=tests/test_broken.py::test_setup_red",
+    }
+    assert len(area_runs) == 1 + 5 and all(red <= set(r) for r in area_runs)  # fail unmutated
