@@ -252,3 +252,25 @@ def test_a_certified_safetensors_cache_through_stdout_follows_what_was_there(pec
     for name, f in (("cos", mpmath.cos), ("sin", mpmath.sin)):
         half = [[float(f(p * w)) for w in (1, mpmath.mpf("0.01"))] for p in (0, 1)]
         assert np.array_equal(tensors[name], np.array([row * 2 for row in half], np.float32))
+
+
+def test_only_a_character_device_can_be_a_terminal(pecli_cmd, tmp_path):
+    """A FIFO or a regular file named by -o is no terminal: npy goes to it (a terminal refuses
+    binary output)."""
+    fifo, plain = tmp_path / "pipe", tmp_path / "plain.npy"
+    os.mkfifo(fifo)
+    plain.write_bytes(b"")
+    assert not paths.is_terminal(fifo) and not paths.is_terminal(plain)  # the FIFO not opened
+    assert not paths.is_terminal("/dev/null")  # a character device, but no terminal
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    result = subprocess.run(
+        [*pecli_cmd, "compute", "--d", "4", "--n", "1", "--format", "npy", "-o", str(fifo)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    reader.join(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert received[0].startswith(b"\x93NUMPY")
