@@ -168,3 +168,24 @@ def test_the_similarity_figure_keeps_the_zero_line_in_view_when_every_curve_is_p
     figure = similarity_figure(offsets, {"C = 100": 0.6 + 0.4 * np.cos(offsets / 9)}, d=64)
     low, high = figure.axes[0].get_ylim()
     assert (low, high) == pytest.approx((-0.1, 1.05))  # min(-0.1, 0.2 - 0.05)
+
+
+def test_the_precision_plot_spans_a_decade_below_half_its_smallest_error():
+    """Errors from 2.5e-4 to 0.03 and a threshold of 1e-3: half the smallest is 1.25e-4, so the
+    y axis starts at 1e-4; twice the largest is 0.06, so it ends at 0.1 (the rule in
+    ``error_range``'s docstring, by hand)."""
+    import numpy as np
+
+    from pecli.analysis.sinusoidal.precision import PrecisionReport
+    from pecli.figures.sinusoidal.article import error_range
+
+    report = PrecisionReport(
+        "float32",
+        np.array([1.0, 10.0]),
+        framework_error=np.array([0.0, 0.03]),  # a row without error: not a value of the span
+        pecli_error=np.array([2.5e-4, 5e-4]),
+        threshold=1e-3,
+        first_exceeding=None,
+        largest_exact=0,
+    )
+    assert error_range(report) == (1e-4, 0.1)
