@@ -171,6 +171,8 @@ def test_latent_sizes_become_patches():
     # HiDream-I1's transformer config: patch_size 2 (a 1024-pixel image's 128 × 128 latent)
     assert latent_grid((128, 128), axis_preset("hidream"), None) == (64, 64)
     assert latent_grid((4, 6), None, (2, 3)) == (2, 2)
+    # diffusers' CosmosTransformer3DModel: patch_size (1, 2, 2) by default (its __init__)
+    assert latent_grid((1, 4, 6), axis_preset("cosmos"), None) == (1, 2, 3)
     with pytest.raises(ParameterError) as caught:
         latent_grid((21, 61, 104), axis_preset("wan"), None)
     assert caught.value.parameter == "patch"
