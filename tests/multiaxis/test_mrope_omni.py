@@ -140,3 +140,13 @@ def test_an_omni_segment_with_a_size_of_zero_is_refused(word):
     with pytest.raises(ParameterError) as error:
         parse_omni(f"text:2 {word}")
     assert error.value.parameter == "tokens"
+
+
+@pytest.mark.parametrize("grid", ["image:1,3,4", "image:1,4,3", "image:1,3,3"])
+def test_a_grid_side_that_is_no_multiple_of_the_merge_size_is_refused(grid):
+    """Qwen's vision tower merges 2 × 2 patches: H and W must both be multiples of 2."""
+    with pytest.raises(ParameterError) as caught:
+        omni_ids(parse_omni(grid), model="qwen2.5-omni", per_second=25)
+    assert caught.value.parameter == "tokens" and "multiples of spatial_merge_size 2" in str(
+        caught.value.rule
+    )
