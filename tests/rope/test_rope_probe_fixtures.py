@@ -18,7 +18,13 @@ import pytest
 from safetensors.numpy import load_file
 
 from pecli.analysis.rope.probe import probe_rope
-from pecli.analysis.rope.probe.verdict import explained, pass_through, report, sections_of
+from pecli.analysis.rope.probe.verdict import (
+    explained,
+    pass_through,
+    report,
+    sections_of,
+    verdict,
+)
 
 PROBE = library_fixtures.ROOT / "probe"
 CASES = sorted(p.name for p in PROBE.iterdir() if p.is_dir())
@@ -156,6 +162,8 @@ def test_mrope_sections(readings, key):
         return
     assert sections["mrope_section"] == truth["sections"]["mrope_section"]
     assert [name for name, _, _ in sections["runs"]] == truth["sections"]["axes"]
+    if truth["sections"]["mrope_section"] is not None:  # the verdict names Qwen-VL's sections
+        assert f"M-RoPE sections {truth['sections']['mrope_section']} (" in verdict(reading)
 
 
 @pytest.mark.parametrize("key", PARTS, ids=lambda k: "-".join(k))
