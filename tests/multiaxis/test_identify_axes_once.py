@@ -139,3 +139,15 @@ def test_cos_and_sin_tensors_of_two_shapes_are_no_cache():
         with pytest.raises(ParameterError) as caught:
             cache_pairs({"cos": cos, "sin": sin})
         assert caught.value.parameter == "file"
+
+
+def test_an_alias_read_from_a_long_step_is_never_faster_than_one_radian_a_position():
+    """ids 7.5 apart (CogVideoX's step) alias the fast pairs; a RoPE pair turns at most 1 rad
+    per position (θ > 1), so no alias above 1 is taken, even where the two slower pairs'
+    geometric guess overshoots it (ω = 1, 0.9, 0.6, 0.3: a guess of 0.9²/0.6 = 1.35)."""
+    positions = np.arange(6) * 7.5
+    angles = positions[:, None] * np.array([1.0, 0.9, 0.6, 0.3])
+    cos, sin = np.hstack([np.cos(angles)] * 2), np.hstack([np.sin(angles)] * 2)
+    reading = read_axes(cos, sin, positions[:, None], layout="half-split")
+    assert reading.omega[0] == pytest.approx(1.0, rel=1e-12)  # the alias (2π + 7.5 − 2π)/7.5
+    assert np.all(reading.omega <= 1 + 1e-3)
