@@ -366,3 +366,22 @@ def test_a_no_rope_layers_of_other_values_is_shown_in_its_first_40_characters():
         rope_flags(config, {"num_hidden_layers": 30})
     shown = "[" + "2, " * 13  # 1 + 13 × 3 = 40 characters, then quoted
     assert str(refused.value).endswith(f"(got '{shown}')"), str(refused.value)
+
+
+def test_a_sliding_window_pattern_of_1_makes_every_layer_full_attention():
+    """transformers' Gemma 3: layer i slides when (i + 1) % sliding_window_pattern != 0, so a
+    pattern of 1 makes every layer full attention (by hand)."""
+    from pecli.core.rope.config.layer_types import rope_flags
+
+    kinds, rotates = rope_flags({"sliding_window_pattern": 1, "num_hidden_layers": 3})
+    assert kinds == ["full_attention"] * 3 and rotates == [True] * 3
+
+
+def test_dory_s_attention_and_mlp_blocks_are_halved_into_layers():
+    """Dory's files list attention and mlp blocks apart; DoryConfig keeps every other entry
+    of layer_types and half of num_hidden_layers: 6 blocks are 3 layers."""
+    from pecli.core.rope.config.layer_types import rope_flags
+
+    blocks = ["full_attention", "mlp", "sliding_attention", "mlp", "full_attention", "mlp"]
+    kinds, _ = rope_flags({"layer_types": blocks, "num_hidden_layers": 6})
+    assert kinds == ["full_attention", "sliding_attention", "full_attention"]
