@@ -269,3 +269,13 @@ def test_partial_rotary_defaults_are_transformers_class_defaults():
     library = record["defaults"]  # transformers 5.25.0: every config class's own default
     assert dict(PARTIAL_DEFAULTS) == {t: f for t, f in library.items() if t not in NOT_BY_DEFAULT}
     assert set(NOT_BY_DEFAULT) <= set(library)
+
+
+def test_an_empty_text_config_is_no_language_model_but_a_path_given_is_taken():
+    """``text_config: {}`` (a multimodal class's unset default) holds nothing: the top level is
+    the language model. A path the caller names is taken even when empty."""
+    from pecli.core.rope.config.shapes import text_section
+
+    config = {"rope_theta": 1e6, "head_dim": 64, "text_config": {}}
+    assert text_section(config) == ("", config)
+    assert text_section(config, "text_config") == ("text_config", {"rope_theta": 1e6})
