@@ -385,3 +385,18 @@ def test_dory_s_attention_and_mlp_blocks_are_halved_into_layers():
     blocks = ["full_attention", "mlp", "sliding_attention", "mlp", "full_attention", "mlp"]
     kinds, _ = rope_flags({"layer_types": blocks, "num_hidden_layers": 6})
     assert kinds == ["full_attention", "sliding_attention", "full_attention"]
+
+
+def test_a_sliding_window_of_one_token_is_a_window(run_cli, tmp_path):
+    """sliding_window 1 (each token sees itself) is the smallest window there is, not an error."""
+    config = {
+        "layer_types": ["sliding_attention", "full_attention"],
+        "num_hidden_layers": 2,
+        "sliding_window": 1,
+        "head_dim": 8,
+    }
+    (tmp_path / "c.json").write_text(json.dumps(config), encoding="utf-8")
+    result = run_cli("rope", "layers", str(tmp_path / "c.json"))
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if line.startswith("0 "))
+    assert row.split()[-2:] == ["1", "-"]  # window 1, no temperature

@@ -575,3 +575,17 @@ def test_theta_needs_3_leading_pairs_with_a_known_omega(known):
     assert frequencies.findings == [
         "ω of pairs 3–7 are not determined: θ comes from pairs 0–2, and the scaling is not read"
     ]
+
+
+def test_the_first_non_finite_value_of_a_dump_is_located():
+    """Two bad values, row 2 head 0 channel 3 first (C order): it is the one named."""
+    from pecli.analysis.rope.probe.inputs import check_pair
+    from pecli.core.errors import ParameterError
+
+    pre = np.ones((4, 2, 8))
+    post = pre.copy()
+    post[2, 0, 3], post[3, 1, 0] = np.nan, np.inf
+    with pytest.raises(ParameterError) as caught:
+        check_pair(pre, post)
+    assert caught.value.parameter == "post"
+    assert caught.value.value == "token row 2, head 0, channel 3"

@@ -178,7 +178,11 @@ def fit_omega(m: Measurements) -> OmegaFit:
 
 
 def _thinned(b: np.ndarray) -> np.ndarray:
-    """Indices of baselines growing by :data:`GROWTH` at least, the shortest first."""
+    """Indices of baselines growing by :data:`GROWTH` at least, the shortest first.
+
+    >>> _thinned(np.array([4.0, 1.0, 5.0, 5.5])).tolist()  # 1, 4, 5 = 1.25·4; 5.5 < 1.25·5
+    [1, 0, 2]
+    """
     order = np.argsort(b, kind="stable")
     chosen, last = [], 0.0
     for i in order:
