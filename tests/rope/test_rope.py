@@ -481,3 +481,11 @@ def test_values_recomputed_in_a_later_chunk_are_those_of_their_own_positions(mon
             cos = [rounded(mpmath.mpf(1.3) * mpmath.cos(a), "float16") for a in angles]
             sin = [rounded(mpmath.mpf(1.3) * mpmath.sin(a), "float16") for a in angles]
             assert row.astype(np.float64).tolist() == cos + cos + sin + sin, r
+
+
+def test_a_proportional_head_with_no_rotating_pair_has_frequencies_of_zero():
+    """proportional with int(8·0.1) = 0 rotated channels: every pair passes through, ω = 0 and
+    λ infinite (no wavelength to overflow)."""
+    spec = RopeSpec(head_dim=8, rope_type="proportional", partial_rotary_factor=0.1)
+    freqs = rope_frequencies(spec)
+    assert freqs.inv_freq.tolist() == [0.0] * 4
