@@ -109,7 +109,7 @@ def test_position_10_is_the_first_of_the_second_decade():
 def test_a_finite_float_tables_largest_magnitude_is_read_without_a_temporary():
     """A finite float32 or float64 table's largest magnitude is ``max(max, −min)``: two
     reductions, no ``|x|`` copy of the table (4 or 8 MB here), and the value by hand."""
-    import tracemalloc
+    from traced import traced_peak
 
     from pecli.analysis.ports.compare import _largest
 
@@ -117,11 +117,6 @@ def test_a_finite_float_tables_largest_magnitude_is_read_without_a_temporary():
     for dtype in (np.float32, np.float64):
         table = rng.uniform(-2.0, 1.0, (1024, 1024)).astype(dtype)
         table[700, 3] = -3.5  # the largest magnitude, a negative entry
-        tracemalloc.start()
-        try:
-            largest = _largest(table)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        largest, peak = traced_peak(lambda: _largest(table))
         assert largest == 3.5
         assert peak < table.nbytes // 8, (dtype, peak)

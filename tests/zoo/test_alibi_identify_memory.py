@@ -9,9 +9,8 @@ with NumPy from ``-m·(i - j)``, ``m = 1/2`` (the paper's first slope of 8 heads
 
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
+from traced import traced_peak
 
 
 def test_a_causal_bias_masked_with_inf_is_read_in_less_than_its_own_size():
@@ -19,11 +18,6 @@ def test_a_causal_bias_masked_with_inf_is_read_in_less_than_its_own_size():
 
     i, j = np.arange(1024)[:, None], np.arange(1024)[None, :]
     bias = np.where(j <= i, -0.5 * (i - j), -np.inf)[None].astype(np.float32)  # 4 MB
-    tracemalloc.start()
-    try:
-        fit = identify_alibi_bias(bias)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    fit, peak = traced_peak(lambda: identify_alibi_bias(bias))
     assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [0.5])
     assert peak < bias.nbytes, peak  # it was 4.6 times the head

@@ -159,17 +159,12 @@ def test_the_mask_is_found_a_few_rows_at_a_time():
     """The mask's search copied the head's cells above and below the diagonal whole (1.5
     times the head: 400 MB more for an 8192 × 8192 float32 head); a few rows at a time it
     holds a few hundred KB, and the constant is the one written."""
-    import tracemalloc
+    from traced import traced_peak
 
     from pecli.analysis.zoo.alibi_rebuild import mask_level
 
     head = _causal(1024, -1e9, np.float64)[:1]  # 8 MB
-    tracemalloc.start()
-    try:
-        level = mask_level(head)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    level, peak = traced_peak(lambda: mask_level(head))
     assert level == -1e9
     assert peak < head.nbytes // 8, peak
 
