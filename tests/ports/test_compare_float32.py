@@ -117,6 +117,6 @@ def test_a_finite_float_tables_largest_magnitude_is_read_without_a_temporary():
     for dtype in (np.float32, np.float64):
         table = rng.uniform(-2.0, 1.0, (1024, 1024)).astype(dtype)
         table[700, 3] = -3.5  # the largest magnitude, a negative entry
-        largest, peak = traced_peak(lambda: _largest(table))
+        largest, peak = traced_peak(lambda t=table: _largest(t))
         assert largest == 3.5
         assert peak < table.nbytes // 8, (dtype, peak)
