@@ -7,11 +7,13 @@ for a memory limit (or the reverse), a silent ``inf``, or a rule naming the wron
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from shell import bash
 
 needs_prlimit = pytest.mark.skipif(shutil.which("prlimit") is None, reason="needs prlimit")
 
@@ -264,3 +266,15 @@ def test_an_empty_memory_error_still_says_why():
     from pecli.cli._app import _explain
 
     assert _explain(MemoryError()) == ("out of memory: a memory limit was reached", 1)
+
+
+def test_a_reader_going_away_stays_quiet_with_stdin_closed(pecli_cmd, tmp_path):
+    """``| head`` ends the table early: status 141 and nothing said, whatever stdin is (only a
+    stdout closed from the start is named)."""
+    script = (
+        f"{shlex.join(pecli_cmd)} compute --d 512 --n 100000 --format csv <&- "
+        "| head -c 10 > /dev/null; exit ${PIPESTATUS[0]}"
+    )
+    result = bash(script, tmp_path, timeout=120)
+    assert result.returncode == 141 and result.stderr == ""
+    assert list(tmp_path.iterdir()) == []
