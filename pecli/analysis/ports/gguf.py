@@ -224,7 +224,11 @@ def _head_dim(meta: Mapping[str, Any], prefix: str) -> Any:
 
 
 def _same(want: Any, have: Any) -> bool:
-    """Equal as the file stores it: a float as float32, a list element by element."""
+    """Equal as the file stores it: a float as float32, within 2 of its steps; a list by element.
+
+    >>> _same(1.0, 1.0000001), _same(1.0, 1.001), _same(-2.5, -2.5000002)  # 1 step, 8389, 1
+    (True, False, True)
+    """
     if isinstance(want, list) or isinstance(have, list):
         return isinstance(want, list) and isinstance(have, list) and list(want) == list(have)
     if isinstance(want, str) or isinstance(have, str):

@@ -85,10 +85,10 @@ def parse_omni(text: str) -> list[OmniSegment]:
 def audio_tokens(mel: int, model: str) -> int:
     """Audio tokens of ``mel`` mel frames.
 
-    >>> [audio_tokens(n, "qwen2.5-omni") for n in (100, 1000, 3000, 3001)]
-    [25, 250, 750, 750]
-    >>> [audio_tokens(n, "qwen3-omni") for n in (100, 1000, 3000, 3001)]
-    [13, 130, 390, 391]
+    >>> [audio_tokens(n, "qwen2.5-omni") for n in (50, 100, 1000, 3000, 3001)]
+    [12, 25, 250, 750, 750]
+    >>> [audio_tokens(n, "qwen3-omni") for n in (50, 100, 1000, 3000, 3001)]
+    [7, 13, 130, 390, 391]
 
     """
     if model == "qwen2.5-omni":

@@ -104,7 +104,11 @@ def _lengths(low: float, high: float) -> list[int]:
 
 
 def _roundness(length: int) -> int:
-    """0 for a power of two, 1 for a multiple of 1024 or 1000, 2 otherwise."""
+    """0 for a power of two, 1 for a multiple of 1024 or 1000, 2 otherwise.
+
+    >>> [_roundness(n) for n in (4096, 3072, 8000, 8001)]
+    [0, 1, 1, 2]
+    """
     if length & (length - 1) == 0:
         return 0
     return 1 if length % 1024 == 0 or length % 1000 == 0 else 2
