@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...core.ports.ggml import deepseek_note, yarn_corr_dims, yarn_factor
-from ...core.ports.gguf_modes import rope_mode
+from ...core.ports.gguf_modes import mode_words, rope_mode
 from ...core.rope import RopeSpec, rope_frequencies
 from ...core.rope.registry import record
 
@@ -70,13 +70,8 @@ def _mode_finding(config: Mapping[str, Any], arch: str | None, sections: Any = N
 
 
 def _mode(arch: str | None, sections: Any = None) -> str:
-    mode = rope_mode(arch, sections)
-    if mode is None:
-        return f"architecture {arch!r} is not in pecli's table of llama.cpp rope modes"
-    name, value, pairs = mode
-    if name == "NONE":
-        return f"{arch}: llama.cpp's rope type is NONE ({value}), {pairs}"
-    return f"{arch}: llama.cpp rotates in mode {name} ({value}), {pairs}"
+    words = mode_words(arch, sections)
+    return words or f"architecture {arch!r} is not in pecli's table of llama.cpp rope modes"
 
 
 def _truncate(spec: RopeSpec) -> str:

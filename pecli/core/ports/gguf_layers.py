@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..rope.config.reading import ENGINE_LAYOUT
-from .gguf_modes import rope_mode
+from .gguf_modes import mode_words, rope_mode
 
 __all__ = ["GGUF_PLANS", "GgufPlan", "config_from_gguf"]
 
@@ -88,13 +88,14 @@ def config_from_gguf(
     if scaling:
         config["rope_scaling"] = _scaling(scaling, get)
     notes = _hard_coded(arch or "", plan, get, config)
-    mode = rope_mode(arch, get.get("rope.dimension_sections"))
+    sections = get.get("rope.dimension_sections")
+    mode = rope_mode(arch, sections)
     if mode is not None and mode[0] == "NONE":  # llama.cpp's graph rotates no layer
         config["no_rope_layers"] = [0] * int(config["num_hidden_layers"])
-        notes.append(f"{arch}: llama.cpp's rope type is NONE ({mode[1]}), {mode[2]}")
     elif mode is not None:  # the channels' pairing is llama.cpp's, whatever the HF family's
         config[ENGINE_LAYOUT] = "interleaved" if mode[0] == "NORM" else "half-split"
-        notes.append(f"{arch}: llama.cpp rotates in mode {mode[0]} ({mode[1]}): {mode[2]}")
+    if (words := mode_words(arch, sections)) is not None:
+        notes.append(words)
     return config, notes
 
 

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["ARCH_MODES", "MODES", "ROPE_MODES", "SECTIONS_MODES", "RopeMode", "rope_mode"]
+__all__ = [
+    "ARCH_MODES",
+    "MODES",
+    "ROPE_MODES",
+    "SECTIONS_MODES",
+    "RopeMode",
+    "mode_words",
+    "rope_mode",
+]
 
 
 @dataclass(frozen=True)
@@ -251,6 +259,21 @@ def rope_mode(
     if arch in SECTIONS_MODES and _use_mrope(sections):
         name = SECTIONS_MODES[arch]
     return None if name is None else (name, MODES[name].value, MODES[name].pairs)
+
+
+def mode_words(arch: str | None, sections: Sequence[int] | None = None) -> str | None:
+    """:func:`rope_mode` in words, as ``rope layers`` and ``gguf check`` note it; None if unknown.
+
+    >>> mode_words("qwen2").split(",")[0], mode_words("gpt2").split(",")[0]
+    ('qwen2: llama.cpp rotates in mode NEOX (2)', "gpt2: llama.cpp's rope type is NONE (-1)")
+    """
+    mode = rope_mode(arch, sections)
+    if mode is None:
+        return None
+    name, value, pairs = mode
+    if name == "NONE":
+        return f"{arch}: llama.cpp's rope type is NONE ({value}), {pairs}"
+    return f"{arch}: llama.cpp rotates in mode {name} ({value}), {pairs}"
 
 
 def _use_mrope(sections: Sequence[int] | None) -> bool:
