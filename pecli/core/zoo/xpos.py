@@ -28,8 +28,6 @@ References
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..certificate import TALLY, ErrorBound, power_exact, round_certified
@@ -213,10 +211,20 @@ def xpos_largest_scale(
 
     """
     positions = xpos_positions(n, offset=offset, centre=centre)
+    return float(_end_scales(positions, xpos_pair_bases(head_dim), scale_base, keys).max())
+
+
+def _end_scales(
+    positions: np.ndarray, zeta: np.ndarray, scale_base: float, keys: bool
+) -> np.ndarray:
+    """The float64 scales of the first and last rows, which hold the table's extremes.
+
+    ``exp(q·ln ζ_i)`` is monotone in ``q``; the rows come from :func:`_float64_scales`, so
+    they are the table's own, bit for bit (``inf`` past float64's range, 0 below it).
+    """
     ends = np.array([positions.min(), positions.max()])
-    with np.errstate(over="ignore"):
-        _, scales = _float64_scales(ends, xpos_pair_bases(head_dim), scale_base, keys)
-    return float(scales.max())
+    with np.errstate(over="ignore", under="ignore"):
+        return _float64_scales(ends, zeta, scale_base, keys)[1]
 
 
 def _check_no_zero_scale(
@@ -228,7 +236,7 @@ def _check_no_zero_scale(
     """Refuse, before the table, a scale that rounds to 0 in ``dtype`` (never a zero scale).
 
     The extreme scales are the first pair's (``ζ_0 = 2/7``, the farthest from 1) in the first
-    or the last row (``exp(q·ln ζ_0)`` is monotone in ``q``), so two numbers tell. A large
+    or the last row (:func:`_end_scales`), so two rows tell. A large
     ``offset`` moves every position far past the centre: ``(2/7)^(p/γ)`` is then below the
     dtype's smallest subnormal (``(2/7)^(2^29/512)`` is 10^-570) and the whole table would
     read 0. A table that also overflows is left to the overflow's refusal (``scale_base``).
@@ -236,16 +244,11 @@ def _check_no_zero_scale(
     dtype that keeps the scales, as the overflow refusal does.
     """
     scale_base, offset, keys = knobs
-    log_zeta = math.log(float(zeta[0]))
-    ends = [(-1.0 if keys else 1.0) * float(p) / scale_base * log_zeta for p in positions[[0, -1]]]
-    try:
-        largest = np.array([math.exp(max(ends))])
-    except OverflowError:  # past float64: the overflow's refusal, after the table
-        return
+    scales = _end_scales(positions, zeta, scale_base, keys)
+    largest, smallest = scales.max(keepdims=True), scales.min(keepdims=True)
     with np.errstate(over="ignore"):
-        if not np.isfinite(round_once(largest, dtype)[0]):  # the overflow's refusal too
+        if not np.isfinite(round_once(largest, dtype)[0]):  # the overflow's refusal, later
             return
-    smallest = np.array([math.exp(min(ends))])  # (math.exp underflows to 0.0, never raises)
     if round_once(smallest, dtype)[0] > 0:
         return
     wider = [
