@@ -101,14 +101,7 @@ def measure(tree: Path, kept: Path) -> None:
     data. Raises ``SystemExit`` when pytest-cov is missing or the run writes no coverage data.
     """
     data, log = kept / "coverage", kept / "log"
-    env = {
-        **os.environ,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "PYTHONPATH": str(tree),
-        "COVERAGE_FILE": str(data),
-    }
+    env = {**test_env(tree), "COVERAGE_FILE": str(data)}
     command = [
         *("nice", "-n", "10", sys.executable, "-m", "pytest", "-q", "--no-header"),
         *("-n", "2", "--dist", "worksteal", "-p", "no:cacheprovider", "-rfE"),
@@ -120,6 +113,17 @@ def measure(tree: Path, kept: Path) -> None:
     if not data.exists():
         tail = "".join(log.read_text(encoding="utf-8").splitlines(True)[-10:])
         raise SystemExit(f"mutation: the coverage map was not written (pytest-cov?):\n{tail}")
+
+
+def test_env(tree: Path) -> dict[str, str]:
+    """The environment of a pytest run in ``tree``: its sources first, one BLAS thread, no .pyc."""
+    return {
+        **os.environ,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": str(tree),
+    }
 
 
 def read_log(covering: Covering, text: str) -> Covering:

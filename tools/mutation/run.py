@@ -53,7 +53,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from areas import ROOT, Area, areas, stale, unassigned, unrun
-from covering import Covering, collect
+from covering import Covering, collect, test_env
 from mutants import Mutant, mutants, mutated_source
 
 
@@ -73,13 +73,7 @@ def run_tests(
 
     Its output goes to ``log`` (a clean run's, to say which test failed), else nowhere.
     """
-    env = {
-        **os.environ,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "PYTHONPATH": str(tree),
-    }
+    env = test_env(tree)
     command = [
         "nice",
         "-n",
