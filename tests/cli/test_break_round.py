@@ -77,6 +77,21 @@ def test_timestep_inputs_never_write_an_inf(run_cli):
     assert wide.stdout.splitlines()[1] == f"1e+36,{1e36 * 1000!r}"  # the float64 product
 
 
+@pytest.mark.parametrize("model", ["flux", "dit"])
+def test_timestep_inputs_refuse_a_network_dtype_they_would_ignore(run_cli, tmp_path, model):
+    # --network-dtype shapes the table only; with --inputs it was dropped without a word (and
+    # with dit, which it does not apply to, too): status 0 and the file replaced
+    out = tmp_path / "t.csv"
+    out.write_bytes(b"kept\n")
+    args = ("--model", model, "--inputs", "--network-dtype", "bfloat16", "0.5", "-o", str(out))
+    result = run_cli("timestep", *args)
+    assert result.exit_code == 2, result.output  # was 0
+    assert result.stderr.count("\n") == 1 and "'--network-dtype'" in result.stderr
+    assert "--inputs" in result.stderr and out.read_bytes() == b"kept\n"
+    exact = run_cli("timestep", "--inputs", "--network-dtype", "exact", "0.5")
+    assert exact.exit_code == 0 and exact.stdout.splitlines()[1] == "0.5,500.0"
+
+
 @pytest.mark.parametrize("n", ["0", "-1", "9007199254740993"])
 def test_compute_relative_names_n_not_an_option_compute_lacks(run_cli, n):
     result = run_cli("compute", "--relative", "--d", "8", "--n", n)
