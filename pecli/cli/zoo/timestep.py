@@ -89,12 +89,12 @@ def timestep_command(
     from ...core.zoo.timesteps import model_inputs, model_table
 
     kind = out.check()
+    if inputs and network_dtype.value != "exact":  # it shapes the table, which --inputs skips
+        rule = "applies to the table, not to `inputs` (the numbers the table receives)"
+        raise ParameterError("network_dtype", rule, network_dtype.value)
     x = read_values(values, input_file, linspace, d)
     knobs = {"input_dtype": input_dtype.value}
     if inputs:
-        if network_dtype.value != "exact":  # it shapes the table, which --inputs does not write
-            rule = "applies to the table, not to `inputs` (the numbers the table receives)"
-            raise ParameterError("network_dtype", rule, network_dtype.value)
         with np.errstate(over="ignore"):  # refused in _write_inputs
             received = model_inputs(x, model.value, **knobs).astype(out.dtype)
         _write_inputs(x, received, kind, out)
