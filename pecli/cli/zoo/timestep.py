@@ -89,16 +89,12 @@ def timestep_command(
     from ...core.zoo.timesteps import model_inputs, model_table
 
     kind = out.check()
-    if inputs and network_dtype.value != "exact":  # it shapes the table, which --inputs skips
-        rule = "applies to the table, not to `inputs` (the numbers the table receives)"
-        raise ParameterError("network_dtype", rule, network_dtype.value)
+    _check_inputs_only(inputs, network_dtype.value)
     x = read_values(values, input_file, linspace, d)
     knobs = {"input_dtype": input_dtype.value}
     if inputs:
-        with np.errstate(over="ignore"):  # refused in _write_inputs
-            received = model_inputs(x, model.value, **knobs).astype(out.dtype)
-        _write_inputs(x, received, kind, out)
-        return
+        with np.errstate(over="ignore"):  # an inf is refused in _write_inputs
+            return _write_inputs(x, model_inputs(x, model.value, **knobs), kind, out)
     from ...core import certificate
 
     dtype = np.dtype(out.dtype)
@@ -127,11 +123,22 @@ NETWORK_STEPS = (
 )
 
 
-def _write_inputs(x: np.ndarray, received: np.ndarray, kind: str, out: TableTarget) -> None:
-    """--inputs: each value and the number its embedding receives (npy: those numbers)."""
+def _check_inputs_only(inputs: bool, network_dtype: str) -> None:
+    """Refuse ``--network-dtype`` with ``--inputs``: it shapes the table, which is not written."""
+    if inputs and network_dtype != "exact":
+        rule = "applies to the table, not to `inputs` (the numbers the table receives)"
+        raise ParameterError("network_dtype", rule, network_dtype)
+
+
+def _write_inputs(x: np.ndarray, exact: np.ndarray, kind: str, out: TableTarget) -> None:
+    """--inputs: each value and the number its embedding receives (npy: those numbers).
+
+    Called with overflow ignored: a number past the output dtype's range is refused here.
+    """
     from ...io import writing
     from ...io.reports import Written
 
+    received = exact.astype(out.dtype)
     if not np.isfinite(received).all():  # t·1000 past float32's range: never an inf written
         rule = "cannot hold every input the model receives (give --dtype float64)"
         raise ParameterError("dtype", rule, str(received.dtype))
