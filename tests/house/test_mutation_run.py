@@ -131,8 +131,14 @@ def test_a_mutant_mypy_rejects_is_killed_before_its_tests(tmp_path, monkeypatch)
     assert (tmp_path / "m.py").read_text(encoding="utf-8") == TYPED
 
 
-def test_a_survivor_of_its_area_runs_on_the_tests_elsewhere_that_execute_its_line(tree):
-    """Stage two: only the other tests that run the mutated line, the quickest first."""
+def test_a_mutant_runs_on_the_tests_that_execute_its_line_first_then_elsewhere_then_its_area(
+    tree,
+):
+    """The area's tests that run the mutated line, then the others that run it, the area's files.
+
+    A kill by the first run is the area's, with no other run; a mutant only a test of another
+    area catches is *killed (elsewhere)* once the area's whole files let it through.
+    """
     from covering import Covering, read_log
 
     folder, chosen, _ = tree
@@ -172,20 +178,25 @@ def test_a_survivor_of_its_area_runs_on_the_tests_elsewhere_that_execute_its_lin
 
     def fake_tests(where: Path, tests: list[str], timeout: float, log=None) -> tuple[str, float]:
         at = tests[0].startswith("@")  # a list of node ids in a file, as elsewhere() passes
-        listed = (where / tests[0][1:]).read_text(encoding="utf-8").split() if at else tests
-        ran.append(list(tests))
+        listed = (where / tests[0][1:]).read_text(encoding="utf-8").splitlines() if at else tests
+        ran.append(("map", listed) if at else ("area", list(tests)))
         text = (where / "m.py").read_text(encoding="utf-8")
         caught = "< 4" in text and "tests/test_near.py::test_quick" in listed
+        caught |= "x - 1" in text and listed == ["tests/test_m.py::test_own"]  # the area's test
         return ("failed" if caught else "passed"), 1.0
 
     run.run_tests = fake_tests  # the fixture's monkeypatch restores the original
     results = run.campaign(chosen, folder, 3600, None, None, covering)
     verdicts = [r["result"] for r in results]
-    assert verdicts == ["survived", "survived", "survived", "killed (elsewhere)", "survived"]
+    assert verdicts == ["survived", "survived", "killed", "killed (elsewhere)", "survived"]
+    own, others = ["tests/test_m.py::test_own"], covering.tests("m.py", 2, skip)
+    let_through = [("map", own), ("map", others), "area"]  # line 2's mutants, in this order
+    kinds = [run if run[0] == "map" else "area" for run in ran]
+    assert kinds == ["area", *let_through * 2, ("map", own), *let_through * 2]  # clean run first
     assert not list(folder.glob("*.args"))  # the list of node ids is removed
-    area_runs = [r for r in ran if not r[0].startswith("@")]  # the clean run and stage one
+    area_runs = [r for kind, r in ran if kind == "area"]  # the clean run and the area's files
     red = {
         "--deselect=tests/test_broken.py::test_red",
         "--deselect=tests/test_broken.py::test_setup_red",
     }
-    assert len(area_runs) == 1 + 5 and all(red <= set(r) for r in area_runs)  # fail unmutated
+    assert len(area_runs) == 1 + 4 and all(red <= set(r) for r in area_runs)  # fail unmutated

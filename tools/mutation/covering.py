@@ -57,17 +57,22 @@ class Covering:
             }
         return self._lines[module]
 
-    def tests(self, module: str, line: int, skip: set[str]) -> list[str]:
+    def tests(
+        self, module: str, line: int, skip: set[str], only: set[str] | None = None
+    ) -> list[str]:
         """The tests that run ``line`` of ``module``, less those in files ``skip`` names.
 
-        A line run only at import (no test's context) takes the tests that run any line of
-        the module. Tests failing unmutated are left out; the quickest come first.
+        With ``only``, just those in the files it names (and not in ``skip``). A line run only
+        at import (no test's context) takes the tests that run any line of the module. Tests
+        failing unmutated are left out; the quickest come first.
         """
         lines = self.lines(module)
         chosen = set(lines.get(line, set()))
         if not chosen and line in lines:
             chosen = set().union(*lines.values())
-        chosen = {t for t in chosen if t.split("::", 1)[0] not in skip} - self.failing
+        files = {t: t.split("::", 1)[0] for t in chosen}
+        chosen = {t for t in chosen if files[t] not in skip and (only is None or files[t] in only)}
+        chosen -= self.failing
         return sorted(chosen, key=lambda t: (self.durations.get(t, 0.0), t))
 
     def seconds(self, tests: list[str]) -> float:
