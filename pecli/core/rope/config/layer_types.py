@@ -1,9 +1,10 @@
 """Which layers a model has: each layer's attention kind and whether it rotates.
 
 Layer types come from ``layer_types``, else ``sliding_window_pattern`` (an integer N: global
-iff (i+1) % N == 0; a string such as ``LLLG``), ``full_attention_interval`` (Qwen3-Next: the
-others are linear attention) or ``compress_ratios`` (DeepSeek V4). A layer skips RoPE (NoPE)
-when ``no_rope_layers`` says 0 (SmolLM3, Llama 4; else every ``no_rope_layer_interval``-th
+iff (i+1) % N == 0; a string such as ``LLLG``), ``global_attn_every_n_layers`` (global iff
+i % N == 0 in ModernBERT, (i+1) % N == 0 in AFMoE), ``full_attention_interval`` (Qwen3-Next:
+the others are linear attention) or ``compress_ratios`` (DeepSeek V4). A layer skips RoPE
+(NoPE) when ``no_rope_layers`` says 0 (SmolLM3, Llama 4; else every ``no_rope_layer_interval``-th
 layer, 4 by the class default), when it is linear attention or has no attention at all, when
 its type's rope is null, or when it is global in a family that rotates only its sliding layers
 (Cohere 2, EXAONE 4). Sources: transformers 5 ``configuration_*.py`` (``layer_types``,
@@ -17,7 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ParameterError
-from .families import NOPE_INTERVAL_DEFAULTS, ROPE_ON_SLIDING_ONLY, TEMPERATURE_NOPE
+from .families import (
+    GLOBAL_EVERY_OFFSETS,
+    NOPE_INTERVAL_DEFAULTS,
+    ROPE_ON_SLIDING_ONLY,
+    TEMPERATURE_NOPE,
+)
 from .shapes import nope_labels, rope_tables, text_section
 
 __all__ = ["LAYER_KEYS", "MAX_LAYERS", "nope_kinds", "rope_flags"]
@@ -131,6 +137,11 @@ def _kinds(section: Mapping[str, Any], count: int) -> list[str]:
     if pattern is not None:
         rule = "field sliding_window_pattern must be an integer >= 1 or a string of L and G"
         raise ParameterError("config", rule, repr(pattern)[:40])
+    every = _period(section.get("global_attn_every_n_layers"))
+    offset = GLOBAL_EVERY_OFFSETS.get(str(section.get("model_type")))
+    if every and offset is not None:
+        full = [(i + offset) % every == 0 for i in range(count)]
+        return ["full_attention" if f else "sliding_attention" for f in full]
     interval = _period(section.get("full_attention_interval"))
     if interval:
         full = [(i + 1) % interval == 0 for i in range(count)]

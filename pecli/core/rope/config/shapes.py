@@ -162,7 +162,8 @@ def _theta(section: Mapping[str, Any], notes: list[str]) -> Any:
                     f"θ is {key} = {value} (a reader that looks for rope_theta takes 10000)"
                 )
             return value
-    notes.append("no rope_theta: transformers' default 10000 is used")
+    if section.get("global_rope_theta") is None:  # ModernBERT names θ per layer type instead
+        notes.append("no rope_theta: transformers' default 10000 is used")
     return 10000.0
 
 
