@@ -43,3 +43,30 @@ def test_a_tensor_of_exactly_2_to_the_26_values_is_read_and_one_more_is_refused(
     else:
         array = read_activations(str(path), tensor="h")
         assert array.shape == (values,) and array.dtype == np.float16 and not array.any()
+
+
+def test_a_dump_of_one_tensor_needs_no_name_and_one_of_many_is_asked_for(tmp_path):
+    """One tensor is the one read; of ten, the message lists eight and counts the rest."""
+    one = str(tmp_path / "one.safetensors")
+    q = np.arange(12, dtype=np.float32).reshape(3, 4)
+    save_file({"q": q}, one)
+    assert np.array_equal(read_activations(one), q)
+    many = str(tmp_path / "many.safetensors")
+    save_file({f"t{i}": q for i in range(10)}, many)
+    listed = "t0, t1, t2, t3, t4, t5, t6, t7, … and 2 more"
+    with pytest.raises(ParameterError) as caught:
+        read_activations(many, parameter="pre")
+    assert caught.value.parameter == "pre"
+    assert f"holds 10 tensors ({listed}): name the one to read" in str(caught.value)
+    with pytest.raises(ParameterError) as caught:
+        read_activations(many, tensor="v")
+    assert caught.value.parameter == "tensor"
+    assert f"must name a tensor of {many} (it has: {listed})" in str(caught.value)
+
+
+def test_eight_tensors_are_all_listed_with_nothing_counted(tmp_path):
+    path = str(tmp_path / "eight.safetensors")
+    save_file({f"t{i}": np.zeros(2, dtype=np.float32) for i in range(8)}, path)
+    with pytest.raises(ParameterError) as caught:
+        read_activations(path)
+    assert "holds 8 tensors (t0, t1, t2, t3, t4, t5, t6, t7): name" in str(caught.value)
