@@ -489,3 +489,35 @@ def test_a_proportional_head_with_no_rotating_pair_has_frequencies_of_zero():
     spec = RopeSpec(head_dim=8, rope_type="proportional", partial_rotary_factor=0.1)
     freqs = rope_frequencies(spec)
     assert freqs.inv_freq.tolist() == [0.0] * 4
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_a_linear_factor_is_read_from_a_half_precision_buffer(dtype):
+    """transformers' linear scaling divides inv_freq by the factor: θ = 10^4 over 32 channels
+    divided by 4, stored as float16 or bfloat16 (rounding 2^-11 or 2^-8 relative): ω_0 = 0.25,
+    three quarters below 1, far past the dtype's tolerance of a few roundings, so linear
+    with factor 4, θ 10^4."""
+    import ml_dtypes
+
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    stored = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    inv = (10000.0 ** (-np.arange(0, 32, 2) / 32) / 4).astype(stored)
+    guess = identify_inv_freq(inv)
+    assert (guess.rope_type, guess.theta, guess.storage) == ("linear", 10000.0, dtype)
+    assert guess.parameters == {"factor": 4.0}
+
+
+def test_the_run_of_constant_ratios_ends_past_4_tolerances():
+    """ln ω_i = −i/2 (θ = e^4 over 16 channels) at a tolerance of 10^-6, ω_5's 2·10^-6, with
+    ω_5 on moved by 4.5 of ω_5's tolerances times |ln ω_5| = 2.5 (the rule: a ratio
+    ω_(i+1)/ω_i is the first's within 4·max(tol_0, tol_(i+1))·max(1, |ln ω_(i+1)|)): the
+    run stops at 5 frequencies; moved by 3.5, all 8 run."""
+    from pecli.analysis.rope.inv_freq import fit_theta
+
+    tol = np.full(8, 1e-6)
+    tol[5] = 2e-6
+    for moved, run in ((4.5, 5), (3.5, 8)):
+        logs = -np.arange(8) / 2
+        logs[5:] += moved * 2e-6 * 2.5
+        assert fit_theta(np.exp(logs), 16, tol)[2] == run

@@ -1,0 +1,129 @@
+"""The probe's fits at the values that tell their rules: readings merged, the leading run of
+θ, the temperature's bounds on L, the findings on pairs no ω explains, the width's doubt.
+
+Every expected value is worked out by hand in the test's docstring.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pecli.analysis.rope.probe import probe_rope
+from pecli.analysis.rope.probe.frequencies import _leading_run, read_frequencies
+from pecli.analysis.rope.probe.omega import OmegaFit, _merged
+from pecli.analysis.rope.probe.reading import _fit_findings, _listed
+from pecli.analysis.rope.probe.temperature import Temperature, fit_temperature
+
+
+def test_readings_of_one_pair_merge_only_within_their_own_uncertainties():
+    """Pair 0 read once at 0.5 ± 1; pair 1 read twice, at 0.1 and 0.2, each ± 10^-3: those
+    two are 0.1 apart, 50 times their summed uncertainty, so both stay (pair 0's large
+    uncertainty is no part of it); pair 1 read at 0.1 and 0.1005 (within 2·(2·10^-3)) merge.
+    At the bound, ± 0.25 each (binary fractions, exact): 1 apart (= 2·0.5) merge, 1.25 not."""
+    pid, omega, _ = _merged(
+        np.array([0, 1, 1]), np.array([0.5, 0.1, 0.2]), np.array([1.0, 1e-3, 1e-3])
+    )
+    assert pid.tolist() == [0, 1, 1] and omega.tolist() == [0.5, 0.1, 0.2]
+    pid, omega, _ = _merged(
+        np.array([0, 1, 1]), np.array([0.5, 0.1, 0.1005]), np.array([1.0, 1e-3, 1e-3])
+    )
+    assert pid.tolist() == [0, 1] and omega.tolist() == [0.5, 0.1]
+    quarter = np.full(2, 0.25)
+    assert _merged(np.zeros(2, int), np.array([0.0, 1.0]), quarter)[1].tolist() == [0.0]
+    assert _merged(np.zeros(2, int), np.array([0.0, 1.25]), quarter)[1].tolist() == [0.0, 1.25]
+
+
+def test_the_leading_run_ends_at_a_pair_more_than_3_tolerances_off_the_line():
+    """ln ω_j = −1/4 − j/2 for 8 pairs, tolerance 10^-6 each, with pair 5 moved by 3.5 tolerances:
+    the line through pairs 0–4 misses it by 3.5·10^-6 > 3·10^-6, so the run is 5; moved by
+    2.5 tolerances it is on the line and all 8 pairs lead."""
+    logs = -0.25 - np.arange(8) / 2
+    tol = np.full(8, 1e-6)
+    for moved, run in ((3.5e-6, 5), (2.5e-6, 8)):
+        shifted = logs.copy()
+        shifted[5] += moved
+        assert _leading_run(np.exp(shifted), tol) == run
+
+
+def test_the_leading_run_weighs_each_pair_by_its_own_tolerance():
+    """ln ω_j = −j/2 for 8 pairs, tolerance 10^-6 each but pair 2's 0.1, and pair 2 off the
+    line by 0.1 (one of its tolerances): every pair lies on the line within its tolerance, so
+    all 8 lead (a fit weighting pair 2 as much as the others would miss pair 3)."""
+    logs = -np.arange(8) / 2
+    logs[2] += 0.1
+    tol = np.full(8, 1e-6)
+    tol[2] = 0.1
+    assert _leading_run(np.exp(logs), tol) == 8
+
+
+def test_all_omegas_known_is_no_finding():
+    """8 pairs, every ω = 10^4^(−j/8) known: θ 10^4 from all 8, and no pair undetermined."""
+    w = 1e4 ** (-np.arange(8) / 8)
+    fit = OmegaFit(w, 1e-12 * w, np.ones(8, dtype=int), np.zeros(8))
+    frequencies = read_frequencies([fit])
+    assert frequencies.theta.theta == 10000.0 and frequencies.theta.run == 8
+    assert frequencies.findings == []
+
+
+def test_a_gain_exactly_tol_from_the_median_is_a_constant():
+    """Gains 1.5, 1.5, 1.75 within 0.25 (all binary fractions: exact): the median 1.5 is
+    within 0.25 of every gain (|1.75 − 1.5| = 0.25), so a constant 1.5; 1.8 is not."""
+    tol = np.full(3, 0.25)
+    p = np.array([0.0, 1, 2])
+    assert fit_temperature(p, np.array([1.5, 1.5, 1.75]), tol) == Temperature("constant", 1.5)
+    assert fit_temperature(p, np.array([1.5, 1.5, 1.8]), tol).kind == "stepped"
+
+
+def test_l_is_bounded_by_the_first_position_whose_gain_is_not_1():
+    """Mistral's ``1 + β·ln(1 + floor(p/L))`` with β 0.1, L 8000 at p = 0, 1, 100, 8000,
+    300000: the gains step at 8000 (floor 1) and 300000 (floor 37), so L lies in (100, 8000];
+    only L in (300000/38, 8000] = (7894.7, 8000] gives both floors, and 8000 is a multiple of
+    1000 tried there. Llama 4's form (p + 1) fits the same L."""
+    p = np.array([0.0, 1, 100, 8000, 300000])
+    gain = 1 + 0.1 * np.log(1 + np.floor(p / 8000))
+    forms = fit_temperature(p, gain, np.full(5, 1e-9)).forms
+    assert forms == [("llama4", 0.1, 8000), ("mistral", 0.1, 8000)]
+
+
+def test_pairs_no_omega_explains_are_listed_by_range_with_their_largest_residual():
+    """Pairs 0, 1 fit (ω known); pairs 2 and 3 fit no ω, their best readings 2.5 and 6 σ off:
+    the finding names pairs 2–3 and a residual up to 6 σ (the larger)."""
+    omega = np.array([1.0, 0.1, np.nan, np.nan])
+    fit = OmegaFit(omega, 1e-9 * omega, np.array([1, 1, 0, 0]), np.array([0.5, 0.5, 2.5, 6.0]))
+    findings = _fit_findings([fit], read_frequencies([fit]))
+    assert findings == [
+        "2 pair(s) turn by angles no ω·p explains (pairs 2–3; residual up to 6 σ): are the "
+        "positions right (first position, one id column per axis)?"
+    ]
+
+
+def test_a_pair_no_axis_explains_is_as_far_off_as_its_best_axis():
+    """Two id axes; pairs 2 and 3 fit no ω on either: pair 2 is 2.5 σ off on t and 6 on h,
+    pair 3 9 on t and 8 on h. Each pair is as far off as its best axis (2.5 and 8), and the
+    largest of those is 8 (not 6, the best over the pairs per axis, nor 9, the worst axis)."""
+    omega = np.array([1.0, 0.1, np.nan, np.nan])
+    readings = np.array([1, 1, 0, 0])
+    t = OmegaFit(omega, 1e-9 * omega, readings, np.array([0.5, 0.5, 2.5, 9.0]))
+    h = OmegaFit(omega, 1e-9 * omega, readings, np.array([0.5, 0.5, 6.0, 8.0]))
+    findings = _fit_findings([t, h], read_frequencies([t, h]))
+    assert len(findings) == 1 and "(pairs 2–3; residual up to 8 σ)" in findings[0]
+
+
+def test_pair_indices_are_written_as_runs():
+    assert _listed(np.array([0, 1, 2, 3, 7])) == "0–3, 7"
+    assert _listed(np.array([4, 6, 7])) == "4, 6–7"
+
+
+def test_an_interleaved_slice_of_unknown_omegas_has_no_sure_width():
+    """Interleaved RoPE (θ 100) over channels 0–7 of 16, read at positions one too high: no
+    ω is known, so no next pair can be extrapolated: the slice may be wider."""
+    q = np.random.default_rng(8).standard_normal((5, 2, 16))
+    p = np.arange(5.0)
+    w = 100.0 ** (-np.arange(4) / 4)
+    c, s = np.cos(p[:, None] * w)[:, None], np.sin(p[:, None] * w)[:, None]
+    post = q.copy()
+    post[..., 0:8:2] = q[..., 0:8:2] * c - q[..., 1:8:2] * s
+    post[..., 1:8:2] = q[..., 1:8:2] * c + q[..., 0:8:2] * s
+    reading = probe_rope(q, post, (p + 1)[:, None])
+    assert (reading.pairing.layout, reading.pairing.stop) == ("interleaved", 8)
+    assert np.isnan(reading.frequencies.omega).all() and reading.width_sure is False
