@@ -212,6 +212,16 @@ def test_large_angles_are_within_two_ulps_of_each_value(scale, mp_scale, frequen
         _assert_within_two_ulps(xs, freqs, got, mpmath.mpf(mp_scale()))  # at 40 digits
 
 
+def test_points_past_1e300_lose_the_angle_s_tail_not_its_value():
+    """Past ~1e300 the double-double product's tail overflows (Veltkamp's split of x·2^27):
+    the tail is dropped and sin/cos are of x·f itself, exact here (f = 1, 2; scale 1), so
+    within two ulps of mpmath at 400 digits (the angles have 309 digits before the point)."""
+    xs = [-3e305, 1.5e307, 8.5e307]
+    got = fourier_features(xs, k=2)
+    with mpmath.workdps(400):
+        _assert_within_two_ulps(xs, [1.0, 2.0], got, mpmath.mpf(1))
+
+
 def _assert_within_two_ulps(xs, freqs, got, mp_scale):
     for x, row in zip(xs, got, strict=True):
         for f, sin_value, cos_value in zip(freqs, row[0::2], row[1::2], strict=True):
