@@ -88,6 +88,27 @@ def test_random_network_is_fixed_by_its_seed():
     assert [w.shape for w in a.weights] == [(4, 32), (32, 32), (32, 1)]
 
 
+def test_without_size_the_periodicity_figure_is_9_by_6_inches_at_100_dpi(run_cli, tmp_path):
+    """docs/figures.md: "the periodicity figure 9 × 6" (inches, at 100 dpi): 900 × 600 pixels."""
+    from test_figure_options import png_size
+
+    out = tmp_path / "f.png"
+    assert run_cli("plot-fourier", "--points", "200", "-o", str(out)).exit_code == 0
+    assert png_size(out) == (900, 600)
+
+
+@pytest.mark.parametrize(("dpi", "refused"), [(962, False), (963, True)])
+def test_dpi_alone_is_held_to_50_million_pixels_of_9_by_6_inches(run_cli, tmp_path, dpi, refused):
+    """docs/figures.md: at most 50 million pixels, the periodicity figure 9 × 6 inches. By hand:
+    9·6·962² = 49,973,976 fits, 9·6·963² = 50,077,926 does not (an SVG: no pixels drawn)."""
+    out = tmp_path / "f.svg"
+    result = run_cli("plot-fourier", "--points", "20", "--dpi", str(dpi), "-o", str(out))
+    assert (result.exit_code == 2) is refused, result.output
+    if refused:
+        assert "gives 9 × 6 inches at 963 dpi: at most 50 million pixels" in result.stderr
+        assert "'--dpi'" in result.stderr and not out.exists()
+
+
 # png and svg of plot-fourier (--k 3 is its default): test_committed_figures.py rebuilds the
 # committed files byte for byte; pdf has no committed file
 @pytest.mark.parametrize("suffix", ["pdf"])

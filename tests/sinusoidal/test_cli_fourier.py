@@ -152,6 +152,11 @@ def test_fourier_from_stdin_pipe(pecli_cmd):
         (["1", "--frequencies", "cubic"], "'--frequencies'", "cubic"),
         (["--linspace", "0", "1", "0"], "'--linspace'", "NUM must be an integer from 1"),
         (["--linspace", "0", "inf", "3"], "'--linspace'", "finite"),
+        (  # docs/fourier.md: "at most 10,000,000 values"; one past it (-o: no 10^7 rows shown)
+            ["--linspace", "0", "1", "10000001", "--k", "1", "--dtype", "float32", "-o", "g.npy"],
+            "'--linspace'",
+            "NUM must be an integer from 1 to 10000000 (got 10000001)",
+        ),
         (["-i", "cube.npy"], "'--input'", "(got shape (2, 2, 2))"),
         (["-i", "bad.csv"], "'--input'", "(got 'one' on line 2, column 1)"),
         (["1", "-o", "g.xlsx"], "'--output'", "must end in .csv, .npy"),

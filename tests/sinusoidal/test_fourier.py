@@ -212,6 +212,27 @@ def test_large_angles_are_within_two_ulps_of_each_value(scale, mp_scale, frequen
         _assert_within_two_ulps(xs, freqs, got, mpmath.mpf(mp_scale()))  # at 40 digits
 
 
+def test_points_past_1e300_lose_the_angle_s_tail_not_its_value():
+    """Past ~1e300 the double-double product's tail overflows (Veltkamp's split of x·2^27):
+    the tail is dropped and sin/cos are of x·f itself, exact here (f = 1, 2; scale 1), so
+    within two ulps of mpmath at 400 digits (the angles have 309 digits before the point)."""
+    xs = [-3e305, 1.5e307, 8.5e307]
+    got = fourier_features(xs, k=2)
+    with mpmath.workdps(400):
+        _assert_within_two_ulps(xs, [1.0, 2.0], got, mpmath.mpf(1))
+
+
+def test_an_angle_past_float64_names_the_largest_point():
+    """2 · 1e308 overflows float64 (its largest finite value is 1.797e308): refused naming x,
+    with the largest |x| (1e308, not the first point), and float32 inputs past 3.4e38 too."""
+    with pytest.raises(ParameterError) as info:
+        fourier_features([0.5, -1e308, 2.0], k=2)
+    assert (info.value.parameter, info.value.value) == ("x", 1e308)
+    with pytest.raises(ParameterError) as info:
+        fourier_features([0.5, -1e39], k=1, include_input=True, dtype="float32")
+    assert (info.value.parameter, info.value.value) == ("dtype", 1e39)
+
+
 def _assert_within_two_ulps(xs, freqs, got, mp_scale):
     for x, row in zip(xs, got, strict=True):
         for f, sin_value, cos_value in zip(freqs, row[0::2], row[1::2], strict=True):

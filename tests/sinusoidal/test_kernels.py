@@ -248,3 +248,22 @@ def test_a_value_within_1e_19_of_a_float32_tie_is_rounded_by_mpmath(delta, steps
         out[:, 0::2], out[:, 1::2], 1.0, np.array([omega]), omega_residual=np.array([residual])
     )
     assert out[0].tolist() == [0.75 + steps * 2.0**-24, cos]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="reads the CPU affinity")
+def test_workers_are_one_per_cells_per_worker_cells_up_to_the_cpus_of_this_process():
+    """The rule of ``worker_count``'s docstring, worked by hand against the OS's affinity set:
+    fewer than CELLS_PER_WORKER (2^19) cells, one worker; ``c`` whole multiples of it,
+    ``min(c, cpus)`` workers (a part multiple rounds down); never more than the CPUs."""
+    from pecli.core.threads import worker_count
+
+    cpus = len(os.sched_getaffinity(0))
+    cases = {0: 1, 1: 1, 2**19 - 1: 1, 2**19: 1, 3 * 2**18: 1, 2**20: min(2, cpus)}
+    cases[2**40] = cpus
+    for cells, workers in cases.items():
+        assert worker_count(None, cells) == workers, cells
+        assert type(worker_count(None, cells)) is int
+    assert worker_count(3, 2**40) == 3 and worker_count(1, 2**40) == 1  # asked for: as given
+    for refused in (0, -1, True, 2.0):
+        with pytest.raises(ParameterError):
+            worker_count(refused, 2**40)

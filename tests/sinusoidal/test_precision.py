@@ -44,6 +44,39 @@ def test_framework_float32_matches_a_hand_written_pytorch_tutorial():
     np.testing.assert_array_equal(got, expected.astype(np.float64))
 
 
+@pytest.mark.parametrize("d", [2, 4, 10])
+def test_framework_tensor2tensor_divides_by_max_of_h_minus_1_and_1(d):
+    """tensor2tensor's get_timing_signal_1d, written by hand in float32: log_timescale_increment
+    = ln C / max(num_timescales - 1, 1), so at d = 2 (h = 1) the one frequency is exp(0) = 1 and
+    at d = 4 the two are 1 and exp(-ln C) = 1/C; [all sines | all cosines]."""
+    h, n = d // 2, 40
+    increment = np.float32(-np.log(10000.0) / max(h - 1, 1))
+    div = np.exp(np.arange(h, dtype=np.float32) * increment)
+    angles = np.arange(n, dtype=np.float32)[:, None] * div
+    expected = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).astype(np.float64)
+    got = framework_blocks(
+        d=d, n=n, convention=convention("tensor2tensor"), base=1e4, dtype="float32"
+    )
+    np.testing.assert_array_equal(np.concatenate(list(got)), expected)
+
+
+@pytest.mark.parametrize("rows", [4096, 1])
+def test_framework_fairseq_odd_d_is_the_d_minus_1_table_a_zero_column_and_a_zero_padding_row(
+    rows,
+):
+    """fairseq's SinusoidalPositionalEmbedding.get_embedding, written by hand in float32 for
+    d = 5: half_dim = 5 // 2 = 2, ln C / (half_dim - 1), [sin | cos], one zero column appended
+    for the odd d, then row padding_idx = 1 zeroed (in one block, or in blocks of one row)."""
+    n = 30
+    div = np.exp(np.arange(2, dtype=np.float32) * np.float32(-np.log(10000.0) / 1))
+    angles = np.arange(n, dtype=np.float32)[:, None] * div
+    expected = np.concatenate([np.sin(angles), np.cos(angles), np.zeros((n, 1))], axis=1)
+    expected[1] = 0
+    fairseq = convention("fairseq")
+    got = framework_blocks(d=5, n=n, convention=fairseq, base=1e4, dtype="float32", rows=rows)
+    np.testing.assert_array_equal(np.concatenate(list(got)), expected.astype(np.float64))
+
+
 @pytest.mark.parametrize(("dtype", "exact"), [("bfloat16", 256), ("float16", 2048)])
 def test_largest_exact_position(dtype, exact):
     kind = np.float16 if dtype == "float16" else ml_dtypes.bfloat16

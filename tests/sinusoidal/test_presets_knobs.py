@@ -69,6 +69,18 @@ def test_tensor2tensor_at_d_2_divides_by_max_of_h_minus_1_and_1():
     np.testing.assert_allclose(preset_table("mlx", 2, 5), lib.mlx(p, 2), atol=1e-15)
 
 
+@pytest.mark.parametrize("schedule", ["tensor2tensor", "shift:1"])
+def test_tensor2tensor_guards_only_h_1_so_an_odd_sine_d_3_divides_by_one_half(schedule):
+    """docs/encoding.md: ``shift:1`` is tensor2tensor, ω_j = C^(-j/(h-1)), its guard for h = 1;
+    docs/conventions.md, ``--odd-d sine``: h = d/2, ceil(d/2) sines. At d = 3, h - 1 = 1/2 > 0
+    is unguarded: ω = [1, C^-2], by hand [sin p, cos p, sin(p/C²)] interleaved (C = 10)."""
+    p = np.arange(-2.0, 4.0)
+    expected = np.column_stack([np.sin(p), np.cos(p), np.sin(p / 100)])
+    knobs = {"schedule": schedule, "odd_d": "sine", "layout": "interleaved", "base": 10.0}
+    got = encoding_table(d=3, n=6, start=-2, dtype="float64", **knobs)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-16)
+
+
 def test_diffusers_scale_is_the_angle_scale():
     t = np.arange(7.0)
     got = preset_table("diffusers", 8, 7, angle_scale=1000)
