@@ -4,10 +4,14 @@
 the archive: a run of entries of an axis with only 1s before it, in C order, is one block of
 the file, and only that block is read; anything else is read whole and sliced. The oracle is
 NumPy's own indexing of the array that was saved; a spy on the bounded reader sees how many
-entries were read.
+entries were read. Pickles are never read, even from a member rewritten after opening.
 """
 
 from __future__ import annotations
+
+import io
+import zipfile
+import zlib
 
 import numpy as np
 import pytest
@@ -73,3 +77,54 @@ def test_a_compressed_member_is_read_through_zipfile(tmp_path, reads):
         assert reads == []
     finally:
         archive.close()
+
+
+def _with_crc(data: bytes, crc: int) -> bytes:
+    """``data`` and 4 more bytes whose CRC-32 is ``crc`` (the CRC register run backwards)."""
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table.append(c)
+    top = {value >> 24: i for i, value in enumerate(table)}
+    state, picks = crc ^ 0xFFFFFFFF, []
+    for _ in range(4):
+        picks.append(top[state >> 24])
+        state = ((state ^ table[picks[-1]]) << 8) & 0xFFFFFFFF
+    state, tail = zlib.crc32(data) ^ 0xFFFFFFFF, bytearray()
+    for i in reversed(picks):
+        tail.append((state ^ i) & 0xFF)
+        state = (state >> 8) ^ table[i]
+    return data + bytes(tail)
+
+
+class _Opener:
+    """Unpickled, it creates the file ``marker``: proof that a pickle ran."""
+
+    marker = ""
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_member_turned_into_a_pickle_after_opening_is_never_unpickled(tmp_path):
+    """The archive is rewritten in place after its headers were read (float64 then): the
+    compressed member is now an object array with the old CRC-32, so zipfile passes it;
+    NumPy's reader must still refuse the pickle (allow_pickle=False), and nothing runs."""
+    path, _Opener.marker = tmp_path / "a.npz", str(tmp_path / "ran")
+    np.savez_compressed(path, pe=np.random.default_rng(0).normal(size=8192))  # > any buffer
+    archive = npz_file.NpzFile(str(path), parameter="FILE")
+    try:
+        crc = archive.archive.getinfo("pe.npy").CRC
+        npy = io.BytesIO()
+        np.save(npy, np.array([_Opener()], dtype=object), allow_pickle=True)
+        data = _with_crc(npy.getvalue(), crc)
+        assert zlib.crc32(data) == crc
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as rewritten:  # same inode
+            rewritten.writestr("pe.npy", data)
+        with pytest.raises(ValueError, match="allow_pickle=False"):
+            archive.read("pe")
+    finally:
+        archive.close()
+    assert not (tmp_path / "ran").exists()
