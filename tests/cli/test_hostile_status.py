@@ -278,3 +278,33 @@ def test_a_reader_going_away_stays_quiet_with_stdin_closed(pecli_cmd, tmp_path):
     result = bash(script, tmp_path, timeout=120)
     assert result.returncode == 141 and result.stderr == ""
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["rope", "--help"], ["compute", "--help"]])
+def test_help_into_a_pipe_whose_reader_is_gone_is_141(pecli_cmd, tmp_path, args):
+    """click meets EPIPE on the help text and exits with 1 (its PacifyFlushWrapper); the run
+    must still say "pipe closed" as the shell does for SIGPIPE: 128 + 13, nothing on stderr."""
+    import os
+
+    reader, writer = os.pipe()
+    os.close(reader)  # every write to the pipe fails with EPIPE
+    try:
+        result = subprocess.run(
+            [*pecli_cmd, *args], stdout=writer, stderr=subprocess.PIPE, cwd=tmp_path, timeout=60
+        )
+    finally:
+        os.close(writer)
+    assert (result.returncode, result.stderr) == (141, b"")
+
+
+def test_a_verdict_of_no_match_is_status_1_not_a_closed_pipe(run_cli, tmp_path):
+    """random-fourier --read: a table no input rebuilds is "NOT read", status 1 (docs/zoo.md);
+    only a closed stdout turns status 1 into 141. Noise in [-1.4, 1.4] is no sin/cos table."""
+    from safetensors.numpy import save_file
+
+    save_file({"W": np.array([0.5, 1.0, 2.0, 4.0], np.float32)}, str(tmp_path / "f.safetensors"))
+    np.save(tmp_path / "t.npy", np.random.default_rng(0).uniform(-1.4, 1.4, size=(3, 8)))
+    result = run_cli(
+        "random-fourier", str(tmp_path / "f.safetensors"), "--read", str(tmp_path / "t.npy")
+    )
+    assert result.exit_code == 1 and "NOT read" in result.stdout, result.output
