@@ -18,16 +18,21 @@ from pecli.analysis.multiaxis.reading import read_axes
 from pecli.core.multiaxis.mrope import mrope_plan
 
 
-def _float32_pairs(ids: np.ndarray, axis: list[int], theta: int) -> tuple[np.ndarray, ...]:
-    """Per-pair cos and sin of a shared schedule, rounded once to float32 (mpmath)."""
+def _exact_pairs(ids: np.ndarray, axis: list[int], theta: int) -> tuple[np.ndarray, ...]:
+    """Per-pair cos and sin of a shared schedule (mpmath, rounded once to float64)."""
     h = len(axis)
     with mpmath.workdps(40):
         omega = [mpmath.mpf(theta) ** (-mpmath.mpf(2 * j) / (2 * h)) for j in range(h)]
         angles = [[mpmath.mpf(int(row[a])) * omega[j] for j, a in enumerate(axis)] for row in ids]
         return tuple(
-            np.array([[float(f(x)) for x in row] for row in angles]).astype(np.float32)
+            np.array([[float(f(x)) for x in row] for row in angles])
             for f in (mpmath.cos, mpmath.sin)
         )
+
+
+def _float32_pairs(ids: np.ndarray, axis: list[int], theta: int) -> tuple[np.ndarray, ...]:
+    """:func:`_exact_pairs` rounded to float32 (twice: a tie this near is not met here)."""
+    return tuple(p.astype(np.float32) for p in _exact_pairs(ids, axis, theta))
 
 
 # M-RoPE section [2, 1, 1], θ 100, head 8: pairs t t h w, ω = 1, 0.316, 0.1, 0.0316
@@ -79,6 +84,10 @@ def test_float32_pairs_are_the_same_values_by_either_map(interleaved, axis):
     off = s.copy()
     off[1, 4] = np.nextafter(off[1, 4], np.float32(2))
     assert not _same32(plan, ids, (c, off), "exact", True)
+    # float32 values held in float64 (a float32 cache's storage told) are the same values too
+    assert _same32(plan, ids, (c.astype(np.float64), s.astype(np.float64)), "exact", True)
+    # pairs held in float64 (not float32 values) are compared rounded to float32, by default
+    assert _same32(plan, ids, _exact_pairs(ids, axis, 10000), "exact")
 
 
 def test_ids_25_apart_read_the_fast_pairs_through_their_aliases():
