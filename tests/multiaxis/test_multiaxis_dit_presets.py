@@ -180,6 +180,32 @@ def test_latent_sizes_become_patches():
     assert latent_grid((3, 4, 5), preset, None) == (3, 4, 5)
 
 
+#: Each DiT's patch as diffusers 0.42.1 builds it (the calls the fixtures of
+#: tests/fixtures/libraries/dit_presets record, else the transformer's default).
+DIT_PATCHES = {
+    "z-image": (2, 2),  # ZImageTransformer2DModel all_patch_size (2,)
+    "hunyuanimage-2.1": (1, 1),  # HunyuanImageRotaryPosEmbed((1, 1), ...)
+    "hunyuanvideo-1.5": (1, 1, 1),  # HunyuanVideo15RotaryPosEmbed(1, 1, ...)
+    "lumina2": (2, 2),  # Lumina2RotaryPosEmbed(..., patch_size 2)
+    "kandinsky5": (1, 2, 2),  # Kandinsky5Transformer3DModel patch_size (1, 2, 2)
+    "hidream": (2, 2),  # HiDreamImageTransformer2DModel patch_size 2
+    "cogvideox-1.5": (2, 2, 2),  # CogVideoX 1.5: patch_size 2, patch_size_t 2
+    "skyreels-v2": (1, 2, 2),  # SkyReelsV2RotaryPosEmbed(128, (1, 2, 2), 1024)
+    "chronoedit": (1, 2, 2),  # ChronoEditRotaryPosEmbed(128, (1, 2, 2), ...)
+    "ltx-video": (1, 1, 1),  # LTXVideoTransformer3DModel patch_size 1, patch_size_t 1
+    "ltx-2": (1, 1, 1),  # LTX2VideoTransformer3DModel patch_size 1, patch_size_t 1
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIT_PATCHES))
+def test_each_dit_latent_becomes_patches_by_its_models_patch(name):
+    """A latent of 12 frames, 60 × 90 cells: ``latent // patch`` per dimension."""
+    patch = DIT_PATCHES[name]
+    latent = (12, 60, 90)[-len(patch) :]
+    want = tuple(size // p for size, p in zip(latent, patch, strict=True))
+    assert latent_grid(latent, axis_preset(name), None) == want
+
+
 def test_cli_patch_model_reads_the_latent_and_rope_scale_sets_cosmos_theta(run_cli):
     args = ["rope", "axes", "--preset", "wan", "--form", "half", "--format", "csv"]
     latent = run_cli(*args, "--grid", "2x4x6", "--patch", "model")

@@ -1,0 +1,61 @@
+"""Multi-axis rope at its limits: the largest text count, the narrowest M-RoPE head, a
+``rope_scale`` given to a preset that takes none, and a bfloat16 cache rounded once."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+
+from pecli.core.dtypes import float_dtype
+from pecli.core.errors import ParameterError
+from pecli.core.multiaxis import AxesSpec, axes_cache, axis_preset, per_axis
+from pecli.core.multiaxis.ids import check_text
+from pecli.core.multiaxis.mrope import mrope_plan
+
+
+def test_text_counts_run_from_0_to_2_to_the_40_inclusive():
+    """The documented range of ``check_text``: 0 to 2^40, both ends allowed."""
+    assert check_text(0) == 0
+    assert check_text(2**40) == 2**40
+    for bad in (-1, 2**40 + 1):
+        with pytest.raises(ParameterError, match="text"):
+            check_text(bad)
+
+
+def test_a_two_channel_head_is_one_temporal_pair():
+    """Qwen2-VL's rule: rotary_dim = head_dim = 2 holds one pair, mrope_section [1, 0, 0]."""
+    assert mrope_plan([1, 0, 0], theta=1e6, head_dim=2).strip() == "T"
+
+
+def test_rope_scale_is_refused_by_name_for_a_preset_without_one():
+    """Z-Image takes no ``rope_scale`` (Cosmos alone does): one number is refused as such,
+    not read as a count of per-axis scales."""
+    with pytest.raises(ParameterError, match="does not apply to z-image") as caught:
+        axis_preset("z-image").plan(rope_scale=[2.0])
+    assert caught.value.parameter == "rope_scale"
+
+
+def _bfloat16(x: mpmath.mpf) -> float:
+    """``x`` rounded once to bfloat16 (8 significant bits, to nearest): by hand."""
+    if x == 0:
+        return 0.0
+    e = int(mpmath.floor(mpmath.log(abs(x), 2)))
+    return float(mpmath.nint(x * mpmath.mpf(2) ** (7 - e)) * mpmath.mpf(2) ** (e - 7))
+
+
+def test_a_bfloat16_full_cache_in_float64_steps_is_rounded_once():
+    """Pair 0 turns by ω = θ^0 = 1, so its angle is the position itself. float64 sin(11446)
+    lies just past a bfloat16 tie that rounding through float32 would land on (and round
+    to even, the wrong way): the stored value is sin rounded once to bfloat16 (mpmath)."""
+    positions = [0, 1, 11446, 15443, 49043]
+    plan = per_axis([2], theta=10000.0, axes=("x",))
+    ids = np.array([[p] for p in positions], dtype=np.float64)
+    spec = AxesSpec(plan, ids, form="full", dtype=float_dtype("bfloat16"), arithmetic="float64")
+    got = axes_cache(spec).astype(np.float64)
+    with mpmath.workdps(40):
+        want = [
+            [_bfloat16(f(mpmath.mpf(p))) for f in (mpmath.cos, mpmath.cos, mpmath.sin, mpmath.sin)]
+            for p in positions
+        ]
+    np.testing.assert_array_equal(got, np.array(want))
