@@ -425,3 +425,13 @@ def test_a_proven_certificate_recomputes_nothing():
     said = Certificate.proven(np.float32, 12)
     assert (said.claim, said.checked, said.recomputed, said.values) == ("proven", 12, 0, 12)
     assert said.certified and "correctly rounded to float32: proven" in said.message
+
+
+def test_widest_is_one_bound_covering_every_values_own():
+    """``widest(largest)``: one bound for every value up to ``largest``; with an absolute part
+    per value that is the largest of them, 3e-15, widened as :meth:`ErrorBound.at` documents:
+    + 2u·|v| for fl(v ± e) at |v| = 0.5, and the absolute part by (1 + 4u)."""
+    u = 2.0**-53
+    bound = ErrorBound(absolute=np.array([1e-15, 3e-15, 2e-15]))
+    assert bound.widest(0.5) == pytest.approx(3e-15 * (1 + 4 * u) + 0.5 * 2 * u, rel=1e-15, abs=0)
+    assert ErrorBound(absolute=1e-15).widest(0.5) == pytest.approx(1.1110223e-15, rel=1e-7, abs=0)

@@ -213,3 +213,15 @@ def test_the_product_bound_covers_every_rounded_slope_times_a_distance():
             for v, dist in zip((m[h] * d)[::97].tolist(), d[::97].tolist(), strict=True):
                 worst = max(worst, abs(mpmath.mpf(v) - mu * dist) / v)
     assert 2.0**-54 < worst <= PRODUCT_BOUND.relative
+
+
+def test_float32_blocks_reuse_four_buffers_in_turn():
+    """The float32 blocks are ``AHEAD + 2 = 4`` buffers taken in turn (pecli.core.threads: the
+    npy writer holds at most ``AHEAD + 1 = 3`` blocks): block b is overwritten by block b + 4
+    and by no block before it, so 12 heads one at a time use 4 buffers, whatever the heads."""
+    shape, blocks = alibi_bias_blocks(exact_slopes(12), 3, values=9)  # one 3 × 3 head a block
+    taken = list(blocks)
+    assert shape == (12, 3, 3) and len(taken) == 12
+    for b, block in enumerate(taken):
+        shared = [c for c in range(12) if np.shares_memory(block, taken[c])]
+        assert shared == list(range(b % 4, 12, 4))

@@ -148,3 +148,43 @@ def test_plot_alibi_draws_32_keys_by_default(run_cli, tmp_path, monkeypatch):
     monkeypatch.setattr(zoo_figures, "alibi_figure", spy)
     assert run_cli("plot-alibi", "-o", str(tmp_path / "a.svg")).exit_code == 0
     assert drawn["bias"].shape == (32, 32) and drawn["bias"][31, 0] == -15.5
+
+
+@pytest.mark.parametrize("n", [2, 4096])
+def test_plot_alibi_takes_2_to_4096_keys(run_cli, tmp_path, monkeypatch, n):
+    """--n is 2 to 4096 in a figure, both ends allowed: BLOOM's key-only row of head 0 of 8
+    (m = 2^-1) is m times each key position, 0, 1/2, …, (n - 1)/2, by hand."""
+    import pecli.figures.zoo as zoo_figures
+
+    drawn = {}
+    real = zoo_figures.alibi_figure
+
+    def spy(bias, slopes, **kwargs):
+        drawn.update(bias=bias)
+        return real(bias, slopes, **kwargs)
+
+    monkeypatch.setattr(zoo_figures, "alibi_figure", spy)
+    args = ("plot-alibi", "--n", str(n), "--convention", "bloom")
+    result = run_cli(*args, "-o", str(tmp_path / "a.svg"))
+    assert result.exit_code == 0, result.output
+    assert drawn["bias"].tolist() == [[0.5 * j for j in range(n)]]
+
+
+@pytest.mark.parametrize(("span", "ok"), [(1, True), (100_000, True), (100_001, False)])
+def test_plot_t5_span_is_1_to_100000(run_cli, tmp_path, span, ok):
+    """--span is 1 to 100000 in a figure, both ends allowed: 1 draws -1, 0, 1 (buckets 1, 0,
+    17: T5's 32 halved, the far side from 16); 100000 draws -100000 … 100000 (far past 128:
+    the last bucket of each side, 15 and 31); one more is refused, nothing written."""
+    out, data = tmp_path / "t.png", tmp_path / "t.npy"
+    result = run_cli("plot-t5-buckets", "--span", str(span), "-o", str(out), "--data", str(data))
+    if not ok:
+        assert result.exit_code == 2 and "--span" in result.stderr
+        assert list(tmp_path.iterdir()) == []
+        return
+    assert result.exit_code == 0, result.output
+    got = np.load(data)
+    if span == 1:
+        assert got.tolist() == [[-1, 1], [0, 0], [1, 17]]
+        return
+    assert got.shape == (200_001, 2) and got[0].tolist() == [-100_000, 15]
+    assert got[-1].tolist() == [100_000, 31]

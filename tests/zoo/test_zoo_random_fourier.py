@@ -246,3 +246,27 @@ def test_fourier_features_weights_have_at_most_16_columns():
     ]
     found = find_fourier_tensors(headers)
     assert [(f.family, f.freqs) for f in found] == [("fourier-features", "timestep_embed.weight")]
+
+
+def test_fourier_features_of_a_column_of_inputs_by_hand():
+    """k-diffusion's FourierFeatures with one input feature takes x as a column (n, 1):
+    x = 0, 1/4, 1/2 against weight rows 1 and 1/2 gives angles 2π·x·w = 0, 0; π/2, π/4;
+    π, π/2, so [cos | sin] is exact by hand."""
+    h = math.sqrt(0.5)
+    table = random_fourier_table([0.0, 0.25, 0.5], "fourier-features", freqs=[[1.0], [0.5]])
+    expected = [[1, 1, 0, 0], [0, h, 1, h], [-1, 0, 0, 1]]
+    np.testing.assert_allclose(table, expected, atol=1e-15)
+
+
+@pytest.mark.parametrize(("off", "matched"), [(1e-4, True), (np.nextafter(1e-4, 1), False)])
+def test_a_table_off_by_exactly_the_tolerance_is_still_read(off, matched):
+    """Read "within" the tolerance 1e-4, the bound included: x = 0 is sin 0 = 0, cos 0 = 1
+    exactly; one sine of the other frequency moved by 1e-4 leaves the reading matched (its
+    residual exactly 1e-4), moved by the next float up it does not."""
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    w = np.array([1.0, math.sqrt(2.0)])
+    table = np.array([[0.0, off, 1.0, 1.0]])  # [sin | cos] of 2π·0·w, sin of √2 moved
+    reading = read_fourier_table(table, w)
+    assert (reading.matched, reading.tolerance) == (matched, 1e-4)
+    assert reading.residual >= off and (reading.residual == off or not matched)

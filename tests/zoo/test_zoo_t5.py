@@ -114,3 +114,28 @@ def test_a_grid_of_no_keys_or_no_queries_is_refused(n_query, n_key, parameter):
     with pytest.raises(ParameterError) as error:
         bucket_grid(n_query, n_key)
     assert error.value.parameter == parameter and "integer >= 1" in str(error.value)
+
+
+def test_the_defaults_are_t5s_32_buckets_and_max_distance_128():
+    """Without num_buckets / max_distance: T5's 32 and 128 (transformers' T5Attention), checked
+    against the exact rule (mpmath) at every distance to 300, both sides, encoder and decoder.
+    The decoder halves nothing: 32 buckets, max_exact 16 (a 33rd bucket would show past 127);
+    the encoder's bucket 15 starts at 8·16^(7/8) = 90.5 (91), where 129 would move it to 92."""
+    rp = np.arange(-300, 301)
+    for bidirectional in (True, False):
+        exact = [exact_bucket(int(r), bidirectional, 32, 128) for r in rp]
+        assert relative_position_bucket(rp, bidirectional=bidirectional).tolist() == exact
+        grid = bucket_grid(1, 601, past=300, bidirectional=bidirectional)  # j − 300 = rp
+        assert grid[0].tolist() == exact
+    assert exact_bucket(-91, True, 32, 128) == 15 and exact_bucket(-90, True, 32, 128) == 14
+    assert exact_bucket(-200, False, 32, 128) == 31
+
+
+def test_past_may_be_2_to_the_30_minus_1_and_no_more():
+    """The documented range of ``past``: 0 to 2^30 - 1. At 2^30 - 1 a key at 0 is that far
+    behind the one query, past max_distance: the last bucket of the near side, 15."""
+    assert bucket_grid(1, 1, past=0).tolist() == [[0]]  # the key is the query: bucket 0
+    assert bucket_grid(1, 1, past=(1 << 30) - 1).tolist() == [[15]]
+    with pytest.raises(ParameterError) as error:
+        bucket_grid(1, 1, past=1 << 30)
+    assert error.value.parameter == "past"

@@ -149,3 +149,19 @@ def test_the_largest_scale_from_the_end_rows_is_the_whole_table_s(n, head_dim, k
     with np.errstate(over="ignore"):
         whole = xpos_scales(n, head_dim, **knobs).max()
     assert xpos_largest_scale(n, head_dim, **knobs) == whole
+
+
+def test_xpos_bound_is_the_one_docs_exactness_derives():
+    """docs/exactness.md, xPos: δy = 7u·|q| + 11u·|y| with y = ln v, the bound twice
+    |v|·(8u + 1.01·δy) per value, plus 2^-1070; an overflowed (inf) scale is decided (0).
+    Worked in mpmath for q = 1.5 and v = 2, 1/2 (|y| = ln 2); a scale that underflowed to 0
+    keeps the 2^-1070 alone (y = 0 there, no log of 0)."""
+    from pecli.core.zoo.xpos import xpos_bound
+
+    bound = xpos_bound(np.array([[2.0, 0.5, np.inf, 0.0]]), np.array([1.5]))
+    u = mpmath.mpf(2) ** -53
+    dy = 7 * u * mpmath.mpf(1.5) + 11 * u * mpmath.log(2)
+    exact = [2 * v * (8 * u + mpmath.mpf("1.01") * dy) + mpmath.mpf(2) ** -1070 for v in (2, 0.5)]
+    assert bound.relative == 0.0 and bound.absolute.shape == (1, 4)
+    np.testing.assert_allclose(bound.absolute[0, :2], [float(e) for e in exact], rtol=1e-12)
+    assert bound.absolute[0, 2:].tolist() == [0.0, 2.0**-1070]

@@ -150,6 +150,21 @@ def test_a_gamma_that_is_no_integer_is_read_to_the_digits_the_table_holds(gamma,
 
 
 @pytest.mark.parametrize(
+    ("gamma", "dtype", "read"),
+    [
+        (123.4567, "float32", 123.457),  # 6 significant digits from float32
+        (123.45678912, "float64", 123.4567891),  # 10 from float64
+        (123.4567, "float16", 123.0),  # 3 from half precision
+    ],
+)
+def test_gamma_is_rounded_to_exactly_the_documented_digits(gamma, dtype, read):
+    """The documented digits (10 from float64, 6 from float32, 3 from float16), each a digit
+    short of γ's own, so the reading is γ rounded there by hand, exactly, not a digit more."""
+    found = read_xpos(xpos_scales(300, 128, scale_base=gamma, dtype=dtype))
+    assert found is not None and found.scale_base == read
+
+
+@pytest.mark.parametrize(
     "table",
     [
         xpos_scales(1, 8, dtype="float32"),  # one row: no step to measure

@@ -1,0 +1,120 @@
+"""The zoo commands at the edges of their documented ranges and defaults, worked out by hand:
+ALiBi's split of a head count, --left-padding's 4096 sequences, T5's --span, the figures' --n
+and --span, xPos's default length, and how many inputs ``random-fourier --read`` shows."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from library_fixtures import ROOT
+
+from pecli.core.errors import ParameterError
+
+
+@pytest.mark.parametrize(
+    ("heads", "split"),
+    [
+        (12, "(8 heads, then 4 from the 16-head series)"),
+        (8, "(8 heads)"),
+        (1, "(1 heads)"),
+        (40, "(32 heads, then 8 from the 64-head series)"),
+    ],
+)
+def test_slopes_table_says_how_the_heads_split(run_cli, heads, split):
+    """ALiBi (Press et al., get_slopes): the largest power of two p <= n heads from the p-head
+    series, the other n - p from every other slope of the 2p-head series."""
+    result = run_cli("alibi", "slopes", "--heads", str(heads))
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"{heads} heads, max_bias 8 {split}; series press")
+
+
+@pytest.mark.parametrize(("sequences", "ok"), [(4096, True), (4097, False)])
+def test_left_padding_takes_at_most_4096_sequences(run_cli, tmp_path, sequences, ok):
+    """The documented batch limit, 4096 sequences: BLOOM's (batch·heads, 1, keys) tensor of
+    one head and 2 keys per sequence, all unpadded: each row m·(0, 1), one head's m = 2^-8."""
+    out = tmp_path / "b.npy"
+    args = ("alibi", "bias", "--heads", "1", "--n", "2", "--convention", "bloom")
+    result = run_cli(*args, "--left-padding", ",".join(["0"] * sequences), "-o", str(out))
+    if ok:
+        assert result.exit_code == 0, result.output
+        assert np.array_equal(np.load(out), np.tile(np.float32([0, 2**-8]), (4096, 1, 1)))
+        return
+    assert result.exit_code == 2 and "'--left-padding'" in result.stderr and not out.exists()
+
+
+def test_a_batch_of_exactly_2_to_the_26_values_is_allowed():
+    """The batch's tensor must stay *within* 2^26 values: 2 sequences of 2 heads of 2^24 keys
+    are allowed, one key more is refused (checked before any row is built)."""
+    from pecli.cli.zoo.alibi import _masks
+    from pecli.core.zoo.alibi.records import ALIBI_CONVENTIONS
+
+    bloom = ALIBI_CONVENTIONS["bloom"]
+    assert _masks("0,0", 1 << 24, bloom, 2) == [None, None]
+    with pytest.raises(ParameterError) as error:
+        _masks("0,0", (1 << 24) + 1, bloom, 2)
+    assert error.value.parameter == "left_padding" and "2 sequences" in str(error.value)
+
+
+@pytest.mark.parametrize("padding", ["\u00b2", "\u0663"])  # superscript 2, Arabic-Indic 3
+def test_left_padding_is_ascii_digits_only(run_cli, tmp_path, padding):
+    """Whole numbers in ASCII digits: a character str.isdigit() takes that is no ASCII digit
+    is refused in one line, like any other bad --left-padding."""
+    out = tmp_path / "b.npy"
+    args = ("alibi", "bias", "--heads", "1", "--n", "8", "--convention", "bloom")
+    result = run_cli(*args, "--left-padding", padding, "-o", str(out))
+    assert result.exit_code == 2 and not out.exists(), result.output
+    assert "'--left-padding'" in result.stderr and "whole numbers" in result.stderr
+
+
+def test_one_sequence_too_large_is_blamed_on_n_not_on_left_padding(run_cli, tmp_path):
+    """BLOOM's key-only rows, 64 heads × (2^20 + 1) keys > 2^26, no --left-padding given: the
+    one sequence's refusal names --n (the batch's rule is for two or more sequences)."""
+    out = tmp_path / "b.npy"
+    args = ("alibi", "bias", "--heads", "64", "--n", str((1 << 20) + 1), "--convention", "bloom")
+    result = run_cli(*args, "-o", str(out))
+    assert result.exit_code == 2 and not out.exists()
+    assert "'--n'" in result.stderr and "left-padding" not in result.stderr
+
+
+def test_t5_span_stops_at_2_to_the_22():
+    """--span is 0 to 2^22 (its help): 2^22 + 1 is refused before any position is made."""
+    from pecli.cli.zoo.t5 import _span
+
+    with pytest.raises(ParameterError) as error:
+        _span((1 << 22) + 1, 128)
+    assert error.value.parameter == "span"
+
+
+def test_xpos_default_is_16_rows_of_torchscale_centred_at_8(run_cli):
+    """Without --n: L = 16; d = 2 (one pair, ζ_0 = 0.8/2.8 = 2/7), γ = 512, torchscale's
+    c = ceil(16/2) = 8: row t is (2/7)^((t - 8)/512), exact in mpmath, rounded to float32."""
+    result = run_cli("xpos", "--head-dim", "2", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))[1:]
+    with mpmath.workdps(40):
+        exact = [float((mpmath.mpf(2) / 7) ** (mpmath.mpf(t - 8) / 512)) for t in range(16)]
+    assert [[np.float32(v) for v in row] for row in rows] == [[np.float32(e)] * 2 for e in exact]
+
+
+@pytest.mark.parametrize(("rows", "more"), [(8, ""), (9, " …")])
+def test_read_back_shows_eight_inputs_then_an_ellipsis(run_cli, tmp_path, rows, more):
+    """--read lists the first 8 inputs; a ninth row or more is an ellipsis. The table is
+    score-SDE's GaussianFourierProjection by hand, [sin | cos](2π·x·W), x = 0.5, 1, 1.5, …"""
+    from safetensors.numpy import load_file
+
+    path = ROOT / "timesteps" / "rff_gaussianfourierprojection_yang-song.safetensors"
+    (w,) = load_file(str(path)).values()
+    x = 0.5 * np.arange(1, rows + 1)
+    angles = 2 * math.pi * np.outer(x, w.astype(np.float64))
+    table = tmp_path / "t.npy"
+    np.save(table, np.concatenate([np.sin(angles), np.cos(angles)], axis=1))
+    result = run_cli("random-fourier", str(path), "--read", str(table))
+    assert result.exit_code == 0, result.output
+    shown = "0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4" + more
+    assert result.stdout.splitlines()[-1] == f"inputs x of the {rows} rows: {shown}"
