@@ -25,7 +25,7 @@ __all__ = ["AxesReading", "chosen_pairs", "pair_values", "paired_layouts", "read
 MOVED = 1e-4
 #: Two tokens ``(u, v)`` and how many steps ``k`` apart they are.
 Step = tuple[int, int, float]
-#: Pairs whose ω is below this are not used to fit θ (float32 phases pin them poorly).
+#: Only pairs whose ω exceeds this fit θ (float32 phases pin the slower ones poorly).
 FIT_FLOOR = 1e-3
 
 
