@@ -181,6 +181,16 @@ def test_llama4_rope_layers_attend_in_chunks():
     assert layer_maps(rows) == ("RRRN", "cccG") and rows[0].window == 8192
 
 
+def test_only_llama4_with_a_chunk_attends_in_chunks():
+    """Llama4TextConfig: attention_chunk_size null means full attention (no chunks); another
+    family's config carrying the key (LlamaConfig has no such field) keeps its full layers."""
+    config = {"model_type": "llama4_text", "num_hidden_layers": 4, "head_dim": 128}
+    rows, _ = layer_plan({**config, "no_rope_layer_interval": 4, "attention_chunk_size": None})
+    assert layer_maps(rows) == ("RRRN", "GGGG")
+    llama = {**config, "model_type": "llama", "attention_chunk_size": 4096}
+    assert layer_maps(layer_plan(llama)[0]) == ("RRRR", "GGGG")
+
+
 def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
     """llama.cpp: Gemma 3 period 6 and θ_swa 10000, SmolLM3 NoPE step 4, no GGUF key for them."""
     gemma = header_only_gguf(
