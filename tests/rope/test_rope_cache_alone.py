@@ -55,3 +55,22 @@ def test_a_cos_table_alone_off_position_0_gives_no_factor(first):
     guess = identify_cache(cos=table)
     assert (guess.attention_factor, guess.start, guess.rope) == (None, None, None)
     assert "starts at position 0" in guess.findings[0]
+
+
+@pytest.mark.parametrize(
+    ("factor", "read"),
+    [
+        (1 + 2.0**-48, 1.0),
+        (1 - 2.0**-48, 1.0),
+        (1 + 3 * 2.0**-49, 1 + 3 * 2.0**-49),
+        (1 - 2.0**-47, 1 - 2.0**-47),
+    ],
+)
+def test_a_factor_within_two_float64_roundings_of_1_is_read_as_1(factor, read):
+    """cos and sin in float64 (ε = 2·2^-50), times a factor a: a within 2ε = 2^-48 of 1,
+    the boundary included, is 1; 1.5 or 2 times that far it is a. The pairs turn a quarter
+    and a half turn a row, so every value is exactly ±a or 0: cos² + sin² is a² throughout."""
+    quarter = np.array([[1.0, 0], [0, 1], [-1, 0], [0, -1]] * 2)
+    half = np.array([[1.0, 0], [-1, 0]] * 4)
+    cos, sin = (factor * np.stack([quarter[:, k], half[:, k]] * 2, axis=1) for k in (0, 1))
+    assert identify_cache(cos, sin).attention_factor == read

@@ -170,3 +170,14 @@ def test_a_cache_between_whole_positions_has_no_first_position(first):
     whole = np.outer(10 + np.arange(64), omega)  # the same from p = 10: start 10
     whole = np.concatenate([whole, whole], axis=1)
     assert identify_cache(np.cos(whole), np.sin(whole)).start == 10
+
+
+def test_three_pairs_are_enough_for_a_float32_cache_far_out():
+    """head_dim 6 (3 pairs, the fewest that fit θ), θ 10000: transformers' float32 inv_freq
+    (1, 0.0464, 0.00215) times float32 positions 300000 … 302047, cos and sin in float32.
+    The float32 reading of the start needs θ fitted, which 3 pairs allow: start 300000."""
+    inv = transformers_inv_freq(RopeSpec(theta=10000.0, head_dim=6))
+    angle = np.arange(300000, 302048, dtype=np.float32)[:, None] * inv[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
+    assert (guess.start, guess.theta, guess.rotary_dim) == (300000, 10000.0, 6)
