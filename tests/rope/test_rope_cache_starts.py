@@ -129,6 +129,24 @@ def test_the_slowest_pairs_phase_gives_the_first_position_without_the_fallbacks(
     assert _start(phi0, omega, 1e-12 * omega, 1e-9) == 5000
 
 
+def test_a_start_the_slowest_pair_leaves_in_doubt_by_a_turn_is_not_guessed():
+    """ω = 0.01 (error 0.99e-4) and 2π/11 (exact), phases of 605.8 and 600 (float64, by
+    hand). The slow pair gives s = 605.8 ± 5.94, which at ω = 2π/11 is ± 3.4 rad, more than
+    π: 600 and 611 both fit each pair within its error (611·0.01 − 6.058 = 0.052 rad), so
+    no start is given. With the slow pair 100 times better (± 0.06) s = 600 is certain; at
+    ± 2.52 and ω = 0.52 (± 1.31 rad, below π/2), a slow phase of 601 is resolved to 600."""
+    from pecli.analysis.rope.phases import _start
+
+    omega = np.array([0.01, 2 * np.pi / 11])
+    phi0 = np.angle(np.exp(1j * np.array([605.8 * 0.01, 600 * omega[1]])))
+    assert _start(phi0, omega, np.array([0.99e-4, 1e-12]), 1e-9) is None
+    exact = np.angle(np.exp(1j * 600 * omega))
+    assert _start(exact, omega, np.array([0.99e-6, 1e-12]), 1e-9) == 600
+    omega = np.array([0.01, 0.52])
+    phi0 = np.angle(np.exp(1j * np.array([601 * 0.01, 600 * 0.52])))
+    assert _start(phi0, omega, np.array([4.2e-5, 1e-12]), 1e-9) == 600
+
+
 def _stepped(x: float, k: int) -> np.float32:
     """``x`` moved ``k`` float32 numbers up (down for ``k < 0``), by ``nextafter``."""
     y = np.float32(x)
