@@ -199,3 +199,19 @@ def test_three_pairs_are_enough_for_a_float32_cache_far_out():
     cos, sin = np.cos(angle), np.sin(angle)
     guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
     assert (guess.start, guess.theta, guess.rotary_dim) == (300000, 10000.0, 6)
+
+
+def test_two_exact_pairs_pin_a_first_position_far_from_0():
+    """head_dim 4, θ 10000: ω = 1 and 0.01, cos + i·sin of (123457 + r)·ω in float64 for rows
+    r = 0 … 63 (by hand), ω known to 10^-15: the two pairs' phases agree on one start in
+    0 … 2^24, 123457 (the slow pair alone has turned 1234 rad: it cannot say). A third pair
+    known only to 2·10^-3 of its ω (not below the 10^-3 that counts) is left out, whatever
+    its phase (here a constant 0.5 rad, which fits no start)."""
+    from pecli.analysis.rope.start import exact_start
+
+    omega, rows = np.array([1.0, 0.01]), np.arange(64)
+    z = np.exp(1j * np.outer(123457 + rows, omega))
+    assert exact_start(z, rows, omega, 1e-15 * omega, 2.0**-49) == 123457
+    loose = np.column_stack([z, np.full(64, np.exp(0.5j))])
+    omega, err = np.append(omega, 1e-4), np.append(1e-15 * omega, 2e-7)
+    assert exact_start(loose, rows, omega, err, 2.0**-49) == 123457
