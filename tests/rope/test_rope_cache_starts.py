@@ -129,6 +129,24 @@ def test_the_slowest_pairs_phase_gives_the_first_position_without_the_fallbacks(
     assert _start(phi0, omega, 1e-12 * omega, 1e-9) == 5000
 
 
+def test_a_start_the_slowest_pair_leaves_in_doubt_by_a_turn_is_not_guessed():
+    """ω = 0.01 (error 0.99e-4) and 2π/11 (exact), phases of 605.8 and 600 (float64, by
+    hand). The slow pair gives s = 605.8 ± 5.94, which at ω = 2π/11 is ± 3.4 rad, more than
+    π: 600 and 611 both fit each pair within its error (611·0.01 − 6.058 = 0.052 rad), so
+    no start is given. With the slow pair 100 times better (± 0.06) s = 600 is certain; at
+    ± 2.52 and ω = 0.52 (± 1.31 rad, below π/2), a slow phase of 601 is resolved to 600."""
+    from pecli.analysis.rope.phases import _start
+
+    omega = np.array([0.01, 2 * np.pi / 11])
+    phi0 = np.angle(np.exp(1j * np.array([605.8 * 0.01, 600 * omega[1]])))
+    assert _start(phi0, omega, np.array([0.99e-4, 1e-12]), 1e-9) is None
+    exact = np.angle(np.exp(1j * 600 * omega))
+    assert _start(exact, omega, np.array([0.99e-6, 1e-12]), 1e-9) == 600
+    omega = np.array([0.01, 0.52])
+    phi0 = np.angle(np.exp(1j * np.array([601 * 0.01, 600 * 0.52])))
+    assert _start(phi0, omega, np.array([4.2e-5, 1e-12]), 1e-9) == 600
+
+
 def _stepped(x: float, k: int) -> np.float32:
     """``x`` moved ``k`` float32 numbers up (down for ``k < 0``), by ``nextafter``."""
     y = np.float32(x)
@@ -170,3 +188,30 @@ def test_a_cache_between_whole_positions_has_no_first_position(first):
     whole = np.outer(10 + np.arange(64), omega)  # the same from p = 10: start 10
     whole = np.concatenate([whole, whole], axis=1)
     assert identify_cache(np.cos(whole), np.sin(whole)).start == 10
+
+
+def test_three_pairs_are_enough_for_a_float32_cache_far_out():
+    """head_dim 6 (3 pairs, the fewest that fit θ), θ 10000: transformers' float32 inv_freq
+    (1, 0.0464, 0.00215) times float32 positions 300000 … 302047, cos and sin in float32.
+    The float32 reading of the start needs θ fitted, which 3 pairs allow: start 300000."""
+    inv = transformers_inv_freq(RopeSpec(theta=10000.0, head_dim=6))
+    angle = np.arange(300000, 302048, dtype=np.float32)[:, None] * inv[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    guess = identify_cache(np.hstack([cos, cos]), np.hstack([sin, sin]))
+    assert (guess.start, guess.theta, guess.rotary_dim) == (300000, 10000.0, 6)
+
+
+def test_two_exact_pairs_pin_a_first_position_far_from_0():
+    """head_dim 4, θ 10000: ω = 1 and 0.01, cos + i·sin of (123457 + r)·ω in float64 for rows
+    r = 0 … 63 (by hand), ω known to 10^-15: the two pairs' phases agree on one start in
+    0 … 2^24, 123457 (the slow pair alone has turned 1234 rad: it cannot say). A third pair
+    known only to 2·10^-3 of its ω (not below the 10^-3 that counts) is left out, whatever
+    its phase (here a constant 0.5 rad, which fits no start)."""
+    from pecli.analysis.rope.start import exact_start
+
+    omega, rows = np.array([1.0, 0.01]), np.arange(64)
+    z = np.exp(1j * np.outer(123457 + rows, omega))
+    assert exact_start(z, rows, omega, 1e-15 * omega, 2.0**-49) == 123457
+    loose = np.column_stack([z, np.full(64, np.exp(0.5j))])
+    omega, err = np.append(omega, 1e-4), np.append(1e-15 * omega, 2e-7)
+    assert exact_start(loose, rows, omega, err, 2.0**-49) == 123457

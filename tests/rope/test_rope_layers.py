@@ -15,7 +15,7 @@ from gguf_files import header_only_gguf
 
 from pecli.cli import app
 from pecli.core.errors import ParameterError
-from pecli.core.rope.config.plans import Temperature, layer_maps, layer_plan
+from pecli.core.rope.config.plans import Temperature, layer_maps, layer_plan, runs
 
 FOLDER = Path(__file__).resolve().parent.parent / "fixtures" / "libraries" / "model_zoo"
 
@@ -179,6 +179,16 @@ def test_llama4_rope_layers_attend_in_chunks():
     config = {"model_type": "llama4_text", "num_hidden_layers": 4, "head_dim": 128}
     rows, _ = layer_plan({**config, "no_rope_layer_interval": 4, "attention_chunk_size": 8192})
     assert layer_maps(rows) == ("RRRN", "cccG") and rows[0].window == 8192
+
+
+def test_only_llama4_with_a_chunk_attends_in_chunks():
+    """Llama4TextConfig: attention_chunk_size null means full attention (no chunks); another
+    family's config carrying the key (LlamaConfig has no such field) keeps its full layers."""
+    config = {"model_type": "llama4_text", "num_hidden_layers": 4, "head_dim": 128}
+    rows, _ = layer_plan({**config, "no_rope_layer_interval": 4, "attention_chunk_size": None})
+    assert layer_maps(rows) == ("RRRN", "GGGG")
+    llama = {**config, "model_type": "llama", "attention_chunk_size": 4096}
+    assert layer_maps(layer_plan(llama)[0]) == ("RRRR", "GGGG")
 
 
 def test_a_gguf_plan_takes_llama_cpp_s_hard_coded_facts(tmp_path):
@@ -400,3 +410,18 @@ def test_a_sliding_window_of_one_token_is_a_window(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     row = next(line for line in result.stdout.splitlines() if line.startswith("0 "))
     assert row.split()[-2:] == ["1", "-"]  # window 1, no temperature
+
+
+def test_runs_join_equal_neighbours_only():
+    """``rope layers`` lists runs of equal consecutive layers: a RoPE layer and a NoPE layer
+    of the same kind are two runs (RRRN: 0-2, 3), one sliding layer between two global ones
+    keeps the three apart (sGs is not 0-2, 1 although layers 0 and 2 are alike)."""
+    base = {"head_dim": 64, "rope_theta": 1e4}
+    nope = layer_plan({**base, "num_hidden_layers": 4, "no_rope_layer_interval": 4})[0]
+    assert [(a, b) for a, b, _ in runs(nope)] == [(0, 2), (3, 3)]
+    pattern = {**base, "num_hidden_layers": 3, "sliding_window_pattern": 2, "sliding_window": 512}
+    sgs = layer_plan(pattern)[0]
+    assert layer_maps(sgs) == ("RRR", "sGs")
+    assert [(a, b) for a, b, _ in runs(sgs)] == [(0, 0), (1, 1), (2, 2)]
+    two = layer_plan({**base, "num_hidden_layers": 3, "no_rope_layers": [1, 0, 0]})[0]
+    assert [(a, b, row.rope) for a, b, row in runs(two)] == [(0, 0, True), (1, 2, False)]

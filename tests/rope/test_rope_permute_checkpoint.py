@@ -83,6 +83,7 @@ def test_every_layer_matches_the_converter(run_cli, model):
         "hf-to-meta",
     )
     assert back.exit_code == 0, back.output
+    assert f"pecli: wrote {model / 'back.safetensors'}" in back.stderr  # not -q: said
     again = load_file(str(model / "back.safetensors"))
     before = load_file(str(model / "in.safetensors"))
     assert all(np.array_equal(again[k], before[k]) for k in before)
@@ -173,3 +174,32 @@ def test_one_key_value_head_is_multi_query_attention_and_is_read():
         head_counts({**gemma, "num_key_value_heads": -1})
     with pytest.raises(ParameterError, match=r"head_dim \(or hidden_size\), an even integer >= 2"):
         head_counts({**gemma, "head_dim": 255})
+
+
+def test_named_tensors_are_permuted_and_the_file_is_announced(run_cli, model):
+    """--input with --tensor (no --config): wq of layer 0 with --heads 4 (num_attention_heads)
+    becomes what transformers' converter made of it, and ``pecli: wrote OUT`` is said on
+    stderr unless -q (the house rule of every command that writes a file)."""
+    out = model / "out.safetensors"
+    args = ["rope", "permute", "--heads", "4", "--input", str(model / "in.safetensors")]
+    args += ["--tensor", hf_name(0, "q_proj"), "-o", str(out)]
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    assert f"pecli: wrote {out}" in result.stderr
+    expected = FIXTURES[f"hf_{hf_name(0, 'q_proj')}"]
+    np.testing.assert_array_equal(load_file(str(out))[hf_name(0, "q_proj")], expected)
+    quiet = run_cli(*args, "-q")
+    assert quiet.exit_code == 0 and "wrote" not in quiet.stderr, quiet.stderr
+
+
+def test_one_attention_head_is_a_model():
+    """A config of one query head (num_attention_heads 1, the least LlamaConfig allows) is read:
+    head_dim = hidden_size // 1, and one key/value head by default; a head of one pair
+    (head_dim 2) is the narrowest rope rotates. No head_dim and no hidden_size reads as 0."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.rope.permute import head_counts
+
+    assert head_counts({"hidden_size": 64, "num_attention_heads": 1}) == (1, 1, 64)
+    assert head_counts({"head_dim": 2, "num_attention_heads": 1}) == (1, 1, 2)
+    with pytest.raises(ParameterError, match=r"an even integer >= 2 \(got 0\)"):
+        head_counts({"num_attention_heads": 1})

@@ -82,3 +82,17 @@ def test_add_encoding_into_out_checks_it():
     assert np.array_equal(out, add_encoding(np.zeros((2, 4)), start=0))
     with pytest.raises(ParameterError, match="out"):
         add_encoding(np.zeros((2, 4)), out=np.empty((2, 4), np.float64))
+
+
+@pytest.mark.parametrize(
+    ("part", "reuse", "rows"), [("both", 2, 2048), ("cos", 1, 4096), ("sin", 0, 32768)]
+)
+def test_a_rope_block_holds_a_megabyte_of_float32_with_reuse(part, reuse, rows):
+    """With ``reuse`` and no ``rows``, a rope cache block holds 2^18 values (1 MB of float32,
+    the ring that stays in cache): head_dim 64 is 64 columns a part, 128 for cos | sin, so
+    2^18 / 128 = 2048 rows of both, 4096 of one part. Fresh blocks (reuse 0) hold 2^20
+    (row, pair) cells: 2^20 / 32 pairs = 32768 rows. The last block holds the rest."""
+    freqs = rope_frequencies(RopeSpec(head_dim=64))
+    spec = CacheSpec(freqs, rows + 1, part=part, reuse=reuse, dtype="float32")
+    width = 128 if part == "both" else 64
+    assert [b.shape for b in cache_blocks(spec)] == [(rows, width), (1, width)]
