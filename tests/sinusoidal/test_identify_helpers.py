@@ -1,0 +1,59 @@
+"""identify's helpers against their documented rules, on small hand-made angles and tables.
+
+The expected numbers come from the rule each helper's docstring states (a least-squares slope
+by ``np.polyfit`` on angles unwrapped by hand, the log-distance of a base to a two-digit
+number) or from slow_formulas.py's tables (the libraries' formulas, one entry at a time).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import slow_formulas as slow
+
+from pecli.analysis.sinusoidal.identify import identify_table
+from pecli.analysis.sinusoidal.identify.fits import slopes_k, wrap
+from pecli.analysis.sinusoidal.identify.samples import layout_sample
+
+
+def test_a_turn_across_a_gap_is_the_one_nearest_the_per_row_turn_times_the_gap():
+    """Rows 0 … 3 and 10; pair 1 turns 0.6 a row, and 0.2 more than 7 · 0.6 from row 3 to 10:
+    4.4, past π, so the wrapped difference (4.4 − 2π) is not the turn. The turn nearest
+    7 · 0.6 is 4.4, so the unwrapped angles are 0, 0.6, 1.2, 1.8, 6.2 and k = −ln(their
+    least-squares slope)."""
+    rows = np.array([0.0, 1.0, 2.0, 3.0, 10.0])
+    unwrapped = np.outer(rows, [1.0, 0.6])
+    unwrapped[4, 1] += 0.2
+    slope = np.polyfit(rows, unwrapped[:, 1], 1)[0]
+    assert math.isclose(slopes_k(wrap(unwrapped), rows), -math.log(slope), rel_tol=1e-12)
+
+
+def test_rows_all_two_apart_are_unwrapped_by_their_wrapped_turns():
+    """Rows 0, 2, 4, 6 and ω = 1, 1/2: no rows one apart to measure a per-row turn, and none
+    is needed (turns of 2 and 1, below π): the slope of pair 1 is 1/2, k = ln 2."""
+    rows = np.array([0.0, 2.0, 4.0, 6.0])
+    assert math.isclose(slopes_k(wrap(np.outer(rows, [1.0, 0.5])), rows), math.log(2))
+
+
+def test_an_even_width_is_read_as_d_over_2_pairs_with_no_extra_sine_by_default():
+    """layout_sample's odd_sine is off unless asked: the PyTorch tutorial's d = 4 table
+    (interleaved, ω = 1 and 10000^(-2/4) = 0.01) has 2 pairs and no last sine, and the pairs'
+    angles are position · ω_j wrapped."""
+    table = np.array(slow.pytorch_tutorial(6, 4))
+    sample, amplitude = layout_sample((table, np.arange(6)), "interleaved", "float64")
+    assert sample.extra is None and amplitude == 1.0
+    want = wrap(np.outer(np.arange(6.0), [1.0, 0.01]))
+    np.testing.assert_allclose(sample.theta, want, atol=1e-15)
+
+
+def test_a_base_far_from_two_digits_is_not_tried_rounded():
+    """The article's table (positions 51 …, d = 12, C = 12345) read as tensor2tensor's schedule
+    measures C = 12345^(5/6) ≈ 2567.9, ln(2600 / 2567.9) ≈ 0.0124 from the nearest two-digit
+    number (12345 itself 0.028 from 12000): no reading with a rounded base (2600 or 12000) is
+    tried, so every candidate that fits at all is the right table, to float64's rounding."""
+    assert math.log(2600 / 12345 ** (5 / 6)) > 0.01 and math.log(12345 / 12000) > 0.01
+    found = identify_table(np.array(slow.vaswani(64, 12, base=12345.0, start=51)))
+    assert found.matched
+    fitted = [c.residual for c in found.candidates if math.isfinite(c.residual)]
+    assert fitted and max(fitted) < 1e-12
