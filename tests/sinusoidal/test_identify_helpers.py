@@ -57,3 +57,11 @@ def test_a_base_far_from_two_digits_is_not_tried_rounded():
     assert found.matched
     fitted = [c.residual for c in found.candidates if math.isfinite(c.residual)]
     assert fitted and max(fitted) < 1e-12
+
+
+def test_a_base_of_14_significant_digits_is_given_back_as_made():
+    """The PyTorch tutorial's float64 table (d = 16, 64 rows) at C = 10000.000000001 (14
+    significant digits, 1e-13 relative off 10000): the command rebuilds it with the base it
+    was made with, not the rounder 10000 that is only within its rounding."""
+    found = identify_table(np.array(slow.pytorch_tutorial(64, 16, base=10000.000000001)))
+    assert found.matched and found.base == 10000.000000001
