@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import slow_formulas as slow
 
-from pecli.analysis.sinusoidal.identify import identify_table
+from pecli.analysis.sinusoidal.identify import identify_table, phases
 from pecli.analysis.sinusoidal.identify.fits import slopes_k, wrap
 from pecli.analysis.sinusoidal.identify.samples import layout_sample
 
@@ -65,3 +66,43 @@ def test_a_base_of_14_significant_digits_is_given_back_as_made():
     was made with, not the rounder 10000 that is only within its rounding."""
     found = identify_table(np.array(slow.pytorch_tutorial(64, 16, base=10000.000000001)))
     assert found.matched and found.base == 10000.000000001
+
+
+def test_the_best_phase_fits_are_the_nearest_starts_in_float64_tolerances():
+    """Pairs ω = 1 and 0.01 whose phases are those of s0 = 10^6, 100 starts s0 − 50 … s0 + 49.
+    Each pair's error is weighed by its tolerance 2^-48 (1 + s) ω_j (the measured one, 1e-15,
+    is negligible), so start s0 + δ scores about (wrap(δ)² + δ²) / (2^-48 · 10^6)², which
+    grows with |δ| (the slow pair's δ² outweighs the fast pair's wrap(δ)² ≤ π² from |δ| = 5
+    on): the 32 best are δ = −15 … 16 (+16 beats −16 by its larger tolerance), kept with the
+    32 smallest starts, δ = −50 … −19."""
+    s0 = 10**6
+    omega = np.array([1.0, 0.01])
+    found = phases.Phases(np.angle(np.exp(1j * s0 * omega)), np.full(2, 1e-15))
+    got = phases.best_phase_fits(s0 + np.arange(-50, 50), found, omega)
+    assert (got - s0).tolist() == [*range(-50, -18), *range(-15, 17)]
+
+
+@pytest.mark.parametrize(("most", "kept"), [(8, True), (7, False)])
+def test_a_pair_cuts_an_interval_into_one_per_period(monkeypatch, most, kept):
+    """A pair ω = 1/2 (period 4π) of phase 0.3 (centre 0.6), tolerance 1e-3, drift 1e-4, over
+    positions 0 … 0.6 + 28π + 1/2: the positions that agree are within
+    w = 1e-3 / ω + (1e-4 + 2^-48) (1 + high) of 0.6 + 4πk, k = 0 … 7, 8 intervals; more than
+    MAX_CANDIDATES of them (7) is None."""
+    monkeypatch.setattr(phases, "MAX_CANDIDATES", most)
+    high = 0.6 + 28 * math.pi + 0.5
+    w = 1e-3 / 0.5 + (1e-4 + 2.0**-48) * (1 + high)
+    got = phases._narrow(np.zeros(1), np.full(1, high), 0.3, 1e-3, 0.5, 1e-4)
+    if not kept:
+        assert got is None
+        return
+    centres = 0.6 + 4 * math.pi * np.arange(8)
+    np.testing.assert_allclose(got[0], centres - w, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got[1], centres + w, rtol=0, atol=1e-12)
+
+
+def test_a_pair_whose_tolerance_spans_its_period_leaves_the_intervals():
+    """ω = 1 (period 2π) with a tolerance of 4 radians: 2 · 4 > 2π, the pair says nothing."""
+    low, high = np.array([0.0, 100.0]), np.array([50.0, 200.0])
+    got = phases._narrow(low, high, 0.3, 4.0, 1.0, 0.0)
+    np.testing.assert_array_equal(got[0], low)
+    np.testing.assert_array_equal(got[1], high)
