@@ -106,3 +106,19 @@ def test_a_pair_whose_tolerance_spans_its_period_leaves_the_intervals():
     got = phases._narrow(low, high, 0.3, 4.0, 1.0, 0.0)
     np.testing.assert_array_equal(got[0], low)
     np.testing.assert_array_equal(got[1], high)
+
+
+def test_starts_tie_by_the_count_of_every_entry_compared(monkeypatch):
+    """DistilBERT's d = 5 table (2 pairs and a last sine), 8 rows: a start's fit is compared on
+    8 · 5 = 40 entries when the last sine is read (3 mean squares: 2 pairs, the sine), on
+    8 · 4 = 32 when it is not (2 pairs); that count sets the tie margin."""
+    seen = []
+    ties = phases.ties
+
+    def spy(starts, squares, floor, entries):
+        seen.append((squares.shape[1], entries))
+        return ties(starts, squares, floor, entries)
+
+    monkeypatch.setattr(phases, "ties", spy)
+    assert identify_table(np.array(slow.distilbert(8, 5, start=100))).start == 100
+    assert (3, 40) in seen and set(seen) <= {(2, 32), (3, 40)}
