@@ -14,7 +14,7 @@ import pytest
 import slow_formulas as slow
 
 from pecli.analysis.sinusoidal.identify import identify_table, phases
-from pecli.analysis.sinusoidal.identify.fits import slopes_k, wrap
+from pecli.analysis.sinusoidal.identify.fits import refine_k, slopes_k, wrap
 from pecli.analysis.sinusoidal.identify.samples import layout_sample
 
 
@@ -122,3 +122,28 @@ def test_starts_tie_by_the_count_of_every_entry_compared(monkeypatch):
     monkeypatch.setattr(phases, "ties", spy)
     assert identify_table(np.array(slow.distilbert(8, 5, start=100))).start == 100
     assert (3, 40) in seen and set(seen) <= {(2, 32), (3, 40)}
+
+
+def _gauss_newton(theta, positions, k, steps):
+    """The textbook iterates for θ_j(r) ≈ p_r e^(−k j): k += Σ J·r / Σ J², J = −j p_r e^(−k j),
+    residuals r wrapped to (−π, π] (np.angle)."""
+    j = np.arange(theta.shape[1], dtype=np.float64)
+    iterates = [k]
+    for _ in range(steps):
+        model = positions[:, None] * np.exp(-k * j)[None, :]
+        jac = -j[None, :] * model
+        k += float(np.sum(jac * np.angle(np.exp(1j * (theta - model)))) / np.sum(jac * jac))
+        iterates.append(k)
+    return iterates
+
+
+def test_k_is_refined_by_at_most_6_gauss_newton_steps():
+    """Noisy angles (16 rows, 4 pairs, k = 0.05, noise 0.8 rad, seed 3) from k = 0.5: the
+    Gauss-Newton iterates still move (the 6th ≈ 0.7285, the 7th ≈ 0.761); refine_k stops at
+    the 6th, as documented."""
+    positions = np.arange(16.0)
+    exact = np.outer(positions, np.exp(-0.05 * np.arange(4.0)))
+    theta = wrap(exact + 0.8 * np.random.default_rng(3).standard_normal(exact.shape))
+    iterates = _gauss_newton(theta, positions, 0.5, 7)
+    assert abs(iterates[7] - iterates[6]) > 1e-2
+    assert math.isclose(refine_k(theta, positions, 0.5), iterates[6], rel_tol=1e-9)
