@@ -146,3 +146,31 @@ def test_the_similarity_mosaic_has_no_frame():
     top, left = pixels.shape[0] - round(box.y1), round(box.x0)
     for border in (pixels[top - 1 : top + 2, left:], pixels[top:, left - 1 : left + 2]):
         assert not (border[..., :3].max(axis=-1) < 40).any()
+
+
+def test_plot_grid_channel_indices_run_0_to_d_minus_1(run_cli, tmp_path):
+    """--channels takes 0-based column indices: with d = 16 the last is 15, and 16 is refused
+    with the range said as "0 … 15" (16 columns, counted from 0)."""
+    out = tmp_path / "g.png"
+    result = run_cli("plot-grid", "3", "5", "--d", "16", "--channels", "15", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    result = run_cli("plot-grid", "3", "5", "--d", "16", "--channels", "16", "-o", str(out))
+    assert result.exit_code == 2
+    assert "or indices 0 … 15" in " ".join(result.output.split())
+
+
+def _png_size(path) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (bytes 16-23, big-endian; PNG spec 11.2.2)."""
+    head = path.read_bytes()[16:24]
+    return int.from_bytes(head[:4], "big"), int.from_bytes(head[4:], "big")
+
+
+@pytest.mark.parametrize(("dpi", "pixels"), [([], (400, 300)), (["--dpi", "50"], (200, 150))])
+def test_plot_grid_png_is_size_times_dpi_pixels(run_cli, tmp_path, dpi, pixels):
+    """A 4 × 3 inch figure is 4·dpi × 3·dpi pixels: 400 × 300 at the documented default of
+    100 dpi, 200 × 150 at --dpi 50."""
+    out = tmp_path / "g.png"
+    args = ["3", "5", "--d", "16", "--size", "4", "3", *dpi, "-o", str(out)]
+    result = run_cli("plot-grid", *args)
+    assert result.exit_code == 0, result.output
+    assert _png_size(out) == pixels

@@ -9,6 +9,8 @@ the documented one: one unit in the last place of the storage (``2·unit_roundof
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -178,6 +180,22 @@ def test_diffusers_base_size_past_pi_is_read_through_the_turns_of_the_fastest_pa
         command_line(found.best.command)
         == "pecli grid 4 4 --d 32 --preset mae --base-size 64 --dtype float64"
     )
+
+
+def test_a_base_size_no_small_fraction_gives_is_kept_as_fitted():
+    """diffusers' get_2d_sincos_pos_embed(32, 4, base_size=4·√2): coordinate k sits at k·√2.
+    The nearest fraction of denominator <= 64, 198/35, is 2.9e-4 off 4·√2 (positions up to
+    3·2.9e-4/4 off, far past float64's and the 1e-6 floor), so the fitted base_size stays,
+    to float64's rounding, and the table is matched."""
+    size = 4 * math.sqrt(2)
+    omega = 10000.0 ** (-np.arange(8) / 8)
+    rows, cols = np.divmod(np.arange(16), 4)
+    half = [np.outer(p * size / 4, omega) for p in (cols, rows)]  # MAE's emb_h holds the column
+    table = np.concatenate([np.concatenate([np.sin(a), np.cos(a)], axis=1) for a in half], axis=1)
+    found = identify_grid(table)
+    assert found.matched and (found.best.preset, found.best.shape) == ("mae", (4, 4))
+    assert found.best.scale == pytest.approx(size, rel=1e-12)
+    assert found.best.max_error < 1e-13
 
 
 def test_a_table_no_reading_matches_still_names_its_closest_reading():

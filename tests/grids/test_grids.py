@@ -423,3 +423,13 @@ def test_the_plot_token_cap_counts_h_times_w(shape, similarity, allowed):
     with pytest.raises(ParameterError) as caught:
         check_plot_plane(shape, similarity=similarity)
     assert caught.value.parameter == "shape"
+
+
+def test_an_axis_table_is_kept_up_to_4_mb_of_float32():
+    """AXIS_CELLS is documented as 4 MB of float32, 2**20 values: on a d = 16 MAE grid each
+    axis has d/2 = 8 columns, so a side of 2**17 (exactly 2**20 values) is kept and a side of
+    2**17 + 1 is not."""
+    import pecli.core.grids.broadcast as broadcast
+
+    assert broadcast.axis_tables(_spec((2**17, 1), 16)) is not None
+    assert broadcast.axis_tables(_spec((2**17 + 1, 1), 16)) is None

@@ -435,6 +435,36 @@ def test_a_reading_at_either_end_of_the_base_range_can_tip_the_order(end):
     assert not passes._steady(fit, 4, ("zero",))
 
 
+@pytest.mark.parametrize(("gap", "steady"), [(4.75e-6, True), (5.25e-6, False)])
+def test_a_reading_is_steady_unless_10_times_the_open_k_reaches_round(gap, steady):
+    """The factor 10 at its edge: d = 4 and k = ln(1e300) / 2, paper reads 1e300 (round to
+    about 1e-15, so 1e-4 from ROUND). Rows that leave k open by 4.75e-6 move its roundness by
+    up to 10 · 2 · 4.75e-6 = 0.95e-4 < 1e-4: steady; by 5.25e-6, 1.05e-4: not."""
+    k = passes.LOG_BASES[1] / 2
+    fit = Fit("interleaved", "paper", math.exp(2 * k), math.exp(2 * (k - gap)), 0.0, k=k)
+    assert passes._steady(fit, 4, ("zero",)) is steady
+
+
+@pytest.mark.parametrize(
+    ("log_off", "gap", "steady"), [(5e-4, 2.1e-5, False), (5e-4, 1e-5, True), (1e-4, 0.0, False)]
+)
+def test_a_reading_near_round_is_steady_by_its_distance_from_round(log_off, gap, steady):
+    """d = 4, paper (h − s = 2) reading C = 10^4 · e^log_off, so its roundness is log_off;
+    tensor2tensor (h − s = 1) reads √C = 100 · e^(log_off/2). 5e-4 off is 4e-4 from ROUND
+    (1e-4): k open by 2.1e-5 moves it up to 10 · 2 · 2.1e-5 = 4.2e-4, it could cross; by
+    1e-5, 2e-4 (and tensor2tensor's, 1.5e-4 from ROUND, by 1e-4): steady. A base exactly at
+    ROUND with k known exactly could fall either way: not steady."""
+    base = 1e4 * math.exp(log_off)
+    k = math.log(base) / 2
+    fit = Fit("interleaved", "paper", base, math.exp(2 * (k - gap)), 0.0, k=k)
+    assert passes._steady(fit, 4, ("zero",)) is steady
+
+
+def test_a_single_pair_reading_is_steady():
+    """One pair (k not finite): the base is not read from k, nothing can cross."""
+    assert passes._steady(Fit("interleaved", "paper", 1e4, math.nan, 0.0), 2, ("zero",)) is True
+
+
 def test_a_shorter_base_that_rebuilds_the_table_to_its_own_residual_rebuilds_it():
     """A float32 table of C = 10^4 (d = 8, 64 rows from 1) read with C = 10000.01 is off by
     1.6e-6, above float32's 4 ulps: a trial whose own residual is that worst still rebuilds
