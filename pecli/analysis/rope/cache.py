@@ -167,10 +167,13 @@ def _check(
     n = next(iter(shapes))[0] if len(shapes) == 1 and len(next(iter(shapes))) == 2 else 0
     rows = ladder(n, first=min(n, CONSECUTIVE))
     tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
-    if n < 3 or next(iter(shapes))[1] % 2 or not all(np.isfinite(t).all() for t in tables.values()):
+    if n < 3 or next(iter(shapes))[1] % 2:
         rule = f"{_WHAT} (at least 3 rows of finite numbers and an even number of columns)"
         shapes_got = ", ".join(f"{k}: {' × '.join(map(str, t.shape))}" for k, t in given.items())
         raise ParameterError("file", rule, shapes_got)
+    for name, table in given.items():  # every row, not only those read: a NaN is no cache's
+        if (found := _first_not_finite(table)) is not None:
+            raise ParameterError("file", f"{_WHAT} (finite numbers only)", f"{name}[{found}]")
     if positions is None:
         return tables, rows.astype(np.float64), False
     if len(positions) != n or np.any(np.diff(positions) <= 0):
@@ -215,6 +218,16 @@ def _exchanged(
         f"read with cos and sin exchanged, the rows are positions {start} on and every pair "
         "is determined: are the two tables swapped?"
     ]
+
+
+def _first_not_finite(table: np.ndarray) -> str | None:
+    """``"row, column"`` of the first value that is not finite, in blocks of 2^16 values."""
+    step = max(1, (1 << 16) // max(1, table.shape[1]))
+    for top in range(0, table.shape[0], step):
+        bad = np.argwhere(~np.isfinite(table[top : top + step]))
+        if bad.size:
+            return f"{top + int(bad[0, 0])}, {int(bad[0, 1])}"
+    return None
 
 
 def _starts_at_zero(pairs: dict[str, np.ndarray], positions: np.ndarray) -> bool:

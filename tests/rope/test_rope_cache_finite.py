@@ -1,0 +1,44 @@
+"""A cache with a value that is not finite is refused wherever it sits, named by row and column.
+
+``identify_cache`` reads only some rows of a long cache (the first 1024, then a thinning
+ladder), but a NaN or an infinity anywhere means the file is no cache a rotary module makes:
+it was refused at row 5 and read as θ 10000, status 0, at row 1024 of 1026. Every row is now
+checked (in blocks, so no copy of a large cache is made), through the command too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from cli_runner import CliRunner
+
+from pecli.analysis.rope.cache import identify_cache
+from pecli.cli import app
+from pecli.core.errors import ParameterError
+
+
+def _cache(rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """A half-split cache of θ 10000 over 16 channels: cos(p·ω), sin(p·ω), ω = θ^(-k/8)."""
+    angles = np.arange(rows)[:, None] * 10000.0 ** (-np.arange(8) / 8)
+    return np.tile(np.cos(angles), 2), np.tile(np.sin(angles), 2)
+
+
+@pytest.mark.parametrize(("row", "value"), [(5, np.nan), (1024, np.nan), (1025, -np.inf)])
+def test_a_value_not_finite_in_any_row_is_refused_by_its_place(row, value):
+    cos, sin = _cache(1026)
+    assert identify_cache(cos=cos, sin=sin).theta == pytest.approx(1e4)
+    sin[row, 11] = value
+    with pytest.raises(ParameterError) as caught:
+        identify_cache(cos=cos, sin=sin)
+    assert caught.value.parameter == "file"
+    assert f"(finite numbers only) (got 'sin[{row}, 11]')" in str(caught.value)
+
+
+def test_the_command_refuses_a_nan_in_a_row_it_does_not_sample(tmp_path):
+    cos, sin = _cache(1026)
+    cos[1024, 0] = np.nan
+    path = tmp_path / "cache.npz"
+    np.savez(path, cos=cos, sin=sin)
+    result = CliRunner().invoke(app, ["rope", "identify", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "cos[1024, 0]" in result.output and "Traceback" not in result.output
