@@ -49,7 +49,7 @@ def test_a_string_array_of_up_to_4096_is_kept_in_order(tmp_path):
     assert small.metadata["a.words"] == ["rope", "θ", ""]
     words = [str(k) for k in range(4096)]
     assert read_gguf(_gguf(tmp_path, "a.words", _strings(words))).metadata["a.words"] == words
-    more = read_gguf(_gguf(tmp_path, "a.words", _strings(words + ["x"])))
+    more = read_gguf(_gguf(tmp_path, "a.words", _strings([*words, "x"])))
     assert more.metadata["a.words"] == ("array", 4097)
 
 
