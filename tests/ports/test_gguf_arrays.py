@@ -67,3 +67,21 @@ def test_an_unknown_value_type_is_named(tmp_path):
     with pytest.raises(ParameterError) as caught:
         read_gguf(_gguf(tmp_path, "a.odd", struct.pack("<II", 13, 0)))
     assert caught.value.rule == "is not a valid GGUF file: value type 13 is unknown"
+
+
+def test_forty_empty_strings_fit_in_their_eight_length_bytes_each(tmp_path):
+    """An empty string is its uint64 length alone (8 bytes): 40 of them take 320 bytes, and
+    the file holds no more than that and its padding (< 32 bytes): they are read, all ''."""
+    assert (
+        read_gguf(_gguf(tmp_path, "a.words", _strings([""] * 40))).metadata["a.words"] == [""] * 40
+    )
+
+
+def test_a_long_array_of_arrays_is_refused_as_nested_too(tmp_path):
+    """4097 items (past KEEP_ARRAY), each an empty array of int32: still nested arrays, not a
+    vocabulary of strings to walk."""
+    inner = struct.pack("<IQ", 5, 0)
+    value = struct.pack("<IIQ", 9, 9, 4097) + inner * 4097
+    with pytest.raises(ParameterError) as caught:
+        read_gguf(_gguf(tmp_path, "a.nested", value))
+    assert caught.value.rule == "is not a valid GGUF file: nested arrays"
