@@ -1,0 +1,39 @@
+"""Multi-axis refusals whose words carry numbers: each number derived by hand.
+
+LTX splits the inner dimension over its axes in pairs (``dim // (2·axes)`` frequencies per
+axis, at least 2), so 3 axes need ``dim >= 4·3 = 12``; learned frequencies hold one row per
+position axis.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pecli.core.errors import ParameterError
+from pecli.core.multiaxis.ladder import ladder_plan
+from pecli.core.multiaxis.learned import learned_angles
+
+
+@pytest.mark.parametrize(("dim", "axes"), [(10, ("t", "h", "w")), (7, ("t", "h"))])
+def test_ltx_refuses_a_dim_below_four_per_axis_and_says_the_least(dim, axes):
+    """10 < 12 with 3 axes (1 frequency each); 7 is odd (2 axes would need 8)."""
+    with pytest.raises(ParameterError) as caught:
+        ladder_plan(dim, axes)
+    least = 4 * len(axes)
+    assert caught.value.parameter == "head_dim" and caught.value.value == dim
+    assert caught.value.rule == f"must be even and >= {least} for LTX ({len(axes)} axes)"
+
+
+def test_ltx_takes_twelve_channels_for_three_axes():
+    """dim 12, 3 axes: 12 // 6 = 2 frequencies per axis, 6 pairs."""
+    assert ladder_plan(12).pairs == 6
+
+
+def test_learned_frequencies_with_a_row_too_few_name_the_position_axes():
+    """Positions of 3 axes for 2 tokens, frequencies of 2 axes: the rule names 3 (the
+    positions' axes), not the 2 tokens."""
+    with pytest.raises(ParameterError) as caught:
+        learned_angles(np.zeros((2, 3)), np.ones((2, 1, 4)))
+    assert caught.value.rule == "must be finite frequencies (axes 3, heads, pairs)"
+    assert caught.value.value == (2, 1, 4)

@@ -1,0 +1,87 @@
+"""GGUF metadata arrays read by hand-written files (the GGUF v3 layout of ggml's docs/gguf.md).
+
+A key/value is the key (uint64 length + UTF-8), a uint32 value type and the value; an array
+(type 9) holds its item type (uint32), its length (uint64) and the items; a string (type 8)
+is a uint64 length and its bytes. pecli keeps arrays of up to KEEP_ARRAY (4096) items and
+stores a longer one as ``("array", n)``; arrays of arrays are not GGUF metadata.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from pecli.core.errors import ParameterError
+from pecli.io.ports.gguf import KEEP_ARRAY, read_gguf
+
+
+def _text(text: str) -> bytes:
+    return struct.pack("<Q", len(text.encode())) + text.encode()
+
+
+def _gguf(tmp_path, key: str, value: bytes) -> str:
+    """A GGUF v3 file, no tensor, one key whose type and value bytes are ``value``."""
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + _text(key) + value
+    path = tmp_path / "one.gguf"
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    return str(path)
+
+
+def _int32s(n: int) -> bytes:
+    return struct.pack("<IIQ", 9, 5, n) + struct.pack(f"<{n}i", *range(n))
+
+
+def _strings(words: list[str]) -> bytes:
+    return struct.pack("<IIQ", 9, 8, len(words)) + b"".join(_text(w) for w in words)
+
+
+def test_an_int32_array_of_4096_is_kept_and_one_of_4097_only_counted(tmp_path):
+    assert KEEP_ARRAY == 4096
+    kept = read_gguf(_gguf(tmp_path, "a.ids", _int32s(4096))).metadata["a.ids"]
+    assert kept == list(range(4096))
+    counted = read_gguf(_gguf(tmp_path, "a.ids", _int32s(4097))).metadata["a.ids"]
+    assert counted == ("array", 4097)
+
+
+def test_a_string_array_of_up_to_4096_is_kept_in_order(tmp_path):
+    small = read_gguf(_gguf(tmp_path, "a.words", _strings(["rope", "θ", ""])))
+    assert small.metadata["a.words"] == ["rope", "θ", ""]
+    words = [str(k) for k in range(4096)]
+    assert read_gguf(_gguf(tmp_path, "a.words", _strings(words))).metadata["a.words"] == words
+    more = read_gguf(_gguf(tmp_path, "a.words", _strings([*words, "x"])))
+    assert more.metadata["a.words"] == ("array", 4097)
+
+
+def test_an_array_of_arrays_is_refused_as_nested(tmp_path):
+    """An array (type 9) whose items are arrays of 2 int32: not GGUF metadata."""
+    inner = struct.pack("<IQ", 5, 2) + struct.pack("<2i", 1, 2)
+    value = struct.pack("<IIQ", 9, 9, 2) + inner + inner
+    with pytest.raises(ParameterError) as caught:
+        read_gguf(_gguf(tmp_path, "a.nested", value))
+    assert caught.value.rule == "is not a valid GGUF file: nested arrays"
+
+
+def test_an_unknown_value_type_is_named(tmp_path):
+    """Value types run 0 … 12 (uint8 … float64); 13 is none of them."""
+    with pytest.raises(ParameterError) as caught:
+        read_gguf(_gguf(tmp_path, "a.odd", struct.pack("<II", 13, 0)))
+    assert caught.value.rule == "is not a valid GGUF file: value type 13 is unknown"
+
+
+def test_forty_empty_strings_fit_in_their_eight_length_bytes_each(tmp_path):
+    """An empty string is its uint64 length alone (8 bytes): 40 of them take 320 bytes, and
+    the file holds no more than that and its padding (< 32 bytes): they are read, all ''."""
+    assert (
+        read_gguf(_gguf(tmp_path, "a.words", _strings([""] * 40))).metadata["a.words"] == [""] * 40
+    )
+
+
+def test_a_long_array_of_arrays_is_refused_as_nested_too(tmp_path):
+    """4097 items (past KEEP_ARRAY), each an empty array of int32: still nested arrays, not a
+    vocabulary of strings to walk."""
+    inner = struct.pack("<IQ", 5, 0)
+    value = struct.pack("<IIQ", 9, 9, 4097) + inner * 4097
+    with pytest.raises(ParameterError) as caught:
+        read_gguf(_gguf(tmp_path, "a.nested", value))
+    assert caught.value.rule == "is not a valid GGUF file: nested arrays"

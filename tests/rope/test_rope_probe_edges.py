@@ -1,0 +1,44 @@
+"""Edges of ``rope probe``'s readers that whole probes do not reach, by their documented rules.
+
+A wholly proportional row (NoPE) keeps every channel at both ends; a number with no shorter
+decimal form within the tolerance is kept as it is; and a pair whose one baseline allows more
+than MAX_READINGS windings of its angle is called not determined.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pecli.analysis.rope.probe.frequencies import _roundest
+from pecli.analysis.rope.probe.omega import MAX_READINGS, fit_omega, measurements
+from pecli.analysis.rope.probe.structure import unchanged_ends
+
+
+def test_a_wholly_proportional_row_keeps_every_channel_at_both_ends():
+    """post = 2·pre over all 8 channels: ``(channels, channels)``, as documented for NoPE."""
+    x = np.arange(1.0, 9.0).reshape(1, 8)
+    assert unchanged_ends(x, 2 * x, np.full(1, 1e-9)) == (8, 8)
+
+
+def test_a_value_with_no_shorter_form_within_the_tolerance_is_kept():
+    """0.1 + 0.2 is 0.30000000000000004 (17 significant digits): at a tolerance of 0 none of
+    1 … 16 digits gives it back, so it is returned unchanged."""
+    value = 0.1 + 0.2
+    assert _roundest(value, 0.0) == 0.30000000000000004
+
+
+def test_one_long_baseline_leaves_too_many_windings_and_omega_not_determined():
+    """Angles read at positions 0 and 10^5 only: ω is known modulo 2π/10^5, so |ω| < π allows
+    about 10^5 windings, more than MAX_READINGS (4096): each pair is dropped (readings
+    MAX_READINGS + 1, ω NaN). With position 1 too, ω = 1 and 0.01 are read once each."""
+    omega = np.array([1.0, 0.01])
+    p = np.array([0.0, 1e5])
+    angles = np.angle(np.exp(1j * p[:, None] * omega))
+    fit = fit_omega(measurements(p, angles, np.full((2, 2), 1e-9)))
+    assert fit.readings.tolist() == [MAX_READINGS + 1] * 2 and MAX_READINGS == 4096
+    assert np.isnan(fit.omega).all()
+    p = np.array([0.0, 1.0, 1e5])
+    angles = np.angle(np.exp(1j * p[:, None] * omega))
+    fit = fit_omega(measurements(p, angles, np.full((3, 2), 1e-9)))
+    assert fit.readings.tolist() == [1, 1]
+    assert np.allclose(fit.omega, omega, rtol=1e-9)

@@ -1,0 +1,74 @@
+"""``rope probe`` when no single pairing is chosen: several fit, or none covers the change.
+
+RoPE turns pairs of channels; transformers pairs (2j, 2j+1) (interleaved) or (j, j+h)
+(half-split), DeepSeek reads interleaved and writes half-split. A pairing "fits" when it keeps
+every pair's norm up to one shared gain (score <= 1, in units of the storage's rounding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pecli.analysis.rope.probe import probe_rope
+from pecli.analysis.rope.probe.reading import _no_rotation
+
+SEVERAL = "several pairings keep every pair's norm at these positions ("
+CANNOT = "): the pairing cannot be told; give tokens at larger positions"
+
+
+def test_a_two_channel_head_fits_all_three_layouts_and_the_pairing_is_not_told():
+    """With 2 channels the interleaved pair (0, 1), the half-split pair (0, 0+1) and
+    DeepSeek's are the same pair: each keeps the norm, so the probe cannot tell them apart."""
+    q = np.random.default_rng(1).standard_normal((4, 1, 2))
+    p = np.array([0.0, 1, 2, 3])
+    c, s = np.cos(p)[:, None], np.sin(p)[:, None]
+    post = np.stack([q[..., 0] * c - q[..., 1] * s, q[..., 1] * c + q[..., 0] * s], -1)
+    reading = probe_rope(q, post, p[:, None])
+    assert reading.rope is None and reading.pairing is None
+    listed = "interleaved over channels 0–1; half-split over channels 0–1; "
+    listed += "interleaved-in over channels 0–1"
+    assert reading.findings == [SEVERAL + listed + CANNOT]
+
+
+def test_the_several_fitting_pairings_are_named_four_at_most():
+    """Only channel 2 of 5 changes: pairs (1, 2) and (2, 3) in each of the 3 layouts fit
+    (a one-pair slice keeps its norm up to the gain): 6 fit, the first 4 are named."""
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((4, 1, 5))
+    post = q.copy()
+    post[..., 2] = rng.standard_normal((4, 1))
+    reading = probe_rope(q, post, np.arange(4.0)[:, None])
+    assert len(reading.tried) == 6 and all(s <= 1 for _, s in reading.tried)
+    (finding,) = reading.findings
+    named = finding.removeprefix(SEVERAL).removesuffix(CANNOT).split("; ")
+    assert named == [words for words, _ in reading.tried[:4]]
+
+
+def test_two_pairings_each_exactly_at_the_tolerance_both_fit():
+    """A score of exactly 1 (the storage's rounding, √2 per pair) still fits."""
+    tried = [("interleaved over channels 0–3", 1.0), ("half-split over channels 0–3", 1.0)]
+    words = "interleaved over channels 0–3; half-split over channels 0–3"
+    assert _no_rotation(tried) == [SEVERAL + words + CANNOT]
+
+
+def test_three_changed_channels_of_three_are_covered_by_no_pairing():
+    """Pairs cover an even count of channels: a 3-channel head whose channels all change has
+    no pairing inside it (interleaved would need channel 3, half-split h = 2 needs 4)."""
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal((4, 1, 3))
+    reading = probe_rope(q, rng.standard_normal((4, 1, 3)), np.arange(4.0)[:, None])
+    assert reading.tried == []
+    assert reading.findings == ["no channel pairing covers the changed channels"]
+
+
+def test_one_fitting_pairing_alone_or_beside_a_miss_is_not_several():
+    """Scores sorted best first: one pairing that fits (0.5), alone or before one that misses
+    (3), is not "several"; the finding names the closest and its miss, 0.5."""
+    alone = _no_rotation([("half-split over channels 0–3", 0.5)])
+    assert alone == [
+        "no pairing keeps every pair's norm: the closest, half-split over channels 0–3, "
+        "misses by 0.5 times the storage's rounding (1 pairings tried): not a rotation of pairs"
+    ]
+    beside = _no_rotation([("half-split over channels 0–3", 0.5), ("interleaved", 3.0)])
+    assert beside[0].startswith("no pairing keeps every pair's norm: the closest, half-split")
+    assert "(2 pairings tried)" in beside[0]
