@@ -10,6 +10,7 @@ subnormals, powers of 2 and their neighbours, infinities, NaN) in a table of sev
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from pecli.analysis.ports.compare import compare
 
@@ -120,3 +121,33 @@ def test_a_finite_float_tables_largest_magnitude_is_read_without_a_temporary():
         largest, peak = traced_peak(lambda t=table: _largest(t))
         assert largest == 3.5
         assert peak < table.nbytes // 8, (dtype, peak)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("atol", "differing"), [(0.25, 1), (0.5, 0), (1.0, 0)])
+def test_entries_atol_apart_agree_however_many_ulps(dtype, atol, differing):
+    """1.0 against 1.5 is 2^22 float32 ulps (2^51 float64 ones) apart, 0.5 absolute: the
+    entries agree when ``atol`` is at least 0.5 ("within ulps or atol apart")."""
+    a, b = np.array([[1.0, 2.0]], dtype), np.array([[1.5, 2.0]], dtype)
+    found = compare(a, b, ulps=1.0, atol=atol)
+    assert (found.differing, found.max_abs) == (differing, 0.5)
+    assert found.max_ulps == 2.0 ** (22 if dtype == np.float32 else 51)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "rows", "largest"), [(np.float64, 3, 0), (F32, 3, 0), (F32, (1 << 20) + 1, -1)]
+)
+def test_the_floor_follows_the_largest_magnitude_when_a_nan_is_present(dtype, rows, largest):
+    """A NaN sends the largest magnitude to the row blocks: 1024 in the first row, or in the
+    last (past the first block of 2^20 entries) of the long table, makes the floor ``2^-10 ·
+    1024 = 1``, so 0 against ``2^-20`` in row 1 is ``2^-20 / ulp(1)`` apart: 8 float32 ulps,
+    ``2^32`` float64 ones (the maxima count the NaN's error as infinite: the ulps are read
+    from the tolerance that flags the entry)."""
+    a = np.zeros((rows, 1), dtype)
+    a[largest, 0], a[-1 - largest, 0] = 1024.0, np.nan
+    b = a.copy()
+    b[1, 0] = 2.0**-20
+    apart = 8.0 if dtype == F32 else 2.0**32
+    assert compare(a, b, ulps=apart).differing == 0  # NaN on both sides agrees
+    found = compare(a, b, ulps=apart / 2)
+    assert (found.differing, found.first) == (1, (1, 0))
