@@ -1,0 +1,112 @@
+"""diff's causes, each check called on a pair built here: the whole sentence, by hand.
+
+Oracles: the RoPE definitions (``θ^(-2i/d)``, ``rotate_half``'s half-split and the interleaved
+``(2i, 2i + 1)`` pairs), Llama 4's query temperature ``1 + β·ln(1 + ⌊(p + 1)/s⌋)`` and
+transformers' float32 arithmetic (``inv_freq`` and ``p·ω`` rounded once each), written out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pecli.analysis.ports.causes.tables import Pair
+
+READING = {"kind": "cache", "rotary_dim": 64, "rope_type": "default"}
+
+
+def _pair(ra: dict, rb: dict, a: np.ndarray | None = None, b: np.ndarray | None = None) -> Pair:
+    a = np.zeros((4, 8)) if a is None else a
+    b = a if b is None else b
+    return Pair(a=a, b=b, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=b)
+
+
+@pytest.mark.parametrize("smaller", ["A", "B"])
+def test_the_exponent_reading_names_who_divides_by_what(smaller):
+    """θ = 1.5e6 and θ' = θ^(2/3) over 64 rotated channels: ``θ'^(-2i/64) = θ^(-2i/96)``, so
+    the side holding θ' divides by a 96-wide head, the other by the 64 rotated channels."""
+    from pecli.analysis.ports.causes.readings import exponent_width
+
+    big, small = {**READING, "theta": 1.5e6}, {**READING, "theta": 1.5e6 ** (2 / 3)}
+    other = "B" if smaller == "A" else "A"
+    words = exponent_width(_pair(small, big) if smaller == "A" else _pair(big, small))
+    assert words == (
+        f"exponent over head_dim instead of the rotated width: {smaller}'s θ' = "
+        f"{1.5e6 ** (2 / 3):.6g} = 1.5e+06^(2/3), as θ^(-2i/96) reads over 64 rotated "
+        f"channels ({smaller} divides by the head width 96, {other} by the rotated width 64)"
+    )
+
+
+@pytest.mark.parametrize(("small", "read"), [(1234.0, True), (12340.0, True), (1230.0, False)])
+def test_a_base_of_four_significant_digits_is_no_round_base(small, read):
+    """A round base (at most 3 significant digits) is a base someone chose: θ' = 1230 against
+    1230^(3/2) is left to θ's sentence; 1234 or 12340 (4 digits) is read as θ^(2/3)."""
+    from pecli.analysis.ports.causes.readings import exponent_width
+
+    words = exponent_width(_pair({**READING, "theta": small**1.5}, {**READING, "theta": small}))
+    assert (words is not None) == read, words
+    if read:
+        assert f"B's θ' = {small:g} = " in words and "θ^(-2i/96)" in words
+
+
+def _halves(angles: np.ndarray, layout: str) -> np.ndarray:
+    """``[cos | sin]`` with each pair's angle twice: ``rotate_half``'s or interleaved order."""
+    twice = np.concatenate([angles, angles], 1) if layout == "half-split" else angles.repeat(2, 1)
+    return np.concatenate([np.cos(twice), np.sin(twice)], 1)
+
+
+@pytest.mark.parametrize("layout", ["half-split", "interleaved"])
+def test_each_pair_value_twice_against_once_names_the_layout(layout):
+    """Six positions, four pairs: ``(6, 16)`` with each angle twice against ``(6, 8)`` once."""
+    from pecli.analysis.ports.causes.shapes import width
+
+    angles = np.outer(np.arange(6.0), 1.0 / 10000.0 ** (np.arange(4) / 4))
+    once = np.concatenate([np.cos(angles), np.sin(angles)], 1)
+    assert width(_pair({}, {}, _halves(angles, layout), once)) == (
+        f"half width against full width: A repeats each pair's value twice ({layout}, the "
+        "whole head), B holds it once per pair"
+    )
+    assert width(_pair({}, {}, once, _halves(angles, layout))).startswith("half width")
+
+
+def test_a_table_whose_odd_columns_only_hold_the_values_repeats_nothing():
+    """Odd columns ``2i + 1`` equal to the narrow table, even ones not: no pair value twice
+    in either order (the even columns are half the angle)."""
+    from pecli.analysis.ports.causes.shapes import width
+
+    angles = np.outer(np.arange(6.0), 1.0 / 10000.0 ** (np.arange(4) / 4))
+    once = np.concatenate([np.cos(angles), np.sin(angles)], 1)
+    wide = np.empty((6, 16))
+    wide[:, 1::2] = once
+    wide[:, 0::2] = np.concatenate([np.cos(angles / 2), np.sin(angles / 2)], 1)
+    assert width(_pair({}, {}, wide, once)) is None
+
+
+def test_a_temperature_is_read_on_queries_of_small_magnitude():
+    """Queries whose entries are all below 0.25 (one head, six positions) against the same
+    times Llama 4's ``1 + 0.1·ln(1 + ⌊(p + 1)/2⌋)``: every row has large entries of its own."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = 0.2 * np.random.default_rng(5).uniform(0.5, 1.0, (6, 8))
+    factors = 1 + 0.1 * np.log1p(np.floor((np.arange(6.0) + 1) / 2))
+    words = temperature(_pair({}, {}, q * factors[:, None], q))
+    assert words is not None
+    assert words.startswith("query temperature missing: A = B × 1 + β·ln(1 + ⌊(p + 1)/s⌋), s = 2")
+    assert ", β = 0.1 (" in words
+
+
+def test_float32_angles_without_a_theta_are_measured_by_b_s_step():
+    """A cache at positions 1000…1015 (4 pairs, θ 1e4) exact against transformers' float32
+    angles (``inv_freq`` and ``p·ω`` rounded to float32), read with no θ: ω is B's step from
+    row 0 to row 1, and the gaps (about 2^-24·p·ω) are float32 roundings."""
+    from pecli.analysis.ports.causes.arithmetic import framework_arithmetic
+
+    p = np.arange(1000.0, 1016.0)
+    inv = 1.0 / 10000.0 ** (np.arange(4) / 4)
+    exact = np.outer(p, inv)
+    rounded = (p.astype(np.float32)[:, None] * inv.astype(np.float32)).astype(np.float64)
+    assert np.abs(rounded - exact).max() > 8 * 2.0**-24  # beyond the floor of cos/sin alone
+    reading = {"kind": "cache", "layout": "half-split", "start": 1000}
+    a, b = (_halves(x, "half-split").astype(np.float32) for x in (exact, rounded))
+    words = framework_arithmetic(_pair(reading, reading, a, b))
+    assert words is not None and words.startswith("framework float32 arithmetic"), words
