@@ -110,3 +110,16 @@ def test_float32_angles_without_a_theta_are_measured_by_b_s_step():
     a, b = (_halves(x, "half-split").astype(np.float32) for x in (exact, rounded))
     words = framework_arithmetic(_pair(reading, reading, a, b))
     assert words is not None and words.startswith("framework float32 arithmetic"), words
+
+
+def test_causes_are_read_on_the_first_8192_rows_only():
+    """``named_causes`` tests the values on the first ``HEAD_ROWS`` = 8192 rows (its docstring):
+    B is A with its cos and sin halves exchanged there, and zeros past them (8200 rows)."""
+    from pecli.analysis.ports.causes import likely_causes
+
+    angles = np.outer(np.arange(8200.0), 1.0 / 10000.0 ** (np.arange(4) / 4))
+    a = np.concatenate([np.cos(angles), np.sin(angles)], 1).astype(np.float32)
+    b = np.concatenate([a[:, 4:], a[:, :4]], 1)
+    b[8192:] = 0.0
+    swapped = "sin/cos swapped: A's cos half is B's sin half and the other way round"
+    assert swapped in likely_causes(a, b, "float32")
