@@ -69,17 +69,22 @@ def test_each_pair_value_twice_against_once_names_the_layout(layout):
     assert width(_pair({}, {}, once, _halves(angles, layout))).startswith("half width")
 
 
-def test_a_table_whose_odd_columns_only_hold_the_values_repeats_nothing():
-    """Odd columns ``2i + 1`` equal to the narrow table, even ones not: no pair value twice
-    in either order (the even columns are half the angle)."""
+@pytest.mark.parametrize(
+    "held", [np.s_[:, 0::2], np.s_[:, 1::2], np.s_[:, [0, 1, 2, 3, 8, 9, 10, 11]]]
+)
+def test_a_table_holding_the_values_in_one_copy_only_repeats_nothing(held):
+    """The narrow table's values in the even columns ``2i``, the odd ones ``2i + 1`` or the
+    first half of each of cos and sin, the other columns half the angle: no pair's value is
+    there twice, in either order (the sentence said so when the copy checked was the right
+    one, whatever the other columns held)."""
     from pecli.analysis.ports.causes.shapes import width
 
     angles = np.outer(np.arange(6.0), 1.0 / 10000.0 ** (np.arange(4) / 4))
     once = np.concatenate([np.cos(angles), np.sin(angles)], 1)
-    wide = np.empty((6, 16))
-    wide[:, 1::2] = once
-    wide[:, 0::2] = np.concatenate([np.cos(angles / 2), np.sin(angles / 2)], 1)
+    wide = np.tile(np.concatenate([np.cos(angles / 2), np.sin(angles / 2)], 1), 2)
+    wide[held] = once
     assert width(_pair({}, {}, wide, once)) is None
+    assert width(_pair({}, {}, once, wide)) is None
 
 
 def test_a_temperature_is_read_on_queries_of_small_magnitude():
