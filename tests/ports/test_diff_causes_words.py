@@ -100,18 +100,20 @@ def test_a_temperature_is_read_on_queries_of_small_magnitude():
     assert ", β = 0.1 (" in words
 
 
-def test_float32_angles_without_a_theta_are_measured_by_b_s_step():
-    """A cache at positions 1000…1015 (4 pairs, θ 1e4) exact against transformers' float32
-    angles (``inv_freq`` and ``p·ω`` rounded to float32), read with no θ: ω is B's step from
-    row 0 to row 1, and the gaps (about 2^-24·p·ω) are float32 roundings."""
+@pytest.mark.parametrize("start", [1000, 1099])
+def test_float32_angles_without_a_theta_are_measured_by_b_s_step(start):
+    """A cache at 16 positions from 1000 or 1099 (4 pairs, θ 1e4) exact against transformers'
+    float32 angles (``inv_freq`` and ``p·ω`` rounded to float32), read with no θ: ω is B's
+    step from row 0 to row 1 (the angle of ``z1·conj(z0)``), and the gaps (about 2^-24·p·ω)
+    are float32 roundings."""
     from pecli.analysis.ports.causes.arithmetic import framework_arithmetic
 
-    p = np.arange(1000.0, 1016.0)
+    p = np.arange(start, start + 16.0)
     inv = 1.0 / 10000.0 ** (np.arange(4) / 4)
     exact = np.outer(p, inv)
     rounded = (p.astype(np.float32)[:, None] * inv.astype(np.float32)).astype(np.float64)
     assert np.abs(rounded - exact).max() > 8 * 2.0**-24  # beyond the floor of cos/sin alone
-    reading = {"kind": "cache", "layout": "half-split", "start": 1000}
+    reading = {"kind": "cache", "layout": "half-split", "start": start}
     a, b = (_halves(x, "half-split").astype(np.float32) for x in (exact, rounded))
     words = framework_arithmetic(_pair(reading, reading, a, b))
     assert words is not None and words.startswith("framework float32 arithmetic"), words
