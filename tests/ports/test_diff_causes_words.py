@@ -130,3 +130,17 @@ def test_causes_are_read_on_the_first_8192_rows_only():
     b[8192:] = 0.0
     swapped = "sin/cos swapped: A's cos half is B's sin half and the other way round"
     assert swapped in likely_causes(a, b, "float32")
+
+
+def test_a_row_s_factor_is_read_on_entries_above_a_quarter_of_its_largest():
+    """Rows of two entries 1 and six of exactly 1/4, times Llama 4's ``1 + 0.1·ln(1 +
+    ⌊(p + 1)/2⌋)``, the quarter entries then off by 4e-7 (within the 4-ulp tolerance of the
+    table's magnitude): read on the entries above a quarter, β is 0.1 to 6 digits."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.tile([1.0, -1.0, 0.25, -0.25, 0.25, -0.25, 0.25, -0.25], (6, 1))
+    factors = 1 + 0.1 * np.log1p(np.floor((np.arange(6.0) + 1) / 2))
+    p = q * factors[:, None]
+    p[:, 2:] += 4e-7 * np.sign(q[:, 2:])  # each quarter entry's p/q up by 1.6e-6
+    words = temperature(_pair({}, {}, p, q))
+    assert words is not None and ", s = 2, β = 0.1 (" in words, words
