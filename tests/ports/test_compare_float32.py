@@ -151,3 +151,27 @@ def test_the_floor_follows_the_largest_magnitude_when_a_nan_is_present(dtype, ro
     assert compare(a, b, ulps=apart).differing == 0  # NaN on both sides agrees
     found = compare(a, b, ulps=apart / 2)
     assert (found.differing, found.first) == (1, (1, 0))
+
+
+def test_largest_magnitudes_of_tables_with_no_entries_or_positive_largest_or_int8():
+    """``_largest`` by hand: 3.5 when the largest magnitude is positive; 0 for tables of no
+    entries (no rows, or rows of no columns); 128 for an int8 ``-128`` (its ``|x|`` taken in
+    float64: int8's own ``abs(-128)`` wraps to -128)."""
+    from pecli.analysis.ports.compare import _largest
+
+    for dtype in (np.float32, np.float64):
+        assert _largest(np.array([[-1.0, 3.5], [0.5, np.nan]], dtype)) == 3.5
+        assert _largest(np.array([[-1.0, 3.5], [0.5, -2.0]], dtype)) == 3.5
+        assert _largest(np.zeros((0, 4), dtype)) == 0.0
+        assert _largest(np.zeros((3, 0), dtype)) == 0.0
+    assert _largest(np.array([[-128, 1]], np.int8)) == 128.0
+
+
+def test_a_row_wider_than_a_block_is_read_whole():
+    """One row of 2^20 + 1 entries (more than a block's 2^20) with a NaN: read as one block,
+    its largest magnitude 1024 in the last column."""
+    from pecli.analysis.ports.compare import _largest
+
+    row = np.zeros((1, (1 << 20) + 1), F32)
+    row[0, 0], row[0, -1] = np.nan, -1024.0
+    assert _largest(row) == 1024.0
