@@ -10,6 +10,7 @@ subnormals, powers of 2 and their neighbours, infinities, NaN) in a table of sev
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from pecli.analysis.ports.compare import compare
 
@@ -120,3 +121,57 @@ def test_a_finite_float_tables_largest_magnitude_is_read_without_a_temporary():
         largest, peak = traced_peak(lambda t=table: _largest(t))
         assert largest == 3.5
         assert peak < table.nbytes // 8, (dtype, peak)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("atol", "differing"), [(0.25, 1), (0.5, 0), (1.0, 0)])
+def test_entries_atol_apart_agree_however_many_ulps(dtype, atol, differing):
+    """1.0 against 1.5 is 2^22 float32 ulps (2^51 float64 ones) apart, 0.5 absolute: the
+    entries agree when ``atol`` is at least 0.5 ("within ulps or atol apart")."""
+    a, b = np.array([[1.0, 2.0]], dtype), np.array([[1.5, 2.0]], dtype)
+    found = compare(a, b, ulps=1.0, atol=atol)
+    assert (found.differing, found.max_abs) == (differing, 0.5)
+    assert found.max_ulps == 2.0 ** (22 if dtype == np.float32 else 51)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "rows", "largest"), [(np.float64, 3, 0), (F32, 3, 0), (F32, (1 << 20) + 1, -1)]
+)
+def test_the_floor_follows_the_largest_magnitude_when_a_nan_is_present(dtype, rows, largest):
+    """A NaN sends the largest magnitude to the row blocks: 1024 in the first row, or in the
+    last (past the first block of 2^20 entries) of the long table, makes the floor ``2^-10 ·
+    1024 = 1``, so 0 against ``2^-20`` in row 1 is ``2^-20 / ulp(1)`` apart: 8 float32 ulps,
+    ``2^32`` float64 ones (the maxima count the NaN's error as infinite: the ulps are read
+    from the tolerance that flags the entry)."""
+    a = np.zeros((rows, 1), dtype)
+    a[largest, 0], a[-1 - largest, 0] = 1024.0, np.nan
+    b = a.copy()
+    b[1, 0] = 2.0**-20
+    apart = 8.0 if dtype == F32 else 2.0**32
+    assert compare(a, b, ulps=apart).differing == 0  # NaN on both sides agrees
+    found = compare(a, b, ulps=apart / 2)
+    assert (found.differing, found.first) == (1, (1, 0))
+
+
+def test_largest_magnitudes_of_tables_with_no_entries_or_positive_largest_or_int8():
+    """``_largest`` by hand: 3.5 when the largest magnitude is positive; 0 for tables of no
+    entries (no rows, or rows of no columns); 128 for an int8 ``-128`` (its ``|x|`` taken in
+    float64: int8's own ``abs(-128)`` wraps to -128)."""
+    from pecli.analysis.ports.compare import _largest
+
+    for dtype in (np.float32, np.float64):
+        assert _largest(np.array([[-1.0, 3.5], [0.5, np.nan]], dtype)) == 3.5
+        assert _largest(np.array([[-1.0, 3.5], [0.5, -2.0]], dtype)) == 3.5
+        assert _largest(np.zeros((0, 4), dtype)) == 0.0
+        assert _largest(np.zeros((3, 0), dtype)) == 0.0
+    assert _largest(np.array([[-128, 1]], np.int8)) == 128.0
+
+
+def test_a_row_wider_than_a_block_is_read_whole():
+    """One row of 2^20 + 1 entries (more than a block's 2^20) with a NaN: read as one block,
+    its largest magnitude 1024 in the last column."""
+    from pecli.analysis.ports.compare import _largest
+
+    row = np.zeros((1, (1 << 20) + 1), F32)
+    row[0, 0], row[0, -1] = np.nan, -1024.0
+    assert _largest(row) == 1024.0

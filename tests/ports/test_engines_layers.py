@@ -10,6 +10,7 @@ mlx-lm's ``models/ministral3.py``; llama.cpp's converter and ``llm_graph_input_a
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,30 @@ def test_read_config_names_the_layer_for_a_bad_layer_and_the_file_for_a_bad_fiel
     with pytest.raises(ParameterError) as bad_field:
         read_config({**GEMMA3_4B, "text_config": text}, layer=0)
     assert bad_field.value.parameter == "file" and "sliding_window" in bad_field.value.rule
+
+
+def test_deepseek_v4_tables_are_named_by_the_rope_transformers_applies(run_cli, tmp_path):
+    """DeepSeek V4 Flash (the model zoo's recorded transformers run): layers 0-1 and 42 call
+    ``apply_rotary_pos_emb: main`` (θ 1e4), layers 2-41 ``compress`` (``compress_rope_theta``
+    160000): each table is named by its rope, not by the layers' attention kinds."""
+    fixture = Path(__file__).parent.parent / "fixtures/libraries/model_zoo"
+    recorded = json.loads((fixture / "hub__deepseek_v4_flash.json").read_text(encoding="utf-8"))
+    runs = recorded["layers"]["probe"]["runs"]
+    assert [r["calls"] for r in runs] == [
+        [f"apply_rotary_pos_emb: {n}"] for n in ("main", "compress", "main")
+    ]
+    per_type = _report(run_cli, tmp_path, recorded["config_json"])["per_layer_type"]
+    assert {t["label"]: t["layers"] for t in per_type} == {"main": "0-1,42", "compress": "2-41"}
+
+
+def test_a_layer_type_of_one_layer_has_its_own_table(run_cli, tmp_path):
+    """Gemma 3 with 6 layers: layer 5 alone is global (``(i + 1) % 6 == 0``), θ 1e6 ×8 linear;
+    its table's ω_1 is ``1e6^(-2/256) / 8`` (the sliding ones' ``1e4^(-2/256)``)."""
+    config = {**GEMMA3_4B, "text_config": {**GEMMA3_4B["text_config"], "num_hidden_layers": 6}}
+    per_type = {t["label"]: t for t in _report(run_cli, tmp_path, config)["per_layer_type"]}
+    assert {k: t["layers"] for k, t in per_type.items()} == {
+        "sliding_attention": "0-4",
+        "full_attention": "5",
+    }
+    one = per_type["full_attention"]["engines"][0]["inv_freq"][1]
+    assert one == pytest.approx(1e6 ** (-2 / 256) / 8, rel=1e-12)

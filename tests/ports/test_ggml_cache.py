@@ -245,3 +245,24 @@ def test_a_bad_block_height_is_refused_at_the_call_by_every_cache(rows):
     assert caught.value.parameter == "rows"
     with pytest.raises(ParameterError, match="rows must be"):
         CacheSpec(freqs, 2, rows=-1, positions=np.array([0.5, 1.5]))
+
+
+@pytest.mark.parametrize(("original", "refused"), [(10**38, False), (10**39, True)])
+def test_a_yarn_factor_whose_float32_inverse_overflows_is_refused(original, refused):
+    """YaRN's factor from the lengths, ``max / original``: 1e-38 or 1e-39. ggml's
+    ``freq_scale = 1/factor`` is float32, whose largest value is 3.4028235e38 (IEEE 754
+    binary32): 1e38 is one, 1e39 overflows to infinity and is refused as the factor's fault."""
+    spec = RopeSpec(
+        rope_type="yarn",
+        theta=10000.0,
+        head_dim=4,
+        max_position_embeddings=1,
+        original_max_position_embeddings=original,
+    )
+    freqs = rope_frequencies(spec)
+    if not refused:
+        assert np.isfinite(ggml_angles(freqs, np.array([0, 1]))).all()
+        return
+    with pytest.raises(ParameterError) as caught:
+        ggml_angles(freqs, np.array([0, 1]))
+    assert caught.value.parameter == "factor"

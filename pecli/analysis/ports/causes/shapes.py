@@ -102,8 +102,11 @@ def width(pair: Pair) -> str | None:
     for count in (2, 1):
         blocks = parts(wide, count)
         for name, step in (("half-split", 1), ("interleaved", 2)):
-            picked = [p[:, : p.shape[1] // 2] if step == 1 else p[:, 0::2] for p in blocks or []]
-            if blocks and close(np.concatenate(picked, axis=1), narrow, pair.dtype):
+            first = [p[:, : p.shape[1] // 2] if step == 1 else p[:, 0::2] for p in blocks or []]
+            second = [p[:, p.shape[1] // 2 :] if step == 1 else p[:, 1::2] for p in blocks or []]
+            if blocks and all(
+                close(np.concatenate(copy, axis=1), narrow, pair.dtype) for copy in (first, second)
+            ):  # each pair's value twice: both copies are the narrow table's
                 return (
                     f"half width against full width: {names[0]} repeats each pair's value "
                     f"twice ({name}, the whole head), {names[1]} holds it once per pair"
