@@ -8,13 +8,7 @@ Python's range: 10:16 is 10 … 15, one per token.
 from __future__ import annotations
 
 import numpy as np
-
-
-def half_split(q, angle):
-    """q (tokens, heads, dim) turned by ``angle`` (tokens, dim/2), half-split, in float64."""
-    h = q.shape[-1] // 2
-    c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
-    return np.concatenate([q[..., :h] * c - q[..., h:] * s, q[..., h:] * c + q[..., :h] * s], -1)
+from probe_rotations import half_split
 
 
 def probe(run_cli, tmp_path, start):

@@ -7,6 +7,7 @@ Every expected value is worked out by hand in the test's docstring.
 from __future__ import annotations
 
 import numpy as np
+from probe_rotations import interleaved
 
 from pecli.analysis.rope.probe import probe_rope
 from pecli.analysis.rope.probe.frequencies import _leading_run, read_frequencies
@@ -120,10 +121,7 @@ def test_an_interleaved_slice_of_unknown_omegas_has_no_sure_width():
     q = np.random.default_rng(8).standard_normal((5, 2, 16))
     p = np.arange(5.0)
     w = 100.0 ** (-np.arange(4) / 4)
-    c, s = np.cos(p[:, None] * w)[:, None], np.sin(p[:, None] * w)[:, None]
-    post = q.copy()
-    post[..., 0:8:2] = q[..., 0:8:2] * c - q[..., 1:8:2] * s
-    post[..., 1:8:2] = q[..., 1:8:2] * c + q[..., 0:8:2] * s
+    post = interleaved(q, p[:, None] * w, 8)
     reading = probe_rope(q, post, (p + 1)[:, None])
     assert (reading.pairing.layout, reading.pairing.stop) == ("interleaved", 8)
     assert np.isnan(reading.frequencies.omega).all() and reading.width_sure is False

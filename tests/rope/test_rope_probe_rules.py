@@ -9,17 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from probe_rotations import half_split
 
 from pecli.analysis.rope.probe import probe_rope, token_positions
 from pecli.analysis.rope.probe.verdict import report, summary, verdict
 from pecli.core.errors import ParameterError
-
-
-def half_split(q, angle):
-    """q (tokens, heads, dim) turned by ``angle`` (tokens, dim/2), half-split, in float64."""
-    h = q.shape[-1] // 2
-    c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
-    return np.concatenate([q[..., :h] * c - q[..., h:] * s, q[..., h:] * c + q[..., :h] * s], -1)
 
 
 def test_positions_up_to_2_to_the_53_are_taken_and_the_next_float_is_refused():

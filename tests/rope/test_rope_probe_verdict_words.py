@@ -8,17 +8,11 @@ grows with the position is known before the probe reads it.
 from __future__ import annotations
 
 import numpy as np
+from probe_rotations import half_split, interleaved
 
 from pecli.analysis.rope.probe import probe_rope
 from pecli.analysis.rope.probe.reading import ProbeReading
 from pecli.analysis.rope.probe.verdict import verdict
-
-
-def half_split(q, angle):
-    """q (tokens, heads, dim) turned by ``angle`` (tokens, dim/2), half-split, in float64."""
-    h = q.shape[-1] // 2
-    c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
-    return np.concatenate([q[..., :h] * c - q[..., h:] * s, q[..., h:] * c + q[..., :h] * s], -1)
 
 
 def unexplained(findings):
@@ -50,10 +44,7 @@ def test_an_interleaved_slice_of_unsure_width_names_the_still_channels_as_maybe_
     q = np.random.default_rng(8).standard_normal((5, 2, 16))
     p = np.arange(5.0)
     w = 100.0 ** (-np.arange(4) / 4)
-    c, s = np.cos(p[:, None] * w)[:, None], np.sin(p[:, None] * w)[:, None]
-    post = q.copy()
-    post[..., 0:8:2] = q[..., 0:8:2] * c - q[..., 1:8:2] * s
-    post[..., 1:8:2] = q[..., 1:8:2] * c + q[..., 0:8:2] * s
+    post = interleaved(q, p[:, None] * w, 8)
     words = verdict(probe_rope(q, post, (p + 1)[:, None]))
     tail = "channels 8–15 unchanged (pass-through, or pairs too slow to turn by these positions)"
     assert words.endswith("; " + tail)

@@ -133,37 +133,33 @@ def test_svg_text_and_title(run_cli, tmp_path, command):
     assert len(texts("--title", "")) == len(default) - 1
 
 
-def test_plot_alibi_draws_32_keys_by_default(run_cli, tmp_path, monkeypatch):
-    """Without --n: 32 keys (the help's default), a 32 × 32 causal matrix of head 0, whose
-    entry (31, 0) is -m·31 = -0.5·31 = -15.5 (8 heads: m_0 = 2^-1)."""
+@pytest.fixture
+def drawn(monkeypatch):
+    """What ``plot-alibi`` hands the figure: its ``bias`` matrix, kept as it passes."""
     import pecli.figures.zoo as zoo_figures
 
-    drawn = {}
+    seen = {}
     real = zoo_figures.alibi_figure
 
     def spy(bias, slopes, **kwargs):
-        drawn.update(bias=bias)
+        seen.update(bias=bias)
         return real(bias, slopes, **kwargs)
 
     monkeypatch.setattr(zoo_figures, "alibi_figure", spy)
+    return seen
+
+
+def test_plot_alibi_draws_32_keys_by_default(run_cli, tmp_path, drawn):
+    """Without --n: 32 keys (the help's default), a 32 × 32 causal matrix of head 0, whose
+    entry (31, 0) is -m·31 = -0.5·31 = -15.5 (8 heads: m_0 = 2^-1)."""
     assert run_cli("plot-alibi", "-o", str(tmp_path / "a.svg")).exit_code == 0
     assert drawn["bias"].shape == (32, 32) and drawn["bias"][31, 0] == -15.5
 
 
 @pytest.mark.parametrize("n", [2, 4096])
-def test_plot_alibi_takes_2_to_4096_keys(run_cli, tmp_path, monkeypatch, n):
+def test_plot_alibi_takes_2_to_4096_keys(run_cli, tmp_path, drawn, n):
     """--n is 2 to 4096 in a figure, both ends allowed: BLOOM's key-only row of head 0 of 8
     (m = 2^-1) is m times each key position, 0, 1/2, …, (n - 1)/2, by hand."""
-    import pecli.figures.zoo as zoo_figures
-
-    drawn = {}
-    real = zoo_figures.alibi_figure
-
-    def spy(bias, slopes, **kwargs):
-        drawn.update(bias=bias)
-        return real(bias, slopes, **kwargs)
-
-    monkeypatch.setattr(zoo_figures, "alibi_figure", spy)
     args = ("plot-alibi", "--n", str(n), "--convention", "bloom")
     result = run_cli(*args, "-o", str(tmp_path / "a.svg"))
     assert result.exit_code == 0, result.output
