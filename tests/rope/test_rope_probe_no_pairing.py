@@ -11,23 +11,38 @@ import numpy as np
 
 from pecli.analysis.rope.probe import probe_rope
 from pecli.analysis.rope.probe.reading import _no_rotation
+from pecli.analysis.rope.probe.verdict import verdict
 
 SEVERAL = "several pairings keep every pair's norm at these positions ("
 CANNOT = "): the pairing cannot be told; give tokens at larger positions"
 
 
-def test_a_two_channel_head_fits_all_three_layouts_and_the_pairing_is_not_told():
+def test_a_two_channel_head_is_one_pair_whichever_layout_names_it():
     """With 2 channels the interleaved pair (0, 1), the half-split pair (0, 0+1) and
-    DeepSeek's are the same pair: each keeps the norm, so the probe cannot tell them apart."""
+    DeepSeek's are the same pair, in and out: all three fit, and they are one pairing, so the
+    probe reads it (a head of one pair: ω_0 = 1, θ undetermined) instead of asking for larger
+    positions, which could never tell them apart."""
     q = np.random.default_rng(1).standard_normal((4, 1, 2))
     p = np.array([0.0, 1, 2, 3])
     c, s = np.cos(p)[:, None], np.sin(p)[:, None]
     post = np.stack([q[..., 0] * c - q[..., 1] * s, q[..., 1] * c + q[..., 0] * s], -1)
     reading = probe_rope(q, post, p[:, None])
-    assert reading.rope is None and reading.pairing is None
-    listed = "interleaved over channels 0–1; half-split over channels 0–1; "
-    listed += "interleaved-in over channels 0–1"
-    assert reading.findings == [SEVERAL + listed + CANNOT]
+    assert [s <= 1 for _, s in reading.tried] == [True, True, True]
+    assert reading.pairing is not None and (reading.pairing.start, reading.pairing.stop) == (0, 2)
+    assert reading.findings == []
+    assert verdict(reading).startswith("interleaved over all 2 channels, θ not determined")
+
+
+def test_pairings_of_other_channels_that_all_fit_are_still_not_told():
+    """Channels 2 and 3 of 4 turn: interleaved (2, 3) and half-split over 2–3 are one pair,
+    but a half-split over 0–3 pairs (0, 2), (1, 3): if several distinct pairings fit, the
+    probe keeps asking (the rule is the pairs, not the layouts' names)."""
+    from pecli.analysis.rope.probe.reading import _one_pairing
+    from pecli.analysis.rope.probe.structure import make_pairing
+
+    one = [make_pairing(layout, 2, 4) for layout in ("interleaved", "half-split", "interleaved-in")]
+    assert _one_pairing(one)
+    assert not _one_pairing([*one, make_pairing("half-split", 0, 4)])
 
 
 def test_the_several_fitting_pairings_are_named_four_at_most():

@@ -131,7 +131,7 @@ def _pairing(
     )
     fitting = [p for p, s in zip(found, scores, strict=True) if s <= 1]
     layouts = {p.layout for p in fitting}
-    if len(layouts) != 1:
+    if len(layouts) != 1 and not (fitting and _one_pairing(fitting)):
         return None, tried
     # pair 0 turns fastest (ω_0 = 1): a slice whose first channel did not change while later
     # ones did is no RoPE, though bf16's rounding may hide a slow pair's turn in its norms
@@ -139,6 +139,14 @@ def _pairing(
     if structure.score(best, x, y, tol) > 1:
         return None, tried
     return best, tried
+
+
+def _one_pairing(fitting: list[structure.Pairing]) -> bool:
+    """Whether the layouts that fit all pair the same channels, in and out (a 2-channel head)."""
+    first = fitting[0]
+    return all(
+        np.array_equal(p.pre, first.pre) and np.array_equal(p.post, first.post) for p in fitting
+    )
 
 
 def _no_rotation(tried: list[tuple[str, float]]) -> list[str]:
