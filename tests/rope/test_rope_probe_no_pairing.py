@@ -43,6 +43,8 @@ def test_pairings_of_other_channels_that_all_fit_are_still_not_told():
     one = [make_pairing(layout, 2, 4) for layout in ("interleaved", "half-split", "interleaved-in")]
     assert _one_pairing(one)
     assert not _one_pairing([*one, make_pairing("half-split", 0, 4)])
+    # DeepSeek's reads pairs (0, 1), (2, 3) as interleaved does, but writes them as (0, 2), (1, 3)
+    assert not _one_pairing([make_pairing(k, 0, 4) for k in ("interleaved", "interleaved-in")])
 
 
 def test_the_several_fitting_pairings_are_named_four_at_most():
