@@ -1,4 +1,4 @@
-"""GGUF metadata arrays read by hand-written files (the GGUF v3 layout of ggml's docs/gguf.md).
+"""GGUF metadata arrays read by hand-written files (the GGUF v3 layout of ggml's GGUF spec).
 
 A key/value is the key (uint64 length + UTF-8), a uint32 value type and the value; an array
 (type 9) holds its item type (uint32), its length (uint64) and the items; a string (type 8)
