@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pecli.core.errors import ParameterError
 from pecli.core.rope import rope_frequencies
 from pecli.core.rope.config.plans import layer_plan, layer_rope
 
@@ -87,3 +88,36 @@ def test_global_attn_every_n_layers_without_layer_types_gives_the_layers_transfo
     config = {k: v for k, v in {**doc["config_json"], **_config(doc)}.items() if k != "layer_types"}
     rows, _ = layer_plan(config)
     assert [row.kind for row in rows] == _built_types(doc)
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_afmoe_rotates_its_sliding_layers_only(drop):
+    """``AfmoeAttention`` applies the rotary embedding only ``if self.is_local_attention`` (its
+    layer is sliding: a window in the built layers), as Cohere 2 does; ModernBERT rotates all."""
+    doc, _ = _doc("default__afmoe")
+    config = {k: v for k, v in doc["config_json"].items() if not (drop and k == "layer_types")}
+    rows, _ = layer_plan(config)
+    assert [row.rope for row in rows] == [k == "sliding_attention" for k in _built_types(doc)]
+    modernbert, _ = _doc("hub__modernbert_base_v4")
+    assert all(row.rope for row in layer_plan(_config(modernbert))[0])
+
+
+@pytest.mark.parametrize("every", ["3", 0, -3, True, 2.0])
+def test_a_global_attn_every_n_layers_no_period_is_refused(every):
+    doc, _ = _doc("hub__modernbert_base_v4")
+    config = {**_config(doc), "global_attn_every_n_layers": every}
+    with pytest.raises(ParameterError, match="global_attn_every_n_layers must be an integer >= 1"):
+        layer_plan(config)
+
+
+@pytest.mark.parametrize("name", ["default__afmoe", "default__modernbert"])
+def test_without_the_period_the_class_default_gives_the_layer_types(name):
+    """No ``layer_types`` and no ``global_attn_every_n_layers``: the config class's default
+    period (AFMoE 4, ModernBERT 3) makes the layer types transformers saved for its defaults."""
+    doc, _ = _doc(name)
+    saved = doc["config_json"]
+    config = {
+        k: v for k, v in saved.items() if k not in ("layer_types", "global_attn_every_n_layers")
+    }
+    rows, _ = layer_plan(config)
+    assert [row.kind for row in rows] == saved["layer_types"]

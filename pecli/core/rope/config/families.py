@@ -77,13 +77,16 @@ INTERLEAVE_BY_DEFAULT = frozenset(
 #: Families whose full-attention layers skip RoPE (``Cohere2Attention`` and
 #: ``Exaone4Attention`` rotate only when the layer is sliding, if the model has sliding layers).
 ROPE_ON_SLIDING_ONLY = frozenset({"cohere2", "cohere2_moe", "exaone4"})
+#: Families whose attention rotates only on sliding layers whatever ``sliding_window`` holds
+#: (``AfmoeAttention``: ``if self.is_local_attention``, the layer type's).
+ROPE_ON_LOCAL_ONLY = frozenset({"afmoe"})
 #: ``no_rope_layer_interval`` of the config class when the file gives neither it nor the list
 #: (``SmolLM3Config``, ``Llama4TextConfig``: a NoPE layer every 4).
 NOPE_INTERVAL_DEFAULTS = MappingProxyType({"llama4_text": 4, "smollm3": 4})
-#: ``global_attn_every_n_layers`` N by family: layer i is global iff (i + offset) % N == 0 —
-#: ModernBERT's first layer is global, AFMoE's N-th (``ModernBertConfig`` / ``AfmoeConfig``
-#: ``layer_types`` when the file has none).
-GLOBAL_EVERY_OFFSETS = MappingProxyType({"modernbert": 0, "afmoe": 1})
+#: ``global_attn_every_n_layers`` N by family, as (offset, the class's default N): layer i is
+#: global iff (i + offset) % N == 0 — ModernBERT's first layer is global, AFMoE's N-th
+#: (``ModernBertConfig`` / ``AfmoeConfig`` ``layer_types`` when the file has none).
+GLOBAL_EVERY = MappingProxyType({"modernbert": (0, 3), "afmoe": (1, 4)})
 #: Families whose NoPE layers scale the queries (``attn_temperature_tuning``: Llama 4).
 TEMPERATURE_NOPE = frozenset({"llama4", "llama4_text"})
 

@@ -7,8 +7,9 @@ the others are linear attention) or ``compress_ratios`` (DeepSeek V4). A layer s
 (NoPE) when ``no_rope_layers`` says 0 (SmolLM3, Llama 4; else every ``no_rope_layer_interval``-th
 layer, 4 by the class default), when it is linear attention or has no attention at all, when
 its type's rope is null, or when it is global in a family that rotates only its sliding layers
-(Cohere 2, EXAONE 4). Sources: transformers 5 ``configuration_*.py`` (``layer_types``,
-``no_rope_layers``) and those models' attention classes. Pure Python.
+(Cohere 2, EXAONE 4 with a sliding window; AFMoE always). Sources: transformers 5
+``configuration_*.py`` (``layer_types``, ``no_rope_layers``) and those models' attention
+classes. Pure Python.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 
 from ...errors import ParameterError
 from .families import (
-    GLOBAL_EVERY_OFFSETS,
+    GLOBAL_EVERY,
     NOPE_INTERVAL_DEFAULTS,
+    ROPE_ON_LOCAL_ONLY,
     ROPE_ON_SLIDING_ONLY,
     TEMPERATURE_NOPE,
 )
@@ -137,9 +139,11 @@ def _kinds(section: Mapping[str, Any], count: int) -> list[str]:
     if pattern is not None:
         rule = "field sliding_window_pattern must be an integer >= 1 or a string of L and G"
         raise ParameterError("config", rule, repr(pattern)[:40])
-    every = _period(section.get("global_attn_every_n_layers"))
-    offset = GLOBAL_EVERY_OFFSETS.get(str(section.get("model_type")))
-    if every and offset is not None:
+    if known := GLOBAL_EVERY.get(str(section.get("model_type"))):
+        offset, every = known[0], section.get("global_attn_every_n_layers", known[1])
+        if not _period(every):
+            rule = "field global_attn_every_n_layers must be an integer >= 1"
+            raise ParameterError("config", rule, repr(every)[:40])
         full = [(i + offset) % every == 0 for i in range(count)]
         return ["full_attention" if f else "sliding_attention" for f in full]
     interval = _period(section.get("full_attention_interval"))
@@ -164,8 +168,10 @@ def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
         rotates = [(i + 1) % step != 0 for i in range(len(kinds))]
     else:
         rotates = [True] * len(kinds)
-    sliding_only = section.get("model_type") in ROPE_ON_SLIDING_ONLY
-    sliding_only = sliding_only and section.get("sliding_window") is not None
+    family = section.get("model_type")
+    sliding_only = family in ROPE_ON_LOCAL_ONLY or (
+        family in ROPE_ON_SLIDING_ONLY and section.get("sliding_window") is not None
+    )
     return [
         r and kind != "linear_attention" and (not sliding_only or "sliding" in kind)
         for r, kind in zip(rotates, kinds, strict=True)
