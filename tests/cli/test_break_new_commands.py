@@ -138,7 +138,7 @@ def test_llama_cpp_arithmetic_refuses_a_factor_beyond_float32(run_cli, tmp_path,
     )
     assert result.exit_code == 2, result.output  # yarn: ZeroDivisionError; linear: angles 0
     assert result.stderr.count("\n") == 1 and "'--factor'" in result.stderr
-    assert "from 3e-39 to 3.4e38 for llama.cpp" in result.stderr
+    assert "must be at most 3.4e38 for llama.cpp" in result.stderr
     assert list(tmp_path.iterdir()) == []
 
 

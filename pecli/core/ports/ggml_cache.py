@@ -50,7 +50,8 @@ def _plan(freqs: RopeFrequencies) -> tuple[np.ndarray, np.float32, np.ndarray, n
         with np.errstate(over="ignore"):  # ggml's freq_scale = 1/factor is float32
             finite = 0 < _F(1.0) / _F(factor) < np.inf
         if not finite:
-            rule = "must be from 3e-39 to 3.4e38 for llama.cpp (its freq_scale 1/factor is float32)"
+            bound = "at most 3.4e38" if factor > 1 else "at least 3e-39"
+            rule = f"must be {bound} for llama.cpp (its freq_scale 1/factor is float32)"
             raise ParameterError("factor", rule, factor)
         scale = _F(1.0) / _F(factor)
     if kind.ramp:
