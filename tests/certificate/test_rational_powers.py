@@ -118,3 +118,25 @@ def test_integer_roots_by_hand():
         8,
         243,
     ]
+
+
+
+@pytest.mark.parametrize(
+    ("dtype", "factor", "f"),
+    [
+        # (1, 2^-53): the exact sum is the float64 midpoint above 1, rounded to even: 1
+        (np.float64, (1.0, 2.0**-53), 1.0),
+        # (1, 2^-24 + 2^-54): just above the float32 midpoint 1 + 2^-24, so 1 + 2^-23 (summed
+        # in float64 first it would be the midpoint itself and round to 1: twice rounded)
+        (np.float32, (1.0, 2.0**-24 + 2.0**-54), 1.0 + 2.0**-23),
+    ],
+)
+def test_fill_turns_writes_the_factor_rounded_once_at_quarter_turns(dtype, factor, f):
+    """At ``π·(1/5)·p`` with ``p = 0, 2.5, 5, 7.5`` (0 … 3 quarter turns) sin and cos are
+    exactly 0 or ±f, ``f = hi + lo`` rounded once to the output's dtype (by hand above)."""
+    from pecli.core.turns import fill_turns
+
+    sin, cos = np.full(4, np.nan, dtype), np.full(4, np.nan, dtype)
+    fill_turns((sin, cos), np.array([0.0, 2.5, 5.0, 7.5]), Fraction(1, 5), (0.6, 0.0), factor)
+    assert sin.tolist() == [0.0, f, 0.0, -f]
+    assert cos.tolist() == [f, 0.0, -f, 0.0]
