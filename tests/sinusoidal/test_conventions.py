@@ -293,3 +293,15 @@ def test_the_command_line_offers_every_preset():
     from pecli.cli.sinusoidal.options import ConventionName
 
     assert {name.value for name in ConventionName} == set(PRESETS) | set(ALIASES)
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [("0.5", 0.5), (2, 2.0), (np.float32(0.25), 0.25), ("sqrt(2/d)", "sqrt(2/d)")],
+)
+def test_the_amplitude_knob_is_kept_as_a_float_or_mlx_word(given, kept):
+    """Convention's ``amplitude`` is "a number or ``"sqrt(2/d)"``" (MLX's default ``scale``):
+    a number given in any form (text, int, NumPy scalar) is kept as a Python float."""
+    amplitude = convention("vaswani", amplitude=given).amplitude
+    assert amplitude == kept
+    assert type(amplitude) is type(kept)
