@@ -96,6 +96,28 @@ def test_a_bfloat16_table_one_unit_off_is_read_and_two_units_off_is_not():
     assert identify_grid(two).storage == "bfloat16" and grid_match(two) is None
 
 
+def test_a_table_off_by_exactly_the_tolerance_is_matched():
+    """The tolerance is inclusive: a float64 MAE table (exact sin(0) = 0 at token 0) with that
+    zero replaced by exactly ``2·2^-53 + 1e-5`` (one float64 ulp of 1 plus the arithmetic's
+    1e-5) is still matched; the next float64 above it is not."""
+    tolerance = 2.0**-52 + 1e-5
+    omega = 1.0 / 10000.0 ** (np.arange(4) / 4.0)  # MAE's get_1d_sincos_pos_embed, d = 16
+    rows, cols = np.divmod(np.arange(16), 4)
+    table = np.concatenate(
+        [
+            np.concatenate([np.sin(np.outer(p, omega)), np.cos(np.outer(p, omega))], 1)
+            for p in (cols, rows)
+        ],
+        1,
+    )
+    assert table[0, 0] == 0.0
+    table[0, 0] = tolerance
+    found = identify_grid(table)
+    assert found.storage == "float64" and found.matched and found.best.max_error == tolerance
+    table[0, 0] = np.nextafter(tolerance, 1.0)
+    assert grid_match(table) is None
+
+
 def test_grid_match_reads_a_grid_of_exactly_four_tokens():
     """MAE's 2 × 2 grid (d = 8): the smallest table grid_match takes; 3 rows it does not."""
     found = grid_match(_mae32(2, 2, 8))
