@@ -120,7 +120,6 @@ def test_integer_roots_by_hand():
     ]
 
 
-
 @pytest.mark.parametrize(
     ("dtype", "factor", "f"),
     [
