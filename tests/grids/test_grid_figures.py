@@ -174,3 +174,22 @@ def test_plot_grid_png_is_size_times_dpi_pixels(run_cli, tmp_path, dpi, pixels):
     result = run_cli("plot-grid", *args)
     assert result.exit_code == 0, result.output
     assert _png_size(out) == pixels
+
+
+@pytest.mark.parametrize(("shape", "points"), [((16, 16), 7.0), ((16, 17), 5.0), ((17, 16), 5.0)])
+def test_the_mosaic_labels_each_tile_s_centre_and_shrink_past_16_patches_a_side(shape, points):
+    """The mosaic labels every patch row and column at its tile's centre, 7-point text up to
+    16 patches a side (ViT-L/14 at 224 px), 5-point beyond. Tiles of ``h × w`` pixels with a
+    gap of 3 (a fifth of 16 or 17, rounded): tile c spans ``c·(w+3) … c·(w+3)+w-1``."""
+    h, w = shape
+    table = np.ones((h * w, 4))  # the labels depend on the shape only
+    ax = patch_similarity_figure(table, shape, title="t").axes[0]
+    for labels, ticks, side, centre in (
+        (ax.get_xticklabels(), ax.get_xticks(), w, lambda c: c * (w + 3) + (w - 1) / 2),
+        (ax.get_yticklabels(), ax.get_yticks(), h, lambda r: r * (h + 3) + (h - 1) / 2),
+    ):
+        assert [t.get_text() for t in labels] == [str(i) for i in range(side)]
+        assert {t.get_fontsize() for t in labels} == {points}
+        assert ticks.tolist() == [centre(i) for i in range(side)]
+    assert ax.xaxis.get_major_ticks()[0].tick1line.get_markersize() == 0  # labels, no ticks
+    assert not any(spine.get_visible() for spine in ax.spines.values())  # no frame
