@@ -305,3 +305,10 @@ def test_the_amplitude_knob_is_kept_as_a_float_or_mlx_word(given, kept):
     amplitude = convention("vaswani", amplitude=given).amplitude
     assert amplitude == kept
     assert type(amplitude) is type(kept)
+
+
+def test_the_angle_scale_knob_is_kept_as_the_number_given():
+    """``angle_scale`` is diffusers' ``scale`` (e.g. 1000): kept as that float, not in turns
+    even with ``full_turns`` (the 2π is applied when the table is built)."""
+    assert convention("vaswani", angle_scale="1000").angle_scale == 1000.0
+    assert convention("mlx", angle_scale=0.5, full_turns=True).angle_scale == 0.5
