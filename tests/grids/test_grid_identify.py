@@ -114,6 +114,7 @@ def test_a_table_off_by_exactly_the_tolerance_is_matched():
     table[0, 0] = tolerance
     found = identify_grid(table)
     assert found.storage == "float64" and found.matched and found.best.max_error == tolerance
+    assert all(other is not found.best for other in found.also)  # ``also``: the *other* ones
     table[0, 0] = np.nextafter(tolerance, 1.0)
     assert grid_match(table) is None
 
