@@ -1,5 +1,6 @@
 """The readers' edges the command tests do not reach: a GGUF file read by ``read_arrays``, the
-CSV size bound's message, and a non-blocking output written whole."""
+CSV size bound's message, a non-blocking output written whole, the tensor-name refusal's list
+of formats, and the size of each bounded read call."""
 
 from __future__ import annotations
 
@@ -146,3 +147,39 @@ def test_a_json_file_is_refused_as_json_not_read_as_csv(tmp_path, text):
         read_table(path)
     assert caught.value.parameter == "file"
     assert "not JSON: pecli rope config reads a model's config.json" in caught.value.rule
+
+
+@pytest.mark.parametrize(
+    ("formats", "named"),
+    [
+        (ANY_FORMATS, ".safetensors, .npz and .gguf"),
+        ((".npy", ".safetensors", ".npz"), ".safetensors and .npz"),
+        ((".npy", ".csv", ".safetensors"), ".safetensors"),
+    ],
+)
+def test_a_tensor_name_for_a_npy_file_names_the_container_formats_read(tmp_path, formats, named):
+    """A ``.npy`` file is one table, so a tensor name is refused by naming the formats that
+    hold named tensors among those the caller reads, in English list form (written out by
+    hand): "A, B and C", "A and B", "A"."""
+    np.save(tmp_path / "t.npy", np.eye(2))
+    with pytest.raises(ParameterError) as caught:
+        read_arrays(str(tmp_path / "t.npy"), tensor="pe", formats=formats)
+    assert caught.value.parameter == "tensor"
+    assert caught.value.rule == f"applies only to {named} files (a .npy or CSV file is one table)"
+
+
+def test_a_read_asks_at_most_64_mib_of_each_call(monkeypatch):
+    """The module's rule: each ``preadv`` call asks for at most 64 MiB (2^26 bytes). An array
+    one byte longer takes two calls, 2^26 bytes at the offset, then 1 byte 2^26 further on.
+    The calls are recorded (and answered in full) without touching the array's memory."""
+    from pecli.io.reading import bounded
+
+    asked = []
+
+    def preadv(fd, buffers, offset):
+        asked.append((fd, [len(b) for b in buffers], offset))
+        return sum(len(b) for b in buffers)
+
+    monkeypatch.setattr(bounded.os, "preadv", preadv)
+    assert bounded.read_into(7, np.empty(2**26 + 1, np.uint8), 100)
+    assert asked == [(7, [2**26], 100), (7, [1], 100 + 2**26)]
