@@ -166,3 +166,13 @@ def test_the_temperature_is_named_llama_4s_only_when_every_row_fits(last, fits):
             words
             == f"{head}a factor per position, 1 at row 0 to 1.2 at row 3 (a query temperature?)"
         )
+
+
+def test_one_step_of_the_temperature_gives_s_as_its_row_plus_one():
+    """Rows B·1, B·1, B·1.1, B·1.1: one step, at row 2, where ⌊(p + 1)/s⌋ first reaches 1,
+    so s = 3; rows 2 and 3 give 1 + β·ln 2 = 1.1, β = 0.1/ln 2."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.ones((4, 8))
+    words = temperature(_pair({}, {}, q * np.array([1.0, 1.0, 1.1, 1.1])[:, None], q))
+    assert words is not None and f"s = 3, β = {0.1 / np.log(2):.6g} (the query" in words, words
