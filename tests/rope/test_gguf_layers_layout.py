@@ -192,3 +192,15 @@ def test_no_dimension_count_rotates_the_whole_head(run_cli, tmp_path, arch, keys
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert [(r["first_channel"], r["rotated"], r["head"]) for r in rows] == [(0, 128, 128)] * 2
+
+
+@pytest.mark.parametrize(("key_length", "head"), [({"attention.key_length": 128}, 128), ({}, 256)])
+def test_the_head_is_key_length_else_the_width_over_the_heads(run_cli, tmp_path, key_length, head):
+    """llama.cpp's ``n_embd_head_k`` is ``attention.key_length`` when the GGUF holds it, else
+    ``embedding_length / head_count``: 1024 / 4 = 256 here, and with key_length 128, 128."""
+    keys = {"block_count": 2, "embedding_length": 1024, "attention.head_count": 4}
+    path = header_only_gguf(tmp_path / "m.gguf", "llama", {**keys, **key_length})
+    result = run_cli("rope", "layers", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["first_channel"], r["rotated"], r["head"]) for r in rows] == [(0, head, head)] * 2
