@@ -85,3 +85,13 @@ def test_a_long_array_of_arrays_is_refused_as_nested_too(tmp_path):
     with pytest.raises(ParameterError) as caught:
         read_gguf(_gguf(tmp_path, "a.nested", value))
     assert caught.value.rule == "is not a valid GGUF file: nested arrays"
+
+
+def test_a_string_longer_than_the_read_window_is_read_whole_to_the_file_s_last_byte(tmp_path):
+    """A string of 2^20 + 3 bytes (more than the 1 MiB read at once), the file's last bytes
+    (no padding after it): its bytes come back as written, not "changed while it was read"."""
+    text = "rope" * (1 << 18) + "end"
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + _text("general.name")
+    path = tmp_path / "long.gguf"
+    path.write_bytes(head + struct.pack("<I", 8) + _text(text))
+    assert read_gguf(str(path)).metadata == {"general.name": text}
