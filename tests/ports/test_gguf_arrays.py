@@ -95,3 +95,12 @@ def test_a_string_longer_than_the_read_window_is_read_whole_to_the_file_s_last_b
     path = tmp_path / "long.gguf"
     path.write_bytes(head + struct.pack("<I", 8) + _text(text))
     assert read_gguf(str(path)).metadata == {"general.name": text}
+
+
+def test_a_file_cut_after_its_version_names_the_byte_its_header_needs(tmp_path):
+    """GGUF v3 starts with the magic (4 bytes), the version (uint32) and the tensor count
+    (uint64): a file of only the first 8 bytes ends at byte 8 and needs 16."""
+    path = tmp_path / "cut.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<I", 3))
+    with pytest.raises(ParameterError, match="it ends at byte 8, its header needs 16"):
+        read_gguf(str(path))
