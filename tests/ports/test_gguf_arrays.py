@@ -104,3 +104,33 @@ def test_a_file_cut_after_its_version_names_the_byte_its_header_needs(tmp_path):
     path.write_bytes(b"GGUF" + struct.pack("<I", 3))
     with pytest.raises(ParameterError, match="it ends at byte 8, its header needs 16"):
         read_gguf(str(path))
+
+
+def test_a_vocabulary_after_a_string_longer_than_the_window_is_walked(tmp_path):
+    """A string of 2^20 + 3 bytes, then 4097 strings (past KEEP_ARRAY: walked, counted), then
+    a uint32: the walk starts inside the window read after the long string, not at byte 0."""
+    kvs = [
+        _text("general.name") + struct.pack("<I", 8) + _text("rope" * (1 << 18) + "end"),
+        _text("a.words") + _strings([str(k) for k in range(4097)]),
+        _text("a.count") + struct.pack("<II", 4, 7),
+    ]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 3) + b"".join(kvs)
+    path = tmp_path / "vocab.gguf"
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    metadata = read_gguf(str(path)).metadata
+    assert (metadata["a.words"], metadata["a.count"]) == (("array", 4097), 7)
+
+
+@pytest.mark.parametrize("dims", [4, 5])
+def test_a_tensor_of_more_than_ggml_s_four_dimensions_is_refused(tmp_path, dims):
+    """ggml's GGML_MAX_DIMS is 4: a tensor info (name, n_dims, n_dims uint64 sizes, type,
+    offset) of 4 sizes of 1 is read; one of 5 is refused by name."""
+    info = _text("x") + struct.pack(f"<I{dims}QIQ", dims, *[1] * dims, 0, 0)
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, 0) + info
+    path = tmp_path / "dims.gguf"
+    path.write_bytes(head + b"\0" * (-len(head) % 32) + struct.pack("<f", 1.0) + b"\0" * 28)
+    if dims == 4:
+        assert read_gguf(str(path)).tensors["x"].shape == (1, 1, 1, 1)
+    else:
+        with pytest.raises(ParameterError, match="tensor 'x' has 5 dimensions"):
+            read_gguf(str(path))
