@@ -134,3 +134,10 @@ def test_a_tensor_of_more_than_ggml_s_four_dimensions_is_refused(tmp_path, dims)
     else:
         with pytest.raises(ParameterError, match="tensor 'x' has 5 dimensions"):
             read_gguf(str(path))
+
+
+def test_a_string_value_of_bad_utf8_is_read_with_a_replacement_character(tmp_path):
+    """A metadata string value (not a key or tensor name) of bytes ``rope\\xff``: 0xff is no
+    UTF-8; the value is kept, the byte read as U+FFFD, and the file is not refused."""
+    value = struct.pack("<IQ", 8, 5) + b"rope\xff"
+    assert read_gguf(_gguf(tmp_path, "a.name", value)).metadata["a.name"] == "rope\ufffd"
