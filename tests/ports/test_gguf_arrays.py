@@ -13,7 +13,7 @@ import struct
 import pytest
 
 from pecli.core.errors import ParameterError
-from pecli.io.ports.gguf import KEEP_ARRAY, read_gguf
+from pecli.io.ports.gguf import KEEP_ARRAY, MAX_F32_VALUES, read_f32, read_gguf
 
 
 def _text(text: str) -> bytes:
@@ -141,3 +141,19 @@ def test_a_string_value_of_bad_utf8_is_read_with_a_replacement_character(tmp_pat
     UTF-8; the value is kept, the byte read as U+FFFD, and the file is not refused."""
     value = struct.pack("<IQ", 8, 5) + b"rope\xff"
     assert read_gguf(_gguf(tmp_path, "a.name", value)).metadata["a.name"] == "rope\ufffd"
+
+
+def test_an_f32_tensor_of_more_than_2_to_the_24_values_is_refused_unread(tmp_path):
+    """One F32 tensor (type 0) of 2^24 + 1 values (ne[0]), its data a hole of zeros (the file
+    extended with truncate, no disk used): more than the 2^24 read at most, so it is refused
+    by its count before any of its 64 MiB is read."""
+    assert MAX_F32_VALUES == 1 << 24
+    count = (1 << 24) + 1
+    info = _text("big") + struct.pack("<IQIQ", 1, count, 0, 0)
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, 0) + info
+    path = tmp_path / "big.gguf"
+    with open(path, "wb") as handle:
+        handle.write(head + b"\0" * (-len(head) % 32))
+        handle.truncate(handle.tell() + 4 * count)
+    with pytest.raises(ParameterError, match=f"tensor big has {count} values \\(at most 16777216"):
+        read_f32(read_gguf(str(path)), "big")
