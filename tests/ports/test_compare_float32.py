@@ -175,3 +175,11 @@ def test_a_row_wider_than_a_block_is_read_whole():
     row = np.zeros((1, (1 << 20) + 1), F32)
     row[0, 0], row[0, -1] = np.nan, -1024.0
     assert _largest(row) == 1024.0
+
+
+def test_tables_of_two_shapes_are_not_compared_and_report_no_error():
+    """(2, 4) against (3, 4): no entry has a partner, so nothing is measured: no differing
+    entry, 0 ulps and 0 absolute error, no first difference, no decade; not equal."""
+    c = compare(np.zeros((2, 4), F32), np.ones((3, 4), F32))
+    assert (c.comparable, c.equal, c.shape_a, c.shape_b) == (False, False, (2, 4), (3, 4))
+    assert (c.differing, c.max_ulps, c.max_abs, c.first, c.decades) == (0, 0.0, 0.0, None, [])

@@ -144,3 +144,35 @@ def test_a_row_s_factor_is_read_on_entries_above_a_quarter_of_its_largest():
     p[:, 2:] += 4e-7 * np.sign(q[:, 2:])  # each quarter entry's p/q up by 1.6e-6
     words = temperature(_pair({}, {}, p, q))
     assert words is not None and ", s = 2, β = 0.1 (" in words, words
+
+
+@pytest.mark.parametrize(("last", "fits"), [(1 + 0.1 * np.log(3) / np.log(2), True), (1.2, False)])
+def test_the_temperature_is_named_llama_4s_only_when_every_row_fits(last, fits):
+    """Rows B·1, B·1.1, B·1.1, B·r: the factor steps up at rows 1 and 3, so s = 2, and
+    ``1 + β·ln(1 + ⌊(p + 1)/2⌋)`` through rows 1 and 2 gives β = 0.1/ln 2; row 3 must then
+    be 1 + β·ln 3 = 1.158… With r = 1.2 (off by 0.04) the factor is only named by its span."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.ones((4, 8))
+    words = temperature(_pair({}, {}, q * np.array([1.0, 1.1, 1.1, last])[:, None], q))
+    head = "query temperature missing: A = B × "
+    if fits:
+        assert words == (
+            f"{head}1 + β·ln(1 + ⌊(p + 1)/s⌋), s = 2, β = {0.1 / np.log(2):.6g} (the query "
+            "temperature of Llama 4 / Ministral: attn_temperature_tuning, floor_scale, attn_scale)"
+        )
+    else:
+        assert (
+            words
+            == f"{head}a factor per position, 1 at row 0 to 1.2 at row 3 (a query temperature?)"
+        )
+
+
+def test_one_step_of_the_temperature_gives_s_as_its_row_plus_one():
+    """Rows B·1, B·1, B·1.1, B·1.1: one step, at row 2, where ⌊(p + 1)/s⌋ first reaches 1,
+    so s = 3; rows 2 and 3 give 1 + β·ln 2 = 1.1, β = 0.1/ln 2."""
+    from pecli.analysis.ports.causes.values import temperature
+
+    q = np.ones((4, 8))
+    words = temperature(_pair({}, {}, q * np.array([1.0, 1.0, 1.1, 1.1])[:, None], q))
+    assert words is not None and f"s = 3, β = {0.1 / np.log(2):.6g} (the query" in words, words

@@ -13,7 +13,7 @@ import struct
 import pytest
 
 from pecli.core.errors import ParameterError
-from pecli.io.ports.gguf import KEEP_ARRAY, read_gguf
+from pecli.io.ports.gguf import KEEP_ARRAY, MAX_F32_VALUES, read_f32, read_gguf
 
 
 def _text(text: str) -> bytes:
@@ -85,3 +85,75 @@ def test_a_long_array_of_arrays_is_refused_as_nested_too(tmp_path):
     with pytest.raises(ParameterError) as caught:
         read_gguf(_gguf(tmp_path, "a.nested", value))
     assert caught.value.rule == "is not a valid GGUF file: nested arrays"
+
+
+def test_a_string_longer_than_the_read_window_is_read_whole_to_the_file_s_last_byte(tmp_path):
+    """A string of 2^20 + 3 bytes (more than the 1 MiB read at once), the file's last bytes
+    (no padding after it): its bytes come back as written, not "changed while it was read"."""
+    text = "rope" * (1 << 18) + "end"
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + _text("general.name")
+    path = tmp_path / "long.gguf"
+    path.write_bytes(head + struct.pack("<I", 8) + _text(text))
+    assert read_gguf(str(path)).metadata == {"general.name": text}
+
+
+def test_a_file_cut_after_its_version_names_the_byte_its_header_needs(tmp_path):
+    """GGUF v3 starts with the magic (4 bytes), the version (uint32) and the tensor count
+    (uint64): a file of only the first 8 bytes ends at byte 8 and needs 16."""
+    path = tmp_path / "cut.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<I", 3))
+    with pytest.raises(ParameterError, match="it ends at byte 8, its header needs 16"):
+        read_gguf(str(path))
+
+
+def test_a_vocabulary_after_a_string_longer_than_the_window_is_walked(tmp_path):
+    """A string of 2^20 + 3 bytes, then 4097 strings (past KEEP_ARRAY: walked, counted), then
+    a uint32: the walk starts inside the window read after the long string, not at byte 0."""
+    kvs = [
+        _text("general.name") + struct.pack("<I", 8) + _text("rope" * (1 << 18) + "end"),
+        _text("a.words") + _strings([str(k) for k in range(4097)]),
+        _text("a.count") + struct.pack("<II", 4, 7),
+    ]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 0, 3) + b"".join(kvs)
+    path = tmp_path / "vocab.gguf"
+    path.write_bytes(head + b"\0" * (-len(head) % 32))
+    metadata = read_gguf(str(path)).metadata
+    assert (metadata["a.words"], metadata["a.count"]) == (("array", 4097), 7)
+
+
+@pytest.mark.parametrize("dims", [4, 5])
+def test_a_tensor_of_more_than_ggml_s_four_dimensions_is_refused(tmp_path, dims):
+    """ggml's GGML_MAX_DIMS is 4: a tensor info (name, n_dims, n_dims uint64 sizes, type,
+    offset) of 4 sizes of 1 is read; one of 5 is refused by name."""
+    info = _text("x") + struct.pack(f"<I{dims}QIQ", dims, *[1] * dims, 0, 0)
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, 0) + info
+    path = tmp_path / "dims.gguf"
+    path.write_bytes(head + b"\0" * (-len(head) % 32) + struct.pack("<f", 1.0) + b"\0" * 28)
+    if dims == 4:
+        assert read_gguf(str(path)).tensors["x"].shape == (1, 1, 1, 1)
+    else:
+        with pytest.raises(ParameterError, match="tensor 'x' has 5 dimensions"):
+            read_gguf(str(path))
+
+
+def test_a_string_value_of_bad_utf8_is_read_with_a_replacement_character(tmp_path):
+    """A metadata string value (not a key or tensor name) of bytes ``rope\\xff``: 0xff is no
+    UTF-8; the value is kept, the byte read as U+FFFD, and the file is not refused."""
+    value = struct.pack("<IQ", 8, 5) + b"rope\xff"
+    assert read_gguf(_gguf(tmp_path, "a.name", value)).metadata["a.name"] == "rope\ufffd"
+
+
+def test_an_f32_tensor_of_more_than_2_to_the_24_values_is_refused_unread(tmp_path):
+    """One F32 tensor (type 0) of 2^24 + 1 values (ne[0]), its data a hole of zeros (the file
+    extended with truncate, no disk used): more than the 2^24 read at most, so it is refused
+    by its count before any of its 64 MiB is read."""
+    assert MAX_F32_VALUES == 1 << 24
+    count = (1 << 24) + 1
+    info = _text("big") + struct.pack("<IQIQ", 1, count, 0, 0)
+    head = b"GGUF" + struct.pack("<IQQ", 3, 1, 0) + info
+    path = tmp_path / "big.gguf"
+    with open(path, "wb") as handle:
+        handle.write(head + b"\0" * (-len(head) % 32))
+        handle.truncate(handle.tell() + 4 * count)
+    with pytest.raises(ParameterError, match=f"tensor big has {count} values \\(at most 16777216"):
+        read_f32(read_gguf(str(path)), "big")

@@ -67,3 +67,25 @@ def test_a_frequency_tensor_the_config_does_not_imply_differs_unless_it_is_all_o
     for name, values in (("rope_freqs.weight", twice), ("rope_factors_long.weight", ones)):
         ((status, detail),) = stray(name, values)
         assert status == "differ" and "ggml divides θ by it" in detail
+
+
+def test_show_words_the_llama3_reading_of_rope_freqs(run_cli):
+    """llama31.gguf's rope_freqs read back in words, every field of the config it was made from
+    (θ 500000, factor 8, original length 8192, high_freq_factor 4) and the counts of Llama 3's
+    rule over ω_i = θ^(-2i/128), i < 64: wavelength 2π/ω below 8192/4 unchanged, above 8192/1
+    interpolated (divided by 8), in between smoothed. Its rope mode is llama.cpp's
+    LLAMA_ROPE_TYPE_NORM, 0, for the llama architecture: ggml rotates consecutive pairs."""
+    import math
+
+    wavelengths = [2 * math.pi * 500000.0 ** (2 * i / 128) for i in range(64)]
+    unchanged = sum(w < 8192 / 4 for w in wavelengths)
+    interpolated = sum(w > 8192 / 1 for w in wavelengths)
+    smoothed = 64 - unchanged - interpolated
+    result = run_cli("gguf", "show", str(GGUF / "llama31.gguf"))
+    assert result.exit_code == 0, result.output
+    assert "\nrope mode NORM (0): consecutive pairs (2j, 2j+1): " in result.output
+    assert (
+        "θ-schedule / rope_freqs (transformers' inv_freq) reads as: rope_type llama3, "
+        f"theta 500000, factor 8, unchanged {unchanged}, smoothed {smoothed}, interpolated "
+        f"{interpolated}, original_max_position_embeddings 8192, high_freq_factor 4\n"
+    ) in result.output

@@ -177,3 +177,30 @@ def test_a_width_key_written_as_a_whole_float_is_read(run_cli, tmp_path):
     keys = {**DEEPSEEK2, "attention.key_length": 576, "attention.key_length_mla": 192.0}
     result = run_cli("rope", "layers", header_only_gguf(tmp_path / "d.gguf", "deepseek2", keys))
     assert result.exit_code == 0 and "128…191 of 192, interleaved" in result.stdout, result.output
+
+
+@pytest.mark.parametrize(
+    ("arch", "keys"), [("deepseek2", {"attention.kv_lora_rank": 512}), ("llama", {})]
+)
+def test_no_dimension_count_rotates_the_whole_head(run_cli, tmp_path, arch, keys):
+    """llama.cpp reads ``rope.dimension_count`` as optional, its n_rot defaulting to the key
+    head width (``n_rot = n_embd_head_k``): a GGUF without it rotates all 128 channels of its
+    128-wide head, from channel 0, MLA-marked (``kv_lora_rank``) or not."""
+    base = {"block_count": 2, "attention.key_length": 128, "rope.freq_base": 1e4}
+    path = header_only_gguf(tmp_path / f"{arch}.gguf", arch, {**base, **keys})
+    result = run_cli("rope", "layers", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["first_channel"], r["rotated"], r["head"]) for r in rows] == [(0, 128, 128)] * 2
+
+
+@pytest.mark.parametrize(("key_length", "head"), [({"attention.key_length": 128}, 128), ({}, 256)])
+def test_the_head_is_key_length_else_the_width_over_the_heads(run_cli, tmp_path, key_length, head):
+    """llama.cpp's ``n_embd_head_k`` is ``attention.key_length`` when the GGUF holds it, else
+    ``embedding_length / head_count``: 1024 / 4 = 256 here, and with key_length 128, 128."""
+    keys = {"block_count": 2, "embedding_length": 1024, "attention.head_count": 4}
+    path = header_only_gguf(tmp_path / "m.gguf", "llama", {**keys, **key_length})
+    result = run_cli("rope", "layers", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["first_channel"], r["rotated"], r["head"]) for r in rows] == [(0, head, head)] * 2

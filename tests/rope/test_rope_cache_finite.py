@@ -42,3 +42,29 @@ def test_the_command_refuses_a_nan_in_a_row_it_does_not_sample(tmp_path):
     result = CliRunner().invoke(app, ["rope", "identify", str(path)])
     assert result.exit_code == 2, result.output
     assert "cos[1024, 0]" in result.output and "Traceback" not in result.output
+
+
+def test_a_cache_wider_than_a_block_is_checked_a_row_at_a_time():
+    """Blocks hold 2^16 values: a table of 3 rows of 65538 columns (one row more than a block)
+    is checked row by row; the NaN in its last entry is still found and named."""
+    cos, sin = np.ones((3, 65538)), np.zeros((3, 65538))
+    sin[2, 65537] = np.nan
+    with pytest.raises(ParameterError) as caught:
+        identify_cache(cos=cos, sin=sin)
+    assert "(finite numbers only) (got 'sin[2, 65537]')" in str(caught.value)
+
+
+def test_a_table_of_no_columns_has_no_value_not_finite():
+    """3 rows of 0 columns hold no value at all, so none that is not finite; in tables of one
+    column or of 300 × 256 (blocks of 2^16 values: 256 rows) the first is named by its place."""
+    from pecli.analysis.rope.cache import _first_not_finite
+
+    assert _first_not_finite(np.ones((3, 0))) is None
+    one = np.ones((4, 1))
+    one[3, 0] = np.inf
+    assert _first_not_finite(one) == "3, 0"
+    one[0, 0] = np.nan  # the first row of the first block
+    assert _first_not_finite(one) == "0, 0"
+    tall = np.ones((300, 256))  # blocks of 256 rows: more rows than columns, two blocks
+    tall[299, 7] = np.nan
+    assert _first_not_finite(tall) == "299, 7"
