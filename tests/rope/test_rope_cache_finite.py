@@ -68,3 +68,14 @@ def test_a_table_of_no_columns_has_no_value_not_finite():
     tall = np.ones((300, 256))  # blocks of 256 rows: more rows than columns, two blocks
     tall[299, 7] = np.nan
     assert _first_not_finite(tall) == "299, 7"
+
+
+def test_a_cache_of_no_columns_is_refused_as_no_cache(tmp_path):
+    """0 columns are an even count but no pair: a usage error (2), not an internal one."""
+    path = tmp_path / "empty.npz"
+    np.savez(path, cos=np.ones((3, 0)), sin=np.zeros((3, 0)))
+    result = CliRunner().invoke(app, ["rope", "identify", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "an even number >= 2 of columns" in result.output
+    with pytest.raises(ParameterError, match="cos: 3 × 0, sin: 3 × 0"):
+        identify_cache(cos=np.ones((3, 0)), sin=np.zeros((3, 0)))
