@@ -6,6 +6,8 @@ Every expected value is worked out by hand in the test's docstring.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from probe_rotations import interleaved
 
@@ -84,6 +86,16 @@ def test_l_is_bounded_by_the_first_position_whose_gain_is_not_1():
     gain = 1 + 0.1 * np.log(1 + np.floor(p / 8000))
     forms = fit_temperature(p, gain, np.full(5, 1e-9)).forms
     assert forms == [("llama4", 0.1, 8000), ("mistral", 0.1, 8000)]
+
+
+def test_a_power_of_two_l_is_tried_before_the_smaller_lengths_that_fit():
+    """β 0.1, gains 1, 1, 1 + 0.1·ln 2 at p = 0, 5, 12. Llama 4's ``floor((p + 1)/L)`` is
+    0, 0, 1 for every L in (6, 13], Mistral's ``floor(p/L)`` for every L in (5, 12]: all fit,
+    and the roundest, the power of two 8, is the one named (not 7 or 6, the first integers)."""
+    p = np.array([0.0, 5, 12])
+    gain = np.array([1, 1, 1 + 0.1 * math.log(2)])
+    forms = fit_temperature(p, gain, np.full(3, 1e-9)).forms
+    assert forms == [("llama4", 0.1, 8), ("mistral", 0.1, 8)]
 
 
 def test_pairs_no_omega_explains_are_listed_by_range_with_their_largest_residual():
