@@ -59,9 +59,10 @@ def test_one_unit_baseline_reads_each_omega_once_inside_the_prior():
 
 def test_a_noisy_baseline_of_2_keeps_the_windings_its_window_allows():
     """ω = 0.6 read at positions 0 and 2, angle noise 0.5 rad on each: the baseline 2 (the
-    shortest) knows ω modulo π, and the window on ω·2 is twice the noise plus twice the baseline times the prior's π/2:
-    ``|ω| <= (2·0.5 + 2·2·π/2)/2 ≈ 3.64``. Of the windings 0.6 − π ≈ −2.54, 0.6 and
-    0.6 + π ≈ 3.74, two lie inside (both fit every angle exactly): read twice, so ω is not determined."""
+    shortest) knows ω modulo π, and the window on ω·2 is twice the noise plus twice the
+    baseline times the prior's π/2: ``|ω| <= (2·0.5 + 2·2·π/2)/2 ≈ 3.64``. Of the windings
+    0.6 − π ≈ −2.54, 0.6 and 0.6 + π ≈ 3.74, two lie inside (both fit every angle exactly):
+    read twice, so ω is not determined."""
     p = np.array([0.0, 2.0])
     angles = np.array([[0.0], [1.2]])
     fit = fit_omega(measurements(p, angles, np.full((2, 1), 0.5)))
