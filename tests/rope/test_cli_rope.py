@@ -305,3 +305,19 @@ def test_identify_a_cache_with_one_factor_on_every_row_names_no_row_factor(run_c
     found = json.loads(result.stdout)
     assert found["attention_factor"] == pytest.approx(scale, rel=1e-6)
     assert not [f for f in found["findings"] if f.startswith("why")], found["findings"]
+
+
+def test_identify_reads_a_query_temperature_from_three_rows(run_cli, tmp_path):
+    """Llama 4's ``1 + β·ln(1 + ⌊(p + 1)/s⌋)`` with s = 1, β = 0.1 on the 3 rows of a θ 10^4
+    cache (factors 1 + 0.1·ln 2, ln 3, ln 4): 3 rows are the fewest whose factors are read,
+    and the causes name the form with s = 1 and β = 0.1."""
+    p = np.arange(3.0)
+    angles = p[:, None] * 1e4 ** (-np.arange(32) / 32)
+    factor = (1 + 0.1 * np.log1p(np.floor(p + 1)))[:, None]
+    half = np.concatenate([np.cos(angles), np.cos(angles), np.sin(angles), np.sin(angles)], 1)
+    path = tmp_path / "tempered.npy"
+    np.save(path, (factor * half).astype(np.float32))
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    why = [f for f in json.loads(result.stdout)["findings"] if f.startswith("why")]
+    assert len(why) == 1 and "s = 1, β = 0.1 " in why[0], why
