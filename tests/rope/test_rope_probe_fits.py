@@ -15,7 +15,7 @@ from pecli.analysis.rope.probe import probe_rope
 from pecli.analysis.rope.probe.frequencies import _leading_run, read_frequencies
 from pecli.analysis.rope.probe.omega import OmegaFit, _merged
 from pecli.analysis.rope.probe.reading import _fit_findings, _listed
-from pecli.analysis.rope.probe.temperature import Temperature, fit_temperature
+from pecli.analysis.rope.probe.temperature import Temperature, _lengths, fit_temperature
 
 
 def test_readings_of_one_pair_merge_only_within_their_own_uncertainties():
@@ -96,6 +96,18 @@ def test_a_power_of_two_l_is_tried_before_the_smaller_lengths_that_fit():
     gain = np.array([1, 1, 1 + 0.1 * math.log(2)])
     forms = fit_temperature(p, gain, np.full(3, 1e-9)).forms
     assert forms == [("llama4", 0.1, 8), ("mistral", 0.1, 8)]
+
+
+def test_the_lengths_tried_are_the_integers_in_the_range_roundest_first():
+    """L in (low, high]: powers of two (from 2^0), then multiples of 1024 and of 1000, then
+    the integers from the first one on, 257 of them at most, each once. (0, 1000]: 1 … 512,
+    1000, then 3 … 257 less the powers; (8, 16] and (7, 16]: both ends are in or out as the
+    half-open range says; (3000.5, 3100.5]: 3072 = 3·1024, then 3001 … 3100."""
+    twos = [2**k for k in range(10)]
+    assert _lengths(0.0, 1000.0) == [*twos, 1000, *(n for n in range(3, 258) if n not in twos)]
+    assert _lengths(8.0, 16.0) == [16, *range(9, 16)]
+    assert _lengths(7.0, 16.0) == [8, 16, *range(9, 16)]
+    assert _lengths(3000.5, 3100.5) == [3072, *range(3001, 3072), *range(3073, 3101)]
 
 
 def test_pairs_no_omega_explains_are_listed_by_range_with_their_largest_residual():
