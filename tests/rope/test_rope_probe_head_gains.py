@@ -28,3 +28,17 @@ def test_heads_differ_only_past_tol_times_the_root_of_the_head_count(off, differ
     reading = probe_rope(q, post, p[:, None])
     assert reading.gain_per_head is differs
     assert any("differs between the heads" in f for f in reading.findings) is differs
+
+
+def test_float16_heads_one_percent_apart_differ():
+    """The same RoPE on 2 heads × 64 channels stored in float16 (u = 2^-11): the bound is
+    ``(8u·√(2/(2·64)) + 4·2^-24)·√2``, about 1.4u ≈ 7·10^-4. Head 1 times 1.01 puts each head
+    0.005 off the mean, 7 times the bound: the heads differ; unscaled (float16 rounding, well
+    under the bound), they do not."""
+    q = np.random.default_rng(2).standard_normal((6, 2, 64))
+    p = np.array([0.0, 1, 5, 40, 900, 5000])
+    post = half_split(q, p[:, None] * 1e4 ** (-np.arange(32) / 32))
+    plain = probe_rope(q.astype(np.float16), post.astype(np.float16), p[:, None])
+    post[:, 1] *= 1.01
+    scaled = probe_rope(q.astype(np.float16), post.astype(np.float16), p[:, None])
+    assert not plain.gain_per_head and scaled.gain_per_head
