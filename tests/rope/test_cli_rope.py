@@ -286,3 +286,38 @@ def test_permute_rows_refuses_heads_of_odd_height(rows, heads):
     with pytest.raises(ParameterError) as error:
         permute_rows(np.arange(float(rows))[:, None], heads)
     assert error.value.parameter == "heads" and f"the {rows} rows" in str(error.value)
+
+
+def test_identify_a_cache_with_one_factor_on_every_row_names_no_row_factor(run_cli, tmp_path):
+    """YaRN's attention factor ``0.1·ln(4) + 1`` on every row of a θ 10^4 cache (64 dims).
+
+    The factor is the same on each row, so it is the attention factor (reported as such);
+    the row-by-row causes ("why (A these values, B each row's factor divided out)") are for
+    factors that change from row to row (a query temperature), and name nothing here.
+    """
+    scale = 0.1 * math.log(4) + 1
+    angles = np.arange(300.0)[:, None] * 1e4 ** (-np.arange(32) / 32)
+    half = np.concatenate([np.cos(angles), np.cos(angles), np.sin(angles), np.sin(angles)], 1)
+    path = tmp_path / "yarn.npy"
+    np.save(path, (scale * half).astype(np.float32))
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert found["attention_factor"] == pytest.approx(scale, rel=1e-6)
+    assert not [f for f in found["findings"] if f.startswith("why")], found["findings"]
+
+
+def test_identify_reads_a_query_temperature_from_three_rows(run_cli, tmp_path):
+    """Llama 4's ``1 + β·ln(1 + ⌊(p + 1)/s⌋)`` with s = 1, β = 0.1 on the 3 rows of a θ 10^4
+    cache (factors 1 + 0.1·ln 2, ln 3, ln 4): 3 rows are the fewest whose factors are read,
+    and the causes name the form with s = 1 and β = 0.1."""
+    p = np.arange(3.0)
+    angles = p[:, None] * 1e4 ** (-np.arange(32) / 32)
+    factor = (1 + 0.1 * np.log1p(np.floor(p + 1)))[:, None]
+    half = np.concatenate([np.cos(angles), np.cos(angles), np.sin(angles), np.sin(angles)], 1)
+    path = tmp_path / "tempered.npy"
+    np.save(path, (factor * half).astype(np.float32))
+    result = run_cli("rope", "identify", str(path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    why = [f for f in json.loads(result.stdout)["findings"] if f.startswith("why")]
+    assert len(why) == 1 and "s = 1, β = 0.1 " in why[0], why

@@ -16,7 +16,11 @@ from pecli.core.errors import ParameterError
 from pecli.core.rope import RopeSpec, rope_frequencies
 from pecli.core.rope.cache import CacheSpec, cache_blocks
 from pecli.core.rope.config import spec_from_config
-from pecli.core.rope.framework import framework_cache_blocks, transformers_inv_freq
+from pecli.core.rope.framework import (
+    float32_cache_blocks,
+    framework_cache_blocks,
+    transformers_inv_freq,
+)
 
 FIXTURES = {f.name: f for f in load("rope")}
 #: Fixtures whose inv_freq pecli's float32 steps give bit for bit.
@@ -176,3 +180,36 @@ def test_cli_writes_the_framework_cache_and_says_so(run_cli, tmp_path):
     assert meta["arithmetic"] == "transformers" and np.array_equal(cos, table[:, :128])
     row = FIXTURES["llama31_cos"].params["positions"].index(8191)
     assert ulps32(table[-1, :128], FIXTURES["llama31_cos"].table[row]).max() <= 1
+
+
+def test_a_cache_with_no_rotated_pairs_is_one_block_of_empty_rows():
+    """``rotary_dim`` 0 (no pair rotated): the n rows come out as one block, 0 columns wide.
+
+    The block height is ``BLOCK_CELLS // pairs`` with pairs counted as at least 1, so zero
+    pairs must neither divide by zero nor split the rows: 5 rows, ``cos`` and ``sin``
+    (2·0 columns), in a single ``(5, 0)`` float32 block.
+    """
+    form = ("half-split", np.dtype(np.float32), "both")
+    blocks = list(
+        float32_cache_blocks(
+            lambda a, b: np.zeros((b - a, 0), np.float32), 5, 0, np.float32(1), form
+        )
+    )
+    assert [(b.shape, b.dtype) for b in blocks] == [((5, 0), np.dtype(np.float32))]
+
+
+def test_a_row_wider_than_a_block_comes_out_one_row_at_a_time():
+    """More pairs than ``BLOCK_CELLS`` (2**20) cells: each block is still at least one row.
+
+    ``2**20 + 1`` pairs, 2 positions, ``cos`` in half-split: two blocks of one row each,
+    ``2·(2**20 + 1)`` columns, all ``cos 0 = 1``.
+    """
+    pairs = (1 << 20) + 1
+    form = ("half-split", np.dtype(np.float32), "cos")
+    blocks = list(
+        float32_cache_blocks(
+            lambda a, b: np.zeros((b - a, pairs), np.float32), 2, pairs, np.float32(1), form
+        )
+    )
+    assert [b.shape for b in blocks] == [(1, 2 * pairs)] * 2
+    assert all(np.all(b == 1) for b in blocks)

@@ -42,3 +42,29 @@ def test_one_long_baseline_leaves_too_many_windings_and_omega_not_determined():
     fit = fit_omega(measurements(p, angles, np.full((3, 2), 1e-9)))
     assert fit.readings.tolist() == [1, 1]
     assert np.allclose(fit.omega, omega, rtol=1e-9)
+
+
+def test_one_unit_baseline_reads_each_omega_once_inside_the_prior():
+    """Angles at positions 0 and 1 only (baseline 1): ω is known modulo 2π, and the prior
+    ``|ω| < π`` (ω = 0 ± π/2, doubled) keeps one winding. ω = 2, −2, 1, 3 are each read once,
+    as themselves: their other windings 2 − 2π ≈ −4.28, −2 + 2π, 1 − 2π ≈ −5.28 and
+    3 − 2π ≈ −3.28 all lie outside it."""
+    omega = np.array([2.0, -2.0, 1.0, 3.0])
+    p = np.array([0.0, 1.0])
+    angles = np.angle(np.exp(1j * p[:, None] * omega))
+    fit = fit_omega(measurements(p, angles, np.full((2, 4), 1e-9)))
+    assert fit.readings.tolist() == [1, 1, 1, 1]
+    assert np.allclose(fit.omega, omega, rtol=1e-9)
+
+
+def test_a_noisy_baseline_of_2_keeps_the_windings_its_window_allows():
+    """ω = 0.6 read at positions 0 and 2, angle noise 0.5 rad on each: the baseline 2 (the
+    shortest) knows ω modulo π, and the window on ω·2 is twice the noise plus twice the
+    baseline times the prior's π/2: ``|ω| <= (2·0.5 + 2·2·π/2)/2 ≈ 3.64``. Of the windings
+    0.6 − π ≈ −2.54, 0.6 and 0.6 + π ≈ 3.74, two lie inside (both fit every angle exactly):
+    read twice, so ω is not determined."""
+    p = np.array([0.0, 2.0])
+    angles = np.array([[0.0], [1.2]])
+    fit = fit_omega(measurements(p, angles, np.full((2, 1), 0.5)))
+    assert fit.readings.tolist() == [2]
+    assert np.isnan(fit.omega).all()

@@ -6,6 +6,8 @@ Every expected value is worked out by hand in the test's docstring.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from probe_rotations import interleaved
 
@@ -13,7 +15,7 @@ from pecli.analysis.rope.probe import probe_rope
 from pecli.analysis.rope.probe.frequencies import _leading_run, read_frequencies
 from pecli.analysis.rope.probe.omega import OmegaFit, _merged
 from pecli.analysis.rope.probe.reading import _fit_findings, _listed
-from pecli.analysis.rope.probe.temperature import Temperature, fit_temperature
+from pecli.analysis.rope.probe.temperature import Temperature, _lengths, fit_temperature
 
 
 def test_readings_of_one_pair_merge_only_within_their_own_uncertainties():
@@ -84,6 +86,28 @@ def test_l_is_bounded_by_the_first_position_whose_gain_is_not_1():
     gain = 1 + 0.1 * np.log(1 + np.floor(p / 8000))
     forms = fit_temperature(p, gain, np.full(5, 1e-9)).forms
     assert forms == [("llama4", 0.1, 8000), ("mistral", 0.1, 8000)]
+
+
+def test_a_power_of_two_l_is_tried_before_the_smaller_lengths_that_fit():
+    """β 0.1, gains 1, 1, 1 + 0.1·ln 2 at p = 0, 5, 12. Llama 4's ``floor((p + 1)/L)`` is
+    0, 0, 1 for every L in (6, 13], Mistral's ``floor(p/L)`` for every L in (5, 12]: all fit,
+    and the roundest, the power of two 8, is the one named (not 7 or 6, the first integers)."""
+    p = np.array([0.0, 5, 12])
+    gain = np.array([1, 1, 1 + 0.1 * math.log(2)])
+    forms = fit_temperature(p, gain, np.full(3, 1e-9)).forms
+    assert forms == [("llama4", 0.1, 8), ("mistral", 0.1, 8)]
+
+
+def test_the_lengths_tried_are_the_integers_in_the_range_roundest_first():
+    """L in (low, high]: powers of two (from 2^0), then multiples of 1024 and of 1000, then
+    the integers from the first one on, 257 of them at most, each once. (0, 1000]: 1 … 512,
+    1000, then 3 … 257 less the powers; (8, 16] and (7, 16]: both ends are in or out as the
+    half-open range says; (3000.5, 3100.5]: 3072 = 3·1024, then 3001 … 3100."""
+    twos = [2**k for k in range(10)]
+    assert _lengths(0.0, 1000.0) == [*twos, 1000, *(n for n in range(3, 258) if n not in twos)]
+    assert _lengths(8.0, 16.0) == [16, *range(9, 16)]
+    assert _lengths(7.0, 16.0) == [8, 16, *range(9, 16)]
+    assert _lengths(3000.5, 3100.5) == [3072, *range(3001, 3072), *range(3073, 3101)]
 
 
 def test_pairs_no_omega_explains_are_listed_by_range_with_their_largest_residual():
