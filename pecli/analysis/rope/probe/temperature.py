@@ -98,7 +98,8 @@ def _lengths(low: float, high: float) -> list[int]:
     """Integers L in (low, high], the roundest first, at most a few hundred."""
     first, last = math.floor(low) + 1, math.floor(high)
     twos = [2**k for k in range(0, 63) if first <= 2**k <= last]
-    step = [m for unit in (1024, 1000) for m in range(-(-first // unit) * unit, last + 1, unit)]
+    runs = (range(-(-first // unit) * unit, last + 1, unit) for unit in (1024, 1000))
+    step = [m for run in runs for m in run[:256]]  # a range's slice: not every multiple listed
     rest = list(range(first, min(last, first + 256) + 1))
     return list(dict.fromkeys([*twos, *step[:256], *rest]))
 
