@@ -81,7 +81,7 @@ figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_STAMP) | $(VENV)/.instal
 # PYTHONDONTWRITEBYTECODE is emptied for the run: pytest then keeps the test modules it
 # compiles with its assertion rewriting (tests/**/__pycache__, ignored by git), about 5 s of
 # CPU per worker on every run after the first.
-test: $(VENV)/.installed-dev  ## run the whole test suite (about 2.5 min on 2 idle cores)
+test: $(VENV)/.installed-dev  ## run the whole test suite (about 2 min on 2 idle cores)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist worksteal --progress-lines
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy

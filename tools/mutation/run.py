@@ -18,7 +18,8 @@ a coverage map of the whole suite, one context per test, made once per run on tw
 on it: *killed (elsewhere)*, since ``make test`` would catch it too. With the map, the quickest
 runs go first (:func:`staged`): the area's tests that execute the line, in seconds, and only a
 mutant they let through runs on the other tests and the area's whole files — the same
-verdicts, about ten times as many mutants an hour. ``--area-tests-only`` runs the area's files
+verdicts, 2.8 s a killed mutant instead of its area's whole run (seed 73: 200 mutants in 30 min
+with the map, against seed 70's 60 in 22). ``--area-tests-only`` runs the area's files
 alone, without the map; the report gives the score both ways. Before its tests, each mutant is
 type-checked as CI's ``make lint`` does (mypy, strict, on the mutated module and what it
 imports): a mutant mypy rejects with an error
