@@ -148,7 +148,12 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
     ),
     (
         "identify",  # which sinusoidal convention a table uses
-        ["pecli/**/identify/**/*.py", "pecli/**/*identify*.py", "pecli/**/rebuild.py"],
+        [
+            "pecli/**/identify/**/*.py",
+            "pecli/**/*identify*.py",
+            "pecli/**/rebuild.py",
+            "pecli/cli/sinusoidal/readings.py",  # identify's table of what it found
+        ],
         [
             "tests/**/test_presets_knobs.py",
             "tests/**/test_pinned_behaviours.py",
