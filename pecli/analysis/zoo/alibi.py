@@ -25,7 +25,7 @@ from ...core.zoo.alibi import (
     alibi_exponents,
     check_max_bias,
 )
-from .alibi_rebuild import BLOCK_VALUES, left_padding, rebuild_error, slopes_of
+from .alibi_rebuild import left_padding, rebuild_error, row_blocks, slopes_of
 
 __all__ = ["BiasFit", "SlopeFit", "identify_alibi_bias", "identify_alibi_slopes"]
 
@@ -131,10 +131,9 @@ def _is_bfloat16(values: np.ndarray) -> bool:
         return False
     seen = False
     heads = rows.reshape(1, *rows.shape) if rows.ndim == 2 else rows
-    step = max(1, BLOCK_VALUES // 8 // heads.shape[-1])  # a few rows of one head: 1 MB
     for head in heads:
-        for r in range(0, head.shape[0], step):
-            block = head[r : r + step].astype(np.float64)
+        for _, part in row_blocks(head):
+            block = part.astype(np.float64)
             finite = block[np.isfinite(block)]
             if finite.size and not exact_in(finite, "bfloat16"):
                 return False

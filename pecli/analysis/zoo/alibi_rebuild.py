@@ -24,6 +24,7 @@ __all__ = [
     "left_padding",
     "mask_level",
     "rebuild_error",
+    "row_blocks",
     "slopes_of",
 ]
 
@@ -44,6 +45,17 @@ def head_blocks(t: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
         yield h, t[h : h + step].astype(np.float64)
 
 
+#: Query rows compared at a time: a few hundred KB, so the passes over them stay in cache.
+CHUNK_VALUES = 1 << 15
+
+
+def row_blocks(head: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first row, rows)`` of a head ``(q, k)``, about :data:`CHUNK_VALUES` values at a time."""
+    step = max(1, CHUNK_VALUES // max(1, head.shape[-1]))
+    for r in range(0, head.shape[0], step):
+        yield r, head[r : r + step]
+
+
 def left_padding(t: np.ndarray) -> int:
     """BLOOM's padded keys: the zeros before position 1 (-1 when the row does not start so)."""
     nonzero = np.flatnonzero(t[0, 0] != 0)
@@ -58,7 +70,7 @@ def mask_level(t: np.ndarray) -> float:
     other value of the head, ``c`` is the mask (``masked_fill`` with ``-1e9`` or
     ``torch.finfo(float16).min``); else :data:`MASKED`. A symmetric bias is never so: its
     cells above the diagonal hold the values of its cells below at the same distances. Read
-    a few rows at a time, as :func:`_compared` does.
+    a few rows at a time (:func:`row_blocks`).
 
     Examples
     --------
@@ -74,13 +86,12 @@ def mask_level(t: np.ndarray) -> float:
     q, k = t.shape[1:]
     if q < 2 or k < q:
         return MASKED
-    head, step = t[0], max(1, CHUNK_VALUES // k)
+    head = t[0]
     c = float(head[0, k - q + 1])  # the first cell above the diagonal
     if not (math.isfinite(c) and MASKED < c <= MASK_CONSTANT):
         return MASKED
     j = np.arange(k)[None, :]
-    for r in range(0, q, step):
-        rows = head[r : r + step]
+    for r, rows in row_blocks(head):
         above = j > np.arange(k - q + r, k - q + r + len(rows))[:, None]  # key j after query i
         if (rows[above] != c).any() or not (rows[~above] > c).all():
             return MASKED
@@ -148,10 +159,6 @@ def rebuild_error(t: np.ndarray, convention: str) -> float:
     return float(np.concatenate(ratios).max())
 
 
-#: Query rows compared at a time: a few hundred KB, so the passes over them stay in cache.
-CHUNK_VALUES = 1 << 15
-
-
 def _matrix_error(t: np.ndarray, m: np.ndarray, causal: bool) -> float:
     """:func:`rebuild_error` of ``(h, q, k)`` matrices: ``-m·|i-j|``, masked above if causal.
 
@@ -189,9 +196,9 @@ def _toeplitz(
     """The head's error when its rows are windows of its own values; None when they are not."""
     q, k = head.shape
     own = np.concatenate([head[q - 1], head[0, k - q + 1 :]])  # at j - i = 1-k … q-1
-    rows, step = _rows(own, k), max(1, CHUNK_VALUES // k)
-    for r in range(0, q, step):
-        if not np.array_equal(head[r : r + step], rows[r : r + step]):
+    rows = _rows(own, k)
+    for r, block in row_blocks(head):
+        if not np.array_equal(block, rows[r : r + len(block)]):
             return None
     if (own[masked] > level).any() or (own[~masked] <= level).any():
         return float("inf")
@@ -200,15 +207,13 @@ def _toeplitz(
 
 def _compared(head: np.ndarray, window: np.ndarray, level: float) -> float:
     """The head's largest difference from the window, its mask compared as it is stored."""
-    q, k = head.shape
-    expected, step = _rows(window, k), max(1, CHUNK_VALUES // k)
-    diff, largest = np.empty((min(step, q), k)), 0.0
-    for r in range(0, q, step):
-        block, out = head[r : r + step], diff[: min(step, q - r)]
-        kept = np.isfinite(expected[r : r + step])
+    expected, largest = _rows(window, head.shape[1]), 0.0
+    for r, block in row_blocks(head):
+        want = expected[r : r + len(block)]
+        kept = np.isfinite(want)
         if not np.array_equal(block > level, kept):
             return float("inf")
         with np.errstate(invalid="ignore"):
-            np.abs(np.subtract(block, expected[r : r + step], out=out), out=out)
+            out = np.abs(block - want)
         largest = max(largest, float(np.max(out, where=kept, initial=0.0)))
     return largest
