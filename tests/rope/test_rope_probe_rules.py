@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from probe_rotations import half_split
+from probe_rotations import half_split, turned_by_axes
 
 from pecli.analysis.rope.probe import probe_rope, token_positions
 from pecli.analysis.rope.probe.verdict import report, summary, verdict
@@ -76,12 +76,8 @@ def test_the_mistral_temperature_is_named_by_its_formula():
 def test_mrope_sections_are_counted_in_pairs():
     """Qwen2-VL's M-RoPE by hand: 16 pairs, half-split, ω_j = 10^4^(−j/16), pairs 0–3 turned
     by the t id, 4–9 by h, 10–15 by w (mrope_section [4, 6, 6]): 4, 6 and 6 pairs."""
-    rng = np.random.default_rng(2)
-    ids = np.array([[0, 0, 0], [1, 1, 1], [2, 5, 3], [3, 2, 9], [40, 17, 11], [700, 33, 90]])
-    axis = np.repeat([0, 1, 2], [4, 6, 6])
-    q = rng.standard_normal((6, 2, 32))
-    post = half_split(q, ids[:, axis] * 1e4 ** (-np.arange(16) / 16))
-    data = report(probe_rope(q, post, ids.astype(np.float64)))
+    q, post, ids = turned_by_axes(np.repeat([0, 1, 2], [4, 6, 6]).tolist())
+    data = report(probe_rope(q, post, ids))
     assert data["sections"]["mrope_section"] == [4, 6, 6]
     assert "M-RoPE sections [4, 6, 6] (t 4, h 6, w 6 pairs)" in data["verdict"]
     assert "axis of each pair: t 0–3, h 4–9, w 10–15" in summary(data)

@@ -8,7 +8,7 @@ grows with the position is known before the probe reads it.
 from __future__ import annotations
 
 import numpy as np
-from probe_rotations import half_split, interleaved
+from probe_rotations import half_split, interleaved, turned_by_axes
 
 from pecli.analysis.rope.probe import probe_rope
 from pecli.analysis.rope.probe.reading import ProbeReading
@@ -29,12 +29,8 @@ def test_an_unexplained_reading_gives_its_first_finding_or_points_to_the_notes()
 def test_ids_turning_pairs_out_of_t_h_w_order_are_listed_by_axis_not_as_mrope_sections():
     """Pairs 0–3 turned by the h id, 4–9 by t, 10–15 by w: not Qwen-VL's chunked t, h, w
     order, so no mrope_section; the runs are counted in pairs: h 4, t 6, w 6."""
-    rng = np.random.default_rng(2)
-    ids = np.array([[0, 0, 0], [1, 1, 1], [2, 5, 3], [3, 2, 9], [40, 17, 11], [700, 33, 90]])
-    axis = np.repeat([1, 0, 2], [4, 6, 6])
-    q = rng.standard_normal((6, 2, 32))
-    post = half_split(q, ids[:, axis] * 1e4 ** (-np.arange(16) / 16))
-    words = verdict(probe_rope(q, post, ids.astype(np.float64)))
+    q, post, ids = turned_by_axes(np.repeat([1, 0, 2], [4, 6, 6]).tolist())
+    words = verdict(probe_rope(q, post, ids))
     assert "pairs by axis: h 4, t 6, w 6" in words and "M-RoPE" not in words
 
 
