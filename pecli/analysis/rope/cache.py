@@ -167,7 +167,8 @@ def _check(
     n = next(iter(shapes))[0] if len(shapes) == 1 and len(next(iter(shapes))) == 2 else 0
     rows = ladder(n, first=min(n, CONSECUTIVE))
     tables = {k: t[rows].astype(np.float64) for k, t in given.items()} if n else {}
-    if n < 3 or next(iter(shapes))[1] % 2 or next(iter(shapes))[1] < 2:
+    width = next(iter(shapes))[1] if n else 0
+    if n < 3 or width % 2 or width < 2:
         rule = f"{_WHAT} (at least 3 rows of finite numbers, an even number >= 2 of columns)"
         shapes_got = ", ".join(f"{k}: {' × '.join(map(str, t.shape))}" for k, t in given.items())
         raise ParameterError("file", rule, shapes_got)
