@@ -74,11 +74,10 @@ def spelled(value: Any) -> Any:
 
 def show_lines(report: dict[str, Any]) -> list[str]:
     """:func:`show_report` in words, a line each: keys, rope mode, tensors and their reading."""
-    name = report["rope_mode"]
-    mode = (name, MODES[name].value, MODES[name].pairs) if name in MODES else None
+    mode = MODES.get(report["rope_mode"])
     lines = [f"architecture {report['architecture']}, GGUF version {report['version']}"]
     lines += [f"{k} = {v!r}" for k, v in report["keys"].items()]
-    how = f"{mode[0]} ({mode[1]}): {mode[2]}" if mode else "not in pecli's table"
+    how = f"{mode.name} ({mode.value}): {mode.pairs}" if mode else "not in pecli's table"
     lines.append(f"rope mode {how}")
     lines.append("tensors: " + ", ".join(f"{n} {t}" for t, n in report["tensor_types"].items()))
     if report["rope_freqs_reading"]:
