@@ -197,6 +197,7 @@ YARN = RopeType(
     ),
     required=("original_max_position_embeddings",),
     defaults=MappingProxyType({"beta_fast": 32.0, "beta_slow": 1.0}),
+    rules=(type_rules.yarn_mscales,),
     factor_at_least_one=True,
     factor_from_lengths=True,
     ramp=True,

@@ -10,6 +10,7 @@ silently wrong. Pure Python; no I/O.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
@@ -18,7 +19,7 @@ from .number_rules import positive
 if TYPE_CHECKING:  # pragma: no cover
     from .fields import RopeFields
 
-__all__ = ["dynamic_width", "llama3_bands", "longrope_factors"]
+__all__ = ["dynamic_width", "llama3_bands", "longrope_factors", "yarn_mscales"]
 
 
 def llama3_bands(spec: RopeFields) -> None:
@@ -54,3 +55,28 @@ def longrope_factors(spec: RopeFields) -> None:
             raise ParameterError(name, rule, f"{len(values)} numbers")
         for value in values:
             positive(name, value)
+
+
+def yarn_mscales(spec: RopeFields) -> None:
+    """``mscale`` and ``mscale_all_dim`` give cos/sin a finite factor > 0.
+
+    Without ``attention_factor`` the factor is ``get_mscale(f, mscale) / get_mscale(f,
+    mscale_all_dim)``, ``get_mscale(f, m) = 0.1·m·ln f + 1`` for ``f > 1`` (``f``: ``factor``,
+    else ``M/L``): each must be > 0, or the cache is scaled by a negative number or divided
+    by zero.
+
+    >>> from types import SimpleNamespace as S
+    >>> try:
+    ...     yarn_mscales(S(attention_factor=None, mscale=1.0, mscale_all_dim=-100.0, factor=4.0))
+    ... except ParameterError as error:
+    ...     print(error.parameter, str(error).split(" (YaRN")[0])
+    mscale_all_dim mscale_all_dim must keep 0.1·mscale_all_dim·ln(factor) + 1 > 0
+    """
+    if spec.attention_factor is not None or not (spec.mscale and spec.mscale_all_dim):
+        return
+    f = spec.factor or spec.max_position_embeddings / spec.original_max_position_embeddings  # type: ignore[operator]
+    for name in ("mscale", "mscale_all_dim"):
+        value = getattr(spec, name)
+        if f > 1 and not 0.1 * value * math.log(f) + 1 > 0:
+            rule = f"must keep 0.1·{name}·ln(factor) + 1 > 0 (YaRN's get_mscale; factor {f:g})"
+            raise ParameterError(name, rule, value)
