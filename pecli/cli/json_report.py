@@ -90,6 +90,14 @@ def array_kind(output: str, fmt: ArrayFormat | None) -> str:
     return table_kind(output, fmt, ("csv", "json", "npy"))
 
 
-def report_kind(output: str, fmt: Format | None, inputs: dict[str, str]) -> str:
-    """``table`` or ``json``, after refusing an output that cannot be written or is an input."""
+def report_kind(output: str, fmt: Format | None, inputs: dict[str, str | None]) -> str:
+    """``table`` or ``json``, after refusing an output that cannot be written or is an input.
+
+    ``inputs`` names each input as the help does (``A``, ``--config``): one of them at most
+    may be stdin (``-``), which is read once, so a second would find it empty.
+    """
+    stdin = [name for name, value in inputs.items() if value == "-"]
+    if len(stdin) > 1:
+        rule = f"cannot be stdin (-) as well as {stdin[0]}: give one of them a file (got -)"
+        raise typer.BadParameter(rule, param_hint=f"'{stdin[1]}'")
     return table_kind(output, fmt, ("json",), tuple(inputs.values()))

@@ -50,3 +50,10 @@ def test_an_empty_range_is_refused_as_positions(run_cli, tmp_path):
         result = run_cli("rope", "probe", x, x, "--positions", given)
         assert result.exit_code == 2
         assert "must be START:STOP with integers START < STOP" in result.output
+
+
+def test_pre_and_post_cannot_both_be_stdin(run_cli):
+    """stdin is read once: a POST of - after a PRE of - would find it empty (as diff's B)."""
+    result = run_cli("rope", "probe", "-", "-")
+    assert result.exit_code == 2
+    assert "'POST': cannot be stdin (-) as well as PRE" in result.stderr

@@ -98,9 +98,6 @@ def diff_command(
     from ...analysis.ports.diff import diff
 
     kind = report_kind(output, fmt, {"A": a, "B": b})
-    if a == b == "-":  # stdin is read once: B would find it empty
-        rule = "cannot be stdin (-) as well as A: give one of them a file (got -)"
-        raise typer.BadParameter(rule, param_hint="'B'")
     side = reference.value.upper() if reference else None
     found = diff(
         _table(a, tensor_a, "a"),

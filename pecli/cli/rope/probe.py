@@ -11,9 +11,9 @@ import typer
 from ...core.errors import ParameterError, RuntimeFailure
 from ...io import text, writing
 from ...io.reports import say_written
-from ..json_report import FormatOpt, Output
+from ..json_report import FormatOpt, Output, report_kind
 from ..options import Quiet
-from .app import report_kind, rope_app
+from .app import rope_app
 
 PreArg = Annotated[
     str,
@@ -85,7 +85,7 @@ def probe_command(
     from ...analysis.rope.probe import check_pair, probe_rope
     from ...analysis.rope.probe.verdict import explained, report
 
-    kind = report_kind(output, fmt, ("json",), inputs=(pre, post, positions))
+    kind = report_kind(output, fmt, {"PRE": pre, "POST": post, "--positions": positions})
     given = _axes(axes)
     x, batch = _dump(pre, tensor_pre, given[0], heads, head_dim, "pre")
     y, _ = _dump(post, tensor_post, given[1], heads, head_dim, "post")
