@@ -57,3 +57,16 @@ def test_pre_and_post_cannot_both_be_stdin(run_cli):
     result = run_cli("rope", "probe", "-", "-")
     assert result.exit_code == 2
     assert "'POST': cannot be stdin (-) as well as PRE" in result.stderr
+
+
+def test_pairs_turned_at_other_positions_are_said_so_not_no_rotation(run_cli, tmp_path):
+    """Half-split RoPE (θ 10^4) at positions 3, 17, 40, 41, 90, 200, probed as 0 … 5: the
+    pairing is found (rope: yes), its angles fit no ω·p, so the closing error says that the
+    pairs turn, not that no rotation explains the change; status 1."""
+    q = np.random.default_rng(0).standard_normal((6, 2, 16))
+    p = np.array([3.0, 17, 40, 41, 90, 200])
+    np.save(tmp_path / "pre.npy", q)
+    np.save(tmp_path / "post.npy", half_split(q, p[:, None] * 1e4 ** (-np.arange(8) / 8)))
+    result = run_cli("rope", "probe", str(tmp_path / "pre.npy"), str(tmp_path / "post.npy"))
+    assert result.exit_code == 1 and "rope: yes" in result.stdout
+    assert "by angles no ω·position explains (--positions?)" in result.stderr

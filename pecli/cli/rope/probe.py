@@ -95,7 +95,12 @@ def probe_command(
     _write(report(reading), kind, output)
     say_written(output, quiet=quiet)
     if not explained(reading):
-        raise RuntimeFailure(f"{post}: no rotation explains the change from {pre} (see the notes)")
+        why = (
+            f"no rotation explains the change from {pre}"
+            if reading.rope is None  # else pairs turn, at angles no ω·position gives
+            else f"its pairs turn from {pre} by angles no ω·position explains (--positions?)"
+        )
+        raise RuntimeFailure(f"{post}: {why} (see the notes)")
 
 
 def _axes(text: str | None) -> tuple[str | None, str | None]:
