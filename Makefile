@@ -76,8 +76,8 @@ figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_STAMP) | $(VENV)/.instal
 
 # Two workers (pytest-xdist) on the 2-core machine; a line per finished test file (time,
 # outcomes, files and tests done) instead of dots, so a log shows the run is alive. About
-# 5 min of CPU (user + sys): 2:36 on two idle cores (6 December, 8,855 tests), 5:45 with a
-# mutation run and two other agents' tests beside it (load 2-4; 8,815 tests).
+# 4 min of CPU (user + sys): 1:57 on two idle cores (7 December, 9,476 tests), 2:44 beside
+# another agent's commands (load 2-3).
 # PYTHONDONTWRITEBYTECODE is emptied for the run: pytest then keeps the test modules it
 # compiles with its assertion rewriting (tests/**/__pycache__, ignored by git), about 5 s of
 # CPU per worker on every run after the first.

@@ -1,3 +1,5 @@
+import contextlib
+import getpass
 import os
 import shutil
 import sys
@@ -73,6 +75,13 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="pecli-tests-matplotlib-")
     os.environ["MPLCONFIGDIR"] = folder
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    config.add_cleanup(_remove_pytest_root)
+
+
+def _remove_pytest_root() -> None:
+    """pytest's ``$TMPDIR/pytest-of-USER``, once empty (passed tests' folders are not kept)."""
+    with contextlib.suppress(OSError, KeyError):  # not empty, gone, or no user name
+        os.rmdir(Path(tempfile.gettempdir()) / f"pytest-of-{getpass.getuser()}")
 
 
 @pytest.fixture(autouse=True)
