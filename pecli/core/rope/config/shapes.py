@@ -20,6 +20,7 @@ from typing import Any
 
 from ...errors import ParameterError
 from ..number_rules import shown
+from .class_defaults import default_rope, default_theta
 
 __all__ = ["TEXT_PATHS", "label_section", "nope_labels", "rope_tables", "text_section"]
 
@@ -89,6 +90,13 @@ def rope_tables(section: Mapping[str, Any], notes: list[str]) -> dict[str, dict[
     {'rope_type': 'default', 'rope_theta': 10000.0}
 
     """
+    defaults = default_rope(section)
+    if defaults is not None:
+        notes.append(
+            f"no rope key: the rope of {section.get('model_type')}'s config class is used "
+            f"({_shown_tables(defaults)})"
+        )
+        return defaults
     modern = _object(section, "rope_parameters")
     if modern and _per_label(modern):
         modern = {k: v for k, v in modern.items() if v is not None}  # null: NoPE layers
@@ -96,9 +104,9 @@ def rope_tables(section: Mapping[str, Any], notes: list[str]) -> dict[str, dict[
             rule = "field rope_parameters must hold either one dict per label or plain fields"
             raise ParameterError("config", rule, sorted(modern))
         tables = {label: dict(params) for label, params in modern.items()}
-        for params in tables.values():
+        for label, params in tables.items():
             if "rope_theta" not in params:
-                params["rope_theta"] = _theta(section, notes)
+                params["rope_theta"] = _theta(section, notes, label)
         return tables
     params = _flat(section, modern, notes)
     return _split_legacy(section, params, notes)
@@ -148,8 +156,11 @@ def _flat(
     return params
 
 
-def _theta(section: Mapping[str, Any], notes: list[str]) -> Any:
-    """θ from the top level, GPT-NeoX's ``rotary_emb_base`` or DBRX's ``attn_config``."""
+def _theta(section: Mapping[str, Any], notes: list[str], label: str = ALL) -> Any:
+    """θ from the top level, GPT-NeoX's ``rotary_emb_base`` or DBRX's ``attn_config``.
+
+    Else the config class's default for the layer type ``label`` (:func:`default_theta`).
+    """
     attn = section.get("attn_config")
     for key, value in (
         ("rope_theta", section.get("rope_theta")),
@@ -162,9 +173,26 @@ def _theta(section: Mapping[str, Any], notes: list[str]) -> Any:
                     f"θ is {key} = {value} (a reader that looks for rope_theta takes 10000)"
                 )
             return value
-    if section.get("global_rope_theta") is None:  # ModernBERT names θ per layer type instead
-        notes.append("no rope_theta: transformers' default 10000 is used")
-    return 10000.0
+    theta = default_theta(section, label)
+    family = section.get("model_type")
+    if family is None:
+        notes.append(f"no rope_theta: transformers' default {theta:g} is used")
+    elif not _modernbert(section):  # ModernBERT names θ per layer type instead
+        notes.append(f"no rope_theta: the default of {family}'s config class, {theta:g}, is used")
+    return theta
+
+
+def _modernbert(section: Mapping[str, Any]) -> bool:
+    """Whether ``section`` names ModernBERT's θ per layer type (either key)."""
+    return any(section.get(k) is not None for k in ("global_rope_theta", "local_rope_theta"))
+
+
+def _shown_tables(tables: Mapping[str, Mapping[str, Any]]) -> str:
+    """``tables`` in a note: each label's rope type and θ."""
+    return ", ".join(
+        f"{label or 'every layer'}: {params['rope_type']} θ {params['rope_theta']:g}"
+        for label, params in tables.items()
+    )
 
 
 def _split_legacy(
@@ -178,12 +206,12 @@ def _split_legacy(
             "with that θ, unscaled; the scaling applies to the global layers only"
         )
         return {"full_attention": params, "sliding_attention": local}
-    if section.get("global_rope_theta") is not None:  # ModernBERT
-        local = section.get("local_rope_theta", params["rope_theta"])
+    if _modernbert(section):  # ModernBERT: the scaling applies to both layer types
         notes.append("global_rope_theta / local_rope_theta (ModernBERT): one θ per layer type")
+        keys = {"full_attention": "global_rope_theta", "sliding_attention": "local_rope_theta"}
         return {
-            "full_attention": {**params, "rope_theta": section["global_rope_theta"]},
-            "sliding_attention": {"rope_type": "default", "rope_theta": local},
+            label: {**params, "rope_theta": _given(section, key, label)}
+            for label, key in keys.items()
         }
     if section.get("compress_rope_theta") is not None:  # DeepSeek V4
         main = {"rope_type": "default", "rope_theta": params["rope_theta"]}
@@ -199,6 +227,12 @@ def _split_legacy(
         local = {"rope_type": "default", "rope_theta": params["rope_theta"]}
         return {"full_attention": params, "sliding_attention": local}
     return {ALL: params}
+
+
+def _given(section: Mapping[str, Any], key: str, label: str) -> Any:
+    """``section[key]``, else the class's θ for ``label`` (ModernBertConfig's default_theta)."""
+    value = section.get(key)
+    return default_theta(section, label) if value is None else value
 
 
 def _rope_type(params: Mapping[str, Any]) -> Any:
