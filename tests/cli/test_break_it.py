@@ -86,6 +86,7 @@ def test_usage_errors_name_the_option_and_write_nothing(
         (["--beta-fast", "0"], "--beta-fast", "must be a finite number > 0"),  # was the default 32
         (["--attention-factor", "0"], "--attention-factor", "> 0"),  # was an all-zero cache
         (["--beta-slow", "64", "--beta-fast", "1"], "--beta-fast", "must be >= beta_slow = 64"),
+        (["--beta-slow", "64"], "--beta-slow", "must be <= beta_fast = 32 (its default)"),
     ],
 )
 def test_yarn_parameters_are_checked(run_cli, tmp_path, extra, named, rule):

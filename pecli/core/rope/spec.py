@@ -167,7 +167,7 @@ def _check_numbers(spec: RopeSpec) -> None:
     """Finite factors; yarn's betas (logs) and the attention factor (on cos, sin) also > 0.
 
     beta_fast must be at least beta_slow, each unset one taken at its default (32 and 1), whatever
-    the rope type.
+    the rope type; the error names the one the spec gives (beta_slow when beta_fast is unset).
     """
     for name in ("low_freq_factor", "high_freq_factor", "mscale", "mscale_all_dim"):
         if getattr(spec, name) is not None:
@@ -177,5 +177,7 @@ def _check_numbers(spec: RopeSpec) -> None:
             positive(name, getattr(spec, name))
     fast = default_of("beta_fast") if spec.beta_fast is None else spec.beta_fast
     slow = default_of("beta_slow") if spec.beta_slow is None else spec.beta_slow
+    if fast < slow and spec.beta_fast is None:  # the one given is the one named
+        raise ParameterError("beta_slow", f"must be <= beta_fast = {fast:g} (its default)", slow)
     if fast < slow:  # equal betas (Kimi K2): one ramp point, as transformers' +0.001 makes it
         raise ParameterError("beta_fast", f"must be >= beta_slow = {slow:g}", fast)
