@@ -56,8 +56,8 @@ def test_a_dump_of_one_tensor_needs_no_name_and_one_of_many_is_asked_for(tmp_pat
     listed = "t0, t1, t2, t3, t4, t5, t6, t7, … and 2 more"
     with pytest.raises(ParameterError) as caught:
         read_activations(many, parameter="pre")
-    assert caught.value.parameter == "pre"
-    assert f"holds 10 tensors ({listed}): name the one to read" in str(caught.value)
+    assert caught.value.parameter == "tensor"  # the option to add (rope probe's --tensor-pre)
+    assert f"must name one of the 10 tensors of {many} ({listed})" in str(caught.value)
     with pytest.raises(ParameterError) as caught:
         read_activations(many, tensor="v")
     assert caught.value.parameter == "tensor"
@@ -69,4 +69,5 @@ def test_eight_tensors_are_all_listed_with_nothing_counted(tmp_path):
     save_file({f"t{i}": np.zeros(2, dtype=np.float32) for i in range(8)}, path)
     with pytest.raises(ParameterError) as caught:
         read_activations(path)
-    assert "holds 8 tensors (t0, t1, t2, t3, t4, t5, t6, t7): name" in str(caught.value)
+    assert "the 8 tensors of " in str(caught.value)
+    assert "(t0, t1, t2, t3, t4, t5, t6, t7) (got 'nothing')" in str(caught.value)

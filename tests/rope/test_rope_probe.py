@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from safetensors.numpy import save_file
 
 from pecli.analysis.rope.probe import probe_rope, token_positions
 from pecli.analysis.rope.probe.verdict import explained, pass_through, report
@@ -332,6 +333,8 @@ def _bad_inputs(tmp_path):
     np.save(tmp_path / "ints.npy", np.ones((6, 4, 128), np.int32))
     (tmp_path / "text.npy").write_text("not an array\n")
     np.save(tmp_path / "short.npy", np.load(pre)[:5])
+    two = {"q": np.load(pre), "k": np.load(pre)}
+    save_file(two, str(tmp_path / "two.safetensors"))
     return {
         "shape": ([pre, str(tmp_path / "short.npy")], "POST"),
         "count": ([pre, _llama3("q_post"), "--positions", "0,1,2"], "--positions"),
@@ -345,6 +348,7 @@ def _bad_inputs(tmp_path):
         "three": ([pre, _llama3("q_post"), "--axes", "thd,thd,thd"], "two specs PRE,POST"),
         "rank": ([pre, _llama3("q_post"), "--axes", "bthd"], "PRE"),
         "tensor": ([pre, _llama3("q_post"), "--tensor-pre", "q"], "--tensor-pre"),
+        "unnamed": ([str(tmp_path / "two.safetensors"), _llama3("q_post")], "'--tensor-pre'"),
         "range": ([pre, _llama3("q_post"), "--positions", "5:2"], "--positions"),
     }
 
@@ -364,6 +368,7 @@ def _bad_inputs(tmp_path):
         "three",
         "rank",
         "tensor",
+        "unnamed",
         "range",
     ],
 )

@@ -37,7 +37,8 @@ def read_activations(path: str, *, tensor: str | None = None, parameter: str = "
     tensor : str, optional, keyword-only
         The tensor of a ``.safetensors`` file (needed when it holds several).
     parameter : str, keyword-only
-        The name errors are reported under (``tensor`` for a tensor it does not hold).
+        The name errors are reported under (``tensor`` for a tensor it does not hold, or
+        none named among several).
 
     Raises
     ------
@@ -113,9 +114,9 @@ def _tensor(path: str, tensor: str | None, parameter: str) -> np.ndarray:
             shown = ", ".join(names[:SHOWN_NAMES]) + (
                 f", … and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""
             )
-            if tensor is None:
-                rule = f"holds {len(names)} tensors ({shown or 'none'}): name the one to read"
-                raise ParameterError(parameter, rule, path)
+            if tensor is None:  # reported as the tensor's, the option a user must add
+                rule = f"must name one of the {len(names)} tensors of {path} ({shown or 'none'})"
+                raise ParameterError("tensor", rule, "nothing")
             rule = f"must name a tensor of {path} (it has: {shown or 'no tensors'})"
             raise ParameterError("tensor", rule, tensor)
         dtype, shape = handle.dtype(tensor), handle.entries[tensor].shape
