@@ -17,8 +17,9 @@ def test_a_table_refuses_a_value_past_the_first_block(tmp_path, bad, dtype):
     values = np.zeros((N // 8, 8), dtype)  # float16's largest finite value is 65504
     values[-1, -1] = bad
     np.save(tmp_path / "t.npy", values)
-    with pytest.raises(ParameterError, match="finite numbers only"):
+    with pytest.raises(ParameterError, match="finite numbers only") as caught:
         read_table(tmp_path / "t.npy")
+    assert f"{float(bad)} at [{N // 8 - 1}, 7]" in str(caught.value)  # the first bad value
 
 
 def test_float16_at_its_largest_finite_value_is_a_number(tmp_path):
@@ -34,8 +35,19 @@ def test_an_array_takes_infinities_but_not_nan_past_the_first_block(tmp_path):
     assert read_array(tmp_path / "a.npy").shape == values.shape
     values[1, -1, -2] = np.nan
     np.save(tmp_path / "a.npy", np.asfortranarray(values))
-    with pytest.raises(ParameterError, match="infinities allowed"):
+    with pytest.raises(ParameterError, match="infinities allowed") as caught:
         read_array(tmp_path / "a.npy")
+    assert f"nan at [1, {N // 16 - 1}, 6]" in str(caught.value)
+
+
+@pytest.mark.parametrize(("fortran", "first"), [(False, "[0, 0, 1]"), (True, "[1, 0, 0]")])
+def test_the_first_nan_is_named_by_its_index_in_the_file_s_order(tmp_path, fortran, first):
+    values = np.zeros((2, 3, 4), np.float32)
+    values[1, 0, 0] = values[0, 0, 1] = np.nan  # C order meets [0, 0, 1] first, Fortran [1, 0, 0]
+    np.save(tmp_path / "a.npy", np.asfortranarray(values) if fortran else values)
+    with pytest.raises(ParameterError) as caught:
+        read_array(tmp_path / "a.npy")
+    assert str(caught.value).endswith(f"a.npy: nan at {first}')")
 
 
 def test_read_array_takes_one_to_four_axes_and_refuses_five(tmp_path):

@@ -301,26 +301,33 @@ def _read_file(source: str, name: str, parameter: str, kind: Kind) -> np.ndarray
     fewest, most, infinite, words = _KINDS[kind]
     if not fewest <= table.ndim <= most or table.size == 0:
         raise ParameterError(parameter, f"must hold {words}", f"shape {table.shape}")
-    if not _all_numbers(table, infinite):
+    bad = _first_bad(table, infinite)
+    if bad is not None:
         allowed = "numbers (infinities allowed)" if infinite else "finite numbers only"
-        raise ParameterError(parameter, f"must hold {allowed}", name)
+        raise ParameterError(parameter, f"must hold {allowed}", f"{name}: {bad}")
     return table
 
 
-def _all_numbers(table: np.ndarray, infinite: bool) -> bool:
-    """Every value finite (or infinite, when allowed) as float64: 2^20 values at a time.
+def _first_bad(table: np.ndarray, infinite: bool) -> str | None:
+    """The first NaN (or infinity, unless ``infinite``) and its index, e.g. ``nan at [2, 1, 5]``.
 
-    NumPy's own float dtypes are tested as they are (a value is finite in float64 exactly
-    when it is in its own dtype); others (bfloat16, integers) as float64.
+    Checked as float64, 2^20 values at a time, in the table's memory order (a view, no copy,
+    for a contiguous table); NumPy's own float dtypes are tested as they are (a value is
+    finite in float64 exactly when it is in its own dtype), others (bfloat16, integers) as
+    float64. None when every value is allowed.
     """
-    flat = table.ravel(order="K")  # a view when it can be: no copy of the whole
+    order = "F" if table.flags.f_contiguous and not table.flags.c_contiguous else "C"
+    flat = table.ravel(order=order)
     native = flat.dtype in (np.float16, np.float32, np.float64)
     for start in range(0, flat.size, 1 << 20):
         values = flat[start : start + (1 << 20)]
         values = values if native else values.astype(np.float64)
-        if np.isnan(values).any() if infinite else not np.isfinite(values).all():
-            return False
-    return True
+        bad = np.isnan(values) if infinite else ~np.isfinite(values)
+        if bad.any():
+            at = int(np.argmax(bad))
+            place = np.unravel_index(start + at, table.shape, order=order)
+            return f"{float(values[at])} at [{', '.join(str(int(k)) for k in place)}]"
+    return None
 
 
 def _is_stream(source: str) -> bool:
