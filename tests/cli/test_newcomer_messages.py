@@ -206,6 +206,23 @@ def test_rope_identify_of_a_tiny_table_says_what_it_reads(run_cli, tmp_path):
     assert "or a cos/sin cache (at least 3 rows" in line and "(got cos: 2 × 2, sin: 2 × 2)" in line
 
 
+def test_rope_identify_names_the_shape_of_one_table_and_the_place_of_a_bad_frequency(
+    run_cli, tmp_path
+):
+    """A 5-D array is no cos table; a NaN in an inv_freq vector is named where it sits."""
+    np.save(tmp_path / "five.npy", np.ones((2, 2, 2, 2, 2)))
+    line = _line(run_cli("rope", "identify", str(tmp_path / "five.npy")))
+    assert line.endswith("(got 2 × 2 × 2 × 2 × 2)") and "cos:" not in line
+    for index, bad, shown in ((2, np.nan, "nan"), (3, -1e-3, "-0.001")):
+        vector = 1 / 10000.0 ** (np.arange(0, 8, 2) / 8)
+        vector[index] = bad
+        np.save(tmp_path / "inv.npy", vector)
+        line = _line(run_cli("rope", "identify", str(tmp_path / "inv.npy")))
+        assert line.endswith(f"the first > 0 (got inv_freq[{index}] = {shown})"), line
+    np.save(tmp_path / "inv.npy", np.array([0.0, 0.1, 0.01]))
+    assert _line(run_cli("rope", "identify", str(tmp_path / "inv.npy"))).endswith("[0] = 0)")
+
+
 def test_piped_precision_keeps_its_title_on_one_line(run_cli):
     result = run_cli("precision", "--d", "16", "--n", "100", "-q")
     assert result.exit_code == 0, result.output

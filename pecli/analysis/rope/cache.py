@@ -170,8 +170,9 @@ def _check(
     width = next(iter(shapes))[1] if n else 0
     if n < 3 or width % 2 or width < 2:
         rule = f"{_WHAT} (at least 3 rows of finite numbers, an even number >= 2 of columns)"
-        shapes_got = ", ".join(f"{k}: {' × '.join(map(str, t.shape))}" for k, t in given.items())
-        raise ParameterError("file", rule, shapes_got)
+        shapes_got = {k: " × ".join(map(str, t.shape)) for k, t in given.items()}
+        named = ", ".join(f"{k}: {shape}" for k, shape in shapes_got.items())  # cos and sin
+        raise ParameterError("file", rule, named if len(given) > 1 else shapes_got.popitem()[1])
     for name, table in given.items():  # every row, not only those read: a NaN is no cache's
         if (found := _first_not_finite(table)) is not None:
             raise ParameterError("file", f"{_WHAT} (finite numbers only)", f"{name}[{found}]")

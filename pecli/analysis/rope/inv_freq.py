@@ -152,12 +152,14 @@ def _uniform(
 
 
 def _check(w: np.ndarray) -> np.ndarray:
-    if w.ndim != 1 or w.size < 3 or not np.all(np.isfinite(w)) or np.any(w < 0) or w[0] <= 0:
-        raise ParameterError(
-            "file",
-            "must hold one inv_freq vector: >= 3 finite numbers >= 0, the first > 0",
-            f"shape {w.shape}",
-        )
+    """``w`` if it is an inv_freq vector; the error names its shape, else its first bad value."""
+    rule = "must hold one inv_freq vector: >= 3 finite numbers >= 0, the first > 0"
+    if w.ndim != 1 or w.size < 3:
+        raise ParameterError("file", rule, f"shape {w.shape}")
+    bad = ~np.isfinite(w) | (w < 0) | (np.arange(w.size) == 0) & (w <= 0)
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise ParameterError("file", rule, f"inv_freq[{at}] = {w[at]:g}")
     return w
 
 
