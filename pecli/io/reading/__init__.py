@@ -316,7 +316,8 @@ def _first_bad(table: np.ndarray, infinite: bool) -> str | None:
     finite in float64 exactly when it is in its own dtype), others (bfloat16, integers) as
     float64. None when every value is allowed.
     """
-    order = "F" if table.flags.f_contiguous and not table.flags.c_contiguous else "C"
+    fortran = table.flags.f_contiguous and not table.flags.c_contiguous
+    order: Literal["C", "F"] = "F" if fortran else "C"
     flat = table.ravel(order=order)
     native = flat.dtype in (np.float16, np.float32, np.float64)
     for start in range(0, flat.size, 1 << 20):
