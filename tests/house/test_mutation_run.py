@@ -200,3 +200,12 @@ def test_a_mutant_runs_on_the_tests_that_execute_its_line_first_then_elsewhere_t
         "--deselect=tests/test_broken.py::test_setup_red",
     }
     assert len(area_runs) == 1 + 4 and all(red <= set(r) for r in area_runs)  # fail unmutated
+
+
+def test_every_mutant_changes_the_source():
+    """``1e300 + 1 == 1e300``: such a float is doubled, never 'mutated' into itself."""
+    source = "LIMIT = 1e300\nSMALL = 2.5\nBIG = 2.0**53\nEXACT = 9007199254740992.0\n"
+    found = {m.description for m in mutants("pecli/x.py", source)}
+    assert found == {"1e+300 -> 2e+300", "2.5 -> 3.5", "2.0 -> 3.0", "53 -> 54", "Pow -> Mult"} | {
+        "9007199254740992.0 -> 1.8014398509481984e+16"
+    }

@@ -3,7 +3,8 @@
 Each mutant changes one operator or one constant of one line: a comparison (``<`` to ``<=``,
 ``==`` to ``!=`` …), an arithmetic operator (``+`` to ``-``, ``*`` to ``/``, ``//`` to ``/`` …),
 ``and`` to ``or``, a dropped ``not`` or unary minus, a number (``n`` to ``n + 1``, ``0`` to
-``1``, ``1`` to ``0``), ``True`` to ``False``, ``min`` to ``max``, or a ``return`` of ``None``.
+``1``, ``1`` to ``0``; a float so large that ``n + 1`` is ``n``, from 2^53 up, doubled),
+``True`` to ``False``, ``min`` to ``max``, or a ``return`` of ``None``.
 Docstrings, type annotations, ``__all__`` and code under ``if TYPE_CHECKING`` are left alone:
 changing them changes no behaviour a test could see. So are the guard keywords ``strict=``
 (of ``zip``) and ``frozen=`` / ``slots=`` / ``kw_only=`` (of ``dataclass``): they turn on a
@@ -114,8 +115,10 @@ def _sites(node: ast.AST) -> Iterator[tuple[str, callable]]:  # type: ignore[val
         elif value in (0, 1):
             flipped = type(value)(1 - value)
             yield f"{value!r} -> {flipped!r}", lambda n: setattr(n, "value", flipped)
-        else:
+        elif value + 1 != value:
             yield f"{value!r} -> {value + 1!r}", lambda n: setattr(n, "value", value + 1)
+        else:  # 1e300 + 1 is 1e300: a float that large is doubled instead
+            yield f"{value!r} -> {value * 2!r}", lambda n: setattr(n, "value", value * 2)
     if isinstance(node, ast.Call):
         name = getattr(node.func, "id", getattr(node.func, "attr", None))
         if name in FUNCTION_SWAPS:
