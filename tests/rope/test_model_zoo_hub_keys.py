@@ -121,3 +121,23 @@ def test_without_the_period_the_class_default_gives_the_layer_types(name):
     }
     rows, _ = layer_plan(config)
     assert [row.kind for row in rows] == saved["layer_types"]
+
+
+@pytest.mark.parametrize(
+    ("name", "inclusive"), [("hub__modernbert_base_v4", 1), ("default__modernbert-decoder", 0)]
+)
+def test_modernbert_s_window_is_half_its_local_attention(name, inclusive):
+    """``sliding_window`` is ``local_attention // 2`` (64 of 128); ModernBertAttention stores
+    it + 1 (flash attention's inclusive bound), the decoder's attention as it is."""
+    doc, _ = _doc(name)
+    config = {k: v for k, v in {**doc["config_json"], **_config(doc)}.items()}
+    config.pop("sliding_window", None)  # ModernBERT's is a property no file holds
+    built: dict[int, int | None] = {}
+    for run in doc["layers"]["static"]:
+        for layer in range(run["layers"][0], run["layers"][1] + 1):
+            built[layer] = run["attention_attributes"]["sliding_window"]
+    rows, _ = layer_plan(config)
+    for layer, row in enumerate(rows[: len(built)]):
+        want = built[layer] - inclusive if built[layer] is not None else None
+        assert row.window == want, (layer, row.kind)
+    assert {row.window for row in rows} == {None, 64}

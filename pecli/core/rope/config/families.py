@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 __all__ = [
+    "HALF_LOCAL_ATTENTION",
     "INTERLEAVED",
     "INTERLEAVE_BY_DEFAULT",
     "NOPE_INTERVAL_DEFAULTS",
@@ -87,6 +88,10 @@ NOPE_INTERVAL_DEFAULTS = MappingProxyType({"llama4_text": 4, "smollm3": 4})
 #: global iff (i + offset) % N == 0 — ModernBERT's first layer is global, AFMoE's N-th
 #: (``ModernBertConfig`` / ``AfmoeConfig`` ``layer_types`` when the file has none).
 GLOBAL_EVERY = MappingProxyType({"modernbert": (0, 3), "afmoe": (1, 4)})
+#: Families whose sliding window is half their ``local_attention`` (``ModernBertConfig``'s
+#: ``sliding_window`` property, ``ModernBertDecoderConfig.__post_init__``), with the class's
+#: default ``local_attention``: the window a file without ``sliding_window`` gets.
+HALF_LOCAL_ATTENTION = MappingProxyType({"modernbert": 128, "modernbert-decoder": 128})
 #: Families whose NoPE layers scale the queries (``attn_temperature_tuning``: Llama 4).
 TEMPERATURE_NOPE = frozenset({"llama4", "llama4_text"})
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from .families import TEMPERATURE_NOPE, no_rope_reason
+from .families import HALF_LOCAL_ATTENTION, TEMPERATURE_NOPE, no_rope_reason
 from .layer_types import nope_kinds, rope_flags
 from .reading import RopeReading, read_rope
 from .shapes import ALL, nope_labels, rope_tables, text_section
@@ -194,7 +194,10 @@ def _nope_row(section: Mapping[str, Any], kind: str) -> LayerRow:
 
 
 def _window(section: Mapping[str, Any], kind: str) -> int | None:
-    """The sliding window of a sliding layer, the chunk of a chunked one (Llama 4)."""
+    """The sliding window of a sliding layer, the chunk of a chunked one (Llama 4).
+
+    ModernBERT's is half its ``local_attention`` (:data:`HALF_LOCAL_ATTENTION`).
+    """
     if "sliding" in kind:  # Inkling2: sliding_window_size
         key = (
             "sliding_window" if section.get("sliding_window") is not None else "sliding_window_size"
@@ -204,6 +207,10 @@ def _window(section: Mapping[str, Any], kind: str) -> int | None:
     else:
         return None
     window = section.get(key)
+    family = str(section.get("model_type"))
+    if window is None and "sliding" in kind and family in HALF_LOCAL_ATTENTION:
+        key, local = "local_attention", section.get("local_attention", HALF_LOCAL_ATTENTION[family])
+        window = local // 2 if isinstance(local, int) and not isinstance(local, bool) else local
     if window is None:
         return None
     if not isinstance(window, int) or isinstance(window, bool) or window < 1:  # NaN, -1, "x"
