@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from pecli.core.errors import ParameterError
 from pecli.core.rope.config.class_defaults import ROPE_DEFAULTS, THETA_DEFAULTS
 from pecli.core.rope.config.shapes import rope_tables
 
@@ -95,3 +96,18 @@ def test_the_note_names_the_class_default():
     assert notes == [
         "no rope key: the rope of gpt_oss's config class is used (every layer: yarn θ 150000)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "base"),
+    [
+        ("global_rope_theta", -1, {"model_type": "modernbert"}),
+        ("local_rope_theta", "x", {"model_type": "modernbert"}),
+        ("rope_local_base_freq", 0.5, {"model_type": "gemma3_text", "rope_theta": 1e6}),
+        ("compress_rope_theta", 1.0, {"model_type": "deepseek_v4", "rope_theta": 1e4}),
+    ],
+)
+def test_a_bad_per_layer_theta_is_refused_under_its_own_key(key, value, base):
+    """The rule is every θ's (a finite number > 1); the key named is the one the file holds."""
+    with pytest.raises(ParameterError, match=f"must give {key} as a finite number > 1"):
+        rope_tables({**base, key: value}, [])

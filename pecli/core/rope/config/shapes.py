@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ParameterError
-from ..number_rules import shown
+from ..number_rules import check_theta, shown
 from .class_defaults import default_rope, default_theta
 
 __all__ = ["TEXT_PATHS", "label_section", "nope_labels", "rope_tables", "text_section"]
@@ -200,7 +200,7 @@ def _split_legacy(
 ) -> dict[str, dict[str, Any]]:
     """Transformers 4's per-layer keys, split into labels as transformers 5 converts them."""
     if section.get("rope_local_base_freq") is not None:  # Gemma 3: sliding layers unscaled
-        local = {"rope_type": "default", "rope_theta": section["rope_local_base_freq"]}
+        local = {"rope_type": "default", "rope_theta": _given(section, "rope_local_base_freq")}
         notes.append(
             f"rope_local_base_freq {section['rope_local_base_freq']}: the sliding layers rotate "
             "with that θ, unscaled; the scaling applies to the global layers only"
@@ -219,7 +219,7 @@ def _split_legacy(
             "compress_rope_theta (DeepSeek V4): the compressed layers take it and the scaling; "
             "the layers with compress ratio 0 rotate with rope_theta, unscaled"
         )
-        compress = {**params, "rope_theta": section["compress_rope_theta"]}
+        compress = {**params, "rope_theta": _given(section, "compress_rope_theta")}
         compress.setdefault("attention_factor", 1.0)  # DeepseekV4Config: cos/sin unscaled
         return {"main": main, "compress": compress}
     if section.get("model_type") == "olmo3" and _rope_type(params) != "default":
@@ -229,10 +229,15 @@ def _split_legacy(
     return {ALL: params}
 
 
-def _given(section: Mapping[str, Any], key: str, label: str) -> Any:
-    """``section[key]``, else the class's θ for ``label`` (ModernBertConfig's default_theta)."""
+def _given(section: Mapping[str, Any], key: str, label: str = ALL) -> Any:
+    """The θ ``section[key]``, a bad one refused under ``key``'s name.
+
+    Without it, the class's θ for ``label`` (ModernBertConfig's ``default_theta``).
+    """
     value = section.get(key)
-    return default_theta(section, label) if value is None else value
+    if value is None:
+        return default_theta(section, label)
+    return check_theta(value, "config", field=key)
 
 
 def _rope_type(params: Mapping[str, Any]) -> Any:
