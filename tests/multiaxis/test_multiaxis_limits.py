@@ -11,7 +11,7 @@ from pecli.core.dtypes import float_dtype
 from pecli.core.errors import ParameterError
 from pecli.core.multiaxis import AxesSpec, axes_cache, axis_preset, per_axis
 from pecli.core.multiaxis.ids import check_text
-from pecli.core.multiaxis.mrope import mrope_plan
+from pecli.core.multiaxis.mrope import mrope_plan, parse_tokens
 
 
 def test_text_counts_run_from_0_to_2_to_the_40_inclusive():
@@ -21,6 +21,21 @@ def test_text_counts_run_from_0_to_2_to_the_40_inclusive():
     for bad in (-1, 2**40 + 1):
         with pytest.raises(ParameterError, match="text"):
             check_text(bad)
+
+
+@pytest.mark.parametrize(
+    ("layout", "total"),
+    [
+        ("image:1,4096,4097", 4096 * 4097),  # 2^24 + 4096 patches, before any merge
+        ("text:16777216 text:1", 2**24 + 1),
+        ("video:2,4,4,gap=16777185", 32 + 16777185),  # the timestamp tokens count too
+    ],
+)
+def test_a_layout_past_2_to_the_24_tokens_and_patches_is_refused_before_any_array(layout, total):
+    """The new user's ``image:1,100000,100000`` took 18.6 GiB (the OOM killer) before this."""
+    with pytest.raises(ParameterError, match=f"at most 2\\^24 .* \\(got '{total:,}'\\)"):
+        parse_tokens(layout)
+    assert [s.size for s in parse_tokens("text:16777200 image:1,4,4")] == [(16777200,), (1, 4, 4)]
 
 
 def test_a_two_channel_head_is_one_temporal_pair():
