@@ -26,10 +26,51 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import decimal
 
-__all__ = ["DoubleDouble", "add", "frequency_residuals", "product", "scaled", "sin_cos"]
+from .errors import ParameterError
+
+__all__ = [
+    "MAX_ANGLE",
+    "DoubleDouble",
+    "add",
+    "check_reach",
+    "frequency_residuals",
+    "product",
+    "scaled",
+    "sin_cos",
+]
 
 #: An unevaluated sum ``hi + lo`` of two float64 arrays of one shape.
 DoubleDouble = tuple[np.ndarray, np.ndarray]
+#: Largest angle ``p·ω`` (radians, the angle scale and full turns in it) a table may reach:
+#: 2π times the largest position, 2^53. Past it the angles' double-double product leaves
+#: values the certificate cannot decide at 256 bits (angles of 1e18 did, at random entries;
+#: a scale of 1e300 with full turns overflowed the product).
+MAX_ANGLE = 2.0**56
+
+
+def check_reach(reach: float, name: str, value: object) -> None:
+    """Refuse, before any row, a table whose largest angle ``reach`` is past :data:`MAX_ANGLE`.
+
+    Raises
+    ------
+    ParameterError
+        Under ``name`` (the knob that made the angles large: ``base``, ``angle_scale``),
+        echoing ``value``; ``reach`` NaN or infinite too.
+
+    Examples
+    --------
+    >>> check_reach(2.0**56, "base", 1e-30)
+    >>> check_reach(1e20, "base", 1e-40)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pecli.core.errors.ParameterError: base gives angles p·ω up to 1e+20 radians here: ...
+
+    """
+    if not reach <= MAX_ANGLE:
+        size = f"up to {reach:.3g} radians" if np.isfinite(reach) else "too large to multiply"
+        rule = f"gives angles p·ω {size} here: at most 2^56 (7.2e16) radians"
+        raise ParameterError(name, rule, value)
+
 
 _VELTKAMP = 134217729.0  # 2**27 + 1: splits a float64 into two halves of <= 26 bits
 

@@ -433,3 +433,16 @@ def test_an_axis_table_is_kept_up_to_4_mb_of_float32():
 
     assert broadcast.axis_tables(_spec((2**17, 1), 16)) is not None
     assert broadcast.axis_tables(_spec((2**17 + 1, 1), 16)) is None
+
+
+def test_angles_past_2_to_the_56_are_refused_before_any_row_as_compute_refuses_them():
+    """d = 8 on two axes: pairs ω = 1 and base^(-1/2); base 2^-110 gives ω = 2^55, and the last
+    row of a side of 3 is at 2, so the largest angle is exactly 2^56 (allowed); a base a hair
+    smaller passes it. At base 1e-40 the new user's float64 grid was 1,600 ulps off."""
+    table = grid_table((3, 3), d=8, base=2.0**-110, dtype="float64")
+    angle = mpmath.mpf(2) ** 56
+    assert table[-1, 1] == float(mpmath.sin(angle))  # sin of pair 2 of axis 0 at row 2
+    for base in (2.0**-110 * (1 - 2.0**-20), 1e-40, 1e-300):
+        with pytest.raises(ParameterError, match=r"at most 2\^56 .* radians") as caught:
+            grid_table((3, 3), d=8, base=base)
+        assert caught.value.parameter == "base"

@@ -64,7 +64,21 @@ class GridSpec:
             e.temporal_interpolation_scale,
         )
         extra = check_extra_tokens(e.extra_tokens)
-        return cls(plan, sides, extra, frequencies, scales, check_dtype(e.dtype))
+        spec = cls(plan, sides, extra, frequencies, scales, check_dtype(e.dtype))
+        spec.check_reach(e.base)
+        return spec
+
+    def check_reach(self, base: object) -> None:
+        """Refuse, before any row, angles past 2^56 (:func:`~pecli.core.angles.check_reach`).
+
+        The largest is the last coordinate of the longest axis (after diffusers' scaling)
+        times the largest frequency of any block.
+        """
+        last = max(
+            float(self.positions(a, np.array([s - 1]))[0][0]) for a, s in enumerate(self.shape)
+        )
+        omega = max(float(np.max(w, initial=0.0)) for w, _ in self.frequencies.values())
+        angles.check_reach(abs(last) * omega, "base", base)
 
     @property
     def rows(self) -> int:

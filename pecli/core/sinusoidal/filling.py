@@ -27,9 +27,9 @@ from fractions import Fraction
 import numpy as np
 
 from .. import direct, kernels
+from ..angles import check_reach
 from ..certificate import TALLY, sin_cos_exact
 from ..certificate.products import round_scaled
-from ..errors import ParameterError
 from ..rules import check_n, check_padding_idx, check_positions, check_table_dtype, check_width
 from ..turns import fill_turns, rational_power
 from .conventions import layout_views
@@ -46,21 +46,11 @@ from .knobs import (
 __all__ = ["TableSpec"]
 
 
-#: Largest angle ``p·ω`` (radians, the angle scale and full turns in it) a table may reach:
-#: 2π times the largest position, 2^53. Past it the angles' double-double product leaves
-#: values the certificate cannot decide at 256 bits (angles of 1e18 did, at random entries;
-#: a scale of 1e300 with full turns overflowed the product).
-MAX_ANGLE = 2.0**56
-
-
 def _check_reach(first: float, rows: int, omega: np.ndarray, e: Encoding, scaled: bool) -> None:
-    """Refuse, before any row, a table whose largest angle is past :data:`MAX_ANGLE`."""
+    """Refuse, before any row, a table whose largest angle is past 2^56 (:func:`check_reach`)."""
     reach = max(abs(first), abs(first + rows - 1)) * float(np.max(omega, initial=0.0))
-    if not reach <= MAX_ANGLE:
-        name, value = ("angle_scale", e.angle_scale) if scaled else ("base", e.base)
-        size = f"up to {reach:.3g} radians" if np.isfinite(reach) else "too large to multiply"
-        rule = f"gives angles p·ω {size} here: at most 2^56 (7.2e16) radians"
-        raise ParameterError(name, rule, value)
+    name, value = ("angle_scale", e.angle_scale) if scaled else ("base", e.base)
+    check_reach(reach, name, value)
 
 
 @dataclass(frozen=True)
