@@ -74,7 +74,8 @@ def positional_encoding(positions: ArrayLike, **encoding: Any) -> np.ndarray:
     ------
     ParameterError
         (a ``ValueError``) for an invalid ``d``, ``base``, ``dtype``, ``schedule`` or
-        ``layout``, a non-finite position, or positions that are not 0-D or 1-D.
+        ``layout``, a non-finite position, positions that are not 0-D or 1-D, or whose
+        angles ``p·ω`` pass 2^56 radians.
 
     References
     ----------
@@ -102,6 +103,7 @@ def positional_encoding(positions: ArrayLike, **encoding: Any) -> np.ndarray:
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
     spec = TableSpec.checked(Encoding(**encoding), pos.size)
+    spec.check_reach(pos)
     table = np.empty((pos.size, spec.d), dtype=spec.dtype)
     spec.fill_positions(table, pos)
     return table

@@ -100,6 +100,11 @@ class TableSpec:
         """Fill ``out`` (``(r, d)``) with the table's rows ``row0 … row0 + r - 1``."""
         self._fill_unit(out, row0, kernel=self.dtype == np.float32)
 
+    def check_reach(self, positions: np.ndarray) -> None:
+        """Refuse, before any row, ``positions`` whose angles pass 2^56 (under ``positions``)."""
+        last = float(np.max(np.abs(positions), initial=0.0))
+        check_reach(last * float(np.max(self.omega, initial=0.0)), "positions", last)
+
     def fill_positions(self, out: np.ndarray, positions: np.ndarray) -> None:
         """Fill ``out`` (``(m, d)``) with the rows of any ``positions`` (``(m,)``, float64)."""
         self._direct(out, positions)

@@ -276,11 +276,13 @@ def timestep_table(
     positions = model_inputs(values, model, input_dtype=input_dtype)
     if input_dtype == "exact" and spec.time_factor != 1.0:  # t·1000 folded in exactly
         positions, kwargs["angle_scale"] = np.asarray(values, dtype=np.float64), spec.time_factor
-    with np.errstate(over="ignore", invalid="ignore"):  # refused below
+    try:
         result: np.ndarray = positional_encoding(positions, d=d, **kwargs, **table)
-    if not np.isfinite(result).all():  # an angle too large to reduce: never NaN in a table
-        rule = "gives angles too large for an exact sine (keep |t| well below 1e300)"
-        raise ParameterError("x", rule, float(np.abs(positions).max()))
+    except ParameterError as error:  # angles past 2^56: the values' fault
+        if error.parameter != "positions":
+            raise
+        largest = float(np.abs(np.asarray(values, dtype=np.float64)).max())
+        raise ParameterError("x", error.rule, largest) from None
     return result
 
 
