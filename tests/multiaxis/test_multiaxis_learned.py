@@ -57,3 +57,12 @@ def test_csv_has_cos_then_sin_columns(run_cli):
     result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", "1x1x2", "--format", "csv")
     header = io.StringIO(result.stdout).readline().strip().split(",")
     assert header[0] == "cos_0" and header[1536] == "sin_0" and len(header) == 3072
+
+
+def test_a_grid_with_an_empty_side_is_refused_and_writes_nothing(run_cli, tmp_path):
+    """0x3x4 holds no token: refused as rope axes refuses it (it wrote a (0, 3072) table)."""
+    out = tmp_path / "z.npy"
+    for grid in ("0x3x4", "2x3", "2x0x4"):
+        result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", grid, "-o", str(out))
+        assert result.exit_code == 2 and "--grid" in result.stderr, (grid, result.output)
+        assert result.stderr.count("\n") == 1 and not out.exists()

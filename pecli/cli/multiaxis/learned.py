@@ -47,10 +47,11 @@ def learned_axes_command(
 
     Example: pecli rope learned-axes mochi.safetensors --grid 2x3x4 -o mochi_rope.npy
     """
+    from ...core.multiaxis.ids import check_grid
     from ...core.multiaxis.learned import learned_angles
 
     kind = out.check()
-    sizes = parse_sizes(grid, "grid")
+    sizes = check_grid(parse_sizes(grid, "grid"), 3)  # before the work: a 0 makes no rows
     freqs = _frequencies(file, key)
     width = learned_angles(np.zeros((0, 3)), freqs).shape[1] * freqs.shape[2]  # checks freqs
     tokens, dtype = int(np.prod(sizes)), np.dtype(out.dtype)
