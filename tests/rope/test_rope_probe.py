@@ -325,6 +325,17 @@ def test_wrong_positions_exit_1_after_the_report(run_cli):
     assert "no ω·p explains" in result.output
 
 
+def test_zero_vectors_are_not_determined_with_status_1_after_the_report(run_cli, tmp_path):
+    """Zeros cannot tell RoPE from NoPE (the new user got a confident 'NoPE', status 0)."""
+    np.save(tmp_path / "z.npy", np.zeros((6, 4, 8), np.float32))
+    dump = str(tmp_path / "z.npy")
+    result = run_cli("rope", "probe", dump, dump, "--positions", "0,1,7,100,4095,30000")
+    assert result.exit_code == 1 and "rope: not determined" in result.stdout
+    assert result.stderr.strip().endswith(
+        "as RoPE would leave vectors of zeros or at position 0 (see the notes)"
+    )
+
+
 def _bad_inputs(tmp_path):
     pre = _llama3("q_pre")
     nan = np.load(pre)

@@ -68,3 +68,24 @@ def test_a_noisy_baseline_of_2_keeps_the_windings_its_window_allows():
     fit = fit_omega(measurements(p, angles, np.full((2, 1), 0.5)))
     assert fit.readings.tolist() == [2]
     assert np.isnan(fit.omega).all()
+
+
+def test_unchanged_vectors_tell_nope_only_where_rope_would_have_turned_them():
+    """RoPE leaves a zero vector and any vector at position 0 unchanged (cos 0 = 1, sin 0 =
+    0), so unchanged vectors there are not NoPE: not determined. One nonzero vector at
+    position 5 that stays put is NoPE (a rotation by 5·ω_0 = 5 rad would have moved it)."""
+    from pecli.analysis.rope.probe import probe_rope
+    from pecli.analysis.rope.probe.verdict import explained, report, summary
+
+    zeros, one = np.zeros((3, 2, 8)), np.zeros((3, 2, 8))
+    one[0, 1, 3] = 1.0  # the only nonzero vector: at position 0
+    for pre, positions in ((zeros, [[0.0], [1.0], [7.0]]), (one, [[0.0], [1.0], [7.0]])):
+        reading = probe_rope(pre, pre.copy(), np.array(positions))
+        assert reading.rope is None and not explained(reading)
+        data = report(reading)
+        assert data["verdict"].startswith("not determined") and "rope: not determined" in summary(
+            data
+        )
+    one[2, 0, 0] = 1.0  # a nonzero vector at position 7
+    reading = probe_rope(one, one.copy(), np.array([[0.0], [1.0], [7.0]]))
+    assert reading.rope is False and report(reading)["verdict"].startswith("NoPE")

@@ -95,12 +95,18 @@ def probe_command(
     _write(report(reading), kind, output)
     say_written(output, quiet=quiet)
     if not explained(reading):
-        why = (
-            f"no rotation explains the change from {pre}"
-            if reading.rope is None  # else pairs turn, at angles no ω·position gives
-            else f"its pairs turn from {pre} by angles no ω·position explains (--positions?)"
-        )
-        raise RuntimeFailure(f"{post}: {why} (see the notes)")
+        raise RuntimeFailure(f"{post}: {_unexplained(reading, pre)} (see the notes)")
+
+
+def _unexplained(reading: Any, pre: str) -> str:
+    """Why POST's change from PRE is not read, in the closing error's words."""
+    from ...analysis.rope.probe.reading import UNDETERMINED
+
+    if reading.findings[:1] == [UNDETERMINED]:  # unchanged where RoPE changes nothing
+        return f"unchanged from {pre}, as RoPE would leave vectors of zeros or at position 0"
+    if reading.rope is None:
+        return f"no rotation explains the change from {pre}"
+    return f"its pairs turn from {pre} by angles no ω·position explains (--positions?)"
 
 
 def _axes(text: str | None) -> tuple[str | None, str | None]:

@@ -30,10 +30,11 @@ class ProbeReading:
     """What a layer did to the vectors; see :func:`probe_rope`.
 
     ``rope`` is True (a rotation), False (NoPE: no channel turned) or None (inconsistent with
-    any rotation, or the pairing cannot be told). ``pairing`` is the chosen one (None without
-    a rotation), ``tried`` every pairing scored as ``(words, score)`` (at most 1 fits).
-    ``gain`` is each row's (token's) factor, ``factor`` the rotated channels' own factor
-    beside the pass-through ones (an attention factor).
+    any rotation, the pairing cannot be told, or — nothing ``tried`` — unchanged vectors that
+    RoPE would not have turned either: zero, or at position 0). ``pairing`` is the chosen one
+    (None without a rotation), ``tried`` every pairing scored as ``(words, score)`` (at most 1
+    fits). ``gain`` is each row's (token's) factor, ``factor`` the rotated channels' own
+    factor beside the pass-through ones (an attention factor).
     """
 
     rope: bool | None
@@ -93,6 +94,8 @@ def probe_rope(pre: np.ndarray, post: np.ndarray, positions: np.ndarray) -> Prob
     tol = structure.row_tolerance(x, y, unit)
     base = ProbeReading(None, storage, (rows, heads, dim), positions)
     if structure.proportional(x, y, tol):
+        if not _moved(x, positions, heads):  # RoPE leaves them unchanged too
+            return _dataclass_replace(base, findings=[UNDETERMINED])
         gain = structure.gains(x, y).reshape(rows, heads)
         return _with_gains(base, gain, unit, dim, rope=False)
     head, tail = structure.unchanged_ends(x, y, tol)
@@ -101,6 +104,19 @@ def probe_rope(pre: np.ndarray, post: np.ndarray, positions: np.ndarray) -> Prob
     if pairing is None:
         return _dataclass_replace(base, tried=tried, findings=_no_rotation(tried))
     return _rotation(base, pairing, tried, (x, y, tol), unit)
+
+
+#: Why unchanged vectors that RoPE would leave unchanged as well read neither way.
+UNDETERMINED = (
+    "not determined: every vector is zero or at position 0, which RoPE leaves unchanged as "
+    "well (give nonzero vectors at other positions)"
+)
+
+
+def _moved(x: np.ndarray, positions: np.ndarray, heads: int) -> bool:
+    """Whether some nonzero vector sits at a nonzero position: one RoPE would have turned."""
+    away = np.repeat(np.abs(positions).max(axis=1), heads) > 0
+    return bool(np.any(away & np.any(x != 0, axis=1)))
 
 
 def _storage(array: np.ndarray) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .frequencies import axis_runs
-from .reading import ProbeReading
+from .reading import UNDETERMINED, ProbeReading
 from .temperature import FORMS, Temperature
 
 __all__ = ["explained", "report", "summary", "verdict"]
@@ -48,6 +48,8 @@ def verdict(reading: ProbeReading) -> str:
         return "NoPE: this layer applies no RoPE " + (
             f"(only {gain})" if gain else "(the vectors are unchanged)"
         )
+    if reading.findings[:1] == [UNDETERMINED]:  # unchanged where RoPE changes nothing
+        return UNDETERMINED
     if reading.rope is None or reading.pairing is None:
         return "not explained by any rotation: " + (reading.findings or ["see the notes"])[0]
     parts = [_slice_words(reading), _theta_words(reading)]
@@ -251,6 +253,8 @@ def summary(data: dict[str, Any]) -> list[str]:
         f"{data['storage']}",
         "rope: " + {True: "yes", False: "no (NoPE)", None: "not explained"}[data["rope"]],
     ]
+    if data["verdict"].startswith("not determined"):  # unchanged where RoPE changes nothing
+        lines[1] = "rope: not determined"
     if data["pairing"]:
         start, stop = data["rotated_channels"]
         lines.append(f"pairing: {data['pairing']}")
