@@ -205,6 +205,7 @@ def test_t5_buckets_table_lists_bucket_ranges(run_cli):
         ),
         (["alibi", "bias", "--heads", "64", "--n", "4096", "--format", "npy"], "--n"),
         (["alibi", "bias", "--heads", "1", "--n", "9000", "--head", "0"], "--n"),
+        (["alibi", "bias", "--heads", "12", "--n", "0"], "'--n'"),  # not '--head' (CSV's need)
         (["alibi", "bias", "--heads", "8", "--convention", "mpt", "--queries", "2"], "--queries"),
         (["t5-buckets", "--num-buckets", "3"], "--num-buckets"),
         (["t5-buckets", "--max-distance", "4"], "--max-distance"),

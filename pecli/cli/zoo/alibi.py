@@ -175,10 +175,12 @@ def bias_command(
     """
     from ...core.zoo.alibi import exact_slopes
     from ...core.zoo.alibi.blocks import alibi_bias_blocks
+    from ...core.zoo.alibi.rules import check_bias
 
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
     slopes = exact_slopes(heads, max_bias=max_bias, variant=variant.value)
+    check_bias(heads, n, queries, record.name, None)  # the sizes first: a bad --n is named
     slopes.rounded(out.dtype)  # refuses a slope of 0 or a subnormal in --dtype
     masks = _masks(left_padding, n, record, heads if head is None else 1)
     pick = _select(heads, head, kind, record, batch=len(masks))
