@@ -180,9 +180,10 @@ def bias_command(
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
     slopes = exact_slopes(heads, max_bias=max_bias, variant=variant.value)
-    check_bias(heads, n, queries, record.name, None)  # the sizes first: a bad --n is named
+    built = heads if head is None else 1  # --head: that head alone is built
+    check_bias(built, n, queries, record.name, None)  # the sizes first: a bad --n is named
     slopes.rounded(out.dtype)  # refuses a slope of 0 or a subnormal in --dtype
-    masks = _masks(left_padding, n, record, heads if head is None else 1)
+    masks = _masks(left_padding, n, record, built)
     pick = _select(heads, head, kind, record, batch=len(masks))
     slopes = slopes if head is None else slopes.pick(head, head + 1)  # one head: built alone
     dtype = np.dtype(out.dtype)
