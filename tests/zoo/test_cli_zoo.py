@@ -211,6 +211,9 @@ def test_t5_buckets_table_lists_bucket_ranges(run_cli):
         (["t5-buckets", "--max-distance", "4"], "--max-distance"),
         (["t5-buckets", "--keys", "100000"], "--keys"),
         (["t5-buckets", "--span", "-1"], "--span"),
+        (["t5-buckets", "--queries", "-1"], "'--queries': applies only with --keys"),  # was ignored
+        (["t5-buckets", "--past", "3"], "'--past': applies only with --keys"),
+        (["t5-buckets", "--keys", "4", "--span", "3"], "'--span': applies only without --keys"),
     ],
 )
 def test_bad_input_is_one_line_status_2_no_file(run_cli, tmp_path, args, option):

@@ -15,7 +15,7 @@ from ...io import text, writing
 from ...io.reports import say_written
 from .._app import app
 from ..json_report import ArrayFormatOpt, array_kind
-from ..options import Quiet, TableOutput
+from ..options import Quiet, TableOutput, given
 
 NumBuckets = Annotated[int, typer.Option("--num-buckets", help="relative_attention_num_buckets.")]
 MaxDistance = Annotated[
@@ -75,6 +75,7 @@ def t5_buckets(
         "num_buckets": num_buckets,
         "max_distance": max_distance,
     }
+    _scope(keys, span=span, queries=queries, past=past)
     if keys is not None:
         if kind == "table" and keys > 64:
             rule = "shows at most 64 keys as a table: give --format csv or -o NAME.npy"
@@ -85,6 +86,15 @@ def t5_buckets(
         rp = _span(span, max_distance)
         _write_line(rp, relative_position_bucket(rp, **config), kind, output)
     say_written(output, quiet=quiet)
+
+
+def _scope(keys: int | None, **options: int | None) -> None:
+    """Refuse an option of the other view: ``span`` with ``keys``, the grid's without it."""
+    grid_only = {"queries", "past"}
+    for name, value in options.items():
+        if given(name) and (name in grid_only) == (keys is None):
+            where = "with `keys` (the grid)" if name in grid_only else "without `keys`"
+            raise ParameterError(name, f"applies only {where}", value)
 
 
 def _span(span: int | None, max_distance: int) -> np.ndarray:
