@@ -88,3 +88,22 @@ def test_a_refused_field_shows_its_value_cut_at_60_characters():
         irope_settings(config)
     shown = "[" + "2, " * 19 + "2,"  # 1 + 19 × 3 + 2 = 60 characters, then quoted
     assert str(refused.value).endswith(f"(got '{shown}')"), str(refused.value)
+
+
+def test_fields_left_out_fall_back_on_transformers_defaults_and_are_listed():
+    """transformers' Llama4TextConfig defaults: 48 layers, a NoPE layer every 4, chunks of
+    8192, floor_scale 8192, attn_scale 0.1, temperature tuning on. A no_rope_layers list
+    decides the layers, so the interval and the layer count are then not missing. A null
+    attention_chunk_size is no chunking (Llama4TextConfig), another null field the default."""
+    from pecli.core.ports.llama4 import irope_settings
+
+    later = ["attention_chunk_size", "floor_scale", "attn_scale", "attn_temperature_tuning"]
+    listed = irope_settings({"text_config": {"no_rope_layers": [1, 1, 1, 0]}})
+    assert listed["missing"] == later and listed["no_rope_layers"] == [1, 1, 1, 0]
+    bare = irope_settings({"text_config": {"num_hidden_layers": 4}})
+    assert bare["missing"] == ["no_rope_layer_interval", *later]
+    defaults = {k: bare[k] for k in ("layers", "interval", "chunk", "floor_scale")}
+    assert defaults == {"layers": 4, "interval": 4, "chunk": 8192, "floor_scale": 8192.0}
+    assert (bare["attn_scale"], bare["tuning"], bare["no_rope_layers"]) == (0.1, True, None)
+    unchunked = irope_settings({"attention_chunk_size": None, "floor_scale": None})
+    assert unchunked["chunk"] is None and unchunked["floor_scale"] == 8192.0  # null: no chunks
