@@ -65,6 +65,17 @@ def test_a_table_whose_first_token_is_not_at_position_0_is_read_as_no_grid():
     assert found.best is None and not found.matched
 
 
+def test_a_table_whose_second_token_is_not_at_position_1_is_read_as_no_grid():
+    """Token 1 is at 1 on the last axis in every preset but MAE's (whose positions may be
+    scaled): a 2 × 2 × 2 tensor2tensor table (d = 18, 3 pairs an axis: no MAE split of d)
+    with token 1 moved fits no preset, so no reading is named though token 0 fits."""
+    table = _t2t((2, 2, 2), 3)
+    assert grid_match(table).best.preset == "t2t-nd"
+    table[1] += 0.25
+    found = identify_grid(table)
+    assert found.best is None and not found.matched
+
+
 def test_a_float32_table_off_by_far_more_than_float32_arithmetic_is_not_read():
     table = _mae32(8, 8, 32)
     table[37, 5] += np.float32(3e-5)  # 3 × the arithmetic allowance, on one entry
