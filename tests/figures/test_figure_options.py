@@ -168,6 +168,24 @@ def test_long_legends_stay_inside_the_figure(count):
     assert len(colours) == count  # no colour repeats after ten lines
 
 
+def test_more_than_ten_lines_span_viridis_from_end_to_end():
+    """docs/figures.md: beyond ten pairs the lines take distinct colours from viridis; spread
+    over the whole map, the first is viridis's darkest (#440154) and the last its brightest
+    (#fde725), the map's published ends. Ten lines keep the default cycle (tab10's colours)."""
+    from matplotlib.colors import to_hex
+
+    pairs = list(range(1, 12))
+    x = np.linspace(0, 50, 11)
+    fig = waves_figure(x, wave_curves(x, d=512, pairs=pairs), pairs=pairs, d=512, base=1e4)
+    colours = [to_hex(line.get_color()) for line in fig.axes[0].get_lines()]
+    assert (colours[0], colours[-1], len(set(colours))) == ("#440154", "#fde725", 11)
+    ten = waves_figure(
+        x, wave_curves(x, d=512, pairs=pairs[:10]), pairs=pairs[:10], d=512, base=1e4
+    )
+    tab10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]  # the default cycle's
+    assert [to_hex(line.get_color()) for line in ten.axes[0].get_lines()][:5] == tab10
+
+
 def test_more_pairs_than_fit_are_refused_with_the_rule(run_cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run_cli("plot-waves", "--pairs", ",".join(map(str, range(1, 34))))
