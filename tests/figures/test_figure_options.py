@@ -85,6 +85,21 @@ def test_bad_dpi_or_size_is_a_usage_error_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_ends_of_the_dpi_and_size_ranges_are_allowed_and_no_more():
+    """docs/cli.md: ``--dpi`` 10 to 1200 dots per inch, ``--size`` 1 to 100 inches a side."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.figure_rules import check_figure_size
+
+    for size, dpi in [((1, 1), 10), ((1, 1), 1200), ((100, 1), 10), ((1, 100), 10)]:
+        assert check_figure_size(size, dpi) == ((float(size[0]), float(size[1])), float(dpi))
+    for dpi in (9.99, 1200.01):
+        with pytest.raises(ParameterError, match="from 10 to 1200"):
+            check_figure_size((1, 1), dpi)
+    for size in [(0.99, 1), (100.01, 1), (1, 0.99), (1, 100.01)]:
+        with pytest.raises(ParameterError, match="from 1 to 100"):
+            check_figure_size(size, 10)
+
+
 # --- plot-waves --------------------------------------------------------------------------
 
 
@@ -112,6 +127,14 @@ def test_plot_waves_at_d_64_draws_pairs_that_exist_and_says_which(run_cli, tmp_p
     for bad in ("0", "7"):  # refused in one line: no pairs named for a d that is not drawn
         refused = run_cli("plot-waves", "--d", bad, "-o", str(tmp_path / "bad.svg"))
         assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+
+
+def test_plot_waves_at_d_512_names_the_article_s_own_pairs(run_cli, tmp_path):
+    """docs/figures.md: the article's pairs 1, 10, 50, 100 are drawn as they are at d = 512."""
+    out = tmp_path / "w.png"
+    result = run_cli("plot-waves", "--stop", "20", "--points", "50", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "pecli: drew pairs 1, 10, 50, 100 (the article's)\n" in result.stderr
 
 
 def test_a_stop_too_close_to_start_is_a_usage_error(run_cli, tmp_path, monkeypatch):
@@ -143,6 +166,24 @@ def test_long_legends_stay_inside_the_figure(count):
     assert fig.axes[0].get_legend()._ncols == (1 if count <= 16 else 2)
     colours = {str(line.get_color()) for line in fig.axes[0].get_lines()}
     assert len(colours) == count  # no colour repeats after ten lines
+
+
+def test_more_than_ten_lines_span_viridis_from_end_to_end():
+    """docs/figures.md: beyond ten pairs the lines take distinct colours from viridis; spread
+    over the whole map, the first is viridis's darkest (#440154) and the last its brightest
+    (#fde725), the map's published ends. Ten lines keep the default cycle (tab10's colours)."""
+    from matplotlib.colors import to_hex
+
+    pairs = list(range(1, 12))
+    x = np.linspace(0, 50, 11)
+    fig = waves_figure(x, wave_curves(x, d=512, pairs=pairs), pairs=pairs, d=512, base=1e4)
+    colours = [to_hex(line.get_color()) for line in fig.axes[0].get_lines()]
+    assert (colours[0], colours[-1], len(set(colours))) == ("#440154", "#fde725", 11)
+    ten = waves_figure(
+        x, wave_curves(x, d=512, pairs=pairs[:10]), pairs=pairs[:10], d=512, base=1e4
+    )
+    tab10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]  # the default cycle's
+    assert [to_hex(line.get_color()) for line in ten.axes[0].get_lines()][:5] == tab10
 
 
 def test_more_pairs_than_fit_are_refused_with_the_rule(run_cli, tmp_path, monkeypatch):
@@ -261,6 +302,23 @@ def _block_errors(fig, table, block=16):
             cells = table[np.ix_(cols, rows)].mean()
             errors.append(abs(values[y : y + block, x : x + block].mean() - cells))
     return np.array(errors)
+
+
+def test_a_heatmap_takes_1_to_10000_positions_and_2_to_8192_components():
+    """docs/cli.md and docs/figures.md: ``--n`` 1 to 10000, ``--d`` up to 8192, even unless
+    a preset pads it; both ends of each range are drawn, one past them refused by name."""
+    from pecli.core.errors import ParameterError
+    from pecli.figures.sinusoidal.article import check_heatmap_size
+
+    for n, d in [(1, 2), (10_000, 2), (1, 8192), (1, 3)]:
+        check_heatmap_size(n=n, d=d)
+    for n, d, name in [(0, 2, "n"), (10_001, 2, "n"), (1, 1, "d"), (1, 8193, "d")]:
+        with pytest.raises(ParameterError) as refused:
+            check_heatmap_size(n=n, d=d)
+        assert refused.value.parameter == name
+    check_heatmap_size(n=1, d=2, pad_odd_d=False)  # even d needs no padding
+    with pytest.raises(ParameterError, match="odd only with presets that pad it"):
+        check_heatmap_size(n=1, d=3, pad_odd_d=False)
 
 
 def test_a_big_heatmap_shows_the_table_s_local_means_not_a_moire():

@@ -135,6 +135,7 @@ def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
     fig = spectrum_figure({"C = 10000": wavelengths(128)}, d=128, bands=labels)
     ax = fig.axes[0]
     assert ax.get_yscale() == "log"
+    assert ax.get_xlim() == (0.5, 64.5)  # pairs 1 … d/2 = 64, half a pair either side
     spans = ax.patches
     assert [(p.get_x(), p.get_x() + p.get_width()) for p in spans] == [
         (0.5, 20.5),
@@ -144,7 +145,7 @@ def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
     assert len({to_rgba(p.get_facecolor()) for p in spans}) == 3
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["C = 10000", "unchanged", "smoothed", "interpolated"]
-    with pytest.raises(ParameterError):
+    with pytest.raises(ParameterError, match=r"one label per pair \(d/2 = 64\)"):
         spectrum_figure({"x": wavelengths(128)}, d=128, bands=labels[:-1])
 
 
@@ -193,6 +194,7 @@ def test_rope_spectrum_shades_the_llama31_bands(run_cli, tmp_path, monkeypatch):
     ax = drawn[0].axes[0]
     spans = [(p.get_x(), p.get_x() + p.get_width()) for p in ax.patches]
     assert spans == [(-0.5, 28.5), (28.5, 34.5), (34.5, 63.5)]  # 29 unchanged, 6, 29 (pairs 0…63)
+    assert ax.get_xlim() == (-0.5, 63.5)  # inv_freq[0 … 63], half a pair either side
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == [
         "unscaled, θ = 500000 (29 pairs longer than L)",

@@ -65,6 +65,30 @@ def test_a_table_whose_first_token_is_not_at_position_0_is_read_as_no_grid():
     assert found.best is None and not found.matched
 
 
+def test_a_table_whose_second_token_is_not_at_position_1_is_read_as_no_grid():
+    """Token 1 is at 1 on the last axis in every preset but MAE's (whose positions may be
+    scaled): a 2 × 2 × 2 tensor2tensor table (d = 18, 3 pairs an axis: no MAE split of d)
+    with token 1 moved fits no preset, so no reading is named though token 0 fits."""
+    table = _t2t((2, 2, 2), 3)
+    assert grid_match(table).best.preset == "t2t-nd"
+    table[1] += 0.25
+    found = identify_grid(table)
+    assert found.best is None and not found.matched
+
+
+def test_the_best_reading_is_checked_on_65536_rows_spread_over_a_longer_table():
+    """docs/grids.md: the best reading is checked on every row, up to 65536 spread evenly, rows
+    round(k·(N−1)/65535). A float64 MAE table (the formula of _mae32 in float64) of 2 × 32769
+    = 65538 tokens off by 1e-3 on row 32769 (k = 32768; no sample row) is not read."""
+    omega = 10000.0 ** (-np.arange(2) / 2)  # d = 8: 2 pairs an axis
+    rows, cols = np.divmod(np.arange(2 * 32769), 32769)
+    half = [np.outer(p.astype(np.float64), omega) for p in (cols, rows)]
+    table = np.concatenate([np.concatenate([np.sin(a), np.cos(a)], axis=1) for a in half], axis=1)
+    assert round(32768 * 65537 / 65535) == 32769 and grid_match(table).best.shape == (2, 32769)
+    table[32769, 0] += 1e-3
+    assert not identify_grid(table).matched
+
+
 def test_a_float32_table_off_by_far_more_than_float32_arithmetic_is_not_read():
     table = _mae32(8, 8, 32)
     table[37, 5] += np.float32(3e-5)  # 3 × the arithmetic allowance, on one entry

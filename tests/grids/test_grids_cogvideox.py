@@ -192,3 +192,16 @@ def test_the_spec_holds_one_scale_per_axis_time_first():
     knobs = {"interpolation_scale": 1.5, "temporal_interpolation_scale": 2.0}
     spec = GridSpec.checked((3, 4, 6), GridEncoding(d=32, preset="cogvideox", **knobs))
     assert spec.scale == ((0.0, 2.0), (0.0, 1.5), (0.0, 1.5))
+
+
+def test_the_plan_marks_the_shorter_time_block_s_missing_pairs_minus_1():
+    """At d = 32 the module docstring's layout is [sin τω | cos τω] of d/8 = 4 pairs, then
+    [sin | cos] of 3d/16 = 6 pairs for each spatial axis: columns 0-3 | 4-7, 8-13 | 14-19,
+    20-25 | 26-31. GridPlan's rule: pairs 5 and 6 of the 4-pair block have no column, -1."""
+    from pecli.core.grids.presets import grid_plan
+
+    plan = grid_plan("cogvideox", 32, 3)
+    assert plan.block_pairs == (4, 6, 6)
+    none = [-1, -1]
+    assert plan.sin_cols.tolist() == [[0, 1, 2, 3, *none], [*range(8, 14)], [*range(20, 26)]]
+    assert plan.cos_cols.tolist() == [[4, 5, 6, 7, *none], [*range(14, 20)], [*range(26, 32)]]

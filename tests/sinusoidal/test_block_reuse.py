@@ -96,3 +96,12 @@ def test_a_rope_block_holds_a_megabyte_of_float32_with_reuse(part, reuse, rows):
     spec = CacheSpec(freqs, rows + 1, part=part, reuse=reuse, dtype="float32")
     width = 128 if part == "both" else 64
     assert [b.shape for b in cache_blocks(spec)] == [(rows, width), (1, width)]
+
+
+@pytest.mark.parametrize(("reuse", "shape", "rows"), [(0, (64, 65), 4096), (1, (4, 65), 256)])
+def test_a_grid_block_holds_4m_values_fresh_and_256k_with_reuse(reuse, shape, rows):
+    """grid_blocks' documented heights: without ``rows``, blocks of about 4 M values (2^22),
+    256 K (2^18) from a ring of buffers; at d = 1024 that is 4096 and 256 rows. The last
+    block holds the rest (4160 − 4096 = 64 and 260 − 256 = 4 tokens)."""
+    blocks = grid_blocks(shape, d=1024, reuse=reuse)
+    assert [b.shape for b in blocks] == [(rows, 1024), (shape[0], 1024)]

@@ -37,6 +37,20 @@ def test_rows_all_two_apart_are_unwrapped_by_their_wrapped_turns():
     assert math.isclose(slopes_k(wrap(np.outer(rows, [1.0, 0.5])), rows), math.log(2))
 
 
+@pytest.mark.parametrize(("moved", "told"), [(50.5, True), (49.5, False)])
+def test_a_pair_tells_k_once_it_turns_more_than_50_times_the_noise(moved, told):
+    """slopes_k's rule: pair 1 counts when its angle moves by more than 50 · noise over the
+    rows (below the 0.05 rad cap). Noise 1e-4 over rows 0 … 9 and ω_1 = 1e-4 · moved / 9:
+    a turn of 50.5 noise tells k = −ln ω_1, one of 49.5 noise tells nothing (None)."""
+    rows = np.arange(10.0)
+    omega = 1e-4 * moved / 9
+    k = slopes_k(wrap(np.outer(rows, [1.0, omega])), rows, noise=1e-4)
+    if told:
+        assert k == pytest.approx(-math.log(omega), rel=1e-9)
+    else:
+        assert k is None
+
+
 def test_an_even_width_is_read_as_d_over_2_pairs_with_no_extra_sine_by_default():
     """layout_sample's odd_sine is off unless asked: the PyTorch tutorial's d = 4 table
     (interleaved, ω = 1 and 10000^(-2/4) = 0.01) has 2 pairs and no last sine, and the pairs'
@@ -147,3 +161,34 @@ def test_k_is_refined_by_at_most_6_gauss_newton_steps():
     iterates = _gauss_newton(theta, positions, 0.5, 7)
     assert abs(iterates[7] - iterates[6]) > 1e-2
     assert math.isclose(refine_k(theta, positions, 0.5), iterates[6], rel_tol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("factor", "named"), [(1.0, "vaswani"), (1.01, "custom (no named preset)")]
+)
+def test_the_report_s_convention_row_names_the_preset_or_says_custom(
+    run_cli, tmp_path, factor, named
+):
+    """docs/cli.md: the convention is the first preset that builds the table, custom when none
+    does. The article's table (slow_formulas, d = 16) is vaswani's; times 1.01 (an amplitude
+    no preset has) it is custom, and the text report says so in words."""
+    path = tmp_path / "t.npy"
+    np.save(path, np.array(slow.vaswani(40, 16)) * factor)
+    result = run_cli("identify", str(path))
+    assert result.exit_code == 0, result.output
+    rows = [line.split(None, 1) for line in result.stdout.splitlines()]
+    assert ["convention", named] in rows
+
+
+@pytest.mark.parametrize("measured", [0.0, -7321.0, math.inf, math.nan])
+def test_a_measured_base_that_is_no_base_offers_no_digits(measured):
+    """A base is a finite number above 0: a ``base_fit`` of 0, below 0, infinite or NaN offers
+    no digits to try, and the short base 7321 still comes from the fitted 7321.000000000008
+    (the article's table at C = 7321, d = 16, from slow_formulas)."""
+    from pecli.analysis.sinusoidal.identify.fitting import Fit, Zeros
+    from pecli.analysis.sinusoidal.identify.naming import short_base
+
+    table = np.array(slow.vaswani(40, 16, base=7321.0, start=0))
+    fit = Fit("interleaved", "paper", 7321.000000000008, measured, 0.0, residual=1e-15, score=0.5)
+    short_base(fit, table, Zeros([], False), "float64")
+    assert (fit.base, fit.schedule, fit.odd_d) == (7321.0, "paper", "zero")

@@ -120,10 +120,11 @@ def test_padding_rows_before_the_fit_rows_are_skipped_and_named(monkeypatch, fit
     assert quick["matched"] and quick["start"] == 0 and quick["padding_rows"] == list(range(20))
 
 
-def test_a_short_table_is_fitted_once(monkeypatch, fitted_rows):
+# C = 1234.5 is no round base: at 257 rows its reading is fitted again in full; at 256 not
+@pytest.mark.parametrize(("n", "base"), [(200, 1e4), (QUICK, 1234.5)])
+def test_a_short_table_is_fitted_once(monkeypatch, fitted_rows, n, base):
     """A table of at most 256 rows: the quick pass is the full fit, nothing is fitted twice."""
-    quick, full, passes = both(
-        table("pytorch", 200, 16, np.float16, start=3), monkeypatch, fitted_rows
-    )
+    values = table("pytorch", n, 16, np.float16, base=base, start=3)
+    quick, full, passes = both(values, monkeypatch, fitted_rows)
     assert quick == full and passes == [QUICK] * 2
     assert quick["matched"] and quick["start"] == 3
