@@ -15,6 +15,7 @@ import pytest
 
 from pecli.analysis.multiaxis.compare import _same32, compare_to_plan
 from pecli.analysis.multiaxis.reading import read_axes
+from pecli.core.errors import ParameterError
 from pecli.core.multiaxis.mrope import mrope_plan
 
 
@@ -128,3 +129,19 @@ def test_a_float32_port_s_omega_may_be_four_float32_steps_off_not_five(steps, ar
             s[7, 3] = np.nextafter(s[7, 3], np.float32(2))
         again = compare_to_plan(read_axes(c, s, ids, layout="half-split"), plan, ids, (c, s))
         assert again.arithmetic == "none"
+
+
+@pytest.mark.parametrize(
+    ("cos", "sin"),
+    [
+        (np.ones((2, 3)), np.zeros((2, 3))),  # an odd width: a channel without its pair
+        (np.ones((2, 4)), np.zeros((3, 4))),  # rows of cos without their sin
+        (np.ones(4), np.zeros(4)),  # not a table
+    ],
+)
+def test_cos_and_sin_must_be_tables_of_one_even_width(cos, sin):
+    """Channels pair two by two, and each row of cos goes with the same row of sin."""
+    from pecli.analysis.multiaxis.reading import paired_layouts
+
+    with pytest.raises(ParameterError, match="one even width"):
+        paired_layouts(cos, sin)
