@@ -139,3 +139,12 @@ def test_identify_axes_tries_the_config_s_preset(run_cli, tmp_path, theta, statu
     verdicts = json.loads(result.stdout)["presets"]
     assert list(verdicts) == ["config (qwen3.5)"]
     assert verdicts["config (qwen3.5)"]["matches"] is (status == 0)
+
+
+def test_a_config_preset_s_title_names_its_model_family():
+    """The hub's Qwen2-VL-7B config.json (model_type qwen2_vl) reads as "Qwen2-VL …": the
+    title names the model, not the family's θ or section."""
+    from pecli.core.multiaxis.config_preset import preset_from_config
+
+    preset = preset_from_config(_hub("hub__qwen2_vl_7b"))
+    assert preset.title == "Qwen2-VL as the config gives it"

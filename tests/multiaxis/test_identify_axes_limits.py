@@ -15,6 +15,7 @@ import pytest
 
 from pecli.analysis.multiaxis.compare import _same32, compare_to_plan
 from pecli.analysis.multiaxis.reading import read_axes
+from pecli.core.errors import ParameterError
 from pecli.core.multiaxis.mrope import mrope_plan
 
 
@@ -101,3 +102,46 @@ def test_ids_25_apart_read_the_fast_pairs_through_their_aliases():
     np.testing.assert_allclose(reading.omega, omega, rtol=1e-9)
     assert reading.schedule == "shared"
     np.testing.assert_allclose(reading.theta["0"], theta, rtol=1e-6)
+
+
+def _port_pairs(ids: np.ndarray, steps: int) -> tuple[np.ndarray, ...]:
+    """θ 256, D 8: ω = 1, 1/4, 1/16, 1/64 exactly (pairs t t h w); each ω moved ``steps``
+    float32 values, the angles float32 products, cos and sin rounded once to float32."""
+    w = np.array([1, 2**-2, 2**-4, 2**-6], dtype=np.float32)
+    for _ in range(abs(steps)):
+        w = np.nextafter(w, np.float32(np.sign(steps) * np.inf))
+    angles = (ids[:, [0, 0, 1, 2]].astype(np.float32) * w).astype(np.float64)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
+@pytest.mark.parametrize(("steps", "arithmetic"), [(-4, "float32"), (4, "float32"), (5, "none")])
+def test_a_float32_port_s_omega_may_be_four_float32_steps_off_not_five(steps, arithmetic):
+    """A port's own float32 pow may land up to 4 steps either side of the model's ω (exact
+    powers of 2 here); 5 steps off, at ids up to 299, is no arithmetic of the preset."""
+    plan = mrope_plan([2, 1, 1], theta=256.0, head_dim=8)
+    i = np.arange(300.0)
+    ids = np.stack([i, i // 2, 299 - i], axis=1)  # each axis its own positions
+    c, s = _port_pairs(ids, steps)
+    verdict = compare_to_plan(read_axes(c, s, ids, layout="half-split"), plan, ids, (c, s))
+    assert (verdict.matches, verdict.arithmetic) == (arithmetic == "float32", arithmetic)
+    if steps == 4:  # one sin 3 float32 steps off the port's, on one row: past the 2-ulp bound
+        for _ in range(3):
+            s[7, 3] = np.nextafter(s[7, 3], np.float32(2))
+        again = compare_to_plan(read_axes(c, s, ids, layout="half-split"), plan, ids, (c, s))
+        assert again.arithmetic == "none"
+
+
+@pytest.mark.parametrize(
+    ("cos", "sin"),
+    [
+        (np.ones((2, 3)), np.zeros((2, 3))),  # an odd width: a channel without its pair
+        (np.ones((2, 4)), np.zeros((3, 4))),  # rows of cos without their sin
+        (np.ones(4), np.zeros(4)),  # not a table
+    ],
+)
+def test_cos_and_sin_must_be_tables_of_one_even_width(cos, sin):
+    """Channels pair two by two, and each row of cos goes with the same row of sin."""
+    from pecli.analysis.multiaxis.reading import paired_layouts
+
+    with pytest.raises(ParameterError, match="one even width"):
+        paired_layouts(cos, sin)

@@ -368,3 +368,18 @@ def test_a_grid_segment_with_a_side_of_0_is_refused(size):
         mrope_ids([Segment("text", (2,)), Segment("image", size)], model="qwen2-vl")
     assert caught.value.parameter == "tokens"
     assert "grids need T, H, W >= 1" in str(caught.value)
+
+
+@pytest.mark.parametrize("word", ["video:2,4,4,fps=2", "image:1,4,4,s=1", "text:2,gap=1"])
+def test_knobs_other_than_a_videos_s_and_gap_are_refused_when_read(word):
+    """The documented grammar: only video:T,H,W takes ``,s=`` and ``,gap=``; anything else
+    (an unknown knob, a knob on an image or text) is refused by parse_tokens itself."""
+    with pytest.raises(ParameterError, match="s= and gap= on videos only"):
+        parse_tokens(word)
+
+
+@pytest.mark.parametrize("word", ["text:0", "image:1,0,4", "video:2,2,0"])
+def test_a_run_of_no_tokens_is_refused_when_read(word):
+    """Each size is a count of tokens >= 1 (the grammar's rule): a 0 anywhere is refused."""
+    with pytest.raises(ParameterError, match="sizes >= 1"):
+        parse_tokens(word)

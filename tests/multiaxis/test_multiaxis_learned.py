@@ -66,3 +66,42 @@ def test_a_grid_with_an_empty_side_is_refused_and_writes_nothing(run_cli, tmp_pa
         result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", grid, "-o", str(out))
         assert result.exit_code == 2 and "--grid" in result.stderr, (grid, result.output)
         assert result.stderr.count("\n") == 1 and not out.exists()
+
+
+def test_no_room_names_the_whole_tables_bytes(run_cli, tmp_path, monkeypatch):
+    """The room asked for an .npy is tokens x 2 x heads x pairs x itemsize, counted by hand.
+
+    The checkpoint's frequencies are (3 axes, 24 heads, 64 pairs): on a 2x3x4 grid that is
+    24 tokens x 2 (cos, sin) x 1536 angles x 4 bytes (float32) = 294,912 bytes.
+    """
+    import shutil
+
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=100_000))
+    out = tmp_path / "mochi.npy"
+    result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", "2x3x4", "-o", str(out))
+    assert result.exit_code == 1 and "(294912 bytes)" in result.stderr, result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_csv_is_not_held_to_the_npy_room(run_cli, tmp_path, monkeypatch):
+    """Only an .npy's size is known before writing: a CSV target asks no room of the disk."""
+    import shutil
+
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=10))
+    out = tmp_path / "mochi.csv"
+    result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", "1x1x2", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_text().splitlines()[0].split(",")[1536] == "sin_0"
+
+
+def test_the_table_is_written_in_blocks_of_at_most_2_to_the_22_values(run_cli, monkeypatch):
+    """Rows per block: as many whole rows of 2 x 1536 values as fit in 2**22 = 4,194,304,
+    that is 4,194,304 // 3072 = 1365 (the table is never whole in memory)."""
+    from pecli.cli.multiaxis import learned
+
+    asked, blocks = [], learned._blocks
+    monkeypatch.setattr(learned, "_blocks", lambda *args: asked.append(args[3]) or blocks(*args))
+    result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", "1x1x2", "--format", "csv")
+    assert result.exit_code == 0 and asked == [1365]
