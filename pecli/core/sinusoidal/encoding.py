@@ -101,7 +101,10 @@ def positional_encoding(positions: ArrayLike, **encoding: Any) -> np.ndarray:
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    spec = TableSpec.checked(Encoding(**encoding), pos.size)
+    # the reach of start … start + n − 1 is no bound on these positions (it refused 5 zeros
+    # with a scale of 2^55): theirs is not bounded, as a single one's never was (timestep
+    # takes any t); only frequencies that overflow are refused (0·inf)
+    spec = TableSpec.checked(Encoding(**encoding), pos.size, farthest=0.0)
     table = np.empty((pos.size, spec.d), dtype=spec.dtype)
     spec.fill_positions(table, pos)
     return table

@@ -53,9 +53,9 @@ __all__ = ["TableSpec"]
 MAX_ANGLE = 2.0**56
 
 
-def _check_reach(first: float, rows: int, omega: np.ndarray, e: Encoding, scaled: bool) -> None:
-    """Refuse, before any row, a table whose largest angle is past :data:`MAX_ANGLE`."""
-    reach = max(abs(first), abs(first + rows - 1)) * float(np.max(omega, initial=0.0))
+def _check_reach(farthest: float, omega: np.ndarray, e: Encoding, scaled: bool) -> None:
+    """Refuse, before any row, angles past :data:`MAX_ANGLE` at ``|position|`` ``farthest``."""
+    reach = farthest * float(np.max(omega, initial=0.0))
     if not reach <= MAX_ANGLE:
         name, value = ("angle_scale", e.angle_scale) if scaled else ("base", e.base)
         size = f"up to {reach:.3g} radians" if np.isfinite(reach) else "too large to multiply"
@@ -81,9 +81,19 @@ class TableSpec:
 
     @classmethod
     def checked(
-        cls, encoding: Encoding, n: object, start: object = 0, padding_idx: object = None
+        cls,
+        encoding: Encoding,
+        n: object,
+        start: object = 0,
+        padding_idx: object = None,
+        farthest: float | None = None,
     ) -> TableSpec:
-        """Check ``encoding`` for ``n`` rows from ``start`` now, before any row is computed."""
+        """Check ``encoding`` for ``n`` rows from ``start`` now, before any row is computed.
+
+        ``farthest``: the largest ``|position|`` whose angles are checked, instead of those
+        of ``start … start + n − 1`` (:func:`pecli.positional_encoding`, whose positions
+        are any).
+        """
         e = encoding
         rule = resolve_odd_d(e.odd_d, e.pad_odd_d)
         width = check_width(e.d, pad_odd_d=rule != "error")
@@ -93,7 +103,9 @@ class TableSpec:
         factor = None if scale == (1.0, 0.0) else scale
         with np.errstate(over="ignore", invalid="ignore"):  # past reach: refused just below
             omega, residual = frequencies_with_residuals(width, e.base, e.schedule, rule, factor)
-        _check_reach(first, rows, omega, e, factor is not None)
+        if farthest is None:
+            farthest = max(abs(first), abs(first + rows - 1))
+        _check_reach(farthest, omega, e, factor is not None)
         layout_views(np.empty((0, width)), e.layout)  # checks the layout now
         out_dtype = check_table_dtype(e.dtype)
         pad = check_padding_idx(padding_idx, rows)
