@@ -267,3 +267,20 @@ def test_workers_are_one_per_cells_per_worker_cells_up_to_the_cpus_of_this_proce
     for refused in (0, -1, True, 2.0):
         with pytest.raises(ParameterError):
             worker_count(refused, 2**40)
+
+
+@pytest.mark.parametrize(
+    ("n0", "n1", "unit", "parts", "want"),
+    [
+        (0, 100, 10, 4, [(0, 20), (20, 50), (50, 70), (70, 100)]),  # 10 units: 2, 3, 2, 3
+        (5, 103, 10, 4, [(5, 20), (20, 50), (50, 80), (80, 103)]),  # units 0 … 10: 11 of them
+        (0, 30, 10, 8, [(0, 10), (10, 20), (20, 30)]),  # 3 units: 3 parts, not 8
+        (20, 60, 10, 2, [(20, 40), (40, 60)]),  # units 2 … 5: 4 of them, 2 each
+    ],
+)
+def test_rows_are_split_into_near_equal_shares_at_whole_units(n0, n1, unit, parts, want):
+    """The threads' shares, cut by hand: [n0, n1) in `parts` runs of about equal whole units
+    (cuts at units·k // parts, k = 1 … parts − 1), each inner bound a multiple of `unit`."""
+    from pecli.core.threads import split_rows
+
+    assert split_rows(n0, n1, unit, parts) == want
