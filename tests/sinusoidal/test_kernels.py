@@ -284,3 +284,19 @@ def test_rows_are_split_into_near_equal_shares_at_whole_units(n0, n1, unit, part
     from pecli.core.threads import split_rows
 
     assert split_rows(n0, n1, unit, parts) == want
+
+
+def test_the_small_angle_bound_counts_the_frequency_s_residual():
+    """The 32u bound holds only while every angle is below 2^24 (docs/exactness.md). Positions
+    reach |first| + rows + 2·256·64 = 2^24 here, times ω = 1 + 2^-53 (a double-double:
+    1.0 and its residual 2^-53): above 2^24, so the large-angle bound the same page gives,
+    64u + 3·2^-100·θ_max = 2^-47 + 3·2^-76 (u = 2^-53, θ_max = 2^24 in float64)."""
+    from pecli.core.kernels import CONSECUTIVE_BOUND, consecutive_bound
+
+    first = 2.0**24 - 2 * 256 * 64 - 100
+    bound = consecutive_bound(first, 100, np.array([1.0]), np.array([2.0**-53]))
+    assert bound is not CONSECUTIVE_BOUND
+    assert float(bound.absolute) == 2.0**-47 + 3 * 2.0**-76
+    # far positions at a slow frequency: (2^30 + 100 + 32768)·2^-10 < 2^24, still 32u
+    slow = consecutive_bound(2.0**30, 100, np.array([2.0**-10]), np.zeros(1))
+    assert slow is CONSECUTIVE_BOUND
