@@ -85,3 +85,16 @@ def test_add_checks_the_last_position_of_the_whole_input(run_cli, tmp_path):
         "start + n - 1 = 9007199254740993" in result.stderr
         and "(got 9007199254740991)" in result.stderr
     )
+
+
+@pytest.mark.parametrize("order", ["stdin-first", "stdin-second"])
+def test_one_input_from_stdin_is_taken(run_cli, tmp_path, order):
+    """One input at most may be stdin (-), so one alone is read, on either side of diff.
+
+    The table compared with itself is equal (exit 0); only a second "-" is refused."""
+    table = "sin_1,cos_1\n0.0,1.0\n0.8414709848078965,0.5403023058681398\n"
+    (tmp_path / "b.csv").write_text(table)
+    files = ["-", str(tmp_path / "b.csv")]
+    result = run_cli("diff", *(files if order == "stdin-first" else files[::-1]), input=table)
+    assert result.exit_code == 0, result.output
+    assert "equal within the tolerance" in result.stdout

@@ -338,3 +338,10 @@ def test_angles_past_2_to_the_56_are_refused_before_any_row(run_cli, tmp_path, a
 def test_the_largest_position_with_full_turns_is_within_reach(run_cli, tmp_path):
     args = ["compute", "--d", "4", "--n", "2", "--start", str(2**53 - 1), "--full-turns"]
     assert run_cli(*args, "-o", str(tmp_path / "t.npy")).exit_code == 0
+
+
+def test_positions_angles_do_not_depend_on_how_many_there_are():
+    """Five zeros with k = 2^55 have angle 0: rows [sin 0, cos 0] = [0, 1] (by hand), as one
+    zero has. They were refused ("angles up to 1.44e+17"): checked as positions 0 … 4."""
+    got = pecli.positional_encoding([0.0] * 5, d=2, angle_scale=2.0**55, dtype="float64")
+    assert got.tolist() == [[0.0, 1.0]] * 5

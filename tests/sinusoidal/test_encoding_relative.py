@@ -83,3 +83,20 @@ def test_relative_rows_stop_at_2_to_the_24_positions(run_cli, n):
     assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
     assert "'--n': must be an integer from 1 to 16777216 (2^24) with --relative" in (result.stderr)
     assert f"(got {n})" in result.stderr
+
+
+def test_relative_angles_are_bounded_by_the_rows_own_positions(run_cli, tmp_path):
+    """docs/cli.md: --angle-scale is refused only for a largest angle past 2^56. Rows 2 … −2
+    with k = 2^55 reach 2·2^55 = 2^56 exactly: taken, each value sin/cos(p·2^55) (mpmath).
+
+    It was refused ("up to 1.44e+17 radians"): the blocks' rows were checked as positions
+    0 … 4. One position more (n + 1 = 4: 2^57) would be past the bound."""
+    out = tmp_path / "rel.npy"
+    args = ["compute", "--relative", "--d", "2", "--n", "3", "--angle-scale", str(2**55)]
+    result = run_cli(*args, "--dtype", "float64", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    mpmath.mp.dps = 60
+    for row, p in zip(np.load(out), (2, 1, 0, -1, -2), strict=True):
+        angle = mpmath.mpf(p) * 2**55
+        want = [float(mpmath.sin(angle)), float(mpmath.cos(angle))]
+        np.testing.assert_allclose(row, want, rtol=0, atol=2**-52)

@@ -118,13 +118,16 @@ def test_scale_pi_is_the_nerf_paper_form():
         ("π", math.pi),
         ("2 PI", 2 * math.pi),
         ("1e-3", 0.001),
+        # the smallest subnormal 2**-1074 times pi is 3.14... * 2**-1074: rounds to 3 * 2**-1074
+        ("5e-324pi", 3 * 2.0**-1074),
     ],
 )
 def test_parse_scale(text, value):
     assert parse_scale(text) == value
 
 
-@pytest.mark.parametrize("text", ["0", "-1", "pi2", "x", "", "nan", "inf", "2pipi"])
+# 1e308 * pi = 3.1e308 is past the largest double (1.8e308): not a finite value
+@pytest.mark.parametrize("text", ["0", "-1", "pi2", "x", "", "nan", "inf", "2pipi", "1e308pi"])
 def test_parse_scale_refuses(text):
     with pytest.raises(ParameterError) as info:
         parse_scale(text)

@@ -267,3 +267,36 @@ def test_workers_are_one_per_cells_per_worker_cells_up_to_the_cpus_of_this_proce
     for refused in (0, -1, True, 2.0):
         with pytest.raises(ParameterError):
             worker_count(refused, 2**40)
+
+
+@pytest.mark.parametrize(
+    ("n0", "n1", "unit", "parts", "want"),
+    [
+        (0, 100, 10, 4, [(0, 20), (20, 50), (50, 70), (70, 100)]),  # 10 units: 2, 3, 2, 3
+        (5, 103, 10, 4, [(5, 20), (20, 50), (50, 80), (80, 103)]),  # units 0 … 10: 11 of them
+        (0, 30, 10, 8, [(0, 10), (10, 20), (20, 30)]),  # 3 units: 3 parts, not 8
+        (20, 60, 10, 2, [(20, 40), (40, 60)]),  # units 2 … 5: 4 of them, 2 each
+    ],
+)
+def test_rows_are_split_into_near_equal_shares_at_whole_units(n0, n1, unit, parts, want):
+    """The threads' shares, cut by hand: [n0, n1) in `parts` runs of about equal whole units
+    (cuts at units·k // parts, k = 1 … parts − 1), each inner bound a multiple of `unit`."""
+    from pecli.core.threads import split_rows
+
+    assert split_rows(n0, n1, unit, parts) == want
+
+
+def test_the_small_angle_bound_counts_the_frequency_s_residual():
+    """The 32u bound holds only while every angle is below 2^24 (docs/exactness.md). Positions
+    reach |first| + rows + 2·256·64 = 2^24 here, times ω = 1 + 2^-53 (a double-double:
+    1.0 and its residual 2^-53): above 2^24, so the large-angle bound the same page gives,
+    64u + 3·2^-100·θ_max = 2^-47 + 3·2^-76 (u = 2^-53, θ_max = 2^24 in float64)."""
+    from pecli.core.kernels import CONSECUTIVE_BOUND, consecutive_bound
+
+    first = 2.0**24 - 2 * 256 * 64 - 100
+    bound = consecutive_bound(first, 100, np.array([1.0]), np.array([2.0**-53]))
+    assert bound is not CONSECUTIVE_BOUND
+    assert float(bound.absolute) == 2.0**-47 + 3 * 2.0**-76
+    # far positions at a slow frequency: (2^30 + 100 + 32768)·2^-10 < 2^24, still 32u
+    slow = consecutive_bound(2.0**30, 100, np.array([2.0**-10]), np.zeros(1))
+    assert slow is CONSECUTIVE_BOUND

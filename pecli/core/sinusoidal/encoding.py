@@ -102,7 +102,9 @@ def positional_encoding(positions: ArrayLike, **encoding: Any) -> np.ndarray:
     pos = pos.reshape(-1)
     if not np.all(np.isfinite(pos)):
         raise ParameterError("positions", "must all be finite", "non-finite values")
-    spec = TableSpec.checked(Encoding(**encoding), pos.size)
+    # the reach of start … start + n − 1 is no bound on these positions (it refused 5 zeros
+    # with a scale of 2^55): theirs is checked on their own largest |position|
+    spec = TableSpec.checked(Encoding(**encoding), pos.size, farthest=0.0)
     spec.check_reach(pos)
     table = np.empty((pos.size, spec.d), dtype=spec.dtype)
     spec.fill_positions(table, pos)

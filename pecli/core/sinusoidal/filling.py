@@ -46,11 +46,14 @@ from .knobs import (
 __all__ = ["TableSpec"]
 
 
-def _check_reach(first: float, rows: int, omega: np.ndarray, e: Encoding, scaled: bool) -> None:
-    """Refuse, before any row, a table whose largest angle is past 2^56 (:func:`check_reach`)."""
-    reach = max(abs(first), abs(first + rows - 1)) * float(np.max(omega, initial=0.0))
+def _check_reach(farthest: float, omega: np.ndarray, e: Encoding, scaled: bool) -> None:
+    """Refuse, before any row, angles past 2^56 at ``|position|`` ``farthest``.
+
+    The rule is :func:`~pecli.core.angles.check_reach`'s, named after the knob that made
+    the angles large (``angle_scale`` when one is given, else ``base``).
+    """
     name, value = ("angle_scale", e.angle_scale) if scaled else ("base", e.base)
-    check_reach(reach, name, value)
+    check_reach(farthest * float(np.max(omega, initial=0.0)), name, value)
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,19 @@ class TableSpec:
 
     @classmethod
     def checked(
-        cls, encoding: Encoding, n: object, start: object = 0, padding_idx: object = None
+        cls,
+        encoding: Encoding,
+        n: object,
+        start: object = 0,
+        padding_idx: object = None,
+        farthest: float | None = None,
     ) -> TableSpec:
-        """Check ``encoding`` for ``n`` rows from ``start`` now, before any row is computed."""
+        """Check ``encoding`` for ``n`` rows from ``start`` now, before any row is computed.
+
+        ``farthest``: the largest ``|position|`` whose angles are checked, instead of those
+        of ``start … start + n − 1`` (:func:`pecli.positional_encoding`, whose positions
+        are any).
+        """
         e = encoding
         rule = resolve_odd_d(e.odd_d, e.pad_odd_d)
         width = check_width(e.d, pad_odd_d=rule != "error")
@@ -83,7 +96,9 @@ class TableSpec:
         factor = None if scale == (1.0, 0.0) else scale
         with np.errstate(over="ignore", invalid="ignore"):  # past reach: refused just below
             omega, residual = frequencies_with_residuals(width, e.base, e.schedule, rule, factor)
-        _check_reach(first, rows, omega, e, factor is not None)
+        if farthest is None:
+            farthest = max(abs(first), abs(first + rows - 1))
+        _check_reach(farthest, omega, e, factor is not None)
         layout_views(np.empty((0, width)), e.layout)  # checks the layout now
         out_dtype = check_table_dtype(e.dtype)
         pad = check_padding_idx(padding_idx, rows)
