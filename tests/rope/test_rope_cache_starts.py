@@ -215,3 +215,15 @@ def test_two_exact_pairs_pin_a_first_position_far_from_0():
     loose = np.column_stack([z, np.full(64, np.exp(0.5j))])
     omega, err = np.append(omega, 1e-4), np.append(1e-15 * omega, 2e-7)
     assert exact_start(loose, rows, omega, err, 2.0**-49) == 123457
+
+
+def test_a_start_one_pair_pins_only_to_a_few_positions_is_not_guessed():
+    """One usable pair, ω = 0.01 ± 5e-5, phase 6.0 rad (600·ω, by hand). Its phase pins the
+    start only to 600 ± 600·5e-5/0.01 = ± 3 positions: 597 … 603 all reproduce the phase
+    within its error (|k·0.01| ≤ 0.03 rad), so no start is given, though 600 fits exactly.
+    With the error 100 times smaller (± 0.03 positions) the start is 600."""
+    from pecli.analysis.rope.phases import _start
+
+    omega, phi0 = np.array([0.01]), np.array([6.0])
+    assert _start(phi0, omega, np.array([5e-5]), 1e-9) is None
+    assert _start(phi0, omega, np.array([5e-7]), 1e-9) == 600
