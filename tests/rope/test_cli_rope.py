@@ -321,3 +321,18 @@ def test_identify_reads_a_query_temperature_from_three_rows(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     why = [f for f in json.loads(result.stdout)["findings"] if f.startswith("why")]
     assert len(why) == 1 and "s = 1, β = 0.1 " in why[0], why
+
+
+def test_rope_layers_to_a_file_is_announced_unless_quiet(run_cli, tmp_path):
+    """``rope layers -o FILE``: one CSV row per layer (num_hidden_layers 3, θ 10^4 as given),
+    and ``pecli: wrote FILE`` on stderr unless -q (the house rule of every command that
+    writes a file)."""
+    config, out = tmp_path / "config.json", tmp_path / "layers.csv"
+    config.write_text(json.dumps({"num_hidden_layers": 3, "head_dim": 64, "rope_theta": 1e4}))
+    result = run_cli("rope", "layers", str(config), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"pecli: wrote {out}" in result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == 3 and {float(r["theta"]) for r in rows} == {1e4}
+    quiet = run_cli("rope", "layers", str(config), "-o", str(out), "-q")
+    assert quiet.exit_code == 0 and "wrote" not in quiet.stderr, quiet.stderr
