@@ -227,3 +227,14 @@ def test_a_start_one_pair_pins_only_to_a_few_positions_is_not_guessed():
     omega, phi0 = np.array([0.01]), np.array([6.0])
     assert _start(phi0, omega, np.array([5e-5]), 1e-9) is None
     assert _start(phi0, omega, np.array([5e-7]), 1e-9) == 600
+
+
+def test_a_pair_known_to_half_its_value_is_not_used_for_the_start():
+    """ω = 0.001 ± 5e-4 (half its value: it pins no position) and 0.01 ± 1e-12, phases 0.6
+    and 6.0 rad (600·ω, by hand). The slow pair would give 600 ± 300, too wide for the next
+    pair to resolve (300·0.01 = 3 rad > π/2): it is skipped, and the exact pair alone gives
+    600 ± 1e-7 (6.0 < 2π: no turn to resolve)."""
+    from pecli.analysis.rope.phases import _start
+
+    omega, phi0 = np.array([0.001, 0.01]), np.array([0.6, 6.0])
+    assert _start(phi0, omega, np.array([5e-4, 1e-12]), 1e-9) == 600
