@@ -39,12 +39,13 @@ def test_readings_of_one_pair_merge_only_within_their_own_uncertainties():
 def test_the_leading_run_ends_at_a_pair_more_than_3_tolerances_off_the_line():
     """ln ω_j = −1/4 − j/2 for 8 pairs, tolerance 10^-6 each, with pair 5 moved by 3.5 tolerances:
     the line through pairs 0–4 misses it by 3.5·10^-6 > 3·10^-6, so the run is 5; moved by
-    2.5 tolerances it is on the line and all 8 pairs lead."""
+    2.5 tolerances it is on the line and all 8 pairs lead. A line needs 3 pairs to be
+    checked against: pair 3 moved by 3.5 tolerances ends the run at 3."""
     logs = -0.25 - np.arange(8) / 2
     tol = np.full(8, 1e-6)
-    for moved, run in ((3.5e-6, 5), (2.5e-6, 8)):
+    for pair, moved, run in ((5, 3.5e-6, 5), (5, 2.5e-6, 8), (3, 3.5e-6, 3)):
         shifted = logs.copy()
-        shifted[5] += moved
+        shifted[pair] += moved
         assert _leading_run(np.exp(shifted), tol) == run
 
 
