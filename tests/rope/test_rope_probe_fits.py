@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from probe_rotations import interleaved
 
 from pecli.analysis.rope.probe import probe_rope
@@ -150,3 +151,26 @@ def test_an_interleaved_slice_of_unknown_omegas_has_no_sure_width():
     reading = probe_rope(q, post, (p + 1)[:, None])
     assert (reading.pairing.layout, reading.pairing.stop) == ("interleaved", 8)
     assert np.isnan(reading.frequencies.omega).all() and reading.width_sure is False
+
+
+def test_a_baseline_counts_while_its_noise_is_below_a_quarter_turn_of_pi():
+    """Weighted least squares of ψ = ω·b: ω = Σ(b·ψ/σ²) / Σ(b²/σ²), its error 1/√Σ(b²/σ²).
+    Baselines 1, 2, 3 with ψ 0.5, 1.2, 1.5 and noise 0.02, 0.7 and 0.8 rad: 0.7 is below
+    π/4 = 0.785 and counts, 0.8 is above and does not (by hand, float64). Baseline 1's noise
+    is its σ 0.01 plus the float32 angle rounding 2^-23·|ω|·span = 0.01 (ω 0.5, span
+    2^23·0.02)."""
+    from pecli.analysis.rope.probe.omega import Measurements, _refine
+
+    sigma = np.array([[0.01], [0.7], [0.8]])
+    m = Measurements(
+        b=np.array([1.0, 2.0, 3.0]),
+        psi=np.array([[0.5], [1.2], [1.5]]),
+        sigma=sigma,
+        span=np.array([2.0**23 * 0.02, 0.0, 0.0]),
+        zero=np.zeros((0, 1)),
+        zero_sigma=np.zeros((0, 1)),
+    )
+    omega, error, _ = _refine(m, np.array([0]), np.array([0.5]))
+    sbb = 1 / 0.02**2 + 4 / 0.7**2
+    assert omega[0] == pytest.approx((0.5 / 0.02**2 + 2 * 1.2 / 0.7**2) / sbb, rel=1e-12)
+    assert error[0] == pytest.approx(1 / math.sqrt(sbb), rel=1e-12)
