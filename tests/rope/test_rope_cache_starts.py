@@ -238,3 +238,16 @@ def test_a_pair_known_to_half_its_value_is_not_used_for_the_start():
 
     omega, phi0 = np.array([0.001, 0.01]), np.array([0.6, 6.0])
     assert _start(phi0, omega, np.array([5e-4, 1e-12]), 1e-9) == 600
+
+
+@pytest.mark.parametrize(("misses", "start"), [(7.5, 600), (8.5, None)])
+def test_a_pair_missing_the_start_by_more_than_8_of_its_errors_refuses_it(misses, start):
+    """ω = 0.01 and 0.5, each ± 1e-6, phases 600·ω (by hand) but the fast pair's moved by
+    ``misses``·(ε + 600·1e-6): the slow pair gives 600 ± 0.06, the fast one refines it to 600
+    (its move is 0.01 positions). A phase may miss by 8 of its errors (cos and sin rounded,
+    as ROW_TOLERANCE): 7.5 keeps 600, 8.5 gives no start."""
+    from pecli.analysis.rope.phases import _start
+
+    omega, eps = np.array([0.01, 0.5]), 1e-9
+    phi0 = np.angle(np.exp(1j * (600 * omega + [0.0, misses * (eps + 600e-6)])))
+    assert _start(phi0, omega, np.full(2, 1e-6), eps) == start
