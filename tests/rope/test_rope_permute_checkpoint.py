@@ -215,3 +215,13 @@ def test_a_scalar_named_beside_a_projection_has_no_rows(run_cli, tmp_path):
     result = run_cli(*args, "--tensor", "scale", "--tensor", "wq")
     assert result.exit_code == 2 and "(scale 0 rows, wq 64 rows)" in result.output
     assert not out.exists()
+
+
+def test_a_scalar_has_zero_rows_so_heads_of_width_zero():
+    """permute_rows of a 0-d array: no rows, so one head of 0 rows, refused as head_dim 0
+    (not as a row count of 1 that 2 does not divide)."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.rope.permute import permute_rows
+
+    with pytest.raises(ParameterError, match=r"head_dim must be an even integer >= 2 \(got 0\)"):
+        permute_rows(np.array(2.0), 1)
