@@ -174,3 +174,11 @@ def test_a_baseline_counts_while_its_noise_is_below_a_quarter_turn_of_pi():
     sbb = 1 / 0.02**2 + 4 / 0.7**2
     assert omega[0] == pytest.approx((0.5 / 0.02**2 + 2 * 1.2 / 0.7**2) / sbb, rel=1e-12)
     assert error[0] == pytest.approx(1 / math.sqrt(sbb), rel=1e-12)
+
+
+def test_a_gain_within_its_tolerance_of_1_is_no_temperature():
+    """Gains of 1.25 (exact in binary) allowed ± 0.25: 1 is within reach (|1.25 − 1| = 0.25,
+    inclusive: "within tol"), so no temperature; allowed ± 0.125 they are a constant 1.25."""
+    p, gain = np.arange(4.0), np.full(4, 1.25)
+    assert fit_temperature(p, gain, np.full(4, 0.25)) == Temperature("none")
+    assert fit_temperature(p, gain, np.full(4, 0.125)) == Temperature("constant", 1.25)
