@@ -321,3 +321,37 @@ def test_identify_reads_a_query_temperature_from_three_rows(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     why = [f for f in json.loads(result.stdout)["findings"] if f.startswith("why")]
     assert len(why) == 1 and "s = 1, β = 0.1 " in why[0], why
+
+
+def test_rope_layers_to_a_file_is_announced_unless_quiet(run_cli, tmp_path):
+    """``rope layers -o FILE``: one CSV row per layer (num_hidden_layers 3, θ 10^4 as given),
+    and ``pecli: wrote FILE`` on stderr unless -q (the house rule of every command that
+    writes a file)."""
+    config, out = tmp_path / "config.json", tmp_path / "layers.csv"
+    config.write_text(json.dumps({"num_hidden_layers": 3, "head_dim": 64, "rope_theta": 1e4}))
+    result = run_cli("rope", "layers", str(config), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"pecli: wrote {out}" in result.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert len(rows) == 3 and {float(r["theta"]) for r in rows} == {1e4}
+    quiet = run_cli("rope", "layers", str(config), "-o", str(out), "-q")
+    assert quiet.exit_code == 0 and "wrote" not in quiet.stderr, quiet.stderr
+
+
+def test_a_first_pair_at_one_plus_its_tolerance_still_reads_the_ramp():
+    """transformers' Llama 3.1 inv_freq (tests/fixtures/libraries/rope, factor 8, original
+    8192, high_freq_factor 4), as float64 with tolerance 4e-6, pair 0 raised from 1 to
+    1 + 4e-6: within its tolerance, still llama3; one float64 step more is past it, and the
+    ratios are listed as per-pair factors (unknown)."""
+    from library_fixtures import load
+
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    (fixture,) = (f for f in load("rope") if f.name == "llama31_inv_freq")
+    w, tol = fixture.table.astype(np.float64), np.full(fixture.table.size, 4e-6)
+    w[0] = 1 + 4e-6
+    guess = identify_inv_freq(w, tolerance=tol)
+    assert guess.rope_type == "llama3" and guess.parameters["factor"] == 8.0
+    assert guess.parameters["original_max_position_embeddings"] == 8192.0
+    w[0] = np.nextafter(w[0], 2.0)
+    assert identify_inv_freq(w, tolerance=tol).rope_type == "unknown"

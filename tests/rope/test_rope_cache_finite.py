@@ -79,3 +79,20 @@ def test_a_cache_of_no_columns_is_refused_as_no_cache(tmp_path):
     assert "an even number >= 2 of columns" in result.output
     with pytest.raises(ParameterError, match="cos: 3 × 0, sin: 3 × 0"):
         identify_cache(cos=np.ones((3, 0)), sin=np.zeros((3, 0)))
+
+
+@pytest.mark.parametrize(
+    ("shapes", "named"),
+    [
+        (((4, 8), (5, 8)), "cos: 4 × 8, sin: 5 × 8"),
+        (((8,), None), "cos: 8"),
+        (((2, 8), (2, 8)), "cos: 2 × 8, sin: 2 × 8"),
+    ],
+)
+def test_tables_of_two_row_counts_or_one_axis_are_no_cache(shapes, named):
+    """A cache is 2-D, cos and sin of one shape (a row per position), of at least 3 rows: 4
+    cos rows beside 5 sin rows, a vector of 8 values, or 2 rows of 8 columns, is refused as
+    no cache, naming the shapes it got."""
+    cos, sin = (None if s is None else np.full(s, 0.5) for s in shapes)
+    with pytest.raises(ParameterError, match=f"at least 3 rows.*{named}"):
+        identify_cache(cos, sin)

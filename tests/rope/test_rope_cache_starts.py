@@ -215,3 +215,39 @@ def test_two_exact_pairs_pin_a_first_position_far_from_0():
     loose = np.column_stack([z, np.full(64, np.exp(0.5j))])
     omega, err = np.append(omega, 1e-4), np.append(1e-15 * omega, 2e-7)
     assert exact_start(loose, rows, omega, err, 2.0**-49) == 123457
+
+
+def test_a_start_one_pair_pins_only_to_a_few_positions_is_not_guessed():
+    """One usable pair, ω = 0.01 ± 5e-5, phase 6.0 rad (600·ω, by hand). Its phase pins the
+    start only to 600 ± 600·5e-5/0.01 = ± 3 positions: 597 … 603 all reproduce the phase
+    within its error (|k·0.01| ≤ 0.03 rad), so no start is given, though 600 fits exactly.
+    With the error 100 times smaller (± 0.03 positions) the start is 600."""
+    from pecli.analysis.rope.phases import _start
+
+    omega, phi0 = np.array([0.01]), np.array([6.0])
+    assert _start(phi0, omega, np.array([5e-5]), 1e-9) is None
+    assert _start(phi0, omega, np.array([5e-7]), 1e-9) == 600
+
+
+def test_a_pair_known_to_half_its_value_is_not_used_for_the_start():
+    """ω = 0.001 ± 5e-4 (half its value: it pins no position) and 0.01 ± 1e-12, phases 0.6
+    and 6.0 rad (600·ω, by hand). The slow pair would give 600 ± 300, too wide for the next
+    pair to resolve (300·0.01 = 3 rad > π/2): it is skipped, and the exact pair alone gives
+    600 ± 1e-7 (6.0 < 2π: no turn to resolve)."""
+    from pecli.analysis.rope.phases import _start
+
+    omega, phi0 = np.array([0.001, 0.01]), np.array([0.6, 6.0])
+    assert _start(phi0, omega, np.array([5e-4, 1e-12]), 1e-9) == 600
+
+
+@pytest.mark.parametrize(("misses", "start"), [(7.5, 600), (8.5, None)])
+def test_a_pair_missing_the_start_by_more_than_8_of_its_errors_refuses_it(misses, start):
+    """ω = 0.01 and 0.5, each ± 1e-6, phases 600·ω (by hand) but the fast pair's moved by
+    ``misses``·(ε + 600·1e-6): the slow pair gives 600 ± 0.06, the fast one refines it to 600
+    (its move is 0.01 positions). A phase may miss by 8 of its errors (cos and sin rounded,
+    as ROW_TOLERANCE): 7.5 keeps 600, 8.5 gives no start."""
+    from pecli.analysis.rope.phases import _start
+
+    omega, eps = np.array([0.01, 0.5]), 1e-9
+    phi0 = np.angle(np.exp(1j * (600 * omega + [0.0, misses * (eps + 600e-6)])))
+    assert _start(phi0, omega, np.full(2, 1e-6), eps) == start

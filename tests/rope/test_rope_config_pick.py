@@ -55,3 +55,19 @@ def test_an_absolute_rotated_width_sets_the_exponent_except_for_proportional():
     assert proportional.shape == (64,) and reading.rotated == 128
     np.testing.assert_allclose(proportional[:32], 1e4 ** (-2 * k / 128), rtol=1e-15)
     assert not proportional[32:].any()
+
+
+def test_a_lone_label_serves_every_layer_but_two_labels_must_name_the_layers_type():
+    """The layer plan: one rope set (labelled ``main`` here) is taken for every layer, whatever
+    its type; ``main`` beside ``full_attention`` has no set for a sliding layer (only
+    DeepSeek V4's pair ``main`` and ``compress`` maps sliding to main), so it is refused."""
+    from pecli.core.rope.config.plans import layer_plan
+
+    main = {"rope_type": "default", "rope_theta": 1e4}
+    config = {"num_hidden_layers": 2, "head_dim": 64, "rope_parameters": {"main": main}}
+    config["layer_types"] = ["full_attention", "sliding_attention"]
+    rows, _ = layer_plan(config)
+    assert [(r.label, r.theta) for r in rows] == [("main", 1e4), ("main", 1e4)]
+    config["rope_parameters"] = {"main": main, "full_attention": PER_TYPE["full_attention"]}
+    with pytest.raises(ParameterError, match="no rope parameters for layer type 'sliding_"):
+        layer_plan(config)

@@ -203,3 +203,25 @@ def test_one_attention_head_is_a_model():
     assert head_counts({"head_dim": 2, "num_attention_heads": 1}) == (1, 1, 2)
     with pytest.raises(ParameterError, match=r"an even integer >= 2 \(got 0\)"):
         head_counts({"num_attention_heads": 1})
+
+
+def test_a_scalar_named_beside_a_projection_has_no_rows(run_cli, tmp_path):
+    """A 0-d tensor has no rows: named with wq (64 rows) under one --heads it is refused as a
+    tensor of another height, counted as 0 rows (not 1), and nothing is written."""
+    source, out = tmp_path / "in.safetensors", tmp_path / "out.safetensors"
+    wq = FIXTURES["meta_layers.0.attention.wq.weight"]
+    save_file({"scale": np.array(2.0, np.float32), "wq": wq}, str(source))
+    args = ["rope", "permute", "--heads", "4", "--input", str(source), "-o", str(out)]
+    result = run_cli(*args, "--tensor", "scale", "--tensor", "wq")
+    assert result.exit_code == 2 and "(scale 0 rows, wq 64 rows)" in result.output
+    assert not out.exists()
+
+
+def test_a_scalar_has_zero_rows_so_heads_of_width_zero():
+    """permute_rows of a 0-d array: no rows, so one head of 0 rows, refused as head_dim 0
+    (not as a row count of 1 that 2 does not divide)."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.rope.permute import permute_rows
+
+    with pytest.raises(ParameterError, match=r"head_dim must be an even integer >= 2 \(got 0\)"):
+        permute_rows(np.array(2.0), 1)

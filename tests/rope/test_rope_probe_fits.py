@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from probe_rotations import interleaved
 
 from pecli.analysis.rope.probe import probe_rope
@@ -39,12 +40,13 @@ def test_readings_of_one_pair_merge_only_within_their_own_uncertainties():
 def test_the_leading_run_ends_at_a_pair_more_than_3_tolerances_off_the_line():
     """ln ω_j = −1/4 − j/2 for 8 pairs, tolerance 10^-6 each, with pair 5 moved by 3.5 tolerances:
     the line through pairs 0–4 misses it by 3.5·10^-6 > 3·10^-6, so the run is 5; moved by
-    2.5 tolerances it is on the line and all 8 pairs lead."""
+    2.5 tolerances it is on the line and all 8 pairs lead. A line needs 3 pairs to be
+    checked against: pair 3 moved by 3.5 tolerances ends the run at 3."""
     logs = -0.25 - np.arange(8) / 2
     tol = np.full(8, 1e-6)
-    for moved, run in ((3.5e-6, 5), (2.5e-6, 8)):
+    for pair, moved, run in ((5, 3.5e-6, 5), (5, 2.5e-6, 8), (3, 3.5e-6, 3)):
         shifted = logs.copy()
-        shifted[5] += moved
+        shifted[pair] += moved
         assert _leading_run(np.exp(shifted), tol) == run
 
 
@@ -149,3 +151,34 @@ def test_an_interleaved_slice_of_unknown_omegas_has_no_sure_width():
     reading = probe_rope(q, post, (p + 1)[:, None])
     assert (reading.pairing.layout, reading.pairing.stop) == ("interleaved", 8)
     assert np.isnan(reading.frequencies.omega).all() and reading.width_sure is False
+
+
+def test_a_baseline_counts_while_its_noise_is_below_a_quarter_turn_of_pi():
+    """Weighted least squares of ψ = ω·b: ω = Σ(b·ψ/σ²) / Σ(b²/σ²), its error 1/√Σ(b²/σ²).
+    Baselines 1, 2, 3 with ψ 0.5, 1.2, 1.5 and noise 0.02, 0.7 and 0.8 rad: 0.7 is below
+    π/4 = 0.785 and counts, 0.8 is above and does not (by hand, float64). Baseline 1's noise
+    is its σ 0.01 plus the float32 angle rounding 2^-23·|ω|·span = 0.01 (ω 0.5, span
+    2^23·0.02)."""
+    from pecli.analysis.rope.probe.omega import Measurements, _refine
+
+    sigma = np.array([[0.01], [0.7], [0.8]])
+    m = Measurements(
+        b=np.array([1.0, 2.0, 3.0]),
+        psi=np.array([[0.5], [1.2], [1.5]]),
+        sigma=sigma,
+        span=np.array([2.0**23 * 0.02, 0.0, 0.0]),
+        zero=np.zeros((0, 1)),
+        zero_sigma=np.zeros((0, 1)),
+    )
+    omega, error, _ = _refine(m, np.array([0]), np.array([0.5]))
+    sbb = 1 / 0.02**2 + 4 / 0.7**2
+    assert omega[0] == pytest.approx((0.5 / 0.02**2 + 2 * 1.2 / 0.7**2) / sbb, rel=1e-12)
+    assert error[0] == pytest.approx(1 / math.sqrt(sbb), rel=1e-12)
+
+
+def test_a_gain_within_its_tolerance_of_1_is_no_temperature():
+    """Gains of 1.25 (exact in binary) allowed ± 0.25: 1 is within reach (|1.25 − 1| = 0.25,
+    inclusive: "within tol"), so no temperature; allowed ± 0.125 they are a constant 1.25."""
+    p, gain = np.arange(4.0), np.full(4, 1.25)
+    assert fit_temperature(p, gain, np.full(4, 0.25)) == Temperature("none")
+    assert fit_temperature(p, gain, np.full(4, 0.125)) == Temperature("constant", 1.25)
