@@ -139,3 +139,14 @@ def test_past_may_be_2_to_the_30_minus_1_and_no_more():
     with pytest.raises(ParameterError) as error:
         bucket_grid(1, 1, past=1 << 30)
     assert error.value.parameter == "past"
+
+
+def test_causal_buckets_may_be_2():
+    """Causal T5 takes num_buckets from 2 (bidirectional from 4): max_exact = 2 // 2 = 1, so
+    by the HF formula bucket 0 is distance 0 (any j >= i) and every earlier key is bucket 1."""
+    got = relative_position_bucket(
+        [-100, -5, -1, 0, 3], bidirectional=False, num_buckets=2, max_distance=8
+    )
+    assert got.tolist() == [1, 1, 1, 0, 0]
+    with pytest.raises(ParameterError):
+        relative_position_bucket([0], bidirectional=False, num_buckets=1, max_distance=8)
