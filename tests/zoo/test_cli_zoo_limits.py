@@ -118,3 +118,62 @@ def test_read_back_shows_eight_inputs_then_an_ellipsis(run_cli, tmp_path, rows, 
     assert result.exit_code == 0, result.output
     shown = "0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4" + more
     assert result.stdout.splitlines()[-1] == f"inputs x of the {rows} rows: {shown}"
+
+
+@pytest.mark.parametrize("max_bias", [1024, 1024.0, 0.5, 1024.5, 0, True, "8"])
+def test_max_bias_is_a_number_above_0_up_to_1024(max_bias):
+    """max_bias is documented as a number > 0 and <= 1024, 1024 included (a bool or a string
+    is no number). The next-power-of-two series of 3 heads is 2^(-b·(h+1)/4): at b = 1024
+    2^-256, 2^-512, 2^-768 exactly; at b = 1/2, 2^(-1/8), 2^(-1/4), 2^(-3/8) (mpmath)."""
+    from pecli.core.zoo.alibi import alibi_slopes
+
+    if isinstance(max_bias, bool | str) or not 0 < max_bias <= 1024:
+        with pytest.raises(ParameterError) as error:
+            alibi_slopes(3, max_bias=max_bias, variant="next-power-of-two")
+        assert error.value.parameter == "max_bias"
+        return
+    slopes = alibi_slopes(3, max_bias=max_bias, variant="next-power-of-two")
+    with mpmath.workdps(50):
+        exact = [float(mpmath.mpf(2) ** (-mpmath.mpf(max_bias) * h / 4)) for h in (1, 2, 3)]
+    assert slopes.tolist() == exact
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "num"),
+    [
+        (0.0, 1.0, 1),
+        (0.0, 1.0, 1 << 24),
+        (0.0, 1.0, 0),
+        (0.0, 1.0, (1 << 24) + 1),
+        (-math.inf, 1.0, 3),
+        (0.0, math.nan, 3),
+    ],
+)
+def test_timestep_linspace_takes_finite_ends_and_1_to_2_to_the_24_values(start, stop, num):
+    """--linspace START STOP NUM: finite ends and NUM 1 to 2^24, both ends included (its help).
+    NUM = 1 is START alone; NUM = 2^24 runs 0 … 1 in steps of 1/(2^24 - 1)."""
+    from pecli.cli.zoo.timestep import read_values
+
+    if not (math.isfinite(start) and math.isfinite(stop) and 1 <= num <= 1 << 24):
+        with pytest.raises(ParameterError) as error:
+            read_values(None, None, (start, stop, num), 1)
+        assert error.value.parameter == "linspace"
+        return
+    x = read_values(None, None, (start, stop, num), 1)
+    assert x.size == num and x[0] == 0.0 and x[-1] == (1.0 if num > 1 else 0.0)
+    assert num == 1 or x[1] == 1 / ((1 << 24) - 1)
+
+
+@pytest.mark.parametrize(
+    ("padding", "rows"), [(None, [[0, 1, 2]]), ("1,0", [[0, 0, 1], [0, 1, 2]])]
+)
+def test_alibi_head_of_a_batch_is_that_heads_row_of_each_sequence(run_cli, padding, rows):
+    """BLOOM's key-only m·(cumsum(mask) - 1)·mask, 4 heads of max_bias 8 (press): head 2's
+    slope is 2^-6. Left padding 1 masks key 0 of sequence 0: its positions are 0, 0, 1."""
+    args = ["alibi", "bias", "--heads", "4", "--n", "3", "--convention", "bloom", "--head", "2"]
+    extra = ["--left-padding", padding] if padding else []
+    result = run_cli(*args, *extra, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    got = list(csv.reader(io.StringIO(result.stdout)))
+    assert got[0] == ["key_0", "key_1", "key_2"]
+    assert [[float(v) for v in row] for row in got[1:]] == [[p * 2**-6 for p in r] for r in rows]

@@ -225,3 +225,12 @@ def test_float32_blocks_reuse_four_buffers_in_turn():
     for b, block in enumerate(taken):
         shared = [c for c in range(12) if np.shares_memory(block, taken[c])]
         assert shared == list(range(b % 4, 12, 4))
+
+
+def test_default_blocks_hold_whole_heads_of_at_most_2_to_the_20_values():
+    """The documented bound: a block is whole heads of at most 2^20 values (4 MB of float32).
+    BLOOM's key-only rows of 2^18 keys: 4 heads a block, 8 heads in 2; head 0's m = 2^-1."""
+    shape, blocks = alibi_bias_blocks(exact_slopes(8), 1 << 18, convention="bloom")
+    first = next(blocks)
+    assert shape == (8, 1, 1 << 18) and first.shape == (4, 1, 1 << 18)
+    assert first[0, 0, :5].tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]

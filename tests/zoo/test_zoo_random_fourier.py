@@ -270,3 +270,15 @@ def test_a_table_off_by_exactly_the_tolerance_is_still_read(off, matched):
     reading = read_fourier_table(table, w)
     assert (reading.matched, reading.tolerance) == (matched, 1e-4)
     assert reading.residual >= off and (reading.residual == off or not matched)
+
+
+def test_log_refusal_names_the_smallest_value_not_the_largest(run_cli, tmp_path):
+    """ln needs x > 0: of 2, −3, 5 the value to show is the offending −3 (the smallest), never
+    5, which ln takes fine."""
+    (fixture,) = [f for f in RFF if f.name == "rff_diffusers_gaussian"]
+    path = str(ROOT / "timesteps" / fixture.params["checkpoint"])
+    out = tmp_path / "x.csv"
+    result = run_cli("random-fourier", path, "--log", "-o", str(out), "--", "2", "-3", "5")
+    assert result.exit_code == 2 and "'--log'" in result.stderr, result.stderr
+    assert "(got -3.0)" in result.stderr and "5.0" not in result.stderr
+    assert not out.exists()

@@ -139,3 +139,19 @@ def test_past_may_be_2_to_the_30_minus_1_and_no_more():
     with pytest.raises(ParameterError) as error:
         bucket_grid(1, 1, past=1 << 30)
     assert error.value.parameter == "past"
+
+
+def test_causal_buckets_may_be_2_and_bidirectional_4():
+    """Causal T5 takes num_buckets from 2, bidirectional from 4: max_exact = 1 in both, so by
+    the HF formula causal bucket 0 is any j >= i and every earlier key bucket 1; bidirectional
+    halves 4 to 2 per side: 0 at j = i, 1 before it, 2 + 1 = 3 after it."""
+    got = relative_position_bucket(
+        [-100, -5, -1, 0, 3], bidirectional=False, num_buckets=2, max_distance=8
+    )
+    assert got.tolist() == [1, 1, 1, 0, 0]
+    both = relative_position_bucket([-9, -1, 0, 1, 9], num_buckets=4, max_distance=8)
+    assert both.tolist() == [1, 1, 0, 3, 3]
+    with pytest.raises(ParameterError):
+        relative_position_bucket([0], bidirectional=False, num_buckets=1, max_distance=8)
+    with pytest.raises(ParameterError):
+        relative_position_bucket([0], num_buckets=3, max_distance=8)

@@ -29,3 +29,28 @@ def test_one_row_rounding_to_0_refuses_the_table(run_cli, tmp_path, offset, posi
     assert result.exit_code == 2, result.output
     assert "'--offset'" in result.stderr and "above 0 in float32" in result.stderr
     assert not out.exists()
+
+
+#: Half of each dtype's smallest subnormal: a positive value at or below it rounds to 0.
+HALF_TINIEST = {"float16": Fraction(1, 2**25), "float32": Fraction(1, 2**150)}
+HALF_TINIEST["float64"] = Fraction(1, 2**1075)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "position"),
+    # one row after 2p + 1 tokens sits at p (torchscale); (2/7)^p < 2^-25 from p = 14,
+    # < 2^-150 from p = 83, < 2^-1075 from p = 595 (p·log2 3.5 against the exponent)
+    [("float16", 14), ("float16", 83), ("float16", 595), ("float32", 83), ("float32", 595)],
+)
+def test_an_underflow_offers_only_a_wider_dtype_that_keeps_the_scale(run_cli, dtype, position):
+    """The refusal offers a wider dtype only if (2/7)^p stays above 0 in it (exact rationals)."""
+    exact = Fraction(2, 7) ** position
+    assert exact < HALF_TINIEST[dtype]
+    size = np.dtype(dtype).itemsize
+    wider = [n for n in ("float32", "float64") if np.dtype(n).itemsize > size]
+    wider = [n for n in wider if exact > HALF_TINIEST[n]]
+    offer = f", or --dtype {'/'.join(wider)})" if wider else " or a larger --scale-base)"
+    args = ("--head-dim", "2", "--n", "1", "--scale-base", "1", "--offset", str(2 * position + 1))
+    result = run_cli("xpos", *args, "--dtype", dtype, "-o", "-")
+    assert result.exit_code == 2 and f"above 0 in {dtype}" in result.stderr, result.stderr
+    assert offer + " (got" in result.stderr, result.stderr
