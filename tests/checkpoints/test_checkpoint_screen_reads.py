@@ -30,3 +30,22 @@ def test_a_tensor_that_fails_the_screen_is_read_on_its_first_64_rows_and_columns
     h = 100 // 2  # the transposed reading: 100 components, rows 0, 1, h, h + 1 of it
     four_rows = {((r, r + 1), (0, 64)) for r in (0, 1, h, h + 1)}
     assert reads[0] == first_rows and set(reads[1:]) == four_rows and len(reads) == 5
+
+
+def test_finiteness_is_judged_on_every_row_of_any_width_and_dtype():
+    """Finite means finite in the stored dtype: 1e300 is a finite float64 (not float32's inf),
+    bfloat16's inf is inf; a row wider than the 2^20-value block is still judged, whole."""
+    import ml_dtypes
+
+    from pecli.analysis.checkpoints.scan import _finite
+
+    assert _finite(np.full((3, 4), 1e300))
+    wide = np.zeros((2, 2**20 + 2), np.float16)
+    assert _finite(wide)
+    wide[1, -1] = np.inf
+    assert not _finite(wide)
+    wide[1, -1], wide[0, 0] = 0, -np.inf  # the first row too
+    assert not _finite(wide)
+    b16 = np.zeros((70, 8), ml_dtypes.bfloat16)
+    b16[69, 7] = np.inf
+    assert not _finite(b16)
