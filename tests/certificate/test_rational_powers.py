@@ -151,3 +151,25 @@ def test_a_double_double_exactly_on_a_midpoint_stays_undecided_at_256_bits():
     out = np.empty(1, np.float32)
     with pytest.raises(RuntimeFailure, match=r"undecided at 256 bits"):
         rounded_sum(np.array([1 + 2.0**-24]), np.array([0.0]), out)
+
+
+def test_the_power_margin_holds_the_working_precisions_roundings(monkeypatch):
+    """Run first at 40 bits (patched), mpmath's base ``a/b`` and exponent ``q = p/γ`` are each
+    rounded by 2^-40: ``(a/b)^q`` moves by about ``q·2^-40`` relative, 2^-30 at ``q`` near
+    1000, more than the 2^-32 slack kept for mpmath's own error. The margin must hold it (the
+    documented ``|q|·2^-prec``): every value still equals mpmath's at 300 bits, rounded."""
+    from pecli.core.certificate import fallback
+
+    monkeypatch.setattr(fallback, "PRECISIONS", (40, 256))
+    rng = np.random.default_rng(7)
+    b = rng.integers(5_000, 20_000, 400)
+    a, p, gamma = b + rng.integers(1, 9, 400), rng.integers(50, 300, 400), 0.1
+    got = power_exact((a, b), (p, gamma), np.float32)
+    with mpmath.workprec(300):
+        want = [
+            rounded(
+                (mpmath.mpf(int(x)) / int(y)) ** (mpmath.mpf(int(k)) / mpmath.mpf(gamma)), "float32"
+            )
+            for x, y, k in zip(a, b, p, strict=True)
+        ]
+    assert got.tolist() == want
