@@ -173,3 +173,32 @@ def test_the_power_margin_holds_the_working_precisions_roundings(monkeypatch):
             for x, y, k in zip(a, b, p, strict=True)
         ]
     assert got.tolist() == want
+
+
+@pytest.mark.parametrize("x", [0.0, 1.0, -0.75, 2.0**-149, 2.0**-126, 2.0**127, 3 * 2.0**-140])
+def test_correctly_rounded_keeps_a_value_the_dtype_holds(x):
+    """0, 1 and float32 numbers (normal, subnormal, powers of two) round to themselves."""
+    from pecli.core.certificate import correctly_rounded
+
+    assert np.float32(x) == x  # held by float32, by construction
+    with mpmath.workprec(200):
+        assert correctly_rounded(mpmath.mpf(x), np.float32) == x
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        (1.5 * 2.0**-149, 2.0**-148),  # subnormal tie on the fixed quantum 2^-149: to even, 2
+        (2.5 * 2.0**-149, 2.0**-148),  # 2.5 quanta: to even, 2
+        (2.0**-150, 0.0),  # half the smallest subnormal: to even, 0
+        (640.25 * 2.0**-149, 640 * 2.0**-149),  # a quarter quantum above 640 (2^9 + 2^7): down
+        (1 + 3 * 2.0**-24, 1 + 2.0**-22),  # 1.5 steps of 2^-23 above 1: to even, 2 steps
+    ],
+)
+def test_correctly_rounded_ties_to_even_on_the_subnormal_quantum(x, expected):
+    """By hand: float32's subnormals are multiples of 2^-149; normal numbers in [1, 2) of
+    2^-23. A value halfway between two goes to the one with an even count."""
+    from pecli.core.certificate import correctly_rounded
+
+    with mpmath.workprec(200):
+        assert correctly_rounded(mpmath.mpf(x), np.float32) == expected
