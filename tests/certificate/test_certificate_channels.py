@@ -173,3 +173,15 @@ def test_a_device_output_gets_no_certificate_line_from_any_writer(run_cli, args)
     slopes used to say the certificate there)."""
     result = run_cli(*args, "-o", "/dev/null")
     assert result.exit_code == 0 and "correctly rounded" not in result.output, result.output
+
+
+def test_scaled_is_the_documented_sum_of_two_products_and_the_factor_1_leaves_values():
+    """``scaled(v, (hi, lo)) = fl(fl(v·hi) + fl(v·lo))`` (by hand: powers of two, exact);
+    the factor ``(1, 0)`` leaves the values as they are (the same array, not a copy)."""
+    from pecli.core.certificate.products import scaled
+
+    v = np.array([0.5, -1.0, 3.0])
+    assert scaled(v, (1.0, 0.0)) is v
+    assert scaled(v, (1.0, 1.0)).tolist() == [1.0, -2.0, 6.0]  # v·1 + v·1
+    assert scaled(v, (2.0, 0.25)).tolist() == [1.125, -2.25, 6.75]
+    assert scaled(v, (0.0, 0.0)).tolist() == [0.0, -0.0, 0.0]

@@ -139,3 +139,66 @@ def test_fill_turns_writes_the_factor_rounded_once_at_quarter_turns(dtype, facto
     fill_turns((sin, cos), np.array([0.0, 2.5, 5.0, 7.5]), Fraction(1, 5), (0.6, 0.0), factor)
     assert sin.tolist() == [0.0, f, 0.0, -f]
     assert cos.tolist() == [f, 0.0, -f, 0.0]
+
+
+def test_a_double_double_exactly_on_a_midpoint_stays_undecided_at_256_bits():
+    """Why rational ties need integers: a double-double sum is known to 2^-100 only, so the
+    float32 midpoint 1 + 2^-24 (tail 0) is undecided at 128 bits and at the last, 256 bits
+    (the module's documented working precisions); the error names the last one."""
+    from pecli.core.certificate import rounded_sum
+    from pecli.core.errors import RuntimeFailure
+
+    out = np.empty(1, np.float32)
+    with pytest.raises(RuntimeFailure, match=r"undecided at 256 bits"):
+        rounded_sum(np.array([1 + 2.0**-24]), np.array([0.0]), out)
+
+
+def test_the_power_margin_holds_the_working_precisions_roundings(monkeypatch):
+    """Run first at 40 bits (patched), mpmath's base ``a/b`` and exponent ``q = p/γ`` are each
+    rounded by 2^-40: ``(a/b)^q`` moves by about ``q·2^-40`` relative, 2^-30 at ``q`` near
+    1000, more than the 2^-32 slack kept for mpmath's own error. The margin must hold it (the
+    documented ``|q|·2^-prec``): every value still equals mpmath's at 300 bits, rounded."""
+    from pecli.core.certificate import fallback
+
+    monkeypatch.setattr(fallback, "PRECISIONS", (40, 256))
+    rng = np.random.default_rng(7)
+    b = rng.integers(5_000, 20_000, 400)
+    a, p, gamma = b + rng.integers(1, 9, 400), rng.integers(50, 300, 400), 0.1
+    got = power_exact((a, b), (p, gamma), np.float32)
+    with mpmath.workprec(300):
+        want = [
+            rounded(
+                (mpmath.mpf(int(x)) / int(y)) ** (mpmath.mpf(int(k)) / mpmath.mpf(gamma)), "float32"
+            )
+            for x, y, k in zip(a, b, p, strict=True)
+        ]
+    assert got.tolist() == want
+
+
+@pytest.mark.parametrize("x", [0.0, 1.0, -0.75, 2.0**-149, 2.0**-126, 2.0**127, 3 * 2.0**-140])
+def test_correctly_rounded_keeps_a_value_the_dtype_holds(x):
+    """0, 1 and float32 numbers (normal, subnormal, powers of two) round to themselves."""
+    from pecli.core.certificate import correctly_rounded
+
+    assert np.float32(x) == x  # held by float32, by construction
+    with mpmath.workprec(200):
+        assert correctly_rounded(mpmath.mpf(x), np.float32) == x
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        (1.5 * 2.0**-149, 2.0**-148),  # subnormal tie on the fixed quantum 2^-149: to even, 2
+        (2.5 * 2.0**-149, 2.0**-148),  # 2.5 quanta: to even, 2
+        (2.0**-150, 0.0),  # half the smallest subnormal: to even, 0
+        (640.25 * 2.0**-149, 640 * 2.0**-149),  # a quarter quantum above 640 (2^9 + 2^7): down
+        (1 + 3 * 2.0**-24, 1 + 2.0**-22),  # 1.5 steps of 2^-23 above 1: to even, 2 steps
+    ],
+)
+def test_correctly_rounded_ties_to_even_on_the_subnormal_quantum(x, expected):
+    """By hand: float32's subnormals are multiples of 2^-149; normal numbers in [1, 2) of
+    2^-23. A value halfway between two goes to the one with an even count."""
+    from pecli.core.certificate import correctly_rounded
+
+    with mpmath.workprec(200):
+        assert correctly_rounded(mpmath.mpf(x), np.float32) == expected

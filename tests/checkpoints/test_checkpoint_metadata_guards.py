@@ -60,3 +60,30 @@ def test_the_largest_difference_is_reported_with_its_cell():
     table[0, 2] = 0.125  # sin 0 = 0 stored as 0.125: off by less
     said = check_metadata(table, meta)
     assert said == "disagrees: values differ by up to 0.25 (row 0, column 5)"
+
+
+def _scan_with(metadata: dict[str, str]):
+    from types import SimpleNamespace
+
+    from pecli.analysis.checkpoints.scan import scan_tensors
+
+    table = np.array([[0.0, 1.0] * 4], dtype=np.float32)  # position 0: sin 0, cos 0 (exact)
+    table = np.repeat(table, 4, axis=0)  # a table whose rows all say position 0: no match
+    head = SimpleNamespace(key="pe", shape=table.shape, dtype="float32")
+    tensors = {"pe": table}
+    found = scan_tensors(
+        [head], part=lambda k, i: tensors[k][i], load=tensors.get, metadata=metadata
+    )
+    return found[0]
+
+
+def test_metadata_is_checked_only_when_pecli_wrote_it_for_that_tensor():
+    """Only pecli's own metadata (``pecli_version``) naming this tensor (``key``) is checked.
+
+    A checkpoint's metadata written by someone else, or by pecli about another tensor, says
+    nothing about this one: no metadata verdict is given at all.
+    """
+    assert _scan_with(_meta()).metadata.startswith("disagrees")  # pecli's, for "pe": checked
+    others = {k: v for k, v in _meta().items() if k != "pecli_version"}
+    assert _scan_with(others).metadata == ""  # the same words, not pecli's: not checked
+    assert _scan_with(_meta(key="bias")).metadata == ""  # pecli's, for another tensor

@@ -103,3 +103,33 @@ def test_a_signal_before_any_command_ends_the_process_with_128_plus_it(signum):
     )
     done = subprocess.run([sys.executable, "-c", code], timeout=60, check=False)
     assert done.returncode == 128 + signum
+
+
+def test_a_signal_before_the_rename_leaves_later_signals_raising(monkeypatch):
+    """Signals are only recorded once a file has replaced its old version (pecli.io.guard):
+    a signal that stops the rename replaces nothing, so the next one still interrupts."""
+    from pecli.io import guard
+
+    monkeypatch.setitem(guard._received, "signal", 15)
+    monkeypatch.setitem(guard._committed, "held", False)
+    renamed = []
+    with pytest.raises(KeyboardInterrupt):
+        guard._commit(lambda: renamed.append(True))
+    assert renamed == []
+    with pytest.raises(KeyboardInterrupt):
+        guard._interrupt(2, None)
+    assert guard._received["signal"] == 2
+
+
+def test_after_the_rename_a_signal_is_only_recorded(monkeypatch):
+    """Once a file has replaced its old version, a signal is recorded, not raised: the run
+    goes on to say what it wrote (pecli.io.guard), here without any signal before."""
+    from pecli.io import guard
+
+    monkeypatch.setitem(guard._received, "signal", 0)
+    monkeypatch.setitem(guard._committed, "held", False)
+    renamed = []
+    guard._commit(lambda: renamed.append(True))
+    assert renamed == [True]
+    guard._interrupt(15, None)  # no KeyboardInterrupt
+    assert guard._received["signal"] == 15

@@ -93,3 +93,28 @@ def test_a_csv_size_estimate_counts_the_header_as_write_table_does_by_default():
     args = ("csv", (10, 2), np.dtype("float64"))
     assert table_bytes(*args, sample=sample, columns=["a", "b"]) == 94
     assert table_bytes(*args, sample=sample, columns=["a", "b"], header=False) == 90
+
+
+def test_write_streamed_says_a_plain_line_unless_asked_for_json(tmp_path, capsys):
+    """Called without ``as_json``, the writer says the documented plain ``pecli: wrote NAME``
+    line (silenced by ``quiet``), not a JSON object; the CSV is the block, written by hand."""
+    from pecli.io.targets import write_streamed
+
+    block = np.array([[0.5, 1.0], [0.25, -2.0]], np.float32)
+    for quiet in (False, True):
+        out = tmp_path / f"t{quiet}.csv"
+        write_streamed(
+            [block],
+            output=str(out),
+            fmt="csv",
+            shape=(2, 2),
+            dtype=np.dtype(np.float32),
+            columns=["a", "b"],
+            header=True,
+            quiet=quiet,
+            description="t",
+            size=None,
+        )
+        assert out.read_text() == "a,b\n0.5,1.0\n0.25,-2.0\n"
+        said = capsys.readouterr().err
+        assert said == ("" if quiet else f"pecli: wrote {out}\n")

@@ -183,3 +183,14 @@ def test_a_read_asks_at_most_64_mib_of_each_call(monkeypatch):
     monkeypatch.setattr(bounded.os, "preadv", preadv)
     assert bounded.read_into(7, np.empty(2**26 + 1, np.uint8), 100)
     assert asked == [(7, [2**26], 100), (7, [1], 100 + 2**26)]
+
+
+def test_a_header_wider_than_as_many_rows_as_it_names_is_refused():
+    """A header of 3 names over 3 rows of 2 numbers: every line must have the first line's
+    cell count (3), the second line has 2 (lines counted from 1)."""
+    from pecli.io.reading.csv_text import parse_csv
+
+    with pytest.raises(ParameterError) as error:
+        parse_csv("a,b,c\n1,2\n3,4\n5,6\n", "--input")
+    assert error.value.rule.startswith("must have the same number of cells on every CSV line (3")
+    assert "2 cells on line 2" in str(error.value)

@@ -135,6 +135,10 @@ def test_rows_are_read_alone_and_written_files_read_back(tmp_path):
             assert np.array_equal(handle.read("w", slice(2, 4)), tensors["w"][2:4])
     with safe_open(str(tmp_path / "ours.safetensors"), "np") as handle:
         assert handle.metadata() == {"k": "v"}
+    with SafetensorsFile(str(tmp_path / "lib.safetensors"), parameter="f") as handle:
+        # rows of an axis the tensor does not have: the tensor whole (0-d, then 1-d)
+        assert handle.read("scalar", slice(0, 1), axis=0).tolist() == 2.5
+        assert handle.read("big_endian", slice(0, 1), axis=1).tolist() == [0, 1, 2, 3]
 
 
 def test_blocks_that_do_not_fill_the_shape_leave_no_file(tmp_path):
