@@ -85,14 +85,14 @@ def test_a_cache_of_no_columns_is_refused_as_no_cache(tmp_path):
     ("shapes", "named"),
     [
         (((4, 8), (5, 8)), "cos: 4 × 8, sin: 5 × 8"),
-        (((8,), None), "cos: 8"),
+        (((8,), None), r"\(got '8'\)"),  # one table: its shape alone (no cos label)
         (((2, 8), (2, 8)), "cos: 2 × 8, sin: 2 × 8"),
     ],
 )
 def test_tables_of_two_row_counts_or_one_axis_are_no_cache(shapes, named):
     """A cache is 2-D, cos and sin of one shape (a row per position), of at least 3 rows: 4
     cos rows beside 5 sin rows, a vector of 8 values, or 2 rows of 8 columns, is refused as
-    no cache, naming the shapes it got."""
+    no cache, naming the shapes it got (one table's without a name: it may be [cos | sin])."""
     cos, sin = (None if s is None else np.full(s, 0.5) for s in shapes)
     with pytest.raises(ParameterError, match=f"at least 3 rows.*{named}"):
         identify_cache(cos, sin)

@@ -50,15 +50,19 @@ def test_left_padding_takes_at_most_4096_sequences(run_cli, tmp_path, sequences,
 
 def test_a_batch_of_exactly_2_to_the_26_values_is_allowed():
     """The batch's tensor must stay *within* 2^26 values: 2 sequences of 2 heads of 2^24 keys
-    are allowed, one key more is refused (checked before any row is built)."""
+    are allowed, a third sequence is refused (checked before any row is built); one key more
+    is past one sequence's own bound, 2^24 keys, and refused as --n's."""
     from pecli.cli.zoo.alibi import _masks
     from pecli.core.zoo.alibi.records import ALIBI_CONVENTIONS
 
     bloom = ALIBI_CONVENTIONS["bloom"]
-    assert _masks("0,0", 1 << 24, bloom, 2) == [None, None]
+    assert _masks("0,0", 1 << 24, bloom, 2, None) == [None, None]
     with pytest.raises(ParameterError) as error:
-        _masks("0,0", (1 << 24) + 1, bloom, 2)
-    assert error.value.parameter == "left_padding" and "2 sequences" in str(error.value)
+        _masks("0,0,0", 1 << 24, bloom, 2, None)
+    assert error.value.parameter == "left_padding" and "3 sequences" in str(error.value)
+    with pytest.raises(ParameterError) as error:
+        _masks("0,0", (1 << 24) + 1, bloom, 2, None)
+    assert error.value.parameter == "n"
 
 
 @pytest.mark.parametrize("padding", ["\u00b2", "\u0663"])  # superscript 2, Arabic-Indic 3

@@ -175,15 +175,12 @@ def bias_command(
     """
     from ...core.zoo.alibi import exact_slopes
     from ...core.zoo.alibi.blocks import alibi_bias_blocks
-    from ...core.zoo.alibi.rules import check_bias
 
     record = ALIBI_CONVENTIONS[convention.value]
     kind = out.check()
     slopes = exact_slopes(heads, max_bias=max_bias, variant=variant.value)
-    built = heads if head is None else 1  # --head: that head alone is built
-    check_bias(built, n, queries, record.name, None)  # the sizes first: a bad --n is named
     slopes.rounded(out.dtype)  # refuses a slope of 0 or a subnormal in --dtype
-    masks = _masks(left_padding, n, record, built)
+    masks = _masks(left_padding, n, record, heads if head is None else 1, queries)
     pick = _select(heads, head, kind, record, batch=len(masks))
     slopes = slopes if head is None else slopes.pick(head, head + 1)  # one head: built alone
     dtype = np.dtype(out.dtype)
@@ -223,12 +220,18 @@ def _select(heads: int, head: int | None, kind: str, record: AlibiConvention, ba
     return (lambda b: b[:, 0, :]) if kind == "csv" else (lambda b: b)
 
 
-def _masks(text: str, n: int, record: AlibiConvention, rows: int) -> list[list[int] | None]:
+def _masks(
+    text: str, n: int, record: AlibiConvention, rows: int, queries: int | None
+) -> list[list[int] | None]:
     """``"3,0"``: each sequence's attention mask (None: no padding), at most 4096 sequences.
 
-    ``rows`` key rows of ``n`` values are built per sequence: the batch keeps the tensor
-    within 2^26 values, as one sequence's is (refused before any is built).
+    ``rows`` heads of ``n`` keys (and ``queries``) are built per sequence: one sequence's
+    sizes are checked first (a bad ``--n`` is named, not what CSV needs), and the batch keeps
+    the tensor within 2^26 values, as one sequence's is (refused before any is built).
     """
+    from ...core.zoo.alibi.rules import check_bias
+
+    check_bias(rows, n, queries, record.name, None)
     words = str(text).replace(" ", "").split(",")
     if not all(w.isascii() and w.isdigit() for w in words) or len(words) > 4096:
         rule = "must be whole numbers of padded keys, one per sequence, comma-separated (3,0)"
