@@ -156,7 +156,8 @@ def _check(w: np.ndarray) -> np.ndarray:
     rule = "must hold one inv_freq vector: >= 3 finite numbers >= 0, the first > 0"
     if w.ndim != 1 or w.size < 3:
         raise ParameterError("file", rule, f"shape {w.shape}")
-    bad = ~np.isfinite(w) | (w < 0) | (np.arange(w.size) == 0) & (w <= 0)
+    bad = ~np.isfinite(w) | (w < 0)
+    bad[0] |= not w[0] > 0
     if bad.any():
         at = int(np.argmax(bad))
         raise ParameterError("file", rule, f"inv_freq[{at}] = {w[at]:g}")

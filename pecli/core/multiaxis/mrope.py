@@ -124,16 +124,17 @@ class Segment:
         return {name: value for name, value in given.items() if value is not None}
 
 
-#: The most tokens and patches (before the spatial merge) a layout may hold: 2^24, 16 times
-#: the longest context of the Qwen-VL models, and ids of at most 400 MB.
-MAX_TOKENS = 1 << 24
+#: The most tokens and patches (before the spatial merge) a token layout may hold: 2^24, 16
+#: times the longest context of the Qwen-VL models, and ids of at most 400 MB, built whole
+#: (a grid's ids stream, up to :data:`pecli.core.multiaxis.ids.MAX_TOKENS`).
+MAX_LAYOUT_TOKENS = 1 << 24
 _SEGMENT = re.compile(r"(text|image|video):([0-9,]+)((?:,[a-z]+=[0-9.e+-]+)*)$")
 
 
 def parse_tokens(text: str) -> list[Segment]:
     """``"text:5 image:1,8,12 text:3 video:4,8,12,s=1.0,gap=2 text:2"`` as segments.
 
-    At most :data:`MAX_TOKENS` tokens and patches in all (the timestamp tokens of ``gap``
+    At most :data:`MAX_LAYOUT_TOKENS` tokens and patches in all (the timestamp tokens of ``gap``
     included), refused before any array is made.
 
     Examples
@@ -160,8 +161,8 @@ def parse_tokens(text: str) -> list[Segment]:
     if not segments:
         raise ParameterError("tokens", "must name at least one segment", text)
     total = sum(math.prod(s.size) + (s.gap or 0) * (s.size[0] - 1) for s in segments)
-    if total > MAX_TOKENS:  # before any array: the ids alone take 24 bytes a token
-        rule = f"must hold at most 2^24 = {MAX_TOKENS:,} tokens and patches in all"
+    if total > MAX_LAYOUT_TOKENS:  # before any array: the ids alone take 24 bytes a token
+        rule = f"must hold at most 2^24 = {MAX_LAYOUT_TOKENS:,} tokens and patches in all"
         raise ParameterError("tokens", rule, f"{total:,}")
     return segments
 

@@ -253,7 +253,7 @@ def summary(data: dict[str, Any]) -> list[str]:
         f"{data['storage']}",
         "rope: " + {True: "yes", False: "no (NoPE)", None: "not explained"}[data["rope"]],
     ]
-    if data["verdict"].startswith("not determined"):  # unchanged where RoPE changes nothing
+    if data["verdict"] == UNDETERMINED:  # unchanged where RoPE changes nothing
         lines[1] = "rope: not determined"
     if data["pairing"]:
         start, stop = data["rotated_channels"]

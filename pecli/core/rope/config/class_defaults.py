@@ -105,195 +105,95 @@ THETA_DEFAULTS: Mapping[str, float | Mapping[str, float]] = MappingProxyType(
         "t5gemma2_text": {"full_attention": 1000000.0, "sliding_attention": 10000.0},
     }
 )
+
+
+def _per_type(
+    full: float,
+    sliding: float = 10_000.0,
+    kind: str = "default",
+    labels: tuple[str, str] = ("full_attention", "sliding_attention"),
+) -> dict[str, dict[str, Any]]:
+    """One default rope per layer type: the full layers' θ and type, the sliding layers' θ."""
+    return {
+        labels[0]: {"rope_theta": full, "rope_type": kind},
+        labels[1]: {"rope_theta": sliding, "rope_type": "default"},
+    }
+
+
+def _one(theta: float, kind: str = "default", **scaling: Any) -> dict[str, dict[str, Any]]:
+    """One default rope for every layer (``""``), scaled by ``scaling``."""
+    return {"": {"rope_theta": theta, "rope_type": kind, **scaling}}
+
+
+_LLAMA3 = {
+    "high_freq_factor": 4.0,
+    "low_freq_factor": 1.0,
+    "original_max_position_embeddings": 8192,
+}
+_YARN = {"beta_fast": 32.0, "beta_slow": 1.0}
+_MISTRAL = {**_YARN, "llama_4_scaling_beta": 0.1, "mscale": 1.0, "mscale_all_dim": 1.0}
+_APERTUS = _one(12_000_000.0, "llama3", factor=8.0, **_LLAMA3)
+_GPT_OSS = _one(
+    150_000.0, "yarn", factor=32.0, original_max_position_embeddings=4096, truncate=False, **_YARN
+)
+#: The default ``rope_parameters`` of each config class whose own differ from one unscaled
+#: rope at its ``default_theta`` (``partial_rotary_factor`` and M-RoPE sections left out).
 ROPE_DEFAULTS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType(
     {
-        "apertus": {
-            "": {
-                "factor": 8.0,
-                "high_freq_factor": 4.0,
-                "low_freq_factor": 1.0,
-                "original_max_position_embeddings": 8192,
-                "rope_theta": 12000000.0,
-                "rope_type": "llama3",
-            }
-        },
-        "apertus1p5_text": {
-            "": {
-                "factor": 8.0,
-                "high_freq_factor": 4.0,
-                "low_freq_factor": 1.0,
-                "original_max_position_embeddings": 8192,
-                "rope_theta": 12000000.0,
-                "rope_type": "llama3",
-            }
-        },
-        "beam": {"sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}},
-        "cwm": {
-            "": {
-                "factor": 16.0,
-                "high_freq_factor": 4.0,
-                "low_freq_factor": 1.0,
-                "original_max_position_embeddings": 8192,
-                "rope_theta": 1000000.0,
-                "rope_type": "llama3",
-            }
-        },
-        "deepseek_v4": {
-            "compress": {"rope_theta": 160000.0, "rope_type": "default"},
-            "main": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "diffusion_gemma_text": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "proportional"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "dory": {
-            "full_attention": {"rope_theta": 10000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "dots3_note_text": {
-            "indexed_attention": {"rope_theta": 80000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 50000.0, "rope_type": "default"},
-        },
-        "embedding_gemma2_text": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "ergo": {"sliding_attention": {"rope_theta": 1000000.0, "rope_type": "default"}},
-        "gemma3_text": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "gemma3n_text": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "gemma4_text": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "proportional"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "gemma4_unified_text": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "proportional"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "gpt_oss": {
-            "": {
-                "beta_fast": 32.0,
-                "beta_slow": 1.0,
-                "factor": 32.0,
-                "original_max_position_embeddings": 4096,
-                "rope_theta": 150000.0,
-                "rope_type": "yarn",
-                "truncate": False,
-            }
-        },
-        "higgs_audio_v2": {
-            "": {
-                "factor": 32.0,
-                "high_freq_factor": 0.5,
-                "low_freq_factor": 0.125,
-                "original_max_position_embeddings": 1024,
-                "rope_theta": 500000.0,
-                "rope_type": "llama3",
-            }
-        },
-        "laguna": {
-            "full_attention": {"rope_theta": 500000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "lfm3": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "proportional"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "mellum": {
-            "full_attention": {"rope_theta": 500000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "mimo_v2_flash": {
-            "full_attention": {"rope_theta": 5000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "ministral3": {
-            "": {
-                "beta_fast": 32.0,
-                "beta_slow": 1.0,
-                "factor": 16.0,
-                "llama_4_scaling_beta": 0.1,
-                "mscale": 1.0,
-                "mscale_all_dim": 1.0,
-                "original_max_position_embeddings": 16384,
-                "rope_theta": 1000000.0,
-                "rope_type": "yarn",
-            }
-        },
-        "mistral4": {
-            "": {
-                "beta_fast": 32.0,
-                "beta_slow": 1.0,
-                "factor": 128.0,
-                "llama_4_scaling_beta": 0.1,
-                "mscale": 1.0,
-                "mscale_all_dim": 1.0,
-                "original_max_position_embeddings": 8192,
-                "rope_theta": 10000.0,
-                "rope_type": "yarn",
-            }
-        },
-        "mistral_large4_text": {
-            "": {
-                "attention_factor": 1.0,
-                "beta_fast": 32.0,
-                "beta_slow": 1.0,
-                "factor": 2048.0,
-                "original_max_position_embeddings": 512,
-                "rope_theta": 10000.0,
-                "rope_type": "yarn",
-            }
-        },
-        "modernbert": {
-            "full_attention": {"rope_theta": 160000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "modernbert-decoder": {
-            "full_attention": {"rope_theta": 160000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "muse_spark_text": {"": {"rope_theta": 500000.0, "rope_type": "default"}},
-        "neomme": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "olmo3": {
-            "full_attention": {"rope_theta": 500000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 500000.0, "rope_type": "default"},
-        },
-        "openai_privacy_filter": {
-            "": {
-                "beta_fast": 32.0,
-                "beta_slow": 1.0,
-                "factor": 32.0,
-                "original_max_position_embeddings": 4096,
-                "rope_theta": 150000.0,
-                "rope_type": "yarn",
-                "truncate": False,
-            }
-        },
-        "step3p5": {"full_attention": {"rope_theta": 10000.0, "rope_type": "default"}},
-        "t5gemma2_decoder": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "t5gemma2_text": {
-            "full_attention": {"rope_theta": 1000000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "ultrabert": {
-            "full_attention": {"rope_theta": 2560000.0, "rope_type": "default"},
-            "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
-        "zaya": {
-            "hybrid": {"rope_theta": 5000000.0, "rope_type": "default"},
-            "hybrid_sliding": {"rope_theta": 10000.0, "rope_type": "default"},
-        },
+        "apertus": _APERTUS,
+        "apertus1p5_text": _APERTUS,
+        "beam": {"sliding_attention": {"rope_theta": 10_000.0, "rope_type": "default"}},
+        "cwm": _one(1_000_000.0, "llama3", factor=16.0, **_LLAMA3),
+        "deepseek_v4": _per_type(160_000.0, labels=("compress", "main")),
+        "diffusion_gemma_text": _per_type(1_000_000.0, kind="proportional"),
+        "dory": _per_type(10_000_000.0),
+        "dots3_note_text": _per_type(
+            80_000_000.0, 50_000.0, labels=("indexed_attention", "sliding_attention")
+        ),
+        "embedding_gemma2_text": _per_type(1_000_000.0),
+        "ergo": {"sliding_attention": {"rope_theta": 1_000_000.0, "rope_type": "default"}},
+        "gemma3_text": _per_type(1_000_000.0),
+        "gemma3n_text": _per_type(1_000_000.0),
+        "gemma4_text": _per_type(1_000_000.0, kind="proportional"),
+        "gemma4_unified_text": _per_type(1_000_000.0, kind="proportional"),
+        "gpt_oss": _GPT_OSS,
+        "higgs_audio_v2": _one(
+            500_000.0,
+            "llama3",
+            factor=32.0,
+            high_freq_factor=0.5,
+            low_freq_factor=0.125,
+            original_max_position_embeddings=1024,
+        ),
+        "laguna": _per_type(500_000.0),
+        "lfm3": _per_type(1_000_000.0, kind="proportional"),
+        "mellum": _per_type(500_000.0),
+        "mimo_v2_flash": _per_type(5_000_000.0),
+        "ministral3": _one(
+            1_000_000.0, "yarn", factor=16.0, original_max_position_embeddings=16384, **_MISTRAL
+        ),
+        "mistral4": _one(
+            10_000.0, "yarn", factor=128.0, original_max_position_embeddings=8192, **_MISTRAL
+        ),
+        "mistral_large4_text": _one(
+            10_000.0,
+            "yarn",
+            attention_factor=1.0,
+            factor=2048.0,
+            original_max_position_embeddings=512,
+            **_YARN,
+        ),
+        "modernbert": _per_type(160_000.0),
+        "modernbert-decoder": _per_type(160_000.0),
+        "muse_spark_text": _one(500_000.0),
+        "neomme": _per_type(1_000_000.0),
+        "olmo3": _per_type(500_000.0, 500_000.0),
+        "openai_privacy_filter": _GPT_OSS,
+        "step3p5": {"full_attention": {"rope_theta": 10_000.0, "rope_type": "default"}},
+        "t5gemma2_decoder": _per_type(1_000_000.0),
+        "t5gemma2_text": _per_type(1_000_000.0),
+        "ultrabert": _per_type(2_560_000.0),
+        "zaya": _per_type(5_000_000.0, labels=("hybrid", "hybrid_sliding")),
     }
 )
 
