@@ -94,14 +94,3 @@ def test_a_csv_is_not_held_to_the_npy_room(run_cli, tmp_path, monkeypatch):
     result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", "1x1x2", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert out.read_text().splitlines()[0].split(",")[1536] == "sin_0"
-
-
-def test_the_table_is_written_in_blocks_of_at_most_2_to_the_22_values(run_cli, monkeypatch):
-    """Rows per block: as many whole rows of 2 x 1536 values as fit in 2**22 = 4,194,304,
-    that is 4,194,304 // 3072 = 1365 (the table is never whole in memory)."""
-    from pecli.cli.multiaxis import learned
-
-    asked, blocks = [], learned._blocks
-    monkeypatch.setattr(learned, "_blocks", lambda *args: asked.append(args[3]) or blocks(*args))
-    result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", "1x1x2", "--format", "csv")
-    assert result.exit_code == 0 and asked == [1365]
