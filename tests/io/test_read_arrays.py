@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pecli.core.errors import ParameterError
-from pecli.io.reading import read_table
+from pecli.io.reading import read_table, read_vector
 from pecli.io.reading.arrays import ANY_FORMATS, read_arrays
 
 GGUF = Path(__file__).parents[1] / "fixtures" / "libraries" / "gguf"
@@ -194,3 +194,15 @@ def test_a_header_wider_than_as_many_rows_as_it_names_is_refused():
         parse_csv("a,b,c\n1,2\n3,4\n5,6\n", "--input")
     assert error.value.rule.startswith("must have the same number of cells on every CSV line (3")
     assert "2 cells on line 2" in str(error.value)
+
+
+def test_a_vector_of_csv_text_is_taken_as_written_not_as_a_narrow_dtype(tmp_path, run_cli):
+    """Positions and timesteps are inputs: "0.7" is 0.7, not float16's 0.7001953125, and 70000
+    is 70000, not bfloat16's 70144 (a new user's rope cache had cos(70144) at position 70000).
+    A table's CSV still finds its storage dtype back (identify reads stored tables)."""
+    (tmp_path / "p.csv").write_text("0\n0.7\n2\n70000\n")
+    assert read_vector(tmp_path / "p.csv").tolist() == [0.0, 0.7, 2.0, 70000.0]
+    args = ("--theta", "10000", "--head-dim", "2", "--dtype", "float64", "--format", "csv")
+    result = run_cli("rope", "cache", *args, "--positions", str(tmp_path / "p.csv"))
+    rows = [line.split(",") for line in result.stdout.splitlines()[1:]]
+    assert [float(r[0]) for r in rows] == [math.cos(p) for p in (0.0, 0.7, 2.0, 70000.0)]

@@ -261,6 +261,10 @@ def read_array(path: str | os.PathLike[str], *, parameter: str = "file") -> np.n
 def read_vector(path: str | os.PathLike[str], *, parameter: str = "file") -> np.ndarray:
     """Load one finite vector: a 1-D ``.npy``, or a table of one row or one column, flattened.
 
+    A vector is an input (positions, timesteps): CSV text is read as written, in float64,
+    never rounded to the narrow dtype its short decimals could be (``0.7`` is not float16's
+    0.7001953125); a ``.npy`` keeps its dtype.
+
     >>> import numpy as np, tempfile, os
     >>> folder = tempfile.TemporaryDirectory()
     >>> name = os.path.join(folder.name, "p.npy")
@@ -293,7 +297,7 @@ def _read_file(source: str, name: str, parameter: str, kind: Kind) -> np.ndarray
             raise ParameterError(parameter, rule, f"{os.path.getsize(source):,} bytes")
         matrix = read_matrix(source, parameter=parameter)
         table = np.concatenate([block for _, block in matrix.blocks()] or [np.empty((0, 0))])
-        table = as_stored(table)
+        table = table if kind == "vector" else as_stored(table)  # a vector is an input
     if kind == "table" and table.ndim == 3 and table.shape[0] == 1:  # ViT's (1, tokens, d)
         table = table[0]
     if kind == "vector" and table.ndim == 2 and 1 in table.shape:
