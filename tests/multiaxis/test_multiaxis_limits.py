@@ -38,6 +38,23 @@ def test_a_layout_past_2_to_the_24_tokens_and_patches_is_refused_before_any_arra
     assert [s.size for s in parse_tokens("text:16777200 image:1,4,4")] == [(16777200,), (1, 4, 4)]
 
 
+@pytest.mark.parametrize(
+    ("layout", "total"),
+    [
+        ("text:99999999999", 99999999999),  # 745 GiB of ids
+        ("audio:16777216 text:1", 2**24 + 1),  # mel frames count
+        ("video+audio:2,4,4,s=2,mel=16777185", 32 + 16777185),
+    ],
+)
+def test_an_omni_layout_past_2_to_the_24_is_refused_as_the_vl_ones_are(layout, total):
+    """Qwen-Omni's words went unbounded: 'out of memory' after the work, or an internal error."""
+    from pecli.core.multiaxis.omni import parse_omni
+
+    with pytest.raises(ParameterError, match=f"at most 2\\^24 .* \\(got '{total:,}'\\)"):
+        parse_omni(layout)
+    assert [s.size for s in parse_omni("audio:16777215 text:1")] == [(16777215,), (1,)]
+
+
 def test_a_two_channel_head_is_one_temporal_pair():
     """Qwen2-VL's rule: rotary_dim = head_dim = 2 holds one pair, mrope_section [1, 0, 0]."""
     assert mrope_plan([1, 0, 0], theta=1e6, head_dim=2).strip() == "T"

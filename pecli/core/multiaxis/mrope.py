@@ -160,11 +160,20 @@ def parse_tokens(text: str) -> list[Segment]:
         segments.append(Segment(match[1], tuple(int(n) for n in numbers), seconds, gap))
     if not segments:
         raise ParameterError("tokens", "must name at least one segment", text)
-    total = sum(math.prod(s.size) + (s.gap or 0) * (s.size[0] - 1) for s in segments)
-    if total > MAX_LAYOUT_TOKENS:  # before any array: the ids alone take 24 bytes a token
+    check_layout_size(sum(math.prod(s.size) + (s.gap or 0) * (s.size[0] - 1) for s in segments))
+    return segments
+
+
+def check_layout_size(total: int) -> None:
+    """Refuse a layout of more than :data:`MAX_LAYOUT_TOKENS` tokens and patches in all.
+
+    Called before any array is made: the ids alone take 24 bytes a token.
+
+    >>> check_layout_size(1 << 24)
+    """
+    if total > MAX_LAYOUT_TOKENS:
         rule = f"must hold at most 2^24 = {MAX_LAYOUT_TOKENS:,} tokens and patches in all"
         raise ParameterError("tokens", rule, f"{total:,}")
-    return segments
 
 
 def _knob_values(text: str, word: str) -> dict[str, str]:

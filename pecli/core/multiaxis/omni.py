@@ -27,6 +27,7 @@ Pure NumPy; no I/O.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .ids import ArrayIds
+from .mrope import check_layout_size
 from .mrope_presets import MropePreset
 
 __all__ = ["OMNI_PRESETS", "OmniPreset", "OmniSegment", "audio_tokens", "omni_ids", "parse_omni"]
@@ -56,7 +58,8 @@ class OmniSegment:
 def parse_omni(text: str) -> list[OmniSegment]:
     """``"text:3 audio:100 image:1,4,4 video:4,4,4,s=0.5 text:2"`` as segments.
 
-    ``video+audio:T,H,W,s=SECONDS,mel=FRAMES`` is a video with its audio track.
+    ``video+audio:T,H,W,s=SECONDS,mel=FRAMES`` is a video with its audio track. At most 2^24
+    tokens, patches and mel frames in all (:func:`~.mrope.check_layout_size`).
 
     >>> [(s.kind, s.size) for s in parse_omni("text:2 audio:100")]
     [('text', (2,)), ('audio', (100,))]
@@ -79,6 +82,7 @@ def parse_omni(text: str) -> list[OmniSegment]:
         out.append(OmniSegment(kind, sizes, float(match[3] or 1.0), int(match[4] or 0)))
     if not out:
         raise ParameterError("tokens", "must name at least one segment", text)
+    check_layout_size(sum(math.prod(s.size) + s.mel for s in out))  # the mel frames too
     return out
 
 
