@@ -94,3 +94,16 @@ def test_a_csv_is_not_held_to_the_npy_room(run_cli, tmp_path, monkeypatch):
     result = run_cli("rope", "learned-axes", CHECKPOINT, "--grid", "1x1x2", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert out.read_text().splitlines()[0].split(",")[1536] == "sin_0"
+
+
+def test_a_frequency_tensor_with_no_head_or_pair_is_refused_by_key(run_cli, tmp_path):
+    """(3, 0, 4) and (3, 2, 0) hold no frequency: refused under --key (it was an internal
+    ZeroDivisionError)."""
+    from safetensors.numpy import save_file
+
+    for shape in ((3, 0, 4), (3, 2, 0)):
+        path = str(tmp_path / "e.safetensors")
+        save_file({"pos_frequencies": np.ones(shape, np.float32)}, path)
+        result = run_cli("rope", "learned-axes", path, "--grid", "1x1x2")
+        assert result.exit_code == 2 and "'--key'" in result.stderr, result.output
+        assert f"(got {shape})" in result.stderr

@@ -56,7 +56,7 @@ def learned_angles(positions: np.ndarray, freqs: np.ndarray) -> np.ndarray:
     ------
     ParameterError
         (as ``key``) frequencies that are not ``(axes, heads, pairs)`` with one row per
-        position axis, or not finite.
+        position axis and at least one head and pair, or not finite.
 
     Examples
     --------
@@ -65,8 +65,9 @@ def learned_angles(positions: np.ndarray, freqs: np.ndarray) -> np.ndarray:
 
     """
     freqs = np.asarray(freqs, dtype=np.float64)
-    if freqs.ndim != 3 or freqs.shape[0] != positions.shape[1] or not np.isfinite(freqs).all():
-        rule = f"must be finite frequencies (axes {positions.shape[1]}, heads, pairs)"
+    shaped = freqs.ndim == 3 and freqs.shape[0] == positions.shape[1] and 0 not in freqs.shape
+    if not shaped or not np.isfinite(freqs).all():
+        rule = f"must be finite frequencies (axes {positions.shape[1]}, heads >= 1, pairs >= 1)"
         raise ParameterError("key", rule, freqs.shape)
     angles: np.ndarray = np.einsum("nd,dhf->nhf", positions, freqs)
     return angles
