@@ -89,3 +89,19 @@ def test_unchanged_vectors_tell_nope_only_where_rope_would_have_turned_them():
     one[2, 0, 0] = 1.0  # a nonzero vector at position 7
     reading = probe_rope(one, one.copy(), np.array([[0.0], [1.0], [7.0]]))
     assert reading.rope is False and report(reading)["verdict"].startswith("NoPE")
+
+
+def test_vectors_scaled_by_zero_or_less_are_neither_rope_nor_nope():
+    """A rotation keeps each pair's norm and NoPE each vector (up to a positive query
+    temperature): POST = 0·PRE or −PRE is neither, so not explained (it read 'NoPE … only a
+    factor 0', status 0)."""
+    from pecli.analysis.rope.probe import probe_rope
+    from pecli.analysis.rope.probe.verdict import explained, verdict
+
+    pre = np.random.default_rng(0).standard_normal((4, 2, 8))
+    positions = np.array([[0.0], [1.0], [7.0], [100.0]])
+    for post in (np.zeros_like(pre), -pre):
+        reading = probe_rope(pre, post, positions)
+        assert reading.rope is None and not explained(reading)
+        assert "scales some of PRE's vectors by 0 or less" in verdict(reading)
+    assert probe_rope(pre, 2 * pre, positions).rope is False  # a positive gain: NoPE

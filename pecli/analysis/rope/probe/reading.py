@@ -97,6 +97,8 @@ def probe_rope(pre: np.ndarray, post: np.ndarray, positions: np.ndarray) -> Prob
         if not _moved(x, positions, heads):  # RoPE leaves them unchanged too
             return _dataclass_replace(base, findings=[UNDETERMINED])
         gain = structure.gains(x, y).reshape(rows, heads)
+        if not np.all(gain > 0):  # a vector made zero (or flipped) is no unchanged one
+            return _dataclass_replace(base, findings=[ZEROED])
         return _with_gains(base, gain, unit, dim, rope=False)
     head, tail = structure.unchanged_ends(x, y, tol)
     first, stop = min(head, dim - tail), max(dim - tail, head)
@@ -110,6 +112,13 @@ def probe_rope(pre: np.ndarray, post: np.ndarray, positions: np.ndarray) -> Prob
 UNDETERMINED = (
     "not determined: every vector is zero or at position 0, which RoPE leaves unchanged as "
     "well (give nonzero vectors at other positions)"
+)
+
+
+#: Why vectors scaled by 0 (or a negative factor) read as neither RoPE nor NoPE.
+ZEROED = (
+    "POST scales some of PRE's vectors by 0 or less: no rotation, and no NoPE layer, does "
+    "(a layer's output rather than its queries or keys?)"
 )
 
 
