@@ -141,3 +141,13 @@ def test_modernbert_s_window_is_half_its_local_attention(name, inclusive):
         want = built[layer] - inclusive if built[layer] is not None else None
         assert row.window == want, (layer, row.kind)
     assert {row.window for row in rows} == {None, 64}
+
+
+@pytest.mark.parametrize("local", [-5, 1, 0, "128", True, 2.5])
+def test_a_local_attention_that_halves_to_no_window_is_refused_as_written(local):
+    """The window is local_attention // 2: the file's value is named (-5 had read 'got -3')."""
+    doc, _ = _doc("hub__modernbert_base_v4")
+    config = {**_config(doc), "local_attention": local}
+    with pytest.raises(ParameterError, match="local_attention must be an integer >= 2") as caught:
+        layer_plan(config)
+    assert caught.value.value == repr(local)

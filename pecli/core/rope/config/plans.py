@@ -209,8 +209,11 @@ def _window(section: Mapping[str, Any], kind: str) -> int | None:
     window = section.get(key)
     family = str(section.get("model_type"))
     if window is None and "sliding" in kind and family in HALF_LOCAL_ATTENTION:
-        key, local = "local_attention", section.get("local_attention", HALF_LOCAL_ATTENTION[family])
-        window = local // 2 if isinstance(local, int) and not isinstance(local, bool) else local
+        local = section.get("local_attention", HALF_LOCAL_ATTENTION[family])
+        if not isinstance(local, int) or isinstance(local, bool) or local < 2:
+            rule = "field local_attention must be an integer >= 2 (the window is half of it)"
+            raise ParameterError("config", rule, repr(local)[:40])
+        return local // 2
     if window is None:
         return None
     if not isinstance(window, int) or isinstance(window, bool) or window < 1:  # NaN, -1, "x"
