@@ -521,3 +521,18 @@ def test_the_run_of_constant_ratios_ends_past_4_tolerances():
         logs = -np.arange(8) / 2
         logs[5:] += moved * 2e-6 * 2.5
         assert fit_theta(np.exp(logs), 16, tol)[2] == run
+
+
+@pytest.mark.parametrize(("theta", "dim"), [(500000.0, 128), (1e6, 128), (1e6, 64)])
+def test_a_float16_inv_freq_with_subnormal_pairs_reads_its_theta(theta, dim):
+    """Llama 3's and Qwen's inv_freq cast to float16, as a half-precision checkpoint stores it
+    (float32 powers, then the cast): the slowest pairs fall below 2^-14, where float16's
+    spacing is 2^-24 whatever the value, so their relative error is far above u (they read
+    'unknown', θ 499749, before)."""
+    exact = 1.0 / np.float32(theta) ** (np.arange(0, dim, 2, dtype=np.float32) / dim)
+    stored = exact.astype(np.float16)
+    assert stored.min() < 2.0**-14  # subnormal pairs are there
+    from pecli.analysis.rope.inv_freq import identify_inv_freq
+
+    guess = identify_inv_freq(stored)
+    assert (guess.rope_type, guess.theta, guess.storage) == ("default", theta, "float16")

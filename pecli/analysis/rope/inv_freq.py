@@ -81,6 +81,8 @@ def identify_inv_freq(values: np.ndarray, *, tolerance: np.ndarray | None = None
     w = _check(v.astype(np.float64))
     h = int(np.count_nonzero(w))
     tol = np.full(w.size, _TOLERANCE[storage]) if tolerance is None else np.asarray(tolerance)
+    if tolerance is None and storage == "float16":  # subnormals: a spacing of 2^-24, not u
+        tol = np.maximum(tol, np.divide(2.0**-23, w, out=tol.copy(), where=w > 0))
     dim = 2 * w.size
     findings: list[str] = []
     if h < 3:  # [1, 0, 0]: no ratio to fit θ on
