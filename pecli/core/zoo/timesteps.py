@@ -281,8 +281,8 @@ def timestep_table(
     except ParameterError as error:  # angles past 2^56: the values' fault
         if error.parameter != "positions":
             raise
-        largest = float(np.abs(np.asarray(values, dtype=np.float64)).max())
-        raise ParameterError("x", error.rule, largest) from None
+        given = np.asarray(values, dtype=np.float64).reshape(-1)
+        raise ParameterError("x", error.rule, float(given[np.argmax(np.abs(given))])) from None
     return result
 
 
