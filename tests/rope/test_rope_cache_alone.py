@@ -74,3 +74,13 @@ def test_a_factor_within_two_float64_roundings_of_1_is_read_as_1(factor, read):
     half = np.array([[1.0, 0], [-1, 0]] * 4)
     cos, sin = (factor * np.stack([quarter[:, k], half[:, k]] * 2, axis=1) for k in (0, 1))
     assert identify_cache(cos, sin).attention_factor == read
+
+
+@pytest.mark.parametrize(("part", "names"), [("both", ("cos", "sin")), ("cos", ("cos",))])
+def test_a_spec_names_its_parts_cos_before_sin(part, names):
+    """``--part both`` writes cos and sin side by side, cos first; one part is that part."""
+    from pecli.core.rope import RopeSpec, rope_frequencies
+    from pecli.core.rope.cache import CacheSpec
+
+    spec = CacheSpec(rope_frequencies(RopeSpec(head_dim=4)), 3, part=part)
+    assert spec.names() == names

@@ -141,3 +141,18 @@ def test_pairs_are_channels_j_and_j_plus_half_or_2j_and_2j_plus_1():
         pair_layouts([np.arange(12.0).reshape(3, 4)], "must be a cache")
     assert caught.value.parameter == "file"
     assert "(got '4 columns, none equal to its partner (neither layout)')" in str(caught.value)
+
+
+def test_a_table_of_more_than_64_rows_is_read_whole_for_its_layout():
+    """transformers' half-split cos, [cos(pω) | cos(pω)] over positions 0 … 99 (100 rows, past
+    the 64 spread rows checked first): half-split only; a value off in row 99 alone, the last
+    row, is no layout."""
+    from pecli.core.rope.forms import pair_layouts
+
+    inv = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    half = np.cos(np.outer(np.arange(100.0), inv))
+    table = np.concatenate([half, half], axis=1)
+    assert pair_layouts([table], "x") == ("half-split",)
+    table[99, 0] += 1.0
+    with pytest.raises(ParameterError):
+        pair_layouts([table], "x")

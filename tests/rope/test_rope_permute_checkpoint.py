@@ -225,3 +225,17 @@ def test_a_scalar_has_zero_rows_so_heads_of_width_zero():
 
     with pytest.raises(ParameterError, match=r"head_dim must be an even integer >= 2 \(got 0\)"):
         permute_rows(np.array(2.0), 1)
+
+
+def test_a_tensor_of_no_bytes_a_row_is_copied_as_it_is(run_cli, model):
+    """safetensors stores empty tensors (shape (3, 0), no data): the other tensors' copy
+    carries it unchanged beside the permuted q and k (the converter's own fixture)."""
+    tensors = load_file(str(model / "in.safetensors"))
+    tensors["model.empty.weight"] = np.zeros((3, 0), np.float32)
+    save_file(tensors, str(model / "in.safetensors"), metadata={"format": "pt"})
+    result = permute(run_cli, model, "-q")
+    assert result.exit_code == 0, result.output
+    out = load_file(str(model / "out.safetensors"))
+    assert out["model.empty.weight"].shape == (3, 0)
+    expected = FIXTURES[f"hf_{hf_name(1, 'k_proj')}"]
+    np.testing.assert_array_equal(out[hf_name(1, "k_proj")], expected)

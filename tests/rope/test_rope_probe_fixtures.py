@@ -139,7 +139,7 @@ def test_scaling_is_the_configs(readings, key):
     elif scaling["rope_type"] == "llama3":
         if scaling["low_freq_factor"] == scaling["high_freq_factor"]:  # Llama 4: a pure step
             assert guess.parameters["smoothed"] == 0
-            assert "a step" in report(reading)["verdict"]
+            assert _step_words(truth, scaling) in report(reading)["verdict"]
         else:
             assert guess.rope_type == "llama3"
             assert guess.parameters["high_freq_factor"] == scaling["high_freq_factor"]
@@ -200,3 +200,14 @@ def test_positions_off_by_one_are_not_explained():
 def test_one_axis_for_an_mrope_layer_is_not_explained():
     _, pre, post, ids = _case("qwen2vl_mrope", "q")
     assert not explained(probe_rope(pre, post, ids[:, :1]))
+
+
+def _step_words(truth: dict, scaling: dict) -> str:
+    """Llama 3's rule with low = high factor: pair i is divided by ``factor`` where its
+    wavelength 2π/ω_i (unscaled ω_i = θ^(−2i/d)) passes original_max / low_freq_factor;
+    the step runs from the first such pair to the last, head_dim/2 − 1."""
+    d = truth["head_dim"]
+    unscaled = scaling["rope_theta"] ** (-np.arange(0, d, 2) / d)
+    limit = scaling["original_max_position_embeddings"] / scaling["low_freq_factor"]
+    first = int(np.argmax(2 * np.pi / unscaled > limit))
+    return f"a step: pairs {first}–{d // 2 - 1} divided by {scaling['factor']:g}"

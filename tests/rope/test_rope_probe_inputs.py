@@ -56,3 +56,12 @@ def test_a_non_finite_position_is_reported_before_a_later_large_one():
     with pytest.raises(ParameterError) as caught:
         token_positions(np.array([1.0, np.inf, 2.0**60]), 3, 1)
     assert caught.value.value == np.inf
+
+
+def test_ids_of_8_axes_are_taken_and_9_are_refused():
+    """docs/cli.md (rope probe, --ids): one column per id axis, at most 8 axes."""
+    ids = np.arange(1.0, 10.0)[None, :] * np.ones((3, 1))  # 3 tokens, 9 axes
+    assert token_positions(ids[:, :8], 3, 1).shape == (3, 8)
+    with pytest.raises(ParameterError) as caught:
+        token_positions(ids, 3, 1)
+    assert caught.value.parameter == "positions" and "at most 8 axes" in caught.value.rule

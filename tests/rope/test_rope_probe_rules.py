@@ -95,3 +95,21 @@ def test_the_summary_lists_the_three_closest_pairings():
     line = [s for s in summary(data) if s.startswith("pairings tried")]
     listed = line[0].split(": ", 1)[1].split("; ")
     assert len(listed) == 3 and listed[0].startswith("half-split over channels 0–31 (")
+
+
+def test_a_pair_is_read_only_when_it_has_one_omega_and_a_worst_residual_within_2():
+    """OmegaFit: readings 1 is determined (2 is ambiguous), worst at most 2 σ is consistent.
+    Pair 6 at worst = 2 exactly is kept; pair 7 at 2.5 and pair 5 with 2 readings are not."""
+    from pecli.analysis.rope.probe.frequencies import read_frequencies
+    from pecli.analysis.rope.probe.omega import OmegaFit
+
+    w = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    readings = np.ones(8, dtype=int)
+    readings[5] = 2
+    worst = np.zeros(8)
+    worst[6:] = [2.0, 2.5]
+    f = read_frequencies([OmegaFit(w, 1e-12 * w, readings, worst)])
+    known = [True] * 5 + [False, True, False]
+    assert f.axes[:, 0].tolist() == known
+    assert np.isfinite(f.omega).tolist() == known
+    assert f.omega[6] == w[6]
