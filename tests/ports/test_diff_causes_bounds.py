@@ -49,3 +49,25 @@ def test_a_table_of_no_rows_holds_no_offset():
     assert shift(table, table[:0], "float64") is None
     assert shift(table[:0], table, "float64") is None
     assert shift(table[:1], table, "float64") is None  # one row: no k > 0 in it
+
+
+@pytest.mark.parametrize(("extra", "named"), [(13.5, "ggml's"), (14.5, None)])
+def test_ggml_allows_2i_plus_8_roundings_of_the_angle_at_pair_i(extra, named):
+    """ggml multiplies θ by base^(-2/d) once per pair: at pair i the angle p·ω carries
+    (2i + 8)·2^-24 of itself past the 8·2^-24 floor (porting.md's causes table: "2i + 8 at
+    pair i"). Pair 3 of a default cache (θ 10^4, d 8: ω = 10^-3) at position 10^6, angle 1000
+    rad: a gap of 8·2^-24 + 13.5·2^-24·1000 is ggml's (over transformers' 4), 14.5 is none."""
+    from pecli.analysis.ports.causes.arithmetic import framework_arithmetic
+    from pecli.analysis.ports.causes.tables import Pair
+
+    p = np.array([1e6, 1e6 + 1])
+    angles = np.outer(p, 10000.0 ** (-np.arange(0, 8, 2) / 8))
+    moved = angles.copy()
+    moved[0, 3] += 8 * U + extra * U * angles[0, 3]
+    a, b = (
+        np.concatenate([np.cos(t), np.cos(t), np.sin(t), np.sin(t)], 1) for t in (angles, moved)
+    )
+    reading = {"kind": "cache", "layout": "half-split", "start": 10**6}
+    reading |= {"rope_type": "default", "theta": 10000.0, "rotary_dim": 8}
+    words = framework_arithmetic(Pair(a, b, "float64", reading, reading, a, b))
+    assert (words if words is None else words.split(" ")[0]) == named, words
