@@ -183,3 +183,16 @@ def test_tables_of_two_shapes_are_not_compared_and_report_no_error():
     c = compare(np.zeros((2, 4), F32), np.ones((3, 4), F32))
     assert (c.comparable, c.equal, c.shape_a, c.shape_b) == (False, False, (2, 4), (3, 4))
     assert (c.differing, c.max_ulps, c.max_abs, c.first, c.decades) == (0, 0.0, 0.0, None, [])
+
+
+def test_a_vector_wider_than_a_block_and_a_table_of_no_columns_are_compared():
+    """2^16 + 1 float32 entries in one row (more than a block's 2^16 cells): the last one
+    1 ulp apart (1 + 2^-23 against 1) is the only difference, at (0, 65536). Three rows of no
+    columns hold no entry: nothing differs, and the tables are equal."""
+    a = np.ones(65537, F32)
+    b = a.copy()
+    b[-1] = np.float32(1 + 2**-23)
+    found = compare(a, b, ulps=0)
+    assert (found.differing, found.max_ulps, found.first) == (1, 1.0, (0, 65536))
+    empty = compare(np.zeros((3, 0), F32), np.zeros((3, 0), F32))
+    assert (empty.equal, empty.differing, empty.first) == (True, 0, None)

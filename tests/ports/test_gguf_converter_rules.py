@@ -132,3 +132,22 @@ def test_an_f32_tensor_of_2_to_the_24_values_is_read_one_more_is_refused(tmp_pat
     with pytest.raises(ParameterError) as refused:
         read_f32(gguf, tensor.name)
     assert said in refused.value.rule
+
+
+@pytest.mark.parametrize("scaled", [True, False])
+def test_a_transformers_4_gemma3_config_keeps_its_global_scaling_and_no_other(scaled):
+    """Gemma 3 in transformers 4 keys (the 4B/12B/27B config.json): the global layers' θ 10^6
+    with `rope_scaling` linear ×8, the sliding layers' `rope_local_base_freq` 10^4. The config
+    the converter reads keeps that `rope_scaling` as written; without it, none is added (the
+    default rope has no scaling to write)."""
+    from pecli.core.ports.gguf_format import text_config
+
+    config = {"model_type": "gemma3_text", "rope_theta": 1e6, "rope_local_base_freq": 1e4}
+    config |= {"head_dim": 256, "num_hidden_layers": 6, "sliding_window_pattern": 6}
+    if scaled:
+        config["rope_scaling"] = {"rope_type": "linear", "factor": 8.0}
+    merged, swa = text_config(config)
+    assert (merged["rope_theta"], swa) == (1e6, 1e4)
+    assert merged.get("rope_scaling") == (
+        {"rope_type": "linear", "factor": 8.0} if scaled else None
+    )

@@ -107,3 +107,19 @@ def test_fields_left_out_fall_back_on_transformers_defaults_and_are_listed():
     assert (bare["attn_scale"], bare["tuning"], bare["no_rope_layers"]) == (0.1, True, None)
     unchunked = irope_settings({"attention_chunk_size": None, "floor_scale": None})
     assert unchunked["chunk"] is None and unchunked["floor_scale"] == 8192.0  # null: no chunks
+
+
+@pytest.mark.parametrize(
+    ("layers", "refused"), [(0, True), (1, False), (100_000, False), (100_001, True)]
+)
+def test_the_layer_count_runs_from_1_to_100000(layers, refused):
+    """docs/cli.md: `--layers`/`num_hidden_layers` is at most 100000, and a model has at least
+    one layer: 0 and 100001 are refused naming the field, 1 and 100000 are read as given."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.ports.llama4 import irope_settings
+
+    if refused:
+        with pytest.raises(ParameterError, match="num_hidden_layers must be an integer from 1"):
+            irope_settings({"num_hidden_layers": layers})
+    else:
+        assert irope_settings({"num_hidden_layers": layers})["layers"] == layers
