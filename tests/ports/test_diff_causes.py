@@ -90,6 +90,19 @@ def test_layout_and_start_at_once(run_cli, tmp_path):
     ]
 
 
+def test_layout_and_start_at_once_on_tables_of_different_lengths(run_cli, tmp_path):
+    """An offset alone is named between tables of different lengths; so is it beside a layout
+    swap (B of 3000 rows from 300, interleaved, against A of 4096 from 0: no cause before)."""
+    a = cache(inv_freq(), n=4096)
+    b = cache(inv_freq(), n=3000, start=300, layout="interleaved")
+    found = report(run_cli, tmp_path, a, b)
+    assert found["transformations"] == ["two-at-once"], found["causes"]
+    assert found["causes"][0].startswith(
+        "two mistakes at once: pair layout swapped (B's columns put in the half-split order), "
+        "and first position off by 300"
+    )
+
+
 def test_fp16_storage(run_cli, tmp_path):
     a = cache(inv_freq())
     found = report(run_cli, tmp_path, a, a.astype(np.float16), "--ulps", "0")

@@ -61,8 +61,8 @@ def two_at_once(pair: Pair) -> str | None:
     Each combination is screened on a few hundred rows (:func:`_screened`), and only one that
     fits there is checked on every row: ten combinations cost about one single check.
     """
-    if pair.a.shape != pair.b.shape or pair.a.ndim != 2:
-        return None
+    if pair.a.ndim != 2 or pair.b.ndim != 2 or pair.a.shape[1] != pair.b.shape[1]:
+        return None  # rows may differ in number: an offset is one of the second causes
     for words, moved in _moves(pair.b):
         for check in SECOND:
             if not _screened(pair, moved, check):
