@@ -185,3 +185,20 @@ def test_heads_masked_with_different_constants_read_as_causal_whichever_comes_fi
     report = json.loads(result.stdout)
     assert (report["convention"], report["relative_error"]) == ("causal", 0.0)
     assert report["slopes"] == SLOPES.tolist()
+
+
+def test_a_head_0_error_of_exactly_the_bfloat16_tolerance_is_in_the_running():
+    """A BLOOM bias (``m·j``) whose head 0 is off by exactly 2^-7 (bfloat16's tolerance, which
+    ``matched`` takes inclusively) stays in the running: MPT, out of it, keeps its head-0 error.
+
+    By hand, keys j = 0 … 3: head 0 (m = 1/2, last key 1.5 + 1.5/128) rebuilds in BLOOM within
+    (1.5/128)/1.5 = 2^-7 exactly; MPT reads m' = 1.51171875 - 1 and rebuilds m'·(j - 3), off by
+    at most 1.53515625 = |m'·(0 - 3)|: error 1.0. Head 1 (m = 1/4, last key 0.75 - 2^-9) is
+    within 2^-9/0.75 in BLOOM, and MPT's error there is 0.748046875/0.744140625 > 1.
+    """
+    from pecli.analysis.zoo.alibi import identify_alibi_bias
+
+    t = np.array([[[0, 0.5, 1, 1.5 + 1.5 / 128]], [[0, 0.25, 0.5, 0.75 - 2.0**-9]]])
+    fit = identify_alibi_bias(t)
+    assert (fit.convention, fit.error) == ("bloom", 2.0**-7)
+    assert fit.errors["mpt"] == 1.0

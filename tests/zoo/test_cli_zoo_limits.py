@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 
 import mpmath
@@ -181,3 +182,33 @@ def test_alibi_head_of_a_batch_is_that_heads_row_of_each_sequence(run_cli, paddi
     got = list(csv.reader(io.StringIO(result.stdout)))
     assert got[0] == ["key_0", "key_1", "key_2"]
     assert [[float(v) for v in row] for row in got[1:]] == [[p * 2**-6 for p in r] for r in rows]
+
+
+@pytest.mark.parametrize("shape", [(20,), (1, 20), (20, 1)])
+def test_identify_reads_one_row_or_column_as_slopes(run_cli, tmp_path, shape):
+    """The command's doc: a 1-D input, or one row or column, is a slope vector. BLOOM's own
+    20 slopes (library fixture) read so: 20 heads, max_bias 8, the press series."""
+    from library_fixtures import load
+
+    fixture = next(f for f in load("zoo") if f.name == "bloom_slopes_h20")
+    path = tmp_path / "s.npy"
+    np.save(path, np.asarray(fixture.table).reshape(shape))
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["kind"] == "slopes"
+    assert (report["heads"], report["max_bias"], report["series"]) == (20, 8, "press")
+
+
+def test_identify_reads_a_2d_matrix_as_one_head_of_bias(run_cli, tmp_path):
+    """The command's doc: any other 2-D array is a one-head matrix. The paper's causal
+    -m·(i-j), -inf above the diagonal, with m = 2^-8 (Press et al.: one head, max_bias 8)."""
+    i, j = np.arange(5)[:, None], np.arange(5)
+    path = tmp_path / "b.npy"
+    np.save(path, np.where(j <= i, -(2.0**-8) * (i - j), -np.inf))
+    result = run_cli("alibi", "identify", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["kind"], report["convention"]) == ("bias", "causal")
+    fit = report["slope_fit"]
+    assert (fit["heads"], fit["max_bias"], fit["series"]) == (1, 8, "press")

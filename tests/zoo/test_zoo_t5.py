@@ -109,6 +109,14 @@ def test_refuses_floats_and_huge_grids():
         bucket_grid(2, 2, past=-1)
 
 
+def test_relative_positions_of_2_to_the_31_are_refused_and_one_less_is_not():
+    """The rule is "integers below 2^31 in size": 2^31 - 1 (int32's max) is read, 2^31 is not."""
+    assert relative_position_bucket([(1 << 31) - 1, -((1 << 31) - 1)]).tolist() == [31, 15]
+    for rp in (1 << 31, -(1 << 31)):
+        with pytest.raises(ParameterError, match="below 2\\^31"):
+            relative_position_bucket(np.array([0, rp], dtype=np.int64))  # one too big suffices
+
+
 @pytest.mark.parametrize(("n_query", "n_key", "parameter"), [(2, 0, "keys"), (0, 2, "queries")])
 def test_a_grid_of_no_keys_or_no_queries_is_refused(n_query, n_key, parameter):
     with pytest.raises(ParameterError) as error:

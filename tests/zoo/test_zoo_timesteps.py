@@ -131,6 +131,14 @@ def test_refusals(values, model, kwargs, parameter):
     assert error.value.parameter == parameter
 
 
+def test_a_refused_noise_level_is_named_by_the_smallest_value_not_a_valid_one():
+    """σ must be > 0: the value named is one that breaks it, -2 (the least of 1, -2, 3)."""
+    for model in ("edm", "consistency"):
+        with pytest.raises(ParameterError) as error:
+            model_inputs([1.0, -2.0, 3.0], model)
+        assert error.value.value == -2.0
+
+
 def test_every_model_names_its_source():
     assert all(m.source for m in TIMESTEP_MODELS.values())
 
