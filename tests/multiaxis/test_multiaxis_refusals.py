@@ -35,5 +35,5 @@ def test_learned_frequencies_with_a_row_too_few_name_the_position_axes():
     positions' axes), not the 2 tokens."""
     with pytest.raises(ParameterError) as caught:
         learned_angles(np.zeros((2, 3)), np.ones((2, 1, 4)))
-    assert caught.value.rule == "must be finite frequencies (axes 3, heads, pairs)"
+    assert caught.value.rule == "must be finite frequencies (axes 3, heads >= 1, pairs >= 1)"
     assert caught.value.value == (2, 1, 4)
