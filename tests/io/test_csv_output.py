@@ -118,3 +118,23 @@ def test_write_streamed_says_a_plain_line_unless_asked_for_json(tmp_path, capsys
         assert out.read_text() == "a,b\n0.5,1.0\n0.25,-2.0\n"
         said = capsys.readouterr().err
         assert said == ("" if quiet else f"pecli: wrote {out}\n")
+
+
+def test_a_thread_that_cannot_start_is_not_counted_as_started(monkeypatch):
+    """16 threads asked, the 4th start refused: 3 started (the refused one is not counted)."""
+    import threading
+
+    from pecli.core.errors import RuntimeFailure
+
+    real, starts = threading.Thread, []
+
+    class Refusing(real):
+        def start(self):
+            starts.append(self)
+            if len(starts) == 4:
+                raise RuntimeError("can't start new thread")
+            super().start()
+
+    monkeypatch.setattr(threading, "Thread", Refusing)
+    with pytest.raises(RuntimeFailure, match=r"needs about 16 and only 3 could start"):
+        csv_output._check_thread_room(16)
