@@ -350,3 +350,19 @@ def test_every_drawing_command_s_help_shows_an_example(run_cli, name):
     assert result.exit_code == 0
     assert f"Example: pecli {name}" in result.output
     assert "--dpi" in result.output and "--size" in result.output
+
+
+def test_the_legend_stands_right_of_the_axes_at_its_top():
+    """legend_outside's promise: the legend right of the axes, inside the figure; drawn, its
+    box starts past the axes' right edge and its top is the axes' top (less a small pad)."""
+    from pecli.figures.style import legend_outside, new_figure
+
+    fig = new_figure()
+    ax = fig.subplots()
+    for k in range(3):
+        ax.plot([0, 1], [k, k], label=str(k))
+    legend_outside(ax, title="pair")
+    fig.draw_without_rendering()
+    box, axes = ax.get_legend().get_window_extent(), ax.bbox
+    assert axes.x1 < box.x0 and box.x1 <= fig.bbox.x1
+    assert axes.y1 - 0.05 * axes.height < box.y1 <= axes.y1

@@ -118,3 +118,31 @@ def test_write_streamed_says_a_plain_line_unless_asked_for_json(tmp_path, capsys
         assert out.read_text() == "a,b\n0.5,1.0\n0.25,-2.0\n"
         said = capsys.readouterr().err
         assert said == ("" if quiet else f"pecli: wrote {out}\n")
+
+
+def test_a_thread_that_cannot_start_is_not_counted_as_started(monkeypatch):
+    """16 threads asked, the 4th start refused: 3 started (the refused one is not counted).
+    The probes are daemons on small stacks (at most 64 KiB, not the default 8 MB that
+    ulimit -v would count), and the caller's stack size is given back."""
+    import threading
+
+    from pecli.core.errors import RuntimeFailure
+
+    real, starts = threading.Thread, []
+    before = threading.stack_size()
+    threading.stack_size(before)
+
+    class Refusing(real):
+        def start(self):
+            size = threading.stack_size()  # sets 0: put the size back
+            threading.stack_size(size)
+            starts.append((self.daemon, size))
+            if len(starts) == 4:
+                raise RuntimeError("can't start new thread")
+            super().start()
+
+    monkeypatch.setattr(threading, "Thread", Refusing)
+    with pytest.raises(RuntimeFailure, match=r"needs about 16 and only 3 could start"):
+        csv_output._check_thread_room(16)
+    assert all(daemon and 0 < size <= 1 << 16 for daemon, size in starts)
+    assert threading.stack_size() == before

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from pecli.core.errors import ParameterError
+from pecli.core.multiaxis import axis_preset
 from pecli.core.multiaxis.ladder import ladder_plan
 from pecli.core.multiaxis.learned import learned_angles
 
@@ -35,5 +36,15 @@ def test_learned_frequencies_with_a_row_too_few_name_the_position_axes():
     positions' axes), not the 2 tokens."""
     with pytest.raises(ParameterError) as caught:
         learned_angles(np.zeros((2, 3)), np.ones((2, 1, 4)))
-    assert caught.value.rule == "must be finite frequencies (axes 3, heads, pairs)"
+    assert caught.value.rule == "must be finite frequencies (axes 3, heads >= 1, pairs >= 1)"
     assert caught.value.value == (2, 1, 4)
+
+
+def test_wan_takes_a_side_of_1024_and_refuses_1025_naming_1024():
+    """docs/cli.md: Wan's sizes at most 1024 (diffusers' WanRotaryPosEmbed max_seq_len, ids 0
+    to 1023), so 1024 itself is taken: 1·1·1024 tokens, the last at (0, 0, 1023)."""
+    ids = axis_preset("wan").ids([1, 1, 1024])
+    assert ids.shape == (1024, 3) and ids[-1].tolist() == [0, 0, 1023]
+    with pytest.raises(ParameterError) as caught:
+        axis_preset("wan").ids([1, 1, 1025])
+    assert caught.value.rule == "sizes must be <= 1024 for this preset"

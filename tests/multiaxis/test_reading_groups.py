@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pecli.analysis.multiaxis.reading import _groups, _packed
+from pecli.analysis.multiaxis.reading import _groups, _packed, _steps
 
 
 def python_groups(rows: np.ndarray) -> list[int]:
@@ -70,3 +70,25 @@ def test_positions_are_numpys_unique_and_inverse(column):
     expected, inverse = np.unique(column, return_inverse=True)
     assert where.tolist() == expected.tolist() and back.tolist() == inverse.tolist()
     assert where.dtype == expected.dtype
+
+
+GRID = [[0, 0], [0, 1], [1, 0], [1, 1], [1, 3]]  # (h, w) of tokens 0 to 4
+
+
+@pytest.mark.parametrize(
+    ("ids", "direction", "steps"),
+    [
+        ([[0], [3], [4], [10]], [1], [(1, 2, 1.0), (0, 3, 10.0)]),  # gap 4 - 3, span 10 - 0
+        ([[0], [7.5], [2.5], [5]], [1], [(0, 2, 2.5), (0, 1, 7.5)]),  # linspace: t0-t2 first
+        (GRID, [0, 1], [(0, 1, 1.0), (2, 4, 3.0)]),  # rows h: the widest is h = 1, 0 to 3
+        (GRID, [1, 0], [(0, 2, 1.0), (0, 2, 1.0)]),  # columns w: w = 0 and 1 span 1, first
+        ([[0, -3], [0, 0], [1, 0], [1, 1]], [0, 1], [(2, 3, 1.0), (0, 1, 3.0)]),  # -3 to 0
+        ([[0], [1], [1], [2]], [1], [(0, 1, 1.0), (0, 3, 2.0)]),  # a repeated id: its first
+        ([[0, 0], [0, 1]], [1, 0], []),  # every group one token: no step
+    ],
+    ids=["integers", "linspace", "along-w", "along-h", "negative", "repeat", "none"],
+)
+def test_steps_are_the_first_smallest_gap_and_the_first_widest_span(ids, direction, steps):
+    """(u, v, k) pairs derived by hand: tokens grouped by their other ids, each group sorted
+    along ``direction``; the first smallest gap inside a group, the first widest group."""
+    assert _steps(np.array(ids, dtype=float), np.array(direction, dtype=float)) == steps

@@ -105,3 +105,19 @@ def test_a_grid_block_holds_4m_values_fresh_and_256k_with_reuse(reuse, shape, ro
     block holds the rest (4160 − 4096 = 64 and 260 − 256 = 4 tokens)."""
     blocks = grid_blocks(shape, d=1024, reuse=reuse)
     assert [b.shape for b in blocks] == [(rows, 1024), (shape[0], 1024)]
+
+
+def test_closing_the_consumer_stops_the_producer_after_its_current_block():
+    """computed_ahead's promise: once the consumer stops, the thread ends after its current
+    block. So at most 1 taken + AHEAD queued + 1 in hand = AHEAD + 2 of 1000 blocks are made."""
+    made = []
+
+    def blocks():
+        for k in range(1000):
+            made.append(k)
+            yield k
+
+    ahead = computed_ahead(blocks())
+    assert next(ahead) == 0
+    ahead.close()  # waits for the thread to end
+    assert len(made) <= AHEAD + 2
