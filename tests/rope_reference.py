@@ -7,6 +7,15 @@ import mpmath
 
 mpmath.mp.dps = 40
 
+#: Llama 3.1's published ``rope_scaling`` (its config.json on the Hub), θ 500000 beside it.
+LLAMA31_SCALING = {
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
+
 
 def default(theta: float, dim: int) -> list[mpmath.mpf]:
     """1/θ^(2i/dim), i < dim/2."""

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from matplotlib.colors import to_rgba
+from rope_reference import LLAMA31_SCALING
 
 from pecli import wavelengths
 from pecli.core.errors import ParameterError
@@ -218,13 +219,7 @@ def test_rope_spectrum_reads_a_config(run_cli, tmp_path):
 
     config = {
         "head_dim": 128,
-        "rope_scaling": {
-            "rope_type": "llama3",
-            "factor": 8.0,
-            "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0,
-            "original_max_position_embeddings": 8192,
-        },
+        "rope_scaling": dict(LLAMA31_SCALING),
         "rope_theta": 500000.0,
     }
     (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")

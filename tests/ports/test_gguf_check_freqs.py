@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from rope_reference import LLAMA31_SCALING
 
 from pecli.analysis.ports.gguf import check_gguf
 
@@ -21,13 +22,7 @@ CONFIG = {
     "num_attention_heads": 4,
     "rope_theta": 500000.0,
     "max_position_embeddings": 131072,
-    "rope_scaling": {
-        "rope_type": "llama3",
-        "factor": 8.0,
-        "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0,
-        "original_max_position_embeddings": 8192,
-    },
+    "rope_scaling": dict(LLAMA31_SCALING),
 }
 META = {"llama.rope.freq_base": 500000.0, "llama.rope.dimension_count": 64}
 
