@@ -84,6 +84,8 @@ def test_commands_write_figure_and_data(run_cli, tmp_path):
         (["plot-alibi", "--head", "8"], "--head"),
         (["plot-alibi", "--heads", "0"], "--heads"),
         (["plot-t5-buckets", "--span", "0"], "--span"),
+        (["plot-t5-buckets", "--max-distance", "0"], "'--max-distance'"),  # it named --span
+        (["plot-t5-buckets", "--max-distance", "99999999"], "(got 99999999)"),  # not 149999998
         (["plot-t5-buckets", "--num-buckets", "3"], "--num-buckets"),
     ],
 )

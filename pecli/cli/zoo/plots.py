@@ -113,8 +113,12 @@ def plot_t5_buckets(
     from ...core.zoo.t5_buckets import relative_position_bucket
 
     s = (3 * max_distance) // 2 if span is None else span
-    if not 1 <= s <= 100_000:
-        raise ParameterError("span", "must be an integer from 1 to 100000 in a figure", s)
+    if not 1 <= s <= 100_000:  # the option the user typed (or left to its default) is named
+        name, value = ("span", s) if span is not None else ("max_distance", max_distance)
+        rule = "must be an integer from 1 to 100000 in a figure"
+        if span is None:
+            rule = "must give a default --span (3/2 of it) from 1 to 100000: give --span"
+        raise ParameterError(name, rule, value)
     rp = np.arange(-s, s + 1)
     config = {"num_buckets": num_buckets, "max_distance": max_distance}
     buckets = relative_position_bucket(rp, bidirectional=not causal, **config)
