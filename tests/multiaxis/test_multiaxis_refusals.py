@@ -48,3 +48,10 @@ def test_wan_takes_a_side_of_1024_and_refuses_1025_naming_1024():
     with pytest.raises(ParameterError) as caught:
         axis_preset("wan").ids([1, 1, 1025])
     assert caught.value.rule == "sizes must be <= 1024 for this preset"
+
+
+def test_an_empty_layout_is_refused_as_a_misspelt_one_is(run_cli):
+    """``--layout ""`` gave the preset's own layout, status 0; " " and "x" were refused."""
+    for args in (("--preset", "flux"), ("--widths", "8,8", "--theta", "100")):
+        result = run_cli("rope", "axes", *args, "--grid", "2x2", "--layout", "")
+        assert result.exit_code == 2 and "'--layout': must be one of" in result.stderr

@@ -125,7 +125,7 @@ def resolve_plan(
             widths,
             theta=thetas[0] if len(thetas) == 1 else thetas,
             axes=axes_for(len(widths)),
-            layout=layout or "interleaved",
+            layout="interleaved" if layout is None else layout,
         )
         return made, None
     if widths is not None:
@@ -140,7 +140,9 @@ def resolve_plan(
         plan = chosen.plan(head_dim)
     if thetas is not None:
         plan = _with_theta(plan, thetas)
-    return (dataclasses.replace(plan, layout=check_layout(layout)) if layout else plan), chosen
+    if layout is None:  # an empty one is refused by check_layout, as a misspelt one is
+        return plan, chosen
+    return dataclasses.replace(plan, layout=check_layout(layout)), chosen
 
 
 def _with_theta(plan: AxisPlan, thetas: tuple[Any, ...]) -> AxisPlan:
