@@ -11,6 +11,7 @@ import itertools
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -25,6 +26,7 @@ __all__ = [
     "computed_ahead",
     "run_split",
     "split_rows",
+    "wait_until",
     "worker_count",
 ]
 
@@ -44,28 +46,53 @@ def computed_ahead(blocks: Iterator[T], depth: int = AHEAD) -> Iterator[T]:
     The consumer (a writer) works while the next blocks are computed. An exception of the
     computation is raised here; when the consumer stops (an error, ``KeyboardInterrupt``,
     ``close()``), the thread ends after its current block and is waited for.
+
+    Notes
+    -----
+    The consumer runs in the main thread, where a signal handler may raise
+    ``KeyboardInterrupt`` between any two bytecodes. ``queue.Queue`` and ``threading.Event``
+    are built on ``threading.Condition``, written in Python: interrupted there, the main
+    thread may leave a lock held (the producer then waits on it for ever, and so does the
+    process) or release one it no longer holds (``RuntimeError: release unlocked lock``).
+    So the two threads share only what an interruption cannot corrupt: C-level
+    ``queue.SimpleQueue`` s (the blocks, and ``depth`` credits that bound them) and plain flags,
+    polled with ``time.sleep``.
+
     """
-    ready: queue.Queue[object] = queue.Queue(depth)
-    stop, done = threading.Event(), threading.Event()
+    ready: queue.SimpleQueue[object] = queue.SimpleQueue()
+    credits: queue.SimpleQueue[None] = queue.SimpleQueue()
+    for _ in range(depth):
+        credits.put(None)
+    state = {"begun": False, "stop": False, "done": False}
     thread = threading.Thread(
-        target=_produce, args=(blocks, ready, stop, done), name="pecli-compute", daemon=True
+        target=_produce, args=(blocks, ready, credits, state), name="pecli-compute", daemon=True
     )
     try:
-        thread.start()
-    except RuntimeError:  # no thread to spare (a memory or thread limit): compute in line
-        yield from blocks
-        return
-    try:
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to spare (a memory or thread limit): compute in line
+            yield from blocks
+            return
         while (item := ready.get()) is not _END:
+            credits.put(None)  # its place is free: the producer may queue one more
             if isinstance(item, BaseException):
                 raise item
             yield item  # type: ignore[misc]
     finally:
-        stop.set()
-        while True:  # a second signal must not skip the wait (the blocks are its buffers)
-            with contextlib.suppress(KeyboardInterrupt):
-                if done.wait(0.05):
-                    break
+        state["stop"] = True  # a later signal must not skip the wait (its buffers are ours)
+        wait_until(lambda: not state["begun"] or state["done"])
+
+
+def wait_until(condition: Callable[[], bool]) -> None:
+    """Sleep 0.05 s at a time until ``condition()``; a ``KeyboardInterrupt`` meanwhile is ignored.
+
+    For the main thread awaiting a worker after a signal: a second signal must not leave the
+    worker running on buffers or a file being removed. Nothing but ``time.sleep`` is
+    interrupted, so no lock can be left held.
+    """
+    while not condition():
+        with contextlib.suppress(KeyboardInterrupt):
+            time.sleep(0.05)
 
 
 def block_buffers(rows: int, width: int, n: int, dtype: Any, reuse: int) -> Iterator[np.ndarray]:
@@ -87,28 +114,35 @@ def block_buffers(rows: int, width: int, n: int, dtype: Any, reuse: int) -> Iter
 
 def _produce(
     blocks: Iterator[object],
-    ready: queue.Queue[object],
-    stop: threading.Event,
-    done: threading.Event,
+    ready: queue.SimpleQueue[object],
+    credits: queue.SimpleQueue[None],
+    state: dict[str, bool],
 ) -> None:
     """Put each block, then ``_END`` (or the exception), into ``ready``, until ``stop``."""
+    state["begun"] = True
     try:
         for item in itertools.chain(blocks, [_END]):
-            if not _put(ready, item, stop):
+            if not _put(ready, credits, item, state):
                 break
     except BaseException as error:  # handed to the consumer
-        _put(ready, error, stop)
+        _put(ready, credits, error, state)
     finally:
         with contextlib.suppress(BaseException):
             getattr(blocks, "close", lambda: None)()  # a progress bar ends in its own thread
-        done.set()
+        state["done"] = True
 
 
-def _put(ready: queue.Queue[object], item: object, stop: threading.Event) -> bool:
-    """Put ``item`` once there is room; False if the consumer stopped first."""
-    while not stop.is_set():
-        with contextlib.suppress(queue.Full):
-            ready.put(item, timeout=0.05)
+def _put(
+    ready: queue.SimpleQueue[object],
+    credits: queue.SimpleQueue[None],
+    item: object,
+    state: dict[str, bool],
+) -> bool:
+    """Put ``item`` once a credit says there is room; False if the consumer stopped first."""
+    while not state["stop"]:
+        with contextlib.suppress(queue.Empty):
+            credits.get(timeout=0.05)
+            ready.put(item)
             return True
     return False
 

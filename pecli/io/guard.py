@@ -23,6 +23,7 @@ import signal
 import stat
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
@@ -141,33 +142,36 @@ def checked(blocks: Iterable[T]) -> Iterator[T]:
 def run_stoppable(work: Callable[[], object], stop: threading.Event) -> None:
     """Run ``work`` in a worker thread while this thread waits, ready for signals.
 
-    ``work`` must end soon after ``stop`` is set. The wait wakes every 0.05 s (a signal may
-    reach another thread); on a signal ``stop`` is set, the worker awaited and the
-    interruption re-raised. An exception of ``work`` is re-raised here.
+    ``work`` must end soon after ``stop`` is set. The wait polls a plain flag every 0.05 s
+    (a signal may reach another thread); on a signal ``stop`` is set, the worker awaited and
+    the interruption re-raised. An exception of ``work`` is re-raised here. The threads share
+    no ``threading.Condition`` (``Event.wait``, ``Thread.join``): a ``KeyboardInterrupt``
+    raised inside one, in this thread, may leave its lock held and the worker stuck on it
+    (:func:`pecli.core.threads.computed_ahead` has the details).
     """
+    from ..core.threads import wait_until  # numpy: not for --help, which imports this module
+
     failure: list[BaseException] = []
-    done = threading.Event()  # not Thread.join: an interrupted join may mark a running
-    #                           thread stopped (CPython 3.11, bpo-45274)
+    state = {"begun": False, "done": False}
 
     def run() -> None:
+        state["begun"] = True
         try:
             work()
         except BaseException as error:  # handed to the calling thread
             failure.append(error)
         finally:
-            done.set()
+            state["done"] = True
 
-    threading.Thread(target=run, name="pecli-writer", daemon=True).start()
-    try:
-        while not done.wait(0.05) or _received["signal"]:
+    try:  # a signal may arrive while the thread starts: ``stop`` is set all the same
+        threading.Thread(target=run, name="pecli-writer", daemon=True).start()
+        while not state["done"] or _received["signal"]:
             if _received["signal"]:  # its KeyboardInterrupt was swallowed somewhere
                 raise KeyboardInterrupt
+            time.sleep(0.05)
     except BaseException:
         stop.set()
-        while True:  # the worker ends at its next chunk; a second signal must not skip this
-            with contextlib.suppress(KeyboardInterrupt):
-                if done.wait(0.05):
-                    break
+        wait_until(lambda: not state["begun"] or state["done"])  # it ends at its next chunk
         raise
     if failure:
         raise failure[0]
