@@ -194,5 +194,17 @@ def test_a_vector_wider_than_a_block_and_a_table_of_no_columns_are_compared():
     b[-1] = np.float32(1 + 2**-23)
     found = compare(a, b, ulps=0)
     assert (found.differing, found.max_ulps, found.first) == (1, 1.0, (0, 65536))
-    empty = compare(np.zeros((3, 0), F32), np.zeros((3, 0), F32))
-    assert (empty.equal, empty.differing, empty.first) == (True, 0, None)
+    for dtype in (F32, np.float64, np.int16):  # the float32 path and the general one
+        empty = compare(np.zeros((3, 0), dtype), np.zeros((3, 0), dtype))
+        assert (empty.equal, empty.differing, empty.first) == (True, 0, None), dtype
+
+
+@pytest.mark.parametrize("dtype", [F32, np.float64])
+def test_entries_one_ulp_apart_agree_by_default_two_do_not(dtype):
+    """The default tolerance is 1 ulp, no atol: 1 against its neighbour above (2^-23 or
+    2^-52 away: 1 ulp at 1) agrees; 1 against the number 2 steps up differs (2 ulps)."""
+    step = 2.0 ** (-23 if dtype == F32 else -52)
+    a = np.array([[1.0, 1.0]], dtype)
+    one, two = np.array([[1.0 + step, 1.0]], dtype), np.array([[1.0, 1.0 + 2 * step]], dtype)
+    assert (compare(a, one).differing, compare(a, one).max_ulps) == (0, 1.0)
+    assert (compare(a, two).differing, compare(a, two).first) == (1, (0, 1))

@@ -1,0 +1,54 @@
+"""``gguf check`` of keys the file leaves out: llama.cpp's own defaults stand in for them.
+
+llama.cpp's ``llama_model::load_hparams`` reads ``rope.freq_base`` with 10000 when absent,
+``rope.scaling.factor`` 1 (no scaling), ``rope.scaling.yarn_beta_fast`` 32 and
+``rope.scaling.yarn_beta_slow`` 1; a config asking for exactly those values agrees with a file
+that omits the keys, and the finding shows the default as what was found.
+"""
+
+from __future__ import annotations
+
+from pecli.analysis.ports.gguf import check_gguf
+
+BASE = {
+    "model_type": "llama",
+    "hidden_size": 256,
+    "num_attention_heads": 4,
+    "max_position_embeddings": 4096,
+    "rope_theta": 10000.0,
+}
+DEFAULT = "absent: llama.cpp's default"
+
+
+def _rows(config: dict, meta: dict) -> dict[str, tuple]:
+    found = check_gguf(config, "llama", {"llama.rope.dimension_count": 64, **meta}, {})
+    return {f.item: (f.status, f.expected, f.found, f.detail) for f in found}
+
+
+def test_an_absent_freq_base_is_10000():
+    rows = _rows(BASE, {})
+    assert rows["llama.rope.freq_base"] == ("agree", 10000.0, 10000.0, DEFAULT)
+    assert rows["llama.rope.scaling.type"] == ("agree", "none", "none", DEFAULT)
+
+
+def test_an_absent_scaling_factor_is_1():
+    """A linear scaling of factor 1 asks for factor 1: the absent key's default, 1, agrees."""
+    config = dict(BASE, rope_scaling={"rope_type": "linear", "factor": 1.0})
+    assert _rows(config, {})["llama.rope.scaling.factor"] == ("agree", 1.0, 1.0, DEFAULT)
+
+
+def test_absent_yarn_betas_are_32_and_1():
+    """A yarn config without beta_fast / beta_slow (transformers' 32 and 1) against a file
+    without the keys: both agree, found as llama.cpp's defaults 32 and 1."""
+    config = dict(
+        BASE,
+        rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024},
+    )
+    meta = {
+        "llama.rope.scaling.type": "yarn",
+        "llama.rope.scaling.factor": 4.0,
+        "llama.rope.scaling.original_context_length": 1024,
+    }
+    rows = _rows(config, meta)
+    assert rows["llama.rope.scaling.yarn_beta_fast"] == ("agree", 32.0, 32.0, DEFAULT)
+    assert rows["llama.rope.scaling.yarn_beta_slow"] == ("agree", 1.0, 1.0, DEFAULT)
