@@ -1,0 +1,67 @@
+"""diff's θ cause on readings built here: which readings are bases, and how far apart is apart.
+
+A θ is a base only above 1 (``θ^(-2i/d)`` of 1 is 1 at every i: no rotation to read a base
+from); two readings of different kinds (a cos/sin cache against an inv_freq vector) are not
+compared. Two bases differ when they are more than the storage's reading spread apart,
+relatively: 2e-2 for bfloat16 tables (8 significand bits), 2e-3 for float16 (11), 1e-6 else.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pecli.analysis.ports.causes.readings import theta
+from pecli.analysis.ports.causes.tables import Pair
+
+READING = {"kind": "cache", "rotary_dim": 64, "rope_type": "default"}
+
+
+def _theta(ta, tb, **extra) -> str | None:
+    import numpy as np
+
+    a = np.zeros((4, 8))
+    ra, rb = {**READING, "theta": ta, **extra}, {**READING, "theta": tb, **extra}
+    return theta(Pair(a=a, b=a, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=a))
+
+
+def test_two_bases_are_named_with_both_values():
+    """10^4 against 5·10^5 (no power r/d of it: ln 10^4 / ln 5·10^5 = 0.702…, no fraction of
+    denominator at most 16 within 10^-6)."""
+    assert _theta(10000.0, 5e5) == (
+        "θ (base, rope_theta) differs: A reads as θ = 10000, B as θ = 500000"
+    )
+
+
+@pytest.mark.parametrize("other", [1.0, 0.5, 0.0, None])
+@pytest.mark.parametrize("first", [True, False])
+def test_a_theta_of_1_or_less_or_none_is_no_base(other, first):
+    assert (_theta(other, 1e4) if first else _theta(1e4, other)) is None
+
+
+def test_readings_of_two_kinds_are_not_compared():
+    import numpy as np
+
+    a = np.zeros((4, 8))
+    ra = {**READING, "theta": 1e4}
+    rb = {**READING, "kind": "inv_freq", "theta": 1e6}
+    assert theta(Pair(a=a, b=a, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=a)) is None
+
+
+@pytest.mark.parametrize(
+    ("storage", "within", "apart"),
+    [("bfloat16", 1.01, 1.05), ("float16", 1.001, 1.01), (None, 1.0000005, 1.0001)],
+)
+def test_bases_differ_past_the_storages_spread(storage, within, apart):
+    """θ_B = 10^4, θ_A = 10^4 · (1 + r): r of 1 %, 0.1 % or 5·10^-7 is within bfloat16's,
+    float16's or float32's spread (2e-2, 2e-3, 1e-6); 5 %, 1 % or 10^-4 is apart. One
+    reading's storage is enough."""
+    extra = {"storage": storage} if storage else {}
+    assert _theta(1e4 * within, 1e4, **extra) is None
+    assert _theta(1e4 * apart, 1e4, **extra) is not None
+    if storage:
+        import numpy as np
+
+        a = np.zeros((4, 8))
+        ra = {**READING, "theta": 1e4 * within, "storage": storage}
+        rb = {**READING, "theta": 1e4, "storage": "float32"}
+        assert theta(Pair(a=a, b=a, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=a)) is None
