@@ -244,3 +244,13 @@ def test_a_float64_table_against_a_float32_one_is_counted_in_float32_ulps(swap):
         float(apart / 2**27),
     )
     assert compare(x, y, ulps=float(apart) / 2).first == (0, 1)
+
+
+def test_a_float64_vector_wider_than_a_block_is_compared():
+    """2^20 + 1 float64 entries in one row (more than the general path's 2^20 cells a block):
+    one block of one row; its last entry 2 ulps off 1 (1 + 2^-51) is the only difference."""
+    a = np.ones((1 << 20) + 1)
+    b = a.copy()
+    b[-1] = 1 + 2.0**-51
+    found = compare(a, b)
+    assert (found.differing, found.max_ulps, found.first) == (1, 2.0, (0, 1 << 20))

@@ -65,3 +65,10 @@ def test_bases_differ_past_the_storages_spread(storage, within, apart):
         ra = {**READING, "theta": 1e4 * within, "storage": storage}
         rb = {**READING, "theta": 1e4, "storage": "float32"}
         assert theta(Pair(a=a, b=a, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=a)) is None
+
+
+def test_bases_exactly_the_spread_apart_agree():
+    """10^6 + 1 against 10^6 is exactly 10^-6 apart relatively (1e-6 · 10^6 is 1.0 in float64):
+    not more than the spread, so no θ difference; 10^6 + 2 is."""
+    assert _theta(1e6 + 1, 1e6) is None
+    assert _theta(1e6 + 2, 1e6) is not None
