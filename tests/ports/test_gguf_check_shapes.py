@@ -32,3 +32,20 @@ def test_a_long_factor_tensor_one_value_short_is_named_by_its_shape():
         name = "rope_factors_short.weight" if short_file else "rope_factors_long.weight"
         assert bad[name] == ("shape (48,)", "shape (47,)")
         assert "/".join(sorted(tensors)) not in rows  # no swap named
+
+
+def test_equal_long_and_short_lists_are_never_named_swapped():
+    """phi3.config.json with its short_factor set to its long_factor: the file's tensors hold
+    that list (the short one 1 float32 step up in its first value, within the 16 ulps the
+    check allows): each tensor agrees, and no swap is named (a swap of two equal lists is no
+    mistake)."""
+    config = json.loads((HERE / "phi3.config.json").read_text())
+    config["rope_scaling"]["short_factor"] = list(config["rope_scaling"]["long_factor"])
+    long = np.array(config["rope_scaling"]["long_factor"], np.float32)
+    short = long.copy()
+    short[0] = np.nextafter(short[0], np.float32(np.inf))
+    meta = read_gguf(str(HERE / "phi3.gguf")).metadata
+    tensors = {"rope_factors_long.weight": long, "rope_factors_short.weight": short}
+    rows = {f.item: f.status for f in check_gguf(config, "phi3", meta, tensors)}
+    assert rows["rope_factors_long.weight"] == rows["rope_factors_short.weight"] == "agree"
+    assert "differ" not in rows.values() and "missing" not in rows.values()
