@@ -72,3 +72,42 @@ def test_bases_exactly_the_spread_apart_agree():
     not more than the spread, so no θ difference; 10^6 + 2 is."""
     assert _theta(1e6 + 1, 1e6) is None
     assert _theta(1e6 + 2, 1e6) is not None
+
+
+def _exponent(ra: dict, rb: dict) -> str | None:
+    import numpy as np
+
+    from pecli.analysis.ports.causes.readings import exponent_width
+
+    a = np.zeros((4, 8))
+    return exponent_width(Pair(a=a, b=a, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=a))
+
+
+def test_the_exponent_reading_needs_one_rotated_width_and_one_rope_type():
+    """θ = 1.5·10^6 against θ^(2/3) over 64 rotated channels reads as a 96-wide head; not when
+    the two readings' rotated widths differ (64 against 128), nor their rope types (linear
+    against none given, either side)."""
+    big, small = {**READING, "theta": 1.5e6}, {**READING, "theta": 1.5e6 ** (2 / 3)}
+    assert "θ^(-2i/96)" in _exponent(big, small)
+    assert _exponent(big, {**small, "rotary_dim": 128}) is None
+    assert _exponent({**big, "rotary_dim": None}, small) is None
+    untyped = {k: v for k, v in small.items() if k != "rope_type"}
+    assert _exponent({**big, "rope_type": "linear"}, untyped) is None
+    assert _exponent(untyped, {**big, "rope_type": "linear"}) is None
+
+
+@pytest.mark.parametrize(("power", "rotated"), [(3 / 5, 64), (2 / 3, 56)])
+def test_the_exponent_reading_needs_a_whole_head_width_of_16s(power, rotated):
+    """θ' = θ^(3/5) over 64 channels would be a head of 64 · 5/3 (not whole); θ^(2/3) over 56,
+    a head of 84 (not a multiple of 16): neither is read as the exponent over head_dim."""
+    big = {**READING, "theta": 1.5e6, "rotary_dim": rotated}
+    assert _exponent(big, {**big, "theta": 1.5e6**power}) is None
+
+
+def test_a_base_near_1_in_bfloat16_is_no_power_of_the_other():
+    """θ' = 1.01 against 10^6, bfloat16: ln 1.01 / ln 10^6 = 7.2·10^-4 is within bfloat16's
+    spread 2e-2 of 0, the fraction nearest it of denominator at most 16: no power θ^(p/q) of
+    a head (it was a division by zero); the bases are named as they are."""
+    assert _theta(1.01, 1e6, storage="bfloat16") == (
+        "θ (base, rope_theta) differs: A reads as θ = 1.01, B as θ = 1000000"
+    )

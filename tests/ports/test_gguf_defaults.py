@@ -52,3 +52,25 @@ def test_absent_yarn_betas_are_32_and_1():
     rows = _rows(config, meta)
     assert rows["llama.rope.scaling.yarn_beta_fast"] == ("agree", 32.0, 32.0, DEFAULT)
     assert rows["llama.rope.scaling.yarn_beta_slow"] == ("agree", 1.0, 1.0, DEFAULT)
+
+
+def test_an_absent_dimension_count_without_a_head_count_is_not_found():
+    """No rope.dimension_count, no attention.key_length: llama.cpp takes ``n_embd / n_head``,
+    and a file with its width but no head count (or the other way round) gives no width."""
+    for meta in ({"llama.embedding_length": 256}, {"llama.attention.head_count": 4}):
+        rows = {f.item: f for f in check_gguf(BASE, "llama", meta, {})}
+        row = rows["llama.rope.dimension_count"]
+        assert (row.status, row.expected, row.found) == ("differ", 64, None), meta
+
+
+def test_a_boolean_rope_key_gets_no_note():
+    """``rope.scaling.finetuned`` (a BOOL llama.cpp reads) is no number the config implies:
+    no note names it, while a stray float key (``rope.scaling.attn_factor`` 1.5) is noted."""
+    meta = {
+        "llama.rope.dimension_count": 64,
+        "llama.rope.scaling.finetuned": True,
+        "llama.rope.scaling.attn_factor": 1.5,
+    }
+    notes = [f.detail for f in check_gguf(BASE, "llama", meta, {}) if f.status == "note"]
+    assert not [n for n in notes if "finetuned" in n]
+    assert [n for n in notes if "llama.rope.scaling.attn_factor = 1.5 is in the file" in n]
