@@ -111,3 +111,40 @@ def test_a_base_near_1_in_bfloat16_is_no_power_of_the_other():
     assert _theta(1.01, 1e6, storage="bfloat16") == (
         "θ (base, rope_theta) differs: A reads as θ = 1.01, B as θ = 1000000"
     )
+
+
+def test_a_local_theta_a_thousandth_below_the_global_one_is_no_layer_type():
+    """The sliding layer's θ must be below the full layer's by more than 10^-3 relatively:
+    999 against 1000 is exactly 10^-3 below (1000 · 0.999 is 999.0 in float64): no layer
+    type named; 998 is."""
+    import numpy as np
+
+    from pecli.analysis.ports.causes.readings import layer_type
+
+    a = np.zeros((4, 8))
+
+    def named(local: float) -> bool:
+        ra, rb = {**READING, "theta": local}, {**READING, "theta": 1000.0, "rope_type": "linear"}
+        pair = Pair(a=a, b=a, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=a)
+        return layer_type(pair) is not None
+
+    assert (named(999.0), named(998.0)) == (False, True)
+
+
+@pytest.mark.parametrize(("gamma_b", "named"), [(512.0, True), (9999.0, False), (9998.0, True)])
+def test_two_xpos_readings_name_gamma_only_past_its_spread(gamma_b, named):
+    """γ 10^4 in A: B's γ of 512 differs (named); 9999 is exactly the float32 reading spread
+    10^-4 of the larger γ away (10^-4 · 10^4 is 1.0): not named; 9998 is. The sides differ
+    throughout, so the sentence is never empty."""
+    import numpy as np
+
+    from pecli.analysis.ports.causes.readings import xpos
+
+    a = np.zeros((4, 8))
+    ra = {"kind": "xpos", "storage": "float32", "scale_base": 10000.0, "side": "queries"}
+    ra |= {"first_position": 0, "centre": "floor"}
+    rb = {**ra, "side": "keys", "scale_base": gamma_b}
+    words = xpos(Pair(a=a, b=a, dtype="float32", ra=ra, rb=rb, whole_a=a, whole_b=a))
+    side = "A holds the queries' scales, B the keys' (keys: ζ_i^(−p/γ), the queries' inverse)"
+    gamma = f"γ (scale_base) 10000 in A, {gamma_b:g} in B; "
+    assert words == "xPos: " + (gamma if named else "") + side

@@ -38,14 +38,14 @@ def test_a_long_factor_tensor_one_value_short_is_named_by_its_shape():
 
 def test_equal_long_and_short_lists_are_never_named_swapped():
     """phi3.config.json with its short_factor set to its long_factor: the file's tensors hold
-    that list (the short one 1 float32 step up in its first value, within the 16 ulps the
-    check allows): each tensor agrees, and no swap is named (a swap of two equal lists is no
-    mistake)."""
+    that list (the long one 16 float32 steps up in its first value, just within the 16 ulps
+    the check allows): each tensor agrees, and no swap is named (a swap of two equal lists is
+    no mistake)."""
     config = json.loads((HERE / "phi3.config.json").read_text())
     config["rope_scaling"]["short_factor"] = list(config["rope_scaling"]["long_factor"])
-    long = np.array(config["rope_scaling"]["long_factor"], np.float32)
-    short = long.copy()
-    short[0] = np.nextafter(short[0], np.float32(np.inf))
+    short = np.array(config["rope_scaling"]["long_factor"], np.float32)
+    long = short.copy()
+    long[0] = (long[:1].view(np.int32) + 16).view(np.float32)[0]  # positive: 16 steps up
     meta = read_gguf(str(HERE / "phi3.gguf")).metadata
     tensors = {"rope_factors_long.weight": long, "rope_factors_short.weight": short}
     rows = {f.item: f.status for f in check_gguf(config, "phi3", meta, tensors)}
