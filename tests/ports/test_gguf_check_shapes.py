@@ -53,22 +53,23 @@ def test_equal_long_and_short_lists_are_never_named_swapped():
     assert "differ" not in rows.values() and "missing" not in rows.values()
 
 
+@pytest.mark.parametrize("which", ["long", "short"])
 @pytest.mark.parametrize(("steps", "swapped"), [(16, True), (17, False)])
-def test_a_swap_is_named_within_16_ulps_of_the_other_list(steps, swapped):
-    """The file's long tensor is the config's short_factor with its first value moved
-    ``steps`` float32 steps up, its short tensor the long_factor: 16 steps is within the 16
-    ulps the check allows (the swap is named), 17 is not (the elements are)."""
+def test_a_swap_is_named_within_16_ulps_of_the_other_list(steps, swapped, which):
+    """The file's long tensor is the config's short_factor, its short tensor the long_factor,
+    the first value of one of them moved ``steps`` float32 steps up: 16 steps is within the
+    16 ulps the check allows (the swap is named), 17 is not (the elements are)."""
     config = json.loads((HERE / "phi3.config.json").read_text())
-    long = np.array(config["rope_scaling"]["long_factor"], np.float32)
-    short = np.array(config["rope_scaling"]["short_factor"], np.float32)
-    moved = short.copy()
+    long = np.array(config["rope_scaling"]["short_factor"], np.float32)  # swapped
+    short = np.array(config["rope_scaling"]["long_factor"], np.float32)
+    moved = long if which == "long" else short
     moved[0] = (moved[:1].view(np.int32) + steps).view(np.float32)[0]  # positive: steps up
     meta = read_gguf(str(HERE / "phi3.gguf")).metadata
-    tensors = {"rope_factors_long.weight": moved, "rope_factors_short.weight": long}
+    tensors = {"rope_factors_long.weight": long, "rope_factors_short.weight": short}
     rows = {f.item: f.status for f in check_gguf(config, "phi3", meta, tensors)}
     name = "rope_factors_long.weight/rope_factors_short.weight"
     assert (rows.get(name) == "differ") == swapped
-    assert ("rope_factors_long.weight[0]" in rows) != swapped
+    assert (f"rope_factors_{which}.weight[0]" in rows) != swapped
 
 
 def test_a_differing_freq_base_without_tensors_is_named_as_it_is():

@@ -74,3 +74,54 @@ def test_a_boolean_rope_key_gets_no_note():
     notes = [f.detail for f in check_gguf(BASE, "llama", meta, {}) if f.status == "note"]
     assert not [n for n in notes if "finetuned" in n]
     assert [n for n in notes if "llama.rope.scaling.attn_factor = 1.5 is in the file" in n]
+
+
+def test_a_stray_sliding_theta_is_noted_with_what_llama_cpp_does_with_it():
+    """A config with no sliding layers against a file with ``rope.freq_base_swa``: noted as
+    the θ llama.cpp uses on the layers its sliding-window pattern marks."""
+    meta = {"llama.rope.dimension_count": 64, "llama.rope.freq_base_swa": 10000.0}
+    (note,) = [
+        f.detail
+        for f in check_gguf(BASE, "llama", meta, {})
+        if f.status == "note" and "freq_base_swa" in f.detail
+    ]
+    assert note.startswith(
+        "llama.rope.freq_base_swa = 10000 is in the file; the config implies no such key: "
+        "llama.cpp uses it, in place of freq_base, on the layers its sliding-window pattern "
+        "marks"
+    )
+
+
+def test_a_scaling_type_stored_as_a_number_differs():
+    """``rope.scaling.type`` is a string ("none" for this config); a float in its place is
+    no match, whatever its value."""
+    rows = _rows(BASE, {"llama.rope.scaling.type": 0.0})
+    assert rows["llama.rope.scaling.type"][:3] == ("differ", "none", 0.0)
+
+
+def test_rope_freqs_are_read_with_the_default_freq_base_and_never_an_infinite_one():
+    """identify's reading of a file's rope_freqs (all 1: ``θ^(-2j/d)`` itself) takes
+    llama.cpp's default freq_base 10000 when the key is absent; an infinite one is no base."""
+    from pecli.analysis.ports.gguf import identify_freqs
+
+    ones, dims = [1.0] * 32, {"p.rope.dimension_count": 64}
+    assert identify_freqs(ones, dims, "p.") == {"rope_type": "default", "theta": 10000.0}
+    assert identify_freqs(ones, {**dims, "p.rope.freq_base": float("inf")}, "p.") is None
+
+
+def test_sections_are_padded_to_four_with_zeros():
+    """llama.cpp's converter pads ``mrope_section`` to the 4 ints of rope.dimension_sections
+    with zeros: [8] is written [8, 0, 0, 0]."""
+    from pecli.analysis.ports.gguf import expected_keys
+    from pecli.core.rope.config import spec_from_config
+
+    spec, _ = spec_from_config(BASE)
+    keys = expected_keys(spec, {"rope_scaling": {"mrope_section": [8]}}, None)
+    assert keys["rope.dimension_sections"] == [8, 0, 0, 0]
+
+
+def test_a_nan_in_a_key_the_config_implies_none_of_differs():
+    rows = _rows(BASE, {"llama.rope.scaling.attn_factor": float("nan")})
+    status, expected, found, detail = rows["llama.rope.scaling.attn_factor"]
+    assert (status, expected, detail) == ("differ", "absent", "the config implies no such key")
+    assert found != found  # NaN
