@@ -194,5 +194,63 @@ def test_a_vector_wider_than_a_block_and_a_table_of_no_columns_are_compared():
     b[-1] = np.float32(1 + 2**-23)
     found = compare(a, b, ulps=0)
     assert (found.differing, found.max_ulps, found.first) == (1, 1.0, (0, 65536))
-    empty = compare(np.zeros((3, 0), F32), np.zeros((3, 0), F32))
-    assert (empty.equal, empty.differing, empty.first) == (True, 0, None)
+    for dtype in (F32, np.float64, np.int16):  # the float32 path and the general one
+        empty = compare(np.zeros((3, 0), dtype), np.zeros((3, 0), dtype))
+        assert (empty.equal, empty.differing, empty.first) == (True, 0, None), dtype
+
+
+@pytest.mark.parametrize("dtype", [F32, np.float64])
+def test_entries_one_ulp_apart_agree_by_default_two_do_not(dtype):
+    """The default tolerance is 1 ulp, no atol: 1 against its neighbour above (2^-23 or
+    2^-52 away: 1 ulp at 1) agrees; 1 against the number 2 steps up differs (2 ulps)."""
+    step = 2.0 ** (-23 if dtype == F32 else -52)
+    a = np.array([[1.0, 1.0]], dtype)
+    one, two = np.array([[1.0 + step, 1.0]], dtype), np.array([[1.0, 1.0 + 2 * step]], dtype)
+    assert (compare(a, one).differing, compare(a, one).max_ulps) == (0, 1.0)
+    assert (compare(a, two).differing, compare(a, two).first) == (1, (0, 1))
+
+
+@pytest.mark.parametrize("dtype", [F32, np.float64])
+@pytest.mark.parametrize("swap", [False, True])
+def test_the_floor_is_read_from_the_larger_of_the_two_tables(dtype, swap):
+    """A holds 1024 where B holds NaN: B's largest finite magnitude is 2^-20, A's 1024, and
+    the floor is 2^-10 of the larger, 1. So 0 against 2^-20 is 2^-20 / ulp(1) apart (8 float32
+    ulps, 2^32 float64 ones), within 16 or 2^33: only the NaN entry differs, whichever table
+    is given first."""
+    a = np.array([[1024.0, 0.0]], dtype)
+    b = np.array([[np.nan, 2.0**-20]], dtype)
+    x, y = (b, a) if swap else (a, b)
+    within = 16.0 if dtype == F32 else 2.0**33
+    found = compare(x, y, ulps=within)
+    assert (found.differing, found.first) == (1, (0, 0))
+    assert compare(x, y, ulps=within / 4).differing == 2  # 8 or 2^32 ulps: past a quarter
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_float64_table_against_a_float32_one_is_counted_in_float32_ulps(swap):
+    """0.1 in float64 against float32's 0.1 (13421773 · 2^-27, by hand): |A − B| is
+    (13421773 · 2^28 − 3602879701896397) · 2^-55, float64's 0.1 being 3602879701896397 ·
+    2^-55; the float32 ulp at 0.1 is 2^-27, so 0.2 ulps apart: 1.0 and 0.5 agree, exact."""
+    from fractions import Fraction
+
+    x, y = np.array([[1.0, 0.1]]), np.array([[1.0, 0.1]], F32)
+    assert Fraction(float(y[0, 1])) == Fraction(13421773, 2**27)
+    apart = Fraction(13421773 * 2**28 - 3602879701896397, 2**55) / Fraction(1, 2**27)
+    found = compare(y, x) if swap else compare(x, y)
+    assert found.dtype == "float32"
+    assert (found.differing, found.max_ulps, found.max_abs) == (
+        0,
+        float(apart),
+        float(apart / 2**27),
+    )
+    assert compare(x, y, ulps=float(apart) / 2).first == (0, 1)
+
+
+def test_a_float64_vector_wider_than_a_block_is_compared():
+    """2^20 + 1 float64 entries in one row (more than the general path's 2^20 cells a block):
+    one block of one row; its last entry 2 ulps off 1 (1 + 2^-51) is the only difference."""
+    a = np.ones((1 << 20) + 1)
+    b = a.copy()
+    b[-1] = 1 + 2.0**-51
+    found = compare(a, b)
+    assert (found.differing, found.max_ulps, found.first) == (1, 2.0, (0, 1 << 20))

@@ -78,10 +78,10 @@ def _exponent_power(pair: Pair) -> str | None:
     if (pair.ra or {}).get("rope_type") != (pair.rb or {}).get("rope_type"):
         return None
     share = Fraction(math.log(small) / math.log(big)).limit_denominator(16)
-    if abs(float(share) - math.log(small) / math.log(big)) > _tolerance(pair) or share >= 1:
-        return None
+    if abs(float(share) - math.log(small) / math.log(big)) > _tolerance(pair) or not 0 < share < 1:
+        return None  # a share of 0: θ' within the spread of 1, no power (and no head r / 0)
     head = r / share
-    if share <= 0 or head.denominator != 1 or int(head) not in HEAD_WIDTHS:
+    if head.denominator != 1 or int(head) not in HEAD_WIDTHS:
         return None
     return (
         f"{names[1]}'s θ' = {small:.6g} = {big:.6g}^({share.numerator}/{share.denominator}), "
