@@ -97,3 +97,12 @@ def test_an_attention_factor_with_the_default_type_is_a_finding():
     guess = identify_cache(0.5 * cos, 0.5 * sin)
     assert guess.attention_factor == 0.5 and guess.rope.rope_type == "default"
     assert "attention factor 0.5 with rope type default" in guess.findings
+
+
+def test_a_cache_of_three_rows_is_the_shortest_read():
+    """Caches of "fewer than 3 rows" are refused; 3 rows (θ 10^4, d 8, positions 0 … 2) are."""
+    cos, sin = tables(10000.0, 8, range(3))
+    guess = identify_cache(cos, sin)
+    assert guess.start == 0 and abs(guess.inv_freq[0] - 1.0) < 1e-12
+    with pytest.raises(ParameterError, match="at least 3 rows"):
+        identify_cache(cos[:2], sin[:2])
