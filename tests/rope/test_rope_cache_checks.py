@@ -106,3 +106,15 @@ def test_a_cache_of_three_rows_is_the_shortest_read():
     assert guess.start == 0 and abs(guess.inv_freq[0] - 1.0) < 1e-12
     with pytest.raises(ParameterError, match="at least 3 rows"):
         identify_cache(cos[:2], sin[:2])
+
+
+def test_positions_given_far_out_pin_omega_by_the_absolute_phases():
+    """An exact float64 cache (θ 10^4, d 8) of positions 1000 … 1063, given: the last row's
+    absolute phase pins each ω_j to (ε + η·p·ω_j)/p at p = 1063 (ε = 2^-49 for float64
+    values, η = 2^-23 a float32 angle's rounding): relative 2^-23 + 2^-49/(1063·ω_j). The
+    phases relative to the first row alone leave about 32 times that."""
+    cos, sin = tables(10000.0, 8, range(1000, 1064))
+    guess = identify_cache(cos, sin, positions=np.arange(1000, 1064))
+    omega = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    assert guess.start == 1000 and guess.theta == 10000.0
+    assert guess.uncertainty == pytest.approx(2.0**-23 + 2.0**-49 / (1063 * omega), rel=1e-9)
