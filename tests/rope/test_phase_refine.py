@@ -52,3 +52,68 @@ def test_two_possible_phases_widen_the_error_by_their_gap():
     )
     assert omega[0] == 3.0
     assert err[0] == pytest.approx(2 * np.pi - 6 + 2.0**-23 * 3, rel=1e-12)
+
+
+def test_a_relative_phase_allows_the_two_float32_angles_drift():
+    """Offset ``s`` <= 3, a row at k = 2 with phase 1 (exact, no stored error): the allowed error
+    is ``eta·|kω|·(1 + 2·offset/k)`` = 2^-23 · 1 · 4, so ω = 1/2 to 2^-23·4/2 = 2^-22."""
+    omega, err = refine(np.array([2.0]), np.ones((1, 1, 1)), np.zeros((1, 1, 1)), offset=3.0)
+    assert omega[0] == 0.5 and err[0] == 2.0**-22
+
+
+def test_a_phase_outside_the_estimates_window_is_not_taken():
+    """Estimate ω = 0 ± 0.1; a row at p = 1 with phase 1: 1 is 1 from the prediction 0, far
+    outside 0.1 plus its error, so the estimate stays (one candidate or two alike)."""
+    for k in (1, 2):
+        omega, err = refine(
+            np.array([1.0]), np.ones((1, k, 1)), np.zeros((1, k, 1)), np.zeros(1), np.full(1, 0.1)
+        )
+        assert omega[0] == 0.0 and err[0] == 0.1
+
+
+def test_without_an_estimate_omega_is_looked_for_in_0_to_1():
+    """Every ω_i is at most 1: the start is ω = 0.5 ± 0.5, so at p = 1 a phase 1.2 is outside
+    it and not taken (the estimate stays), while 0.9 is taken."""
+    for phase, expected in ((1.2, (0.5, 0.5)), (0.9, (0.9, 2.0**-23 * 0.9))):
+        omega, err = refine(np.array([1.0]), np.full((1, 1, 1), phase), np.zeros((1, 1, 1)))
+        assert (omega[0], err[0]) == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("estimate", "phase"),
+    [((0.5, 0.25), 0.75), ((0.125, 0.25), 0.0)],
+    ids=["window-edge", "omega-0"],
+)
+def test_a_phase_on_the_edge_of_what_is_possible_is_taken(estimate, phase):
+    """No rounding (eta 0, errors 0): a phase exactly at the window's edge (0.75 = 0.5 + 0.25)
+    or exactly 0 (ω >= 0 allows it) is possible and pins ω exactly; a second candidate 3 is
+    outside the window. One candidate or both give the same."""
+    for cands in ([phase], [phase, 3.0]):
+        candidates = np.array(cands)[None, :, None]
+        omega, err = refine(
+            np.array([1.0]),
+            candidates,
+            np.zeros(candidates.shape),
+            np.array([estimate[0]]),
+            np.array([estimate[1]]),
+            eta=0.0,
+        )
+        assert omega[0] == phase and err[0] == 0.0
+
+
+def test_a_row_refines_while_its_window_is_below_half_pi():
+    """Each row "refines ω_i while p_k times the current error stays below π/2": at p = 2 an
+    estimate 0.5 ± 0.6 spans 1.2 < π/2, so the phase 1.5 (eta 0, exact) pins ω = 0.75; at
+    p = 3 it spans 1.8 > π/2 and the estimate stays."""
+    for p, expected in ((2.0, (0.75, 0.0)), (3.0, (0.5, 0.6))):
+        for k in (1, 2):
+            candidates = np.full((1, k, 1), 1.5 if p == 2 else 2.25)
+            omega, err = refine(
+                np.array([p]),
+                candidates,
+                np.zeros((1, k, 1)),
+                np.full(1, 0.5),
+                np.full(1, 0.6),
+                eta=0.0,
+            )
+            assert (omega[0], err[0]) == expected

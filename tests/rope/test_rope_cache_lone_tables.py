@@ -8,6 +8,7 @@ positions start elsewhere is not read: θ NaN, the finding says why.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -43,3 +44,45 @@ def test_a_table_that_is_not_2_d_is_returned_as_it_is_with_no_sin():
     row = np.array([1.0, 1.0, 0.0, 0.0])
     cos, sin = split_cache(row)
     assert sin is None and cos.tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_a_lone_sin_table_from_position_1_gives_no_attention_factor():
+    """sin(p·ω_j) of positions 1 … 64 (θ 10^4, 16 channels): its first row is not all 0, so
+    the factor is not read from the rows at positions 1, 2 (it would be, from sin(2) > 0)."""
+    p = np.arange(1, 65)
+    omega = 10000.0 ** (-np.arange(0, 16, 2) / 16)
+    angle = p[:, None] * omega
+    guess = identify_cache(sin=np.sin(np.concatenate([angle, angle], axis=1)))
+    assert guess.attention_factor is None and guess.start is None
+    assert guess.rotary_dim == 16 and guess.inv_freq.shape == (8,)
+    assert np.all(np.isnan(guess.inv_freq)) and np.all(np.isnan(guess.uncertainty))
+    assert "a cos or sin table alone is read when it starts at position 0" in guess.findings
+
+
+def test_a_one_row_table_side_by_side_is_split():
+    """[cos | sin] at position 0 alone (1, 1 | 0, 0): one row is a table, cos² + sin² = 1."""
+    cos, sin = split_cache(np.array([[1.0, 1.0, 0.0, 0.0]]))
+    assert cos.tolist() == [[1.0, 1.0]] and sin.tolist() == [[0.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [np.zeros(64), np.arange(64.0)],
+    ids=["zeros", "linear"],
+)
+def test_a_lone_sin_table_that_does_not_turn_gives_no_attention_factor(column):
+    """The factor of a sin table alone is ``sin ω / sin(acos(sin 2ω / (2 sin ω)))``: rows at
+    positions 1, 2 of 0, 0 (nothing turns) or 1, 2 (sin 2ω = 2 sin ω: cos ω = 1, ω = 0) give
+    none. The linear column gave an attention factor of inf (a division by sin 0)."""
+    table = np.outer(column, [1.0, 0.5, 0.25, 0.125] * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        guess = identify_cache(sin=table)
+    assert guess.attention_factor is None and guess.rope is None
+
+
+@pytest.mark.parametrize("width", [4, 3])
+def test_a_table_of_no_rows_is_returned_as_it_is_with_no_sin(width):
+    """No rows: no cos² + sin² to compare, no first row to be all 0: returned as the cos."""
+    cos, sin = split_cache(np.empty((0, width)))
+    assert sin is None and cos.shape == (0, width)

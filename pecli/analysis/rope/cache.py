@@ -202,8 +202,8 @@ def _attention_factor(pairs: dict[str, np.ndarray]) -> float | None:
         first = pairs["cos"][0]
         return float(first[0]) if np.all(first == first[0]) and first[0] > 0 else None
     s = pairs["sin"][:, 0]
-    if s[0] != 0 or s[1] <= 0 or abs(s[2] / (2 * s[1])) > 1:
-        return None
+    if s[0] != 0 or s[1] <= 0 or abs(s[2] / (2 * s[1])) >= 1:
+        return None  # sin 2ω / (2 sin ω) = cos ω = ±1: the pair does not turn, no factor
     return float(s[1] / math.sin(math.acos(s[2] / (2 * s[1]))))
 
 
