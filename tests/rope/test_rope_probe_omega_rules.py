@@ -1,0 +1,128 @@
+"""The ω fit's documented rules at their edges: an angle's noise in roundoff units, a pair
+zero on one side only, the baselines' growth factor, the cap on readings per pair.
+
+Every expected value is worked out by hand in the test's docstring.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pecli.analysis.rope.probe.omega import (
+    Measurements,
+    _capped,
+    _refine,
+    _thinned,
+    _unwrap,
+    fit_omega,
+    measurements,
+    pair_angles,
+)
+
+CHANNELS = np.array([[0], [1]])
+
+
+def test_an_angle_is_read_within_4_units_of_the_storage_rounding():
+    """The docs' rule: an angle's noise is 4 unit roundoffs (cos and sin rounded, two
+    products, a sum, the stored result, each within 1 unit of the pair's norm). float32's
+    u = 2^-24 gives 2^-22 exactly; bf16's 2^-8 gives 2^-6. (1, 0) turned to (0, 1): π/2."""
+    x, y = np.array([[[1.0, 0.0]]]), np.array([[[0.0, 1.0]]])
+    angles, sigma = pair_angles(x, y, CHANNELS, CHANNELS, 2.0**-24)
+    assert float(angles[0, 0]) == math.pi / 2 and sigma.tolist() == [[2.0**-22]]
+    assert pair_angles(x, y, CHANNELS, CHANNELS, 2.0**-8)[1].tolist() == [[2.0**-6]]
+
+
+def test_a_pair_zero_before_or_after_in_every_head_has_no_angle():
+    """A pair that is 0 in every head before (or after) turned by no angle one can read:
+    atan2(0, 0) is 0, so its noise is ∞ (it weighs nothing). Row 0: (0, 0) to (1, 0); row 1:
+    (1, 0) to (0, 0); row 2: (0, 0) in one head and (1, 0) in the other, before and after,
+    is read (noise 4u)."""
+    x = np.array([[[0.0, 0.0], [0.0, 0.0]], [[1.0, 0.0], [1.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]])
+    y = np.array([[[1.0, 0.0], [1.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]])
+    _, sigma = pair_angles(x, y, CHANNELS, CHANNELS, 2.0**-24)
+    assert sigma[:, 0].tolist() == [math.inf, math.inf, 2.0**-22]
+
+
+def test_baselines_are_thinned_to_a_growth_of_at_least_five_quarters():
+    """Sorted 1, 4, 5, 5.5: 1 first; 4 ≥ 1.25; 5 = 1.25·4 exactly (at least: kept); 5.5 <
+    1.25·5 = 6.25 (dropped). The kept indices, shortest first: 1, 0, 2. 4 then 4.99: only 4."""
+    assert _thinned(np.array([4.0, 1.0, 5.0, 5.5])).tolist() == [1, 0, 2]
+    assert _thinned(np.array([4.0, 4.99])).tolist() == [0]
+
+
+def test_a_pair_is_dropped_with_more_than_4096_readings_not_at_4096():
+    """The docs' cap: a pair with more than 4096 readings is dropped (marked, its readings
+    gone); 4096 exactly are kept. Pair 0 has 4096 readings, pair 1 has 4097."""
+    pid = np.concatenate([np.zeros(4096, int), np.ones(4097, int)])
+    values = np.arange(pid.size, dtype=float)
+    dropped = np.zeros(2, dtype=bool)
+    kept, sbb, _ = _capped(pid, values, values, dropped)
+    assert dropped.tolist() == [False, True]
+    assert kept.tolist() == [0] * 4096 and sbb.tolist() == values[:4096].tolist()
+
+
+def test_a_reading_is_kept_while_every_angle_is_within_2_sigma_inclusive():
+    """One pair, one baseline 1 turned by 0.5 (noise 2^-20): ω = 0.5 exactly, residual 0.
+    Its angle at position 0 must be 0: read as 0.5 with σ 0.25 it is 2σ off (binary
+    fractions, exact), within 2σ, so the one reading stands (ω 0.5, worst 2); read as 0.625
+    it is 2.5σ off and no reading is left (ω NaN, worst 2.5)."""
+    for zero, kept in ((0.5, True), (0.625, False)):
+        m = Measurements(
+            b=np.array([1.0]),
+            psi=np.array([[0.5]]),
+            sigma=np.array([[2.0**-20]]),
+            span=np.array([0.0]),
+            zero=np.array([[zero]]),
+            zero_sigma=np.array([[0.25]]),
+        )
+        fit = fit_omega(m)
+        assert fit.worst.tolist() == [zero / 0.25]
+        assert fit.readings.tolist() == [1 if kept else 0]
+        if kept:
+            assert fit.omega.tolist() == [0.5]
+        else:
+            assert np.isnan(fit.omega).all()
+
+
+def _one_baseline(b: float, psi: float, sigma: float) -> Measurements:
+    no_zero = np.zeros((0, 1))
+    return Measurements(
+        b=np.array([b]),
+        psi=np.array([[psi]]),
+        sigma=np.array([[sigma]]),
+        span=np.array([0.0]),
+        zero=no_zero,
+        zero_sigma=no_zero,
+    )
+
+
+def test_a_baseline_whose_noise_is_a_quarter_turn_of_pi_teaches_nothing():
+    """A baseline counts while its noise is below π/4, strictly. Noise exactly π/4 (span 0,
+    no float32 rounding): unwrapping leaves the prior ω = 0 ± π/2 as it was, and the refit
+    gives it no weight (Σ b²/σ² = 0: ω NaN); noise just below weighs 1/σ² and the refit
+    reads ψ/b = 0.25."""
+    m = _one_baseline(1.0, 0.25, math.pi / 4)
+    pid, omega, error = _unwrap(m, np.array([0]), np.zeros(1, dtype=bool))
+    assert (pid.tolist(), omega.tolist(), error.tolist()) == ([0], [0.0], [math.pi / 2])
+    assert np.isnan(_refine(m, np.array([0]), np.array([0.25]))[0]).all()
+    below = _one_baseline(1.0, 0.25, math.nextafter(math.pi / 4, 0))
+    assert _refine(below, np.array([0]), np.array([0.25]))[0].tolist() == [0.25]
+
+
+def test_every_winding_a_long_first_baseline_allows_is_followed():
+    """Positions 0, 2, 5 (no 1: the shortest baseline, 2, allows two windings within the
+    prior |ω| < π). Two ω fitting both 2 and 5 differ by a multiple of π and of 2π/5, so of
+    2π: one ω in (−π, π] each, and 1, −0.9, 2.5 are read back. Positions 0, 2, 4 share the
+    divisor 2: ω and ω ± π both fit, two readings, ω not determined."""
+    omega = np.array([1.0, -0.9, 2.5])
+    for positions, readings in (([0.0, 2, 5], 1), ([0.0, 2, 4], 2)):
+        p = np.array(positions)
+        angles = np.angle(np.exp(1j * p[:, None] * omega))
+        fit = fit_omega(measurements(p, angles, np.full(angles.shape, 1e-9)))
+        assert fit.readings.tolist() == [readings] * 3
+        if readings == 1:
+            np.testing.assert_allclose(fit.omega, omega, rtol=1e-8)
+        else:
+            assert np.isnan(fit.omega).all()
