@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from pecli.analysis.rope.probe.omega import (
     Measurements,
@@ -126,3 +127,37 @@ def test_every_winding_a_long_first_baseline_allows_is_followed():
             np.testing.assert_allclose(fit.omega, omega, rtol=1e-8)
         else:
             assert np.isnan(fit.omega).all()
+
+
+def _baselines(b: list[float], psi: list[float], sigma: list[float]) -> Measurements:
+    no_zero = np.zeros((0, 1))
+    return Measurements(
+        b=np.array(b),
+        psi=np.array(psi)[:, None],
+        sigma=np.array(sigma)[:, None],
+        span=np.zeros(len(b)),
+        zero=no_zero,
+        zero_sigma=no_zero,
+    )
+
+
+def test_angles_no_winding_fits_leave_no_reading_and_no_residual():
+    """Baseline 1 turned by 0.5, baseline 2 by 1.5 (σ 10^-9): baseline 1 pins ω = 0.5, which
+    turns baseline 2 by 1.0, and no whole turn of 2π bridges 0.5 rad within 2·10^-9. No
+    reading survives the unwrapping: 0 readings, and no residual to report (NaN)."""
+    fit = fit_omega(_baselines([1.0, 2.0], [0.5, 1.5], [1e-9, 1e-9]))
+    assert fit.readings.tolist() == [0] and np.isnan(fit.worst).all()
+
+
+def test_residuals_are_in_sigmas_and_a_noisy_baseline_has_none():
+    """Baselines 1 and 2 turned by 1/4 and 1/2 + 5δ, σ each 2^-30, δ σ/2: the weighted fit is
+    ω = (1·1/4 + 2·(1/2 + 5δ)) / (1 + 4) = 1/4 + 2δ; residuals −2δ and +δ, so the worst is
+    2δ/σ = 1. A third baseline, 3, whose noise 1 rad is over π/4 counts for nothing, not
+    even a residual: turned by 3 (2.25 off ω·3) it leaves ω and the worst as they were; the
+    worst of a perfect fit is 0, not a floor of any kind."""
+    sigma, delta = 2.0**-30, 2.0**-31
+    fit = fit_omega(_baselines([1.0, 2.0], [0.25, 0.5 + 5 * delta], [sigma, sigma]))
+    assert fit.worst[0] == pytest.approx(1.0, rel=1e-6)
+    assert fit.omega[0] == pytest.approx(0.25 + 2 * delta, rel=1e-12)
+    noisy = fit_omega(_baselines([1.0, 3.0], [0.25, 3.0], [sigma, 1.0]))
+    assert (noisy.omega.tolist(), noisy.worst.tolist()) == ([0.25], [0.0])
