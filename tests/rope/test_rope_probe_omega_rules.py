@@ -68,15 +68,16 @@ def test_a_reading_is_kept_while_every_angle_is_within_2_sigma_inclusive():
     """One pair, one baseline 1 turned by 0.5 (noise 2^-20): ω = 0.5 exactly, residual 0.
     Its angle at position 0 must be 0: read as 0.5 with σ 0.25 it is 2σ off (binary
     fractions, exact), within 2σ, so the one reading stands (ω 0.5, worst 2); read as 0.625
-    it is 2.5σ off and no reading is left (ω NaN, worst 2.5)."""
+    it is 2.5σ off and no reading is left (ω NaN, worst 2.5). A second token at 0 read as
+    exactly 0 changes neither: the worst token at 0 counts."""
     for zero, kept in ((0.5, True), (0.625, False)):
         m = Measurements(
             b=np.array([1.0]),
             psi=np.array([[0.5]]),
             sigma=np.array([[2.0**-20]]),
             span=np.array([0.0]),
-            zero=np.array([[zero]]),
-            zero_sigma=np.array([[0.25]]),
+            zero=np.array([[0.0], [zero]]),
+            zero_sigma=np.array([[0.25], [0.25]]),
         )
         fit = fit_omega(m)
         assert fit.worst.tolist() == [zero / 0.25]
@@ -161,3 +162,16 @@ def test_residuals_are_in_sigmas_and_a_noisy_baseline_has_none():
     assert fit.omega[0] == pytest.approx(0.25 + 2 * delta, rel=1e-12)
     noisy = fit_omega(_baselines([1.0, 3.0], [0.25, 3.0], [sigma, 1.0]))
     assert (noisy.omega.tolist(), noisy.worst.tolist()) == ([0.25], [0.0])
+
+
+def test_float32_angle_rounding_of_an_unsure_omega_can_make_a_baseline_uninformative():
+    """Unwrapping, a baseline's noise is σ plus float32's angle rounding 2^-23·(|ω| + its
+    uncertainty)·span. Before any baseline ω is 0 ± π/2; baseline 1 at span 2^23 (σ 0) is
+    then π/2 off, past π/4: it teaches nothing, ω stays 0 ± π/2. At span 1 it is read:
+    the uncertainty drops below π/2."""
+    far = _one_baseline(1.0, 0.25, 0.0)
+    far = Measurements(far.b, far.psi, far.sigma, np.array([2.0**23]), far.zero, far.zero_sigma)
+    _, omega, error = _unwrap(far, np.array([0]), np.zeros(1, dtype=bool))
+    assert (omega.tolist(), error.tolist()) == ([0.0], [math.pi / 2])
+    near = Measurements(far.b, far.psi, far.sigma, np.array([1.0]), far.zero, far.zero_sigma)
+    assert _unwrap(near, np.array([0]), np.zeros(1, dtype=bool))[2][0] < 1e-3
