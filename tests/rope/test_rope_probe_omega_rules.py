@@ -175,3 +175,16 @@ def test_float32_angle_rounding_of_an_unsure_omega_can_make_a_baseline_uninforma
     assert (omega.tolist(), error.tolist()) == ([0.0], [math.pi / 2])
     near = Measurements(far.b, far.psi, far.sigma, np.array([1.0]), far.zero, far.zero_sigma)
     assert _unwrap(near, np.array([0]), np.zeros(1, dtype=bool))[2][0] < 1e-3
+
+
+def test_a_difference_of_two_angles_has_the_noise_of_both():
+    """Positions 0, 1, 3 with noises 1, 2, 4 (sorted from 3, 0, 1): the differences 1 − 0
+    and 3 − 1 have noises 1 + 2 = 3 and 2 + 4 = 6, their span |p| + |p'| 1 and 4, their
+    angles 0.5 − 0.25 and 0.75 − 0.5. Without ``absolute`` those are all the baselines."""
+    angles = np.array([[0.75], [0.25], [0.5]])
+    m = measurements(
+        np.array([3.0, 0.0, 1.0]), angles, np.array([[4.0], [1.0], [2.0]]), absolute=False
+    )
+    assert (m.b.tolist(), m.span.tolist()) == ([1.0, 2.0], [1.0, 4.0])
+    assert (m.sigma[:, 0].tolist(), m.psi[:, 0].tolist()) == ([3.0, 6.0], [0.25, 0.25])
+    assert m.zero.shape == (0, 1)
