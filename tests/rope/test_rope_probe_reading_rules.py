@@ -38,3 +38,45 @@ def test_a_pairing_whose_score_is_exactly_1_fits(monkeypatch):
     assert [s for _, s in tried] == [1.0] * len(tried)
     monkeypatch.setattr(structure, "score", lambda *a: np.nextafter(1.0, 2.0))
     assert _pairing(*args)[0] is None
+
+
+def test_the_next_pair_past_an_interleaved_slice_is_extrapolated_on_the_omega_ladder():
+    """Interleaved over channels 0–3 of 6, ω 1/2 and 1/4: the next pair's ω is (1/4)²/(1/2)
+    = 1/8, turning the largest position |−4| by 1/2 rad. Channels 4–5 of size 0.625 would
+    move by 0.3125 = 10 roundings of 2^-5 (binary fractions, exact): just enough, the width
+    is sure; of size 0.5 they would move by 0.25 only, and it is not. A ladder through ω 0
+    extrapolates nothing: not sure."""
+    from types import SimpleNamespace
+
+    from pecli.analysis.rope.probe.reading import _width_sure
+    from pecli.analysis.rope.probe.structure import make_pairing
+
+    pairing = make_pairing("interleaved", 0, 4)
+    positions, tol = np.array([[0.0], [1.0], [-4.0]]), np.full(3, 2.0**-5)
+    for omega, size, sure in (([0.5, 0.25], 0.625, True), ([0.5, 0.25], 0.5, False)):
+        freqs = SimpleNamespace(omega=np.array(omega))
+        x = np.full((3, 6), size)
+        assert _width_sure(pairing, freqs, positions, x, tol) is sure
+    freqs = SimpleNamespace(omega=np.array([0.0, 0.5]))
+    assert _width_sure(pairing, freqs, positions, np.full((3, 6), 0.625), tol) is False
+
+
+def test_a_nope_layer_has_no_attention_factor():
+    """POST = PRE scaled by 2 (a constant gain on every channel): NoPE, with nothing rotated
+    beside pass-through channels, so the attention factor is 1 (none), the gain 2."""
+    q = np.random.default_rng(3).standard_normal((4, 2, 8))
+    reading = probe_rope(q, 2 * q, np.array([[0.0], [1.0], [2.0], [7.0]]))
+    assert (reading.rope, reading.factor) == (False, 1.0)
+    assert reading.gain.tolist() == [2.0] * 4
+
+
+def test_a_factor_within_its_tolerance_of_1_inclusive_is_1():
+    """One head of 2 pass-through channels in float32 (u = 2^-24): the tolerance is
+    8u·√(2/(1·2)) + 4·2^-24 = 3·2^-22. A factor 1 + 3·2^-22 (exact) is within it and read as
+    1; 1 + 4·2^-22 is not and stays."""
+    from pecli.analysis.rope.probe.reading import ProbeReading, _with_gains
+
+    base = ProbeReading(True, "float32", (2, 1, 4), np.array([[0.0], [1.0]]))
+    gain = np.ones((2, 1))
+    for factor, read in ((1 + 3 * 2.0**-22, 1.0), (1 + 4 * 2.0**-22, 1 + 4 * 2.0**-22)):
+        assert _with_gains(base, gain, 2.0**-24, 2, factor=factor).factor == read
