@@ -7,6 +7,7 @@ Every expected value is worked out by hand in the test's docstring.
 from __future__ import annotations
 
 import numpy as np
+from probe_rotations import half_split, interleaved
 
 from pecli.analysis.rope.probe import probe_rope
 from pecli.analysis.rope.probe.reading import UNDETERMINED
@@ -80,3 +81,52 @@ def test_a_factor_within_its_tolerance_of_1_inclusive_is_1():
     gain = np.ones((2, 1))
     for factor, read in ((1 + 3 * 2.0**-22, 1.0), (1 + 4 * 2.0**-22, 1 + 4 * 2.0**-22)):
         assert _with_gains(base, gain, 2.0**-24, 2, factor=factor).factor == read
+
+
+def test_unchanged_vectors_at_position_1_are_nope():
+    """Unchanged nonzero vectors at positions 0 and 1: RoPE would have turned the row at 1
+    (pair 0 by ω_0·1 = 1 rad), so this is NoPE, not undetermined. So with two id axes at
+    (0, 1) and (0, 2): a row turns when any of its ids is not 0."""
+    q = np.random.default_rng(4).standard_normal((2, 2, 8))
+    for positions in ([[0.0], [1.0]], [[0.0, 1.0], [0.0, 2.0]]):
+        reading = probe_rope(q, q.copy(), np.array(positions))
+        assert reading.rope is False and reading.findings == []
+
+
+def test_a_rotation_over_every_channel_has_no_attention_factor_and_no_outside_finding():
+    """Half-split RoPE (θ 100) over all 8 channels: no pass-through channel to compare the
+    gain with, so the attention factor is 1. Interleaved over channels 0–3 of 8, the rest
+    unchanged: the outside channels stay, so no finding says they change."""
+    q = np.random.default_rng(6).standard_normal((5, 2, 8))
+    p = np.array([0.0, 1, 2, 7, 30])
+    whole = probe_rope(q, half_split(q, p[:, None] * 100.0 ** (-np.arange(4) / 4)), p[:, None])
+    assert (whole.pairing.width, whole.factor) == (8, 1.0)
+    part = probe_rope(q, interleaved(q, p[:, None] * 100.0 ** (-np.arange(2) / 2), 4), p[:, None])
+    assert (part.pairing.layout, part.pairing.stop) == ("interleaved", 4)
+    assert not any("outside the slice" in f for f in part.findings)
+
+
+def test_unchanged_ends_that_overlap_leave_the_channels_between_them_to_pair():
+    """(1, 0, 0, 1) made (1, 0, 0, 2): channels 0–2 stay (gain 1, the zeros fit any) and so
+    do 1–3 (gain 2): the two unchanged ends overlap on 1–2, which is what the pairings must
+    cover. Those are interleaved 1–2 or 0–3 (starting one before), half-split and
+    interleaved-in 1–2: the pairings tried."""
+    pre = np.array([[[1.0, 0.0, 0.0, 1.0]]])
+    post = np.array([[[1.0, 0.0, 0.0, 2.0]]])
+    reading = probe_rope(pre, post, np.array([[1.0]]))
+    assert sorted(words for words, _ in reading.tried) == [
+        "half-split over channels 1–2",
+        "interleaved over channels 0–3",
+        "interleaved over channels 1–2",
+        "interleaved-in over channels 1–2",
+    ]
+
+
+def test_the_norm_ratio_of_a_short_vector_is_its_own_and_a_zero_row_is_1():
+    """‖(0, 1)‖ / ‖(0.5, 0)‖ = 2 (a vector shorter than 1 still has its ratio); ‖(3, 4)‖ /
+    ‖(0, 2.5)‖ = 5 / 2.5 = 2; a row of zeros has no ratio and reads 1."""
+    from pecli.analysis.rope.probe.reading import _norm_ratio
+
+    x = np.array([[0.5, 0.0], [0.0, 2.5], [0.0, 0.0]])
+    y = np.array([[0.0, 1.0], [3.0, 4.0], [0.0, 0.0]])
+    assert _norm_ratio(x, y).tolist() == [2.0, 2.0, 1.0]
