@@ -130,3 +130,28 @@ def test_the_norm_ratio_of_a_short_vector_is_its_own_and_a_zero_row_is_1():
     x = np.array([[0.5, 0.0], [0.0, 2.5], [0.0, 0.0]])
     y = np.array([[0.0, 1.0], [3.0, 4.0], [0.0, 0.0]])
     assert _norm_ratio(x, y).tolist() == [2.0, 2.0, 1.0]
+
+
+def test_an_attention_factor_is_the_rotated_gain_over_the_pass_through_gain():
+    """Interleaved RoPE over channels 0–3 of 8 scaled by 3, channels 4–7 by 2 (a constant
+    gain): the rotated channels' own factor beside the pass-through ones is 3/2 = 1.5, and
+    the token's gain is the pass-through's 2."""
+    q = np.random.default_rng(9).standard_normal((5, 2, 8))
+    p = np.array([0.0, 1, 2, 7, 30])
+    post = 2 * interleaved(q, p[:, None] * 100.0 ** (-np.arange(2) / 2), 4)
+    post[..., :4] *= 1.5
+    reading = probe_rope(q, post, p[:, None])
+    assert abs(reading.factor - 1.5) < 1e-12
+    np.testing.assert_allclose(reading.gain, 2.0, rtol=1e-12)
+
+
+def test_heads_differ_when_a_gain_is_more_than_the_tolerance_times_root_heads_off():
+    """4 heads of 8 pass-through channels in float32: tol = 8·2^-24·√(2/32) + 4·2^-24 =
+    3·2^-23, allowed √4 = 2 times over the heads' mean. Gains 1 ± 3·2^-22 about their mean
+    1 (exact) are exactly that far: the same gain; 1 ± 4·2^-22 differ."""
+    from pecli.analysis.rope.probe.reading import ProbeReading, _with_gains
+
+    base = ProbeReading(True, "float32", (1, 4, 8), np.array([[1.0]]))
+    for d, differ in ((3 * 2.0**-22, False), (4 * 2.0**-22, True)):
+        gain = np.array([[1 + d, 1 - d, 1 + d, 1 - d]])
+        assert _with_gains(base, gain, 2.0**-24, 8).gain_per_head is differ
