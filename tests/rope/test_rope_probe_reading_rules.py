@@ -110,10 +110,12 @@ def test_unchanged_ends_that_overlap_leave_the_channels_between_them_to_pair():
     """(1, 0, 0, 1) made (1, 0, 0, 2): channels 0–2 stay (gain 1, the zeros fit any) and so
     do 1–3 (gain 2): the two unchanged ends overlap on 1–2, which is what the pairings must
     cover. Those are interleaved 1–2 or 0–3 (starting one before), half-split and
-    interleaved-in 1–2: the pairings tried."""
+    interleaved-in 1–2: the pairings tried, the closest first: interleaved 1–2 pairs the
+    zeros, whose norms (0) it keeps exactly (score 0)."""
     pre = np.array([[[1.0, 0.0, 0.0, 1.0]]])
     post = np.array([[[1.0, 0.0, 0.0, 2.0]]])
     reading = probe_rope(pre, post, np.array([[1.0]]))
+    assert reading.tried[0] == ("interleaved over channels 1–2", 0.0)
     assert sorted(words for words, _ in reading.tried) == [
         "half-split over channels 1–2",
         "interleaved over channels 0–3",
@@ -148,10 +150,10 @@ def test_an_attention_factor_is_the_rotated_gain_over_the_pass_through_gain():
 def test_heads_differ_when_a_gain_is_more_than_the_tolerance_times_root_heads_off():
     """4 heads of 8 pass-through channels in float32: tol = 8·2^-24·√(2/32) + 4·2^-24 =
     3·2^-23, allowed √4 = 2 times over the heads' mean. Gains 1 ± 3·2^-22 about their mean
-    1 (exact) are exactly that far: the same gain; 1 ± 4·2^-22 differ."""
+    1 (exact) are exactly that far: the same gain; 1 ± 3.125·2^-22 and 1 ± 4·2^-22 differ."""
     from pecli.analysis.rope.probe.reading import ProbeReading, _with_gains
 
     base = ProbeReading(True, "float32", (1, 4, 8), np.array([[1.0]]))
-    for d, differ in ((3 * 2.0**-22, False), (4 * 2.0**-22, True)):
+    for d, differ in ((3 * 2.0**-22, False), (25 * 2.0**-25, True), (4 * 2.0**-22, True)):
         gain = np.array([[1 + d, 1 - d, 1 + d, 1 - d]])
         assert _with_gains(base, gain, 2.0**-24, 8).gain_per_head is differ
