@@ -85,3 +85,15 @@ def test_zero_vectors_summarise_as_vectors_then_rope_not_determined():
     zeros = np.zeros((3, 2, 8), np.float32)
     lines = summary(report(probe_rope(zeros, zeros, np.array([[0.0], [1.0], [5.0]]))))
     assert lines[:2] == ["vectors: 3 rows × 2 heads × 8 channels, float32", "rope: not determined"]
+
+
+def test_theta_lines_name_the_last_pair_of_the_fit():
+    """θ read from 8 leading pairs: pairs 0–7; no inv_freq dtype line, no scaling listed."""
+    from pecli.analysis.rope.probe.verdict import _theta_lines
+
+    data = {"theta": 1e4, "theta_fit": 10000.5, "theta_error": 0.005, "theta_pairs": 8}
+    data |= {"inv_freq_dtype": None, "scaling": None, "rope_type": "default"}
+    assert _theta_lines(data) == [
+        "theta: 10000 (fit 10000.5 ± 0.005 relative, on pairs 0–7)",
+        "rope_type: default",
+    ]
