@@ -17,7 +17,7 @@ from pecli.analysis.rope.probe.verdict import _scaling_words, report, summary
 
 def test_the_one_position_axis_is_named_p():
     """One position per token: every pair's axis is named ``p`` in the report. The slice
-    is all 8 channels: no pass-through channel (``none``); over 4 of 8, channels 4–7."""
+    is all 8 channels: no pass-through channel (``none``); over 4 of 8 (0–3), channels 4–7."""
     q = np.random.default_rng(1).standard_normal((5, 1, 8))
     p = np.array([0.0, 1, 2, 7, 30])
     data = report(
@@ -26,7 +26,8 @@ def test_the_one_position_axis_is_named_p():
     assert [pair["axes"] for pair in data["pairs"]] == [["p"]] * 4
     assert "pass-through channels: none" in summary(data)
     post = interleaved(q, p[:, None] * 100.0 ** (-np.arange(2) / 2), 4)
-    assert "pass-through channels: 4–7" in summary(report(probe_rope(q, post, p[:, None])))
+    lines = summary(report(probe_rope(q, post, p[:, None])))
+    assert "pass-through channels: 4–7" in lines and "rotated channels: 0–3 (4 of 8)" in lines
 
 
 def _scaled(rope_type: str, parameters: dict) -> SimpleNamespace:
@@ -88,7 +89,8 @@ def test_zero_vectors_summarise_as_vectors_then_rope_not_determined():
 
 
 def test_theta_lines_name_the_last_pair_of_the_fit():
-    """θ read from 8 leading pairs: pairs 0–7; no inv_freq dtype line, no scaling listed."""
+    """θ read from 8 leading pairs: pairs 0–7; no inv_freq dtype line, no scaling listed;
+    linear scaling by 8 lists its factor."""
     from pecli.analysis.rope.probe.verdict import _theta_lines
 
     data = {"theta": 1e4, "theta_fit": 10000.5, "theta_error": 0.005, "theta_pairs": 8}
@@ -97,3 +99,16 @@ def test_theta_lines_name_the_last_pair_of_the_fit():
         "theta: 10000 (fit 10000.5 ± 0.005 relative, on pairs 0–7)",
         "rope_type: default",
     ]
+    data |= {"scaling": {"factor": 8.0}, "rope_type": "linear"}
+    assert _theta_lines(data)[-1] == "rope_type: linear (factor 8)"
+
+
+def test_a_temperature_form_is_reported_with_its_documented_formula():
+    """docs/cli.md names Mistral's query temperature 1 + β·ln(1 + floor(p/L)): the report's
+    form carries that formula, β and L."""
+    from pecli.analysis.rope.probe.temperature import Temperature
+    from pecli.analysis.rope.probe.verdict import _temperature_report
+
+    form = _temperature_report(Temperature("stepped", 1.0, [("mistral", 0.1, 8000)]))["forms"][0]
+    assert (form["form"], form["beta"], form["L"]) == ("mistral", 0.1, 8000)
+    assert form["formula"].endswith("1 + β·ln(1 + floor(p/L))")
