@@ -17,7 +17,8 @@ from pecli.analysis.rope.probe.verdict import _scaling_words, report, summary
 
 def test_the_one_position_axis_is_named_p():
     """One position per token: every pair's axis is named ``p`` in the report. The slice
-    is all 8 channels: no pass-through channel (``none``); over 4 of 8 (0–3), channels 4–7."""
+    is all 8 channels: no pass-through channel (``none``); over 4 of 8 (0–3), channels 4–7;
+    a slice 2–5 (4 channels) leaves 0–1 and 6–7."""
     q = np.random.default_rng(1).standard_normal((5, 1, 8))
     p = np.array([0.0, 1, 2, 7, 30])
     data = report(
@@ -28,6 +29,10 @@ def test_the_one_position_axis_is_named_p():
     post = interleaved(q, p[:, None] * 100.0 ** (-np.arange(2) / 2), 4)
     lines = summary(report(probe_rope(q, post, p[:, None])))
     assert "pass-through channels: 4–7" in lines and "rotated channels: 0–3 (4 of 8)" in lines
+    data = report(probe_rope(q, post, p[:, None]))
+    data |= {"rotated_channels": [2, 6], "pass_through_channels": [[0, 2], [6, 8]]}
+    lines = summary(data)
+    assert "rotated channels: 2–5 (4 of 8)" in lines and "pass-through channels: 0–1, 6–7" in lines
 
 
 def _scaled(rope_type: str, parameters: dict) -> SimpleNamespace:
