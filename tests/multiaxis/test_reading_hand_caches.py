@@ -87,6 +87,15 @@ def test_a_pair_whose_guess_stays_below_pi_over_k_is_read_as_measured():
     assert _unalias(omega, np.array([0.4, 1.6, 1.2]), 8.0).tolist() == omega.tolist()
 
 
+def test_a_guess_of_exactly_pi_over_k_is_read_as_measured():
+    """np.angle gives turns in (−π, π]: a guessed turn guess·k of exactly π needs no alias.
+    With k = 2π and the slower pairs 0.5, 0.5 (guess 0.5, guess·k = π) pair 0 keeps its
+    measured 0.4/2π, not the alias (2π − 0.4)/2π that is nearer 0.5."""
+    omega = np.array([0.4 / (2 * np.pi), 0.5, 0.5])
+    out = _unalias(omega, np.array([0.4, np.pi, np.pi]), 2 * np.pi)
+    assert out.tolist() == omega.tolist()
+
+
 def test_a_pair_at_the_fit_floor_does_not_fit_theta():
     """Only ω above FIT_FLOOR = 1e-3 fit: 1 and 1e-3 leave one value, no ratio."""
     assert _ratio(np.array([1.0, 1e-3])) is None
