@@ -96,6 +96,14 @@ def test_a_guess_of_exactly_pi_over_k_is_read_as_measured():
     assert out.tolist() == omega.tolist()
 
 
+def test_a_pair_the_unit_step_left_unturned_keeps_the_longer_steps_omega():
+    """ω comes from the unit step, else the longest: a pair the unit step (k = 4) turned by 0
+    has no alias (2π·m/4 is 0 or past 1) and keeps its 0.05 though the guess is 1."""
+    omega = np.array([0.05, 0.5, 0.25])
+    out = _unalias(omega, np.array([0.0, 2.0, 1.0]), 4.0)
+    assert out.tolist() == omega.tolist()
+
+
 def test_a_pair_at_the_fit_floor_does_not_fit_theta():
     """Only ω above FIT_FLOOR = 1e-3 fit: 1 and 1e-3 leave one value, no ratio."""
     assert _ratio(np.array([1.0, 1e-3])) is None
