@@ -119,3 +119,13 @@ def test_a_schedule_whose_fastest_pair_is_not_1_is_unknown():
     assert reading.axis == [0, 0, 0]
     np.testing.assert_allclose(reading.omega, [0.5, 0.05, 0.005], rtol=1e-9)
     assert (reading.schedule, reading.theta) == ("unknown", {})
+
+
+def test_packed_keys_of_ids_far_from_0_sort_as_the_rows_do():
+    """Rows (2^32 − 1 + {0, 1}, 2^29 + {0, 2^30 − 1, 5}): each column is taken less its least,
+    so the keys stay below 2^31 and sort as the tuples: rows 0, 2, 1, 3."""
+    c1 = 2.0**32 - 1 + np.array([0.0, 1, 0, 1])
+    c2 = 2.0**29 + np.array([0.0, 0, 2**30 - 1, 5])
+    rows = list(zip(c1.tolist(), c2.tolist(), strict=True))
+    assert sorted(range(4), key=lambda i: rows[i]) == [0, 2, 1, 3]
+    assert np.argsort(_packed([c1, c2]), kind="stable").tolist() == [0, 2, 1, 3]
