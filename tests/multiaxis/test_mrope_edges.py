@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from pecli.core.errors import ParameterError
 from pecli.core.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
 
 
@@ -17,3 +20,11 @@ def test_a_qwen2_5_video_without_seconds_takes_one_second_a_grid():
     ids, delta = mrope_ids(parse_tokens("video:3,2,2"), model="qwen2.5-vl")
     assert ids.tolist() == [[0, 2, 4], [0, 0, 0], [0, 0, 0]]
     assert delta == 5 - 3
+
+
+def test_an_interleaved_section_one_past_the_most_is_refused():
+    """3·s = h + 2 is the most the interleaved map takes (test_mrope's [0, 2, 2] over 4
+    pairs); 3 pairs with s_h = 2 (3·2 = 3 + 3) are past it."""
+    with pytest.raises(ParameterError, match="exceed the pairs"):
+        mrope_plan([1, 2, 0], theta=1e6, head_dim=6, interleaved=True)
+    assert mrope_plan([2, 1, 0], theta=1e6, head_dim=6, interleaved=True).strip() == "THT"
