@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pecli.core.errors import ParameterError
-from pecli.core.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens
+from pecli.core.multiaxis.mrope import mrope_ids, mrope_plan, parse_tokens, reused_text_ids
 
 
 def test_the_smallest_rotated_width_is_one_pair():
@@ -28,3 +28,12 @@ def test_an_interleaved_section_one_past_the_most_is_refused():
     with pytest.raises(ParameterError, match="exceed the pairs"):
         mrope_plan([1, 2, 0], theta=1e6, head_dim=6, interleaved=True)
     assert mrope_plan([2, 1, 0], theta=1e6, head_dim=6, interleaved=True).strip() == "THT"
+
+
+def test_a_text_token_on_the_last_frame_s_t_counts_as_reused():
+    """Qwen2-VL, 5.24: text 0; a video of 3 frames of one merged token at t = 1, 2, 3; the
+    text after it at 1 + max(2, 2)//2 = 2: t = 2, 3, 4. Both 2 and 3 repeat a frame's t."""
+    layout = "text:1 video:3,2,2 text:3"
+    ids = mrope_ids(parse_tokens(layout), model="qwen2-vl")[0]
+    assert ids[0].tolist() == [0, 1, 2, 3, 2, 3, 4]
+    assert reused_text_ids(layout, ids, model="qwen2-vl") == 2

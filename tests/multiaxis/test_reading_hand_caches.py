@@ -129,3 +129,11 @@ def test_packed_keys_of_ids_far_from_0_sort_as_the_rows_do():
     rows = list(zip(c1.tolist(), c2.tolist(), strict=True))
     assert sorted(range(4), key=lambda i: rows[i]) == [0, 2, 1, 3]
     assert np.argsort(_packed([c1, c2]), kind="stable").tolist() == [0, 2, 1, 3]
+
+
+def test_steps_keep_one_token_a_position_in_every_group():
+    """(h, w) rows, steps along w: group h = 0 holds w 0, 1, 1; h = 1 holds w 0, 0, 2. A
+    position's first token only: the unit step 0 → 1 (w 0 to 1), the widest group h = 1's
+    3 → 5 (w 0 to 2); the repeats (tokens 2 and 4) are no step of 0."""
+    ids = np.array([[0, 0], [0, 1], [0, 1], [1, 0], [1, 0], [1, 2]], dtype=float)
+    assert _steps(ids, np.array([0.0, 1.0])) == [(0, 1, 1.0), (3, 5, 2.0)]
