@@ -110,14 +110,16 @@ def test_a_pair_at_the_fit_floor_does_not_fit_theta():
     assert _ratio(np.array([1.0, 0.1])) == pytest.approx(0.1)
 
 
-def test_a_schedule_whose_fastest_pair_is_not_1_is_unknown():
-    """θ = 1000 over 6 channels, positions halved (ω 0.5, 0.1·0.5, 0.01·0.5): geometric,
-    but neither schedule pecli reads starts at ω = 1, so no θ is claimed."""
+@pytest.mark.parametrize(("scale", "theta"), [(0.5, 1000.0), (2.0, 8.0)])
+def test_a_schedule_whose_fastest_pair_is_not_1_is_unknown(scale, theta):
+    """ω = scale·θ^(-2k/6) over 3 pairs (0.5, 0.05, 0.005 or 2, 1, 0.5): geometric, but
+    neither schedule pecli reads starts at ω = 1 (the second has a pair at 1, not the
+    fastest), so no θ is claimed."""
     ids = np.arange(4.0)[:, None]
-    angles = ids * (0.5 * 1000.0 ** (-np.arange(3) / 3))
+    angles = ids * (scale * theta ** (-np.arange(3) / 3))
     reading = read_axes(np.cos(angles), np.sin(angles), ids, layout="half-split")
     assert reading.axis == [0, 0, 0]
-    np.testing.assert_allclose(reading.omega, [0.5, 0.05, 0.005], rtol=1e-9)
+    np.testing.assert_allclose(reading.omega, scale * theta ** (-np.arange(3) / 3), rtol=1e-9)
     assert (reading.schedule, reading.theta) == ("unknown", {})
 
 
