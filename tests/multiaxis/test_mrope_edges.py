@@ -37,3 +37,10 @@ def test_a_text_token_on_the_last_frame_s_t_counts_as_reused():
     ids = mrope_ids(parse_tokens(layout), model="qwen2-vl")[0]
     assert ids[0].tolist() == [0, 1, 2, 3, 2, 3, 4]
     assert reused_text_ids(layout, ids, model="qwen2-vl") == 2
+
+
+def test_texts_in_a_row_after_a_grid_join_the_last_text():
+    """text 0; a 1×2×2 image merged 2×2: one token at 1; the 2 + 3 text tokens after it are
+    one run from 1 + max(2, 2)//2 = 2: 2 … 6 (the first text keeps its one token)."""
+    ids, _ = mrope_ids(parse_tokens("text:1 image:1,2,2 text:2 text:3"), model="qwen2-vl")
+    assert ids.tolist() == [[0, 1, 2, 3, 4, 5, 6]] * 3
