@@ -44,3 +44,17 @@ def test_texts_in_a_row_after_a_grid_join_the_last_text():
     one run from 1 + max(2, 2)//2 = 2: 2 … 6 (the first text keeps its one token)."""
     ids, _ = mrope_ids(parse_tokens("text:1 image:1,2,2 text:2 text:3"), model="qwen2-vl")
     assert ids.tolist() == [[0, 1, 2, 3, 4, 5, 6]] * 3
+
+
+@pytest.mark.parametrize(
+    ("word", "model", "message"),
+    [
+        ("video:2,4,4,s=0.5", "qwen2-vl", "takes s= for qwen2.5-vl only"),
+        ("video:2,4,4,gap=1", "qwen2.5-vl", "takes gap= for qwen3-vl only"),
+    ],
+)
+def test_a_knob_another_model_reads_names_that_model(word, model, message):
+    """s= (second_per_grid_t) is read by Qwen2.5-VL's get_rope_index, gap= (timestamp
+    tokens) by Qwen3-VL's: the refusal names the one that reads it."""
+    with pytest.raises(ParameterError, match=message):
+        mrope_ids(parse_tokens(word), model=model)
