@@ -139,3 +139,16 @@ def test_steps_keep_one_token_a_position_in_every_group():
     3 → 5 (w 0 to 2); the repeats (tokens 2 and 4) are no step of 0."""
     ids = np.array([[0, 0], [0, 1], [0, 1], [1, 0], [1, 0], [1, 2]], dtype=float)
     assert _steps(ids, np.array([0.0, 1.0])) == [(0, 1, 1.0), (3, 5, 2.0)]
+
+
+def test_a_missing_axis_takes_the_diagonal_pairs_above_the_floor_only():
+    """Axis t: frames (t, 0), t = 0 … 3 (longest step 3); axis h: no step of its own, read
+    from text tokens (p, p), p = 10 … 12. The floor is 10·MOVED/3 = 3.3e-4: h's slowest pair
+    (ω 5e-4) is above it and goes to h; t's slowest (2e-5, unseen by t's steps: 3·2e-5 <
+    MOVED) is below it and stays unread."""
+    ids = np.array([(t, 0) for t in range(4)] + [(p, p) for p in (10, 11, 12)], dtype=float)
+    w_t, w_h = np.array([1, 0.1, 0.01, 2e-5]), np.array([1, 0.1, 0.01, 5e-4])
+    angles = np.concatenate([np.outer(ids[:, 0], w_t), np.outer(ids[:, 1], w_h)], axis=1)
+    reading = read_axes(np.cos(angles), np.sin(angles), ids, layout="half-split")
+    assert reading.axis == [0, 0, 0, -1, 1, 1, 1, 1]
+    assert reading.notes == ["axis 1: no two tokens apart on it alone"]
