@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pecli.core.errors import ParameterError
-from pecli.core.multiaxis.omni import OmniSegment, omni_ids
+from pecli.core.multiaxis.omni import OMNI_PRESETS, OmniSegment, omni_ids, parse_omni
 
 
 def test_a_video_segment_without_seconds_takes_one_second_a_grid():
@@ -21,3 +21,19 @@ def test_a_video_with_audio_of_no_mel_frames_is_refused():
     """Qwen3-Omni counts 0 mel frames as 0 audio tokens (its convolution lengths, by hand)."""
     with pytest.raises(ParameterError, match="mel=0"):
         omni_ids([OmniSegment("video+audio", (1, 2, 2))], model="qwen3-omni", per_second=13)
+
+
+def test_a_qwen2_5_omni_video_longer_than_its_audio_ends_with_a_video_chunk():
+    """get_chunked_index, 50 ids a chunk: two start marks at 0; from 1, frames at 1, 26, 51, 76
+    (one merged token each, 25 a second) and 25 audio ids 1 … 25 (100 mel frames). Chunks:
+    video 1, 26 | audio 1 … 25 | video 51, 76 (no audio left); two end marks at 77."""
+    segment = parse_omni("video+audio:4,2,2,s=1.0,mel=100")
+    ids, _ = omni_ids(segment, model="qwen2.5-omni", per_second=25)
+    assert ids[0].tolist() == [0, 0, 1, 26, *range(1, 26), 51, 76, 77, 77]
+    assert ids[1].tolist() == [0, 0, 1, 1, *range(1, 26), 1, 1, 77, 77]
+
+
+def test_a_spatial_merge_size_of_1_places_every_patch():
+    """merge 1: a 1×1×1 image is one token at 1 + (0, 0, 0) between marks at 0 and 2."""
+    ids, _ = OMNI_PRESETS["qwen2.5-omni"].token_ids("image:1,1,1", spatial_merge_size=1)
+    assert ids.array.tolist() == [[0, 0, 0], [1, 1, 1], [2, 2, 2]]
