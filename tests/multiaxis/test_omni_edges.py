@@ -37,3 +37,15 @@ def test_a_spatial_merge_size_of_1_places_every_patch():
     """merge 1: a 1×1×1 image is one token at 1 + (0, 0, 0) between marks at 0 and 2."""
     ids, _ = OMNI_PRESETS["qwen2.5-omni"].token_ids("image:1,1,1", spatial_merge_size=1)
     assert ids.array.tolist() == [[0, 0, 0], [1, 1, 1], [2, 2, 2]]
+
+
+def test_the_largest_spatial_merge_size_is_2_to_the_20():
+    """The documented range, 1 to 2^20: 2^20 itself is taken (text ids 0, 1 need no merge)."""
+    ids, _ = OMNI_PRESETS["qwen3-omni"].token_ids("text:2", spatial_merge_size=1 << 20)
+    assert ids.array.tolist() == [[0, 0, 0], [1, 1, 1]]
+
+
+def test_a_video_with_audio_of_mel_0_is_refused_when_read():
+    """The grammar's video+audio:T,H,W,s=SECONDS,mel=MEL takes a track of mel frames >= 1."""
+    with pytest.raises(ParameterError, match="must be words"):
+        parse_omni("video+audio:1,2,2,s=1,mel=0")
