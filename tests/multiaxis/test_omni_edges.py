@@ -10,11 +10,23 @@ from pecli.core.errors import ParameterError
 from pecli.core.multiaxis.omni import OMNI_PRESETS, OmniSegment, omni_ids, parse_omni
 
 
-def test_a_video_segment_without_seconds_takes_one_second_a_grid():
+@pytest.mark.parametrize(
+    "segments",
+    [[OmniSegment("video", (2, 2, 2))], parse_omni("video:2,2,2")],
+    ids=["built", "read"],
+)
+def test_a_video_without_seconds_takes_one_second_a_grid(segments):
     """Qwen2.5-Omni, 25 ids a second: the start mark at 0, 2 grids of one merged token at
     1 + 0·25 and 1 + 1·25, the end mark at 26 + 1."""
-    ids, _ = omni_ids([OmniSegment("video", (2, 2, 2))], model="qwen2.5-omni", per_second=25)
+    ids, _ = omni_ids(segments, model="qwen2.5-omni", per_second=25)
     assert ids[0].tolist() == [0, 1, 26, 27]
+
+
+def test_a_video_with_audio_of_one_mel_frame_is_one_qwen3_omni_audio_token():
+    """Qwen3-Omni's convolution lengths give 1 mel frame one token (by hand): marks 0, 1; the
+    frame and the audio token both at 2 (video first); end marks 3, 4."""
+    ids, _ = omni_ids(parse_omni("video+audio:1,2,2,s=1,mel=1"), model="qwen3-omni", per_second=13)
+    assert ids[0].tolist() == [0, 1, 2, 2, 3, 4]
 
 
 def test_a_video_with_audio_of_no_mel_frames_is_refused():
