@@ -61,3 +61,13 @@ def test_a_video_with_audio_of_mel_0_is_refused_when_read():
     """The grammar's video+audio:T,H,W,s=SECONDS,mel=MEL takes a track of mel frames >= 1."""
     with pytest.raises(ParameterError, match="must be words"):
         parse_omni("video+audio:1,2,2,s=1,mel=0")
+
+
+def test_qwen3_omni_interleaves_video_and_audio_by_time():
+    """13 ids a second, start marks 0, 1; from 2: frames at t 2 and 15 (a merged row of 2
+    tokens each, h = 2) and 13 audio ids 2 … 14 (100 mel frames); by t, video first on the
+    tie at 2; end marks 16, 17."""
+    ids, _ = omni_ids(
+        parse_omni("video+audio:2,2,4,s=1,mel=100"), model="qwen3-omni", per_second=13
+    )
+    assert ids[0].tolist() == [0, 1, 2, 2, *range(2, 15), 15, 15, 16, 17]
