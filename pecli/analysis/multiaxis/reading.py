@@ -246,9 +246,7 @@ def _unalias(omega: np.ndarray, turn: np.ndarray, k: float) -> np.ndarray:
     m = np.arange(math.ceil(k / (2 * math.pi)) + 1)
     for back, j in enumerate(moved[::-1][2:]):
         slower = moved[::-1][back : back + 2][::-1]  # the next two pairs, faster first
-        a, b = out[slower[0]], out[slower[1]]
-        if min(a, b) <= 0:
-            continue
+        a, b = out[slower[0]], out[slower[1]]  # both > 0: measured, or an alias kept > 0
         guess = a * a / b
         options = np.concatenate([2 * math.pi * m + turn[j], 2 * math.pi * m - turn[j]]) / k
         options = options[(options > 0) & (options <= 1 + 1e-3)]

@@ -145,7 +145,7 @@ def parse_tokens(text: str) -> list[Segment]:
     """
     segments = []
     for word in str(text).split():
-        match = _SEGMENT.match(word.lower().replace("=", "=", 1))
+        match = _SEGMENT.match(word.lower())
         numbers = [w for w in (match[2].split(",") if match else []) if w]
         if not match or len(numbers) != (1 if match[1] == "text" else 3):
             rule = "must be words text:N, image:T,H,W or video:T,H,W[,s=SECONDS][,gap=N]"
