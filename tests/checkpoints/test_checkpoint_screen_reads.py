@@ -8,11 +8,13 @@ callback sees them.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
-from pecli.analysis.checkpoints.scan import scan_tensors
+from pecli.analysis.checkpoints.scan import SCREEN_TOLERANCE, scan_tensors
 
 
 def test_a_tensor_that_fails_the_screen_is_read_on_its_first_64_rows_and_columns_only():
@@ -49,3 +51,60 @@ def test_finiteness_is_judged_on_every_row_of_any_width_and_dtype():
     b16 = np.zeros((70, 8), ml_dtypes.bfloat16)
     b16[69, 7] = np.inf
     assert not _finite(b16)
+
+
+def _noise_part(shape):
+    """``part`` of a header-only tensor of ``shape``: noise of the slice's size, made on demand."""
+    rng = np.random.default_rng(3)
+
+    def part(key, index):
+        size = [len(range(*s.indices(n))) for s, n in zip(index, shape, strict=True)]
+        return rng.uniform(-3, 3, size=size).astype(np.float32)
+
+    return part
+
+
+@pytest.mark.parametrize(
+    ("shape", "skipped"),
+    [
+        ((2**13, 2**13), False),
+        ((2**13, 2**13 + 1), True),
+        ((2**25, 2), False),
+        ((2**25 + 1, 2), True),
+    ],
+)
+def test_a_table_of_more_than_2_26_values_is_skipped_by_its_header(shape, skipped):
+    """docs/conventions.md: "(n, d) … with n, d >= 2 and at most 2^26 values": exactly 2^26
+    is screened (on its first rows, never loaded); one row or column more is skipped unread."""
+    head = SimpleNamespace(key="w", shape=shape, dtype="float32")
+    part = _noise_part(shape)
+    found = scan_tensors([head], part=part, load=lambda key: pytest.fail("loaded"))[0]
+    if skipped:
+        assert found.verdict == "skipped"
+        assert found.reason == f"more than 2^26 values ({shape[0] * shape[1]})"
+    else:
+        assert found.verdict == "not sinusoidal" and found.residual > SCREEN_TOLERANCE
+
+
+@pytest.mark.parametrize("shape", [(64, 1), (1, 64), (1, 64, 1), (1, 1, 64)])
+def test_a_table_of_one_row_or_one_column_is_skipped_by_its_header(shape):
+    """docs/conventions.md: a table is ``(n, d)``, ``(1, n, d)`` or ``(n, 1, d)``
+    "with n, d >= 2"."""
+    head = SimpleNamespace(key="w", shape=shape, dtype="float32")
+    found = scan_tensors([head], part=_noise_part(shape), load=lambda key: pytest.fail("loaded"))
+    assert found[0].verdict == "skipped" and found[0].reason.startswith("shape is not (n, d)")
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 5, 6), (1, 2, 3, 4, 6), (1, 7, 6), (7, 1, 6), (7, 6)])
+def test_any_run_of_tokens_is_read_as_numpy_s_flattened_rows(shape):
+    """Tokens ``a … b-1`` of a ``(1, H, W, d)`` or ``(1, T, H, W, d)`` table (a run that starts
+    and ends inside a row of H, as the screen's rows h, h + 1 do) are NumPy's ``reshape(-1, d)``
+    rows ``a:b``, whatever H-rows the read has to cover."""
+    from pecli.analysis.checkpoints.scan import _view
+
+    array = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+    flat = array.reshape(-1, shape[-1])
+    read = _view(lambda key, index: array[index], "pe", shape)
+    for a in range(len(flat)):
+        for b in range(a + 1, len(flat) + 1):
+            assert np.array_equal(read(slice(a, b), slice(0, 4)), flat[a:b, 0:4]), (a, b)
