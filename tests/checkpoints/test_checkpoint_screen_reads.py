@@ -108,3 +108,40 @@ def test_any_run_of_tokens_is_read_as_numpy_s_flattened_rows(shape):
     for a in range(len(flat)):
         for b in range(a + 1, len(flat) + 1):
             assert np.array_equal(read(slice(a, b), slice(0, 4)), flat[a:b, 0:4]), (a, b)
+
+
+def test_an_even_width_keeps_its_last_column_even_when_it_is_zero():
+    """[sin | cos] halves of d = 6 (written here) whose third pair is (1, 0) on every row: on the
+    circle (1² + 0² = 1), so the residual is rounding only. Only an odd width's zero column is
+    set aside; this one is a cosine, and no grid layout of width 6 pairs these columns."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    p = np.arange(21.0)[:, None]  # an odd number of rows: only the width's parity counts
+    ones, zeros = np.ones((21, 1)), np.zeros((21, 1))
+    table = np.hstack([np.sin(p), np.sin(p / 10), ones, np.cos(p), np.cos(p / 10), zeros])
+    assert circle_residual(table) < 1e-12
+
+
+@pytest.mark.parametrize("rows", [1, 20])
+def test_a_table_of_one_pair_is_screened(rows):
+    """d = 2, ``[sin p, cos p]`` (written here): one pair, on the circle to rounding; on one
+    row too. Made (0.6, 0.6) on its first row: 0.28 off (|0.36 + 0.36 - 1|, by hand)."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    p = np.arange(7.0, 7.0 + rows)
+    table = np.stack([np.sin(p), np.cos(p)], axis=1)
+    assert circle_residual(table) < 1e-12
+    table[0] = 0.6
+    assert circle_residual(table) == pytest.approx(0.28, abs=1e-12)
+
+
+def test_a_transposed_position_off_the_circle_counts_even_if_its_values_are_all_1():
+    """[sin | cos] of d = 8 (written here) stored transposed, position 0 made 1.0 in every
+    component: rows 0, 1, h, h + 1 pair 1 with 1, off the circle by |1 + 1 - 1| = 1 in every
+    layout, so the residual is 1 (only all-zero positions are set aside)."""
+    from pecli.analysis.checkpoints.screen import columns_residual
+
+    angles = np.outer(np.arange(40.0), 10000.0 ** (-np.arange(4) / 4))
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).T  # (8, 40)
+    table[:, 0] = 1.0
+    assert columns_residual(lambda r, c: table[r, c], 8, 40) == pytest.approx(1.0, abs=1e-12)
