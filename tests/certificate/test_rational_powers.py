@@ -224,3 +224,17 @@ def test_fill_turns_writes_sin_and_cos_of_whole_quarter_turns_with_factor_1():
     sin, cos = np.full(4, np.nan), np.full(4, np.nan)
     fill_turns((sin, cos), np.arange(4.0), Fraction(1, 2), (math.pi / 2, 0.0))
     assert sin.tolist() == [0.0, 1.0, 0.0, -1.0] and cos.tolist() == [1.0, 0.0, -1.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_step_of_2_to_the_53_is_still_a_whole_quarter_turn(dtype):
+    """Rate 2^-54 at p = 2^53: π/2 exactly, sin 1 and cos 0. It was sent to the direct kernel,
+    whose float32 certificate could not decide the exact zero ("undecided at 256 bits")."""
+    from pecli.core.turns import fill_turns
+
+    with mpmath.workprec(200):
+        omega = mpmath.pi / 2**54  # the double-double π·rate of the other rows
+        frequency = (float(omega), float(omega - float(omega)))
+    sin, cos = np.full(1, np.nan, dtype), np.full(1, np.nan, dtype)
+    fill_turns((sin, cos), np.array([2.0**53]), Fraction(1, 2**54), frequency)
+    assert sin.tolist() == [1.0] and cos.tolist() == [0.0]
