@@ -54,7 +54,7 @@ def quarter_turns(positions: np.ndarray, rate: Fraction) -> tuple[np.ndarray, np
     step = twice.denominator  # 2·rate·p is an integer for integer p iff step | p
     mask = np.zeros(p.shape, dtype=bool)
     quarter = np.zeros(p.shape, dtype=np.int64)
-    if step < 2**53:
+    if step <= 2**53:  # p/step and fmod stay exact up to a step of 2^53 itself
         hit = whole & (np.fmod(p, step) == 0)
         k = np.fmod(p[hit] / step, 4)  # exact: p/step is an integer below 2^53
         mask |= hit

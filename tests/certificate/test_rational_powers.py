@@ -202,3 +202,39 @@ def test_correctly_rounded_ties_to_even_on_the_subnormal_quantum(x, expected):
 
     with mpmath.workprec(200):
         assert correctly_rounded(mpmath.mpf(x), np.float32) == expected
+
+
+def test_quarter_turns_of_integer_positions_by_hand():
+    """2·rate·p quarter turns, by hand: rate 1/4 makes p/2 (p = 2 is one quarter turn, 6 is
+    three); rate 1/400 makes p/200 (a step of 200, decided exactly too)."""
+    from pecli.core.turns import quarter_turns
+
+    mask, q = quarter_turns(np.array([0.0, 1.0, 2.0, 4.0, 6.0]), Fraction(1, 4))
+    assert mask.tolist() == [True, False, True, True, True] and q.tolist() == [0, 1, 2, 3]
+    mask, q = quarter_turns(np.array([0.0, 200.0, 300.0, 400.0]), Fraction(1, 400))
+    assert mask.tolist() == [True, True, False, True] and q.tolist() == [0, 1, 2]
+
+
+def test_fill_turns_writes_sin_and_cos_of_whole_quarter_turns_with_factor_1():
+    """rate 1/2: p quarter turns; sin = 0, 1, 0, -1 and cos = 1, 0, -1, 0 (unit factor)."""
+    import math
+
+    from pecli.core.turns import fill_turns
+
+    sin, cos = np.full(4, np.nan), np.full(4, np.nan)
+    fill_turns((sin, cos), np.arange(4.0), Fraction(1, 2), (math.pi / 2, 0.0))
+    assert sin.tolist() == [0.0, 1.0, 0.0, -1.0] and cos.tolist() == [1.0, 0.0, -1.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_step_of_2_to_the_53_is_still_a_whole_quarter_turn(dtype):
+    """Rate 2^-54 at p = 2^53: π/2 exactly, sin 1 and cos 0. It was sent to the direct kernel,
+    whose float32 certificate could not decide the exact zero ("undecided at 256 bits")."""
+    from pecli.core.turns import fill_turns
+
+    with mpmath.workprec(200):
+        omega = mpmath.pi / 2**54  # the double-double π·rate of the other rows
+        frequency = (float(omega), float(omega - float(omega)))
+    sin, cos = np.full(1, np.nan, dtype), np.full(1, np.nan, dtype)
+    fill_turns((sin, cos), np.array([2.0**53]), Fraction(1, 2**54), frequency)
+    assert sin.tolist() == [1.0] and cos.tolist() == [0.0]

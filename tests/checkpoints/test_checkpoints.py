@@ -161,6 +161,7 @@ def test_pecli_tables_with_every_knob_are_known_by_their_metadata(run_cli, tmp_p
     found = verdicts(run_cli, str(out))["positional_encoding"]
     assert found["metadata"] == "agrees (bit for bit)"
     assert found["verdict"] == "identified"  # before: "not sinusoidal" for mlx
+    assert found["residual"] == 0.0  # rebuilt bit for bit: nothing left over
 
 
 def test_the_key_names_the_tensor(run_cli, tmp_path):

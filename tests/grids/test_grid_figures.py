@@ -90,6 +90,8 @@ def test_the_similarity_colours_run_from_the_lowest_tenth_to_1_a_tenth_at_least(
         for patch in (None, (0, 0)):
             fig = patch_similarity_figure(rows, (3, 5), title="t", patch=patch)
             assert fig.axes[0].images[0].get_clim() == pytest.approx((low, 1.0), abs=1e-12)
+            colorbar = fig.axes[1]  # the scale drawn beside it: the same range
+            assert colorbar.get_ylim() == pytest.approx((low, 1.0), abs=1e-12)
 
 
 def test_plot_grid_writes_the_drawn_channels(run_cli, tmp_path):
@@ -193,3 +195,63 @@ def test_the_mosaic_labels_each_tile_s_centre_and_shrink_past_16_patches_a_side(
         assert ticks.tolist() == [centre(i) for i in range(side)]
     assert ax.xaxis.get_major_ticks()[0].tick1line.get_markersize() == 0  # labels, no ticks
     assert not any(spine.get_visible() for spine in ax.spines.values())  # no frame
+
+
+@pytest.mark.parametrize(("side", "ok"), [(64, True), (65, False)])
+def test_a_mosaic_side_of_64_is_drawn_and_65_is_refused(side, ok):
+    """The docstring's "a mosaic side above 64" refused (a 1 × 65 grid); 1 × 64 is drawn."""
+    table = np.random.default_rng(2).standard_normal((side, 4))
+    if ok:
+        assert patch_similarity_figure(table, (1, side), title="t").axes[0].images
+        return
+    with pytest.raises(ParameterError, match="must have sides up to 64 for the mosaic"):
+        patch_similarity_figure(table, (1, side), title="t")
+
+
+def test_the_figures_are_made_at_100_dpi_unless_told():
+    """docs/cli.md: `--dpi` defaults to 100 (the article's figures), for both figures."""
+    table = np.random.default_rng(2).standard_normal((15, 4))
+    assert patch_similarity_figure(table, (3, 5), title="t").dpi == 100
+    assert grid_channels_figure(table[:, :2], (3, 5), names=["a", "b"], title="t").dpi == 100
+    assert patch_similarity_figure(table, (3, 5), title="t", dpi=50).dpi == 50
+    assert tuple(patch_similarity_figure(table, (3, 5), title="t").get_size_inches()) == (7.5, 6.5)
+
+
+def test_opposite_rows_have_similarity_minus_1_and_orthogonal_rows_0():
+    """Cosine similarity by hand: (1, 0) and (-1, 0) are opposite, -1; (0, 3) is orthogonal to
+    both, 0; every row with itself 1; a row of zeros 0 with every row, itself too (docstring)."""
+    table = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 3.0], [0.0, 0.0]])
+    want = [[1.0, -1.0, 0.0, 0.0], [-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0] * 4]
+    assert patch_similarity(table).tolist() == want
+
+
+@pytest.mark.parametrize(
+    ("count", "grid"), [(1, (1, 1)), (2, (1, 2)), (3, (2, 2)), (5, (2, 3)), (64, (8, 8))]
+)
+def test_small_multiples_are_laid_out_near_square_wider_than_tall(count, grid):
+    """k panels in ceil(√k) columns and as many rows as they need: 2 side by side, 5 as 2 × 3
+    (the spare panels switched off)."""
+    table = np.random.default_rng(2).standard_normal((15, count))
+    fig = grid_channels_figure(table, (3, 5), names=["c"] * count, title="t")
+    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    assert panels[0].get_subplotspec().get_geometry()[:2] == grid
+    assert sum(ax.axison for ax in panels) == count
+    rows, columns = grid  # about 2.6 × 2.4 inches a panel, plus room for the titles
+    assert tuple(fig.get_size_inches()) == pytest.approx((2.6 * columns + 1.2, 2.4 * rows + 0.6))
+
+
+@pytest.mark.parametrize(
+    ("shape", "gap"), [((1, 1), 1), ((2, 2), 1), ((1, 8), 2), ((12, 3), 2), ((13, 13), 3)]
+)
+def test_the_mosaic_gap_is_a_fifth_of_the_longest_side_at_least_one(shape, gap):
+    """The docstring's rule, by hand: 2/5 rounds to 0, raised to 1; 8/5 = 1.6 -> 2; 12/5 = 2.4
+    -> 2; 13/5 = 2.6 -> 3."""
+    from pecli.figures.grids import mosaic_gap
+
+    assert mosaic_gap(shape) == gap
+
+
+def test_no_channel_at_all_is_refused_as_out_of_1_to_64():
+    table = np.zeros((15, 0))
+    with pytest.raises(ParameterError, match="must be 1 to 64 channels of the 3 × 5 grid"):
+        grid_channels_figure(table, (3, 5), names=[], title="t")

@@ -8,6 +8,7 @@ Expected verdicts come from the library itself (``safe_open(..., "np")``), run h
 from __future__ import annotations
 
 import json
+import math
 import struct
 
 import ml_dtypes
@@ -182,18 +183,94 @@ def test_each_dtype_code_takes_the_bytes_the_library_takes(tmp_path):
 
 
 def test_closing_twice_closes_no_other_file(tmp_path):
-    """close() is idempotent: the second call closes nothing (not the standard output, fd 1,
-    which is put back whatever happens)."""
+    """close() is idempotent: the second call closes nothing (not the standard input or
+    output, fd 0 and 1, which are put back whatever happens)."""
     import os
 
     path = tmp_path / "t.safetensors"
     path.write_bytes(CASES["ok"])
-    saved = os.dup(1)
+    saved = os.dup(0), os.dup(1)
     try:
         handle = SafetensorsFile(str(path), parameter="file")
         handle.close()
         handle.close()
-        os.fstat(1)  # EBADF if fd 1 was closed
+        os.fstat(0), os.fstat(1)  # EBADF if fd 0 or 1 was closed
     finally:
-        os.dup2(saved, 1)
+        for fd, copy in enumerate(saved):
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+def test_a_file_opened_as_fd_0_is_closed_too(tmp_path):
+    """With the standard input closed, the file gets descriptor 0 (POSIX: the lowest free
+    one); close() must close it all the same (fd 0 is put back whatever happens)."""
+    import os
+
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(CASES["ok"])
+    saved = os.dup(0)
+    try:
+        os.close(0)
+        handle = SafetensorsFile(str(path), parameter="file")
+        assert handle.fd == 0
+        handle.close()
+        with pytest.raises(OSError):
+            os.fstat(0)  # EBADF: closed
+    finally:
+        os.dup2(saved, 0)
         os.close(saved)
+
+
+@pytest.mark.parametrize("change", ["append", "touch"])
+def test_a_file_that_changed_after_its_header_is_refused_even_if_its_bytes_are_there(
+    tmp_path, change
+):
+    """The header's promise holds for the file as it was opened (size, mtime): bytes appended
+    or a new mtime after the header was read, and a read of tensor bytes still present is
+    "changed while it was read", not values of another file."""
+    import os
+
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(CASES["ok"])
+    with SafetensorsFile(str(path), parameter="file") as handle:
+        if change == "append":
+            with open(path, "ab") as end:
+                end.write(b"\0" * 8)
+        else:
+            stat = path.stat()
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        with pytest.raises(ParameterError, match="changed while it was read"):
+            handle.read("a")
+
+
+def test_offsets_that_run_backwards_are_a_broken_entry_not_a_size(tmp_path):
+    """``data_offsets`` ``[begin, end]`` with end before begin (the format's rule: begin <= end)
+    is a broken entry, whatever the shape: not "-8 bytes for its shape"."""
+    path = tmp_path / "t.safetensors"
+    for offsets in ([8, 0], [4, 0]):
+        path.write_bytes(_blob({"a": _e("F32", [0], offsets), "b": _e("F32", [2], [0, 8])}))
+        with pytest.raises(ParameterError, match="tensor 'a' has a broken header entry"):
+            SafetensorsFile(str(path), parameter="file")
+
+
+@pytest.mark.parametrize(
+    "rows", [slice(4, 2), slice(3, 3), slice(9, 12), slice(-2, None), slice(1, 3)]
+)
+@pytest.mark.parametrize(("shape", "axis"), [((6, 5), 0), ((6, 3, 2), 0), ((1, 6, 5), 1)])
+def test_rows_read_alone_are_numpy_s_slice_of_the_tensor_even_empty(tmp_path, rows, shape, axis):
+    """``read(key, rows, axis)`` (only 1s before ``axis``) is NumPy's slice of that axis: a
+    slice that ends before it starts, or starts past the end, is zero rows, not one."""
+    table = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+    want = table[(slice(None),) * axis + (rows,)]
+    save_file({"w": table}, str(tmp_path / "t.safetensors"))
+    with SafetensorsFile(str(tmp_path / "t.safetensors"), parameter="file") as handle:
+        got = handle.read("w", rows, axis)
+    assert got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_a_size_that_does_not_fit_the_shape_says_the_bytes_it_has(tmp_path):
+    """F32 of shape [3] needs 12 bytes (the format: 4 per value); offsets [4, 12] give 8."""
+    path = tmp_path / "t.safetensors"
+    path.write_bytes(_blob({"b": _e("F32", [1], [0, 4]), "a": _e("F32", [3], [4, 12])}, bytes(12)))
+    with pytest.raises(ParameterError, match="tensor 'a' has 8 bytes for its shape"):
+        SafetensorsFile(str(path), parameter="file")
