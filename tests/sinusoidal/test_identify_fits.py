@@ -15,6 +15,7 @@ import pytest
 from pecli.analysis.sinusoidal.identify.fits import (
     NotGrowing,
     denominator,
+    other_base,
     readings,
     refine_k,
     schedules,
@@ -156,3 +157,32 @@ def test_a_start_near_an_integer_is_that_integer(start, want):
     rows = np.arange(5.0)
     theta = wrap((start + rows)[:, None] * omega[None, :])
     assert start_position(theta, rows, omega) == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize(("moved", "told"), [(0.06, True), (0.04, False)])
+def test_the_turn_is_measured_over_the_rows_span_not_their_positions(moved, told):
+    """Rows 100 … 109 (span 9), noise 0.01 (threshold capped at 0.05 rad): a pair turning
+    0.06 over the span tells k, 0.04 does not, wherever the rows start."""
+    rows = np.arange(100.0, 110.0)
+    k = slopes_k(wrap(np.outer(rows, [1.0, moved / 9])), rows, noise=0.01)
+    assert (k is not None) == told
+
+
+def test_rows_one_apart_take_each_wrapped_difference_as_the_turn():
+    """Rows 0 … 4, all one apart: each pair's turn is its wrapped difference, as the rows are
+    (no per-row average carried). Pair 1 turns 3, 3, 3 and then 3.28 (wrapped: 3.28 − 2π),
+    so its unwrapped angles are 0, 3, 6, 9, 9 + 3.28 − 2π, and k = −ln(their slope)."""
+    rows = np.arange(5.0)
+    pair = np.array([0.0, 3.0, 6.0, 9.0, 12.28])
+    theta = wrap(np.column_stack([rows, pair]))
+    unwrapped = np.array([0.0, 3.0, 6.0, 9.0, 12.28 - 2 * math.pi])
+    slope = np.polyfit(rows, unwrapped, 1)[0]
+    assert slopes_k(theta, rows) == pytest.approx(-math.log(slope), rel=1e-12)
+
+
+def test_another_base_is_the_base_to_the_ratio_of_the_denominators():
+    """other_base(C, den, own) = C^(den/own): 10000^(3/4) = 1000; 10000^(4/3) ≈ 215443.5;
+    1e300^(34/33) is past BASE_RANGE: None."""
+    assert other_base(10000.0, 3.0, 4.0) == pytest.approx(1000.0, rel=1e-12)
+    assert other_base(10000.0, 4.0, 3.0) == pytest.approx(10000.0 ** (4 / 3), rel=1e-12)
+    assert other_base(1e300, 34.0, 33.0) is None

@@ -152,3 +152,10 @@ def test_starts_tie_within_four_standard_errors_of_the_best_mean_ratio():
     starts = np.array([7, 3, 5, 9, 11])
     squares = np.array([[0, 1], [0.1, 1], [0.225, 1], [0, 2], [1, 1]], dtype=np.float64)
     assert phases.ties(starts, squares, 0.5, 32).tolist() == [3, 7, 9]
+
+
+def test_intervals_no_pair_narrows_are_given_back_by_the_array_path():
+    """ω = 1 with a tolerance of 4 rad (2 · 4 > 2π): the intervals come back unchanged."""
+    low, high = np.array([0.0, 100.0]), np.array([50.0, 200.0])
+    got = phases._narrow(low, high, 0.3, 4.0, 1.0, 0.0)
+    assert got is not None and got[0].tolist() == [0.0, 100.0] and got[1].tolist() == [50.0, 200.0]
