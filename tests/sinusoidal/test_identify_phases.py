@@ -159,3 +159,16 @@ def test_intervals_no_pair_narrows_are_given_back_by_the_array_path():
     low, high = np.array([0.0, 100.0]), np.array([50.0, 200.0])
     got = phases._narrow(low, high, 0.3, 4.0, 1.0, 0.0)
     assert got is not None and got[0].tolist() == [0.0, 100.0] and got[1].tolist() == [50.0, 200.0]
+
+
+def test_64_starts_are_all_verified():
+    """Up to 2 · VERIFY = 64 starts are verified as they are: 64 starts s0 − 32 … s0 + 31
+    about s0 = 10^6 (pairs ω = 1, 0.01) come back whole, though only δ = −15 … 16 fit best;
+    65 starts are cut to the 32 best and the 32 smallest (δ = −32 … 16, 49 starts)."""
+    s0 = 10**6
+    omega = np.array([1.0, 0.01])
+    found = phases.Phases(np.angle(np.exp(1j * s0 * omega)), np.full(2, 1e-15))
+    starts = s0 + np.arange(-32, 32)
+    assert phases.best_phase_fits(starts, found, omega).tolist() == starts.tolist()
+    got = phases.best_phase_fits(s0 + np.arange(-32, 33), found, omega)
+    assert (got - s0).tolist() == list(range(-32, 17))
