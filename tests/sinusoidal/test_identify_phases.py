@@ -172,3 +172,12 @@ def test_64_starts_are_all_verified():
     assert phases.best_phase_fits(starts, found, omega).tolist() == starts.tolist()
     got = phases.best_phase_fits(s0 + np.arange(-32, 33), found, omega)
     assert (got - s0).tolist() == list(range(-32, 17))
+
+
+def test_a_slow_pair_of_many_periods_is_cut_by_the_array_path():
+    """ω = 0.1 (period 20π ≈ 62.8) over positions 0 … 2^24 leaves one interval a period,
+    about 267,000 of them: the array path. The fast pair ω = 1 (tolerance 1e-9) then keeps
+    only s = 5000 (5000 · ω_j are the phases), as the docstring's four-pair example does."""
+    omega = np.array([1.0, 0.1])
+    found = phases.Phases(np.angle(np.exp(1j * 5000 * omega)), np.full(2, 1e-9))
+    assert phases.candidate_starts(found, omega, 0.0).tolist() == [5000]
