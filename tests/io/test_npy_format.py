@@ -226,3 +226,10 @@ def test_a_reason_is_its_first_line_or_the_error_s_name():
     """A message of several lines gives its first; an empty one the exception's name."""
     assert npy._why(ValueError("  first\nsecond")) == "first"
     assert npy._why(EOFError()) == "EOFError"
+
+
+def test_a_one_value_file_is_read_from_its_bytes(tmp_path):
+    """Shape (1, 1), '<f8' 7.5: one row [7.5] (one value is no empty table)."""
+    path = _file(tmp_path, _npy("<f8", (1, 1), _f8(7.5)))
+    with _open_after_magic(path) as handle:
+        assert _rows(npy.read_npy(handle, path, "x"), 4) == [(0, [[7.5]])]

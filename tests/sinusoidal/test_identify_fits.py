@@ -159,10 +159,11 @@ def test_a_start_near_an_integer_is_that_integer(start, want):
     assert start_position(theta, rows, omega) == pytest.approx(want, abs=1e-9)
 
 
-@pytest.mark.parametrize(("moved", "told"), [(0.06, True), (0.04, False)])
+@pytest.mark.parametrize(("moved", "told"), [(0.06, True), (0.053, True), (0.04, False)])
 def test_the_turn_is_measured_over_the_rows_span_not_their_positions(moved, told):
-    """Rows 100 … 109 (span 9), noise 0.01 (threshold capped at 0.05 rad): a pair turning
-    0.06 over the span tells k, 0.04 does not, wherever the rows start."""
+    """Rows 100 … 109 (span 9, first to last), noise 0.01 (threshold capped at 0.05 rad): a
+    pair turning 0.06 or 0.053 over the span tells k (0.053 · 8/9 would not), 0.04 does not,
+    wherever the rows start."""
     rows = np.arange(100.0, 110.0)
     k = slopes_k(wrap(np.outer(rows, [1.0, moved / 9])), rows, noise=0.01)
     assert (k is not None) == told
@@ -186,3 +187,9 @@ def test_another_base_is_the_base_to_the_ratio_of_the_denominators():
     assert other_base(10000.0, 3.0, 4.0) == pytest.approx(1000.0, rel=1e-12)
     assert other_base(10000.0, 4.0, 3.0) == pytest.approx(10000.0 ** (4 / 3), rel=1e-12)
     assert other_base(1e300, 34.0, 33.0) is None
+
+
+@pytest.mark.parametrize("bound", [1e-300, 1e300])
+def test_another_base_at_either_end_of_the_range_is_kept(bound):
+    """C^(2/2) at BASE_RANGE's ends, 1e-300 and 1e300, is within the range: C itself."""
+    assert other_base(bound, 2.0, 2.0) == pytest.approx(bound, rel=1e-12)
