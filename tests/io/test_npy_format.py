@@ -233,3 +233,13 @@ def test_a_one_value_file_is_read_from_its_bytes(tmp_path):
     path = _file(tmp_path, _npy("<f8", (1, 1), _f8(7.5)))
     with _open_after_magic(path) as handle:
         assert _rows(npy.read_npy(handle, path, "x"), 4) == [(0, [[7.5]])]
+
+
+def test_a_zero_dimensional_array_is_one_row_of_one_value(tmp_path):
+    """Shape (): one value (the product of no dimensions), read as one row, from a file and
+    from a stream."""
+    content = _npy("<f8", (), _f8(3.0))
+    path = _file(tmp_path, content)
+    with _open_after_magic(path) as handle:
+        assert _rows(npy.read_npy(handle, path, "x"), 4) == [(0, [[3.0]])]
+    assert _rows(npy.read_npy(io.BytesIO(content[6:]), None, "x"), 4) == [(0, [[3.0]])]
