@@ -247,3 +247,17 @@ def test_a_zero_dimensional_array_is_one_row_of_one_value(tmp_path):
     with _open_after_magic(path) as handle:
         assert _rows(npy.read_npy(handle, path, "x"), 4) == [(0, [[3.0]])]
     assert _rows(npy.read_npy(io.BytesIO(content[6:]), None, "x"), 4) == [(0, [[3.0]])]
+
+
+def test_a_header_numpy_cannot_parse_is_refused_naming_the_file_or_stdin(tmp_path):
+    """A version 1.0 header whose dict lacks 'shape' is no .npy header: the refusal names
+    the file it came from, or stdin."""
+    header = "{'descr': '<f8', 'fortran_order': False, }".ljust(117) + "\n"
+    content = MAGIC + b"\x01\x00" + struct.pack("<H", len(header)) + header.encode()
+    path = _file(tmp_path, content)
+    with _open_after_magic(path) as handle, pytest.raises(ParameterError) as caught:
+        npy.read_npy(handle, path, "x")
+    assert caught.value.value == path and caught.value.rule.startswith("must be a valid .npy")
+    with pytest.raises(ParameterError) as caught:
+        npy.read_npy(io.BytesIO(content[6:]), None, "x")
+    assert caught.value.value == "stdin"
