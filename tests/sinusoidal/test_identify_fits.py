@@ -193,3 +193,13 @@ def test_another_base_is_the_base_to_the_ratio_of_the_denominators():
 def test_another_base_at_either_end_of_the_range_is_kept(bound):
     """C^(2/2) at BASE_RANGE's ends, 1e-300 and 1e300, is within the range: C itself."""
     assert other_base(bound, 2.0, 2.0) == pytest.approx(bound, rel=1e-12)
+
+
+def test_a_fractional_start_is_placed_from_the_slowest_pair_first():
+    """ω_j = 44^(−j/4), start 16.5, rows 0 … 3: the first pair's phase 16.5 − 6π ≈ −2.35 and
+    the slowest's 16.5 · 44^(−3/4) ≈ 0.97 differ by more than π; starting from the slowest
+    pair's phase gives 16.5 back (not a period of the slowest pair off)."""
+    omega = 44.0 ** (-np.arange(4) / 4)
+    rows = np.arange(4.0)
+    theta = wrap((16.5 + rows)[:, None] * omega[None, :])
+    assert start_position(theta, rows, omega) == pytest.approx(16.5, abs=1e-9)

@@ -181,3 +181,13 @@ def test_a_slow_pair_of_many_periods_is_cut_by_the_array_path():
     omega = np.array([1.0, 0.1])
     found = phases.Phases(np.angle(np.exp(1j * 5000 * omega)), np.full(2, 1e-9))
     assert phases.candidate_starts(found, omega, 0.0).tolist() == [5000]
+
+
+def test_a_tolerance_under_half_a_period_still_cuts():
+    """ω = 1 (period 2π ≈ 6.28), phase 0, tolerance 2.5: 2 · 2.5 = 5 < 2π, so the pair cuts
+    positions 0 … 20 about 0, 2π, 4π and 6π, ±w with w = 2.5 + 2^-48 · 21."""
+    w = 2.5 + EPS * 21
+    low, high = phases._narrow(np.zeros(1), np.full(1, 20.0), 0.0, 2.5, 1.0, 0.0)
+    centres = 2 * math.pi * np.arange(4)
+    np.testing.assert_allclose(low, np.maximum(centres - w, 0.0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(high, np.minimum(centres + w, 20.0), rtol=0, atol=1e-12)
