@@ -191,3 +191,18 @@ def test_a_mount_point_s_octal_escapes_are_read(monkeypatch):
         "is on a devpts file system (/mnt/other), which holds no new files"
     )
     assert paths.file_system_problem("/mnt/otherwise") is None
+
+
+def test_a_pseudo_terminal_is_a_terminal_by_its_descriptor_and_as_stdout():
+    """os.openpty's other end is a terminal: named /dev/fd/N, and as stdout ("-") while
+    descriptor 1 is it."""
+    master, slave = os.openpty()
+    saved = os.dup(1)
+    try:
+        assert paths.is_terminal(f"/dev/fd/{slave}") is True
+        os.dup2(slave, 1)
+        assert paths.is_terminal("-") is True
+    finally:
+        os.dup2(saved, 1)
+        for fd in (saved, master, slave):
+            os.close(fd)

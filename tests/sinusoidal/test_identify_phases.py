@@ -191,3 +191,15 @@ def test_a_tolerance_under_half_a_period_still_cuts():
     centres = 2 * math.pi * np.arange(4)
     np.testing.assert_allclose(low, np.maximum(centres - w, 0.0), rtol=0, atol=1e-12)
     np.testing.assert_allclose(high, np.minimum(centres + w, 20.0), rtol=0, atol=1e-12)
+
+
+def test_an_interval_the_drift_widens_past_half_a_period_is_kept_whole():
+    """Drift 1e-5, ω = 1, tolerance 1e-9: over [0, 10] the half width is
+    w = 1e-9 + (1e-5 + 2^-48) · 11, so the pair cuts it about 0 and 2π; over
+    [10^6, 10^6 + 10] it is about 10 (2w > 2π), so that interval stays whole."""
+    w = 1e-9 + (1e-5 + EPS) * 11
+    low, high = phases._narrow(
+        np.array([0.0, 1e6]), np.array([10.0, 1e6 + 10]), 0.0, 1e-9, 1.0, 1e-5
+    )
+    np.testing.assert_allclose(low, [0.0, 2 * math.pi - w, 1e6], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(high, [w, 2 * math.pi + w, 1e6 + 10], rtol=0, atol=1e-9)
