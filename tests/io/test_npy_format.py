@@ -261,3 +261,13 @@ def test_a_header_numpy_cannot_parse_is_refused_naming_the_file_or_stdin(tmp_pat
     with pytest.raises(ParameterError) as caught:
         npy.read_npy(io.BytesIO(content[6:]), None, "x")
     assert caught.value.value == "stdin"
+
+
+def test_a_fortran_file_of_unequal_inner_axes(tmp_path):
+    """Shape (2, 2, 3), Fortran order, data 0 … 11: a[i, j, k] = i + 2j + 4k, so row 0 is
+    a[0, j, k] for j = 0, 1 and k = 0, 1, 2: 0, 4, 8, 2, 6, 10; row 1 is each plus 1."""
+    path = _file(tmp_path, _npy("<f8", (2, 2, 3), _f8(*range(12)), fortran=True))
+    with _open_after_magic(path) as handle:
+        matrix = npy.read_npy(handle, path, "x")
+    row = [0.0, 4.0, 8.0, 2.0, 6.0, 10.0]
+    assert _rows(matrix, 2) == [(0, [row, [v + 1 for v in row]])]
