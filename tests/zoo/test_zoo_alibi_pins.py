@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pecli.analysis.zoo.alibi import BiasFit, SlopeFit, _is_bfloat16, identify_alibi_bias
+from pecli.analysis.zoo.alibi import (
+    BiasFit,
+    SlopeFit,
+    _is_bfloat16,
+    identify_alibi_bias,
+    identify_alibi_slopes,
+)
 from pecli.core.errors import ParameterError
 
 
@@ -45,3 +51,32 @@ def test_shapes_that_are_no_bias_are_refused_by_their_shape():
     for shape in [(2, 3, 1), (2,), (2, 2, 3, 4)]:
         with pytest.raises(ParameterError, match=rule):
             identify_alibi_bias(np.zeros(shape))
+
+
+@pytest.mark.parametrize("sixty_fourths", [21, 13, 4])
+def test_max_bias_snaps_to_the_coarsest_power_of_two_grid_only(sixty_fourths):
+    """Exact slopes 2^(-b·e) of 8 heads (e = 1/8 … 1, the paper's), read at bfloat16's tolerance.
+
+    b = 21/64, 13/64, 4/64 are read back as themselves: the grids tried are halves, quarters …
+    64ths, so b is never snapped to a nearby 1/3, 1/5, 3/17, … (21/64 is within 2^-8 relative
+    of 1/3 at e = 1: 2^(1/192) - 1 = 0.0036 < 2^-8 = tolerance / 2).
+    """
+    b = sixty_fourths / 64
+    slopes = [2.0 ** (-b * (h + 1) / 8) for h in range(8)]
+    fit = identify_alibi_slopes(slopes, bfloat16=True)
+    assert (fit.variant, fit.max_bias, fit.matched) == ("press", b, True)
+
+
+def test_a_slope_off_by_exactly_half_the_tolerance_still_snaps():
+    """One head (e = 1) of slope 2^-8 + 2^-16 = 2^-8·(1 + 2^-8): b = 8 rebuilds it off by
+    2^-8 exactly, half bfloat16's tolerance 2^-7, which still snaps b to 8."""
+    fit = identify_alibi_slopes([2.0**-8 + 2.0**-16], bfloat16=True)
+    assert (fit.max_bias, fit.error) == (8.0, 2.0**-8)
+
+
+def test_a_key_only_row_broadcast_over_two_queries_is_read_as_one_row():
+    """BLOOM's rows m·j (m = 1/2, 1/4, by hand) on two equal query rows: read as one row."""
+    row = np.array([0.5, 0.25])[:, None] * np.arange(6.0)[None, :]
+    fit = identify_alibi_bias(np.repeat(row[:, None, :], 2, axis=1))
+    assert (fit.convention, fit.matched) == ("bloom", True)
+    assert fit.slopes.tolist() == [0.5, 0.25]
