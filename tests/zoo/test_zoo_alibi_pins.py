@@ -80,3 +80,31 @@ def test_a_key_only_row_broadcast_over_two_queries_is_read_as_one_row():
     fit = identify_alibi_bias(np.repeat(row[:, None, :], 2, axis=1))
     assert (fit.convention, fit.matched) == ("bloom", True)
     assert fit.slopes.tolist() == [0.5, 0.25]
+
+
+def test_a_batch_whose_second_sequence_differs_is_not_read_as_batches():
+    """BLOOM rows m·j of 4 rows: the first two the paper's 2 heads (2^-4, 2^-8, by hand), the
+    last two slopes 0.3 and 0.7 that no series makes: neither one sequence nor two alike."""
+    slopes = [2.0**-4, 2.0**-8, 0.3, 0.7]
+    t = np.array(slopes)[:, None, None] * np.arange(6.0)[None, None, :]
+    fit = identify_alibi_bias(t)
+    assert (fit.batch, fit.matched) == (1, False)
+    assert "batch" not in fit.report()
+
+
+def test_a_slope_fit_exactly_at_its_tolerance_is_matched():
+    """Within the tolerance includes the tolerance itself."""
+    assert SlopeFit(1, 8.0, "press", 1e-5, 1e-5, False).matched
+    assert not SlopeFit(1, 8.0, "press", 2e-5, 1e-5, False).matched
+
+
+@pytest.mark.parametrize(("series", "wrong"), [("press", False), ("next-power-of-two", True)])
+def test_the_report_says_whether_the_series_is_a_wrong_one(series, wrong):
+    """12 heads of max_bias 8, by hand: the paper's 2^-(h+1) for h < 8, then 2^-(h-8+0.5);
+    next-power-of-two's 2^-(h+1)/2 (the first 12 of 16 heads'), one of the wrong series."""
+    if series == "press":
+        slopes = [2.0 ** -(h + 1) for h in range(8)] + [2.0 ** -(h + 0.5) for h in range(4)]
+    else:
+        slopes = [2.0 ** (-(h + 1) / 2) for h in range(12)]
+    report = identify_alibi_slopes(slopes).report()
+    assert (report["series"], report["max_bias"], report["wrong"]) == (series, 8.0, wrong)
