@@ -108,3 +108,11 @@ def test_the_report_says_whether_the_series_is_a_wrong_one(series, wrong):
         slopes = [2.0 ** (-(h + 1) / 2) for h in range(12)]
     report = identify_alibi_slopes(slopes).report()
     assert (report["series"], report["max_bias"], report["wrong"]) == (series, 8.0, wrong)
+
+
+def test_a_lone_slope_of_one_is_zero_based_at_max_bias_zero():
+    """One head of slope 1 = 2^(-b·0): zero-based's only head, whatever b; read as b = 0 (the
+    paper's 2^-b needs b = 0, which no series is made with)."""
+    fit = identify_alibi_slopes([1.0])
+    assert (fit.variant, fit.max_bias, fit.matched) == ("zero-based", 0.0, True)
+    assert fit.out_of_range == ("press", "next-power-of-two", "geometric-at-n")
