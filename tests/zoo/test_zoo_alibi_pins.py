@@ -116,3 +116,18 @@ def test_a_lone_slope_of_one_is_zero_based_at_max_bias_zero():
     fit = identify_alibi_slopes([1.0])
     assert (fit.variant, fit.max_bias, fit.matched) == ("zero-based", 0.0, True)
     assert fit.out_of_range == ("press", "next-power-of-two", "geometric-at-n")
+
+
+def test_batched_rows_report_the_first_sequence_and_the_worst_error():
+    """BLOOM's (batch·heads, 1, keys), by hand: 2 heads (2^-4, 2^-8), sequence 0 unpadded
+    (m·j, j = 0 … 5), sequence 1 padded by 2 keys (m·(0, 0, 0, 1, 2, 3)), its head 0's last key
+    off by 2^-24: relative error 2^-24 / (3·2^-4), the worst of the two sequences'."""
+    m = np.array([2.0**-4, 2.0**-8])
+    first = m[:, None] * np.arange(6.0)
+    second = m[:, None] * np.array([0.0, 0.0, 0.0, 1.0, 2.0, 3.0])
+    second[0, 5] += 2.0**-24
+    fit = identify_alibi_bias(np.concatenate([first, second])[:, None, :])
+    assert (fit.convention, fit.batch, fit.batch_padding, fit.matched) == ("bloom", 2, (0, 2), True)
+    assert fit.left_padding == 0  # the first sequence's
+    assert fit.error == 2.0**-24 / (3 / 16)
+    assert (fit.slope_fit.variant, fit.slope_fit.max_bias) == ("press", 8.0)
