@@ -131,3 +131,10 @@ def test_batched_rows_report_the_first_sequence_and_the_worst_error():
     assert fit.left_padding == 0  # the first sequence's
     assert fit.error == 2.0**-24 / (3 / 16)
     assert (fit.slope_fit.variant, fit.slope_fit.max_bias) == ("press", 8.0)
+
+
+def test_a_tensor_whose_later_head_is_no_bfloat16_is_read_at_float_tolerance():
+    """BLOOM rows m·j: head 0's (m = 1/2) are bfloat16 numbers, head 1's (m = 0.1) are not."""
+    t = np.array([0.5, 0.1])[:, None, None] * np.arange(4.0)[None, None, :]
+    assert not _is_bfloat16(t)
+    assert identify_alibi_bias(t).tolerance == 1e-5
