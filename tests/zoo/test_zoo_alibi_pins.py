@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,35 @@ def test_a_tensor_whose_later_head_is_no_bfloat16_is_read_at_float_tolerance():
     t = np.array([0.5, 0.1])[:, None, None] * np.arange(4.0)[None, None, :]
     assert not _is_bfloat16(t)
     assert identify_alibi_bias(t).tolerance == 1e-5
+
+
+def test_a_snap_needs_half_the_tolerance_not_more():
+    """One head (e = 1) of slope 2^-8·(1 + 2^-7): b = 8 - log2(1 + 2^-7) = 7.98877…; b = 8
+    rebuilds it off by 2^-7, more than half bfloat16's tolerance (2^-8); the coarsest grid
+    within 2^-8 is 64ths: 511/64 (off by 2^(b - 511/64) - 1 = 0.0031)."""
+    b = 8 - math.log2(1 + 2.0**-7)
+    assert 2 ** (b - 511 / 64) - 1 < 2.0**-8 < 2 ** (8 - b) - 1
+    fit = identify_alibi_slopes([2.0**-8 + 2.0**-15], bfloat16=True)
+    assert fit.max_bias == 511 / 64
+
+
+def test_a_zero_slope_is_refused():
+    with pytest.raises(ParameterError, match="positive finite"):
+        identify_alibi_slopes([0.5, 0.0])
+
+
+def test_batched_sequences_must_each_rebuild():
+    """BLOOM rows m·j of 2 heads (2^-4, 2^-8) twice; the second copy's head 0 last key off by
+    0.1: same slopes at distance 1, but that sequence is no ALiBi row: no batch reading."""
+    m = np.array([2.0**-4, 2.0**-8])
+    first = m[:, None] * np.arange(6.0)
+    second = first.copy()
+    second[0, 5] += 0.1
+    fit = identify_alibi_bias(np.concatenate([first, second])[:, None, :])
+    assert (fit.batch, fit.matched) == (1, False)
+
+
+def test_a_bias_report_nests_its_slope_fit_without_a_kind():
+    row = np.array([0.5, 0.25])[:, None] * np.arange(6.0)[None, :]
+    report = identify_alibi_bias(row[:, None, :]).report()
+    assert report["kind"] == "bias" and "kind" not in report["slope_fit"]
