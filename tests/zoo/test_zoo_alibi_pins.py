@@ -172,3 +172,24 @@ def test_a_bias_report_nests_its_slope_fit_without_a_kind():
     row = np.array([0.5, 0.25])[:, None] * np.arange(6.0)[None, :]
     report = identify_alibi_bias(row[:, None, :]).report()
     assert report["kind"] == "bias" and "kind" not in report["slope_fit"]
+
+
+def test_two_dimensional_padded_key_rows_are_heads_not_a_square():
+    """BLOOM's rows m·(0, 0, 1, 2, 3, 4) of 2 heads (2^-4, 2^-8; one padded key), as (heads,
+    keys): their diagonal (0, 0) is zero, yet 2 x 6 is no square causal matrix."""
+    m = np.array([2.0**-4, 2.0**-8])
+    fit = identify_alibi_bias(m[:, None] * np.array([0.0, 0.0, 1.0, 2.0, 3.0, 4.0]))
+    assert (fit.convention, fit.left_padding, fit.matched) == ("bloom", 1, True)
+    assert fit.slopes.tolist() == m.tolist()
+
+
+def test_a_snap_needs_twice_the_least_squares_error_at_most():
+    """2 heads (e = 1/2, 1), log2 m = -8·e + (5u, 5u), u = 2·10^-6, by hand: least squares
+    b = 8 - 6u, residuals (2u, -u) in log2 (relative error ~2u·ln 2 = 2.8e-6, within 1e-5);
+    b = 8 leaves 5u·ln 2 = 6.9e-6: over half the tolerance and over twice the least-squares
+    error, so b is not snapped to 8."""
+    u = 2e-6
+    slopes = [2.0 ** (-8 * e + 5 * u) for e in (0.5, 1.0)]
+    fit = identify_alibi_slopes(slopes)
+    assert fit.matched and fit.variant == "press"
+    assert fit.max_bias == pytest.approx(8 - 6 * u, abs=1e-12)
