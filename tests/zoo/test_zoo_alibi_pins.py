@@ -193,3 +193,17 @@ def test_a_snap_needs_twice_the_least_squares_error_at_most():
     fit = identify_alibi_slopes(slopes)
     assert fit.matched and fit.variant == "press"
     assert fit.max_bias == pytest.approx(8 - 6 * u, abs=1e-12)
+
+
+def test_one_head_key_row_broadcast_over_queries_is_read_as_one_row():
+    """One head's BLOOM row 2^-8·j (P = 1, e = 1, max_bias 8) on 3 equal query rows."""
+    t = np.repeat((2.0**-8 * np.arange(5.0))[None, None, :], 3, axis=1)
+    fit = identify_alibi_bias(t)
+    assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("bloom", True, [2.0**-8])
+
+
+def test_a_two_dimensional_causal_square_is_one_head():
+    """One head (m = 2^-8), 4 x 4: -m·(i - j) on and below the zero diagonal, -inf above."""
+    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
+    fit = identify_alibi_bias(np.where(j <= i, -(2.0**-8) * (i - j), -np.inf))
+    assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [2.0**-8])
