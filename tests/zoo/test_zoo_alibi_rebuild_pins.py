@@ -37,3 +37,14 @@ def test_a_head_larger_than_a_block_is_read_alone():
     t = (2.0**-8 * np.arange(2.0**20 + 2))[None, None, :]
     fit = identify_alibi_bias(t)
     assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("bloom", True, [2.0**-8])
+
+
+def test_a_perturbed_first_query_row_counts():
+    """Symmetric -m·|i - j| (m = 1/2, 4 x 4) with its first diagonal value 0.001 instead of 0:
+    the largest error is 0.001 / (m·(k - 1)) = 0.001 / 1.5, by hand."""
+    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
+    t = -0.5 * np.abs(i - j)[None].astype(np.float64)
+    t[0, 0, 0] = 0.001
+    fit = identify_alibi_bias(t)
+    assert fit.convention == "symmetric"
+    assert fit.error == 0.001 / 1.5
