@@ -1,0 +1,24 @@
+"""xPos scales pinned on the paper's formula in mpmath (mutation survivors of issue 33)."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+
+from pecli.core.zoo.xpos import xpos_largest_scale, xpos_scales
+
+
+def zeta_power(i: int, d: int, p: int, gamma: int) -> float:
+    """ζ_i^(p/γ), ζ_i = (2i + 0.4·d)/(1.4·d) (Sun et al. §3), in mpmath."""
+    with mpmath.workdps(40):
+        zeta = (2 * mpmath.mpf(i) + mpmath.mpf(2) * d / 5) / (mpmath.mpf(7) * d / 5)
+        return float(mpmath.power(zeta, mpmath.mpf(p) / gamma))
+
+
+def test_the_default_scale_base_is_512():
+    """Two rows of head width 4 (torchscale centre: positions -1, 0), γ = 512 by default."""
+    table = xpos_scales(2, 4)
+    assert table[0].tolist() == pytest.approx(
+        [zeta_power(i, 4, -1, 512) for i in (0, 0, 1, 1)], rel=1e-15
+    )
+    assert xpos_largest_scale(2, 4) == pytest.approx(zeta_power(0, 4, -1, 512), rel=1e-15)
