@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from pecli.analysis.zoo.alibi import identify_alibi_bias
 from pecli.analysis.zoo.alibi_rebuild import MASKED, left_padding, mask_level
+from pecli.core.errors import ParameterError
 
 
 def test_gpt2s_minus_ten_thousand_is_a_causal_mask():
@@ -48,3 +50,32 @@ def test_a_perturbed_first_query_row_counts():
     fit = identify_alibi_bias(t)
     assert fit.convention == "symmetric"
     assert fit.error == 0.001 / 1.5
+
+
+def test_an_unpadded_row_reads_its_slope_at_keys_0_and_1():
+    """BLOOM's row m·j (m = 0.1, no bfloat16 number: not Falcon's) with key 1 at 0.1 + 10^-7:
+    the slope is key 1 - key 0, 0.1 + 10^-7, not key 2 - key 1."""
+    fit = identify_alibi_bias(np.array([[[0.0, 0.1 + 1e-7, 0.2, 0.3, 0.4]]]))
+    assert fit.convention == "bloom"
+    assert fit.slopes.tolist() == [0.1 + 1e-7]
+
+
+def test_a_masked_value_below_the_diagonal_is_no_alibi():
+    """Causal -m·(i - j) (m = 1/2, 4 x 4), -inf above, its corner (distance 3) at -1e30: a
+    value at the mask level where ALiBi has -1.5; no convention rebuilds it."""
+    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
+    t = np.where(j <= i, -0.5 * (i - j), -np.inf)[None]
+    t[0, 3, 0] = -1e30
+    with pytest.raises(ParameterError, match="no ALiBi bias"):
+        identify_alibi_bias(t)
+
+
+def test_a_mask_at_exactly_minus_1e30_in_rows_compared_one_by_one():
+    """Causal -m·(i - j) (m = 1/2, 4 x 4), -1e30 above; row 2's key 0 off by 10^-9, so its rows
+    are no shifted copies: compared entry by entry, the -1e30 cells are still masked."""
+    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
+    t = np.where(j <= i, -0.5 * (i - j), -1e30)[None]
+    t[0, 2, 0] += 1e-9
+    fit = identify_alibi_bias(t)
+    assert (fit.convention, fit.matched) == ("causal", True)
+    assert fit.error == abs((-1.0 + 1e-9) + 1.0) / 1.5

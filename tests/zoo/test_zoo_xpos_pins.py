@@ -22,3 +22,10 @@ def test_the_default_scale_base_is_512():
         [zeta_power(i, 4, -1, 512) for i in (0, 0, 1, 1)], rel=1e-15
     )
     assert xpos_largest_scale(2, 4) == pytest.approx(zeta_power(0, 4, -1, 512), rel=1e-15)
+
+
+def test_the_narrowest_head_has_one_pair():
+    """d = 2: one pair, ζ_0 = 0.4·2/(1.4·2) = 2/7."""
+    from pecli.core.zoo.xpos import xpos_pair_bases
+
+    assert xpos_pair_bases(2).tolist() == pytest.approx([2 / 7], rel=1e-15)
