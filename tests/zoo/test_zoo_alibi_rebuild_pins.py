@@ -79,3 +79,23 @@ def test_a_mask_at_exactly_minus_1e30_in_rows_compared_one_by_one():
     fit = identify_alibi_bias(t)
     assert (fit.convention, fit.matched) == ("causal", True)
     assert fit.error == abs((-1.0 + 1e-9) + 1.0) / 1.5
+
+
+def test_a_small_slopes_error_is_relative_to_its_own_span():
+    """Symmetric -m·|i - j| (m = 2^-8, 4 x 4), first diagonal value 10^-6 instead of 0: the
+    error is 10^-6 / (m·(k - 1)) = 10^-6 / (3·2^-8), below 1 as the span m·3 is."""
+    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
+    t = -(2.0**-8) * np.abs(i - j)[None].astype(np.float64)
+    t[0, 0, 0] = 1e-6
+    fit = identify_alibi_bias(t)
+    assert fit.convention == "symmetric"
+    assert fit.error == 1e-6 / (3 * 2.0**-8)
+
+
+def test_a_constant_mask_over_more_rows_than_one_block():
+    """Causal -m·(i - j) (m = 2^-8), 256 x 256 (65536 values: two blocks of rows), -1e9 above."""
+    i, j = np.arange(256)[:, None], np.arange(256)[None, :]
+    t = np.where(j <= i, -(2.0**-8) * (i - j), -1e9)[None]
+    assert mask_level(t) == -1e9
+    fit = identify_alibi_bias(t)
+    assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [2.0**-8])
