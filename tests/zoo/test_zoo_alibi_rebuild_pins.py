@@ -99,3 +99,13 @@ def test_a_constant_mask_over_more_rows_than_one_block():
     assert mask_level(t) == -1e9
     fit = identify_alibi_bias(t)
     assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [2.0**-8])
+
+
+def test_a_causal_head_wider_than_a_row_block():
+    """Causal -m·(i - j) (m = 2^-8), the last 2 queries of 32770 keys (a row is more than one
+    block of 2^15 values), -inf above."""
+    k = 32770
+    i, j = np.arange(k - 2, k)[:, None], np.arange(k)[None, :]
+    t = np.where(j <= i, -(2.0**-8) * (i - j), -np.inf)[None]
+    fit = identify_alibi_bias(t)
+    assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [2.0**-8])

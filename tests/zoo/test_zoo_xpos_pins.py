@@ -29,3 +29,10 @@ def test_the_narrowest_head_has_one_pair():
     from pecli.core.zoo.xpos import xpos_pair_bases
 
     assert xpos_pair_bases(2).tolist() == pytest.approx([2 / 7], rel=1e-15)
+
+
+def test_an_infinite_scale_base_is_refused():
+    from pecli.core.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="scale_base"):
+        xpos_scales(2, 4, scale_base=float("inf"))
