@@ -36,3 +36,18 @@ def test_an_infinite_scale_base_is_refused():
 
     with pytest.raises(ParameterError, match="scale_base"):
         xpos_scales(2, 4, scale_base=float("inf"))
+
+
+def test_the_size_limits_are_the_documented_ones():
+    """head_dim at most 65536, rows at most 2^24, a table at most 2^26 values (2^20 rows of
+    head width 128 are 2^27)."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.zoo.xpos import xpos_pair_bases, xpos_positions
+
+    assert xpos_pair_bases(1 << 16).size == 1 << 15
+    with pytest.raises(ParameterError, match="head_dim"):
+        xpos_pair_bases((1 << 16) + 2)
+    with pytest.raises(ParameterError, match="2\\^24"):
+        xpos_positions((1 << 24) + 1)
+    with pytest.raises(ParameterError, match="times head_dim 128 must be at most 2\\^26"):
+        xpos_scales(1 << 20, 128)
