@@ -51,3 +51,12 @@ def test_the_size_limits_are_the_documented_ones():
         xpos_positions((1 << 24) + 1)
     with pytest.raises(ParameterError, match="times head_dim 128 must be at most 2\\^26"):
         xpos_scales(1 << 20, 128)
+
+
+def test_one_row_is_centred_by_each_library_s_rule():
+    """n = 1: torchscale's c = ceil(1/2) = 1 gives position 0 - 1 = -1; lucidrains' c =
+    floor(1/2) = 0 gives 0."""
+    from pecli.core.zoo.xpos import xpos_positions
+
+    assert xpos_positions(1).tolist() == [-1]
+    assert xpos_positions(1, centre="lucidrains").tolist() == [0]
