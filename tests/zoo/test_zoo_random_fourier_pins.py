@@ -1,0 +1,59 @@
+"""Random Fourier tensors found by their documented names and shapes (issue 33 survivors)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pecli.analysis.zoo.random_fourier import (
+    FourierReading,
+    FourierTensors,
+    chosen_fourier_tensors,
+    find_fourier_tensors,
+)
+
+
+@pytest.mark.parametrize(
+    "module", ["emb_Fourier", "gauss_proj", "map_noise", "time_proj", "timestep_embed"]
+)
+def test_each_hint_marks_a_gaussian_projection(module):
+    """A 1-D ``weight`` or ``freqs`` under a module named by a hint (any case) is gaussian."""
+    found = find_fourier_tensors([(f"{module}.weight", (8,)), (f"{module}.freqs", (8,))])
+    assert [(f.family, f.freqs) for f in found] == [
+        ("gaussian", f"{module}.weight"),
+        ("gaussian", f"{module}.freqs"),
+    ]
+    assert found[0].prefix == module
+
+
+def test_no_hint_no_w_no_frequencies():
+    assert find_fourier_tensors([("emb.weight", (8,)), ("emb.freqs", (8,))]) == []
+
+
+def test_fourier_features_take_at_most_16_input_columns():
+    """k-diffusion's ``FourierFeatures`` matrix: (out, in) with in <= 16."""
+    found = find_fourier_tensors([("timestep_embed.weight", (128, 16))])
+    assert found == [FourierTensors("fourier-features", "timestep_embed.weight")]
+    assert find_fourier_tensors([("timestep_embed.weight", (128, 17))]) == []
+
+
+def test_mp_fourier_at_the_top_level_pairs_freqs_with_phases():
+    """EDM2's ``MPFourier`` saved alone: ``freqs`` and ``phases`` of one shape."""
+    found = find_fourier_tensors([("freqs", (8,)), ("phases", (8,))])
+    assert found == [FourierTensors("mp-fourier", "freqs", "phases")]
+    assert find_fourier_tensors([("freqs", (8,)), ("phases", (4,))]) == []
+
+
+def test_a_key_picks_its_set_or_is_taken_as_it_is():
+    headers = [("emb.freqs", (8,)), ("emb.phases", (8,)), ("x", (4, 2)), ("y", (5,))]
+    mp = FourierTensors("mp-fourier", "emb.freqs", "emb.phases")
+    assert chosen_fourier_tensors(headers) == [mp]
+    assert chosen_fourier_tensors(headers, "emb.phases") == [mp]
+    assert chosen_fourier_tensors(headers, "x") == [FourierTensors("fourier-features", "x")]
+    assert chosen_fourier_tensors(headers, "y") == [FourierTensors("gaussian", "y")]
+
+
+def test_a_reading_exactly_at_its_tolerance_is_matched():
+    inputs = np.zeros(1)
+    assert FourierReading("gaussian", "sin-cos", inputs, 1e-4, 1e-4).matched
+    assert not FourierReading("gaussian", "sin-cos", inputs, 2e-4, 1e-4).matched
