@@ -57,3 +57,35 @@ def test_a_reading_exactly_at_its_tolerance_is_matched():
     inputs = np.zeros(1)
     assert FourierReading("gaussian", "sin-cos", inputs, 1e-4, 1e-4).matched
     assert not FourierReading("gaussian", "sin-cos", inputs, 2e-4, 1e-4).matched
+
+
+W0 = [0.0, 0.3, -1.7, 4.1]
+
+
+def _gaussian_sin_cos(x: list[float], w: list[float]) -> np.ndarray:
+    """score-SDE's GaussianFourierProjection by hand: [sin(2π·x·w) | cos(2π·x·w)]."""
+    angles = 2 * np.pi * np.outer(x, w)
+    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+
+
+def test_a_zero_frequency_is_not_the_channel_read():
+    """w = (0, 0.3, -1.7, 4.1): the input is read from the smallest nonzero one, 0.3."""
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    reading = read_fourier_table(_gaussian_sin_cos([0.5, -2.0], W0), W0)
+    assert (reading.family, reading.layout, reading.matched) == ("gaussian", "sin-cos", True)
+    assert reading.inputs.tolist() == pytest.approx([0.5, -2.0], abs=1e-9)
+
+
+def test_table_sizes_are_the_documented_ones():
+    """1 to 4096 rows; as many columns as the frequencies make (2 per frequency, sin and cos)."""
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+    from pecli.core.errors import ParameterError
+
+    one = read_fourier_table(_gaussian_sin_cos([0.5], W0[1:]), W0[1:])
+    assert one.matched and one.inputs.tolist() == pytest.approx([0.5], abs=1e-9)
+    with pytest.raises(ParameterError, match="1 to 4096 rows"):
+        read_fourier_table(np.zeros((4097, 4)), [0.3, 1.1])
+    with pytest.raises(ParameterError, match="must have 4 columns") as error:
+        read_fourier_table(np.zeros((1, 3)), [0.3, 1.1])
+    assert "3 columns" in str(error.value)
