@@ -89,3 +89,14 @@ def test_table_sizes_are_the_documented_ones():
     with pytest.raises(ParameterError, match="must have 4 columns") as error:
         read_fourier_table(np.zeros((1, 3)), [0.3, 1.1])
     assert "3 columns" in str(error.value)
+
+
+def test_the_largest_table_and_the_worst_row():
+    """4096 rows are read; the residual is the worst row's: row 1's first value off by 10^-6."""
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    x = np.linspace(-3.0, 3.0, 4096)
+    assert read_fourier_table(_gaussian_sin_cos(list(x), W0[1:]), W0[1:]).matched
+    table = _gaussian_sin_cos([0.5, -2.0], W0[1:])
+    table[1, 0] += 1e-6
+    assert read_fourier_table(table, W0[1:]).residual > 5e-7
