@@ -100,3 +100,13 @@ def test_the_largest_table_and_the_worst_row():
     table = _gaussian_sin_cos([0.5, -2.0], W0[1:])
     table[1, 0] += 1e-6
     assert read_fourier_table(table, W0[1:]).residual > 5e-7
+
+
+def test_an_input_of_exactly_64_is_looked_for():
+    """|x| <= 64 is searched: x = 64 and -64 are read back (w = 0.3, √2: no common period)."""
+    from pecli.analysis.zoo.random_fourier import read_fourier_table
+
+    w = [0.3, float(np.sqrt(2))]
+    reading = read_fourier_table(_gaussian_sin_cos([64.0, -64.0], w), w)
+    assert reading.matched
+    assert reading.inputs.tolist() == pytest.approx([64.0, -64.0], abs=1e-9)
