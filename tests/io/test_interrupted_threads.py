@@ -33,6 +33,7 @@ from pecli.io import guard
 
 PRIMITIVES = ("threading.py", "queue.py")
 STARTING = {threading.Thread.start.__code__, threading.Thread.__init__.__code__}
+START = threading.Thread.start  # the harness's own threads start even while it is patched
 
 
 def _starting(frame) -> bool:  # type: ignore[no-untyped-def]
@@ -130,3 +131,40 @@ def test_run_stoppable_survives_a_signal_at_any_line(chunks):
         return lambda: guard.run_stoppable(work, stop), lambda: not running[0]
 
     _sweep(case)
+
+
+def _interrupted_start(self: threading.Thread) -> None:
+    """``Thread.start`` interrupted before the new thread ran (it never will)."""
+    raise KeyboardInterrupt
+
+
+def _ends_within(consumer: Callable[[], None], seconds: float = 5.0) -> str:
+    outcome = ["stuck"]
+
+    def run() -> None:
+        try:
+            consumer()
+            outcome[0] = "done"
+        except KeyboardInterrupt:
+            outcome[0] = "interrupted"
+
+    thread = threading.Thread(target=run, daemon=True)
+    START(thread)
+    thread.join(seconds)
+    return outcome[0]
+
+
+def test_a_worker_that_never_began_is_not_waited_for(monkeypatch):
+    """A signal inside ``Thread.start`` may leave the new thread never running: the consumer
+    must then leave at once, not wait for a worker that will never end."""
+
+    def ahead() -> None:
+        list(computed_ahead(iter(range(3))))
+
+    def stoppable() -> None:
+        guard.run_stoppable(lambda: None, threading.Event())
+
+    with monkeypatch.context() as patched:
+        patched.setattr(threading.Thread, "start", _interrupted_start)
+        outcomes = [_ends_within(ahead), _ends_within(stoppable)]
+    assert outcomes == ["interrupted", "interrupted"]
