@@ -100,6 +100,17 @@ def test_the_ends_of_the_dpi_and_size_ranges_are_allowed_and_no_more():
             check_figure_size(size, 10)
 
 
+def test_fifty_million_pixels_are_allowed_and_half_a_pixel_more_is_not():
+    """docs/cli.md: at most 50 million pixels. 10 × 5 inches at 1000 dpi are exactly
+    50,000,000; at 1000.000005 dpi they are 50 · 1000.000005² = 50,000,000.5 (to 1e-9)."""
+    from pecli.core.errors import ParameterError
+    from pecli.core.figure_rules import check_figure_size
+
+    assert check_figure_size((10, 5), 1000) == ((10.0, 5.0), 1000.0)
+    with pytest.raises(ParameterError, match="at most 50 million pixels"):
+        check_figure_size((10, 5), 1000.000005)
+
+
 # --- plot-waves --------------------------------------------------------------------------
 
 
