@@ -145,3 +145,13 @@ def test_a_transposed_position_off_the_circle_counts_even_if_its_values_are_all_
     table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1).T  # (8, 40)
     table[:, 0] = 1.0
     assert columns_residual(lambda r, c: table[r, c], 8, 40) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_one_row_on_the_unit_circles_passes_the_circle_screen():
+    """One nonzero row is enough to judge: (sin 1, cos 1) and (sin 0.01, cos 0.01) lie on
+    the unit circle (sin² + cos² = 1 to a few ulps); zero rows are dropped first."""
+    from pecli.analysis.checkpoints.screen import circle_residual
+
+    row = [math.sin(1.0), math.cos(1.0), math.sin(0.01), math.cos(0.01)]
+    assert circle_residual(np.array([[0.0] * 4, row])) < 1e-15
+    assert circle_residual(np.zeros((2, 4))) == math.inf  # no row left: nothing to judge

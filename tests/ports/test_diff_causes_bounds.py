@@ -71,3 +71,16 @@ def test_ggml_allows_2i_plus_8_roundings_of_the_angle_at_pair_i(extra, named):
     reading |= {"rope_type": "default", "theta": 10000.0, "rotary_dim": 8}
     words = framework_arithmetic(Pair(a, b, "float64", reading, reading, a, b))
     assert (words if words is None else words.split(" ")[0]) == named, words
+
+
+def test_a_table_cut_into_two_blocks_needs_an_even_width_in_each():
+    """``[cos | sin]`` blocks each hold pairs: 8 columns cut into 2 blocks of 4; 6 columns
+    would leave blocks of 3, an odd width, so they are not cut."""
+    from pecli.analysis.ports.causes.tables import parts
+
+    cut = parts(np.arange(16.0).reshape(2, 8), 2)
+    assert cut is not None and [p.tolist() for p in cut] == [
+        [[0, 1, 2, 3], [8, 9, 10, 11]],
+        [[4, 5, 6, 7], [12, 13, 14, 15]],
+    ]
+    assert parts(np.zeros((2, 6)), 2) is None
