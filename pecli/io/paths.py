@@ -39,6 +39,7 @@ __all__ = [
     "open_through",
     "reading_inputs",
     "remember_open_descriptors",
+    "same_file",
 ]
 
 STDOUT = "-"
@@ -304,6 +305,18 @@ def input_problem(output: str | os.PathLike[str] | None) -> str | None:
     if name is None:
         return None
     return f"must not be the input {name} (it would be replaced): give another file name"
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two outputs would replace one file: the same path once links are followed.
+
+    :func:`pecli.io.guard.atomic_output` replaces the file a symbolic link names, so a link
+    to the other output is that output; a hard link is a name of its own, replaced apart.
+
+    >>> same_file("t.csv", "./t.csv"), same_file("t.csv", "u.csv")
+    (True, False)
+    """
+    return os.path.realpath(str(a)) == os.path.realpath(str(b))
 
 
 def check_not_input(

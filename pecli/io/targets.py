@@ -192,6 +192,9 @@ class PlotOutputs:
             if paths.is_stdout_alias(data) and paths.is_stdout_alias(self.figure):
                 rule = "cannot share stdout with the figure: give one of them a file name"
                 raise ParameterError("data", rule, data)
+            if not paths.is_special(data) and paths.same_file(data, self.figure):
+                rule = f"is the figure's file {self.figure} (one would replace the other)"
+                raise ParameterError("data", f"{rule}: give it another name", data)
 
     def write(self, build: Callable[[], Figure], table: np.ndarray, columns: list[str]) -> None:
         """Build the figure, then write it and the data (if asked) together; name them.

@@ -49,6 +49,25 @@ def test_every_drawing_command_takes_dpi_and_size():
         assert {"--dpi", "--size"} <= options, name
 
 
+@pytest.mark.parametrize("name", [name for name in DRAWING if name != "precision"])
+def test_data_that_leads_to_the_figure_s_file_is_refused_before_any_work(run_cli, tmp_path, name):
+    """``--data d.csv`` where d.csv is a symbolic link to the figure's file: one file would
+    replace the other, and the CSV was lost with status 0. Refused, under --data, and nothing
+    is written. A hard link is a name of its own: each is replaced apart, both written."""
+    figure, data = tmp_path / "fig.png", tmp_path / "d.csv"
+    data.symlink_to("fig.png")
+    result = run_cli(*DRAWING[name], "-o", str(figure), "--data", str(data))
+    assert result.exit_code == 2
+    assert "'--data'" in result.stderr and "is the figure's file" in result.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["d.csv"] and not figure.exists()
+
+    data.unlink()
+    figure.write_bytes(b"old")
+    data.hardlink_to(figure)
+    assert run_cli(*DRAWING[name], "-o", str(figure), "--data", str(data)).exit_code == 0
+    assert figure.read_bytes()[:4] == b"\x89PNG" and data.read_bytes()[:4] != b"\x89PNG"
+
+
 @pytest.mark.parametrize("name", list(DRAWING))
 def test_dpi_and_size_give_the_pixels_asked_for(run_cli, tmp_path, name):
     out = tmp_path / "f.png"
