@@ -89,8 +89,10 @@ def probe_rope(pre: np.ndarray, post: np.ndarray, positions: np.ndarray) -> Prob
     rows, heads, dim = pre.shape
     unit = max(unit_roundoff(_storage(pre)), unit_roundoff(_storage(post)))
     storage = _storage(pre) if unit_roundoff(_storage(pre)) >= unit else _storage(post)
-    x = pre.astype(np.float64).reshape(rows * heads, dim)
-    y = post.astype(np.float64).reshape(rows * heads, dim)
+    x, y = _unit_scaled(
+        pre.astype(np.float64).reshape(rows * heads, dim),
+        post.astype(np.float64).reshape(rows * heads, dim),
+    )
     tol = structure.row_tolerance(x, y, unit)
     base = ProbeReading(None, storage, (rows, heads, dim), positions)
     if structure.proportional(x, y, tol):
@@ -120,6 +122,18 @@ ZEROED = (
     "POST scales some of PRE's vectors by 0 or less: no rotation, and no NoPE layer, does "
     "(a layer's output rather than its queries or keys?)"
 )
+
+
+def _unit_scaled(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` times one power of 2 that brings their largest |value| into [1/2, 1).
+
+    A rotation reads the same at any scale, but squares of float64 values past 1e154
+    overflow and those below 1e-154 underflow: vectors scaled by 1e160 missed "by nan", by
+    1e-160 read as a temperature. A power of 2 changes no digit of any value.
+    """
+    largest = float(max(np.max(np.abs(x), initial=0.0), np.max(np.abs(y), initial=0.0)))
+    shift = -math.frexp(largest)[1]
+    return np.ldexp(x, shift), np.ldexp(y, shift)
 
 
 def _moved(x: np.ndarray, positions: np.ndarray, heads: int) -> bool:
