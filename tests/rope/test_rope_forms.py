@@ -113,8 +113,10 @@ def test_check_form_refuses(form, part, dtype, parameter):
 @pytest.mark.parametrize(
     ("args", "option"),
     [
-        (["--form", "complex", "--format", "csv"], "--output"),
-        (["--form", "matrix", "-o", "c.safetensors"], "--output"),
+        (["--form", "complex", "--format", "csv"], "'--format'"),  # not -o, never typed
+        (["--form", "complex"], "'--form'"),  # stdout's CSV: nothing else was typed
+        (["--form", "matrix", "-o", "c.safetensors"], "'--output'"),
+        (["--form", "complex", "-o", "c.csv"], "'--output'"),
         (["--form", "matrix", "--part", "cos", "-o", "c.npy"], "--part"),
         (["--form", "complex", "--dtype", "float16", "-o", "c.npy"], "--dtype"),
     ],

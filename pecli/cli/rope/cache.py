@@ -121,11 +121,11 @@ def cache_command(
     from ...core.ports.arithmetic import cache_table
 
     kind = table_kind(output, fmt, as_json=as_json, header=header if given("header") else None)
+    _check_form_output(form.value, kind, output, fmt)
     where, n = _positions(positions, n, kind, output)
     rows = {"start": start, "layout": layout, "dtype": dtype.value, "part": part.value}
     spec = _spec(rope[0], n, kind, output, positions=where, **rows)
     table = cache_table(spec, arithmetic=arithmetic.value, form=form.value)
-    _check_form_output(form.value, kind, output)
     _say_notes(rope[1], quiet=quiet or as_json)  # with --json: its notes
     meta = _metadata(spec, arithmetic.value) if kind == "safetensors" else None
     size = _size(spec, arithmetic.value, kind, table, header) if form is Form.full else None
@@ -170,11 +170,20 @@ def _spec(rope: RopeSpec, n: int, kind: str, output: str, **rows: Any) -> CacheS
     return CacheSpec(freqs, n, reuse=reuse, **rows)
 
 
-def _check_form_output(form: str, kind: str, output: str) -> None:
-    """Refuse a form the output format cannot hold (before any work)."""
+def _check_form_output(form: str, kind: str, output: str, fmt: FormatOpt) -> None:
+    """Refuse a form the output format cannot hold (before any work).
+
+    Under the option typed: ``--format``, else ``-o`` (its suffix), else ``--form`` (stdout's
+    CSV was never asked for).
+    """
     if form != "full" and (kind == "safetensors" or (kind == "csv" and form != "half")):
         rule = f"cannot hold the {form} form as {kind} (npy can; CSV: --form half)"
-        raise ParameterError("output", rule, output)
+        if fmt is not None:
+            raise ParameterError("format", rule, fmt.value)
+        if given("output"):
+            raise ParameterError("output", rule, output)
+        rule = f"cannot go to stdout as {kind}: give -o NAME.npy (or --form half for CSV)"
+        raise ParameterError("form", rule, form)
 
 
 def _positions(text: str | None, n: int, kind: str, output: str) -> tuple[np.ndarray | None, int]:
