@@ -58,6 +58,10 @@ LLAMA3_ZERO_LOW = [
         (["freqs", *LLAMA3_ZERO_LOW, "--low-freq-factor", "0"], "--low-freq-factor", "> 0"),
         (["freqs", *LLAMA3_ZERO_LOW, "--low-freq-factor", "-1"], "--low-freq-factor", "> 0"),
         (["freqs", "--head-dim", "10000000"], "--head-dim", "131072"),
+        # 0 and -2 had "an integer >= 1", a rule 1 does not meet either (new-user helper)
+        (["cache", "--head-dim", "0"], "--head-dim", "even (rotary pairs), from 2 to 131072"),
+        (["cache", "--head-dim", "-2"], "--head-dim", "even (rotary pairs), from 2 to 131072"),
+        (["cache", "--head-dim", "1"], "--head-dim", "even (rotary pairs), from 2 to 131072"),
         (["freqs", "--head-dim", "12", "--partial-rotary-factor", "0.25"], "--partial", "= 3"),
         (["cache", "--head-dim", "12", "--partial-rotary-factor", "0.25"], "--partial", "= 3"),
     ],
