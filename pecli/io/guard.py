@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import stat
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
@@ -142,8 +142,8 @@ def checked(blocks: Iterable[T]) -> Iterator[T]:
 def run_stoppable(work: Callable[[], object], stop: threading.Event) -> None:
     """Run ``work`` in a worker thread while this thread waits, ready for signals.
 
-    ``work`` must end soon after ``stop`` is set. The wait polls a plain flag every 0.05 s
-    (a signal may reach another thread); on a signal ``stop`` is set, the worker awaited and
+    ``work`` must end soon after ``stop`` is set. The wait wakes when it ends, or every
+    0.05 s (a signal may reach another thread); on a signal ``stop`` is set, the worker awaited and
     the interruption re-raised. An exception of ``work`` is re-raised here. The threads share
     no ``threading.Condition`` (``Event.wait``, ``Thread.join``): a ``KeyboardInterrupt``
     raised inside one, in this thread, may leave its lock held and the worker stuck on it
@@ -153,6 +153,7 @@ def run_stoppable(work: Callable[[], object], stop: threading.Event) -> None:
 
     failure: list[BaseException] = []
     state = {"begun": False, "done": False}
+    finished: queue.SimpleQueue[None] = queue.SimpleQueue()  # C-level: wakes the wait at once
 
     def run() -> None:
         state["begun"] = True
@@ -162,13 +163,15 @@ def run_stoppable(work: Callable[[], object], stop: threading.Event) -> None:
             failure.append(error)
         finally:
             state["done"] = True
+            finished.put(None)
 
     try:  # a signal may arrive while the thread starts: ``stop`` is set all the same
         threading.Thread(target=run, name="pecli-writer", daemon=True).start()
         while not state["done"] or _received["signal"]:
             if _received["signal"]:  # its KeyboardInterrupt was swallowed somewhere
                 raise KeyboardInterrupt
-            time.sleep(0.05)
+            with contextlib.suppress(queue.Empty):
+                finished.get(timeout=0.05)
     except BaseException:
         stop.set()
         wait_until(lambda: not state["begun"] or state["done"])  # it ends at its next chunk
