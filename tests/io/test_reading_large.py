@@ -77,3 +77,17 @@ def test_a_npy_of_exactly_2_to_the_26_values_is_read_and_one_more_is_refused(
     else:
         table = load_keeping_dtype(str(path), "big.npy", "FILE")
         assert table.shape == (values,) and table.dtype == np.float16 and not table.any()
+
+
+@pytest.mark.parametrize(("bad", "said"), [(np.nan, "nan"), (-np.inf, "-inf")])
+def test_activations_take_no_infinity_and_say_so_for_nan_too(tmp_path, bad, said):
+    """q or k activations hold no mask: an infinity is refused as NaN is, under one rule.
+    NaN had been "must hold numbers (infinities allowed)", then an infinity refused anyway."""
+    from pecli.io.reading.activations import read_activations
+
+    values = np.ones((3, 2, 4), np.float32)
+    values[1, 0, 2] = bad
+    np.save(tmp_path / "q.npy", values)
+    with pytest.raises(ParameterError, match="must hold finite numbers only") as caught:
+        read_activations(str(tmp_path / "q.npy"))
+    assert str(caught.value).endswith(f"q.npy: {said} at [1, 0, 2]')")

@@ -58,7 +58,7 @@ NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGIC = b"PK\x03\x04"
 PICKLE_OPCODE = b"\x80"
 STDIN = "-"
-Kind = Literal["table", "array", "vector"]
+Kind = Literal["table", "array", "activations", "vector"]
 
 #: Largest CSV text read whole: ~6 million float32 values, a few GB while parsed.
 MAX_CSV_BYTES = 64 << 20
@@ -68,6 +68,7 @@ MAX_STDIN_BYTES = 1 << 30
 _KINDS = {
     "table": (2, 2, False, "a non-empty 2-D table"),
     "array": (1, 4, True, "a non-empty 1-D to 4-D table"),
+    "activations": (1, 4, False, "a non-empty 1-D to 4-D table"),  # no mask: inf is refused
     "vector": (1, 1, False, "one non-empty vector: a 1-D array, one row or one column"),
 }
 #: What :func:`read_table` reads (recognised by content): named when an input is missing.

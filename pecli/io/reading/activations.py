@@ -43,7 +43,8 @@ def read_activations(path: str, *, tensor: str | None = None, parameter: str = "
     Raises
     ------
     ParameterError
-        A missing file, a dtype that is not float (integers, complex, objects), NaN, more
+        A missing file, a dtype that is not float (integers, complex, objects), NaN or an
+        infinity (said with its index, as "finite numbers only"), more
         than :data:`pecli.io.reading.MAX_TABLE_VALUES` values, a tensor named that the file
         lacks (or none named among several), ``tensor`` beside a file that is no
         ``.safetensors``.
@@ -85,7 +86,7 @@ def _checked(source: str, name: str, parameter: str) -> np.ndarray:
         from ..paths import note_input
 
         note_input(source)
-    return _read_file(source, name, parameter, "array")
+    return _read_file(source, name, parameter, "activations")
 
 
 def _refuse_integers(handle: IO[bytes], parameter: str) -> None:
