@@ -10,11 +10,24 @@ from pecli.analysis.zoo.alibi_rebuild import MASKED, left_padding, mask_level
 from pecli.core.errors import ParameterError
 
 
+def _causal(m: float, keys: int, level: float, queries: int | None = None) -> np.ndarray:
+    """One head of -m·(i - j) on and below the diagonal, ``level`` above, the last ``queries``
+    (all by default) of ``keys`` query rows: the causal convention by its definition."""
+    i = np.arange(keys - (keys if queries is None else queries), keys)[:, None]
+    j = np.arange(keys)[None, :]
+    return np.where(j <= i, -m * (i - j), level)[None]
+
+
+def _symmetric(m: float, keys: int) -> np.ndarray:
+    """One head of -m·|i - j| over ``keys`` queries and keys, by its definition."""
+    i, j = np.arange(keys)[:, None], np.arange(keys)[None, :]
+    return -m * np.abs(i - j)[None].astype(np.float64)
+
+
 def test_gpt2s_minus_ten_thousand_is_a_causal_mask():
     """GPT-2's ``masked_bias`` is -1e4: one head (m = 2^-8) of 4 x 4, -m·(i - j) on and below
     the diagonal, -10000.0 above: the mask level is that constant, the tensor causal."""
-    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
-    t = np.where(j <= i, -(2.0**-8) * (i - j), -1e4)[None]
+    t = _causal(2.0**-8, 4, -1e4)
     assert mask_level(t) == -1e4
     fit = identify_alibi_bias(t)
     assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [2.0**-8])
@@ -44,8 +57,7 @@ def test_a_head_larger_than_a_block_is_read_alone():
 def test_a_perturbed_first_query_row_counts():
     """Symmetric -m·|i - j| (m = 1/2, 4 x 4) with its first diagonal value 0.001 instead of 0:
     the largest error is 0.001 / (m·(k - 1)) = 0.001 / 1.5, by hand."""
-    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
-    t = -0.5 * np.abs(i - j)[None].astype(np.float64)
+    t = _symmetric(0.5, 4)
     t[0, 0, 0] = 0.001
     fit = identify_alibi_bias(t)
     assert fit.convention == "symmetric"
@@ -63,8 +75,7 @@ def test_an_unpadded_row_reads_its_slope_at_keys_0_and_1():
 def test_a_masked_value_below_the_diagonal_is_no_alibi():
     """Causal -m·(i - j) (m = 1/2, 4 x 4), -inf above, its corner (distance 3) at -1e30: a
     value at the mask level where ALiBi has -1.5; no convention rebuilds it."""
-    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
-    t = np.where(j <= i, -0.5 * (i - j), -np.inf)[None]
+    t = _causal(0.5, 4, -np.inf)
     t[0, 3, 0] = -1e30
     with pytest.raises(ParameterError, match="no ALiBi bias"):
         identify_alibi_bias(t)
@@ -73,8 +84,7 @@ def test_a_masked_value_below_the_diagonal_is_no_alibi():
 def test_a_mask_at_exactly_minus_1e30_in_rows_compared_one_by_one():
     """Causal -m·(i - j) (m = 1/2, 4 x 4), -1e30 above; row 2's key 0 off by 10^-9, so its rows
     are no shifted copies: compared entry by entry, the -1e30 cells are still masked."""
-    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
-    t = np.where(j <= i, -0.5 * (i - j), -1e30)[None]
+    t = _causal(0.5, 4, -1e30)
     t[0, 2, 0] += 1e-9
     fit = identify_alibi_bias(t)
     assert (fit.convention, fit.matched) == ("causal", True)
@@ -84,8 +94,7 @@ def test_a_mask_at_exactly_minus_1e30_in_rows_compared_one_by_one():
 def test_a_small_slopes_error_is_relative_to_its_own_span():
     """Symmetric -m·|i - j| (m = 2^-8, 4 x 4), first diagonal value 10^-6 instead of 0: the
     error is 10^-6 / (m·(k - 1)) = 10^-6 / (3·2^-8), below 1 as the span m·3 is."""
-    i, j = np.arange(4)[:, None], np.arange(4)[None, :]
-    t = -(2.0**-8) * np.abs(i - j)[None].astype(np.float64)
+    t = _symmetric(2.0**-8, 4)
     t[0, 0, 0] = 1e-6
     fit = identify_alibi_bias(t)
     assert fit.convention == "symmetric"
@@ -94,8 +103,7 @@ def test_a_small_slopes_error_is_relative_to_its_own_span():
 
 def test_a_constant_mask_over_more_rows_than_one_block():
     """Causal -m·(i - j) (m = 2^-8), 256 x 256 (65536 values: two blocks of rows), -1e9 above."""
-    i, j = np.arange(256)[:, None], np.arange(256)[None, :]
-    t = np.where(j <= i, -(2.0**-8) * (i - j), -1e9)[None]
+    t = _causal(2.0**-8, 256, -1e9)
     assert mask_level(t) == -1e9
     fit = identify_alibi_bias(t)
     assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [2.0**-8])
@@ -105,7 +113,6 @@ def test_a_causal_head_wider_than_a_row_block():
     """Causal -m·(i - j) (m = 2^-8), the last 2 queries of 32770 keys (a row is more than one
     block of 2^15 values), -inf above."""
     k = 32770
-    i, j = np.arange(k - 2, k)[:, None], np.arange(k)[None, :]
-    t = np.where(j <= i, -(2.0**-8) * (i - j), -np.inf)[None]
+    t = _causal(2.0**-8, k, -np.inf, queries=2)
     fit = identify_alibi_bias(t)
     assert (fit.convention, fit.matched, fit.slopes.tolist()) == ("causal", True, [2.0**-8])
