@@ -133,12 +133,11 @@ def check_spec(spec: RopeSpec) -> RopeSpec:
 def _check_widths(spec: RopeSpec) -> None:
     """θ > 1, an even head_dim from 2 to MAX_D, an even rotated width >= 2, truncate a bool."""
     check_theta(spec.theta)
-    head, rule = spec.head_dim, f"must be even (rotary pairs), from 2 to {MAX_D}"
-    if isinstance(head, numbers.Integral) and not isinstance(head, bool) and head < 2:
-        raise ParameterError("head_dim", rule, int(head))  # 0 and -2: this rule, not ">= 1"
-    head = count("head_dim", head)
-    if head % 2 or head > MAX_D:
-        raise ParameterError("head_dim", rule, head)
+    head = spec.head_dim  # 0 and -2 get this rule too, not count's ">= 1" (1 is no width)
+    if isinstance(head, bool) or not isinstance(head, numbers.Integral):
+        count("head_dim", head)  # a float or a string: "must be an integer"
+    if head % 2 or not 2 <= head <= MAX_D:
+        raise ParameterError("head_dim", f"must be even (rotary pairs), from 2 to {MAX_D}", head)
     prf = positive("partial_rotary_factor", spec.partial_rotary_factor)
     if prf > 1:
         raise ParameterError("partial_rotary_factor", "must be in (0, 1]", prf)
