@@ -45,3 +45,15 @@ def test_a_lone_array_of_no_values_is_refused_with_its_shape(shape):
 def test_a_lone_array_of_values_is_the_table(shape):
     x = np.arange(float(np.prod(shape))).reshape(shape)
     assert one_table({"x": x}, parameter="b", tensor_parameter="t") is x
+
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_])
+def test_a_tensor_of_integers_is_no_table_of_a_port(dtype):
+    """An int32 tensor (of an .npz) was read as bfloat16 arithmetic's, since small integers
+    are bfloat16 numbers (a clean-clone helper): it is refused, naming its dtype."""
+    with pytest.raises(ParameterError) as refused:
+        one_table({"t": np.ones((2, 3), dtype)}, parameter="b", tensor_parameter="tensor_b")
+    assert refused.value.parameter == "b"
+    assert refused.value.rule == "must hold floating-point values"
+    assert refused.value.value == f"dtype {np.dtype(dtype)}"

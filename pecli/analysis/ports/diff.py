@@ -74,7 +74,7 @@ def one_table(
     ------
     ParameterError
         (as ``parameter``) for several tensors and no name among them (``tensor_parameter``
-        names one), or an array of no values.
+        names one), an array of no values, or one of integers.
 
     Examples
     --------
@@ -83,10 +83,9 @@ def one_table(
     (2, 8)
 
     """
-    if {"cos", "sin"} <= arrays.keys():
-        cos, sin = arrays["cos"], arrays["sin"]
-        if cos.shape == sin.shape and cos.ndim == 2:
-            return np.concatenate([cos, sin], axis=1)
+    cos, sin = arrays.get("cos"), arrays.get("sin")
+    if cos is not None and sin is not None and cos.shape == sin.shape and cos.ndim == 2:
+        return _values(np.concatenate([cos, sin], axis=1), parameter)
     if len(arrays) != 1:
         rule = f"holds {len(arrays)} tensors: name one with `{tensor_parameter}`"
         raise ParameterError(parameter, rule, ", ".join(list(arrays)[:8]))
@@ -94,6 +93,17 @@ def one_table(
     if table.ndim == 0 or table.size == 0:  # a 0-d .npy, an empty one: nothing to compare
         rule = "must hold a vector or a table of at least one value"
         raise ParameterError(parameter, rule, f"shape {table.shape}")
+    return _values(table, parameter)
+
+
+def _values(table: np.ndarray, parameter: str) -> np.ndarray:
+    """``table`` if it holds floating-point numbers (bfloat16 and complex too).
+
+    NaN is allowed: a port's NaN is a difference to find. An int32 tensor had been read as
+    bfloat16 arithmetic's (small integers are bfloat16 numbers).
+    """
+    if table.dtype.kind not in "fc" and table.dtype.name != "bfloat16":
+        raise ParameterError(parameter, "must hold floating-point values", f"dtype {table.dtype}")
     return table
 
 
