@@ -47,7 +47,6 @@ def test_a_lone_array_of_values_is_the_table(shape):
     assert one_table({"x": x}, parameter="b", tensor_parameter="t") is x
 
 
-
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_])
 def test_a_tensor_of_integers_is_no_table_of_a_port(dtype):
     """An int32 tensor (of an .npz) was read as bfloat16 arithmetic's, since small integers
