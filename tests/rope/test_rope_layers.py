@@ -339,16 +339,23 @@ def test_layers_without_attention_are_nope_and_layer_count_aliases_are_read():
 
 def test_a_layer_past_the_last_is_refused_naming_the_range():
     """6 layers (Gemma 3's rule: every 6th global, θ 1e6; the rest local, θ 1e4) are 0 … 5:
-    layer 5 is the global one, 6 and -1 are no layer of the model."""
+    layer 5 is the global one, 6 and -1 are no layer of the model (-1 is refused before the
+    file is read: a config without num_hidden_layers had it reported as the config's fault)."""
     from pecli.core.rope.config.plans import layer_rope
 
     config = {"num_hidden_layers": 6, "head_dim": 256, "rope_theta": 1e6}
     config["rope_local_base_freq"] = 1e4
     assert layer_rope(config, 5).spec.theta == 1e6
-    for layer in (6, -1):
-        with pytest.raises(ParameterError) as error:
-            layer_rope(config, layer)
-        assert error.value.parameter == "layer" and "0 to 5" in str(error.value)
+    with pytest.raises(ParameterError) as error:
+        layer_rope(config, 6)
+    assert error.value.parameter == "layer" and "0 to 5" in str(error.value)
+    del config["num_hidden_layers"]  # -1 is refused before the file: not as a bad config
+    with pytest.raises(ParameterError) as error:
+        layer_rope(config, -1)
+    assert (error.value.parameter, error.value.rule) == (
+        "layer",
+        "must be a layer's index, 0 or more",
+    )
 
 
 def test_a_window_that_is_no_integer_is_shown_in_its_first_40_characters():

@@ -238,8 +238,10 @@ def layer_rope(config: Mapping[str, Any], layer: int, *, seq_len: int | None = N
     (10000.0, 1000000.0)
 
     """
+    if layer < 0:  # before the config is read: a file without num_hidden_layers is no excuse
+        raise ParameterError("layer", "must be a layer's index, 0 or more", layer)
     rows, _ = layer_plan(config)
-    if not 0 <= layer < len(rows):
+    if layer >= len(rows):
         rule = f"must be a layer of the model, 0 to {len(rows) - 1}"
         raise ParameterError("layer", rule, layer)
     row = rows[layer]
