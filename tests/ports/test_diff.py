@@ -306,7 +306,7 @@ def test_the_headline_gives_the_row_and_its_position(run_cli, tmp_path):
     np.save(tmp_path / "b.npy", b)
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "--start", "10")
     assert result.exit_code == 1
-    assert "1 entries differ, first at row 345 (position 355), column 17" in result.stdout
+    assert "1 entry differs, first at row 345 (position 355), column 17" in result.stdout
     assert "350…409" not in result.stdout and "100…409" in result.stdout  # decades of positions
 
 

@@ -162,7 +162,8 @@ def headline(found: Diff) -> list[str]:
         lines.append("equal within the tolerance")
     else:
         where = f"row {first[0]} (position {found.start + first[0]})"
-        lines.append(f"{result.differing} entries differ, first at {where}, column {first[1]}")
+        count = "1 entry differs" if result.differing == 1 else f"{result.differing} entries differ"
+        lines.append(f"{count}, first at {where}, column {first[1]}")
     return lines
 
 
