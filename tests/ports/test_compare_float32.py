@@ -9,6 +9,8 @@ subnormals, powers of 2 and their neighbours, infinities, NaN) in a table of sev
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -254,3 +256,41 @@ def test_a_float64_vector_wider_than_a_block_is_compared():
     b[-1] = 1 + 2.0**-51
     found = compare(a, b)
     assert (found.differing, found.max_ulps, found.first) == (1, 2.0, (0, 1 << 20))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, F32])
+def test_entries_that_agree_as_nan_or_infinity_add_no_error_to_their_decade(dtype):
+    """A table against itself with NaN, ∞ and −∞ in rows 3, 15 and 150: every decade's
+    largest error is 0 (NaN − NaN and ∞ − ∞ are NaN, which the maxima count as infinite);
+    a NaN against 1.0 in row 15 makes decade 10…99 infinitely far and flags one entry."""
+    a = np.ones((200, 4), dtype)
+    a[3, 1], a[15, 2], a[150, 0] = np.nan, np.inf, -np.inf
+    same = compare(a, a.copy())
+    assert same.equal
+    assert [(d.first, d.max_ulps, d.max_abs) for d in same.decades] == [
+        (0, 0.0, 0.0),
+        (10, 0.0, 0.0),
+        (100, 0.0, 0.0),
+    ]
+    b = a.copy()
+    b[15, 2] = np.nan
+    found = compare(a, b)
+    assert (found.differing, found.first) == (1, (15, 2))
+    assert [d.max_ulps for d in found.decades] == [0.0, math.inf, 0.0]
+
+
+def test_the_closest_move_skips_agreeing_nans_and_counts_a_lone_one_as_infinite():
+    """``closest``'s gap in ulps of the largest finite magnitude (1.0: float64 spacing
+    2^-52): a NaN in one place of both tables, B's 1.0 moved up 3 spacings, is 3 ulps apart
+    (it said nan); a NaN against 1.0 is infinitely far."""
+    from pecli.analysis.ports.causes import closest_move
+
+    a = np.full((6, 4), 0.5)
+    a[0, 0], a[2, 3] = np.nan, 1.0
+    b = a.copy()
+    b[2, 3] = 1.0 + 3 * 2.0**-52
+    assert closest_move(a, b, "float64") == "closest: B as it is, 3 ulps apart at the largest entry"
+    b[2, 3] = np.nan
+    assert (
+        closest_move(a, b, "float64") == "closest: B as it is, inf ulps apart at the largest entry"
+    )

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...core.dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
 
-__all__ = ["Comparison", "Decade", "coarser", "compare", "ulp"]
+__all__ = ["Comparison", "Decade", "coarser", "compare", "largest_error", "ulp"]
 
 #: Entries per block of the comparison (about 8 MB per float64 temporary).
 _CELLS = 1 << 20
@@ -139,6 +139,7 @@ class _Blocks32:
         error = self._error[:cells].reshape(shape)
         np.subtract(x, y, out=error, dtype=np.float64)
         np.abs(error, out=error)
+        _agreeing(x, y, error)
         ex, ey = self._ex[:cells].reshape(shape), self._ey[:cells].reshape(shape)
         np.bitwise_and(x.view(np.uint32), self._EXPONENT, out=ex)
         np.bitwise_and(y.view(np.uint32), self._EXPONENT, out=ey)
@@ -198,6 +199,7 @@ def as_rows(table: np.ndarray) -> np.ndarray:
     return table.reshape(1, -1) if table.ndim == 1 else table.reshape(table.shape[0], -1)
 
 
+@np.errstate(invalid="ignore")  # ∞ − ∞ is NaN: an infinity in the same place of both
 def compare(
     a: np.ndarray, b: np.ndarray, *, start: int = 0, ulps: float = 1.0, atol: float = 0.0
 ) -> Comparison:
@@ -231,7 +233,7 @@ def compare(
     rows = max(1, _CELLS // max(x.shape[1], 1))
     for row in range(0, x.shape[0], rows):
         p, q = x[row : row + rows].astype(np.float64), y[row : row + rows].astype(np.float64)
-        error = np.abs(p - q)
+        error = _agreeing(p, q, np.abs(p - q))
         nearer = np.minimum(np.abs(p), np.abs(q))
         in_ulps = np.divide(error, _spacing(np.maximum(nearer, floor, out=nearer), dtype))
         bad = (in_ulps > ulps) & (error > atol) | (np.isnan(p) != np.isnan(q))
@@ -240,6 +242,30 @@ def compare(
             first = (row + int(r), int(c))
         _tally(decades, start + row, in_ulps, error, bad)
     return _finish(a.shape, b.shape, dtype, decades, first, start)
+
+
+def _agreeing(x: np.ndarray, y: np.ndarray, error: np.ndarray) -> np.ndarray:
+    """``error`` (``|x − y|``, in place) with 0 where ``x`` and ``y`` agree: NaN and NaN, ∞ and ∞.
+
+    Their difference is NaN, which the decade maxima count as infinite; looked for only when
+    an error is NaN.
+    """
+    if math.isnan(float(error.max(initial=0.0))):
+        np.copyto(error, 0.0, where=(x == y) | np.isnan(x) & np.isnan(y))
+    return error
+
+
+@np.errstate(invalid="ignore")
+def largest_error(x: np.ndarray, y: np.ndarray) -> float:
+    """The largest ``|x − y|``: entries that agree count 0, NaN against a number ∞ (float64).
+
+    >>> largest_error(np.array([1.0, np.nan, np.inf]), np.array([1.5, np.nan, np.inf]))
+    0.5
+    >>> largest_error(np.array([np.nan]), np.array([0.0]))
+    inf
+    """
+    top = float(_agreeing(x, y, np.abs(x - y)).max(initial=0.0))
+    return math.inf if math.isnan(top) else top
 
 
 def _decade(position: int) -> int:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..compare import as_rows, ulp
+from ..compare import as_rows, largest_error, ulp
 from .shapes import layout_moves, offset
 from .tables import Pair, close, parts
 from .values import factor, storage
@@ -76,18 +76,17 @@ def two_at_once(pair: Pair) -> str | None:
 def closest(pair: Pair) -> str | None:
     """When no cause fits: the move of B (none, a layout, sin/cos) that leaves A nearest.
 
-    The gap is the largest ``|A − B|`` in units of the table's largest magnitude's ulp, on
-    the first :data:`SCREEN_ROWS` rows.
+    The gap is the largest ``|A − B|`` in units of the ulp of the table's largest finite
+    magnitude, on the first :data:`SCREEN_ROWS` rows; NaN against NaN is no gap, NaN against a
+    number an infinite one.
     """
     if pair.a.shape != pair.b.shape or pair.a.ndim != 2:
         return None
     a = pair.a[:SCREEN_ROWS].astype(np.float64)
-    unit = float(ulp(np.array(np.max(np.abs(a), initial=0.0)), pair.dtype))
-    if unit <= 0:
-        return None
+    unit = float(ulp(np.array(np.max(np.abs(a[np.isfinite(a)]), initial=0.0)), pair.dtype))
     tried = [("B as it is", pair.b), *_moves(pair.b)]
     gaps = [
-        (float(np.max(np.abs(a - moved[:SCREEN_ROWS].astype(np.float64)))) / unit, words)
+        (largest_error(a, moved[:SCREEN_ROWS].astype(np.float64)) / unit, words)
         for words, moved in tried
     ]
     gap, words = min(gaps, key=lambda g: g[0])
