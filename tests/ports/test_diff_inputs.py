@@ -56,3 +56,23 @@ def test_a_tensor_of_integers_is_no_table_of_a_port(dtype):
     assert refused.value.parameter == "b"
     assert refused.value.rule == "must hold floating-point values"
     assert refused.value.value == f"dtype {np.dtype(dtype)}"
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".npz"])
+def test_integers_are_refused_in_every_format_that_keeps_a_dtype(run_cli, tmp_path, suffix):
+    """A .npy of int16 was turned into float64 by the reader, so ``diff`` compared it where
+    the same values in an .npz were refused: both are refused now, as the argument, with the
+    dtype, before any report (status 2)."""
+    ints, floats = tmp_path / f"ints{suffix}", tmp_path / "floats.npy"
+    values = np.arange(12, dtype=np.int16).reshape(3, 4)
+    if suffix == ".npy":
+        np.save(ints, values)
+    else:
+        np.savez(ints, t=values)
+    np.save(floats, values.astype(np.float64))
+    result = run_cli("diff", str(floats), str(ints))
+    assert result.exit_code == 2
+    assert "Invalid value for 'B': must hold floating-point values (got dtype int16)" in (
+        result.output
+    )
+    assert "error per position decade" not in result.output

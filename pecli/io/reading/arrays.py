@@ -52,7 +52,8 @@ def read_arrays(
     table : bool, keyword-only
         A ``.npy`` or CSV file is read as a table (:func:`pecli.io.reading.read_table`: 2-D,
         finite; a ``(1, n, d)`` batch as ``(n, d)``), a complex ``.npy`` as it is stored;
-        otherwise as stored, any shape (a vector too), real numbers only.
+        otherwise as stored, any shape (a vector too), real numbers only (integers in
+        their dtype, as an ``.npz`` archive's).
 
     Returns
     -------
@@ -94,7 +95,9 @@ def _table(path: str, parameter: str, table: bool) -> np.ndarray:
         stored = npy_dtype(path)
         if not table or (stored is not None and stored.kind == "c"):
             note_input(path)  # its header is checked before the data is read, as identify does
-            return load_keeping_dtype(path, path, parameter, complex_ok=table)
+            return load_keeping_dtype(
+                path, path, parameter, complex_ok=table, integers_as_stored=not table
+            )
     return read_table(path, parameter=parameter)
 
 

@@ -142,14 +142,20 @@ def stream_blocks(
 
 
 def load_keeping_dtype(
-    source: str, name: str, parameter: str, *, complex_ok: bool = False
+    source: str,
+    name: str,
+    parameter: str,
+    *,
+    complex_ok: bool = False,
+    integers_as_stored: bool = False,
 ) -> np.ndarray:
     """A whole ``.npy`` table in its stored float dtype (2-byte void items are bfloat16).
 
     The header is checked first (at most :data:`MAX_TABLE_VALUES` values, a file that holds
     them); the data is then read with bounded reads, no memory map, so a file cut short
     meanwhile is an error naming it, never SIGBUS. ``complex_ok``: complex numbers are kept
-    too (a ``freqs_cis``).
+    too (a ``freqs_cis``). Integers become float64 (refused past ``±2^53``), or with
+    ``integers_as_stored`` stay in their dtype, for a caller that refuses them by name.
     """
     with open(source, "rb") as handle:
         shape, fortran, dtype = _header(handle, name, parameter)
@@ -169,7 +175,7 @@ def load_keeping_dtype(
             rule = "is a truncated .npy file, or changed while it was read"
             raise ParameterError(parameter, rule, name)
     table = table.astype(table.dtype.newbyteorder("="), copy=False)
-    if table.dtype.kind in "fc" or dtype.name == "bfloat16":
+    if table.dtype.kind in "fc" or dtype.name == "bfloat16" or integers_as_stored:
         return table
     return _exact_float64(table, parameter)
 
