@@ -56,6 +56,18 @@ def test_csv_runs_with_fewer_threads_under_a_larger_limit(pecli_cmd, tmp_path):
     assert result.stdout.count(b"\n") == 20001 and result.stderr == b""
 
 
+def test_under_112_mb_pecli_says_so_at_once_and_at_112_it_starts(pecli_cmd, tmp_path):
+    """docs/cli.md: loading takes about 100 MB; "under 112 MB pecli says so at once, --help
+    included". At 111 MB: one line naming the 112 it needs; at 112 MB: it starts."""
+    refused = _capped(pecli_cmd, 111, "--help", cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == b""
+    assert refused.stderr.count(b"\n") == 1
+    assert b"pecli needs about 112 MB of address space to start" in refused.stderr
+    started = _capped(pecli_cmd, 112, "--version", cwd=tmp_path)
+    assert started.returncode == 0, started.stderr[:300]
+    assert started.stdout.startswith(b"pecli ")
+
+
 PIDS_ROOT = Path("/sys/fs/cgroup/pids")
 
 

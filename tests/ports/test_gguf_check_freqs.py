@@ -51,6 +51,12 @@ def test_the_converters_factors_agree():
     assert (finding.item, finding.status) == ("rope_freqs.weight", "agree")
 
 
+def test_the_converters_factors_agree_within_0_ulps():
+    """The converter's float32 factors are the ones the config implies, to the bit: 0 ulps."""
+    (finding,) = freqs_findings({"rope_freqs.weight": factors(1.0)})
+    assert finding.detail == "32 values within 0 ulps"
+
+
 def test_a_llama3_file_without_rope_freqs_misses_its_32_values():
     """d 64: 32 pairs, one factor each, which the converter writes."""
     (finding,) = freqs_findings({})

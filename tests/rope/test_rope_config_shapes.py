@@ -230,8 +230,18 @@ def test_deepseek_v4_compress_yarn_values():
         ({"head_dim": 64, "rope_theta": float("nan")}, "rope_theta"),
         ({"head_dim": 64.5}, "field head_dim must be an integer >= 1"),
         ({"rope_theta": 1e4}, "needs head_dim, or hidden_size and num_attention_heads"),
+        ({**DEEPSEEK_V3, "rope_theta": -5.0}, "field rope_theta must be a finite number > 1"),
+        ({**DEEPSEEK_V3, "qk_rope_head_dim": 63}, "field qk_rope_head_dim must be even"),
     ],
-    ids=["rotary-over-head", "negative-theta", "nan-theta", "fractional-head", "no-width"],
+    ids=[
+        "rotary-over-head",
+        "negative-theta",
+        "nan-theta",
+        "fractional-head",
+        "no-width",
+        "rotated-key-and-theta",  # the rotated key names the width's error, not θ's
+        "odd-rotated-key",
+    ],
 )
 def test_a_bad_config_is_one_line_naming_the_key(config, words):
     with pytest.raises(ParameterError) as caught:

@@ -139,6 +139,22 @@ def test_separate_arrays_and_fortran_order():
     assert np.abs(c - ref[:, 1::2]).max() <= 1e-12
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_interleaved_views_are_written_as_one_complex_array(dtype):
+    """sin in the even columns, cos in the odd ones of one buffer: one complex array over the
+    same memory (sin + i·cos per pair), complex64 for float32, so a product is stored in one
+    write; separate arrays have none."""
+    from pecli.core.kernels import _complex_view
+
+    table = np.arange(8, dtype=dtype).reshape(2, 4)
+    pairs = _complex_view(table[:, 0::2], table[:, 1::2])
+    assert pairs.dtype == (np.complex64 if dtype == np.float32 else np.complex128)
+    assert pairs.tolist() == [[1j, 2 + 3j], [4 + 5j, 6 + 7j]]
+    pairs[1, 0] = 9 + 10j
+    assert table[1].tolist() == [9, 10, 6, 7]
+    assert _complex_view(table[:, 0::2].copy(), table[:, 1::2].copy()) is None
+
+
 # --- properties -------------------------------------------------------------------------------
 
 

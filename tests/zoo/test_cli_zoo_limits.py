@@ -77,6 +77,16 @@ def test_left_padding_is_ascii_digits_only(run_cli, tmp_path, padding):
     assert "'--left-padding'" in result.stderr and "whole numbers" in result.stderr
 
 
+def test_left_padding_of_n_names_the_largest_allowed_n_minus_1(run_cli, tmp_path):
+    """A sequence of --n 8 keys keeps at least one: its padding is 0 to 7, and --left-padding 8
+    is refused with that bound written out, 8 - 1 = 7."""
+    out = tmp_path / "b.npy"
+    args = ("alibi", "bias", "--heads", "1", "--n", "8", "--convention", "bloom")
+    result = run_cli(*args, "--left-padding", "8", "-o", str(out))
+    assert result.exit_code == 2 and not out.exists(), result.output
+    assert "'--left-padding': must be from 0 to --n - 1 (7) (got 8)" in result.stderr
+
+
 def test_one_sequence_too_large_is_blamed_on_n_not_on_left_padding(run_cli, tmp_path):
     """BLOOM's key-only rows, 64 heads × (2^20 + 1) keys > 2^26, no --left-padding given: the
     one sequence's refusal names --n (the batch's rule is for two or more sequences)."""

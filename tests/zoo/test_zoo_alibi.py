@@ -455,3 +455,14 @@ def test_a_power_just_below_one_rounds_up_to_one(bits):
 
     one = (1 << (bits - 1), 1 - bits)
     assert rounded_powers(Fraction(1, 1 << 60), [1, 3], bits) == [one, one]
+
+
+def test_a_short_significand_is_shifted_left_to_the_working_precision():
+    """5·2^3 = 40 = 160·2^-2, 160 the 8-bit mantissa; and 2^(-c·0) = 1 for c = 10^7, whose
+    2^-c (about 10^-3010300) is below the decimal context's 10^-999999: 0, shifted up as is."""
+    from fractions import Fraction
+
+    from pecli.core.zoo.alibi.powers import _normal, exp2_multiples
+
+    assert _normal(5, 3, 8) == (160, -2)
+    assert exp2_multiples(Fraction(10**7), [0], "float64").tolist() == [1.0]

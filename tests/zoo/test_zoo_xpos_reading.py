@@ -111,6 +111,28 @@ def test_diff_names_what_differs_between_two_xpos_tables(run_cli, tmp_path, b_ar
     assert any(c.startswith(cause) for c in found["causes"]), found["causes"]
 
 
+def _half_table(gamma: float, rows: int = 17, d: int = 8) -> np.ndarray:
+    """torchscale's query scales by hand, ζ_i^(p_t/γ) with p_t = t − ceil(L/2), in float16."""
+    zeta = (2 * np.arange(d // 2) + 0.4 * d) / (1.4 * d)
+    positions = np.arange(rows) - (rows + 1) // 2
+    return np.repeat(zeta ** (positions[:, None] / gamma), 2, axis=1).astype(np.float16)
+
+
+def test_diff_names_gamma_512_against_256_in_float16_tables(run_cli, tmp_path):
+    """float16 reads γ = 512 to within 5 % (504 … 514); 256 is half of it, far past that
+    spread: the cause names both readings."""
+    a, b, report = tmp_path / "a.npy", tmp_path / "b.npy", tmp_path / "r.json"
+    np.save(a, _half_table(512.0))
+    np.save(b, _half_table(256.0))
+    result = run_cli("diff", str(a), str(b), "-o", str(report))
+    assert result.exit_code == 1, result.output
+    found = json.loads(report.read_text())
+    assert found["reading_a"]["storage"] == found["reading_b"]["storage"] == "float16"
+    gamma_a = found["reading_a"]["scale_base"]
+    assert 504 <= gamma_a <= 514 and found["reading_b"]["scale_base"] == 256
+    assert found["causes"] == [f"xPos: γ (scale_base) {gamma_a:g} in A, 256 in B"]
+
+
 def test_diff_of_an_xpos_table_and_a_rotary_cache_names_the_kinds(run_cli, tmp_path):
     a, b = tmp_path / "a.npy", tmp_path / "b.npy"
     assert run_cli("xpos", "--n", "16", "--head-dim", "8", "-q", "-o", str(a)).exit_code == 0
