@@ -70,7 +70,8 @@ def test_the_help_states_both_statuses(run_cli):
 
 def test_pecli_s_metadata_that_rebuilds_the_values_makes_the_type_known(run_cli, tmp_path):
     """README's example: a bfloat16 cache of 3 rows and 2 pairs leaves the type open, but the
-    metadata pecli wrote beside it rebuilds it bit for bit (status 0). The same values without
+    metadata pecli wrote beside it rebuilds it bit for bit (status 0): its type is the
+    report's, said to come from the metadata. The same values without
     the metadata, or with one value moved by one ulp, determine nothing (status 1)."""
     from safetensors.numpy import load_file, save_file
 
@@ -81,7 +82,9 @@ def test_pecli_s_metadata_that_rebuilds_the_values_makes_the_type_known(run_cli,
     assert run_cli(*args, "-q").exit_code == 0
     with_metadata = run_cli("rope", "identify", str(out))
     assert with_metadata.exit_code == 0, with_metadata.output
-    assert "rope_type: not determined" in with_metadata.stdout
+    lines = with_metadata.stdout.splitlines()
+    assert "rope_type: default" in lines  # the README's bf16 llama3 cache said "not determined"
+    assert "rope_type_from: pecli's metadata (the values alone: not determined)" in lines
     assert "note: pecli's metadata agrees" in with_metadata.stdout
     raw, meta = load_file(out), read_safetensors(out)[1]
     bare = tmp_path / "bare.safetensors"
@@ -136,8 +139,8 @@ def test_pecli_s_metadata_that_rebuilds_a_longrope_cache_makes_its_type_known(ru
     """A longrope cache pecli wrote reads as ``unknown`` (its per-pair factors hide θ), and
     the metadata beside it rebuilds it bit for bit: the report said both, then "matches no
     rope_type pecli knows", status 1, for the type pecli had just written and named. As for a
-    type not determined, the metadata's rebuild is the reading (status 0); the values alone
-    still exit 1."""
+    type not determined, the metadata's rebuild is the reading (status 0, its type reported
+    as the metadata's); the values alone still exit 1."""
     from safetensors.numpy import load_file, save_file
 
     out = tmp_path / "lr.safetensors"
@@ -147,8 +150,9 @@ def test_pecli_s_metadata_that_rebuilds_a_longrope_cache_makes_its_type_known(ru
     assert run_cli(*args).exit_code == 0
     with_metadata = run_cli("rope", "identify", str(out))
     assert with_metadata.exit_code == 0, with_metadata.output
-    assert "rope_type: unknown" in with_metadata.stdout.splitlines()
-    assert "(rope_type longrope," in with_metadata.stdout
+    lines = with_metadata.stdout.splitlines()
+    assert "rope_type: longrope" in lines
+    assert "rope_type_from: pecli's metadata (the values alone: unknown)" in lines
     assert "note: pecli's metadata agrees" in with_metadata.stdout
     bare = tmp_path / "bare.safetensors"
     save_file(load_file(out), bare)

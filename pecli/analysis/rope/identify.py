@@ -39,7 +39,8 @@ def identify_rope(
     """
     if {"cos", "sin"} & arrays.keys():
         report, findings = _cache_report(arrays.get("cos"), arrays.get("sin"))
-        return report, findings + metadata_findings(arrays, metadata)
+        findings += metadata_findings(arrays, metadata)
+        return _typed_by_metadata(report, findings, metadata), findings
     (table,) = arrays.values()
     if table.ndim == 1 or (table.ndim == 2 and 1 in table.shape):
         return _inv_freq_report(table.reshape(-1))
@@ -66,6 +67,20 @@ def type_known(report: dict[str, Any], findings: list[str]) -> bool:
     if any(finding.startswith(AGREES) for finding in findings):
         return True
     return report["rope_type"] not in ("unknown", "not determined")
+
+
+def _typed_by_metadata(
+    report: dict[str, Any], findings: list[str], metadata: dict[str, str]
+) -> dict[str, Any]:
+    """The report with the metadata's rope type where the values leave it open (``unknown``,
+    ``not determined``) and the metadata rebuilds them bit for bit; ``rope_type_from`` says so.
+    """
+    if report["rope_type"] not in ("unknown", "not determined"):
+        return report
+    if not any(finding.startswith(AGREES) for finding in findings):
+        return report
+    read = f"pecli's metadata (the values alone: {report['rope_type']})"
+    return {**report, "rope_type": metadata["rope_type"], "rope_type_from": read}
 
 
 def _not_xpos(table: np.ndarray) -> None:
