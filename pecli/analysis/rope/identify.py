@@ -72,8 +72,10 @@ def type_known(report: dict[str, Any], findings: list[str]) -> bool:
 def _typed_by_metadata(
     report: dict[str, Any], findings: list[str], metadata: dict[str, str]
 ) -> dict[str, Any]:
-    """The report with the metadata's rope type where the values leave it open (``unknown``,
-    ``not determined``) and the metadata rebuilds them bit for bit; ``rope_type_from`` says so.
+    """The report, with the metadata's rope type where the values leave the type open.
+
+    Only when the values read ``unknown`` or ``not determined`` and the metadata rebuilds
+    them bit for bit; ``rope_type_from`` then says so.
     """
     if report["rope_type"] not in ("unknown", "not determined"):
         return report
