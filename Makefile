@@ -95,7 +95,8 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy
 # multi-axis rope, zoo, rope, grids, checkpoints, identify, …, the command line) are found by
 # subject folders and file names, so they survive moves; `run.py --list` names each area's
 # modules and tests, and tests/house/test_mutation_areas.py fails on a module in no area.
-# `make mutation MUTATION_ARGS="--area ports --sample 20"` samples one area.
+# `make mutation MUTATION_ARGS="--area ports --sample 20"` samples one area;
+# `MUTATION_ARGS="--module core/turns.py --json turns.json"` sweeps every mutant of one module.
 MUTATION_ARGS ?= --sample 150 --seed 21 --budget 3600
 mutation: $(VENV)/.installed-dev  ## mutation score of every area of pecli, per area (slow: about 30 min on one core)
 	$(PIP) install -q -c constraints.txt -e '.[mutation]'

@@ -145,3 +145,16 @@ def test_mutants_change_one_operator_or_constant_and_skip_docs_and_annotations()
     assert "return x - 1 < 3 and (not x)" in mutated_source(SOURCE, found[5])
     with pytest.raises(LookupError):
         mutated_source(SOURCE, found[0].__class__("m.py", 7, "x", 99))
+
+
+def test_a_module_sweep_takes_every_mutant_of_that_module_and_no_other():
+    """``run.py --module PATH``: the sweeps of issue 33 ran every mutant of one module with a
+    scratch runner; the tool now draws them. A suffix naming two modules is refused."""
+    from run import sample
+
+    path = "pecli/core/turns.py"
+    every = mutants(path, (ROOT / path).read_text(encoding="utf-8"))
+    swept = sample(areas(), 0, 0, module="core/turns.py")
+    assert [m.ident for _, m in swept] == [m.ident for m in every] and every
+    with pytest.raises(SystemExit, match="names 2 modules"):
+        sample(areas(), 0, 0, module="compare.py")

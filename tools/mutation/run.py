@@ -3,8 +3,9 @@
 ``python tools/mutation/run.py [--sample N] [--seed S] [--budget SECONDS] [--json FILE]``
 (``--area TEXT`` draws from the areas whose name holds TEXT only; ``--only TEXT --show``
 prints the diff of the sampled mutants whose name holds TEXT; use ``--sample 100000`` to pick
-any mutant; ``--list`` names each area's modules and test files, the modules no area has
-and the test files no area runs).
+any mutant; ``--module PATH`` runs every mutant of the one module whose path ends with PATH,
+a sweep, resumable with ``--json`` like a sample; ``--list`` names each area's modules and test
+files, the modules no area has and the test files no area runs).
 
 Modules and their test files are found by globs on subject folders and file names (see
 :mod:`areas`), so the run still works when modules move between layers or into subject
@@ -158,17 +159,24 @@ def rejected_by_mypy(tree: Path, mutant: Mutant, original: str, baseline: dict) 
     return before is not None and bool(set(type_errors(tree, mutant.path) or []) - set(before))
 
 
-def sample(all_areas: list[Area], size: int, seed: int) -> list[tuple[Area, Mutant]]:
-    """A seeded sample of ``size`` mutants over every module of every area."""
-    pool = []
+def sample(
+    all_areas: list[Area], size: int, seed: int, module: str = ""
+) -> list[tuple[Area, Mutant]]:
+    """A seeded sample of ``size`` mutants over every module of every area.
+
+    ``module``: every mutant of the one module whose path ends with it (a sweep), instead.
+    """
+    pool, paths = [], [m for a in all_areas for m in a.modules if m.endswith(module)]
+    if module and len(paths) != 1:
+        raise SystemExit(f"mutation: --module {module} names {len(paths)} modules: {paths[:5]}")
     for area in all_areas:
-        for module in area.modules:
-            source = (ROOT / module).read_text(encoding="utf-8")
-            pool.extend((area, m) for m in mutants(module, source))
-    chosen = random.Random(seed).sample(pool, min(size, len(pool)))
+        for path in (m for m in area.modules if m in paths):
+            source = (ROOT / path).read_text(encoding="utf-8")
+            pool.extend((area, m) for m in mutants(path, source))
+    chosen = pool if module else random.Random(seed).sample(pool, min(size, len(pool)))
     print(
-        f"mutants: {len(pool)} in {sum(len(a.modules) for a in all_areas)} modules; "
-        f"sampled {len(chosen)} (seed {seed})",
+        f"mutants: {len(pool)} in {len(paths)} modules; "
+        + (f"every one of {module}" if module else f"sampled {len(chosen)} (seed {seed})"),
         flush=True,
     )
     return sorted(chosen, key=lambda am: (am[0].name, am[1].path, am[1].index))
@@ -397,6 +405,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--area", default="", help="draw only from areas whose name has this")
     parser.add_argument("--only", help="run only mutants whose name contains this text")
     parser.add_argument(
+        "--module",
+        default="",
+        help="every mutant of the one module whose path ends with this (a sweep; no sample)",
+    )
+    parser.add_argument(
         "--show", action="store_true", help="print the chosen mutants' diffs, run nothing"
     )
     parser.add_argument(
@@ -417,7 +430,7 @@ def main(argv: list[str] | None = None) -> None:
     if unassigned():
         print(f"mutation: {len(unassigned())} modules in no area (run.py --list)", flush=True)
     all_areas = [a for a in all_areas if args.area in a.name]
-    chosen = drawn = sample(all_areas, args.sample, args.seed)
+    chosen = drawn = sample(all_areas, args.sample, args.seed, args.module)
     if args.only:
         chosen = [(a, m) for a, m in chosen if args.only in m.ident]
     if args.show:
