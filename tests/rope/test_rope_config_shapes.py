@@ -260,11 +260,7 @@ def test_a_layer_type_without_parameters_is_named():
 #: out, each with why (the population: tests/fixtures/libraries/layouts/partial_defaults.json).
 NOT_BY_DEFAULT = {
     "deepseek_v4": "its rotated width is qk_rope_head_dim, read from the config (the corpus test)",
-    "dots3_note_audio_encoder": "an audio encoder, not a text model's RoPE",
-    "glmasr_encoder": "an audio encoder, not a text model's RoPE",
     "musicflamingo": "an audio model, not a text model's RoPE",
-    "nemotron3_5_transcribe_asr_audio": "an audio encoder, not a text model's RoPE",
-    "nemotron3_5_transcribe_word_timestamp": "an audio encoder, not a text model's RoPE",
 }
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["ROPE_DEFAULTS", "THETA_DEFAULTS", "default_rope", "default_theta"]
+__all__ = ["ROPE_DEFAULTS", "THETA_DEFAULTS", "default_nope", "default_rope", "default_theta"]
 
 #: The keys a θ or a rope may come from; a file with none of them takes :data:`ROPE_DEFAULTS`.
 ROPE_KEYS = (
@@ -112,12 +112,19 @@ def _per_type(
     sliding: float = 10_000.0,
     kind: str = "default",
     labels: tuple[str, str] = ("full_attention", "sliding_attention"),
+    partial: tuple[float, float] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """One default rope per layer type: the full layers' θ and type, the sliding layers' θ."""
-    return {
+    """One default rope per layer type: the full layers' θ and type, the sliding layers' θ.
+
+    ``partial``: each type's ``partial_rotary_factor``, where the class's rope dicts hold one.
+    """
+    found = {
         labels[0]: {"rope_theta": full, "rope_type": kind},
         labels[1]: {"rope_theta": sliding, "rope_type": "default"},
     }
+    for label, factor in zip(labels, partial or (), strict=False):
+        found[label]["partial_rotary_factor"] = factor
+    return found
 
 
 def _one(theta: float, kind: str = "default", **scaling: Any) -> dict[str, dict[str, Any]]:
@@ -137,12 +144,17 @@ _GPT_OSS = _one(
     150_000.0, "yarn", factor=32.0, original_max_position_embeddings=4096, truncate=False, **_YARN
 )
 #: The default ``rope_parameters`` of each config class whose own differ from one unscaled
-#: rope at its ``default_theta`` (``partial_rotary_factor`` and M-RoPE sections left out).
-ROPE_DEFAULTS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType(
+#: rope at its ``default_theta`` (M-RoPE sections left out; ``partial_rotary_factor`` where the
+#: class keeps one per layer type, else :data:`.families.PARTIAL_DEFAULTS`; None: a layer type
+#: that rotates nothing, Beam's and Ergo's global layers).
+ROPE_DEFAULTS: Mapping[str, Mapping[str, Mapping[str, Any] | None]] = MappingProxyType(
     {
         "apertus": _APERTUS,
         "apertus1p5_text": _APERTUS,
-        "beam": {"sliding_attention": {"rope_theta": 10_000.0, "rope_type": "default"}},
+        "beam": {
+            "full_attention": None,
+            "sliding_attention": {"rope_theta": 10_000.0, "rope_type": "default"},
+        },
         "cwm": _one(1_000_000.0, "llama3", factor=16.0, **_LLAMA3),
         "deepseek_v4": _per_type(160_000.0, labels=("compress", "main")),
         "diffusion_gemma_text": _per_type(1_000_000.0, kind="proportional"),
@@ -151,7 +163,10 @@ ROPE_DEFAULTS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             80_000_000.0, 50_000.0, labels=("indexed_attention", "sliding_attention")
         ),
         "embedding_gemma2_text": _per_type(1_000_000.0),
-        "ergo": {"sliding_attention": {"rope_theta": 1_000_000.0, "rope_type": "default"}},
+        "ergo": {
+            "full_attention": None,
+            "sliding_attention": {"rope_theta": 1_000_000.0, "rope_type": "default"},
+        },
         "gemma3_text": _per_type(1_000_000.0),
         "gemma3n_text": _per_type(1_000_000.0),
         "gemma4_text": _per_type(1_000_000.0, kind="proportional"),
@@ -165,10 +180,10 @@ ROPE_DEFAULTS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType(
             low_freq_factor=0.125,
             original_max_position_embeddings=1024,
         ),
-        "laguna": _per_type(500_000.0),
+        "laguna": _per_type(500_000.0, partial=(0.5, 1.0)),
         "lfm3": _per_type(1_000_000.0, kind="proportional"),
         "mellum": _per_type(500_000.0),
-        "mimo_v2_flash": _per_type(5_000_000.0),
+        "mimo_v2_flash": _per_type(5_000_000.0, partial=(0.334, 0.334)),
         "ministral3": _one(
             1_000_000.0, "yarn", factor=16.0, original_max_position_embeddings=16384, **_MISTRAL
         ),
@@ -186,14 +201,14 @@ ROPE_DEFAULTS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType(
         "modernbert": _per_type(160_000.0),
         "modernbert-decoder": _per_type(160_000.0),
         "muse_spark_text": _one(500_000.0),
-        "neomme": _per_type(1_000_000.0),
+        "neomme": _per_type(1_000_000.0, partial=(0.25, 1.0)),
         "olmo3": _per_type(500_000.0, 500_000.0),
         "openai_privacy_filter": _GPT_OSS,
         "step3p5": {"full_attention": {"rope_theta": 10_000.0, "rope_type": "default"}},
         "t5gemma2_decoder": _per_type(1_000_000.0),
         "t5gemma2_text": _per_type(1_000_000.0),
         "ultrabert": _per_type(2_560_000.0),
-        "zaya": _per_type(5_000_000.0, labels=("hybrid", "hybrid_sliding")),
+        "zaya": _per_type(5_000_000.0, labels=("hybrid", "hybrid_sliding"), partial=(0.5, 0.5)),
     }
 )
 
@@ -242,4 +257,18 @@ def default_rope(section: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None
     if any(key in section for key in (*ROPE_KEYS, "attn_config")):
         return None
     found = ROPE_DEFAULTS.get(str(section.get("model_type")))
-    return {label: dict(params) for label, params in found.items()} if found else None
+    if not found:
+        return None
+    return {label: dict(params) for label, params in found.items() if params is not None}
+
+
+def default_nope(section: Mapping[str, Any]) -> set[str]:
+    """The layer types whose default rope is null, for a ``section`` that names no rope key.
+
+    >>> default_nope({"model_type": "beam"}), default_nope({"model_type": "beam", "rope_theta": 1})
+    ({'full_attention'}, set())
+    """
+    if default_rope(section) is None:
+        return set()
+    found = ROPE_DEFAULTS[str(section.get("model_type"))]
+    return {label for label, params in found.items() if params is None}

@@ -42,15 +42,19 @@ NO_ROPE_MODELS = MappingProxyType(
 PARTIAL_DEFAULTS = MappingProxyType(
     {
         "bamba": 0.5,
+        "dots3_note_audio_encoder": 0.5,
         "glm": 0.5,
         "glm4": 0.5,
         "glm4_moe": 0.5,
         "glm4v_moe_text": 0.5,
+        "glmasr_encoder": 0.5,
         "gpt_neox": 0.25,
         "mistral4": 0.5,
         "moonshine": 0.9,
         "moonshine_streaming": 0.8,
         "nemotron": 0.5,
+        "nemotron3_5_transcribe_asr_audio": 0.5,
+        "nemotron3_5_transcribe_word_timestamp": 0.5,
         "persimmon": 0.5,
         "phi": 0.5,
         "qwen3_5_text": 0.25,
@@ -82,8 +86,10 @@ ROPE_ON_SLIDING_ONLY = frozenset({"cohere2", "cohere2_moe", "exaone4"})
 #: (``AfmoeAttention``: ``if self.is_local_attention``, the layer type's).
 ROPE_ON_LOCAL_ONLY = frozenset({"afmoe"})
 #: ``no_rope_layer_interval`` of the config class when the file gives neither it nor the list
-#: (``SmolLM3Config``, ``Llama4TextConfig``: a NoPE layer every 4).
-NOPE_INTERVAL_DEFAULTS = MappingProxyType({"llama4_text": 4, "smollm3": 4})
+#: (``SmolLM3Config``, ``Llama4TextConfig``, ``MistralLarge4TextConfig``: a NoPE layer every 4).
+NOPE_INTERVAL_DEFAULTS = MappingProxyType(
+    {"llama4_text": 4, "mistral_large4_text": 4, "smollm3": 4}
+)
 #: ``global_attn_every_n_layers`` N by family, as (offset, the class's default N): layer i is
 #: global iff (i + offset) % N == 0 — ModernBERT's first layer is global, AFMoE's N-th
 #: (``ModernBertConfig`` / ``AfmoeConfig`` ``layer_types`` when the file has none).

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ParameterError
+from .class_fields import with_class_fields
+from .class_layers import class_layer_types
 from .families import (
     GLOBAL_EVERY,
     NOPE_INTERVAL_DEFAULTS,
@@ -57,8 +59,11 @@ def rope_flags(
     [True, True, False]
 
     """
-    _, section = text_section(config)
-    section = _blocks_as_layers({**(defaults or {}), **section})
+    _, section = text_section(config, fill=False)  # the caller's defaults before the class's
+    section = with_class_fields({**(defaults or {}), **section})
+    if derived := class_layer_types(section, _layers(section)):
+        section["layer_types"] = derived
+    section = _blocks_as_layers(section)
     kinds = _kinds(section, _layers(section))
     nope = nope_kinds(section, kinds)
     rotates = [r and k not in nope for r, k in zip(_rotates(section, kinds), kinds, strict=True)]

@@ -18,6 +18,7 @@ from ..frequencies import rope_frequencies
 from ..number_rules import shown
 from ..registry import RECORDS
 from ..spec import RopeSpec, check_spec
+from .class_fields import FILLED
 from .families import INTERLEAVE_BY_DEFAULT, INTERLEAVED, PARTIAL_DEFAULTS, no_rope_reason
 from .shapes import ALL, label_section, rope_tables, text_section
 from .widths import Widths, head_widths
@@ -149,6 +150,9 @@ def read_rope(
         where, section = text_section(config, path)
         if where:
             notes.append(f"the text model's config is {where}")
+        if filled := section.get(FILLED):
+            given = ", ".join(f"{key} {section[key]}" for key in filled)
+            notes.append(f"not in the file, {section['model_type']}'s config class gives {given}")
         if reason := no_rope_reason(section):
             rule = f"has no RoPE: {reason} (pecli rope layers prints its plan)"
             raise ParameterError("config", rule, section.get("model_type"))

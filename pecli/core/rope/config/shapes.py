@@ -20,7 +20,8 @@ from typing import Any
 
 from ...errors import ParameterError
 from ..number_rules import check_theta, shown
-from .class_defaults import default_rope, default_theta
+from .class_defaults import default_nope, default_rope, default_theta
+from .class_fields import with_class_fields
 
 __all__ = ["TEXT_PATHS", "label_section", "nope_labels", "rope_tables", "text_section"]
 
@@ -38,11 +39,15 @@ TEXT_PATHS = (
 ALL = ""
 
 
-def text_section(config: Mapping[str, Any], path: str | None = None) -> tuple[str, dict[str, Any]]:
+def text_section(
+    config: Mapping[str, Any], path: str | None = None, *, fill: bool = True
+) -> tuple[str, dict[str, Any]]:
     """The language model's config and its path (``""``: the top level).
 
     A nested config with no rope key of its own takes the top level's (a hub file often
-    keeps ``rope_theta`` or ``rope_scaling`` at the top).
+    keeps ``rope_theta`` or ``rope_scaling`` at the top). With ``fill``, the fields the file
+    omits are its config class's (:func:`.class_fields.with_class_fields`: ``head_dim``,
+    ``num_hidden_layers``, ``sliding_window``, …), as transformers reads them.
 
     Examples
     --------
@@ -55,8 +60,9 @@ def text_section(config: Mapping[str, Any], path: str | None = None) -> tuple[st
         for key in [k for k in candidate.split(".") if k]:
             node = node.get(key) if isinstance(node, Mapping) else None
         if isinstance(node, Mapping) and (node or path is not None):
-            return candidate, {**_top_rope(config, node, candidate), **node}
-    return "", dict(config)
+            section = {**_top_rope(config, node, candidate), **node}
+            return candidate, with_class_fields(section) if fill else section
+    return "", with_class_fields(config) if fill else dict(config)
 
 
 #: The keys a hub file may keep at the top for its nested text model.
@@ -255,9 +261,14 @@ def _object(config: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
 def label_section(section: Mapping[str, Any], label: str | None) -> Mapping[str, Any]:
     """``section`` with the head width the layers of ``label`` take.
 
-    Gemma 4's ``per_layer_config`` gives 512 on the full-attention layers, 256 elsewhere.
+    Gemma 4's ``per_layer_config`` gives 512 on the full-attention layers, 256 elsewhere; a
+    file without it gives that width as ``global_head_dim`` (``Gemma4TextConfig`` builds
+    ``per_layer_config`` from it).
     """
     per_layer, kinds = section.get("per_layer_config"), section.get("layer_types")
+    wide = section.get("global_head_dim")
+    if label == "full_attention" and per_layer is None and wide is not None:
+        return {**section, "head_dim": wide}
     if not label or not isinstance(per_layer, Mapping) or not isinstance(kinds, list):
         return section
     widths = {
@@ -283,6 +294,8 @@ def nope_labels(section: Mapping[str, Any]) -> set[str]:
     ...     "sliding_attention": {"rope_theta": 1e4}}}))
     ['full_attention']
     """
+    if default_rope(section) is not None:  # no rope key: the class's null labels
+        return default_nope(section)
     modern = section.get("rope_parameters")
     if not isinstance(modern, Mapping) or not _per_label(modern):
         return set()

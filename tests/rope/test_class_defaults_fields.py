@@ -1,0 +1,222 @@
+"""Widths, layer count and layer types a config file leaves out, as transformers' classes fill them.
+
+tests/fixtures/libraries/class_defaults/class_defaults.json (tools/library_fixtures/
+generate_class_defaults.py, transformers 5.25.0) holds, for every model type whose config
+carries ``rope_parameters``, two hub-style files — ``{"model_type": …}`` alone, and with
+``num_hidden_layers`` 7 — and the fields the class held after reading each; a third file names
+the model width, heads and layers too (:data:`NAMED`, the class's values). pecli's plan of the
+file must be its plan of what the class held (head width, rotated width and first channel, the
+number of layers, each layer's type, RoPE or NoPE, θ and window), and agree with the class's own
+values: the layer count, ``layer_types``, ``head_dim`` and each layer type's θ.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pecli.core.errors import ParameterError
+from pecli.core.rope.config.plans import LayerRow, layer_plan
+from pecli.core.rope.config.reading import read_rope
+from pecli.core.rope.config.shapes import text_section
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "libraries" / "class_defaults"
+DOC = json.loads((FIXTURE / "class_defaults.json").read_text(encoding="utf-8"))
+VARIANTS = ("bare", "layers")
+_AXIAL = "a vision tower: its rope is 2-D (rope_type axial or its own), no text layers to plan"
+_DEPTH = "a vision tower: its layer count is depth, its rope 2-D over patches; no text layers"
+#: Model types pecli does not plan, and why (pecli refuses what the class held).
+NOT_PLANNED = {
+    **dict.fromkeys(
+        [
+            "dots3_note_vision_encoder",
+            "gemma4_vision",
+            "inkling2_vision",
+            "kimi_k25_vision",
+            "lfm3_vl_vision",
+            "minimax_m3_vl_vision",
+            "mlcd_vision_model",
+            "muse_glimmer_vision",
+            "muse_spark_vision",
+            "ovis2_5_vision",
+            "paddleocr_vl_vision",
+            "pixtral",
+            "sam3_vit_model",
+            "step3p5_vision",
+            "video_llama_3_vision",
+        ],
+        _AXIAL,
+    ),
+    **dict.fromkeys(
+        [
+            "cohere_compass_vision",
+            "ernie4_5_vl_moe_vision",
+            "exaone4_5_vision",
+            "glm4v_moe_vision",
+            "glm4v_vision",
+            "glm5_next_vision",
+            "glm_ocr_vision",
+            "llava_onevision1_5_vision",
+            "qwen2_5_omni_vision_encoder",
+            "qwen2_5_vl_vision",
+            "qwen2_vl_vision",
+            "qwen3_5_moe_vision",
+            "qwen3_5_vision",
+            "qwen3_omni_moe_vision_encoder",
+            "qwen3_vl_moe_vision",
+            "qwen3_vl_vision",
+            "qwen4_exp_vision",
+        ],
+        _DEPTH,
+    ),
+    "edgetam_video": "a video segmenter: its rotary runs over a memory grid, no text layers",
+    "sam2_video": "a video segmenter: its rotary runs over a memory grid, no text layers",
+    "sam3_tracker_video": "a video segmenter: its rotary runs over a memory grid, no text layers",
+    "efficientloftr": "a feature matcher: 2-D rotary over image features, no text layers",
+    "blt": "a composite: the text layers are its sub-configs' (blt_global_transformer, …)",
+    "musicflamingo": "the top config's rope is the audio tower's; no layer count of its own",
+    "moonshine": "encoder-decoder: its layer counts are encoder_/decoder_num_hidden_layers",
+    "glm4_moe": "the class's own defaults give no head width (hidden_size 4096, 96 heads, no "
+    "head_dim): hub files name head_dim",
+    "glm4v_moe_text": "as glm4_moe: 4096 over 96 heads, no head_dim",
+    "qwen3_omni_moe_text": "the class's own defaults give no head width (2048 over 28 heads, "
+    "no head_dim): hub files name head_dim",
+}
+#: Model types whose class derives a field in a way pecli's reader does not follow, and how.
+NOT_FOLLOWED = {
+    "deepseek_v4": "qk_rope_head_dim is derived (head_dim 512 × partial_rotary_factor 0.125, "
+    "the last channels); hub files name it",
+    "hrm_text": "num_hidden_layers is derived from the H and L modules' layers and cycles",
+    "longcat_flash": "the layer count is num_layers; a file's num_hidden_layers is halved into it",
+    "zamba2": "attention_head_dim is derived as 2·hidden_size / num_attention_heads",
+}
+
+
+#: The fields a hub file names (with their default values, transformers holds the same):
+#: a reader that fills nothing else derives ``hidden_size // num_attention_heads`` and takes
+#: every layer as full attention.
+NAMED = ("model_type", "hidden_size", "num_attention_heads", "num_hidden_layers")
+
+
+def _keeps_the_count(entry: dict[str, Any]) -> bool:
+    """Whether the class holds a file's ``num_hidden_layers`` as given (Dory's doubles it)."""
+    held = entry["layers"].get("held", {})
+    return held.get("num_hidden_layers") in (None, entry["layers"]["file"]["num_hidden_layers"])
+
+
+def _cases() -> list[Any]:
+    found = []
+    for model_type, entry in sorted(DOC["model_types"].items()):
+        if model_type in NOT_PLANNED or model_type in NOT_FOLLOWED:
+            continue
+        for variant in VARIANTS:
+            if "held" in entry[variant]:
+                case = entry[variant]
+                found.append(pytest.param(case["file"], case["held"], id=f"{model_type}-{variant}"))
+        if "held" in entry["bare"] and _keeps_the_count(entry):
+            held = entry["bare"]["held"]
+            named = {k: held[k] for k in NAMED if k in held}
+            found.append(pytest.param(named, held, id=f"{model_type}-named"))
+    return found
+
+
+CASES = _cases()
+
+
+def _row(row: LayerRow) -> tuple[Any, ...]:
+    """What a plan says of one layer (a NoPE layer: its kind and window)."""
+    if not row.rope:
+        return (row.kind, False, row.window)
+    return (row.kind, True, row.head, row.rotated, row.start, row.theta, row.window)
+
+
+def _theta(held: dict[str, Any], label: str) -> float:
+    """θ transformers holds for the layers of ``label``."""
+    params = held["rope_parameters"]
+    return float(params["rope_theta"] if "rope_theta" in params else params[label]["rope_theta"])
+
+
+@pytest.mark.parametrize(("file", "held"), CASES)
+def test_the_plan_of_the_file_is_the_plan_of_what_the_class_held(file, held):
+    rows, _ = layer_plan(file)
+    assert [_row(r) for r in rows] == [_row(r) for r in layer_plan(held)[0]]
+    count = next(held[k] for k in ("num_hidden_layers", "n_layers", "num_layers") if k in held)
+    kinds = held.get("layer_types")
+    if kinds and "mlp" not in kinds:  # Dory's blocks are planned as (attention, mlp) pairs
+        assert [r.kind for r in rows] == kinds
+    else:
+        assert len(rows) in (count, count // 2)
+    plain = "head_dim" in held and not {"qk_nope_head_dim", "per_layer_config"} & set(held)
+    for row in (r for r in rows if r.rope):
+        assert row.theta == _theta(held, row.label)
+        if plain:
+            assert row.head == held["head_dim"]
+
+
+def test_the_sweep_reaches_the_classes_that_fill_most():
+    """Gemma 3 (head_dim 256 over 2304 / 8 heads, one global layer in 6), GPT-OSS, Qwen3-Next."""
+    ids = {p.id for p in CASES}
+    for name in ("gemma3_text", "gpt_oss", "qwen3_next", "llama", "deepseek_v3", "gemma4_text"):
+        assert {f"{name}-bare", f"{name}-layers", f"{name}-named"} <= ids
+    assert len({i.rsplit("-", 1)[0] for i in ids}) >= 190
+
+
+@pytest.mark.parametrize("model_type", sorted(NOT_PLANNED))
+def test_a_model_type_left_out_is_one_pecli_refuses(model_type):
+    """The list goes stale when pecli plans what the class held: sweep it instead."""
+    entry = DOC["model_types"][model_type]
+    refused = []
+    for config in (entry[v]["held"] for v in VARIANTS if "held" in entry[v]):
+        try:
+            layer_plan(config)
+            refused.append(False)
+        except ParameterError:
+            refused.append(True)
+    assert any(refused)
+
+
+@pytest.mark.parametrize("model_type", sorted(NOT_FOLLOWED))
+def test_a_model_type_not_followed_still_differs(model_type):
+    """The list goes stale when pecli plans the file as the class held it: sweep it instead."""
+    entry = DOC["model_types"][model_type]
+    differs = []
+    for case in (entry[v] for v in VARIANTS if "held" in entry[v]):
+        want = [_row(r) for r in layer_plan(case["held"])[0]]
+        try:
+            differs.append([_row(r) for r in layer_plan(case["file"])[0]] != want)
+        except ParameterError:
+            differs.append(True)
+    assert any(differs)
+
+
+def test_gemma3_text_from_its_hub_keys():
+    """google/gemma-3-4b-it's text_config names five keys; the class gives the rest."""
+    hub = {
+        "model_type": "gemma3",
+        "text_config": {
+            "hidden_size": 2560,
+            "intermediate_size": 10240,
+            "model_type": "gemma3_text",
+            "num_hidden_layers": 34,
+            "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+            "sliding_window": 1024,
+        },
+    }
+    rows, _ = layer_plan(hub)
+    assert len(rows) == 34 and {r.head for r in rows} == {256}
+    assert [i for i, r in enumerate(rows) if r.kind == "full_attention"] == [5, 11, 17, 23, 29]
+    reading = read_rope(hub, "full_attention")
+    assert reading.spec.theta == 1e6 and reading.spec.factor == 8.0
+    assert "gemma3_text's config class gives head_dim 256" in " ".join(reading.notes)
+
+
+def test_a_file_keeps_what_it_names_and_fill_can_be_off():
+    """A null is the file's own value; ``fill=False`` reads the file alone (the GGUF converter)."""
+    config = {"model_type": "gemma3_text", "sliding_window": None, "head_dim": 128}
+    _, section = text_section(config)
+    assert section["sliding_window"] is None and section["head_dim"] == 128
+    assert section["num_hidden_layers"] == 26
+    assert text_section(config, fill=False)[1] == config
