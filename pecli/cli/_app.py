@@ -284,6 +284,9 @@ class PecliGroup(TyperGroup):
             if os.environ.get("PECLI_TRACEBACK") and _is_bug(error):
                 raise
             self.add_hint(error)
+            from ._types import in_option_rule  # --start's range in the option's words
+
+            error = in_option_rule(error, self)
             message, code = self.unreadable_input(error) or _explain(
                 error, self.typed_option(error)
             )

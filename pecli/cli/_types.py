@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions  # type: ignore[no-redef]
     from click import types as click_types  # type: ignore[no-redef]
 
-__all__ = ["PositionType", "house_type"]
+__all__ = ["PositionType", "house_type", "in_option_rule"]
 
 #: The choice type of typer's options: click's Choice, or typer's own TyperChoice where the
 #: vendored click has none (typer 0.28, what a plain ``pip install .`` gets).
@@ -147,6 +147,28 @@ class PositionType(click_types.IntParamType):  # type: ignore[misc]
             if not _is_number(value):
                 raise
         raise click_exceptions.BadParameter(f"{self.rule} (got {value})", ctx, param)
+
+
+def in_option_rule(error: Exception, group: Any) -> Exception:
+    """``error``, or a position out of range said in the rule of the option that took it.
+
+    The library words a range of ``start`` its own way (a float start, no ``n``); on the
+    command line ``--start 1e30`` and ``--start 9007199254740993`` break one rule, the
+    option's :class:`PositionType` rule, and are told it in one wording. ``group``: the
+    group running the command (its ``chosen`` command, through sub-groups).
+    """
+    from ..core.errors import ParameterError
+    from ..core.rules import PositionRangeError  # (on an error path only)
+
+    if not isinstance(error, PositionRangeError):
+        return error
+    command = group
+    while getattr(command, "chosen", None) is not None:
+        command = command.chosen
+    for param in getattr(command, "params", []):
+        if param.name == error.parameter and isinstance(param.type, PositionType):
+            return ParameterError(error.parameter, param.type.rule, error.value)
+    return error
 
 
 def house_type(kind: Any) -> Any:

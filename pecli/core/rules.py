@@ -23,6 +23,7 @@ __all__ = [
     "MAX_D",
     "MAX_POSITION",
     "SCHEDULES",
+    "PositionRangeError",
     "check_base",
     "check_checkpoint_table",
     "check_d",
@@ -92,6 +93,15 @@ def check_base(base: object) -> float:
     return value
 
 
+class PositionRangeError(ParameterError):
+    """A position (or first position) outside ±2^53, where integer positions stop being exact.
+
+    A :class:`~pecli.core.errors.ParameterError` like any other; its own class lets the
+    command line say it in the rule of the option that took the value (``--start``'s), so
+    that one option's range has one wording whichever layer refuses the value.
+    """
+
+
 def check_position(name: str, value: object) -> float:
     """Return a position as a float; raise :class:`ParameterError` unless |position| <= 2^53."""
     rule = "must be a finite number within ±2^53 (where integer positions are exact)"
@@ -99,9 +109,9 @@ def check_position(name: str, value: object) -> float:
     try:
         position = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(name, rule, value) from None
+        raise PositionRangeError(name, rule, value) from None
     if not abs(position) <= MAX_POSITION or (exact is not None and abs(exact) > MAX_POSITION):
-        raise ParameterError(name, rule, value)
+        raise PositionRangeError(name, rule, value)
     return position
 
 
@@ -112,7 +122,7 @@ def check_positions(start: object, n: int) -> float:
     last = exact + n - 1 if exact is not None else first + n - 1
     if abs(last) > MAX_POSITION:
         rule = f"must leave the last position start + n - 1 = {last} within ±2^53"
-        raise ParameterError("start", rule, start)
+        raise PositionRangeError("start", rule, start)
     return first
 
 

@@ -172,6 +172,13 @@ def test_heatmap_and_plot_waves_take_conventions(run_cli, tmp_path):
             ["--convention", "diffusers", "--d", "3", "--downscale-freq-shift", "1"],
             "must be less than 1, half of --d (3), rounded down:",
         ),
+        # the default shift is that 1 too: the same formula, so no table at d = 2 or 3 either
+        (
+            ["--convention", "diffusers", "--d", "2"],
+            "'--d': must be at least 4 with --convention diffusers: its --downscale-freq-shift, "
+            "1 by default, needs d // 2 - S > 0",
+        ),
+        (["--convention", "diffusers", "--d", "3"], "'--d': must be at least 4 with --conv"),
         (["--convention", "whisper", "--d", "9"], "--d"),
     ],
 )

@@ -50,7 +50,7 @@ def test_the_walk_finds_every_position_option():
         ),
         (["add", "m.npy"], "--start", "with start and start + n - 1 within ±2^53"),
         (["rope", "cache", "--head-dim", "4", "--n", "2"], "--start", "with |start| + n <= 2^53"),
-        (["rope", "precision", "--n", "2"], "--start", "from 0 to 2^53"),
+        (["rope", "precision", "--n", "2"], "--start", "from 0, with start + n - 1 <= 2^53"),
         (["diff", "a.npy", "b.npy"], "--start", "from 0 to 9007199254740992"),
         (["xpos"], "--offset", "from 0 to 2^30"),
     ],
@@ -92,3 +92,33 @@ def test_integers_still_pass_and_past_the_range_are_refused_by_the_command(run_c
     )
     done = run_cli("compute", "--d", "4", "--n", "2", "--start", str(2**53 + 1))
     assert done.exit_code == 2 and "within ±2^53" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "far"),
+    [
+        (["compute", "--d", "4", "--n", "2", "-o", "t.npy"], str(2**53 + 1)),
+        (["compute", "--d", "4", "--n", "2", "-o", "t.npy"], str(-(2**53) - 1)),
+        (["compute", "--d", "4", "--n", "2", "-o", "t.npy"], str(2**53)),  # last row 2^53 + 1
+        (["precision", "--d", "4", "--n", "2", "-o", "p.png"], str(2**53 + 1)),
+        (["add", "m.npy", "-o", "t.npy"], str(2**53 + 1)),
+        (["rope", "cache", "--head-dim", "4", "--n", "2", "-o", "t.npy"], str(2**53)),
+        (["rope", "precision", "--n", "2", "-o", "p.csv"], str(2**53 + 1)),
+        (["rope", "precision", "--n", "2", "-o", "p.csv"], str(2**53)),
+    ],
+)
+def test_a_start_out_of_range_is_told_the_rule_a_word_not_in_digits_is(
+    run_cli, tmp_path, monkeypatch, args, far
+):
+    """One rule, one wording: --start 2^53+1 broke it in the library's words, nan in --start's."""
+    monkeypatch.chdir(tmp_path)
+    np.save("m.npy", np.zeros((2, 4)))
+    said = []
+    for value in (far, "nan"):
+        done = run_cli(*args, "--start", value)
+        assert done.exit_code == 2, done.output
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.rstrip().endswith(f"(got {value})"), done.stderr
+        said.append(done.stderr.rstrip().removesuffix(f"(got {value})"))
+    assert said[0] == said[1], said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npy"]  # nothing written

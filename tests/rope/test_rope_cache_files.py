@@ -301,6 +301,18 @@ def test_tables_that_are_no_cache_are_usage_errors(table):
         identify_cache(table)
 
 
+def test_identify_says_the_context_length_it_reads_as_an_integer(run_cli, tmp_path):
+    """L is a number of positions: 8192, as in a config.json, not the fit's float 8192.0."""
+    out = tmp_path / "cache.npy"
+    made = run_cli("rope", "cache", *LLAMA31, "--head-dim", "128", "--n", "4096", "-o", str(out))
+    assert made.exit_code == 0, made.output
+    table = run_cli("rope", "identify", str(out)).stdout
+    assert "original_max_position_embeddings: 8192\n" in table, table
+    text = run_cli("rope", "identify", str(out), "--format", "json").stdout
+    assert '"original_max_position_embeddings": 8192,' in text, text
+    assert type(json.loads(text)["original_max_position_embeddings"]) is int
+
+
 def test_cli_identifies_rope_cache_files_and_checks_the_metadata(run_cli, tmp_path):
     out = tmp_path / "cache.safetensors"
     assert run_cli("rope", "cache", *LLAMA31, "--n", "8192", "-o", str(out)).exit_code == 0

@@ -68,6 +68,14 @@ def test_fourier_linspace_of_one_point_is_its_start(run_cli):
     np.testing.assert_allclose(values, [[math.sin(0.25), math.cos(0.25)]], rtol=1e-15)
 
 
+def test_fourier_linspace_takes_the_values_arguments_take(run_cli):
+    """No ±2^53 on --linspace: 1e20 is a value x as an argument is (γ takes any finite x)."""
+    spaced = run_cli("fourier", "--linspace", "0", "1e20", "2")
+    given = run_cli("fourier", "--", "0", "1e20")
+    assert spaced.exit_code == 0 and given.exit_code == 0, spaced.output
+    assert spaced.stdout == given.stdout
+
+
 def test_fourier_coordinates_from_a_file_to_npy(run_cli, tmp_path):
     points = np.array([[0.5, -1.5], [2.0, 3.0], [-0.25, 0.0]])
     np.save(tmp_path / "p.npy", points.astype(">f4"))
@@ -152,6 +160,11 @@ def test_fourier_from_stdin_pipe(pecli_cmd):
         (["1", "--frequencies", "cubic"], "'--frequencies'", "cubic"),
         (["--linspace", "0", "1", "0"], "'--linspace'", "NUM must be an integer from 1"),
         (["--linspace", "0", "inf", "3"], "'--linspace'", "finite"),
+        (  # the values x of γ, not positions: the rule is theirs, not ±2^53's
+            ["--linspace", "0", "nan", "5"],
+            "'--linspace'",
+            "START and STOP must be finite numbers (got 0 nan)",
+        ),
         (  # docs/fourier.md: "at most 10,000,000 values"; one past it (-o: no 10^7 rows shown)
             ["--linspace", "0", "1", "10000001", "--k", "1", "--dtype", "float32", "-o", "g.npy"],
             "'--linspace'",

@@ -290,7 +290,11 @@ def _transition(
         )
         return "yarn", {"ramp_low": low, "ramp_high": high}
     findings.append("llama3: L and high_freq_factor assume low_freq_factor = 1")
-    return "llama3", {"original_max_position_embeddings": length, "high_freq_factor": high_freq}
+    whole_length = int(length) if length.is_integer() else length  # a context length: 8192
+    return "llama3", {
+        "original_max_position_embeddings": whole_length,
+        "high_freq_factor": high_freq,
+    }
 
 
 def _llama3_reading(line: np.ndarray) -> tuple[float, float]:

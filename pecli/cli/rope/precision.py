@@ -23,7 +23,10 @@ Start = Annotated[
     int,
     typer.Option(
         "--start",
-        click_type=PositionType("must be an integer, in digits, from 0 to 2^53"),
+        click_type=PositionType(
+            "must be an integer, in digits, from 0, with start + n - 1 <= 2^53 "
+            "(where integer positions are exact)"
+        ),
         help="First position, >= 0 (the errors at -p are those at p).",
     ),
 ]

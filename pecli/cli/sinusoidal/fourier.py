@@ -15,7 +15,7 @@ import numpy as np
 import typer
 
 from ...core.errors import ParameterError
-from ...core.rules import check_dtype, check_position
+from ...core.rules import check_dtype, number_text
 from ...io.targets import PlotOutputs, TableTarget
 from .._app import app
 from .._app import figures as load_figures
@@ -101,7 +101,9 @@ def _points(
         return matrix
     if linspace is not None:
         start, stop, num = linspace
-        check_position("linspace", start), check_position("linspace", stop)
+        if not (math.isfinite(start) and math.isfinite(stop)):  # x, not positions: no 2^53
+            rule = "START and STOP must be finite numbers"
+            raise ParameterError("linspace", rule, f"{number_text(start)} {number_text(stop)}")
         if not 1 <= num <= MAX_LINSPACE:
             raise ParameterError(
                 "linspace", f"NUM must be an integer from 1 to {MAX_LINSPACE}", num

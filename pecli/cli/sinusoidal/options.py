@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -199,8 +200,16 @@ def _shift_named(error: ParameterError) -> ParameterError:
     """
     from ...core.sinusoidal.frequencies import WidthBelowShift  # (on an error path only)
 
-    if not isinstance(error, WidthBelowShift) or not given("downscale_freq_shift"):
+    if not isinstance(error, WidthBelowShift) or given("schedule"):
         return error
+    if not given("downscale_freq_shift"):  # diffusers' default shift, 1: said under --d
+        least = 2 * (math.floor(error.shift) + 1)
+        rule = (
+            f"must be at least {least} with `convention` diffusers: its `downscale_freq_shift`, "
+            f"{number_text(error.shift)} by default, needs d // 2 - S > 0 "
+            "(ω_j = C^(-j/(d/2 - S)))"
+        )
+        return ParameterError("d", rule, error.value)
     half = number_text(error.half)
     down = ", rounded down" if isinstance(error.value, int) and error.value % 2 else ""  # odd d
     rule = f"must be less than {half}, half of `d` ({error.value}){down}: ω_j = C^(-j/(d/2 - S))"
@@ -221,9 +230,15 @@ def resolve_convention(
     full_turns: bool | None = None,
     amplitude: str | None = None,
 ) -> Convention:
-    """The one place where the convention options of a command become a :class:`Convention`."""
+    """The one place where the convention options of a command become a :class:`Convention`.
+
+    diffusers' ``--downscale-freq-shift`` left out is its default, 1, as if typed: diffusers
+    divides by ``d // 2 - S`` with no guard, so the default and a typed 1 give one table.
+    """
     from ...core.sinusoidal.conventions import convention as make  # the core, once a command runs
 
+    if ALIASES.get(convention.value, convention.value) == "diffusers" and schedule is None:
+        downscale_freq_shift = 1.0 if downscale_freq_shift is None else downscale_freq_shift
     return make(
         convention.value,
         flip_sin_to_cos=flip_sin_to_cos,

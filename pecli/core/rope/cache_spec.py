@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..errors import ParameterError
-from ..rules import MAX_POSITION, check_n, check_table_dtype
+from ..rules import MAX_POSITION, PositionRangeError, check_n, check_table_dtype
 from .frequencies import RopeFrequencies
 
 __all__ = ["LAYOUT_ALIASES", "PARTS", "CacheSpec", "check_positions_list", "rope_layout"]
@@ -174,7 +174,8 @@ class CacheSpec:
     def checked_start(self) -> int:
         """``start`` as an int, with ``|start| + n <= 2^53`` (exact float64 positions)."""
         if not isinstance(self.start, int | np.integer) or abs(self.start) + self.n > MAX_POSITION:
-            raise ParameterError("start", "must be an integer with |start| + n <= 2^53", self.start)
+            rule = "must be an integer with |start| + n <= 2^53"
+            raise PositionRangeError("start", rule, self.start)
         return int(self.start)
 
 
