@@ -101,13 +101,14 @@ class _Blocks32:
     least ``2^-149``), and so is ``q · 2^23``, the error in ulps: the maxima and the test
     ``q > ulps · 2^-23`` are taken on ``q``, the maxima scaled once. (``ulps · 2^-23`` rounds
     only below ``2^-999``, where both tests hold for every ``q > 0``: ``q >= 2^-276``.) NaN on
-    one side only is looked for only when an error is NaN.
+    one side only is looked for only when an error is NaN; NaN on both, or one infinity on
+    both, is an error of 0.
 
     >>> x, y = np.float32([[1.0, 0.0, np.nan]]), np.float32([[1.0 + 2**-22, 2**-149, np.nan]])
     >>> blocks = _Blocks32(x, y, 0.0, 1.0, 0.0)
     >>> in_ulps, error, bad = blocks.block(0, 1)
     >>> (in_ulps * blocks.scale).tolist(), bad.tolist()
-    ([[2.0, 1.0, nan]], [[True, False, False]])
+    ([[2.0, 1.0, 0.0]], [[True, False, False]])
     """
 
     #: Entries per block: the buffers (two float64, two uint32, one bool) stay in the caches.
