@@ -224,7 +224,10 @@ def test_when_none_fits_the_report_lists_what_it_tried_and_the_closest(run_cli, 
     )
     np.save(tmp_path / "b.npy", b)
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
-    assert "none of the known mistakes explains it (tried: kind, transposed, " in result.output
+    assert (
+        "none of the known mistakes explains it (tried: kind, convention, transposed, "
+        in result.output
+    )
     assert "closest: pair layout swapped" in result.output
 
 

@@ -1,9 +1,11 @@
 """``pecli diff`` in one call: two tables compared, each read by identify, the mistakes tested.
 
 :func:`diff` compares two tables entry by entry (:func:`.compare.compare`), reads each as
-``rope identify`` does (:func:`.readings.reading`) and, when they differ, tests each known
-porting mistake on the values (:func:`.causes.likely_causes`); :func:`one_table` picks the
-table of a file's arrays. Pure NumPy; no I/O.
+``rope identify`` does (:func:`.readings.reading`), or as ``pecli identify`` does a
+sinusoidal table that reading leaves unread (:func:`.sinusoidal_reading.sinusoidal_reading`),
+and, when they differ, tests each known porting mistake on the values (:func:`.causes.
+likely_causes`), two sinusoidal conventions among them; :func:`one_table` picks the table of
+a file's arrays. Pure NumPy; no I/O.
 """
 
 from __future__ import annotations
@@ -141,7 +143,7 @@ def diff(
     if reference not in (None, "A", "B"):
         raise ParameterError("reference", "must be A or B (the table known to be right)", reference)
     result = compare(a, b, start=start, ulps=ulps, atol=atol)
-    ra, rb = reading(a), reading(b)
+    ra, rb = _reading(a), _reading(b)
     named = (
         []
         if result.equal
@@ -150,6 +152,16 @@ def diff(
     near = closest_move(a, b, result.dtype) if not result.equal and not named else None
     words, names = [w for _, w in named], [n for n, _ in named]
     return Diff(result, ra, rb, words, start, names, near, reference)
+
+
+def _reading(table: np.ndarray) -> dict[str, Any] | None:
+    """``rope identify``'s reading, else (a table it leaves unread) the sinusoidal identify's.
+
+    A rotary cache is read by the first, and never pays for the second.
+    """
+    from .sinusoidal_reading import sinusoidal_reading
+
+    return reading(table) or sinusoidal_reading(table)
 
 
 def headline(found: Diff) -> list[str]:
@@ -175,8 +187,7 @@ def readings_and_causes(found: Diff) -> list[str]:
     from .causes import CAUSES
 
     readings = [
-        f"reading of {name}: "
-        + (", ".join(f"{k} {v}" for k, v in seen.items() if v is not None) if seen else "none")
+        f"reading of {name}: {_reading_words(seen)}"
         for name, seen in (("A", found.reading_a), ("B", found.reading_b))
     ]
     causes = [f"likely cause: {c}" for c in found.causes]
@@ -189,3 +200,14 @@ def readings_and_causes(found: Diff) -> list[str]:
             f"hint: `atol` {found.comparison.max_abs:.2g} accepts the arithmetic's difference"
         )
     return readings + causes
+
+
+def _reading_words(seen: dict[str, Any] | None) -> str:
+    """A reading in one line: a sinusoidal table's as ``identify`` names it, others by field."""
+    from .sinusoidal_reading import short_reading
+
+    if not seen:
+        return "none"
+    if seen.get("kind") == "sinusoidal":
+        return short_reading(seen)
+    return ", ".join(f"{k} {v}" for k, v in seen.items() if v is not None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
@@ -142,7 +142,7 @@ def _write(found: Diff, kind: str, output: str) -> None:
     from .._app import option_words
 
     if kind == "json":
-        writing.write_json(found.record(), output=output)
+        writing.write_json(_worded(found.record()), output=output)
         return
     table = text.titled_table(
         "error per position decade", "positions", "max ulps", "max |A − B|", "differing"
@@ -154,3 +154,17 @@ def _write(found: Diff, kind: str, output: str) -> None:
     below = [option_words(line) for line in readings_and_causes(found)]
     tables = [table] if found.comparison.decades else []
     text.show(*headline(found), *tables, *below, output=output)
+
+
+def _worded(record: dict[str, Any]) -> dict[str, Any]:
+    """The report with a sinusoidal reading's presets naming options, as identify's JSON does.
+
+    (``pytorch `start` 49900`` → ``pytorch --start 49900``.)
+    """
+    from .._app import option_words
+
+    for key in ("reading_a", "reading_b"):
+        seen = record[key]
+        if seen and "presets" in seen:
+            record[key] = {**seen, "presets": [option_words(p) for p in seen["presets"]]}
+    return record

@@ -1,4 +1,4 @@
-"""Why two rotary tables differ, in words: a registry of known porting mistakes (causes).
+"""Why two rotary (or sinusoidal) tables differ, in words: a registry of known mistakes (causes).
 
 Each :class:`Cause` record names one mistake (or two at once) and holds its test: undo it on
 one table and see the other appear within a few ulps of the coarser dtype, or read it off
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import arithmetic, combined, readings, shapes, values
+from . import arithmetic, combined, conventions, readings, shapes, values
 from .tables import HEAD_ROWS, Pair, Reading
 
 __all__ = ["CAUSES", "Cause", "closest_move", "likely_causes", "named_causes"]
@@ -32,6 +32,7 @@ class Cause:
 #: Every cause pecli tests, in the order the report lists them.
 CAUSES: tuple[Cause, ...] = (
     Cause("kind", "an inv_freq vector against a cos/sin cache", shapes.kinds),
+    Cause("convention", "two sinusoidal conventions, field by field", conventions.convention),
     Cause("transposed", "rows and columns exchanged", shapes.transposed),
     Cause("width", "each pair's value once against twice (half width)", shapes.width),
     Cause("layout", "pair layout: rotate_half against interleaved", shapes.layout),

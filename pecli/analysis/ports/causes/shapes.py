@@ -115,13 +115,14 @@ def width(pair: Pair) -> str | None:
 
 
 def kinds(pair: Pair) -> str | None:
-    """An ``inv_freq`` vector against a cos/sin cache."""
+    """An ``inv_freq`` vector against a cos/sin cache (or an xPos or a sinusoidal table)."""
     ra, rb = pair.ra, pair.rb
     if ra and rb and ra.get("kind") != rb.get("kind"):
         names = {
             "inv_freq": "a vector (inv_freq, or frequency factors)",
             "cache": "a cos/sin cache",
             "xpos": "an xPos scale table",
+            "sinusoidal": "a sinusoidal position-encoding table",
         }
         return f"not the same kind of table: A is {names[ra['kind']]}, B {names[rb['kind']]}"
     return None
