@@ -157,11 +157,13 @@ def diff(
 def _reading(table: np.ndarray) -> dict[str, Any] | None:
     """``rope identify``'s reading, else (a table it leaves unread) the sinusoidal identify's.
 
-    A rotary cache is read by the first, and never pays for the second.
+    A rotary cache is read by the first, and never pays for the others; a grid table (ViT)
+    that neither reads is tried last, by the grid identify.
     """
+    from .grid_reading import grid_reading
     from .sinusoidal_reading import sinusoidal_reading
 
-    return reading(table) or sinusoidal_reading(table)
+    return reading(table) or sinusoidal_reading(table) or grid_reading(table)
 
 
 def headline(found: Diff) -> list[str]:
@@ -203,11 +205,14 @@ def readings_and_causes(found: Diff) -> list[str]:
 
 
 def _reading_words(seen: dict[str, Any] | None) -> str:
-    """A reading in one line: a sinusoidal table's as ``identify`` names it, others by field."""
+    """A reading in one line: a sinusoidal or grid table's as identify names it, else by field."""
+    from .grid_reading import short_grid_reading
     from .sinusoidal_reading import short_reading
 
     if not seen:
         return "none"
     if seen.get("kind") == "sinusoidal":
         return short_reading(seen)
+    if seen.get("kind") == "grid":
+        return short_grid_reading(seen)
     return ", ".join(f"{k} {v}" for k, v in seen.items() if v is not None)

@@ -115,7 +115,7 @@ def width(pair: Pair) -> str | None:
 
 
 def kinds(pair: Pair) -> str | None:
-    """An ``inv_freq`` vector against a cos/sin cache (or an xPos or a sinusoidal table)."""
+    """An ``inv_freq`` vector against a cos/sin cache (or an xPos, sinusoidal or grid table)."""
     ra, rb = pair.ra, pair.rb
     if ra and rb and ra.get("kind") != rb.get("kind"):
         names = {
@@ -123,6 +123,7 @@ def kinds(pair: Pair) -> str | None:
             "cache": "a cos/sin cache",
             "xpos": "an xPos scale table",
             "sinusoidal": "a sinusoidal position-encoding table",
+            "grid": "a grid's position table (ViT)",
         }
         return f"not the same kind of table: A is {names[ra['kind']]}, B {names[rb['kind']]}"
     return None
