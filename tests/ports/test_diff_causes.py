@@ -225,7 +225,7 @@ def test_when_none_fits_the_report_lists_what_it_tried_and_the_closest(run_cli, 
     np.save(tmp_path / "b.npy", b)
     result = run_cli("diff", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
     assert (
-        "none of the known mistakes explains it (tried: kind, convention, transposed, "
+        "none of the known mistakes explains it (tried: kind, convention, grid, transposed, "
         in result.output
     )
     assert "closest: pair layout swapped" in result.output

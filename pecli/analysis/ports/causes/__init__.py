@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import arithmetic, combined, conventions, readings, shapes, values
+from . import arithmetic, combined, conventions, grids, readings, shapes, values
 from .tables import HEAD_ROWS, Pair, Reading
 
 __all__ = ["CAUSES", "Cause", "closest_move", "likely_causes", "named_causes"]
@@ -33,6 +33,7 @@ class Cause:
 CAUSES: tuple[Cause, ...] = (
     Cause("kind", "an inv_freq vector against a cos/sin cache", shapes.kinds),
     Cause("convention", "two sinusoidal conventions, field by field", conventions.convention),
+    Cause("grid", "two grid tables (ViT), field by field", grids.grid),
     Cause("transposed", "rows and columns exchanged", shapes.transposed),
     Cause("width", "each pair's value once against twice (half width)", shapes.width),
     Cause("layout", "pair layout: rotate_half against interleaved", shapes.layout),
@@ -66,6 +67,11 @@ CAUSES: tuple[Cause, ...] = (
 #: γ, the side, the centre): the moves of rows and columns and the storage (a factor, a
 #: temperature or θ would be read into scales that are not angles).
 XPOS_MOVES = ("transposed", "layout", "start", "storage")
+#: The rotary causes also tried on two grid tables, after their readings' own (``grid``): a
+#: swap of halves or of pair layouts would name an axis order or a preset's layout as a rotary
+#: mistake, and a class token's row as a first position, so only the storage (and an offset
+#: when the readings name no difference).
+GRID_MOVES = ("start", "storage")
 
 
 def named_causes(
@@ -85,11 +91,14 @@ def named_causes(
     bounded. Two at once are tried only when no single cause is found. ``start``: the first
     row's position, where neither reading finds it; ``reference``: ``"A"`` or ``"B"``, the
     table that is right, when known (a cause read two ways then names one). Two xPos scale
-    tables get their own short list (:data:`XPOS_MOVES`).
+    tables get their own short list (:data:`XPOS_MOVES`), and so do two grid tables
+    (:data:`GRID_MOVES`).
     """
     pair = Pair(_head(a), _head(b), dtype, ra, rb, a, b, start, reference)
     if ra and rb and ra.get("kind") == rb.get("kind") == "xpos":
         return _xpos_causes(pair)
+    if ra and rb and ra.get("kind") == rb.get("kind") == "grid":
+        return _grid_causes(pair)
     found = [(c.name, c.check(pair)) for c in CAUSES if c.name != "two-at-once"]
     named = [(name, words) for name, words in found if words]
     if not named:
@@ -133,4 +142,16 @@ def _xpos_causes(pair: Pair) -> list[tuple[str, str]]:
     skip |= {"start"} if said else set()
     moves = [c for c in CAUSES if c.name in XPOS_MOVES and c.name not in skip]
     found = [("xpos", said), *((c.name, c.check(pair)) for c in moves)]
+    return [(name, words) for name, words in found if words]
+
+
+def _grid_causes(pair: Pair) -> list[tuple[str, str]]:
+    """Two grid tables: the fields their readings differ in, then :data:`GRID_MOVES`.
+
+    An offset of rows only when the readings name no difference (a class token's row is
+    theirs).
+    """
+    said = grids.grid(pair)
+    moves = [c for c in CAUSES if c.name in GRID_MOVES and not (said and c.name == "start")]
+    found = [("grid", said), *((c.name, c.check(pair)) for c in moves)]
     return [(name, words) for name, words in found if words]
