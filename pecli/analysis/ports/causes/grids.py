@@ -24,6 +24,7 @@ LABELS = {
     "order": "axis order",
     "width": "width rule",
     "pairs": "pairs per axis",
+    "base_size": "diffusers' base_size / interpolation_scale",
 }
 #: What each layout of the records puts where.
 LAYOUTS = {
@@ -106,7 +107,7 @@ def _grid_words(ra: dict[str, Any], rb: dict[str, Any]) -> str:
 
 def _value(name: str, value: Any) -> str:
     if value is None:
-        return "none"
+        return "none (integer positions)" if name == "base_size" else "none"
     if name == "grid":
         return " × ".join(map(str, value))
     if name == "pairs":
@@ -117,8 +118,16 @@ def _value(name: str, value: Any) -> str:
 
 
 def _omega(seen: dict[str, Any]) -> str:
-    """``ω_j = C^(−j/h), h = 8`` (paper) or ``ω_j = C^(−j/(h − 1)), h − 1 = 7`` (tensor2tensor)."""
-    h = max(seen["pairs"])
-    if seen["schedule"] == "tensor2tensor":
-        return f"ω_j = C^(−j/(h − 1)), h − 1 = {h - 1}"
-    return f"ω_j = C^(−j/h), h = {h}"
+    """``ω_j = C^(−j/h), h = 8`` (paper) or ``ω_j = C^(−j/(h − 1)), h − 1 = 7`` (tensor2tensor).
+
+    Blocks of their own widths (cogvideox) give each ``h``: ``h = 4, 6, 6``.
+
+    >>> _omega({"schedule": "paper", "pairs": [4, 6, 6]})
+    'ω_j = C^(−j/h), h = 4, 6, 6'
+    """
+    shift = 1 if seen["schedule"] == "tensor2tensor" else 0
+    values = seen["pairs"][:1] if len(set(seen["pairs"])) == 1 else seen["pairs"]
+    numbers = ", ".join(str(h - shift) for h in values)
+    if shift:
+        return f"ω_j = C^(−j/(h − 1)), h − 1 = {numbers}"
+    return f"ω_j = C^(−j/h), h = {numbers}"
