@@ -32,10 +32,15 @@ def _sines(position: np.ndarray, h: int, schedule: str) -> tuple[np.ndarray, np.
     return np.sin(angle), np.cos(angle)
 
 
-def grid(h_side: int, w_side: int, d: int, preset: str = "mae", cls: int = 0) -> np.ndarray:
-    """The ``H × W`` table of ``mae``, ``timm``, ``big-vision``, ``t2t-nd`` or ``tatp22``."""
+def grid(
+    h_side: int, w_side: int, d: int, preset: str = "mae", cls: int = 0, step: float = 1.0
+) -> np.ndarray:
+    """The ``H × W`` table of ``mae``, ``timm``, ``big-vision``, ``t2t-nd`` or ``tatp22``.
+
+    ``step``: the positions' spacing (diffusers' ``base_size / (n · interpolation_scale)``).
+    """
     k = np.arange(h_side * w_side)
-    r, c = k // w_side, k % w_side
+    r, c = k // w_side * step, k % w_side * step
     schedule = "tensor2tensor" if preset in ("big-vision", "t2t-nd") else "paper"
     h = math.ceil(d / 4) if preset == "tatp22" else d // 4
     (sr, cr), (sc, cc) = _sines(r, h, schedule), _sines(c, h, schedule)
@@ -51,6 +56,22 @@ def grid(h_side: int, w_side: int, d: int, preset: str = "mae", cls: int = 0) ->
         )
         table = table[:, :d]
     return np.vstack([np.zeros((cls, d)), table]).astype(np.float32)
+
+
+def video(t_side: int, h_side: int, w_side: int, d: int, preset: str) -> np.ndarray:
+    """A ``T × H × W`` table of ``cogvideox`` or ``t2t-nd``.
+
+    CogVideoX: ``[frame d/8 | column 3d/16 | row 3d/16]`` pairs, each block ``[all sines |
+    all cosines]``; tensor2tensor: ``d // 6`` pairs per axis in the axes' order, zeros after.
+    """
+    k = np.arange(t_side * h_side * w_side)
+    t, r, c = k // (h_side * w_side), k // w_side % h_side, k % w_side
+    if preset == "cogvideox":
+        blocks = [_sines(t, d // 8, "paper"), *(_sines(x, 3 * d // 16, "paper") for x in (c, r))]
+        return np.hstack([np.hstack(block) for block in blocks]).astype(np.float32)
+    blocks = [_sines(x, d // 6, "tensor2tensor") for x in (t, r, c)]
+    zeros = np.zeros((len(k), d - 6 * (d // 6)))
+    return np.hstack([*(np.hstack(block) for block in blocks), zeros]).astype(np.float32)
 
 
 def _diff(run_cli, tmp_path, a: np.ndarray, b: np.ndarray, *options: str) -> tuple[list[str], dict]:
@@ -180,6 +201,36 @@ def test_width_rules_that_split_d_alike_are_not_named(run_cli, tmp_path):
     )
     assert lines[2:] == [f"likely cause: {cause}"] and found["causes"] == [cause]
     assert (found["reading_a"]["width"], found["reading_b"]["width"]) == ("quarter", "floor")
+
+
+def test_diffusers_base_size_is_named(run_cli, tmp_path):
+    """diffusers' base_size 8 on a 4 × 4 grid (positions 0, 2, 4, 6) against MAE's integers."""
+    lines, found = _diff(run_cli, tmp_path, grid(4, 4, 32), grid(4, 4, 32, step=2.0))
+    cause = (
+        "grid tables differ (both mae): diffusers' base_size / interpolation_scale "
+        "none (integer positions) in A, 8 in B"
+    )
+    assert lines[1:] == [
+        "reading of B: grid table, mae: 4 × 4 grid, column first, blocks layout, paper "
+        "schedule, d = 32 (8 + 8 pairs), base_size 8, float32",
+        f"likely cause: {cause}",
+    ]
+    assert (found["reading_a"]["base_size"], found["reading_b"]["base_size"]) == (None, 8.0)
+
+
+def test_a_video_grid_words_each_blocks_own_frequencies(run_cli, tmp_path):
+    """CogVideoX's uneven blocks against tensor2tensor's three even ones on a 2 × 4 × 4 grid."""
+    lines, found = _diff(
+        run_cli, tmp_path, video(2, 4, 4, 32, "cogvideox"), video(2, 4, 4, 32, "t2t-nd")
+    )
+    cause = (
+        "grid tables differ (A cogvideox, B t2t-nd): schedule paper in A "
+        "(ω_j = C^(−j/h), h = 4, 6, 6), tensor2tensor in B (ω_j = C^(−j/(h − 1)), h − 1 = 4); "
+        "axis order axes in the order 1, 3, 2 in A, axes in the order 1, 2, 3 in B; "
+        "width rule cogvideox in A, floor in B; pairs per axis 4 + 6 + 6 in A, 5 + 5 + 5 in B"
+    )
+    assert lines[-1] == f"likely cause: {cause}" and found["causes"] == [cause]
+    assert (found["reading_a"]["grid"], found["reading_a"]["order"]) == ([2, 4, 4], "0,2,1")
 
 
 def test_one_preset_stored_in_float16_is_the_storage_cause(run_cli, tmp_path):
