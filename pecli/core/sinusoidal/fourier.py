@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
     from numpy.typing import ArrayLike, DTypeLike
 
 from .. import angles
+from ..certificate import TALLY, ErrorBound, round_certified, sin_cos_product_exact
+from ..direct import sin_cos_bound
 from ..errors import ParameterError
 from ..rules import check_dtype, check_finite, check_n
 
@@ -119,9 +121,14 @@ def fourier_features(
     with the frequencies ``f_l`` of :func:`fourier_frequencies` and the scale ``s``. For
     ``m`` coordinates each block is ``[sin(f_l s x_1 … x_m), cos(f_l s x_1 … x_m)]``
     (grouped by frequency, as in the NeRF code); ``include_input`` puts the raw ``x_1 … x_m``
-    first. The angles ``f_l s x`` are carried as double-doubles (:mod:`pecli.core.angles`) and
-    sin/cos evaluated in float64, so each value is within about one float64 ulp of the exact one, at
-    large angles too; it is rounded to ``dtype`` once.
+    first. The exact value is sin or cos of ``f_l·s·x`` with ``x`` the float64 input, ``f_l``
+    an integer and ``s`` the float64 scale or exactly ``factor·π``. The angles are carried as
+    double-doubles (:mod:`pecli.core.angles`) and sin/cos evaluated by the direct kernel in
+    float64, within its proven bound (float64 output: those values). A float32 output is
+    correctly rounded, certified (docs/exactness.md): each value rounded once where the bound
+    decides its rounding, the others recomputed from the exact ``x``, ``f_l`` and ``s`` in
+    mpmath; the counts go to :data:`pecli.core.certificate.TALLY`, the raw inputs (``x``
+    rounded once) counted with them.
 
     Parameters
     ----------
@@ -162,10 +169,12 @@ def fourier_features(
     --------
     >>> fourier_features(0.5, k=2).round(6)
     array([[0.479426, 0.877583, 0.841471, 0.540302]])
+    >>> fourier_features(1.0, k=1, scale="pi", dtype=np.float32)  # sin π is exactly 0
+    array([[ 0., -1.]], dtype=float32)
 
     """
     freqs = fourier_frequencies(k, frequencies=frequencies)
-    scale_hi, scale_lo = _scale_parts(scale)
+    exact_scale = _exact_scale(scale)
     out_dtype = check_dtype(dtype)
     points = _as_points(x)
     n, m = points.shape
@@ -173,28 +182,80 @@ def fourier_features(
     out = np.empty((n, offset + 2 * m * freqs.size), dtype=out_dtype)
     if include_input:
         with np.errstate(over="ignore"):
-            out[:, :offset] = points
+            out[:, :offset] = points  # x rounded once: correctly rounded, exact if x is held
         if not np.all(np.isfinite(out[:, :offset])):
             rule = "must be float64 to include inputs beyond ±3.4e38"
             raise ParameterError("dtype", rule, float(np.max(np.abs(points))))
-    # angle[:, l, j] = f_l · s · x_j as a double-double; the view puts sin/cos per frequency
+        if out_dtype != np.float64:
+            TALLY.add(checked=n * m)
+    angle, lost = _angles(points, freqs, exact_scale)
+    grouped = out[:, offset:].reshape(n, freqs.size, 2, m)
+    if out_dtype == np.float64:  # nothing rounded: the kernel's values, within its bound
+        grouped[:, :, 0, :], grouped[:, :, 1, :] = angles.sin_cos(angle)
+        return out
+    terms = (points[:, None, :], freqs[:, None], exact_scale)
+    _certified(angle, lost, terms, (grouped[:, :, 0, :], grouped[:, :, 1, :]))
+    return out
+
+
+def _angles(
+    points: np.ndarray, freqs: np.ndarray, exact_scale: tuple[float, bool]
+) -> tuple[angles.DoubleDouble, np.ndarray]:
+    """``f_l·s·x_j`` as double-doubles of shape ``(N, k, m)``, and where the tail was lost.
+
+    ``s = factor`` or ``factor·π`` (π as ``math.pi + PI_TAIL``): within about 2^-102 of the
+    exact angle, or, where the tail overflowed (angles past ~1e299), ``lost``.
+    """
+    scale_hi, scale_lo = _scale_parts(exact_scale)
     with np.errstate(over="ignore", invalid="ignore"):
         omega, residual = angles.product(freqs, np.array(scale_hi), np.array(scale_lo))
         hi, lo = angles.product(points[:, None, :], omega[:, None], residual[:, None])
     if not np.all(np.isfinite(hi)):
         rule = "times the frequencies and the scale must stay finite (|x| too large)"
         raise ParameterError("x", rule, float(np.max(np.abs(points))))
-    lo = np.where(np.isfinite(lo), lo, 0.0)  # beyond ~1e299 the tail is lost, not the value
-    grouped = out[:, offset:].reshape(n, freqs.size, 2, m)
-    grouped[:, :, 0, :], grouped[:, :, 1, :] = angles.sin_cos((hi, lo))
-    return out
+    lost = ~np.isfinite(lo)
+    lo = np.where(lost, 0.0, lo)  # beyond ~1e299 the tail is lost, not the value
+    return (hi, lo), lost
 
 
-def _scale_parts(scale: float | str) -> tuple[float, float]:
-    """The scale as a double-double ``(hi, lo)``: exact for a number, exact π-multiples too."""
+def _certified(
+    angle: angles.DoubleDouble,
+    lost: np.ndarray,
+    terms: tuple[np.ndarray, np.ndarray, tuple[float, bool]],
+    outs: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Sines and cosines of ``angle`` rounded into ``outs`` under the certificate.
+
+    The direct kernel's values, checked against :func:`~pecli.core.direct.sin_cos_bound`
+    (infinite where the tail was lost); the undecided ones recomputed from the exact factors
+    ``x``, ``f`` and the scale (:func:`~pecli.core.certificate.sin_cos_product_exact`).
+    """
+    bound = sin_cos_bound(angle)
+    dtype = outs[0].dtype
+    bound = ErrorBound(np.where(lost, np.inf, bound.absolute), bound.relative, bound.source)
+    x, f = np.broadcast_arrays(*terms[:2], angle[0])[:2]
+    factor, half_turns = terms[2]
+    for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
+
+        def exact(flat: np.ndarray, cosine: bool = cosine) -> np.ndarray:
+            factors = (x.reshape(-1)[flat], f.reshape(-1)[flat], np.full(flat.size, factor))
+            cosines = np.full(flat.size, cosine)
+            return sin_cos_product_exact(factors, cosines, dtype, half_turns=half_turns)
+
+        recomputed = round_certified(values, bound, dest, exact)
+        TALLY.add(checked=dest.size, recomputed=recomputed)
+
+
+def _exact_scale(scale: float | str) -> tuple[float, bool]:
+    """``(factor, times_pi)``: the exact scale is ``factor``, or ``factor·π``, checked."""
     if not isinstance(scale, str):
-        return _check_scale(scale), 0.0
-    factor, times_pi = _parse(scale)
+        return _check_scale(scale), False
+    return _parse(scale)
+
+
+def _scale_parts(exact_scale: tuple[float, bool]) -> tuple[float, float]:
+    """The scale as a double-double ``(hi, lo)``: exact for a number, ``factor·π`` to ~2^-105."""
+    factor, times_pi = exact_scale
     if not times_pi:
         return factor, 0.0
     hi, lo = angles.product(np.array(factor), np.array(math.pi), np.array(PI_TAIL))
