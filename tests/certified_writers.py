@@ -41,6 +41,7 @@ WRITERS = (
     Writer(("rope", "freqs"), ("--theta", "500000", "--head-dim", "16"), (".npy",)),
     Writer(("alibi", "slopes"), ("--heads", "12"), (".npy",)),
     Writer(("alibi", "bias"), ("--heads", "4", "--n", "6"), (".npy",)),
+    Writer(("fourier",), ("--k", "2", "--dtype", "float32", "0.5", "1.5"), (".npy", ".csv")),
     Writer(("timestep",), ("0.25", "0.5", "0.75", "--d", "8", "--model", "flux"), (".npy",)),
     Writer(("xpos",), ("--head-dim", "8", "--n", "5"), (".npy", ".safetensors")),
     Writer(
