@@ -238,7 +238,8 @@ def _certified(
     for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
 
         def exact(flat: np.ndarray, cosine: bool = cosine) -> np.ndarray:
-            factors = (x.reshape(-1)[flat], f.reshape(-1)[flat], np.full(flat.size, factor))
+            where = np.unravel_index(flat, x.shape)  # no copy of the broadcast factors
+            factors = (x[where], f[where], np.full(flat.size, factor))
             cosines = np.full(flat.size, cosine)
             return sin_cos_product_exact(factors, cosines, dtype, half_turns=half_turns)
 
