@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from pecli import fourier_features
-from pecli.core.certificate import counting
+from pecli.core import direct
+from pecli.core.certificate import ErrorBound, counting
 
 LINE = re.compile(r"every value correctly rounded to float32: (0 undecided|\d+ recomputed)")
 
@@ -148,3 +149,19 @@ def test_zero_is_exact_without_mpmath(x):
         got = fourier_features([x], k=3, scale="pi", dtype=np.float32)
     assert got.tolist() == [[0, 1, 0, 1, 0, 1]]
     assert (tally.checked, tally.recomputed) == (6, 0)
+
+
+def test_every_value_made_undecided_is_recomputed_exactly(monkeypatch):
+    """Both paths' bounds widened to 5 %: every value but sin 0 goes through mpmath.
+
+    Half turns of a π scale (exact zeros and ±1), huge harmonics and 2^60·π: the recomputation
+    alone gives the oracle's bits. Before: sin(2π·(1e15 + 0.5)) was 1.6653345e-16 (and there
+    was no ``GENERAL_BOUND`` to widen).
+    """
+    monkeypatch.setattr(direct, "DIRECT_BOUND", ErrorBound(relative=0.05))
+    monkeypatch.setattr(direct, "GENERAL_BOUND", ErrorBound(relative=0.05))
+    xs = [0.0, 1e15 + 0.5, 2.5, 0.1, 1000000000074427.6]
+    with counting() as tally:
+        got = fourier_features(xs, k=3, frequencies="octave", scale="pi", dtype=np.float32)
+    same_bits(got, oracle(xs, [1.0, 2.0, 4.0], pi=True))
+    assert (tally.checked, tally.recomputed) == (got.size, got.size - 3)  # not sin 0 at x = 0
