@@ -29,6 +29,7 @@ from ..certificate import TALLY, ErrorBound, round_certified, sin_cos_product_ex
 from ..direct import sin_cos_bound
 from ..errors import ParameterError
 from ..rules import check_dtype, check_finite, check_n
+from ..turns import dyadic_quarter_turns
 
 __all__ = [
     "FREQUENCY_KINDS",
@@ -228,14 +229,22 @@ def _certified(
 
     The direct kernel's values, checked against :func:`~pecli.core.direct.sin_cos_bound`
     (infinite where the tail was lost); the undecided ones recomputed from the exact factors
-    ``x``, ``f`` and the scale (:func:`~pecli.core.certificate.sin_cos_product_exact`).
+    ``x``, ``f`` and the scale (:func:`~pecli.core.certificate.sin_cos_product_exact`). For a
+    π scale, the values at whole quarter turns are set exactly, with a bound of 0
+    (:func:`~pecli.core.turns.dyadic_quarter_turns`).
     """
     bound = sin_cos_bound(angle)
     dtype = outs[0].dtype
-    bound = ErrorBound(np.where(lost, np.inf, bound.absolute), bound.relative, bound.source)
+    absolute = np.where(lost, np.inf, bound.absolute)
     x, f = np.broadcast_arrays(*terms[:2], angle[0])[:2]
     factor, half_turns = terms[2]
-    for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
+    sin, cos = angles.sin_cos(angle)
+    if half_turns:  # exact 0 and ±1 at whole quarter turns: no mpmath for them
+        mask, q = dyadic_quarter_turns(terms[0][:, 0, :], terms[1][:, 0], factor)
+        sin[mask], cos[mask] = QUARTER_SIN[q[mask]], QUARTER_SIN[(q[mask] + 1) % 4]
+        absolute[mask] = 0.0
+    bound = ErrorBound(absolute, bound.relative, bound.source)
+    for values, dest, cosine in zip((sin, cos), outs, (False, True), strict=True):
 
         def exact(flat: np.ndarray, cosine: bool = cosine) -> np.ndarray:
             where = np.unravel_index(flat, x.shape)  # no copy of the broadcast factors
@@ -245,6 +254,10 @@ def _certified(
 
         recomputed = round_certified(values, bound, dest, exact)
         TALLY.add(checked=dest.size, recomputed=recomputed)
+
+
+#: ``sin(q·π/2)`` for ``q = 0 … 3``; the cosine is ``sin((q + 1)·π/2)``.
+QUARTER_SIN = np.array([0.0, 1.0, 0.0, -1.0])
 
 
 def _exact_scale(scale: float | str) -> tuple[float, bool]:
