@@ -25,10 +25,10 @@ from pecli.core.certificate import ErrorBound, counting
 LINE = re.compile(r"every value correctly rounded to float32: (0 undecided|\d+ recomputed)")
 
 
-def exact(x: float, f: float, *, pi: bool, cosine: bool) -> mpmath.mpf:
-    """``sin`` or ``cos`` of ``f·x`` (times ``π``), 600 bits; 0 at a whole half turn."""
+def exact(x: float, f: float, *, pi: bool, cosine: bool, factor: float = 1.0) -> mpmath.mpf:
+    """``sin`` or ``cos`` of ``f·factor·x`` (times ``π``), 600 bits; 0 at a whole half turn."""
     with mpmath.workprec(600):
-        angle = mpmath.mpf(x) * mpmath.mpf(f) * (mpmath.pi if pi else 1)
+        angle = mpmath.mpf(x) * mpmath.mpf(f) * mpmath.mpf(factor) * (mpmath.pi if pi else 1)
         y = (mpmath.cos if cosine else mpmath.sin)(angle)
         return mpmath.mpf(0) if abs(y) < mpmath.mpf(2) ** -300 else y
 
@@ -183,3 +183,31 @@ def test_whole_quarter_turns_of_a_pi_scale_need_no_recomputation():
         same_bits(got, oracle(list(xs), [f * factor for f in fs], pi=True))
         exact = np.isin(got, [0.0, 1.0, -1.0])
         assert tally.recomputed <= np.count_nonzero(~exact), scale
+
+
+@pytest.mark.parametrize("scale", ["1", "pi", "0.3"])
+def test_the_float64_values_lie_within_the_bound_of_either_path(scale):
+    """The kernel's float64 values against mpmath, at angles to 2^70·x: inside ``sin_cos_bound``.
+
+    Past 2^25 the tails reach 2^-27 and the general path ``s·cos lo + c·sin lo`` is taken, whose
+    bound (``GENERAL_BOUND``, 20u and 36u·|lo|) ``direct_bound`` did not state. Before: there
+    was no ``sin_cos_bound``.
+    """
+    from pecli.core.sinusoidal.fourier import _angles, _exact_scale
+
+    xs, k = np.array([[0.1], [1 / 3], [12345.678], [-7.5]]), 71
+    freqs = np.ldexp(1.0, np.arange(k))
+    factor, pi = _exact_scale(scale)
+    angle, lost = _angles(xs, freqs, (factor, pi))
+    bound = direct.sin_cos_bound(angle)
+    got = fourier_features(xs, k=k, frequencies="octave", scale=scale).reshape(4, k, 2)
+    general = np.any(np.abs(angle[1]) >= 2.0**-27)  # the exact octaves of "1": none
+    assert not lost.any() and general == (scale != "1")
+    assert bound.relative == (direct.GENERAL_BOUND if general else direct.DIRECT_BOUND).relative
+    with mpmath.workprec(400):
+        for i, x in enumerate(xs[:, 0]):
+            for j, f in enumerate(freqs):
+                for c in (0, 1):
+                    y = exact(x, f, pi=pi, cosine=bool(c), factor=factor)
+                    e = float(bound.absolute[i, j, 0]) + bound.relative * abs(got[i, j, c])
+                    assert abs(float(y - got[i, j, c])) <= e, (x, f, c)
