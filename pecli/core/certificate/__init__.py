@@ -20,6 +20,7 @@ from .fallback import (
     rounded_sum,
     sin_cos_exact,
     sin_cos_product_exact,
+    sin_cos_sum_exact,
 )
 from .tally import TALLY, Certificate, Tally, counting
 
@@ -35,5 +36,6 @@ __all__ = [
     "rounded_sum",
     "sin_cos_exact",
     "sin_cos_product_exact",
+    "sin_cos_sum_exact",
     "undecided",
 ]
