@@ -96,15 +96,19 @@ def add_encoding(
     values = np.asarray(data, dtype=np.float64)
     check_finite(values, "x")
     n = values.shape[0]
-    if out is None:
-        out = np.empty((n, d), out_dtype)
-    elif out.shape != (n, d) or out.dtype != out_dtype or not out.flags.c_contiguous:
+    if out is not None and (
+        out.shape != (n, d) or out.dtype != out_dtype or not out.flags.c_contiguous
+    ):
         raise ParameterError("out", f"must be a C-ordered {(n, d)} {out_dtype} array", out.shape)
     if out_dtype == np.float64:  # the sum as computed, within the kernel's bound plus u·|v|
         total = encoding_table(d=d, n=n, start=first, base=base, dtype=np.float64)
-        np.add(total, values, out=out)
+        total += values  # in place: no third (n, d) float64 array
+        if out is None:
+            return total
+        out[...] = total
     else:
         spec = TableSpec.checked(Encoding(d=d, base=base, dtype=np.float64), n, start=first)
+        out = np.empty((n, d), out_dtype) if out is None else out
         _certified_sums(values, spec, out)
     if not np.all(np.isfinite(out)):  # finite float64 sums beyond float32's ±3.4e38
         largest = float(np.max(np.abs(values))) + 1
