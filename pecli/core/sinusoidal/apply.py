@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
 from .. import angles
 from ..certificate import TALLY, ErrorBound, round_certified, sin_cos_sum_exact
 from ..certificate.bounds import UNIT_ROUNDOFF
-from ..direct import sin_cos_bound
+from ..direct import DIRECT_CELLS, sin_cos_bound
 from ..errors import ParameterError
 from ..rules import check_data_dtype, check_data_shape, check_dtype, check_finite, check_position
 from .conventions.layouts import layout_views
@@ -109,21 +109,24 @@ def add_encoding(
     else:
         spec = TableSpec.checked(Encoding(d=d, base=base, dtype=np.float64), n, start=first)
         out = np.empty((n, d), out_dtype) if out is None else out
-        _certified_sums(values, spec, out)
+        step = max(1, DIRECT_CELLS // spec.omega.size)  # temporaries of about 1 MiB each
+        for row in range(0, n, step):
+            _certified_sums(values[row : row + step], spec.first + row, spec, out[row : row + step])
     if not np.all(np.isfinite(out)):  # finite float64 sums beyond float32's ±3.4e38
         largest = float(np.max(np.abs(values))) + 1
         raise ParameterError("dtype", "must be float64 for values beyond ±3.4e38", f"{largest:g}")
     return out
 
 
-def _certified_sums(values: np.ndarray, spec: TableSpec, out: np.ndarray) -> None:
-    """``x + pe`` rounded into ``out`` under the certificate (docs/exactness.md, "Sums").
+def _certified_sums(values: np.ndarray, first: float, spec: TableSpec, out: np.ndarray) -> None:
+    """``x + pe`` of rows from position ``first``, rounded into ``out`` under the certificate.
 
     ``pe`` from the direct kernel, within ``abs + rel·|pe|`` (:func:`~pecli.core.direct.
     sin_cos_bound`); ``v = fl(x + pe)`` adds ``u·|v|``. The undecided sums are recomputed from
-    the exact ``x`` and angle (:func:`~pecli.core.certificate.sin_cos_sum_exact`).
+    the exact ``x`` and angle (:func:`~pecli.core.certificate.sin_cos_sum_exact`);
+    docs/exactness.md, "Sums".
     """
-    positions = spec.first + np.arange(values.shape[0], dtype=np.float64)
+    positions = first + np.arange(values.shape[0], dtype=np.float64)
     angle = angles.product(positions[:, None], spec.omega, spec.residual)
     bound = sin_cos_bound(angle)
     p, w, res = np.broadcast_arrays(positions[:, None], spec.omega, spec.residual)
