@@ -8,6 +8,10 @@ to the docs' list must be added here, and have ``--json``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+#: A small data matrix for ``pecli add`` (3 × 4, one entry cancelling sin 1).
+ADD_DATA = str(Path(__file__).resolve().parent / "fixtures" / "add_data.csv")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,8 @@ WRITERS = (
     Writer(("rope", "freqs"), ("--theta", "500000", "--head-dim", "16"), (".npy",)),
     Writer(("alibi", "slopes"), ("--heads", "12"), (".npy",)),
     Writer(("alibi", "bias"), ("--heads", "4", "--n", "6"), (".npy",)),
+    Writer(("add",), (ADD_DATA,), (".npy", ".csv")),
+    Writer(("fourier",), ("--k", "2", "--dtype", "float32", "0.5", "1.5"), (".npy", ".csv")),
     Writer(("timestep",), ("0.25", "0.5", "0.75", "--d", "8", "--model", "flux"), (".npy",)),
     Writer(("xpos",), ("--head-dim", "8", "--n", "5"), (".npy", ".safetensors")),
     Writer(

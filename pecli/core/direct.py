@@ -25,7 +25,14 @@ from .certificate.bounds import UNIT_ROUNDOFF
 from .certificate.products import round_scaled, scaled
 from .errors import ParameterError
 
-__all__ = ["DIRECT_BOUND", "check_shapes", "direct_bound", "fill_sin_cos_direct"]
+__all__ = [
+    "DIRECT_BOUND",
+    "GENERAL_BOUND",
+    "check_shapes",
+    "direct_bound",
+    "fill_sin_cos_direct",
+    "sin_cos_bound",
+]
 
 #: Error bound of :func:`pecli.core.angles.sin_cos` (and :func:`fill_sin_cos_direct`), for
 #: tails ``|lo| <= 2^-27`` (docs/exactness.md): ``(2k + 2)·u`` relative, plus an absolute
@@ -47,6 +54,33 @@ def direct_bound(angle: angles.DoubleDouble) -> ErrorBound:
     hi, lo = np.abs(angle[0]), np.abs(angle[1])
     absolute = 18 * UNIT_ROUNDOFF * lo + lo * lo / 2 + 2.0**-100 * hi
     return ErrorBound(absolute, DIRECT_BOUND.relative, "direct")
+
+
+#: Error bound of :func:`pecli.core.angles.sin_cos`'s general path (a tail ``|lo| >= 2^-27``
+#: anywhere in the call): ``s·cos lo + c·sin lo``, four libm values of ``k`` ulps, two products
+#: and a sum, ``(4k + 2)·u`` relative and ``(8k + 2)·u·|lo|`` absolute (docs/exactness.md),
+#: rounded up to ``20u`` and ``36u·|lo|`` (:func:`sin_cos_bound`).
+GENERAL_BOUND = ErrorBound(relative=20 * UNIT_ROUNDOFF, source="the direct kernel, long tails")
+
+
+def sin_cos_bound(angle: angles.DoubleDouble) -> ErrorBound:
+    """The bound of :func:`pecli.core.angles.sin_cos` on ``angle``, whichever path it takes.
+
+    :func:`direct_bound` when every tail is below ``2^-27`` (the small-tail path, taken by
+    the whole call), else :data:`GENERAL_BOUND` with the absolute part ``36u·|lo|`` plus the
+    inputs' ``2^-100·|hi|``.
+
+    >>> small = sin_cos_bound((np.array([1e4]), np.array([1e-13])))
+    >>> large = sin_cos_bound((np.array([1e20]), np.array([1024.0])))
+    >>> small.relative == DIRECT_BOUND.relative, large.relative == GENERAL_BOUND.relative
+    (True, True)
+
+    """
+    hi, lo = np.abs(angle[0]), np.abs(angle[1])
+    if np.all(lo < angles.TINY_TAIL):
+        return direct_bound(angle)
+    absolute = 36 * UNIT_ROUNDOFF * lo + 2.0**-100 * hi
+    return ErrorBound(absolute, GENERAL_BOUND.relative, "direct, long tails")
 
 
 #: Cells per chunk of direct evaluation: its float64 temporaries stay about 1 MiB each.

@@ -12,6 +12,7 @@ Python fractions; no I/O.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from .certificate import TALLY, rounded_sum
 from .certificate.rational import integer_root
 
-__all__ = ["fill_turns", "quarter_turns", "rational_power"]
+__all__ = ["dyadic_quarter_turns", "fill_turns", "quarter_turns", "rational_power"]
 
 
 def rational_power(base: float, exponent: Fraction) -> Fraction | None:
@@ -64,6 +65,59 @@ def quarter_turns(positions: np.ndarray, rate: Fraction) -> tuple[np.ndarray, np
         if q.denominator == 1:
             mask[i], quarter[i] = True, q.numerator % 4
     return mask, quarter[mask]
+
+
+def dyadic_quarter_turns(
+    x: np.ndarray, frequencies: np.ndarray, factor: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``2·x·f·factor`` is an integer ``q``, for float64 ``x``, integers ``f``: all at once.
+
+    The angle ``π·x·f·factor`` is then ``q`` quarter turns, its sine and cosine exactly 0 or
+    ±1. With ``2·f·factor = a·2^t``, ``a`` odd (a float64 factor is a binary fraction),
+    ``2·x·f·factor`` is an integer exactly when ``x·2^t`` is (``ldexp``: exact, an underflow
+    to a non-zero fraction is no integer), and ``q mod 4 = (x·2^t mod 4)·(a mod 4) mod 4``.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Shape ``(N, m)``, float64, finite.
+    frequencies : numpy.ndarray
+        Shape ``(k,)``, float64 integers.
+    factor : float
+        The scale's factor of π, > 0.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(mask, q mod 4)``, both of shape ``(N, k, m)`` (``q`` int64, 0 off the mask).
+
+    Examples
+    --------
+    >>> mask, q = dyadic_quarter_turns(np.array([[0.5], [0.3]]), np.array([1.0, 2.0]), 1.0)
+    >>> mask[:, :, 0].tolist(), q[:, :, 0].tolist()
+    ([[True, True], [False, False]], [[1, 2], [0, 0]])
+
+    """
+    shift, odd = _odd_parts(np.asarray(frequencies, np.float64).tobytes(), float(factor))
+    values = x[:, None, :]
+    with np.errstate(over="ignore"):
+        y = np.ldexp(values, shift[None, :, None])
+    mask = np.isfinite(y) & (y == np.floor(y)) & ((y != 0) | (values == 0))
+    q = np.fmod(np.where(mask, y, 0.0), 4).astype(np.int64) * odd[None, :, None] % 4
+    return mask, q
+
+
+@functools.lru_cache(maxsize=8)
+def _odd_parts(frequencies: bytes, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """``t`` and ``a mod 4`` of ``2·f·factor = a·2^t`` (``a`` odd) for each frequency ``f``."""
+    shifts, odds = [], []
+    for f in np.frombuffer(frequencies, dtype=np.float64):
+        twice = 2 * Fraction(float(f)) * Fraction(factor)
+        num, den = twice.numerator, twice.denominator  # den a power of 2; num odd unless den 1
+        zeros = (num & -num).bit_length() - 1
+        shifts.append(zeros - (den.bit_length() - 1))
+        odds.append((num >> zeros) % 4)
+    return np.array(shifts, dtype=np.int32), np.array(odds, dtype=np.int64)
 
 
 def fill_turns(

@@ -19,6 +19,7 @@ import struct
 import mpmath
 import numpy as np
 import pytest
+from certified_writers import ADD_DATA
 from planted import rounded
 
 from pecli.core import direct, kernels
@@ -63,6 +64,10 @@ WRITERS = {
     ),
     # per-axis values: 2 and 3 positions × 2 frequencies × (sin, cos), less 2 sines at 0 each
     "grid": (["grid", "2", "3", "--d", "8"], 6 + 10),
+    # 3 × 4 data plus pe(1 … 3): every sum
+    "add": (["add", ADD_DATA], 12),
+    # 2 values × 2 harmonics × (sin, cos), none at angle 0
+    "fourier": (["fourier", "--k", "2", "--dtype", "float32", "0.5", "1.5"], 8),
     # FLUX: t·1000 = 700, 4 frequencies × (sin, cos)
     "timestep": (["timestep", "--model", "flux", "--d", "8", "0.7"], 8),
     # 3 positions × 2 pairs × (cos, sin), each spread to its two channels
@@ -96,7 +101,8 @@ def test_each_writer_reports_its_recomputed_values_after_the_file(
 
 
 @pytest.mark.parametrize(
-    "writer", ["compute", "compute --relative", "grid", "timestep", "rope cache"]
+    "writer",
+    ["compute", "compute --relative", "grid", "timestep", "fourier", "add", "rope cache"],
 )
 def test_a_csv_file_says_it_and_stdout_holds_only_the_table(undecided, run_cli, tmp_path, writer):
     args, k = WRITERS[writer]

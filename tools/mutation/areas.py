@@ -238,6 +238,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
             "tests/**/test_angle_product.py",
             "tests/**/test_properties.py",
             "tests/**/test_apply.py",
+            "tests/**/test_add_certified.py",
             "tests/**/test_memory_limits.py",
             "tests/**/test_kernels.py",
             "tests/**/test_cli.py",

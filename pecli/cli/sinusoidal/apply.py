@@ -20,7 +20,7 @@ from ..options import Base, InputFile, Start, table_options
 
 
 @app.command()
-@table_options()
+@table_options(certified=True)
 def add(
     file: Annotated[
         str | None,
@@ -36,8 +36,8 @@ def add(
 
     Row r (1-based) gets pe(start + r - 1); d is the number of columns and must be even.
     Reads .npy or CSV (with or without a header line) from FILE (or -i FILE) or stdin; a large .npy
-    is read and processed in row blocks. The sum is computed in float64 and
-    rounded to --dtype once; the output follows the rules of compute.
+    is read and processed in row blocks. With float32 each sum is correctly rounded
+    (certified); the output follows the rules of compute.
 
     Example: pecli add embeddings.npy --start 0 -o encoded.npy
     """
@@ -56,7 +56,15 @@ def add(
     columns = matrix.columns or [f"x_{j}" for j in range(1, d + 1)]
     from_file = os.path.isfile(source)  # a pipe's .npy header is not checked yet
     size = formats.table_bytes(kind, (n, d), out_dtype) if kind == "npy" and from_file else None
-    out.write(blocks, shape=(n, d), dtype=out_dtype, columns=columns, description="add", size=size)
+    out.write(
+        blocks,
+        shape=(n, d),
+        dtype=out_dtype,
+        columns=columns,
+        description="add",
+        size=size,
+        certified="counted",  # float32: each sum correctly rounded (docs/exactness.md)
+    )
 
 
 def _sums(

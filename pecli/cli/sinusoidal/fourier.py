@@ -117,7 +117,7 @@ def _points(
 
 
 @app.command(context_settings={"ignore_unknown_options": True})
-@table_options(dtype=Dtype.float64)
+@table_options(dtype=Dtype.float64, certified=True)
 def fourier(
     values: Values = None,
     input_file: InputFile = None,
@@ -136,6 +136,7 @@ def fourier(
     Values come as arguments, from --input (.npy or CSV; one value or m coordinates per
     row; - for stdin) or from --linspace. Output is (N, 2k), or (N, m·2k [+ m]) for m
     coordinates, grouped by frequency: [sin(f·x_1..m), cos(f·x_1..m)] for each f.
+    With --dtype float32 every value is correctly rounded (certified; pi is exactly π).
 
     Example: pecli fourier --k 3 -- 0.5 -1.5
     """
@@ -159,7 +160,8 @@ def fourier(
     names = gamma.feature_names(m, k, include_input=include_input, frequencies=kind)
     rows = max(1, BLOCK_VALUES // len(names))  # γ's double-double angles: bounded memory
     blocks = (features(block) for _, block in matrix.blocks(rows))
-    out.write(blocks, shape=(n, len(names)), dtype=stored, columns=names)
+    # float32: every value correctly rounded, counted as it is made (docs/exactness.md)
+    out.write(blocks, shape=(n, len(names)), dtype=stored, columns=names, certified="counted")
 
 
 @app.command("plot-fourier")

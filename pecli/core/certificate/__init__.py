@@ -14,7 +14,14 @@ References
 """
 
 from .bounds import ErrorBound, round_certified, undecided
-from .fallback import correctly_rounded, power_exact, rounded_sum, sin_cos_exact
+from .fallback import (
+    correctly_rounded,
+    power_exact,
+    rounded_sum,
+    sin_cos_exact,
+    sin_cos_product_exact,
+    sin_cos_sum_exact,
+)
 from .tally import TALLY, Certificate, Tally, counting
 
 __all__ = [
@@ -28,5 +35,7 @@ __all__ = [
     "round_certified",
     "rounded_sum",
     "sin_cos_exact",
+    "sin_cos_product_exact",
+    "sin_cos_sum_exact",
     "undecided",
 ]

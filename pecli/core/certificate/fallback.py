@@ -25,7 +25,14 @@ from ..dtypes import MIN_EXPONENT, SIGNIFICAND_BITS
 from ..errors import RuntimeFailure
 from .rational import exact_power, rounded_fraction
 
-__all__ = ["correctly_rounded", "power_exact", "rounded_sum", "sin_cos_exact"]
+__all__ = [
+    "correctly_rounded",
+    "power_exact",
+    "rounded_sum",
+    "sin_cos_exact",
+    "sin_cos_product_exact",
+    "sin_cos_sum_exact",
+]
 
 #: Working precisions (bits) of the recomputation, tried in turn.
 PRECISIONS = (128, 256)
@@ -138,6 +145,138 @@ def sin_cos_exact(
             return mpmath.mpf(angle) * 2 * INPUT_ERROR * size + own
 
         found[i] = _decided(value, margin, dtype)
+    return found
+
+
+def sin_cos_sum_exact(
+    angle_terms: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    cosine: np.ndarray,
+    addend: np.ndarray,
+    dtype: object,
+) -> np.ndarray:
+    """Correctly rounded ``a + sin`` or ``a + cos`` of ``(p_hi + p_lo)·(ω + ω_res)``.
+
+    ``pecli add``'s sums: ``a`` a float64 taken as exact (the data), the angle as in
+    :func:`sin_cos_exact`, whose input error joins the margin, with the rounding of the sine
+    and of the sum relative to ``1 + |a|`` (the terms, not the sum, which may cancel). At an
+    angle of exactly 0 the sum ``a + 0`` or ``a + 1`` is rational, possibly a midpoint of the
+    dtype (``a`` itself may be one), and is rounded exactly, in integers.
+
+    Parameters
+    ----------
+    angle_terms : tuple of numpy.ndarray
+        ``(p_hi, p_lo, omega, residual)``, float64, shape ``(k,)`` each.
+    cosine : numpy.ndarray
+        Shape ``(k,)``, bool: cosine (True) or sine (False) of each entry.
+    addend : numpy.ndarray
+        Shape ``(k,)``, float64: the exact ``a`` of each entry.
+    dtype : numpy.dtype
+        The output dtype the sums are rounded to.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(k,)``, float64 holding values of ``dtype``.
+
+    Raises
+    ------
+    RuntimeFailure
+        If a sum stays undecided at 256 bits (none is known).
+
+    Examples
+    --------
+    >>> z, tie = np.zeros(1), np.array([2.0**-24])  # 1 + 2^-24: a float32 tie, to even
+    >>> sin_cos_sum_exact((z, z, z + 1, z), np.array([True]), tie, np.float32).tolist()
+    [1.0]
+
+    """
+    from fractions import Fraction
+
+    p_hi, p_lo, w, r = (np.asarray(t, dtype=np.float64).reshape(-1) for t in angle_terms)
+    a = np.asarray(addend, dtype=np.float64).reshape(-1)
+    found = np.empty(p_hi.size)
+    for i in range(p_hi.size):
+        if p_hi[i] == 0 and p_lo[i] == 0:  # sin 0 = 0, cos 0 = 1: a rational sum
+            found[i] = rounded_fraction(Fraction(float(a[i])) + int(cosine[i]), dtype)
+            continue
+
+        def value(i: int = i) -> Any:
+            import mpmath
+
+            with mpmath.workprec(mpmath.mp.prec + 240):  # the product of two double-doubles
+                angle = (mpmath.mpf(p_hi[i]) + p_lo[i]) * (mpmath.mpf(w[i]) + r[i])
+            return (mpmath.cos if cosine[i] else mpmath.sin)(angle) + a[i]
+
+        def margin(x: Any, i: int = i) -> Any:
+            import mpmath
+
+            angle = abs((p_hi[i] + p_lo[i]) * (w[i] + r[i]))
+            terms = (1 + abs(a[i])) * mpmath.ldexp(1, 4 - mpmath.mp.prec)
+            return mpmath.mpf(angle) * 2 * INPUT_ERROR + terms
+
+        found[i] = _decided(value, margin, dtype)
+    return found
+
+
+def sin_cos_product_exact(
+    factors: tuple[np.ndarray, np.ndarray, np.ndarray],
+    cosine: np.ndarray,
+    dtype: object,
+    *,
+    half_turns: bool = False,
+) -> np.ndarray:
+    """Correctly rounded ``sin`` or ``cos`` of the exact angle ``x·f·s`` (``π·x·f·s``).
+
+    The three float64 factors are multiplied exactly (no rounding at all), so the
+    recomputation's only error is mpmath's own, which reduces even a huge angle exactly. With
+    ``half_turns`` the angle is ``π`` times the product and mpmath's ``sinpi``/``cospi``
+    reduce the product modulo 2 exactly: a value exactly 0 (a sine at a whole number of half
+    turns, a cosine halfway between) is computed as 0 and decided, which no angle carried
+    with ``π`` rounded could do.
+
+    Parameters
+    ----------
+    factors : tuple of numpy.ndarray
+        ``(x, f, s)``, float64, shape ``(k,)`` each: the angle's factors, taken as exact.
+    cosine : numpy.ndarray
+        Shape ``(k,)``, bool: cosine (True) or sine (False) of each entry.
+    dtype : numpy.dtype
+        The output dtype the values are rounded to.
+    half_turns : bool, keyword-only
+        The angle is ``π·x·f·s`` (a scale written as a multiple of π).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(k,)``, float64 holding values of ``dtype``.
+
+    Raises
+    ------
+    RuntimeFailure
+        If a value stays undecided at 256 bits (none is known).
+
+    Examples
+    --------
+    >>> x, f, s = np.array([1.0, 0.5]), np.array([3.0, 1.0]), np.array([1.0, 1.0])
+    >>> sin_cos_product_exact((x, f, s), np.array([False, True]), np.float32, half_turns=True)
+    array([0., 0.])
+
+    """
+    import mpmath
+
+    x, f, s = (np.asarray(a, dtype=np.float64).reshape(-1) for a in factors)
+    found = np.empty(x.size)
+    for i in range(x.size):
+        product = mpmath.fmul(mpmath.fmul(x[i], f[i], exact=True), s[i], exact=True)
+        if half_turns:
+            function = mpmath.cospi if cosine[i] else mpmath.sinpi
+        else:
+            function = mpmath.cos if cosine[i] else mpmath.sin
+
+        def value(function: Any = function, product: Any = product) -> Any:
+            return function(product)
+
+        found[i] = _decided(value, lambda _: 0, dtype)
     return found
 
 

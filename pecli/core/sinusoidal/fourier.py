@@ -25,8 +25,11 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only: numpy.typing costs sta
     from numpy.typing import ArrayLike, DTypeLike
 
 from .. import angles
+from ..certificate import TALLY, ErrorBound, round_certified, sin_cos_product_exact
+from ..direct import sin_cos_bound
 from ..errors import ParameterError
 from ..rules import check_dtype, check_finite, check_n
+from ..turns import dyadic_quarter_turns
 
 __all__ = [
     "FREQUENCY_KINDS",
@@ -47,6 +50,9 @@ PI_TAIL = 1.2246467991473532e-16
 
 #: Most frequencies of γ (2k features per coordinate).
 MAX_K = 1 << 16
+#: Angles per chunk of γ's rows: float64 temporaries of 128 KiB, which malloc reuses from one
+#: chunk to the next (the CLI's 1 MiB blocks whole were mapped afresh: page faults, 1.3x the CPU).
+CHUNK_CELLS = 1 << 14
 
 
 def fourier_frequencies(k: int, *, frequencies: str = "harmonic") -> np.ndarray:
@@ -119,9 +125,14 @@ def fourier_features(
     with the frequencies ``f_l`` of :func:`fourier_frequencies` and the scale ``s``. For
     ``m`` coordinates each block is ``[sin(f_l s x_1 … x_m), cos(f_l s x_1 … x_m)]``
     (grouped by frequency, as in the NeRF code); ``include_input`` puts the raw ``x_1 … x_m``
-    first. The angles ``f_l s x`` are carried as double-doubles (:mod:`pecli.core.angles`) and
-    sin/cos evaluated in float64, so each value is within about one float64 ulp of the exact one, at
-    large angles too; it is rounded to ``dtype`` once.
+    first. The exact value is sin or cos of ``f_l·s·x`` with ``x`` the float64 input, ``f_l``
+    an integer and ``s`` the float64 scale or exactly ``factor·π``. The angles are carried as
+    double-doubles (:mod:`pecli.core.angles`) and sin/cos evaluated by the direct kernel in
+    float64, within its proven bound (float64 output: those values). A float32 output is
+    correctly rounded, certified (docs/exactness.md): each value rounded once where the bound
+    decides its rounding, the others recomputed from the exact ``x``, ``f_l`` and ``s`` in
+    mpmath; the counts go to :data:`pecli.core.certificate.TALLY`, the raw inputs (``x``
+    rounded once) counted with them.
 
     Parameters
     ----------
@@ -162,10 +173,12 @@ def fourier_features(
     --------
     >>> fourier_features(0.5, k=2).round(6)
     array([[0.479426, 0.877583, 0.841471, 0.540302]])
+    >>> fourier_features(1.0, k=1, scale="pi", dtype=np.float32)  # sin π is exactly 0
+    array([[ 0., -1.]], dtype=float32)
 
     """
     freqs = fourier_frequencies(k, frequencies=frequencies)
-    scale_hi, scale_lo = _scale_parts(scale)
+    exact_scale = _exact_scale(scale)
     out_dtype = check_dtype(dtype)
     points = _as_points(x)
     n, m = points.shape
@@ -173,28 +186,96 @@ def fourier_features(
     out = np.empty((n, offset + 2 * m * freqs.size), dtype=out_dtype)
     if include_input:
         with np.errstate(over="ignore"):
-            out[:, :offset] = points
+            out[:, :offset] = points  # x rounded once: correctly rounded, exact if x is held
         if not np.all(np.isfinite(out[:, :offset])):
             rule = "must be float64 to include inputs beyond ±3.4e38"
             raise ParameterError("dtype", rule, float(np.max(np.abs(points))))
-    # angle[:, l, j] = f_l · s · x_j as a double-double; the view puts sin/cos per frequency
+        if out_dtype != np.float64:
+            TALLY.add(checked=n * m)
+    grouped = out[:, offset:].reshape(n, freqs.size, 2, m)
+    step = max(1, CHUNK_CELLS // (freqs.size * m))  # temporaries of CHUNK_CELLS float64
+    for row in range(0, n, step):
+        part, block = points[row : row + step], grouped[row : row + step]
+        views = (block[:, :, 0, :], block[:, :, 1, :])
+        angle, lost = _angles(part, freqs, exact_scale)
+        if out_dtype == np.float64:  # nothing rounded: the kernel's values, within its bound
+            views[0][...], views[1][...] = angles.sin_cos(angle)
+            continue
+        _certified(angle, lost, (part[:, None, :], freqs[:, None], exact_scale), views)
+    return out
+
+
+def _angles(
+    points: np.ndarray, freqs: np.ndarray, exact_scale: tuple[float, bool]
+) -> tuple[angles.DoubleDouble, np.ndarray]:
+    """``f_l·s·x_j`` as double-doubles of shape ``(N, k, m)``, and where the tail was lost.
+
+    ``s = factor`` or ``factor·π`` (π as ``math.pi + PI_TAIL``): within about 2^-102 of the
+    exact angle, or, where the tail overflowed (angles past ~1e299), ``lost``.
+    """
+    scale_hi, scale_lo = _scale_parts(exact_scale)
     with np.errstate(over="ignore", invalid="ignore"):
         omega, residual = angles.product(freqs, np.array(scale_hi), np.array(scale_lo))
         hi, lo = angles.product(points[:, None, :], omega[:, None], residual[:, None])
     if not np.all(np.isfinite(hi)):
         rule = "times the frequencies and the scale must stay finite (|x| too large)"
         raise ParameterError("x", rule, float(np.max(np.abs(points))))
-    lo = np.where(np.isfinite(lo), lo, 0.0)  # beyond ~1e299 the tail is lost, not the value
-    grouped = out[:, offset:].reshape(n, freqs.size, 2, m)
-    grouped[:, :, 0, :], grouped[:, :, 1, :] = angles.sin_cos((hi, lo))
-    return out
+    lost = ~np.isfinite(lo)
+    lo = np.where(lost, 0.0, lo)  # beyond ~1e299 the tail is lost, not the value
+    return (hi, lo), lost
 
 
-def _scale_parts(scale: float | str) -> tuple[float, float]:
-    """The scale as a double-double ``(hi, lo)``: exact for a number, exact π-multiples too."""
+def _certified(
+    angle: angles.DoubleDouble,
+    lost: np.ndarray,
+    terms: tuple[np.ndarray, np.ndarray, tuple[float, bool]],
+    outs: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Sines and cosines of ``angle`` rounded into ``outs`` under the certificate.
+
+    The direct kernel's values, checked against :func:`~pecli.core.direct.sin_cos_bound`
+    (infinite where the tail was lost); the undecided ones recomputed from the exact factors
+    ``x``, ``f`` and the scale (:func:`~pecli.core.certificate.sin_cos_product_exact`). For a
+    π scale, the values at whole quarter turns are set exactly, with a bound of 0
+    (:func:`~pecli.core.turns.dyadic_quarter_turns`).
+    """
+    bound = sin_cos_bound(angle)
+    dtype = outs[0].dtype
+    absolute = np.where(lost, np.inf, bound.absolute)
+    x, f = np.broadcast_arrays(*terms[:2], angle[0])[:2]
+    factor, half_turns = terms[2]
+    sin, cos = angles.sin_cos(angle)
+    if half_turns:  # exact 0 and ±1 at whole quarter turns: no mpmath for them
+        mask, q = dyadic_quarter_turns(terms[0][:, 0, :], terms[1][:, 0], factor)
+        sin[mask], cos[mask] = QUARTER_SIN[q[mask]], QUARTER_SIN[(q[mask] + 1) % 4]
+        absolute[mask] = 0.0
+    bound = ErrorBound(absolute, bound.relative, bound.source)
+    for values, dest, cosine in zip((sin, cos), outs, (False, True), strict=True):
+
+        def exact(flat: np.ndarray, cosine: bool = cosine) -> np.ndarray:
+            where = np.unravel_index(flat, x.shape)  # no copy of the broadcast factors
+            factors = (x[where], f[where], np.full(flat.size, factor))
+            cosines = np.full(flat.size, cosine)
+            return sin_cos_product_exact(factors, cosines, dtype, half_turns=half_turns)
+
+        recomputed = round_certified(values, bound, dest, exact)
+        TALLY.add(checked=dest.size, recomputed=recomputed)
+
+
+#: ``sin(q·π/2)`` for ``q = 0 … 3``; the cosine is ``sin((q + 1)·π/2)``.
+QUARTER_SIN = np.array([0.0, 1.0, 0.0, -1.0])
+
+
+def _exact_scale(scale: float | str) -> tuple[float, bool]:
+    """``(factor, times_pi)``: the exact scale is ``factor``, or ``factor·π``, checked."""
     if not isinstance(scale, str):
-        return _check_scale(scale), 0.0
-    factor, times_pi = _parse(scale)
+        return _check_scale(scale), False
+    return _parse(scale)
+
+
+def _scale_parts(exact_scale: tuple[float, bool]) -> tuple[float, float]:
+    """The scale as a double-double ``(hi, lo)``: exact for a number, ``factor·π`` to ~2^-105."""
+    factor, times_pi = exact_scale
     if not times_pi:
         return factor, 0.0
     hi, lo = angles.product(np.array(factor), np.array(math.pi), np.array(PI_TAIL))
