@@ -149,8 +149,12 @@ def _direct_certified(
     outs: tuple[np.ndarray, np.ndarray],
     factor: tuple[float, float],
 ) -> None:
-    """``factor``·sin/cos of ``angle`` into ``outs``, rounded under the certificate."""
-    bound = direct_bound(angle)
+    """``factor``·sin/cos of ``angle`` into ``outs``, rounded under the certificate.
+
+    The bound is that of the path :func:`pecli.core.angles.sin_cos` takes on the whole call
+    (:func:`sin_cos_bound`): a position past about 2^24 (at ω = 1) makes a tail long.
+    """
+    bound = sin_cos_bound(angle)
     p, w, res = (np.broadcast_to(a, angle[0].shape) for a in where)
     for values, dest, cosine in zip(angles.sin_cos(angle), outs, (False, True), strict=True):
 

@@ -44,7 +44,7 @@ from . import angles, threads
 from .certificate import ErrorBound, round_certified, sin_cos_exact
 from .certificate.blocks import Exact, ProductRounder
 from .certificate.bounds import UNIT_ROUNDOFF
-from .direct import check_shapes, direct_bound
+from .direct import check_shapes, sin_cos_bound
 
 __all__ = [
     "CONSECUTIVE_BOUND",
@@ -199,9 +199,10 @@ def _recomputed(
     """Correctly rounded values the consecutive kernel left undecided, in two tiers (Ziv).
 
     An exact position (``p_lo = 0``, every integer position) is first evaluated directly under
-    :func:`direct_bound`, relative to the value: it decides nearly every value the absolute
-    bound of 32u left, the small sines of low frequencies above all, without mpmath (whose
-    import alone costs a rotary cache 8 %); the rest are recomputed by :func:`sin_cos_exact`.
+    :func:`sin_cos_bound` (the bound of the path the call takes), relative to the value: it
+    decides nearly every value the absolute bound of 32u left, the small sines of low
+    frequencies above all, without mpmath (whose import alone costs a rotary cache 8 %); the
+    rest are recomputed by :func:`sin_cos_exact`.
     """
     p_hi, p_lo, w, res = terms
     found = np.empty(p_hi.size)
@@ -214,7 +215,7 @@ def _recomputed(
         where = simple[flat]
         return sin_cos_exact(tuple(t[where] for t in terms), cosine[where], dtype)  # type: ignore[arg-type]
 
-    round_certified(np.where(cosine[simple], c, s), direct_bound(angle), rounded, rest)
+    round_certified(np.where(cosine[simple], c, s), sin_cos_bound(angle), rounded, rest)
     found[simple] = rounded
     left = np.ones(p_hi.size, dtype=bool)  # np.setdiff1d would import numpy.ma
     left[simple] = False

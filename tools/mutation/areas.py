@@ -241,6 +241,7 @@ AREAS: list[tuple[str, list[str], list[str]]] = [
             "tests/**/test_add_certified.py",
             "tests/**/test_memory_limits.py",
             "tests/**/test_kernels.py",
+            "tests/**/test_direct_bound_paths.py",
             "tests/**/test_cli.py",
         ],
     ),
