@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from pecli.core.errors import ParameterError
+from pecli.core.rope.config.class_fields import FIELD_DEFAULTS
 from pecli.core.rope.config.plans import LayerRow, layer_plan
 from pecli.core.rope.config.reading import read_rope
 from pecli.core.rope.config.shapes import text_section
@@ -220,3 +221,55 @@ def test_a_file_keeps_what_it_names_and_fill_can_be_off():
     assert section["sliding_window"] is None and section["head_dim"] == 128
     assert section["num_hidden_layers"] == 26
     assert text_section(config, fill=False)[1] == config
+
+
+#: FIELD_DEFAULTS entries the class's ``__post_init__`` replaces: the table keeps the dataclass
+#: field default, transformers holds the derived value (the reader derives it the same way).
+REPLACED = {
+    **dict.fromkeys(
+        [("axk2", "head_dim"), ("bailing_hybrid", "head_dim"), ("hy_v4", "head_dim")],
+        "head_dim is set to qk_rope_head_dim",
+    ),
+    ("hy_v4_vl_text", "head_dim"): "head_dim is set to qk_rope_head_dim",
+    ("dory", "num_hidden_layers"): "the count is doubled into (attention, mlp) blocks",
+    ("hrm_text", "num_hidden_layers"): "derived from the H and L modules' layers and cycles",
+    **{
+        (t, "sliding_window"): "dropped (None, or 0) while use_sliding_window is False"
+        for t in (
+            "deepseek_ocr2_encoder",
+            "qwen2",
+            "qwen2_5_omni_talker",
+            "qwen2_5_omni_text",
+            "qwen2_5_vl_text",
+            "qwen2_moe",
+            "qwen2_vl_text",
+            "qwen3",
+            "qwen3_moe",
+        )
+    },
+}
+
+
+def _held_value(held: dict[str, Any], field: str) -> Any:
+    """What the class held for ``field`` (Gemma 4's ``global_head_dim``: its full layers' head)."""
+    if field == "global_head_dim":
+        return {v["head_dim"] for v in held["per_layer_config"].values()} or None
+    return held.get(field)
+
+
+@pytest.mark.parametrize("model_type", sorted(FIELD_DEFAULTS))
+def test_every_field_default_is_what_the_class_held(model_type):
+    """Each value of the table, against the class's own bare read (vision towers too)."""
+    held = DOC["model_types"][model_type]["bare"]["held"]
+    for field, value in FIELD_DEFAULTS[model_type].items():
+        got = _held_value(held, field)
+        if (model_type, field) in REPLACED:
+            assert got != value, (model_type, field, "no longer replaced: drop it from REPLACED")
+        elif field == "global_head_dim":
+            assert got == {value}, (model_type, field)
+        else:
+            assert got == value, (model_type, field)
+
+
+def test_the_replaced_fields_are_fields_of_the_table():
+    assert all(field in FIELD_DEFAULTS[t] for t, field in REPLACED)
