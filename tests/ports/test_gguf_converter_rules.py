@@ -151,3 +151,27 @@ def test_a_transformers_4_gemma3_config_keeps_its_global_scaling_and_no_other(sc
     assert merged.get("rope_scaling") == (
         {"rope_type": "linear", "factor": 8.0} if scaled else None
     )
+
+
+@pytest.mark.parametrize(
+    ("layers", "shown"),
+    [(48, "3 7 11 15 19 23 27 31 35 39 43 47:"), (52, "3 7 11 15 19 23 27 31 35 39 43 47 …:")],
+)
+def test_the_nope_layers_are_shown_up_to_twelve_then_an_ellipsis(layers, shown):
+    """SmolLM3's NoPE step 4: every 4th layer (3, 7, …), 12 of them in 48 layers, 13 in 52."""
+    from pecli.analysis.ports.gguf_plan import plan_findings
+
+    config = {"model_type": "smollm3", "num_hidden_layers": layers, "no_rope_layer_interval": 4}
+    [found] = plan_findings(config, "smollm3", {"smollm3.block_count": layers})
+    assert found.status == "note" and found.detail.startswith(shown + " llama.cpp's NoPE")
+
+
+def test_llama_cpps_layers_are_cut_at_twelve_with_an_ellipsis_too():
+    """A config's NoPE step 5 against llama.cpp's 4, 52 layers: the config's 10 NoPE layers
+    (4, 9, …, 49) in full, llama.cpp's 13 (3, 7, …, 51) cut after 12, marked as cut."""
+    from pecli.analysis.ports.gguf_plan import plan_findings
+
+    config = {"model_type": "smollm3", "num_hidden_layers": 52, "no_rope_layer_interval": 5}
+    [found] = plan_findings(config, "smollm3", {"smollm3.block_count": 52})
+    assert found.status == "differ" and found.expected == "4 9 14 19 24 29 34 39 44 49"
+    assert found.found == "3 7 11 15 19 23 27 31 35 39 43 47 …"

@@ -61,7 +61,7 @@ def _global(kinds: list[str]) -> list[int]:
 
 
 def _compare(item: str, want: list[int], got: list[int], arch: str | None, what: str) -> Finding:
-    shown = " ".join(map(str, want[:12])) + (" …" if len(want) > 12 else "")
+    shown = _shown(want)
     if want == got:
         detail = (
             f"{shown}: llama.cpp's {what} pattern for {arch} is hard-coded (no GGUF key) "
@@ -72,4 +72,9 @@ def _compare(item: str, want: list[int], got: list[int], arch: str | None, what:
         f"the config's {what} layers are not those llama.cpp hard-codes for {arch} (no GGUF "
         "key can carry them): the converted model runs with llama.cpp's"
     )
-    return Finding(item, "differ", shown, " ".join(map(str, got[:12])), detail)
+    return Finding(item, "differ", shown, _shown(got), detail)
+
+
+def _shown(layers: list[int]) -> str:
+    """The first 12 layers, and an ellipsis when there are more (on either side of a finding)."""
+    return " ".join(map(str, layers[:12])) + (" …" if len(layers) > 12 else "")
