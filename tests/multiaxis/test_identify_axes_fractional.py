@@ -38,3 +38,16 @@ def test_diffusers_caches_are_read_with_theta_per_axis(run_cli, tmp_path, case, 
     assert found["presets"][preset]["matches"], found["presets"][preset]
     assert found["schedule"] == "per-axis"
     assert found["theta"] == pytest.approx({"t": 1e4, "h": 1e4, "w": 1e4}, rel=1e-5)
+
+
+def test_the_record_gives_theta_to_six_decimals():
+    """A fitted θ of 10000.0000123456 is recorded as 10000.000012."""
+    import types
+
+    from pecli.analysis.multiaxis.identify import AxesIdentification
+    from pecli.analysis.multiaxis.reading import AxesReading
+
+    reading = AxesReading("half-split", [0, 1], np.ones(2), "per-axis", {"0": 10000.0000123456})
+    plan = types.SimpleNamespace(axes=("t", "h"))
+    record = AxesIdentification(reading, plan, {}).record()
+    assert record["theta"] == {"t": 10000.000012} and record["channel_axis"] == "TH"
