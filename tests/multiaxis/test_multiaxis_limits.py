@@ -10,7 +10,7 @@ import pytest
 from pecli.core.dtypes import float_dtype
 from pecli.core.errors import ParameterError
 from pecli.core.multiaxis import AxesSpec, axes_cache, axis_preset, per_axis
-from pecli.core.multiaxis.ids import check_text
+from pecli.core.multiaxis.ids import check_grid, check_text
 from pecli.core.multiaxis.mrope import mrope_plan, parse_tokens
 
 
@@ -91,3 +91,18 @@ def test_a_bfloat16_full_cache_in_float64_steps_is_rounded_once():
             for p in positions
         ]
     np.testing.assert_array_equal(got, np.array(want))
+
+
+def test_a_grid_size_may_equal_a_presets_most_and_not_pass_it():
+    """``most`` is the largest size allowed: 4 passes ``most=4``, 5 is refused."""
+    assert check_grid([4, 1], 2, most=4) == (4, 1)
+    with pytest.raises(ParameterError, match="sizes must be <= 4 for this preset"):
+        check_grid([5, 1], 2, most=4)
+
+
+def test_a_grid_size_past_2_to_the_40_is_refused_for_its_token_count():
+    """No size of 2^40 + 1 or more fits 2^40 tokens; the refusal says so (not ">= 1")."""
+    for size in ((1 << 40) + 1, (1 << 53) + 1):
+        with pytest.raises(ParameterError, match=r"grid must hold at most 2\^40 tokens"):
+            check_grid([size], 1)
+    assert check_grid([1 << 40], 1) == (1 << 40,)

@@ -69,7 +69,7 @@ def check_grid(grid: Sequence[int], dims: int, *, most: int | None = None) -> tu
     if len(sizes) != dims:
         raise ParameterError("grid", f"must have {dims} sizes here", list(sizes))
     for size in sizes:
-        if not isinstance(size, int | np.integer) or size < 1 or size > MAX_POSITION:
+        if not isinstance(size, int | np.integer) or size < 1:
             raise ParameterError("grid", "sizes must be integers >= 1", list(sizes))
         if most is not None and size > most:
             raise ParameterError("grid", f"sizes must be <= {most} for this preset", list(sizes))
