@@ -44,3 +44,22 @@ def test_a_temperature_needs_the_rows_factors_to_spread_past_the_floor(dtype, sp
         span = f"a factor per position, 1 at row 0 to {1 + spread:.6g} at row 3"
         assert words == f"query temperature missing: A = B × {span} (a query temperature?)"
         assert swapped == words.replace("A = B", "B = A"), swapped
+
+
+def test_a_spread_of_exactly_the_floor_is_named():
+    """bfloat16's floor 64·2^-8 = 0.25 is exact, and so is 1.25 - 1: a spread at the floor is
+    not below it (swapped, 1/1.25 = 0.8 spreads 0.2: below)."""
+    words = temperature(_scaled([1 + 0.25 * k / 3 for k in range(4)], "bfloat16"))
+    span = "a factor per position, 1 at row 0 to 1.25 at row 3"
+    assert words == f"query temperature missing: A = B × {span} (a query temperature?)"
+
+
+@pytest.mark.parametrize(("last", "named"), [(1.25, True), (1.25 - 2**-7, False)])
+def test_a_factor_may_step_back_by_the_wobble_and_no_more(last, named):
+    """bfloat16 rows' factors 1, 1.25, 1.5, then back by exactly 64·2^-8 = 0.25 (rounding
+    wobble: still a growing temperature) or by 2^-7 more (it shrinks: none)."""
+    words = temperature(_scaled([1, 1.25, 1.5, last], "bfloat16"))
+    span = "a factor per position, 1 at row 0 to 1.25 at row 3"
+    assert words == (
+        f"query temperature missing: A = B × {span} (a query temperature?)" if named else None
+    )
