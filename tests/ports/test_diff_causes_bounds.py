@@ -84,3 +84,16 @@ def test_a_table_cut_into_two_blocks_needs_an_even_width_in_each():
         [[4, 5, 6, 7], [12, 13, 14, 15]],
     ]
     assert parts(np.zeros((2, 6)), 2) is None
+
+
+@pytest.mark.parametrize(("cos", "named"), [(1 - 8 * U, True), (1 - 9 * U, False)])
+def test_the_magnitudes_may_differ_by_8_roundings_and_no_more(cos, named):
+    """B's pair 1 at row 0 (angle 0: cos 1, sin 0) with cos 1 - 8·2^-24, exact in float64:
+    |z| differs from A's 1 by exactly the 8·2^-24 of two float32 roundings, still float32
+    arithmetic; by 9·2^-24 it is a factor on one side (values.factor's), not arithmetic."""
+    from pecli.analysis.ports.causes.arithmetic import framework_arithmetic
+
+    pair = _cache_pair(7.5 * U)
+    pair.b[0, 1] = pair.b[0, 5] = cos  # the cos columns of pair 1 (half-split: i and i + 4)
+    words = framework_arithmetic(pair)
+    assert (words is not None and words.startswith("framework float32")) == named, words
