@@ -21,6 +21,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..core.errors import ParameterError
+from .style import new_figure
 
 __all__ = ["grid_channels_figure", "mosaic_gap", "patch_similarity", "patch_similarity_figure"]
 
@@ -87,7 +88,8 @@ def grid_channels_figure(
     Raises
     ------
     ParameterError
-        (a ``ValueError``) for more than 64 channels or values that do not fit the shape.
+        (a ``ValueError``) for more than 64 channels or values that do not fit the shape, or a
+        figure past 50 million pixels (its fitted size at ``dpi`` too).
 
     """
     h, w = shape
@@ -95,8 +97,8 @@ def grid_channels_figure(
         rule = f"must be 1 to {MAX_PANELS} channels of the {h} × {w} grid"
         raise ParameterError("channels", rule, values.shape)
     rows, columns = _panel_grid(values.shape[1])
-    size = figsize or (2.6 * columns + 1.2, 2.4 * rows + 0.6)
-    fig = Figure(figsize=size, dpi=dpi, layout="constrained")
+    fitted = (2.6 * columns + 1.2, 2.4 * rows + 0.6)
+    fig = new_figure(figsize, dpi, default_size=fitted)  # held to 50 million pixels
     axes = fig.subplots(rows, columns, squeeze=False)
     image: Any = None
     for k, ax in enumerate(axes.flat):
@@ -173,12 +175,13 @@ def patch_similarity_figure(
     Raises
     ------
     ParameterError
-        (a ``ValueError``) for a patch outside the grid or a mosaic side above 64.
+        (a ``ValueError``) for a patch outside the grid or a mosaic side above 64, or a figure
+        past 50 million pixels.
 
     """
     h, w = shape
     similarity = patch_similarity(table)
-    fig = Figure(figsize=figsize or (7.5, 6.5), dpi=dpi, layout="constrained")
+    fig = new_figure(figsize, dpi, default_size=(7.5, 6.5))  # held to 50 million pixels
     ax = fig.add_subplot()
     low = math.floor(float(similarity.min()) * 10) / 10  # the data's range: contrast
     style: dict[str, Any] = {

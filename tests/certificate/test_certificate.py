@@ -435,3 +435,10 @@ def test_widest_is_one_bound_covering_every_values_own():
     bound = ErrorBound(absolute=np.array([1e-15, 3e-15, 2e-15]))
     assert bound.widest(0.5) == pytest.approx(3e-15 * (1 + 4 * u) + 0.5 * 2 * u, rel=1e-15, abs=0)
     assert ErrorBound(absolute=1e-15).widest(0.5) == pytest.approx(1.1110223e-15, rel=1e-7, abs=0)
+
+
+def test_a_bound_that_just_reaches_a_midpoint_leaves_it_undecided():
+    """``0 ± 2^-150`` touches the float32 midpoint between 0 and the least subnormal 2^-149;
+    the absolute part widened by ``(1 + 4u)`` (exactly ``1 + 2^-51``) goes past it: undecided."""
+    assert ErrorBound(absolute=1.0).at(np.array([0.0])).tolist() == [1 + 2.0**-51]
+    assert undecided(np.array([0.0]), ErrorBound(absolute=2.0**-150), np.float32).tolist() == [0]

@@ -238,3 +238,20 @@ def test_a_step_of_2_to_the_53_is_still_a_whole_quarter_turn(dtype):
     sin, cos = np.full(1, np.nan, dtype), np.full(1, np.nan, dtype)
     fill_turns((sin, cos), np.array([2.0**53]), Fraction(1, 2**54), frequency)
     assert sin.tolist() == [1.0] and cos.tolist() == [0.0]
+
+
+def test_a_double_double_whose_own_error_reaches_a_midpoint_is_recomputed():
+    """The bound of ``hi`` alone is ``|lo|`` plus the pair's own 2^-100·|hi|, not minus it.
+
+    ``hi = 1 + 2^-24 + 2^-51`` lies two float64 steps above the float32 midpoint ``T = 1 +
+    2^-24``; with ``|lo| = 2^-53 - 2^-76`` the widened bound is ``e = 3·2^-53 + 2^-103 +
+    2^-104 ± 2^-100`` (by hand, from :meth:`ErrorBound.at`): ``hi - e`` is at most the float64
+    tie ``T + 2^-53`` (so ``fl(hi - e) = T``, which float32 rounds down) exactly when the 2^-100
+    term is added. Then the sum is sent to mpmath: 1 recomputed, and ``hi + lo`` (above ``T``)
+    rounds up to ``1 + 2^-23``."""
+    from pecli.core.certificate import rounded_sum
+
+    out = np.empty(1, np.float32)
+    hi, lo = np.array([1 + 2.0**-24 + 2.0**-51]), np.array([-(2.0**-53 - 2.0**-76)])
+    assert rounded_sum(hi, lo, out) == 1
+    assert out.tolist() == [1 + 2.0**-23]

@@ -255,3 +255,35 @@ def test_no_channel_at_all_is_refused_as_out_of_1_to_64():
     table = np.zeros((15, 0))
     with pytest.raises(ParameterError, match="must be 1 to 64 channels of the 3 × 5 grid"):
         grid_channels_figure(table, (3, 5), names=[], title="t")
+
+
+@pytest.mark.parametrize(
+    ("args", "dpi", "fitted"),
+    [
+        ([], 790, (6.4, 5.4)),  # 2 × 2 panels: 34.56·790² = 21,568,896 pixels
+        (["--similarity"], 1012, (7.5, 6.5)),  # 48.75·1012² = 49,927,020
+        (["--similarity"], 1013, "7.5 × 6.5 inches"),  # 48.75·1013² = 50,025,738.75
+        (["--channels", ",".join(map(str, range(64)))], 340, "22 × 19.8 inches"),  # 8 × 8
+    ],
+)
+def test_plot_grid_holds_its_fitted_size_to_50_million_pixels(
+    run_cli, tmp_path, monkeypatch, args, dpi, fitted
+):
+    """docs/cli.md: plot-grid's size is fitted to the panels (2.6 × 2.4 inches each plus 1.2 ×
+    0.6; the mosaic 7.5 × 6.5), and a figure is at most 50 million pixels: that size is held
+    to it, not a fixed 9 × 9 (which refused 790 dpi for 4 panels and let 64 panels through at
+    340 dpi, 50,355,360 pixels). The figure is not drawn: its size is all that is asked."""
+    from pecli.io import writing
+
+    saved = []
+    monkeypatch.setattr(writing, "save_figure_to", lambda f, fig, *_: saved.append(fig))
+    out = tmp_path / "g.png"
+    result = run_cli("plot-grid", "3", "5", "--d", "256", *args, "--dpi", str(dpi), "-o", str(out))
+    if isinstance(fitted, tuple):
+        assert result.exit_code == 0, result.output
+        assert saved[0].dpi == dpi
+        assert tuple(saved[0].get_size_inches()) == pytest.approx(fitted, rel=1e-12)
+        return
+    assert result.exit_code == 2, result.output
+    assert f"gives {fitted} at {dpi} dpi: at most 50 million pixels" in result.stderr
+    assert "'--dpi'" in result.stderr and not saved and not out.exists()

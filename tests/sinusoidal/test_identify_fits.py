@@ -31,6 +31,7 @@ from pecli.analysis.sinusoidal.identify.fits import (
         ("paper", 5, "sine", 2.5),  # DistilBERT: h = d / 2
         ("tensor2tensor", 5, "sine", 1.5),
         ("paper", 5, "sine-d+1", 3.0),  # tatp22: h = (d + 1) / 2
+        ("paper", 8, "sine-d+1", 4.0),  # tatp22 at an even d: h = ceil(d / 2) = d / 2
         ("paper", 5, "zero", 2.0),  # h = d // 2
         ("tensor2tensor", 4, "zero", 1.0),
         ("tensor2tensor", 2, "zero", 1.0),  # h − 1 = 0: tensor2tensor's guard max(h − 1, 1)

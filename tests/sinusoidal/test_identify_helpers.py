@@ -192,3 +192,17 @@ def test_a_measured_base_that_is_no_base_offers_no_digits(measured):
     fit = Fit("interleaved", "paper", 7321.000000000008, measured, 0.0, residual=1e-15, score=0.5)
     short_base(fit, table, Zeros([], False), "float64")
     assert (fit.base, fit.schedule, fit.odd_d) == (7321.0, "paper", "zero")
+
+
+def test_a_shorter_base_may_be_the_least_base_a_table_takes():
+    """BASE_RANGE is inclusive (``compute`` takes 1e-300): a measured base 1.0000001e-300 read
+    with the paper's ``h - s = 4`` (d = 8) rounds at one digit to 1e-300 itself, a candidate."""
+    from pecli.analysis.sinusoidal.identify.fitting import Fit
+    from pecli.analysis.sinusoidal.identify.naming import _shorter
+
+    fit = Fit(layout="interleaved", schedule="paper", base=1.0000001e-300, base_fit=0.0, start=0.0)
+    found = {
+        (den, base): digits
+        for digits, _, den, _, _, base in _shorter(fit, 8, 4.0, 1.0000001e-300, 16)
+    }
+    assert found[(4.0, 1e-300)] == 1

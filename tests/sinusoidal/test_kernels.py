@@ -316,3 +316,12 @@ def test_the_small_angle_bound_counts_the_frequency_s_residual():
     # far positions at a slow frequency: (2^30 + 100 + 32768)·2^-10 < 2^24, still 32u
     slow = consecutive_bound(2.0**30, 100, np.array([2.0**-10]), np.zeros(1))
     assert slow is CONSECUTIVE_BOUND
+
+
+def test_no_frequency_fills_nothing_at_any_number_of_rows():
+    """``h = 0`` (an empty ``omega``) with rows, or rows = 0 with frequencies: an empty fill,
+    returned before any block is sized from ``h`` (not a division by zero)."""
+    for rows, h in ((3, 0), (0, 2)):
+        out = np.empty((rows, 2 * h), dtype=np.float32)
+        fill_sin_cos_consecutive(out[:, 0::2], out[:, 1::2], 0.0, np.ones(h))
+        assert out.shape == (rows, 2 * h)

@@ -114,7 +114,9 @@ def _size(
 
 
 @app.command("plot-grid")
-@plot_options("grid.png", default_size=(9, 9))
+# the size is fitted to the panels and held to the pixel budget when drawn; checked here: the
+# smallest figure, one panel (pecli.figures.grids)
+@plot_options("grid.png", default_size=(3.8, 3.0))
 def plot_grid(
     shape: GridShape,
     d: Annotated[int, typer.Option("--d", help="Width d (embed_dim), as for pecli grid.")] = 64,

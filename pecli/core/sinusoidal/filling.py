@@ -217,8 +217,12 @@ class TableSpec:
             direct.fill_sin_cos_direct(s, c, positions, w, res, factor=self.amplitude)
 
     def _finish(self, out: np.ndarray, row0: int | None) -> None:
-        """The zero column of an odd ``d`` (exact: counted as checked), the padding row."""
-        if not self.odd_sine and out.shape[-1] > 2 * self.omega.size:
+        """The zero column of an odd ``d`` (exact: counted as checked), the padding row.
+
+        Only the zero rule leaves one: ``out`` is ``d`` wide, and an odd ``d`` that ends with a
+        sine has ``ceil(d/2)`` frequencies, ``2·ceil(d/2) >= d``.
+        """
+        if out.shape[-1] > 2 * self.omega.size:
             out[:, 2 * self.omega.size :] = 0
             zeros = out[:, 2 * self.omega.size :].size
             TALLY.add(checked=zeros if self.dtype != np.float64 else 0)
