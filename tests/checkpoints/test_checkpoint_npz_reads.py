@@ -128,3 +128,21 @@ def test_a_member_turned_into_a_pickle_after_opening_is_never_unpickled(tmp_path
     finally:
         archive.close()
     assert not (tmp_path / "ran").exists()
+
+
+def test_closing_twice_closes_the_descriptor_once(tmp_path, monkeypatch):
+    """close() is idempotent: the second call closes no descriptor (not stdout's fd 1)."""
+    import os
+
+    archive = _archive(tmp_path, x=np.arange(3.0))
+    closed, real = [], os.close
+
+    def spy(fd):
+        closed.append(fd)
+        if fd > 2:  # a mutant's second close must not close the test's own stdout
+            real(fd)
+
+    monkeypatch.setattr(npz_file.os, "close", spy)
+    archive.close()
+    archive.close()
+    assert len(closed) == 1

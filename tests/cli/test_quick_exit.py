@@ -11,6 +11,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 RUN = """
 import atexit, os, sys
 from pecli._entry import main
@@ -123,3 +125,28 @@ def test_openblas_gets_one_thread_before_numpy_loads_unless_the_caller_chose():
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     assert _threads_seen(env) == "1 False"
     assert _threads_seen({**env, "OPENBLAS_NUM_THREADS": "3"}) == "3 False"
+
+
+FAILING = """
+import sys, types
+stand_in = types.ModuleType("pecli.cli")  # the command line, replaced: it fails as it starts
+def main():
+    raise SystemError("a bug, not memory")
+stand_in.main = main
+sys.modules["pecli.cli"] = stand_in
+from pecli._entry import main as entry
+entry()
+"""
+
+
+def test_a_system_error_without_a_memory_limit_is_a_bug_shown_in_full():
+    """Only under ``ulimit -v`` is a SystemError taken for memory running out."""
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+        pytest.skip("needs no address-space limit")
+    done = subprocess.run(
+        [sys.executable, "-c", FAILING], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1
+    assert "SystemError: a bug, not memory" in done.stderr and "out of memory" not in done.stderr

@@ -62,3 +62,16 @@ def test_name_max_of_a_folder_that_is_not_there_is_linuxs_name_max(tmp_path):
 
     assert name_max(tmp_path / "absent") == 255
     assert name_max(tmp_path) == os.pathconf(tmp_path, "PC_NAME_MAX")
+
+
+def test_a_name_16_bytes_under_name_max_keeps_its_name_in_the_part_file(tmp_path):
+    """.NAME.XXXXXXXX.part is the name plus 15 bytes: at NAME_MAX − 16 it still fits."""
+    from pecli.io.guard import atomic_output
+    from pecli.io.paths import name_max
+
+    target = tmp_path / ("a" * (name_max(tmp_path) - 16))
+    with atomic_output(target) as handle:
+        handle.write(b"x")
+        [part] = [p.name for p in tmp_path.iterdir()]
+    assert part.startswith(f".{target.name}.") and part.endswith(".part")
+    assert len(part) == len(target.name) + 15

@@ -158,3 +158,22 @@ def test_a_table_of_more_than_64_rows_is_read_whole_for_its_layout():
     table[99, 0] += 1.0
     with pytest.raises(ParameterError):
         pair_layouts([table], "x")
+
+
+def test_no_room_for_a_full_csv_cache_is_refused_before_writing(run_cli, tmp_path, monkeypatch):
+    """1000 rows × 128 values fit the 2-bytes-a-value floor (256 kB) in 1 MB free, but each
+    value is ~10 digits: the estimate (from rows spread over the cache) is refused up front."""
+    import shutil
+
+    real = shutil.disk_usage
+    usage = real(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=1_000_000))
+    out = tmp_path / "c.csv"
+    result = run_cli("rope", "cache", "--n", "1000", "--head-dim", "64", "-o", str(out))
+    assert result.exit_code == 1 and "1000000 bytes" in result.stderr, result.output
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(shutil, "disk_usage", real)  # the real room: the file is over 1 MB
+    assert (
+        run_cli("rope", "cache", "--n", "1000", "--head-dim", "64", "-o", str(out)).exit_code == 0
+    )
+    assert out.stat().st_size > 1_000_000

@@ -33,3 +33,17 @@ def test_the_slice_starts_at_its_fastest_pair_in_bfloat16(seed, layout):
     else:  # (16 + 2j, 17 + 2j): the still pairs at the end are the limit of bf16, said so
         assert reading.pairing.stop < 32 and not reading.width_sure
         assert any("may be wider" in f for f in reading.findings)
+
+
+def test_a_float32_just_below_a_bfloat16_number_is_nearest_that_number():
+    """ω one float32 step under a bfloat16 number (low 16 bits 0xFFFF), off by that step.
+
+    The nearest bfloat16 is the number above, one step away: within 3× an error of 0.6
+    step. A mask that kept the float32's last bit would round to 2 steps off and miss.
+    """
+    from pecli.analysis.rope.probe.frequencies import inv_freq_dtype
+
+    bf16 = np.array([1.0, 0.81640625, 0.6640625, 0.5390625], np.float32)  # 8 bits each
+    w = np.nextafter(bf16, np.float32(0)).astype(np.float64)
+    step = bf16.astype(np.float64) - w
+    assert inv_freq_dtype(w, 0.6 * step) == "bfloat16"

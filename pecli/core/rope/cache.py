@@ -95,12 +95,12 @@ def cache_blocks(spec: CacheSpec) -> Iterator[np.ndarray]:
     start = spec.checked_start()
     h, stored = spec.pairs, spec.stored
     if spec.positions is not None:
-        step = spec.rows or max(1, BLOCK_CELLS // max(h, 1))
+        step = spec.rows or max(1, BLOCK_CELLS // h)
         where = check_positions_list(spec.positions, spec.n, start)
         return _position_blocks(spec.freqs, where, spec.layout, stored, spec.part, step)
-    width = 2 * max(h, 1) * (2 if spec.part == "both" else 1)
+    width = spec.width  # 2h columns, 4h for both: h >= 1 (RopeSpec: rotated width >= 2)
     reuse = max(0, int(spec.reuse))
-    step = spec.rows or max(1, OUT_CELLS // width if reuse > 0 else BLOCK_CELLS // max(h, 1))
+    step = spec.rows or max(1, OUT_CELLS // width if reuse > 0 else BLOCK_CELLS // h)
     return _blocks(spec.freqs, spec.n, start, spec.layout, stored, spec.part, (step, reuse))
 
 
