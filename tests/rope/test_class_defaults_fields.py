@@ -273,3 +273,21 @@ def test_every_field_default_is_what_the_class_held(model_type):
 
 def test_the_replaced_fields_are_fields_of_the_table():
     assert all(field in FIELD_DEFAULTS[t] for t, field in REPLACED)
+
+
+WINDOWS = [
+    pytest.param(case["file"], case["held"], id=f"{model_type}-{k}")
+    for model_type, cases in sorted(DOC["windows"].items())
+    for k, case in enumerate(cases)
+]
+
+
+@pytest.mark.parametrize(("file", "held"), WINDOWS)
+def test_sliding_layers_follow_max_window_layers_as_the_class_derives_them(file, held):
+    """Qwen2 and its kin name no layer types: the class slides the layers from
+    ``max_window_layers`` on when ``use_sliding_window`` is set (Qwen2-MoE: the even layers
+    below it; Dots1 without the flag). pecli planned every layer as full attention."""
+    rows, _ = layer_plan(file)
+    assert [r.kind for r in rows] == held["layer_types"]
+    slides = [r.window for r in rows if r.kind == "sliding_attention"]
+    assert slides == [held.get("sliding_window")] * len(slides)

@@ -112,6 +112,48 @@ def cases() -> dict[str, Any]:
     return found
 
 
+#: Files for the classes that derive sliding layers from ``max_window_layers`` (Qwen2's
+#: ``__post_init__``: sliding from that layer on when ``use_sliding_window``; Qwen2-MoE: the
+#: even layers below it): sliding on, on from layer 0, off, and the flag left to the class.
+WINDOW_FILES = (
+    {
+        "use_sliding_window": True,
+        "sliding_window": 64,
+        "num_hidden_layers": 6,
+        "max_window_layers": 3,
+    },
+    {
+        "use_sliding_window": True,
+        "sliding_window": 64,
+        "num_hidden_layers": 5,
+        "max_window_layers": 0,
+    },
+    {
+        "use_sliding_window": False,
+        "sliding_window": 64,
+        "num_hidden_layers": 6,
+        "max_window_layers": 3,
+    },
+    {"sliding_window": 64, "num_hidden_layers": 6, "max_window_layers": 2},
+)
+
+
+def windows() -> dict[str, Any]:
+    """Every class with a ``max_window_layers`` field: what it holds after each window file."""
+    from transformers import CONFIG_MAPPING
+
+    found: dict[str, Any] = {}
+    for model_type in sorted(CONFIG_MAPPING.keys()):
+        cls = CONFIG_MAPPING[model_type]
+        try:
+            fields = cls().to_dict()
+        except Exception:  # a class that needs arguments has no defaults to read
+            continue
+        if cls.model_type == model_type and "max_window_layers" in fields:
+            found[model_type] = [_read(cls, {"model_type": model_type, **f}) for f in WINDOW_FILES]
+    return found
+
+
 def generate(out: Path) -> None:
     """Write ``out/class_defaults.json`` (one line per model type, so a diff shows which)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -121,8 +163,9 @@ def generate(out: Path) -> None:
         "call": "cls.from_dict(file).to_dict(), file {'model_type': …} [+ num_hidden_layers 7]",
     }
     lines = [f" {json.dumps(k)}: {json.dumps(v, sort_keys=True)}," for k, v in head.items()]
-    body = cases()
-    rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in body.items()]
-    text = "{\n" + "\n".join(lines) + '\n "model_types": {\n' + ",\n".join(rows) + "\n }\n}\n"
+    rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in cases().items()]
+    text = "{\n" + "\n".join(lines) + '\n "model_types": {\n' + ",\n".join(rows) + "\n },\n"
+    rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in windows().items()]
+    text += ' "windows": {\n' + ",\n".join(rows) + "\n }\n}\n"
     json.loads(text)  # one document
     (out / "class_defaults.json").write_text(text, encoding="utf-8")

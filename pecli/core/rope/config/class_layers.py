@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["KINDS", "LAYER_RULES", "LayerRule", "class_layer_types"]
+__all__ = ["KINDS", "LAYER_RULES", "WINDOW_RULES", "LayerRule", "WindowRule", "class_layer_types"]
 
 #: The layer type of each letter of a rule.
 KINDS = MappingProxyType(
@@ -135,6 +135,54 @@ LAYER_RULES: Mapping[str, LayerRule] = MappingProxyType(
         "zaya": _rule("h"),
     }
 )
+
+
+@dataclass(frozen=True)
+class WindowRule:
+    """Sliding layers counted from ``max_window_layers`` (default ``most``), as Qwen2 derives.
+
+    Layer i slides when ``i >= max_window_layers`` and the file's ``sliding_window`` is set;
+    with ``gated``, only when ``use_sliding_window`` is true too (false by default). With
+    ``below`` (Qwen2-MoE) the even layers below ``max_window_layers`` slide instead.
+    """
+
+    most: int
+    gated: bool = True
+    below: bool = False
+
+    def kinds(self, section: Mapping[str, Any], count: int) -> list[str] | None:
+        """The layer types of ``count`` layers, or None when none slides (all full attention).
+
+        >>> WindowRule(28).kinds({"use_sliding_window": True, "sliding_window": 64,
+        ...     "max_window_layers": 1}, 2)
+        ['full_attention', 'sliding_attention']
+        """
+        if self.gated and not section.get("use_sliding_window"):
+            return None
+        if not self.below and section.get("sliding_window") is None:
+            return None
+        most = section.get("max_window_layers")
+        most = self.most if most is None else most
+        slides = [(i < most and i % 2 == 0) if self.below else i >= most for i in range(count)]
+        return [KINDS["S" if slide else "F"] for slide in slides]
+
+
+#: The classes that derive sliding layers from ``max_window_layers`` (transformers 5.25.0's
+#: ``__post_init__``; tests/fixtures/libraries/class_defaults' ``windows``).
+WINDOW_RULES: Mapping[str, WindowRule] = MappingProxyType(
+    {
+        "deepseek_ocr2_encoder": WindowRule(28),
+        "dots1": WindowRule(62, gated=False),
+        "qwen2": WindowRule(28),
+        "qwen2_5_omni_talker": WindowRule(28),
+        "qwen2_5_omni_text": WindowRule(28),
+        "qwen2_5_vl_text": WindowRule(80),
+        "qwen2_moe": WindowRule(28, below=True),
+        "qwen2_vl_text": WindowRule(80),
+        "qwen3": WindowRule(28),
+        "qwen3_omni_moe_talker_code_predictor": WindowRule(28, gated=False),
+    }
+)
 #: The keys a file names its layer types with (:mod:`.layer_types`): any of them, no rule.
 NAMED = (
     "layer_types",
@@ -150,7 +198,7 @@ def class_layer_types(section: Mapping[str, Any], count: int) -> list[str] | Non
     """The layer types the class of ``section`` derives for ``count`` layers, or None.
 
     None when the file names its layer types (:data:`NAMED`) or the class has no rule (every
-    layer full attention).
+    layer full attention); a class of :data:`WINDOW_RULES` reads the file's sliding fields.
 
     Examples
     --------
@@ -160,7 +208,10 @@ def class_layer_types(section: Mapping[str, Any], count: int) -> list[str] | Non
     True
 
     """
-    rule = LAYER_RULES.get(str(section.get("model_type")))
-    if rule is None or any(section.get(key) is not None for key in NAMED):
+    if any(section.get(key) is not None for key in NAMED):
         return None
-    return rule.kinds(count)
+    model_type = str(section.get("model_type"))
+    if window := WINDOW_RULES.get(model_type):
+        return window.kinds(section, count)
+    rule = LAYER_RULES.get(model_type)
+    return None if rule is None else rule.kinds(count)
