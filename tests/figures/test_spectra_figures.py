@@ -144,6 +144,8 @@ def test_spectrum_bands_hook_shades_runs_and_names_each_label_once():
         (32.5, 64.5),
     ]
     assert len({to_rgba(p.get_facecolor()) for p in spans}) == 3
+    # no outline: adjacent spans would otherwise draw a darker seam on their shared edge
+    assert [p.get_linewidth() for p in spans] == [0.0, 0.0, 0.0]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["C = 10000", "unchanged", "smoothed", "interpolated"]
     with pytest.raises(ParameterError, match=r"one label per pair \(d/2 = 64\)"):

@@ -63,3 +63,15 @@ def test_the_consecutive_kernels_second_tier_takes_the_general_bound_past_2_24(m
     assert seen == [GENERAL_BOUND.relative]
     with mpmath.workprec(300):
         assert found[0] == _float32(mpmath.sin(mpmath.mpf(2**40 + 1) * mpmath.mpf(0.7)))
+
+
+@pytest.mark.parametrize(
+    ("sin_shape", "cos_shape"), [((3, 4), (3, 5)), ((3, 5), (3, 5)), ((3, 4), (2, 4))]
+)
+def test_two_dimensional_views_of_the_wrong_shape_are_refused(sin_shape, cos_shape):
+    """Views with two axes still must match each other and ``h = omega.size = 4``: each of
+    the three conditions alone refuses them, not only all three together."""
+    omega = np.ones(4)
+    with pytest.raises(ValueError, match=r"must both have shape \(m, 4\)"):
+        direct.check_shapes(np.empty(sin_shape), np.empty(cos_shape), omega, omega, 0.0)
+    assert direct.check_shapes(np.empty((3, 4)), np.empty((3, 4)), omega, omega, 0.0) == (3, 4)

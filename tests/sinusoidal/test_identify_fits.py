@@ -132,6 +132,17 @@ def test_the_noise_threshold_is_capped_at_0_05_rad(moved, told):
     assert (k is not None) == told
 
 
+def test_a_turn_of_exactly_the_threshold_does_not_count():
+    """A pair counts past the threshold, not on it: rows 0, 1 and pair 1 at angles 0, 0.05
+    give a slope of exactly 0.05 (halves and products of 0.05, 0.5: no rounding), the 0.05 rad
+    cap itself, so no pair but the first tells k (None); 0.05 + 2^-20 tells −ln(0.05 + 2^-20)."""
+    rows = np.array([0.0, 1.0])
+    assert slopes_k(np.array([[0.0, 0.0], [1.0, 0.05]]), rows, noise=0.01) is None
+    moved = 0.05 + 2.0**-20
+    k = slopes_k(np.array([[0.0, 0.0], [1.0, moved]]), rows, noise=0.01)
+    assert k == pytest.approx(-math.log(moved), rel=1e-12)
+
+
 @pytest.mark.parametrize(("first", "grows"), [(1.04, True), (1.06, False), (0.94, False)])
 def test_the_first_pair_must_turn_by_1_a_row_within_0_05(first, grows):
     """A first pair turning 1.04 a row is read; 1.06 or 0.94 is not (an angle scale)."""

@@ -234,3 +234,22 @@ def test_default_blocks_hold_whole_heads_of_at_most_2_to_the_20_values():
     first = next(blocks)
     assert shape == (8, 1, 1 << 18) and first.shape == (4, 1, 1 << 18)
     assert first[0, 0, :5].tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
+
+
+def test_the_product_bound_is_the_module_notes_two_u_times_one_plus_2_to_the_minus_50():
+    """2u·(1 + 2^-50) with u = 2^-53 is 2^-52 + 2^-102 exactly (53 bits apart: one float64),
+    not 2u: the factor the note adds for the rounded slope's own error is kept."""
+    from fractions import Fraction
+
+    from pecli.core.zoo.alibi.certified import PRODUCT_BOUND
+
+    assert Fraction(PRODUCT_BOUND.relative) == Fraction(1, 2**52) + Fraction(1, 2**102)
+
+
+def test_a_short_significand_is_widened_to_the_asked_bits_at_the_same_value():
+    """3·2^5 = 96 to 4 bits is 12·2^3 (two bits shifted in, exponent 2 lower), and 5·2^-1 to
+    3 bits is itself: the value ``a·2^e`` is unchanged whichever way the shift goes."""
+    from pecli.core.zoo.alibi.powers import _round
+
+    assert _round(3, 5, 4) == (12, 3)
+    assert _round(5, -1, 3) == (5, -1)
