@@ -113,3 +113,13 @@ def test_a_pair_is_read_only_when_it_has_one_omega_and_a_worst_residual_within_2
     assert f.axes[:, 0].tolist() == known
     assert np.isfinite(f.omega).tolist() == known
     assert f.omega[6] == w[6]
+
+
+def test_rows_are_proportional_with_the_residual_met_exactly():
+    """x = [1, 0], y = [1, 0.5]: the least-squares gain is x·y / x·x = 1, the residual
+    |y − x| is [0, 0.5]; a tolerance of exactly 0.5 accepts the row, 0.25 does not."""
+    from pecli.analysis.rope.probe.structure import proportional
+
+    x, y = np.array([[1.0, 0.0]]), np.array([[1.0, 0.5]])
+    assert proportional(x, y, np.array([0.5])) is True
+    assert proportional(x, y, np.array([0.25])) is False
