@@ -213,3 +213,25 @@ def test_a_row_wider_than_a_block_comes_out_one_row_at_a_time():
     )
     assert [b.shape for b in blocks] == [(1, 2 * pairs)] * 2
     assert all(np.all(b == 1) for b in blocks)
+
+
+def test_llama3_s_medium_band_takes_a_wavelength_equal_to_its_high_edge():
+    """transformers' llama3 smooths a pair whose wavelength is the high edge (``~(wavelen <
+    high_freq_wavelen)``). L 8192, low 1, high 7, factor 8: the edge is float32(8192/7) =
+    1170.2858, and the pair of base power 186.25676 has float32(2π)/(1/186.25676) exactly
+    that. Its smooth factor (8192/1170.2858 − 1)/6 rounds to 1 − 2^-24, so it gets
+    inv·(1 − 2^-24) + inv·2^-24/8 with inv = 0.0053689326 in [2^-8, 2^-7) (ulp 2^-31):
+    inv·2^-24 is 0.69 ulp, inv·2^-27 0.09 ulp, hence inv's float32 predecessor — not inv,
+    which a pair outside both bands keeps."""
+    from types import SimpleNamespace
+
+    from pecli.core.rope import float32_formulas
+
+    pos = np.float32([186.25676])
+    inv = np.float32(1) / pos
+    assert np.float32(2 * math.pi) / inv == np.float32(8192 / 7) == np.float32(1170.2858)
+    assert (np.float32(8192) / np.float32(8192 / 7) - 1) / 6 == np.float32(1 - 2**-24)
+    fields = dict(factor=8.0, low_freq_factor=1.0, high_freq_factor=7.0)
+    spec = SimpleNamespace(**fields, original_max_position_embeddings=8192)
+    out = float32_formulas.llama3(spec, pos)
+    assert out[0] == np.nextafter(inv[0], np.float32(0)) == np.float32(0.005368932)

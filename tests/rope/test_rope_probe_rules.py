@@ -113,3 +113,32 @@ def test_a_pair_is_read_only_when_it_has_one_omega_and_a_worst_residual_within_2
     assert f.axes[:, 0].tolist() == known
     assert np.isfinite(f.omega).tolist() == known
     assert f.omega[6] == w[6]
+
+
+def test_rows_are_proportional_with_the_residual_met_exactly():
+    """x = [1, 0], y = [1, 0.5]: the least-squares gain is x·y / x·x = 1, the residual
+    |y − x| is [0, 0.5]; a tolerance of exactly 0.5 accepts the row, 0.25 does not."""
+    from pecli.analysis.rope.probe.structure import proportional
+
+    x, y = np.array([[1.0, 0.0]]), np.array([[1.0, 0.5]])
+    assert proportional(x, y, np.array([0.5])) is True
+    assert proportional(x, y, np.array([0.25])) is False
+
+
+@pytest.mark.parametrize(("sigmas", "kept"), [(2.5, True), (3.5, False)])
+def test_identify_s_theta_is_kept_within_3_uncertainties_of_the_fit(monkeypatch, sigmas, kept):
+    """ω_j = 10000^(−j/4), j = 0…3 (dim 8), measured to 1e-12: each pair's relative tolerance
+    is the float32 floor 4e-6, and θ's relative uncertainty is (dim/2)·4e-6/√Σ(j − 1.5)² =
+    4·4e-6/√5. identify reading θ 2.5 of them away is kept, 3.5 away dropped."""
+    from types import SimpleNamespace
+
+    from pecli.analysis.rope.probe import frequencies
+
+    spread = 4 * 4e-6 / 5**0.5
+    guess = SimpleNamespace(theta=10000.0 * (1 + sigmas * spread), rope_type="default")
+    monkeypatch.setattr(frequencies, "identify_inv_freq", lambda w, tolerance: guess)
+    findings: list[str] = []
+    theta = frequencies._theta(10000.0 ** (-np.arange(4) / 4), np.full(4, 1e-12), findings)
+    assert theta.error == pytest.approx(spread, rel=1e-9)
+    assert (theta.guess is guess) is kept
+    assert bool(findings) is not kept
