@@ -173,6 +173,8 @@ def test_fourier_from_stdin_pipe(pecli_cmd):
         (["-i", "cube.npy"], "'--input'", "(got shape (2, 2, 2))"),
         (["-i", "bad.csv"], "'--input'", "(got 'one' on line 2, column 1)"),
         (["1", "-o", "g.xlsx"], "'--output'", "must end in .csv, .npy"),
+        # 3 · 1e308 overflows whatever x: the scale is named, not x = 1 (a new user's find)
+        (["--k", "3", "--scale", "1e308", "1"], "'--scale'", "times the largest frequency 3"),
     ],
 )
 def test_fourier_usage_errors(run_cli, tmp_path, monkeypatch, args, hint, message):

@@ -217,6 +217,9 @@ def _angles(
     with np.errstate(over="ignore", invalid="ignore"):
         omega, residual = angles.product(freqs, np.array(scale_hi), np.array(scale_lo))
         hi, lo = angles.product(points[:, None, :], omega[:, None], residual[:, None])
+    if not np.all(np.isfinite(omega)):  # the scale alone overflows, whatever x
+        rule = f"times the largest frequency {float(freqs[-1]):g} must stay finite"
+        raise ParameterError("scale", rule, exact_scale[0])
     if not np.all(np.isfinite(hi)):
         rule = "times the frequencies and the scale must stay finite (|x| too large)"
         raise ParameterError("x", rule, float(np.max(np.abs(points))))
