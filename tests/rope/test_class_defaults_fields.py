@@ -291,3 +291,17 @@ def test_sliding_layers_follow_max_window_layers_as_the_class_derives_them(file,
     assert [r.kind for r in rows] == held["layer_types"]
     slides = [r.window for r in rows if r.kind == "sliding_attention"]
     assert slides == [held.get("sliding_window")] * len(slides)
+
+
+def test_a_model_type_with_no_class_defaults_is_named_in_the_refusal():
+    """``{"model_type": "nonexistent"}`` was refused as needing head_dim or a layer count,
+    with no word that its model_type is one pecli has no class defaults of (a new user's
+    find); a known type's refusal says nothing of it, nor a file with no model_type."""
+    said = "(model_type 'nonexistent' is no config class pecli knows the defaults of)"
+    for read in (read_rope, layer_plan):
+        with pytest.raises(ParameterError) as refused:
+            read({"model_type": "nonexistent"})
+        assert refused.value.rule.endswith(said), refused.value.rule
+        with pytest.raises(ParameterError) as bare:
+            read({})
+        assert "model_type" not in bare.value.rule

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["FIELD_DEFAULTS", "FILLED", "with_class_fields"]
+__all__ = ["FIELD_DEFAULTS", "FILLED", "no_class", "with_class_fields"]
 
 #: The key of a section that names the fields :func:`with_class_fields` filled in.
 FILLED = "_class_fields"
@@ -308,6 +308,20 @@ FIELD_DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "zaya": _f(2048, 8, 40, head_dim=128),
     }
 )
+
+
+def no_class(section: Mapping[str, Any]) -> str:
+    """Why no class filled a missing field in: `` (model_type 'x' is …)``, or ``""``.
+
+    >>> no_class({"model_type": "nonexistent"})
+    " (model_type 'nonexistent' is no config class pecli knows the defaults of)"
+    >>> no_class({"model_type": "llama"}), no_class({})
+    ('', '')
+    """
+    model_type = section.get("model_type")
+    if model_type is None or model_type in FIELD_DEFAULTS:
+        return ""
+    return f" (model_type {model_type!r} is no config class pecli knows the defaults of)"
 
 
 def with_class_fields(section: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import ParameterError
-from .class_fields import with_class_fields
+from .class_fields import no_class, with_class_fields
 from .class_layers import class_layer_types
 from .families import (
     GLOBAL_EVERY,
@@ -104,6 +104,7 @@ def _layers(section: Mapping[str, Any]) -> int:
     whole = isinstance(value, int | float) and not isinstance(value, bool)
     rule = f"field {key} must be an integer from 1 to {MAX_LAYERS}"
     if not whole or not math.isfinite(value) or value != int(value):
+        rule += no_class(section) if value is None else ""
         raise ParameterError("config", rule, "nothing" if value is None else repr(value)[:40])
     if not 1 <= value <= MAX_LAYERS:
         raise ParameterError("config", rule, value)

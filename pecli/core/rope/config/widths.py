@@ -21,6 +21,7 @@ from typing import Any
 
 from ...errors import ParameterError
 from ..number_rules import shown
+from .class_fields import no_class
 
 __all__ = ["FRACTION_KEYS", "ROTATED_KEYS", "Widths", "head_widths"]
 
@@ -108,7 +109,7 @@ def _head(section: Mapping[str, Any], notes: list[str], *, fallback: int | None)
         if fallback is not None:
             return fallback
         rule = "needs head_dim, or hidden_size and num_attention_heads"
-        raise ParameterError("config", rule, "nothing")
+        raise ParameterError("config", rule + no_class(section), "nothing")
     size, count = _whole(hidden, section[hidden]), _whole(heads, section[heads])
     if size % count:
         rule = f"field {hidden} must be a multiple of {heads} = {count}"
