@@ -432,3 +432,20 @@ def test_runs_join_equal_neighbours_only():
     assert [(a, b) for a, b, _ in runs(sgs)] == [(0, 0), (1, 1), (2, 2)]
     two = layer_plan({**base, "num_hidden_layers": 3, "no_rope_layers": [1, 0, 0]})[0]
     assert [(a, b, row.rope) for a, b, row in runs(two)] == [(0, 0, True), (1, 2, False)]
+
+
+def test_a_model_of_two_ropes_asks_for_a_layer_in_a_sentence(run_cli, tmp_path):
+    """A bare Gemma 3 text config (sliding θ 10^4, global 10^6) read without --layer: the
+    refusal had no subject ("Invalid value for 'FILE': gives its layer types …"); --layer 5
+    (a global layer) is read."""
+    config = tmp_path / "config.json"
+    config.write_text('{"model_type": "gemma3_text"}', encoding="utf-8")
+    refused = run_cli("rope", "config", str(config))
+    assert refused.exit_code == 2
+    assert "Invalid value for 'FILE': is a model whose layer types have different RoPEs: " in (
+        refused.stderr
+    )
+    assert "pass --layer N (pecli rope layers shows each layer's)" in refused.stderr
+    read = run_cli("rope", "config", str(config), "--layer", "5")
+    assert read.exit_code == 0, read.output
+    assert "rope_type default, θ = 1000000, head_dim 256" in read.stdout

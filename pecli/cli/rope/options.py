@@ -241,7 +241,7 @@ def config_spec(
         if "per layer type" not in error.rule:
             raise
         rule = (  # said of the model, not of the field: Gemma 3's config has no rope_parameters
-            "gives its layer types different RoPEs; pass --layer N "
+            "is a model whose layer types have different RoPEs: pass --layer N "
             "(pecli rope layers shows each layer's)"
         )
         raise ParameterError(parameter, rule, error.value) from None
