@@ -198,3 +198,28 @@ def test_a_rope_cache_is_read_as_one_and_never_tried_as_a_sinusoidal_table(
         "not the same kind of table: A is a cos/sin cache, B a sinusoidal position-encoding table"
     ]
     assert tables == [(50, 16), (50, 16)]  # B's, once per run (text, then JSON): never A's
+
+
+@pytest.mark.parametrize(
+    ("start_a", "start_b", "options", "first"),
+    [
+        (1, 1, (), 1),  # both read from position 1: the rows are positions 1 …
+        (7, 7, (), 7),
+        (1, 4, (), 0),  # readings that disagree leave 0 (the offset is a cause)
+        (1, 1, ("--start", "0"), 0),  # --start given wins over the readings
+    ],
+)
+def test_rows_are_the_positions_the_readings_agree_on_unless_start_is_given(
+    run_cli, tmp_path, start_a, start_b, options, first
+):
+    """A table of positions 1 … 50 (pecli's default) is reported from position 1, not 0.
+
+    B's base C is 100: row 0 differs already (pair 1 turns at another rate), so the first
+    difference is row 0, position ``first``.
+    """
+    a, b = sinusoids(start=start_a), sinusoids(start=start_b, base=100.0)
+    text, found = _diff(run_cli, tmp_path, a, b, *options)
+    assert found["start"] == first and found["first"]["row"] == 0
+    assert f"first at row 0 (position {first}), column" in text
+    spans = [(d["first"], d["last"]) for d in found["decades"]]
+    assert spans[0][0] == first and spans[-1][1] == first + 49

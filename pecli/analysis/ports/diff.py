@@ -21,7 +21,14 @@ from .causes import closest_move, named_causes
 from .compare import Comparison, compare
 from .readings import reading
 
-__all__ = ["Diff", "diff", "headline", "one_table", "readings_and_causes"]
+__all__ = [
+    "Diff",
+    "diff",
+    "first_position",
+    "headline",
+    "one_table",
+    "readings_and_causes",
+]
 
 
 @dataclass
@@ -113,13 +120,14 @@ def diff(
     a: np.ndarray,
     b: np.ndarray,
     *,
-    start: int = 0,
+    start: int | None = None,
     ulps: float = 1.0,
     atol: float = 0.0,
     reference: str | None = None,
 ) -> Diff:
     """Compare ``a`` and ``b`` (rows are positions from ``start``) and explain a difference.
 
+    ``start`` None: the first position the readings find (:func:`first_position`), else 0.
     ``reference``: ``"A"`` or ``"B"``, the table known to be right, or None; a cause that
     reads two ways (the rotated width: a factor applied twice, or none) then names one.
 
@@ -142,8 +150,9 @@ def diff(
             raise ParameterError(name, "must be a number >= 0", value)
     if reference not in (None, "A", "B"):
         raise ParameterError("reference", "must be A or B (the table known to be right)", reference)
-    result = compare(a, b, start=start, ulps=ulps, atol=atol)
     ra, rb = _reading(a), _reading(b)
+    start = first_position(ra, rb) if start is None else start
+    result = compare(a, b, start=start, ulps=ulps, atol=atol)
     named = (
         []
         if result.equal
@@ -152,6 +161,33 @@ def diff(
     near = closest_move(a, b, result.dtype) if not result.equal and not named else None
     words, names = [w for _, w in named], [n for n, _ in named]
     return Diff(result, ra, rb, words, start, names, near, reference)
+
+
+def first_position(ra: dict[str, Any] | None, rb: dict[str, Any] | None) -> int:
+    """The first row's position the readings find: one they agree on, else 0.
+
+    A sinusoidal table of pecli's starts at position 1 and a rope cache at the position its
+    angles give; a reading that finds none, or one that is no whole number from 0 to 2^53
+    (``diff --start``'s range), does not vote. Readings that disagree leave 0: the offset
+    between them is the ``start`` cause's to name.
+
+    Examples
+    --------
+    >>> first_position({"start": 1}, {"start": 1}), first_position({"start": 1}, None)
+    (1, 1)
+    >>> first_position({"start": 1}, {"start": 4}), first_position(None, {"start": None})
+    (0, 0)
+    >>> first_position({"start": 2.5}, {"start": 2.5}), first_position({"start": -3}, None)
+    (0, 0)
+
+    """
+    found = {r.get("start") for r in (ra, rb) if r}
+    whole = {s for s in found if isinstance(s, int | float) and _whole_position(s)}
+    return int(whole.pop()) if len(whole) == 1 and len(found - {None}) == 1 else 0
+
+
+def _whole_position(value: float) -> bool:
+    return math.isfinite(value) and value == int(value) and 0 <= value <= 2**53
 
 
 def _reading(table: np.ndarray) -> dict[str, Any] | None:

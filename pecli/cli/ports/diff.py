@@ -32,12 +32,14 @@ TensorB = Annotated[
     typer.Option("--tensor-b", help="B's tensor (.safetensors, .npz, .gguf) if several."),
 ]
 Start = Annotated[
-    int,
+    int | None,
     typer.Option(
         "--start",
         min=0,
         max=2**53,
-        help="Position of the first row (integer positions are exact to 2^53).",
+        show_default=False,
+        help="Position of the first row, 0 to 2^53. [default: the first position the"
+        " readings agree on (1 for pecli's sinusoidal tables), else 0]",
     ),
 ]
 Ulps = Annotated[
@@ -74,7 +76,7 @@ def diff_command(
     b: TableB,
     tensor_a: TensorA = None,
     tensor_b: TensorB = None,
-    start: Start = 0,
+    start: Start = None,
     ulps: Ulps = 1.0,
     atol: Atol = 0.0,
     reference: Reference = None,
@@ -84,14 +86,14 @@ def diff_command(
 ) -> None:
     """Compare two tables or caches entry by entry and name the likely cause of a difference.
 
-    Rows are positions (from --start), columns channels; a .safetensors cache with tensors
-    cos and sin is read as [cos | sin]. The report gives the largest error in ulps (of the
-    coarser dtype) per position decade, the first row and column that differ, identify's
-    reading of both, and each known mistake that explains the difference (layout, start,
-    θ, scaling, width and slice, exponent base, storage dtype, float32 arithmetic of
-    transformers or ggml, attention factor, temperature, sin/cos; or two at once), named in
-    the JSON report's transformations; --reference says which table is right. Exit status 0
-    when equal within --ulps or --atol, 1 otherwise.
+    Rows are positions (from --start, else as the readings find), columns channels; a
+    .safetensors cache with tensors cos and sin is read as [cos | sin]. The report gives
+    the largest error in ulps (of the coarser dtype) per position decade, the first row and
+    column that differ, identify's reading of both, and each known mistake that explains the
+    difference (layout, start, θ, scaling, width and slice, exponent base, storage dtype,
+    float32 arithmetic of transformers or ggml, attention factor, temperature, sin/cos; or
+    two at once), named in the JSON report's transformations; --reference says which table
+    is right. Exit status 0 when equal within --ulps or --atol, 1 otherwise.
 
     Example: pecli diff ours.npy theirs.safetensors --ulps 2
     """
