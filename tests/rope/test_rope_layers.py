@@ -449,3 +449,70 @@ def test_a_model_of_two_ropes_asks_for_a_layer_in_a_sentence(run_cli, tmp_path):
     read = run_cli("rope", "config", str(config), "--layer", "5")
     assert read.exit_code == 0, read.output
     assert "rope_type default, θ = 1000000, head_dim 256" in read.stdout
+
+
+QWEN3 = {"model_type": "qwen3", "num_hidden_layers": 4, "head_dim": 16, "sliding_window": 64}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "rule"),
+    [
+        ("max_window_layers", "28", "max_window_layers must be an integer >= 0"),
+        ("max_window_layers", -1, "max_window_layers must be an integer >= 0"),
+        ("max_window_layers", 2.5, "max_window_layers must be an integer >= 0"),
+        ("max_window_layers", True, "max_window_layers must be an integer >= 0"),
+        ("use_sliding_window", "yes", "use_sliding_window must be true or false"),
+    ],
+)
+def test_qwen_window_fields_of_the_wrong_kind_are_refused(field, value, rule):
+    """A string ``max_window_layers`` crashed five commands with a TypeError (transformers'
+    ``i >= max_window_layers`` fails on it too); -1, 2.5, true or "yes" were read silently
+    into a plan no file means. Each is refused under ``config``, naming the field."""
+    config = {**QWEN3, "use_sliding_window": True, "max_window_layers": 2, field: value}
+    with pytest.raises(ParameterError) as refused:
+        layer_plan(config)
+    assert refused.value.rule == f"field {rule}"
+
+
+@pytest.mark.parametrize("value", [0, -4, "4", 4.0, False])
+@pytest.mark.parametrize("field", ["no_rope_layer_interval", "full_attention_interval"])
+def test_a_layer_interval_that_is_no_period_is_refused(field, value):
+    """SmolLM3 with ``no_rope_layer_interval`` 0, -4, "4" or 4.0 was planned with no NoPE
+    layer at all (RRRRRRRR against the class's RRRNRRRN), status 0, no note."""
+    config = {"model_type": "smollm3", "num_hidden_layers": 8, "head_dim": 16, field: value}
+    with pytest.raises(ParameterError) as refused:
+        layer_plan(config)
+    assert refused.value.rule == f"field {field} must be an integer >= 1"
+
+
+def test_a_layer_interval_of_4_still_makes_every_fourth_layer_nope():
+    config = {"model_type": "smollm3", "num_hidden_layers": 8, "head_dim": 16}
+    for interval in ({}, {"no_rope_layer_interval": 4}, {"no_rope_layer_interval": None}):
+        assert layer_maps(layer_plan({**config, **interval})[0])[0] == "RRRN" * 2
+
+
+def test_a_layer_type_transformers_does_not_know_is_read_with_a_note():
+    """``weird_attention`` is refused by transformers 5.25's ``validate_layer_type``; pecli
+    reads it as attention and says so, where it said nothing."""
+    kinds = ["weird_attention", "full_attention"]
+    rows, notes = layer_plan({**QWEN3, "num_hidden_layers": 2, "layer_types": kinds})
+    assert layer_maps(rows)[0] == "RR"
+    said = "layer type weird_attention: a name transformers 5.25 does not know"
+    assert [n for n in notes if n.startswith("layer type")] == [
+        f"{said} (its class refuses it); read as attention"
+    ]
+
+
+def test_every_layer_type_the_config_classes_hold_is_known():
+    """Each layer type transformers 5.25's classes held (fixture class_defaults) gets no note."""
+    from pecli.core.rope.config.families import KNOWN_LAYER_TYPES
+
+    doc = json.loads((FOLDER.parent / "class_defaults" / "class_defaults.json").read_text())
+    held = {
+        kind
+        for entry in doc["model_types"].values()
+        for read in entry.values()
+        if isinstance(read, dict)
+        for kind in (read.get("held") or {}).get("layer_types") or []
+    }
+    assert held and held <= KNOWN_LAYER_TYPES, held - KNOWN_LAYER_TYPES

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ...errors import ParameterError
+
 __all__ = ["KINDS", "LAYER_RULES", "WINDOW_RULES", "LayerRule", "WindowRule", "class_layer_types"]
 
 #: The layer type of each letter of a rule.
@@ -153,15 +155,25 @@ class WindowRule:
     def kinds(self, section: Mapping[str, Any], count: int) -> list[str] | None:
         """The layer types of ``count`` layers, or None when none slides (all full attention).
 
+        Raises ``ParameterError`` (``config``) for a ``use_sliding_window`` that is no bool or
+        a ``max_window_layers`` that is no integer >= 0, where transformers compares it
+        anyway (a string fails there; 2.5 or true would be read as no file means).
+
         >>> WindowRule(28).kinds({"use_sliding_window": True, "sliding_window": 64,
         ...     "max_window_layers": 1}, 2)
         ['full_attention', 'sliding_attention']
         """
-        if self.gated and not section.get("use_sliding_window"):
+        gate, most = section.get("use_sliding_window"), section.get("max_window_layers")
+        if gate is not None and not isinstance(gate, bool):
+            rule = "field use_sliding_window must be true or false"
+            raise ParameterError("config", rule, repr(gate)[:40])
+        if most is not None and (not isinstance(most, int) or isinstance(most, bool) or most < 0):
+            rule = "field max_window_layers must be an integer >= 0"
+            raise ParameterError("config", rule, repr(most)[:40])
+        if self.gated and not gate:
             return None
         if not self.below and section.get("sliding_window") is None:
             return None
-        most = section.get("max_window_layers")
         most = self.most if most is None else most
         slides = [(i < most and i % 2 == 0) if self.below else i >= most for i in range(count)]
         return [KINDS["S" if slide else "F"] for slide in slides]

@@ -17,6 +17,7 @@ __all__ = [
     "HALF_LOCAL_ATTENTION",
     "INTERLEAVED",
     "INTERLEAVE_BY_DEFAULT",
+    "KNOWN_LAYER_TYPES",
     "NOPE_INTERVAL_DEFAULTS",
     "NO_ROPE_MODELS",
     "PARTIAL_DEFAULTS",
@@ -89,6 +90,34 @@ ROPE_ON_LOCAL_ONLY = frozenset({"afmoe"})
 #: (``SmolLM3Config``, ``Llama4TextConfig``, ``MistralLarge4TextConfig``: a NoPE layer every 4).
 NOPE_INTERVAL_DEFAULTS = MappingProxyType(
     {"llama4_text": 4, "mistral_large4_text": 4, "smollm3": 4}
+)
+#: The layer types transformers 5.25 knows (``ALLOWED_LAYER_TYPES`` of
+#: ``configuration_utils.py``, the legacy names its ``remap_legacy_layer_types`` renames, and
+#: Dory's ``mlp``, which its class validates itself): another name is read, with a note.
+KNOWN_LAYER_TYPES = frozenset(
+    {
+        "full_attention",
+        "sliding_attention",
+        "chunked_attention",
+        "window_attention",
+        "indexed_attention",
+        "compressed_sparse_attention",
+        "heavily_compressed_attention",
+        "minimax_m3_sparse",
+        "conv",
+        "moe",
+        "hybrid",
+        "hybrid_sliding",
+        "reference_sliding_attention",
+        "linear_attention",
+        "sparse",
+        "dense",
+        "mamba",
+        "attention",
+        "deepseek_sparse_attention",
+        "qwen_sparse_attention",
+        "mlp",
+    }
 )
 #: ``global_attn_every_n_layers`` N by family, as (offset, the class's default N): layer i is
 #: global iff (i + offset) % N == 0 — ModernBERT's first layer is global, AFMoE's N-th

@@ -152,8 +152,7 @@ def _kinds(section: Mapping[str, Any], count: int) -> list[str]:
             raise ParameterError("config", rule, repr(every)[:40])
         full = [(i + offset) % every == 0 for i in range(count)]
         return ["full_attention" if f else "sliding_attention" for f in full]
-    interval = _period(section.get("full_attention_interval"))
-    if interval:
+    if interval := _period_field(section, "full_attention_interval"):
         full = [(i + 1) % interval == 0 for i in range(count)]
         return ["full_attention" if f else "linear_attention" for f in full]
     return ["full_attention"] * count
@@ -166,10 +165,10 @@ def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
             rule = "field no_rope_layers must hold 0 (NoPE) and 1 (RoPE), one per layer"
             raise ParameterError("config", rule, repr(flags)[:40])
         rotates = [bool(f) for f in flags]
-    elif step := _period(
-        section.get(
-            "no_rope_layer_interval", NOPE_INTERVAL_DEFAULTS.get(str(section.get("model_type")))
-        )
+    elif step := _period_field(
+        section,
+        "no_rope_layer_interval",
+        NOPE_INTERVAL_DEFAULTS.get(str(section.get("model_type"))),
     ):
         rotates = [(i + 1) % step != 0 for i in range(len(kinds))]
     else:
@@ -182,6 +181,19 @@ def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
         r and kind != "linear_attention" and (not sliding_only or "sliding" in kind)
         for r, kind in zip(rotates, kinds, strict=True)
     ]
+
+
+def _period_field(section: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
+    """The period of layers field ``key`` gives (``default`` when absent or null).
+
+    A value that is no period is refused: read as none, it would give a plan silently other
+    than the class's (transformers divides by it, and fails on 0 or a string).
+    """
+    value = section.get(key)
+    value = default if value is None else value
+    if value is not None and not _period(value):
+        raise ParameterError("config", f"field {key} must be an integer >= 1", repr(value)[:40])
+    return value
 
 
 def _period(value: Any) -> int | None:

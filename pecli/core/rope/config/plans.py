@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from .families import HALF_LOCAL_ATTENTION, TEMPERATURE_NOPE, no_rope_reason
+from .families import HALF_LOCAL_ATTENTION, KNOWN_LAYER_TYPES, TEMPERATURE_NOPE, no_rope_reason
 from .layer_types import nope_kinds, rope_flags
 from .reading import RopeReading, read_rope
 from .shapes import ALL, nope_labels, rope_tables, text_section
@@ -144,6 +144,11 @@ def layer_plan(config: Mapping[str, Any]) -> tuple[list[LayerRow], list[str]]:
     ]
     plain = set() if reason else nope - nope_labels(section)
     notes += [f"layer type {k}: no attention, no RoPE" for k in sorted(plain)]
+    notes += [
+        f"layer type {k}: a name transformers 5.25 does not know (its class refuses it); read"
+        f" as {'no attention' if k in plain else 'attention'}"
+        for k in sorted(set(kinds) - KNOWN_LAYER_TYPES)
+    ]
     tables = {} if reason else rope_tables(section, [])
     labels = _labels(tables, [k for k in kinds if k not in nope])
     readings = {label: read_rope(config, label) for label in labels}
