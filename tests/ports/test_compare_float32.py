@@ -279,6 +279,23 @@ def test_entries_that_agree_as_nan_or_infinity_add_no_error_to_their_decade(dtyp
     assert [d.max_ulps for d in found.decades] == [0.0, math.inf, 0.0]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, F32])
+@pytest.mark.parametrize(("a_value", "b_value"), [(1.0, np.inf), (np.inf, -np.inf), (-2.0, np.inf)])
+def test_a_number_or_the_other_infinity_against_an_infinity_is_infinitely_far(
+    dtype, a_value, b_value
+):
+    """1 against ∞, or ∞ against −∞, in row 3: decade 0…9's largest error, in ulps and
+    absolute, is ∞ (|1 − ∞| is ∞ exactly), as for NaN against a number; it was reported as
+    the largest float64, 1.8e+308, and the text and JSON reports disagreed with ``closest``."""
+    a = np.ones((20, 4), dtype)
+    b = a.copy()
+    a[3, 1], b[3, 1] = a_value, b_value
+    found = compare(a, b)
+    assert (found.differing, found.first) == (1, (3, 1))
+    assert [(d.max_ulps, d.max_abs) for d in found.decades] == [(math.inf, math.inf), (0.0, 0.0)]
+    assert found.max_ulps == found.max_abs == math.inf
+
+
 def test_the_closest_move_skips_agreeing_nans_and_counts_a_lone_one_as_infinite():
     """``closest``'s gap in ulps of the largest finite magnitude (1.0: float64 spacing
     2^-52): a NaN in one place of both tables, B's 1.0 moved up 3 spacings, is 3 ulps apart

@@ -302,16 +302,14 @@ def _tally(
 
 
 def _top(values: np.ndarray, scale: float = 1.0) -> float:
-    """``np.nan_to_num(values · scale, nan=inf).max(initial=0)`` of values >= 0 or NaN, one pass.
+    """The largest of ``values · scale`` (values >= 0 or NaN, one pass), NaN counted as infinite.
 
-    NaN counts as infinite, and infinity as the largest float64 (``nan_to_num``'s rule);
-    ``scale``, a power of 2, is applied to the maximum (the same as to each value).
+    A number against an infinity is infinitely far, as a number against NaN is (it had been
+    reported as the largest float64, 1.8e+308); ``scale``, a power of 2, is applied to the
+    maximum (the same as to each value).
     """
     top = float(values.max(initial=0)) * scale
-    return math.inf if math.isnan(top) else (_HUGE if top == math.inf else top)
-
-
-_HUGE = float(np.finfo(np.float64).max)
+    return math.inf if math.isnan(top) else top
 
 
 def _finish(
