@@ -310,6 +310,26 @@ def test_the_headline_gives_the_row_and_its_position(run_cli, tmp_path):
     assert "350…409" not in result.stdout and "100…409" in result.stdout  # decades of positions
 
 
+@pytest.mark.parametrize(("start", "refused"), [(2**53 - 399, False), (2**53 - 398, True)])
+def test_a_start_whose_last_row_is_past_2_to_the_53_is_refused(run_cli, tmp_path, start, refused):
+    """400 rows from 2^53 − 399 end at 2^53 (exact); one later, the last row's position is
+    not an exact integer, and ``--start`` is refused in the words ``compute`` uses, before
+    any reading (it had labelled rows up to 2^53 + 70 000)."""
+    a = cache(inv_freq(), n=400)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", a * np.float32(0.5))
+    files = (str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    result = run_cli("diff", *files, "--start", str(start))
+    if not refused:
+        assert result.exit_code == 1 and f"…{2**53}" in result.stdout
+        return
+    assert result.exit_code == 2 and result.stdout == ""
+    rule = f"must leave the last position start + n - 1 = {2**53 + 1} within ±2^53"
+    assert result.stderr == (
+        f"pecli diff: error: Invalid value for '--start': {rule} (got {start})\n"
+    )
+
+
 def test_two_rows_in_common_are_enough_to_name_an_offset(run_cli, tmp_path):
     """Positions 1-3 against 0-2: B's rows 1 and 2 are A's rows 0 and 1."""
     result, report = _run(

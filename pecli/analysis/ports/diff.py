@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import ParameterError
+from ...core.rules import check_positions
 from .causes import closest_move, named_causes
-from .compare import Comparison, compare
+from .compare import Comparison, as_rows, compare
 from .readings import reading
 
 __all__ = [
@@ -135,7 +136,8 @@ def diff(
     ------
     ParameterError
         ``ulps`` or ``atol`` NaN (it would make every entry equal); ``reference`` neither
-        ``"A"`` nor ``"B"``.
+        ``"A"`` nor ``"B"``; ``start`` whose last row, ``start + rows - 1``, is past 2^53
+        (:class:`~pecli.core.rules.PositionRangeError`).
 
     Examples
     --------
@@ -150,8 +152,13 @@ def diff(
             raise ParameterError(name, "must be a number >= 0", value)
     if reference not in (None, "A", "B"):
         raise ParameterError("reference", "must be A or B (the table known to be right)", reference)
+    rows = max(as_rows(a).shape[0], as_rows(b).shape[0])
+    if start is not None:  # refused before any reading
+        check_positions(start, rows)
     ra, rb = _reading(a), _reading(b)
-    start = first_position(ra, rb) if start is None else start
+    if start is None:  # a first position read whose last row is past 2^53 is not taken
+        start = first_position(ra, rb)
+        start = start if start + rows - 1 <= 2**53 else 0
     result = compare(a, b, start=start, ulps=ulps, atol=atol)
     named = (
         []
