@@ -253,6 +253,19 @@ def test_scale_pi_as_text_is_exact_pi():
     assert fourier_features(1.0, k=1, scale=math.pi)[0, 0] == pytest.approx(1.2246e-16, rel=1e-4)
 
 
+@pytest.mark.parametrize("factor", [1e16, 1e20, 2.0**70, 1e300])
+def test_float64_at_huge_multiples_of_pi_is_exact_at_quarter_turns(factor):
+    """x·f·factor an integer or a half-integer: the float64 values are exactly 0 and ±1, as
+    mpmath's sinpi/cospi give them (the float32 ones already were). At ``1e300pi`` the
+    float64 sine of x = 1 was -0.90, π being held to 2^-106 only in the double-double angle."""
+    xs = [1.0, 0.5, -3.0, 2.5]
+    got = fourier_features(xs, k=3, scale=f"{factor!r}pi")
+    for x, row in zip(xs, got, strict=True):
+        for f, sin_value, cos_value in zip((1, 2, 3), row[0::2], row[1::2], strict=True):
+            t = mpmath.mpf(x) * f * mpmath.mpf(factor)
+            assert (sin_value, cos_value) == (mpmath.sinpi(t), mpmath.cospi(t)), (x, f)
+
+
 def test_octaves_run_to_2_to_the_1023_the_largest_finite_power_of_two():
     """k = 1024 octaves 2^0 … 2^1023 (float64's largest power of two, 2^1024 overflows);
     k = 1025 is refused naming k."""

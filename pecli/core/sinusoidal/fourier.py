@@ -199,7 +199,9 @@ def fourier_features(
         views = (block[:, :, 0, :], block[:, :, 1, :])
         angle, lost = _angles(part, freqs, exact_scale)
         if out_dtype == np.float64:  # nothing rounded: the kernel's values, within its bound
-            views[0][...], views[1][...] = angles.sin_cos(angle)
+            sin, cos = angles.sin_cos(angle)
+            _quarter_turns(sin, cos, part, freqs, exact_scale)
+            views[0][...], views[1][...] = sin, cos
             continue
         _certified(angle, lost, (part[:, None, :], freqs[:, None], exact_scale), views)
     return out
@@ -248,9 +250,8 @@ def _certified(
     x, f = np.broadcast_arrays(*terms[:2], angle[0])[:2]
     factor, half_turns = terms[2]
     sin, cos = angles.sin_cos(angle)
-    if half_turns:  # exact 0 and ±1 at whole quarter turns: no mpmath for them
-        mask, q = dyadic_quarter_turns(terms[0][:, 0, :], terms[1][:, 0], factor)
-        sin[mask], cos[mask] = QUARTER_SIN[q[mask]], QUARTER_SIN[(q[mask] + 1) % 4]
+    mask = _quarter_turns(sin, cos, terms[0][:, 0, :], terms[1][:, 0], terms[2])
+    if mask is not None:  # exact 0 and ±1 at whole quarter turns: no mpmath for them
         absolute[mask] = 0.0
     bound = ErrorBound(absolute, bound.relative, bound.source)
     for values, dest, cosine in zip((sin, cos), outs, (False, True), strict=True):
@@ -263,6 +264,28 @@ def _certified(
 
         recomputed = round_certified(values, bound, dest, exact)
         TALLY.add(checked=dest.size, recomputed=recomputed)
+
+
+def _quarter_turns(
+    sin: np.ndarray,
+    cos: np.ndarray,
+    points: np.ndarray,
+    freqs: np.ndarray,
+    exact_scale: tuple[float, bool],
+) -> np.ndarray | None:
+    """Set the values at whole quarter turns of a π scale to exactly 0 and ±1; their mask.
+
+    The double-double angle holds π to about 2^-106 only: at ``1e300·π`` its sine was
+    -0.90 in float64, where ``x·f·factor`` is an even integer and the sine exactly 0
+    (:func:`~pecli.core.turns.dyadic_quarter_turns`). None for a scale that is no multiple
+    of π.
+    """
+    factor, half_turns = exact_scale
+    if not half_turns:
+        return None
+    mask, q = dyadic_quarter_turns(points, freqs, factor)
+    sin[mask], cos[mask] = QUARTER_SIN[q[mask]], QUARTER_SIN[(q[mask] + 1) % 4]
+    return mask
 
 
 #: ``sin(q·π/2)`` for ``q = 0 … 3``; the cosine is ``sin((q + 1)·π/2)``.
