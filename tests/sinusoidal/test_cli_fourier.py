@@ -290,3 +290,12 @@ def test_fourier_rows_across_blocks_are_each_their_own(run_cli, tmp_path):
             for f in (mpmath.sin, mpmath.cos)
         ]
         np.testing.assert_allclose(got[row], expected, rtol=0, atol=2.3e-16)
+
+
+def test_each_command_s_help_gives_its_own_range_of_k(run_cli):
+    """``fourier --help`` spoke of "64 for plot-fourier", a limit of another command."""
+    words = {"fourier": "1 to 65536, 1024 with octave", "plot-fourier": "1 to 64"}
+    for command, said in words.items():
+        help_text = " ".join(run_cli(command, "--help").stdout.split())
+        k_line = help_text[help_text.index("--k INTEGER") :][:120]
+        assert said in k_line and ("plot-fourier" not in k_line), (command, k_line)

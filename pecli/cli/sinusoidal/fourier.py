@@ -36,10 +36,10 @@ K = Annotated[
     int,
     typer.Option(
         "--k",
-        help="Number of frequencies k (2k features per value); 1 to 65536, "
-        "1024 with octave, 64 for plot-fourier.",
+        help="Number of frequencies k (2k features per value); 1 to 65536, 1024 with octave.",
     ),
 ]
+PlotK = Annotated[int, typer.Option("--k", help="Number of frequencies k (a curve each), 1 to 64.")]
 FrequenciesOpt = Annotated[
     Frequencies,
     typer.Option("--frequencies", help="harmonic: 1 … k (the article); octave: 2^0 … 2^(k-1)."),
@@ -167,7 +167,7 @@ def fourier(
 @app.command("plot-fourier")
 @plot_options("fourier.png", default_size=(9.0, 6.0))
 def plot_fourier(
-    k: K = 3,
+    k: PlotK = 3,
     frequencies: FrequenciesOpt = Frequencies.harmonic,
     scale: Scale = "1",
     periods: Annotated[int, typer.Option("--periods", help="Periods drawn, 2 to 1000.")] = 3,
