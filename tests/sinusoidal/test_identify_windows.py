@@ -108,7 +108,9 @@ CHOSEN_WINDOWS = [
     ("fairseq", 8, 0, 5, "float32", False),
     ("fairseq", 5, 1, 40, "float64", True),
     ("hf-marian", 3, 0, 3, "float32", False),
+    ("ldm", 2, 0, 3, "float32", False),  # its rebuild named diffusers, which compute refuses
     ("ldm", 130, 1000, 300, "float64", False),
+    ("musicgen", 3, 5, 20, "float64", False),
     ("lucidrains", 2, 2, 17, "float32", True),
     ("mlx", 512, 12_345_678, 8, "float32", False),
     ("musicgen", 16, 0, 3, "float64", True),

@@ -43,19 +43,36 @@ KNOBS: tuple[tuple[Argument, Any], ...] = (
 )
 
 
-def _variants() -> Iterator[tuple[str, tuple[Argument, ...], Convention]]:
-    """Every preset, then each with the knobs it accepts: name, those knobs, convention."""
+def _variants() -> Iterator[tuple[str, tuple[Argument, ...], Convention, Convention]]:
+    """Every preset, then each with the knobs it accepts.
+
+    Each as (name, those knobs, convention, the convention ``compute`` builds for them:
+    :func:`_as_compute_builds`).
+    """
     for name, preset in PRESETS.items():
-        yield name, (), preset
+        yield name, (), preset, _as_compute_builds(name, {})
         seen = [preset.table_kwargs()]
         for flags in ([KNOBS[0]], [KNOBS[1]], list(KNOBS)):
+            knobs = {arg[0]: value for arg, value in flags}
             try:
-                variant = convention(name, **{arg[0]: value for arg, value in flags})
+                variant = convention(name, **knobs)
             except ParameterError:
                 continue
             if variant.table_kwargs() not in seen:
                 seen.append(variant.table_kwargs())
-                yield name, tuple(arg for arg, _ in flags), variant
+                yield name, tuple(arg for arg, _ in flags), variant, _as_compute_builds(name, knobs)
+
+
+def _as_compute_builds(name: str, knobs: dict[str, Any]) -> Convention:
+    """The convention ``pecli compute --convention name`` with ``knobs`` builds.
+
+    diffusers' ``downscale_freq_shift`` left out is its default, 1, as if typed (the command
+    line's rule): at d = 2 and 3 that divides by ``d // 2 - 1 <= 0`` and is refused, where the
+    preset's tensor2tensor schedule builds a table. A rebuild command must run.
+    """
+    if name == "diffusers" and "downscale_freq_shift" not in knobs:
+        return convention(name, **knobs, downscale_freq_shift=1.0)
+    return convention(name, **knobs)
 
 
 def _base_for(preset: Convention, fit: Fit, d: int) -> float | None:
@@ -220,11 +237,11 @@ def _readings(fit: Fit, shape: tuple[int, int], zeros: Zeros) -> list[PresetRead
     own: list[PresetReading] = []
     moved: list[PresetReading] = []
     # a window: presets that count from 0, as most frameworks do, before the article's
-    for name, knobs, preset in sorted(
+    for name, knobs, preset, built in sorted(
         _variants(), key=lambda v: v[2].start != fit.start and v[2].start
     ):
         base = _base_for(preset, fit, d)
-        if base is None or not _builds(preset, fit, (m, d), base, reference):
+        if base is None or not _builds(built, fit, (m, d), base, reference):
             continue
         any_base = d // 2 == 1 and fit.odd_d not in ODD_SINE  # one pair, ω_0 = 1
         schedule = fit.schedule if any_base else preset.schedule
