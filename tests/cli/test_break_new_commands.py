@@ -174,13 +174,18 @@ def test_xpos_refuses_a_scale_base_whose_scales_overflow(run_cli, tmp_path, dtyp
 def test_engines_and_gguf_check_read_a_config_whose_text_config_is_no_object(
     run_cli, tmp_path, inner
 ):
+    """It was an internal TypeError, then the top level read in its place; a text model's
+    key that holds no object is now refused by name, in one line, by both commands."""
     config = tmp_path / "config.json"
     config.write_text(f'{{"text_config": {inner}, "rope_theta": 10000.0, "head_dim": 8}}')
-    result = run_cli("rope", "engines", str(config))
-    assert result.exit_code == 0, result.output  # was an internal TypeError
     gguf = _gguf(tmp_path / "m.gguf", "llama", freqs=[1.0, 1.0, 1.0, 1.0])
-    result = run_cli("gguf", "check", gguf, "--config", str(config))
-    assert result.exit_code in (0, 1) and "internal error" not in result.stderr, result.output
+    for args in (
+        ("rope", "engines", str(config)),
+        ("gguf", "check", gguf, "--config", str(config)),
+    ):
+        result = run_cli(*args)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert "field text_config must be an object (the text model's config)" in result.stderr
 
 
 @pytest.mark.parametrize("theta", ['"abc"', "[1]", "-5", "true", "0.5", "1"])

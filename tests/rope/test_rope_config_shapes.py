@@ -14,6 +14,7 @@ import pytest
 from pecli.core.errors import ParameterError
 from pecli.core.rope import rope_frequencies
 from pecli.core.rope.config import read_rope, spec_from_config
+from pecli.core.rope.config.shapes import text_section
 
 mpmath.mp.dps = 40
 
@@ -285,3 +286,20 @@ def test_an_empty_text_config_is_no_language_model_but_a_path_given_is_taken():
     config = {"rope_theta": 1e6, "head_dim": 64, "text_config": {}}
     assert text_section(config) == ("", config)
     assert text_section(config, "text_config") == ("text_config", {"rope_theta": 1e6})
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({"model_type": "gemma3", "text_config": [1, 2]}, "text_config"),
+        ({"model_type": "qwen2_5_omni", "thinker_config": 3}, "thinker_config.text_config"),
+        ({"llm_config": "llama", "head_dim": 64}, "llm_config"),
+    ],
+)
+def test_a_text_model_key_that_holds_no_object_is_named(config, field):
+    """A list under ``text_config`` was passed over: the top level was read and refused as
+    needing head_dim, "model_type 'gemma3' is no config class pecli knows", true of the
+    composite and beside the point. The key is named instead."""
+    with pytest.raises(ParameterError) as refused:
+        text_section(config)
+    assert refused.value.rule == f"field {field} must be an object (the text model's config)"

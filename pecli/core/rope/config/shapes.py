@@ -49,6 +49,9 @@ def text_section(
     omits are its config class's (:func:`.class_fields.with_class_fields`: ``head_dim``,
     ``num_hidden_layers``, ``sliding_window``, …), as transformers reads them.
 
+    Raises ``ParameterError`` (``config``) when a text model's key holds no object (a
+    list, a number): the top level would be read instead, and refused for another reason.
+
     Examples
     --------
     >>> text_section({"rope_theta": 1e6, "head_dim": 64, "text_config": {"head_dim": 128}})
@@ -59,6 +62,9 @@ def text_section(
         node: Any = config
         for key in [k for k in candidate.split(".") if k]:
             node = node.get(key) if isinstance(node, Mapping) else None
+            if node is not None and not isinstance(node, Mapping):  # not read past: refused
+                rule = f"field {candidate} must be an object (the text model's config)"
+                raise ParameterError("config", rule, repr(node)[:40])
         if isinstance(node, Mapping) and (node or path is not None):
             section = {**_top_rope(config, node, candidate), **node}
             return candidate, with_class_fields(section) if fill else section
