@@ -141,15 +141,15 @@ def test_fill_turns_writes_the_factor_rounded_once_at_quarter_turns(dtype, facto
     assert cos.tolist() == [f, 0.0, -f, 0.0]
 
 
-def test_a_double_double_exactly_on_a_midpoint_stays_undecided_at_256_bits():
+def test_a_double_double_exactly_on_a_midpoint_stays_undecided_at_the_last_precision():
     """Why rational ties need integers: a double-double sum is known to 2^-100 only, so the
-    float32 midpoint 1 + 2^-24 (tail 0) is undecided at 128 bits and at the last, 256 bits
+    float32 midpoint 1 + 2^-24 (tail 0) is undecided at 128 bits, 256 and the last, 640
     (the module's documented working precisions); the error names the last one."""
     from pecli.core.certificate import rounded_sum
     from pecli.core.errors import RuntimeFailure
 
     out = np.empty(1, np.float32)
-    with pytest.raises(RuntimeFailure, match=r"undecided at 256 bits"):
+    with pytest.raises(RuntimeFailure, match=r"undecided at 640 bits"):
         rounded_sum(np.array([1 + 2.0**-24]), np.array([0.0]), out)
 
 

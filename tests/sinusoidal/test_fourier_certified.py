@@ -211,3 +211,19 @@ def test_the_float64_values_lie_within_the_bound_of_either_path(scale):
                     y = exact(x, f, pi=pi, cosine=bool(c), factor=factor)
                     e = float(bound.absolute[i, j, 0]) + bound.relative * abs(got[i, j, c])
                     assert abs(float(y - got[i, j, c])) <= e, (x, f, c)
+
+
+@pytest.mark.parametrize("x", [1.5, 3.5, -3.5, 2**23 + 0.5])
+def test_a_tiny_input_on_a_float32_tie_is_decided(x):
+    """x = k·2^-149, k a half-integer, is a float32 tie (subnormal, or the least normal's
+    half-step below 2^-126); sin x lies x³/6 below it, 2^-300 relative, which 256 bits could
+    not decide: the command stopped with "undecided at 256 bits". sin rounds toward 0, to
+    the even neighbour's other side when it must; cos x is 1. The oracle rounds on the
+    subnormal grid 2^-149 by hand (mpmath, 1200 bits)."""
+    value = x * 2.0**-149
+    with mpmath.workprec(1200):
+        steps = mpmath.sin(mpmath.mpf(value)) / mpmath.mpf(2) ** -149  # just inside |k|
+        want = float(mpmath.floor(abs(steps)) * (1 if steps > 0 else -1)) * 2.0**-149
+    got = fourier_features(value, k=1, dtype=np.float32)[0]
+    assert (float(got[0]), float(got[1])) == (want, 1.0)
+    assert abs(want) < abs(value)

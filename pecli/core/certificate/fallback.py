@@ -1,10 +1,11 @@
-"""The recomputation of undecided entries: mpmath at 128 bits (then 256), rounded correctly.
+"""The recomputation of undecided entries: mpmath at 128 bits (then 256, 640), rounded correctly.
 
 Each recomputed value gets its own Ziv check: its distance to the nearest rounding boundary
 must exceed the recomputation's own error (mpmath's, plus how far the double-double inputs
-may lie from the exact angle: 2^-100 relative); otherwise it is recomputed at 256 bits, and
-a value still undecided there raises :class:`~pecli.core.errors.RuntimeFailure` (none is
-known: a sine within 2^-200 of a float32 tie). Values exactly on a boundary are never left
+may lie from the exact angle: 2^-100 relative); otherwise it is recomputed at 256 bits, then
+640 (the sine of a tiny exact angle lies ``x^3/6`` below ``x``: 2^-300 relative at float32's
+least subnormal, a tie when ``x`` is one), and a value still undecided there raises
+:class:`~pecli.core.errors.RuntimeFailure`. Values exactly on a boundary are never left
 to it: a sine at a whole number of half turns (``--full-turns``), exactly 0, which the
 double-double angle (2π rounded) cannot resolve, is written exactly by the writer
 (:mod:`pecli.core.turns`), and an angle of exactly 0 gets its sine 0 and cosine 1 here without
@@ -34,8 +35,9 @@ __all__ = [
     "sin_cos_sum_exact",
 ]
 
-#: Working precisions (bits) of the recomputation, tried in turn.
-PRECISIONS = (128, 256)
+#: Working precisions (bits) of the recomputation, tried in turn: 640 decides the sine of any
+#: exact angle down to 2^-150 (x − sin x ≈ x³/6, 2^-300 relative), where a tie of x is near.
+PRECISIONS = (128, 256, 640)
 #: Relative distance of the double-double inputs from the exact angle (docs/exactness.md).
 INPUT_ERROR = 2.0**-100
 
@@ -181,7 +183,7 @@ def sin_cos_sum_exact(
     Raises
     ------
     RuntimeFailure
-        If a sum stays undecided at 256 bits (none is known).
+        If a sum stays undecided at 640 bits.
 
     Examples
     --------
@@ -253,7 +255,7 @@ def sin_cos_product_exact(
     Raises
     ------
     RuntimeFailure
-        If a value stays undecided at 256 bits (none is known).
+        If a value stays undecided at 640 bits.
 
     Examples
     --------
