@@ -286,11 +286,13 @@ WINDOWS = [
 def test_sliding_layers_follow_max_window_layers_as_the_class_derives_them(file, held):
     """Qwen2 and its kin name no layer types: the class slides the layers from
     ``max_window_layers`` on when ``use_sliding_window`` is set (Qwen2-MoE: the even layers
-    below it; Dots1 without the flag). pecli planned every layer as full attention."""
+    below it; Dots1 without the flag). pecli planned every layer as full attention. With the
+    flag off, sliding layers a file lists have no window: the class drops it (None; Qwen2-MoE
+    0, no window either), where pecli showed the file's 64."""
     rows, _ = layer_plan(file)
     assert [r.kind for r in rows] == held["layer_types"]
     slides = [r.window for r in rows if r.kind == "sliding_attention"]
-    assert slides == [held.get("sliding_window")] * len(slides)
+    assert slides == [held.get("sliding_window") or None] * len(slides)
 
 
 def test_a_model_type_with_no_class_defaults_is_named_in_the_refusal():
@@ -305,3 +307,26 @@ def test_a_model_type_with_no_class_defaults_is_named_in_the_refusal():
         with pytest.raises(ParameterError) as bare:
             read({})
         assert "model_type" not in bare.value.rule
+
+
+def test_the_flat_composites_are_the_classes_that_read_a_flat_file():
+    """:data:`FLAT_TEXT_TYPES` is every composite whose class built its text config from
+    the flat file's top level, each by that text config's model type."""
+    from pecli.core.rope.config.shapes import FLAT_TEXT_TYPES
+
+    held = {t: case["held"]["model_type"] for t, case in DOC["flat"].items()}
+    assert held and held == FLAT_TEXT_TYPES
+
+
+@pytest.mark.parametrize("model_type", sorted(DOC["flat"]))
+def test_a_flat_composite_file_is_planned_as_its_text_class_holds_it(model_type):
+    """A flat Qwen2.5-VL file (no text_config) got θ 10000, the fallback of a model type
+    with no θ default, and no sliding layer, where transformers' text config holds θ 1e6
+    and slides layers 2-4 (max_window_layers 2)."""
+    case = DOC["flat"][model_type]
+    held, rows = case["held"], layer_plan(case["file"])[0]
+    kinds = held.get("layer_types") or ["full_attention"] * held["num_hidden_layers"]
+    assert [r.kind for r in rows] == kinds
+    assert {r.theta for r in rows} == {held["rope_parameters"]["rope_theta"]}
+    slides = [r.window for r in rows if r.kind == "sliding_attention"]
+    assert slides == [held.get("sliding_window")] * len(slides)

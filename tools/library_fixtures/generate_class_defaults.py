@@ -114,7 +114,8 @@ def cases() -> dict[str, Any]:
 
 #: Files for the classes that derive sliding layers from ``max_window_layers`` (Qwen2's
 #: ``__post_init__``: sliding from that layer on when ``use_sliding_window``; Qwen2-MoE: the
-#: even layers below it): sliding on, on from layer 0, off, and the flag left to the class.
+#: even layers below it): sliding on, on from layer 0, off, the flag left to the class, and
+#: off with sliding layers listed (the class drops the window: None, Qwen2-MoE 0).
 WINDOW_FILES = (
     {
         "use_sliding_window": True,
@@ -135,6 +136,12 @@ WINDOW_FILES = (
         "max_window_layers": 3,
     },
     {"sliding_window": 64, "num_hidden_layers": 6, "max_window_layers": 2},
+    {
+        "use_sliding_window": False,
+        "sliding_window": 64,
+        "num_hidden_layers": 4,
+        "layer_types": ["sliding_attention", "full_attention"] * 2,
+    },
 )
 
 
@@ -154,6 +161,43 @@ def windows() -> dict[str, Any]:
     return found
 
 
+#: A flat file of a composite (vision-language) model: its text fields at the top level, no
+#: ``text_config``. Sliding on from layer 2 of 5, so the text class's layer rule shows.
+FLAT_FILE = {
+    "num_hidden_layers": 5,
+    "use_sliding_window": True,
+    "sliding_window": 64,
+    "max_window_layers": 2,
+    "hidden_size": 256,
+    "num_attention_heads": 4,
+}
+
+
+def flat() -> dict[str, Any]:
+    """Every composite class that builds its text config from a flat file's top-level fields.
+
+    Found by reading :data:`FLAT_FILE` under each composite ``model_type``: those whose text
+    config (``get_text_config()``) then holds the file's 5 layers and 256-wide hidden size
+    take the top level as their text model; what that text config holds is saved.
+    """
+    from transformers import CONFIG_MAPPING
+
+    found: dict[str, Any] = {}
+    for model_type in sorted(CONFIG_MAPPING.keys()):
+        cls = CONFIG_MAPPING[model_type]
+        if cls.model_type != model_type or "text_config" not in getattr(cls, "sub_configs", {}):
+            continue
+        file = {"model_type": model_type, **FLAT_FILE}
+        try:
+            text = cls.from_dict(json.loads(json.dumps(file))).get_text_config().to_dict()
+        except Exception:  # a class that refuses the file takes no flat form
+            continue
+        if text.get("num_hidden_layers") == 5 and text.get("hidden_size") == 256:
+            held = _plain({k: text[k] for k in HELD if text.get(k) is not None})
+            found[model_type] = {"file": file, "held": held}
+    return found
+
+
 def generate(out: Path) -> None:
     """Write ``out/class_defaults.json`` (one line per model type, so a diff shows which)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -166,6 +210,8 @@ def generate(out: Path) -> None:
     rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in cases().items()]
     text = "{\n" + "\n".join(lines) + '\n "model_types": {\n' + ",\n".join(rows) + "\n },\n"
     rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in windows().items()]
-    text += ' "windows": {\n' + ",\n".join(rows) + "\n }\n}\n"
+    text += ' "windows": {\n' + ",\n".join(rows) + "\n },\n"
+    rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in flat().items()]
+    text += ' "flat": {\n' + ",\n".join(rows) + "\n }\n}\n"
     json.loads(text)  # one document
     (out / "class_defaults.json").write_text(text, encoding="utf-8")

@@ -195,6 +195,24 @@ WINDOW_RULES: Mapping[str, WindowRule] = MappingProxyType(
         "qwen3_omni_moe_talker_code_predictor": WindowRule(28, gated=False),
     }
 )
+
+
+def window_dropped(section: Mapping[str, Any]) -> bool:
+    """Whether the class of ``section`` drops its ``sliding_window`` (a gated :class:`WindowRule`).
+
+    Qwen2 and its kin set ``sliding_window`` to None (Qwen2-MoE: 0) unless
+    ``use_sliding_window`` is true, so a sliding layer the file lists in ``layer_types``
+    has no window.
+
+    >>> window_dropped({"model_type": "qwen2", "sliding_window": 64})
+    True
+    >>> window_dropped({"model_type": "qwen2", "use_sliding_window": True})
+    False
+    """
+    window = WINDOW_RULES.get(str(section.get("model_type")))
+    return window is not None and window.gated and section.get("use_sliding_window") is not True
+
+
 #: The keys a file names its layer types with (:mod:`.layer_types`): any of them, no rule.
 NAMED = (
     "layer_types",

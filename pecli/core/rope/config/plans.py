@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
+from .class_layers import window_dropped
 from .families import HALF_LOCAL_ATTENTION, KNOWN_LAYER_TYPES, TEMPERATURE_NOPE, no_rope_reason
 from .layer_types import nope_kinds, rope_flags
 from .reading import RopeReading, read_rope
@@ -201,8 +202,12 @@ def _nope_row(section: Mapping[str, Any], kind: str) -> LayerRow:
 def _window(section: Mapping[str, Any], kind: str) -> int | None:
     """The sliding window of a sliding layer, the chunk of a chunked one (Llama 4).
 
-    ModernBERT's is half its ``local_attention`` (:data:`HALF_LOCAL_ATTENTION`).
+    ModernBERT's is half its ``local_attention`` (:data:`HALF_LOCAL_ATTENTION`); a class
+    that drops its window unless ``use_sliding_window`` (:func:`.class_layers.window_dropped`)
+    has none.
     """
+    if "sliding" in kind and window_dropped(section):
+        return None
     if "sliding" in kind:  # Inkling2: sliding_window_size
         key = (
             "sliding_window" if section.get("sliding_window") is not None else "sliding_window_size"

@@ -68,7 +68,31 @@ def text_section(
         if isinstance(node, Mapping) and (node or path is not None):
             section = {**_top_rope(config, node, candidate), **node}
             return candidate, with_class_fields(section) if fill else section
-    return "", with_class_fields(config) if fill else dict(config)
+    section = _flat_text(config)
+    return "", with_class_fields(section) if fill else section
+
+
+#: Composite models whose class builds the text config from a flat file's top-level fields
+#: when it has no ``text_config`` (transformers 5.25's ``__post_init__``), by the model type
+#: of that text config (fixture class_defaults' ``flat``).
+FLAT_TEXT_TYPES = {
+    "fuyu": "persimmon",
+    "hunyuan_vl": "hunyuan_vl_text",
+    "paddleocr_vl": "paddleocr_vl_text",
+    "qwen2_5_vl": "qwen2_5_vl_text",
+    "qwen2_vl": "qwen2_vl_text",
+}
+
+
+def _flat_text(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A flat file of :data:`FLAT_TEXT_TYPES` read as its text model (that class's defaults).
+
+    A flat Qwen2.5-VL file got θ 10000, the fallback of a model type with no θ default, for
+    the 1e6 of the ``Qwen2_5_VLTextConfig`` transformers builds from it, and no sliding
+    layers.
+    """
+    text_type = FLAT_TEXT_TYPES.get(str(config.get("model_type")))
+    return {**config, "model_type": text_type} if text_type else dict(config)
 
 
 #: The keys a hub file may keep at the top for its nested text model.
