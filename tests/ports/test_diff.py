@@ -409,3 +409,17 @@ def test_stdin_for_both_tables_is_refused_before_reading(run_cli):
     result = run_cli("diff", "-", "-", input="sin_1,cos_1\n0.0,1.0\n")
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "'B': cannot be stdin (-) as well as A" in result.output
+
+
+@pytest.mark.parametrize("scale", [-1.0, -1.2])
+def test_a_negated_cache_is_no_missing_attention_factor(run_cli, tmp_path, scale):
+    """B = -A (or -1.2·A) was named "attention factor missing: A = -1 × B": an attention
+    factor scales cos and sin, it never flips their sign. 1.2·A still is one."""
+    a = cache(inv_freq(), n=64)
+    for on, named in ((scale, False), (1.2, True)):
+        found = _causes(run_cli, tmp_path, a, (a * np.float32(on)).astype(np.float32))
+        assert ("attention factor missing" in found) == named, (on, found)
+    half = a.shape[1] // 2
+    b = a.copy()
+    b[:, :half] *= np.float32(scale)  # cos only, negated
+    assert "attention factor on one side only" not in _causes(run_cli, tmp_path, a, b)

@@ -25,12 +25,18 @@ def _ratio(p: np.ndarray, q: np.ndarray) -> float | None:
 
 
 def factor(pair: Pair) -> str | None:
-    """One table is the other times a constant (yarn's / longrope's attention factor)."""
+    """One table is the other times a constant (yarn's / longrope's attention factor).
+
+    Only a positive one: an attention factor scales, it never flips a sign (a table against
+    its negation had been named as "A = -1 × B", the factor missing).
+    """
     if pair.a.shape != pair.b.shape:
         return None
     p, q = as_rows(pair.a).astype(np.float64), as_rows(pair.b).astype(np.float64)
     ratio = _ratio(p, q)
-    if ratio is None or abs(ratio - 1) < 1e-3 or not close(p, q * ratio, pair.dtype):
+    if ratio is None or not ratio > 0 or abs(ratio - 1) < 1e-3:
+        return None
+    if not close(p, q * ratio, pair.dtype):
         return None
     return (
         f"attention factor missing: A = {ratio:.7g} × B (the factor transformers puts on "
@@ -46,7 +52,9 @@ def one_side_factor(pair: Pair) -> str | None:
     for k, (name, other) in enumerate((("cos", "sin"), ("sin", "cos"))):
         p, q = pa[k].astype(np.float64), pb[k].astype(np.float64)
         ratio = _ratio(p, q)
-        if ratio is None or abs(ratio - 1) < 1e-3 or not close(pa[1 - k], pb[1 - k], pair.dtype):
+        if ratio is None or not ratio > 0 or abs(ratio - 1) < 1e-3:
+            continue
+        if not close(pa[1 - k], pb[1 - k], pair.dtype):
             continue
         if close(p, q * ratio, pair.dtype):
             return (
