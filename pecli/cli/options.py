@@ -18,9 +18,12 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from ..core.rules import BASE_RANGE, MAX_D
+from ..core.rules import BASE_RANGE, LAYER_RULE, MAX_D
 from ..io.targets import PlotOutputs, TableTarget
 from ._types import PositionType
+
+#: ``--layer``'s type: ``--layer 1e3`` or ``2.5`` is told the rule, not click's words.
+LAYER_INDEX = PositionType(LAYER_RULE)
 
 #: The base C's range as the help texts write it: 1e-300 to 1e300 (core/rules.py's BASE_RANGE).
 BASE_WORDS = " to ".join(f"{bound:g}".replace("e+", "e") for bound in BASE_RANGE)

@@ -516,3 +516,26 @@ def test_every_layer_type_the_config_classes_hold_is_known():
         for kind in (read.get("held") or {}).get("layer_types") or []
     }
     assert held and held <= KNOWN_LAYER_TYPES, held - KNOWN_LAYER_TYPES
+
+
+@pytest.mark.parametrize("value", ["1e3", "2.5", "-1"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("rope", "config", "{f}"),
+        ("rope", "cache", "--config", "{f}", "--n", "2"),
+        ("rope", "engines", "{f}"),
+        ("rope", "freqs", "--config", "{f}"),
+    ],
+)
+def test_a_layer_not_written_as_an_index_is_told_the_rule(run_cli, tmp_path, command, value):
+    """``--layer 1e3`` got click's "'1e3' is not a valid integer.", where docs/cli.md
+    promises the option's rule for a number not written as an integer (``-1`` had it)."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**QWEN3, "num_attention_heads": 4}), encoding="utf-8")
+    result = run_cli(*(part.format(f=path) for part in command), "--layer", value)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"pecli {command[0]} {command[1]}: error: Invalid value for '--layer': must be a "
+        f"layer's index, 0 or more (got {value})\n"
+    )

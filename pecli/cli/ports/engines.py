@@ -8,7 +8,7 @@ import typer
 
 from ...io import text, writing
 from ...io.reports import say_written
-from ..options import Quiet
+from ..options import LAYER_INDEX, Quiet
 from ..rope.app import ConfigFile, JsonFormatOpt, JsonOutput, report_kind, rope_app
 
 Prompt = Annotated[
@@ -31,6 +31,7 @@ Layer = Annotated[
     int | None,
     typer.Option(
         "--layer",
+        click_type=LAYER_INDEX,
         help="The layer (0-based) whose rope to compare, for models whose layers differ. "
         "[default: the global layers' rope]",
     ),

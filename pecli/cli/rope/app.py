@@ -13,7 +13,7 @@ from ...io.reports import Written, check_json_output, say_done, say_written
 from .._app import PecliGroup, app
 from .._types import PositionType
 from ..json_report import ArrayFormatOpt, FormatOpt, Output, table_kind
-from ..options import Dtype, JsonReport, Quiet
+from ..options import LAYER_INDEX, Dtype, JsonReport, Quiet
 from .options import rope_spec_options
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -165,7 +165,11 @@ JsonOutput = Output
 
 ConfigLayer = Annotated[
     int | None,
-    typer.Option("--layer", help="The layer (0-based) to read, for models whose layers differ."),
+    typer.Option(
+        "--layer",
+        click_type=LAYER_INDEX,
+        help="The layer (0-based) to read, for models whose layers differ.",
+    ),
 ]
 
 

@@ -21,6 +21,7 @@ import typer
 
 from ...core.rope import registry
 from ...core.rope.spec import RopeSpec
+from ..options import LAYER_INDEX
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
@@ -102,12 +103,16 @@ _CONFIG = (
 )
 _LAYER = (
     "layer",
-    _opt(
-        "--layer",
-        int,
-        "With a config: the layer (0-based) whose RoPE to take, for models whose layers differ "
-        "(pecli rope layers lists them).",
-    ),
+    Annotated[
+        int | None,
+        typer.Option(
+            "--layer",
+            click_type=LAYER_INDEX,
+            show_default=False,
+            help="With a config: the layer (0-based) whose RoPE to take, for models whose "
+            "layers differ (pecli rope layers lists them).",
+        ),
+    ],
 )
 _OPTIONS: tuple[tuple[str, Any], ...] = (
     _CONFIG,

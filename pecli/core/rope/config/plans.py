@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
+from ...rules import LAYER_RULE
 from .class_layers import window_dropped
 from .families import HALF_LOCAL_ATTENTION, KNOWN_LAYER_TYPES, TEMPERATURE_NOPE, no_rope_reason
 from .layer_types import nope_kinds, rope_flags
@@ -249,7 +250,7 @@ def layer_rope(config: Mapping[str, Any], layer: int, *, seq_len: int | None = N
 
     """
     if layer < 0:  # before the config is read: a file without num_hidden_layers is no excuse
-        raise ParameterError("layer", "must be a layer's index, 0 or more", layer)
+        raise ParameterError("layer", LAYER_RULE, layer)
     rows, _ = layer_plan(config)
     if layer >= len(rows):
         rule = f"must be a layer of the model, 0 to {len(rows) - 1}"
