@@ -16,10 +16,10 @@ tables, every reading was "none".
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
+from diff_reports import both_reports
 
 MAE_ALSO = "(or mocov3 --axis-order 1,0, timm-interleaved --axis-order 1,0)"
 
@@ -76,14 +76,8 @@ def video(t_side: int, h_side: int, w_side: int, d: int, preset: str) -> np.ndar
 
 def _diff(run_cli, tmp_path, a: np.ndarray, b: np.ndarray, *options: str) -> tuple[list[str], dict]:
     """The text report's last lines (readings, causes) and the JSON one, each with status 1."""
-    np.save(tmp_path / "a.npy", a)
-    np.save(tmp_path / "b.npy", b)
-    files = (str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
-    text = run_cli("diff", *files, *options)
-    found = run_cli("diff", *files, *options, "--format", "json")
-    assert text.exit_code == found.exit_code == 1, text.output
-    lines = [line for line in text.stdout.splitlines() if line.startswith(("reading", "likely"))]
-    return lines, json.loads(found.stdout)
+    text, found = both_reports(run_cli, tmp_path, a, b, *options)
+    return [line for line in text.splitlines() if line.startswith(("reading", "likely"))], found
 
 
 def _mae(shape: str, extra: str = "") -> str:

@@ -10,10 +10,9 @@ NumPy, rounded once to float32. Before diff read sinusoidal tables every reading
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
+from diff_reports import both_reports
 
 #: What every reading of a float32 table of 50 positions and 16 channels at C = 10000 ends with.
 VASWANI = "sinusoidal table, vaswani: interleaved, paper schedule, C = 10000, first position 1"
@@ -46,15 +45,7 @@ def sinusoids(
     return table.astype(np.float32)
 
 
-def _diff(run_cli, tmp_path, a: np.ndarray, b: np.ndarray, *options: str) -> tuple[str, dict]:
-    """The text report and the JSON one of ``pecli diff a b``, each with status 1."""
-    np.save(tmp_path / "a.npy", a)
-    np.save(tmp_path / "b.npy", b)
-    files = (str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
-    text = run_cli("diff", *files, *options)
-    found = run_cli("diff", *files, *options, "--format", "json")
-    assert text.exit_code == found.exit_code == 1, text.output
-    return text.stdout, json.loads(found.stdout)
+_diff = both_reports  # the text report and the JSON one, each with status 1
 
 
 def test_vaswani_against_tensor2tensor_names_schedule_layout_and_start(run_cli, tmp_path):
