@@ -266,6 +266,30 @@ def test_float64_at_huge_multiples_of_pi_is_exact_at_quarter_turns(factor):
             assert (sin_value, cos_value) == (mpmath.sinpi(t), mpmath.cospi(t)), (x, f)
 
 
+@pytest.mark.parametrize(
+    ("scale", "x", "factor", "times_pi"),
+    [
+        ("1e300pi", -7.1e-290, 1e300, True),  # angle 2.2e11: was 1.4e-5 off
+        ("1e300pi", 1e-300, 1e300, True),  # sin_2 had the wrong sign
+        ("3e305", 1.234e-290, 3e305, False),  # no π: the factor itself overflowed the split
+    ],
+)
+def test_float64_keeps_the_angle_s_tail_when_a_factor_is_past_1e299(scale, x, factor, times_pi):
+    """A factor past ~1e299 overflowed Dekker's split in the double-double product: the
+    angle's tail was dropped and its float64 head, good to 2^-53 only, went to sin and cos.
+    Each value is now within 2 float64 ulps of mpmath's, plus the double-double angle's own
+    2^-100 relative error (an absolute error of the sine), as at any other angle."""
+    got = fourier_features(x, k=2, scale=scale)[0]
+    for f, sin_value, cos_value in zip((1, 2), got[0::2], got[1::2], strict=True):
+        with mpmath.workprec(400):
+            angle = mpmath.mpf(x) * f * mpmath.mpf(factor) * (mpmath.pi if times_pi else 1)
+            pairs = ((sin_value, mpmath.sin(angle)), (cos_value, mpmath.cos(angle)))
+            for value, exact in pairs:
+                error = abs(mpmath.mpf(float(value)) - exact)
+                allowed = 2 * np.spacing(abs(float(exact))) + abs(float(angle)) * 2.0**-100
+                assert error <= allowed, (f, value, exact)
+
+
 def test_octaves_run_to_2_to_the_1023_the_largest_finite_power_of_two():
     """k = 1024 octaves 2^0 … 2^1023 (float64's largest power of two, 2^1024 overflows);
     k = 1025 is refused naming k."""

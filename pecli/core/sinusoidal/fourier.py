@@ -16,7 +16,6 @@ References
 from __future__ import annotations
 
 import math
-import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +29,7 @@ from ..direct import sin_cos_bound
 from ..errors import ParameterError
 from ..rules import check_dtype, check_finite, check_n
 from ..turns import dyadic_quarter_turns
+from .fourier_scale import _exact_scale, _scale_parts, parse_scale
 
 __all__ = [
     "FREQUENCY_KINDS",
@@ -44,9 +44,6 @@ FREQUENCY_KINDS = ("harmonic", "octave")
 #: Largest k for octaves: 2^(k-1) must stay a finite float64.
 MAX_OCTAVES = 1024
 
-
-#: π minus its float64 value ``math.pi``, so that a scale written as "pi" is exactly π.
-PI_TAIL = 1.2246467991473532e-16
 
 #: Most frequencies of γ (2k features per coordinate).
 MAX_K = 1 << 16
@@ -226,8 +223,34 @@ def _angles(
         rule = "times the frequencies and the scale must stay finite (|x| too large)"
         raise ParameterError("x", rule, float(np.max(np.abs(points))))
     lost = ~np.isfinite(lo)
-    lo = np.where(lost, 0.0, lo)  # beyond ~1e299 the tail is lost, not the value
+    if lost.any():  # a factor past ~1e299 overflowed Dekker's split: again, exponents apart
+        hi, lo = _apart(points, freqs, exact_scale)
+        lost = ~np.isfinite(lo)
+    lo = np.where(lost, 0.0, lo)  # an angle past ~1e299 itself: its tail is lost, not the value
     return (hi, lo), lost
+
+
+def _apart(
+    points: np.ndarray, freqs: np.ndarray, exact_scale: tuple[float, bool]
+) -> angles.DoubleDouble:
+    """``f_l·s·x_j`` with the three factors' exponents taken out, multiplied, put back.
+
+    Each factor is ``m·2^e`` with ``m`` in [0.5, 1) (``frexp``: exact), so no split in
+    :func:`~pecli.core.angles.product` overflows; the double-double of the ``m``'s, scaled by
+    ``2^(e_x + e_f + e_s)``, is the one the direct products give wherever they do not
+    overflow. ``1e300pi`` had lost the tail of ``1e300·π`` itself: x = 1e-300 gave sin of
+    ``fl(π)``, 1.2e-16, for the exact -2.4e-16.
+    """
+    factor, times_pi = exact_scale
+    m_s, e_s = math.frexp(factor)
+    scale_hi, scale_lo = _scale_parts((m_s, times_pi))
+    m_f, e_f = np.frexp(freqs)
+    m_x, e_x = np.frexp(points)
+    omega, residual = angles.product(m_f, np.array(scale_hi), np.array(scale_lo))
+    hi, lo = angles.product(m_x[:, None, :], omega[:, None], residual[:, None])
+    shift = e_x[:, None, :] + e_f[:, None] + e_s
+    with np.errstate(over="ignore"):
+        return np.ldexp(hi, shift), np.ldexp(lo, shift)
 
 
 def _certified(
@@ -290,69 +313,6 @@ def _quarter_turns(
 
 #: ``sin(q·π/2)`` for ``q = 0 … 3``; the cosine is ``sin((q + 1)·π/2)``.
 QUARTER_SIN = np.array([0.0, 1.0, 0.0, -1.0])
-
-
-def _exact_scale(scale: float | str) -> tuple[float, bool]:
-    """``(factor, times_pi)``: the exact scale is ``factor``, or ``factor·π``, checked."""
-    if not isinstance(scale, str):
-        return _check_scale(scale), False
-    return _parse(scale)
-
-
-def _scale_parts(exact_scale: tuple[float, bool]) -> tuple[float, float]:
-    """The scale as a double-double ``(hi, lo)``: exact for a number, ``factor·π`` to ~2^-105."""
-    factor, times_pi = exact_scale
-    if not times_pi:
-        return factor, 0.0
-    hi, lo = angles.product(np.array(factor), np.array(math.pi), np.array(PI_TAIL))
-    return float(hi), float(lo)
-
-
-def _check_scale(scale: object) -> float:
-    try:
-        value = float(scale)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ParameterError("scale", "must be a finite number > 0", scale) from None
-    if not math.isfinite(value) or value <= 0:
-        raise ParameterError("scale", "must be a finite number > 0", scale)
-    return value
-
-
-_SCALE = re.compile(r"^\s*(?P<factor>[0-9.eE+-]*?)\s*\*?\s*(?P<pi>pi|π)?\s*$")
-
-
-def parse_scale(text: str) -> float:
-    """Read a scale such as ``"1"``, ``"0.5"``, ``"pi"``, ``"2pi"`` or ``"0.5*pi"``.
-
-    Raises
-    ------
-    ParameterError
-        Unless the text is a number, optionally followed by ``pi``, and the value is > 0.
-
-    Examples
-    --------
-    >>> parse_scale("2pi") == 2 * math.pi, parse_scale("0.25")
-    (True, 0.25)
-
-    """
-    factor, times_pi = _parse(text)
-    return factor * math.pi if times_pi else factor
-
-
-def _parse(text: str) -> tuple[float, bool]:
-    """``(factor, times_pi)`` of a scale text, checked."""
-    match = _SCALE.match(text.lower())
-    rule = "must be a number > 0, pi, 2pi or a number times pi (e.g. 0.5pi)"
-    if match is None or not (match["factor"] or match["pi"]):
-        raise ParameterError("scale", rule, text)
-    try:
-        factor = float(match["factor"]) if match["factor"] else 1.0
-    except ValueError:
-        raise ParameterError("scale", rule, text) from None
-    value = factor * (math.pi if match["pi"] else 1.0)
-    if not math.isfinite(value) or value <= 0:
-        raise ParameterError("scale", rule, text)
-    return factor, bool(match["pi"])
 
 
 def feature_names(
