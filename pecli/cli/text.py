@@ -28,7 +28,14 @@ def command_line(rebuild: Rebuild) -> str:
     'pecli grid 4 4 --d 16 --extra-tokens 1'
     >>> command_line(Rebuild("encoding", (), (("full_turns", True), ("output", "pe.safetensors"))))
     'pecli compute --full-turns -o pe.safetensors'
+
+    A value a shell would read otherwise is quoted (``shlex.quote``): the line runs as printed.
+
+    >>> command_line(Rebuild("encoding", (), (("amplitude", "sqrt(2/d)"),)))
+    "pecli compute --amplitude 'sqrt(2/d)'"
     """
+    import shlex
+
     from ._app import option_words
 
     if not rebuild:
@@ -37,7 +44,7 @@ def command_line(rebuild: Rebuild) -> str:
     for parameter, value in rebuild.arguments:
         words.append(option_words(f"`{parameter}`"))
         if value is not True:
-            words.append(str(value))
+            words.append(shlex.quote(str(value)))
     return " ".join(words)
 
 

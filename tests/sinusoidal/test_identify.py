@@ -261,6 +261,22 @@ def test_a_factor_on_every_value_is_an_amplitude(run_cli):
     assert identify_table(mlx).presets == ["mlx"]
 
 
+def test_the_rebuild_command_is_a_line_a_shell_runs(run_cli):
+    """The paper's table from position 0 times sqrt(2/8) = 0.5: identify reads the amplitude
+    as sqrt(2/d) and printed ``--amplitude sqrt(2/d)``, a syntax error in bash (the
+    parentheses); the value is quoted now, and the line parses and rebuilds the table."""
+    import subprocess
+
+    table = np.array(slow.vaswani(40, 8, start=0)) * 0.5
+    found = identify_table(table)
+    assert "--amplitude 'sqrt(2/d)'" in found.command
+    parsed = subprocess.run(["bash", "-n", "-c", found.command], capture_output=True, check=False)
+    assert parsed.returncode == 0, parsed.stderr
+    result = run_cli(*shlex.split(found.command)[1:], "--no-header", "--dtype", "float64")
+    rebuilt = np.loadtxt(result.stdout.splitlines(), delimiter=",")
+    np.testing.assert_allclose(rebuilt, table, rtol=0, atol=1e-12)
+
+
 def test_cli_identify_npy_csv_bf16_and_json(run_cli, tmp_path):
     out = tmp_path / "pe.csv"
     assert (

@@ -97,7 +97,7 @@ def test_an_amplitude_of_sqrt_2_over_d_is_named_and_other_columns_say_how_far_of
 
     table = np.array(slow.preset_table("pytorch", 50, 64, 10000.0)) * np.sqrt(2 / 64)
     found = identify_table(table.astype(np.float32))
-    assert found.matched and found.command.endswith("--amplitude sqrt(2/d)")
+    assert found.matched and found.command.endswith("--amplitude 'sqrt(2/d)'")
     # rows (3, 3) and (1, 0): sin² + cos² is 18 and 1, so |sin² + cos² − 1| is up to 17
     with pytest.raises(ValueError, match=r"\(\|sin² \+ cos² - 1\| up to 17\)"):
         circle_radius(np.array([[3.0], [1.0]]), np.array([[3.0], [0.0]]))
