@@ -104,14 +104,13 @@ def test_an_amplitude_of_sqrt_2_over_d_is_named_and_other_columns_say_how_far_of
 
 
 def test_a_radius_is_read_as_1_within_4_units_of_half_precision_rounding_only():
-    """bfloat16 (u = 2^-8): within max(1e-4, 4u) = 0.015625 of 1 it is 1, past that a number."""
+    """bfloat16 (u = 2^-8): within max(1e-4, 4u) = 0.015625 of 1 it is 1, past that a number:
+    the shortest decimal within u/2 of it (1 + 4.1/256 = 1.016015625: 1.016, 1.6e-5 off)."""
     from pecli.analysis.sinusoidal.identify.amplitude import amplitude_name
 
     u = 2.0**-8
     assert amplitude_name(1 + 3.9 * u, 64, u) == 1.0
-    assert (
-        amplitude_name(1 + 4.1 * u, 64, u) == 1.01601563
-    )  # 1 + 4.1/256 = 1.016015625, to 9 digits
+    assert amplitude_name(1 + 4.1 * u, 64, u) == 1.016  # 1.02 is 0.0039 off: more than u/2
     assert amplitude_name(1 + 3 * 2.0**-24, 64) == 1.0 and amplitude_name(1.0002, 64) == 1.0002
 
 

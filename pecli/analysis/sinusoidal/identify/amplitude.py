@@ -57,12 +57,17 @@ def amplitude_name(radius: float, d: int, rounding: float = 0.0) -> float | str:
 
     A radius within :data:`AMPLITUDE_TOLERANCE` (or 4 ``rounding``, the storage's unit
     roundoff, for float16 and bfloat16) of 1 or of ``sqrt(2/d)`` is read as that exact value;
-    the residual then says whether the table is reproduced.
+    another is the shortest decimal within half a ``rounding`` of it (relative), else its 9
+    digits:
+    the mean radius of a float32 table of amplitude 0.5 is 0.499999998, whose table is not
+    the one ``--amplitude 0.5`` writes. The residual then says whether the table is reproduced.
 
     Examples
     --------
     >>> amplitude_name(0.1767767, 64), amplitude_name(1.0000001, 64), amplitude_name(2.5, 64)
     ('sqrt(2/d)', 1.0, 2.5)
+    >>> amplitude_name(0.499999998, 4, 2.0**-24), amplitude_name(0.499999998, 4)
+    (0.5, 0.499999998)
 
     """
     tolerance = max(AMPLITUDE_TOLERANCE, 4 * rounding)
@@ -70,4 +75,8 @@ def amplitude_name(radius: float, d: int, rounding: float = 0.0) -> float | str:
         return 1.0
     if abs(radius / math.sqrt(2 / d) - 1.0) <= tolerance:
         return "sqrt(2/d)"
+    for digits in range(1, 10):
+        short = float(f"{radius:.{digits}g}")
+        if abs(short - radius) <= rounding / 2 * abs(radius):
+            return short
     return float(f"{radius:.9g}")
