@@ -330,3 +330,25 @@ def test_a_flat_composite_file_is_planned_as_its_text_class_holds_it(model_type)
     assert {r.theta for r in rows} == {held["rope_parameters"]["rope_theta"]}
     slides = [r.window for r in rows if r.kind == "sliding_attention"]
     assert slides == [held.get("sliding_window")] * len(slides)
+
+
+NOPE_WINDOWS = [
+    pytest.param(case["file"], case["held"], id=f"{model_type}-{k}")
+    for model_type, cases in sorted(DOC["nope_windows"].items())
+    for k, case in enumerate(cases)
+]
+
+
+@pytest.mark.parametrize(("file", "held"), NOPE_WINDOWS)
+def test_smollm3_slides_its_nope_layers_as_the_class_derives_them(file, held):
+    """With ``use_sliding_window`` and a window, SmolLM3's class makes each NoPE layer
+    sliding attention; pecli planned them full attention. Its attention takes the window
+    only with the flag (``SmolLM3Attention``), so a listed sliding layer without it has none,
+    though the class keeps the field."""
+    rows, _ = layer_plan(file)
+    assert [r.kind for r in rows] == held["layer_types"]
+    assert [r.rope for r in rows] == [bool(f) for f in held["no_rope_layers"]]
+    window = held.get("sliding_window") if file.get("use_sliding_window") else None
+    assert [r.window for r in rows if "sliding" in r.kind] == [window] * sum(
+        "sliding" in kind for kind in held["layer_types"]
+    )

@@ -161,6 +161,51 @@ def windows() -> dict[str, Any]:
     return found
 
 
+#: Files for the classes that make their NoPE layers sliding (SmolLM3's ``__post_init__``:
+#: with ``use_sliding_window`` and a ``sliding_window``, a layer without RoPE slides), and
+#: whose attention takes the window only with the flag: on, on with a listed NoPE pattern, off,
+#: and listed sliding layers with the flag left to the class.
+NOPE_WINDOW_FILES = (
+    {
+        "use_sliding_window": True,
+        "sliding_window": 64,
+        "num_hidden_layers": 6,
+        "no_rope_layer_interval": 2,
+    },
+    {
+        "use_sliding_window": True,
+        "sliding_window": 64,
+        "num_hidden_layers": 4,
+        "no_rope_layers": [1, 0, 0, 1],
+    },
+    {"use_sliding_window": False, "sliding_window": 64, "num_hidden_layers": 8},
+    {"sliding_window": 64, "num_hidden_layers": 2, "layer_types": ["sliding_attention"] * 2},
+)
+
+
+def nope_windows() -> dict[str, Any]:
+    """What each class that may slide its NoPE layers holds after each of its files.
+
+    The classes with ``no_rope_layer_interval`` and ``use_sliding_window`` fields, each read
+    from every :data:`NOPE_WINDOW_FILES` file.
+    """
+    from transformers import CONFIG_MAPPING
+
+    found: dict[str, Any] = {}
+    for model_type in sorted(CONFIG_MAPPING.keys()):
+        cls = CONFIG_MAPPING[model_type]
+        try:
+            fields = cls().to_dict()
+        except Exception:  # a class that needs arguments has no defaults to read
+            continue
+        if cls.model_type == model_type and {"no_rope_layer_interval", "use_sliding_window"} <= set(
+            fields
+        ):
+            files = NOPE_WINDOW_FILES
+            found[model_type] = [_read(cls, {"model_type": model_type, **f}) for f in files]
+    return found
+
+
 #: A flat file of a composite (vision-language) model: its text fields at the top level, no
 #: ``text_config``. Sliding on from layer 2 of 5, so the text class's layer rule shows.
 FLAT_FILE = {
@@ -212,6 +257,10 @@ def generate(out: Path) -> None:
     rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in windows().items()]
     text += ' "windows": {\n' + ",\n".join(rows) + "\n },\n"
     rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in flat().items()]
-    text += ' "flat": {\n' + ",\n".join(rows) + "\n }\n}\n"
+    text += ' "flat": {\n' + ",\n".join(rows) + "\n },\n"
+    rows = [
+        f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in nope_windows().items()
+    ]
+    text += ' "nope_windows": {\n' + ",\n".join(rows) + "\n }\n}\n"
     json.loads(text)  # one document
     (out / "class_defaults.json").write_text(text, encoding="utf-8")

@@ -179,9 +179,45 @@ class WindowRule:
         return [KINDS["S" if slide else "F"] for slide in slides]
 
 
+@dataclass(frozen=True)
+class NopeSlideRule:
+    """The NoPE layers slide, as SmolLM3 derives.
+
+    With ``use_sliding_window`` true and a ``sliding_window``, each layer without RoPE
+    (``no_rope_layers`` 0, else every ``no_rope_layer_interval``-th, ``interval`` by default)
+    is sliding attention.
+
+    A pattern that is no list of the layer count, or an interval that is no integer >= 1,
+    gives None here: :mod:`.layer_types` refuses it by name.
+    """
+
+    interval: int = 4
+    gated: bool = True
+
+    def kinds(self, section: Mapping[str, Any], count: int) -> list[str] | None:
+        """The layer types of ``count`` layers, or None when none slides.
+
+        >>> NopeSlideRule().kinds({"use_sliding_window": True, "sliding_window": 64}, 4)
+        ['full_attention', 'full_attention', 'full_attention', 'sliding_attention']
+        """
+        if section.get("use_sliding_window") is not True or section.get("sliding_window") is None:
+            return None
+        flags = section.get("no_rope_layers")
+        if flags is None:
+            every = section.get("no_rope_layer_interval")
+            every = self.interval if every is None else every
+            if not isinstance(every, int) or isinstance(every, bool) or every < 1:
+                return None
+            flags = [int((i + 1) % every != 0) for i in range(count)]
+        if not isinstance(flags, list) or len(flags) != count:
+            return None
+        return [KINDS["F" if flag else "S"] for flag in flags]
+
+
 #: The classes that derive sliding layers from ``max_window_layers`` (transformers 5.25.0's
-#: ``__post_init__``; tests/fixtures/libraries/class_defaults' ``windows``).
-WINDOW_RULES: Mapping[str, WindowRule] = MappingProxyType(
+#: ``__post_init__``; tests/fixtures/libraries/class_defaults' ``windows``), and SmolLM3's
+#: from its NoPE layers (``nope_windows``).
+WINDOW_RULES: Mapping[str, WindowRule | NopeSlideRule] = MappingProxyType(
     {
         "deepseek_ocr2_encoder": WindowRule(28),
         "dots1": WindowRule(62, gated=False),
@@ -193,6 +229,7 @@ WINDOW_RULES: Mapping[str, WindowRule] = MappingProxyType(
         "qwen2_vl_text": WindowRule(80),
         "qwen3": WindowRule(28),
         "qwen3_omni_moe_talker_code_predictor": WindowRule(28, gated=False),
+        "smollm3": NopeSlideRule(),
     }
 )
 
@@ -201,8 +238,8 @@ def window_dropped(section: Mapping[str, Any]) -> bool:
     """Whether the class of ``section`` drops its ``sliding_window`` (a gated :class:`WindowRule`).
 
     Qwen2 and its kin set ``sliding_window`` to None (Qwen2-MoE: 0) unless
-    ``use_sliding_window`` is true, so a sliding layer the file lists in ``layer_types``
-    has no window.
+    ``use_sliding_window`` is true, and SmolLM3's attention takes it only then, so a sliding
+    layer the file lists in ``layer_types`` has no window.
 
     >>> window_dropped({"model_type": "qwen2", "sliding_window": 64})
     True
