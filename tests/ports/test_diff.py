@@ -423,3 +423,24 @@ def test_a_negated_cache_is_no_missing_attention_factor(run_cli, tmp_path, scale
     b = a.copy()
     b[:, :half] *= np.float32(scale)  # cos only, negated
     assert "attention factor on one side only" not in _causes(run_cli, tmp_path, a, b)
+
+
+@pytest.mark.parametrize(
+    "make", [np.zeros_like, lambda a: np.full_like(a, np.inf), lambda a: np.full_like(a, 1e30)]
+)
+def test_a_zeroed_or_constant_table_is_not_computed_in_bf16(run_cli, tmp_path, make):
+    """Zeros, infinities or one constant are bfloat16 numbers by themselves: a zeroed
+    buffer against a cache was named "computed in bf16 … the error grows with the
+    position". A cache really computed in bfloat16 (rounded after each product) still is."""
+    a = cache(inv_freq(), n=64)
+    assert not any(
+        c.startswith(("computed in", "stored in"))
+        for c in _causes(run_cli, tmp_path, a, make(a).astype(np.float32))
+    )
+    inv = inv_freq().astype(ml_dtypes.bfloat16)
+    p = np.arange(64, dtype=np.float64).astype(ml_dtypes.bfloat16)
+    freqs = (p[:, None] * inv[None, :]).astype(ml_dtypes.bfloat16).astype(np.float64)
+    emb = np.concatenate([freqs, freqs], 1)
+    bf16 = np.concatenate([np.cos(emb), np.sin(emb)], 1).astype(ml_dtypes.bfloat16)
+    found = _causes(run_cli, tmp_path, a, bf16.astype(np.float32))
+    assert "computed in bf16" in found, found
