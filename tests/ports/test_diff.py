@@ -324,10 +324,27 @@ def test_a_start_whose_last_row_is_past_2_to_the_53_is_refused(run_cli, tmp_path
         assert result.exit_code == 1 and f"…{2**53}" in result.stdout
         return
     assert result.exit_code == 2 and result.stdout == ""
-    rule = f"must leave the last position start + n - 1 = {2**53 + 1} within ±2^53"
+    rule = (
+        "must be an integer, in digits, from 0, with start + n - 1 <= 2^53 "
+        "(where integer positions are exact)"
+    )
     assert result.stderr == (
         f"pecli diff: error: Invalid value for '--start': {rule} (got {start})\n"
     )
+
+
+@pytest.mark.parametrize("value", ["1e3", "2.5", "-1", str(2**53 + 1)])
+def test_a_start_of_any_other_kind_is_told_the_same_rule(run_cli, tmp_path, value):
+    """``--start 1e3``, ``2.5``, ``-1`` and ``2^53 + 1`` were told "must be an integer from 0
+    to 9007199254740992" (click's range), a last row past 2^53 another rule: one now, as
+    docs/cli.md says, in the words of rope precision's --start (also from 0)."""
+    np.save(tmp_path / "a.npy", cache(inv_freq(), n=4))
+    files = (str(tmp_path / "a.npy"), str(tmp_path / "a.npy"))
+    result = run_cli("diff", *files, "--start", value)
+    assert result.exit_code == 2 and "from 0, with start + n - 1 <= 2^53" in (
+        result.stderr
+    ), result.stderr
+    assert result.stderr.count("\n") == 1 and f"(got {value})" in result.stderr
 
 
 def test_two_rows_in_common_are_enough_to_name_an_offset(run_cli, tmp_path):

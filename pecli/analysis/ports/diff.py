@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import ParameterError
-from ...core.rules import check_positions
+from ...core.rules import PositionRangeError, check_positions
 from .causes import closest_move, named_causes
 from .compare import Comparison, as_rows, compare
 from .readings import reading
@@ -154,6 +154,8 @@ def diff(
         raise ParameterError("reference", "must be A or B (the table known to be right)", reference)
     rows = max(as_rows(a).shape[0], as_rows(b).shape[0])
     if start is not None:  # refused before any reading
+        if start < 0:
+            raise PositionRangeError("start", "must be 0 or more (a row's position)", start)
         check_positions(start, rows)
     ra, rb = _reading(a), _reading(b)
     if start is None:  # a first position read whose last row is past 2^53 is not taken
