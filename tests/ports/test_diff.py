@@ -341,9 +341,9 @@ def test_a_start_of_any_other_kind_is_told_the_same_rule(run_cli, tmp_path, valu
     np.save(tmp_path / "a.npy", cache(inv_freq(), n=4))
     files = (str(tmp_path / "a.npy"), str(tmp_path / "a.npy"))
     result = run_cli("diff", *files, "--start", value)
-    assert result.exit_code == 2 and "from 0, with start + n - 1 <= 2^53" in (
+    assert result.exit_code == 2 and "from 0, with start + n - 1 <= 2^53" in (result.stderr), (
         result.stderr
-    ), result.stderr
+    )
     assert result.stderr.count("\n") == 1 and f"(got {value})" in result.stderr
 
 
