@@ -313,7 +313,7 @@ def test_the_headline_gives_the_row_and_its_position(run_cli, tmp_path):
 @pytest.mark.parametrize(("start", "refused"), [(2**53 - 399, False), (2**53 - 398, True)])
 def test_a_start_whose_last_row_is_past_2_to_the_53_is_refused(run_cli, tmp_path, start, refused):
     """400 rows from 2^53 − 399 end at 2^53 (exact); one later, the last row's position is
-    not an exact integer, and ``--start`` is refused in the words ``compute`` uses, before
+    not an exact integer, and ``--start`` is refused in its one rule, before
     any reading (it had labelled rows up to 2^53 + 70 000)."""
     a = cache(inv_freq(), n=400)
     np.save(tmp_path / "a.npy", a)
