@@ -461,3 +461,23 @@ def test_a_zeroed_or_constant_table_is_not_computed_in_bf16(run_cli, tmp_path, m
     bf16 = np.concatenate([np.cos(emb), np.sin(emb)], 1).astype(ml_dtypes.bfloat16)
     found = _causes(run_cli, tmp_path, a, bf16.astype(np.float32))
     assert "computed in bf16" in found, found
+
+
+@pytest.mark.parametrize(
+    ("start", "dtype", "first"),
+    [(5, np.float32, 5), (2048, np.float16, 0), (2**24 + 1, np.float64, 0), (300, np.float64, 300)],
+)
+def test_rows_are_numbered_from_a_read_position_only_where_the_values_pin_it(
+    run_cli, tmp_path, start, dtype, first
+):
+    """Without --start, a rope cache's rows are numbered from the position both readings
+    find, in float32 or float64 and below 2^24; else from 0. A float16 cache at 2048 is read
+    as starting at 163 (its values blur large positions), and its rows had been numbered
+    163…202 with no word of doubt."""
+    inv = 10000.0 ** (-np.arange(0, 8, 2) / 8)
+    a = cache(inv, n=40, start=start).astype(dtype)
+    b = a.copy()
+    b[5, 3] = dtype(0.5)
+    result, report = _run(run_cli, tmp_path, a, b)
+    assert result.exit_code == 1 and report["start"] == first
+    assert report["first"] == {"row": 5, "column": 3}

@@ -158,9 +158,8 @@ def diff(
             raise PositionRangeError("start", "must be 0 or more (a row's position)", start)
         check_positions(start, rows)
     ra, rb = _reading(a), _reading(b)
-    if start is None:  # a first position read whose last row is past 2^53 is not taken
+    if start is None:  # the readings' (below 2^24: the last row stays within 2^53)
         start = first_position(ra, rb)
-        start = start if start + rows - 1 <= 2**53 else 0
     result = compare(a, b, start=start, ulps=ulps, atol=atol)
     named = (
         []
@@ -173,30 +172,46 @@ def diff(
 
 
 def first_position(ra: dict[str, Any] | None, rb: dict[str, Any] | None) -> int:
-    """The first row's position the readings find: one they agree on, else 0.
+    """The first row's position both readings find, where they can pin it; else 0.
 
     A sinusoidal table of pecli's starts at position 1 and a rope cache at the position its
-    angles give; a reading that finds none, or one that is no whole number from 0 to 2^53
-    (``diff --start``'s range), does not vote. Readings that disagree leave 0: the offset
-    between them is the ``start`` cause's to name.
+    angles give. The tables read (one, or both agreeing; a table too far off is not read)
+    must be stored in float32 or float64 and give a whole position below 2^24: a float16
+    cache at position 2048 is read as starting at 163, and a float32 one past 2^24 one off,
+    so a position read there would number the rows wrongly and silently. Else 0, as
+    ``--start``'s default: an offset between the readings is the ``start`` cause's to name.
 
     Examples
     --------
-    >>> first_position({"start": 1}, {"start": 1}), first_position({"start": 1}, None)
-    (1, 1)
-    >>> first_position({"start": 1}, {"start": 4}), first_position(None, {"start": None})
-    (0, 0)
-    >>> first_position({"start": 2.5}, {"start": 2.5}), first_position({"start": -3}, None)
-    (0, 0)
+    >>> f32 = {"storage": "float32"}
+    >>> first_position({**f32, "start": 1}, {**f32, "start": 1})
+    1
+    >>> first_position({**f32, "start": 1}, None), first_position({**f32, "start": 1},
+    ...     {**f32, "start": 4})
+    (1, 0)
+    >>> first_position({"storage": "float16", "start": 163}, {"storage": "float16", "start": 163})
+    0
+    >>> first_position({**f32, "start": 2**24}, {**f32, "start": 2**24})
+    0
 
     """
-    found = {r.get("start") for r in (ra, rb) if r}
-    whole = {s for s in found if isinstance(s, int | float) and _whole_position(s)}
-    return int(whole.pop()) if len(whole) == 1 and len(found - {None}) == 1 else 0
+    read = [r for r in (ra, rb) if r]
+    if not read or any(r.get("storage") not in PINNING_STORAGES for r in read):
+        return 0
+    starts = {r.get("start") for r in read}
+    if len(starts) != 1:
+        return 0
+    (start,) = starts
+    if not isinstance(start, int | float) or not math.isfinite(start) or start != int(start):
+        return 0
+    return int(start) if 0 <= start < PINNED_BELOW else 0
 
 
-def _whole_position(value: float) -> bool:
-    return math.isfinite(value) and value == int(value) and 0 <= value <= 2**53
+#: Storages whose values pin a first position (a 16-bit one blurs large positions together).
+PINNING_STORAGES = ("float32", "float64")
+#: Positions read below this only: float32's consecutive integers (a float32 cache at
+#: 2^24 + 1 is read one off).
+PINNED_BELOW = 2**24
 
 
 def _reading(table: np.ndarray) -> dict[str, Any] | None:
