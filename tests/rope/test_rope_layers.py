@@ -457,38 +457,67 @@ QWEN3 = {"model_type": "qwen3", "num_hidden_layers": 4, "head_dim": 16, "sliding
 @pytest.mark.parametrize(
     ("field", "value", "rule"),
     [
-        ("max_window_layers", "28", "max_window_layers must be an integer >= 0"),
-        ("max_window_layers", -1, "max_window_layers must be an integer >= 0"),
-        ("max_window_layers", 2.5, "max_window_layers must be an integer >= 0"),
-        ("max_window_layers", True, "max_window_layers must be an integer >= 0"),
+        ("max_window_layers", "28", "max_window_layers must be an integer"),
+        ("max_window_layers", 2.5, "max_window_layers must be an integer"),
+        ("max_window_layers", True, "max_window_layers must be an integer"),
         ("use_sliding_window", "yes", "use_sliding_window must be true or false"),
+        ("use_sliding_window", 1, "use_sliding_window must be true or false"),
     ],
 )
 def test_qwen_window_fields_of_the_wrong_kind_are_refused(field, value, rule):
-    """A string ``max_window_layers`` crashed five commands with a TypeError (transformers'
-    ``i >= max_window_layers`` fails on it too); -1, 2.5, true or "yes" were read silently
-    into a plan no file means. Each is refused under ``config``, naming the field."""
+    """A string ``max_window_layers`` crashed five commands with a TypeError; 2.5, true,
+    "yes" or 1 were read silently. transformers' strict fields refuse each (checked with
+    Qwen2Config 5.25); pecli refuses them under ``config``, naming the field."""
     config = {**QWEN3, "use_sliding_window": True, "max_window_layers": 2, field: value}
     with pytest.raises(ParameterError) as refused:
         layer_plan(config)
     assert refused.value.rule == f"field {rule}"
 
 
-@pytest.mark.parametrize("value", [0, -4, "4", 4.0, False])
-@pytest.mark.parametrize("field", ["no_rope_layer_interval", "full_attention_interval"])
-def test_a_layer_interval_that_is_no_period_is_refused(field, value):
-    """SmolLM3 with ``no_rope_layer_interval`` 0, -4, "4" or 4.0 was planned with no NoPE
-    layer at all (RRRRRRRR against the class's RRRNRRRN), status 0, no note."""
-    config = {"model_type": "smollm3", "num_hidden_layers": 8, "head_dim": 16, field: value}
+def test_a_negative_max_window_layers_slides_every_layer_as_transformers_does():
+    """Qwen2Config(max_window_layers=-1): every layer slides (``i >= -1``), window 64."""
+    config = {**QWEN3, "use_sliding_window": True, "max_window_layers": -1}
+    rows, _ = layer_plan(config)
+    assert [(r.kind, r.window) for r in rows] == [("sliding_attention", 64)] * 4
+
+
+def test_dots1_ignores_use_sliding_window_of_any_kind():
+    """Dots1's class slides without the flag, and takes 1 there without complaint."""
+    config = {**QWEN3, "model_type": "dots1", "use_sliding_window": 1, "max_window_layers": 2}
+    assert layer_maps(layer_plan(config)[0])[1] == "GGss"
+
+
+@pytest.mark.parametrize("value", [0, "4", 4.0, False])
+@pytest.mark.parametrize(
+    ("field", "model_type"),
+    [("no_rope_layer_interval", "smollm3"), ("full_attention_interval", "qwen3_next")],
+)
+def test_a_layer_interval_that_is_no_period_is_refused(field, model_type, value):
+    """SmolLM3 with ``no_rope_layer_interval`` 0, "4" or 4.0 was planned with no NoPE layer
+    at all (RRRRRRRR against the class's RRRNRRRN), status 0, no note; transformers divides
+    by 0 and its strict fields refuse the others."""
+    config = {"model_type": model_type, "num_hidden_layers": 8, "head_dim": 16, field: value}
     with pytest.raises(ParameterError) as refused:
         layer_plan(config)
-    assert refused.value.rule == f"field {field} must be an integer >= 1"
+    assert refused.value.rule == f"field {field} must be a nonzero integer"
 
 
-def test_a_layer_interval_of_4_still_makes_every_fourth_layer_nope():
+def test_a_layer_interval_of_4_or_minus_4_makes_every_fourth_layer_nope():
+    """transformers takes ``(i + 1) % N``: -4 gives the NoPE layers 4 gives."""
     config = {"model_type": "smollm3", "num_hidden_layers": 8, "head_dim": 16}
     for interval in ({}, {"no_rope_layer_interval": 4}, {"no_rope_layer_interval": None}):
         assert layer_maps(layer_plan({**config, **interval})[0])[0] == "RRRN" * 2
+    assert layer_maps(layer_plan({**config, "no_rope_layer_interval": -4})[0])[0] == "RRRN" * 2
+
+
+@pytest.mark.parametrize("value", [0, 2, "4", 4.0])
+def test_llama_ignores_the_intervals_of_other_classes(value):
+    """LlamaConfig reads neither interval: every layer rotates, full attention (pecli had
+    made Llama's every N-th layer NoPE, or linear attention)."""
+    config = {"model_type": "llama", "num_hidden_layers": 8, "head_dim": 16}
+    for field in ("no_rope_layer_interval", "full_attention_interval"):
+        rows, _ = layer_plan({**config, field: value})
+        assert layer_maps(rows) == ("R" * 8, "G" * 8), field
 
 
 def test_a_layer_type_transformers_does_not_know_is_read_with_a_note():

@@ -155,20 +155,20 @@ class WindowRule:
     def kinds(self, section: Mapping[str, Any], count: int) -> list[str] | None:
         """The layer types of ``count`` layers, or None when none slides (all full attention).
 
-        Raises ``ParameterError`` (``config``) for a ``use_sliding_window`` that is no bool or
-        a ``max_window_layers`` that is no integer >= 0, where transformers compares it
-        anyway (a string fails there; 2.5 or true would be read as no file means).
+        Raises ``ParameterError`` (``config``) for a ``use_sliding_window`` that is no bool (a
+        gated class) or a ``max_window_layers`` that is no integer, as transformers' strict
+        fields refuse them (a string crashed pecli's comparison).
 
         >>> WindowRule(28).kinds({"use_sliding_window": True, "sliding_window": 64,
         ...     "max_window_layers": 1}, 2)
         ['full_attention', 'sliding_attention']
         """
         gate, most = section.get("use_sliding_window"), section.get("max_window_layers")
-        if gate is not None and not isinstance(gate, bool):
+        if self.gated and gate is not None and not isinstance(gate, bool):
             rule = "field use_sliding_window must be true or false"
             raise ParameterError("config", rule, repr(gate)[:40])
-        if most is not None and (not isinstance(most, int) or isinstance(most, bool) or most < 0):
-            rule = "field max_window_layers must be an integer >= 0"
+        if most is not None and (not isinstance(most, int) or isinstance(most, bool)):
+            rule = "field max_window_layers must be an integer"  # -1: every layer slides
             raise ParameterError("config", rule, repr(most)[:40])
         if self.gated and not gate:
             return None

@@ -184,16 +184,35 @@ def _rotates(section: Mapping[str, Any], kinds: list[str]) -> list[bool]:
 
 
 def _period_field(section: Mapping[str, Any], key: str, default: int | None = None) -> int | None:
-    """The period of layers field ``key`` gives (``default`` when absent or null).
+    """The period of layers field ``key`` gives (``default`` when absent or null), or None.
 
-    A value that is no period is refused: read as none, it would give a plan silently other
-    than the class's (transformers divides by it, and fails on 0 or a string).
+    Read only where a class reads it (:data:`INTERVAL_READERS`, or a file that names no
+    model_type): Llama's class ignores ``no_rope_layer_interval`` and rotates every layer.
+    transformers takes ``(i + 1) % N`` of an integer: -4 is 4 and 0 divides by zero; a value
+    that is no integer is refused by its strict fields. Refused here likewise: read as no
+    period, it gave SmolLM3 no NoPE layer at all, silently.
     """
+    model_type = section.get("model_type")
+    if model_type is not None and model_type not in INTERVAL_READERS[key]:
+        return None
     value = section.get(key)
     value = default if value is None else value
-    if value is not None and not _period(value):
-        raise ParameterError("config", f"field {key} must be an integer >= 1", repr(value)[:40])
-    return value
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value == 0:
+        raise ParameterError("config", f"field {key} must be a nonzero integer", repr(value)[:40])
+    return abs(value)
+
+
+#: The classes that read each interval field (transformers 5.25: SmolLM3Config and the
+#: Llama 4 / Mistral Large 4 text configs; Qwen3-Next and the Qwen3.5 / Qwen4 text configs,
+#: whose ``__post_init__`` derives ``layer_types`` from ``full_attention_interval``).
+INTERVAL_READERS = {
+    "no_rope_layer_interval": frozenset(NOPE_INTERVAL_DEFAULTS),
+    "full_attention_interval": frozenset(
+        {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen4_exp_text"}
+    ),
+}
 
 
 def _period(value: Any) -> int | None:
