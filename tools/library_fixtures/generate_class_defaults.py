@@ -146,7 +146,11 @@ WINDOW_FILES = (
 
 
 def windows() -> dict[str, Any]:
-    """Every class with a ``max_window_layers`` field: what it holds after each window file."""
+    """What each class with a sliding window rule holds after each window file.
+
+    The classes with a ``max_window_layers`` field, or a ``use_sliding_window`` one and no
+    NoPE interval (Qwen3-MoE: no layer rule, its window dropped without the flag).
+    """
     from transformers import CONFIG_MAPPING
 
     found: dict[str, Any] = {}
@@ -156,7 +160,10 @@ def windows() -> dict[str, Any]:
             fields = cls().to_dict()
         except Exception:  # a class that needs arguments has no defaults to read
             continue
-        if cls.model_type == model_type and "max_window_layers" in fields:
+        windowed = "max_window_layers" in fields or (
+            "use_sliding_window" in fields and "no_rope_layer_interval" not in fields
+        )
+        if cls.model_type == model_type and windowed:
             found[model_type] = [_read(cls, {"model_type": model_type, **f}) for f in WINDOW_FILES]
     return found
 

@@ -246,8 +246,15 @@ def window_dropped(section: Mapping[str, Any]) -> bool:
     >>> window_dropped({"model_type": "qwen2", "use_sliding_window": True})
     False
     """
-    window = WINDOW_RULES.get(str(section.get("model_type")))
-    return window is not None and window.gated and section.get("use_sliding_window") is not True
+    model_type = str(section.get("model_type"))
+    window = WINDOW_RULES.get(model_type)
+    gated = model_type in DROPS_WINDOW or (window is not None and window.gated)
+    return gated and section.get("use_sliding_window") is not True
+
+
+#: Classes with no layer rule that still drop ``sliding_window`` without the flag
+#: (``Qwen3MoeConfig.__post_init__``; tests/fixtures/libraries/class_defaults' ``windows``).
+DROPS_WINDOW = frozenset({"qwen3_moe"})
 
 
 #: The keys a file names its layer types with (:mod:`.layer_types`): any of them, no rule.
