@@ -292,14 +292,22 @@ def test_an_empty_text_config_is_no_language_model_but_a_path_given_is_taken():
     ("config", "field"),
     [
         ({"model_type": "gemma3", "text_config": [1, 2]}, "text_config"),
-        ({"model_type": "qwen2_5_omni", "thinker_config": 3}, "thinker_config.text_config"),
-        ({"llm_config": "llama", "head_dim": 64}, "llm_config"),
+        ({"model_type": "qwen2_5_omni", "thinker_config": {"text_config": 3}}, None),
     ],
 )
 def test_a_text_model_key_that_holds_no_object_is_named(config, field):
     """A list under ``text_config`` was passed over: the top level was read and refused as
     needing head_dim, "model_type 'gemma3' is no config class pecli knows", true of the
     composite and beside the point. The key is named instead."""
+    field = field or "thinker_config.text_config"
     with pytest.raises(ParameterError) as refused:
         text_section(config)
     assert refused.value.rule == f"field {field} must be an object (the text model's config)"
+
+
+@pytest.mark.parametrize("key", ["llm_config", "decoder", "language_config"])
+def test_another_text_key_that_holds_no_object_is_passed_over(key):
+    """transformers ignores ``"decoder": true`` or ``"llm_config": 5`` on a model that does
+    not read them: the top level is the text model, as before."""
+    path, section = text_section({key: 5, "head_dim": 64, "rope_theta": 1e4})
+    assert path == "" and section["head_dim"] == 64

@@ -49,8 +49,10 @@ def text_section(
     omits are its config class's (:func:`.class_fields.with_class_fields`: ``head_dim``,
     ``num_hidden_layers``, ``sliding_window``, …), as transformers reads them.
 
-    Raises ``ParameterError`` (``config``) when a text model's key holds no object (a
-    list, a number): the top level would be read instead, and refused for another reason.
+    Raises ``ParameterError`` (``config``) when a ``text_config`` holds no object (a list, a
+    number): the top level would be read instead, and refused for another reason. Another
+    key of :data:`TEXT_PATHS` that holds no object (``"decoder": true``) is passed over, as
+    transformers ignores it.
 
     Examples
     --------
@@ -62,9 +64,9 @@ def text_section(
         node: Any = config
         for key in [k for k in candidate.split(".") if k]:
             node = node.get(key) if isinstance(node, Mapping) else None
-            if node is not None and not isinstance(node, Mapping):  # not read past: refused
+            if key == "text_config" and node is not None and not isinstance(node, Mapping):
                 rule = f"field {candidate} must be an object (the text model's config)"
-                raise ParameterError("config", rule, repr(node)[:40])
+                raise ParameterError("config", rule, repr(node)[:40])  # not read past
         if isinstance(node, Mapping) and (node or path is not None):
             section = {**_top_rope(config, node, candidate), **node}
             return candidate, with_class_fields(section) if fill else section
