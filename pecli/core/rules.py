@@ -55,7 +55,7 @@ def as_int(value: object) -> int | None:
 #: Largest width d: far above any model's, and small enough that one row stays cheap.
 MAX_D = 1 << 17
 #: The rule of a layer's index (``--layer``), one wording for the command line and the core.
-LAYER_RULE = "must be a layer's index, 0 or more"
+LAYER_RULE = "must be a layer's index: an integer, in digits, 0 or more"
 #: Largest |position|: beyond 2^53 consecutive integers are no longer all float64 numbers.
 MAX_POSITION = 2.0**53
 #: Largest table written to .safetensors, bytes: it is built whole in memory (and copied once).

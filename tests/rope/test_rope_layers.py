@@ -354,7 +354,7 @@ def test_a_layer_past_the_last_is_refused_naming_the_range():
         layer_rope(config, -1)
     assert (error.value.parameter, error.value.rule) == (
         "layer",
-        "must be a layer's index, 0 or more",
+        "must be a layer's index: an integer, in digits, 0 or more",
     )
 
 
@@ -566,5 +566,5 @@ def test_a_layer_not_written_as_an_index_is_told_the_rule(run_cli, tmp_path, com
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr == (
         f"pecli {command[0]} {command[1]}: error: Invalid value for '--layer': must be a "
-        f"layer's index, 0 or more (got {value})\n"
+        f"layer's index: an integer, in digits, 0 or more (got {value})\n"
     )
