@@ -568,3 +568,14 @@ def test_a_layer_not_written_as_an_index_is_told_the_rule(run_cli, tmp_path, com
         f"pecli {command[0]} {command[1]}: error: Invalid value for '--layer': must be a "
         f"layer's index: an integer, in digits, 0 or more (got {value})\n"
     )
+
+
+def test_modernbert_s_window_is_half_its_local_attention_down_to_2():
+    """ModernBertConfig's ``sliding_window`` is ``local_attention // 2``: 2 gives a window of
+    one token; 1 would give none, and is refused by name (seed 79: ``< 2`` → ``< 3``)."""
+    config = {"model_type": "modernbert", "num_hidden_layers": 3, "head_dim": 16}
+    rows, _ = layer_plan({**config, "local_attention": 2})
+    assert [r.window for r in rows if "sliding" in r.kind] == [1, 1]
+    with pytest.raises(ParameterError) as refused:
+        layer_plan({**config, "local_attention": 1})
+    assert refused.value.rule.startswith("field local_attention must be an integer >= 2")
