@@ -145,12 +145,8 @@ WINDOW_FILES = (
 )
 
 
-def windows() -> dict[str, Any]:
-    """What each class with a sliding window rule holds after each window file.
-
-    The classes with a ``max_window_layers`` field, or a ``use_sliding_window`` one and no
-    NoPE interval (Qwen3-MoE: no layer rule, its window dropped without the flag).
-    """
+def _read_each(files: tuple[dict[str, Any], ...], wanted: Any) -> dict[str, Any]:
+    """What each class whose default fields satisfy ``wanted`` holds after each of ``files``."""
     from transformers import CONFIG_MAPPING
 
     found: dict[str, Any] = {}
@@ -160,12 +156,24 @@ def windows() -> dict[str, Any]:
             fields = cls().to_dict()
         except Exception:  # a class that needs arguments has no defaults to read
             continue
-        windowed = "max_window_layers" in fields or (
-            "use_sliding_window" in fields and "no_rope_layer_interval" not in fields
-        )
-        if cls.model_type == model_type and windowed:
-            found[model_type] = [_read(cls, {"model_type": model_type, **f}) for f in WINDOW_FILES]
+        if cls.model_type == model_type and wanted(fields):
+            found[model_type] = [_read(cls, {"model_type": model_type, **f}) for f in files]
     return found
+
+
+def windows() -> dict[str, Any]:
+    """What each class with a sliding window rule holds after each window file.
+
+    The classes with a ``max_window_layers`` field, or a ``use_sliding_window`` one and no
+    NoPE interval (Qwen3-MoE: no layer rule, its window dropped without the flag).
+    """
+    return _read_each(
+        WINDOW_FILES,
+        lambda fields: (
+            "max_window_layers" in fields
+            or ("use_sliding_window" in fields and "no_rope_layer_interval" not in fields)
+        ),
+    )
 
 
 #: Files for the classes that make their NoPE layers sliding (SmolLM3's ``__post_init__``:
@@ -196,21 +204,10 @@ def nope_windows() -> dict[str, Any]:
     The classes with ``no_rope_layer_interval`` and ``use_sliding_window`` fields, each read
     from every :data:`NOPE_WINDOW_FILES` file.
     """
-    from transformers import CONFIG_MAPPING
-
-    found: dict[str, Any] = {}
-    for model_type in sorted(CONFIG_MAPPING.keys()):
-        cls = CONFIG_MAPPING[model_type]
-        try:
-            fields = cls().to_dict()
-        except Exception:  # a class that needs arguments has no defaults to read
-            continue
-        if cls.model_type == model_type and {"no_rope_layer_interval", "use_sliding_window"} <= set(
-            fields
-        ):
-            files = NOPE_WINDOW_FILES
-            found[model_type] = [_read(cls, {"model_type": model_type, **f}) for f in files]
-    return found
+    return _read_each(
+        NOPE_WINDOW_FILES,
+        lambda fields: {"no_rope_layer_interval", "use_sliding_window"} <= set(fields),
+    )
 
 
 #: A flat file of a composite (vision-language) model: its text fields at the top level, no
