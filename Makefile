@@ -76,8 +76,8 @@ figures/t5-buckets.png figures/t5-buckets.svg: $(FIGURE_STAMP) | $(VENV)/.instal
 
 # Two workers (pytest-xdist) on the 2-core machine; a line per finished test file (time,
 # outcomes, files and tests done) instead of dots, so a log shows the run is alive. About
-# 3.5 min of CPU (user + sys): 1:51 on two idle cores (7 December, fourth session, 11,547
-# tests), 2:03 with 11,418 before; 3:15 beside two helpers' work.
+# 4 min of CPU (user + sys): 1:51 to 2:08 on two idle cores (7 December, fourth session,
+# 11,547 to 11,588 tests), 2:03 with 11,418 before; 3:15 beside two helpers' work.
 # PYTHONDONTWRITEBYTECODE is emptied for the run: pytest then keeps the test modules it
 # compiles with its assertion rewriting (tests/**/__pycache__, ignored by git), about 5 s of
 # CPU per worker on every run after the first.
