@@ -6,7 +6,6 @@ from typing import Annotated, Any
 
 import typer
 
-from ...core.errors import ParameterError
 from ...io import text, writing
 from ...io.reports import say_written
 from ..options import LAYER_INDEX, Quiet
@@ -68,12 +67,7 @@ def engines_command(
     kind = report_kind(output, fmt, ("json",))
     check_not_input(output, (file,))
     config = read_json_object(file, parameter="file")
-    try:
-        report = engines_report(config, layer=layer, seq_len=seq_len, context=context)
-    except ParameterError as error:  # the config's fault: said of FILE, the one config here
-        if error.parameter != "config":
-            raise
-        raise ParameterError("file", error.rule, error.value) from None
+    report = engines_report(config, layer=layer, seq_len=seq_len, context=context)
     if kind == "json":
         keys = ("context", "engines", "per_layer_type", "query_temperature")
         writing.write_json({key: report[key] for key in keys}, output=output)

@@ -340,15 +340,15 @@ def read_config(
         (as ``file``) for a config whose rope fields are invalid; ``context`` out of range.
 
     """
-    merged, _ = text_config(config)
-    if layer is None:
-        spec, _ = spec_from_config(merged, seq_len=seq_len, parameter="file")
-    else:
-        try:
+    try:
+        merged, _ = text_config(config)
+        if layer is None:
+            spec, _ = spec_from_config(merged, seq_len=seq_len, parameter="file")
+        else:
             spec = layer_rope(config, layer, seq_len=seq_len).spec
-        except ParameterError as error:
-            name = "file" if error.parameter == "config" else error.parameter
-            raise ParameterError(name, error.rule, error.value) from None
+    except ParameterError as error:  # the config's fault is said of the file, its one input
+        name = "file" if error.parameter == "config" else error.parameter
+        raise ParameterError(name, error.rule, error.value) from None
     if context is not None:
         window: int | None = check_n(context, "context")
     else:
