@@ -70,6 +70,11 @@ START_RULE = (
     "must be an integer, in digits, with start and start + n - 1 within ±2^53 "
     "(where integer positions are exact)"
 )
+#: ``--start``'s rule where a position is no negative (``rope precision``, ``diff``).
+START_FROM_0_RULE = (
+    "must be an integer, in digits, from 0, with start + n - 1 <= 2^53 "
+    "(where integer positions are exact)"
+)
 Start = Annotated[
     int,
     typer.Option(

@@ -14,7 +14,7 @@ from ...io.reports import say_written
 from .._app import app
 from .._types import PositionType
 from ..json_report import FormatOpt, Output, report_kind
-from ..options import Quiet
+from ..options import START_FROM_0_RULE, Quiet
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...analysis.ports.diff import Diff
@@ -32,16 +32,11 @@ TensorB = Annotated[
     str | None,
     typer.Option("--tensor-b", help="B's tensor (.safetensors, .npz, .gguf) if several."),
 ]
-#: ``--start``'s rule, in ``rope precision``'s words (a row's position is no negative).
-START_RULE = (
-    "must be an integer, in digits, from 0, with start + n - 1 <= 2^53 "
-    "(where integer positions are exact)"
-)
 Start = Annotated[
     int | None,
     typer.Option(
         "--start",
-        click_type=PositionType(START_RULE),
+        click_type=PositionType(START_FROM_0_RULE),
         show_default=False,
         help="Position of the first row, 0 to 2^53. [default: the first position the"
         " readings agree on (1 for pecli's sinusoidal tables), else 0]",

@@ -11,7 +11,7 @@ from ...io import text, writing
 from ...io.reports import say_written
 from .._types import PositionType
 from ..json_report import ReportFormatOpt, ReportOutput
-from ..options import Quiet
+from ..options import START_FROM_0_RULE, Quiet
 from .app import report_kind, rope_app
 from .options import rope_spec_options
 
@@ -23,10 +23,7 @@ Start = Annotated[
     int,
     typer.Option(
         "--start",
-        click_type=PositionType(
-            "must be an integer, in digits, from 0, with start + n - 1 <= 2^53 "
-            "(where integer positions are exact)"
-        ),
+        click_type=PositionType(START_FROM_0_RULE),
         help="First position, >= 0 (the errors at -p are those at p).",
     ),
 ]
