@@ -179,45 +179,9 @@ class WindowRule:
         return [KINDS["S" if slide else "F"] for slide in slides]
 
 
-@dataclass(frozen=True)
-class NopeSlideRule:
-    """The NoPE layers slide, as SmolLM3 derives.
-
-    With ``use_sliding_window`` true and a ``sliding_window``, each layer without RoPE
-    (``no_rope_layers`` 0, else every ``no_rope_layer_interval``-th, ``interval`` by default)
-    is sliding attention.
-
-    A pattern that is no list of the layer count, or an interval that is no integer >= 1,
-    gives None here: :mod:`.layer_types` refuses it by name.
-    """
-
-    interval: int = 4
-    gated: bool = True
-
-    def kinds(self, section: Mapping[str, Any], count: int) -> list[str] | None:
-        """The layer types of ``count`` layers, or None when none slides.
-
-        >>> NopeSlideRule().kinds({"use_sliding_window": True, "sliding_window": 64}, 4)
-        ['full_attention', 'full_attention', 'full_attention', 'sliding_attention']
-        """
-        if section.get("use_sliding_window") is not True or section.get("sliding_window") is None:
-            return None
-        flags = section.get("no_rope_layers")
-        if flags is None:
-            every = section.get("no_rope_layer_interval")
-            every = self.interval if every is None else every
-            if not isinstance(every, int) or isinstance(every, bool) or every < 1:
-                return None
-            flags = [int((i + 1) % every != 0) for i in range(count)]
-        if not isinstance(flags, list) or len(flags) != count:
-            return None
-        return [KINDS["F" if flag else "S"] for flag in flags]
-
-
 #: The classes that derive sliding layers from ``max_window_layers`` (transformers 5.25.0's
-#: ``__post_init__``; tests/fixtures/libraries/class_defaults' ``windows``), and SmolLM3's
-#: from its NoPE layers (``nope_windows``).
-WINDOW_RULES: Mapping[str, WindowRule | NopeSlideRule] = MappingProxyType(
+#: ``__post_init__``; tests/fixtures/libraries/class_defaults' ``windows``).
+WINDOW_RULES: Mapping[str, WindowRule] = MappingProxyType(
     {
         "deepseek_ocr2_encoder": WindowRule(28),
         "dots1": WindowRule(62, gated=False),
@@ -229,7 +193,6 @@ WINDOW_RULES: Mapping[str, WindowRule | NopeSlideRule] = MappingProxyType(
         "qwen2_vl_text": WindowRule(80),
         "qwen3": WindowRule(28),
         "qwen3_omni_moe_talker_code_predictor": WindowRule(28, gated=False),
-        "smollm3": NopeSlideRule(),
     }
 )
 
@@ -248,13 +211,18 @@ def window_dropped(section: Mapping[str, Any]) -> bool:
     """
     model_type = str(section.get("model_type"))
     window = WINDOW_RULES.get(model_type)
-    gated = model_type in DROPS_WINDOW or (window is not None and window.gated)
+    gated = model_type in DROPS_WINDOW | NOPE_SLIDES or (window is not None and window.gated)
     return gated and section.get("use_sliding_window") is not True
 
 
 #: Classes with no layer rule that still drop ``sliding_window`` without the flag
 #: (``Qwen3MoeConfig.__post_init__``; tests/fixtures/libraries/class_defaults' ``windows``).
 DROPS_WINDOW = frozenset({"qwen3_moe"})
+#: Classes whose NoPE layers are sliding attention when ``use_sliding_window`` is true and a
+#: ``sliding_window`` is set, where the file lists no layer types (``SmolLM3Config``'s
+#: ``__post_init__``; fixture class_defaults' ``nope_windows``): :mod:`.layer_types` slides
+#: them once it knows which layers rotate.
+NOPE_SLIDES = frozenset({"smollm3"})
 
 
 #: The keys a file names its layer types with (:mod:`.layer_types`): any of them, no rule.

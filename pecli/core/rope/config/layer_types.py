@@ -20,7 +20,7 @@ from typing import Any
 
 from ...errors import ParameterError
 from .class_fields import no_class, with_class_fields
-from .class_layers import class_layer_types
+from .class_layers import NOPE_SLIDES, class_layer_types
 from .families import (
     GLOBAL_EVERY,
     NOPE_INTERVAL_DEFAULTS,
@@ -67,10 +67,22 @@ def rope_flags(
     kinds = _kinds(section, _layers(section))
     nope = nope_kinds(section, kinds)
     rotates = [r and k not in nope for r, k in zip(_rotates(section, kinds), kinds, strict=True)]
+    if _nope_slides(section):  # SmolLM3: its NoPE layers slide
+        kinds = ["sliding_attention" if not r else k for r, k in zip(rotates, kinds, strict=True)]
     chunked = section.get("model_type") in TEMPERATURE_NOPE and section.get("attention_chunk_size")
     if chunked and "layer_types" not in section:  # Llama 4: the RoPE layers attend in chunks
         kinds = ["chunked_attention" if r else k for r, k in zip(rotates, kinds, strict=True)]
     return kinds, rotates
+
+
+def _nope_slides(section: Mapping[str, Any]) -> bool:
+    """Whether the NoPE layers of ``section`` slide (:data:`.class_layers.NOPE_SLIDES`)."""
+    return (
+        section.get("model_type") in NOPE_SLIDES
+        and section.get("layer_types") is None
+        and section.get("use_sliding_window") is True
+        and section.get("sliding_window") is not None
+    )
 
 
 def _blocks_as_layers(section: dict[str, Any]) -> dict[str, Any]:
