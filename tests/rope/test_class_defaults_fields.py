@@ -275,11 +275,16 @@ def test_the_replaced_fields_are_fields_of_the_table():
     assert all(field in FIELD_DEFAULTS[t] for t, field in REPLACED)
 
 
-WINDOWS = [
-    pytest.param(case["file"], case["held"], id=f"{model_type}-{k}")
-    for model_type, cases in sorted(DOC["windows"].items())
-    for k, case in enumerate(cases)
-]
+def _file_cases(section: str) -> list[Any]:
+    """``(file, held)`` of every case of a fixture section of per-class file lists."""
+    return [
+        pytest.param(case["file"], case["held"], id=f"{model_type}-{k}")
+        for model_type, cases in sorted(DOC[section].items())
+        for k, case in enumerate(cases)
+    ]
+
+
+WINDOWS = _file_cases("windows")
 
 
 @pytest.mark.parametrize(("file", "held"), WINDOWS)
@@ -333,11 +338,7 @@ def test_a_flat_composite_file_is_planned_as_its_text_class_holds_it(model_type)
     assert slides == [held.get("sliding_window")] * len(slides)
 
 
-NOPE_WINDOWS = [
-    pytest.param(case["file"], case["held"], id=f"{model_type}-{k}")
-    for model_type, cases in sorted(DOC["nope_windows"].items())
-    for k, case in enumerate(cases)
-]
+NOPE_WINDOWS = _file_cases("nope_windows")
 
 
 @pytest.mark.parametrize(("file", "held"), NOPE_WINDOWS)
