@@ -58,9 +58,9 @@ def amplitude_name(radius: float, d: int, rounding: float = 0.0) -> float | str:
     A radius within :data:`AMPLITUDE_TOLERANCE` (or 4 ``rounding``, the storage's unit
     roundoff, for float16 and bfloat16) of 1 or of ``sqrt(2/d)`` is read as that exact value;
     another is the shortest decimal within half a ``rounding`` of it (relative), else its 9
-    digits:
-    the mean radius of a float32 table of amplitude 0.5 is 0.499999998, whose table is not
-    the one ``--amplitude 0.5`` writes. The residual then says whether the table is reproduced.
+    digits: the mean radius of a float32 table of amplitude 0.5 is 0.499999998, whose table
+    is not the one ``--amplitude 0.5`` writes. The residual then says whether the table is
+    reproduced.
 
     Examples
     --------
