@@ -193,11 +193,12 @@ def test_the_float64_values_lie_within_the_bound_of_either_path(scale):
     bound (``GENERAL_BOUND``, 20u and 36u·|lo|) ``direct_bound`` did not state. Before: there
     was no ``sin_cos_bound``.
     """
-    from pecli.core.sinusoidal.fourier import _angles, _exact_scale
+    from pecli.core.sinusoidal.fourier import _angles
+    from pecli.core.sinusoidal.fourier_scale import scale_terms
 
     xs, k = np.array([[0.1], [1 / 3], [12345.678], [-7.5]]), 71
     freqs = np.ldexp(1.0, np.arange(k))
-    factor, pi = _exact_scale(scale)
+    factor, pi = scale_terms(scale)
     angle, lost = _angles(xs, freqs, (factor, pi))
     bound = direct.sin_cos_bound(angle)
     got = fourier_features(xs, k=k, frequencies="octave", scale=scale).reshape(4, k, 2)

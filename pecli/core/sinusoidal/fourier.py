@@ -29,7 +29,7 @@ from ..direct import sin_cos_bound
 from ..errors import ParameterError
 from ..rules import check_dtype, check_finite, check_n
 from ..turns import dyadic_quarter_turns
-from .fourier_scale import _exact_scale, _scale_parts, parse_scale
+from .fourier_scale import parse_scale, scale_double, scale_terms
 
 __all__ = [
     "FREQUENCY_KINDS",
@@ -175,7 +175,7 @@ def fourier_features(
 
     """
     freqs = fourier_frequencies(k, frequencies=frequencies)
-    exact_scale = _exact_scale(scale)
+    exact_scale = scale_terms(scale)
     out_dtype = check_dtype(dtype)
     points = _as_points(x)
     n, m = points.shape
@@ -212,7 +212,7 @@ def _angles(
     ``s = factor`` or ``factor·π`` (π as ``math.pi + PI_TAIL``): within about 2^-102 of the
     exact angle, or, where the tail overflowed (angles past ~1e299), ``lost``.
     """
-    scale_hi, scale_lo = _scale_parts(exact_scale)
+    scale_hi, scale_lo = scale_double(exact_scale)
     with np.errstate(over="ignore", invalid="ignore"):
         omega, residual = angles.product(freqs, np.array(scale_hi), np.array(scale_lo))
         hi, lo = angles.product(points[:, None, :], omega[:, None], residual[:, None])
@@ -243,7 +243,7 @@ def _apart(
     """
     factor, times_pi = exact_scale
     m_s, e_s = math.frexp(factor)
-    scale_hi, scale_lo = _scale_parts((m_s, times_pi))
+    scale_hi, scale_lo = scale_double((m_s, times_pi))
     m_f, e_f = np.frexp(freqs)
     m_x, e_x = np.frexp(points)
     omega, residual = angles.product(m_f, np.array(scale_hi), np.array(scale_lo))

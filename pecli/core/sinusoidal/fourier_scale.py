@@ -16,20 +16,20 @@ import numpy as np
 from .. import angles
 from ..errors import ParameterError
 
-__all__ = ["PI_TAIL", "parse_scale"]
+__all__ = ["PI_TAIL", "parse_scale", "scale_double", "scale_terms"]
 
 #: π minus its float64 value ``math.pi``, so that a scale written as "pi" is exactly π.
 PI_TAIL = 1.2246467991473532e-16
 
 
-def _exact_scale(scale: float | str) -> tuple[float, bool]:
+def scale_terms(scale: float | str) -> tuple[float, bool]:
     """``(factor, times_pi)``: the exact scale is ``factor``, or ``factor·π``, checked."""
     if not isinstance(scale, str):
         return _check_scale(scale), False
     return _parse(scale)
 
 
-def _scale_parts(exact_scale: tuple[float, bool]) -> tuple[float, float]:
+def scale_double(exact_scale: tuple[float, bool]) -> tuple[float, float]:
     """The scale as a double-double ``(hi, lo)``: exact for a number, ``factor·π`` to ~2^-105."""
     factor, times_pi = exact_scale
     if not times_pi:
