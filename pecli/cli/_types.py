@@ -149,6 +149,24 @@ class PositionType(click_types.IntParamType):  # type: ignore[misc]
         raise click_exceptions.BadParameter(f"{self.rule} (got {value})", ctx, param)
 
 
+class _DigitsInt(click_types.IntParamType):  # type: ignore[misc]
+    """click's INT, but a number not written as an integer (``1e3``, ``2.0``) is told so.
+
+    An option with no range of its own (``--d``, ``--n``, ``--k``: the command checks the
+    rest) had click's "'1e3' is not a valid integer.", a rule nowhere; a word that is no
+    number is still refused as by INT.
+    """
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click_exceptions.BadParameter:
+            if not _is_number(value):
+                raise
+        rule = f"must be an integer, in digits (got {value})"
+        raise click_exceptions.BadParameter(rule, ctx, param)
+
+
 def in_option_rule(error: Exception, group: Any) -> Exception:
     """``error``, or a position out of range said in the rule of the option that took it.
 
@@ -178,8 +196,15 @@ def house_type(kind: Any) -> Any:
     'must be an integer >= 0'
     >>> house_type(click_types.FloatRange(0.0, 1.0, min_open=True)).rule()
     'must be a number > 0 and <= 1'
+    >>> house_type(click_types.INT).convert("12", None, None)
+    12
     """
-    if isinstance(kind, _HouseRange | _SuggestingChoice):
+    if isinstance(kind, _HouseRange | _SuggestingChoice | _DigitsInt):
+        return kind
+    if kind is click_types.INT:
+        return _DigitsInt()
+    if isinstance(kind, click_types.Tuple):  # --linspace START STOP NUM: each part's type
+        kind.types = [house_type(part) for part in kind.types]
         return kind
     if isinstance(kind, _Choice):
         return _SuggestingChoice(kind)

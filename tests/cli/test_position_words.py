@@ -122,3 +122,40 @@ def test_a_start_out_of_range_is_told_the_rule_a_word_not_in_digits_is(
         said.append(done.stderr.rstrip().removesuffix(f"(got {value})"))
     assert said[0] == said[1], said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npy"]  # nothing written
+
+
+def _plain_int_options():
+    """Every (command path, option) of a plain ``int`` with no range of its own."""
+    import click
+    import typer.main
+
+    from pecli.cli import app
+    from pecli.cli._types import house_type
+
+    found = []
+
+    def walk(command, path):
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, (*path, name))
+            return
+        for param in command.params:
+            kind = house_type(param.type)
+            if isinstance(param, click.Option) and type(kind).__name__ == "_DigitsInt":
+                found.append((path, param.opts[0]))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+def test_every_plain_integer_option_tells_a_number_not_in_digits_its_rule(run_cli, tmp_path):
+    """``compute --d 1e3``, ``fourier --k 2.0``, ``rope config --seq-len 1e3`` … got click's
+    "'1e3' is not a valid integer.", no rule at all (docs/cli.md: the option's rule). Each
+    plain integer option of every command now says it must be an integer in digits."""
+    options = _plain_int_options()
+    assert {("compute",), ("fourier",)} <= {path for path, _ in options} and len(options) > 20
+    for path, option in options:
+        result = run_cli(*path, option, "1e3")
+        assert result.exit_code == 2, (path, option, result.output)
+        said = f"Invalid value for '{option}': must be an integer, in digits (got 1e3)"
+        assert said in result.stderr and result.stderr.count("\n") == 1, (path, option)
