@@ -481,3 +481,14 @@ def test_rows_are_numbered_from_a_read_position_only_where_the_values_pin_it(
     result, report = _run(run_cli, tmp_path, a, b)
     assert result.exit_code == 1 and report["start"] == first
     assert report["first"] == {"row": 5, "column": 3}
+
+
+@pytest.mark.parametrize("option", ["--ulps", "--atol"])
+@pytest.mark.parametrize("value", ["inf", "1e400", "nan"])
+def test_an_infinite_tolerance_is_refused_as_nan_is(run_cli, tmp_path, option, value):
+    """``--ulps inf`` said "equal within the tolerance" of tables 1e6 ulps apart: an
+    infinite tolerance makes every entry equal, as NaN would; both are refused."""
+    a = cache(inv_freq(), n=8)
+    result, report = _run(run_cli, tmp_path, a, a * np.float32(2), option, value)
+    assert result.exit_code == 2 and report is None
+    assert f"'{option}': must be a finite number >= 0" in result.stderr

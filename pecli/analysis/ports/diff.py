@@ -135,9 +135,9 @@ def diff(
     Raises
     ------
     ParameterError
-        ``ulps`` or ``atol`` NaN (it would make every entry equal); ``reference`` neither
-        ``"A"`` nor ``"B"``; ``start`` whose last row, ``start + rows - 1``, is past 2^53
-        (:class:`~pecli.core.rules.PositionRangeError`).
+        ``ulps`` or ``atol`` NaN or infinite (it would make every entry equal);
+        ``reference`` neither ``"A"`` nor ``"B"``; ``start`` whose last row,
+        ``start + rows - 1``, is past 2^53 (:class:`~pecli.core.rules.PositionRangeError`).
 
     Examples
     --------
@@ -148,8 +148,8 @@ def diff(
 
     """
     for name, value in (("ulps", ulps), ("atol", atol)):
-        if math.isnan(value):
-            raise ParameterError(name, "must be a number >= 0", value)
+        if not math.isfinite(value):  # NaN or inf: every entry would be equal
+            raise ParameterError(name, "must be a finite number >= 0", value)
     if reference not in (None, "A", "B"):
         raise ParameterError("reference", "must be A or B (the table known to be right)", reference)
     rows = max(as_rows(a).shape[0], as_rows(b).shape[0])
