@@ -149,22 +149,16 @@ class PositionType(click_types.IntParamType):  # type: ignore[misc]
         raise click_exceptions.BadParameter(f"{self.rule} (got {value})", ctx, param)
 
 
-class _DigitsInt(click_types.IntParamType):  # type: ignore[misc]
+class _DigitsInt(PositionType):
     """click's INT, but a number not written as an integer (``1e3``, ``2.0``) is told so.
 
     An option with no range of its own (``--d``, ``--n``, ``--k``: the command checks the
-    rest) had click's "'1e3' is not a valid integer.", a rule nowhere; a word that is no
-    number is still refused as by INT.
+    rest) had click's "'1e3' is not a valid integer.", a rule nowhere: the rule here is only
+    that it be an integer in digits (a :class:`PositionType` of that rule).
     """
 
-    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-        try:
-            return super().convert(value, param, ctx)
-        except click_exceptions.BadParameter:
-            if not _is_number(value):
-                raise
-        rule = f"must be an integer, in digits (got {value})"
-        raise click_exceptions.BadParameter(rule, ctx, param)
+    def __init__(self) -> None:
+        super().__init__("must be an integer, in digits")
 
 
 def in_option_rule(error: Exception, group: Any) -> Exception:
